@@ -1,0 +1,3 @@
+//! The `npusim` command-line tool.
+
+fn main() {}

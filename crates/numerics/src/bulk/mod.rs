@@ -1,0 +1,300 @@
+//! Slice casts: many elements at once, in parallel over large inputs, deterministic.
+//!
+//! The per-element work is [`crate::convert`]; this module adds buffer validation, the packed
+//! 4-bit layout, parallel chunking and the per-element entropy of stochastic rounding, which
+//! depends only on the element's global index so that results do not change with the number
+//! of threads or with how a caller splits the work.
+
+mod storage;
+
+pub use storage::{Layout, Storage};
+
+use rayon::prelude::*;
+
+use crate::convert::convert_with_entropy;
+use crate::error::NumericsError;
+use crate::format::Format;
+use crate::policy::CastPolicy;
+use crate::round::RoundMode;
+
+/// Inputs smaller than this many elements are cast on the calling thread.
+pub const PARALLEL_THRESHOLD: usize = 1 << 16;
+/// Elements per parallel task (even, so packed chunks never share a byte).
+const CHUNK: usize = 1 << 15;
+
+/// Options of a bulk cast beyond the policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BulkOptions {
+    /// Seed of the per-element entropy that [`RoundMode::Hybrid`] compares against.
+    pub seed: u64,
+    /// Global index of the first element (so that a cast split into pieces draws the same
+    /// entropy as one whole cast). Must be even when either side is packed.
+    pub first_index: u64,
+    /// Whether to use the rayon thread pool for large inputs.
+    pub parallel: bool,
+}
+
+impl Default for BulkOptions {
+    fn default() -> Self {
+        BulkOptions {
+            seed: DEFAULT_SEED,
+            first_index: 0,
+            parallel: true,
+        }
+    }
+}
+
+/// The seed used when none is given.
+pub const DEFAULT_SEED: u64 = 0x6e70_7573_696d_5352; // "npusimSR"
+
+fn mix(mut z: u64) -> u64 {
+    // splitmix64 finaliser
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The stochastic-rounding threshold of element `index` under `seed`: a pure function of both,
+/// so results are reproducible whatever the thread count.
+pub fn entropy(seed: u64, index: u64) -> u32 {
+    (mix(seed ^ mix(index.wrapping_add(0x9e37_79b9_7f4a_7c15))) >> 32) as u32
+}
+
+/// Casts a byte buffer of `src_fmt` elements into `dst` (4-bit formats packed two per byte).
+///
+/// The element count is taken from `src`; `dst` must be exactly the right size.
+///
+/// ```
+/// use npusim_numerics::{cast_slice, CastPolicy, Format};
+/// let src: Vec<u8> = [1.0f32, 2.5, -3.0, 1000.0].iter().flat_map(|x| x.to_le_bytes()).collect();
+/// let mut dst = [0u8; 4];
+/// cast_slice(&src, Format::F32, &mut dst, Format::F8E4M3FN, &CastPolicy::default()).unwrap();
+/// assert_eq!(dst, [0x38, 0x42, 0xC4, 0x7F]); // 1000 overflows to NaN under IEEE rules
+/// ```
+pub fn cast_slice(
+    src: &[u8],
+    src_fmt: Format,
+    dst: &mut [u8],
+    dst_fmt: Format,
+    policy: &CastPolicy,
+) -> Result<(), NumericsError> {
+    let s = Storage::native(src_fmt);
+    let d = Storage::native(dst_fmt);
+    let count = s.count_in(src.len(), "source")?;
+    cast_elements(src, s, dst, d, count, policy, &BulkOptions::default())
+}
+
+/// Casts `count` elements between any two storages. The general form of [`cast_slice`].
+pub fn cast_elements(
+    src: &[u8],
+    src_storage: Storage,
+    dst: &mut [u8],
+    dst_storage: Storage,
+    count: usize,
+    policy: &CastPolicy,
+    options: &BulkOptions,
+) -> Result<(), NumericsError> {
+    src_storage.check_len(src.len(), count, "source")?;
+    dst_storage.check_len(dst.len(), count, "destination")?;
+    if count == 0 {
+        return Ok(());
+    }
+    if src_storage == dst_storage {
+        dst.copy_from_slice(src);
+        return Ok(());
+    }
+    if dst_storage.is_packed() && count % 2 == 1 {
+        // The unused high nibble of the last byte is zero, never stale memory.
+        dst[count / 2] = 0;
+    }
+    let work = |src: &[u8], dst: &mut [u8], start: usize, n: usize| {
+        cast_range(
+            src,
+            src_storage,
+            dst,
+            dst_storage,
+            start,
+            n,
+            policy,
+            options,
+        );
+    };
+    if !options.parallel || count < PARALLEL_THRESHOLD {
+        work(src, dst, 0, count);
+        return Ok(());
+    }
+    let src_chunk = src_storage.bytes_for(CHUNK);
+    let dst_chunk = dst_storage.bytes_for(CHUNK);
+    dst.par_chunks_mut(dst_chunk)
+        .zip(src.par_chunks(src_chunk))
+        .enumerate()
+        .for_each(|(k, (d, s))| {
+            let start = k * CHUNK;
+            work(s, d, start, CHUNK.min(count - start));
+        });
+    Ok(())
+}
+
+/// Casts elements `0..n` of the given sub-buffers; `start` is the sub-buffers' global offset.
+#[allow(clippy::too_many_arguments)]
+fn cast_range(
+    src: &[u8],
+    s: Storage,
+    dst: &mut [u8],
+    d: Storage,
+    start: usize,
+    n: usize,
+    policy: &CastPolicy,
+    options: &BulkOptions,
+) {
+    let stochastic = policy.round == RoundMode::Hybrid;
+    let base = options.first_index.wrapping_add(start as u64);
+    for i in 0..n {
+        let code = s.read(src, i);
+        let e = if stochastic {
+            entropy(options.seed, base.wrapping_add(i as u64))
+        } else {
+            0
+        };
+        let out = convert_with_entropy(code, s.format(), d.format(), policy, e);
+        d.write(dst, i, out);
+    }
+}
+
+/// Casts `f32` values to any format (4-bit formats packed).
+///
+/// ```
+/// use npusim_numerics::{cast_from_f32, CastPolicy, Format};
+/// let mut out = [0u8; 4];
+/// cast_from_f32(&[1.0, -2.0], Format::BF16, &mut out, &CastPolicy::default()).unwrap();
+/// assert_eq!(out, [0x80, 0x3F, 0x00, 0xC0]);
+/// ```
+pub fn cast_from_f32(
+    src: &[f32],
+    dst_fmt: Format,
+    dst: &mut [u8],
+    policy: &CastPolicy,
+) -> Result<(), NumericsError> {
+    cast_slice(bytemuck::cast_slice(src), Format::F32, dst, dst_fmt, policy)
+}
+
+/// Casts any format (4-bit formats packed) to `f32` values.
+///
+/// ```
+/// use npusim_numerics::{cast_to_f32, CastPolicy, Format};
+/// let mut out = [0f32; 2];
+/// cast_to_f32(&[0x3C, 0xC4], Format::F8E4M3FN, &mut out, &CastPolicy::default()).unwrap();
+/// assert_eq!(out, [1.5, -3.0]);
+/// ```
+pub fn cast_to_f32(
+    src: &[u8],
+    src_fmt: Format,
+    dst: &mut [f32],
+    policy: &CastPolicy,
+) -> Result<(), NumericsError> {
+    let s = Storage::native(src_fmt);
+    let count = dst.len();
+    cast_elements(
+        src,
+        s,
+        bytemuck::cast_slice_mut(dst),
+        Storage::native(Format::F32),
+        count,
+        policy,
+        &BulkOptions::default(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Layout;
+
+    #[test]
+    fn parallel_and_serial_agree_bit_for_bit_including_hybrid() {
+        let n = 3 * PARALLEL_THRESHOLD + 7;
+        let src: Vec<u8> = (0..n as u32)
+            .flat_map(|i| (i.wrapping_mul(2_654_435_761)).to_le_bytes())
+            .collect();
+        for (dst_fmt, packed) in [(Format::F8E5M2, false), (Format::F4E2M1, true)] {
+            let d = Storage::new(
+                dst_fmt,
+                if packed {
+                    Layout::Packed
+                } else {
+                    Layout::Unpacked
+                },
+            )
+            .unwrap();
+            let policy = CastPolicy::new(RoundMode::Hybrid);
+            let mut a = vec![0u8; d.bytes_for(n)];
+            let mut b = vec![0u8; d.bytes_for(n)];
+            let s = Storage::native(Format::F32);
+            let par = BulkOptions::default();
+            let ser = BulkOptions {
+                parallel: false,
+                ..par
+            };
+            cast_elements(&src, s, &mut a, d, n, &policy, &par).unwrap();
+            cast_elements(&src, s, &mut b, d, n, &policy, &ser).unwrap();
+            assert_eq!(a, b);
+            // split in two pieces at an even index: same bytes
+            let mut c = vec![0u8; d.bytes_for(n)];
+            let cut = 100_000;
+            let (c0, c1) = c.split_at_mut(d.bytes_for(cut));
+            cast_elements(&src[..4 * cut], s, c0, d, cut, &policy, &ser).unwrap();
+            let second = BulkOptions {
+                first_index: cut as u64,
+                ..ser
+            };
+            cast_elements(&src[4 * cut..], s, c1, d, n - cut, &policy, &second).unwrap();
+            assert_eq!(a, c);
+        }
+    }
+
+    #[test]
+    fn packed_odd_count_leaves_the_padding_nibble_zero() {
+        let src = [1.0f32, 2.0, 3.0];
+        let mut dst = [0xFFu8; 2];
+        cast_elements(
+            bytemuck::cast_slice(&src),
+            Storage::native(Format::F32),
+            &mut dst,
+            Storage::native(Format::F4E2M1),
+            3,
+            &CastPolicy::default(),
+            &BulkOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(dst, [0x42, 0x05]);
+    }
+
+    #[test]
+    fn buffers_of_the_wrong_size_are_typed_errors() {
+        let mut dst = [0u8; 3];
+        let e = cast_slice(
+            &[0u8; 8],
+            Format::F32,
+            &mut dst,
+            Format::F16,
+            &CastPolicy::default(),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(e, NumericsError::LengthMismatch { needed: 4, .. }),
+            "{e}"
+        );
+        let e = cast_slice(
+            &[0u8; 7],
+            Format::F32,
+            &mut dst,
+            Format::F16,
+            &CastPolicy::default(),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(e, NumericsError::RaggedBuffer { bytes: 7, .. }),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,169 @@
+//! How elements of a format sit in a byte buffer.
+
+use std::fmt;
+
+use crate::error::NumericsError;
+use crate::format::Format;
+
+/// Storage layout of sub-byte (4-bit) elements; wider formats are always one element per
+/// `bits/8` little-endian bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Layout {
+    /// Two elements per byte, element 0 in the low nibble (AscendC `int4b_t`, `fp4x2_*`).
+    #[default]
+    Packed,
+    /// One element per byte, in the low nibble (how ml_dtypes stores `int4`, `float4_e2m1fn`).
+    Unpacked,
+}
+
+impl Layout {
+    /// Lower-case name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Layout::Packed => "packed",
+            Layout::Unpacked => "unpacked",
+        }
+    }
+}
+
+impl fmt::Display for Layout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A format together with its layout in memory: what a byte buffer of elements means.
+///
+/// ```
+/// use npusim_numerics::{Format, Layout, Storage};
+/// let s = Storage::new(Format::F4E2M1, Layout::Packed).unwrap();
+/// assert_eq!(s.bytes_for(5), 3);
+/// assert!(Storage::new(Format::F16, Layout::Packed).is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Storage {
+    format: Format,
+    layout: Layout,
+}
+
+impl Storage {
+    /// A storage description; `Packed` is only meaningful (and only accepted) for 4-bit formats.
+    pub fn new(format: Format, layout: Layout) -> Result<Storage, NumericsError> {
+        if layout == Layout::Packed && !format.is_sub_byte() {
+            return Err(NumericsError::PackedNotSubByte {
+                format,
+                bits: format.bits(),
+            });
+        }
+        Ok(Storage { format, layout })
+    }
+
+    /// The default storage of a format: packed for 4-bit formats, plain otherwise.
+    pub const fn native(format: Format) -> Storage {
+        Storage {
+            format,
+            layout: if format.is_sub_byte() {
+                Layout::Packed
+            } else {
+                Layout::Unpacked
+            },
+        }
+    }
+
+    /// The element format.
+    pub const fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The layout.
+    pub const fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// Whether two elements share a byte.
+    pub const fn is_packed(&self) -> bool {
+        matches!(self.layout, Layout::Packed)
+    }
+
+    /// Bytes needed for `count` elements.
+    pub const fn bytes_for(&self, count: usize) -> usize {
+        if self.is_packed() {
+            count.div_ceil(2)
+        } else {
+            count * self.format.unpacked_bytes()
+        }
+    }
+
+    /// Elements in a buffer of `bytes` bytes (packed buffers hold two per byte).
+    pub fn count_in(&self, bytes: usize, role: &'static str) -> Result<usize, NumericsError> {
+        if self.is_packed() {
+            return Ok(bytes * 2);
+        }
+        let w = self.format.unpacked_bytes();
+        if bytes % w != 0 {
+            return Err(NumericsError::RaggedBuffer {
+                role,
+                bytes,
+                format: self.format,
+                element_bytes: w,
+            });
+        }
+        Ok(bytes / w)
+    }
+
+    /// Checks that `bytes` is exactly the size of `count` elements.
+    pub fn check_len(
+        &self,
+        bytes: usize,
+        count: usize,
+        role: &'static str,
+    ) -> Result<(), NumericsError> {
+        let needed = self.bytes_for(count);
+        if bytes != needed {
+            return Err(NumericsError::LengthMismatch {
+                role,
+                bytes,
+                count,
+                format: self.format,
+                layout: self.layout.name(),
+                needed,
+            });
+        }
+        Ok(())
+    }
+
+    /// Reads element `i` (its code in the low bits).
+    #[inline]
+    pub fn read(&self, buf: &[u8], i: usize) -> u64 {
+        if self.is_packed() {
+            u64::from((buf[i / 2] >> (4 * (i % 2))) & 0xF)
+        } else {
+            match self.format.unpacked_bytes() {
+                1 => u64::from(buf[i]) & self.format.code_mask(),
+                2 => u64::from(u16::from_le_bytes([buf[2 * i], buf[2 * i + 1]])),
+                4 => {
+                    let b = &buf[4 * i..4 * i + 4];
+                    u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                }
+                _ => {
+                    let mut a = [0u8; 8];
+                    a.copy_from_slice(&buf[8 * i..8 * i + 8]);
+                    u64::from_le_bytes(a)
+                }
+            }
+        }
+    }
+
+    /// Writes element `i` (the low bits of `code`). Packed writes keep the other nibble.
+    #[inline]
+    pub fn write(&self, buf: &mut [u8], i: usize, code: u64) {
+        if self.is_packed() {
+            let shift = 4 * (i % 2);
+            let b = &mut buf[i / 2];
+            *b = (*b & !(0xF << shift)) | (((code & 0xF) as u8) << shift);
+        } else {
+            let w = self.format.unpacked_bytes();
+            buf[w * i..w * i + w].copy_from_slice(&code.to_le_bytes()[..w]);
+        }
+    }
+}

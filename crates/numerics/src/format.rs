@@ -1,0 +1,655 @@
+//! Every number format npusim models, as one table of constants.
+//!
+//! A [`Format`] is a plain enum; everything the rest of the crate needs to know about it
+//! (bit width, how its bits encode a value, its aliases) lives in one row of [`FORMATS`].
+//! Adding a format means adding a variant and a row, plus its tests.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::error::NumericsError;
+use crate::exact::Exact;
+
+/// A number format: how a code of `bits()` bits stands for a value.
+///
+/// ```
+/// use npusim_numerics::Format;
+/// let f: Format = "fp8_e4m3fn_t".parse().unwrap();
+/// assert_eq!(f, Format::F8E4M3FN);
+/// assert_eq!(f.to_string(), "f8e4m3fn");
+/// assert_eq!(f.bits(), 8);
+/// assert_eq!(f.max_finite(), 448.0);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Format {
+    /// IEEE binary64.
+    F64,
+    /// IEEE binary32.
+    F32,
+    /// IEEE binary16.
+    F16,
+    /// bfloat16: binary32 with the low 16 mantissa bits dropped.
+    BF16,
+    /// OCP fp8 E4M3 "fn": no infinities, one NaN pattern per sign, max 448.
+    F8E4M3FN,
+    /// OCP fp8 E5M2: IEEE-style, with infinities and NaNs, max 57344.
+    F8E5M2,
+    /// OCP MX scale E8M0: unsigned power of two 2^-127..2^127, 0xFF is NaN, no zero.
+    F8E8M0,
+    /// Huawei HiFloat8: tapered precision, 0x00 zero, 0x80 NaN, 0x6F/0xEF infinities.
+    HiF8,
+    /// OCP fp4 E2M1: finite only, max 6.
+    F4E2M1,
+    /// Huawei fp4 E1M2: finite only, max 1.75.
+    F4E1M2,
+    /// Signed 4-bit two's complement, -8..=7.
+    I4,
+    /// Signed 8-bit integer.
+    I8,
+    /// Signed 16-bit integer.
+    I16,
+    /// Signed 32-bit integer.
+    I32,
+    /// Signed 64-bit integer.
+    I64,
+    /// Unsigned 8-bit integer.
+    U8,
+    /// Unsigned 16-bit integer.
+    U16,
+    /// Unsigned 32-bit integer.
+    U32,
+}
+
+/// Which special codes a binary float format reserves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Specials {
+    /// IEEE 754 style: the all-ones exponent holds ±Inf (mantissa 0) and NaNs (mantissa ≠ 0).
+    Ieee,
+    /// "fn" style (e4m3fn): no infinities; only the all-ones exponent *and* mantissa is NaN.
+    NanOnlyAllOnes,
+    /// Every code is a finite number (fp4): no Inf, no NaN.
+    FiniteOnly,
+    /// Exponent-only unsigned scale (e8m0): code 0xFF is NaN, every other code 2^(code-bias); no zero.
+    ExponentOnly,
+}
+
+/// Layout of a binary floating-point format: sign, exponent field, mantissa field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BinarySpec {
+    /// Width of the exponent field.
+    pub exp_bits: u32,
+    /// Width of the stored mantissa (fraction) field.
+    pub man_bits: u32,
+    /// Exponent bias.
+    pub bias: i32,
+    /// Whether the format has a sign bit.
+    pub signed: bool,
+    /// Which codes are reserved for Inf/NaN.
+    pub specials: Specials,
+}
+
+impl BinarySpec {
+    /// Unbiased exponent of the smallest normal number.
+    pub const fn emin(&self) -> i32 {
+        match self.specials {
+            // e8m0 has no subnormals: biased exponent 0 is the normal 2^-bias.
+            Specials::ExponentOnly => -self.bias,
+            _ => 1 - self.bias,
+        }
+    }
+
+    /// Largest biased exponent field of a finite number.
+    pub const fn max_biased_exp(&self) -> u32 {
+        let all_ones = (1u32 << self.exp_bits) - 1;
+        match self.specials {
+            Specials::Ieee | Specials::ExponentOnly => all_ones - 1,
+            Specials::NanOnlyAllOnes | Specials::FiniteOnly => all_ones,
+        }
+    }
+
+    /// Largest mantissa field of a finite number in the top binade.
+    pub const fn max_top_mantissa(&self) -> u64 {
+        let all_ones = (1u64 << self.man_bits) - 1;
+        match self.specials {
+            Specials::NanOnlyAllOnes => all_ones - 1,
+            _ => all_ones,
+        }
+    }
+
+    /// Unbiased exponent of the largest finite number.
+    pub const fn emax(&self) -> i32 {
+        self.max_biased_exp() as i32 - self.bias
+    }
+
+    /// Whether code patterns for subnormal numbers (and zero) exist.
+    pub const fn has_subnormals(&self) -> bool {
+        !matches!(self.specials, Specials::ExponentOnly)
+    }
+}
+
+/// How a format's bits encode a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A binary floating-point format (sign, exponent, mantissa).
+    Binary(BinarySpec),
+    /// HiFloat8's tapered encoding (prefix-coded exponent width).
+    HiF8,
+    /// A two's complement (`signed`) or unsigned integer.
+    Int {
+        /// Whether the integer is two's complement signed.
+        signed: bool,
+    },
+}
+
+/// One row of the format table.
+#[derive(Clone, Copy, Debug)]
+pub struct FormatInfo {
+    /// The format this row describes.
+    pub format: Format,
+    /// Canonical npusim name (CLI and `Display`).
+    pub name: &'static str,
+    /// Storage width in bits.
+    pub bits: u32,
+    /// How the bits encode a value.
+    pub kind: Kind,
+    /// Other accepted spellings: vendor (AscendC), ml_dtypes, torch, numpy, safetensors.
+    pub aliases: &'static [&'static str],
+    /// One-line description for `npusim formats`.
+    pub summary: &'static str,
+}
+
+const fn binary(exp_bits: u32, man_bits: u32, bias: i32, specials: Specials) -> Kind {
+    Kind::Binary(BinarySpec {
+        exp_bits,
+        man_bits,
+        bias,
+        signed: !matches!(specials, Specials::ExponentOnly),
+        specials,
+    })
+}
+
+/// The format table, in display order.
+pub const FORMATS: [FormatInfo; 18] = [
+    FormatInfo {
+        format: Format::F64,
+        name: "f64",
+        bits: 64,
+        kind: binary(11, 52, 1023, Specials::Ieee),
+        aliases: &["float64", "double", "fp64", "torch.float64"],
+        summary: "IEEE binary64",
+    },
+    FormatInfo {
+        format: Format::F32,
+        name: "f32",
+        bits: 32,
+        kind: binary(8, 23, 127, Specials::Ieee),
+        aliases: &["float32", "float", "fp32", "torch.float32"],
+        summary: "IEEE binary32",
+    },
+    FormatInfo {
+        format: Format::F16,
+        name: "f16",
+        bits: 16,
+        kind: binary(5, 10, 15, Specials::Ieee),
+        aliases: &["float16", "half", "fp16", "torch.float16"],
+        summary: "IEEE binary16",
+    },
+    FormatInfo {
+        format: Format::BF16,
+        name: "bf16",
+        bits: 16,
+        kind: binary(8, 7, 127, Specials::Ieee),
+        aliases: &["bfloat16", "bfloat16_t", "torch.bfloat16"],
+        summary: "bfloat16 (binary32 exponent, 7-bit mantissa)",
+    },
+    FormatInfo {
+        format: Format::F8E4M3FN,
+        name: "f8e4m3fn",
+        bits: 8,
+        kind: binary(4, 3, 7, Specials::NanOnlyAllOnes),
+        aliases: &[
+            "float8_e4m3fn",
+            "fp8_e4m3fn_t",
+            "fp8_e4m3fn",
+            "e4m3fn",
+            "f8_e4m3",
+            "torch.float8_e4m3fn",
+        ],
+        summary: "OCP fp8 E4M3, no Inf, NaN = S.1111.111",
+    },
+    FormatInfo {
+        format: Format::F8E5M2,
+        name: "f8e5m2",
+        bits: 8,
+        kind: binary(5, 2, 15, Specials::Ieee),
+        aliases: &[
+            "float8_e5m2",
+            "fp8_e5m2_t",
+            "fp8_e5m2",
+            "e5m2",
+            "f8_e5m2",
+            "torch.float8_e5m2",
+        ],
+        summary: "OCP fp8 E5M2, IEEE-style Inf/NaN",
+    },
+    FormatInfo {
+        format: Format::F8E8M0,
+        name: "f8e8m0",
+        bits: 8,
+        kind: binary(8, 0, 127, Specials::ExponentOnly),
+        aliases: &[
+            "float8_e8m0fnu",
+            "fp8_e8m0_t",
+            "fp8_e8m0",
+            "e8m0",
+            "f8_e8m0",
+            "torch.float8_e8m0fnu",
+        ],
+        summary: "OCP MX scale: unsigned 2^-127..2^127, 0xFF NaN, no zero",
+    },
+    FormatInfo {
+        format: Format::HiF8,
+        name: "hif8",
+        bits: 8,
+        kind: Kind::HiF8,
+        aliases: &["hifloat8_t", "hifloat8", "hif8_t"],
+        summary: "HiFloat8 tapered: 2^-22..2^15, 0x80 NaN, 0x6F/0xEF Inf",
+    },
+    FormatInfo {
+        format: Format::F4E2M1,
+        name: "f4e2m1",
+        bits: 4,
+        kind: binary(2, 1, 1, Specials::FiniteOnly),
+        aliases: &[
+            "float4_e2m1fn",
+            "fp4x2_e2m1_t",
+            "fp4_e2m1",
+            "e2m1",
+            "float4_e2m1",
+            "f4",
+        ],
+        summary: "OCP fp4 E2M1, finite only, max 6",
+    },
+    FormatInfo {
+        format: Format::F4E1M2,
+        name: "f4e1m2",
+        bits: 4,
+        kind: binary(1, 2, 1, Specials::FiniteOnly),
+        aliases: &["fp4x2_e1m2_t", "float4_e1m2", "fp4_e1m2", "e1m2"],
+        summary: "Huawei fp4 E1M2, finite only, max 1.75",
+    },
+    FormatInfo {
+        format: Format::I4,
+        name: "i4",
+        bits: 4,
+        kind: Kind::Int { signed: true },
+        aliases: &["int4", "int4b_t", "int4x2_t"],
+        summary: "signed 4-bit integer",
+    },
+    FormatInfo {
+        format: Format::I8,
+        name: "i8",
+        bits: 8,
+        kind: Kind::Int { signed: true },
+        aliases: &["int8", "int8_t", "torch.int8"],
+        summary: "signed 8-bit integer",
+    },
+    FormatInfo {
+        format: Format::I16,
+        name: "i16",
+        bits: 16,
+        kind: Kind::Int { signed: true },
+        aliases: &["int16", "int16_t", "torch.int16", "short"],
+        summary: "signed 16-bit integer",
+    },
+    FormatInfo {
+        format: Format::I32,
+        name: "i32",
+        bits: 32,
+        kind: Kind::Int { signed: true },
+        aliases: &["int32", "int32_t", "torch.int32", "int"],
+        summary: "signed 32-bit integer",
+    },
+    FormatInfo {
+        format: Format::I64,
+        name: "i64",
+        bits: 64,
+        kind: Kind::Int { signed: true },
+        aliases: &["int64", "int64_t", "torch.int64", "long"],
+        summary: "signed 64-bit integer",
+    },
+    FormatInfo {
+        format: Format::U8,
+        name: "u8",
+        bits: 8,
+        kind: Kind::Int { signed: false },
+        aliases: &["uint8", "uint8_t", "torch.uint8"],
+        summary: "unsigned 8-bit integer",
+    },
+    FormatInfo {
+        format: Format::U16,
+        name: "u16",
+        bits: 16,
+        kind: Kind::Int { signed: false },
+        aliases: &["uint16", "uint16_t", "torch.uint16"],
+        summary: "unsigned 16-bit integer",
+    },
+    FormatInfo {
+        format: Format::U32,
+        name: "u32",
+        bits: 32,
+        kind: Kind::Int { signed: false },
+        aliases: &["uint32", "uint32_t", "torch.uint32"],
+        summary: "unsigned 32-bit integer",
+    },
+];
+
+impl Format {
+    /// Every format, in table order.
+    pub const ALL: [Format; 18] = [
+        Format::F64,
+        Format::F32,
+        Format::F16,
+        Format::BF16,
+        Format::F8E4M3FN,
+        Format::F8E5M2,
+        Format::F8E8M0,
+        Format::HiF8,
+        Format::F4E2M1,
+        Format::F4E1M2,
+        Format::I4,
+        Format::I8,
+        Format::I16,
+        Format::I32,
+        Format::I64,
+        Format::U8,
+        Format::U16,
+        Format::U32,
+    ];
+
+    /// This format's row of [`FORMATS`].
+    pub const fn info(self) -> &'static FormatInfo {
+        &FORMATS[self as usize]
+    }
+
+    /// Canonical name.
+    pub const fn name(self) -> &'static str {
+        self.info().name
+    }
+
+    /// Storage width in bits.
+    pub const fn bits(self) -> u32 {
+        self.info().bits
+    }
+
+    /// How the bits encode a value.
+    pub const fn kind(self) -> Kind {
+        self.info().kind
+    }
+
+    /// Mask selecting the low `bits()` bits of a code.
+    pub const fn code_mask(self) -> u64 {
+        if self.bits() == 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.bits()) - 1
+        }
+    }
+
+    /// Whether this is a 4-bit format (stored packed two per byte or one per byte).
+    pub const fn is_sub_byte(self) -> bool {
+        self.bits() < 8
+    }
+
+    /// Bytes one element occupies when stored one per byte (sub-byte formats take a whole byte).
+    pub const fn unpacked_bytes(self) -> usize {
+        if self.bits() < 8 {
+            1
+        } else {
+            (self.bits() / 8) as usize
+        }
+    }
+
+    /// Whether this is an integer format.
+    pub const fn is_int(self) -> bool {
+        matches!(self.kind(), Kind::Int { .. })
+    }
+
+    /// Whether this is a floating-point format (binary or HiF8).
+    pub const fn is_float(self) -> bool {
+        !self.is_int()
+    }
+
+    /// Whether negative values exist.
+    pub const fn is_signed(self) -> bool {
+        match self.kind() {
+            Kind::Binary(b) => b.signed,
+            Kind::HiF8 => true,
+            Kind::Int { signed } => signed,
+        }
+    }
+
+    /// Whether ±Inf codes exist.
+    pub const fn has_inf(self) -> bool {
+        match self.kind() {
+            Kind::Binary(b) => matches!(b.specials, Specials::Ieee),
+            Kind::HiF8 => true,
+            Kind::Int { .. } => false,
+        }
+    }
+
+    /// Whether NaN codes exist.
+    pub const fn has_nan(self) -> bool {
+        match self.kind() {
+            Kind::Binary(b) => !matches!(b.specials, Specials::FiniteOnly),
+            Kind::HiF8 => true,
+            Kind::Int { .. } => false,
+        }
+    }
+
+    /// Whether a negative zero code exists.
+    pub const fn has_negative_zero(self) -> bool {
+        match self.kind() {
+            Kind::Binary(b) => b.signed && b.has_subnormals(),
+            Kind::HiF8 | Kind::Int { .. } => false,
+        }
+    }
+
+    /// Mantissa (fraction) field width; `None` for integers and for HiF8, whose width varies.
+    pub const fn man_bits(self) -> Option<u32> {
+        match self.kind() {
+            Kind::Binary(b) => Some(b.man_bits),
+            _ => None,
+        }
+    }
+
+    /// Exponent field width; `None` for integers and HiF8.
+    pub const fn exp_bits(self) -> Option<u32> {
+        match self.kind() {
+            Kind::Binary(b) => Some(b.exp_bits),
+            _ => None,
+        }
+    }
+
+    /// Exponent bias; `None` for integers and HiF8 (whose exponent is sign-magnitude, unbiased).
+    pub const fn bias(self) -> Option<i32> {
+        match self.kind() {
+            Kind::Binary(b) => Some(b.bias),
+            _ => None,
+        }
+    }
+
+    /// Code of the largest finite value.
+    pub fn max_code(self) -> u64 {
+        match self.kind() {
+            Kind::Binary(b) => crate::encoding::binary::max_code(&b),
+            Kind::HiF8 => crate::encoding::hif8::MAX_CODE as u64,
+            Kind::Int { signed } => {
+                if signed {
+                    self.code_mask() >> 1
+                } else {
+                    self.code_mask()
+                }
+            }
+        }
+    }
+
+    /// Code of the most negative finite value (0 for unsigned formats, the smallest scale for e8m0).
+    pub fn min_code(self) -> u64 {
+        match self.kind() {
+            Kind::Binary(b) if b.signed => self.max_code() | (1u64 << (self.bits() - 1)),
+            Kind::Binary(_) => 0,
+            Kind::HiF8 => crate::encoding::hif8::MAX_CODE as u64 | 0x80,
+            Kind::Int { signed: true } => 1u64 << (self.bits() - 1),
+            Kind::Int { signed: false } => 0,
+        }
+    }
+
+    /// Largest finite value, as f64 (exact for every format here; `u32::MAX` etc. for integers).
+    pub fn max_finite(self) -> f64 {
+        self.decode(self.max_code()).to_f64()
+    }
+
+    /// Most negative finite value, as f64.
+    pub fn min_finite(self) -> f64 {
+        self.decode(self.min_code()).to_f64()
+    }
+
+    /// Smallest positive normal value (1 for integers).
+    pub fn min_normal(self) -> f64 {
+        match self.kind() {
+            Kind::Binary(b) => 2f64.powi(b.emin()),
+            Kind::HiF8 => 2f64.powi(crate::encoding::hif8::MIN_NORMAL_EXP),
+            Kind::Int { .. } => 1.0,
+        }
+    }
+
+    /// Smallest positive value (subnormal where the format has them; 1 for integers).
+    pub fn min_positive(self) -> f64 {
+        match self.kind() {
+            Kind::Binary(b) if b.has_subnormals() => 2f64.powi(b.emin() - b.man_bits as i32),
+            Kind::Binary(b) => 2f64.powi(b.emin()),
+            Kind::HiF8 => 2f64.powi(crate::encoding::hif8::MIN_DENORMAL_EXP),
+            Kind::Int { .. } => 1.0,
+        }
+    }
+
+    /// Decodes a code of this format to its exact value (the low `bits()` bits are used).
+    pub fn decode(self, code: u64) -> Exact {
+        crate::exact::decode(code, self)
+    }
+
+    /// Parses a name: canonical, an alias, case-insensitive, with an optional
+    /// `torch.`, `np.`, `numpy.` or `ml_dtypes.` prefix.
+    pub fn parse_name(name: &str) -> Result<Format, NumericsError> {
+        let lower = name.trim().to_ascii_lowercase();
+        let stripped = ["np.", "numpy.", "ml_dtypes.", "jnp."]
+            .iter()
+            .find_map(|p| lower.strip_prefix(p))
+            .unwrap_or(&lower);
+        let torchless = stripped.strip_prefix("torch.").unwrap_or(stripped);
+        for info in &FORMATS {
+            if info.name == stripped
+                || info
+                    .aliases
+                    .iter()
+                    .any(|a| *a == stripped || a.strip_prefix("torch.") == Some(torchless))
+            {
+                return Ok(info.format);
+            }
+        }
+        Err(NumericsError::UnknownFormat {
+            name: name.to_string(),
+            valid: Format::ALL
+                .iter()
+                .map(|f| f.name())
+                .collect::<Vec<_>>()
+                .join(" "),
+        })
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Format {
+    type Err = NumericsError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Format::parse_name(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_rows_are_in_enum_order() {
+        for (i, f) in Format::ALL.iter().enumerate() {
+            assert_eq!(FORMATS[i].format, *f);
+            assert_eq!(*f as usize, i);
+        }
+    }
+
+    #[test]
+    fn every_name_and_alias_parses_back() {
+        for info in &FORMATS {
+            assert_eq!(Format::parse_name(info.name).ok(), Some(info.format));
+            for a in info.aliases {
+                assert_eq!(Format::parse_name(a).ok(), Some(info.format), "{a}");
+                assert_eq!(
+                    Format::parse_name(&a.to_uppercase()).ok(),
+                    Some(info.format),
+                    "{a}"
+                );
+            }
+        }
+        assert_eq!(
+            Format::parse_name("ml_dtypes.bfloat16").ok(),
+            Some(Format::BF16)
+        );
+        assert_eq!(Format::parse_name("np.float16").ok(), Some(Format::F16));
+    }
+
+    #[test]
+    fn unknown_name_lists_valid_ones() {
+        let err = Format::parse_name("f7e0").unwrap_err().to_string();
+        assert!(err.contains("f7e0"), "{err}");
+        assert!(
+            err.contains("f8e4m3fn") && err.contains("hif8") && err.contains("u32"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn constants_match_the_format_definitions() {
+        assert_eq!(Format::F16.max_finite(), 65504.0);
+        assert_eq!(
+            Format::BF16.max_finite(),
+            f64::from(f32::from_bits(0x7f7f_0000))
+        );
+        assert_eq!(Format::F8E4M3FN.max_finite(), 448.0);
+        assert_eq!(Format::F8E5M2.max_finite(), 57344.0);
+        assert_eq!(Format::F8E8M0.max_finite(), 2f64.powi(127));
+        assert_eq!(Format::F8E8M0.min_positive(), 2f64.powi(-127));
+        assert_eq!(Format::HiF8.max_finite(), 32768.0);
+        assert_eq!(Format::HiF8.min_positive(), 2f64.powi(-22));
+        assert_eq!(Format::F4E2M1.max_finite(), 6.0);
+        assert_eq!(Format::F4E1M2.max_finite(), 1.75);
+        assert_eq!(Format::F4E1M2.min_positive(), 0.25);
+        assert_eq!(Format::F4E2M1.min_positive(), 0.5);
+        assert_eq!(Format::F8E4M3FN.min_positive(), 2f64.powi(-9));
+        assert_eq!(Format::F8E5M2.min_positive(), 2f64.powi(-16));
+        assert_eq!(Format::F8E4M3FN.min_normal(), 2f64.powi(-6));
+        assert_eq!(Format::I4.max_finite(), 7.0);
+        assert_eq!(Format::I4.min_finite(), -8.0);
+        assert_eq!(Format::U32.max_finite(), 4294967295.0);
+        assert_eq!(Format::I64.min_finite(), -(2f64.powi(63)));
+        assert_eq!(Format::F8E4M3FN.min_finite(), -448.0);
+        assert_eq!(Format::F32.max_finite(), f64::from(f32::MAX));
+        assert_eq!(Format::F64.max_finite(), f64::MAX);
+    }
+}
