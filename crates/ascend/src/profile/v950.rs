@@ -1,0 +1,149 @@
+//! Ascend 950: seed 001 tables 3–6 (Reg API `Cast`), plus the rows the spec adds from the
+//! newer AscendC documentation and library (each marked in `note`).
+
+use npusim_numerics::RoundMode::{self, Hybrid, None as CastNone, Odd, Rint, Round};
+
+use super::{PairRule, R5, SatSupport, row};
+use crate::dtype::DType::*;
+
+use SatSupport::{Both, NotApplicable as NA, SaturateOnly};
+
+const EXACT: &[RoundMode] = &[];
+/// Rows where the AscendC library also accepts CAST_NONE and treats it as CAST_RINT.
+const R5_NONE: &[RoundMode] = &[
+    Rint,
+    Round,
+    RoundMode::Floor,
+    RoundMode::Ceil,
+    RoundMode::Trunc,
+    CastNone,
+];
+const TO_HALF: &[RoundMode] = &[
+    Odd,
+    Rint,
+    Round,
+    RoundMode::Floor,
+    RoundMode::Ceil,
+    RoundMode::Trunc,
+    CastNone,
+];
+const TO_HIF8: &[RoundMode] = &[Round, Hybrid];
+const RINT_ONLY: &[RoundMode] = &[Rint];
+
+/// Seed 001 tables 3 (float→int), 4 (float→float), 5 (int→float) and 6 (int→int).
+pub static V950_PAIRS: [PairRule; 56] = [
+    // Table 3: float -> int
+    PairRule {
+        note: "CAST_NONE accepted as CAST_RINT (AscendC library)",
+        ..row(Half, Int4, R5_NONE, Both)
+    },
+    row(Float, Int16, R5, Both),
+    PairRule {
+        note: "CAST_NONE accepted as CAST_RINT (AscendC library)",
+        ..row(Half, Int8, R5_NONE, Both)
+    },
+    PairRule {
+        note: "CAST_NONE accepted as CAST_RINT (AscendC library)",
+        ..row(Half, UInt8, R5_NONE, Both)
+    },
+    row(Float, Int64, R5, Both),
+    row(Float, Int32, R5, Both),
+    row(Half, Int16, R5, Both),
+    row(Half, Int32, R5, NA),
+    PairRule {
+        note: "not in seed 001; from the newer AscendC Cast documentation and library (spec 6.2 row 6)",
+        ..row(BFloat16, Int32, R5, Both)
+    },
+    // Table 4: float -> float
+    row(Half, Float, EXACT, NA),
+    row(BFloat16, Float, EXACT, NA),
+    row(HiFloat8, Half, EXACT, NA),
+    row(Float, BFloat16, R5, Both),
+    PairRule {
+        note: "CAST_NONE accepted as CAST_RINT (AscendC library)",
+        ..row(Float, Half, TO_HALF, Both)
+    },
+    row(Half, HiFloat8, TO_HIF8, Both),
+    row(Float, HiFloat8, TO_HIF8, Both),
+    row(Float, Fp8E5M2, RINT_ONLY, Both),
+    row(Float, Fp8E4M3, RINT_ONLY, Both),
+    row(HiFloat8, Float, EXACT, NA),
+    row(Fp8E4M3, Float, EXACT, NA),
+    row(Fp8E5M2, Float, EXACT, NA),
+    row(BFloat16, Fp4E2M1, R5, NA),
+    row(BFloat16, Fp4E1M2, R5, NA),
+    row(Fp4E2M1, BFloat16, EXACT, NA),
+    row(Fp4E1M2, BFloat16, EXACT, NA),
+    row(BFloat16, Half, R5, Both),
+    row(Half, BFloat16, R5, NA),
+    row(BFloat16, Fp8E8M0, EXACT, NA),
+    row(Fp8E8M0, BFloat16, EXACT, NA),
+    // Table 5: int -> float
+    row(Int4, Half, EXACT, NA),
+    row(Int4, BFloat16, EXACT, NA),
+    row(UInt8, Half, EXACT, NA),
+    row(Int8, Half, EXACT, NA),
+    row(Int16, Float, EXACT, NA),
+    row(Int64, Float, R5, NA),
+    row(Int16, Half, R5, NA),
+    row(Int32, Float, R5, NA),
+    // Table 6: int -> int
+    row(UInt32, UInt8, EXACT, Both),
+    row(Int32, UInt8, EXACT, Both),
+    row(UInt16, UInt8, EXACT, Both),
+    row(Int16, UInt8, EXACT, Both),
+    row(UInt32, UInt16, EXACT, Both),
+    row(UInt32, Int16, EXACT, Both),
+    row(Int32, UInt16, EXACT, Both),
+    row(Int32, Int16, EXACT, Both),
+    row(UInt8, UInt16, EXACT, NA),
+    row(Int8, Int16, EXACT, NA),
+    row(UInt16, UInt32, EXACT, NA),
+    row(Int16, UInt32, EXACT, SaturateOnly),
+    row(Int16, Int32, EXACT, NA),
+    row(Int32, Int64, EXACT, NA),
+    row(UInt8, UInt32, EXACT, NA),
+    row(Int8, Int32, EXACT, NA),
+    PairRule {
+        note: "seed 001 prints no sat mode for this row; SAT and NO_SAT accepted as the AscendC library does (spec A-N3)",
+        ..row(Int16, Int4, EXACT, Both)
+    },
+    row(Int4, Int16, EXACT, NA),
+    row(Int64, Int32, EXACT, Both),
+];
+
+/// Conversions the 950 LocalTensor API adds to the Reg API table (it is emulated on the Reg API).
+pub static V950_LOCAL_TENSOR_EXTRA: [PairRule; 2] = [
+    PairRule {
+        note: "LocalTensor API only: float -> float rounds to an integral value (seed 002 table 1)",
+        ..row(Float, Float, R5, NA)
+    },
+    PairRule {
+        ignores_mode: true,
+        note: "LocalTensor API only: needs SetDeqScale; the mode argument is ignored",
+        ..row(Int32, Half, R5, NA)
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_pair_is_listed_twice() {
+        let all: Vec<_> = V950_PAIRS
+            .iter()
+            .chain(V950_LOCAL_TENSOR_EXTRA.iter())
+            .collect();
+        for (i, a) in all.iter().enumerate() {
+            for b in &all[i + 1..] {
+                assert!(
+                    !(a.src == b.src && a.dst == b.dst),
+                    "{} -> {}",
+                    a.src,
+                    a.dst
+                );
+            }
+        }
+    }
+}
