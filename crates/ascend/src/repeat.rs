@@ -113,6 +113,12 @@ pub struct Loc {
 }
 
 impl RepeatPlan {
+    /// Lanes of one repeat: 256 bytes of the wider of the two types.
+    pub const fn lanes_per_repeat(src: DType, dst: DType) -> usize {
+        let (s, d) = (src.size_bits(), dst.size_bits());
+        REPEAT_BYTES * 8 / if s > d { s } else { d } as usize
+    }
+
     /// Validates a mask, repeat count and strides for a `src → dst` cast.
     pub fn new(
         src: DType,
@@ -137,7 +143,7 @@ impl RepeatPlan {
             }
         }
         let wide_bits = src.size_bits().max(dst.size_bits());
-        let per_repeat = REPEAT_BYTES * 8 / wide_bits as usize;
+        let per_repeat = Self::lanes_per_repeat(src, dst);
         let four_bit = [src, dst].into_iter().find(|t| t.is_4bit());
         let lanes: Vec<usize> = match mask {
             Mask::Contiguous(m) => {

@@ -182,8 +182,7 @@ impl AiCore {
             });
         }
         let params = UnaryRepeatParams::contiguous(src.dtype, dst.dtype);
-        let per_repeat =
-            RepeatPlan::new(src.dtype, dst.dtype, Mask::Contiguous(1), 1, params)?.per_repeat;
+        let per_repeat = RepeatPlan::lanes_per_repeat(src.dtype, dst.dtype);
         let mut report = CastReport::default();
         let mut done = 0;
         while done < count {
