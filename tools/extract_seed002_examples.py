@@ -5,7 +5,7 @@ series) into plain text files for the npusim-ascend tests.
 Each output file holds two lines of whitespace-separated numbers: the 512 inputs exactly as
 the seed prints them (numpy float16 reprs) and the 512 printed outputs (int32).
 
-Usage: python3 tools/extract_seed002_examples.py ../shared/seeds/002_*.txt crates/ascend/tests/data
+Usage: python3 tools/extract_seed002_examples.py ../shared/seeds/002_*.txt crates/ascend/data
 """
 import re
 import sys

@@ -27,6 +27,7 @@ pub mod modes;
 pub mod profile;
 pub mod reg;
 pub mod repeat;
+pub mod seed_examples;
 pub mod ty;
 
 pub use cast::local_tensor::{AiCore, CastReport};

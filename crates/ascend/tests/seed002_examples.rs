@@ -1,5 +1,5 @@
 //! Seed 002's two 512-element result examples, bit for bit (data extracted verbatim from the
-//! seed by tools/extract_seed002_examples.py).
+//! seed by tools/extract_seed002_examples.py into crates/ascend/data/).
 //!
 //! Inputs are printed as numpy float16 reprs (shortest round-trip decimals), so parsing each one
 //! to the nearest f16 recovers the exact input bits.
@@ -35,7 +35,10 @@ const DST_ADDR: usize = 4096;
 fn setup(ex: &Example) -> (AiCore, LocalTensor<ty::Half>, LocalTensor<ty::Int32>) {
     let mut core = AiCore::new(Product::AtlasTraining);
     let src = core.ub.tensor::<ty::Half>(SRC_ADDR, 512).expect("src fits");
-    let dst = core.ub.tensor::<ty::Int32>(DST_ADDR, 512).expect("dst fits");
+    let dst = core
+        .ub
+        .tensor::<ty::Int32>(DST_ADDR, 512)
+        .expect("dst fits");
     for (i, &h) in ex.src.iter().enumerate() {
         core.ub.write(&src.view(), i, u64::from(h));
     }
@@ -52,7 +55,7 @@ fn outputs(core: &AiCore, dst: &LocalTensor<ty::Int32>) -> Vec<i64> {
 
 #[test]
 fn mask64_repeat8_ceil_reproduces_all_512_outputs() {
-    let ex = load(include_str!("data/seed002_ceil_mask64.txt"));
+    let ex = load(include_str!("../data/seed002_ceil_mask64.txt"));
     assert_eq!((ex.src.len(), ex.dst.len()), (512, 512));
     // Independent check of the printed data: every output is the ceiling of its input.
     for (h, d) in ex.src.iter().zip(&ex.dst) {
@@ -107,7 +110,7 @@ fn mask64_repeat8_ceil_reproduces_all_512_outputs() {
 
 #[test]
 fn mask32_leaves_masked_lanes_with_their_prior_contents() {
-    let ex = load(include_str!("data/seed002_ceil_mask32.txt"));
+    let ex = load(include_str!("../data/seed002_ceil_mask32.txt"));
     let (mut core, src, dst) = setup(&ex);
     // Model the destination's prior contents explicitly: the stale words the seed printed for
     // lanes 32..63 of every repeat, and a marker for the lanes the cast must overwrite.
@@ -136,5 +139,14 @@ fn mask32_leaves_masked_lanes_with_their_prior_contents() {
             half::f16::from_bits(ex.src[i]).to_f64().ceil() as i64,
             ex.dst[i]
         );
+    }
+}
+
+#[test]
+fn the_library_runner_reproduces_both_examples() {
+    for e in npusim_ascend::seed_examples::seed002_examples() {
+        let (got, report) = npusim_ascend::seed_examples::run(&e).expect("runs");
+        assert_eq!(got, e.expected, "{}", e.name);
+        assert_eq!(report.written.len(), 8 * e.mask as usize, "{}", e.name);
     }
 }
