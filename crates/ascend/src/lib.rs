@@ -17,6 +17,7 @@
 //! assert_eq!(core.ub.read(&dst.view(), 0), 0x57B3); // 123.1875: CAST_ODD keeps the odd LSB
 //! ```
 
+pub mod call;
 pub mod cast;
 pub mod ctrl;
 pub mod dtype;

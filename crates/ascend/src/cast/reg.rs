@@ -58,6 +58,67 @@ pub fn check_layout(src: DType, dst: DType, layout: RegLayout) -> Result<(), Asc
     }
 }
 
+/// Which source lane feeds each destination lane a cast writes, as `(dst lane, src lane)`
+/// pairs: the layout and mask rules of the module docs as data. Lanes not listed become 0.
+///
+/// ```
+/// use npusim_ascend::{cast::reg::lane_map, DType, MaskReg, MaskPattern, RegLayout, WideningMask, ty};
+/// let m = MaskReg::create::<ty::Float>(MaskPattern::First(2)).unwrap();
+/// let map = lane_map(DType::Float, DType::Half, RegLayout::One, &m, WideningMask::WiderType);
+/// assert_eq!(map, vec![(1, 0), (3, 1)]);
+/// ```
+pub fn lane_map(
+    src: DType,
+    dst: DType,
+    layout: RegLayout,
+    mask: &MaskReg,
+    widening: WideningMask,
+) -> Vec<(usize, usize)> {
+    let l = layout.index();
+    let (sb, db) = (src.size_bits() as usize, dst.size_bits() as usize);
+    let mut map = Vec::new();
+    if sb == db {
+        for k in (0..lanes(src)).filter(|&k| mask.selects(src, k)) {
+            map.push((k, k));
+        }
+    } else if sb > db && db == 4 {
+        // b16 -> b4: element pairs into byte 4k + L, governed by the even element's bit.
+        for k in (0..lanes(src) / 2).filter(|&k| mask.selects(src, 2 * k)) {
+            map.push((8 * k + 2 * l, 2 * k));
+            map.push((8 * k + 2 * l + 1, 2 * k + 1));
+        }
+    } else if sb > db {
+        let r = sb / db;
+        for k in (0..lanes(src)).filter(|&k| mask.selects(src, k)) {
+            map.push((r * k + l, k));
+        }
+    } else if sb == 4 {
+        // b4 -> b16: dst[2k], dst[2k+1] from byte 4k + L.
+        for k in 0..lanes(dst) / 2 {
+            let on = match widening {
+                WideningMask::WiderType => mask.selects(dst, 2 * k),
+                WideningMask::SourceElement => mask.bit(4 * k + l),
+            };
+            if on {
+                map.push((2 * k, 8 * k + 2 * l));
+                map.push((2 * k + 1, 8 * k + 2 * l + 1));
+            }
+        }
+    } else {
+        let r = db / sb;
+        for k in 0..lanes(dst) {
+            let on = match widening {
+                WideningMask::WiderType => mask.selects(dst, k),
+                WideningMask::SourceElement => mask.bit(lane_bit(src, r * k + l)),
+            };
+            if on {
+                map.push((k, r * k + l));
+            }
+        }
+    }
+    map
+}
+
 /// `Cast<T, U, trait>(dstReg, srcReg, mask)` on the Ascend 950.
 ///
 /// ```
@@ -87,54 +148,9 @@ pub fn cast_reg<D: Element, S: Element>(
     let (sd, dd) = (S::DTYPE, D::DTYPE);
     let elem = ElementCast::reg(sd, dd, cast_trait.round, cast_trait.sat, ctrl, options)?;
     check_layout(sd, dd, cast_trait.layout)?;
-    let l = cast_trait.layout.index();
-    let (sb, db) = (sd.size_bits() as usize, dd.size_bits() as usize);
     let mut out = RegTensor::<D>::zeroed();
-    let conv = |k: usize| elem.apply(src.get(k), k as u64);
-    if sb == db {
-        for k in 0..lanes(sd) {
-            if mask.selects(sd, k) {
-                out.set(k, conv(k));
-            }
-        }
-    } else if sb > db && db == 4 {
-        // b16 -> b4: element pairs into byte 4k + L, governed by the even element's bit.
-        for k in 0..lanes(sd) / 2 {
-            if mask.selects(sd, 2 * k) {
-                out.set(8 * k + 2 * l, conv(2 * k));
-                out.set(8 * k + 2 * l + 1, conv(2 * k + 1));
-            }
-        }
-    } else if sb > db {
-        let r = sb / db;
-        for k in 0..lanes(sd) {
-            if mask.selects(sd, k) {
-                out.set(r * k + l, conv(k));
-            }
-        }
-    } else if sb == 4 {
-        // b4 -> b16: dst[2k], dst[2k+1] from byte 4k + L.
-        for k in 0..lanes(dd) / 2 {
-            let on = match options.widening_mask {
-                WideningMask::WiderType => mask.selects(dd, 2 * k),
-                WideningMask::SourceElement => mask.bit(4 * k + l),
-            };
-            if on {
-                out.set(2 * k, conv(8 * k + 2 * l));
-                out.set(2 * k + 1, conv(8 * k + 2 * l + 1));
-            }
-        }
-    } else {
-        let r = db / sb;
-        for k in 0..lanes(dd) {
-            let on = match options.widening_mask {
-                WideningMask::WiderType => mask.selects(dd, k),
-                WideningMask::SourceElement => mask.bit(lane_bit(sd, r * k + l)),
-            };
-            if on {
-                out.set(k, conv(r * k + l));
-            }
-        }
+    for (d, s) in lane_map(sd, dd, cast_trait.layout, mask, options.widening_mask) {
+        out.set(d, elem.apply(src.get(s), s as u64));
     }
     *dst = out;
     Ok(())

@@ -1,0 +1,404 @@
+//! A Cast call as plain data: what `npusim ascend cast` reads from its command line or a small
+//! TOML file, validated and run over input bytes.
+//!
+//! ```
+//! use npusim_ascend::call::{CastCall, run_call};
+//! let call = CastCall {
+//!     product: "training".into(), src: "half".into(), dst: "int32_t".into(),
+//!     round: "CAST_CEIL".into(), mask: Some(32), repeat: Some(1),
+//!     params: Some([1, 1, 8, 4]), ..CastCall::default()
+//! };
+//! let input: Vec<u8> = (0..64u16).flat_map(|_| 0x3E00u16.to_le_bytes()).collect(); // 64 × 1.5
+//! let out = run_call(&call, &input, None).unwrap();
+//! assert_eq!(out.written, (0..32).collect::<Vec<_>>());
+//! assert_eq!(&out.dst[..4], &2i32.to_le_bytes());
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+use npusim_numerics::RoundMode;
+
+use crate::cast::local_tensor::AiCore;
+use crate::cast::reg::{cast_reg, lane_map};
+use crate::ctrl::Ctrl;
+use crate::dtype::DType;
+use crate::element::{CastOptions, HybridThreshold, WideningMask};
+use crate::error::AscendError;
+use crate::memory::{BLOCK_BYTES, TensorView, UB_BYTES_DEFAULT, UnifiedBuffer};
+use crate::modes::{CastTrait, MaskMergeMode, RegLayout, SatMode};
+use crate::profile::Product;
+use crate::reg::{MaskReg, VL_BYTES, lanes};
+use crate::repeat::{Mask, RepeatPlan, UnaryRepeatParams};
+
+/// A Cast call description. Field names match the TOML keys.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CastCall {
+    /// `training` (Atlas training series) or `950`.
+    pub product: String,
+    /// `local` (LocalTensor API, default) or `reg` (Ascend 950 MicroAPI).
+    pub api: String,
+    /// Source type (`half`, `float`, `int4b_t`, ... or a numerics name).
+    pub src: String,
+    /// Destination type.
+    pub dst: String,
+    /// Round mode (`CAST_RINT`, `rint`, ...); empty = UNKNOWN (Reg API exact pairs).
+    pub round: String,
+    /// LocalTensor first-n API: `calCount`.
+    pub count: Option<u64>,
+    /// LocalTensor contiguous mask.
+    pub mask: Option<u64>,
+    /// LocalTensor bitwise mask `[mask[0], mask[1]]`.
+    pub mask_bits: Option<[u64; 2]>,
+    /// `repeatTimes`.
+    pub repeat: Option<u32>,
+    /// `UnaryRepeatParams { dstBlkStride, srcBlkStride, dstRepStride, srcRepStride }`.
+    pub params: Option<[u32; 4]>,
+    /// `SetDeqScale` value (int32 → half).
+    pub deq_scale: Option<f32>,
+    /// Reg API `SatMode` (`SAT`, `NO_SAT`, `UNKNOWN`).
+    pub sat: String,
+    /// Reg API `RegLayout` (`ZERO`..`THREE`, `UNKNOWN`).
+    pub layout: String,
+    /// Reg API merge mode (only `ZEROING` is legal).
+    pub merge: String,
+    /// Reg API: the CTRL register value (default: the reset value, bit 60 set).
+    pub ctrl: Option<u64>,
+    /// Source tensor byte address in the UB (default 0).
+    pub src_addr: Option<usize>,
+    /// Destination tensor byte address (default: the first 32-byte boundary after the source).
+    pub dst_addr: Option<usize>,
+    /// Destination length in elements (default: the prior contents' length if given, else what
+    /// the access pattern reaches).
+    pub dst_len: Option<usize>,
+    /// Unified buffer size in bytes (default 256 KiB).
+    pub ub_bytes: Option<usize>,
+    /// CAST_HYBRID threshold: `random` (default), `input-low-bits` (the literal pseudocode).
+    pub hybrid: String,
+    /// Seed of the random hybrid threshold.
+    pub seed: Option<u64>,
+    /// Widening-mask reading for the Reg API: `wider` (default) or `source`.
+    pub widening_mask: String,
+    /// Training series: run in Inf/NaN overflow mode instead of saturation.
+    pub training_inf_nan: bool,
+    /// 950 bf16 ±Inf → e8m0 gives 0xFF (library) instead of 0xFE (documentation).
+    pub e8m0_inf_to_nan: bool,
+}
+
+/// What a call did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallOutcome {
+    /// Destination element type.
+    pub dst_dtype: DType,
+    /// Destination elements' bytes (4-bit types packed, element 0 in the low nibble).
+    pub dst: Vec<u8>,
+    /// Number of destination elements.
+    pub dst_len: usize,
+    /// Destination element indices written.
+    pub written: Vec<usize>,
+    /// Repeats (LocalTensor) or registers (Reg) processed.
+    pub steps: usize,
+    /// The product's name.
+    pub product: &'static str,
+}
+
+fn bad(msg: impl Into<String>) -> AscendError {
+    AscendError::BadDescription(msg.into())
+}
+
+impl CastCall {
+    fn round_mode(&self) -> Result<Option<RoundMode>, AscendError> {
+        let r = self.round.trim();
+        if r.is_empty() || r.eq_ignore_ascii_case("unknown") {
+            return Ok(None);
+        }
+        RoundMode::parse_name(r)
+            .map(Some)
+            .map_err(|e| bad(e.to_string()))
+    }
+
+    fn options(&self) -> Result<CastOptions, AscendError> {
+        let hybrid = match self.hybrid.trim().to_ascii_lowercase().as_str() {
+            "" | "random" => HybridThreshold::Random {
+                seed: self.seed.unwrap_or(npusim_numerics::bulk::DEFAULT_SEED),
+            },
+            "input-low-bits" | "literal" => HybridThreshold::InputLowBits,
+            other => {
+                return Err(bad(format!(
+                    "hybrid = `{other}`: use random or input-low-bits"
+                )));
+            }
+        };
+        let widening_mask = match self.widening_mask.trim().to_ascii_lowercase().as_str() {
+            "" | "wider" => WideningMask::WiderType,
+            "source" => WideningMask::SourceElement,
+            other => {
+                return Err(bad(format!(
+                    "widening_mask = `{other}`: use wider or source"
+                )));
+            }
+        };
+        Ok(CastOptions {
+            training_inf_nan: self.training_inf_nan,
+            e8m0_inf_to_nan: self.e8m0_inf_to_nan,
+            hybrid,
+            widening_mask,
+        })
+    }
+}
+
+/// Runs a call over `input` (the source elements' bytes, 4-bit types packed). `prior` gives the
+/// destination's contents before the call (zeros if `None`); lanes the call does not write keep it.
+pub fn run_call(
+    call: &CastCall,
+    input: &[u8],
+    prior: Option<&[u8]>,
+) -> Result<CallOutcome, AscendError> {
+    let product: Product = if call.product.trim().is_empty() {
+        Product::AtlasTraining
+    } else {
+        call.product.parse()?
+    };
+    let src: DType = call.src.parse()?;
+    let dst: DType = call.dst.parse()?;
+    let src_len = input.len() * 8 / src.size_bits() as usize;
+    match call.api.trim().to_ascii_lowercase().as_str() {
+        "" | "local" | "localtensor" => run_local(call, product, src, dst, input, src_len, prior),
+        "reg" | "microapi" => {
+            if product != Product::Ascend950 {
+                return Err(bad(
+                    "the Reg (MicroAPI) Cast exists only on product = \"950\"",
+                ));
+            }
+            run_reg(call, src, dst, input)
+        }
+        other => Err(bad(format!("api = `{other}`: use local or reg"))),
+    }
+}
+
+fn run_local(
+    call: &CastCall,
+    product: Product,
+    src: DType,
+    dst: DType,
+    input: &[u8],
+    src_len: usize,
+    prior: Option<&[u8]>,
+) -> Result<CallOutcome, AscendError> {
+    let round = call.round_mode()?.ok_or_else(|| {
+        bad("the LocalTensor Cast needs a round mode (e.g. round = \"CAST_NONE\")")
+    })?;
+    let params = match call.params {
+        Some([a, b, c, d]) => UnaryRepeatParams::new(a, b, c, d),
+        None => UnaryRepeatParams::contiguous(src, dst),
+    };
+    let mask = match (call.count, call.mask, call.mask_bits) {
+        (Some(_), None, None) => None,
+        (None, Some(m), None) => Some(Mask::Contiguous(m)),
+        (None, None, Some(b)) => Some(Mask::Bitwise(b)),
+        (None, None, None) => {
+            return Err(bad("give one of count (first-n API), mask or mask_bits"));
+        }
+        _ => return Err(bad("count, mask and mask_bits are mutually exclusive")),
+    };
+    let repeat = call.repeat.unwrap_or(1);
+    // How many destination elements the call can reach.
+    let reach = match mask {
+        None => call.count.unwrap_or(0) as usize,
+        Some(m) => {
+            let plan = RepeatPlan::new(src, dst, m, repeat, params)?;
+            let last_lane = plan.lanes.last().copied().unwrap_or(0);
+            let bytes = plan.repeat_times.checked_sub(1).map_or(0, |r| {
+                plan.loc(crate::repeat::Operand::Dst, 0, r, last_lane).byte + 1
+            });
+            (bytes * 8).div_ceil(dst.size_bits() as usize)
+        }
+    };
+    let prior_len = prior.map(|p| p.len() * 8 / dst.size_bits() as usize);
+    let dst_len = call.dst_len.or(prior_len).unwrap_or(reach);
+    let ub_bytes = call.ub_bytes.unwrap_or(UB_BYTES_DEFAULT);
+    let src_addr = call.src_addr.unwrap_or(0);
+    let src_view = TensorView {
+        addr: src_addr,
+        len: src_len,
+        dtype: src,
+    };
+    let dst_addr = call
+        .dst_addr
+        .unwrap_or_else(|| (src_addr + src_view.bytes()).next_multiple_of(BLOCK_BYTES));
+    let mut core = AiCore::with_ub(product, UnifiedBuffer::new(ub_bytes));
+    core.options = call.options()?;
+    if let Some(s) = call.deq_scale {
+        let bits = npusim_numerics::convert(
+            u64::from(s.to_bits()),
+            npusim_numerics::Format::F32,
+            npusim_numerics::Format::F16,
+            &npusim_numerics::CastPolicy::new(RoundMode::Rint),
+        );
+        core.set_deq_scale(bits as u16);
+    }
+    let src_view = core.ub.view(src_addr, src_len, src)?;
+    let dst_view = core.ub.view(dst_addr, dst_len, dst)?;
+    core.ub.load_bytes(&src_view, input)?;
+    if let Some(p) = prior {
+        core.ub.load_bytes(&dst_view, p)?;
+    }
+    let report = match mask {
+        None => {
+            core.cast_count_views(dst_view, src_view, round, call.count.unwrap_or(0) as usize)?
+        }
+        Some(m) => core.cast_views(dst_view, src_view, round, m, repeat, params)?,
+    };
+    Ok(CallOutcome {
+        dst_dtype: dst,
+        dst: core.ub.view_bytes(&dst_view).to_vec(),
+        dst_len,
+        written: report.written,
+        steps: report.repeats,
+        product: product.name(),
+    })
+}
+
+fn run_reg(
+    call: &CastCall,
+    src: DType,
+    dst: DType,
+    input: &[u8],
+) -> Result<CallOutcome, AscendError> {
+    if input.len() % VL_BYTES != 0 {
+        return Err(AscendError::BufferSize {
+            what: "Reg API input (whole 256-byte registers)",
+            expected: input.len().next_multiple_of(VL_BYTES),
+            got: input.len(),
+        });
+    }
+    let round = call.round_mode()?;
+    let sat: SatMode = call.sat.parse()?;
+    let layout: RegLayout = call.layout.parse()?;
+    let merge = match call.merge.trim().to_ascii_uppercase().as_str() {
+        "" | "ZEROING" => MaskMergeMode::Zeroing,
+        "MERGING" => MaskMergeMode::Merging,
+        other => return Err(bad(format!("merge = `{other}`: use ZEROING"))),
+    };
+    let cast_trait = CastTrait {
+        layout,
+        sat,
+        merge,
+        round,
+    };
+    let ctrl = call.ctrl.map_or_else(Ctrl::default, Ctrl);
+    let options = call.options()?;
+    // The mask counts elements of the wider type, like UpdateMask<wider>(count).
+    let wide = if src.size_bits() >= dst.size_bits() {
+        src
+    } else {
+        dst
+    };
+    let registers = input.len() / VL_BYTES;
+    let mut remaining = call.count.map_or(u64::MAX, |c| c) as usize;
+    let mut out = Vec::with_capacity(registers * VL_BYTES);
+    let mut written = Vec::new();
+    for r in 0..registers {
+        let mut mask = MaskReg::none();
+        let n = remaining.min(lanes(wide));
+        for i in 0..n {
+            mask.select(wide, i);
+        }
+        remaining -= n;
+        let chunk = &input[r * VL_BYTES..(r + 1) * VL_BYTES];
+        let bytes = cast_register(src, dst, chunk, &mask, &cast_trait, &ctrl, &options)?;
+        let per = lanes(dst);
+        let mut lanes_written: Vec<usize> =
+            lane_map(src, dst, layout, &mask, options.widening_mask)
+                .into_iter()
+                .map(|(d, _)| r * per + d)
+                .collect();
+        lanes_written.sort_unstable();
+        written.extend(lanes_written);
+        out.extend_from_slice(&bytes);
+    }
+    Ok(CallOutcome {
+        dst_dtype: dst,
+        dst_len: registers * lanes(dst),
+        dst: out,
+        written,
+        steps: registers,
+        product: Product::Ascend950.name(),
+    })
+}
+
+macro_rules! dispatch_reg {
+    ($src:expr, $dst:expr, $f:ident ( $($arg:expr),* )) => {{
+        use crate::ty::*;
+        macro_rules! inner {
+            ($S:ty) => {
+                match $dst {
+                    DType::Float => $f::<Float, $S>($($arg),*),
+                    DType::Half => $f::<Half, $S>($($arg),*),
+                    DType::BFloat16 => $f::<BFloat16, $S>($($arg),*),
+                    DType::HiFloat8 => $f::<HiFloat8, $S>($($arg),*),
+                    DType::Fp8E4M3 => $f::<Fp8E4M3, $S>($($arg),*),
+                    DType::Fp8E5M2 => $f::<Fp8E5M2, $S>($($arg),*),
+                    DType::Fp8E8M0 => $f::<Fp8E8M0, $S>($($arg),*),
+                    DType::Fp4E2M1 => $f::<Fp4E2M1, $S>($($arg),*),
+                    DType::Fp4E1M2 => $f::<Fp4E1M2, $S>($($arg),*),
+                    DType::Int4 => $f::<Int4b, $S>($($arg),*),
+                    DType::Int8 => $f::<Int8, $S>($($arg),*),
+                    DType::UInt8 => $f::<UInt8, $S>($($arg),*),
+                    DType::Int16 => $f::<Int16, $S>($($arg),*),
+                    DType::UInt16 => $f::<UInt16, $S>($($arg),*),
+                    DType::Int32 => $f::<Int32, $S>($($arg),*),
+                    DType::UInt32 => $f::<UInt32, $S>($($arg),*),
+                    DType::Int64 => $f::<Int64, $S>($($arg),*),
+                }
+            };
+        }
+        match $src {
+            DType::Float => inner!(Float),
+            DType::Half => inner!(Half),
+            DType::BFloat16 => inner!(BFloat16),
+            DType::HiFloat8 => inner!(HiFloat8),
+            DType::Fp8E4M3 => inner!(Fp8E4M3),
+            DType::Fp8E5M2 => inner!(Fp8E5M2),
+            DType::Fp8E8M0 => inner!(Fp8E8M0),
+            DType::Fp4E2M1 => inner!(Fp4E2M1),
+            DType::Fp4E1M2 => inner!(Fp4E1M2),
+            DType::Int4 => inner!(Int4b),
+            DType::Int8 => inner!(Int8),
+            DType::UInt8 => inner!(UInt8),
+            DType::Int16 => inner!(Int16),
+            DType::UInt16 => inner!(UInt16),
+            DType::Int32 => inner!(Int32),
+            DType::UInt32 => inner!(UInt32),
+            DType::Int64 => inner!(Int64),
+        }
+    }};
+}
+
+fn cast_one<D: crate::memory::Element, S: crate::memory::Element>(
+    chunk: &[u8],
+    mask: &MaskReg,
+    cast_trait: &CastTrait,
+    ctrl: &Ctrl,
+    options: &CastOptions,
+) -> Result<Vec<u8>, AscendError> {
+    let mut ub = UnifiedBuffer::new(VL_BYTES);
+    ub.bytes_mut().copy_from_slice(chunk);
+    let src = crate::reg::load_align::<S>(&ub, 0)?;
+    let mut dst = crate::reg::RegTensor::<D>::zeroed();
+    cast_reg(&mut dst, &src, mask, cast_trait, ctrl, options)?;
+    Ok(dst.bytes().to_vec())
+}
+
+/// One register's cast between runtime types.
+fn cast_register(
+    src: DType,
+    dst: DType,
+    chunk: &[u8],
+    mask: &MaskReg,
+    cast_trait: &CastTrait,
+    ctrl: &Ctrl,
+    options: &CastOptions,
+) -> Result<Vec<u8>, AscendError> {
+    dispatch_reg!(src, dst, cast_one(chunk, mask, cast_trait, ctrl, options))
+}
