@@ -1,3 +1,57 @@
-//! The `npusim` command-line tool.
+//! The `npusim` command-line tool: the thin face of the npusim golden model.
+//!
+//! Each subcommand lives in its own module with an `Args` struct (clap derive) and a
+//! `run(args) -> anyhow::Result<ExitCode>` function. Adding a subcommand means adding a
+//! module, one variant to [`Command`] and one arm to [`dispatch`].
 
-fn main() {}
+mod cast;
+mod formats;
+mod io;
+mod output;
+mod progress;
+mod stats;
+mod tour;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Bit-exact CPU golden model of the numeric casts AI accelerators do.
+#[derive(Debug, Parser)]
+#[command(name = "npusim", version, about, propagate_version = true)]
+struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Cast the tensors of a .npy, .safetensors or raw .bin file to another format.
+    Cast(cast::CastArgs),
+    /// List every number format with its constants and accepted aliases.
+    Formats(formats::FormatsArgs),
+    /// Cast the worked examples of the vendor documentation and check the results.
+    Tour(tour::TourArgs),
+}
+
+/// Runs one subcommand.
+fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
+    match command {
+        Command::Cast(args) => cast::run(args),
+        Command::Formats(args) => formats::run(args),
+        Command::Tour(args) => tour::run(args),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match dispatch(cli.command) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

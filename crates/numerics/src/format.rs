@@ -518,8 +518,11 @@ impl Format {
     /// Smallest positive normal value (1 for integers).
     pub fn min_normal(self) -> f64 {
         match self.kind() {
-            Kind::Binary(b) => 2f64.powi(b.emin()),
-            Kind::HiF8 => 2f64.powi(crate::encoding::hif8::MIN_NORMAL_EXP),
+            Kind::Binary(b) if b.has_subnormals() => self.decode(1u64 << b.man_bits).to_f64(),
+            Kind::Binary(_) => self.decode(0).to_f64(),
+            Kind::HiF8 => self
+                .decode(u64::from(crate::encoding::hif8::MIN_NORMAL_CODE))
+                .to_f64(),
             Kind::Int { .. } => 1.0,
         }
     }
@@ -527,9 +530,9 @@ impl Format {
     /// Smallest positive value (subnormal where the format has them; 1 for integers).
     pub fn min_positive(self) -> f64 {
         match self.kind() {
-            Kind::Binary(b) if b.has_subnormals() => 2f64.powi(b.emin() - b.man_bits as i32),
-            Kind::Binary(b) => 2f64.powi(b.emin()),
-            Kind::HiF8 => 2f64.powi(crate::encoding::hif8::MIN_DENORMAL_EXP),
+            Kind::Binary(b) if b.has_subnormals() => self.decode(1).to_f64(),
+            Kind::Binary(_) => self.decode(0).to_f64(),
+            Kind::HiF8 => self.decode(1).to_f64(),
             Kind::Int { .. } => 1.0,
         }
     }
@@ -651,5 +654,10 @@ mod tests {
         assert_eq!(Format::F8E4M3FN.min_finite(), -448.0);
         assert_eq!(Format::F32.max_finite(), f64::from(f32::MAX));
         assert_eq!(Format::F64.max_finite(), f64::MAX);
+        assert_eq!(Format::F64.min_positive(), f64::from_bits(1));
+        assert_eq!(Format::F64.min_normal(), f64::MIN_POSITIVE);
+        assert_eq!(Format::F32.min_positive(), f64::from(f32::from_bits(1)));
+        assert_eq!(Format::HiF8.min_normal(), 2f64.powi(-15));
+        assert_eq!(Format::F8E8M0.min_normal(), 2f64.powi(-127));
     }
 }

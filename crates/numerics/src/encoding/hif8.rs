@@ -24,6 +24,8 @@ pub const MAX_CODE: u8 = 0x6E;
 pub const INF_CODE: u8 = 0x6F;
 /// The NaN code.
 pub const NAN_CODE: u8 = 0x80;
+/// Code of 2^-15, the smallest value with a mantissa bit.
+pub const MIN_NORMAL_CODE: u8 = 0x7E;
 /// Binade of the smallest value with a mantissa bit (2^-15, code 0x7E).
 pub const MIN_NORMAL_EXP: i32 = -15;
 /// Binade of the smallest positive value (2^-22, code 0x01).
