@@ -68,8 +68,8 @@ pub struct CastCall {
     pub src_addr: Option<usize>,
     /// Destination tensor byte address (default: the first 32-byte boundary after the source).
     pub dst_addr: Option<usize>,
-    /// Destination length in elements (default: the prior contents' length if given, else what
-    /// the access pattern reaches).
+    /// Destination length in elements (default: the prior contents' length if given, else as
+    /// many elements as the source has, or more if the access pattern reaches further).
     pub dst_len: Option<usize>,
     /// Unified buffer size in bytes (default 256 KiB).
     pub ub_bytes: Option<usize>,
@@ -215,7 +215,7 @@ fn run_local(
         }
     };
     let prior_len = prior.map(|p| p.len() * 8 / dst.size_bits() as usize);
-    let dst_len = call.dst_len.or(prior_len).unwrap_or(reach);
+    let dst_len = call.dst_len.or(prior_len).unwrap_or(reach.max(src_len));
     let ub_bytes = call.ub_bytes.unwrap_or(UB_BYTES_DEFAULT);
     let src_addr = call.src_addr.unwrap_or(0);
     let src_view = TensorView {

@@ -4,6 +4,7 @@
 //! `run(args) -> anyhow::Result<ExitCode>` function. Adding a subcommand means adding a
 //! module, one variant to [`Command`] and one arm to [`dispatch`].
 
+mod ascend;
 mod cast;
 mod formats;
 mod io;
@@ -11,6 +12,7 @@ mod output;
 mod progress;
 mod stats;
 mod tour;
+mod tour_ascend;
 
 use std::process::ExitCode;
 
@@ -34,6 +36,8 @@ enum Command {
     Formats(formats::FormatsArgs),
     /// Cast the worked examples of the vendor documentation and check the results.
     Tour(tour::TourArgs),
+    /// Huawei Ascend: run AscendC Cast calls (LocalTensor API, Ascend 950 Reg API).
+    Ascend(ascend::AscendArgs),
 }
 
 /// Runs one subcommand.
@@ -42,6 +46,7 @@ fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Cast(args) => cast::run(args),
         Command::Formats(args) => formats::run(args),
         Command::Tour(args) => tour::run(args),
+        Command::Ascend(args) => ascend::run(args),
     }
 }
 

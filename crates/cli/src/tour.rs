@@ -5,9 +5,9 @@
 //! both take any slice of cases, so a vendor crate's cases (e.g. an Ascend profile's) can reuse
 //! them, with [`Rule::Custom`] for casts that a plain [`CastPolicy`] cannot express.
 //!
-//! The rows come from `shared/spec/goldens/ascend_goldens.json` (ids `Gnnn`): every purely
-//! numeric case that the library's plain policies express. The ones that need an Ascend rule are
-//! listed in [`PENDING`] and printed at the end.
+//! The rows come from `shared/spec/goldens/ascend_goldens.json` (ids `Gnnn`): here every purely
+//! numeric case that the library's plain policies express; the ones that need an Ascend rule
+//! run through npusim-ascend in `tour_ascend`. [`PENDING`] lists any golden left out (none).
 //!
 //! Saturation column mapping: `default(SAT)` and `SAT` are [`CastPolicy::saturating`];
 //! `NO_SAT` is [`CastPolicy::non_saturating`], which for float destinations is exactly
@@ -41,7 +41,6 @@ pub enum Rule {
     /// [`CastPolicy::new`]: IEEE floats, saturating integers.
     Ieee,
     /// Any other cast, e.g. a vendor profile's: `cast` returns the destination code.
-    #[allow(dead_code)] // the hook for rows that a vendor profile adds
     Custom {
         /// Short name shown in the policy column.
         name: &'static str,
@@ -330,33 +329,8 @@ pub static CASES: &[Case] = &[
     c("G213", "derived: ODD keeps odd LSB even when discarded part > half", F32, 0x3f003010, F16, ODD, Sat, 0x3801, ""),
 ];
 
-/// Golden cases not in [`CASES`] yet: they need the Ascend profile.
-pub static PENDING: &[Pending] = &[
-    Pending {
-        ids: "G001-G005",
-        why: "float -> float Cast rounds to an integral value (Ascend Cast rule)",
-    },
-    Pending {
-        ids: "G151 G152 G195-G203",
-        why: "e8m0 conversions as the Ascend implementation does them",
-    },
-    Pending {
-        ids: "G157",
-        why: "NaN -> 0 for fp8 under SAT (Ascend CTRL[50] = 0)",
-    },
-    Pending {
-        ids: "G179-G184",
-        why: "HYBRID rounding with the Ascend pseudocode's thresholds",
-    },
-    Pending {
-        ids: "G204 G205",
-        why: "dequantisation scale (SetDeqScale)",
-    },
-    Pending {
-        ids: "G206-G208",
-        why: "mask / repeat addressing of the Ascend Cast API",
-    },
-];
+/// Golden cases not run by the tour (none left: the Ascend ones are in `tour_ascend`).
+pub static PENDING: &[Pending] = &[];
 
 /// The result of one case.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -438,7 +412,7 @@ pub fn run_cases(cases: &[Case], pending: &[Pending], failures_only: bool) -> us
     }
     if !pending.is_empty() {
         println!();
-        println!("pending: needs the Ascend profile");
+        println!("pending:");
         for p in pending {
             println!("  {:<22} {}", p.ids, p.why);
         }
@@ -458,7 +432,22 @@ pub fn run(args: TourArgs) -> Result<ExitCode> {
         "npusim tour: worked examples of the vendor documentation (ids of shared/spec/goldens)"
     );
     println!();
-    let failed = run_cases(CASES, PENDING, args.failures_only);
+    println!("== numerics: plain cast policies");
+    let mut failed = run_cases(CASES, PENDING, args.failures_only);
+    println!();
+    println!("== Ascend: product profiles (npusim-ascend)");
+    failed += run_cases(crate::tour_ascend::ASCEND_CASES, &[], args.failures_only);
+    println!();
+    failed += crate::tour_ascend::run_lane_examples();
+    println!();
+    println!(
+        "tour: {}",
+        if failed == 0 {
+            "all cases PASS".to_string()
+        } else {
+            format!("{failed} FAIL")
+        }
+    );
     Ok(if failed == 0 {
         ExitCode::SUCCESS
     } else {

@@ -1,0 +1,261 @@
+//! End-to-end tests of `npusim ascend cast`.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn npusim() -> Command {
+    Command::cargo_bin("npusim").unwrap()
+}
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(rel)
+}
+
+/// Data bytes of a plain .npy (format 1.0) and its descr.
+fn npy_data(path: &Path) -> (String, Vec<u8>) {
+    let bytes = std::fs::read(path).unwrap();
+    let len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    let header = String::from_utf8(bytes[10..10 + len].to_vec()).unwrap();
+    let at = header.find("'descr': '").unwrap() + 10;
+    let descr = header[at..at + header[at..].find('\'').unwrap()].to_string();
+    (descr, bytes[10 + len..].to_vec())
+}
+
+fn i32s(b: &[u8]) -> Vec<i32> {
+    b.chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn seed_src() -> Vec<f64> {
+    let (_, data) = npy_data(&repo("examples/ascend/seed002_src.npy"));
+    data.chunks_exact(2)
+        .map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f64())
+        .collect()
+}
+
+#[test]
+fn seed002_mask32_from_the_call_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.npy");
+    npusim()
+        .args(["ascend", "cast"])
+        .arg(repo("examples/ascend/seed002_src.npy"))
+        .arg("-o")
+        .arg(&out)
+        .arg("--call")
+        .arg(repo("examples/ascend/seed002_mask32.toml"))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("wrote 256 of 512"))
+        .stdout(predicate::str::contains("written: 0-31, 64-95, 128-159"));
+    let (descr, data) = npy_data(&out);
+    assert_eq!(descr, "<i4");
+    let got = i32s(&data);
+    let src = seed_src();
+    for i in 0..512 {
+        let want = if i % 64 < 32 { src[i].ceil() as i32 } else { 0 };
+        assert_eq!(got[i], want, "lane {i}");
+    }
+}
+
+#[test]
+fn prior_contents_survive_on_masked_lanes_and_flags_override_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let prior_bin = dir.path().join("prior.bin");
+    let prior = dir.path().join("prior.npy");
+    std::fs::write(
+        &prior_bin,
+        (0..512i32)
+            .flat_map(|i| (-i).to_le_bytes())
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    npusim()
+        .args(["cast"])
+        .arg(&prior_bin)
+        .args(["--from", "i32", "--shape", "512", "--to", "i32", "-o"])
+        .arg(&prior)
+        .assert()
+        .success();
+    let out = dir.path().join("out.npy");
+    npusim()
+        .args(["ascend", "cast"])
+        .arg(repo("examples/ascend/seed002_src.npy"))
+        .arg("-o")
+        .arg(&out)
+        .arg("--call")
+        .arg(repo("examples/ascend/seed002_mask32.toml"))
+        .args(["--round", "CAST_FLOOR", "--prior"])
+        .arg(&prior)
+        .assert()
+        .success();
+    let got = i32s(&npy_data(&out).1);
+    let src = seed_src();
+    for i in 0..512 {
+        let want = if i % 64 < 32 {
+            src[i].floor() as i32
+        } else {
+            -(i as i32)
+        };
+        assert_eq!(got[i], want, "lane {i}");
+    }
+}
+
+#[test]
+fn reg_api_call_on_the_950() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("x.bin");
+    let x = dir.path().join("x.npy");
+    std::fs::write(
+        &bin,
+        (0..64)
+            .flat_map(|i| (i as f32 * 1.5).to_le_bytes())
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    npusim()
+        .arg("cast")
+        .arg(&bin)
+        .args(["--from", "f32", "--shape", "64", "--to", "f32", "-o"])
+        .arg(&x)
+        .assert()
+        .success();
+    let out = dir.path().join("y.npy");
+    npusim()
+        .args(["ascend", "cast"])
+        .arg(&x)
+        .arg("-o")
+        .arg(&out)
+        .args([
+            "--product",
+            "950",
+            "--api",
+            "reg",
+            "--dst",
+            "hifloat8_t",
+            "--round",
+            "CAST_ROUND",
+        ])
+        .args(["--layout", "TWO", "--sat", "NO_SAT", "--ctrl", "0"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("1 register(s), wrote 64 of 256"))
+        .stdout(predicate::str::contains("written: 2, 6, 10"));
+    let (descr, data) = npy_data(&out);
+    assert_eq!(descr, "<V1");
+    assert_eq!(data.len(), 256);
+    // element 2 is 3.0 = 2 × 1.5: HiF8 0x10 | mantissa 0b100, in lane 4·2 + 2 (layout TWO)
+    assert_eq!(data[4 * 2 + 2], 0x14);
+    assert_eq!(data[4 * 2], 0);
+}
+
+#[test]
+fn bad_calls_fail_cleanly_without_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.npy");
+    let src = repo("examples/ascend/seed002_src.npy");
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                "--product",
+                "training",
+                "--dst",
+                "fp8_e4m3fn_t",
+                "--round",
+                "rint",
+                "--count",
+                "64",
+            ],
+            "has no half -> fp8_e4m3fn_t",
+        ),
+        (
+            &[
+                "--dst",
+                "int32_t",
+                "--round",
+                "CAST_CEIL",
+                "--mask",
+                "64",
+                "--repeat",
+                "256",
+            ],
+            "repeatTimes 256 is out of range [0, 255]",
+        ),
+        (
+            &[
+                "--dst",
+                "int32_t",
+                "--round",
+                "CAST_CEIL",
+                "--mask",
+                "65",
+                "--repeat",
+                "1",
+            ],
+            "contiguous mask 65 is out of range [1, 64]",
+        ),
+        (
+            &["--dst", "int8_t", "--round", "CAST_RINT", "--count", "64"],
+            "does not accept round mode CAST_RINT",
+        ),
+        (
+            &[
+                "--dst",
+                "int32_t",
+                "--round",
+                "CAST_CEIL",
+                "--mask",
+                "64",
+                "--repeat",
+                "8",
+                "--params",
+                "1,1,8",
+            ],
+            "--params takes 4",
+        ),
+        (
+            &["--round", "CAST_CEIL", "--count", "64"],
+            "no destination type",
+        ),
+        (
+            &["--dst", "int32_t", "--round", "CAST_CEIL", "--count", "600"],
+            "calCount 600 exceeds",
+        ),
+    ];
+    for (args, msg) in cases {
+        npusim()
+            .args(["ascend", "cast"])
+            .arg(&src)
+            .arg("-o")
+            .arg(&out)
+            .args(*args)
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains(*msg));
+        assert!(!out.exists(), "{args:?} left an output file");
+    }
+    let bad_toml = dir.path().join("bad.toml");
+    std::fs::write(
+        &bad_toml,
+        "dst = \"int32_t\"\nround = \"CAST_CEIL\"\nmaks = 32\n",
+    )
+    .unwrap();
+    npusim()
+        .args(["ascend", "cast"])
+        .arg(&src)
+        .arg("-o")
+        .arg(&out)
+        .arg("--call")
+        .arg(&bad_toml)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("unknown field `maks`"));
+    assert!(!out.exists());
+}
