@@ -42,3 +42,8 @@ pub use modes::{CastTrait, MaskMergeMode, RegLayout, SatMode};
 pub use profile::{PairRule, Product, SatSupport};
 pub use reg::{MaskPattern, MaskReg, RegTensor, load_align, store_align};
 pub use repeat::{Mask, RepeatPlan, UnaryRepeatParams};
+
+/// The README's Rust examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
