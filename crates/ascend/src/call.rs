@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use npusim_numerics::RoundMode;
 
 use crate::cast::local_tensor::AiCore;
-use crate::cast::reg::{cast_reg, lane_map};
+use crate::cast::reg::{cast_reg_bytes, lane_map};
 use crate::ctrl::Ctrl;
 use crate::dtype::DType;
 use crate::element::{CastOptions, HybridThreshold, WideningMask};
@@ -305,8 +305,9 @@ fn run_reg(
             mask.select(wide, i);
         }
         remaining -= n;
-        let chunk = &input[r * VL_BYTES..(r + 1) * VL_BYTES];
-        let bytes = cast_register(src, dst, chunk, &mask, &cast_trait, &ctrl, &options)?;
+        let mut chunk = [0u8; VL_BYTES];
+        chunk.copy_from_slice(&input[r * VL_BYTES..(r + 1) * VL_BYTES]);
+        let bytes = cast_reg_bytes(dst, src, &chunk, &mask, &cast_trait, &ctrl, &options)?;
         let per = lanes(dst);
         let mut lanes_written: Vec<usize> =
             lane_map(src, dst, layout, &mask, options.widening_mask)
@@ -325,80 +326,4 @@ fn run_reg(
         steps: registers,
         product: Product::Ascend950.name(),
     })
-}
-
-macro_rules! dispatch_reg {
-    ($src:expr, $dst:expr, $f:ident ( $($arg:expr),* )) => {{
-        use crate::ty::*;
-        macro_rules! inner {
-            ($S:ty) => {
-                match $dst {
-                    DType::Float => $f::<Float, $S>($($arg),*),
-                    DType::Half => $f::<Half, $S>($($arg),*),
-                    DType::BFloat16 => $f::<BFloat16, $S>($($arg),*),
-                    DType::HiFloat8 => $f::<HiFloat8, $S>($($arg),*),
-                    DType::Fp8E4M3 => $f::<Fp8E4M3, $S>($($arg),*),
-                    DType::Fp8E5M2 => $f::<Fp8E5M2, $S>($($arg),*),
-                    DType::Fp8E8M0 => $f::<Fp8E8M0, $S>($($arg),*),
-                    DType::Fp4E2M1 => $f::<Fp4E2M1, $S>($($arg),*),
-                    DType::Fp4E1M2 => $f::<Fp4E1M2, $S>($($arg),*),
-                    DType::Int4 => $f::<Int4b, $S>($($arg),*),
-                    DType::Int8 => $f::<Int8, $S>($($arg),*),
-                    DType::UInt8 => $f::<UInt8, $S>($($arg),*),
-                    DType::Int16 => $f::<Int16, $S>($($arg),*),
-                    DType::UInt16 => $f::<UInt16, $S>($($arg),*),
-                    DType::Int32 => $f::<Int32, $S>($($arg),*),
-                    DType::UInt32 => $f::<UInt32, $S>($($arg),*),
-                    DType::Int64 => $f::<Int64, $S>($($arg),*),
-                }
-            };
-        }
-        match $src {
-            DType::Float => inner!(Float),
-            DType::Half => inner!(Half),
-            DType::BFloat16 => inner!(BFloat16),
-            DType::HiFloat8 => inner!(HiFloat8),
-            DType::Fp8E4M3 => inner!(Fp8E4M3),
-            DType::Fp8E5M2 => inner!(Fp8E5M2),
-            DType::Fp8E8M0 => inner!(Fp8E8M0),
-            DType::Fp4E2M1 => inner!(Fp4E2M1),
-            DType::Fp4E1M2 => inner!(Fp4E1M2),
-            DType::Int4 => inner!(Int4b),
-            DType::Int8 => inner!(Int8),
-            DType::UInt8 => inner!(UInt8),
-            DType::Int16 => inner!(Int16),
-            DType::UInt16 => inner!(UInt16),
-            DType::Int32 => inner!(Int32),
-            DType::UInt32 => inner!(UInt32),
-            DType::Int64 => inner!(Int64),
-        }
-    }};
-}
-
-fn cast_one<D: crate::memory::Element, S: crate::memory::Element>(
-    chunk: &[u8],
-    mask: &MaskReg,
-    cast_trait: &CastTrait,
-    ctrl: &Ctrl,
-    options: &CastOptions,
-) -> Result<Vec<u8>, AscendError> {
-    let mut ub = UnifiedBuffer::new(VL_BYTES);
-    ub.bytes_mut().copy_from_slice(chunk);
-    let src = crate::reg::load_align::<S>(&ub, 0)?;
-    let mut dst = crate::reg::RegTensor::<D>::zeroed();
-    cast_reg(&mut dst, &src, mask, cast_trait, ctrl, options)?;
-    Ok(dst.bytes().to_vec())
-}
-
-/// One register's cast between runtime types.
-fn cast_register(
-    src: DType,
-    dst: DType,
-    chunk: &[u8],
-    mask: &MaskReg,
-    cast_trait: &CastTrait,
-    ctrl: &Ctrl,
-    options: &CastOptions,
-) -> Result<Vec<u8>, AscendError> {
-    dispatch_reg!(src, dst, cast_one(chunk, mask, cast_trait, ctrl, options))
 }

@@ -20,6 +20,7 @@
 pub mod call;
 pub mod cast;
 pub mod ctrl;
+pub mod deq_scale;
 pub mod dtype;
 pub mod element;
 pub mod error;

@@ -129,13 +129,13 @@ pub struct Pending {
     pub why: &'static str,
 }
 
-const RINT: RoundMode = RoundMode::Rint;
-const ROUND: RoundMode = RoundMode::Round;
-const FLOOR: RoundMode = RoundMode::Floor;
-const CEIL: RoundMode = RoundMode::Ceil;
-const TRUNC: RoundMode = RoundMode::Trunc;
-const ODD: RoundMode = RoundMode::Odd;
-const NONE: RoundMode = RoundMode::None;
+pub(crate) const RINT: RoundMode = RoundMode::Rint;
+pub(crate) const ROUND: RoundMode = RoundMode::Round;
+pub(crate) const FLOOR: RoundMode = RoundMode::Floor;
+pub(crate) const CEIL: RoundMode = RoundMode::Ceil;
+pub(crate) const TRUNC: RoundMode = RoundMode::Trunc;
+pub(crate) const ODD: RoundMode = RoundMode::Odd;
+pub(crate) const NONE: RoundMode = RoundMode::None;
 use Rule::{Ieee, NoSat, Sat};
 
 /// The built-in cases (from `ascend_goldens.json`).

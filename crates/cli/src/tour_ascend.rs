@@ -8,7 +8,7 @@ use npusim_ascend::{
 use npusim_numerics::Format::{self, *};
 use npusim_numerics::RoundMode;
 
-use crate::tour::{Case, Rule, c};
+use crate::tour::{CEIL, Case, FLOOR, NONE, RINT, ROUND, Rule, TRUNC, c};
 
 fn dtype(f: Format) -> DType {
     DType::from_format(f).unwrap_or(DType::Float)
@@ -97,12 +97,6 @@ const DEQ_HALF: Rule = Rule::Custom {
     cast: |k| lt(Product::AtlasTraining, k, Some(0x3800)),
 };
 
-const RINT: RoundMode = RoundMode::Rint;
-const ROUND: RoundMode = RoundMode::Round;
-const FLOOR: RoundMode = RoundMode::Floor;
-const CEIL: RoundMode = RoundMode::Ceil;
-const TRUNC: RoundMode = RoundMode::Trunc;
-const NONE: RoundMode = RoundMode::None;
 const HYBRID: RoundMode = RoundMode::Hybrid;
 
 /// Golden cases that need an Ascend profile, plus training-series checks of seed 002 table 4.
@@ -115,7 +109,7 @@ pub static ASCEND_CASES: &[Case] = &[
     c("G005", "S2 float->float: round to an integral float", F32, 0x3f000000, F32, TRUNC, LT950, 0x0, ""),
     c("G046", "S2 table 4 on the training series", F16, 0x57f8, I8, ROUND, TRAINING, 0x7f, "half 127.5 -> int8 CAST_ROUND: ties away to 128, saturated to 127"),
     c("G073", "S2 table 4 on the training series", I32, 0x2000003, F32, NONE, TRAINING, 0x4c000001, "int32 2^25+3 -> float: CAST_NONE rounds to nearest even"),
-    c("G110", "S2 table 4 on the training series", F32, 0x42f67777, F16, RoundMode::Odd, TRAINING, 0x57b3, "float 123.23333 -> half CAST_ODD"),
+    c("G110", "S2 table 4 on the training series", F32, 0x42f67777, F16, crate::tour::ODD, TRAINING, 0x57b3, "float 123.23333 -> half CAST_ODD"),
     c("G151", "S1 e8m0 constraints (950 Reg API)", BF16, 0x7f80, F8E8M0, NONE, REG, 0xfe, "bf16 +Inf -> e8m0 max 0xFE as seed 001 says (the library's shifts would give 0xFF)"),
     c("G152", "S1 e8m0 constraints (950 Reg API)", BF16, 0x7fc0, F8E8M0, NONE, REG, 0xff, ""),
     c("G195", "950 bf16->e8m0: the exponent field", BF16, 0x3fc0, F8E8M0, NONE, REG, 0x7f, "1.5 truncates to 2^0"),

@@ -14,9 +14,9 @@ use crate::ctrl::Ctrl;
 use crate::dtype::DType;
 use crate::element::{CastOptions, ElementCast, WideningMask};
 use crate::error::AscendError;
-use crate::memory::Element;
+use crate::memory::{Element, read_code, write_code};
 use crate::modes::{CastTrait, MaskMergeMode, RegLayout};
-use crate::reg::{MaskReg, RegTensor, lane_bit, lanes};
+use crate::reg::{MaskReg, RegTensor, VL_BYTES, lane_bit, lanes};
 
 /// Checks the trait's layout against the width ratio of `src → dst`.
 pub fn check_layout(src: DType, dst: DType, layout: RegLayout) -> Result<(), AscendError> {
@@ -140,18 +140,41 @@ pub fn cast_reg<D: Element, S: Element>(
     ctrl: &Ctrl,
     options: &CastOptions,
 ) -> Result<(), AscendError> {
+    let out = cast_reg_bytes(
+        D::DTYPE,
+        S::DTYPE,
+        src.bytes(),
+        mask,
+        cast_trait,
+        ctrl,
+        options,
+    )?;
+    *dst = RegTensor::from_bytes(out);
+    Ok(())
+}
+
+/// The untyped form of [`cast_reg`]: `src_bytes` holds one register of `src` elements; returns
+/// the destination register's bytes.
+pub fn cast_reg_bytes(
+    dst: DType,
+    src: DType,
+    src_bytes: &[u8; VL_BYTES],
+    mask: &MaskReg,
+    cast_trait: &CastTrait,
+    ctrl: &Ctrl,
+    options: &CastOptions,
+) -> Result<[u8; VL_BYTES], AscendError> {
     if cast_trait.merge != MaskMergeMode::Zeroing {
         return Err(AscendError::IllegalMergeMode {
             mode: cast_trait.merge.name().to_string(),
         });
     }
-    let (sd, dd) = (S::DTYPE, D::DTYPE);
-    let elem = ElementCast::reg(sd, dd, cast_trait.round, cast_trait.sat, ctrl, options)?;
-    check_layout(sd, dd, cast_trait.layout)?;
-    let mut out = RegTensor::<D>::zeroed();
-    for (d, s) in lane_map(sd, dd, cast_trait.layout, mask, options.widening_mask) {
-        out.set(d, elem.apply(src.get(s), s as u64));
+    let elem = ElementCast::reg(src, dst, cast_trait.round, cast_trait.sat, ctrl, options)?;
+    check_layout(src, dst, cast_trait.layout)?;
+    let mut out = [0u8; VL_BYTES];
+    for (d, s) in lane_map(src, dst, cast_trait.layout, mask, options.widening_mask) {
+        let code = read_code(src_bytes, 0, src, s);
+        write_code(&mut out, 0, dst, d, elem.apply(code, s as u64));
     }
-    *dst = out;
-    Ok(())
+    Ok(out)
 }

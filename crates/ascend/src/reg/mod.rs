@@ -85,6 +85,14 @@ impl<T: Element> RegTensor<T> {
     pub fn bytes(&self) -> &[u8; VL_BYTES] {
         &self.bytes
     }
+
+    /// A register holding these bytes.
+    pub fn from_bytes(bytes: [u8; VL_BYTES]) -> RegTensor<T> {
+        RegTensor {
+            bytes,
+            _t: PhantomData,
+        }
+    }
 }
 
 /// A predicate register: one bit per byte lane of a vector register.
