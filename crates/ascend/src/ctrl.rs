@@ -60,12 +60,12 @@ impl Ctrl {
         (self.0 >> b) & 1 == 1
     }
 
-    /// CTRL[60]: saturation decided by bits 48/59 rather than the Cast's `SatMode`.
+    /// `CTRL[60]`: saturation decided by bits 48/59 rather than the Cast's `SatMode`.
     pub const fn global_saturation(&self) -> bool {
         self.bit(CTRL_GLOBAL_SAT)
     }
 
-    /// The per-instruction-mode register: CTRL[60] = 0, everything else at reset.
+    /// The per-instruction-mode register: `CTRL[60]` = 0, everything else at reset.
     pub const fn per_instruction() -> Ctrl {
         Ctrl(0)
     }

@@ -119,9 +119,9 @@ pub enum AscendError {
         "bitwise mask [{lo:#x}, {hi:#x}] is invalid for a cast whose wider type is {wide_bits}-bit: {why}"
     )]
     BitMaskOutOfRange {
-        /// mask[0]: lanes 0..63.
+        /// `mask[0]`: lanes 0..63.
         lo: u64,
-        /// mask[1]: lanes 64..127.
+        /// `mask[1]`: lanes 64..127.
         hi: u64,
         /// Width of the wider operand type.
         wide_bits: u32,

@@ -10,7 +10,7 @@ use npusim_numerics::RoundMode;
 
 use crate::error::AscendError;
 
-/// `SatMode`: whether overflow saturates (when CTRL[60] = 0 hands the choice to the instruction).
+/// `SatMode`: whether overflow saturates (when `CTRL[60]` = 0 hands the choice to the instruction).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum SatMode {
     /// `SatMode::UNKNOWN` (the trait default): not applicable, or the hardware default.

@@ -27,7 +27,7 @@ pub enum Mask {
     Contiguous(u64),
     /// `uint64_t mask[2]`: `mask[0]` bit j selects lane j (0..63), `mask[1]` bit j lane 64+j.
     ///
-    /// Seed 002 is inconsistent here: its range rule ("32-bit: mask[1] is 0") and the AscendC
+    /// Seed 002 is inconsistent here: its range rule ("32-bit: `mask[1]` is 0") and the AscendC
     /// library put lanes 0..63 in `mask[0]`, while two of its examples read `mask[1]` as the low
     /// word. npusim follows the range rule and the library (spec §11 A-M2).
     Bitwise([u64; 2]),

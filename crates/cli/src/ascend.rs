@@ -89,7 +89,7 @@ pub struct AscendCastArgs {
     /// Contiguous mask (LocalTensor).
     #[arg(long)]
     pub mask: Option<u64>,
-    /// Bitwise mask `mask[0],mask[1]` (decimal or 0x hex; mask[0] holds lanes 0..63).
+    /// Bitwise mask `mask[0],mask[1]` (decimal or 0x hex; `mask[0]` holds lanes 0..63).
     #[arg(long, value_name = "LO,HI")]
     pub mask_bits: Option<String>,
     /// repeatTimes (0..=255).

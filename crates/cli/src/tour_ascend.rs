@@ -62,7 +62,7 @@ const REG: Rule = Rule::Custom {
         )
     },
 };
-/// Reg API with CTRL[60] = 0 and SatMode::SAT.
+/// Reg API with `CTRL[60]` = 0 and SatMode::SAT.
 const REG_SAT: Rule = Rule::Custom {
     name: "reg SAT",
     cast: |k| {
@@ -74,7 +74,7 @@ const REG_SAT: Rule = Rule::Custom {
         )
     },
 };
-/// Reg API with CTRL[60] = 0, SatMode::NO_SAT and the literal hybrid threshold.
+/// Reg API with `CTRL[60]` = 0, SatMode::NO_SAT and the literal hybrid threshold.
 const REG_HYBRID: Rule = Rule::Custom {
     name: "reg HR",
     cast: |k| {

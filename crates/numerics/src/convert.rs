@@ -27,7 +27,7 @@ pub fn convert(code: u64, src: Format, dst: Format, policy: &CastPolicy) -> u64 
     convert_with_entropy(code, src, dst, policy, 0)
 }
 
-/// Like [`convert`], with the random threshold that [`RoundMode::Hybrid`] compares against.
+/// Like [`convert()`], with the random threshold that [`RoundMode::Hybrid`] compares against.
 ///
 /// A cast to the same format is a copy: the code comes back unchanged whatever the policy
 /// (±Inf is not saturated, a signalling NaN is not quieted), as bulk casts copy the bytes of

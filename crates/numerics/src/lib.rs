@@ -1,9 +1,32 @@
 //! Bit-exact number formats, rounding and cast policies: the numeric heart of npusim.
 //!
 //! Every conversion decodes its source to an exact value ([`Exact`]) and rounds it once to the
-//! destination ([`convert`]), under a [`CastPolicy`] that says how to round
+//! destination ([`convert()`]), under a [`CastPolicy`] that says how to round
 //! ([`RoundMode`]) and what overflow, ±Inf and NaN become. The crate knows no vendor:
 //! vendor crates express their hardware's rules as policies.
+//!
+//! # Decisions where the peers disagree
+//!
+//! The default policy is IEEE 754 behaviour (what `rustc_apfloat`, numpy and ml_dtypes share
+//! where they support a format). Where the peers disagree or say nothing, npusim decides:
+//!
+//! * **Ties to even means the even code.** For e8m0 (no mantissa) and HiF8's mantissa-less
+//!   band, `rint` picks the neighbour whose code ends in 0: f32 3.0 → e8m0 is 2 (0x80), 6.0 is
+//!   8 (0x82). ml_dtypes and torch round e8m0 ties up (`round` here).
+//! * **e8m0** has no zero and no sign: 0 and every value below 2^-127 give 0x00 (2^-127),
+//!   negative values and -Inf give NaN (0xFF) unless the policy says to drop the sign;
+//!   ml_dtypes maps 0 to NaN.
+//! * **NaN into a format without NaN** (fp4) gives +0; ml_dtypes flips the sign bit.
+//! * **NaN payloads:** the sign is kept, the quiet bit set and the top payload bits kept.
+//! * **Round-to-odd never overflows to Inf:** a finite value beyond max gives ±max, as
+//!   round-toward-zero does (otherwise e4m3fn's jammed 0x7E would become the NaN code 0x7F).
+//! * **Directed modes at overflow** follow IEEE: `floor` of a positive overflow is +max, of a
+//!   negative one -Inf; `ceil` the mirror; `trunc` ±max.
+//! * **Integer destinations** saturate by default (`IntOverflow::Wrap` keeps the low bits);
+//!   NaN gives 0 and ±Inf the extremes under both.
+//! * **A cast to the same format is a copy**, whatever the policy.
+//! * **No double rounding:** f64 and i64 sources are rounded once (ml_dtypes narrows f64
+//!   through f32 first).
 //!
 //! ```
 //! use npusim_numerics::{convert, cast_slice, CastPolicy, Format, RoundMode};

@@ -1,7 +1,7 @@
 //! Cast policies: the rounding mode plus what overflow, ±Inf and NaN become.
 //!
 //! Numerics knows no vendor. A vendor crate describes its hardware's behaviour by building a
-//! [`CastPolicy`] and handing it to [`crate::convert`]; the defaults here are the IEEE 754
+//! [`CastPolicy`] and handing it to [`crate::convert()`]; the defaults here are the IEEE 754
 //! behaviour that `rustc_apfloat`, numpy and ml_dtypes share for the formats they support.
 
 use crate::round::{RoundMode, Stochastic};

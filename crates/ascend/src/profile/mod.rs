@@ -1,5 +1,5 @@
 //! Vendor cast profiles: which conversions a product's `Cast` supports, and the numerics
-//! [`CastPolicy`] that reproduces its rounding, saturation and Inf/NaN rules.
+//! [`CastPolicy`](npusim_numerics::CastPolicy) that reproduces its rounding, saturation and Inf/NaN rules.
 //!
 //! Numerics knows no vendor; this module is where AscendC's rules become plain policies.
 

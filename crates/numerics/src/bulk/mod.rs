@@ -1,6 +1,6 @@
 //! Slice casts: many elements at once, in parallel over large inputs, deterministic.
 //!
-//! The per-element work is [`crate::convert`]; this module adds buffer validation, the packed
+//! The per-element work is [`crate::convert()`]; this module adds buffer validation, the packed
 //! 4-bit layout, parallel chunking and the per-element entropy of stochastic rounding, which
 //! depends only on the element's global index so that results do not change with the number
 //! of threads or with how a caller splits the work.
