@@ -455,19 +455,25 @@ pub fn run(args: TourArgs) -> Result<ExitCode> {
     })
 }
 
+/// The rendered lines of the cases that fail (for tests).
+#[cfg(test)]
+pub fn failing_lines(cases: &[Case]) -> Vec<String> {
+    cases
+        .iter()
+        .filter_map(|case| {
+            let o = check(case);
+            (!o.pass).then(|| render(case, &o))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn every_built_in_case_passes() {
-        let failing: Vec<String> = CASES
-            .iter()
-            .filter_map(|case| {
-                let o = check(case);
-                (!o.pass).then(|| render(case, &o))
-            })
-            .collect();
+        let failing = failing_lines(CASES);
         assert!(failing.is_empty(), "{}", failing.join("\n"));
     }
 
