@@ -154,14 +154,12 @@ impl FromStr for DType {
     /// Accepts AscendC spellings (`half`, `int4x2_t`, `fp4_e2m1`, ...) and every numerics name.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let t = s.trim();
-        let format = Format::parse_name(t).map_err(|_| AscendError::UnknownDType {
+        let unknown = || AscendError::UnknownDType {
             name: t.to_string(),
             valid: DType::ALL.map(|d| d.name()).join(" "),
-        })?;
-        DType::from_format(format).ok_or_else(|| AscendError::UnknownDType {
-            name: t.to_string(),
-            valid: DType::ALL.map(|d| d.name()).join(" "),
-        })
+        };
+        let format = Format::parse_name(t).map_err(|_| unknown())?;
+        DType::from_format(format).ok_or_else(unknown)
     }
 }
 
