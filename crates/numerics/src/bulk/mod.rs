@@ -19,7 +19,7 @@ use crate::round::RoundMode;
 
 /// Inputs smaller than this many elements are cast on the calling thread.
 pub const PARALLEL_THRESHOLD: usize = 1 << 16;
-/// Elements per parallel task (even, so packed chunks never share a byte).
+/// Elements per parallel task (a multiple of 4, so packed chunks never share a byte).
 const CHUNK: usize = 1 << 15;
 
 /// Options of a bulk cast beyond the policy.
@@ -28,7 +28,8 @@ pub struct BulkOptions {
     /// Seed of the per-element entropy that [`RoundMode::Hybrid`] compares against.
     pub seed: u64,
     /// Global index of the first element (so that a cast split into pieces draws the same
-    /// entropy as one whole cast). Must be even when either side is packed.
+    /// entropy as one whole cast). Must be a multiple of the packed elements per byte when
+    /// either side is packed.
     pub first_index: u64,
     /// Whether to use the rayon thread pool for large inputs.
     pub parallel: bool,
@@ -103,9 +104,10 @@ pub fn cast_elements(
         dst.copy_from_slice(src);
         return Ok(());
     }
-    if dst_storage.is_packed() && count % 2 == 1 {
-        // The unused high nibble of the last byte is zero, never stale memory.
-        dst[count / 2] = 0;
+    let per = dst_storage.per_byte();
+    if count % per != 0 {
+        // The unused high bits of the last packed byte are zero, never stale memory.
+        dst[count / per] = 0;
     }
     let work = |src: &[u8], dst: &mut [u8], start: usize, n: usize| {
         cast_range(

@@ -5,14 +5,16 @@ use std::fmt;
 use crate::error::NumericsError;
 use crate::format::Format;
 
-/// Storage layout of sub-byte (4-bit) elements; wider formats are always one element per
-/// `bits/8` little-endian bytes.
+/// Storage layout of sub-byte elements; formats of 8 bits and more are always one element per
+/// `bits/8` little-endian bytes, and 6-bit formats one element per byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Layout {
-    /// Two elements per byte, element 0 in the low nibble (AscendC `int4b_t`, `fp4x2_*`).
+    /// 4-bit formats two per byte, element 0 in the low nibble (AscendC `int4b_t`, `fp4x2_*`);
+    /// 2-bit formats four per byte, element 0 in the lowest two bits.
     #[default]
     Packed,
-    /// One element per byte, in the low nibble (how ml_dtypes stores `int4`, `float4_e2m1fn`).
+    /// One element per byte, in the low bits (how ml_dtypes stores `int4`, `float4_e2m1fn`,
+    /// `float6_e2m3fn`, `int2`).
     Unpacked,
 }
 
@@ -47,9 +49,10 @@ pub struct Storage {
 }
 
 impl Storage {
-    /// A storage description; `Packed` is only meaningful (and only accepted) for 4-bit formats.
+    /// A storage description; `Packed` is only meaningful (and only accepted) for 2- and 4-bit
+    /// formats.
     pub fn new(format: Format, layout: Layout) -> Result<Storage, NumericsError> {
-        if layout == Layout::Packed && !format.is_sub_byte() {
+        if layout == Layout::Packed && format.per_packed_byte().is_none() {
             return Err(NumericsError::PackedNotSubByte {
                 format,
                 bits: format.bits(),
@@ -58,11 +61,11 @@ impl Storage {
         Ok(Storage { format, layout })
     }
 
-    /// The default storage of a format: packed for 4-bit formats, plain otherwise.
+    /// The default storage of a format: packed for 2- and 4-bit formats, plain otherwise.
     pub const fn native(format: Format) -> Storage {
         Storage {
             format,
-            layout: if format.is_sub_byte() {
+            layout: if format.per_packed_byte().is_some() {
                 Layout::Packed
             } else {
                 Layout::Unpacked
@@ -80,24 +83,32 @@ impl Storage {
         self.layout
     }
 
-    /// Whether two elements share a byte.
+    /// Whether several elements share a byte.
     pub const fn is_packed(&self) -> bool {
         matches!(self.layout, Layout::Packed)
+    }
+
+    /// Elements per byte: 2 or 4 when packed, 1 otherwise (also for wider formats).
+    pub const fn per_byte(&self) -> usize {
+        match (self.layout, self.format.per_packed_byte()) {
+            (Layout::Packed, Some(n)) => n,
+            _ => 1,
+        }
     }
 
     /// Bytes needed for `count` elements.
     pub const fn bytes_for(&self, count: usize) -> usize {
         if self.is_packed() {
-            count.div_ceil(2)
+            count.div_ceil(self.per_byte())
         } else {
             count * self.format.unpacked_bytes()
         }
     }
 
-    /// Elements in a buffer of `bytes` bytes (packed buffers hold two per byte).
+    /// Elements in a buffer of `bytes` bytes (packed buffers hold two or four per byte).
     pub fn count_in(&self, bytes: usize, role: &'static str) -> Result<usize, NumericsError> {
         if self.is_packed() {
-            return Ok(bytes * 2);
+            return Ok(bytes * self.per_byte());
         }
         let w = self.format.unpacked_bytes();
         if bytes % w != 0 {
@@ -136,7 +147,9 @@ impl Storage {
     #[inline]
     pub fn read(&self, buf: &[u8], i: usize) -> u64 {
         if self.is_packed() {
-            u64::from((buf[i / 2] >> (4 * (i % 2))) & 0xF)
+            let per = self.per_byte();
+            let bits = 8 / per;
+            u64::from(buf[i / per] >> (bits * (i % per))) & self.format.code_mask()
         } else {
             match self.format.unpacked_bytes() {
                 1 => u64::from(buf[i]) & self.format.code_mask(),
@@ -154,13 +167,16 @@ impl Storage {
         }
     }
 
-    /// Writes element `i` (the low bits of `code`). Packed writes keep the other nibble.
+    /// Writes element `i` (the low bits of `code`). Packed writes keep the byte's other
+    /// elements; a one-per-byte sub-byte element is written with its high bits zero.
     #[inline]
     pub fn write(&self, buf: &mut [u8], i: usize, code: u64) {
         if self.is_packed() {
-            let shift = 4 * (i % 2);
-            let b = &mut buf[i / 2];
-            *b = (*b & !(0xF << shift)) | (((code & 0xF) as u8) << shift);
+            let per = self.per_byte();
+            let shift = (8 / per) * (i % per);
+            let mask = self.format.code_mask() as u8;
+            let b = &mut buf[i / per];
+            *b = (*b & !(mask << shift)) | (((code as u8) & mask) << shift);
         } else {
             let w = self.format.unpacked_bytes();
             buf[w * i..w * i + w].copy_from_slice(&code.to_le_bytes()[..w]);

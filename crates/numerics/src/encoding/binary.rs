@@ -33,6 +33,9 @@ pub fn decode(code: u64, spec: &BinarySpec) -> Exact {
                 payload: man << (64 - m),
             };
         }
+        Specials::NanAtNegativeZero if negative && biased == 0 && man == 0 => {
+            return Exact::NAN;
+        }
         Specials::ExponentOnly => {
             if biased == all_ones {
                 return Exact::Nan {
@@ -100,7 +103,12 @@ impl FloatGrid for BinarySpec {
         if !self.has_subnormals() {
             return None;
         }
-        Some(if negative { self.sign_mask() } else { 0 })
+        let has_negative_zero = !matches!(self.specials, Specials::NanAtNegativeZero);
+        Some(if negative && has_negative_zero {
+            self.sign_mask()
+        } else {
+            0
+        })
     }
 
     fn inf_code(&self, negative: bool) -> Option<u64> {
@@ -130,6 +138,7 @@ impl FloatGrid for BinarySpec {
             }
             Specials::NanOnlyAllOnes => Some(sign | exp_ones | ((1u64 << m) - 1)),
             Specials::ExponentOnly => Some(exp_ones),
+            Specials::NanAtNegativeZero => Some(self.sign_mask()),
             Specials::FiniteOnly => None,
         }
     }

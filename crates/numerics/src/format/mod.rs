@@ -2,7 +2,8 @@
 //!
 //! A [`Format`] is a plain enum; everything the rest of the crate needs to know about it
 //! (bit width, how its bits encode a value, its aliases) lives in one row of [`FORMATS`].
-//! Adding a format means adding a variant and a row, plus its tests.
+//! The enum, [`FORMATS`] and [`Format::ALL`] are generated from the rows in `table.rs`, so
+//! adding a format is adding one row there, plus its tests.
 
 use std::fmt;
 use std::str::FromStr;
@@ -10,55 +11,52 @@ use std::str::FromStr;
 use crate::error::NumericsError;
 use crate::exact::Exact;
 
-/// A number format: how a code of `bits()` bits stands for a value.
-///
-/// ```
-/// use npusim_numerics::Format;
-/// let f: Format = "fp8_e4m3fn_t".parse().unwrap();
-/// assert_eq!(f, Format::F8E4M3FN);
-/// assert_eq!(f.to_string(), "f8e4m3fn");
-/// assert_eq!(f.bits(), 8);
-/// assert_eq!(f.max_finite(), 448.0);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Format {
-    /// IEEE binary64.
-    F64,
-    /// IEEE binary32.
-    F32,
-    /// IEEE binary16.
-    F16,
-    /// bfloat16: binary32 with the low 16 mantissa bits dropped.
-    BF16,
-    /// OCP fp8 E4M3 "fn": no infinities, one NaN pattern per sign, max 448.
-    F8E4M3FN,
-    /// OCP fp8 E5M2: IEEE-style, with infinities and NaNs, max 57344.
-    F8E5M2,
-    /// OCP MX scale E8M0: unsigned power of two 2^-127..2^127, 0xFF is NaN, no zero.
-    F8E8M0,
-    /// Huawei HiFloat8: tapered precision, 0x00 zero, 0x80 NaN, 0x6F/0xEF infinities.
-    HiF8,
-    /// OCP fp4 E2M1: finite only, max 6.
-    F4E2M1,
-    /// Huawei fp4 E1M2: finite only, max 1.75.
-    F4E1M2,
-    /// Signed 4-bit two's complement, -8..=7.
-    I4,
-    /// Signed 8-bit integer.
-    I8,
-    /// Signed 16-bit integer.
-    I16,
-    /// Signed 32-bit integer.
-    I32,
-    /// Signed 64-bit integer.
-    I64,
-    /// Unsigned 8-bit integer.
-    U8,
-    /// Unsigned 16-bit integer.
-    U16,
-    /// Unsigned 32-bit integer.
-    U32,
+/// Generates [`Format`], [`FORMATS`] and [`Format::ALL`] from one list of rows
+/// (`Variant = "name", bits, kind, [aliases], "summary";`).
+macro_rules! format_table {
+    ($(
+        $(#[doc = $doc:literal])*
+        $variant:ident = $name:literal, $bits:expr, $kind:expr, [$($alias:literal),* $(,)?], $summary:literal;
+    )*) => {
+        /// A number format: how a code of `bits()` bits stands for a value.
+        ///
+        /// ```
+        /// use npusim_numerics::Format;
+        /// let f: Format = "fp8_e4m3fn_t".parse().unwrap();
+        /// assert_eq!(f, Format::F8E4M3FN);
+        /// assert_eq!(f.to_string(), "f8e4m3fn");
+        /// assert_eq!(f.bits(), 8);
+        /// assert_eq!(f.max_finite(), 448.0);
+        /// ```
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Format {
+            $( $(#[doc = $doc])* $variant, )*
+        }
+
+        const COUNT: usize = [$(stringify!($variant)),*].len();
+
+        /// The format table, in display order (the order of [`Format`]'s variants).
+        pub const FORMATS: [$crate::format::FormatInfo; COUNT] = [
+            $( $crate::format::FormatInfo {
+                format: Format::$variant,
+                name: $name,
+                bits: $bits,
+                kind: $kind,
+                aliases: &[$($alias),*],
+                summary: $summary,
+            }, )*
+        ];
+
+        impl Format {
+            /// Every format, in table order.
+            pub const ALL: [Format; COUNT] = [$(Format::$variant),*];
+        }
+    };
 }
+pub(crate) use format_table;
+
+mod table;
+pub use table::*;
 
 /// Which special codes a binary float format reserves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,8 +65,11 @@ pub enum Specials {
     Ieee,
     /// "fn" style (e4m3fn): no infinities; only the all-ones exponent *and* mantissa is NaN.
     NanOnlyAllOnes,
-    /// Every code is a finite number (fp4): no Inf, no NaN.
+    /// Every code is a finite number (fp4, fp6): no Inf, no NaN.
     FiniteOnly,
+    /// "fnuz" style (e4m3fnuz, e5m2fnuz, e4m3b11fnuz): no infinities and no negative zero; the
+    /// negative-zero code (sign bit alone) is the only NaN.
+    NanAtNegativeZero,
     /// Exponent-only unsigned scale (e8m0): code 0xFF is NaN, every other code 2^(code-bias); no zero.
     ExponentOnly,
 }
@@ -103,7 +104,9 @@ impl BinarySpec {
         let all_ones = (1u32 << self.exp_bits) - 1;
         match self.specials {
             Specials::Ieee | Specials::ExponentOnly => all_ones - 1,
-            Specials::NanOnlyAllOnes | Specials::FiniteOnly => all_ones,
+            Specials::NanOnlyAllOnes | Specials::FiniteOnly | Specials::NanAtNegativeZero => {
+                all_ones
+            }
         }
     }
 
@@ -158,6 +161,10 @@ pub struct FormatInfo {
     pub summary: &'static str,
 }
 
+const fn int(signed: bool) -> Kind {
+    Kind::Int { signed }
+}
+
 const fn binary(exp_bits: u32, man_bits: u32, bias: i32, specials: Specials) -> Kind {
     Kind::Binary(BinarySpec {
         exp_bits,
@@ -168,205 +175,7 @@ const fn binary(exp_bits: u32, man_bits: u32, bias: i32, specials: Specials) -> 
     })
 }
 
-/// The format table, in display order.
-pub const FORMATS: [FormatInfo; 18] = [
-    FormatInfo {
-        format: Format::F64,
-        name: "f64",
-        bits: 64,
-        kind: binary(11, 52, 1023, Specials::Ieee),
-        aliases: &["float64", "double", "fp64", "torch.float64"],
-        summary: "IEEE binary64",
-    },
-    FormatInfo {
-        format: Format::F32,
-        name: "f32",
-        bits: 32,
-        kind: binary(8, 23, 127, Specials::Ieee),
-        aliases: &["float32", "float", "fp32", "torch.float32"],
-        summary: "IEEE binary32",
-    },
-    FormatInfo {
-        format: Format::F16,
-        name: "f16",
-        bits: 16,
-        kind: binary(5, 10, 15, Specials::Ieee),
-        aliases: &["float16", "half", "fp16", "torch.float16"],
-        summary: "IEEE binary16",
-    },
-    FormatInfo {
-        format: Format::BF16,
-        name: "bf16",
-        bits: 16,
-        kind: binary(8, 7, 127, Specials::Ieee),
-        aliases: &["bfloat16", "bfloat16_t", "torch.bfloat16"],
-        summary: "bfloat16 (binary32 exponent, 7-bit mantissa)",
-    },
-    FormatInfo {
-        format: Format::F8E4M3FN,
-        name: "f8e4m3fn",
-        bits: 8,
-        kind: binary(4, 3, 7, Specials::NanOnlyAllOnes),
-        aliases: &[
-            "float8_e4m3fn",
-            "fp8_e4m3fn_t",
-            "fp8_e4m3fn",
-            "e4m3fn",
-            "f8_e4m3",
-            "torch.float8_e4m3fn",
-        ],
-        summary: "OCP fp8 E4M3, no Inf, NaN = S.1111.111",
-    },
-    FormatInfo {
-        format: Format::F8E5M2,
-        name: "f8e5m2",
-        bits: 8,
-        kind: binary(5, 2, 15, Specials::Ieee),
-        aliases: &[
-            "float8_e5m2",
-            "fp8_e5m2_t",
-            "fp8_e5m2",
-            "e5m2",
-            "f8_e5m2",
-            "torch.float8_e5m2",
-        ],
-        summary: "OCP fp8 E5M2, IEEE-style Inf/NaN",
-    },
-    FormatInfo {
-        format: Format::F8E8M0,
-        name: "f8e8m0",
-        bits: 8,
-        kind: binary(8, 0, 127, Specials::ExponentOnly),
-        aliases: &[
-            "float8_e8m0fnu",
-            "fp8_e8m0_t",
-            "fp8_e8m0",
-            "e8m0",
-            "f8_e8m0",
-            "torch.float8_e8m0fnu",
-        ],
-        summary: "OCP MX scale: unsigned 2^-127..2^127, 0xFF NaN, no zero",
-    },
-    FormatInfo {
-        format: Format::HiF8,
-        name: "hif8",
-        bits: 8,
-        kind: Kind::HiF8,
-        aliases: &["hifloat8_t", "hifloat8", "hif8_t"],
-        summary: "HiFloat8 tapered: 2^-22..2^15, 0x80 NaN, 0x6F/0xEF Inf",
-    },
-    FormatInfo {
-        format: Format::F4E2M1,
-        name: "f4e2m1",
-        bits: 4,
-        kind: binary(2, 1, 1, Specials::FiniteOnly),
-        aliases: &[
-            "float4_e2m1fn",
-            "fp4x2_e2m1_t",
-            "fp4_e2m1",
-            "e2m1",
-            "float4_e2m1",
-            "f4",
-        ],
-        summary: "OCP fp4 E2M1, finite only, max 6",
-    },
-    FormatInfo {
-        format: Format::F4E1M2,
-        name: "f4e1m2",
-        bits: 4,
-        kind: binary(1, 2, 1, Specials::FiniteOnly),
-        aliases: &["fp4x2_e1m2_t", "float4_e1m2", "fp4_e1m2", "e1m2"],
-        summary: "Huawei fp4 E1M2, finite only, max 1.75",
-    },
-    FormatInfo {
-        format: Format::I4,
-        name: "i4",
-        bits: 4,
-        kind: Kind::Int { signed: true },
-        aliases: &["int4", "int4b_t", "int4x2_t"],
-        summary: "signed 4-bit integer",
-    },
-    FormatInfo {
-        format: Format::I8,
-        name: "i8",
-        bits: 8,
-        kind: Kind::Int { signed: true },
-        aliases: &["int8", "int8_t", "torch.int8"],
-        summary: "signed 8-bit integer",
-    },
-    FormatInfo {
-        format: Format::I16,
-        name: "i16",
-        bits: 16,
-        kind: Kind::Int { signed: true },
-        aliases: &["int16", "int16_t", "torch.int16", "short"],
-        summary: "signed 16-bit integer",
-    },
-    FormatInfo {
-        format: Format::I32,
-        name: "i32",
-        bits: 32,
-        kind: Kind::Int { signed: true },
-        aliases: &["int32", "int32_t", "torch.int32", "int"],
-        summary: "signed 32-bit integer",
-    },
-    FormatInfo {
-        format: Format::I64,
-        name: "i64",
-        bits: 64,
-        kind: Kind::Int { signed: true },
-        aliases: &["int64", "int64_t", "torch.int64", "long"],
-        summary: "signed 64-bit integer",
-    },
-    FormatInfo {
-        format: Format::U8,
-        name: "u8",
-        bits: 8,
-        kind: Kind::Int { signed: false },
-        aliases: &["uint8", "uint8_t", "torch.uint8"],
-        summary: "unsigned 8-bit integer",
-    },
-    FormatInfo {
-        format: Format::U16,
-        name: "u16",
-        bits: 16,
-        kind: Kind::Int { signed: false },
-        aliases: &["uint16", "uint16_t", "torch.uint16"],
-        summary: "unsigned 16-bit integer",
-    },
-    FormatInfo {
-        format: Format::U32,
-        name: "u32",
-        bits: 32,
-        kind: Kind::Int { signed: false },
-        aliases: &["uint32", "uint32_t", "torch.uint32"],
-        summary: "unsigned 32-bit integer",
-    },
-];
-
 impl Format {
-    /// Every format, in table order.
-    pub const ALL: [Format; 18] = [
-        Format::F64,
-        Format::F32,
-        Format::F16,
-        Format::BF16,
-        Format::F8E4M3FN,
-        Format::F8E5M2,
-        Format::F8E8M0,
-        Format::HiF8,
-        Format::F4E2M1,
-        Format::F4E1M2,
-        Format::I4,
-        Format::I8,
-        Format::I16,
-        Format::I32,
-        Format::I64,
-        Format::U8,
-        Format::U16,
-        Format::U32,
-    ];
-
     /// This format's row of [`FORMATS`].
     pub const fn info(self) -> &'static FormatInfo {
         &FORMATS[self as usize]
@@ -396,9 +205,26 @@ impl Format {
         }
     }
 
-    /// Whether this is a 4-bit format (stored packed two per byte or one per byte).
+    /// Whether this format is narrower than a byte (2, 4 or 6 bits).
     pub const fn is_sub_byte(self) -> bool {
         self.bits() < 8
+    }
+
+    /// How many elements share a byte in the packed layout: 2 for 4-bit formats, 4 for 2-bit
+    /// ones; `None` for formats that are never packed (6 bits and wider).
+    ///
+    /// ```
+    /// use npusim_numerics::Format;
+    /// assert_eq!(Format::I4.per_packed_byte(), Some(2));
+    /// assert_eq!(Format::U2.per_packed_byte(), Some(4));
+    /// assert_eq!(Format::F6E2M3FN.per_packed_byte(), None);
+    /// ```
+    pub const fn per_packed_byte(self) -> Option<usize> {
+        match self.bits() {
+            2 => Some(4),
+            4 => Some(2),
+            _ => None,
+        }
     }
 
     /// Bytes one element occupies when stored one per byte (sub-byte formats take a whole byte).
@@ -450,7 +276,9 @@ impl Format {
     /// Whether a negative zero code exists.
     pub const fn has_negative_zero(self) -> bool {
         match self.kind() {
-            Kind::Binary(b) => b.signed && b.has_subnormals(),
+            Kind::Binary(b) => {
+                b.signed && b.has_subnormals() && !matches!(b.specials, Specials::NanAtNegativeZero)
+            }
             Kind::HiF8 | Kind::Int { .. } => false,
         }
     }
@@ -659,5 +487,59 @@ mod tests {
         assert_eq!(Format::F32.min_positive(), f64::from(f32::from_bits(1)));
         assert_eq!(Format::HiF8.min_normal(), 2f64.powi(-15));
         assert_eq!(Format::F8E8M0.min_normal(), 2f64.powi(-127));
+    }
+
+    #[test]
+    fn ml_dtypes_formats_have_their_published_constants() {
+        let p = |e: i32| 2f64.powi(e);
+        // (format, max finite, min normal, min positive, Inf, NaN, -0)
+        let rows = [
+            (Format::F8E4M3, 240.0, p(-6), p(-9), true, true, true),
+            (Format::F8E4M3FNUZ, 240.0, p(-7), p(-10), false, true, false),
+            (
+                Format::F8E5M2FNUZ,
+                57344.0,
+                p(-15),
+                p(-17),
+                false,
+                true,
+                false,
+            ),
+            (
+                Format::F8E4M3B11FNUZ,
+                30.0,
+                p(-10),
+                p(-13),
+                false,
+                true,
+                false,
+            ),
+            (Format::F8E3M4, 15.5, p(-2), p(-6), true, true, true),
+            (Format::F6E2M3FN, 7.5, 1.0, 0.125, false, false, true),
+            (Format::F6E3M2FN, 28.0, 0.25, 0.0625, false, false, true),
+        ];
+        for (f, max, min_normal, min_positive, inf, nan, neg_zero) in rows {
+            assert_eq!(f.max_finite(), max, "{f}");
+            assert_eq!(f.min_finite(), -max, "{f}");
+            assert_eq!(f.min_normal(), min_normal, "{f}");
+            assert_eq!(f.min_positive(), min_positive, "{f}");
+            assert_eq!(
+                (f.has_inf(), f.has_nan(), f.has_negative_zero()),
+                (inf, nan, neg_zero),
+                "{f}"
+            );
+        }
+        assert!(Format::F8E4M3FNUZ.decode(0x80).is_nan());
+        assert_eq!(Format::F8E4M3.decode(0x78), Exact::Inf { negative: false });
+        assert_eq!(Format::I2.min_finite(), -2.0);
+        assert_eq!(Format::I2.max_finite(), 1.0);
+        assert_eq!(Format::U2.max_finite(), 3.0);
+        assert_eq!(Format::U4.max_finite(), 15.0);
+        assert_eq!(Format::U64.max_finite(), 18446744073709551615.0);
+        assert_eq!(Format::F6E2M3FN.bits(), 6);
+        assert_eq!(
+            Format::parse_name("ml_dtypes.float6_e3m2fn").ok(),
+            Some(Format::F6E3M2FN)
+        );
     }
 }
