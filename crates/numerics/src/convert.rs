@@ -175,10 +175,10 @@ fn max_code<G: Grid>(g: &G, negative: bool) -> u64 {
     g.encode(negative, n, q)
 }
 
-/// A NaN code if the format has one, else `otherwise`.
-fn nan_or<G: Grid>(g: &G, negative: bool, payload: u64, otherwise: Rounded) -> Rounded {
-    match g.nan_code(negative, payload) {
-        Some(code) => Rounded::new(code, otherwise.status.with(Status::NAN)),
+/// A NaN code (with `status` and the NAN flag) if the format has one, else `otherwise`.
+fn nan_or<G: Grid>(g: &G, negative: bool, status: Status, otherwise: Rounded) -> Rounded {
+    match g.nan_code(negative, QUIET_PAYLOAD) {
+        Some(code) => Rounded::new(code, status | Status::NAN),
         None => otherwise,
     }
 }
@@ -217,19 +217,19 @@ fn overflow<G: Grid>(
     }
     match g.inf_code(negative) {
         Some(code) => Rounded::new(code, base | Status::INF),
-        None => nan_or(g, negative, QUIET_PAYLOAD, saturated),
+        None => nan_or(g, negative, base, saturated),
     }
 }
 
 fn round_on<G: Grid>(g: &G, x: &Value, policy: &CastPolicy, entropy: u32) -> Rounded {
     let unsigned_negative_nan = || {
+        let invalid = Status::INVALID | Status::INEXACT;
         nan_or(
             g,
             false,
-            QUIET_PAYLOAD,
-            Rounded::new(zero_or_smallest(g, false), Status::OK),
+            invalid,
+            Rounded::new(zero_or_smallest(g, false), invalid),
         )
-        .with_status(Status::INVALID | Status::INEXACT)
     };
     match *x {
         Value::Nan { negative, payload } => {
@@ -260,7 +260,7 @@ fn round_on<G: Grid>(g: &G, x: &Value, policy: &CastPolicy, entropy: u32) -> Rou
                 InfRule::Keep => match g.inf_code(negative) {
                     Some(code) => Rounded::new(code, Status::INF),
                     None => match policy.overflow {
-                        Overflow::Ieee => nan_or(g, negative, QUIET_PAYLOAD, saturated),
+                        Overflow::Ieee => nan_or(g, negative, Status::INEXACT, saturated),
                         Overflow::Saturate => saturated,
                     },
                 },
@@ -321,7 +321,9 @@ fn round_finite<G: Grid>(
     }
     let n = cut.n.wrapping_add(u128::from(up));
     if n == 0 && !cut.huge {
-        status |= Status::FLUSHED_TO_ZERO;
+        if g.zero_code(negative).is_some() {
+            status |= Status::FLUSHED_TO_ZERO;
+        }
         if g.min_normal_binade().is_some() {
             status |= Status::UNDERFLOW;
         }
@@ -345,13 +347,6 @@ fn round_finite<G: Grid>(
         status |= Status::UNDERFLOW;
     }
     Rounded::new(g.encode(negative, n as u64, q), status)
-}
-
-impl Rounded {
-    /// The same code with more flags.
-    const fn with_status(self, more: Status) -> Rounded {
-        Rounded::new(self.code, self.status.with(more))
-    }
 }
 
 #[cfg(test)]

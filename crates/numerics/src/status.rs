@@ -144,7 +144,8 @@ impl Rounded {
 pub struct StatusCounts {
     /// Results counted.
     pub total: u64,
-    /// Results whose value equals the input's (no `INEXACT`, no `INVALID`).
+    /// Results whose value equals the input's (no `INEXACT`, no `INVALID`; a NaN that stays a
+    /// NaN counts as exact).
     pub exact: u64,
     /// Per flag, in the bit order of [`Status::NAMED`].
     pub flags: [u64; 9],
