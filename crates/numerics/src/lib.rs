@@ -49,7 +49,7 @@ pub mod round;
 pub mod status;
 
 pub use bulk::{
-    BulkOptions, Layout, Storage, cast_elements, cast_elements_with_status, cast_from_f32,
+    BulkOptions, Encoded, Layout, Storage, cast_elements, cast_elements_with_status, cast_from_f32,
     cast_slice, cast_to_f32, entropy,
 };
 pub use convert::{convert, convert_exact, convert_with_entropy, convert_with_status, round_exact};

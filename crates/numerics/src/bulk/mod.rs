@@ -5,8 +5,10 @@
 //! depends only on the element's global index so that results do not change with the number
 //! of threads or with how a caller splits the work.
 
+mod encoded;
 mod storage;
 
+pub use encoded::Encoded;
 pub use storage::{Layout, Storage};
 
 use rayon::prelude::*;
