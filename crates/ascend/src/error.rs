@@ -1,5 +1,6 @@
 //! Typed errors of the Ascend model: every limit it checks, with the offending numbers.
 
+use npusim_hw::{LimitError, RangeError};
 use thiserror::Error;
 
 use crate::dtype::DType;
@@ -83,34 +84,19 @@ pub enum AscendError {
         /// The mode given.
         mode: String,
     },
-    /// repeatTimes above 255.
-    #[error("repeatTimes {repeat} is out of range [0, 255]")]
-    RepeatOutOfRange {
-        /// The value given.
-        repeat: u32,
-    },
-    /// A repeat stride above 255.
-    #[error("{which} {value} is out of range [0, 255]")]
-    StrideOutOfRange {
-        /// Which stride.
-        which: &'static str,
-        /// The value given.
-        value: u32,
-    },
+    /// A number outside a named hardware limit (`repeatTimes`, a stride, ...).
+    #[error(transparent)]
+    Limit(#[from] LimitError),
     /// A destination block stride of 0 (the result is undefined).
     #[error(
         "dstBlkStride 0 makes the 8 blocks of a repeat overwrite each other (undefined); use >= 1"
     )]
     ZeroDstBlockStride,
     /// A contiguous mask out of its range.
-    #[error(
-        "contiguous mask {mask} is out of range [1, {max}] for a cast whose wider type is {wide_bits}-bit"
-    )]
+    #[error("{limit} for a cast whose wider type is {wide_bits}-bit")]
     MaskOutOfRange {
-        /// The mask given.
-        mask: u64,
-        /// Largest legal mask (elements per repeat).
-        max: u64,
+        /// The broken limit and the mask given.
+        limit: LimitError,
         /// Width of the wider operand type.
         wide_bits: u32,
     },
@@ -138,7 +124,7 @@ pub enum AscendError {
         /// The offending value.
         value: u64,
     },
-    /// A tensor start address not 32-byte aligned.
+    /// A tensor start address not [`TENSOR_ALIGN_BYTES`](crate::limits::TENSOR_ALIGN_BYTES)-aligned.
     #[error("LocalTensor start address {addr:#x} is not 32-byte aligned")]
     Misaligned {
         /// The address.
@@ -221,6 +207,9 @@ pub enum AscendError {
         /// Actual size.
         got: usize,
     },
+    /// An address range that cannot be formed (its end overflows).
+    #[error("address range: {0}")]
+    Range(#[from] RangeError),
     /// A call description that cannot be parsed.
     #[error("invalid cast description: {0}")]
     BadDescription(String),

@@ -2,6 +2,7 @@
 
 use npusim_ascend::AscendError;
 use npusim_ascend::call::{CastCall, run_call};
+use npusim_ascend::limits::{LimitError, REPEAT_TIMES};
 use npusim_ascend::seed_examples::seed002_examples;
 
 fn le16(v: &[u16]) -> Vec<u8> {
@@ -116,6 +117,10 @@ fn bad_calls_are_typed_errors() {
     };
     assert_eq!(
         run_call(&too_many, &input, None),
-        Err(AscendError::RepeatOutOfRange { repeat: 300 }).map(|_: ()| unreachable!())
+        Err(AscendError::Limit(LimitError {
+            limit: REPEAT_TIMES,
+            value: 300
+        }))
+        .map(|_: ()| unreachable!())
     );
 }

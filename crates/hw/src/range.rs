@@ -59,6 +59,11 @@ impl ByteRange {
         }
     }
 
+    /// `[0, len)`: a whole memory of `len` bytes (cannot overflow).
+    pub const fn from_len(len: usize) -> ByteRange {
+        ByteRange { start: 0, end: len }
+    }
+
     /// First address.
     pub const fn start(&self) -> usize {
         self.start

@@ -14,6 +14,7 @@ use crate::ctrl::Ctrl;
 use crate::dtype::DType;
 use crate::element::{CastOptions, ElementCast};
 use crate::error::AscendError;
+use crate::limits::REPEAT_TIMES;
 use crate::memory::{Element, LocalTensor, TensorView, UnifiedBuffer, read_code_at, write_code_at};
 use crate::profile::Product;
 use crate::repeat::{Loc, Mask, Operand, RepeatPlan, UnaryRepeatParams};
@@ -188,7 +189,10 @@ impl AiCore {
         while done < count {
             let left = count - done;
             let (mask, repeats) = if left >= per_repeat {
-                (per_repeat, (left / per_repeat).min(255))
+                (
+                    per_repeat,
+                    (left / per_repeat).min(REPEAT_TIMES.max as usize),
+                )
             } else {
                 (left, 1)
             };
@@ -264,9 +268,7 @@ fn check_extent(plan: &RepeatPlan, op: Operand, t: &TensorView) -> Result<(), As
 /// must be the same element (same repeat, same lane, same address and width) — which also rules
 /// out an earlier repeat writing what a later repeat reads, and in-place width changes.
 fn check_overlap(plan: &RepeatPlan, src: &TensorView, dst: &TensorView) -> Result<(), AscendError> {
-    let (s0, s1) = src.byte_range();
-    let (d0, d1) = dst.byte_range();
-    if s1 <= d0 || d1 <= s0 {
+    if !src.byte_range()?.overlaps(&dst.byte_range()?) {
         return Ok(());
     }
     let nibbles = |t: &TensorView| t.dtype.size_bits() as usize / 4;
