@@ -16,6 +16,16 @@ pub enum AscendError {
         /// Every valid name.
         valid: String,
     },
+    /// A spelling that is not one of an option's legal values (round mode, sat mode, API, ...).
+    #[error("unknown {what} `{name}`; valid: {valid}")]
+    UnknownValue {
+        /// What was being named (`round mode`, `sat mode`, ...).
+        what: &'static str,
+        /// The name given.
+        name: String,
+        /// Every valid spelling.
+        valid: &'static str,
+    },
     /// A product name that is not modelled.
     #[error("unknown product `{name}`; valid products: {valid}")]
     UnknownProduct {

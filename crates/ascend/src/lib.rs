@@ -40,7 +40,7 @@ pub use dtype::DType;
 pub use element::{CastOptions, ElementCast, HybridThreshold, Special, WideningMask};
 pub use error::AscendError;
 pub use memory::{Element, LocalTensor, TensorView, UnifiedBuffer};
-pub use modes::{CastTrait, MaskMergeMode, RegLayout, SatMode};
+pub use modes::{CastRoundMode, CastTrait, MaskMergeMode, RegLayout, SatMode, round_mode_name};
 pub use profile::{PairRule, Product, SatSupport};
 pub use reg::{MaskPattern, MaskReg, RegTensor, load_align, store_align};
 pub use repeat::{Mask, RepeatPlan, UnaryRepeatParams};

@@ -13,6 +13,7 @@ use npusim_numerics::RoundMode;
 
 use crate::dtype::DType;
 use crate::error::AscendError;
+use crate::modes::round_mode_name;
 
 pub use training::TRAINING_PAIRS;
 pub use v950::{V950_LOCAL_TENSOR_EXTRA, V950_PAIRS};
@@ -158,7 +159,7 @@ impl PairRule {
                 product: product.name(),
                 src: self.src,
                 dst: self.dst,
-                mode: round.map_or("UNKNOWN", |m| m.vendor_name()).to_string(),
+                mode: round.map_or("UNKNOWN", round_mode_name).to_string(),
                 legal: self.legal_modes(),
             }),
         }
@@ -169,7 +170,7 @@ impl PairRule {
         if self.ignores_mode {
             return "any (ignored: the conversion always rounds to nearest even)".to_string();
         }
-        let mut v: Vec<&str> = self.modes.iter().map(|m| m.vendor_name()).collect();
+        let mut v: Vec<&str> = self.modes.iter().map(|&m| round_mode_name(m)).collect();
         if self.exact {
             v.insert(0, "UNKNOWN");
             if !self.modes.contains(&RoundMode::None) {
