@@ -1,5 +1,7 @@
 //! Vendor cast profiles: which conversions a product's `Cast` supports, and the numerics
 //! [`CastPolicy`](npusim_numerics::CastPolicy) that reproduces its rounding, saturation and Inf/NaN rules.
+//! Each product's pair table and its policy rules live together in one file (`training.rs`,
+//! `v950.rs`).
 //!
 //! Numerics knows no vendor; this module is where AscendC's rules become plain policies.
 
@@ -16,6 +18,8 @@ use crate::error::AscendError;
 use crate::modes::round_mode_name;
 
 pub use training::TRAINING_PAIRS;
+pub(crate) use training::training_policy;
+pub(crate) use v950::v950_policy;
 pub use v950::{V950_LOCAL_TENSOR_EXTRA, V950_PAIRS};
 
 /// A modelled Ascend product.
