@@ -100,8 +100,9 @@ pub struct ElementCast {
 }
 
 impl ElementCast {
-    /// Resolves a LocalTensor-API cast (`Cast(dst, src, round_mode, ...)`): the product's table,
-    /// no `SatMode` (the training series saturates; the 950 follows its reset CTRL state).
+    /// Resolves a LocalTensor-API cast (`Cast(dst, src, round_mode, ...)`) with the CTRL
+    /// register at its reset value: the product's table, no `SatMode` (the training series
+    /// saturates; the 950 follows its reset CTRL state, which saturates).
     pub fn local_tensor(
         product: Product,
         src: DType,
@@ -110,19 +111,39 @@ impl ElementCast {
         deq_scale: Option<u16>,
         options: &CastOptions,
     ) -> Result<ElementCast, AscendError> {
+        Self::local_tensor_with_ctrl(
+            product,
+            src,
+            dst,
+            round,
+            deq_scale,
+            &Ctrl::default(),
+            options,
+        )
+    }
+
+    /// Resolves a LocalTensor-API cast under a CTRL register value.
+    ///
+    /// The Ascend 950 runs its LocalTensor `Cast` on the MicroAPI with a `SatMode::SAT` trait
+    /// (spec §3), so CTRL decides as for the Reg API: with `CTRL[60]` = 1 (reset) bits 48
+    /// (float outputs keep Inf/NaN), 50 (fp8 NaN kept) and 59 (integer outputs truncate) choose,
+    /// with `CTRL[60]` = 0 the trait's SAT does. The Atlas training series' Cast does not read
+    /// CTRL (seed 002 names no control bit; its overflow mode is [`CastOptions::training_inf_nan`]),
+    /// so `ctrl` is ignored there.
+    #[allow(clippy::too_many_arguments)]
+    pub fn local_tensor_with_ctrl(
+        product: Product,
+        src: DType,
+        dst: DType,
+        round: RoundMode,
+        deq_scale: Option<u16>,
+        ctrl: &Ctrl,
+        options: &CastOptions,
+    ) -> Result<ElementCast, AscendError> {
         let table = product.local_tensor_pairs();
         let rule = find_pair(product, &table, src, dst)?;
         let mode = rule.check_round(product, Some(round))?;
-        let ctrl = Ctrl::default();
-        Self::build(
-            product,
-            rule,
-            mode,
-            SatMode::Unknown,
-            &ctrl,
-            deq_scale,
-            options,
-        )
+        Self::build(product, rule, mode, SatMode::Sat, ctrl, deq_scale, options)
     }
 
     /// Resolves an Ascend 950 Reg-API cast from its `CastTrait` parts and the CTRL register.

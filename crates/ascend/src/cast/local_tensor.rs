@@ -29,7 +29,8 @@ pub struct AiCore {
     pub product: Product,
     /// Open-point choices.
     pub options: CastOptions,
-    /// The CTRL register (Ascend 950 Reg API).
+    /// The CTRL register. It governs the Ascend 950's LocalTensor casts' saturation (see
+    /// [`AiCore::set_ctrl_spr`]); the Atlas training series' Cast does not read it.
     pub ctrl: Ctrl,
     deq_scale: Option<u16>,
 }
@@ -63,6 +64,29 @@ impl AiCore {
     /// `SetDeqScale(half scale)`: the scale of int32 → half casts (its fp16 bits).
     pub fn set_deq_scale(&mut self, scale_bits: u16) {
         self.deq_scale = Some(scale_bits);
+    }
+
+    /// `SetCtrlSpr<start, end>(value)`: writes bits `start..=end` of CTRL.
+    ///
+    /// On the Ascend 950 this changes how later casts saturate (seed 001's constraints; the
+    /// bits are listed in [`crate::ctrl`]). For example float → half overflow gives half's
+    /// largest finite value by default and +Inf after `SetCtrlSpr<48, 48>(1)`:
+    ///
+    /// ```
+    /// use npusim_ascend::{AiCore, Product, ty};
+    /// use npusim_numerics::RoundMode;
+    /// let mut core = AiCore::new(Product::Ascend950);
+    /// let src = core.ub.tensor::<ty::Float>(0, 8).unwrap();
+    /// let dst = core.ub.tensor::<ty::Half>(64, 8).unwrap();
+    /// core.ub.load_bytes(&src.view(), &1e6f32.to_le_bytes().repeat(8)).unwrap();
+    /// core.cast_count(&dst, &src, RoundMode::Rint, 8).unwrap();
+    /// assert_eq!(core.ub.read(&dst.view(), 0), 0x7BFF); // reset CTRL: saturates to 65504
+    /// core.set_ctrl_spr(48, 48, 1).unwrap();            // CTRL[48] = 1: keep Inf/NaN
+    /// core.cast_count(&dst, &src, RoundMode::Rint, 8).unwrap();
+    /// assert_eq!(core.ub.read(&dst.view(), 0), 0x7C00); // +Inf
+    /// ```
+    pub fn set_ctrl_spr(&mut self, start: u32, end: u32, value: u64) -> Result<(), AscendError> {
+        self.ctrl.set_ctrl_spr(start, end, value)
     }
 
     /// The DEQSCALE register, if set.
@@ -216,14 +240,22 @@ impl AiCore {
         Ok(report)
     }
 
-    /// Resolves the element conversion under this core's product and options.
+    /// Resolves the element conversion under this core's product, CTRL register and options.
     pub fn resolve(
         &self,
         src: DType,
         dst: DType,
         round: RoundMode,
     ) -> Result<ElementCast, AscendError> {
-        ElementCast::local_tensor(self.product, src, dst, round, self.deq_scale, &self.options)
+        ElementCast::local_tensor_with_ctrl(
+            self.product,
+            src,
+            dst,
+            round,
+            self.deq_scale,
+            &self.ctrl,
+            &self.options,
+        )
     }
 }
 
