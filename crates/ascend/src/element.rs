@@ -3,6 +3,9 @@
 //! behaviours that are not a plain rounding (float → float to an integral value, the e8m0
 //! zero code, SetDeqScale, HiF8's hybrid threshold).
 
+use std::fmt;
+use std::str::FromStr;
+
 use npusim_numerics::{CastPolicy, Exact, Format, RoundMode, bulk, convert, convert_with_entropy};
 
 use crate::ctrl::Ctrl;
@@ -33,6 +36,55 @@ impl Default for HybridThreshold {
     }
 }
 
+/// Which kind of CAST_HYBRID threshold a call asks for (the seed travels separately).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum HybridKind {
+    /// [`HybridThreshold::Random`] (`random`, the default).
+    #[default]
+    Random,
+    /// [`HybridThreshold::InputLowBits`] (`input-low-bits`, alias `literal`).
+    InputLowBits,
+}
+
+impl HybridKind {
+    /// The spelling in call descriptions.
+    pub const fn name(self) -> &'static str {
+        match self {
+            HybridKind::Random => "random",
+            HybridKind::InputLowBits => "input-low-bits",
+        }
+    }
+
+    /// The threshold, with `seed` for the random kind.
+    pub const fn threshold(self, seed: u64) -> HybridThreshold {
+        match self {
+            HybridKind::Random => HybridThreshold::Random { seed },
+            HybridKind::InputLowBits => HybridThreshold::InputLowBits,
+        }
+    }
+}
+
+impl fmt::Display for HybridKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for HybridKind {
+    type Err = AscendError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().replace('_', "-").as_str() {
+            "" | "random" => Ok(HybridKind::Random),
+            "input-low-bits" | "literal" => Ok(HybridKind::InputLowBits),
+            _ => Err(AscendError::UnknownValue {
+                what: "hybrid threshold",
+                name: s.trim().to_string(),
+                valid: "random input-low-bits",
+            }),
+        }
+    }
+}
+
 /// Which mask bit governs a lane of a widening Reg-API cast with a layout other than ZERO.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum WideningMask {
@@ -41,6 +93,37 @@ pub enum WideningMask {
     WiderType,
     /// The source element's bit, as the newer AscendC RegLayout text says (spec A-M1).
     SourceElement,
+}
+
+impl WideningMask {
+    /// The spelling in call descriptions: `wider` or `source`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            WideningMask::WiderType => "wider",
+            WideningMask::SourceElement => "source",
+        }
+    }
+}
+
+impl fmt::Display for WideningMask {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for WideningMask {
+    type Err = AscendError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "" | "wider" => Ok(WideningMask::WiderType),
+            "source" => Ok(WideningMask::SourceElement),
+            _ => Err(AscendError::UnknownValue {
+                what: "widening mask",
+                name: s.trim().to_string(),
+                valid: "wider source",
+            }),
+        }
+    }
 }
 
 /// Choices for the points the documentation leaves open (spec §11); defaults follow the seeds.

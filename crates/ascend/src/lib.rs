@@ -33,11 +33,14 @@ pub mod repeat;
 pub mod seed_examples;
 pub mod ty;
 
+mod text;
+
+pub use call::{Api, CallOutcome, CastCall, run_call};
 pub use cast::local_tensor::{AiCore, CastReport};
 pub use cast::reg::{cast_reg, check_layout};
 pub use ctrl::Ctrl;
 pub use dtype::DType;
-pub use element::{CastOptions, ElementCast, HybridThreshold, Special, WideningMask};
+pub use element::{CastOptions, ElementCast, HybridKind, HybridThreshold, Special, WideningMask};
 pub use error::AscendError;
 pub use memory::{Element, LocalTensor, TensorView, UnifiedBuffer};
 pub use modes::{CastRoundMode, CastTrait, MaskMergeMode, RegLayout, SatMode, round_mode_name};

@@ -23,9 +23,10 @@ pub(crate) use v950::v950_policy;
 pub use v950::{V950_LOCAL_TENSOR_EXTRA, V950_PAIRS};
 
 /// A modelled Ascend product.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Product {
-    /// Atlas training series (seed 002, LocalTensor API, no `SatMode`).
+    /// Atlas training series (seed 002, LocalTensor API, no `SatMode`); the default.
+    #[default]
     AtlasTraining,
     /// Ascend 950PR / 950DT (seed 001, Reg API `CastTrait`, CTRL-governed saturation).
     Ascend950,
@@ -75,7 +76,9 @@ impl FromStr for Product {
             .replace([' ', '_'], "-")
             .as_str()
         {
-            "training" | "atlas-training" | "atlas" | "910" | "c100" => Ok(Product::AtlasTraining),
+            "" | "training" | "atlas-training" | "atlas" | "910" | "c100" => {
+                Ok(Product::AtlasTraining)
+            }
             "950" | "ascend950" | "ascend-950" | "950pr" | "950dt" => Ok(Product::Ascend950),
             _ => Err(AscendError::UnknownProduct {
                 name: s.to_string(),
