@@ -220,6 +220,14 @@ pub enum AscendError {
     /// An address range that cannot be formed (its end overflows).
     #[error("address range: {0}")]
     Range(#[from] RangeError),
+    /// A golden-vector row that cannot be read.
+    #[error("golden row {row}: {why}")]
+    BadGolden {
+        /// 1-based row number (0: the file as a whole).
+        row: usize,
+        /// What is wrong.
+        why: String,
+    },
     /// A call description that cannot be parsed.
     #[error("invalid cast description: {0}")]
     BadDescription(String),

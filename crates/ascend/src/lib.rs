@@ -24,6 +24,7 @@ pub mod deq_scale;
 pub mod dtype;
 pub mod element;
 pub mod error;
+pub mod goldens;
 pub mod limits;
 pub mod memory;
 pub mod modes;
