@@ -183,6 +183,17 @@ pub fn parse(json: &str) -> Result<Vec<Golden>, AscendError> {
 }
 
 impl Golden {
+    /// The rounding mode as AscendC spells it (`CAST_CEIL`, or `CAST_NONE(deq)` for the
+    /// SetDeqScale rows).
+    pub fn round_name(&self) -> String {
+        let name = crate::modes::round_mode_name(self.round);
+        if self.deq_scale.is_some() {
+            format!("{name}(deq)")
+        } else {
+            name.to_string()
+        }
+    }
+
     /// Runs the row through every API its `sat` column names (see [`SatColumn`]); an empty list
     /// for a row without a source or expected code. An error means the row names a conversion the model
     /// rejects, which is itself a failure.
