@@ -558,6 +558,34 @@ fn tour_passes_every_case() {
 }
 
 #[test]
+fn tour_is_short_by_default_and_complete_with_verbose() {
+    let short = npusim().arg("tour").assert().success();
+    let short = String::from_utf8(short.get_output().stdout.clone()).unwrap();
+    assert!(short.lines().count() < 40, "{short}");
+    assert!(!short.contains("G213"));
+    assert!(
+        !short.contains("shared/"),
+        "the tour names documents, not paths outside the repository"
+    );
+    let long = npusim().args(["tour", "--verbose"]).assert().success();
+    let long = String::from_utf8(long.get_output().stdout.clone()).unwrap();
+    for id in ["G001", "G120", "G208", "G213"] {
+        assert!(long.contains(id), "{id}");
+    }
+    assert!(long.lines().filter(|l| l.starts_with("PASS")).count() > 250);
+    assert!(long.contains("tour: all cases PASS"));
+    let failures = npusim()
+        .args(["tour", "--failures-only"])
+        .assert()
+        .success();
+    let failures = String::from_utf8(failures.get_output().stdout.clone()).unwrap();
+    assert!(
+        !failures.lines().any(|l| l.starts_with("PASS")),
+        "{failures}"
+    );
+}
+
+#[test]
 fn formats_lists_every_format() {
     let assert = npusim().arg("formats").assert().success();
     let out = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
