@@ -17,12 +17,12 @@
 //! use npusim_io::{CastJob, Container, NoProgress, cast_bytes};
 //! use npusim_numerics::Format;
 //! // Two f32 values in a raw buffer, cast to bf16.
-//! let bytes: Vec<u8> = [1.0f32, 3.14159].iter().flat_map(|x| x.to_le_bytes()).collect();
+//! let bytes: Vec<u8> = [1.0f32, 2.5].iter().flat_map(|x| x.to_le_bytes()).collect();
 //! let mut job = CastJob::new(Container::Raw, Container::Raw, Format::BF16);
 //! job.from = Some(Format::F32);
 //! job.shape = Some(vec![2]);
 //! let done = cast_bytes(&job, Path::new("x.bin"), &bytes, &mut NoProgress).unwrap();
-//! assert_eq!(done.output.to_bytes().unwrap(), [0x80, 0x3f, 0x49, 0x40]);
+//! assert_eq!(done.output.to_bytes().unwrap(), [0x80, 0x3f, 0x20, 0x40]);
 //! assert_eq!(
 //!     done.reports[0].to_string(),
 //!     "x.bin: f32 -> bf16, 2 elements [2] (0 NaN, 0 Inf, 0 saturated)"
