@@ -376,8 +376,8 @@ pub enum IoError {
         key: String,
         /// The value.
         value: String,
-        /// What is wrong, as the rest of the sentence (`": unknown layout `x`"`).
-        problem: String,
+        /// What is wrong.
+        problem: MetaProblem,
     },
     /// A tensor whose bytes do not match its dtype and shape.
     #[error("tensor `{name}`: {bytes} bytes do not hold {count} {format} elements")]
@@ -489,6 +489,42 @@ pub enum IoError {
     /// The numeric cast refused its buffers (a bug: the job sizes them).
     #[error("cast failed: {0}")]
     Cast(NumericsError),
+}
+
+/// What is wrong with an `npusim.dtype.<tensor>` entry; `Display` gives the rest of the
+/// sentence after "metadata entry `key` = `value`".
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum MetaProblem {
+    /// The part after the format is not `packed`.
+    #[error(": unknown layout `{0}`")]
+    UnknownLayout(String),
+    /// The row length is not a number.
+    #[error(": bad row length `{0}`")]
+    BadRowLength(String),
+    /// More than `format:packed:row`.
+    #[error(" has too many `:` parts")]
+    TooManyParts,
+    /// The format is not stored one byte per element.
+    #[error(": a U8 tensor cannot hold {format} ({} bits)", .format.bits())]
+    NotOneByte {
+        /// The format named.
+        format: Format,
+    },
+    /// `packed` for a format wider than 4 bits.
+    #[error(": only 4-bit formats can be packed")]
+    PackedNot4Bit,
+    /// `packed` for a tensor without dimensions.
+    #[error(": a packed tensor needs at least one dimension")]
+    PackedScalar,
+    /// A row length that does not give the tensor's last dimension in bytes.
+    #[error(": a row of {row} elements does not fill {bytes} bytes")]
+    RowMismatch {
+        /// The row length recorded.
+        row: usize,
+        /// The tensor's last dimension (bytes per row).
+        bytes: usize,
+    },
 }
 
 /// How a raw file stores each element, for [`IoError::RawSize`].

@@ -45,4 +45,4 @@ pub use cast::{
 };
 pub use container::Container;
 pub use elements::{Elements, SubByte, element_count, shape_str};
-pub use error::IoError;
+pub use error::{IoError, MetaProblem};

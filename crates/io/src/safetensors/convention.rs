@@ -7,7 +7,7 @@ use npusim_numerics::Format;
 use safetensors::Dtype;
 
 use crate::elements::{SubByte, element_count};
-use crate::error::IoError;
+use crate::error::{IoError, MetaProblem};
 
 /// Prefix of the metadata keys that record a `U8` tensor's real format.
 pub const META_PREFIX: &str = "npusim.dtype.";
@@ -99,7 +99,7 @@ pub fn interpret(
 /// Parses an `npusim.dtype.<name>` value: `fmt`, `fmt:packed` or `fmt:packed:<d>`.
 fn interpret_recorded(name: &str, shape: &[usize], value: &str) -> Result<Interp, IoError> {
     let key = format!("{META_PREFIX}{name}");
-    let invalid = |problem: String| IoError::MetaInvalid {
+    let invalid = |problem: MetaProblem| IoError::MetaInvalid {
         key: key.clone(),
         value: value.to_string(),
         problem,
@@ -114,23 +114,20 @@ fn interpret_recorded(name: &str, shape: &[usize], value: &str) -> Result<Interp
     let packed = match parts.next() {
         None => false,
         Some("packed") => true,
-        Some(other) => return Err(invalid(format!(": unknown layout `{other}`"))),
+        Some(other) => return Err(invalid(MetaProblem::UnknownLayout(other.to_string()))),
     };
     let odd_row = match parts.next() {
         None => None,
         Some(d) => Some(
             d.parse::<usize>()
-                .map_err(|_| invalid(format!(": bad row length `{d}`")))?,
+                .map_err(|_| invalid(MetaProblem::BadRowLength(d.to_string())))?,
         ),
     };
     if parts.next().is_some() {
-        return Err(invalid(" has too many `:` parts".to_string()));
+        return Err(invalid(MetaProblem::TooManyParts));
     }
     if format.unpacked_bytes() != 1 {
-        return Err(invalid(format!(
-            ": a U8 tensor cannot hold {format} ({} bits)",
-            format.bits()
-        )));
+        return Err(invalid(MetaProblem::NotOneByte { format }));
     }
     if !packed {
         return Ok(Interp {
@@ -140,20 +137,16 @@ fn interpret_recorded(name: &str, shape: &[usize], value: &str) -> Result<Interp
         });
     }
     if !format.is_sub_byte() {
-        return Err(invalid(": only 4-bit formats can be packed".to_string()));
+        return Err(invalid(MetaProblem::PackedNot4Bit));
     }
     let Some((&k, lead)) = shape.split_last() else {
-        return Err(invalid(
-            ": a packed tensor needs at least one dimension".to_string(),
-        ));
+        return Err(invalid(MetaProblem::PackedScalar));
     };
     let d = match odd_row {
         None => k * 2,
         Some(d) if d.div_ceil(2) == k => d,
         Some(d) => {
-            return Err(invalid(format!(
-                ": a row of {d} elements does not fill {k} bytes"
-            )));
+            return Err(invalid(MetaProblem::RowMismatch { row: d, bytes: k }));
         }
     };
     let mut logical = lead.to_vec();
