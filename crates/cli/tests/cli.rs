@@ -609,3 +609,37 @@ fn cast_help_shows_a_worked_example() {
             "npusim cast w.npy -o w_e4m3.npy --to f8e4m3fn",
         ));
 }
+
+#[test]
+fn big_endian_npy_files_written_by_numpy_are_read() {
+    for (file, to, twin) in [
+        ("be_f4_values.npy", "f32", "f32_values.npy"),
+        ("be_i2_values.npy", "i8", "i8_values.npy"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.npy");
+        npusim()
+            .arg("cast")
+            .arg(fixture(file))
+            .arg("-o")
+            .arg(&out)
+            .args(["--to", to])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains(format!("{file}: ")));
+        let (descr, shape, data) = npy(&out);
+        let (want_descr, want_shape, want) = npy(&fixture(twin));
+        assert_eq!((descr, shape), (want_descr, want_shape), "{file}");
+        assert_eq!(data, want, "{file}");
+    }
+}
+
+#[test]
+fn cast_help_says_big_endian_npy_files_are_read() {
+    npusim()
+        .args(["cast", "--help"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("big-endian"))
+        .stdout(predicate::str::contains("'>f4'"));
+}
