@@ -11,8 +11,7 @@ use npusim_ascend::call::{Api, CallOutcome, CastCall, run_call};
 use npusim_ascend::{CastRoundMode, DType, HybridKind, Product, RegLayout, SatMode};
 use npusim_numerics::{BulkOptions, CastPolicy, Format, Layout, Storage, cast_elements};
 
-use crate::io::{Elements, npy};
-use crate::output::write_atomic;
+use npusim_io::{Elements, npy, write_atomic};
 
 const EXAMPLES: &str = "\
 Examples:

@@ -11,16 +11,6 @@ mod progress;
 mod tour;
 mod tour_ascend;
 
-/// Tensor files, where `ascend` looks for them: they live in `npusim-io`.
-mod io {
-    pub use npusim_io::{Elements, npy};
-}
-
-/// Atomic output, where `ascend` looks for it: it lives in `npusim-io`.
-mod output {
-    pub use npusim_io::write_atomic;
-}
-
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};

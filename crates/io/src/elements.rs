@@ -36,7 +36,7 @@ impl SubByte {
     /// Bytes a file holds for `count` elements of `format` in this layout (`None` on
     /// overflow).
     pub fn file_bytes(self, format: Format, count: usize) -> Option<usize> {
-        if !format.is_sub_byte() {
+        if !is_nibble(format) {
             return count.checked_mul(format.unpacked_bytes());
         }
         match self {
@@ -60,7 +60,7 @@ impl SubByte {
     /// The in-memory storage a cast into this file layout should produce (or that a reader
     /// hands over): packed whenever flat packing equals the file's layout.
     pub fn storage(self, format: Format, count: usize) -> Storage {
-        if format.is_sub_byte() && self.is_packed() && !self.needs_row_shuffle(count) {
+        if is_nibble(format) && self.is_packed() && !self.needs_row_shuffle(count) {
             // The native storage of a 4-bit format is the packed one.
             Storage::native(format)
         } else {
@@ -97,7 +97,7 @@ impl<'a> Elements<'a> {
         let file_bytes = file_bytes.into();
         let storage = sub.storage(format, count);
         let bytes = match sub {
-            SubByte::PackedRows { row } if format.is_sub_byte() && sub.needs_row_shuffle(count) => {
+            SubByte::PackedRows { row } if is_nibble(format) && sub.needs_row_shuffle(count) => {
                 Cow::Owned(unpack_rows(format, &file_bytes, row, count))
             }
             _ => file_bytes,
@@ -113,7 +113,7 @@ impl<'a> Elements<'a> {
     pub fn to_file(&self, sub: SubByte) -> Cow<'_, [u8]> {
         let format = self.storage.format();
         match sub {
-            SubByte::PackedRows { row } if format.is_sub_byte() && !self.storage.is_packed() => {
+            SubByte::PackedRows { row } if is_nibble(format) && !self.storage.is_packed() => {
                 Cow::Owned(pack_rows(format, &self.bytes, row, self.count))
             }
             _ => Cow::Borrowed(&self.bytes),
@@ -151,6 +151,12 @@ fn unpack_rows(format: Format, packed_bytes: &[u8], row: usize, count: usize) ->
         }
     }
     out
+}
+
+/// Whether files may pack this format two elements per byte: the 4-bit formats. Other
+/// sub-byte formats (2 and 6 bits) are stored one element per byte in files, as ml_dtypes does.
+pub(crate) const fn is_nibble(format: Format) -> bool {
+    matches!(format.per_packed_byte(), Some(2))
 }
 
 /// Number of elements of `shape`, or an error naming the shape if it overflows.

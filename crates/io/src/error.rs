@@ -8,6 +8,7 @@
 //! Messages that concern a field of a [`crate::CastJob`] name it the way the `npusim cast`
 //! command line spells it (`--packed`, `--from`, `--shape`, `--tensor`).
 
+use crate::elements::is_nibble;
 use std::path::PathBuf;
 
 use npusim_numerics::{Format, NumericsError};
@@ -426,7 +427,7 @@ pub enum IoError {
     },
     /// `--packed` on a cast where neither side is 4 bits wide.
     #[error(
-        "--packed applies only to 4-bit formats (f4e2m1, f4e1m2, i4), but this casts {from} ({} bits) to {to} ({} bits)",
+        "--packed applies only to 4-bit formats (f4e2m1, f4e1m2, i4, u4), but this casts {from} ({} bits) to {to} ({} bits)",
         .from.bits(),
         .to.bits()
     )]
@@ -438,7 +439,7 @@ pub enum IoError {
     },
     /// `--packed` on a safetensors cast to a format wider than 4 bits.
     #[error(
-        "--packed applies only to 4-bit formats (f4e2m1, f4e1m2, i4), not to --to {to} ({} bits); a .safetensors file records how its own tensors are stored",
+        "--packed applies only to 4-bit formats (f4e2m1, f4e1m2, i4, u4), not to --to {to} ({} bits); a .safetensors file records how its own tensors are stored",
         .to.bits()
     )]
     PackedNot4BitTo {
@@ -529,7 +530,7 @@ pub enum MetaProblem {
 
 /// How a raw file stores each element, for [`IoError::RawSize`].
 fn per_element(format: Format, packed: bool) -> String {
-    if format.is_sub_byte() && packed {
+    if is_nibble(format) && packed {
         "two 4-bit elements per byte".to_string()
     } else {
         format!("{} byte(s) each", format.unpacked_bytes())

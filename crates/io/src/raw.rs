@@ -3,6 +3,7 @@
 //! The caller gives the format and shape. 4-bit elements are one per byte (low nibble), or
 //! packed two per byte over the whole buffer, element 0 in the low nibble.
 
+use crate::elements::is_nibble;
 use std::io::Write;
 
 use npusim_numerics::Format;
@@ -12,7 +13,7 @@ use crate::error::IoError;
 
 /// How a raw file stores `format` elements.
 pub fn file_sub_byte(format: Format, packed: bool) -> SubByte {
-    if format.is_sub_byte() && packed {
+    if is_nibble(format) && packed {
         SubByte::PackedFlat
     } else {
         SubByte::OnePerByte

@@ -1,6 +1,7 @@
 //! A file cast, described before any byte is read: containers, formats, policy, packing,
 //! tensor selection, shape and seed, and the rules that tie them together.
 
+use crate::elements::is_nibble;
 use npusim_numerics::{BulkOptions, CastPolicy, Format};
 
 use crate::container::Container;
@@ -72,7 +73,7 @@ impl CastJob {
 
     /// `packed` must concern a 4-bit side of a cast from `from`.
     pub(crate) fn check_packed(&self, from: Format) -> Result<(), IoError> {
-        if self.packed && !from.is_sub_byte() && !self.to.is_sub_byte() {
+        if self.packed && !is_nibble(from) && !is_nibble(self.to) {
             return Err(IoError::PackedNot4Bit { from, to: self.to });
         }
         Ok(())

@@ -1,5 +1,6 @@
 //! Casting the tensors of a `.safetensors` file into a `.safetensors` file.
 
+use crate::elements::is_nibble;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -25,7 +26,7 @@ pub(super) fn cast_safetensors<'a>(
     if job.shape.is_some() {
         return Err(IoError::ShapeOnSafetensors);
     }
-    if job.packed && !job.to.is_sub_byte() {
+    if job.packed && !is_nibble(job.to) {
         return Err(IoError::PackedNot4BitTo { to: job.to });
     }
     let file = st::parse(bytes).map_err(|e| e.reading(input))?;

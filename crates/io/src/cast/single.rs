@@ -1,8 +1,7 @@
 //! Casting a single-tensor file (`.npy` or raw) into a single-tensor file.
 
+use crate::elements::is_nibble;
 use std::path::Path;
-
-use npusim_numerics::Format;
 
 use super::driver::cast_buffer;
 use super::job::CastJob;
@@ -38,7 +37,7 @@ pub(super) fn cast_single(
     };
     let to = job.to;
     let count = src.elements.count;
-    let out_packed = job.packed && to.is_sub_byte();
+    let out_packed = job.packed && is_nibble(to);
     let sub = match job.output {
         Container::Npy => {
             if out_packed && src.shape.is_empty() {
@@ -91,7 +90,7 @@ fn read_npy<'a>(job: &CastJob, input: &Path, bytes: &'a [u8]) -> Result<Source<'
     let array = npy::parse(bytes).map_err(|e| e.reading(input))?;
     let from = npy::element_format(&array, job.from).map_err(|e| e.reading(input))?;
     job.check_packed(from)?;
-    let src_packed = job.packed && from.is_sub_byte();
+    let src_packed = job.packed && is_nibble(from);
     if job.shape.is_some() && !src_packed {
         return Err(IoError::ShapeOnNpy);
     }
@@ -116,7 +115,7 @@ fn read_raw<'a>(job: &CastJob, input: &Path, bytes: &'a [u8]) -> Result<Source<'
         return Err(IoError::RawNeedsFromAndShape);
     };
     job.check_packed(from)?;
-    let packed = job.packed && Format::is_sub_byte(from);
+    let packed = job.packed && is_nibble(from);
     let elements = raw::elements(bytes, from, shape, packed).map_err(|e| e.reading(input))?;
     Ok(Source {
         elements,

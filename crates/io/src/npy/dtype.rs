@@ -1,5 +1,6 @@
 //! What a `.npy` dtype string means to npusim, and which one npusim writes.
 
+use crate::elements::is_nibble;
 use npusim_numerics::Format;
 use npyz::{TypeChar, TypeStr};
 
@@ -60,7 +61,7 @@ pub(super) fn classify(ts: &TypeStr, descr: &str, ml_e5m2: bool) -> Result<NpyDt
 
 /// The dtype string npusim writes for `format` (`packed`: 4-bit, two per byte).
 pub fn descr_for(format: Format, packed: bool) -> &'static str {
-    if format.is_sub_byte() && packed {
+    if is_nibble(format) && packed {
         return "|u1";
     }
     match format {

@@ -1,5 +1,6 @@
 //! Reading the elements of a parsed `.npy` array: its format, logical shape and bytes.
 
+use crate::elements::is_nibble;
 use std::borrow::Cow;
 
 use npusim_numerics::Format;
@@ -116,7 +117,7 @@ fn swap_bytes(data: &[u8], width: usize) -> Vec<u8> {
 
 /// How a `.npy` file stores 4-bit elements of logical `shape`.
 pub fn file_sub_byte(format: Format, shape: &[usize], packed: bool) -> SubByte {
-    if format.is_sub_byte() && packed {
+    if is_nibble(format) && packed {
         SubByte::PackedRows {
             row: shape.last().copied().unwrap_or(1),
         }

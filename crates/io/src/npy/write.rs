@@ -1,5 +1,6 @@
 //! Writing elements as a little-endian `.npy` file, narrow formats as ml_dtypes writes them.
 
+use crate::elements::is_nibble;
 use std::io::Write;
 
 use npyz::{DType, FixedSizeBytes, Order, TypeStr, WriterBuilder};
@@ -19,7 +20,7 @@ pub fn write(
     packed: bool,
 ) -> Result<(), IoError> {
     let format = elements.storage.format();
-    let packed = packed && format.is_sub_byte();
+    let packed = packed && is_nibble(format);
     let sub = file_sub_byte(format, shape, packed);
     let mut file_shape: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
     if packed {

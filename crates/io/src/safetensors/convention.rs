@@ -1,6 +1,7 @@
 //! Which npusim format a safetensors tensor holds, and how a format is stored: native dtypes,
 //! and the `npusim.dtype.<tensor>` metadata entries for formats safetensors has no dtype for.
 
+use crate::elements::is_nibble;
 use std::collections::HashMap;
 
 use npusim_numerics::Format;
@@ -70,7 +71,7 @@ fn native_dtype(format: Format) -> Option<Dtype> {
 
 /// The layout of a natively stored format.
 fn native_sub(format: Format) -> SubByte {
-    if format.is_sub_byte() {
+    if is_nibble(format) {
         SubByte::PackedFlat
     } else {
         SubByte::OnePerByte
@@ -136,7 +137,7 @@ fn interpret_recorded(name: &str, shape: &[usize], value: &str) -> Result<Interp
             sub: SubByte::OnePerByte,
         });
     }
-    if !format.is_sub_byte() {
+    if !is_nibble(format) {
         return Err(invalid(MetaProblem::PackedNot4Bit));
     }
     let Some((&k, lead)) = shape.split_last() else {
@@ -185,7 +186,7 @@ pub fn encode(format: Format, shape: &[usize], packed: bool) -> Result<Encoding,
             });
         }
     }
-    if !(format.is_sub_byte() && packed) {
+    if !(is_nibble(format) && packed) {
         return Ok(Encoding {
             dtype: Dtype::U8,
             file_shape: shape.to_vec(),
