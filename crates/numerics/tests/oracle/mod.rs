@@ -1246,7 +1246,9 @@ pub fn boundary_codes(src: Format) -> Vec<u64> {
                     cs.extend([b.wrapping_sub(1), b + 1]);
                 }
                 for c in cs {
-                    for d in [c.wrapping_sub(1), c, c + 1] {
+                    // (wrapping: below 2^-150 `near` is +0 and its lower neighbour wraps; the
+                    // filter drops it)
+                    for d in [c.wrapping_sub(1), c, c.wrapping_add(1)] {
                         if d < 0x7F80_0001 {
                             out.extend([u64::from(d), u64::from(d | 0x8000_0000)]);
                         }
