@@ -113,7 +113,11 @@ fn read_codes(bytes: &[u8], f: Format) -> Vec<u64> {
             a[..w].copy_from_slice(c);
             let v = u64::from_le_bytes(a);
             if oracle::width(f) < 8 {
-                assert_eq!(v >> oracle::width(f), 0, "high bits of a sub-byte element must be 0");
+                assert_eq!(
+                    v >> oracle::width(f),
+                    0,
+                    "high bits of a sub-byte element must be 0"
+                );
             }
             v
         })
@@ -272,7 +276,10 @@ fn npusim_matches_ml_dtypes_except_for_named_classes() {
     // every format of ml_dtypes that npusim has is covered, as a source and a destination
     let mut covered = std::collections::BTreeSet::new();
     for name in &names {
-        let (s, d) = name.trim_end_matches(".bin.gz").split_once("__").expect("src__dst");
+        let (s, d) = name
+            .trim_end_matches(".bin.gz")
+            .split_once("__")
+            .expect("src__dst");
         covered.insert(fmt(s));
         covered.insert(fmt(d));
     }
@@ -391,28 +398,49 @@ fn npusim_matches_ml_dtypes_except_for_named_classes() {
     assert_eq!(u8_e8m0[0], 0xFF, "ml_dtypes: 0 -> e8m0 NaN");
     let rint = CastPolicy::new(RoundMode::Rint);
     // (f) NaN → fp6: ml_dtypes flips the sign into a zero, npusim gives +0
-    let qnan = f32_inputs.iter().position(|&c| c == 0x7FC0_0000).expect("qNaN");
+    let qnan = f32_inputs
+        .iter()
+        .position(|&c| c == 0x7FC0_0000)
+        .expect("qNaN");
     let e2m3 = read_codes(&gunzip("f32__f6e2m3fn.bin.gz"), Format::F6E2M3FN);
     assert_eq!(e2m3[qnan], 0x20, "ml_dtypes: +NaN -> fp6 -0");
-    assert_eq!(convert(0x7FC0_0000, Format::F32, Format::F6E2M3FN, &rint), 0x00);
+    assert_eq!(
+        convert(0x7FC0_0000, Format::F32, Format::F6E2M3FN, &rint),
+        0x00
+    );
     // (g) the fnuz NaN 0x80: ml_dtypes a negative NaN, npusim the positive quiet NaN
     let fnuz = read_codes(&gunzip("f8e4m3fnuz__f32.bin.gz"), Format::F32);
     assert_eq!(fnuz[0x80], 0xFFC0_0000, "ml_dtypes: fnuz NaN -> -NaN");
-    assert_eq!(convert(0x80, Format::F8E4M3FNUZ, Format::F32, &rint), 0x7FC0_0000);
+    assert_eq!(
+        convert(0x80, Format::F8E4M3FNUZ, Format::F32, &rint),
+        0x7FC0_0000
+    );
     // and the other way every NaN is 0x80 in both, and -0 / tiny negatives are +0
     let to_fnuz = read_codes(&gunzip("f32__f8e4m3fnuz.bin.gz"), Format::F8E4M3FNUZ);
-    let neg_zero = f32_inputs.iter().position(|&c| c == 0x8000_0000).expect("-0");
-    let neg_nan = f32_inputs.iter().position(|&c| c == 0xFFC0_0000).expect("-NaN");
+    let neg_zero = f32_inputs
+        .iter()
+        .position(|&c| c == 0x8000_0000)
+        .expect("-0");
+    let neg_nan = f32_inputs
+        .iter()
+        .position(|&c| c == 0xFFC0_0000)
+        .expect("-NaN");
     assert_eq!((to_fnuz[neg_zero], to_fnuz[neg_nan]), (0x00, 0x80));
     // (h) f32 -1.0 → u2: ml_dtypes wraps to 3, npusim saturates to 0
-    let minus_one = f32_inputs.iter().position(|&c| c == 0xBF80_0000).expect("-1");
+    let minus_one = f32_inputs
+        .iter()
+        .position(|&c| c == 0xBF80_0000)
+        .expect("-1");
     let u2 = read_codes(&gunzip("f32__u2.bin.gz"), Format::U2);
     assert_eq!(u2[minus_one], 3, "ml_dtypes: -1.0 -> u2 wraps");
     assert_eq!(convert(0xBF80_0000, Format::F32, Format::U2, &rint), 0);
     // (d) u64 2^40 + 2^32 + 1 → bf16: through f32 it is the tie 2^40 + 2^32, which rounds to
     // even 2^40 (0x5380); rounded once it is above the tie: 2^40 + 2^33 (0x5381)
     let big = (1u64 << 40) + (1 << 32) + 1;
-    let i = u64_inputs.iter().position(|&c| c == big).expect("u64 bf16 tie + 1");
+    let i = u64_inputs
+        .iter()
+        .position(|&c| c == big)
+        .expect("u64 bf16 tie + 1");
     let bf16 = read_codes(&gunzip("u64__bf16.bin.gz"), Format::BF16);
     assert_eq!(bf16[i], 0x5380, "ml_dtypes: u64 -> bf16 through f32");
     assert_eq!(convert(big, Format::U64, Format::BF16, &rint), 0x5381);

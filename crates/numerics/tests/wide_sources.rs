@@ -158,12 +158,37 @@ fn every_wide_format_is_swept() {
 fn boundary_lists_cover_the_critical_values() {
     let f32s = oracle::boundary_codes(Format::F32);
     for want in [
-        464.0f32, 480.0, 65520.0, 65504.0, 57344.0, 61440.0, 40960.0, 7.0, 5.0, 0.25, 0.125,
+        464.0f32,
+        480.0,
+        65520.0,
+        65504.0,
+        57344.0,
+        61440.0,
+        40960.0,
+        7.0,
+        5.0,
+        0.25,
+        0.125,
         // e4m3 / e4m3fnuz, e4m3b11fnuz, e3m4, e2m3, e3m2: max and the tie above max
-        240.0, 248.0, 30.0, 31.0, 15.5, 15.75, 7.5, 7.75, 28.0, 30.0,
+        240.0,
+        248.0,
+        30.0,
+        31.0,
+        15.5,
+        15.75,
+        7.5,
+        7.75,
+        28.0,
+        30.0,
         // the smallest values of e4m3fnuz, e5m2fnuz, b11fnuz and e3m4, and half of them
-        2f32.powi(-10), 2f32.powi(-11), 2f32.powi(-17), 2f32.powi(-18),
-        2f32.powi(-13), 2f32.powi(-14), 2f32.powi(-6), 2f32.powi(-7),
+        2f32.powi(-10),
+        2f32.powi(-11),
+        2f32.powi(-17),
+        2f32.powi(-18),
+        2f32.powi(-13),
+        2f32.powi(-14),
+        2f32.powi(-6),
+        2f32.powi(-7),
     ] {
         for x in [want, -want] {
             assert!(f32s.contains(&u64::from(x.to_bits())), "f32 {x}");

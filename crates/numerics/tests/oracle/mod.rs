@@ -367,11 +367,11 @@ fn virtual_value(f: Format) -> f64 {
         F8E5M2 => 65536.0,
         // max 1.875·2^7 = 240 (e4m3: exponent 0b1110, bias 7; e4m3fnuz: 0b1111, bias 8)
         F8E4M3 | F8E4M3FNUZ => 256.0,
-        F8E5M2FNUZ => 65536.0,      // max 1.75·2^15 = 57344
-        F8E4M3B11FNUZ => 32.0,      // max 1.875·2^4 = 30
-        F8E3M4 => 16.0,             // max 1.9375·2^3 = 15.5
-        F6E2M3FN => 8.0,            // max 1.875·2^2 = 7.5
-        F6E3M2FN => 32.0,           // max 1.75·2^4 = 28
+        F8E5M2FNUZ => 65536.0, // max 1.75·2^15 = 57344
+        F8E4M3B11FNUZ => 32.0, // max 1.875·2^4 = 30
+        F8E3M4 => 16.0,        // max 1.9375·2^3 = 15.5
+        F6E2M3FN => 8.0,       // max 1.875·2^2 = 7.5
+        F6E3M2FN => 32.0,      // max 1.75·2^4 = 28
         F8E8M0 => pow2(127) * 2.0,
         HiF8 => 49152.0,
         F4E2M1 => 8.0,
@@ -482,8 +482,8 @@ impl Table {
             Format::F16 => s(0x7C00, 0x8000),
             Format::BF16 => s(0x7F80, 0x8000),
             Format::F8E5M2 => s(0x7C, 0x80),
-            Format::F8E4M3 => s(0x78, 0x80),    // S.1111.000
-            Format::F8E3M4 => s(0x70, 0x80),    // S.111.0000
+            Format::F8E4M3 => s(0x78, 0x80), // S.1111.000
+            Format::F8E3M4 => s(0x70, 0x80), // S.111.0000
             Format::HiF8 => s(0x6F, 0x80),
             Format::F8E4M3FN => s(0x7F, 0x80),
             // fnuz: no Inf; the one NaN, whatever the sign
