@@ -4,7 +4,7 @@
 //! zero code, SetDeqScale, HiF8's hybrid threshold).
 
 use npusim_numerics::{
-    CastPolicy, Exact, Format, InfRule, IntOverflow, NanRule, Overflow, RoundMode, Stochastic,
+    CastPolicy, Format, InfRule, IntOverflow, NanRule, Overflow, RoundMode, Stochastic,
     StochasticCompare, UnsignedNegative, bulk, convert, convert_with_entropy,
 };
 
@@ -317,23 +317,11 @@ fn v950_policy(
     }
 }
 
-/// float → float under a rounding mode: the nearest integral float in that direction.
-/// NaN, ±Inf and values of magnitude ≥ 2^23 (already integral) are returned unchanged;
-/// a zero result keeps the input's sign.
+/// float → float under a rounding mode: the nearest integral float in that direction
+/// (numerics' [`round_to_integral`](npusim_numerics::round_to_integral)). NaN, ±Inf and values
+/// that are already integral are returned unchanged; a zero result keeps the input's sign.
 pub fn round_to_integral_f32(code: u64, policy: &CastPolicy) -> u64 {
-    let x = Format::F32.decode(code);
-    match x {
-        Exact::Finite { sig, .. } if sig != 0 && x.binade().is_some_and(|e| e < 23) => {
-            let int = convert(code, Format::F32, Format::I32, policy);
-            let back = convert(int, Format::I32, Format::F32, &CastPolicy::default());
-            if back == 0 && x.is_negative() {
-                0x8000_0000
-            } else {
-                back
-            }
-        }
-        _ => code & 0xFFFF_FFFF,
-    }
+    npusim_numerics::round_to_integral(code, Format::F32, policy).code
 }
 
 #[cfg(test)]

@@ -1,14 +1,22 @@
-//! Scalar conversion between any two formats under a policy: the reference path.
+//! Scalar conversion between any two formats under a policy: the reference path, and the one
+//! rounding routine every conversion in npusim ends in.
 //!
-//! Decode the source to an [`Exact`] value, then round it once to the destination. Every other
-//! conversion in npusim (bulk kernels, vendor casts) is defined by, and tested against, this.
+//! Decode the source to an [`Exact`] value, cut it at the destination's quantum, classify what
+//! was cut off ([`Loss`](crate::round::Loss)), let the mode decide, then encode — with a
+//! [`Status`] saying what happened. Binary floats, HiF8's tapered grid and integers are grids
+//! like any other (see [`Grid`]). Bulk kernels and vendor casts are defined by, and tested
+//! against, this.
 
-use crate::encoding::hif8::{self, HiF8Grid};
-use crate::encoding::{FloatGrid, bit_len, int};
+use std::cmp::Ordering;
+
+use crate::encoding::hif8::HiF8Grid;
+use crate::encoding::int::IntGrid;
+use crate::encoding::{Grid, bit_len128};
 use crate::exact::Exact;
 use crate::format::{Format, Kind};
 use crate::policy::{CastPolicy, InfRule, IntOverflow, NanRule, Overflow, UnsignedNegative};
 use crate::round::{Cut, RoundMode, rounds_up};
+use crate::status::{Rounded, Status};
 
 /// Converts one code of `src` to a code of `dst` (in the low bits of the result).
 ///
@@ -24,14 +32,10 @@ use crate::round::{Cut, RoundMode, rounds_up};
 /// assert_eq!(convert(x, Format::F32, Format::F16, &CastPolicy::new(RoundMode::Odd)), 0x3801);
 /// ```
 pub fn convert(code: u64, src: Format, dst: Format, policy: &CastPolicy) -> u64 {
-    convert_with_entropy(code, src, dst, policy, 0)
+    convert_with_status(code, src, dst, policy, 0).code
 }
 
 /// Like [`convert()`], with the random threshold that [`RoundMode::Hybrid`] compares against.
-///
-/// A cast to the same format is a copy: the code comes back unchanged whatever the policy
-/// (±Inf is not saturated, a signalling NaN is not quieted), as bulk casts copy the bytes of
-/// equal storages.
 pub fn convert_with_entropy(
     code: u64,
     src: Format,
@@ -39,50 +43,166 @@ pub fn convert_with_entropy(
     policy: &CastPolicy,
     entropy: u32,
 ) -> u64 {
-    if src == dst {
-        return code & dst.code_mask();
-    }
-    convert_exact(&src.decode(code), dst, policy, entropy)
+    convert_with_status(code, src, dst, policy, entropy).code
 }
 
-/// Rounds an exact value to `dst` under `policy`: the one rounding routine.
+/// Converts one code and says what happened ([`Rounded`]: the code and its [`Status`]).
+///
+/// A cast to the same format is a copy: the code comes back unchanged whatever the policy
+/// (±Inf is not saturated, a signalling NaN is not quieted), as bulk casts copy the bytes of
+/// equal storages; its status only marks NaN and Inf.
+///
+/// ```
+/// use npusim_numerics::{convert_with_status, CastPolicy, Format, RoundMode, Status};
+/// let tiny = u64::from(1e-9f32.to_bits());
+/// let r = convert_with_status(tiny, Format::F32, Format::F16, &CastPolicy::default(), 0);
+/// assert_eq!(r.code, 0);
+/// assert!(r.status.contains(Status::FLUSHED_TO_ZERO | Status::UNDERFLOW | Status::INEXACT));
+/// ```
+pub fn convert_with_status(
+    code: u64,
+    src: Format,
+    dst: Format,
+    policy: &CastPolicy,
+    entropy: u32,
+) -> Rounded {
+    if src == dst {
+        let code = code & dst.code_mask();
+        let status = match dst.decode(code) {
+            Exact::Nan { .. } => Status::NAN,
+            Exact::Inf { .. } => Status::INF,
+            Exact::Finite { .. } => Status::OK,
+        };
+        return Rounded::new(code, status);
+    }
+    round_exact(&src.decode(code), dst, policy, entropy)
+}
+
+/// Rounds an exact value to `dst` under `policy` (code only); see [`round_exact`].
 pub fn convert_exact(x: &Exact, dst: Format, policy: &CastPolicy, entropy: u32) -> u64 {
+    round_exact(x, dst, policy, entropy).code
+}
+
+/// The one rounding routine: rounds an exact value to `dst` under `policy`, with its status.
+///
+/// ```
+/// use npusim_numerics::{round_exact, CastPolicy, Exact, Format, RoundMode, Status};
+/// // 2.5 to i8: ties to even gives 2, inexact
+/// let r = round_exact(&Exact::finite(false, 5, -1), Format::I8, &CastPolicy::default(), 0);
+/// assert_eq!((r.code, r.status), (2, Status::INEXACT));
+/// ```
+pub fn round_exact(x: &Exact, dst: Format, policy: &CastPolicy, entropy: u32) -> Rounded {
+    let value = Value::from(*x);
+    round_value(&value, dst, policy, entropy)
+}
+
+/// An exact value whose significand may be 128 bits wide (a product of two decoded values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Value {
+    /// `(-1)^negative × sig × 2^exp`.
+    Finite { negative: bool, sig: u128, exp: i32 },
+    /// ±Inf.
+    Inf { negative: bool },
+    /// NaN with its sign and left-aligned payload.
+    Nan { negative: bool, payload: u64 },
+}
+
+impl From<Exact> for Value {
+    fn from(x: Exact) -> Value {
+        match x {
+            Exact::Finite { negative, sig, exp } => Value::Finite {
+                negative,
+                sig: u128::from(sig),
+                exp,
+            },
+            Exact::Inf { negative } => Value::Inf { negative },
+            Exact::Nan { negative, payload } => Value::Nan { negative, payload },
+        }
+    }
+}
+
+/// Rounds a (possibly 128-bit) exact value onto the grid of `dst`.
+pub(crate) fn round_value(x: &Value, dst: Format, policy: &CastPolicy, entropy: u32) -> Rounded {
     match dst.kind() {
-        Kind::Binary(spec) => to_float(&spec, spec.signed, x, policy, entropy, |m, _| m),
-        Kind::HiF8 => to_float(&HiF8Grid, true, x, policy, entropy, hif8::effective_mode),
-        Kind::Int { signed } => to_int(x, dst.bits(), signed, policy, entropy),
+        Kind::Binary(spec) => round_on(&spec, x, policy, entropy),
+        Kind::HiF8 => round_on(&HiF8Grid, x, policy, entropy),
+        Kind::Int { signed } => round_on(
+            &IntGrid {
+                bits: dst.bits(),
+                signed,
+            },
+            x,
+            policy,
+            entropy,
+        ),
     }
 }
 
 const QUIET_PAYLOAD: u64 = 1 << 63;
 
-/// `n × 2^q > m × 2^p`, exactly.
-fn exceeds(n: u64, q: i32, (m, p): (u64, i32)) -> bool {
+/// Compares `n × 2^q` with `m × 2^p`, exactly.
+fn cmp_scaled(n: u128, q: i32, (m, p): (u64, i32)) -> Ordering {
+    let m = u128::from(m);
+    if n == 0 || m == 0 {
+        return n.cmp(&m);
+    }
     let d = q - p;
     if d >= 0 {
-        bit_len(n) + d > 64 || (n << d) > m
+        if bit_len128(n) + d > 128 {
+            Ordering::Greater
+        } else {
+            (n << d).cmp(&m)
+        }
+    } else if bit_len128(m) - d > 128 {
+        Ordering::Less
     } else {
-        bit_len(m) - d <= 64 && n > (m << -d)
+        n.cmp(&(m << -d))
     }
 }
 
-fn zero_or_smallest<G: FloatGrid>(g: &G, negative: bool) -> u64 {
+/// The code of ±0, or the smallest positive value where the format has no zero (e8m0).
+fn zero_or_smallest<G: Grid>(g: &G, negative: bool) -> u64 {
     g.zero_code(negative)
-        .unwrap_or_else(|| g.encode_magnitude(1, g.quantum(i32::MIN / 2)))
+        .unwrap_or_else(|| g.encode(false, 1, g.quantum(i32::MIN / 2)))
 }
 
-fn max_code<G: FloatGrid>(g: &G, negative: bool) -> u64 {
-    let (n, q) = g.max_value();
-    let sign = if negative { g.sign_mask() } else { 0 };
-    sign | g.encode_magnitude(n, q)
+/// Code of the extreme finite value on the given side.
+fn max_code<G: Grid>(g: &G, negative: bool) -> u64 {
+    let (n, q) = g.max_magnitude(negative);
+    if n == 0 {
+        return zero_or_smallest(g, false);
+    }
+    g.encode(negative, n, q)
 }
 
-fn nan_or<G: FloatGrid>(g: &G, negative: bool, payload: u64, otherwise: u64) -> u64 {
-    g.nan_code(negative, payload).unwrap_or(otherwise)
+/// A NaN code (with `status` and the NAN flag) if the format has one, else `otherwise`.
+fn nan_or<G: Grid>(g: &G, negative: bool, status: Status, otherwise: Rounded) -> Rounded {
+    match g.nan_code(negative, QUIET_PAYLOAD) {
+        Some(code) => Rounded::new(code, status | Status::NAN),
+        None => otherwise,
+    }
 }
 
-/// The code for a finite value beyond max finite, per the overflow policy and mode.
-fn overflow_code<G: FloatGrid>(g: &G, negative: bool, policy: &CastPolicy, mode: RoundMode) -> u64 {
+/// What a finite value beyond the largest finite one becomes (`n` units of `2^q`, the rounded
+/// magnitude modulo 2^128), per the policy and mode.
+fn overflow<G: Grid>(
+    g: &G,
+    negative: bool,
+    n: u128,
+    policy: &CastPolicy,
+    mode: RoundMode,
+) -> Rounded {
+    let base = Status::OVERFLOW | Status::INEXACT;
+    let saturated = Rounded::new(max_code(g, negative), base | Status::SATURATED);
+    if g.is_int() {
+        return match policy.int_overflow {
+            IntOverflow::Saturate => saturated,
+            IntOverflow::Wrap => match g.wrap(negative, n) {
+                Some(code) => Rounded::new(code, base | Status::WRAPPED),
+                None => saturated,
+            },
+        };
+    }
     let to_max = match policy.overflow {
         Overflow::Saturate => true,
         Overflow::Ieee => match mode {
@@ -92,122 +212,141 @@ fn overflow_code<G: FloatGrid>(g: &G, negative: bool, policy: &CastPolicy, mode:
             RoundMode::Rint | RoundMode::Round | RoundMode::Hybrid | RoundMode::None => false,
         },
     };
-    let max = max_code(g, negative);
     if to_max {
-        max
-    } else {
-        g.inf_code(negative)
-            .unwrap_or_else(|| nan_or(g, negative, QUIET_PAYLOAD, max))
+        return saturated;
+    }
+    match g.inf_code(negative) {
+        Some(code) => Rounded::new(code, base | Status::INF),
+        None => nan_or(g, negative, base, saturated),
     }
 }
 
-fn to_float<G: FloatGrid>(
+fn round_on<G: Grid>(g: &G, x: &Value, policy: &CastPolicy, entropy: u32) -> Rounded {
+    let unsigned_negative_nan = || {
+        let invalid = Status::INVALID | Status::INEXACT;
+        nan_or(
+            g,
+            false,
+            invalid,
+            Rounded::new(zero_or_smallest(g, false), invalid),
+        )
+    };
+    match *x {
+        Value::Nan { negative, payload } => {
+            let substitute = Rounded::new(
+                zero_or_smallest(g, false),
+                Status::INVALID | Status::INEXACT,
+            );
+            match policy.nan {
+                NanRule::Keep => match g.nan_code(negative && !g.is_unsigned_float(), payload) {
+                    Some(code) => Rounded::new(code, Status::NAN),
+                    None => substitute,
+                },
+                NanRule::Zero => substitute,
+            }
+        }
+        Value::Inf { negative } => {
+            if negative
+                && g.is_unsigned_float()
+                && policy.unsigned_negative == UnsignedNegative::Nan
+            {
+                return unsigned_negative_nan();
+            }
+            let negative = negative && !g.is_unsigned_float();
+            let saturated =
+                Rounded::new(max_code(g, negative), Status::SATURATED | Status::INEXACT);
+            match policy.inf {
+                InfRule::Saturate => saturated,
+                InfRule::Keep => match g.inf_code(negative) {
+                    Some(code) => Rounded::new(code, Status::INF),
+                    None => match policy.overflow {
+                        Overflow::Ieee => nan_or(g, negative, Status::INEXACT, saturated),
+                        Overflow::Saturate => saturated,
+                    },
+                },
+            }
+        }
+        Value::Finite { negative, sig, exp } => {
+            if sig == 0 {
+                let code = zero_or_smallest(g, negative && !g.is_unsigned_float());
+                let status = if g.zero_code(false).is_some() {
+                    Status::OK
+                } else {
+                    Status::INEXACT
+                };
+                return Rounded::new(code, status);
+            }
+            let mut status = Status::OK;
+            if negative && g.is_unsigned_float() {
+                if policy.unsigned_negative == UnsignedNegative::Nan {
+                    return unsigned_negative_nan();
+                }
+                status |= Status::INEXACT;
+            }
+            let negative = negative && !g.is_unsigned_float();
+            round_finite(g, negative, sig, exp, policy, entropy, status)
+        }
+    }
+}
+
+/// The finite, non-zero case: cut, decide, check the range, encode.
+fn round_finite<G: Grid>(
     g: &G,
-    signed: bool,
-    x: &Exact,
+    negative: bool,
+    sig: u128,
+    exp: i32,
     policy: &CastPolicy,
     entropy: u32,
-    mode_for_binade: impl Fn(RoundMode, i32) -> RoundMode,
-) -> u64 {
-    let unsigned_negative_nan = || nan_or(g, false, QUIET_PAYLOAD, 0);
-    match *x {
-        Exact::Nan { negative, payload } => match policy.nan {
-            NanRule::Keep => g
-                .nan_code(negative && signed, payload)
-                .unwrap_or_else(|| zero_or_smallest(g, false)),
-            NanRule::Zero => zero_or_smallest(g, false),
-        },
-        Exact::Inf { negative } => {
-            if negative && !signed && policy.unsigned_negative == UnsignedNegative::Nan {
-                return unsigned_negative_nan();
-            }
-            let negative = negative && signed;
-            let max = max_code(g, negative);
-            match policy.inf {
-                InfRule::Saturate => max,
-                InfRule::Keep => g
-                    .inf_code(negative)
-                    .unwrap_or_else(|| match policy.overflow {
-                        Overflow::Ieee => nan_or(g, negative, QUIET_PAYLOAD, max),
-                        Overflow::Saturate => max,
-                    }),
-            }
-        }
-        Exact::Finite { negative, sig, exp } => {
-            if sig == 0 {
-                return zero_or_smallest(g, negative && signed);
-            }
-            if negative && !signed && policy.unsigned_negative == UnsignedNegative::Nan {
-                return unsigned_negative_nan();
-            }
-            let negative = negative && signed;
-            let binade = exp + bit_len(sig) - 1;
-            let mode = mode_for_binade(policy.round, binade);
-            let q = g.quantum(binade);
-            let cut = Cut::new(sig, exp, q);
-            let lsb_odd = cut.n != 0 && g.encode_magnitude(cut.n, q) & 1 == 1;
-            let up = rounds_up(
-                mode,
-                negative,
-                lsb_odd,
-                cut.frac,
-                policy.stochastic,
-                entropy,
-            );
-            let n = cut.n + u64::from(up);
-            if n == 0 {
-                return zero_or_smallest(g, negative);
-            }
-            if exceeds(n, q, g.max_value()) {
-                return overflow_code(g, negative, policy, mode);
-            }
-            let sign = if negative { g.sign_mask() } else { 0 };
-            sign | g.encode_magnitude(n, q)
-        }
-    }
-}
-
-fn to_int(x: &Exact, bits: u32, signed: bool, policy: &CastPolicy, entropy: u32) -> u64 {
-    let (lo, hi) = int::range(bits, signed);
-    let (negative, magnitude) = match *x {
-        Exact::Nan { .. } => return 0,
-        Exact::Inf { negative } => return int::encode(if negative { lo } else { hi }, bits),
-        Exact::Finite { negative, sig, exp } => {
-            if sig == 0 {
-                return 0;
-            }
-            let magnitude: Option<u128> = if exp >= 0 {
-                (exp < 64).then(|| u128::from(sig) << exp)
-            } else {
-                let cut = Cut::new(sig, exp, 0);
-                let up = rounds_up(
-                    policy.round,
-                    negative,
-                    cut.n & 1 == 1,
-                    cut.frac,
-                    policy.stochastic,
-                    entropy,
-                );
-                Some(u128::from(cut.n) + u128::from(up))
-            };
-            (negative, magnitude)
-        }
+    mut status: Status,
+) -> Rounded {
+    let binade = exp + bit_len128(sig) - 1;
+    let mode = g.mode_at(policy.round, binade);
+    let q = g.quantum(binade);
+    let cut = Cut::new(sig, exp, q);
+    let max = g.max_magnitude(negative);
+    let truncated = if cut.huge {
+        Ordering::Greater
+    } else {
+        cmp_scaled(cut.n, q, max)
     };
-    let Some(m) = magnitude else {
-        // |x| ≥ 2^64: its low 64 bits are all zero.
-        return match policy.int_overflow {
-            IntOverflow::Saturate => int::encode(if negative { lo } else { hi }, bits),
-            IntOverflow::Wrap => 0,
-        };
+    let beyond = truncated == Ordering::Greater || (truncated == Ordering::Equal && cut.frac != 0);
+    let lsb_odd = if g.is_int() {
+        cut.n & 1 == 1
+    } else {
+        cut.n != 0 && truncated != Ordering::Greater && g.encode(false, cut.n as u64, q) & 1 == 1
     };
-    let v = if negative { -(m as i128) } else { m as i128 };
-    if (lo..=hi).contains(&v) {
-        return int::encode(v, bits);
+    let up = rounds_up(mode, negative, lsb_odd, &cut, policy.stochastic, entropy);
+    if cut.frac != 0 || up {
+        status |= Status::INEXACT;
     }
-    match policy.int_overflow {
-        IntOverflow::Saturate => int::encode(v.clamp(lo, hi), bits),
-        IntOverflow::Wrap => int::encode(v, bits),
+    let n = cut.n.wrapping_add(u128::from(up));
+    if n == 0 && !cut.huge {
+        if g.zero_code(negative).is_some() {
+            status |= Status::FLUSHED_TO_ZERO;
+        }
+        if g.min_normal_binade().is_some() {
+            status |= Status::UNDERFLOW;
+        }
+        if beyond {
+            // An unsigned integer's negative side: its extreme value is 0.
+            status |= Status::SATURATED;
+        }
+        return Rounded::new(zero_or_smallest(g, negative), status);
     }
+    if cut.huge || cmp_scaled(n, q, max) == Ordering::Greater {
+        let r = overflow(g, negative, n, policy, mode);
+        return Rounded::new(r.code, r.status | status);
+    }
+    if beyond {
+        status |= Status::SATURATED;
+    }
+    if status.contains(Status::INEXACT)
+        && g.min_normal_binade()
+            .is_some_and(|emin| q + bit_len128(n) - 1 < emin)
+    {
+        status |= Status::UNDERFLOW;
+    }
+    Rounded::new(g.encode(negative, n as u64, q), status)
 }
 
 #[cfg(test)]

@@ -38,19 +38,26 @@
 
 pub mod bulk;
 pub mod convert;
-pub mod encoding;
+mod encoding;
 pub mod error;
 pub mod exact;
 pub mod format;
+mod integral;
+mod multiply;
 pub mod policy;
 pub mod round;
+pub mod status;
 
 pub use bulk::{
-    BulkOptions, Layout, Storage, cast_elements, cast_from_f32, cast_slice, cast_to_f32, entropy,
+    BulkOptions, Encoded, Layout, Storage, cast_elements, cast_elements_with_status, cast_from_f32,
+    cast_slice, cast_to_f32, entropy,
 };
-pub use convert::{convert, convert_exact, convert_with_entropy};
+pub use convert::{convert, convert_exact, convert_with_entropy, convert_with_status, round_exact};
 pub use error::NumericsError;
 pub use exact::Exact;
 pub use format::{BinarySpec, FORMATS, Format, FormatInfo, Kind, Specials};
+pub use integral::round_to_integral;
+pub use multiply::mul_round;
 pub use policy::{CastPolicy, InfRule, IntOverflow, NanRule, Overflow, UnsignedNegative};
-pub use round::{RoundMode, Stochastic, StochasticCompare};
+pub use round::{Loss, RoundMode, Stochastic, StochasticCompare};
+pub use status::{Rounded, Status, StatusCounts};

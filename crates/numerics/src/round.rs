@@ -167,73 +167,121 @@ impl Default for Stochastic {
     }
 }
 
+/// What a rounding step cut off, as a fraction of one unit of the kept precision: the four
+/// classes every deterministic mode decides on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Loss {
+    /// Nothing was cut off: the value is exact.
+    ExactlyZero,
+    /// Less than half a unit.
+    LessThanHalf,
+    /// Exactly half a unit (a tie).
+    ExactlyHalf,
+    /// More than half a unit.
+    MoreThanHalf,
+}
+
+const HALF: u64 = 1 << 63;
+
+impl Loss {
+    /// The class of a discarded fraction left-aligned in 64 bits (bit 0 sticky).
+    pub const fn of_fraction(frac: u64) -> Loss {
+        if frac == 0 {
+            Loss::ExactlyZero
+        } else if frac < HALF {
+            Loss::LessThanHalf
+        } else if frac == HALF {
+            Loss::ExactlyHalf
+        } else {
+            Loss::MoreThanHalf
+        }
+    }
+}
+
 /// An exact value cut at a quantum: `n` whole units kept, and what was cut off.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Cut {
-    /// Units of the quantum that were kept (the truncated magnitude).
-    pub n: u64,
+    /// Units of the quantum that were kept (the truncated magnitude), modulo 2^128.
+    pub n: u128,
+    /// Whether the kept units did not fit 128 bits (`n` then holds their low 128 bits).
+    pub huge: bool,
     /// The discarded fraction of one unit, left-aligned in 64 bits; bit 0 is sticky
     /// (set when anything beyond 64 fraction bits was non-zero).
     pub frac: u64,
 }
 
 impl Cut {
-    /// Cuts `sig × 2^exp` at quantum `2^q`. The caller guarantees the kept part fits 64 bits
-    /// (`exp - q < 64 - bit_len(sig)` when `exp > q`).
-    pub fn new(sig: u64, exp: i32, q: i32) -> Cut {
+    /// Cuts `sig × 2^exp` at quantum `2^q`.
+    pub fn new(sig: u128, exp: i32, q: i32) -> Cut {
         if exp >= q {
+            let d = (exp - q) as u32;
+            let huge = d >= 128 || (d > 0 && sig >> (128 - d) != 0);
             return Cut {
-                n: sig << (exp - q),
+                n: if d >= 128 { 0 } else { sig << d },
+                huge,
                 frac: 0,
             };
         }
+        // The fraction cut off is rest / 2^s; left-align it in 64 bits, the rest is sticky.
         let s = (q - exp) as u32;
-        if s < 64 {
-            Cut {
-                n: sig >> s,
-                frac: sig << (64 - s),
-            }
-        } else if s < 128 {
-            let t = s - 64;
-            let frac = sig >> t;
-            let lost = t > 0 && sig << (64 - t) != 0;
-            Cut {
-                n: 0,
-                frac: frac | u64::from(lost),
-            }
+        let (n, rest) = if s < 128 {
+            (sig >> s, sig & ((1u128 << s) - 1))
         } else {
-            Cut {
-                n: 0,
-                frac: u64::from(sig != 0),
-            }
+            (0, sig)
+        };
+        let frac = if s <= 64 {
+            (rest as u64) << (64 - s)
+        } else {
+            let shift = s - 64;
+            let (top, lost) = if shift < 128 {
+                ((rest >> shift) as u64, rest & ((1u128 << shift) - 1) != 0)
+            } else {
+                (0, rest != 0)
+            };
+            top | u64::from(lost)
+        };
+        Cut {
+            n,
+            huge: false,
+            frac,
         }
+    }
+
+    /// The class of what was cut off.
+    pub const fn loss(&self) -> Loss {
+        Loss::of_fraction(self.frac)
     }
 }
 
-const HALF: u64 = 1 << 63;
-
-/// Whether to add one unit to the truncated magnitude.
+/// Whether to add one unit to the truncated magnitude: the per-mode decision.
 ///
-/// `lsb_odd` is the last bit of the truncated result's code; `entropy` is only read by
-/// [`RoundMode::Hybrid`].
+/// `lsb_odd` is the last bit of the truncated result's code; `frac` and `entropy` are only read
+/// by [`RoundMode::Hybrid`], which compares the top bits of the discarded fraction with the
+/// per-element random threshold.
 pub(crate) fn rounds_up(
     mode: RoundMode,
     negative: bool,
     lsb_odd: bool,
-    frac: u64,
+    cut: &Cut,
     stochastic: Stochastic,
     entropy: u32,
 ) -> bool {
+    let loss = cut.loss();
+    let inexact = loss != Loss::ExactlyZero;
     match mode {
-        RoundMode::Rint | RoundMode::None => frac > HALF || (frac == HALF && lsb_odd),
-        RoundMode::Round => frac >= HALF,
-        RoundMode::Floor => negative && frac != 0,
-        RoundMode::Ceil => !negative && frac != 0,
+        RoundMode::Rint | RoundMode::None => match loss {
+            Loss::MoreThanHalf => true,
+            Loss::ExactlyHalf => lsb_odd,
+            Loss::ExactlyZero | Loss::LessThanHalf => false,
+        },
+        RoundMode::Round => matches!(loss, Loss::ExactlyHalf | Loss::MoreThanHalf),
+        RoundMode::Floor => negative && inexact,
+        RoundMode::Ceil => !negative && inexact,
         RoundMode::Trunc => false,
-        RoundMode::Odd => frac != 0 && !lsb_odd,
+        RoundMode::Odd => inexact && !lsb_odd,
         RoundMode::Hybrid => {
             let bits = u32::from(stochastic.bits.clamp(1, 32));
-            let top = frac >> (64 - bits);
+            let top = cut.frac >> (64 - bits);
             let threshold = u64::from(entropy) & ((1u64 << bits) - 1);
             match stochastic.compare {
                 StochasticCompare::Greater => top > threshold,
@@ -253,19 +301,27 @@ mod tests {
         let c = Cut::new(0b1011, 0, 2);
         assert_eq!(c.n, 0b10);
         assert_eq!(c.frac, 0b11 << 62);
+        assert_eq!(c.loss(), Loss::MoreThanHalf);
+        let cut = |n, frac| Cut {
+            n,
+            huge: false,
+            frac,
+        };
         // far below the quantum: only the sticky bit survives
-        assert_eq!(Cut::new(1, -300, 0), Cut { n: 0, frac: 1 });
+        assert_eq!(Cut::new(1, -300, 0), cut(0, 1));
+        assert_eq!(Cut::new(1, -300, 0).loss(), Loss::LessThanHalf);
         // exactly half, with the cut 64 bits down
-        assert_eq!(Cut::new(1 << 63, -64, 0), Cut { n: 0, frac: HALF });
+        assert_eq!(Cut::new(1 << 63, -64, 0), cut(0, HALF));
+        assert_eq!(Cut::new(1 << 63, -64, 0).loss(), Loss::ExactlyHalf);
         // a quarter plus a bit lost beyond 64 fraction bits: the sticky bit records it
-        let c = Cut::new((1 << 63) | 1, -64, 1);
-        assert_eq!(
-            c,
-            Cut {
-                n: 0,
-                frac: (1 << 62) | 1
-            }
-        );
+        assert_eq!(Cut::new((1 << 63) | 1, -64, 1), cut(0, (1 << 62) | 1));
+        // a 128-bit significand cut 100 bits down: the top 64 remainder bits plus sticky
+        let c = Cut::new((1u128 << 127) | 1, 0, 100);
+        assert_eq!(c, cut(1 << 27, 1));
+        // kept units beyond 128 bits are flagged
+        assert!(Cut::new(3, 127, 0).huge);
+        assert!(!Cut::new(1, 127, 0).huge);
+        assert_eq!(Cut::new(0, 0, 0).loss(), Loss::ExactlyZero);
     }
 
     #[test]

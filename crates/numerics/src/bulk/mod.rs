@@ -5,17 +5,20 @@
 //! depends only on the element's global index so that results do not change with the number
 //! of threads or with how a caller splits the work.
 
+mod encoded;
 mod storage;
 
+pub use encoded::Encoded;
 pub use storage::{Layout, Storage};
 
 use rayon::prelude::*;
 
-use crate::convert::convert_with_entropy;
+use crate::convert::convert_with_status;
 use crate::error::NumericsError;
 use crate::format::Format;
 use crate::policy::CastPolicy;
 use crate::round::RoundMode;
+use crate::status::StatusCounts;
 
 /// Inputs smaller than this many elements are cast on the calling thread.
 pub const PARALLEL_THRESHOLD: usize = 1 << 16;
@@ -61,7 +64,7 @@ pub fn entropy(seed: u64, index: u64) -> u32 {
     (mix(seed ^ mix(index.wrapping_add(0x9e37_79b9_7f4a_7c15))) >> 32) as u32
 }
 
-/// Casts a byte buffer of `src_fmt` elements into `dst` (4-bit formats packed two per byte).
+/// Casts a byte buffer of `src_fmt` elements into `dst` (2- and 4-bit formats packed).
 ///
 /// The element count is taken from `src`; `dst` must be exactly the right size.
 ///
@@ -95,14 +98,50 @@ pub fn cast_elements(
     policy: &CastPolicy,
     options: &BulkOptions,
 ) -> Result<(), NumericsError> {
+    cast_elements_with_status(src, src_storage, dst, dst_storage, count, policy, options)
+        .map(|_| ())
+}
+
+/// Like [`cast_elements`], and counts what happened to the elements ([`StatusCounts`]: how
+/// many were exact, inexact, saturated, flushed to zero, became NaN or Inf, ...), computed in
+/// the same pass as the cast.
+///
+/// ```
+/// use npusim_numerics::{cast_elements_with_status, BulkOptions, CastPolicy, Format, Status, Storage};
+/// let src: Vec<u8> = [1.0f32, 1000.0, 1e-9, f32::NAN].iter().flat_map(|x| x.to_le_bytes()).collect();
+/// let mut dst = [0u8; 4];
+/// let counts = cast_elements_with_status(&src, Storage::native(Format::F32), &mut dst,
+///     Storage::native(Format::F8E4M3FN), 4, &CastPolicy::saturating(Default::default()),
+///     &BulkOptions::default()).unwrap();
+/// assert_eq!((counts.total, counts.exact), (4, 2)); // 1.0, and NaN that stays NaN
+/// assert_eq!(counts.get(Status::SATURATED), 1);
+/// assert_eq!(counts.get(Status::FLUSHED_TO_ZERO), 1);
+/// assert_eq!(counts.get(Status::NAN), 1);
+/// ```
+pub fn cast_elements_with_status(
+    src: &[u8],
+    src_storage: Storage,
+    dst: &mut [u8],
+    dst_storage: Storage,
+    count: usize,
+    policy: &CastPolicy,
+    options: &BulkOptions,
+) -> Result<StatusCounts, NumericsError> {
     src_storage.check_len(src.len(), count, "source")?;
     dst_storage.check_len(dst.len(), count, "destination")?;
     if count == 0 {
-        return Ok(());
+        return Ok(StatusCounts::default());
     }
     if src_storage == dst_storage {
+        // A cast to the same storage is a copy of the bytes; only NaN and Inf are counted.
         dst.copy_from_slice(src);
-        return Ok(());
+        let mut counts = StatusCounts::default();
+        for i in 0..count {
+            let code = src_storage.read(src, i);
+            let f = src_storage.format();
+            counts.record(convert_with_status(code, f, f, policy, 0).status);
+        }
+        return Ok(counts);
     }
     let per = dst_storage.per_byte();
     if count % per != 0 {
@@ -119,22 +158,26 @@ pub fn cast_elements(
             n,
             policy,
             options,
-        );
+        )
     };
     if !options.parallel || count < PARALLEL_THRESHOLD {
-        work(src, dst, 0, count);
-        return Ok(());
+        return Ok(work(src, dst, 0, count));
     }
     let src_chunk = src_storage.bytes_for(CHUNK);
     let dst_chunk = dst_storage.bytes_for(CHUNK);
-    dst.par_chunks_mut(dst_chunk)
+    let counts = dst
+        .par_chunks_mut(dst_chunk)
         .zip(src.par_chunks(src_chunk))
         .enumerate()
-        .for_each(|(k, (d, s))| {
+        .map(|(k, (d, s))| {
             let start = k * CHUNK;
-            work(s, d, start, CHUNK.min(count - start));
+            work(s, d, start, CHUNK.min(count - start))
+        })
+        .reduce(StatusCounts::default, |mut a, b| {
+            a.add(&b);
+            a
         });
-    Ok(())
+    Ok(counts)
 }
 
 /// Casts elements `0..n` of the given sub-buffers; `start` is the sub-buffers' global offset.
@@ -148,9 +191,10 @@ fn cast_range(
     n: usize,
     policy: &CastPolicy,
     options: &BulkOptions,
-) {
+) -> StatusCounts {
     let stochastic = policy.round == RoundMode::Hybrid;
     let base = options.first_index.wrapping_add(start as u64);
+    let mut counts = StatusCounts::default();
     for i in 0..n {
         let code = s.read(src, i);
         let e = if stochastic {
@@ -158,9 +202,11 @@ fn cast_range(
         } else {
             0
         };
-        let out = convert_with_entropy(code, s.format(), d.format(), policy, e);
-        d.write(dst, i, out);
+        let out = convert_with_status(code, s.format(), d.format(), policy, e);
+        counts.record(out.status);
+        d.write(dst, i, out.code);
     }
+    counts
 }
 
 /// Casts `f32` values to any format (4-bit formats packed).

@@ -4,7 +4,7 @@
 //! [`Kind::Binary`](crate::format::Kind::Binary); the [`Specials`] of a row decide which
 //! codes are Inf/NaN.
 
-use super::{FloatGrid, bit_len};
+use super::{Grid, bit_len};
 use crate::exact::Exact;
 use crate::format::{BinarySpec, Specials};
 
@@ -63,42 +63,28 @@ pub fn max_code(spec: &BinarySpec) -> u64 {
     (u64::from(spec.max_biased_exp()) << spec.man_bits) | spec.max_top_mantissa()
 }
 
-impl FloatGrid for BinarySpec {
+impl Grid for BinarySpec {
     fn quantum(&self, binade: i32) -> i32 {
         binade.max(self.emin()) - self.man_bits as i32
     }
 
-    fn max_value(&self) -> (u64, i32) {
+    fn max_magnitude(&self, _negative: bool) -> (u64, i32) {
         let n = (1u64 << self.man_bits) | self.max_top_mantissa();
         (n, self.emax() - self.man_bits as i32)
     }
 
-    fn encode_magnitude(&self, n: u64, q: i32) -> u64 {
-        let m = self.man_bits as i32;
-        let e = q + bit_len(n) - 1;
-        if e < self.emin() {
-            // Subnormal: the mantissa counts units of 2^(emin - m).
-            let shift = q - (self.emin() - m);
-            return n << shift;
-        }
-        let top = bit_len(n) - 1; // position of the leading one
-        let frac = if top >= m {
-            (n >> (top - m)) & ((1u64 << m) - 1)
-        } else {
-            (n << (m - top)) & ((1u64 << m) - 1)
-        };
-        let biased = (e + self.bias) as u64;
-        (biased << m) | frac
+    fn encode(&self, negative: bool, n: u64, q: i32) -> u64 {
+        let sign = if negative { self.sign_mask() } else { 0 };
+        sign | self.encode_magnitude(n, q)
     }
 
-    fn sign_mask(&self) -> u64 {
-        if self.signed {
-            1u64 << (self.man_bits + self.exp_bits)
-        } else {
-            0
-        }
+    fn is_unsigned_float(&self) -> bool {
+        !self.signed
     }
 
+    fn min_normal_binade(&self) -> Option<i32> {
+        Some(self.emin())
+    }
     fn zero_code(&self, negative: bool) -> Option<u64> {
         if !self.has_subnormals() {
             return None;
@@ -140,6 +126,36 @@ impl FloatGrid for BinarySpec {
             Specials::ExponentOnly => Some(exp_ones),
             Specials::NanAtNegativeZero => Some(self.sign_mask()),
             Specials::FiniteOnly => None,
+        }
+    }
+}
+
+impl BinarySpec {
+    /// Code (without sign) of the representable positive value `n × 2^q`, `n ≥ 1`.
+    fn encode_magnitude(&self, n: u64, q: i32) -> u64 {
+        let m = self.man_bits as i32;
+        let e = q + bit_len(n) - 1;
+        if e < self.emin() {
+            // Subnormal: the mantissa counts units of 2^(emin - m).
+            let shift = q - (self.emin() - m);
+            return n << shift;
+        }
+        let top = bit_len(n) - 1; // position of the leading one
+        let frac = if top >= m {
+            (n >> (top - m)) & ((1u64 << m) - 1)
+        } else {
+            (n << (m - top)) & ((1u64 << m) - 1)
+        };
+        let biased = (e + self.bias) as u64;
+        (biased << m) | frac
+    }
+
+    /// The sign bit's mask (0 for unsigned formats).
+    fn sign_mask(&self) -> u64 {
+        if self.signed {
+            1u64 << (self.man_bits + self.exp_bits)
+        } else {
+            0
         }
     }
 }

@@ -14,7 +14,7 @@
 //! 0x00 is the only zero, 0x80 the only NaN, 0x6F / 0xEF are ±Inf. The largest finite value
 //! is 0x6E = 2^15 and the smallest positive 0x01 = 2^-22.
 
-use super::{FloatGrid, bit_len};
+use super::{Grid, bit_len};
 use crate::exact::Exact;
 use crate::round::RoundMode;
 
@@ -48,17 +48,6 @@ pub const fn mantissa_bits(e: i32) -> i32 {
         2
     } else {
         1
-    }
-}
-
-/// The mode actually applied to a value in `binade`: HiF8's hybrid rounding is ties-away
-/// (`round`) in the 3-mantissa-bit band `|e| ≤ 3` and below 2^-23 (where it flushes to zero);
-/// it is stochastic elsewhere. Other modes apply unchanged.
-pub const fn effective_mode(mode: RoundMode, binade: i32) -> RoundMode {
-    if matches!(mode, RoundMode::Hybrid) && (binade.unsigned_abs() <= 3 || binade < -23) {
-        RoundMode::Round
-    } else {
-        mode
     }
 }
 
@@ -108,7 +97,27 @@ pub fn decode(code: u8) -> Exact {
     Exact::finite(negative, (1u64 << mb) | m, e - mb as i32)
 }
 
-impl FloatGrid for HiF8Grid {
+impl Grid for HiF8Grid {
+    /// HiF8's hybrid rounding is ties-away (`round`) in the 3-mantissa-bit band `|e| ≤ 3` and
+    /// below 2^-23 (where it flushes to zero); it is stochastic elsewhere. Other modes apply
+    /// unchanged.
+    fn mode_at(&self, mode: RoundMode, binade: i32) -> RoundMode {
+        if matches!(mode, RoundMode::Hybrid) && (binade.unsigned_abs() <= 3 || binade < -23) {
+            RoundMode::Round
+        } else {
+            mode
+        }
+    }
+
+    fn min_normal_binade(&self) -> Option<i32> {
+        Some(MIN_NORMAL_EXP)
+    }
+
+    fn encode(&self, negative: bool, n: u64, q: i32) -> u64 {
+        let sign = if negative { 0x80 } else { 0 };
+        sign | self.encode_magnitude(n, q)
+    }
+
     fn quantum(&self, binade: i32) -> i32 {
         if binade < MIN_DENORMAL_EXP {
             MIN_DENORMAL_EXP
@@ -117,10 +126,26 @@ impl FloatGrid for HiF8Grid {
         }
     }
 
-    fn max_value(&self) -> (u64, i32) {
+    fn max_magnitude(&self, _negative: bool) -> (u64, i32) {
         (1, MAX_EXP)
     }
 
+    fn zero_code(&self, _negative: bool) -> Option<u64> {
+        // The only zero; there is no -0 (0x80 is NaN).
+        Some(0)
+    }
+
+    fn inf_code(&self, negative: bool) -> Option<u64> {
+        Some(u64::from(INF_CODE) | if negative { 0x80 } else { 0 })
+    }
+
+    fn nan_code(&self, _negative: bool, _payload: u64) -> Option<u64> {
+        Some(u64::from(NAN_CODE))
+    }
+}
+
+impl HiF8Grid {
+    /// Code (without sign) of the representable positive value `n × 2^q`, `n ≥ 1`.
     fn encode_magnitude(&self, n: u64, q: i32) -> u64 {
         let top = bit_len(n) - 1;
         let e = q + top;
@@ -142,23 +167,6 @@ impl FloatGrid for HiF8Grid {
             4..=7 => 0x40 | (es << 4) | ((a - 4) << 2) | frac,
             _ => 0x60 | (es << 4) | ((a - 8) << 1) | frac,
         }
-    }
-
-    fn sign_mask(&self) -> u64 {
-        0x80
-    }
-
-    fn zero_code(&self, _negative: bool) -> Option<u64> {
-        // The only zero; there is no -0 (0x80 is NaN).
-        Some(0)
-    }
-
-    fn inf_code(&self, negative: bool) -> Option<u64> {
-        Some(u64::from(INF_CODE) | if negative { 0x80 } else { 0 })
-    }
-
-    fn nan_code(&self, _negative: bool, _payload: u64) -> Option<u64> {
-        Some(u64::from(NAN_CODE))
     }
 }
 
