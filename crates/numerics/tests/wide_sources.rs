@@ -5,8 +5,10 @@
 //! f32 ties and range ends for f64 → f32, ±0, ±Inf, NaNs with payloads, f32/f64 subnormals),
 //! each to every destination format, every deterministic mode and the three policies.
 //!
-//! Random patterns per source: 2^20 for f32, i32 and u32 and 2^18 for f64, i64 and u64 by default;
-//! with `NPUSIM_SWEEP_LOG2=L` set, 2^L and 2^(L-2). Half of the random patterns are raw bits,
+//! Random patterns per source: 2^20 for f32, 2^19 for i32 and u32 and 2^18 for f64, i64 and u64
+//! by default; with `NPUSIM_SWEEP_LOG2=L` set, 2^L, 2^(L-1) and 2^(L-2). (Every pattern goes
+//! to each of the 30 destinations under 7 modes and 3 policies: about 1.9 billion conversions
+//! by default, so the test run stays short on two cores.) Half of the random patterns are raw bits,
 //! half are "value-shaped" (exponent or magnitude near the small formats' ranges) so that the
 //! rounding of the narrow destinations is exercised, not only their overflow.
 
@@ -108,12 +110,12 @@ fn f32_sources() {
 
 #[test]
 fn i32_sources() {
-    sweep(Format::I32, log2_count(), 0x132).assert_clean("i32 sources");
+    sweep(Format::I32, log2_count() - 1, 0x132).assert_clean("i32 sources");
 }
 
 #[test]
 fn u32_sources() {
-    sweep(Format::U32, log2_count(), 0xD32).assert_clean("u32 sources");
+    sweep(Format::U32, log2_count() - 1, 0xD32).assert_clean("u32 sources");
 }
 
 #[test]
