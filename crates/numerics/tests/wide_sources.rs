@@ -7,7 +7,7 @@
 //!
 //! Random patterns per source: 2^20 for f32, 2^19 for i32 and u32 and 2^18 for f64, i64 and u64
 //! by default; with `NPUSIM_SWEEP_LOG2=L` set, 2^L, 2^(L-1) and 2^(L-2). (Every pattern goes
-//! to each of the 30 destinations under 7 modes and 3 policies: about 1.9 billion conversions
+//! to each of the 29 formats under 7 modes and 3 policies: about 1.9 billion conversions
 //! by default, so the test run stays short on two cores.) Half of the random patterns are raw bits,
 //! half are "value-shaped" (exponent or magnitude near the small formats' ranges) so that the
 //! rounding of the narrow destinations is exercised, not only their overflow.
