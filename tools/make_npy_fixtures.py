@@ -15,6 +15,9 @@ Written to crates/cli/tests/fixtures/ (or --out DIR):
   and ``'<V1'`` (every other type; 4-bit types one element per byte, low nibble).
 * ``ml_<type>_as_f32.npy`` (``_as_i8`` for int4): that array cast back with ``.astype``,
   the values npusim must produce when it reads ``ml_<type>.npy``.
+* ``be_<dtype>_values.npy``: the values saved big-endian (``'>f4'`` for ``VALUES``,
+  ``'>i2'`` for ``INT4_VALUES``), which npusim reads by swapping each element; cast to
+  float32 / int8 they must equal ``f32_values.npy`` / ``i8_values.npy``.
 * ``manifest.json``: versions, the descr of each file, and the values.
 
 Check mode (``--check DIR``) loads the files ``DIR/<npusim format>.npy`` that
@@ -76,7 +79,14 @@ def make(out: Path) -> None:
     }
     np.save(out / "f32_values.npy", VALUES)
     np.save(out / "i8_values.npy", INT4_VALUES)
-    for name in ("f32_values.npy", "i8_values.npy"):
+    np.save(out / "be_f4_values.npy", VALUES.astype(">f4"))
+    np.save(out / "be_i2_values.npy", INT4_VALUES.astype(">i2"))
+    for name in (
+        "f32_values.npy",
+        "i8_values.npy",
+        "be_f4_values.npy",
+        "be_i2_values.npy",
+    ):
         manifest["files"][name] = descr_of(out / name)
     for ml_name, npusim_name in TYPES.items():
         t = getattr(ml_dtypes, ml_name)

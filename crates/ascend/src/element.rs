@@ -3,17 +3,17 @@
 //! behaviours that are not a plain rounding (float → float to an integral value, the e8m0
 //! zero code, SetDeqScale, HiF8's hybrid threshold).
 
-use npusim_numerics::{
-    CastPolicy, Format, InfRule, IntOverflow, NanRule, Overflow, RoundMode, Stochastic,
-    StochasticCompare, UnsignedNegative, bulk, convert, convert_with_entropy,
-};
+use std::fmt;
+use std::str::FromStr;
 
-use crate::ctrl::{CTRL_FLOAT_NO_SAT, CTRL_FP8_NAN_KEEP, CTRL_INT_TRUNCATE, Ctrl};
+use npusim_numerics::{CastPolicy, Format, RoundMode, bulk, convert, convert_with_entropy};
+
+use crate::ctrl::Ctrl;
 use crate::deq_scale::deq_int32_to_half;
 use crate::dtype::DType;
 use crate::error::AscendError;
 use crate::modes::SatMode;
-use crate::profile::{PairRule, Product, SatSupport, find_pair};
+use crate::profile::{PairRule, Product, SatSupport, find_pair, training_policy, v950_policy};
 
 /// Where CAST_HYBRID's per-element threshold comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -36,6 +36,55 @@ impl Default for HybridThreshold {
     }
 }
 
+/// Which kind of CAST_HYBRID threshold a call asks for (the seed travels separately).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum HybridKind {
+    /// [`HybridThreshold::Random`] (`random`, the default).
+    #[default]
+    Random,
+    /// [`HybridThreshold::InputLowBits`] (`input-low-bits`, alias `literal`).
+    InputLowBits,
+}
+
+impl HybridKind {
+    /// The spelling in call descriptions.
+    pub const fn name(self) -> &'static str {
+        match self {
+            HybridKind::Random => "random",
+            HybridKind::InputLowBits => "input-low-bits",
+        }
+    }
+
+    /// The threshold, with `seed` for the random kind.
+    pub const fn threshold(self, seed: u64) -> HybridThreshold {
+        match self {
+            HybridKind::Random => HybridThreshold::Random { seed },
+            HybridKind::InputLowBits => HybridThreshold::InputLowBits,
+        }
+    }
+}
+
+impl fmt::Display for HybridKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for HybridKind {
+    type Err = AscendError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().replace('_', "-").as_str() {
+            "" | "random" => Ok(HybridKind::Random),
+            "input-low-bits" | "literal" => Ok(HybridKind::InputLowBits),
+            _ => Err(AscendError::UnknownValue {
+                what: "hybrid threshold",
+                name: s.trim().to_string(),
+                valid: "random input-low-bits",
+            }),
+        }
+    }
+}
+
 /// Which mask bit governs a lane of a widening Reg-API cast with a layout other than ZERO.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum WideningMask {
@@ -44,6 +93,37 @@ pub enum WideningMask {
     WiderType,
     /// The source element's bit, as the newer AscendC RegLayout text says (spec A-M1).
     SourceElement,
+}
+
+impl WideningMask {
+    /// The spelling in call descriptions: `wider` or `source`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            WideningMask::WiderType => "wider",
+            WideningMask::SourceElement => "source",
+        }
+    }
+}
+
+impl fmt::Display for WideningMask {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for WideningMask {
+    type Err = AscendError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "" | "wider" => Ok(WideningMask::WiderType),
+            "source" => Ok(WideningMask::SourceElement),
+            _ => Err(AscendError::UnknownValue {
+                what: "widening mask",
+                name: s.trim().to_string(),
+                valid: "wider source",
+            }),
+        }
+    }
 }
 
 /// Choices for the points the documentation leaves open (spec §11); defaults follow the seeds.
@@ -103,8 +183,9 @@ pub struct ElementCast {
 }
 
 impl ElementCast {
-    /// Resolves a LocalTensor-API cast (`Cast(dst, src, round_mode, ...)`): the product's table,
-    /// no `SatMode` (the training series saturates; the 950 follows its reset CTRL state).
+    /// Resolves a LocalTensor-API cast (`Cast(dst, src, round_mode, ...)`) with the CTRL
+    /// register at its reset value: the product's table, no `SatMode` (the training series
+    /// saturates; the 950 follows its reset CTRL state, which saturates).
     pub fn local_tensor(
         product: Product,
         src: DType,
@@ -113,19 +194,39 @@ impl ElementCast {
         deq_scale: Option<u16>,
         options: &CastOptions,
     ) -> Result<ElementCast, AscendError> {
+        Self::local_tensor_with_ctrl(
+            product,
+            src,
+            dst,
+            round,
+            deq_scale,
+            &Ctrl::default(),
+            options,
+        )
+    }
+
+    /// Resolves a LocalTensor-API cast under a CTRL register value.
+    ///
+    /// The Ascend 950 runs its LocalTensor `Cast` on the MicroAPI with a `SatMode::SAT` trait
+    /// (spec §3), so CTRL decides as for the Reg API: with `CTRL[60]` = 1 (reset) bits 48
+    /// (float outputs keep Inf/NaN), 50 (fp8 NaN kept) and 59 (integer outputs truncate) choose,
+    /// with `CTRL[60]` = 0 the trait's SAT does. The Atlas training series' Cast does not read
+    /// CTRL (seed 002 names no control bit; its overflow mode is [`CastOptions::training_inf_nan`]),
+    /// so `ctrl` is ignored there.
+    #[allow(clippy::too_many_arguments)]
+    pub fn local_tensor_with_ctrl(
+        product: Product,
+        src: DType,
+        dst: DType,
+        round: RoundMode,
+        deq_scale: Option<u16>,
+        ctrl: &Ctrl,
+        options: &CastOptions,
+    ) -> Result<ElementCast, AscendError> {
         let table = product.local_tensor_pairs();
         let rule = find_pair(product, &table, src, dst)?;
         let mode = rule.check_round(product, Some(round))?;
-        let ctrl = Ctrl::default();
-        Self::build(
-            product,
-            rule,
-            mode,
-            SatMode::Unknown,
-            &ctrl,
-            deq_scale,
-            options,
-        )
+        Self::build(product, rule, mode, SatMode::Sat, ctrl, deq_scale, options)
     }
 
     /// Resolves an Ascend 950 Reg-API cast from its `CastTrait` parts and the CTRL register.
@@ -223,97 +324,6 @@ impl ElementCast {
             },
             Special::Deq { scale } => deq_int32_to_half(code as u32, scale, &self.policy),
         }
-    }
-}
-
-/// The training series: everything saturates, NaN → 0 (spec A-S1), unless Inf/NaN mode.
-fn training_policy(round: RoundMode, options: &CastOptions) -> CastPolicy {
-    if options.training_inf_nan {
-        CastPolicy::new(round)
-    } else {
-        CastPolicy {
-            round,
-            overflow: Overflow::Saturate,
-            inf: InfRule::Saturate,
-            nan: NanRule::Zero,
-            int_overflow: IntOverflow::Saturate,
-            ..CastPolicy::default()
-        }
-    }
-}
-
-/// Ascend 950: seed 001's constraints, with saturation chosen by CTRL (spec §3.1).
-fn v950_policy(
-    rule: &PairRule,
-    round: RoundMode,
-    sat: SatMode,
-    ctrl: &Ctrl,
-    options: &CastOptions,
-) -> CastPolicy {
-    let (src, dst) = (rule.src, rule.dst);
-    let to_int = !dst.is_float();
-    let saturate = match rule.sat {
-        SatSupport::SaturateOnly => true,
-        _ if ctrl.global_saturation() => {
-            if to_int {
-                !ctrl.bit(CTRL_INT_TRUNCATE)
-            } else {
-                !ctrl.bit(CTRL_FLOAT_NO_SAT)
-            }
-        }
-        // Per instruction; the trait default UNKNOWN behaves as the reset state (saturating).
-        _ => sat != SatMode::NoSat,
-    };
-    let base = CastPolicy {
-        round,
-        stochastic: Stochastic {
-            bits: if src == DType::Half { 2 } else { 14 },
-            compare: StochasticCompare::GreaterOrEqual,
-        },
-        ..CastPolicy::default()
-    };
-    match dst {
-        // float32 outputs are never saturating (seed 001); nothing listed can overflow them.
-        DType::Float => base,
-        // bf16 -> fp4: Inf/overflow → ±max, NaN → 0, always.
-        DType::Fp4E2M1 | DType::Fp4E1M2 => CastPolicy {
-            overflow: Overflow::Saturate,
-            inf: InfRule::Saturate,
-            nan: NanRule::Zero,
-            ..base
-        },
-        // bf16 -> e8m0: the exponent field (truncation), sign dropped, NaN → 0xFF, Inf → 0xFE.
-        DType::Fp8E8M0 => CastPolicy {
-            round: RoundMode::Trunc,
-            overflow: Overflow::Saturate,
-            inf: if options.e8m0_inf_to_nan {
-                InfRule::Keep
-            } else {
-                InfRule::Saturate
-            },
-            nan: NanRule::Keep,
-            unsigned_negative: UnsignedNegative::Magnitude,
-            ..base
-        },
-        _ if to_int => CastPolicy {
-            int_overflow: if saturate {
-                IntOverflow::Saturate
-            } else {
-                IntOverflow::Wrap
-            },
-            ..base
-        },
-        _ if saturate => CastPolicy {
-            overflow: Overflow::Saturate,
-            inf: InfRule::Saturate,
-            nan: if matches!(dst, DType::Fp8E4M3 | DType::Fp8E5M2) && ctrl.bit(CTRL_FP8_NAN_KEEP) {
-                NanRule::Keep
-            } else {
-                NanRule::Zero
-            },
-            ..base
-        },
-        _ => base,
     }
 }
 

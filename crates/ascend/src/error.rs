@@ -1,5 +1,6 @@
 //! Typed errors of the Ascend model: every limit it checks, with the offending numbers.
 
+use npusim_hw::{LimitError, RangeError};
 use thiserror::Error;
 
 use crate::dtype::DType;
@@ -14,6 +15,16 @@ pub enum AscendError {
         name: String,
         /// Every valid name.
         valid: String,
+    },
+    /// A spelling that is not one of an option's legal values (round mode, sat mode, API, ...).
+    #[error("unknown {what} `{name}`; valid: {valid}")]
+    UnknownValue {
+        /// What was being named (`round mode`, `sat mode`, ...).
+        what: &'static str,
+        /// The name given.
+        name: String,
+        /// Every valid spelling.
+        valid: &'static str,
     },
     /// A product name that is not modelled.
     #[error("unknown product `{name}`; valid products: {valid}")]
@@ -83,34 +94,19 @@ pub enum AscendError {
         /// The mode given.
         mode: String,
     },
-    /// repeatTimes above 255.
-    #[error("repeatTimes {repeat} is out of range [0, 255]")]
-    RepeatOutOfRange {
-        /// The value given.
-        repeat: u32,
-    },
-    /// A repeat stride above 255.
-    #[error("{which} {value} is out of range [0, 255]")]
-    StrideOutOfRange {
-        /// Which stride.
-        which: &'static str,
-        /// The value given.
-        value: u32,
-    },
+    /// A number outside a named hardware limit (`repeatTimes`, a stride, ...).
+    #[error(transparent)]
+    Limit(#[from] LimitError),
     /// A destination block stride of 0 (the result is undefined).
     #[error(
         "dstBlkStride 0 makes the 8 blocks of a repeat overwrite each other (undefined); use >= 1"
     )]
     ZeroDstBlockStride,
     /// A contiguous mask out of its range.
-    #[error(
-        "contiguous mask {mask} is out of range [1, {max}] for a cast whose wider type is {wide_bits}-bit"
-    )]
+    #[error("{limit} for a cast whose wider type is {wide_bits}-bit")]
     MaskOutOfRange {
-        /// The mask given.
-        mask: u64,
-        /// Largest legal mask (elements per repeat).
-        max: u64,
+        /// The broken limit and the mask given.
+        limit: LimitError,
         /// Width of the wider operand type.
         wide_bits: u32,
     },
@@ -138,7 +134,7 @@ pub enum AscendError {
         /// The offending value.
         value: u64,
     },
-    /// A tensor start address not 32-byte aligned.
+    /// A tensor start address not [`TENSOR_ALIGN_BYTES`](crate::limits::TENSOR_ALIGN_BYTES)-aligned.
     #[error("LocalTensor start address {addr:#x} is not 32-byte aligned")]
     Misaligned {
         /// The address.
@@ -220,6 +216,17 @@ pub enum AscendError {
         expected: usize,
         /// Actual size.
         got: usize,
+    },
+    /// An address range that cannot be formed (its end overflows).
+    #[error("address range: {0}")]
+    Range(#[from] RangeError),
+    /// A golden-vector row that cannot be read.
+    #[error("golden row {row}: {why}")]
+    BadGolden {
+        /// 1-based row number (0: the file as a whole).
+        row: usize,
+        /// What is wrong.
+        why: String,
     },
     /// A call description that cannot be parsed.
     #[error("invalid cast description: {0}")]

@@ -24,6 +24,8 @@ pub mod deq_scale;
 pub mod dtype;
 pub mod element;
 pub mod error;
+pub mod goldens;
+pub mod limits;
 pub mod memory;
 pub mod modes;
 pub mod profile;
@@ -32,14 +34,17 @@ pub mod repeat;
 pub mod seed_examples;
 pub mod ty;
 
+mod text;
+
+pub use call::{Api, CallOutcome, CastCall, run_call};
 pub use cast::local_tensor::{AiCore, CastReport};
 pub use cast::reg::{cast_reg, check_layout};
 pub use ctrl::Ctrl;
 pub use dtype::DType;
-pub use element::{CastOptions, ElementCast, HybridThreshold, Special, WideningMask};
+pub use element::{CastOptions, ElementCast, HybridKind, HybridThreshold, Special, WideningMask};
 pub use error::AscendError;
 pub use memory::{Element, LocalTensor, TensorView, UnifiedBuffer};
-pub use modes::{CastTrait, MaskMergeMode, RegLayout, SatMode};
+pub use modes::{CastRoundMode, CastTrait, MaskMergeMode, RegLayout, SatMode, round_mode_name};
 pub use profile::{PairRule, Product, SatSupport};
 pub use reg::{MaskPattern, MaskReg, RegTensor, load_align, store_align};
 pub use repeat::{Mask, RepeatPlan, UnaryRepeatParams};

@@ -6,8 +6,11 @@
 
 use std::marker::PhantomData;
 
+use npusim_hw::ByteRange;
+
 use crate::dtype::DType;
 use crate::error::AscendError;
+use crate::limits::TENSOR_ALIGN_BYTES;
 use crate::repeat::Loc;
 
 /// Default unified buffer size: 256 KiB.
@@ -42,14 +45,15 @@ impl TensorView {
         }
     }
 
-    /// Byte range `[start, end)` in the UB.
-    pub const fn byte_range(&self) -> (usize, usize) {
-        (self.addr, self.addr + self.bytes())
+    /// The bytes the elements occupy in the UB, or an error if the end address overflows.
+    pub fn byte_range(&self) -> Result<ByteRange, AscendError> {
+        Ok(ByteRange::new(self.addr, self.bytes())?)
     }
 
-    /// Checks the 32-byte alignment that Cast requires of a tensor start.
+    /// Checks the 32-byte alignment that Cast requires of a tensor start
+    /// ([`TENSOR_ALIGN_BYTES`]).
     pub fn check_aligned(&self) -> Result<(), AscendError> {
-        if self.addr % BLOCK_BYTES != 0 {
+        if self.addr % TENSOR_ALIGN_BYTES != 0 {
             return Err(AscendError::Misaligned { addr: self.addr });
         }
         Ok(())
@@ -163,6 +167,11 @@ impl UnifiedBuffer {
         self.bytes.len()
     }
 
+    /// The buffer's addresses, `[0, size)`.
+    pub fn range(&self) -> ByteRange {
+        ByteRange::from_len(self.size())
+    }
+
     /// The raw bytes.
     pub fn bytes(&self) -> &[u8] {
         &self.bytes
@@ -176,15 +185,14 @@ impl UnifiedBuffer {
     /// An untyped view, checked to lie inside the buffer.
     pub fn view(&self, addr: usize, len: usize, dtype: DType) -> Result<TensorView, AscendError> {
         let v = TensorView { addr, len, dtype };
-        if v.addr
-            .checked_add(v.bytes())
-            .is_none_or(|end| end > self.size())
-        {
-            return Err(AscendError::OutsideBuffer {
-                addr,
-                bytes: v.bytes(),
-                ub_bytes: self.size(),
-            });
+        let outside = || AscendError::OutsideBuffer {
+            addr,
+            bytes: v.bytes(),
+            ub_bytes: self.size(),
+        };
+        let range = v.byte_range().map_err(|_| outside())?;
+        if !self.range().contains(&range) {
+            return Err(outside());
         }
         Ok(v)
     }

@@ -7,18 +7,15 @@
 
 use crate::dtype::DType;
 use crate::error::AscendError;
+use crate::limits::{
+    DST_BLK_STRIDE, DST_REP_STRIDE, REPEAT_TIMES, SRC_BLK_STRIDE, SRC_REP_STRIDE, contiguous_mask,
+};
 use crate::memory::BLOCK_BYTES;
 
-/// Bytes of the wider operand one repeat processes.
-pub const REPEAT_BYTES: usize = 256;
+pub use crate::limits::REPEAT_BYTES;
+
 /// Data blocks of the wider operand per repeat.
 pub const BLOCKS_PER_REPEAT: usize = 8;
-/// Largest `repeatTimes` (a uint8).
-pub const MAX_REPEAT_TIMES: u32 = 255;
-/// Largest repeat stride (a uint8), in blocks.
-pub const MAX_REP_STRIDE: u32 = 255;
-/// Largest block stride (a uint16), in blocks.
-pub const MAX_BLK_STRIDE: u32 = 65535;
 
 /// The mask of a high-dimensional (repeat) Cast.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -127,33 +124,23 @@ impl RepeatPlan {
         repeat_times: u32,
         params: UnaryRepeatParams,
     ) -> Result<RepeatPlan, AscendError> {
-        if repeat_times > MAX_REPEAT_TIMES {
-            return Err(AscendError::RepeatOutOfRange {
-                repeat: repeat_times,
-            });
-        }
-        for (which, v, max) in [
-            ("dstRepStride", params.dst_rep_stride, MAX_REP_STRIDE),
-            ("srcRepStride", params.src_rep_stride, MAX_REP_STRIDE),
-            ("dstBlkStride", params.dst_blk_stride, MAX_BLK_STRIDE),
-            ("srcBlkStride", params.src_blk_stride, MAX_BLK_STRIDE),
+        REPEAT_TIMES.check(repeat_times.into())?;
+        for (limit, v) in [
+            (DST_REP_STRIDE, params.dst_rep_stride),
+            (SRC_REP_STRIDE, params.src_rep_stride),
+            (DST_BLK_STRIDE, params.dst_blk_stride),
+            (SRC_BLK_STRIDE, params.src_blk_stride),
         ] {
-            if v > max {
-                return Err(AscendError::StrideOutOfRange { which, value: v });
-            }
+            limit.check(v.into())?;
         }
         let wide_bits = src.size_bits().max(dst.size_bits());
         let per_repeat = Self::lanes_per_repeat(src, dst);
         let four_bit = [src, dst].into_iter().find(|t| t.is_4bit());
         let lanes: Vec<usize> = match mask {
             Mask::Contiguous(m) => {
-                if m == 0 || m > per_repeat as u64 {
-                    return Err(AscendError::MaskOutOfRange {
-                        mask: m,
-                        max: per_repeat as u64,
-                        wide_bits,
-                    });
-                }
+                contiguous_mask(wide_bits)
+                    .check(m.into())
+                    .map_err(|limit| AscendError::MaskOutOfRange { limit, wide_bits })?;
                 if let Some(t) = four_bit
                     && m % 2 == 1
                 {
@@ -281,12 +268,8 @@ mod tests {
         let p = UnaryRepeatParams::new(1, 1, 8, 4);
         let e = RepeatPlan::new(DType::Half, DType::Int32, Mask::Contiguous(65), 1, p).unwrap_err();
         assert_eq!(
-            e,
-            AscendError::MaskOutOfRange {
-                mask: 65,
-                max: 64,
-                wide_bits: 32
-            }
+            e.to_string(),
+            "contiguous mask 65 is out of range [1, 64] for a cast whose wider type is 32-bit"
         );
         assert!(RepeatPlan::new(DType::Half, DType::Int32, Mask::Contiguous(0), 1, p).is_err());
         let e = RepeatPlan::new(
@@ -311,6 +294,12 @@ mod tests {
         );
         let e =
             RepeatPlan::new(DType::Half, DType::Int32, Mask::Contiguous(1), 256, p).unwrap_err();
-        assert_eq!(e, AscendError::RepeatOutOfRange { repeat: 256 });
+        assert_eq!(e.to_string(), "repeatTimes 256 is out of range [0, 255]");
+        let wide = UnaryRepeatParams::new(70000, 1, 8, 4);
+        let e = RepeatPlan::new(DType::Half, DType::Int32, Mask::Contiguous(1), 1, wide);
+        assert_eq!(
+            e.unwrap_err().to_string(),
+            "dstBlkStride 70000 is out of range [0, 65535]"
+        );
     }
 }

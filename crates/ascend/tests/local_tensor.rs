@@ -1,6 +1,7 @@
 //! The LocalTensor API beyond seed 002's two result examples: int4 through ReinterpretCast,
 //! strides, SetDeqScale, product tables, and every bad input as a typed error.
 
+use npusim_ascend::limits::{DST_REP_STRIDE, LimitError, REPEAT_TIMES};
 use npusim_ascend::{
     AiCore, AscendError, DType, Mask, Product, UnaryRepeatParams, UnifiedBuffer, ty,
 };
@@ -230,7 +231,10 @@ fn bad_inputs_are_typed_errors_naming_the_numbers() {
     // repeatTimes > 255
     assert_eq!(
         core.cast(&dst, &src, ceil, Mask::Contiguous(64), 256, p),
-        Err(AscendError::RepeatOutOfRange { repeat: 256 })
+        Err(AscendError::Limit(LimitError {
+            limit: REPEAT_TIMES,
+            value: 256
+        }))
     );
     // mask beyond the wider type's 64 lanes
     let e = core
@@ -251,13 +255,28 @@ fn bad_inputs_are_typed_errors_naming_the_numbers() {
             UnaryRepeatParams::new(1, 1, 300, 4),
         )
         .unwrap_err();
-    assert!(matches!(
+    assert_eq!(
         e,
-        AscendError::StrideOutOfRange {
-            which: "dstRepStride",
+        AscendError::Limit(LimitError {
+            limit: DST_REP_STRIDE,
             value: 300
-        }
-    ));
+        })
+    );
+    // block strides are uint16: 70000 names the real limit, 65535
+    let e = core
+        .cast(
+            &dst,
+            &src,
+            ceil,
+            Mask::Contiguous(64),
+            1,
+            UnaryRepeatParams::new(1, 70000, 8, 4),
+        )
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "srcBlkStride 70000 is out of range [0, 65535]"
+    );
     // misaligned tensor
     let odd = src.offset(3).unwrap();
     assert_eq!(

@@ -7,8 +7,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
-use npusim_ascend::DType;
-use npusim_ascend::call::{CallOutcome, CastCall, run_call};
+use npusim_ascend::call::{Api, CallOutcome, CastCall, run_call};
+use npusim_ascend::{CastRoundMode, DType, HybridKind, Product, RegLayout, SatMode};
 use npusim_numerics::{BulkOptions, CastPolicy, Format, Layout, Storage, cast_elements};
 
 use crate::io::{Elements, npy};
@@ -69,20 +69,21 @@ pub struct AscendCastArgs {
     #[arg(long, value_name = "FILE")]
     pub prior: Option<PathBuf>,
     /// Product: training (Atlas training series) or 950.
-    #[arg(long)]
-    pub product: Option<String>,
-    /// API: local (LocalTensor, default) or reg (Ascend 950 MicroAPI).
-    #[arg(long)]
-    pub api: Option<String>,
+    #[arg(long, value_name = "PRODUCT")]
+    pub product: Option<Product>,
+    /// API: local (LocalTensor, default) or reg (Ascend 950 MicroAPI; alias microapi).
+    #[arg(long, value_name = "API")]
+    pub api: Option<Api>,
     /// Source type (half, float, bfloat16_t, int4b_t, ...); default: the input's dtype.
-    #[arg(long)]
-    pub src: Option<String>,
+    #[arg(long, value_name = "TYPE")]
+    pub src: Option<DType>,
     /// Destination type.
-    #[arg(long)]
-    pub dst: Option<String>,
-    /// Round mode: CAST_NONE CAST_RINT CAST_FLOOR CAST_CEIL CAST_ROUND CAST_TRUNC CAST_ODD CAST_HYBRID.
-    #[arg(long)]
-    pub round: Option<String>,
+    #[arg(long, value_name = "TYPE")]
+    pub dst: Option<DType>,
+    /// Round mode: CAST_NONE CAST_RINT CAST_FLOOR CAST_CEIL CAST_ROUND CAST_TRUNC CAST_ODD CAST_HYBRID
+    /// (UNKNOWN for Reg API conversions that never round).
+    #[arg(long, value_name = "MODE")]
+    pub round: Option<CastRoundMode>,
     /// First-n API: calCount (LocalTensor); element count for the Reg API's UpdateMask.
     #[arg(long)]
     pub count: Option<u64>,
@@ -102,17 +103,17 @@ pub struct AscendCastArgs {
     #[arg(long)]
     pub deq_scale: Option<f32>,
     /// Reg API SatMode: SAT, NO_SAT or UNKNOWN.
-    #[arg(long)]
-    pub sat: Option<String>,
+    #[arg(long, value_name = "SAT")]
+    pub sat: Option<SatMode>,
     /// Reg API RegLayout: ZERO, ONE, TWO, THREE or UNKNOWN.
-    #[arg(long)]
-    pub layout: Option<String>,
-    /// Reg API CTRL register value (decimal or 0x hex; reset value 0x1000000000000000).
+    #[arg(long, value_name = "LAYOUT")]
+    pub layout: Option<RegLayout>,
+    /// Ascend 950 CTRL register value, both APIs (decimal or 0x hex; reset value 0x1000000000000000).
     #[arg(long)]
     pub ctrl: Option<String>,
     /// CAST_HYBRID threshold source: random or input-low-bits.
-    #[arg(long)]
-    pub hybrid: Option<String>,
+    #[arg(long, value_name = "KIND")]
+    pub hybrid: Option<HybridKind>,
     /// Seed of the random CAST_HYBRID threshold.
     #[arg(long)]
     pub seed: Option<u64>,
@@ -159,19 +160,23 @@ fn build_call(a: &AscendCastArgs) -> Result<CastCall> {
         }
         None => CastCall::default(),
     };
-    let set = |field: &mut String, v: &Option<String>| {
-        if let Some(v) = v {
-            *field = v.clone();
+    fn set<T: Copy>(field: &mut T, flag: Option<T>) {
+        if let Some(v) = flag {
+            *field = v;
         }
-    };
-    set(&mut call.product, &a.product);
-    set(&mut call.api, &a.api);
-    set(&mut call.src, &a.src);
-    set(&mut call.dst, &a.dst);
-    set(&mut call.round, &a.round);
-    set(&mut call.sat, &a.sat);
-    set(&mut call.layout, &a.layout);
-    set(&mut call.hybrid, &a.hybrid);
+    }
+    set(&mut call.product, a.product);
+    set(&mut call.api, a.api);
+    set(&mut call.round, a.round);
+    set(&mut call.sat, a.sat);
+    set(&mut call.layout, a.layout);
+    set(&mut call.hybrid, a.hybrid);
+    if a.src.is_some() {
+        call.src = a.src;
+    }
+    if a.dst.is_some() {
+        call.dst = a.dst;
+    }
     if a.count.is_some() {
         call.count = a.count;
     }
@@ -195,9 +200,6 @@ fn build_call(a: &AscendCastArgs) -> Result<CastCall> {
     }
     if a.seed.is_some() {
         call.seed = a.seed;
-    }
-    if call.dst.trim().is_empty() {
-        bail!("no destination type: give --dst (or dst = \"...\" in the call file)");
     }
     Ok(call)
 }
@@ -260,14 +262,11 @@ fn ranges(idx: &[usize]) -> String {
 
 fn cast(a: &AscendCastArgs) -> Result<ExitCode> {
     let mut call = build_call(a)?;
-    let src_hint: Option<DType> = if call.src.trim().is_empty() {
-        None
-    } else {
-        Some(call.src.parse().map_err(anyhow::Error::from)?)
+    let Some(dst) = call.dst else {
+        bail!("no destination type: give --dst (or dst = \"...\" in the call file)");
     };
-    let (src, input) = read_tensor(&a.input, src_hint)?;
-    call.src = src.name().to_string();
-    let dst: DType = call.dst.parse().map_err(anyhow::Error::from)?;
+    let (src, input) = read_tensor(&a.input, call.src)?;
+    call.src = Some(src);
     let prior = match &a.prior {
         Some(p) => {
             let (t, bytes) = read_tensor(p, Some(dst))?;
@@ -297,25 +296,7 @@ fn cast(a: &AscendCastArgs) -> Result<ExitCode> {
     write_atomic(&a.output, |w| {
         npy::write(w, &file_elements, &[out.dst_len], false, false)
     })?;
-    println!(
-        "{} {} Cast {} -> {}: {} {}, wrote {} of {} destination elements",
-        out.product,
-        if call.api.trim().eq_ignore_ascii_case("reg") {
-            "Reg API"
-        } else {
-            "LocalTensor"
-        },
-        src,
-        dst,
-        out.steps,
-        if call.api.trim().eq_ignore_ascii_case("reg") {
-            "register(s)"
-        } else {
-            "repeat(s)"
-        },
-        out.written.len(),
-        out.dst_len,
-    );
+    print!("{}", summary(&out, src));
     if a.show_lanes {
         println!("written: {:?}", out.written);
     } else {
@@ -323,6 +304,21 @@ fn cast(a: &AscendCastArgs) -> Result<ExitCode> {
     }
     println!("output: {}", a.output.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The first line of the report: product, API (as the call ran it), types, steps, lanes.
+fn summary(out: &CallOutcome, src: DType) -> String {
+    format!(
+        "{} {} Cast {} -> {}: {} {}, wrote {} of {} destination elements\n",
+        out.product,
+        out.api.title(),
+        src,
+        out.dst_dtype,
+        out.steps,
+        out.api.step_unit(),
+        out.written.len(),
+        out.dst_len,
+    )
 }
 
 #[cfg(test)]

@@ -7,12 +7,19 @@
 mod ascend;
 mod cast;
 mod formats;
-mod io;
-mod output;
 mod progress;
-mod stats;
 mod tour;
 mod tour_ascend;
+
+/// Tensor files, where `ascend` looks for them: they live in `npusim-io`.
+mod io {
+    pub use npusim_io::{Elements, npy};
+}
+
+/// Atomic output, where `ascend` looks for it: it lives in `npusim-io`.
+mod output {
+    pub use npusim_io::write_atomic;
+}
 
 use std::process::ExitCode;
 

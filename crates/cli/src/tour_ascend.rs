@@ -1,141 +1,110 @@
-//! The tour's Ascend part: golden cases that need an Ascend rule (run through npusim-ascend's
-//! product profiles), and seed 002's two 512-lane LocalTensor examples.
+//! The tour's Ascend section: every golden row of `npusim_ascend::goldens`, run through the API
+//! it names, and seed 002's two 512-lane LocalTensor examples.
 
+use npusim_ascend::DType;
+use npusim_ascend::goldens::{Golden, GoldenCheck, goldens};
 use npusim_ascend::seed_examples::{run as run_example, seed002_examples};
-use npusim_ascend::{
-    AiCore, CastOptions, Ctrl, DType, ElementCast, HybridThreshold, Product, SatMode,
-};
-use npusim_numerics::Format::{self, *};
-use npusim_numerics::RoundMode;
 
-use crate::tour::{CEIL, Case, FLOOR, NONE, RINT, ROUND, Rule, TRUNC, c};
+use crate::tour::Detail;
 
-fn dtype(f: Format) -> DType {
-    DType::from_format(f).unwrap_or(DType::Float)
-}
+/// Where the rows come from, by document title and section.
+const SOURCES: &str = "\
+sources: AscendC API reference, \"Cast\" for the Ascend 950PR/950DT MicroAPI (S1: conversion
+tables 3-8 and the constraints) and \"Cast\" for the Atlas training series LocalTensor API (S2:
+precision conversion rules, Table 4, More Samples); \"derived\" rows pin what the two leave open.";
 
-/// A Reg-API element cast; an illegal combination yields an impossible code so the row fails.
-fn reg(case: &Case, sat: SatMode, ctrl: Ctrl, hybrid: HybridThreshold) -> u64 {
-    let options = CastOptions {
-        hybrid,
-        ..CastOptions::default()
+/// Rows shown in the summary: one per kind of rule (S2 float->half, training-series saturation,
+/// CAST_ODD, the fp4 carry seed 001 misprints, e8m0, the literal HiF8 hybrid threshold,
+/// SetDeqScale).
+const REPRESENTATIVE: &[&str] = &["G006", "G046", "G110", "G120", "G151", "G183", "G204"];
+
+/// A code with its value: `0x3800 (0.5)`.
+fn show(dtype: DType, code: u64) -> String {
+    let format = dtype.format();
+    let digits = format.bits().div_ceil(4) as usize;
+    let v = format.decode(code).to_f64();
+    let value = if v.is_nan() {
+        "NaN".to_string()
+    } else if v.is_infinite() {
+        if v > 0.0 { "+Inf" } else { "-Inf" }.to_string()
+    } else if v == 0.0 || (1e-4..1e16).contains(&v.abs()) {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
     };
-    ElementCast::reg(
-        dtype(case.src),
-        dtype(case.dst),
-        Some(case.mode),
-        sat,
-        &ctrl,
-        &options,
-    )
-    .map_or(u64::MAX, |e| e.apply(case.src_bits, 0))
+    format!("{code:#0w$x} ({value})", w = digits + 2)
 }
 
-fn lt(product: Product, case: &Case, deq_scale: Option<u16>) -> u64 {
-    let mut core = AiCore::new(product);
-    if let Some(s) = deq_scale {
-        core.set_deq_scale(s);
+/// One check of a row as a line of the tour (plus a note line when the row has one).
+fn render(row: &Golden, check: &GoldenCheck) -> String {
+    let mut s = format!(
+        "{} {:<5} {:<12} {:<24} -> {:<12} {:<11} [{}] expected {} got {}  ({})",
+        if check.pass { "PASS" } else { "FAIL" },
+        row.id,
+        row.src.name(),
+        show(row.src, row.src_code.unwrap_or_default()),
+        row.dst.name(),
+        row.round_name(),
+        check.how,
+        show(row.dst, row.expected.unwrap_or_default()),
+        show(row.dst, check.got),
+        row.reference,
+    );
+    if !row.note.is_empty() {
+        s.push_str("\n           note: ");
+        s.push_str(&row.note);
     }
-    core.resolve(dtype(case.src), dtype(case.dst), case.mode)
-        .map_or(u64::MAX, |e| e.apply(case.src_bits, 0))
+    s
 }
 
-/// The 950 LocalTensor API (reset CTRL: saturating).
-const LT950: Rule = Rule::Custom {
-    name: "950 LT",
-    cast: |k| lt(Product::Ascend950, k, None),
-};
-/// The Atlas training LocalTensor API.
-const TRAINING: Rule = Rule::Custom {
-    name: "train",
-    cast: |k| lt(Product::AtlasTraining, k, None),
-};
-/// Reg API, reset CTRL, SatMode::UNKNOWN.
-const REG: Rule = Rule::Custom {
-    name: "950 reg",
-    cast: |k| {
-        reg(
-            k,
-            SatMode::Unknown,
-            Ctrl::default(),
-            HybridThreshold::default(),
-        )
-    },
-};
-/// Reg API with `CTRL[60]` = 0 and SatMode::SAT.
-const REG_SAT: Rule = Rule::Custom {
-    name: "reg SAT",
-    cast: |k| {
-        reg(
-            k,
-            SatMode::Sat,
-            Ctrl::per_instruction(),
-            HybridThreshold::default(),
-        )
-    },
-};
-/// Reg API with `CTRL[60]` = 0, SatMode::NO_SAT and the literal hybrid threshold.
-const REG_HYBRID: Rule = Rule::Custom {
-    name: "reg HR",
-    cast: |k| {
-        reg(
-            k,
-            SatMode::NoSat,
-            Ctrl::per_instruction(),
-            HybridThreshold::InputLowBits,
-        )
-    },
-};
-/// SetDeqScale(2.0), then the training LocalTensor API.
-const DEQ2: Rule = Rule::Custom {
-    name: "deq x2",
-    cast: |k| lt(Product::AtlasTraining, k, Some(0x4000)),
-};
-/// SetDeqScale(0.5), then the training LocalTensor API.
-const DEQ_HALF: Rule = Rule::Custom {
-    name: "deq x.5",
-    cast: |k| lt(Product::AtlasTraining, k, Some(0x3800)),
-};
-
-const HYBRID: RoundMode = RoundMode::Hybrid;
-
-/// Golden cases that need an Ascend profile, plus training-series checks of seed 002 table 4.
-#[rustfmt::skip]
-pub static ASCEND_CASES: &[Case] = &[
-    c("G001", "S2 float->float: round to an integral float", F32, 0x3f000000, F32, RINT, LT950, 0x0, ""),
-    c("G002", "S2 float->float: round to an integral float", F32, 0x3f000000, F32, FLOOR, LT950, 0x0, ""),
-    c("G003", "S2 float->float: round to an integral float", F32, 0x3f000000, F32, CEIL, LT950, 0x3f800000, ""),
-    c("G004", "S2 float->float: round to an integral float", F32, 0x3f000000, F32, ROUND, LT950, 0x3f800000, ""),
-    c("G005", "S2 float->float: round to an integral float", F32, 0x3f000000, F32, TRUNC, LT950, 0x0, ""),
-    c("G046", "S2 table 4 on the training series", F16, 0x57f8, I8, ROUND, TRAINING, 0x7f, "half 127.5 -> int8 CAST_ROUND: ties away to 128, saturated to 127"),
-    c("G073", "S2 table 4 on the training series", I32, 0x2000003, F32, NONE, TRAINING, 0x4c000001, "int32 2^25+3 -> float: CAST_NONE rounds to nearest even"),
-    c("G110", "S2 table 4 on the training series", F32, 0x42f67777, F16, crate::tour::ODD, TRAINING, 0x57b3, "float 123.23333 -> half CAST_ODD"),
-    c("G151", "S1 e8m0 constraints (950 Reg API)", BF16, 0x7f80, F8E8M0, NONE, REG, 0xfe, "bf16 +Inf -> e8m0 max 0xFE as seed 001 says (the library's shifts would give 0xFF)"),
-    c("G152", "S1 e8m0 constraints (950 Reg API)", BF16, 0x7fc0, F8E8M0, NONE, REG, 0xff, ""),
-    c("G195", "950 bf16->e8m0: the exponent field", BF16, 0x3fc0, F8E8M0, NONE, REG, 0x7f, "1.5 truncates to 2^0"),
-    c("G196", "950 bf16->e8m0: the exponent field", BF16, 0x4040, F8E8M0, NONE, REG, 0x80, ""),
-    c("G197", "950 bf16->e8m0: the exponent field", BF16, 0xc000, F8E8M0, NONE, REG, 0x80, "the sign is dropped"),
-    c("G198", "950 bf16->e8m0: the exponent field", BF16, 0x0, F8E8M0, NONE, REG, 0x0, ""),
-    c("G199", "950 bf16->e8m0: the exponent field", BF16, 0x10, F8E8M0, NONE, REG, 0x0, ""),
-    c("G200", "950 e8m0->bf16", F8E8M0, 0x7f, BF16, NONE, REG, 0x3f80, ""),
-    c("G201", "950 e8m0->bf16", F8E8M0, 0x0, BF16, NONE, REG, 0x0, "0x00 gives +0.0, not 2^-127"),
-    c("G202", "950 e8m0->bf16", F8E8M0, 0xfe, BF16, NONE, REG, 0x7f00, ""),
-    c("G203", "950 e8m0->bf16", F8E8M0, 0xff, BF16, NONE, REG, 0x7fc0, ""),
-    c("G157", "S1 fp8 SAT: NaN -> 0 (CTRL[50] = 0)", F32, 0x7fc00000, F8E5M2, RINT, REG_SAT, 0x0, ""),
-    c("G179", "950 HiF8 HYBRID, literal pseudocode threshold", F16, 0x4c00, HiF8, HYBRID, REG_HYBRID, 0x40, "thr = {h[0], 1}"),
-    c("G180", "950 HiF8 HYBRID, literal pseudocode threshold", F16, 0x4c40, HiF8, HYBRID, REG_HYBRID, 0x41, ""),
-    c("G181", "950 HiF8 HYBRID, literal pseudocode threshold", F16, 0x4c80, HiF8, HYBRID, REG_HYBRID, 0x41, ""),
-    c("G182", "950 HiF8 HYBRID, literal pseudocode threshold", F16, 0x3c40, HiF8, HYBRID, REG_HYBRID, 0x9, ""),
-    c("G183", "950 HiF8 HYBRID, literal pseudocode threshold", F32, 0x41800000, HiF8, HYBRID, REG_HYBRID, 0x41, "literal >= with thr = f[13:0] = 0 rounds exact 16.0 up (spec A-H2)"),
-    c("G184", "950 HiF8 HYBRID, literal pseudocode threshold", F32, 0x41880000, HiF8, HYBRID, REG_HYBRID, 0x41, ""),
-    c("G204", "S2 SetDeqScale: int32 -> half", I32, 0x3, F16, NONE, DEQ2, 0x4600, "src / 2^17 x scale x 2^17"),
-    c("G205", "S2 SetDeqScale: int32 -> half", I32, 0x186a0, F16, NONE, DEQ_HALF, 0x7a1a, "100000 x 0.5 = 50000 rounds to 49984"),
-];
+/// Checks every golden row, printing per `detail`; returns `(checks, failures)`.
+fn run_goldens(detail: Detail) -> (usize, usize) {
+    let rows = match goldens() {
+        Ok(rows) => rows,
+        Err(e) => {
+            println!("FAIL the golden data cannot be read: {e}");
+            return (0, 1);
+        }
+    };
+    let (mut checks, mut failed) = (0, 0);
+    for row in &rows {
+        let results = match row.check() {
+            Ok(r) => r,
+            Err(e) => {
+                failed += 1;
+                println!("FAIL {:<5} {}: {e}", row.id, row.reference);
+                continue;
+            }
+        };
+        if results.is_empty() && detail == Detail::Verbose {
+            println!(
+                "---- {:<5} {} (no single element: checked by the 512-lane example below)",
+                row.id, row.reference
+            );
+        }
+        for (i, check) in results.iter().enumerate() {
+            checks += 1;
+            if !check.pass {
+                failed += 1;
+            }
+            let representative = i == 0 && REPRESENTATIVE.contains(&row.id.as_str());
+            if detail.shows(check.pass, representative) {
+                println!("{}", render(row, check));
+            }
+        }
+    }
+    println!(
+        "golden rows: {} rows, {checks} checks: {} PASS, {failed} FAIL",
+        rows.len(),
+        checks - failed.min(checks)
+    );
+    (checks, failed)
+}
 
 /// Runs seed 002's two 512-lane result examples; prints one line each; returns the failures.
-pub fn run_lane_examples() -> usize {
+fn run_lane_examples(detail: Detail) -> usize {
     let mut failed = 0;
-    println!("-- S2 result examples: half -> int32 CAST_CEIL over the unified buffer (G206-G208)");
+    let mut lines = Vec::new();
     for ex in seed002_examples() {
         match run_example(&ex) {
             Ok((got, report)) => {
@@ -144,36 +113,70 @@ pub fn run_lane_examples() -> usize {
                 if !ok {
                     failed += 1;
                 }
-                println!(
-                    "{} {:<15} {}: {same}/{} lanes as printed ({} computed, {} kept their prior contents); dst[0] = {}, dst[64] = {}",
-                    if ok { "PASS" } else { "FAIL" },
-                    ex.name,
-                    ex.call,
-                    ex.expected.len(),
-                    report.written.len(),
-                    got.len() - report.written.len(),
-                    got.first().copied().unwrap_or_default(),
-                    got.get(64).copied().unwrap_or_default(),
-                );
+                if detail.shows(ok, true) {
+                    lines.push(format!(
+                        "{} {:<15} {}: {same}/{} lanes as printed ({} computed, {} kept their prior contents)",
+                        if ok { "PASS" } else { "FAIL" },
+                        ex.name,
+                        ex.call,
+                        ex.expected.len(),
+                        report.written.len(),
+                        got.len() - report.written.len(),
+                    ));
+                }
             }
             Err(e) => {
                 failed += 1;
-                println!("FAIL {}: {e}", ex.name);
+                lines.push(format!("FAIL {}: {e}", ex.name));
             }
         }
     }
+    println!("S2 More Samples: half -> int32 CAST_CEIL over the unified buffer (G206-G208)");
+    for l in lines {
+        println!("{l}");
+    }
     failed
+}
+
+/// Runs the Ascend section; returns the number of failures.
+pub fn run(detail: Detail) -> usize {
+    println!("== Ascend (npusim-ascend)");
+    println!("{SOURCES}");
+    println!();
+    let (_, failed) = run_goldens(detail);
+    println!();
+    failed + run_lane_examples(detail)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tour::failing_lines;
 
     #[test]
     fn every_ascend_case_and_example_passes() {
-        let failing = failing_lines(ASCEND_CASES);
+        let rows = goldens().unwrap();
+        let failing: Vec<String> = rows
+            .iter()
+            .flat_map(|row| {
+                row.check()
+                    .unwrap()
+                    .into_iter()
+                    .filter(|c| !c.pass)
+                    .map(|c| render(row, &c))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
         assert!(failing.is_empty(), "{}", failing.join("\n"));
-        assert_eq!(run_lane_examples(), 0);
+        assert_eq!(run_lane_examples(Detail::FailuresOnly), 0);
+    }
+
+    #[test]
+    fn representative_rows_exist() {
+        let rows = goldens().unwrap();
+        for id in REPRESENTATIVE {
+            assert!(rows.iter().any(|r| r.id == *id), "{id}");
+        }
+        assert_eq!(show(DType::Half, 0x3800), "0x3800 (0.5)");
+        assert_eq!(show(DType::Fp4E2M1, 0x2), "0x2 (1)");
     }
 }

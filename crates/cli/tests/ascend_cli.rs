@@ -259,3 +259,61 @@ fn bad_calls_fail_cleanly_without_output() {
         .stderr(predicate::str::contains("unknown field `maks`"));
     assert!(!out.exists());
 }
+
+/// `--api microapi` (the MicroAPI alias of `reg`) runs the Reg API, and the summary says so:
+/// it comes from the API the call ran, not from the flag's spelling.
+#[test]
+fn microapi_alias_runs_and_reports_the_reg_api() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("x.bin");
+    let x = dir.path().join("x.npy");
+    std::fs::write(&bin, 2.0f32.to_le_bytes().repeat(64)).unwrap();
+    npusim()
+        .arg("cast")
+        .arg(&bin)
+        .args(["--from", "f32", "--shape", "64", "--to", "f32", "-o"])
+        .arg(&x)
+        .assert()
+        .success();
+    let out = dir.path().join("y.npy");
+    npusim()
+        .args(["ascend", "cast"])
+        .arg(&x)
+        .arg("-o")
+        .arg(&out)
+        .args(["--product", "950", "--api", "microapi", "--dst", "half"])
+        .args(["--round", "CAST_RINT", "--layout", "ZERO", "--sat", "SAT"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "Ascend 950 Reg API Cast float -> half: 1 register(s)",
+        ))
+        .stdout(predicate::str::contains("LocalTensor").not());
+}
+
+/// Typed flags reject unknown spellings before anything runs, listing the legal values.
+#[test]
+fn unknown_flag_values_list_the_legal_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.npy");
+    let src = repo("examples/ascend/seed002_src.npy");
+    for (flag, value, legal) in [
+        ("--sat", "SATURATE", "NO_SAT"),
+        ("--api", "vector", "microapi"),
+        ("--round", "CAST_SIDEWAYS", "CAST_RINT"),
+        ("--layout", "FIVE", "THREE"),
+        ("--product", "910b", "950"),
+    ] {
+        npusim()
+            .args(["ascend", "cast"])
+            .arg(&src)
+            .arg("-o")
+            .arg(&out)
+            .args(["--dst", "int32_t", flag, value])
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains(value))
+            .stderr(predicate::str::contains(legal));
+        assert!(!out.exists());
+    }
+}

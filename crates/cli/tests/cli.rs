@@ -558,6 +558,34 @@ fn tour_passes_every_case() {
 }
 
 #[test]
+fn tour_is_short_by_default_and_complete_with_verbose() {
+    let short = npusim().arg("tour").assert().success();
+    let short = String::from_utf8(short.get_output().stdout.clone()).unwrap();
+    assert!(short.lines().count() < 40, "{short}");
+    assert!(!short.contains("G213"));
+    assert!(
+        !short.contains("shared/"),
+        "the tour names documents, not paths outside the repository"
+    );
+    let long = npusim().args(["tour", "--verbose"]).assert().success();
+    let long = String::from_utf8(long.get_output().stdout.clone()).unwrap();
+    for id in ["G001", "G120", "G208", "G213"] {
+        assert!(long.contains(id), "{id}");
+    }
+    assert!(long.lines().filter(|l| l.starts_with("PASS")).count() > 250);
+    assert!(long.contains("tour: all cases PASS"));
+    let failures = npusim()
+        .args(["tour", "--failures-only"])
+        .assert()
+        .success();
+    let failures = String::from_utf8(failures.get_output().stdout.clone()).unwrap();
+    assert!(
+        !failures.lines().any(|l| l.starts_with("PASS")),
+        "{failures}"
+    );
+}
+
+#[test]
 fn formats_lists_every_format() {
     let assert = npusim().arg("formats").assert().success();
     let out = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
@@ -580,4 +608,38 @@ fn cast_help_shows_a_worked_example() {
         .stdout(predicate::str::contains(
             "npusim cast w.npy -o w_e4m3.npy --to f8e4m3fn",
         ));
+}
+
+#[test]
+fn big_endian_npy_files_written_by_numpy_are_read() {
+    for (file, to, twin) in [
+        ("be_f4_values.npy", "f32", "f32_values.npy"),
+        ("be_i2_values.npy", "i8", "i8_values.npy"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.npy");
+        npusim()
+            .arg("cast")
+            .arg(fixture(file))
+            .arg("-o")
+            .arg(&out)
+            .args(["--to", to])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains(format!("{file}: ")));
+        let (descr, shape, data) = npy(&out);
+        let (want_descr, want_shape, want) = npy(&fixture(twin));
+        assert_eq!((descr, shape), (want_descr, want_shape), "{file}");
+        assert_eq!(data, want, "{file}");
+    }
+}
+
+#[test]
+fn cast_help_says_big_endian_npy_files_are_read() {
+    npusim()
+        .args(["cast", "--help"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("big-endian"))
+        .stdout(predicate::str::contains("'>f4'"));
 }

@@ -14,6 +14,7 @@ use crate::ctrl::Ctrl;
 use crate::dtype::DType;
 use crate::element::{CastOptions, ElementCast};
 use crate::error::AscendError;
+use crate::limits::REPEAT_TIMES;
 use crate::memory::{Element, LocalTensor, TensorView, UnifiedBuffer, read_code_at, write_code_at};
 use crate::profile::Product;
 use crate::repeat::{Loc, Mask, Operand, RepeatPlan, UnaryRepeatParams};
@@ -28,7 +29,8 @@ pub struct AiCore {
     pub product: Product,
     /// Open-point choices.
     pub options: CastOptions,
-    /// The CTRL register (Ascend 950 Reg API).
+    /// The CTRL register. It governs the Ascend 950's LocalTensor casts' saturation (see
+    /// [`AiCore::set_ctrl_spr`]); the Atlas training series' Cast does not read it.
     pub ctrl: Ctrl,
     deq_scale: Option<u16>,
 }
@@ -62,6 +64,29 @@ impl AiCore {
     /// `SetDeqScale(half scale)`: the scale of int32 → half casts (its fp16 bits).
     pub fn set_deq_scale(&mut self, scale_bits: u16) {
         self.deq_scale = Some(scale_bits);
+    }
+
+    /// `SetCtrlSpr<start, end>(value)`: writes bits `start..=end` of CTRL.
+    ///
+    /// On the Ascend 950 this changes how later casts saturate (seed 001's constraints; the
+    /// bits are listed in [`crate::ctrl`]). For example float → half overflow gives half's
+    /// largest finite value by default and +Inf after `SetCtrlSpr<48, 48>(1)`:
+    ///
+    /// ```
+    /// use npusim_ascend::{AiCore, Product, ty};
+    /// use npusim_numerics::RoundMode;
+    /// let mut core = AiCore::new(Product::Ascend950);
+    /// let src = core.ub.tensor::<ty::Float>(0, 8).unwrap();
+    /// let dst = core.ub.tensor::<ty::Half>(64, 8).unwrap();
+    /// core.ub.load_bytes(&src.view(), &1e6f32.to_le_bytes().repeat(8)).unwrap();
+    /// core.cast_count(&dst, &src, RoundMode::Rint, 8).unwrap();
+    /// assert_eq!(core.ub.read(&dst.view(), 0), 0x7BFF); // reset CTRL: saturates to 65504
+    /// core.set_ctrl_spr(48, 48, 1).unwrap();            // CTRL[48] = 1: keep Inf/NaN
+    /// core.cast_count(&dst, &src, RoundMode::Rint, 8).unwrap();
+    /// assert_eq!(core.ub.read(&dst.view(), 0), 0x7C00); // +Inf
+    /// ```
+    pub fn set_ctrl_spr(&mut self, start: u32, end: u32, value: u64) -> Result<(), AscendError> {
+        self.ctrl.set_ctrl_spr(start, end, value)
     }
 
     /// The DEQSCALE register, if set.
@@ -188,7 +213,10 @@ impl AiCore {
         while done < count {
             let left = count - done;
             let (mask, repeats) = if left >= per_repeat {
-                (per_repeat, (left / per_repeat).min(255))
+                (
+                    per_repeat,
+                    (left / per_repeat).min(REPEAT_TIMES.max as usize),
+                )
             } else {
                 (left, 1)
             };
@@ -212,14 +240,22 @@ impl AiCore {
         Ok(report)
     }
 
-    /// Resolves the element conversion under this core's product and options.
+    /// Resolves the element conversion under this core's product, CTRL register and options.
     pub fn resolve(
         &self,
         src: DType,
         dst: DType,
         round: RoundMode,
     ) -> Result<ElementCast, AscendError> {
-        ElementCast::local_tensor(self.product, src, dst, round, self.deq_scale, &self.options)
+        ElementCast::local_tensor_with_ctrl(
+            self.product,
+            src,
+            dst,
+            round,
+            self.deq_scale,
+            &self.ctrl,
+            &self.options,
+        )
     }
 }
 
@@ -264,9 +300,7 @@ fn check_extent(plan: &RepeatPlan, op: Operand, t: &TensorView) -> Result<(), As
 /// must be the same element (same repeat, same lane, same address and width) — which also rules
 /// out an earlier repeat writing what a later repeat reads, and in-place width changes.
 fn check_overlap(plan: &RepeatPlan, src: &TensorView, dst: &TensorView) -> Result<(), AscendError> {
-    let (s0, s1) = src.byte_range();
-    let (d0, d1) = dst.byte_range();
-    if s1 <= d0 || d1 <= s0 {
+    if !src.byte_range()?.overlaps(&dst.byte_range()?) {
         return Ok(());
     }
     let nibbles = |t: &TensorView| t.dtype.size_bits() as usize / 4;

@@ -1,5 +1,7 @@
 //! Vendor cast profiles: which conversions a product's `Cast` supports, and the numerics
 //! [`CastPolicy`](npusim_numerics::CastPolicy) that reproduces its rounding, saturation and Inf/NaN rules.
+//! Each product's pair table and its policy rules live together in one file (`training.rs`,
+//! `v950.rs`).
 //!
 //! Numerics knows no vendor; this module is where AscendC's rules become plain policies.
 
@@ -13,14 +15,18 @@ use npusim_numerics::RoundMode;
 
 use crate::dtype::DType;
 use crate::error::AscendError;
+use crate::modes::round_mode_name;
 
 pub use training::TRAINING_PAIRS;
+pub(crate) use training::training_policy;
+pub(crate) use v950::v950_policy;
 pub use v950::{V950_LOCAL_TENSOR_EXTRA, V950_PAIRS};
 
 /// A modelled Ascend product.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Product {
-    /// Atlas training series (seed 002, LocalTensor API, no `SatMode`).
+    /// Atlas training series (seed 002, LocalTensor API, no `SatMode`); the default.
+    #[default]
     AtlasTraining,
     /// Ascend 950PR / 950DT (seed 001, Reg API `CastTrait`, CTRL-governed saturation).
     Ascend950,
@@ -70,7 +76,9 @@ impl FromStr for Product {
             .replace([' ', '_'], "-")
             .as_str()
         {
-            "training" | "atlas-training" | "atlas" | "910" | "c100" => Ok(Product::AtlasTraining),
+            "" | "training" | "atlas-training" | "atlas" | "910" | "c100" => {
+                Ok(Product::AtlasTraining)
+            }
             "950" | "ascend950" | "ascend-950" | "950pr" | "950dt" => Ok(Product::Ascend950),
             _ => Err(AscendError::UnknownProduct {
                 name: s.to_string(),
@@ -158,7 +166,7 @@ impl PairRule {
                 product: product.name(),
                 src: self.src,
                 dst: self.dst,
-                mode: round.map_or("UNKNOWN", |m| m.vendor_name()).to_string(),
+                mode: round.map_or("UNKNOWN", round_mode_name).to_string(),
                 legal: self.legal_modes(),
             }),
         }
@@ -169,7 +177,7 @@ impl PairRule {
         if self.ignores_mode {
             return "any (ignored: the conversion always rounds to nearest even)".to_string();
         }
-        let mut v: Vec<&str> = self.modes.iter().map(|m| m.vendor_name()).collect();
+        let mut v: Vec<&str> = self.modes.iter().map(|&m| round_mode_name(m)).collect();
         if self.exact {
             v.insert(0, "UNKNOWN");
             if !self.modes.contains(&RoundMode::None) {

@@ -4,9 +4,11 @@
 //! products; it is not a list of what the training series supports (spec §11 A-N4).
 
 use npusim_numerics::RoundMode::{self, Ceil, Floor, None as CastNone, Odd, Rint, Round, Trunc};
+use npusim_numerics::{CastPolicy, InfRule, IntOverflow, NanRule, Overflow};
 
 use super::{PairRule, SatSupport, row};
 use crate::dtype::DType::*;
+use crate::element::CastOptions;
 
 const NONE_ONLY: &[RoundMode] = &[CastNone];
 const TO_INT: &[RoundMode] = &[Rint, Floor, Ceil, Round, Trunc];
@@ -36,3 +38,19 @@ pub static TRAINING_PAIRS: [PairRule; 10] = [
         ..row(Int32, Half, NONE_ONLY, SatSupport::NotApplicable)
     },
 ];
+
+/// The training series: everything saturates, NaN → 0 (spec A-S1), unless Inf/NaN mode.
+pub(crate) fn training_policy(round: RoundMode, options: &CastOptions) -> CastPolicy {
+    if options.training_inf_nan {
+        CastPolicy::new(round)
+    } else {
+        CastPolicy {
+            round,
+            overflow: Overflow::Saturate,
+            inf: InfRule::Saturate,
+            nan: NanRule::Zero,
+            int_overflow: IntOverflow::Saturate,
+            ..CastPolicy::default()
+        }
+    }
+}

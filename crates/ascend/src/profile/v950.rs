@@ -3,8 +3,16 @@
 
 use npusim_numerics::RoundMode::{self, Hybrid, None as CastNone, Odd, Rint, Round};
 
+use npusim_numerics::{
+    CastPolicy, InfRule, IntOverflow, NanRule, Overflow, Stochastic, StochasticCompare,
+    UnsignedNegative,
+};
+
 use super::{PairRule, R5, SatSupport, row};
-use crate::dtype::DType::*;
+use crate::ctrl::{CTRL_FLOAT_NO_SAT, CTRL_FP8_NAN_KEEP, CTRL_INT_TRUNCATE, Ctrl};
+use crate::dtype::DType::{self, *};
+use crate::element::CastOptions;
+use crate::modes::SatMode;
 
 use SatSupport::{Both, NotApplicable as NA, SaturateOnly};
 
@@ -124,6 +132,81 @@ pub static V950_LOCAL_TENSOR_EXTRA: [PairRule; 2] = [
         ..row(Int32, Half, R5, NA)
     },
 ];
+
+/// Ascend 950: seed 001's constraints, with saturation chosen by CTRL (spec §3.1).
+pub(crate) fn v950_policy(
+    rule: &PairRule,
+    round: RoundMode,
+    sat: SatMode,
+    ctrl: &Ctrl,
+    options: &CastOptions,
+) -> CastPolicy {
+    let (src, dst) = (rule.src, rule.dst);
+    let to_int = !dst.is_float();
+    let saturate = match rule.sat {
+        SatSupport::SaturateOnly => true,
+        _ if ctrl.global_saturation() => {
+            if to_int {
+                !ctrl.bit(CTRL_INT_TRUNCATE)
+            } else {
+                !ctrl.bit(CTRL_FLOAT_NO_SAT)
+            }
+        }
+        // Per instruction; the trait default UNKNOWN behaves as the reset state (saturating).
+        _ => sat != SatMode::NoSat,
+    };
+    let base = CastPolicy {
+        round,
+        stochastic: Stochastic {
+            bits: if src == DType::Half { 2 } else { 14 },
+            compare: StochasticCompare::GreaterOrEqual,
+        },
+        ..CastPolicy::default()
+    };
+    match dst {
+        // float32 outputs are never saturating (seed 001); nothing listed can overflow them.
+        DType::Float => base,
+        // bf16 -> fp4: Inf/overflow → ±max, NaN → 0, always.
+        DType::Fp4E2M1 | DType::Fp4E1M2 => CastPolicy {
+            overflow: Overflow::Saturate,
+            inf: InfRule::Saturate,
+            nan: NanRule::Zero,
+            ..base
+        },
+        // bf16 -> e8m0: the exponent field (truncation), sign dropped, NaN → 0xFF, Inf → 0xFE.
+        DType::Fp8E8M0 => CastPolicy {
+            round: RoundMode::Trunc,
+            overflow: Overflow::Saturate,
+            inf: if options.e8m0_inf_to_nan {
+                InfRule::Keep
+            } else {
+                InfRule::Saturate
+            },
+            nan: NanRule::Keep,
+            unsigned_negative: UnsignedNegative::Magnitude,
+            ..base
+        },
+        _ if to_int => CastPolicy {
+            int_overflow: if saturate {
+                IntOverflow::Saturate
+            } else {
+                IntOverflow::Wrap
+            },
+            ..base
+        },
+        _ if saturate => CastPolicy {
+            overflow: Overflow::Saturate,
+            inf: InfRule::Saturate,
+            nan: if matches!(dst, DType::Fp8E4M3 | DType::Fp8E5M2) && ctrl.bit(CTRL_FP8_NAN_KEEP) {
+                NanRule::Keep
+            } else {
+                NanRule::Zero
+            },
+            ..base
+        },
+        _ => base,
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -5,7 +5,10 @@ use std::marker::PhantomData;
 
 use crate::dtype::DType;
 use crate::error::AscendError;
-use crate::memory::{BLOCK_BYTES, Element, UnifiedBuffer, read_code, write_code};
+use npusim_hw::ByteRange;
+
+use crate::limits::TENSOR_ALIGN_BYTES;
+use crate::memory::{Element, UnifiedBuffer, read_code, write_code};
 
 /// Vector register length in bytes.
 pub const VL_BYTES: usize = 256;
@@ -246,10 +249,10 @@ pub fn store_align<T: Element>(
 }
 
 fn check_reg_access(ub: &UnifiedBuffer, addr: usize) -> Result<(), AscendError> {
-    if addr % BLOCK_BYTES != 0 {
+    if addr % TENSOR_ALIGN_BYTES != 0 {
         return Err(AscendError::Misaligned { addr });
     }
-    if addr + VL_BYTES > ub.size() {
+    if !ByteRange::new(addr, VL_BYTES).is_ok_and(|r| ub.range().contains(&r)) {
         return Err(AscendError::OutsideBuffer {
             addr,
             bytes: VL_BYTES,

@@ -1,7 +1,9 @@
-//! Counts for the per-tensor summary line: how many results are NaN, ±Inf, or saturated.
+//! Counts for the per-tensor summary: how many results are NaN, ±Inf, or saturated.
 //!
-//! Classification uses the library's decoder; for formats up to 16 bits it is looked up in a
-//! table built once per destination format, so counting costs far less than the cast.
+//! The counts are found by decoding the cast's results again ([`ResultCounter`]); for
+//! destination formats up to 16 bits the classes are looked up in a table built once per
+//! format, so counting costs far less than the cast. When numerics returns a status with each
+//! result, [`ResultCounter::count`] is the one place to replace.
 
 use std::fmt;
 
@@ -42,8 +44,8 @@ impl fmt::Display for Stats {
     }
 }
 
-/// Classifies destination codes.
-pub struct Classifier {
+/// Counts NaN, ±Inf and saturated results of casts into one destination format.
+pub(crate) struct ResultCounter {
     dst: Format,
     table: Option<Vec<u8>>,
     max_code: u64,
@@ -52,9 +54,9 @@ pub struct Classifier {
     min_finite: f64,
 }
 
-impl Classifier {
-    /// A classifier for results in `dst`.
-    pub fn new(dst: Format) -> Classifier {
+impl ResultCounter {
+    /// A counter for results in `dst`.
+    pub(crate) fn new(dst: Format) -> ResultCounter {
         let max_code = dst.max_code();
         let min_code = dst.min_code();
         let table = (dst.bits() <= 16).then(|| {
@@ -75,7 +77,7 @@ impl Classifier {
                 })
                 .collect()
         });
-        Classifier {
+        ResultCounter {
             dst,
             table,
             max_code,
@@ -110,7 +112,7 @@ impl Classifier {
     }
 
     /// Counts over elements `0..n` of a cast's source and destination buffers.
-    pub fn count(&self, src: &[u8], s: Storage, dst: &[u8], d: Storage, n: usize) -> Stats {
+    pub(crate) fn count(&self, src: &[u8], s: Storage, dst: &[u8], d: Storage, n: usize) -> Stats {
         let mut st = Stats::default();
         for i in 0..n {
             let code = d.read(dst, i);
@@ -151,7 +153,7 @@ mod tests {
         let mut dst = [0u8; 6];
         let p = CastPolicy::saturating(RoundMode::Rint);
         cast_slice(&src, Format::F32, &mut dst, Format::F8E4M3FN, &p).unwrap();
-        let c = Classifier::new(Format::F8E4M3FN);
+        let c = ResultCounter::new(Format::F8E4M3FN);
         let st = c.count(
             &src,
             Storage::native(Format::F32),
@@ -167,5 +169,6 @@ mod tests {
                 saturated: 3
             }
         );
+        assert_eq!(st.to_string(), "1 NaN, 0 Inf, 3 saturated");
     }
 }

@@ -1,66 +1,18 @@
-//! Tensor files: which container a path names, and how elements sit in its bytes.
+//! Elements in memory and how a file lays out 4-bit ones.
 //!
-//! Every reader hands the cast an [`Elements`] buffer (a format, a layout and the bytes) plus
-//! the tensor's logical shape; every writer takes one back. How a file lays out 4-bit elements
-//! ([`SubByte`]) is a property of the file, handled here, not of the cast.
-
-pub mod npy;
-pub mod raw;
-pub mod safetensors;
+//! Every reader hands out an [`Elements`] buffer (a format, a layout and the bytes); every
+//! writer takes one back. How a file lays out 4-bit elements ([`SubByte`]) is a property of
+//! the file, handled here, not of the cast. Element codes are read and written through
+//! [`Storage`], the one element codec of npusim.
 
 use std::borrow::Cow;
-use std::path::Path;
 
-use anyhow::{Result, bail};
 use npusim_numerics::{Format, Layout, Storage};
 
-/// The file containers `npusim cast` reads and writes, chosen by file extension.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Container {
-    /// numpy `.npy`: one array.
-    Npy,
-    /// `.safetensors`: named tensors plus string metadata.
-    Safetensors,
-    /// Raw little-endian element bytes (`.bin`, `.raw`): one tensor; format and shape come
-    /// from the command line.
-    Raw,
-}
-
-impl Container {
-    /// The container a path's extension names.
-    pub fn of(path: &Path) -> Result<Container> {
-        let ext = path
-            .extension()
-            .map(|e| e.to_string_lossy().to_ascii_lowercase())
-            .unwrap_or_default();
-        Ok(match ext.as_str() {
-            "npy" => Container::Npy,
-            "safetensors" => Container::Safetensors,
-            "bin" | "raw" => Container::Raw,
-            _ => bail!(
-                "cannot tell the file type of `{}` from its extension; use .npy, .safetensors or .bin (raw bytes)",
-                path.display()
-            ),
-        })
-    }
-
-    /// Short name for messages.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Container::Npy => ".npy",
-            Container::Safetensors => ".safetensors",
-            Container::Raw => "raw .bin",
-        }
-    }
-
-    /// Whether the container holds exactly one tensor.
-    pub const fn is_single_tensor(self) -> bool {
-        !matches!(self, Container::Safetensors)
-    }
-}
+use crate::error::IoError;
 
 /// How a file stores 4-bit elements (ignored for wider formats).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SubByte {
     /// One element per byte, in the low nibble (ml_dtypes' layout).
     OnePerByte,
@@ -81,7 +33,8 @@ impl SubByte {
         !matches!(self, SubByte::OnePerByte)
     }
 
-    /// Bytes a file holds for `count` elements of `format` in this layout.
+    /// Bytes a file holds for `count` elements of `format` in this layout (`None` on
+    /// overflow).
     pub fn file_bytes(self, format: Format, count: usize) -> Option<usize> {
         if !format.is_sub_byte() {
             return count.checked_mul(format.unpacked_bytes());
@@ -107,14 +60,19 @@ impl SubByte {
     /// The in-memory storage a cast into this file layout should produce (or that a reader
     /// hands over): packed whenever flat packing equals the file's layout.
     pub fn storage(self, format: Format, count: usize) -> Storage {
-        let layout = if format.is_sub_byte() && self.is_packed() && !self.needs_row_shuffle(count) {
-            Layout::Packed
+        if format.is_sub_byte() && self.is_packed() && !self.needs_row_shuffle(count) {
+            // The native storage of a 4-bit format is the packed one.
+            Storage::native(format)
         } else {
-            Layout::Unpacked
-        };
-        // Packed is only chosen for 4-bit formats, so this cannot fail.
-        Storage::new(format, layout).unwrap_or(Storage::native(format))
+            unpacked(format)
+        }
     }
+}
+
+/// One element per byte for 4-bit formats; the only layout of wider ones.
+fn unpacked(format: Format) -> Storage {
+    // Unpacked is valid for every format, so this never falls back.
+    Storage::new(format, Layout::Unpacked).unwrap_or(Storage::native(format))
 }
 
 /// A buffer of elements in memory: what a reader produces and a writer consumes.
@@ -131,17 +89,18 @@ pub struct Elements<'a> {
 impl<'a> Elements<'a> {
     /// Interprets `file_bytes` (already checked to be the right size) stored as `sub`.
     pub fn from_file(
-        file_bytes: &'a [u8],
+        file_bytes: impl Into<Cow<'a, [u8]>>,
         format: Format,
         sub: SubByte,
         count: usize,
     ) -> Elements<'a> {
+        let file_bytes = file_bytes.into();
         let storage = sub.storage(format, count);
         let bytes = match sub {
             SubByte::PackedRows { row } if format.is_sub_byte() && sub.needs_row_shuffle(count) => {
-                Cow::Owned(unpack_rows(file_bytes, row, count))
+                Cow::Owned(unpack_rows(format, &file_bytes, row, count))
             }
-            _ => Cow::Borrowed(file_bytes),
+            _ => file_bytes,
         };
         Elements {
             storage,
@@ -152,53 +111,56 @@ impl<'a> Elements<'a> {
 
     /// The bytes as a file in layout `sub` stores them.
     pub fn to_file(&self, sub: SubByte) -> Cow<'_, [u8]> {
+        let format = self.storage.format();
         match sub {
-            SubByte::PackedRows { row }
-                if self.storage.format().is_sub_byte() && !self.storage.is_packed() =>
-            {
-                Cow::Owned(pack_rows(&self.bytes, row, self.count))
+            SubByte::PackedRows { row } if format.is_sub_byte() && !self.storage.is_packed() => {
+                Cow::Owned(pack_rows(format, &self.bytes, row, self.count))
             }
             _ => Cow::Borrowed(&self.bytes),
         }
     }
 }
 
-/// Packs one-per-byte nibbles two per byte, row by row (`row` elements per row).
-fn pack_rows(unpacked: &[u8], row: usize, count: usize) -> Vec<u8> {
+/// Packs one-per-byte 4-bit elements two per byte, row by row (`row` elements per row).
+fn pack_rows(format: Format, unpacked_bytes: &[u8], row: usize, count: usize) -> Vec<u8> {
     if row == 0 {
         return Vec::new();
     }
+    let (src, dst) = (unpacked(format), Storage::native(format));
     let row_bytes = row.div_ceil(2);
     let mut out = vec![0u8; count / row * row_bytes];
-    for (src, dst) in unpacked.chunks(row).zip(out.chunks_mut(row_bytes)) {
-        for (i, &v) in src.iter().enumerate() {
-            dst[i / 2] |= (v & 0xF) << (4 * (i % 2));
+    for (r, dst_row) in out.chunks_mut(row_bytes).enumerate() {
+        for i in 0..row {
+            dst.write(dst_row, i, src.read(unpacked_bytes, r * row + i));
         }
     }
     out
 }
 
-/// Unpacks row-packed nibbles to one per byte (`row` elements per row).
-fn unpack_rows(packed: &[u8], row: usize, count: usize) -> Vec<u8> {
+/// Unpacks row-packed 4-bit elements to one per byte (`row` elements per row).
+fn unpack_rows(format: Format, packed_bytes: &[u8], row: usize, count: usize) -> Vec<u8> {
     if row == 0 {
         return Vec::new();
     }
+    let (src, dst) = (Storage::native(format), unpacked(format));
     let row_bytes = row.div_ceil(2);
     let mut out = vec![0u8; count];
-    for (src, dst) in packed.chunks(row_bytes).zip(out.chunks_mut(row)) {
-        for (i, v) in dst.iter_mut().enumerate() {
-            *v = (src[i / 2] >> (4 * (i % 2))) & 0xF;
+    for (r, src_row) in packed_bytes.chunks(row_bytes).take(count / row).enumerate() {
+        for i in 0..row {
+            dst.write(&mut out, r * row + i, src.read(src_row, i));
         }
     }
     out
 }
 
 /// Number of elements of `shape`, or an error naming the shape if it overflows.
-pub fn element_count(shape: &[usize]) -> Result<usize> {
+pub fn element_count(shape: &[usize]) -> Result<usize, IoError> {
     shape
         .iter()
         .try_fold(1usize, |acc, &d| acc.checked_mul(d))
-        .ok_or_else(|| anyhow::anyhow!("shape {shape:?} has more elements than fit in memory"))
+        .ok_or_else(|| IoError::ShapeOverflow {
+            shape: shape.to_vec(),
+        })
 }
 
 /// A shape for messages: `[2, 3]`, or `[]` for a scalar.
@@ -213,9 +175,9 @@ mod tests {
     #[test]
     fn row_packing_round_trips_and_pads_each_row() {
         let unpacked = [1u8, 2, 3, 4, 5, 6];
-        let packed = pack_rows(&unpacked, 3, 6);
+        let packed = pack_rows(Format::I4, &unpacked, 3, 6);
         assert_eq!(packed, [0x21, 0x03, 0x54, 0x06]);
-        assert_eq!(unpack_rows(&packed, 3, 6), unpacked);
+        assert_eq!(unpack_rows(Format::I4, &packed, 3, 6), unpacked);
         assert_eq!(
             SubByte::PackedRows { row: 3 }.file_bytes(Format::I4, 6),
             Some(4)
@@ -233,5 +195,20 @@ mod tests {
                 .layout(),
             Layout::Unpacked
         );
+    }
+
+    #[test]
+    fn odd_rows_are_shuffled_through_the_file_layout() {
+        let file = [0x21u8, 0x03, 0x54, 0x06];
+        let e = Elements::from_file(&file[..], Format::F4E2M1, SubByte::PackedRows { row: 3 }, 6);
+        assert_eq!(e.storage.layout(), Layout::Unpacked);
+        assert_eq!(&e.bytes[..], [1, 2, 3, 4, 5, 6]);
+        assert_eq!(&e.to_file(SubByte::PackedRows { row: 3 })[..], file);
+    }
+
+    #[test]
+    fn overflowing_shapes_are_named() {
+        let e = element_count(&[usize::MAX, 2]).unwrap_err().to_string();
+        assert!(e.contains(&format!("[{}, 2]", usize::MAX)), "{e}");
     }
 }

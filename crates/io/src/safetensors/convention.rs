@@ -1,23 +1,13 @@
-//! `.safetensors` files, through the `safetensors` crate.
-//!
-//! Dtypes with an npusim format: `F64 F32 F16 BF16 F8_E4M3 (f8e4m3fn) F8_E5M2 F8_E8M0 F4
-//! (f4e2m1, packed two per byte over the whole tensor, element 0 in the low nibble) I8 I16 I32
-//! I64 U8 U16 U32`. Formats without a safetensors dtype (`hif8`, `f4e1m2`, `i4`, and `f4e2m1`
-//! with an odd element count, which `F4` cannot hold) are stored as `U8` tensors plus a
-//! `__metadata__` entry `npusim.dtype.<tensor>` whose value is the format name, one element per
-//! byte (`"hif8"`), or, with `--packed`, `"<format>:packed"`: the last dimension packed two per
-//! byte (`ceil(d / 2)` bytes per row, element 0 in the low nibble), with `":<d>"` appended when
-//! `d` is odd (e.g. `"f4e1m2:packed:5"`). The reader honours these entries.
+//! Which npusim format a safetensors tensor holds, and how a format is stored: native dtypes,
+//! and the `npusim.dtype.<tensor>` metadata entries for formats safetensors has no dtype for.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
-use std::path::Path;
 
-use anyhow::{Context, Result, anyhow, bail};
 use npusim_numerics::Format;
-use safetensors::{Dtype, View};
+use safetensors::Dtype;
 
-use super::{SubByte, element_count, shape_str};
+use crate::elements::{SubByte, element_count};
+use crate::error::{IoError, MetaProblem};
 
 /// Prefix of the metadata keys that record a `U8` tensor's real format.
 pub const META_PREFIX: &str = "npusim.dtype.";
@@ -73,8 +63,18 @@ fn native_dtype(format: Format) -> Option<Dtype> {
         Format::U8 => Dtype::U8,
         Format::U16 => Dtype::U16,
         Format::U32 => Dtype::U32,
-        Format::HiF8 | Format::F4E1M2 | Format::I4 => return None,
+        // hif8, f4e1m2, i4 (and any format added later) go through the metadata entry.
+        _ => return None,
     })
+}
+
+/// The layout of a natively stored format.
+fn native_sub(format: Format) -> SubByte {
+    if format.is_sub_byte() {
+        SubByte::PackedFlat
+    } else {
+        SubByte::OnePerByte
+    }
 }
 
 /// How to read tensor `name` (dtype, file shape), honouring an `npusim.dtype.<name>` entry of
@@ -84,53 +84,50 @@ pub fn interpret(
     dtype: Dtype,
     shape: &[usize],
     metadata: Option<&HashMap<String, String>>,
-) -> Result<Option<Interp>> {
+) -> Result<Option<Interp>, IoError> {
     let recorded = metadata.and_then(|m| m.get(&format!("{META_PREFIX}{name}")));
     if let (Dtype::U8, Some(value)) = (dtype, recorded) {
         return interpret_recorded(name, shape, value).map(Some);
     }
-    let Some(format) = native_format(dtype) else {
-        return Ok(None);
-    };
-    let sub = if format.is_sub_byte() {
-        SubByte::PackedFlat
-    } else {
-        SubByte::OnePerByte
-    };
-    Ok(Some(Interp {
+    Ok(native_format(dtype).map(|format| Interp {
         format,
         shape: shape.to_vec(),
-        sub,
+        sub: native_sub(format),
     }))
 }
 
 /// Parses an `npusim.dtype.<name>` value: `fmt`, `fmt:packed` or `fmt:packed:<d>`.
-fn interpret_recorded(name: &str, shape: &[usize], value: &str) -> Result<Interp> {
+fn interpret_recorded(name: &str, shape: &[usize], value: &str) -> Result<Interp, IoError> {
     let key = format!("{META_PREFIX}{name}");
+    let invalid = |problem: MetaProblem| IoError::MetaInvalid {
+        key: key.clone(),
+        value: value.to_string(),
+        problem,
+    };
     let mut parts = value.split(':');
     let fmt_name = parts.next().unwrap_or_default();
-    let format = Format::parse_name(fmt_name)
-        .with_context(|| format!("metadata entry `{key}` = `{value}` names no format"))?;
+    let format = Format::parse_name(fmt_name).map_err(|source| IoError::MetaUnknownFormat {
+        key: key.clone(),
+        value: value.to_string(),
+        source,
+    })?;
     let packed = match parts.next() {
         None => false,
         Some("packed") => true,
-        Some(other) => bail!("metadata entry `{key}` = `{value}`: unknown layout `{other}`"),
+        Some(other) => return Err(invalid(MetaProblem::UnknownLayout(other.to_string()))),
     };
-    let odd_row = parts
-        .next()
-        .map(|d| {
+    let odd_row = match parts.next() {
+        None => None,
+        Some(d) => Some(
             d.parse::<usize>()
-                .map_err(|_| anyhow!("metadata entry `{key}` = `{value}`: bad row length `{d}`"))
-        })
-        .transpose()?;
+                .map_err(|_| invalid(MetaProblem::BadRowLength(d.to_string())))?,
+        ),
+    };
     if parts.next().is_some() {
-        bail!("metadata entry `{key}` = `{value}` has too many `:` parts");
+        return Err(invalid(MetaProblem::TooManyParts));
     }
     if format.unpacked_bytes() != 1 {
-        bail!(
-            "metadata entry `{key}` = `{value}`: a U8 tensor cannot hold {format} ({} bits)",
-            format.bits()
-        );
+        return Err(invalid(MetaProblem::NotOneByte { format }));
     }
     if !packed {
         return Ok(Interp {
@@ -140,17 +137,17 @@ fn interpret_recorded(name: &str, shape: &[usize], value: &str) -> Result<Interp
         });
     }
     if !format.is_sub_byte() {
-        bail!("metadata entry `{key}` = `{value}`: only 4-bit formats can be packed");
+        return Err(invalid(MetaProblem::PackedNot4Bit));
     }
     let Some((&k, lead)) = shape.split_last() else {
-        bail!("metadata entry `{key}` = `{value}`: a packed tensor needs at least one dimension");
+        return Err(invalid(MetaProblem::PackedScalar));
     };
     let d = match odd_row {
         None => k * 2,
         Some(d) if d.div_ceil(2) == k => d,
-        Some(d) => bail!(
-            "metadata entry `{key}` = `{value}`: a row of {d} elements does not fill {k} bytes"
-        ),
+        Some(d) => {
+            return Err(invalid(MetaProblem::RowMismatch { row: d, bytes: k }));
+        }
     };
     let mut logical = lead.to_vec();
     logical.push(d);
@@ -176,19 +173,14 @@ pub struct Encoding {
 
 /// How to store a tensor of `format` and logical `shape` (`packed`: pack 4-bit formats that
 /// have no safetensors dtype).
-pub fn encode(format: Format, shape: &[usize], packed: bool) -> Result<Encoding> {
+pub fn encode(format: Format, shape: &[usize], packed: bool) -> Result<Encoding, IoError> {
     let count = element_count(shape)?;
     if let Some(dtype) = native_dtype(format) {
         if dtype != Dtype::F4 || count % 2 == 0 {
-            let sub = if format.is_sub_byte() {
-                SubByte::PackedFlat
-            } else {
-                SubByte::OnePerByte
-            };
             return Ok(Encoding {
                 dtype,
                 file_shape: shape.to_vec(),
-                sub,
+                sub: native_sub(format),
                 meta: None,
             });
         }
@@ -202,7 +194,7 @@ pub fn encode(format: Format, shape: &[usize], packed: bool) -> Result<Encoding>
         });
     }
     let Some((&d, lead)) = shape.split_last() else {
-        bail!("--packed needs tensors with at least one dimension");
+        return Err(IoError::PackedScalarTensor);
     };
     let mut file_shape = lead.to_vec();
     file_shape.push(d.div_ceil(2));
@@ -217,63 +209,6 @@ pub fn encode(format: Format, shape: &[usize], packed: bool) -> Result<Encoding>
         sub: SubByte::PackedRows { row: d },
         meta: Some(meta),
     })
-}
-
-/// A tensor to write: dtype, header shape and bytes.
-#[derive(Clone, Debug)]
-pub struct OutTensor<'a> {
-    /// The safetensors dtype.
-    pub dtype: Dtype,
-    /// The header shape.
-    pub shape: Vec<usize>,
-    /// The bytes.
-    pub data: Cow<'a, [u8]>,
-}
-
-impl View for &OutTensor<'_> {
-    fn dtype(&self) -> Dtype {
-        self.dtype
-    }
-    fn shape(&self) -> &[usize] {
-        &self.shape
-    }
-    fn data(&self) -> Cow<'_, [u8]> {
-        Cow::Borrowed(&self.data)
-    }
-    fn data_len(&self) -> usize {
-        self.data.len()
-    }
-}
-
-/// Checks that a tensor's bytes match what its dtype and shape say (the `safetensors` crate
-/// would panic or fail later otherwise).
-fn check_size(name: &str, t: &OutTensor<'_>) -> Result<()> {
-    let n = element_count(&t.shape)?;
-    let bits = n
-        .checked_mul(t.dtype.bitsize())
-        .ok_or_else(|| anyhow!("tensor `{name}` is too large"))?;
-    if bits % 8 != 0 || bits / 8 != t.data.len() {
-        bail!(
-            "internal: tensor `{name}` ({} {}) has {} bytes",
-            t.dtype,
-            shape_str(&t.shape),
-            t.data.len()
-        );
-    }
-    Ok(())
-}
-
-/// Writes `tensors` and `metadata` as a `.safetensors` file at `path`.
-pub fn write(
-    path: &Path,
-    tensors: &[(String, OutTensor<'_>)],
-    metadata: Option<HashMap<String, String>>,
-) -> Result<()> {
-    for (name, t) in tensors {
-        check_size(name, t)?;
-    }
-    safetensors::serialize_to_file(tensors.iter().map(|(n, t)| (n.as_str(), t)), metadata, path)
-        .map_err(|e| anyhow!("cannot write safetensors data: {e}"))
 }
 
 #[cfg(test)]
@@ -313,6 +248,31 @@ mod tests {
         assert_eq!(
             encode(Format::F4E2M1, &[2, 2], false).unwrap().dtype,
             Dtype::F4
+        );
+    }
+
+    #[test]
+    fn bad_entries_name_key_and_value() {
+        let meta = |v: &str| HashMap::from([(format!("{META_PREFIX}t"), v.to_string())]);
+        let err = |v: &str| {
+            interpret("t", Dtype::U8, &[2, 2], Some(&meta(v)))
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            err("i4:zigzag"),
+            "metadata entry `npusim.dtype.t` = `i4:zigzag`: unknown layout `zigzag`"
+        );
+        assert_eq!(
+            err("i4:packed:3:x"),
+            "metadata entry `npusim.dtype.t` = `i4:packed:3:x` has too many `:` parts"
+        );
+        assert_eq!(
+            err("i4:packed:7"),
+            "metadata entry `npusim.dtype.t` = `i4:packed:7`: a row of 7 elements does not fill 2 bytes"
+        );
+        assert!(
+            err("f7e0").starts_with("metadata entry `npusim.dtype.t` = `f7e0` names no format")
         );
     }
 }

@@ -1,0 +1,80 @@
+//! A file cast, described before any byte is read: containers, formats, policy, packing,
+//! tensor selection, shape and seed, and the rules that tie them together.
+
+use npusim_numerics::{BulkOptions, CastPolicy, Format};
+
+use crate::container::Container;
+use crate::error::IoError;
+
+/// What to cast and how. Field names follow the `npusim cast` options, and errors about a
+/// field name it as that option (`--packed`, `--from`, `--shape`, `--tensor`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CastJob {
+    /// The input container.
+    pub input: Container,
+    /// The output container (single-tensor for a single-tensor input, safetensors for
+    /// safetensors).
+    pub output: Container,
+    /// Destination format.
+    pub to: Format,
+    /// Source format: needed for raw inputs and opaque `.npy` dtypes; must be `None` for
+    /// safetensors inputs.
+    pub from: Option<Format>,
+    /// Rounding mode, saturation and NaN/Inf rules.
+    pub policy: CastPolicy,
+    /// Seed of stochastic rounding (`None`: the library's default seed).
+    pub seed: Option<u64>,
+    /// Store 4-bit formats two per byte (on both sides of a single-tensor cast).
+    pub packed: bool,
+    /// Safetensors: cast exactly these tensors (empty: every floating-point tensor).
+    pub tensors: Vec<String>,
+    /// Shape of a raw input, or the logical shape of a packed `.npy` input with an odd last
+    /// dimension.
+    pub shape: Option<Vec<usize>>,
+}
+
+impl CastJob {
+    /// A cast from `input` to `output` into `to` under the default policy, nothing else set.
+    pub fn new(input: Container, output: Container, to: Format) -> CastJob {
+        CastJob {
+            input,
+            output,
+            to,
+            from: None,
+            policy: CastPolicy::default(),
+            seed: None,
+            packed: false,
+            tensors: Vec::new(),
+            shape: None,
+        }
+    }
+
+    /// The bulk options of the cast (its seed).
+    pub(crate) fn bulk(&self) -> BulkOptions {
+        let mut bulk = BulkOptions::default();
+        if let Some(seed) = self.seed {
+            bulk.seed = seed;
+        }
+        bulk
+    }
+
+    /// A single-tensor container casts into a single-tensor container, safetensors into
+    /// safetensors.
+    pub(crate) fn check_containers(&self) -> Result<(), IoError> {
+        if self.input.is_single_tensor() != self.output.is_single_tensor() {
+            return Err(IoError::ContainerMismatch {
+                input: self.input.name(),
+                output: self.output.name(),
+            });
+        }
+        Ok(())
+    }
+
+    /// `packed` must concern a 4-bit side of a cast from `from`.
+    pub(crate) fn check_packed(&self, from: Format) -> Result<(), IoError> {
+        if self.packed && !from.is_sub_byte() && !self.to.is_sub_byte() {
+            return Err(IoError::PackedNot4Bit { from, to: self.to });
+        }
+        Ok(())
+    }
+}

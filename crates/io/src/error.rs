@@ -1,0 +1,555 @@
+//! What can go wrong reading, casting and writing tensor files.
+//!
+//! Every message names the file, tensor or header field at fault and the numbers involved.
+//! Errors that happen inside a file or a tensor are wrapped in [`IoError::Reading`] or
+//! [`IoError::InTensor`], whose message is the place; the cause is the error's `source()`, so
+//! that a report chain (`anyhow`'s `{:#}`) reads "reading `x.npy`: truncated .npy data: …".
+//!
+//! Messages that concern a field of a [`crate::CastJob`] name it the way the `npusim cast`
+//! command line spells it (`--packed`, `--from`, `--shape`, `--tensor`).
+
+use std::path::PathBuf;
+
+use npusim_numerics::{Format, NumericsError};
+use thiserror::Error;
+
+/// Everything that can go wrong in this crate.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum IoError {
+    // ---- places: the message says where, the source says what -------------------------------
+    /// Something is wrong inside the input file `path`.
+    #[error("reading `{}`", .path.display())]
+    Reading {
+        /// The input file.
+        path: PathBuf,
+        /// What is wrong.
+        source: Box<IoError>,
+    },
+    /// Something is wrong with one tensor of a multi-tensor file.
+    #[error("tensor `{name}`")]
+    InTensor {
+        /// The tensor's name.
+        name: String,
+        /// What is wrong.
+        source: Box<IoError>,
+    },
+    /// The operating system refused to read a file.
+    #[error("cannot read `{}`", .path.display())]
+    CannotRead {
+        /// The file.
+        path: PathBuf,
+        /// The system's reason.
+        source: std::io::Error,
+    },
+    /// Writing an output failed (the temporary file is removed; nothing is left behind).
+    #[error("writing `{}` failed", .path.display())]
+    WriteFailed {
+        /// The output file.
+        path: PathBuf,
+        /// Why.
+        source: Box<IoError>,
+    },
+    /// An operating-system error while writing.
+    #[error(transparent)]
+    Os(#[from] std::io::Error),
+
+    // ---- file names and output paths ---------------------------------------------------------
+    /// A path whose extension names no container npusim knows.
+    #[error(
+        "cannot tell the file type of `{}` from its extension; use .npy, .safetensors or .bin (raw bytes)",
+        .path.display()
+    )]
+    UnknownExtension {
+        /// The path.
+        path: PathBuf,
+    },
+    /// An output path that ends in `..` or `/`.
+    #[error("output path `{}` names no file", .path.display())]
+    NoFileName {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The output's directory does not exist.
+    #[error("cannot write `{}`: directory `{}` does not exist", .path.display(), .dir.display())]
+    NoDirectory {
+        /// The output path.
+        path: PathBuf,
+        /// Its directory.
+        dir: PathBuf,
+    },
+    /// The output path is a directory.
+    #[error("cannot write `{}`: it is a directory", .path.display())]
+    IsDirectory {
+        /// The output path.
+        path: PathBuf,
+    },
+    /// The temporary file beside the output could not be created.
+    #[error("cannot create a temporary file in `{}`", .dir.display())]
+    CannotCreateTemp {
+        /// The directory.
+        dir: PathBuf,
+        /// The system's reason.
+        source: std::io::Error,
+    },
+    /// The finished temporary file could not be renamed over the output.
+    #[error("cannot move the finished output to `{}`", .path.display())]
+    CannotRename {
+        /// The output path.
+        path: PathBuf,
+        /// The system's reason.
+        source: std::io::Error,
+    },
+
+    // ---- shapes ------------------------------------------------------------------------------
+    /// A shape whose element count overflows.
+    #[error("shape {shape:?} has more elements than fit in memory")]
+    ShapeOverflow {
+        /// The shape.
+        shape: Vec<usize>,
+    },
+
+    // ---- .npy --------------------------------------------------------------------------------
+    /// The file does not start with the `.npy` magic.
+    #[error("not a .npy file: it does not start with the \\x93NUMPY magic")]
+    NpyMagic,
+    /// A version 2/3 header whose length field is cut off.
+    #[error("truncated .npy header")]
+    NpyHeaderLengthCut,
+    /// A `.npy` version npusim does not read.
+    #[error("unsupported .npy format version {major}.{minor}")]
+    NpyVersion {
+        /// Major version byte.
+        major: u8,
+        /// Minor version byte.
+        minor: u8,
+    },
+    /// The header length field points past the end of the file.
+    #[error(
+        "truncated .npy header: it claims {header_len} bytes but the file has only {available} after the preamble"
+    )]
+    NpyHeaderCut {
+        /// Bytes the header claims.
+        header_len: usize,
+        /// Bytes the file has after the preamble.
+        available: usize,
+    },
+    /// The header's shape has more elements than fit in memory.
+    #[error("the .npy header's shape {dims:?} has more elements than fit in memory")]
+    NpyShapeTooLarge {
+        /// The dimensions as written.
+        dims: Vec<u64>,
+    },
+    /// A shape whose byte size overflows.
+    #[error("the .npy shape {shape:?} is too large")]
+    NpyTooLarge {
+        /// The shape.
+        shape: Vec<usize>,
+    },
+    /// The header text is not a valid `.npy` header.
+    #[error("invalid .npy header ({reason}): {text}")]
+    NpyHeader {
+        /// The parser's complaint.
+        reason: String,
+        /// The header text.
+        text: String,
+    },
+    /// A structured (record) dtype.
+    #[error("structured .npy dtype {descr} is not supported; save a plain numeric array")]
+    NpyStructured {
+        /// The dtype as written.
+        descr: String,
+    },
+    /// A dtype without a size npusim can use.
+    #[error("dtype '{descr}' is too large")]
+    NpyDtypeTooLarge {
+        /// The dtype as written.
+        descr: String,
+    },
+    /// A dtype npusim has no format for.
+    #[error(
+        "dtype '{descr}' is not supported: npusim reads <f8 <f4 <f2 |i1 <i2 <i4 <i8 |u1 <u2 <u4, and 1- or 2-byte raw (void) elements with --from"
+    )]
+    NpyUnsupportedDtype {
+        /// The dtype as written.
+        descr: String,
+    },
+    /// The data section is shorter than the header says.
+    #[error(
+        "truncated .npy data: the header says shape {shape:?} of '{descr}' ({count} elements × {item_bytes} bytes = {need} bytes) but the file has only {have} bytes of data"
+    )]
+    NpyDataCut {
+        /// The shape.
+        shape: Vec<usize>,
+        /// The dtype as written.
+        descr: String,
+        /// Elements.
+        count: usize,
+        /// Bytes per element.
+        item_bytes: usize,
+        /// Bytes needed.
+        need: usize,
+        /// Bytes present.
+        have: usize,
+    },
+    /// The data section is longer than the header says.
+    #[error(
+        "the .npy file has {have} bytes of data but its header says shape {shape:?} of '{descr}' = {need} bytes; {} bytes are left over",
+        .have - .need
+    )]
+    NpyDataLeftOver {
+        /// The shape.
+        shape: Vec<usize>,
+        /// The dtype as written.
+        descr: String,
+        /// Bytes needed.
+        need: usize,
+        /// Bytes present.
+        have: usize,
+    },
+    /// A raw (void) dtype read without saying which format it holds.
+    #[error(
+        "the file's dtype '{descr}' holds raw {bytes}-byte elements and does not say their format; {hint}"
+    )]
+    NpyOpaqueNeedsFrom {
+        /// The dtype as written.
+        descr: String,
+        /// Bytes per element.
+        bytes: usize,
+        /// Which `--from` to give.
+        hint: &'static str,
+    },
+    /// `--from` names a format of another element size than the file's dtype.
+    #[error(
+        "--from {from} has {from_bytes}-byte elements but the file's dtype '{descr}' has {file_bytes}-byte elements"
+    )]
+    NpyFromSize {
+        /// The format asked for.
+        from: Format,
+        /// Its element size.
+        from_bytes: usize,
+        /// The dtype as written.
+        descr: String,
+        /// The dtype's element size.
+        file_bytes: usize,
+    },
+    /// `--shape` given for an unpacked `.npy` file disagrees with its header.
+    #[error("--shape {given:?} does not match the .npy file's shape {file:?}")]
+    NpyShapeMismatch {
+        /// The shape given.
+        given: Vec<usize>,
+        /// The file's shape.
+        file: Vec<usize>,
+    },
+    /// A packed 4-bit `.npy` array without dimensions.
+    #[error("a packed 4-bit .npy array needs at least one dimension")]
+    NpyPackedScalar,
+    /// A logical shape that cannot be formed.
+    #[error("shape too large")]
+    NpyLogicalShapeTooLarge,
+    /// `--shape` that cannot be the logical shape of a packed `.npy` array.
+    #[error(
+        "--shape {given:?} does not fit the packed .npy shape {file:?} (the last dimension must be {} or {})",
+        2 * .last_bytes - 1,
+        2 * .last_bytes
+    )]
+    NpyPackedShape {
+        /// The shape given.
+        given: Vec<usize>,
+        /// The file's shape.
+        file: Vec<usize>,
+        /// The file's last dimension (bytes per packed row).
+        last_bytes: usize,
+    },
+    /// The data section does not hold the elements of the logical shape.
+    #[error(
+        "the .npy data holds {have} bytes but {count} {format} elements of shape {shape:?} need {need}"
+    )]
+    NpyDataSize {
+        /// Bytes present.
+        have: usize,
+        /// Elements.
+        count: usize,
+        /// Element format.
+        format: Format,
+        /// Logical shape.
+        shape: Vec<usize>,
+        /// Bytes needed.
+        need: usize,
+    },
+    /// A packed 4-bit array (or tensor) must have a last dimension to pack along.
+    #[error("--packed needs an array with at least one dimension")]
+    PackedScalar,
+
+    // ---- raw .bin ----------------------------------------------------------------------------
+    /// A raw shape whose byte size overflows.
+    #[error("--shape {shape:?} is too large")]
+    RawShapeTooLarge {
+        /// The shape.
+        shape: Vec<usize>,
+    },
+    /// A raw file whose size is not shape × element size.
+    #[error(
+        "the raw file has {have} bytes but --shape {shape:?} of --from {format} needs {need} bytes ({count} elements, {})",
+        per_element(*.format, *.packed)
+    )]
+    RawSize {
+        /// Bytes present.
+        have: usize,
+        /// The shape.
+        shape: Vec<usize>,
+        /// Element format.
+        format: Format,
+        /// Bytes needed.
+        need: usize,
+        /// Elements.
+        count: usize,
+        /// Whether 4-bit elements are packed.
+        packed: bool,
+    },
+    /// A raw input without its format and shape.
+    #[error(
+        "a raw .bin input has no header: give its element format and shape with --from FMT --shape DIMS"
+    )]
+    RawNeedsFromAndShape,
+
+    // ---- .safetensors ------------------------------------------------------------------------
+    /// A file shorter than the header-length field.
+    #[error("not a .safetensors file: {len} bytes is too short for the 8-byte header length")]
+    SafetensorsTooShort {
+        /// The file's length.
+        len: usize,
+    },
+    /// A header-length field that points past the end of the file.
+    #[error(
+        "truncated or not a .safetensors file: the header length field says {header_len} bytes but only {after} bytes follow it"
+    )]
+    SafetensorsHeaderCut {
+        /// The header length field.
+        header_len: u64,
+        /// Bytes after the field.
+        after: u64,
+    },
+    /// Tensor data cut short.
+    #[error(
+        "truncated .safetensors file: the header describes {declared} bytes of tensor data but the file holds only {held}"
+    )]
+    SafetensorsDataCut {
+        /// Bytes the header describes.
+        declared: u64,
+        /// Bytes present.
+        held: u64,
+    },
+    /// Tensor data of another size than the header describes.
+    #[error(
+        "invalid .safetensors file: the header describes {declared} bytes of tensor data but the file holds {held}"
+    )]
+    SafetensorsDataSize {
+        /// Bytes the header describes.
+        declared: u64,
+        /// Bytes present.
+        held: u64,
+    },
+    /// Any other fault the `safetensors` crate finds.
+    #[error("invalid .safetensors file: {0}")]
+    SafetensorsInvalid(safetensors::SafeTensorError),
+    /// An error of the `safetensors` crate outside parsing.
+    #[error(transparent)]
+    Safetensors(#[from] safetensors::SafeTensorError),
+    /// The `safetensors` crate could not serialize the output.
+    #[error("cannot write safetensors data: {0}")]
+    SafetensorsWrite(safetensors::SafeTensorError),
+    /// An `npusim.dtype.<tensor>` entry naming no format.
+    #[error("metadata entry `{key}` = `{value}` names no format")]
+    MetaUnknownFormat {
+        /// The key.
+        key: String,
+        /// The value.
+        value: String,
+        /// Why the name is unknown.
+        source: NumericsError,
+    },
+    /// An `npusim.dtype.<tensor>` entry that cannot be honoured.
+    #[error("metadata entry `{key}` = `{value}`{problem}")]
+    MetaInvalid {
+        /// The key.
+        key: String,
+        /// The value.
+        value: String,
+        /// What is wrong.
+        problem: MetaProblem,
+    },
+    /// A tensor whose bytes do not match its dtype and shape.
+    #[error("tensor `{name}`: {bytes} bytes do not hold {count} {format} elements")]
+    TensorSize {
+        /// The tensor.
+        name: String,
+        /// Bytes present.
+        bytes: usize,
+        /// Elements.
+        count: usize,
+        /// Element format.
+        format: Format,
+    },
+    /// An output tensor too large to describe.
+    #[error("tensor `{name}` is too large")]
+    TensorTooLarge {
+        /// The tensor.
+        name: String,
+    },
+    /// An output tensor whose bytes disagree with its dtype and shape (a bug).
+    #[error("internal: tensor `{name}` ({dtype} {shape:?}) has {bytes} bytes")]
+    TensorBytes {
+        /// The tensor.
+        name: String,
+        /// Its dtype.
+        dtype: safetensors::Dtype,
+        /// Its header shape.
+        shape: Vec<usize>,
+        /// Bytes present.
+        bytes: usize,
+    },
+    /// `--packed` for a tensor without dimensions.
+    #[error("--packed needs tensors with at least one dimension")]
+    PackedScalarTensor,
+
+    // ---- cast jobs ---------------------------------------------------------------------------
+    /// A single-tensor file cast into a multi-tensor file or the other way round.
+    #[error(
+        "cannot cast a {input} file into a {output} file: .npy and .bin hold one tensor, .safetensors many"
+    )]
+    ContainerMismatch {
+        /// Input container name.
+        input: &'static str,
+        /// Output container name.
+        output: &'static str,
+    },
+    /// `--packed` on a cast where neither side is 4 bits wide.
+    #[error(
+        "--packed applies only to 4-bit formats (f4e2m1, f4e1m2, i4), but this casts {from} ({} bits) to {to} ({} bits)",
+        .from.bits(),
+        .to.bits()
+    )]
+    PackedNot4Bit {
+        /// Source format.
+        from: Format,
+        /// Destination format.
+        to: Format,
+    },
+    /// `--packed` on a safetensors cast to a format wider than 4 bits.
+    #[error(
+        "--packed applies only to 4-bit formats (f4e2m1, f4e1m2, i4), not to --to {to} ({} bits); a .safetensors file records how its own tensors are stored",
+        .to.bits()
+    )]
+    PackedNot4BitTo {
+        /// Destination format.
+        to: Format,
+    },
+    /// `--tensor` on a single-tensor file.
+    #[error("--tensor applies to .safetensors files; a {container} file holds one tensor")]
+    TensorOnSingle {
+        /// The input container's name.
+        container: &'static str,
+    },
+    /// `--shape` on an unpacked `.npy` input.
+    #[error(
+        "--shape is for raw .bin inputs (and packed 4-bit .npy inputs); a .npy file states its shape"
+    )]
+    ShapeOnNpy,
+    /// `--packed` with a Fortran-ordered `.npy` array.
+    #[error("--packed needs a C-order .npy array (`{}` is in Fortran order)", .path.display())]
+    PackedFortran {
+        /// The input file.
+        path: PathBuf,
+    },
+    /// `--from` on a safetensors input.
+    #[error("--from does not apply to .safetensors inputs: each tensor's dtype is in the file")]
+    FromOnSafetensors,
+    /// `--shape` on a safetensors input.
+    #[error("--shape does not apply to .safetensors inputs: each tensor's shape is in the file")]
+    ShapeOnSafetensors,
+    /// `--tensor` naming a tensor the file does not have.
+    #[error("no tensor named `{wanted}` in `{}`; its tensors are: {}", .path.display(), .names.join(", "))]
+    NoSuchTensor {
+        /// The name asked for.
+        wanted: String,
+        /// The input file.
+        path: PathBuf,
+        /// The file's tensors.
+        names: Vec<String>,
+    },
+    /// `--tensor` naming a tensor whose dtype npusim cannot read.
+    #[error("tensor `{name}` has dtype {dtype}, which npusim has no format for")]
+    NoFormatForTensor {
+        /// The tensor.
+        name: String,
+        /// Its dtype.
+        dtype: safetensors::Dtype,
+    },
+    /// The numeric cast refused its buffers (a bug: the job sizes them).
+    #[error("cast failed: {0}")]
+    Cast(NumericsError),
+}
+
+/// What is wrong with an `npusim.dtype.<tensor>` entry; `Display` gives the rest of the
+/// sentence after "metadata entry `key` = `value`".
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum MetaProblem {
+    /// The part after the format is not `packed`.
+    #[error(": unknown layout `{0}`")]
+    UnknownLayout(String),
+    /// The row length is not a number.
+    #[error(": bad row length `{0}`")]
+    BadRowLength(String),
+    /// More than `format:packed:row`.
+    #[error(" has too many `:` parts")]
+    TooManyParts,
+    /// The format is not stored one byte per element.
+    #[error(": a U8 tensor cannot hold {format} ({} bits)", .format.bits())]
+    NotOneByte {
+        /// The format named.
+        format: Format,
+    },
+    /// `packed` for a format wider than 4 bits.
+    #[error(": only 4-bit formats can be packed")]
+    PackedNot4Bit,
+    /// `packed` for a tensor without dimensions.
+    #[error(": a packed tensor needs at least one dimension")]
+    PackedScalar,
+    /// A row length that does not give the tensor's last dimension in bytes.
+    #[error(": a row of {row} elements does not fill {bytes} bytes")]
+    RowMismatch {
+        /// The row length recorded.
+        row: usize,
+        /// The tensor's last dimension (bytes per row).
+        bytes: usize,
+    },
+}
+
+/// How a raw file stores each element, for [`IoError::RawSize`].
+fn per_element(format: Format, packed: bool) -> String {
+    if format.is_sub_byte() && packed {
+        "two 4-bit elements per byte".to_string()
+    } else {
+        format!("{} byte(s) each", format.unpacked_bytes())
+    }
+}
+
+impl IoError {
+    /// Wraps `self` as a fault inside the input file `path`.
+    pub fn reading(self, path: impl Into<PathBuf>) -> IoError {
+        IoError::Reading {
+            path: path.into(),
+            source: Box::new(self),
+        }
+    }
+
+    /// Wraps `self` as a fault of tensor `name`.
+    pub fn in_tensor(self, name: impl Into<String>) -> IoError {
+        IoError::InTensor {
+            name: name.into(),
+            source: Box::new(self),
+        }
+    }
+}

@@ -1,0 +1,200 @@
+//! The library entry point without the CLI: whole-file casts of small `.npy` and
+//! `.safetensors` buffers, their reports, progress calls and errors.
+
+// Test code: an unwrap that fails is a failed test (clippy.toml allows it in #[test] bodies;
+// this extends it to the helpers).
+#![allow(clippy::unwrap_used)]
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use npusim_io::cast::{KeepReason, KeptSummary};
+use npusim_io::safetensors::{self as st, Dtype, OutTensor};
+use npusim_io::{
+    CastJob, CastOutput, CastProgress, Container, IoError, NoProgress, TensorReport, cast_bytes,
+    cast_file, npy,
+};
+use npusim_numerics::{CastPolicy, Format, RoundMode};
+
+fn f32_bytes(xs: &[f32]) -> Vec<u8> {
+    xs.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// An `.npy` file of f32 values written through the library.
+fn f32_npy(xs: &[f32], shape: &[usize]) -> Vec<u8> {
+    let data = f32_bytes(xs);
+    let e = npusim_io::Elements {
+        storage: npusim_numerics::Storage::native(Format::F32),
+        count: xs.len(),
+        bytes: data.into(),
+    };
+    let mut out = Vec::new();
+    npy::write(&mut out, &e, shape, false, false).unwrap();
+    out
+}
+
+/// Records every progress call.
+#[derive(Default)]
+struct Recorder {
+    calls: Vec<String>,
+}
+
+impl CastProgress for Recorder {
+    fn begin(&mut self, input_bytes: u64, total_elements: u64) {
+        self.calls
+            .push(format!("begin {input_bytes} {total_elements}"));
+    }
+    fn advance(&mut self, elements: usize) {
+        self.calls.push(format!("advance {elements}"));
+    }
+    fn set_message(&mut self, name: &str) {
+        self.calls.push(format!("tensor {name}"));
+    }
+    fn finish(&mut self) {
+        self.calls.push("finish".to_string());
+    }
+}
+
+#[test]
+fn an_npy_buffer_casts_to_e4m3fn_with_counts_and_progress() {
+    let input = f32_npy(&[1.0, 1000.0, f32::NAN, -3.0], &[2, 2]);
+    let mut job = CastJob::new(Container::Npy, Container::Npy, Format::F8E4M3FN);
+    job.policy = CastPolicy::saturating(RoundMode::Rint);
+    let mut progress = Recorder::default();
+    let done = cast_bytes(&job, Path::new("dir/w.npy"), &input, &mut progress).unwrap();
+    assert_eq!(
+        progress.calls,
+        [
+            format!("begin {} 4", input.len()),
+            "advance 4".into(),
+            "finish".into()
+        ]
+    );
+    assert_eq!(
+        done.reports[0].to_string(),
+        "w.npy: f32 -> f8e4m3fn, 4 elements [2, 2] (1 NaN, 0 Inf, 1 saturated)"
+    );
+    let TensorReport::Cast(summary) = &done.reports[0] else {
+        panic!("not cast: {:?}", done.reports[0]);
+    };
+    assert_eq!(summary.stats.saturated, 1);
+    let out = done.output.to_bytes().unwrap();
+    let array = npy::parse(&out).unwrap();
+    assert_eq!(array.descr, "<V1");
+    assert_eq!(array.shape, [2, 2]);
+    assert_eq!(array.data[0], 0x38);
+    assert_eq!(array.data[1], 0x7e);
+    assert_eq!(array.data[2] & 0x7f, 0x7f);
+    assert_eq!(array.data[3], 0xc4);
+}
+
+#[test]
+fn a_safetensors_buffer_casts_floats_and_keeps_the_rest() {
+    let w = f32_bytes(&[1.0, -2.5, 3.2]);
+    let ids: Vec<u8> = [7i64, 8].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let tensors = vec![
+        (
+            "w".to_string(),
+            OutTensor {
+                dtype: Dtype::F32,
+                shape: vec![3],
+                data: w.into(),
+            },
+        ),
+        (
+            "ids".to_string(),
+            OutTensor {
+                dtype: Dtype::I64,
+                shape: vec![2],
+                data: ids.clone().into(),
+            },
+        ),
+    ];
+    let meta = HashMap::from([("note".to_string(), "hi".to_string())]);
+    let input = st::to_bytes(&tensors, Some(meta)).unwrap();
+
+    let job = CastJob::new(Container::Safetensors, Container::Safetensors, Format::HiF8);
+    let mut progress = Recorder::default();
+    let done = cast_bytes(&job, Path::new("m.safetensors"), &input, &mut progress).unwrap();
+    assert!(progress.calls.contains(&"tensor w".to_string()));
+    let lines: Vec<String> = done.reports.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        lines,
+        // File order: safetensors puts the 8-byte-aligned tensor first.
+        [
+            "ids: I64 [2] left unchanged (integer tensor)",
+            "w: f32 -> hif8, 3 elements [3] (0 NaN, 0 Inf, 0 saturated)",
+        ]
+    );
+    assert!(matches!(
+        &done.reports[0],
+        TensorReport::Kept(KeptSummary {
+            reason: KeepReason::Integer,
+            ..
+        })
+    ));
+    assert_eq!(npusim_io::cast::tally(&done.reports), (1, 1));
+    let CastOutput::Safetensors { metadata, .. } = &done.output else {
+        panic!("not a safetensors output");
+    };
+    let metadata = metadata.as_ref().unwrap();
+    assert_eq!(metadata["npusim.dtype.w"], "hif8");
+    assert_eq!(metadata["note"], "hi");
+
+    // The written file reads back: hif8 recorded as U8 plus the entry, ids untouched.
+    let out = done.output.to_bytes().unwrap();
+    let file = st::parse(&out).unwrap();
+    let wv = file.tensors.tensor("w").unwrap();
+    assert_eq!((wv.dtype(), wv.shape()), (Dtype::U8, &[3usize][..]));
+    assert_eq!(file.tensors.tensor("ids").unwrap().data(), ids);
+
+    // And back to f32 through the recorded entry, which the cast drops.
+    let mut back = CastJob::new(Container::Safetensors, Container::Safetensors, Format::F32);
+    back.tensors = vec!["w".to_string()];
+    let done = cast_bytes(&back, Path::new("h.safetensors"), &out, &mut NoProgress).unwrap();
+    let out = done.output.to_bytes().unwrap();
+    let file = st::parse(&out).unwrap();
+    assert!(!file.metadata.unwrap().contains_key("npusim.dtype.w"));
+    let data = file.tensors.tensor("w").unwrap().data().to_vec();
+    assert_eq!(data[..4], 1.0f32.to_le_bytes());
+}
+
+#[test]
+fn job_rules_are_typed_errors() {
+    let input = f32_npy(&[1.0, 2.0], &[2]);
+    let mut job = CastJob::new(Container::Npy, Container::Safetensors, Format::BF16);
+    let e = cast_bytes(&job, Path::new("a.npy"), &input, &mut NoProgress).unwrap_err();
+    assert!(matches!(e, IoError::ContainerMismatch { .. }));
+    job.output = Container::Npy;
+    job.packed = true;
+    let e = cast_bytes(&job, Path::new("a.npy"), &input, &mut NoProgress).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "--packed applies only to 4-bit formats (f4e2m1, f4e1m2, i4), but this casts f32 (32 bits) to bf16 (16 bits)"
+    );
+    let e = cast_bytes(
+        &job,
+        Path::new("a.npy"),
+        &input[..input.len() - 1],
+        &mut NoProgress,
+    )
+    .unwrap_err();
+    assert!(matches!(e, IoError::Reading { .. }));
+    assert!(e.to_string().starts_with("reading `a.npy`"));
+}
+
+#[test]
+fn cast_file_writes_atomically_and_leaves_nothing_on_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("x.npy");
+    std::fs::write(&input, f32_npy(&[0.5, 0.25], &[2])).unwrap();
+    let output = dir.path().join("y.bin");
+    let job = CastJob::new(Container::Npy, Container::Raw, Format::F16);
+    let reports = cast_file(&job, &input, &output, &mut NoProgress).unwrap();
+    assert_eq!(reports.len(), 1);
+    assert_eq!(std::fs::read(&output).unwrap(), [0x00, 0x38, 0x00, 0x34]);
+    let missing = dir.path().join("none.npy");
+    let e = cast_file(&job, &missing, &dir.path().join("z.bin"), &mut NoProgress).unwrap_err();
+    assert!(matches!(e, IoError::CannotRead { .. }));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+}
