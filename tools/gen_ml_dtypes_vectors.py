@@ -8,23 +8,27 @@ tests without needing Python in CI.
 
 Inputs per source format:
 
-* 4/8/16-bit sources are exhaustive: every code in increasing code order
-  (f4e2m1 and i4: codes 0..15, one code per byte in the low nibble; i4 code 8
-  is -8; 16-bit sources: the little-endian 16-bit pattern).
-* f32 and f64 are sampled: a deterministic list of boundary values, rounding
-  ties and their neighbours, specials and NaN payloads (duplicates removed,
-  first occurrence kept), followed by raw random bit patterns drawn from
+* 2/4/6/8/16-bit sources are exhaustive: every code in increasing code order
+  (sub-byte formats one code per byte in the low bits: f4e2m1, i4 and u4 codes
+  0..15, f6* codes 0..63, i2 and u2 codes 0..3; i4 code 8 is -8, i2 code 2 is
+  -2; 16-bit sources: the little-endian 16-bit pattern).
+* f32, f64 and u64 are sampled: a deterministic list of boundary values,
+  rounding ties and their neighbours, specials and NaN payloads (duplicates
+  removed, first occurrence kept), followed by random bit patterns drawn from
   ``numpy.random.default_rng(SEED)``.  The sampled inputs are written as
-  ``f32_inputs.bin.gz`` / ``f64_inputs.bin.gz``.
+  ``f32_inputs.bin.gz`` / ``f64_inputs.bin.gz`` / ``u64_inputs.bin.gz``.
 
 Outputs: one ``{src}__{dst}.bin.gz`` per pair, the gzip (mtime=0) of the
 destination codes, little-endian, one element of the destination's byte size
 per input.  ``manifest.json`` lists the versions, the seed, and the count and
 sha256 (of the uncompressed payload) of every file.
 
-Only float destinations are generated: numpy's float->int casts are undefined
-behaviour in C when out of range.  Pairs that ml_dtypes refuses to cast are
-skipped and listed in the manifest under ``skipped``.
+Float destinations are generated from every source.  Integer destinations
+only for the ml_dtypes sub-byte integers (i2, u2, u4) and only from f32:
+numpy's float->int casts are undefined behaviour in C when out of range, and
+ml_dtypes' intN casts are C casts too (truncation, then the low bits).  Pairs
+that ml_dtypes refuses to cast are skipped and listed in the manifest under
+``skipped``.
 
 ``--report`` additionally prints measured ml_dtypes behaviours (overflow,
 NaN handling, e8m0 rounding, mismatches against a correctly rounded
@@ -52,6 +56,7 @@ import numpy as np
 SEED = 20261122
 N_RANDOM_F32 = 1 << 18
 N_RANDOM_F64 = 1 << 16
+N_RANDOM_U64 = 1 << 13
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO_ROOT / "crates" / "numerics" / "tests" / "vectors" / "ml_dtypes"
@@ -70,20 +75,42 @@ DTYPES = {
     "i16": np.dtype(np.int16),
     "u8": np.dtype(np.uint8),
     "u16": np.dtype(np.uint16),
+    # the ml_dtypes formats added with issue 7
+    "f8e4m3": np.dtype(ml_dtypes.float8_e4m3),
+    "f8e4m3fnuz": np.dtype(ml_dtypes.float8_e4m3fnuz),
+    "f8e5m2fnuz": np.dtype(ml_dtypes.float8_e5m2fnuz),
+    "f8e4m3b11fnuz": np.dtype(ml_dtypes.float8_e4m3b11fnuz),
+    "f8e3m4": np.dtype(ml_dtypes.float8_e3m4),
+    "f6e2m3fn": np.dtype(ml_dtypes.float6_e2m3fn),
+    "f6e3m2fn": np.dtype(ml_dtypes.float6_e3m2fn),
+    "i2": np.dtype(ml_dtypes.int2),
+    "u2": np.dtype(ml_dtypes.uint2),
+    "u4": np.dtype(ml_dtypes.uint4),
+    "u64": np.dtype(np.uint64),
 }
+
+NEW_FLOATS = ["f8e4m3", "f8e4m3fnuz", "f8e5m2fnuz", "f8e4m3b11fnuz", "f8e3m4",
+              "f6e2m3fn", "f6e3m2fn"]
 
 # Source order in the manifest / generation.
 EXHAUSTIVE_SOURCES = [
     "f16", "bf16", "f8e4m3fn", "f8e5m2", "f8e8m0", "f4e2m1",
     "i4", "u8", "i8", "i16", "u16",
-]
-SAMPLED_SOURCES = ["f32", "f64"]
-FLOAT_DESTINATIONS = ["f32", "f16", "bf16", "f8e4m3fn", "f8e5m2", "f8e8m0", "f4e2m1"]
+] + NEW_FLOATS + ["i2", "u2", "u4"]
+SAMPLED_SOURCES = ["f32", "f64", "u64"]
+FLOAT_DESTINATIONS = [
+    "f32", "f16", "bf16", "f8e4m3fn", "f8e5m2", "f8e8m0", "f4e2m1",
+] + NEW_FLOATS
+# Integer destinations, from f32 only (see the module doc).
+INT_DESTINATIONS = {"f32": ["i2", "u2", "u4"]}
 
 # Narrow formats whose adjacent-value ties are all included in the samples;
 # f16 and bf16 ties are sampled (see tie_points), f32 ties only for f64.
-SMALL_FLOATS = ["f8e4m3fn", "f8e5m2", "f8e8m0", "f4e2m1"]
-NIBBLE_FORMATS = {"f4e2m1", "i4"}
+SMALL_FLOATS = ["f8e4m3fn", "f8e5m2", "f8e8m0", "f4e2m1"] + NEW_FLOATS
+# Formats narrower than a byte: width in bits (ml_dtypes stores one per byte,
+# in the low bits, the high bits zero).
+SUB_BYTE_BITS = {"f4e2m1": 4, "i4": 4, "u4": 4, "i2": 2, "u2": 2,
+                 "f6e2m3fn": 6, "f6e3m2fn": 6}
 TIE_STRIDE = 211  # f16/bf16 tie sampling stride (see tie_points)
 
 
@@ -106,13 +133,14 @@ def to_codes(values: np.ndarray, fmt: str) -> np.ndarray:
     """Codes (little-endian unsigned ints) of an array of ``fmt`` values."""
     native = np.dtype(f"u{DTYPES[fmt].itemsize}")
     codes = np.ascontiguousarray(values).view(native).astype(code_dtype(fmt))
-    if fmt in NIBBLE_FORMATS and np.any(codes > 0xF):
-        raise AssertionError(f"{fmt}: ml_dtypes stored a byte with high nibble set")
+    bits = SUB_BYTE_BITS.get(fmt)
+    if bits is not None and np.any(codes >> bits):
+        raise AssertionError(f"{fmt}: ml_dtypes stored a byte with high bits set")
     return codes
 
 
 def exhaustive_codes(fmt: str) -> np.ndarray:
-    n = 16 if fmt in NIBBLE_FORMATS else 1 << (8 * DTYPES[fmt].itemsize)
+    n = 1 << SUB_BYTE_BITS.get(fmt, 8 * DTYPES[fmt].itemsize)
     return np.arange(n, dtype=np.uint64).astype(code_dtype(fmt))
 
 
@@ -299,6 +327,41 @@ def f64_sample() -> tuple[np.ndarray, int]:
     return np.concatenate([det, rand]).astype("<u8"), len(det)
 
 
+def u64_sample() -> tuple[np.ndarray, int]:
+    """Deterministic u64 inputs followed by random ones.
+
+    The deterministic part: 0..3, the range ends, every power of two and its
+    neighbours, the ties of every float precision p (significand bits, hidden
+    bit included: e8m0 1, e5m2 3, e4m3/e2m3 4, e3m4 5, bf16 8, f16 11, f32 24,
+    f64 53) just above 2^k and just below 2^(k+1), and the integer pivots of
+    every destination (max, max + half ulp, ties), each with one either side.
+    The random part: half raw 64-bit patterns, half shifted right by a random
+    0..63 (random magnitude).
+    """
+    det: list[int] = [0, 1, 2, 3, (1 << 64) - 1, (1 << 64) - 2]
+    for k in range(64):
+        det += [(1 << k) - 1, 1 << k, (1 << k) + 1]
+    for p in (1, 3, 4, 5, 8, 11, 24, 53):
+        for k in range(p, 64):
+            step = 1 << (k - p)
+            for t in ((1 << k) + step, (1 << (k + 1)) - step):
+                det += [t - 1, t, t + 1]
+    for fmt in ["f16", "bf16"] + SMALL_FLOATS:
+        for pts in format_pivots(fmt):
+            ints = pts[(pts == np.floor(pts)) & (pts >= 1) & (pts < 2.0 ** 64)]
+            for v in ints:
+                det += [int(v) - 1, int(v), int(v) + 1]
+    det = [d for d in det if 0 <= d < 1 << 64]
+    det_arr = stable_unique(np.array(det, dtype=np.uint64))
+
+    rng = np.random.default_rng(SEED)
+    half = N_RANDOM_U64 // 2
+    raw = rng.integers(0, 1 << 64, size=half, dtype=np.uint64)
+    shifts = rng.integers(0, 64, size=half, dtype=np.uint64)
+    shaped = rng.integers(0, 1 << 64, size=half, dtype=np.uint64) >> shifts
+    return np.concatenate([det_arr, raw, shaped]).astype("<u8"), len(det_arr)
+
+
 # --------------------------------------------------------------------------
 # Generation
 # --------------------------------------------------------------------------
@@ -325,7 +388,8 @@ def source_inputs() -> dict[str, tuple[np.ndarray, dict]]:
         codes = exhaustive_codes(src)
         inputs[src] = (codes, {"kind": "exhaustive", "count": int(len(codes))})
     for src, sampler, n_rand in (("f32", f32_sample, N_RANDOM_F32),
-                                 ("f64", f64_sample, N_RANDOM_F64)):
+                                 ("f64", f64_sample, N_RANDOM_F64),
+                                 ("u64", u64_sample, N_RANDOM_U64)):
         codes, n_det = sampler()
         inputs[src] = (codes, {
             "kind": "sampled",
@@ -358,7 +422,7 @@ def generate(out: Path) -> dict:
     for src in EXHAUSTIVE_SOURCES + SAMPLED_SOURCES:
         codes, _ = inputs[src]
         values = from_codes(codes, src)
-        for dst in FLOAT_DESTINATIONS:
+        for dst in FLOAT_DESTINATIONS + INT_DESTINATIONS.get(src, []):
             if dst == src:
                 continue
             result = cast(values, dst)
@@ -394,8 +458,12 @@ def generate(out: Path) -> dict:
 # Report: measured ml_dtypes behaviour
 # --------------------------------------------------------------------------
 
+FNUZ = {"f8e4m3fnuz", "f8e5m2fnuz", "f8e4m3b11fnuz"}
 SIGN_BIT = {"f32": 1 << 31, "f16": 1 << 15, "bf16": 1 << 15,
-            "f8e4m3fn": 0x80, "f8e5m2": 0x80, "f4e2m1": 0x8}
+            "f8e4m3fn": 0x80, "f8e5m2": 0x80, "f4e2m1": 0x8,
+            "f8e4m3": 0x80, "f8e4m3fnuz": 0x80, "f8e5m2fnuz": 0x80,
+            "f8e4m3b11fnuz": 0x80, "f8e3m4": 0x80, "f6e2m3fn": 0x20,
+            "f6e3m2fn": 0x20}
 
 
 def load(out: Path, name: str, fmt: str) -> np.ndarray:
@@ -442,7 +510,10 @@ def reference_round(x: np.ndarray, dst: str):
         pick_hi = (a > mid) | ((a == mid) & ((lo_c & 1) == 1))
         mag = np.where(pick_hi, hi_c, lo_c)
     codes = np.zeros(len(x), dtype=np.uint64)
-    codes[mask] = mag | np.where(neg[mask], SIGN_BIT[dst], 0).astype(np.uint64)
+    sign = np.where(neg[mask], SIGN_BIT[dst], 0).astype(np.uint64)
+    if dst in FNUZ:
+        sign[mag == 0] = 0  # no -0: a negative value that rounds to zero is +0
+    codes[mask] = mag | sign
     return codes, mask
 
 
@@ -459,7 +530,9 @@ def report(out: Path) -> None:
     for src in SAMPLED_SOURCES:
         inputs[src] = load(out, f"{src}_inputs.bin.gz", src)
     as_f64 = {src: from_codes(c, src).astype(np.float64) for src, c in inputs.items()}
-    all_sources = EXHAUSTIVE_SOURCES + SAMPLED_SOURCES
+    # u64 is left out of the sections that work on the f64 value (not exact for u64);
+    # it has its own section at the end.
+    all_sources = EXHAUSTIVE_SOURCES + [s for s in SAMPLED_SOURCES if s != "u64"]
 
     def pairs(sources, dsts=FLOAT_DESTINATIONS):
         for src in sources:
@@ -512,7 +585,8 @@ def report(out: Path) -> None:
             print(f"     inputs in (2^-127, 2^-126): outputs {hexes(r[sub], dst)}")
 
     print("\n== NaN inputs: distinct output codes (first few) ==")
-    for src, dst in pairs(["f64", "f32", "f16", "bf16", "f8e4m3fn", "f8e5m2", "f8e8m0"]):
+    for src, dst in pairs(["f64", "f32", "f16", "bf16", "f8e4m3fn", "f8e5m2", "f8e8m0",
+                           "f8e4m3", "f8e3m4", "f8e4m3fnuz", "f8e5m2fnuz", "f8e4m3b11fnuz"]):
         x, r = as_f64[src], result(src, dst)
         nan = np.isnan(x)
         print(f"  {src:>8} -> {dst:<8} +NaN: {hexes(r[nan & ~np.signbit(x)], dst)}"
@@ -558,6 +632,30 @@ def report(out: Path) -> None:
         same = np.array_equal(two_step, result("f64", dst))
         diff = int(np.count_nonzero(two_step != result("f64", dst)))
         print(f"  f64 -> {dst}: {'identical' if same else f'{diff} differ'}")
+
+    print("\n== u64 sources ==")
+    codes = [int(c) for c in inputs["u64"]]
+    r32 = result("u64", "f32")
+    bad = 0
+    for c, got in zip(codes, r32):
+        # exact round-to-nearest-even of the integer c to f32 (c < 2^64 < f32 max)
+        want = int(np.float32(c)) if c < (1 << 24) else None
+        if want is None:
+            e = c.bit_length() - 24
+            q, rem = divmod(c, 1 << e)
+            half = 1 << (e - 1)
+            if rem > half or (rem == half and q & 1):
+                q += 1
+            want = q << e
+        if float(np.uint32(got).view(np.float32)) != float(want):
+            bad += 1
+    print(f"  u64 -> f32: {bad} of {len(codes)} differ from exact RNE")
+    via32 = from_codes(r32, "f32")
+    for _, dst in pairs(["u64"], [d for d in FLOAT_DESTINATIONS if d != "f32"]):
+        two_step = cast(via32, dst)
+        diff = int(np.count_nonzero(two_step != result("u64", dst)))
+        print(f"  u64 -> {dst}: {'identical' if diff == 0 else f'{diff} differ'}"
+              " from u64 -> f32 -> dst")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,8 +9,12 @@
 //! NaN results are compared by NaN-ness and sign only (APFloat canonicalises payloads).
 //!
 //! Sources: every f16 and bf16 code, f32 (random and boundary codes), f64 (to f32 and to the
-//! four small formats), and integers through `from_i128_r` (every i4/i8/u8/i16/u16 code and
-//! random and boundary i32/u32/i64 values).
+//! four small formats), and integers through `from_i128_r` (every i2/i4/i8/u2/u4/u8/i16/u16
+//! code and random and boundary i32/u32/i64/u64 values).
+//!
+//! The IEEE-like ml_dtypes formats f8e4m3 and f8e3m4 are APFloat semantics too (IEEE 754
+//! rules with 4 or 3 exponent bits and bias 2^(e-1)-1), defined here with `Semantics`: every
+//! f16, bf16, small integer and fp8 code, and random and boundary f32/f64 codes, to both.
 
 mod oracle;
 
@@ -19,7 +23,9 @@ use std::time::Instant;
 use npusim_numerics::{CastPolicy, Format, RoundMode, convert};
 use oracle::{MODES, SplitMix, Tally, Val, Verdict, apfloat_round, decode, mask};
 use rayon::prelude::*;
-use rustc_apfloat::ieee::{BFloat, Double, Float8E4M3FN, Float8E5M2, Half, Single};
+use rustc_apfloat::ieee::{
+    BFloat, Double, Float8E4M3FN, Float8E5M2, Half, IeeeFloat, Semantics, Single,
+};
 use rustc_apfloat::{Float, FloatConvert, Round, Status, StatusAnd};
 
 /// What APFloat says a cast must give.
@@ -220,16 +226,13 @@ fn f64_sources_match_apfloat() {
 fn integer_sources_match_apfloat() {
     let t0 = Instant::now();
     let mut t = Tally::default();
-    for src in [
-        Format::I4,
-        Format::I8,
-        Format::U8,
-        Format::I16,
-        Format::U16,
-        Format::I32,
-        Format::U32,
-        Format::I64,
-    ] {
+    // every integer format (by the oracle's own table)
+    let ints: Vec<Format> = Format::ALL
+        .into_iter()
+        .filter(|&f| oracle::is_int(f))
+        .collect();
+    assert_eq!(ints.len(), 12);
+    for src in ints {
         let codes: Vec<u64> = if oracle::width(src) <= 16 {
             (0..=mask(src)).collect()
         } else {
@@ -263,11 +266,149 @@ fn integer_sources_match_apfloat() {
                 from_int::<Float8E5M2>(src),
             ))
             .merge(run(src, Format::F32, &codes, from_int::<Single>(src)));
-        if src == Format::I64 {
+        if matches!(src, Format::I64 | Format::U64) {
             t = t.merge(run(src, Format::F64, &codes, from_int::<Double>(src)));
         }
+        t = t
+            .merge(run(
+                src,
+                Format::F8E4M3,
+                &codes,
+                from_int::<Float8E4M3>(src),
+            ))
+            .merge(run(
+                src,
+                Format::F8E3M4,
+                &codes,
+                from_int::<Float8E3M4>(src),
+            ));
     }
     report("integer sources", &t, t0);
+}
+
+/// ml_dtypes' `float8_e4m3`: IEEE 754 rules, 4 exponent bits (bias 7), 3 mantissa bits.
+struct F8E4M3S;
+impl Semantics for F8E4M3S {
+    const BITS: usize = 8;
+    const EXP_BITS: usize = 4;
+}
+type Float8E4M3 = IeeeFloat<F8E4M3S>;
+
+/// ml_dtypes' `float8_e3m4`: IEEE 754 rules, 3 exponent bits (bias 3), 4 mantissa bits.
+struct F8E3M4S;
+impl Semantics for F8E3M4S {
+    const BITS: usize = 8;
+    const EXP_BITS: usize = 3;
+}
+type Float8E3M4 = IeeeFloat<F8E3M4S>;
+
+/// One source (APFloat type `S`) to f8e4m3 and f8e3m4.
+fn to_ieee_fp8<S>(src: Format, codes: &[u64], s_from_bits: fn(u128) -> S) -> Tally
+where
+    S: Float + FloatConvert<Float8E4M3> + FloatConvert<Float8E3M4>,
+{
+    let mut t = Tally::default();
+    for (dst, r) in [
+        (
+            Format::F8E4M3,
+            run(
+                src,
+                Format::F8E4M3,
+                codes,
+                from_float::<S, Float8E4M3>(s_from_bits),
+            ),
+        ),
+        (
+            Format::F8E3M4,
+            run(
+                src,
+                Format::F8E3M4,
+                codes,
+                from_float::<S, Float8E3M4>(s_from_bits),
+            ),
+        ),
+    ] {
+        if src != dst {
+            t = t.merge(r);
+        }
+    }
+    t
+}
+
+#[test]
+fn ieee_like_fp8_formats_match_apfloat() {
+    let t0 = Instant::now();
+    // the semantics are the published formats: max 240 (0x77) and 15.5 (0x6F), Inf 0x78 / 0x70
+    let mut loses = false;
+    let max = |x: f32| Single::from_bits(u128::from(x.to_bits()));
+    let r: StatusAnd<Float8E4M3> = max(240.0).convert_r(Round::NearestTiesToEven, &mut loses);
+    assert_eq!((r.value.to_bits(), r.status), (0x77, Status::OK));
+    let r: StatusAnd<Float8E4M3> = max(248.0).convert_r(Round::NearestTiesToEven, &mut loses);
+    assert_eq!(r.value.to_bits(), 0x78);
+    let r: StatusAnd<Float8E3M4> = max(15.5).convert_r(Round::NearestTiesToEven, &mut loses);
+    assert_eq!((r.value.to_bits(), r.status), (0x6F, Status::OK));
+    let r: StatusAnd<Float8E3M4> = max(2f32.powi(-6)).convert_r(Round::TowardZero, &mut loses);
+    assert_eq!((r.value.to_bits(), r.status), (0x01, Status::OK));
+
+    let all16: Vec<u64> = (0..=0xFFFF).collect();
+    let all8: Vec<u64> = (0..=0xFF).collect();
+    let mut f32s = random_codes(0xA9E4, 1 << 16, Format::F32);
+    f32s.extend(oracle::boundary_codes(Format::F32));
+    let mut f64s = random_codes(0xA9E3, 1 << 15, Format::F64);
+    f64s.extend(oracle::boundary_codes(Format::F64));
+    let mut t = to_ieee_fp8::<Half>(Format::F16, &all16, Half::from_bits)
+        .merge(to_ieee_fp8::<BFloat>(
+            Format::BF16,
+            &all16,
+            BFloat::from_bits,
+        ))
+        .merge(to_ieee_fp8::<Single>(Format::F32, &f32s, Single::from_bits))
+        .merge(to_ieee_fp8::<Double>(Format::F64, &f64s, Double::from_bits))
+        .merge(to_ieee_fp8::<Float8E5M2>(
+            Format::F8E5M2,
+            &all8,
+            Float8E5M2::from_bits,
+        ))
+        .merge(to_ieee_fp8::<Float8E4M3FN>(
+            Format::F8E4M3FN,
+            &all8,
+            Float8E4M3FN::from_bits,
+        ));
+    // and from them, every code to the other APFloat formats
+    t = t
+        .merge(against_small_dsts::<Float8E4M3>(
+            Format::F8E4M3,
+            &all8,
+            Float8E4M3::from_bits,
+        ))
+        .merge(to_ieee_fp8::<Float8E4M3>(
+            Format::F8E4M3,
+            &all8,
+            Float8E4M3::from_bits,
+        ))
+        .merge(run(
+            Format::F8E4M3,
+            Format::F32,
+            &all8,
+            from_float::<Float8E4M3, Single>(Float8E4M3::from_bits),
+        ))
+        .merge(against_small_dsts::<Float8E3M4>(
+            Format::F8E3M4,
+            &all8,
+            Float8E3M4::from_bits,
+        ))
+        .merge(to_ieee_fp8::<Float8E3M4>(
+            Format::F8E3M4,
+            &all8,
+            Float8E3M4::from_bits,
+        ))
+        .merge(run(
+            Format::F8E3M4,
+            Format::F32,
+            &all8,
+            from_float::<Float8E3M4, Single>(Float8E3M4::from_bits),
+        ));
+    report("f8e4m3 / f8e3m4", &t, t0);
 }
 
 /// A few apfloat behaviours the derivations above rely on, pinned so a change in the crate is

@@ -1,4 +1,4 @@
-//! Bulk casts: the packed and unpacked 4-bit layouts, `cast_slice` / `cast_elements` against
+//! Bulk casts: the packed and unpacked 2- and 4-bit layouts, 6-bit formats one per byte, `cast_slice` / `cast_elements` against
 //! per-element `convert`, parallel against serial execution, and a statistical check of
 //! stochastic (`hybrid`) rounding.
 
@@ -10,7 +10,20 @@ use npusim_numerics::{
 };
 use oracle::{SplitMix, mask};
 
-const FOUR_BIT: [Format; 3] = [Format::F4E2M1, Format::F4E1M2, Format::I4];
+/// The formats stored packed: every format of at most 4 bits (in the oracle's width table).
+fn packed_formats() -> Vec<Format> {
+    oracle::formats_up_to(4)
+}
+
+/// Elements per byte in the packed layout, from the oracle's width: 4 for 2-bit formats, 2
+/// for 4-bit ones; `None` for formats that are never packed.
+fn per_byte(f: Format) -> Option<usize> {
+    match oracle::width(f) {
+        2 => Some(4),
+        4 => Some(2),
+        _ => None,
+    }
+}
 
 fn storage(f: Format, layout: Layout) -> Storage {
     Storage::new(f, layout).expect("storage")
@@ -32,12 +45,13 @@ fn random_codes(f: Format, n: usize, seed: u64) -> Vec<u64> {
         .collect()
 }
 
-/// Encodes codes into a buffer by hand (little-endian; packed: element 0 in the low nibble).
+/// Encodes codes into a buffer by hand (little-endian; packed: element 0 in the lowest bits).
 fn encode(codes: &[u64], f: Format, layout: Layout) -> Vec<u8> {
-    if oracle::width(f) == 4 && layout == Layout::Packed {
-        let mut out = vec![0u8; codes.len().div_ceil(2)];
+    if let (Some(per), Layout::Packed) = (per_byte(f), layout) {
+        let bits = 8 / per;
+        let mut out = vec![0u8; codes.len().div_ceil(per)];
         for (i, &c) in codes.iter().enumerate() {
-            out[i / 2] |= (c as u8 & 0xF) << (4 * (i % 2));
+            out[i / per] |= ((c & mask(f)) as u8) << (bits * (i % per));
         }
         out
     } else {
@@ -50,9 +64,10 @@ fn encode(codes: &[u64], f: Format, layout: Layout) -> Vec<u8> {
 }
 
 fn decode_buf(buf: &[u8], f: Format, layout: Layout, n: usize) -> Vec<u64> {
-    if oracle::width(f) == 4 && layout == Layout::Packed {
+    if let (Some(per), Layout::Packed) = (per_byte(f), layout) {
+        let bits = 8 / per;
         (0..n)
-            .map(|i| u64::from((buf[i / 2] >> (4 * (i % 2))) & 0xF))
+            .map(|i| u64::from(buf[i / per] >> (bits * (i % per))) & mask(f))
             .collect()
     } else {
         let w = (oracle::width(f) as usize).div_ceil(8);
@@ -67,12 +82,16 @@ fn decode_buf(buf: &[u8], f: Format, layout: Layout, n: usize) -> Vec<u64> {
 }
 
 #[test]
-fn four_bit_layouts_round_trip_and_pack_low_nibble_first() {
-    for f in FOUR_BIT {
-        for n in [0usize, 1, 2, 7, 16, 1001, 70_001] {
+fn sub_byte_layouts_round_trip_and_pack_lowest_bits_first() {
+    let formats = packed_formats();
+    assert_eq!(formats.len(), 6, "{formats:?}");
+    for f in formats {
+        let per = per_byte(f).expect("packed");
+        assert_eq!(Storage::native(f).layout(), Layout::Packed, "{f}");
+        for n in [0usize, 1, 2, 3, 5, 7, 16, 1001, 70_001, 70_003] {
             let codes = random_codes(f, n, 0xB0 + n as u64);
             let unpacked = encode(&codes, f, Layout::Unpacked);
-            let mut packed = vec![0xAAu8; n.div_ceil(2)];
+            let mut packed = vec![0xAAu8; n.div_ceil(per)];
             let policy = CastPolicy::new(RoundMode::Rint);
             cast_elements(
                 &unpacked,
@@ -89,8 +108,9 @@ fn four_bit_layouts_round_trip_and_pack_low_nibble_first() {
                 encode(&codes, f, Layout::Packed),
                 "{f} n={n} packed bytes"
             );
-            if n % 2 == 1 {
-                assert_eq!(packed[n / 2] >> 4, 0, "padding nibble is zero");
+            if n % per != 0 {
+                let used = 8 / per * (n % per);
+                assert_eq!(packed[n / per] >> used, 0, "{f}: padding bits are zero");
             }
             let mut back = vec![0x55u8; n];
             cast_elements(
@@ -109,7 +129,7 @@ fn four_bit_layouts_round_trip_and_pack_low_nibble_first() {
             for (i, &c) in codes.iter().enumerate().take(100) {
                 assert_eq!(s.read(&packed, i), c);
             }
-            let mut w = vec![0u8; n.div_ceil(2)];
+            let mut w = vec![0u8; n.div_ceil(per)];
             for (i, &c) in codes.iter().enumerate() {
                 s.write(&mut w, i, c);
             }
@@ -129,6 +149,67 @@ fn four_bit_layouts_round_trip_and_pack_low_nibble_first() {
     )
     .expect("pack");
     assert_eq!(dst, [0x21, 0x03]);
+    // 2-bit: [1, 2, 3, 0, 1] as u2 codes → bytes 0b00_11_10_01 = 0x39, 0x01
+    let mut dst = [0xFFu8; 2];
+    cast_elements(
+        &[1, 2, 3, 0, 1],
+        storage(Format::U2, Layout::Unpacked),
+        &mut dst,
+        storage(Format::U2, Layout::Packed),
+        5,
+        &CastPolicy::default(),
+        &BulkOptions::default(),
+    )
+    .expect("pack");
+    assert_eq!(dst, [0x39, 0x01]);
+    // i2 from f32 [1, -2, -1, 0.4, 7]: codes 1, 2, 3, 0, 1 (7 saturates to 1)
+    let src: Vec<u8> = [1.0f32, -2.0, -1.0, 0.4, 7.0]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let mut dst = [0xFFu8; 2];
+    cast_elements(
+        &src,
+        Storage::native(Format::F32),
+        &mut dst,
+        Storage::native(Format::I2),
+        5,
+        &CastPolicy::default(),
+        &BulkOptions::default(),
+    )
+    .expect("cast");
+    assert_eq!(dst, [0x39, 0x01]);
+}
+
+/// 6-bit formats are one element per byte (never packed), in the low bits, the high bits zero.
+#[test]
+fn six_bit_formats_are_one_per_byte() {
+    let six: Vec<Format> = Format::ALL
+        .into_iter()
+        .filter(|&f| oracle::width(f) == 6)
+        .collect();
+    assert_eq!(six, [Format::F6E2M3FN, Format::F6E3M2FN]);
+    for f in six {
+        assert!(Storage::new(f, Layout::Packed).is_err(), "{f}");
+        let s = Storage::native(f);
+        assert_eq!(s.layout(), Layout::Unpacked);
+        assert_eq!(s.bytes_for(5), 5);
+        let mut buf = vec![0xFFu8; 3];
+        for (i, c) in [0x3Fu64, 0x20, 0x01].into_iter().enumerate() {
+            s.write(&mut buf, i, c);
+            assert_eq!(s.read(&buf, i), c);
+        }
+        assert_eq!(buf, [0x3F, 0x20, 0x01], "{f}: high bits zero");
+        // f32 → fp6 through the bulk path: -7.5 / -28 (the minimum) and NaN → +0
+        let min = oracle::table(f).entries[1].0 as f32;
+        let src: Vec<u8> = [min, f32::NAN, 0.0]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        let mut dst = [0xAAu8; 3];
+        cast_slice(&src, Format::F32, &mut dst, f, &CastPolicy::default()).expect("cast");
+        assert_eq!(dst, [0x3F, 0x00, 0x00], "{f}");
+    }
 }
 
 /// `cast_slice` / `cast_elements` give exactly what per-element `convert` gives.
@@ -154,6 +235,23 @@ fn bulk_equals_per_element_convert() {
         (U16, HiF8),
         (HiF8, F32),
         (I64, F32),
+        (F32, I2),
+        (F32, U2),
+        (F32, U4),
+        (F64, U64),
+        (U64, F32),
+        (U64, BF16),
+        (F32, F6E2M3FN),
+        (F6E3M2FN, F32),
+        (F32, F8E4M3FNUZ),
+        (F8E5M2FNUZ, BF16),
+        (F16, F8E4M3B11FNUZ),
+        (F32, F8E4M3),
+        (F8E3M4, F8E4M3FN),
+        (U2, F16),
+        (I2, F4E2M1),
+        (U4, I2),
+        (F6E2M3FN, U2),
     ];
     let policies = [
         CastPolicy::new(RoundMode::Rint),
@@ -162,14 +260,14 @@ fn bulk_equals_per_element_convert() {
     ];
     let mut checked = 0u64;
     for (k, &(src, dst)) in pairs.iter().enumerate() {
-        // above the parallel threshold, and odd for the packed formats
+        // above the parallel threshold, and not a multiple of 2 or 4 for the packed formats
         let n = 100_001;
         let codes = random_codes(src, n, 0xC0 + k as u64);
         let sbuf = encode(&codes, src, Layout::Packed);
         for p in &policies {
             let mut dbuf = vec![0u8; Storage::native(dst).bytes_for(n)];
-            // cast_slice infers the count from the buffer: packed sources need an even count
-            if oracle::width(src) == 4 {
+            // cast_slice infers the count from the buffer: packed sources need a whole byte
+            if per_byte(src).is_some() {
                 cast_elements(
                     &sbuf,
                     Storage::native(src),
@@ -204,7 +302,14 @@ fn bulk_equals_per_element_convert() {
 fn parallel_and_serial_give_identical_bytes() {
     use Format::*;
     let n = 300_003;
-    for (src, dst) in [(F32, F16), (F32, F4E2M1), (BF16, F8E4M3FN), (F64, HiF8)] {
+    for (src, dst) in [
+        (F32, F16),
+        (F32, F4E2M1),
+        (BF16, F8E4M3FN),
+        (F64, HiF8),
+        (F32, U2),
+        (F32, F6E3M2FN),
+    ] {
         let codes = random_codes(src, n, 0xD0 + src as u64);
         let sbuf = encode(&codes, src, Layout::Packed);
         for mode in [RoundMode::Rint, RoundMode::Odd, RoundMode::Hybrid] {

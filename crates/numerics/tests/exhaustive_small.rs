@@ -11,22 +11,11 @@ use npusim_numerics::{CastPolicy, Exact, Format, convert};
 use oracle::{Tally, Val, decode, mask, pow2};
 use rayon::prelude::*;
 
-/// Every small source format of the sweep.
-const SOURCES: [Format; 13] = [
-    Format::F16,
-    Format::BF16,
-    Format::F8E4M3FN,
-    Format::F8E5M2,
-    Format::F8E8M0,
-    Format::HiF8,
-    Format::F4E2M1,
-    Format::F4E1M2,
-    Format::I4,
-    Format::U8,
-    Format::I8,
-    Format::I16,
-    Format::U16,
-];
+/// Every small source format of the sweep: every format of the library whose width (in the
+/// oracle's own width table) is at most 16 bits.
+fn sources() -> Vec<Format> {
+    oracle::formats_up_to(16)
+}
 
 /// The exact value of a library `Exact::Finite` as an f64 (exact for every format of at most
 /// 16 bits).
@@ -63,8 +52,16 @@ fn library_decode_matches_the_oracle_decoder_for_every_small_code() {
                     },
                 ) => {
                     assert_eq!(neg, negative, "{f} {code:#x}: NaN sign");
-                    // the payload is the mantissa field where the code has one
-                    if !matches!(f, Format::F8E8M0 | Format::HiF8) {
+                    // the payload is the mantissa field where the NaN code has one (e8m0, hif8
+                    // and the fnuz formats' 0x80 have none)
+                    if !matches!(
+                        f,
+                        Format::F8E8M0
+                            | Format::HiF8
+                            | Format::F8E4M3FNUZ
+                            | Format::F8E5M2FNUZ
+                            | Format::F8E4M3B11FNUZ
+                    ) {
                         assert_eq!(payload, Some(lp), "{f} {code:#x}: NaN payload");
                     }
                 }
@@ -133,12 +130,62 @@ fn library_decode_matches_the_oracle_decoder_for_every_small_code() {
     assert_eq!(val(Format::F4E2M1, 0x7), 6.0);
     assert_eq!(val(Format::F4E1M2, 0x7), 1.75);
     assert_eq!(val(Format::I4, 0x8), -8.0);
+    // the ml_dtypes formats, from their published definitions
+    let nan = |f: Format, c: u64| matches!(decode(f, c), Val::Nan { .. });
+    let inf = |f: Format, c: u64| matches!(decode(f, c), Val::Inf { .. });
+    assert_eq!(val(Format::F8E4M3, 0x77), 240.0);
+    assert_eq!(val(Format::F8E4M3, 0x08), pow2(-6));
+    assert_eq!(val(Format::F8E4M3, 0x01), pow2(-9));
+    assert!(inf(Format::F8E4M3, 0x78) && inf(Format::F8E4M3, 0xF8));
+    assert!((0x79..=0x7F).all(|c| nan(Format::F8E4M3, c)));
+    assert_eq!(val(Format::F8E3M4, 0x6F), 15.5);
+    assert_eq!(val(Format::F8E3M4, 0x10), 0.25);
+    assert_eq!(val(Format::F8E3M4, 0x01), pow2(-6));
+    assert!(inf(Format::F8E3M4, 0x70) && nan(Format::F8E3M4, 0x71));
+    assert_eq!(val(Format::F8E4M3FNUZ, 0x7F), 240.0);
+    assert_eq!(val(Format::F8E4M3FNUZ, 0x08), pow2(-7));
+    assert_eq!(val(Format::F8E4M3FNUZ, 0x01), pow2(-10));
+    assert_eq!(val(Format::F8E4M3FNUZ, 0xFF), -240.0);
+    assert_eq!(val(Format::F8E5M2FNUZ, 0x7F), 57344.0);
+    assert_eq!(val(Format::F8E5M2FNUZ, 0x04), pow2(-15));
+    assert_eq!(val(Format::F8E5M2FNUZ, 0x01), pow2(-17));
+    assert_eq!(val(Format::F8E4M3B11FNUZ, 0x7F), 30.0);
+    assert_eq!(val(Format::F8E4M3B11FNUZ, 0x01), pow2(-13));
+    assert_eq!(val(Format::F8E4M3B11FNUZ, 0x58), 1.0);
+    for f in [
+        Format::F8E4M3FNUZ,
+        Format::F8E5M2FNUZ,
+        Format::F8E4M3B11FNUZ,
+    ] {
+        assert!(nan(f, 0x80), "{f}");
+        assert_eq!((0..=0xFF).filter(|&c| nan(f, c)).count(), 1, "{f}");
+        assert_eq!((0..=0xFF).filter(|&c| inf(f, c)).count(), 0, "{f}");
+    }
+    assert_eq!(val(Format::F6E2M3FN, 0x1F), 7.5);
+    assert_eq!(val(Format::F6E2M3FN, 0x3F), -7.5);
+    assert_eq!(val(Format::F6E2M3FN, 0x01), 0.125);
+    assert_eq!(val(Format::F6E2M3FN, 0x08), 1.0);
+    assert_eq!(val(Format::F6E3M2FN, 0x1F), 28.0);
+    assert_eq!(val(Format::F6E3M2FN, 0x01), 0.0625);
+    assert_eq!(val(Format::F6E3M2FN, 0x04), 0.25);
+    assert!(val(Format::F6E3M2FN, 0x20).is_sign_negative());
+    assert_eq!(val(Format::I2, 0x2), -2.0);
+    assert_eq!(val(Format::I2, 0x3), -1.0);
+    assert_eq!(val(Format::U2, 0x3), 3.0);
+    assert_eq!(val(Format::U4, 0xF), 15.0);
+    assert_eq!(
+        decode(Format::U64, u64::MAX),
+        Val::Fin {
+            hi: pow2(64),
+            lo: -1.0
+        }
+    );
 }
 
 /// Splits every small source into chunks of 4096 codes.
 fn work_items() -> Vec<(Format, u64, u64)> {
     let mut items = Vec::new();
-    for src in SOURCES {
+    for src in sources() {
         let n = mask(src) + 1;
         let mut c = 0;
         while c < n {
@@ -170,16 +217,23 @@ fn every_small_code_to_every_format_every_mode_every_policy() {
             t
         })
         .reduce(Tally::default, Tally::merge);
+    let others = Format::ALL.len() as u64 - 1;
     println!(
-        "exhaustive small sources: {} conversions checked ({} sources x 17 other destinations x {} modes x {} policies) in {:.1?}",
+        "exhaustive small sources: {} conversions checked ({} sources x {others} other destinations x {} modes x {} policies) in {:.1?}",
         tally.checked,
-        SOURCES.len(),
+        sources().len(),
         oracle::MODES.len(),
         oracle::POLS.len(),
         t0.elapsed()
     );
-    let codes: u64 = SOURCES.iter().map(|&s| mask(s) + 1).sum();
-    assert_eq!(tally.checked, codes * 17 * oracle::MODES.len() as u64 * 3);
+    for src in sources() {
+        println!("  {src}: {} codes", mask(src) + 1);
+    }
+    let codes: u64 = sources().iter().map(|&s| mask(s) + 1).sum();
+    assert_eq!(
+        tally.checked,
+        codes * others * oracle::MODES.len() as u64 * 3
+    );
     tally.assert_clean("exhaustive small sources");
 }
 
@@ -210,7 +264,7 @@ fn identity_casts_of_every_small_code() {
 #[test]
 fn identity_casts_are_copies_under_every_policy() {
     let mut checked = 0u64;
-    for src in SOURCES {
+    for src in sources() {
         for code in 0..=mask(src) {
             for mode in npusim_numerics::RoundMode::ALL {
                 for policy in [
@@ -328,6 +382,68 @@ fn oracle_self_check_against_hand_computed_spec_values() {
     assert_eq!(c(-pow2(63), I64, Rint, ieee), 1 << 63);
     assert_eq!(c(pow2(63), I64, Rint, ieee), (1 << 63) - 1);
     assert_eq!(c(pow2(63), I64, Rint, Pol::Wrap), 1 << 63);
+    // e4m3 (IEEE-like, max 240 = 0x77, odd): 248 ties to the even virtual 256 = Inf 0x78
+    assert_eq!(c(248.0, F8E4M3, Rint, ieee), 0x78);
+    assert_eq!(c(247.0, F8E4M3, Rint, ieee), 0x77);
+    assert_eq!(c(248.0, F8E4M3, Rint, Pol::Sat), 0x77);
+    assert_eq!(c(248.0, F8E4M3, Odd, ieee), 0x77);
+    assert_eq!(c(-248.0, F8E4M3, Floor, ieee), 0xF8);
+    assert_eq!(c(-248.0, F8E4M3, Ceil, ieee), 0xF7);
+    assert_eq!(c(-pow2(-10), F8E4M3, Rint, ieee), 0x80);
+    // e3m4 (max 15.5 = 0x6F): 15.75 → Inf 0x70
+    assert_eq!(c(15.75, F8E3M4, Rint, ieee), 0x70);
+    assert_eq!(c(15.75, F8E3M4, Trunc, ieee), 0x6F);
+    assert_eq!(c(0.25 + pow2(-7), F8E3M4, Rint, ieee), 0x10); // tie 0x10/0x11 → even
+    assert_eq!(c(3.0 * pow2(-7), F8E3M4, Rint, ieee), 0x02); // tie 2^-6 / 2^-5 → even
+    // fnuz: overflow and -Inf give the one NaN 0x80, a negative value rounding to zero +0
+    assert_eq!(c(248.0, F8E4M3FNUZ, Rint, ieee), 0x80);
+    assert_eq!(c(-248.0, F8E4M3FNUZ, Rint, ieee), 0x80);
+    assert_eq!(c(244.0, F8E4M3FNUZ, Rint, ieee), 0x7F);
+    assert_eq!(c(-1000.0, F8E4M3FNUZ, Rint, Pol::Sat), 0xFF);
+    assert_eq!(c(-1000.0, F8E4M3FNUZ, Floor, ieee), 0x80);
+    assert_eq!(c(-1000.0, F8E4M3FNUZ, Ceil, ieee), 0xFF);
+    assert_eq!(c(-pow2(-11), F8E4M3FNUZ, Rint, ieee), 0x00);
+    assert_eq!(c(-pow2(-11), F8E4M3FNUZ, Round, ieee), 0x81);
+    assert_eq!(c(-pow2(-12), F8E4M3FNUZ, Floor, ieee), 0x81);
+    assert_eq!(c(-pow2(-12), F8E4M3FNUZ, Ceil, ieee), 0x00);
+    assert_eq!(c(-0.0, F8E4M3FNUZ, Rint, ieee), 0x00);
+    assert_eq!(c(61440.0, F8E5M2FNUZ, Rint, ieee), 0x80);
+    assert_eq!(c(61439.0, F8E5M2FNUZ, Rint, ieee), 0x7F);
+    assert_eq!(c(-pow2(-18), F8E5M2FNUZ, Rint, ieee), 0x00);
+    assert_eq!(c(31.0, F8E4M3B11FNUZ, Rint, ieee), 0x80);
+    assert_eq!(c(30.5, F8E4M3B11FNUZ, Rint, ieee), 0x7F);
+    assert_eq!(c(100.0, F8E4M3B11FNUZ, Floor, ieee), 0x7F);
+    assert_eq!(c(1.0, F8E4M3B11FNUZ, Rint, ieee), 0x58);
+    // fp6: finite only, overflow clamps
+    assert_eq!(c(7.75, F6E2M3FN, Rint, ieee), 0x1F);
+    assert_eq!(c(-100.0, F6E2M3FN, Floor, ieee), 0x3F);
+    assert_eq!(c(-0.0625, F6E2M3FN, Rint, ieee), 0x20);
+    assert_eq!(c(0.0625, F6E2M3FN, Round, ieee), 0x01);
+    assert_eq!(c(1.0625, F6E2M3FN, Rint, ieee), 0x08);
+    assert_eq!(c(26.0, F6E3M2FN, Rint, ieee), 0x1E);
+    assert_eq!(c(30.0, F6E3M2FN, Rint, ieee), 0x1F);
+    assert_eq!(c(1000.0, F6E3M2FN, Ceil, ieee), 0x1F);
+    assert_eq!(c(pow2(-5), F6E3M2FN, Rint, ieee), 0x00);
+    assert_eq!(c(3.0 * pow2(-5), F6E3M2FN, Rint, ieee), 0x02);
+    // 2-, 4- and 64-bit integers
+    assert_eq!(c(1.5, I2, Rint, ieee), 1);
+    assert_eq!(c(1.5, I2, Rint, Pol::Wrap), 2);
+    assert_eq!(c(-2.5, I2, Rint, ieee), 2);
+    assert_eq!(c(-3.0, I2, Rint, Pol::Sat), 2);
+    assert_eq!(c(-3.0, I2, Rint, Pol::Wrap), 1);
+    assert_eq!(c(3.5, U2, Rint, ieee), 3);
+    assert_eq!(c(3.5, U2, Rint, Pol::Wrap), 0);
+    assert_eq!(c(-1.0, U2, Rint, Pol::Wrap), 3);
+    assert_eq!(c(-1.0, U2, Rint, ieee), 0);
+    assert_eq!(c(15.5, U4, Rint, ieee), 15);
+    assert_eq!(c(15.5, U4, Rint, Pol::Wrap), 0);
+    assert_eq!(c(14.5, U4, Odd, ieee), 15);
+    assert_eq!(c(pow2(64), U64, Rint, ieee), u64::MAX);
+    assert_eq!(c(pow2(64), U64, Rint, Pol::Wrap), 0);
+    assert_eq!(c(pow2(64) + pow2(12), U64, Rint, Pol::Wrap), 1 << 12);
+    assert_eq!(c(-1.0, U64, Rint, Pol::Wrap), u64::MAX);
+    assert_eq!(c(-1.0, U64, Rint, ieee), 0);
+    assert_eq!(c(pow2(63), U64, Rint, ieee), 1 << 63);
     let inf = |neg, dst, p| match expect(Val::Inf { neg }, dst, Rint, p) {
         Expect::Code(c) => c,
         e => panic!("{e:?}"),
@@ -355,4 +471,34 @@ fn oracle_self_check_against_hand_computed_spec_values() {
     assert_eq!(expect(nan, HiF8, Rint, ieee), Expect::Code(0x80));
     assert_eq!(expect(nan, F8E4M3FN, Rint, ieee), Expect::Code(0xFF));
     assert_eq!(expect(nan, I32, Rint, ieee), Expect::Code(0));
+    assert_eq!(inf(false, U64, ieee), u64::MAX);
+    assert_eq!(inf(true, I2, Pol::Wrap), 2);
+    assert_eq!(inf(false, F8E4M3, ieee), 0x78);
+    assert_eq!(inf(true, F8E3M4, Pol::Sat), 0xEF);
+    assert_eq!(inf(false, F8E4M3FNUZ, ieee), 0x80);
+    assert_eq!(inf(true, F8E5M2FNUZ, ieee), 0x80);
+    assert_eq!(inf(true, F8E4M3B11FNUZ, Pol::Sat), 0xFF);
+    assert_eq!(inf(true, F6E2M3FN, ieee), 0x3F);
+    assert_eq!(inf(false, F6E3M2FN, Pol::Sat), 0x1F);
+    assert_eq!(
+        expect(nan, F8E4M3, Rint, ieee),
+        Expect::Nan {
+            neg: true,
+            code: Some(0xFE)
+        }
+    );
+    assert_eq!(
+        expect(nan, F8E3M4, Rint, ieee),
+        Expect::Nan {
+            neg: true,
+            code: Some(0xFC)
+        }
+    );
+    for fnuz in [F8E4M3FNUZ, F8E5M2FNUZ, F8E4M3B11FNUZ] {
+        assert_eq!(expect(nan, fnuz, Rint, ieee), Expect::Code(0x80));
+        assert_eq!(expect(nan, fnuz, Rint, Pol::Sat), Expect::Code(0x80));
+    }
+    assert_eq!(expect(nan, F6E2M3FN, Rint, ieee), Expect::Code(0));
+    assert_eq!(expect(nan, F6E3M2FN, Rint, Pol::Sat), Expect::Code(0));
+    assert_eq!(expect(nan, U2, Rint, Pol::Wrap), Expect::Code(0));
 }

@@ -1,12 +1,14 @@
-//! 32- and 64-bit sources (f32, i32, u32, f64, i64) against the independent oracle: random
+//! 32- and 64-bit sources (f32, i32, u32, f64, i64, u64) against the independent oracle: random
 //! bit patterns from a fixed-seed PRNG of our own, plus every boundary value of every
 //! destination (max, max ± half ulp, the tie above max, the smallest values and their halves,
 //! every tie of the 8/4-bit formats, sampled ties of the 16-bit formats, integer range ends,
 //! f32 ties and range ends for f64 → f32, ±0, ±Inf, NaNs with payloads, f32/f64 subnormals),
 //! each to every destination format, every deterministic mode and the three policies.
 //!
-//! Random patterns per source: 2^20 for f32, i32 and u32 and 2^18 for f64 and i64 by default;
-//! with `NPUSIM_SWEEP_LOG2=L` set, 2^L and 2^(L-2). Half of the random patterns are raw bits,
+//! Random patterns per source: 2^20 for f32, 2^19 for i32 and u32 and 2^18 for f64, i64 and u64
+//! by default; with `NPUSIM_SWEEP_LOG2=L` set, 2^L, 2^(L-1) and 2^(L-2). (Every pattern goes
+//! to each of the 29 formats under 7 modes and 3 policies: about 1.9 billion conversions
+//! by default, so the test run stays short on two cores.) Half of the random patterns are raw bits,
 //! half are "value-shaped" (exponent or magnitude near the small formats' ranges) so that the
 //! rounding of the narrow destinations is exercised, not only their overflow.
 
@@ -96,7 +98,7 @@ fn sweep(src: Format, log2: u32, seed: u64) -> Tally {
     );
     // every pair is checked except ±Inf → itself under the saturating policy (identity casts,
     // see exhaustive_small.rs)
-    let all = (n + nb as u64) * 18 * oracle::MODES.len() as u64 * 3;
+    let all = (n + nb as u64) * Format::ALL.len() as u64 * oracle::MODES.len() as u64 * 3;
     assert!(total.checked <= all && total.checked + 1000 > all);
     total
 }
@@ -108,12 +110,12 @@ fn f32_sources() {
 
 #[test]
 fn i32_sources() {
-    sweep(Format::I32, log2_count(), 0x132).assert_clean("i32 sources");
+    sweep(Format::I32, log2_count() - 1, 0x132).assert_clean("i32 sources");
 }
 
 #[test]
 fn u32_sources() {
-    sweep(Format::U32, log2_count(), 0xD32).assert_clean("u32 sources");
+    sweep(Format::U32, log2_count() - 1, 0xD32).assert_clean("u32 sources");
 }
 
 #[test]
@@ -126,13 +128,69 @@ fn i64_sources() {
     sweep(Format::I64, log2_count() - 2, 0x164).assert_clean("i64 sources");
 }
 
+#[test]
+fn u64_sources() {
+    sweep(Format::U64, log2_count() - 2, 0xD64).assert_clean("u64 sources");
+}
+
+/// Every source of this file is a format wider than 16 bits (the rest are swept exhaustively
+/// in `exhaustive_small.rs`), and every such format is swept here.
+#[test]
+fn every_wide_format_is_swept() {
+    let wide: Vec<Format> = Format::ALL
+        .into_iter()
+        .filter(|&f| oracle::width(f) > 16)
+        .collect();
+    assert_eq!(
+        wide,
+        [
+            Format::F64,
+            Format::F32,
+            Format::I32,
+            Format::I64,
+            Format::U32,
+            Format::U64
+        ]
+    );
+}
+
 /// The boundary lists really contain what the sweep relies on (so a generator bug that drops
 /// them makes this test fail rather than silently weakening the sweep).
 #[test]
 fn boundary_lists_cover_the_critical_values() {
     let f32s = oracle::boundary_codes(Format::F32);
     for want in [
-        464.0f32, 480.0, 65520.0, 65504.0, 57344.0, 61440.0, 40960.0, 7.0, 5.0, 0.25, 0.125,
+        464.0f32,
+        480.0,
+        65520.0,
+        65504.0,
+        57344.0,
+        61440.0,
+        40960.0,
+        7.0,
+        5.0,
+        0.25,
+        0.125,
+        // e4m3 / e4m3fnuz, e4m3b11fnuz, e3m4, e2m3, e3m2: max and the tie above max
+        240.0,
+        248.0,
+        30.0,
+        31.0,
+        15.5,
+        15.75,
+        7.5,
+        7.75,
+        28.0,
+        30.0,
+        // the smallest values of e4m3fnuz, e5m2fnuz, b11fnuz and e3m4, and half of them
+        2f32.powi(-10),
+        2f32.powi(-11),
+        2f32.powi(-17),
+        2f32.powi(-18),
+        2f32.powi(-13),
+        2f32.powi(-14),
+        2f32.powi(-6),
+        2f32.powi(-7),
     ] {
         for x in [want, -want] {
             assert!(f32s.contains(&u64::from(x.to_bits())), "f32 {x}");
@@ -157,6 +215,28 @@ fn boundary_lists_cover_the_critical_values() {
     for d in [-1i64, 0, 1] {
         let c = (tie.to_bits() as i64 + d) as u64;
         assert!(f64s.contains(&c) && f64s.contains(&(c | 1 << 63)));
+    }
+    // u64: range ends, and the f64 / f32 ties just below 2^64 and just above 2^63
+    let u64s = oracle::boundary_codes(Format::U64);
+    for v in [
+        u64::MAX,
+        u64::MAX - 1,
+        0,
+        1,
+        u64::MAX - 1023,
+        u64::MAX - 1024,
+        u64::MAX - (1 << 39) + 1,
+        (1 << 63) + 1024,
+        (1 << 63) + (1 << 39),
+        (1 << 53) + 1,
+        (1 << 24) + 1,
+        3 << 62,
+    ] {
+        assert!(u64s.contains(&v), "u64 {v:#x}");
+    }
+    let i64s = oracle::boundary_codes(Format::I64);
+    for v in [i64::MIN, i64::MAX, -(1i64 << 53) - 1, (1 << 62) + (1 << 9)] {
+        assert!(i64s.contains(&(v as u64)), "i64 {v:#x}");
     }
     let i32s = oracle::boundary_codes(Format::I32);
     for v in [i32::MAX, i32::MIN, 16777217, -16777217, 65520, 65519] {

@@ -80,11 +80,14 @@ pub fn pow2(k: i32) -> f64 {
 pub fn width(f: Format) -> u32 {
     use Format::*;
     match f {
-        F64 | I64 => 64,
+        F64 | I64 | U64 => 64,
         F32 | I32 | U32 => 32,
         F16 | BF16 | I16 | U16 => 16,
-        F8E4M3FN | F8E5M2 | F8E8M0 | HiF8 | I8 | U8 => 8,
-        F4E2M1 | F4E1M2 | I4 => 4,
+        F8E4M3FN | F8E4M3 | F8E4M3FNUZ | F8E5M2 | F8E5M2FNUZ | F8E4M3B11FNUZ | F8E3M4 | F8E8M0
+        | HiF8 | I8 | U8 => 8,
+        F6E2M3FN | F6E3M2FN => 6,
+        F4E2M1 | F4E1M2 | I4 | U4 => 4,
+        I2 | U2 => 2,
     }
 }
 
@@ -95,12 +98,24 @@ pub fn mask(f: Format) -> u64 {
 
 pub fn is_int(f: Format) -> bool {
     use Format::*;
-    matches!(f, I4 | I8 | I16 | I32 | I64 | U8 | U16 | U32)
+    matches!(
+        f,
+        I2 | I4 | I8 | I16 | I32 | I64 | U2 | U4 | U8 | U16 | U32 | U64
+    )
 }
 
 pub fn int_signed(f: Format) -> bool {
     use Format::*;
-    matches!(f, I4 | I8 | I16 | I32 | I64)
+    matches!(f, I2 | I4 | I8 | I16 | I32 | I64)
+}
+
+/// Every format of the library, in table order, filtered by the oracle's own width table (the
+/// list of formats comes from the library; everything about them from the oracle).
+pub fn formats_up_to(bits: u32) -> Vec<Format> {
+    Format::ALL
+        .into_iter()
+        .filter(|&f| width(f) <= bits)
+        .collect()
 }
 
 /// (exponent bits, mantissa bits, bias) of the IEEE-with-Inf formats.
@@ -112,33 +127,50 @@ pub fn ieee_params(f: Format) -> Option<(u32, u32, i32)> {
         F16 => Some((5, 10, 15)),
         BF16 => Some((8, 7, 127)),
         F8E5M2 => Some((5, 2, 15)),
+        F8E4M3 => Some((4, 3, 7)),
+        F8E3M4 => Some((3, 4, 3)),
         _ => None,
     }
 }
 
-/// sign / exponent / mantissa decode. `fn_style`: no Inf, NaN only when exponent and mantissa
-/// are all ones (e4m3fn).
-fn decode_sem(code: u64, e: u32, m: u32, bias: i32, fn_style: bool) -> Val {
+/// Which codes of a sign / exponent / mantissa format are special (from the format definitions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Style {
+    /// IEEE: all-ones exponent is ±Inf (mantissa 0) or NaN.
+    Ieee,
+    /// "fn" (e4m3fn): no Inf; NaN only when exponent and mantissa are all ones.
+    Fn,
+    /// "fnuz" (e4m3fnuz, e5m2fnuz, e4m3b11fnuz): no Inf, no -0; the code of -0 (sign bit
+    /// alone, 0x80) is the only NaN. Every other code, all-ones exponent included, is finite.
+    Fnuz,
+    /// fp6/fp4 "fn": every code is finite.
+    Finite,
+}
+
+/// sign / exponent / mantissa decode, with the special codes of `style`.
+fn decode_sem(code: u64, e: u32, m: u32, bias: i32, style: Style) -> Val {
     let neg = (code >> (e + m)) & 1 == 1;
     let ex = (code >> m) & ((1u64 << e) - 1);
     let man = code & ((1u64 << m) - 1);
     let all_e = (1u64 << e) - 1;
-    if fn_style {
-        if ex == all_e && man == (1u64 << m) - 1 {
-            // the mantissa field (all ones) is the payload
+    let nan = Val::Nan {
+        neg,
+        // the mantissa field is the payload
+        payload: Some(man << (64 - m)),
+    };
+    match style {
+        Style::Ieee if ex == all_e => return if man == 0 { Val::Inf { neg } } else { nan },
+        Style::Fn if ex == all_e && man == (1u64 << m) - 1 => return nan,
+        // The NaN's sign bit is what makes it a NaN: like hif8's 0x80 it has no sign of its own,
+        // and no mantissa field. Treated as an unsigned (positive) NaN without payload bits.
+        Style::Fnuz if code == 1u64 << (e + m) => {
             return Val::Nan {
-                neg,
-                payload: Some(man << (64 - m)),
+                neg: false,
+                payload: Some(0),
             };
         }
-    } else if ex == all_e {
-        if man == 0 {
-            return Val::Inf { neg };
-        }
-        return Val::Nan {
-            neg,
-            payload: Some(man << (64 - m)),
-        };
+        // every other code is a number (fnuz: the all-ones exponent too; fp6: every code)
+        _ => {}
     }
     let mag = if ex == 0 {
         man as f64 * pow2(1 - bias - m as i32)
@@ -189,12 +221,19 @@ pub fn decode(f: Format, code: u64) -> Val {
     use Format::*;
     let code = code & mask(f);
     match f {
-        F64 => decode_sem(code, 11, 52, 1023, false),
-        F32 => decode_sem(code, 8, 23, 127, false),
-        F16 => decode_sem(code, 5, 10, 15, false),
-        BF16 => decode_sem(code, 8, 7, 127, false),
-        F8E5M2 => decode_sem(code, 5, 2, 15, false),
-        F8E4M3FN => decode_sem(code, 4, 3, 7, true),
+        F64 => decode_sem(code, 11, 52, 1023, Style::Ieee),
+        F32 => decode_sem(code, 8, 23, 127, Style::Ieee),
+        F16 => decode_sem(code, 5, 10, 15, Style::Ieee),
+        BF16 => decode_sem(code, 8, 7, 127, Style::Ieee),
+        F8E5M2 => decode_sem(code, 5, 2, 15, Style::Ieee),
+        F8E4M3 => decode_sem(code, 4, 3, 7, Style::Ieee),
+        F8E3M4 => decode_sem(code, 3, 4, 3, Style::Ieee),
+        F8E4M3FN => decode_sem(code, 4, 3, 7, Style::Fn),
+        F8E4M3FNUZ => decode_sem(code, 4, 3, 8, Style::Fnuz),
+        F8E5M2FNUZ => decode_sem(code, 5, 2, 16, Style::Fnuz),
+        F8E4M3B11FNUZ => decode_sem(code, 4, 3, 11, Style::Fnuz),
+        F6E2M3FN => decode_sem(code, 2, 3, 1, Style::Finite),
+        F6E3M2FN => decode_sem(code, 3, 2, 3, Style::Finite),
         F8E8M0 => {
             if code == 0xFF {
                 // no sign and no mantissa field: an unsigned NaN without payload bits
@@ -224,12 +263,12 @@ pub fn decode(f: Format, code: u64) -> Val {
             let mag = t[(code & 7) as usize];
             Val::fin(if code & 8 != 0 { -mag } else { mag })
         }
-        I4 | I8 | I16 | I32 | I64 => {
+        I2 | I4 | I8 | I16 | I32 | I64 => {
             let w = width(f);
             let v = ((code << (64 - w)) as i64) >> (64 - w);
             from_i128(v as i128)
         }
-        U8 | U16 | U32 => from_i128(code as i128),
+        U2 | U4 | U8 | U16 | U32 | U64 => from_i128(code as i128),
     }
 }
 
@@ -326,6 +365,13 @@ fn virtual_value(f: Format) -> f64 {
         BF16 => pow2(128 - 1) * 2.0,
         F8E4M3FN => 480.0,
         F8E5M2 => 65536.0,
+        // max 1.875·2^7 = 240 (e4m3: exponent 0b1110, bias 7; e4m3fnuz: 0b1111, bias 8)
+        F8E4M3 | F8E4M3FNUZ => 256.0,
+        F8E5M2FNUZ => 65536.0, // max 1.75·2^15 = 57344
+        F8E4M3B11FNUZ => 32.0, // max 1.875·2^4 = 30
+        F8E3M4 => 16.0,        // max 1.9375·2^3 = 15.5
+        F6E2M3FN => 8.0,       // max 1.875·2^2 = 7.5
+        F6E3M2FN => 32.0,      // max 1.75·2^4 = 28
         F8E8M0 => pow2(127) * 2.0,
         HiF8 => 49152.0,
         F4E2M1 => 8.0,
@@ -384,21 +430,22 @@ fn build_table(f: Format) -> Table {
 
 pub fn table(f: Format) -> &'static Table {
     static TABLES: OnceLock<Vec<Table>> = OnceLock::new();
-    let all = TABLES.get_or_init(|| SMALL_FLOATS.iter().map(|&f| build_table(f)).collect());
+    let all = TABLES.get_or_init(|| small_floats().into_iter().map(build_table).collect());
     all.iter().find(|t| t.fmt == f).expect("small float")
 }
 
-/// Float formats of at most 16 bits (those the brute-force tables cover).
-pub const SMALL_FLOATS: [Format; 8] = [
-    Format::F16,
-    Format::BF16,
-    Format::F8E4M3FN,
-    Format::F8E5M2,
-    Format::F8E8M0,
-    Format::HiF8,
-    Format::F4E2M1,
-    Format::F4E1M2,
-];
+/// Float formats of at most 16 bits (those the brute-force tables cover), in table order.
+pub fn small_floats() -> Vec<Format> {
+    formats_up_to(16)
+        .into_iter()
+        .filter(|&f| !is_int(f))
+        .collect()
+}
+
+/// Whether a format is one of [`small_floats`].
+pub fn is_small_float(f: Format) -> bool {
+    !is_int(f) && width(f) <= 16
+}
 
 impl Table {
     fn max(&self, neg: bool) -> u64 {
@@ -413,6 +460,11 @@ impl Table {
         match self.fmt {
             Format::F8E8M0 => 0x00, // no zero: the smallest scale 2^-127
             Format::HiF8 => 0x00,
+            // fnuz: no -0, a negative value that rounds to zero gives +0
+            Format::F8E4M3FNUZ | Format::F8E5M2FNUZ | Format::F8E4M3B11FNUZ => {
+                assert!(self.neg_zero.is_none());
+                self.pos_zero.expect("+0")
+            }
             _ => {
                 if neg {
                     self.neg_zero.expect("-0")
@@ -430,10 +482,14 @@ impl Table {
             Format::F16 => s(0x7C00, 0x8000),
             Format::BF16 => s(0x7F80, 0x8000),
             Format::F8E5M2 => s(0x7C, 0x80),
+            Format::F8E4M3 => s(0x78, 0x80), // S.1111.000
+            Format::F8E3M4 => s(0x70, 0x80), // S.111.0000
             Format::HiF8 => s(0x6F, 0x80),
             Format::F8E4M3FN => s(0x7F, 0x80),
+            // fnuz: no Inf; the one NaN, whatever the sign
+            Format::F8E4M3FNUZ | Format::F8E5M2FNUZ | Format::F8E4M3B11FNUZ => 0x80,
             Format::F8E8M0 => 0xFF,
-            Format::F4E2M1 | Format::F4E1M2 => self.max(neg),
+            Format::F4E2M1 | Format::F4E1M2 | Format::F6E2M3FN | Format::F6E3M2FN => self.max(neg),
             f => panic!("{f}"),
         }
     }
@@ -776,31 +832,35 @@ pub fn expect(x: Val, dst: Format, mode: RoundMode, pol: Pol) -> Expect {
     }
     match x {
         Val::Nan { neg, payload } => match dst {
-            F64 | F32 | F16 | BF16 | F8E5M2 => ieee_nan(dst, neg, payload),
+            F64 | F32 | F16 | BF16 | F8E5M2 | F8E4M3 | F8E3M4 => ieee_nan(dst, neg, payload),
             F8E4M3FN => Expect::Code(if neg { 0xFF } else { 0x7F }),
+            // fnuz: the one NaN code, whatever the sign
+            F8E4M3FNUZ | F8E5M2FNUZ | F8E4M3B11FNUZ => Expect::Code(0x80),
             HiF8 => Expect::Code(0x80),
             F8E8M0 => Expect::Code(0xFF),
-            F4E2M1 | F4E1M2 => Expect::Code(0x0),
-            _ => unreachable!(),
+            // no NaN in the format: +0
+            F4E2M1 | F4E1M2 | F6E2M3FN | F6E3M2FN => Expect::Code(0x0),
+            I2 | I4 | I8 | I16 | I32 | I64 | U2 | U4 | U8 | U16 | U32 | U64 => unreachable!(),
         },
         Val::Inf { neg } => {
             let sat = pol.float_sat();
             let code = match dst {
-                F64 | F32 | F16 | BF16 | F8E5M2 => {
+                F64 | F32 | F16 | BF16 | F8E5M2 | F8E4M3 | F8E3M4 => {
                     if sat {
                         max_code_of(dst, neg)
                     } else {
                         ieee_inf(dst, neg)
                     }
                 }
-                F8E4M3FN => {
+                // no Inf: like an overflow (NaN), or ±max when saturating
+                F8E4M3FN | F8E4M3FNUZ | F8E5M2FNUZ | F8E4M3B11FNUZ => {
                     if sat {
                         table(dst).max(neg)
                     } else {
                         table(dst).ovf(neg)
                     }
                 }
-                F4E2M1 | F4E1M2 => table(dst).max(neg),
+                F4E2M1 | F4E1M2 | F6E2M3FN | F6E3M2FN => table(dst).max(neg),
                 HiF8 => match (neg, sat) {
                     (false, false) => 0x6F,
                     (true, false) => 0xEF,
@@ -814,7 +874,7 @@ pub fn expect(x: Val, dst: Format, mode: RoundMode, pol: Pol) -> Expect {
                         0xFE
                     }
                 }
-                _ => unreachable!(),
+                I2 | I4 | I8 | I16 | I32 | I64 | U2 | U4 | U8 | U16 | U32 | U64 => unreachable!(),
             };
             Expect::Code(code)
         }
@@ -834,7 +894,7 @@ pub fn expect(x: Val, dst: Format, mode: RoundMode, pol: Pol) -> Expect {
 /// neighbour search of a table destination is done once.
 pub fn expect_all(x: Val, dst: Format) -> [[Expect; 7]; 3] {
     let mut out = [[Expect::Code(0); 7]; 3];
-    if matches!(x, Val::Fin { .. }) && SMALL_FLOATS.contains(&dst) {
+    if matches!(x, Val::Fin { .. }) && is_small_float(dst) {
         let t = table(dst);
         let loc = t.locate(x);
         for (p, pol) in POLS.iter().enumerate() {
@@ -1083,7 +1143,7 @@ pub fn interesting_values() -> Vec<f64> {
         1.0e300,
         1.0e-300,
     ];
-    for f in SMALL_FLOATS {
+    for f in small_floats() {
         let t = table(f);
         let pos_entries: Vec<(f64, u64)> = t
             .entries
@@ -1126,7 +1186,7 @@ pub fn interesting_values() -> Vec<f64> {
             }
         }
     }
-    for bits in [4u32, 8, 16, 32, 64] {
+    for bits in [2u32, 4, 8, 16, 32, 64] {
         let max = pow2(bits as i32 - 1) - 1.0; // (for 64 bits: rounds to 2^63)
         let umax = pow2(bits as i32) - 1.0;
         for m in [max, max + 1.0, umax, umax + 1.0] {
@@ -1186,7 +1246,9 @@ pub fn boundary_codes(src: Format) -> Vec<u64> {
                     cs.extend([b.wrapping_sub(1), b + 1]);
                 }
                 for c in cs {
-                    for d in [c.wrapping_sub(1), c, c + 1] {
+                    // (wrapping: below 2^-150 `near` is +0 and its lower neighbour wraps; the
+                    // filter drops it)
+                    for d in [c.wrapping_sub(1), c, c.wrapping_add(1)] {
                         if d < 0x7F80_0001 {
                             out.extend([u64::from(d), u64::from(d | 0x8000_0000)]);
                         }
@@ -1257,7 +1319,7 @@ pub fn boundary_codes(src: Format) -> Vec<u64> {
                 out.extend([c, c | (1 << 63)]);
             }
         }
-        Format::I32 | Format::I64 | Format::U32 | Format::I16 | Format::U16 => {
+        Format::I32 | Format::I64 | Format::U32 | Format::U64 | Format::I16 | Format::U16 => {
             let (min, max) = int_range(src);
             for &x in &vals {
                 if x > 1.0e20 {
@@ -1277,6 +1339,25 @@ pub fn boundary_codes(src: Format) -> Vec<u64> {
             for s in [min, min + 1, max, max - 1, 0, 1, -1] {
                 if (min..=max).contains(&s) {
                     out.push(int_code(src, s));
+                }
+            }
+            // Large integers at the ties of every float precision p (significand bits, hidden
+            // bit included: e8m0 1, e5m2 3, e4m3 and fp6 e2m3 4, e3m4 5, bf16 8, f16 11, f32 24,
+            // f64 53): 2^k + 2^(k-p) just above a power of two and 2^(k+1) - 2^(k-p) just below
+            // the next one, with one either side, both signs (the ones the f64 `vals` above
+            // cannot reach exactly beyond 2^53).
+            for p in [1i32, 3, 4, 5, 8, 11, 24, 53] {
+                for k in p..64 {
+                    let step = 1i128 << (k - p);
+                    for t in [(1i128 << k) + step, (1i128 << (k + 1)) - step] {
+                        for d in [t - 1, t, t + 1] {
+                            for s in [d, -d] {
+                                if (min..=max).contains(&s) {
+                                    out.push(int_code(src, s));
+                                }
+                            }
+                        }
+                    }
                 }
             }
         }
