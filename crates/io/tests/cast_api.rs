@@ -170,7 +170,7 @@ fn job_rules_are_typed_errors() {
     let e = cast_bytes(&job, Path::new("a.npy"), &input, &mut NoProgress).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "--packed applies only to 4-bit formats (f4e2m1, f4e1m2, i4), but this casts f32 (32 bits) to bf16 (16 bits)"
+        "--packed applies only to 4-bit formats (f4e2m1, f4e1m2, i4, u4), but this casts f32 (32 bits) to bf16 (16 bits)"
     );
     let e = cast_bytes(
         &job,
