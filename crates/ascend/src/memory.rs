@@ -4,6 +4,7 @@
 //! (start address, element count, element type); [`LocalTensor<T>`] is the typed view that
 //! mirrors AscendC's `LocalTensor<T>`, with `ReinterpretCast`.
 
+use npusim_numerics::Storage;
 use std::marker::PhantomData;
 
 use npusim_hw::ByteRange;
@@ -243,31 +244,15 @@ impl UnifiedBuffer {
     }
 }
 
-/// Reads the code of element `i` of type `dtype` stored from byte `base` on.
+/// Reads the code of element `i` of type `dtype` stored from byte `base` on (numerics'
+/// element codec: 4-bit types packed, element 0 in the low nibble; wider ones little-endian).
 pub(crate) fn read_code(bytes: &[u8], base: usize, dtype: DType, i: usize) -> u64 {
-    let bits = dtype.size_bits() as usize;
-    if bits == 4 {
-        return u64::from((bytes[base + i / 2] >> (4 * (i % 2))) & 0xF);
-    }
-    let w = bits / 8;
-    let start = base + i * w;
-    let mut a = [0u8; 8];
-    a[..w].copy_from_slice(&bytes[start..start + w]);
-    u64::from_le_bytes(a)
+    Storage::native(dtype.format()).read(&bytes[base..], i)
 }
 
 /// Writes the code of element `i` of type `dtype` stored from byte `base` on.
 pub(crate) fn write_code(bytes: &mut [u8], base: usize, dtype: DType, i: usize, code: u64) {
-    let bits = dtype.size_bits() as usize;
-    if bits == 4 {
-        let shift = 4 * (i % 2);
-        let b = &mut bytes[base + i / 2];
-        *b = (*b & !(0xF << shift)) | (((code & 0xF) as u8) << shift);
-        return;
-    }
-    let w = bits / 8;
-    let start = base + i * w;
-    bytes[start..start + w].copy_from_slice(&code.to_le_bytes()[..w]);
+    Storage::native(dtype.format()).write(&mut bytes[base..], i, code);
 }
 
 /// Reads the code of a `dtype` element at a location.

@@ -1,7 +1,8 @@
 //! Bit-exact number formats, rounding and cast policies: the numeric heart of npusim.
 //!
 //! Every conversion decodes its source to an exact value ([`Exact`]) and rounds it once to the
-//! destination ([`convert()`]), under a [`CastPolicy`] that says how to round
+//! destination ([`convert()`]; the format table is [`FORMATS`], every ml_dtypes format plus
+//! HiFloat8 and fp4 e1m2), under a [`CastPolicy`] that says how to round
 //! ([`RoundMode`]) and what overflow, ±Inf and NaN become. The crate knows no vendor:
 //! vendor crates express their hardware's rules as policies.
 //!
@@ -16,7 +17,10 @@
 //! * **e8m0** has no zero and no sign: 0 and every value below 2^-127 give 0x00 (2^-127),
 //!   negative values and -Inf give NaN (0xFF) unless the policy says to drop the sign;
 //!   ml_dtypes maps 0 to NaN.
-//! * **NaN into a format without NaN** (fp4) gives +0; ml_dtypes flips the sign bit.
+//! * **NaN into a format without NaN** (fp4, fp6) gives +0; ml_dtypes flips the sign bit.
+//! * **fnuz formats** (e4m3fnuz, e5m2fnuz, e4m3b11fnuz): the one NaN code 0x80 decodes as an
+//!   unsigned NaN (ml_dtypes reads it as a negative one); every NaN encodes as 0x80 whatever
+//!   its sign; a negative value that rounds to zero gives +0 (there is no -0).
 //! * **NaN payloads:** the sign is kept, the quiet bit set and the top payload bits kept.
 //! * **Round-to-odd never overflows to Inf:** a finite value beyond max gives ±max, as
 //!   round-toward-zero does (otherwise e4m3fn's jammed 0x7E would become the NaN code 0x7F).
@@ -25,8 +29,18 @@
 //! * **Integer destinations** saturate by default (`IntOverflow::Wrap` keeps the low bits);
 //!   NaN gives 0 and ±Inf the extremes under both.
 //! * **A cast to the same format is a copy**, whatever the policy.
-//! * **No double rounding:** f64 and i64 sources are rounded once (ml_dtypes narrows f64
-//!   through f32 first).
+//! * **No double rounding:** f64, i64 and u64 sources are rounded once (ml_dtypes narrows
+//!   f64 and u64 through f32 first).
+//! * **Float to narrow integer** (i2, u2, u4, ...) rounds by the mode and saturates by default;
+//!   ml_dtypes' casts truncate and wrap like C (npusim's `non_saturating(Trunc)`).
+//!
+//! # What happened: the status
+//!
+//! Every conversion can return a [`Status`] with its code ([`convert_with_status`],
+//! [`round_exact`]); bulk casts count them ([`cast_elements_with_status`]). The routine
+//! classifies what rounding cut off into a [`Loss`] class, lets the mode decide, and encodes:
+//! binary floats, HiF8's tapered grid and integers are grids of one routine.
+//! [`round_to_integral`] and [`mul_round`] (an exact product rounded once) are built on it.
 //!
 //! ```
 //! use npusim_numerics::{convert, cast_slice, CastPolicy, Format, RoundMode};
