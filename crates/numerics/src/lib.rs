@@ -63,8 +63,8 @@ pub mod round;
 pub mod status;
 
 pub use bulk::{
-    BulkOptions, Encoded, Layout, Storage, cast_elements, cast_elements_with_status, cast_from_f32,
-    cast_slice, cast_to_f32, entropy,
+    BulkOptions, Encoded, KernelChoice, Layout, Storage, cast_elements, cast_elements_with_status,
+    cast_from_f32, cast_slice, cast_to_f32, entropy, kernel_name,
 };
 pub use convert::{convert, convert_exact, convert_with_entropy, convert_with_status, round_exact};
 pub use error::NumericsError;

@@ -155,14 +155,19 @@ impl StatusCounts {
     /// Counts one result.
     #[inline]
     pub fn record(&mut self, status: Status) {
-        self.total += 1;
+        self.record_n(status, 1);
+    }
+
+    /// Counts `n` results with the same status.
+    pub fn record_n(&mut self, status: Status, n: u64) {
+        self.total += n;
         if !status.intersects(Status::INEXACT | Status::INVALID) {
-            self.exact += 1;
+            self.exact += n;
         }
         let mut bits = status.bits();
         while bits != 0 {
             let i = bits.trailing_zeros() as usize;
-            self.flags[i] += 1;
+            self.flags[i] += n;
             bits &= bits - 1;
         }
     }

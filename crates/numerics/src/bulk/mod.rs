@@ -1,11 +1,13 @@
 //! Slice casts: many elements at once, in parallel over large inputs, deterministic.
 //!
-//! The per-element work is [`crate::convert()`]; this module adds buffer validation, the packed
-//! 4-bit layout, parallel chunking and the per-element entropy of stochastic rounding, which
+//! The per-element definition is [`crate::convert()`]; this module adds buffer validation, the
+//! packed 2/4-bit layouts, a kernel chosen once per slice (lookup tables for small sources; see
+//! `kernels/`), parallel chunking and the per-element entropy of stochastic rounding, which
 //! depends only on the element's global index so that results do not change with the number
 //! of threads or with how a caller splits the work.
 
 mod encoded;
+mod kernels;
 mod storage;
 
 pub use encoded::Encoded;
@@ -17,7 +19,6 @@ use crate::convert::convert_with_status;
 use crate::error::NumericsError;
 use crate::format::Format;
 use crate::policy::CastPolicy;
-use crate::round::RoundMode;
 use crate::status::StatusCounts;
 
 /// Inputs smaller than this many elements are cast on the calling thread.
@@ -28,7 +29,7 @@ const CHUNK: usize = 1 << 15;
 /// Options of a bulk cast beyond the policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BulkOptions {
-    /// Seed of the per-element entropy that [`RoundMode::Hybrid`] compares against.
+    /// Seed of the per-element entropy that [`RoundMode::Hybrid`](crate::RoundMode::Hybrid) compares against.
     pub seed: u64,
     /// Global index of the first element (so that a cast split into pieces draws the same
     /// entropy as one whole cast). Must be a multiple of the packed elements per byte when
@@ -36,6 +37,18 @@ pub struct BulkOptions {
     pub first_index: u64,
     /// Whether to use the rayon thread pool for large inputs.
     pub parallel: bool,
+    /// Which kernels may run (tests and benchmarks force the reference path to compare).
+    pub kernels: KernelChoice,
+}
+
+/// Which bulk-cast kernels may run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum KernelChoice {
+    /// The fastest kernel for the combination (lookup tables for sources of at most 16 bits).
+    #[default]
+    Fastest,
+    /// Only the reference routine, element by element (the definition; slow).
+    Reference,
 }
 
 impl Default for BulkOptions {
@@ -44,6 +57,7 @@ impl Default for BulkOptions {
             seed: DEFAULT_SEED,
             first_index: 0,
             parallel: true,
+            kernels: KernelChoice::Fastest,
         }
     }
 }
@@ -148,8 +162,14 @@ pub fn cast_elements_with_status(
         // The unused high bits of the last packed byte are zero, never stale memory.
         dst[count / per] = 0;
     }
+    let kernel = kernels::select(
+        src_storage,
+        dst_storage,
+        policy,
+        options.kernels == KernelChoice::Reference,
+    );
     let work = |src: &[u8], dst: &mut [u8], start: usize, n: usize| {
-        cast_range(
+        kernel.run(
             src,
             src_storage,
             dst,
@@ -180,33 +200,19 @@ pub fn cast_elements_with_status(
     Ok(counts)
 }
 
-/// Casts elements `0..n` of the given sub-buffers; `start` is the sub-buffers' global offset.
-#[allow(clippy::too_many_arguments)]
-fn cast_range(
-    src: &[u8],
-    s: Storage,
-    dst: &mut [u8],
-    d: Storage,
-    start: usize,
-    n: usize,
-    policy: &CastPolicy,
-    options: &BulkOptions,
-) -> StatusCounts {
-    let stochastic = policy.round == RoundMode::Hybrid;
-    let base = options.first_index.wrapping_add(start as u64);
-    let mut counts = StatusCounts::default();
-    for i in 0..n {
-        let code = s.read(src, i);
-        let e = if stochastic {
-            entropy(options.seed, base.wrapping_add(i as u64))
-        } else {
-            0
-        };
-        let out = convert_with_status(code, s.format(), d.format(), policy, e);
-        counts.record(out.status);
-        d.write(dst, i, out.code);
+/// The name of the kernel a bulk cast between these storages under `policy` runs (`"table"`,
+/// `"reference"`), as chosen once per slice.
+///
+/// ```
+/// use npusim_numerics::{kernel_name, CastPolicy, Format, Storage};
+/// let s = |f| Storage::native(f);
+/// assert_eq!(kernel_name(s(Format::F16), s(Format::F32), &CastPolicy::default()), "table");
+/// ```
+pub fn kernel_name(src: Storage, dst: Storage, policy: &CastPolicy) -> &'static str {
+    if src == dst {
+        return "copy";
     }
-    counts
+    kernels::select(src, dst, policy, false).name()
 }
 
 /// Casts `f32` values to any format (4-bit formats packed).
@@ -256,7 +262,7 @@ pub fn cast_to_f32(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Layout;
+    use crate::{Layout, RoundMode};
 
     #[test]
     fn parallel_and_serial_agree_bit_for_bit_including_hybrid() {
