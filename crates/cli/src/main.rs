@@ -5,6 +5,7 @@
 //! module, one variant to [`Command`] and one arm to [`dispatch`].
 
 mod ascend;
+mod bench;
 mod cast;
 mod formats;
 mod progress;
@@ -33,6 +34,8 @@ enum Command {
     Formats(formats::FormatsArgs),
     /// Cast the worked examples of the vendor documentation and check the results.
     Tour(tour::TourArgs),
+    /// Measure bulk-cast throughput against memcpy and the `half` crate, in one process.
+    Bench(bench::BenchArgs),
     /// Huawei Ascend: run AscendC Cast calls (LocalTensor API, Ascend 950 Reg API).
     Ascend(ascend::AscendArgs),
 }
@@ -44,6 +47,7 @@ fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Formats(args) => formats::run(args),
         Command::Tour(args) => tour::run(args),
         Command::Ascend(args) => ascend::run(args),
+        Command::Bench(args) => bench::run(args),
     }
 }
 

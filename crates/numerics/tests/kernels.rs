@@ -139,3 +139,107 @@ fn stray_high_bits_of_unpacked_sub_byte_sources_are_ignored() {
     let slow = cast(&src, s, d, 256, &policy, KernelChoice::Reference);
     assert_eq!(fast, slow);
 }
+
+/// f32 codes: every boundary class of the 16-bit float destinations (both signs, neighbours)
+/// plus `random` pseudo-random codes.
+fn f32_codes(random: usize) -> Vec<u32> {
+    let mut v: Vec<u32> = Vec::new();
+    let anchors: [u32; 16] = [
+        0x0000_0000, // zero
+        0x0000_0001, // smallest subnormal
+        0x007F_FFFF, // largest subnormal
+        0x0080_0000, // smallest normal
+        0x3300_0000, // 2^-25: the f16 half-way to the smallest subnormal
+        0x3380_0000, // 2^-24: f16 smallest subnormal
+        0x387F_E000, // just below f16 min normal
+        0x3880_0000, // f16 min normal
+        0x3F80_0000, // 1.0
+        0x3F80_1000, // 1 + half an f16 ulp (tie)
+        0x3F80_8000, // 1 + half a bf16 ulp (tie)
+        0x477F_E000, // f16 max
+        0x477F_F000, // f16 max + half ulp: overflows
+        0x7F7F_0000, // bf16 max
+        0x7F7F_8000, // bf16 max + half ulp
+        0x7F80_0000, // Inf
+    ];
+    for a in anchors {
+        for d in 0..=3u32 {
+            for c in [a.wrapping_sub(d), a.wrapping_add(d)] {
+                v.extend([c, c | 0x8000_0000]);
+            }
+        }
+    }
+    v.extend([
+        0x7F80_0001,
+        0x7FC0_0000,
+        0x7FFF_FFFF,
+        0xFFC0_1234,
+        0x7F81_2345,
+    ]); // NaNs
+    // every tie and neighbour of every f16 exponent: mantissa bits below the cut = half ± 1
+    for e in 90u32..=143 {
+        for low in [0xFFFu32, 0x1000, 0x1001, 0x7FFF, 0x8000, 0x8001] {
+            for m_hi in [0u32, 1, 2, 0x3FF] {
+                v.push((e << 23) | (m_hi << 13) | low);
+            }
+        }
+    }
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    for _ in 0..random {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        v.push((x >> 16) as u32);
+    }
+    v
+}
+
+#[test]
+fn f32_to_16_bit_kernels_equal_the_reference() {
+    let log2: u32 = std::env::var("NPUSIM_SWEEP_LOG2")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(22);
+    let codes = f32_codes(1 << log2);
+    let src: Vec<u8> = codes.iter().flat_map(|c| c.to_le_bytes()).collect();
+    let n = codes.len();
+    let s = Storage::native(Format::F32);
+    for dst in [Format::F16, Format::BF16] {
+        let d = Storage::native(dst);
+        for round in [RoundMode::Rint, RoundMode::None] {
+            let policy = CastPolicy::new(round);
+            assert_eq!(kernel_name(s, d, &policy), "f32-bits");
+            let fast = cast(&src, s, d, n, &policy, KernelChoice::Fastest);
+            let slow = cast(&src, s, d, n, &policy, KernelChoice::Reference);
+            if fast != slow {
+                for i in 0..n {
+                    let (a, b) = (d.read(&fast.0, i), d.read(&slow.0, i));
+                    assert_eq!(a, b, "f32 {:#010x} -> {dst}", codes[i]);
+                }
+                assert_eq!(fast.1, slow.1, "status counts, {dst}");
+            }
+            // other policies still take the reference or table path
+            let sat = CastPolicy::saturating(round);
+            assert_ne!(kernel_name(s, d, &sat), "f32-bits");
+        }
+    }
+}
+
+#[test]
+fn f32_to_16_bit_statuses_match_element_by_element() {
+    let codes = f32_codes(1 << 12);
+    for dst in [Format::F16, Format::BF16] {
+        let policy = CastPolicy::default();
+        let s = Storage::native(Format::F32);
+        let d = Storage::native(dst);
+        for &c in &codes {
+            let src = c.to_le_bytes();
+            let fast = cast(&src, s, d, 1, &policy, KernelChoice::Fastest);
+            let want = convert_with_status(u64::from(c), Format::F32, dst, &policy, 0);
+            let mut one = npusim_numerics::StatusCounts::default();
+            one.record(want.status);
+            assert_eq!(d.read(&fast.0, 0), want.code, "{c:#010x} -> {dst}");
+            assert_eq!(fast.1, one, "{c:#010x} -> {dst}: {}", want.status);
+        }
+    }
+}

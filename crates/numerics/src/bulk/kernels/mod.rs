@@ -4,18 +4,21 @@
 //! | kernel | when | how |
 //! |---|---|---|
 //! | [`table`] | source of at most 16 bits, any destination, any deterministic mode and policy | the result (code and status) of every source code, computed once by the reference routine and cached; the cast is a lookup |
+//! | [`f32_to_16`] | f32 → f16 / bf16, `rint` (or `none`) with the IEEE default policy | bit arithmetic on the f32 code |
 //! | [`reference`] | everything else (32/64-bit sources, stochastic rounding) | [`convert_with_status`](crate::convert_with_status) per element |
 //!
 //! The reference routine is the definition: every other kernel is tested bit for bit (codes
 //! and statuses) against it.
 
+pub(crate) mod f32_to_16;
 pub(crate) mod reference;
 pub(crate) mod table;
 
 use std::sync::Arc;
 
 use super::{BulkOptions, Storage};
-use crate::policy::CastPolicy;
+use crate::format::Format;
+use crate::policy::{CastPolicy, InfRule, NanRule, Overflow};
 use crate::round::RoundMode;
 use crate::status::StatusCounts;
 
@@ -24,6 +27,8 @@ use crate::status::StatusCounts;
 pub(crate) enum Kernel {
     /// Lookup in the cached results of every source code.
     Table(Arc<table::Table>),
+    /// f32 → f16 / bf16 round-to-nearest-even, IEEE overflow.
+    F32To16(f32_to_16::Half),
     /// The reference routine per element.
     Reference,
 }
@@ -32,6 +37,17 @@ pub(crate) enum Kernel {
 pub(crate) fn select(s: Storage, d: Storage, policy: &CastPolicy, force_reference: bool) -> Kernel {
     if force_reference || policy.round == RoundMode::Hybrid {
         return Kernel::Reference;
+    }
+    let nearest_even_ieee = matches!(policy.round, RoundMode::Rint | RoundMode::None)
+        && policy.overflow == Overflow::Ieee
+        && policy.inf == InfRule::Keep
+        && policy.nan == NanRule::Keep;
+    if s.format() == Format::F32 && nearest_even_ieee {
+        match d.format() {
+            Format::F16 => return Kernel::F32To16(f32_to_16::Half::F16),
+            Format::BF16 => return Kernel::F32To16(f32_to_16::Half::BF16),
+            _ => {}
+        }
     }
     match table::Table::cached(s.format(), d.format(), policy) {
         Some(t) => Kernel::Table(t),
@@ -55,6 +71,7 @@ impl Kernel {
     ) -> StatusCounts {
         match self {
             Kernel::Table(t) => t.run(src, s, dst, d, n),
+            Kernel::F32To16(which) => f32_to_16::run(*which, src, dst, n),
             Kernel::Reference => reference::run(src, s, dst, d, start, n, policy, options),
         }
     }
@@ -63,6 +80,7 @@ impl Kernel {
     pub(crate) const fn name(&self) -> &'static str {
         match self {
             Kernel::Table(_) => "table",
+            Kernel::F32To16(_) => "f32-bits",
             Kernel::Reference => "reference",
         }
     }

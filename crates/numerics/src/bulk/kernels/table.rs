@@ -11,6 +11,9 @@ use crate::format::Format;
 use crate::policy::CastPolicy;
 use crate::status::{Status, StatusCounts};
 
+/// Interleaved status histograms per lookup loop.
+const LANES: usize = 4;
+
 /// Widest source the table kernel serves.
 pub(crate) const MAX_SOURCE_BITS: u32 = 16;
 
@@ -100,7 +103,9 @@ impl Table {
         d: Storage,
         n: usize,
     ) -> StatusCounts {
-        let mut hist = vec![0u64; self.statuses.len()];
+        // Four interleaved histograms (`id * LANES + lane`), so that runs of one status do not
+        // chain every increment on the previous one.
+        let mut hist = vec![0u64; self.statuses.len() * LANES];
         let ids = &self.status_id;
         // One-per-byte sub-byte sources may carry stray high bits: only the code bits count.
         let m = s.format().code_mask() as usize;
@@ -134,14 +139,14 @@ impl Table {
                 // Packed 2/4-bit layouts: element by element through the storage codec.
                 for i in 0..n {
                     let c = s.read(src, i) as usize;
-                    hist[usize::from(ids[c])] += 1;
+                    hist[usize::from(ids[c]) * LANES] += 1;
                     d.write(dst, i, self.code(c));
                 }
             }
         }
         let mut counts = StatusCounts::default();
-        for (status, k) in self.statuses.iter().zip(hist) {
-            counts.record_n(*status, k);
+        for (status, k) in self.statuses.iter().zip(hist.chunks_exact(LANES)) {
+            counts.record_n(*status, k.iter().sum());
         }
         counts
     }
@@ -167,16 +172,17 @@ fn lookup<const S: usize, const D: usize, F: Fn(usize) -> [u8; D]>(
     hist: &mut [u64],
     code_bytes: F,
 ) {
-    for (s, d) in src[..n * S]
+    for (i, (s, d)) in src[..n * S]
         .chunks_exact(S)
         .zip(dst[..n * D].chunks_exact_mut(D))
+        .enumerate()
     {
         let c = if S == 1 {
             usize::from(s[0])
         } else {
             usize::from(u16::from_le_bytes([s[0], s[1]]))
         } & mask;
-        hist[usize::from(ids[c])] += 1;
+        hist[usize::from(ids[c]) * LANES + (i % LANES)] += 1;
         d.copy_from_slice(&code_bytes(c));
     }
 }

@@ -1,0 +1,296 @@
+//! `npusim bench`: bulk-cast throughput, measured as ratios against baselines run in the same
+//! process on the same bytes (a memcpy, and the `half` crate's slice conversions where it has
+//! one). Timings are medians over interleaved repeats; nothing here is asserted by a test.
+
+use std::hint::black_box;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use half::slice::HalfFloatSliceExt;
+use npusim_numerics::{
+    BulkOptions, CastPolicy, Format, RoundMode, Storage, cast_elements, kernel_name,
+};
+
+/// Options of `npusim bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Print the rows as one JSON array instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// A short run (fewer repeats, 16 Mi instead of 64 Mi elements for the parallel size).
+    #[arg(long)]
+    pub quick: bool,
+    /// Repeats per measurement (default 7, 3 with --quick).
+    #[arg(long, value_name = "N")]
+    pub repeats: Option<usize>,
+}
+
+/// One benchmark case: a cast between two formats under a policy.
+struct Case {
+    src: Format,
+    dst: Format,
+    round: RoundMode,
+    saturate: bool,
+}
+
+impl Case {
+    fn name(&self) -> String {
+        let sat = if self.saturate { " sat" } else { "" };
+        format!("{}->{} {}{sat}", self.src, self.dst, self.round)
+    }
+
+    fn policy(&self) -> CastPolicy {
+        if self.saturate {
+            CastPolicy::saturating(self.round)
+        } else {
+            CastPolicy::new(self.round)
+        }
+    }
+}
+
+fn cases() -> Vec<Case> {
+    let c = |src, dst, round, saturate| Case {
+        src,
+        dst,
+        round,
+        saturate,
+    };
+    use Format::*;
+    use RoundMode::*;
+    vec![
+        c(F32, F16, Rint, false),
+        c(F32, BF16, Rint, false),
+        c(F32, F8E4M3FN, Rint, true),
+        c(F32, F8E5M2, Rint, false),
+        c(F32, I8, Rint, false),
+        c(F32, F16, Trunc, false),
+        c(F32, F4E2M1, Rint, false),
+        c(F16, F32, Rint, false),
+        c(BF16, F32, Rint, false),
+        c(F8E4M3FN, F32, Rint, false),
+        c(F16, F8E4M3FN, Rint, true),
+        c(I4, F32, Rint, false),
+    ]
+}
+
+/// One measured row.
+struct Row {
+    case: String,
+    kernel: &'static str,
+    elements: usize,
+    threads: usize,
+    /// Gelem/s: min, median, max over the repeats.
+    gelem: [f64; 3],
+    bytes_per_elem: f64,
+    pct_memcpy: f64,
+    x_half: Option<f64>,
+}
+
+/// Deterministic pseudo-random source codes: f32 values spread over many binades, other
+/// formats every code.
+fn source(fmt: Format, n: usize) -> Vec<u8> {
+    let s = Storage::native(fmt);
+    let mut buf = vec![0u8; s.bytes_for(n)];
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    for i in 0..n {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let code = if fmt == Format::F32 {
+            // sign, exponent 2^-20..2^11, random mantissa
+            let e = 107 + (x >> 40) % 32;
+            ((x & 1) << 31) | (e << 23) | ((x >> 8) & 0x7F_FFFF)
+        } else {
+            x & fmt.code_mask()
+        };
+        s.write(&mut buf, i, code);
+    }
+    buf
+}
+
+fn median3(mut v: Vec<f64>) -> [f64; 3] {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n == 0 {
+        return [0.0; 3];
+    }
+    [v[0], v[n / 2], v[n - 1]]
+}
+
+fn measure(case: &Case, n: usize, threads: usize, repeats: usize) -> Result<Row> {
+    let s = Storage::native(case.src);
+    let d = Storage::native(case.dst);
+    let src = source(case.src, n);
+    let mut dst = vec![0u8; d.bytes_for(n)];
+    let mut copy = vec![0u8; src.len()];
+    let policy = case.policy();
+    let options = BulkOptions {
+        parallel: threads > 1,
+        ..BulkOptions::default()
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("cannot start the benchmark's thread pool")?;
+    // The half crate's slice conversion, where it has one for this case.
+    let half_case = matches!(
+        (case.src, case.dst, case.round, case.saturate),
+        (
+            Format::F32,
+            Format::F16 | Format::BF16,
+            RoundMode::Rint,
+            false
+        ) | (Format::F16 | Format::BF16, Format::F32, _, _)
+    );
+    let f32s: Vec<f32> = if case.src == Format::F32 {
+        src.chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let bits16: Vec<u16> = if case.src.bits() == 16 {
+        src.chunks_exact(2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
+            .collect()
+    } else {
+        vec![0; if half_case { n } else { 0 }]
+    };
+    let mut h16: Vec<half::f16> = bits16.iter().map(|&b| half::f16::from_bits(b)).collect();
+    let mut hb16: Vec<half::bf16> = bits16.iter().map(|&b| half::bf16::from_bits(b)).collect();
+    let mut out32 = vec![
+        0f32;
+        if half_case && case.dst == Format::F32 {
+            n
+        } else {
+            0
+        }
+    ];
+    let (mut t_cast, mut t_copy, mut t_half) = (Vec::new(), Vec::new(), Vec::new());
+    pool.install(|| -> Result<()> {
+        for _ in 0..repeats + 1 {
+            let t = Instant::now();
+            cast_elements(&src, s, &mut dst, d, n, &policy, &options)?;
+            black_box(&dst);
+            t_cast.push(t.elapsed().as_secs_f64());
+            let t = Instant::now();
+            copy.copy_from_slice(black_box(&src));
+            black_box(&copy);
+            t_copy.push(t.elapsed().as_secs_f64());
+            if half_case {
+                let t = Instant::now();
+                match (case.src, case.dst) {
+                    (Format::F32, Format::F16) => h16.convert_from_f32_slice(&f32s),
+                    (Format::F32, Format::BF16) => hb16.convert_from_f32_slice(&f32s),
+                    (Format::F16, Format::F32) => h16.convert_to_f32_slice(&mut out32),
+                    _ => hb16.convert_to_f32_slice(&mut out32),
+                }
+                black_box((&h16, &hb16, &out32));
+                t_half.push(t.elapsed().as_secs_f64());
+            }
+        }
+        Ok(())
+    })?;
+    // The first round warms caches, pages and the kernel's lookup table.
+    let rate = |ts: &[f64]| -> Vec<f64> { ts[1..].iter().map(|t| n as f64 / t / 1e9).collect() };
+    let cast = median3(rate(&t_cast));
+    let copy_rate = median3(rate(&t_copy))[1];
+    let bytes_per_elem = (s.bytes_for(n) + d.bytes_for(n)) as f64 / n as f64;
+    // memcpy moves src bytes in and out: compare bytes per second of input + output.
+    let copy_bytes_per_elem = 2.0 * s.bytes_for(n) as f64 / n as f64;
+    let pct_memcpy = 100.0 * cast[1] * bytes_per_elem / (copy_rate * copy_bytes_per_elem);
+    let x_half = half_case.then(|| cast[1] / median3(rate(&t_half))[1]);
+    Ok(Row {
+        case: case.name(),
+        kernel: kernel_name(s, d, &policy),
+        elements: n,
+        threads,
+        gelem: cast,
+        bytes_per_elem,
+        pct_memcpy,
+        x_half,
+    })
+}
+
+/// Runs `npusim bench`.
+pub fn run(args: BenchArgs) -> Result<ExitCode> {
+    let repeats = args
+        .repeats
+        .unwrap_or(if args.quick { 3 } else { 7 })
+        .max(1);
+    let big = if args.quick { 16 << 20 } else { 64 << 20 };
+    let all = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut rows = Vec::new();
+    for case in cases() {
+        for (n, threads) in [(1 << 20, 1), (big, all)] {
+            if !args.json {
+                eprint!(
+                    "\r{:<28} {n:>9} elements, {threads} thread(s)   ",
+                    case.name()
+                );
+            }
+            rows.push(measure(&case, n, threads, repeats)?);
+        }
+    }
+    if args.json {
+        let items: Vec<String> = rows.iter().map(json_row).collect();
+        println!("[{}]", items.join(",\n "));
+    } else {
+        eprintln!();
+        print_table(&rows);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn json_row(r: &Row) -> String {
+    let x_half = r.x_half.map_or("null".to_string(), |x| format!("{x:.3}"));
+    format!(
+        "{{\"case\": \"{}\", \"kernel\": \"{}\", \"elements\": {}, \"threads\": {}, \"gelem_s_min\": {:.4}, \"gelem_s_median\": {:.4}, \"gelem_s_max\": {:.4}, \"gb_s_median\": {:.3}, \"pct_memcpy_median\": {:.1}, \"x_half_median\": {x_half}}}",
+        r.case,
+        r.kernel,
+        r.elements,
+        r.threads,
+        r.gelem[0],
+        r.gelem[1],
+        r.gelem[2],
+        r.gelem[1] * r.bytes_per_elem,
+        r.pct_memcpy,
+    )
+}
+
+fn print_table(rows: &[Row]) {
+    println!(
+        "{:<26} {:>9} {:>8} {:>3} {:>8} {:>7} {:>9} {:>7}  min/median/max Gelem/s",
+        "case", "kernel", "elements", "thr", "Gelem/s", "GB/s", "%memcpy", "×half"
+    );
+    for r in rows {
+        let x_half = r.x_half.map_or("-".to_string(), |x| format!("{x:.2}"));
+        println!(
+            "{:<26} {:>9} {:>8} {:>3} {:>8.3} {:>7.2} {:>8.1}% {:>7}  {:.3}/{:.3}/{:.3}",
+            r.case,
+            r.kernel,
+            human(r.elements),
+            r.threads,
+            r.gelem[1],
+            r.gelem[1] * r.bytes_per_elem,
+            r.pct_memcpy,
+            x_half,
+            r.gelem[0],
+            r.gelem[1],
+            r.gelem[2],
+        );
+    }
+    println!(
+        "\nGB/s counts input + output bytes; %memcpy compares that with a same-run copy of the input (its bytes in + out); ×half is the `half` crate's slice conversion of the same data."
+    );
+}
+
+fn human(n: usize) -> String {
+    if n % (1 << 20) == 0 {
+        format!("{}Mi", n >> 20)
+    } else {
+        n.to_string()
+    }
+}
