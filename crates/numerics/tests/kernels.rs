@@ -212,9 +212,9 @@ fn f32_to_16_bit_kernels_equal_the_reference() {
             let fast = cast(&src, s, d, n, &policy, KernelChoice::Fastest);
             let slow = cast(&src, s, d, n, &policy, KernelChoice::Reference);
             if fast != slow {
-                for i in 0..n {
+                for (i, code) in codes.iter().enumerate() {
                     let (a, b) = (d.read(&fast.0, i), d.read(&slow.0, i));
-                    assert_eq!(a, b, "f32 {:#010x} -> {dst}", codes[i]);
+                    assert_eq!(a, b, "f32 {code:#010x} -> {dst}");
                 }
                 assert_eq!(fast.1, slow.1, "status counts, {dst}");
             }
