@@ -188,6 +188,44 @@ impl StatusCounts {
     }
 }
 
+/// A fast per-element status counter for bulk kernels: a histogram over the status bits in
+/// four interleaved lanes (so runs of one status do not chain each increment on the last),
+/// folded into [`StatusCounts`] at the end.
+pub(crate) struct StatusTally {
+    hist: Box<[[u64; 1 << 9]; 4]>,
+    next: usize,
+}
+
+impl StatusTally {
+    /// An empty tally.
+    pub(crate) fn new() -> StatusTally {
+        StatusTally {
+            hist: Box::new([[0; 1 << 9]; 4]),
+            next: 0,
+        }
+    }
+
+    /// Counts one status.
+    #[inline(always)]
+    pub(crate) fn add(&mut self, status: Status) {
+        let lane = self.next & 3;
+        self.next = self.next.wrapping_add(1);
+        self.hist[lane][usize::from(status.bits()) & 0x1FF] += 1;
+    }
+
+    /// The counts.
+    pub(crate) fn finish(&self) -> StatusCounts {
+        let mut counts = StatusCounts::default();
+        for bits in 0..1usize << 9 {
+            let n: u64 = self.hist.iter().map(|lane| lane[bits]).sum();
+            if n > 0 {
+                counts.record_n(Status(bits as u16), n);
+            }
+        }
+        counts
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

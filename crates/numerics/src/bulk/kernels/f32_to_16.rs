@@ -2,7 +2,7 @@
 //! the f32 code, one element at a time with no table and no decode. Each result and its status
 //! equal the reference routine's (tested over 2^24 random codes and every boundary class).
 
-use crate::status::{Status, StatusCounts};
+use crate::status::{Status, StatusCounts, StatusTally};
 
 /// Which 16-bit float.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,8 +105,7 @@ fn to_f16(x: u32) -> (u16, Status) {
 
 /// Casts `n` little-endian f32 codes into 16-bit codes, counting statuses.
 pub(crate) fn run(which: Half, src: &[u8], dst: &mut [u8], n: usize) -> StatusCounts {
-    let mut counts = StatusCounts::default();
-    let mut ok = 0u64;
+    let mut tally = StatusTally::new();
     for (s, d) in src[..4 * n]
         .chunks_exact(4)
         .zip(dst[..2 * n].chunks_exact_mut(2))
@@ -117,12 +116,7 @@ pub(crate) fn run(which: Half, src: &[u8], dst: &mut [u8], n: usize) -> StatusCo
             Half::BF16 => to_bf16(x),
         };
         d.copy_from_slice(&code.to_le_bytes());
-        if status.is_ok() {
-            ok += 1;
-        } else {
-            counts.record(status);
-        }
+        tally.add(status);
     }
-    counts.record_n(Status::OK, ok);
-    counts
+    tally.finish()
 }

@@ -4,7 +4,7 @@ use super::super::{BulkOptions, Storage, entropy};
 use crate::convert::convert_with_status;
 use crate::policy::CastPolicy;
 use crate::round::RoundMode;
-use crate::status::StatusCounts;
+use crate::status::{StatusCounts, StatusTally};
 
 /// Casts elements `0..n` of the given sub-buffers; `start` is the sub-buffers' global offset.
 #[allow(clippy::too_many_arguments)]
@@ -20,7 +20,7 @@ pub(crate) fn run(
 ) -> StatusCounts {
     let stochastic = policy.round == RoundMode::Hybrid;
     let base = options.first_index.wrapping_add(start as u64);
-    let mut counts = StatusCounts::default();
+    let mut tally = StatusTally::new();
     for i in 0..n {
         let code = s.read(src, i);
         let e = if stochastic {
@@ -29,8 +29,8 @@ pub(crate) fn run(
             0
         };
         let out = convert_with_status(code, s.format(), d.format(), policy, e);
-        counts.record(out.status);
+        tally.add(out.status);
         d.write(dst, i, out.code);
     }
-    counts
+    tally.finish()
 }
