@@ -243,3 +243,69 @@ fn f32_to_16_bit_statuses_match_element_by_element() {
         }
     }
 }
+
+/// f32 codes at and around every value of `dst` and every midpoint between neighbours (both
+/// signs, ±3 f32 ulps), plus the generic boundary set.
+fn f32_codes_around(dst: Format) -> Vec<u32> {
+    let mut vals: Vec<f64> = (0..=dst.code_mask())
+        .map(|c| dst.decode(c))
+        .filter(|x| !x.is_nan() && !x.is_inf())
+        .map(|x| x.to_f64().abs())
+        .collect();
+    vals.sort_by(f64::total_cmp);
+    vals.dedup();
+    let mids: Vec<f64> = vals.windows(2).map(|w| (w[0] + w[1]) / 2.0).collect();
+    let mut out = f32_codes(0);
+    for v in vals
+        .iter()
+        .chain(&mids)
+        .chain([&(vals[vals.len() - 1] * 1.5)])
+    {
+        let b = (*v as f32).to_bits();
+        for d in 0..=3u32 {
+            for c in [b.wrapping_sub(d), b.wrapping_add(d)] {
+                out.extend([c, c | 0x8000_0000]);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn f32_key_kernel_equals_the_reference() {
+    let random = f32_codes(1 << 18);
+    let s = Storage::native(Format::F32);
+    let mut served = 0;
+    // (the key table serves destinations of at most 8 bits only)
+    for dst in Format::ALL.into_iter().filter(|f| f.bits() <= 8) {
+        let mut codes = f32_codes_around(dst);
+        codes.extend(&random);
+        let src: Vec<u8> = codes.iter().flat_map(|c| c.to_le_bytes()).collect();
+        let n = codes.len();
+        for d in layouts(dst) {
+            for mode in RoundMode::DETERMINISTIC {
+                for policy in [
+                    CastPolicy::new(mode),
+                    CastPolicy::saturating(mode),
+                    CastPolicy::non_saturating(mode),
+                ] {
+                    if kernel_name(s, d, &policy) != "f32-key" {
+                        continue;
+                    }
+                    served += 1;
+                    let fast = cast(&src, s, d, n, &policy, KernelChoice::Fastest);
+                    let slow = cast(&src, s, d, n, &policy, KernelChoice::Reference);
+                    if fast != slow {
+                        for (i, code) in codes.iter().enumerate() {
+                            let (a, b) = (d.read(&fast.0, i), d.read(&slow.0, i));
+                            assert_eq!(a, b, "f32 {code:#010x} -> {d:?} {policy:?}");
+                        }
+                        assert_eq!(fast.1, slow.1, "status counts, {d:?} {policy:?}");
+                    }
+                }
+            }
+        }
+    }
+    // fp8 ×6, e8m0, hif8, fp6 ×2, fp4 ×2 (both layouts), small integers: well over 100 combinations
+    assert!(served > 100, "{served}");
+}

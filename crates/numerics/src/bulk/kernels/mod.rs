@@ -5,11 +5,13 @@
 //! |---|---|---|
 //! | [`table`] | source of at most 16 bits, any destination, any deterministic mode and policy | the result (code and status) of every source code, computed once by the reference routine and cached; the cast is a lookup |
 //! | [`f32_to_16`] | f32 → f16 / bf16, `rint` (or `none`) with the IEEE default policy | bit arithmetic on the f32 code |
+//! | [`f32_key`] | f32 → formats of at most 8 bits whose rounding points lie in the f32's top 16 bits (fp8, fp6, fp4, e8m0, HiF8, small integers saturating), deterministic modes | a 2^17-entry table keyed on the top 16 bits and a sticky bit |
 //! | [`reference`] | everything else (32/64-bit sources, stochastic rounding) | [`convert_with_status`](crate::convert_with_status) per element |
 //!
 //! The reference routine is the definition: every other kernel is tested bit for bit (codes
 //! and statuses) against it.
 
+pub(crate) mod f32_key;
 pub(crate) mod f32_to_16;
 pub(crate) mod reference;
 pub(crate) mod table;
@@ -29,6 +31,8 @@ pub(crate) enum Kernel {
     Table(Arc<table::Table>),
     /// f32 → f16 / bf16 round-to-nearest-even, IEEE overflow.
     F32To16(f32_to_16::Half),
+    /// f32 → narrow formats through the (top 16 bits, sticky) table.
+    F32Key(Arc<f32_key::KeyTable>),
     /// The reference routine per element.
     Reference,
 }
@@ -48,6 +52,11 @@ pub(crate) fn select(s: Storage, d: Storage, policy: &CastPolicy, force_referenc
             Format::BF16 => return Kernel::F32To16(f32_to_16::Half::BF16),
             _ => {}
         }
+    }
+    if s.format() == Format::F32
+        && let Some(t) = f32_key::KeyTable::cached(d.format(), policy)
+    {
+        return Kernel::F32Key(t);
     }
     match table::Table::cached(s.format(), d.format(), policy) {
         Some(t) => Kernel::Table(t),
@@ -72,6 +81,14 @@ impl Kernel {
         match self {
             Kernel::Table(t) => t.run(src, s, dst, d, n),
             Kernel::F32To16(which) => f32_to_16::run(*which, src, dst, n),
+            Kernel::F32Key(t) => {
+                let tally = if d.is_packed() {
+                    t.run(src, n, |i, c| d.write(dst, i, u64::from(c)))
+                } else {
+                    t.run(src, n, |i, c| dst[i] = c)
+                };
+                tally.finish()
+            }
             Kernel::Reference => reference::run(src, s, dst, d, start, n, policy, options),
         }
     }
@@ -81,6 +98,7 @@ impl Kernel {
         match self {
             Kernel::Table(_) => "table",
             Kernel::F32To16(_) => "f32-bits",
+            Kernel::F32Key(_) => "f32-key",
             Kernel::Reference => "reference",
         }
     }
