@@ -309,3 +309,75 @@ fn f32_key_kernel_equals_the_reference() {
     // fp8 ×6, e8m0, hif8, fp6 ×2, fp4 ×2 (both layouts), small integers: well over 100 combinations
     assert!(served > 100, "{served}");
 }
+
+#[test]
+fn f32_to_int_kernel_equals_the_reference() {
+    let random = f32_codes(1 << 18);
+    let s = Storage::native(Format::F32);
+    let mut served = 0;
+    for dst in [
+        Format::I8,
+        Format::U8,
+        Format::I16,
+        Format::U16,
+        Format::I32,
+        Format::U32,
+    ] {
+        let mut codes: Vec<u32> = random.clone();
+        // every integer boundary ± a little, both signs, and the f32 neighbours of each
+        let (lo, hi) = (dst.min_finite(), dst.max_finite());
+        for v in [
+            lo,
+            hi,
+            lo - 1.0,
+            hi + 1.0,
+            0.0,
+            0.5,
+            1.5,
+            2.5,
+            2f64.powi(24),
+            2f64.powi(31),
+            2f64.powi(55),
+            2f64.powi(64),
+            2f64.powi(100),
+        ] {
+            for w in [v - 0.5, v, v + 0.5, v - 0.25, v + 0.75] {
+                let b = (w as f32).to_bits();
+                for d in 0..=2u32 {
+                    for c in [b.wrapping_sub(d), b.wrapping_add(d)] {
+                        codes.extend([c, c ^ 0x8000_0000]);
+                    }
+                }
+            }
+        }
+        let src: Vec<u8> = codes.iter().flat_map(|c| c.to_le_bytes()).collect();
+        let n = codes.len();
+        let d = Storage::native(dst);
+        for mode in RoundMode::DETERMINISTIC {
+            for policy in [
+                CastPolicy::new(mode),
+                CastPolicy::saturating(mode),
+                CastPolicy::non_saturating(mode),
+            ] {
+                if kernel_name(s, d, &policy) != "f32-int" {
+                    assert_eq!(mode, RoundMode::Odd);
+                    continue;
+                }
+                served += 1;
+                let fast = cast(&src, s, d, n, &policy, KernelChoice::Fastest);
+                let slow = cast(&src, s, d, n, &policy, KernelChoice::Reference);
+                if fast != slow {
+                    for (i, code) in codes.iter().enumerate() {
+                        let (a, b) = (d.read(&fast.0, i), d.read(&slow.0, i));
+                        assert_eq!(a, b, "f32 {code:#010x} -> {dst} {policy:?}");
+                        let one = code.to_le_bytes();
+                        let f1 = cast(&one, s, d, 1, &policy, KernelChoice::Fastest);
+                        let s1 = cast(&one, s, d, 1, &policy, KernelChoice::Reference);
+                        assert_eq!(f1.1, s1.1, "status of f32 {code:#010x} -> {dst} {policy:?}");
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(served, 6 * 5 * 3);
+}
