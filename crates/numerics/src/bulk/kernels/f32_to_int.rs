@@ -22,14 +22,31 @@ pub(crate) struct IntDst {
 }
 
 impl IntDst {
+    /// `x` rounded to an integral value by the mode, in exact f32 arithmetic (no libm call):
+    /// below 2^23 the truncation and the fraction `x - t` are exact; above, `x` is integral
+    /// (NaN never gets here).
     #[inline(always)]
     fn round(&self, x: f32) -> f32 {
-        match self.mode {
-            RoundMode::Round => x.round(),
-            RoundMode::Floor => x.floor(),
-            RoundMode::Ceil => x.ceil(),
-            RoundMode::Trunc => x.trunc(),
-            _ => x.round_ties_even(),
+        if x.abs() >= 8_388_608.0 {
+            return x;
+        }
+        let ti = x as i32;
+        let t = ti as f32;
+        let f = x - t;
+        let odd = ti & 1 == 1;
+        let (up, down) = match self.mode {
+            RoundMode::Trunc => (false, false),
+            RoundMode::Floor => (false, f < 0.0),
+            RoundMode::Ceil => (f > 0.0, false),
+            RoundMode::Round => (f >= 0.5, f <= -0.5),
+            _ => (f > 0.5 || (f == 0.5 && odd), f < -0.5 || (f == -0.5 && odd)),
+        };
+        if up {
+            t + 1.0
+        } else if down {
+            t - 1.0
+        } else {
+            t
         }
     }
 

@@ -17,13 +17,17 @@ const LANES: usize = 4;
 /// Widest source the table kernel serves.
 pub(crate) const MAX_SOURCE_BITS: u32 = 16;
 
+/// Entries of every table: one per 16-bit code, so that a `u16` index needs no bounds check
+/// (narrower sources fill only the first `2^bits` entries; their codes are masked).
+const ENTRIES: usize = 1 << 16;
+
 /// Destination codes of every source code, stored at the destination's width.
 #[derive(Debug)]
 enum Codes {
-    U8(Vec<u8>),
-    U16(Vec<u16>),
-    U32(Vec<u32>),
-    U64(Vec<u64>),
+    U8(Box<[u8; ENTRIES]>),
+    U16(Box<[u16; ENTRIES]>),
+    U32(Box<[u32; ENTRIES]>),
+    U64(Box<[u64; ENTRIES]>),
 }
 
 /// The results of every code of one source format under one policy.
@@ -31,9 +35,19 @@ enum Codes {
 pub(crate) struct Table {
     codes: Codes,
     /// Index into `statuses` of each source code's status.
-    status_id: Vec<u8>,
+    status_id: Box<[u8; ENTRIES]>,
     /// The distinct statuses.
     statuses: Vec<Status>,
+}
+
+/// A boxed array of `ENTRIES` values from a function of the index.
+fn boxed<T: Copy + Default + std::fmt::Debug>(f: impl Fn(usize) -> T) -> Box<[T; ENTRIES]> {
+    let values: Box<[T]> = (0..ENTRIES).map(f).collect();
+    // The iterator yields exactly ENTRIES values (built on the heap, never on the stack).
+    match values.try_into() {
+        Ok(b) => b,
+        Err(_) => unreachable!("ENTRIES values"),
+    }
 }
 
 type Key = (Format, Format, CastPolicy);
@@ -80,16 +94,18 @@ impl Table {
             status_id.push(u8::try_from(id).ok()?);
             raw.push(r.code);
         }
-        // Codes are masked to the destination width, so the narrowing casts below are exact.
+        // Entry i holds the result of code i & mask; codes are masked to the destination
+        // width, so the narrowing casts below are exact.
+        let at = |i: usize| raw[i & (n - 1)];
         let codes = match dst.unpacked_bytes() {
-            1 => Codes::U8(raw.iter().map(|&c| c as u8).collect()),
-            2 => Codes::U16(raw.iter().map(|&c| c as u16).collect()),
-            4 => Codes::U32(raw.iter().map(|&c| c as u32).collect()),
-            _ => Codes::U64(raw),
+            1 => Codes::U8(boxed(|i| at(i) as u8)),
+            2 => Codes::U16(boxed(|i| at(i) as u16)),
+            4 => Codes::U32(boxed(|i| at(i) as u32)),
+            _ => Codes::U64(boxed(at)),
         };
         Some(Table {
             codes,
-            status_id,
+            status_id: boxed(|i| status_id[i & (n - 1)]),
             statuses,
         })
     }
@@ -103,12 +119,12 @@ impl Table {
         d: Storage,
         n: usize,
     ) -> StatusCounts {
-        // Four interleaved histograms (`id * LANES + lane`), so that runs of one status do not
-        // chain every increment on the previous one.
-        let mut hist = vec![0u64; self.statuses.len() * LANES];
-        let ids = &self.status_id;
+        // Four interleaved histograms per status id, so that runs of one status do not chain
+        // every increment on the previous one.
+        let mut hist = [[0u64; LANES]; 256];
+        let ids = &*self.status_id;
         // One-per-byte sub-byte sources may carry stray high bits: only the code bits count.
-        let m = s.format().code_mask() as usize;
+        let m = s.format().code_mask() as u16;
         let plain = !s.is_packed() && !d.is_packed();
         match (&self.codes, plain, s.format().unpacked_bytes()) {
             (Codes::U8(t), true, 1) => {
@@ -138,14 +154,14 @@ impl Table {
             _ => {
                 // Packed 2/4-bit layouts: element by element through the storage codec.
                 for i in 0..n {
-                    let c = s.read(src, i) as usize;
-                    hist[usize::from(ids[c]) * LANES] += 1;
-                    d.write(dst, i, self.code(c));
+                    let c = s.read(src, i) as u16;
+                    hist[usize::from(ids[usize::from(c)])][0] += 1;
+                    d.write(dst, i, self.code(usize::from(c)));
                 }
             }
         }
         let mut counts = StatusCounts::default();
-        for (status, k) in self.statuses.iter().zip(hist.chunks_exact(LANES)) {
+        for (status, k) in self.statuses.iter().zip(hist) {
             counts.record_n(*status, k.iter().sum());
         }
         counts
@@ -167,9 +183,9 @@ fn lookup<const S: usize, const D: usize, F: Fn(usize) -> [u8; D]>(
     src: &[u8],
     dst: &mut [u8],
     n: usize,
-    mask: usize,
-    ids: &[u8],
-    hist: &mut [u64],
+    mask: u16,
+    ids: &[u8; ENTRIES],
+    hist: &mut [[u64; LANES]; 256],
     code_bytes: F,
 ) {
     for (i, (s, d)) in src[..n * S]
@@ -177,12 +193,14 @@ fn lookup<const S: usize, const D: usize, F: Fn(usize) -> [u8; D]>(
         .zip(dst[..n * D].chunks_exact_mut(D))
         .enumerate()
     {
-        let c = if S == 1 {
-            usize::from(s[0])
-        } else {
-            usize::from(u16::from_le_bytes([s[0], s[1]]))
-        } & mask;
-        hist[usize::from(ids[c]) * LANES + (i % LANES)] += 1;
+        let c = usize::from(
+            if S == 1 {
+                u16::from(s[0])
+            } else {
+                u16::from_le_bytes([s[0], s[1]])
+            } & mask,
+        );
+        hist[usize::from(ids[c])][i % LANES] += 1;
         d.copy_from_slice(&code_bytes(c));
     }
 }
