@@ -178,8 +178,14 @@ impl Storage {
             let b = &mut buf[i / per];
             *b = (*b & !(mask << shift)) | (((code as u8) & mask) << shift);
         } else {
-            let w = self.format.unpacked_bytes();
-            buf[w * i..w * i + w].copy_from_slice(&code.to_le_bytes()[..w]);
+            // Fixed-size stores per width (a runtime-length copy would be a memcpy call).
+            let b = code.to_le_bytes();
+            match self.format.unpacked_bytes() {
+                1 => buf[i] = b[0],
+                2 => buf[2 * i..2 * i + 2].copy_from_slice(&b[..2]),
+                4 => buf[4 * i..4 * i + 4].copy_from_slice(&b[..4]),
+                _ => buf[8 * i..8 * i + 8].copy_from_slice(&b),
+            }
         }
     }
 }

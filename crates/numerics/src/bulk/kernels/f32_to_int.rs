@@ -103,14 +103,23 @@ impl IntDst {
 
 /// Casts `n` little-endian f32 codes into `dst.bytes`-byte integers, counting statuses.
 pub(crate) fn run(dst: &IntDst, src: &[u8], out: &mut [u8], n: usize) -> StatusTally {
+    match dst.bytes {
+        1 => run_w::<1>(dst, src, out, n),
+        2 => run_w::<2>(dst, src, out, n),
+        _ => run_w::<4>(dst, src, out, n),
+    }
+}
+
+/// [`run`] for `W`-byte destinations (a fixed-size store, not a memcpy call per element).
+fn run_w<const W: usize>(dst: &IntDst, src: &[u8], out: &mut [u8], n: usize) -> StatusTally {
     let mut tally = StatusTally::new();
-    let w = dst.bytes;
     for (s, d) in src[..4 * n]
         .chunks_exact(4)
-        .zip(out[..w * n].chunks_exact_mut(w))
+        .zip(out[..W * n].chunks_exact_mut(W))
     {
         let (code, status) = dst.convert(u32::from_le_bytes([s[0], s[1], s[2], s[3]]));
-        d.copy_from_slice(&code.to_le_bytes()[..w]);
+        let bytes = code.to_le_bytes();
+        d.copy_from_slice(&bytes[..W]);
         tally.add(status);
     }
     tally
