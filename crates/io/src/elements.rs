@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use npusim_numerics::{Format, Layout, Storage};
 
 use crate::error::IoError;
+use crate::packing::is_nibble;
 
 /// How a file stores 4-bit elements (ignored for wider formats).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -151,12 +152,6 @@ fn unpack_rows(format: Format, packed_bytes: &[u8], row: usize, count: usize) ->
         }
     }
     out
-}
-
-/// Whether files may pack this format two elements per byte: the 4-bit formats. Other
-/// sub-byte formats (2 and 6 bits) are stored one element per byte in files, as ml_dtypes does.
-pub(crate) const fn is_nibble(format: Format) -> bool {
-    matches!(format.per_packed_byte(), Some(2))
 }
 
 /// Number of elements of `shape`, or an error naming the shape if it overflows.

@@ -8,7 +8,7 @@
 //! Messages that concern a field of a [`crate::CastJob`] name it the way the `npusim cast`
 //! command line spells it (`--packed`, `--from`, `--shape`, `--tensor`).
 
-use crate::elements::is_nibble;
+use crate::packing::is_nibble;
 use std::path::PathBuf;
 
 use npusim_numerics::{Format, NumericsError};

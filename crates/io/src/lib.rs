@@ -35,6 +35,7 @@ mod container;
 mod elements;
 mod error;
 pub mod npy;
+mod packing;
 pub mod raw;
 pub mod safetensors;
 

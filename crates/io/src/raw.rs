@@ -3,7 +3,7 @@
 //! The caller gives the format and shape. 4-bit elements are one per byte (low nibble), or
 //! packed two per byte over the whole buffer, element 0 in the low nibble.
 
-use crate::elements::is_nibble;
+use crate::packing::is_nibble;
 use std::io::Write;
 
 use npusim_numerics::Format;

@@ -1,7 +1,7 @@
 //! A file cast, described before any byte is read: containers, formats, policy, packing,
 //! tensor selection, shape and seed, and the rules that tie them together.
 
-use crate::elements::is_nibble;
+use crate::packing::is_nibble;
 use npusim_numerics::{BulkOptions, CastPolicy, Format};
 
 use crate::container::Container;

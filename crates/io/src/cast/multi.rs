@@ -1,6 +1,6 @@
 //! Casting the tensors of a `.safetensors` file into a `.safetensors` file.
 
-use crate::elements::is_nibble;
+use crate::packing::is_nibble;
 use std::collections::HashMap;
 use std::path::Path;
 

@@ -1,6 +1,6 @@
 //! Casting a single-tensor file (`.npy` or raw) into a single-tensor file.
 
-use crate::elements::is_nibble;
+use crate::packing::is_nibble;
 use std::path::Path;
 
 use super::driver::cast_buffer;

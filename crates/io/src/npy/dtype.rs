@@ -1,6 +1,6 @@
 //! What a `.npy` dtype string means to npusim, and which one npusim writes.
 
-use crate::elements::is_nibble;
+use crate::packing::is_nibble;
 use npusim_numerics::Format;
 use npyz::{TypeChar, TypeStr};
 

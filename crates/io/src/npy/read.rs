@@ -1,6 +1,6 @@
 //! Reading the elements of a parsed `.npy` array: its format, logical shape and bytes.
 
-use crate::elements::is_nibble;
+use crate::packing::is_nibble;
 use std::borrow::Cow;
 
 use npusim_numerics::Format;

@@ -1,6 +1,6 @@
 //! Writing elements as a little-endian `.npy` file, narrow formats as ml_dtypes writes them.
 
-use crate::elements::is_nibble;
+use crate::packing::is_nibble;
 use std::io::Write;
 
 use npyz::{DType, FixedSizeBytes, Order, TypeStr, WriterBuilder};

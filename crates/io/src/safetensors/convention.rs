@@ -1,7 +1,7 @@
 //! Which npusim format a safetensors tensor holds, and how a format is stored: native dtypes,
 //! and the `npusim.dtype.<tensor>` metadata entries for formats safetensors has no dtype for.
 
-use crate::elements::is_nibble;
+use crate::packing::is_nibble;
 use std::collections::HashMap;
 
 use npusim_numerics::Format;
