@@ -185,7 +185,7 @@ fn a_mem1d_stride_outside_i8_is_rejected() {
     let e = Mem1d::from_lowered(base("M", &[4, 200]), &l).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "mem1d_dsd stride: mem1d_dsd stride 200 is out of range [-128, 127]"
+        "mem1d_dsd stride 200 is out of range [-128, 127]"
     );
     // the same walk is a valid mem4d (i16 strides)
     assert_eq!(

@@ -6,6 +6,7 @@
 
 mod ascend;
 mod cast;
+mod cerebras;
 mod formats;
 mod progress;
 mod tour;
@@ -35,6 +36,8 @@ enum Command {
     Tour(tour::TourArgs),
     /// Huawei Ascend: run AscendC Cast calls (LocalTensor API, Ascend 950 Reg API).
     Ascend(ascend::AscendArgs),
+    /// Cerebras WSE: lower CSL tensor access expressions to DSDs.
+    Cerebras(cerebras::CerebrasArgs),
 }
 
 /// Runs one subcommand.
@@ -44,6 +47,7 @@ fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Formats(args) => formats::run(args),
         Command::Tour(args) => tour::run(args),
         Command::Ascend(args) => ascend::run(args),
+        Command::Cerebras(args) => cerebras::run(args),
     }
 }
 

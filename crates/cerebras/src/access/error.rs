@@ -91,13 +91,12 @@ pub enum AccessError {
         what: String,
     },
     /// A hardware limit broken by a lowered field.
-    #[error("{what}: {source}")]
+    #[error("{}", limit_message(what, limit))]
     Limit {
         /// Which field (and dimension) broke the limit.
         what: String,
         /// The limit and the number.
-        #[source]
-        source: LimitError,
+        limit: LimitError,
     },
     /// Under the strict bounds policy, an access outside the array.
     #[error(
@@ -117,10 +116,19 @@ pub enum AccessError {
 
 impl AccessError {
     /// Wraps a limit error with the field it concerns.
-    pub fn limit(what: impl Into<String>, source: LimitError) -> AccessError {
+    pub fn limit(what: impl Into<String>, limit: LimitError) -> AccessError {
         AccessError::Limit {
             what: what.into(),
-            source,
+            limit,
         }
+    }
+}
+
+/// `limit`'s message, prefixed with `what` unless the limit's own name already says it.
+pub(crate) fn limit_message(what: &str, limit: &LimitError) -> String {
+    if what == limit.limit.name {
+        limit.to_string()
+    } else {
+        format!("{what}: {limit}")
     }
 }

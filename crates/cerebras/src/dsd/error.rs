@@ -4,18 +4,18 @@ use npusim_hw::LimitError;
 use thiserror::Error;
 
 use crate::access::AccessError;
+use crate::access::error::limit_message;
 
 /// A DSD that breaks one of the seed's rules.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum DsdError {
     /// A field outside its hardware limit.
-    #[error("{what}: {source}")]
+    #[error("{}", limit_message(what, limit))]
     Limit {
         /// Which DSD field (and dimension).
         what: String,
         /// The limit and the number.
-        #[source]
-        source: LimitError,
+        limit: LimitError,
     },
     /// A tensor access expression that cannot be parsed or lowered.
     #[error(transparent)]
@@ -92,10 +92,10 @@ pub enum DsdError {
 
 impl DsdError {
     /// Wraps a limit error with the field it concerns.
-    pub fn limit(what: impl Into<String>, source: LimitError) -> DsdError {
+    pub fn limit(what: impl Into<String>, limit: LimitError) -> DsdError {
         DsdError::Limit {
             what: what.into(),
-            source,
+            limit,
         }
     }
 }
