@@ -21,6 +21,8 @@ pub mod arch;
 pub mod dsd;
 pub mod elem;
 pub mod limits;
+pub mod memory;
 
 pub use arch::{Arch, PE_MEMORY_BYTES};
 pub use elem::{ElemTy, Element};
+pub use memory::{MemoryError, PeMemory};

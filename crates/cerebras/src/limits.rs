@@ -14,6 +14,8 @@ pub const OFFSET: Limit = Limit::new("offset", i16::MIN as i64, i16::MAX as i64)
 pub const INDUCTION_VARIABLES: Limit = Limit::new("induction variables", 1, 4);
 /// A `mem1d_dsd` has exactly one induction variable (seed 004).
 pub const MEM1D_VARIABLES: Limit = Limit::new("mem1d_dsd induction variables", 1, 1);
+/// A `mem1d_dsd`'s extent and stride are single values, not tuples (seed 004).
+pub const MEM1D_DIMENSIONS: Limit = Limit::new("mem1d_dsd dimensions", 1, 1);
 /// A `mem4d_dsd` has one to four dimensions (seed 004: "up to a maximum of four").
 pub const MEM4D_DIMENSIONS: Limit = Limit::new("mem4d_dsd dimensions", 1, 4);
 /// `@increment_dsd_offset` takes an `i16` count of elements (seed 004).

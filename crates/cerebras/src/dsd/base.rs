@@ -11,36 +11,52 @@ pub struct Base {
     pub name: String,
     /// Element type of the tensor.
     pub elem: ElemTy,
-    /// 16-bit word address of the pointee in PE memory.
-    pub word_addr: u32,
+    /// 16-bit word address of the pointee in PE memory (moved by `@increment_dsd_offset`, which
+    /// checks nothing, so it may leave the memory; accesses are checked).
+    pub word_addr: i64,
+    /// Words the base was moved by `@increment_dsd_offset` since it named the pointee.
+    pub moved: i64,
     /// Elements of the tensor pointed to; `None` for a pointer to a scalar.
     pub elements: Option<u32>,
 }
 
 impl Base {
     /// `&name`, a whole tensor of `elements` elements at `word_addr`.
-    pub fn tensor(name: impl Into<String>, elem: ElemTy, word_addr: u32, elements: u32) -> Base {
+    pub fn tensor(name: impl Into<String>, elem: ElemTy, word_addr: i64, elements: u32) -> Base {
         Base {
             name: name.into(),
             elem,
             word_addr,
+            moved: 0,
             elements: Some(elements),
         }
     }
 
     /// `&name`, a pointer to one scalar at `word_addr` (e.g. `&buffer[3]`).
-    pub fn scalar(name: impl Into<String>, elem: ElemTy, word_addr: u32) -> Base {
+    pub fn scalar(name: impl Into<String>, elem: ElemTy, word_addr: i64) -> Base {
         Base {
             name: name.into(),
             elem,
             word_addr,
+            moved: 0,
             elements: None,
         }
     }
 }
 
+impl Base {
+    /// Word address of element `n` (element offset from the base), plus `index` words.
+    pub fn element_word(&self, n: i64, index: u16) -> i64 {
+        self.word_addr + n * i64::from(self.elem.words()) + i64::from(index)
+    }
+}
+
 impl fmt::Display for Base {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "&{}", self.name)
+        if self.moved == 0 {
+            write!(f, "&{}", self.name)
+        } else {
+            write!(f, "(&{} moved by {} words)", self.name, self.moved)
+        }
     }
 }
