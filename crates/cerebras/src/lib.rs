@@ -22,7 +22,9 @@ pub mod dsd;
 pub mod elem;
 pub mod limits;
 pub mod memory;
+pub mod ops;
 
 pub use arch::{Arch, PE_MEMORY_BYTES};
 pub use elem::{ElemTy, Element};
 pub use memory::{MemoryError, PeMemory};
+pub use ops::{Op, OpConfig, Operand, Pe, Scalar};

@@ -68,6 +68,12 @@ pub struct Fifo {
     pub head: u32,
     /// Elements held.
     pub count: u32,
+    /// A read found the FIFO empty and no push has since made data available (the
+    /// `activate_push` condition).
+    pub empty_event: bool,
+    /// A write found the FIFO full and no pop has since made room (the `activate_pop`
+    /// condition).
+    pub full_event: bool,
 }
 
 impl Fifo {
@@ -114,6 +120,8 @@ impl Fifo {
             write_length: 0,
             head: 0,
             count: 0,
+            empty_event: false,
+            full_event: false,
         })
     }
 
