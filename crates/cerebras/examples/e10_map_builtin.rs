@@ -25,7 +25,7 @@ pub fn run() -> Result<(Vec<f32>, i32), Box<dyn Error>> {
     pe.mem.declare("sum", ElemTy::I32, &[1])?;
 
     let diag: Operand = pe.mem.mem1d("|i|{5} -> A[i, i]")?.into();
-    pe.map(&[diag.clone()], Some(&diag), |v| {
+    pe.map(std::slice::from_ref(&diag), Some(&diag), |v| {
         Scalar::f32(v[0].as_f32().sqrt())
     })?;
 
