@@ -217,7 +217,10 @@ impl PeMemory {
     /// `&name[index]`, a pointer to one element (flat row-major index).
     pub fn element(&self, name: &str, index: u64) -> Result<Base, MemoryError> {
         let a = self.array(name)?;
-        let word = a.word_addr + index as i64 * i64::from(a.elem.words());
+        let index = i64::try_from(index).unwrap_or(i64::MAX);
+        let word = index
+            .saturating_mul(i64::from(a.elem.words()))
+            .saturating_add(a.word_addr);
         Ok(Base::scalar(format!("{name}[{index}]"), a.elem, word))
     }
 

@@ -109,11 +109,17 @@ pub fn lower(
     let vars = access.variables.len();
     let mut coef = vec![0i128; vars];
     let mut offset = 0i128;
+    let term = |acc: i128, k: i64, r: i128| {
+        i128::from(k)
+            .checked_mul(r)
+            .and_then(|t| acc.checked_add(t))
+            .ok_or_else(|| overflow("the flattened index expression"))
+    };
     for (e, &r) in access.indices.iter().zip(&rs) {
         for (c, &k) in coef.iter_mut().zip(&e.coefficients) {
-            *c += i128::from(k) * r;
+            *c = term(*c, k, r)?;
         }
-        offset += i128::from(e.constant) * r;
+        offset = term(offset, e.constant, r)?;
     }
     let coefficients = coef
         .iter()

@@ -47,7 +47,9 @@ impl Base {
 impl Base {
     /// Word address of element `n` (element offset from the base), plus `index` words.
     pub fn element_word(&self, n: i64, index: u16) -> i64 {
-        self.word_addr + n * i64::from(self.elem.words()) + i64::from(index)
+        n.saturating_mul(i64::from(self.elem.words()))
+            .saturating_add(self.word_addr)
+            .saturating_add(i64::from(index))
     }
 }
 
