@@ -571,3 +571,62 @@ fn cycle_estimates_follow_the_simd_model() {
         "stride 8: width 1"
     );
 }
+
+#[test]
+fn seed_set_fifo_lengths_42_on_a_32_element_buffer_and_the_ring_wraps() {
+    let (mut pe, f) = fifo_pe(32, FifoConfig::default());
+    pe.mem
+        .declare_with("src", &[42], &(1..=42).collect::<Vec<i16>>())
+        .unwrap();
+    pe.mem.declare("dst", ElemTy::I16, &[42]).unwrap();
+    pe.set_fifo_write_length(f, 42).unwrap();
+    // the FIFO's write length governs the scalar-sourced write: 32 fit, then full
+    let o = pe.mov16(f, Scalar::i16(0)).unwrap();
+    assert_eq!((o.completed, o.elements), (false, 32));
+    assert_eq!(pe.fifo(f).unwrap().write_length, 10);
+    pe.set_fifo_read_length(f, 42).unwrap();
+    let dst = pe.mem.mem1d("|i|{42} -> dst[i]").unwrap();
+    let o = pe.mov16(&dst, f).unwrap();
+    assert_eq!((o.completed, o.elements), (false, 32));
+    assert_eq!(pe.fifo(f).unwrap().read_length, 10);
+    // pushes now wrap around the ring's end
+    let src = pe.mem.mem1d("|i|{40} -> src[i]").unwrap();
+    pe.set_fifo_write_length(f, 0).unwrap();
+    pe.mov16(f, &src).unwrap();
+    pe.set_fifo_read_length(f, 0).unwrap();
+    let dst = pe.mem.mem1d("|i|{20} -> dst[i]").unwrap();
+    pe.mov16(&dst, f).unwrap();
+    assert_eq!(
+        pe.mem.read::<i16>("dst").unwrap()[..20],
+        (1..=20).collect::<Vec<_>>()[..]
+    );
+    assert_eq!(
+        pe.fifo_contents(f).unwrap(),
+        (21..=32).map(|v| v as u32).collect::<Vec<_>>()
+    );
+    // head is at slot 20 with 12 held: the next pushes land in slots 0.. of the buffer
+    pe.set_fifo_write_length(f, 5).unwrap();
+    pe.mov16(f, Scalar::i16(99)).unwrap();
+    let mut want: Vec<u32> = (21..=32).collect();
+    want.extend([99; 5]);
+    assert_eq!(pe.fifo_contents(f).unwrap(), want);
+    assert_eq!(pe.mem.read::<i16>("fifo_buffer").unwrap()[..5], [99; 5]);
+}
+
+#[test]
+fn fifo_terminate_and_fault_actions_on_wse3() {
+    let mut pe = Pe::new(Arch::Wse3);
+    pe.mem.declare("fifo_buffer", ElemTy::I16, &[4]).unwrap();
+    pe.mem
+        .declare_with("src", &[6], &[1i16, 2, 3, 4, 5, 6])
+        .unwrap();
+    let cfg = FifoConfig {
+        empty_action: Some(FifoAction::Terminate),
+        full_action: Some(FifoAction::Fault),
+        ..FifoConfig::default()
+    };
+    let f = pe.allocate_fifo("fifo_buffer", cfg).unwrap();
+    let src = pe.mem.mem1d("|i|{6} -> src[i]").unwrap();
+    let e = pe.mov16(f, &src).unwrap_err();
+    assert!(matches!(e, OpError::FifoFault { state: "full", .. }), "{e}");
+}

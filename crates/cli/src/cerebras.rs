@@ -162,6 +162,13 @@ fn access(args: &AccessArgs) -> Result<ExitCode> {
     let mut out = String::new();
     writeln!(out, "access   {expr}")?;
     writeln!(out, "dsd      {dsd}")?;
+    writeln!(
+        out,
+        "struct   .{{.base_address = &{name}, .offset = {}, .stride = .{{{}}}, .extent = .{{{}}}}}",
+        lowered.offset,
+        join(&stride),
+        join(&lowered.extent)
+    )?;
     let outside = elements.map_or(0, |e| {
         addresses
             .iter()
@@ -185,4 +192,12 @@ fn access(args: &AccessArgs) -> Result<ExitCode> {
     }
     print!("{out}");
     Ok(ExitCode::SUCCESS)
+}
+
+fn join<T: ToString>(items: &[T]) -> String {
+    items
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
 }
