@@ -41,3 +41,14 @@ proptest! {
         prop_assert_eq!(Op::Fh2s.apply(&[a32]), (fa as f32).to_bits());
     }
 }
+
+proptest! {
+    #[test]
+    fn fmachs_is_f32_plus_an_exact_f16_product(a in finite_f32(), b in finite_f16(), x in finite_f16()) {
+        // the f16 product is exact in f32, so the host's f32 add of it is the one rounding
+        let p = f16::from_bits(b).to_f32() * f16::from_bits(x).to_f32();
+        let want = a + p;
+        let got = Op::Fmachs.apply(&[a.to_bits(), u32::from(b), u32::from(x)]);
+        prop_assert!(got == want.to_bits() || (want.is_nan() && f32::from_bits(got).is_nan()));
+    }
+}

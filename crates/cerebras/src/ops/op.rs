@@ -125,6 +125,7 @@ ops! {
     Fabss "fabss" ["DD", "DS"] F32 [F32] (2, 4);
     Fmach "fmach" ["DDDS"] F16 [F16, F16, F16] (4, 8);
     Fmacs "fmacs" ["DDDS"] F32 [F32, F32, F32] (2, 4);
+    Fmachs "fmachs" ["DDDS"] F32 [F32, F16, F16] (2, 4);
     Fh2s "fh2s" ["DD", "DS"] F32 [F16] (1, 4);
     Fs2h "fs2h" ["DD", "DS"] F16 [F32] (1, 4);
     Xp162fh "xp162fh" ["DD", "DS"] F16 [Int16] (1, 8);
@@ -172,6 +173,7 @@ impl Op {
             Op::Fabss => a & 0x7FFF_FFFF,
             Op::Fmach => fp::mac(a, b, s.get(2).copied().unwrap_or(0), h),
             Op::Fmacs => fp::mac(a, b, s.get(2).copied().unwrap_or(0), f),
+            Op::Fmachs => fp::mac_mixed(a, b, s.get(2).copied().unwrap_or(0)),
             Op::Fh2s => fp::convert(a, h, f),
             Op::Fs2h => fp::convert(a, f, h),
             Op::Xp162fh => fp::convert(u32::from(a16), Format::I16, h),
