@@ -297,6 +297,39 @@ impl PeMemory {
         Ok(())
     }
 
+    /// The array's elements as little-endian bytes, row-major (the data section of a `.npy`
+    /// of its type; `npusim-io` writes the file).
+    pub fn array_bytes(&self, name: &str) -> Result<Vec<u8>, MemoryError> {
+        let a = self.array(name)?;
+        let step = i64::from(a.elem.words());
+        let mut out = Vec::with_capacity(a.elements() as usize * step as usize * 2);
+        for n in 0..a.elements() as i64 {
+            let bits = self.load(a.word_addr + n * step, a.elem)?;
+            out.extend_from_slice(&bits.to_le_bytes()[..2 * step as usize]);
+        }
+        Ok(out)
+    }
+
+    /// Sets the array's elements from little-endian bytes, row-major (exactly its size).
+    pub fn set_array_bytes(&mut self, name: &str, bytes: &[u8]) -> Result<(), MemoryError> {
+        let a = self.array(name)?.clone();
+        let width = 2 * a.elem.words() as usize;
+        if bytes.len() as u64 != a.elements() * width as u64 {
+            return Err(MemoryError::Length {
+                name: name.to_string(),
+                elements: a.elements(),
+                given: (bytes.len() / width) as u64,
+            });
+        }
+        for (n, chunk) in bytes.chunks_exact(width).enumerate() {
+            let mut b = [0u8; 4];
+            b[..width].copy_from_slice(chunk);
+            let word = a.word_addr + n as i64 * i64::from(a.elem.words());
+            self.store(word, a.elem, u32::from_le_bytes(b))?;
+        }
+        Ok(())
+    }
+
     /// Parses a tensor access expression and lowers it over the array it names.
     pub fn lower(&self, text: &str, policy: BoundsPolicy) -> Result<(Base, Lowered), MemoryError> {
         let access = parse(text)?;

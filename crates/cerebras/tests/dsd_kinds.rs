@@ -306,3 +306,19 @@ fn fifo_allocation_rules_and_lengths() {
         .is_err()
     );
 }
+
+#[test]
+fn arrays_round_trip_as_little_endian_bytes() {
+    let mut m = PeMemory::new(Arch::Wse3);
+    m.declare_with("f", &[2], &[1.0f32, -2.5]).unwrap();
+    m.declare_with("h", &[3], &[1u16, 0x0203, 0xFFFF]).unwrap();
+    let fb = m.array_bytes("f").unwrap();
+    assert_eq!(fb, [1.0f32.to_le_bytes(), (-2.5f32).to_le_bytes()].concat());
+    assert_eq!(m.array_bytes("h").unwrap(), [1, 0, 3, 2, 0xFF, 0xFF]);
+    m.set_array_bytes("h", &[9, 0, 8, 0, 7, 0]).unwrap();
+    assert_eq!(m.read::<u16>("h").unwrap(), [9, 8, 7]);
+    assert!(matches!(
+        m.set_array_bytes("f", &[0; 7]),
+        Err(MemoryError::Length { .. })
+    ));
+}
