@@ -7,6 +7,7 @@
 mod ascend;
 mod bench;
 mod cast;
+mod cerebras;
 mod formats;
 mod progress;
 mod tour;
@@ -38,6 +39,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Huawei Ascend: run AscendC Cast calls (LocalTensor API, Ascend 950 Reg API).
     Ascend(ascend::AscendArgs),
+    /// Cerebras WSE: lower CSL tensor access expressions to DSDs.
+    Cerebras(cerebras::CerebrasArgs),
 }
 
 /// Runs one subcommand.
@@ -48,6 +51,7 @@ fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Tour(args) => tour::run(args),
         Command::Ascend(args) => ascend::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Cerebras(args) => cerebras::run(args),
     }
 }
 

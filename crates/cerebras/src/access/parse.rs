@@ -1,0 +1,337 @@
+//! Parser of CSL tensor access expressions: `|i, j|{5, 5} -> A[2 * i + j]`.
+//!
+//! Grammar (whitespace anywhere between tokens):
+//!
+//! ```text
+//! access  := '|' ident (',' ident)* '|' '{' expr (',' expr)* '}' '->' ident '[' expr (',' expr)* ']'
+//! expr    := term (('+' | '-') term)*
+//! term    := unary ('*' unary)*
+//! unary   := ('-' | '+') unary | atom
+//! atom    := integer | ident | '(' expr ')'
+//! ```
+//!
+//! Integers are decimal or `0x` hexadecimal. Every expression must be affine: a product needs a
+//! constant factor. Lengths are constants; index expressions use the induction variables.
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::error::AccessError;
+use super::expr::{Affine, TensorAccess};
+use crate::limits::INDUCTION_VARIABLES;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Tok {
+    Ident(String),
+    Int(i64),
+    Bar,
+    LBrace,
+    RBrace,
+    Arrow,
+    LBracket,
+    RBracket,
+    Comma,
+    Plus,
+    Minus,
+    Star,
+    LParen,
+    RParen,
+    End,
+}
+
+impl fmt::Display for Tok {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Tok::Ident(s) => write!(f, "`{s}`"),
+            Tok::Int(v) => write!(f, "`{v}`"),
+            Tok::Bar => f.write_str("`|`"),
+            Tok::LBrace => f.write_str("`{`"),
+            Tok::RBrace => f.write_str("`}`"),
+            Tok::Arrow => f.write_str("`->`"),
+            Tok::LBracket => f.write_str("`[`"),
+            Tok::RBracket => f.write_str("`]`"),
+            Tok::Comma => f.write_str("`,`"),
+            Tok::Plus => f.write_str("`+`"),
+            Tok::Minus => f.write_str("`-`"),
+            Tok::Star => f.write_str("`*`"),
+            Tok::LParen => f.write_str("`(`"),
+            Tok::RParen => f.write_str("`)`"),
+            Tok::End => f.write_str("end of input"),
+        }
+    }
+}
+
+fn syntax(column: usize, expected: &str, found: impl fmt::Display) -> AccessError {
+    AccessError::Syntax {
+        column,
+        expected: expected.to_string(),
+        found: found.to_string(),
+    }
+}
+
+/// Splits the text into tokens with their 1-based columns.
+fn lex(text: &str) -> Result<Vec<(Tok, usize)>, AccessError> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let column = i + 1;
+        if c.is_whitespace() {
+            i += 1;
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == '_' {
+            let start = i;
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            out.push((Tok::Ident(chars[start..i].iter().collect()), column));
+            continue;
+        }
+        if c.is_ascii_digit() {
+            let start = i;
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            let word: String = chars[start..i].iter().filter(|&&c| c != '_').collect();
+            let parsed = match word.strip_prefix("0x").or_else(|| word.strip_prefix("0X")) {
+                Some(hex) => i64::from_str_radix(hex, 16),
+                None => word.parse::<i64>(),
+            };
+            let value = parsed.map_err(|_| syntax(column, "an integer", format!("`{word}`")))?;
+            out.push((Tok::Int(value), column));
+            continue;
+        }
+        let tok = match c {
+            '|' => Tok::Bar,
+            '{' => Tok::LBrace,
+            '}' => Tok::RBrace,
+            '[' => Tok::LBracket,
+            ']' => Tok::RBracket,
+            ',' => Tok::Comma,
+            '+' => Tok::Plus,
+            '*' => Tok::Star,
+            '(' => Tok::LParen,
+            ')' => Tok::RParen,
+            '-' if chars.get(i + 1) == Some(&'>') => {
+                i += 1;
+                Tok::Arrow
+            }
+            '-' => Tok::Minus,
+            other => return Err(syntax(column, "a token", format!("`{other}`"))),
+        };
+        out.push((tok, column));
+        i += 1;
+    }
+    out.push((Tok::End, chars.len() + 1));
+    Ok(out)
+}
+
+struct Parser {
+    toks: Vec<(Tok, usize)>,
+    at: usize,
+    /// Induction variables in scope for index expressions (empty while parsing lengths).
+    vars: Vec<String>,
+    /// Variables declared, for error messages when lengths mention them.
+    declared: Vec<String>,
+}
+
+impl Parser {
+    fn peek(&self) -> &Tok {
+        self.toks.get(self.at).map_or(&Tok::End, |t| &t.0)
+    }
+
+    fn column(&self) -> usize {
+        self.toks.get(self.at).map_or(0, |t| t.1)
+    }
+
+    fn bump(&mut self) -> Tok {
+        let t = self.peek().clone();
+        if self.at < self.toks.len() {
+            self.at += 1;
+        }
+        t
+    }
+
+    fn expect(&mut self, tok: &Tok) -> Result<(), AccessError> {
+        if self.peek() == tok {
+            self.bump();
+            Ok(())
+        } else {
+            Err(syntax(self.column(), &tok.to_string(), self.peek()))
+        }
+    }
+
+    fn ident(&mut self, what: &str) -> Result<String, AccessError> {
+        match self.peek().clone() {
+            Tok::Ident(s) => {
+                self.bump();
+                Ok(s)
+            }
+            other => Err(syntax(self.column(), what, other)),
+        }
+    }
+
+    fn expr(&mut self) -> Result<Affine, AccessError> {
+        let mut acc = self.term()?;
+        loop {
+            let column = self.column();
+            match self.peek() {
+                Tok::Plus => {
+                    self.bump();
+                    let rhs = self.term()?;
+                    acc = acc.add(&rhs).ok_or_else(|| overflow(column))?;
+                }
+                Tok::Minus => {
+                    self.bump();
+                    let rhs = self.term()?.neg().ok_or_else(|| overflow(column))?;
+                    acc = acc.add(&rhs).ok_or_else(|| overflow(column))?;
+                }
+                _ => return Ok(acc),
+            }
+        }
+    }
+
+    fn term(&mut self) -> Result<Affine, AccessError> {
+        let mut acc = self.unary()?;
+        while self.peek() == &Tok::Star {
+            let column = self.column();
+            self.bump();
+            let rhs = self.unary()?;
+            acc = match (acc.as_constant(), rhs.as_constant()) {
+                (Some(k), _) => rhs.scale(k),
+                (None, Some(k)) => acc.scale(k),
+                (None, None) => return Err(AccessError::NotAffine { column }),
+            }
+            .ok_or_else(|| overflow(column))?;
+        }
+        Ok(acc)
+    }
+
+    fn unary(&mut self) -> Result<Affine, AccessError> {
+        let column = self.column();
+        match self.peek() {
+            Tok::Minus => {
+                self.bump();
+                self.unary()?.neg().ok_or_else(|| overflow(column))
+            }
+            Tok::Plus => {
+                self.bump();
+                self.unary()
+            }
+            _ => self.atom(),
+        }
+    }
+
+    fn atom(&mut self) -> Result<Affine, AccessError> {
+        let column = self.column();
+        match self.bump() {
+            Tok::Int(v) => Ok(Affine::constant(self.vars.len(), v)),
+            Tok::Ident(name) => match self.vars.iter().position(|v| *v == name) {
+                Some(k) => Ok(Affine::variable(self.vars.len(), k)),
+                None if self.declared.contains(&name) => {
+                    Err(AccessError::VariableInLength { position: 0, name })
+                }
+                None => Err(AccessError::UnknownIdentifier {
+                    name,
+                    column,
+                    variables: self.declared.clone(),
+                }),
+            },
+            Tok::LParen => {
+                let e = self.expr()?;
+                self.expect(&Tok::RParen)?;
+                Ok(e)
+            }
+            other => Err(syntax(
+                column,
+                "an integer, an induction variable or `(`",
+                other,
+            )),
+        }
+    }
+
+    fn list<T>(
+        &mut self,
+        close: &Tok,
+        mut item: impl FnMut(&mut Self, usize) -> Result<T, AccessError>,
+    ) -> Result<Vec<T>, AccessError> {
+        let mut out = vec![item(self, 0)?];
+        while self.peek() == &Tok::Comma {
+            self.bump();
+            out.push(item(self, out.len())?);
+        }
+        self.expect(close)?;
+        Ok(out)
+    }
+}
+
+fn overflow(column: usize) -> AccessError {
+    AccessError::Overflow {
+        what: format!("the expression at column {column}"),
+    }
+}
+
+/// Parses a tensor access expression.
+pub fn parse(text: &str) -> Result<TensorAccess, AccessError> {
+    let mut p = Parser {
+        toks: lex(text)?,
+        at: 0,
+        vars: Vec::new(),
+        declared: Vec::new(),
+    };
+    p.expect(&Tok::Bar)?;
+    let variables = p.list(&Tok::Bar, |p, _| p.ident("an induction variable"))?;
+    for (k, v) in variables.iter().enumerate() {
+        if variables[..k].contains(v) {
+            return Err(AccessError::DuplicateVariable { name: v.clone() });
+        }
+    }
+    INDUCTION_VARIABLES
+        .check(variables.len() as i128)
+        .map_err(|e| AccessError::limit("tensor access", e))?;
+    p.declared = variables.clone();
+    p.expect(&Tok::LBrace)?;
+    let lengths = p.list(&Tok::RBrace, |p, position| {
+        let e = p.expr().map_err(|e| match e {
+            AccessError::VariableInLength { name, .. } => {
+                AccessError::VariableInLength { position, name }
+            }
+            other => other,
+        })?;
+        e.as_constant()
+            .ok_or_else(|| AccessError::VariableInLength {
+                position,
+                name: String::new(),
+            })
+    })?;
+    if lengths.len() != variables.len() {
+        return Err(AccessError::LengthCount {
+            variables: variables.len(),
+            lengths: lengths.len(),
+        });
+    }
+    p.expect(&Tok::Arrow)?;
+    let array = p.ident("an array name")?;
+    p.vars = variables.clone();
+    p.expect(&Tok::LBracket)?;
+    let indices = p.list(&Tok::RBracket, |p, _| p.expr())?;
+    if p.peek() != &Tok::End {
+        return Err(syntax(p.column(), "end of input", p.peek()));
+    }
+    Ok(TensorAccess {
+        variables,
+        lengths,
+        array,
+        indices,
+    })
+}
+
+impl FromStr for TensorAccess {
+    type Err = AccessError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        parse(s)
+    }
+}

@@ -1,0 +1,57 @@
+//! The two Wafer-Scale Engine generations and what differs between them on one PE.
+
+use std::fmt;
+
+use npusim_hw::Limit;
+
+/// Bytes of local memory of one PE: 48 KiB on both generations (spec §1.1).
+pub const PE_MEMORY_BYTES: u32 = 48 * 1024;
+
+/// A Wafer-Scale Engine generation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Arch {
+    /// WSE-2.
+    #[default]
+    Wse2,
+    /// WSE-3.
+    Wse3,
+}
+
+impl Arch {
+    /// Bytes of local memory of one PE.
+    pub const fn memory_bytes(self) -> u32 {
+        match self {
+            Arch::Wse2 | Arch::Wse3 => PE_MEMORY_BYTES,
+        }
+    }
+
+    /// 16-bit words of local memory of one PE.
+    pub const fn memory_words(self) -> u32 {
+        self.memory_bytes() / 2
+    }
+
+    /// The PE memory as a limit on byte addresses (`[0, bytes - 1]`).
+    pub const fn memory_limit(self) -> Limit {
+        match self {
+            Arch::Wse2 => Limit::new(
+                "WSE-2 PE memory byte address",
+                0,
+                PE_MEMORY_BYTES as i64 - 1,
+            ),
+            Arch::Wse3 => Limit::new(
+                "WSE-3 PE memory byte address",
+                0,
+                PE_MEMORY_BYTES as i64 - 1,
+            ),
+        }
+    }
+}
+
+impl fmt::Display for Arch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Arch::Wse2 => "wse2",
+            Arch::Wse3 => "wse3",
+        })
+    }
+}

@@ -1,0 +1,352 @@
+//! PE memory: 48 KiB of 16-bit words holding named, typed, row-major arrays (spec §1.1).
+//!
+//! 32-bit values are stored little-endian (low word at the lower address) and 4-byte aligned.
+//! Arrays are placed one after the other from address 0 in declaration order. An access
+//! outside the memory is always an error (spec §0.8).
+
+use thiserror::Error;
+
+use crate::access::{AccessError, BoundsPolicy, Lowered, lower, parse};
+use crate::arch::Arch;
+use crate::dsd::{Base, DsdError, Mem1d, Mem4d};
+use crate::elem::{ElemTy, Element};
+use npusim_hw::LimitError;
+
+/// A memory access or declaration that breaks a rule.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum MemoryError {
+    /// An access outside the PE's memory.
+    #[error("access to {ty} at word {word}: {limit}")]
+    OutOfMemory {
+        /// The element type accessed.
+        ty: ElemTy,
+        /// Its word address.
+        word: i64,
+        /// The memory limit (byte addresses) and the offending byte address.
+        limit: LimitError,
+    },
+    /// A 32-bit access at an odd word address.
+    #[error("{ty} access at word {word} is not 4-byte aligned")]
+    Misaligned {
+        /// The element type.
+        ty: ElemTy,
+        /// Its word address.
+        word: i64,
+    },
+    /// An array name not declared.
+    #[error("no array named `{0}` is declared")]
+    Unknown(String),
+    /// An array name declared twice.
+    #[error("array `{0}` is already declared")]
+    Duplicate(String),
+    /// A declaration that does not fit in the remaining memory.
+    #[error("array `{name}` needs {words} words but only {free} of {total} are free")]
+    Full {
+        /// The array.
+        name: String,
+        /// Words it needs.
+        words: u64,
+        /// Words free.
+        free: u64,
+        /// Words in the memory.
+        total: u64,
+    },
+    /// A shape with no or a zero dimension.
+    #[error("array `{name}` has an invalid shape {shape:?}")]
+    Shape {
+        /// The array.
+        name: String,
+        /// Its shape.
+        shape: Vec<u64>,
+    },
+    /// A typed read or write with another element type than declared.
+    #[error("array `{name}` holds {declared}, not {requested}")]
+    Type {
+        /// The array.
+        name: String,
+        /// Its element type.
+        declared: ElemTy,
+        /// The type asked for.
+        requested: ElemTy,
+    },
+    /// A write of the wrong number of elements.
+    #[error("array `{name}` has {elements} elements, {given} given")]
+    Length {
+        /// The array.
+        name: String,
+        /// Its element count.
+        elements: u64,
+        /// Values given.
+        given: u64,
+    },
+    /// A tensor access expression that cannot be lowered.
+    #[error(transparent)]
+    Access(#[from] AccessError),
+    /// A DSD that breaks a rule.
+    #[error(transparent)]
+    Dsd(#[from] DsdError),
+}
+
+/// A declared array.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Array {
+    /// Its name.
+    pub name: String,
+    /// Its element type.
+    pub elem: ElemTy,
+    /// Its shape, outermost dimension first.
+    pub shape: Vec<u64>,
+    /// Word address of its first element.
+    pub word_addr: i64,
+}
+
+impl Array {
+    /// Number of elements.
+    pub fn elements(&self) -> u64 {
+        self.shape.iter().product()
+    }
+
+    /// The base address `&name`.
+    pub fn base(&self) -> Base {
+        Base::tensor(
+            self.name.as_str(),
+            self.elem,
+            self.word_addr,
+            u32::try_from(self.elements()).unwrap_or(u32::MAX),
+        )
+    }
+}
+
+/// The local memory of one PE.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PeMemory {
+    arch: Arch,
+    words: Vec<u16>,
+    arrays: Vec<Array>,
+    next: i64,
+}
+
+impl PeMemory {
+    /// A zeroed memory of the architecture's size.
+    pub fn new(arch: Arch) -> PeMemory {
+        PeMemory {
+            arch,
+            words: vec![0; arch.memory_words() as usize],
+            arrays: Vec::new(),
+            next: 0,
+        }
+    }
+
+    /// The architecture.
+    pub fn arch(&self) -> Arch {
+        self.arch
+    }
+
+    /// Declares a zeroed array (CSL `var name = @zeros([shape]elem)`) after the previous one.
+    pub fn declare(
+        &mut self,
+        name: &str,
+        elem: ElemTy,
+        shape: &[u64],
+    ) -> Result<Base, MemoryError> {
+        if self.arrays.iter().any(|a| a.name == name) {
+            return Err(MemoryError::Duplicate(name.to_string()));
+        }
+        if shape.is_empty() || shape.contains(&0) {
+            return Err(MemoryError::Shape {
+                name: name.to_string(),
+                shape: shape.to_vec(),
+            });
+        }
+        let total = self.words.len() as u64;
+        let start = if elem.words() == 2 {
+            (self.next + 1) & !1
+        } else {
+            self.next
+        };
+        let words = shape
+            .iter()
+            .try_fold(u64::from(elem.words()), |a, &d| a.checked_mul(d))
+            .unwrap_or(u64::MAX);
+        let free = total.saturating_sub(start as u64);
+        if words > free {
+            return Err(MemoryError::Full {
+                name: name.to_string(),
+                words,
+                free,
+                total,
+            });
+        }
+        let array = Array {
+            name: name.to_string(),
+            elem,
+            shape: shape.to_vec(),
+            word_addr: start,
+        };
+        self.next = start + words as i64;
+        let base = array.base();
+        self.arrays.push(array);
+        Ok(base)
+    }
+
+    /// Declares an array and writes its contents (CSL `var name = [n]T{...}`).
+    pub fn declare_with<T: Element>(
+        &mut self,
+        name: &str,
+        shape: &[u64],
+        values: &[T],
+    ) -> Result<Base, MemoryError> {
+        let base = self.declare(name, T::TY, shape)?;
+        self.write(name, values)?;
+        Ok(base)
+    }
+
+    /// The array named `name`.
+    pub fn array(&self, name: &str) -> Result<&Array, MemoryError> {
+        self.arrays
+            .iter()
+            .find(|a| a.name == name)
+            .ok_or_else(|| MemoryError::Unknown(name.to_string()))
+    }
+
+    /// `&name`.
+    pub fn base(&self, name: &str) -> Result<Base, MemoryError> {
+        Ok(self.array(name)?.base())
+    }
+
+    /// `&name[index]`, a pointer to one element (flat row-major index).
+    pub fn element(&self, name: &str, index: u64) -> Result<Base, MemoryError> {
+        let a = self.array(name)?;
+        let index = i64::try_from(index).unwrap_or(i64::MAX);
+        let word = index
+            .saturating_mul(i64::from(a.elem.words()))
+            .saturating_add(a.word_addr);
+        Ok(Base::scalar(format!("{name}[{index}]"), a.elem, word))
+    }
+
+    fn check(&self, word: i64, ty: ElemTy) -> Result<usize, MemoryError> {
+        let limit = self.arch.memory_limit();
+        for w in [word, word + i64::from(ty.words()) - 1] {
+            limit
+                .check(i128::from(w) * 2 + 1)
+                .and(limit.check(i128::from(w) * 2))
+                .map_err(|limit| MemoryError::OutOfMemory { ty, word, limit })?;
+        }
+        if ty.words() == 2 && word % 2 != 0 {
+            return Err(MemoryError::Misaligned { ty, word });
+        }
+        Ok(word as usize)
+    }
+
+    /// The bits of one `ty` value at word address `word` (32-bit: low word first).
+    pub fn load(&self, word: i64, ty: ElemTy) -> Result<u32, MemoryError> {
+        let w = self.check(word, ty)?;
+        let lo = u32::from(self.words[w]);
+        Ok(if ty.words() == 2 {
+            lo | u32::from(self.words[w + 1]) << 16
+        } else {
+            lo
+        })
+    }
+
+    /// Stores one `ty` value's bits at word address `word`.
+    pub fn store(&mut self, word: i64, ty: ElemTy, bits: u32) -> Result<(), MemoryError> {
+        let w = self.check(word, ty)?;
+        self.words[w] = bits as u16;
+        if ty.words() == 2 {
+            self.words[w + 1] = (bits >> 16) as u16;
+        }
+        Ok(())
+    }
+
+    fn typed(&self, name: &str, ty: ElemTy) -> Result<&Array, MemoryError> {
+        let a = self.array(name)?;
+        if a.elem != ty {
+            return Err(MemoryError::Type {
+                name: name.to_string(),
+                declared: a.elem,
+                requested: ty,
+            });
+        }
+        Ok(a)
+    }
+
+    /// The whole array as typed values, row-major.
+    pub fn read<T: Element>(&self, name: &str) -> Result<Vec<T>, MemoryError> {
+        let a = self.typed(name, T::TY)?;
+        let step = i64::from(T::TY.words());
+        (0..a.elements() as i64)
+            .map(|n| Ok(T::from_bits(self.load(a.word_addr + n * step, T::TY)?)))
+            .collect()
+    }
+
+    /// Writes the whole array from typed values, row-major.
+    pub fn write<T: Element>(&mut self, name: &str, values: &[T]) -> Result<(), MemoryError> {
+        let a = self.typed(name, T::TY)?.clone();
+        if values.len() as u64 != a.elements() {
+            return Err(MemoryError::Length {
+                name: name.to_string(),
+                elements: a.elements(),
+                given: values.len() as u64,
+            });
+        }
+        let step = i64::from(T::TY.words());
+        for (n, v) in values.iter().enumerate() {
+            self.store(a.word_addr + n as i64 * step, T::TY, v.to_bits())?;
+        }
+        Ok(())
+    }
+
+    /// The array's elements as little-endian bytes, row-major (the data section of a `.npy`
+    /// of its type; `npusim-io` writes the file).
+    pub fn array_bytes(&self, name: &str) -> Result<Vec<u8>, MemoryError> {
+        let a = self.array(name)?;
+        let step = i64::from(a.elem.words());
+        let mut out = Vec::with_capacity(a.elements() as usize * step as usize * 2);
+        for n in 0..a.elements() as i64 {
+            let bits = self.load(a.word_addr + n * step, a.elem)?;
+            out.extend_from_slice(&bits.to_le_bytes()[..2 * step as usize]);
+        }
+        Ok(out)
+    }
+
+    /// Sets the array's elements from little-endian bytes, row-major (exactly its size).
+    pub fn set_array_bytes(&mut self, name: &str, bytes: &[u8]) -> Result<(), MemoryError> {
+        let a = self.array(name)?.clone();
+        let width = 2 * a.elem.words() as usize;
+        if bytes.len() as u64 != a.elements() * width as u64 {
+            return Err(MemoryError::Length {
+                name: name.to_string(),
+                elements: a.elements(),
+                given: (bytes.len() / width) as u64,
+            });
+        }
+        for (n, chunk) in bytes.chunks_exact(width).enumerate() {
+            let mut b = [0u8; 4];
+            b[..width].copy_from_slice(chunk);
+            let word = a.word_addr + n as i64 * i64::from(a.elem.words());
+            self.store(word, a.elem, u32::from_le_bytes(b))?;
+        }
+        Ok(())
+    }
+
+    /// Parses a tensor access expression and lowers it over the array it names.
+    pub fn lower(&self, text: &str, policy: BoundsPolicy) -> Result<(Base, Lowered), MemoryError> {
+        let access = parse(text)?;
+        let a = self.array(&access.array)?;
+        let lowered = lower(&access, &a.shape, policy)?;
+        Ok((a.base(), lowered))
+    }
+
+    /// `@get_dsd(mem1d_dsd, .{ .tensor_access = text })`.
+    pub fn mem1d(&self, text: &str) -> Result<Mem1d, MemoryError> {
+        let (base, l) = self.lower(text, BoundsPolicy::Unchecked)?;
+        Ok(Mem1d::from_lowered(base, &l)?)
+    }
+
+    /// `@get_dsd(mem4d_dsd, .{ .tensor_access = text })`.
+    pub fn mem4d(&self, text: &str) -> Result<Mem4d, MemoryError> {
+        let (base, l) = self.lower(text, BoundsPolicy::Unchecked)?;
+        Ok(Mem4d::from_lowered(base, &l)?)
+    }
+}

@@ -1,0 +1,122 @@
+//! What can go wrong when a DSD operation runs.
+
+use thiserror::Error;
+
+use super::op::Class;
+use crate::dsd::DsdError;
+use crate::elem::ElemTy;
+use crate::memory::MemoryError;
+
+/// A DSD operation that breaks a rule (operand kinds, types, FIFO and DSR rules, lengths) or
+/// an access outside PE memory.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum OpError {
+    /// The operand kinds are not a form the builtin accepts.
+    #[error("@{op} does not accept operands ({form}); accepted: {accepted}")]
+    Form {
+        /// The builtin.
+        op: &'static str,
+        /// The kinds given (`D` DSD/DSR/FIFO, `S` scalar, `P` pointer), destination first.
+        form: String,
+        /// The accepted forms.
+        accepted: String,
+    },
+    /// An operand whose element type the builtin does not take.
+    #[error("@{op} operand {position} is {found}, expected {expected}")]
+    Type {
+        /// The builtin.
+        op: &'static str,
+        /// `destination`, `source 0`, ...
+        position: String,
+        /// Its element type.
+        found: ElemTy,
+        /// What the builtin takes there.
+        expected: Class,
+    },
+    /// A DSD kind that cannot be an operand here.
+    #[error("@{op}: a {kind} cannot be used as {position}: {why}")]
+    Kind {
+        /// The builtin.
+        op: &'static str,
+        /// The DSD kind.
+        kind: &'static str,
+        /// Where it was given.
+        position: String,
+        /// The rule.
+        why: &'static str,
+    },
+    /// A FIFO rule of seed 004 broken.
+    #[error("@{op}: {rule}")]
+    FifoRule {
+        /// The builtin.
+        op: &'static str,
+        /// The rule.
+        rule: &'static str,
+    },
+    /// A DSD with `wavelet_index_offset` used without `.index` (undefined on hardware).
+    #[error("@{op}: {position} has wavelet_index_offset enabled but the operation gives no .index")]
+    MissingIndex {
+        /// The builtin.
+        op: &'static str,
+        /// The operand.
+        position: String,
+    },
+    /// Under the strict length policy, operands with different lengths.
+    #[error(
+        "@{op}: {position} has length {length} but the operation's length is {governing} (strict length policy)"
+    )]
+    LengthMismatch {
+        /// The builtin.
+        op: &'static str,
+        /// The disagreeing operand.
+        position: String,
+        /// Its length.
+        length: u64,
+        /// The governing length.
+        governing: u64,
+    },
+    /// A synchronous operation that would suspend on a FIFO nobody else can serve.
+    #[error(
+        "@{op}: FIFO {fifo} is {state} and its action is suspend: a synchronous operation would wait forever"
+    )]
+    WouldSuspend {
+        /// The builtin.
+        op: &'static str,
+        /// The FIFO's buffer.
+        fifo: String,
+        /// `empty` or `full`.
+        state: &'static str,
+    },
+    /// A FIFO `fault` action fired.
+    #[error("@{op}: FIFO {fifo} is {state} and its action is fault: unrecoverable halt")]
+    FifoFault {
+        /// The builtin.
+        op: &'static str,
+        /// The FIFO's buffer.
+        fifo: String,
+        /// `empty` or `full`.
+        state: &'static str,
+    },
+    /// An unknown FIFO or DSR handle.
+    #[error("no {what} with id {id} on this PE")]
+    UnknownHandle {
+        /// `FIFO` or `DSR`.
+        what: &'static str,
+        /// The id.
+        id: usize,
+    },
+    /// A DSD load that breaks the DSR rules (spec §3).
+    #[error("{builtin}: {rule}")]
+    Load {
+        /// The builtin.
+        builtin: &'static str,
+        /// The rule.
+        rule: &'static str,
+    },
+    /// A memory access outside the PE's memory.
+    #[error(transparent)]
+    Memory(#[from] MemoryError),
+    /// A DSD that breaks a rule.
+    #[error(transparent)]
+    Dsd(#[from] DsdError),
+}

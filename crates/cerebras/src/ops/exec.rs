@@ -1,0 +1,441 @@
+//! The per-element engine of DSD operations and `@map`, and CSL-named wrappers
+//! (`pe.fmovh(dst, src)`, `pe.fmacs(y, y, a, x)`, ...).
+
+use std::iter::once;
+
+use npusim_hw::CycleEstimate;
+
+use super::error::OpError;
+use super::op::Op;
+use super::operand::{Operand, Scalar};
+use super::pe::{LengthPolicy, OpConfig, Outcome, Pe, Port, dsd_base, position};
+use crate::dsd::{Dsd, FifoAction};
+
+/// Name of the cycle model.
+pub const CYCLE_MODEL: &str = "cerebras-simd-v1";
+
+/// SIMD width a memory stride allows out of `full` (spec §4.7; stride mod 8 = 4, which the
+/// appendix contradicts itself on, is taken as width 2).
+pub fn stride_width(stride: i64, full: u64) -> u64 {
+    if stride == 0 || stride == 1 {
+        return full;
+    }
+    match stride.rem_euclid(8) {
+        2 | 3 | 5 | 6 => full,
+        1 | 7 | 4 => full.min(2),
+        _ => 1,
+    }
+}
+
+fn inner_stride(d: &Dsd) -> i64 {
+    match d {
+        Dsd::Mem1d(m) => i64::from(m.stride),
+        Dsd::Mem4d(m) => m.stride.first().map_or(1, |&s| i64::from(s)),
+        _ => 1,
+    }
+}
+
+impl Pe {
+    /// Runs `op(dest, srcs...; cfg)` synchronously.
+    pub fn exec(
+        &mut self,
+        op: Op,
+        dest: &Operand,
+        srcs: &[Operand],
+        cfg: &OpConfig,
+    ) -> Result<Outcome, OpError> {
+        let all: Vec<&Operand> = once(dest).chain(srcs).collect();
+        self.validate(op, &all)?;
+        // length rule (spec §4.1): sources in order, then the destination
+        let mut lengths = Vec::with_capacity(all.len());
+        for (k, o) in all.iter().enumerate() {
+            lengths.push((k, self.length_of(o, k == 0)?));
+        }
+        let order = lengths[1..].iter().chain(&lengths[..1]);
+        let len = order
+            .clone()
+            .map(|&(_, l)| l)
+            .find(|&l| l != 0)
+            .unwrap_or(1);
+        if self.length_policy == LengthPolicy::Strict
+            && let Some(&(k, l)) = order.clone().find(|&&(_, l)| l != 0 && l != len)
+        {
+            return Err(OpError::LengthMismatch {
+                op: op.name(),
+                position: position(k),
+                length: l,
+                governing: len,
+            });
+        }
+        let mut ports = all
+            .iter()
+            .enumerate()
+            .map(|(k, o)| self.port(op, k, o, cfg))
+            .collect::<Result<Vec<_>, _>>()?;
+        let accumulate = matches!(dest, Operand::Ptr(_)) && op.accumulates();
+        let mask = match self.elem_of(dest)? {
+            Some(t) if t.words() == 1 => 0xFFFF,
+            _ => u32::MAX,
+        };
+        let mut reg: Option<u32> = None;
+        let mut completed = true;
+        let mut empty_stop = false;
+        let mut activated = Vec::new();
+        let mut event_fifo = None;
+        let mut n = 0u64;
+        'elements: while n < len {
+            if let Port::Fifo(id) = ports[0] {
+                let f = self.fifo_mut(id)?;
+                if f.count >= f.capacity() {
+                    completed = self.fifo_event(op, id, false, len - n)?;
+                    event_fifo = Some(id);
+                    break 'elements;
+                }
+            }
+            let mut vals = Vec::with_capacity(srcs.len());
+            for (k, port) in ports.iter_mut().enumerate().skip(1) {
+                let v = match port {
+                    Port::Mem {
+                        base,
+                        offsets,
+                        index,
+                    } => {
+                        let off = offsets.next().unwrap_or(0);
+                        self.mem.load(base.element_word(off, *index), base.elem)?
+                    }
+                    Port::Scalar(b) => match (accumulate && k == 1, reg) {
+                        (true, Some(r)) => r,
+                        _ => *b,
+                    },
+                    Port::Ptr(b) => self.mem.load(b.word_addr, b.elem)?,
+                    Port::Fifo(id) => {
+                        let id = *id;
+                        let f = self.fifo_mut(id)?;
+                        match f.pop_slot() {
+                            Some(slot) => {
+                                if f.full_event {
+                                    f.full_event = false;
+                                    activated.extend(f.config.activate_pop.clone());
+                                }
+                                let (w, ty) = (f.buffer.element_word(slot, 0), f.buffer.elem);
+                                self.mem.load(w, ty)?
+                            }
+                            None => {
+                                completed = self.fifo_event(op, id, true, len - n)?;
+                                empty_stop = true;
+                                event_fifo = Some(id);
+                                break 'elements;
+                            }
+                        }
+                    }
+                };
+                vals.push(v);
+            }
+            let r = op.apply(&vals) & mask;
+            match &mut ports[0] {
+                Port::Mem {
+                    base,
+                    offsets,
+                    index,
+                } => {
+                    let off = offsets.next().unwrap_or(0);
+                    self.mem
+                        .store(base.element_word(off, *index), base.elem, r)?;
+                }
+                Port::Fifo(id) => {
+                    let id = *id;
+                    let f = self.fifo_mut(id)?;
+                    let slot = f.push_slot().unwrap_or(0);
+                    if f.empty_event {
+                        f.empty_event = false;
+                        activated.extend(f.config.activate_push.clone());
+                    }
+                    let (w, ty) = (f.buffer.element_word(slot, 0), f.buffer.elem);
+                    self.mem.store(w, ty, r)?;
+                }
+                Port::Ptr(_) | Port::Scalar(_) => reg = Some(r),
+            }
+            n += 1;
+        }
+        // completion: pointer destination, FIFO lengths, save_address
+        if let (Operand::Ptr(b), Some(r)) = (dest, reg)
+            && !empty_stop
+        {
+            self.mem.store(b.word_addr, b.elem, r)?;
+        }
+        for (k, o) in all.iter().enumerate() {
+            match o {
+                Operand::Fifo(id) if event_fifo != Some(id.0) => {
+                    let f = self.fifo_mut(id.0)?;
+                    let used = n.min(u64::from(u16::MAX)) as u16;
+                    if k == 0 {
+                        f.write_length = f.write_length.saturating_sub(used);
+                    } else {
+                        f.read_length = f.read_length.saturating_sub(used);
+                    }
+                }
+                Operand::Dsr(id) => self.advance_dsr(id.0, n),
+                _ => {}
+            }
+        }
+        let mut width = op.simd_width(self.arch());
+        for o in &all {
+            let d = match o {
+                Operand::Dsd(d) => Some(d),
+                Operand::Dsr(id) => Some(&self.dsr(*id)?.dsd),
+                _ => None,
+            };
+            if let Some(d) = d {
+                width = width.min(stride_width(inner_stride(d), width));
+            }
+        }
+        Ok(Outcome {
+            completed,
+            elements: n,
+            activated,
+            cycles: CycleEstimate::new(CYCLE_MODEL).stage(op.name(), n.div_ceil(width.max(1))),
+        })
+    }
+
+    /// An empty (`empty == true`) or full event on FIFO `id` with `remaining` elements of the
+    /// operation left: sets the FIFO's length, records the event and applies the action.
+    /// Returns the builtin's result.
+    fn fifo_event(
+        &mut self,
+        op: Op,
+        id: usize,
+        empty: bool,
+        remaining: u64,
+    ) -> Result<bool, OpError> {
+        let f = self.fifo_mut(id)?;
+        let rem = remaining.min(u64::from(u16::MAX)) as u16;
+        let action = if empty {
+            f.read_length = rem;
+            f.empty_event = true;
+            f.config.empty_action
+        } else {
+            f.write_length = rem;
+            f.full_event = true;
+            f.config.full_action
+        };
+        let state = if empty { "empty" } else { "full" };
+        match action.unwrap_or_default() {
+            FifoAction::TestOrSuspend => Ok(false),
+            FifoAction::Terminate => Ok(true),
+            FifoAction::Suspend => Err(OpError::WouldSuspend {
+                op: op.name(),
+                fifo: f.buffer.name.clone(),
+                state,
+            }),
+            FifoAction::Fault => Err(OpError::FifoFault {
+                op: op.name(),
+                fifo: f.buffer.name.clone(),
+                state,
+            }),
+        }
+    }
+
+    /// `save_address`: moves a DSR's DSD past the `n` elements an operation used.
+    fn advance_dsr(&mut self, id: usize, n: u64) {
+        let Some(dsr) = self.dsrs.get_mut(id) else {
+            return;
+        };
+        if !dsr.save_address {
+            return;
+        }
+        match &mut dsr.dsd {
+            Dsd::Mem1d(m) => {
+                let words = n as i64 * i64::from(m.stride) * i64::from(m.base.elem.words());
+                m.base.word_addr += words;
+                m.base.moved += words;
+            }
+            Dsd::CircBuf(c) => {
+                let wrap = u64::from(c.wraparound.max(1));
+                dsr.head = ((u64::from(dsr.head) + n) % wrap) as u16;
+            }
+            _ => {}
+        }
+    }
+
+    /// `@map(f, inputs..., output)`: reads one element of every DSD input (scalars are passed
+    /// unchanged, pointers read at each iteration), calls `f`, writes the result to `output`;
+    /// stops as soon as a DSD input or the output has no element left (spec §4.6).
+    pub fn map(
+        &mut self,
+        inputs: &[Operand],
+        output: Option<&Operand>,
+        mut f: impl FnMut(&[Scalar]) -> Scalar,
+    ) -> Result<Outcome, OpError> {
+        let all: Vec<&Operand> = inputs.iter().chain(output).collect();
+        if all.iter().any(|o| matches!(o, Operand::Fifo(_))) {
+            return Err(OpError::FifoRule {
+                op: "map",
+                rule: "a FIFO cannot be an operand of @map",
+            });
+        }
+        if !all
+            .iter()
+            .any(|o| matches!(o, Operand::Dsd(_) | Operand::Dsr(_)))
+        {
+            return Err(OpError::Form {
+                op: "map",
+                form: all.iter().map(|o| o.letter()).collect(),
+                accepted: "at least one DSD or DSR argument".into(),
+            });
+        }
+        let cfg = OpConfig::default();
+        let mut ports = Vec::with_capacity(all.len());
+        let mut left = Vec::with_capacity(all.len());
+        let mut types = Vec::with_capacity(all.len());
+        for (k, o) in all.iter().enumerate() {
+            if let Operand::Dsd(d) = o
+                && matches!(d, Dsd::CircBuf(_) | Dsd::FabIn(_) | Dsd::FabOut(_))
+            {
+                return Err(OpError::Kind {
+                    op: "map",
+                    kind: d.kind(),
+                    position: format!("argument {k}"),
+                    why: "only memory DSDs are modelled as @map arguments",
+                });
+            }
+            ports.push(self.port(Op::Mov16, k + 1, o, &cfg)?);
+            left.push(match o {
+                Operand::Dsd(_) | Operand::Dsr(_) => Some(self.length_of(o, false)?),
+                _ => None,
+            });
+            types.push(match o {
+                Operand::Dsd(d) => dsd_base(d).map(|b| b.elem),
+                Operand::Dsr(id) => dsd_base(&self.dsr(*id)?.dsd).map(|b| b.elem),
+                _ => self.elem_of(o)?,
+            });
+        }
+        let n_in = inputs.len();
+        let mut n = 0u64;
+        loop {
+            let mut args = Vec::with_capacity(n_in);
+            for k in 0..n_in {
+                if let Some(l) = &mut left[k] {
+                    if *l == 0 {
+                        return self.map_done(n);
+                    }
+                    *l -= 1;
+                }
+                let ty = types[k].unwrap_or(crate::ElemTy::U16);
+                let bits = match &mut ports[k] {
+                    Port::Mem {
+                        base,
+                        offsets,
+                        index,
+                    } => {
+                        let off = offsets.next().unwrap_or(0);
+                        self.mem.load(base.element_word(off, *index), base.elem)?
+                    }
+                    Port::Scalar(b) => *b,
+                    Port::Ptr(b) => self.mem.load(b.word_addr, b.elem)?,
+                    Port::Fifo(_) => 0,
+                };
+                args.push(Scalar::from_bits(ty, bits));
+            }
+            let r = f(&args);
+            if output.is_some() {
+                let k = n_in;
+                if let Some(l) = &mut left[k] {
+                    if *l == 0 {
+                        return self.map_done(n);
+                    }
+                    *l -= 1;
+                }
+                if let Some(ty) = types[k]
+                    && ty != r.ty
+                {
+                    return Err(OpError::Type {
+                        op: "map",
+                        position: "output".into(),
+                        found: r.ty,
+                        expected: if ty.words() == 1 {
+                            super::op::Class::Raw16
+                        } else {
+                            super::op::Class::Raw32
+                        },
+                    });
+                }
+                match &mut ports[k] {
+                    Port::Mem {
+                        base,
+                        offsets,
+                        index,
+                    } => {
+                        let off = offsets.next().unwrap_or(0);
+                        self.mem
+                            .store(base.element_word(off, *index), base.elem, r.bits)?;
+                    }
+                    Port::Ptr(b) => self.mem.store(b.word_addr, b.elem, r.bits)?,
+                    Port::Scalar(_) | Port::Fifo(_) => {}
+                }
+            }
+            n += 1;
+            if left.iter().all(Option::is_none) {
+                return self.map_done(n);
+            }
+        }
+    }
+
+    fn map_done(&self, n: u64) -> Result<Outcome, OpError> {
+        Ok(Outcome {
+            completed: true,
+            elements: n,
+            activated: Vec::new(),
+            cycles: CycleEstimate::new(CYCLE_MODEL).stage("map", n),
+        })
+    }
+}
+
+macro_rules! wrappers {
+    ($($(#[$doc:meta])* $name:ident $op:ident ($($arg:ident),*);)*) => {
+        impl Pe {
+            $(
+                $(#[$doc])*
+                pub fn $name(
+                    &mut self,
+                    dest: impl Into<Operand>,
+                    $($arg: impl Into<Operand>,)*
+                ) -> Result<Outcome, OpError> {
+                    self.exec(Op::$op, &dest.into(), &[$($arg.into()),*], &OpConfig::default())
+                }
+            )*
+        }
+    };
+}
+
+wrappers! {
+    /// `@mov16(dest, src)`.
+    mov16 Mov16 (a);
+    /// `@mov32(dest, src)`.
+    mov32 Mov32 (a);
+    /// `@add16(dest, a, b)`.
+    add16 Add16 (a, b);
+    /// `@sub16(dest, a, b)`.
+    sub16 Sub16 (a, b);
+    /// `@fmovh(dest, src)`.
+    fmovh Fmovh (a);
+    /// `@fmovs(dest, src)`.
+    fmovs Fmovs (a);
+    /// `@faddh(dest, a, b)`.
+    faddh Faddh (a, b);
+    /// `@fadds(dest, a, b)`.
+    fadds Fadds (a, b);
+    /// `@fsubs(dest, a, b)`.
+    fsubs Fsubs (a, b);
+    /// `@fmulh(dest, a, b)`.
+    fmulh Fmulh (a, b);
+    /// `@fmuls(dest, a, b)`.
+    fmuls Fmuls (a, b);
+    /// `@fmaxs(dest, a, b)`.
+    fmaxs Fmaxs (a, b);
+    /// `@fnegs(dest, a)`.
+    fnegs Fnegs (a);
+    /// `@fmach(dest, a, b, x)`: `dest = a + b * x`, fused.
+    fmach Fmach (a, b, x);
+    /// `@fmacs(dest, a, b, x)`: `dest = a + b * x`, fused.
+    fmacs Fmacs (a, b, x);
+}

@@ -1,0 +1,14 @@
+//! DSD operations on one PE (spec §4): the operation table, operands, the engine and `@map`.
+
+pub mod error;
+pub mod exec;
+pub mod fp;
+pub mod op;
+pub mod operand;
+pub mod pe;
+
+pub use error::OpError;
+pub use exec::{CYCLE_MODEL, stride_width};
+pub use op::{Class, Op};
+pub use operand::{DsrId, FifoId, Operand, Scalar};
+pub use pe::{Dsr, DsrFile, LengthPolicy, OpConfig, Outcome, Pe};

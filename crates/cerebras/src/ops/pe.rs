@@ -1,0 +1,405 @@
+//! One processing element: its memory, FIFOs and DSRs, and the DSD operation engine.
+//!
+//! An operation runs in four steps (spec §11): operand validation (kinds, element types,
+//! FIFO and DSR rules), length resolution (§4.1), the per-element engine (read every source,
+//! compute, write the destination, then the next element), completion (FIFO lengths, DSR
+//! `save_address`, pointer destinations). Its cycle estimate comes beside the result.
+
+use npusim_hw::CycleEstimate;
+
+use super::error::OpError;
+use super::op::{Class, Op};
+use super::operand::{DsrId, FifoId, Operand};
+use crate::arch::Arch;
+use crate::dsd::walk::walk_unbounded;
+use crate::dsd::{Base, CircBuf, Dsd, Fifo, FifoConfig, Mem4d};
+use crate::elem::ElemTy;
+use crate::memory::PeMemory;
+
+/// Which operand's length an operation takes (spec §4.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum LengthPolicy {
+    /// The hardware rule (default): the first operand with a non-zero length in the order
+    /// sources, destination; 1 if none. Other operands are walked for that length.
+    #[default]
+    HardwarePriority,
+    /// Like the hardware rule, but operands whose lengths disagree are an error.
+    Strict,
+}
+
+/// The DSR files (spec §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DsrFile {
+    /// `dsr_dest`: destination only.
+    Dest,
+    /// `dsr_src0`: source or destination.
+    Src0,
+    /// `dsr_src1`: source only.
+    Src1,
+}
+
+/// A loaded DSR.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Dsr {
+    /// Its file.
+    pub file: DsrFile,
+    /// The DSD loaded.
+    pub dsd: Dsd,
+    /// Whether each operation moves the DSD past the elements it used (spec §3).
+    pub save_address: bool,
+    /// A circular buffer's head.
+    pub head: u16,
+}
+
+/// The configuration struct of an operation (the part that needs no fabric).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct OpConfig {
+    /// `.index`: words added to operands with `wavelet_index_offset`.
+    pub index: Option<u16>,
+}
+
+/// What an operation did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// The builtin's `bool`: false only when a FIFO `test_or_suspend` event cut it short.
+    pub completed: bool,
+    /// Elements processed.
+    pub elements: u64,
+    /// Tasks activated by FIFO push/pop events, in order.
+    pub activated: Vec<String>,
+    /// The cycle estimate (model `cerebras-simd-v1`), never part of the result.
+    pub cycles: CycleEstimate,
+}
+
+/// One processing element.
+#[derive(Clone, Debug)]
+pub struct Pe {
+    /// Its memory.
+    pub mem: PeMemory,
+    /// The length rule.
+    pub length_policy: LengthPolicy,
+    pub(super) fifos: Vec<Fifo>,
+    pub(super) dsrs: Vec<Dsr>,
+}
+
+/// How an operand produces or takes element `n`.
+pub(super) enum Port {
+    Mem {
+        base: Base,
+        offsets: Box<dyn Iterator<Item = i64>>,
+        index: u16,
+    },
+    Fifo(usize),
+    Scalar(u32),
+    Ptr(Base),
+}
+
+pub(super) fn position(k: usize) -> String {
+    if k == 0 {
+        "destination".to_string()
+    } else {
+        format!("source {}", k - 1)
+    }
+}
+
+impl Pe {
+    /// A PE of `arch` with empty memory.
+    pub fn new(arch: Arch) -> Pe {
+        Pe {
+            mem: PeMemory::new(arch),
+            length_policy: LengthPolicy::default(),
+            fifos: Vec::new(),
+            dsrs: Vec::new(),
+        }
+    }
+
+    /// The architecture.
+    pub fn arch(&self) -> Arch {
+        self.mem.arch()
+    }
+
+    /// `@allocate_fifo(buffer, config)` over the declared array `buffer`.
+    pub fn allocate_fifo(&mut self, buffer: &str, config: FifoConfig) -> Result<FifoId, OpError> {
+        let base = self.mem.base(buffer)?;
+        let fifo = Fifo::allocate(self.arch(), base, config)?;
+        self.fifos.push(fifo);
+        Ok(FifoId(self.fifos.len() - 1))
+    }
+
+    /// The FIFO's state.
+    pub fn fifo(&self, id: FifoId) -> Result<&Fifo, OpError> {
+        self.fifos.get(id.0).ok_or(OpError::UnknownHandle {
+            what: "FIFO",
+            id: id.0,
+        })
+    }
+
+    pub(super) fn fifo_mut(&mut self, id: usize) -> Result<&mut Fifo, OpError> {
+        self.fifos
+            .get_mut(id)
+            .ok_or(OpError::UnknownHandle { what: "FIFO", id })
+    }
+
+    /// `@set_fifo_read_length(fifo, length)`, in place.
+    pub fn set_fifo_read_length(&mut self, id: FifoId, length: i64) -> Result<(), OpError> {
+        Ok(self.fifo_mut(id.0)?.set_read_length(length)?)
+    }
+
+    /// `@set_fifo_write_length(fifo, length)`, in place.
+    pub fn set_fifo_write_length(&mut self, id: FifoId, length: i64) -> Result<(), OpError> {
+        Ok(self.fifo_mut(id.0)?.set_write_length(length)?)
+    }
+
+    /// The FIFO's contents, oldest first, as raw bits.
+    pub fn fifo_contents(&self, id: FifoId) -> Result<Vec<u32>, OpError> {
+        let f = self.fifo(id)?;
+        let cap = f.capacity().max(1);
+        (0..f.count)
+            .map(|k| {
+                let slot = i64::from((f.head + k) % cap);
+                Ok(self
+                    .mem
+                    .load(f.buffer.element_word(slot, 0), f.buffer.elem)?)
+            })
+            .collect()
+    }
+
+    /// `@load_to_dsr(dsr, dsd, .{.save_address})`: a mem1d into a DSR (mem4d needs
+    /// [`Pe::load_to_dsr_xdsr_sr`], a circular buffer [`Pe::load_to_dsr_xdsr`]).
+    pub fn load_to_dsr(
+        &mut self,
+        file: DsrFile,
+        dsd: &Dsd,
+        save_address: bool,
+    ) -> Result<DsrId, OpError> {
+        match dsd {
+            Dsd::Mem1d(_) => {}
+            Dsd::Mem4d(_) => {
+                return Err(OpError::Load {
+                    builtin: "@load_to_dsr",
+                    rule: "a mem4d_dsd needs @load_to_dsr_xdsr_sr",
+                });
+            }
+            Dsd::CircBuf(_) => {
+                return Err(OpError::Load {
+                    builtin: "@load_to_dsr",
+                    rule: "a circbuf_dsd needs @load_to_dsr_xdsr",
+                });
+            }
+            Dsd::FabIn(_) | Dsd::FabOut(_) => {
+                return Err(OpError::Load {
+                    builtin: "@load_to_dsr",
+                    rule: "fabric DSDs are modelled in part 2 (fabric)",
+                });
+            }
+        }
+        Ok(self.push_dsr(file, dsd.clone(), save_address))
+    }
+
+    /// `@load_to_dsr_xdsr(dsr, xdsr, circbuf, .{.save_address})`.
+    pub fn load_to_dsr_xdsr(
+        &mut self,
+        file: DsrFile,
+        circbuf: &CircBuf,
+        save_address: bool,
+    ) -> Result<DsrId, OpError> {
+        Ok(self.push_dsr(file, Dsd::CircBuf(circbuf.clone()), save_address))
+    }
+
+    /// `@load_to_dsr_xdsr_sr(dsr, xdsr, srs, mem4d)`.
+    pub fn load_to_dsr_xdsr_sr(&mut self, file: DsrFile, mem4d: &Mem4d) -> Result<DsrId, OpError> {
+        Ok(self.push_dsr(file, Dsd::Mem4d(mem4d.clone()), false))
+    }
+
+    fn push_dsr(&mut self, file: DsrFile, dsd: Dsd, save_address: bool) -> DsrId {
+        self.dsrs.push(Dsr {
+            file,
+            dsd,
+            save_address,
+            head: 0,
+        });
+        DsrId(self.dsrs.len() - 1)
+    }
+
+    /// A loaded DSR.
+    pub fn dsr(&self, id: DsrId) -> Result<&Dsr, OpError> {
+        self.dsrs.get(id.0).ok_or(OpError::UnknownHandle {
+            what: "DSR",
+            id: id.0,
+        })
+    }
+
+    /// The element type of a (non-scalar) operand.
+    pub(super) fn elem_of(&self, o: &Operand) -> Result<Option<ElemTy>, OpError> {
+        Ok(match o {
+            Operand::Dsd(d) => dsd_base(d).map(|b| b.elem),
+            Operand::Dsr(id) => dsd_base(&self.dsr(*id)?.dsd).map(|b| b.elem),
+            Operand::Fifo(id) => Some(self.fifo(*id)?.buffer.elem),
+            Operand::Scalar(s) => Some(s.ty),
+            Operand::Ptr(b) => Some(b.elem),
+        })
+    }
+
+    /// The operand's length (0: none), as source (`dest == false`) or destination.
+    pub(super) fn length_of(&self, o: &Operand, dest: bool) -> Result<u64, OpError> {
+        Ok(match o {
+            Operand::Dsd(d) => d.length(),
+            Operand::Dsr(id) => self.dsr(*id)?.dsd.length(),
+            Operand::Fifo(id) => {
+                let f = self.fifo(*id)?;
+                u64::from(if dest { f.write_length } else { f.read_length })
+            }
+            Operand::Scalar(_) | Operand::Ptr(_) => 0,
+        })
+    }
+
+    pub(super) fn validate(&self, op: Op, ops: &[&Operand]) -> Result<(), OpError> {
+        let form: String = ops.iter().map(|o| o.letter()).collect();
+        if !op.forms().contains(&form.as_str()) {
+            return Err(OpError::Form {
+                op: op.name(),
+                form,
+                accepted: op.forms().join(", "),
+            });
+        }
+        let classes: Vec<Class> = std::iter::once(op.dest_class())
+            .chain(op.source_classes().iter().copied())
+            .collect();
+        for (k, (o, class)) in ops.iter().zip(&classes).enumerate() {
+            if let Operand::Dsd(d) = o {
+                let why = match d {
+                    Dsd::CircBuf(_) => {
+                        Some("a circular buffer is usable only through a DSR (@load_to_dsr_xdsr)")
+                    }
+                    Dsd::FabIn(_) | Dsd::FabOut(_) => {
+                        Some("fabric operands are modelled in part 2 (fabric)")
+                    }
+                    _ => None,
+                };
+                if let Some(why) = why {
+                    return Err(OpError::Kind {
+                        op: op.name(),
+                        kind: d.kind(),
+                        position: position(k),
+                        why,
+                    });
+                }
+            }
+            if let Operand::Dsr(id) = o {
+                let file = self.dsr(*id)?.file;
+                if (k == 0 && file == DsrFile::Src1) || (k > 0 && file == DsrFile::Dest) {
+                    return Err(OpError::Kind {
+                        op: op.name(),
+                        kind: "DSR",
+                        position: position(k),
+                        why: "dsr_dest holds destinations only and dsr_src1 sources only",
+                    });
+                }
+            }
+            if let Some(ty) = self.elem_of(o)?
+                && !class.admits(ty)
+            {
+                return Err(OpError::Type {
+                    op: op.name(),
+                    position: position(k),
+                    found: ty,
+                    expected: *class,
+                });
+            }
+        }
+        // FIFO rules (seed 004; spec §0.2)
+        let sources = &ops[1..];
+        let fifos = ops.iter().filter(|o| matches!(o, Operand::Fifo(_))).count();
+        if sources.len() > 1 {
+            if fifos > 1 {
+                return Err(OpError::FifoRule {
+                    op: op.name(),
+                    rule: "an operation with more than one source may have at most one FIFO operand",
+                });
+            }
+            if matches!(sources.first(), Some(Operand::Fifo(_))) {
+                return Err(OpError::FifoRule {
+                    op: op.name(),
+                    rule: "a FIFO cannot be the first source of an operation with more than one source",
+                });
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn port(
+        &self,
+        op: Op,
+        k: usize,
+        o: &Operand,
+        cfg: &OpConfig,
+    ) -> Result<Port, OpError> {
+        let index_of = |wio: bool| -> Result<u16, OpError> {
+            match (wio, cfg.index) {
+                (false, _) => Ok(0),
+                (true, Some(i)) => Ok(i),
+                (true, None) => Err(OpError::MissingIndex {
+                    op: op.name(),
+                    position: position(k),
+                }),
+            }
+        };
+        Ok(match o {
+            Operand::Dsd(d) => self.mem_port(d, 0, &index_of)?,
+            Operand::Dsr(id) => {
+                let dsr = self.dsr(*id)?;
+                self.mem_port(&dsr.dsd, dsr.head, &index_of)?
+            }
+            Operand::Fifo(id) => Port::Fifo(id.0),
+            Operand::Scalar(s) => Port::Scalar(s.bits),
+            Operand::Ptr(b) => Port::Ptr(b.clone()),
+        })
+    }
+
+    pub(super) fn mem_port(
+        &self,
+        d: &Dsd,
+        head: u16,
+        index_of: &dyn Fn(bool) -> Result<u16, OpError>,
+    ) -> Result<Port, OpError> {
+        Ok(match d {
+            Dsd::Mem1d(m) => Port::Mem {
+                base: m.base.clone(),
+                offsets: Box::new(walk_unbounded(
+                    i64::from(m.offset),
+                    vec![m.extent],
+                    vec![i64::from(m.stride)],
+                )),
+                index: index_of(m.wavelet_index_offset)?,
+            },
+            Dsd::Mem4d(m) => Port::Mem {
+                base: m.base.clone(),
+                offsets: Box::new(walk_unbounded(
+                    i64::from(m.offset),
+                    m.extent.clone(),
+                    m.stride.iter().map(|&s| i64::from(s)).collect(),
+                )),
+                index: index_of(m.wavelet_index_offset)?,
+            },
+            Dsd::CircBuf(c) => {
+                let wrap = i64::from(c.wraparound.max(1));
+                let head = i64::from(head);
+                Port::Mem {
+                    base: c.base.clone(),
+                    offsets: Box::new((0..).map(move |n| (head + n) % wrap)),
+                    index: 0,
+                }
+            }
+            Dsd::FabIn(_) | Dsd::FabOut(_) => Port::Scalar(0),
+        })
+    }
+}
+
+pub(super) fn dsd_base(d: &Dsd) -> Option<&Base> {
+    match d {
+        Dsd::Mem1d(m) => Some(&m.base),
+        Dsd::Mem4d(m) => Some(&m.base),
+        Dsd::CircBuf(c) => Some(&c.base),
+        Dsd::FabIn(_) | Dsd::FabOut(_) => None,
+    }
+}

@@ -1,0 +1,199 @@
+//! End-to-end tests of `npusim cerebras access`: every lowering example of seed 004.
+
+#![allow(clippy::unwrap_used)]
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn npusim() -> Command {
+    Command::cargo_bin("npusim").unwrap()
+}
+
+fn json(expr: &str, array: &str, extra: &[&str]) -> Value {
+    let out = npusim()
+        .args(["cerebras", "access", expr, "--array", array, "--json"])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        text.trim().lines().count(),
+        1,
+        "exactly one JSON object: {text}"
+    );
+    serde_json::from_str(&text).unwrap()
+}
+
+fn ints(v: &Value) -> Vec<i64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_i64().unwrap())
+        .collect()
+}
+
+fn check(v: &Value, kind: &str, offset: i64, extent: &[i64], stride: &[i64]) {
+    assert_eq!(v["kind"], kind);
+    assert_eq!(v["offset"].as_i64(), Some(offset));
+    assert_eq!(ints(&v["extent"]), extent);
+    assert_eq!(ints(&v["stride"]), stride);
+}
+
+#[test]
+fn seed_mem1d_examples() {
+    let v = json("|i|{10} -> array[i]", "array=10", &[]);
+    check(&v, "mem1d", 0, &[10], &[1]);
+    assert_eq!(ints(&v["addresses"]), (0..10).collect::<Vec<_>>());
+    let v = json("|i|{5} -> array[2 * i + 1]", "array=10", &[]);
+    check(&v, "mem1d", 1, &[5], &[2]);
+    assert_eq!(ints(&v["addresses"]), [1, 3, 5, 7, 9]);
+    let v = json("|i|{10} -> array[0]", "array=10", &[]);
+    check(&v, "mem1d", 0, &[10], &[0]);
+    assert_eq!(ints(&v["addresses"]), [0; 10]);
+    let v = json("|i|{20} -> array[i,i]", "array=20,20", &[]);
+    check(&v, "mem1d", 0, &[20], &[21]);
+    assert_eq!(ints(&v["addresses"]).iter().sum::<i64>(), 3990);
+    let v = json("|i|{10} -> A[2*i + 42]", "A=10", &[]);
+    check(&v, "mem1d", 42, &[10], &[2]);
+}
+
+#[test]
+fn seed_mem4d_examples() {
+    let v = json("|i,j|{2,2} -> array[i, j]", "array=4,3", &[]);
+    check(&v, "mem4d", 0, &[2, 2], &[1, 2]);
+    assert_eq!(ints(&v["addresses"]), [0, 1, 3, 4]);
+    let v = json(
+        "|i,j,k,l|{1,2,1,4} -> array[i, j, 1+k, l]",
+        "array=1,2,3,4",
+        &[],
+    );
+    check(&v, "mem4d", 4, &[1, 2, 1, 4], &[1, 1, 9, 9]);
+    assert_eq!(ints(&v["addresses"]), [4, 5, 6, 7, 16, 17, 18, 19]);
+    let v = json(
+        "|i,j,k,l|{1,1,1,1} -> array[i + j + k + l]",
+        "array=10",
+        &[],
+    );
+    assert_eq!(ints(&v["addresses"]), [0]);
+    let v = json("|i,j|{5,5} -> A[2*i + j]", "A=20", &[]);
+    check(&v, "mem4d", 0, &[5, 5], &[1, -2]);
+    assert_eq!(ints(&v["addresses"]).iter().sum::<i64>(), 150);
+    let v = json(
+        "|i, j, k, l|{5, 5, 5, 5} -> A[i + j, k + l + 2]",
+        "A=4,5",
+        &[],
+    );
+    check(&v, "mem4d", 2, &[5, 5, 5, 5], &[1, -3, -3, -23]);
+    let a = ints(&v["addresses"]);
+    assert_eq!((a.len(), a.iter().sum::<i64>()), (625, 16250));
+}
+
+#[test]
+fn kind_can_be_forced() {
+    let v = json("|i|{4} -> M[i, 0]", "M=4,200", &["--kind", "mem4d"]);
+    check(&v, "mem4d", 0, &[4], &[200]);
+}
+
+#[test]
+fn text_output_prints_the_dsd_in_csl_syntax() {
+    npusim()
+        .args(["cerebras", "access", "|i,j|{5,5} -> A[2*i + j]", "--array", "A=20"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "@get_dsd(mem4d_dsd, .{.base_address = &A, .offset = 0, .extent = .{5, 5}, .stride = .{1, -2}})",
+        ))
+        .stdout(predicate::str::contains("0 1 2 3 4 2 3 4 5 6"))
+        .stdout(predicate::str::contains(
+            ".{.base_address = &A, .offset = 0, .stride = .{1,-2}, .extent = .{5,5}}",
+        ));
+    npusim()
+        .args([
+            "cerebras",
+            "access",
+            "|i, j, k, l|{5, 5, 5, 5} -> A[i + j, k + l + 2]",
+        ])
+        .args(["--array", "A=4,5"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("fall outside A"));
+}
+
+fn fails(expr: &str, array: &str, extra: &[&str], needles: &[&str]) {
+    let mut a = npusim()
+        .args(["cerebras", "access", expr, "--array", array])
+        .args(extra)
+        .assert()
+        .failure();
+    for n in needles {
+        a = a.stderr(predicate::str::contains(*n));
+    }
+}
+
+#[test]
+fn broken_limits_exit_non_zero_naming_property_and_numbers() {
+    fails(
+        "|a,b,c,d,e|{1,1,1,1,1} -> A[a]",
+        "A=4",
+        &[],
+        &["induction variables 5", "[1, 4]"],
+    );
+    fails(
+        "|i,j|{2} -> A[i]",
+        "A=4",
+        &[],
+        &["1 lengths for 2 induction variables"],
+    );
+    fails(
+        "|i|{2} -> A[i]",
+        "A=4,5",
+        &[],
+        &["1 index expressions", "rank 2"],
+    );
+    fails(
+        "|i|{4} -> M[i, 0]",
+        "M=4,200",
+        &[],
+        &["mem1d_dsd stride 200", "[-128, 127]"],
+    );
+    fails(
+        "|i,j|{2,2} -> A[i*40000, j]",
+        "A=2,1",
+        &[],
+        &["mem4d_dsd stride", "[-32768, 32767]"],
+    );
+    fails(
+        "|i,j|{2,2} -> A[i, j+40000]",
+        "A=2,2",
+        &[],
+        &["offset 40000", "[-32768, 32767]"],
+    );
+    fails(
+        "|i|{70000} -> A[i]",
+        "A=4",
+        &[],
+        &["extent 70000", "[0, 65535]"],
+    );
+    fails("|i|{2} -> A[i", "A=4", &[], &["syntax error at column 14"]);
+    fails("|i|{2} -> B[i]", "A=4", &[], &["accesses `B`", "`A`"]);
+    fails(
+        "|i,j|{2,2} -> A[i, j]",
+        "A=2,2",
+        &["--kind", "mem1d"],
+        &["mem1d_dsd induction variables 2"],
+    );
+    fails(
+        "|i|{10} -> A[2*i + 42]",
+        "A=10",
+        &["--strict"],
+        &["strict bounds", "element 42", "[0, 10)"],
+    );
+    fails("|i|{2} -> A[i]", "A=0", &[], &["invalid shape"]);
+    fails("|i|{2} -> A[i]", "A", &[], &["NAME=D0,D1"]);
+}
