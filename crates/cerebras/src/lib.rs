@@ -75,6 +75,7 @@ pub mod elem;
 pub mod limits;
 pub mod memory;
 pub mod ops;
+pub mod seed_examples;
 
 pub use arch::{Arch, PE_MEMORY_BYTES};
 pub use elem::{ElemTy, Element};

@@ -12,6 +12,7 @@ mod formats;
 mod progress;
 mod tour;
 mod tour_ascend;
+mod tour_cerebras;
 
 use std::process::ExitCode;
 

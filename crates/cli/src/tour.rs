@@ -2,8 +2,8 @@
 //!
 //! Each architecture contributes one section that prints a short summary — counts, a few
 //! representative cases and every failure — and, with `--verbose`, every case. The cases are the
-//! architecture crate's own golden data (for Ascend, `npusim_ascend::goldens`), so the tour and
-//! the crate's tests read the same rows. The exit code is non-zero on any failure.
+//! architecture crate's own golden data (for Ascend, `npusim_ascend::goldens`; for Cerebras,
+//! `npusim_cerebras::seed_examples`), so the tour and the crate's tests read the same rows. The exit code is non-zero on any failure.
 
 use std::process::ExitCode;
 
@@ -54,7 +54,9 @@ pub fn run(args: TourArgs) -> Result<ExitCode> {
     };
     println!("npusim tour: the worked examples of the vendor documentation, checked bit for bit");
     println!();
-    let failed = crate::tour_ascend::run(detail);
+    let mut failed = crate::tour_ascend::run(detail);
+    println!();
+    failed += crate::tour_cerebras::run(detail);
     println!();
     if detail == Detail::Summary {
         println!("(--verbose prints every case)");
