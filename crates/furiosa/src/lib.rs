@@ -1,0 +1,12 @@
+//! Furiosa RNGD model for npusim: mapping expressions (`m![..]`), stream tensors and the
+//! Cast Engine, following the vendor's seeds and `spec/furiosa.md`.
+//!
+//! ```
+//! use npusim_furiosa::{axes, m};
+//! let ax = axes![A = 8, B = 512].unwrap();
+//! let e = m!(ax; A, B).unwrap();
+//! assert_eq!(e.size(), 4096);
+//! assert_eq!(e.cell(519).to_string(), "{A: 1, B: 7}");
+//! ```
+
+pub mod mapping;
