@@ -7,6 +7,7 @@
 mod ascend;
 mod cast;
 mod formats;
+mod furiosa;
 mod progress;
 mod tour;
 mod tour_ascend;
@@ -35,6 +36,8 @@ enum Command {
     Tour(tour::TourArgs),
     /// Huawei Ascend: run AscendC Cast calls (LocalTensor API, Ascend 950 Reg API).
     Ascend(ascend::AscendArgs),
+    /// Furiosa RNGD: evaluate mapping expressions (m-notation).
+    Furiosa(furiosa::FuriosaArgs),
 }
 
 /// Runs one subcommand.
@@ -44,6 +47,7 @@ fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Formats(args) => formats::run(args),
         Command::Tour(args) => tour::run(args),
         Command::Ascend(args) => ascend::run(args),
+        Command::Furiosa(args) => furiosa::run(args),
     }
 }
 
