@@ -9,4 +9,15 @@
 //! assert_eq!(e.cell(519).to_string(), "{A: 1, B: 7}");
 //! ```
 
+pub mod dtype;
+pub mod engine;
+pub mod limits;
 pub mod mapping;
+pub mod profile;
+pub mod tensor;
+
+pub use dtype::{DType, Scalar};
+pub use engine::cast::CastError;
+pub use mapping::{Axes, Final, Mapping, PaddingKind};
+pub use profile::CastProfile;
+pub use tensor::{Position, StreamTensor, TensorError};

@@ -271,6 +271,16 @@ impl Mapping {
         (0..self.size()).filter(|&p| self.cell(p).is_live()).count()
     }
 
+    /// The mapping as it is written inside `m![..]`: like [`Display`](fmt::Display) but
+    /// without the parentheses of a top-level pair (`A, B` rather than `(A, B)`).
+    pub fn m_notation(&self) -> String {
+        let s = self.to_string();
+        match self {
+            Mapping::Pair(..) => s[1..s.len() - 1].to_string(),
+            _ => s,
+        }
+    }
+
     /// The text of `self` as the operand of a postfix operator (pairs are parenthesised anyway).
     fn operand(&self) -> String {
         self.to_string()

@@ -1,0 +1,3 @@
+//! Tensor Unit engines: each a validator of its mapping rules plus a data transformation.
+
+pub mod cast;
