@@ -18,6 +18,11 @@ pub mod tensor;
 
 pub use dtype::{DType, Scalar};
 pub use engine::cast::CastError;
+pub use engine::vector::ops::{
+    BranchMode, ClipBinaryOp, FpBinaryOp, FxpBinaryOp, InterSliceReduceOpF32,
+    InterSliceReduceOpI32, LogicBinaryOp,
+};
+pub use engine::vector::{VectorError, VectorTensor};
 pub use mapping::{Axes, Final, Mapping, PaddingKind};
 pub use profile::CastProfile;
 pub use tensor::{Position, StreamTensor, TensorError};

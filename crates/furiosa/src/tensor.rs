@@ -247,6 +247,26 @@ impl StreamTensor {
         )
     }
 
+    /// The same data under new Time and Packet mappings of the same sizes (for relabelling
+    /// stages such as narrow/widen).
+    pub(crate) fn relabel(&self, time: Mapping, packet: Mapping) -> StreamTensor {
+        StreamTensor {
+            time,
+            packet,
+            ..self.clone()
+        }
+    }
+
+    /// The same tensor with new Slice and Time mappings and data (for the inter-slice reducer).
+    pub(crate) fn reshaped(&self, slice: Mapping, time: Mapping, data: Vec<u64>) -> StreamTensor {
+        StreamTensor {
+            slice,
+            time,
+            data,
+            ..self.clone()
+        }
+    }
+
     /// The same tensor with other codes, type, position and Packet (for engines).
     pub(crate) fn with(
         &self,
