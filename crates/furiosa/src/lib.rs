@@ -15,6 +15,7 @@ pub mod limits;
 pub mod mapping;
 pub mod profile;
 pub mod tensor;
+pub mod timing;
 
 pub use dtype::{DType, Scalar};
 pub use engine::cast::CastError;

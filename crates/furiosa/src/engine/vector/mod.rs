@@ -466,6 +466,12 @@ impl VectorTensor {
         Ok(self)
     }
 
+    /// The cycle estimate of the invocation so far (see [`crate::timing`]), with upstream
+    /// delivering one flit every `upstream_cycles_per_flit` cycles.
+    pub fn estimate(&self, upstream_cycles_per_flit: u64) -> npusim_hw::CycleEstimate {
+        crate::timing::estimate_vector(&self.trace, upstream_cycles_per_flit)
+    }
+
     /// `vector_final()`: leaves the Vector Engine as a `VectorFinalTensor` (Way8 only).
     pub fn vector_final(self) -> Result<StreamTensor, VectorError> {
         if let Some(reason) = final_refusal(self.stage) {
