@@ -241,10 +241,15 @@ impl StreamTensor {
 
     /// `[Chip, Cluster, Slice, Time, Packet]` in m-notation.
     pub fn layout(&self) -> String {
-        format!(
-            "{}, {}, {}, {}, {}",
-            self.chip, self.cluster, self.slice, self.time, self.packet
-        )
+        [
+            &self.chip,
+            &self.cluster,
+            &self.slice,
+            &self.time,
+            &self.packet,
+        ]
+        .map(|m| m.to_string())
+        .join(", ")
     }
 
     /// The same data under new Time and Packet mappings of the same sizes (for relabelling
@@ -295,11 +300,11 @@ impl fmt::Display for StreamTensor {
             "{}<{}, m![{}], m![{}], m![{}], m![{}], m![{}]>",
             self.position.type_name(),
             self.dtype,
-            self.chip,
-            self.cluster,
-            self.slice,
-            self.time,
-            self.packet
+            self.chip.m_notation(),
+            self.cluster.m_notation(),
+            self.slice.m_notation(),
+            self.time.m_notation(),
+            self.packet.m_notation()
         )
     }
 }
