@@ -13,6 +13,7 @@ pub mod dtype;
 pub mod engine;
 pub mod limits;
 pub mod mapping;
+pub mod pipeline;
 pub mod profile;
 pub mod tensor;
 pub mod timing;

@@ -239,6 +239,17 @@ impl StreamTensor {
         self.data.iter().map(|&c| f.decode(c).to_f64()).collect()
     }
 
+    /// The sizes `[Chip, Cluster, Slice, Time, Packet]` (the shape of the physical buffer).
+    pub fn shape(&self) -> [usize; 5] {
+        [
+            self.chip.size(),
+            self.cluster.size(),
+            self.slice.size(),
+            self.time.size(),
+            self.packet.size(),
+        ]
+    }
+
     /// `[Chip, Cluster, Slice, Time, Packet]` in m-notation.
     pub fn layout(&self) -> String {
         [

@@ -9,6 +9,7 @@ pub mod ops;
 pub mod stage;
 
 use std::collections::BTreeSet;
+use std::fmt;
 
 use thiserror::Error;
 
@@ -484,6 +485,19 @@ impl VectorTensor {
             t.packet().clone(),
             t.codes().to_vec(),
         ))
+    }
+}
+
+impl fmt::Display for VectorTensor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self.stage {
+            Stage::Init => "VectorInitTensor",
+            Stage::InterSliceReduce => "VectorInterSliceReduceTensor",
+            _ => "VectorTensor",
+        };
+        let inner = self.tensor.to_string();
+        let args = inner.split_once('<').map_or("", |(_, rest)| rest);
+        write!(f, "{name}<{args} [{}, {:?}]", self.stage, self.stage.way())
     }
 }
 

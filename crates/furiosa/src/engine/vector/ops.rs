@@ -3,6 +3,27 @@
 
 use super::stage::Alu;
 
+/// `Type::parse(name)`: the variant whose name is `name` (as written in Rust).
+macro_rules! named {
+    ($t:ident: $($v:ident),*) => {
+        impl $t {
+            /// The variant named `name` (its Rust spelling, e.g. `AddFxp`).
+            pub fn parse(name: &str) -> Option<$t> {
+                match name {
+                    $(stringify!($v) => Some($t::$v),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+named!(LogicBinaryOp: BitAnd, BitOr, BitXor, LeftShift, LogicRightShift, ArithRightShift);
+named!(FxpBinaryOp: AddFxp, AddFxpSat, SubFxp, SubFxpSat, LeftShift, LeftShiftSat, MulFxp, MulInt,
+    LogicRightShift, ArithRightShift);
+named!(FpBinaryOp: AddF, SubF, MulF);
+named!(ClipBinaryOp: Add, AddSat, Max, Min);
+
 /// Entry mode of `vector_intra_slice_branch`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BranchMode {
