@@ -6,6 +6,7 @@ mod cell;
 mod expr;
 mod normal;
 mod parse;
+pub mod sequence;
 
 pub use axes::{Axes, AxesError, Axis, is_axis_name};
 pub use cell::{Cell, Final, PaddingKind};
