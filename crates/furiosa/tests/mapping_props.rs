@@ -61,6 +61,19 @@ fn build(r: &Recipe, axes: &Axes) -> Mapping {
     }
 }
 
+/// Whether `m` contains a Zero or Bottom padding.
+fn strict_padding(m: &Mapping) -> bool {
+    match m {
+        Mapping::Axis(_) | Mapping::Broadcast(_) => false,
+        Mapping::Padding(_, _, k) if *k != PaddingKind::Top => true,
+        Mapping::Pair(l, r) => strict_padding(l) || strict_padding(r),
+        Mapping::Stride(l, _)
+        | Mapping::Modulo(l, _)
+        | Mapping::Resize(l, _)
+        | Mapping::Padding(l, _, _) => strict_padding(l),
+    }
+}
+
 /// The split points `n` at which `E ≡ E / n, E % n` holds.
 fn boundaries(e: &Mapping) -> Vec<usize> {
     match e {
@@ -70,7 +83,14 @@ fn boundaries(e: &Mapping) -> Vec<usize> {
         }
         Mapping::Pair(l, r) => {
             let mut out = boundaries(r);
-            out.extend(boundaries(l).into_iter().map(|b| b * r.size()));
+            // A cut through a Top-padded digit overshoots instead of hitting padding; that
+            // is the same cell unless a minor Zero/Bottom padding would then win.
+            let left = if strict_padding(r) {
+                vec![1, l.size()]
+            } else {
+                boundaries(l)
+            };
+            out.extend(left.into_iter().map(|b| b * r.size()));
             out.sort_unstable();
             out.dedup();
             out
