@@ -176,3 +176,32 @@ proptest! {
         prop_assert!(left.equivalent(&right));
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1024))]
+
+    /// Any text either parses (and then prints back to the same mapping) or is an error with a
+    /// column inside the text (+1 for "end of input"); never a panic.
+    #[test]
+    fn arbitrary_text_never_panics(text in "[ABCDQa-z0-9 ,/%=#{}()\\[\\]!*]{0,40}") {
+        let axes = axes();
+        match Mapping::parse(&text, &axes) {
+            Ok(m) => {
+                let back = Mapping::parse(&m.to_string(), &axes).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                prop_assert_eq!(back, m);
+            }
+            Err(e) => prop_assert!(e.column >= 1 && e.column <= text.chars().count() + 1, "{}", e),
+        }
+    }
+}
+
+#[test]
+fn deep_inputs_are_errors_not_crashes() {
+    let axes = axes();
+    let deep = format!("{}A{}", "(".repeat(10_000), ")".repeat(10_000));
+    assert!(Mapping::parse(&deep, &axes).is_err());
+    let long = format!("A{}", " / 1".repeat(5000));
+    assert!(Mapping::parse(&long, &axes).is_err());
+    let ok = format!("{}A{}", "(".repeat(60), ")".repeat(60));
+    assert!(Mapping::parse(&ok, &axes).is_ok());
+}

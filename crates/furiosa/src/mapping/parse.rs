@@ -166,10 +166,17 @@ fn lex(text: &str) -> Result<Lexed, (usize, String)> {
     Ok(Lexed { toks })
 }
 
+/// Most tokens a mapping text may have (keeps evaluation recursion shallow).
+pub const MAX_TOKENS: usize = 4096;
+
+/// Deepest bracket nesting a mapping text may have.
+pub const MAX_NESTING: usize = 64;
+
 struct Parser<'a> {
     toks: Vec<(Tok, usize)>,
     at: usize,
     axes: &'a Axes,
+    depth: usize,
 }
 
 type PResult<T> = Result<T, (usize, ParseErrorKind)>;
@@ -255,12 +262,20 @@ impl Parser<'_> {
             },
             (Tok::Nat(n), col) => Mapping::broadcast(n).map_err(|e| (col, e.into())),
             (Tok::Open(open), col) => {
+                if self.depth >= MAX_NESTING {
+                    return syntax(
+                        col,
+                        format!("brackets nest deeper than {MAX_NESTING} levels"),
+                    );
+                }
+                self.depth += 1;
                 let close = match open {
                     '(' => ')',
                     '[' => ']',
                     _ => '}',
                 };
                 let inner = self.mapping0()?;
+                self.depth -= 1;
                 match self.bump() {
                     (Tok::Close(c), _) if c == close => Ok(inner),
                     (t, c) => syntax(
@@ -298,10 +313,18 @@ impl Mapping {
             text: text.to_string(),
         };
         let lexed = lex(text).map_err(|(c, m)| fail((c, ParseErrorKind::Syntax(m))))?;
+        if lexed.toks.len() > MAX_TOKENS {
+            let col = lexed.toks[MAX_TOKENS].1;
+            return Err(fail((
+                col,
+                ParseErrorKind::Syntax(format!("a mapping has at most {MAX_TOKENS} tokens")),
+            )));
+        }
         let mut p = Parser {
             toks: lexed.toks,
             at: 0,
             axes,
+            depth: 0,
         };
         let m = p.mapping0().map_err(fail)?;
         match p.bump() {
