@@ -9,6 +9,7 @@ mod bench;
 mod cast;
 mod cerebras;
 mod formats;
+mod furiosa;
 mod progress;
 mod tour;
 mod tour_ascend;
@@ -42,6 +43,8 @@ enum Command {
     Ascend(ascend::AscendArgs),
     /// Cerebras WSE: lower CSL tensor access expressions to DSDs.
     Cerebras(cerebras::CerebrasArgs),
+    /// Furiosa RNGD: evaluate mapping expressions (m-notation).
+    Furiosa(furiosa::FuriosaArgs),
 }
 
 /// Runs one subcommand.
@@ -53,6 +56,7 @@ fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Ascend(args) => ascend::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Cerebras(args) => cerebras::run(args),
+        Command::Furiosa(args) => furiosa::run(args),
     }
 }
 

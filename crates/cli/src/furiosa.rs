@@ -1,0 +1,398 @@
+//! `npusim furiosa map`: evaluate a Furiosa mapping expression (m-notation) and print its normal
+//! form, its size and the cell at every position, as text or as one JSON object.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, anyhow, bail};
+use clap::{Args, Subcommand};
+use npusim_furiosa::engine::vector::ops::{ClipBinaryOp, FpBinaryOp, FxpBinaryOp, LogicBinaryOp};
+use npusim_furiosa::mapping::{Axes, Final, Mapping};
+use npusim_furiosa::pipeline::{Pipeline, StageSpec};
+use npusim_furiosa::{DType, StreamTensor};
+use npusim_io::{Elements, npy, write_atomic};
+use npusim_numerics::{BulkOptions, CastPolicy, Layout, Storage, cast_elements};
+use serde_json::{Map, Value, json};
+use toml::Table;
+
+const RUN_EXAMPLES: &str = "\
+Examples:
+  npusim furiosa run crates/furiosa/examples/pipelines/seed003_reduce_then_add.toml
+  npusim furiosa run crates/furiosa/examples/pipelines/seed000_cast_i32_to_i8.toml --input x.npy -o y.npy
+
+A pipeline file (TOML) declares the input stream and its stages:
+  axes = \"R=4, A=512\"          dtype = \"i32\" (or \"f32\")
+  chip = \"1\"  cluster = \"1 # 2\"  slice = \"A / 8, R\"  time = \"1\"  packet = \"A % 8\"
+  upstream_cycles_per_flit = 1   (optional)
+  [[stage]] op = \"vector_init\" | \"branch\" | \"vector_final\"
+  [[stage]] op = \"inter_slice_reduce\"  name = \"AddSat\"  out_slice = \"A / 8, 1 # 4\"  out_time = \"1\"
+  [[stage]] op = \"fxp\" | \"logic\" | \"fp\" | \"clip\"  name = \"AddFxp\"  operand = 100
+  [[stage]] op = \"fxp_to_fp\" | \"fp_to_fxp\"  int_width = 31
+  [[stage]] op = \"cast\"  dtype = \"i8\"  out_packet = \"A # 32\"
+
+The input .npy holds one element per physical position of m![chip, cluster, slice, time, packet]
+(padding positions included); without --input the stream holds the ramp 0, 1, 2, ...
+The output .npy has shape [chip, cluster, slice, time, packet] of the output stream.";
+
+const MAP_EXAMPLES: &str = "\
+Examples:
+  npusim furiosa map 'A, B' --axes A=8,B=512
+  npusim furiosa map 'B / 64, B % 32, B / 32 % 2' --axes B=512 --json
+  npusim furiosa map 'A #{0} 4, B #{!} 4' --axes A=3,B=3
+
+Cells are finalised: axis coordinates with zeros left out ({} is the live cell at the origin),
+or the padding kind top, zero or bottom; a cell whose coordinate overshoots its axis (a split
+of a padded axis) is top.";
+
+/// `npusim furiosa ...`
+#[derive(Debug, Args)]
+pub struct FuriosaArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: FuriosaCommand,
+}
+
+/// Subcommands of `npusim furiosa`.
+#[derive(Debug, Subcommand)]
+pub enum FuriosaCommand {
+    /// Evaluate a mapping expression: normal form, size and the cell of every position.
+    Map(MapArgs),
+    /// Run a Tensor Unit pipeline file (cast, Vector Engine stages, inter-slice reduce).
+    Run(RunArgs),
+}
+
+/// Options of `npusim furiosa run`.
+#[derive(Debug, Args)]
+#[command(after_help = RUN_EXAMPLES)]
+pub struct RunArgs {
+    /// The pipeline file (TOML).
+    #[arg(value_name = "PIPELINE")]
+    pub pipeline: PathBuf,
+    /// Input .npy (i32 or f32, one element per physical input position).
+    #[arg(long, value_name = "IN")]
+    pub input: Option<PathBuf>,
+    /// Output .npy of the output stream.
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
+}
+
+/// Options of `npusim furiosa map`.
+#[derive(Debug, Args)]
+#[command(after_help = MAP_EXAMPLES)]
+pub struct MapArgs {
+    /// The mapping in m-notation, e.g. `A / 8, R # 4`.
+    #[arg(value_name = "EXPR", allow_hyphen_values = true)]
+    pub expr: String,
+    /// Axis declarations `NAME=SIZE,...` (like `axes![A = 8, B = 512]`).
+    #[arg(long, value_name = "A=8,B=512", default_value = "")]
+    pub axes: String,
+    /// Print one JSON object {"size", "display", "cells"} instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Refuse mappings with more positions than this (the output lists every position).
+    #[arg(long, value_name = "N", default_value_t = 1 << 20)]
+    pub max_cells: usize,
+}
+
+/// Runs `npusim furiosa ...`.
+pub fn run(args: FuriosaArgs) -> Result<ExitCode> {
+    match args.command {
+        FuriosaCommand::Map(a) => map(a),
+        FuriosaCommand::Run(a) => run_pipeline(a),
+    }
+}
+
+fn text(t: &Table, key: &str, what: &str) -> Result<String> {
+    match t.get(key) {
+        Some(toml::Value::String(s)) => Ok(s.clone()),
+        Some(toml::Value::Integer(i)) => Ok(i.to_string()),
+        Some(_) => bail!("{what}: `{key}` must be a string"),
+        None => bail!("{what}: `{key}` is missing"),
+    }
+}
+
+fn number(t: &Table, key: &str, what: &str) -> Result<f64> {
+    match t.get(key) {
+        Some(toml::Value::Integer(i)) => Ok(*i as f64),
+        Some(toml::Value::Float(f)) => Ok(*f),
+        Some(_) => bail!("{what}: `{key}` must be a number"),
+        None => bail!("{what}: `{key}` is missing"),
+    }
+}
+
+fn int_operand(t: &Table, what: &str) -> Result<i32> {
+    let v = number(t, "operand", what)?;
+    if v.fract() != 0.0 || v < f64::from(i32::MIN) || v > f64::from(i32::MAX) {
+        bail!("{what}: operand {v} is not an i32");
+    }
+    Ok(v as i32)
+}
+
+fn width(t: &Table, what: &str) -> Result<u32> {
+    let v = number(t, "int_width", what)?;
+    if v.fract() != 0.0 || !(0.0..=31.0).contains(&v) {
+        bail!("{what}: int_width {v} must be an integer in 0..=31");
+    }
+    Ok(v as u32)
+}
+
+fn named<T>(t: &Table, what: &str, parse: fn(&str) -> Option<T>, names: &str) -> Result<T> {
+    let name = text(t, "name", what)?;
+    parse(&name).ok_or_else(|| anyhow!("{what}: unknown op `{name}` (one of {names})"))
+}
+
+fn stage(t: &Table, index: usize) -> Result<StageSpec> {
+    let what = format!("stage {index}");
+    let what = what.as_str();
+    let op = text(t, "op", what)?;
+    Ok(match op.as_str() {
+        "cast" => {
+            let name = text(t, "dtype", what)?;
+            StageSpec::Cast {
+                dtype: DType::parse(&name)
+                    .ok_or_else(|| anyhow!("{what}: unknown dtype `{name}`"))?,
+                out_packet: text(t, "out_packet", what)?,
+            }
+        }
+        "vector_init" => StageSpec::VectorInit,
+        "branch" => StageSpec::Branch,
+        "vector_final" => StageSpec::VectorFinal,
+        "logic" => StageSpec::Logic {
+            op: named(
+                t,
+                what,
+                LogicBinaryOp::parse,
+                "BitAnd BitOr BitXor LeftShift LogicRightShift ArithRightShift",
+            )?,
+            operand: int_operand(t, what)?,
+        },
+        "fxp" => StageSpec::Fxp {
+            op: named(
+                t,
+                what,
+                FxpBinaryOp::parse,
+                "AddFxp AddFxpSat SubFxp SubFxpSat LeftShift LeftShiftSat MulFxp MulInt LogicRightShift ArithRightShift",
+            )?,
+            operand: int_operand(t, what)?,
+        },
+        "fp" => StageSpec::Fp {
+            op: named(t, what, FpBinaryOp::parse, "AddF SubF MulF")?,
+            operand: number(t, "operand", what)? as f32,
+        },
+        "clip" => StageSpec::Clip {
+            op: named(t, what, ClipBinaryOp::parse, "Add AddSat Max Min")?,
+            operand: number(t, "operand", what)?,
+        },
+        "fxp_to_fp" => StageSpec::FxpToFp {
+            int_width: width(t, what)?,
+        },
+        "fp_to_fxp" => StageSpec::FpToFxp {
+            int_width: width(t, what)?,
+        },
+        "inter_slice_reduce" => StageSpec::InterSliceReduce {
+            op: text(t, "name", what)?,
+            out_slice: text(t, "out_slice", what)?,
+            out_time: text(t, "out_time", what)?,
+        },
+        other => bail!(
+            "{what}: unknown op `{other}` (cast, vector_init, branch, logic, fxp, fxp_to_fp, fp, fp_to_fxp, clip, inter_slice_reduce, vector_final)"
+        ),
+    })
+}
+
+fn read_pipeline(path: &Path) -> Result<Pipeline> {
+    let src = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read `{}`", path.display()))?;
+    let t: Table = src
+        .parse()
+        .with_context(|| format!("`{}` is not valid TOML", path.display()))?;
+    let what = "pipeline";
+    let dtype_name = text(&t, "dtype", what)?;
+    let dtype = DType::parse(&dtype_name).ok_or_else(|| anyhow!("unknown dtype `{dtype_name}`"))?;
+    let axes = Axes::parse(&text(&t, "axes", what)?)?;
+    let dims = [
+        text(&t, "chip", what)?,
+        text(&t, "cluster", what)?,
+        text(&t, "slice", what)?,
+        text(&t, "time", what)?,
+        text(&t, "packet", what)?,
+    ];
+    let upstream = match t.get("upstream_cycles_per_flit") {
+        None => 1,
+        Some(toml::Value::Integer(i)) if *i >= 1 => *i as u64,
+        Some(_) => bail!("upstream_cycles_per_flit must be an integer >= 1"),
+    };
+    let mut stages = Vec::new();
+    if let Some(list) = t.get("stage") {
+        let list = list
+            .as_array()
+            .ok_or_else(|| anyhow!("`stage` must be an array of tables ([[stage]])"))?;
+        for (i, item) in list.iter().enumerate() {
+            let table = item
+                .as_table()
+                .ok_or_else(|| anyhow!("stage {} must be a table", i + 1))?;
+            stages.push(stage(table, i + 1)?);
+        }
+    }
+    Ok(Pipeline {
+        axes,
+        dtype,
+        dims,
+        stages,
+        upstream_cycles_per_flit: upstream,
+    })
+}
+
+fn read_codes(path: &Path, dtype: DType) -> Result<Vec<u64>> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read `{}`", path.display()))?;
+    let array = npy::parse(&bytes).with_context(|| format!("reading `{}`", path.display()))?;
+    let format = npy::element_format(&array, Some(dtype.format()))
+        .with_context(|| format!("reading `{}`", path.display()))?;
+    if format != dtype.format() {
+        bail!(
+            "`{}` holds {format} elements but the pipeline's input dtype is {dtype}",
+            path.display()
+        );
+    }
+    let e = npy::elements(&array, format, &array.shape, false)
+        .with_context(|| format!("reading `{}`", path.display()))?;
+    Ok(e.bytes
+        .chunks_exact(4)
+        .map(|c| u64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+        .collect())
+}
+
+fn write_stream(path: &Path, t: &StreamTensor) -> Result<()> {
+    let format = t.dtype().format();
+    let native = Storage::native(format);
+    let count = t.codes().len();
+    let mut bytes = vec![0u8; native.bytes_for(count)];
+    let bits = t.dtype().bits();
+    for (i, &code) in t.codes().iter().enumerate() {
+        if bits == 4 {
+            bytes[i / 2] |= ((code & 0xf) as u8) << (4 * (i % 2));
+        } else {
+            let w = bits / 8;
+            bytes[i * w..(i + 1) * w].copy_from_slice(&code.to_le_bytes()[..w]);
+        }
+    }
+    let file = Storage::new(format, Layout::Unpacked).unwrap_or(native);
+    let out = if file == native {
+        bytes
+    } else {
+        let mut out = vec![0u8; file.bytes_for(count)];
+        cast_elements(
+            &bytes,
+            native,
+            &mut out,
+            file,
+            count,
+            &CastPolicy::default(),
+            &BulkOptions::default(),
+        )?;
+        out
+    };
+    let elements = Elements {
+        storage: file,
+        count,
+        bytes: out.into(),
+    };
+    let shape = t.shape();
+    write_atomic(path, |w| npy::write(w, &elements, &shape, false, false))?;
+    Ok(())
+}
+
+fn run_pipeline(args: RunArgs) -> Result<ExitCode> {
+    let pipeline = read_pipeline(&args.pipeline)?;
+    let count = pipeline_input_count(&pipeline)?;
+    let codes = match &args.input {
+        Some(path) => read_codes(path, pipeline.dtype)?,
+        None => (0..count)
+            .map(|i| match pipeline.dtype {
+                DType::F32 => u64::from((i as f32).to_bits()),
+                _ => u64::from(i as u32),
+            })
+            .collect(),
+    };
+    let (out, reports) = pipeline.run(codes)?;
+    let mut total = 0u64;
+    for (i, r) in reports.iter().enumerate() {
+        println!("{:>2} {:<19} {}", i + 1, r.name, r.layout);
+        if let Some(e) = &r.estimate {
+            println!("   {:<19} {e}", "");
+            total = total.saturating_add(e.total());
+        }
+    }
+    println!("output: {out}");
+    println!(
+        "total: ~{total} cycles (model {}; the engines' estimates added, no overlap modelled)",
+        npusim_furiosa::timing::MODEL
+    );
+    if let Some(path) = &args.output {
+        write_stream(path, &out)?;
+        println!("wrote {} ({} elements)", path.display(), out.codes().len());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn pipeline_input_count(p: &Pipeline) -> Result<usize> {
+    let mut n = 1usize;
+    for (name, text) in ["chip", "cluster", "slice", "time", "packet"]
+        .iter()
+        .zip(&p.dims)
+    {
+        let m = Mapping::parse(text, &p.axes).map_err(|e| anyhow!("{name}: {e}"))?;
+        n = n
+            .checked_mul(m.size())
+            .ok_or_else(|| anyhow!("the input stream is too large"))?;
+    }
+    Ok(n)
+}
+
+fn cell_json(cell: &Final) -> Value {
+    match cell {
+        Final::Live(coords) => {
+            let obj: Map<String, Value> = coords
+                .iter()
+                .map(|(axis, c)| (axis.clone(), json!(c)))
+                .collect();
+            Value::Object(obj)
+        }
+        Final::Padding(kind) => json!(kind.name()),
+        Final::OutOfBounds => json!("out of bounds"),
+    }
+}
+
+fn map(args: MapArgs) -> Result<ExitCode> {
+    let axes = if args.axes.trim().is_empty() {
+        Axes::new()
+    } else {
+        Axes::parse(&args.axes)?
+    };
+    let mapping = Mapping::parse(&args.expr, &axes)?;
+    let size = mapping.size();
+    if size > args.max_cells {
+        bail!(
+            "`{mapping}` has {size} positions, more than --max-cells {}; raise it to list them all",
+            args.max_cells
+        );
+    }
+    if args.json {
+        let cells: Vec<Value> = (0..size).map(|p| cell_json(&mapping.cell(p))).collect();
+        let out = json!({
+            "size": size,
+            "display": mapping.to_string(),
+            "cells": cells,
+        });
+        println!("{out}");
+    } else {
+        println!("mapping:    {mapping}");
+        println!("normalised: {}", mapping.normalize());
+        println!("size:       {size}");
+        let width = size.saturating_sub(1).to_string().len();
+        for p in 0..size {
+            println!("{p:>width$}: {}", mapping.cell(p));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

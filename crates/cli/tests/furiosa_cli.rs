@@ -1,0 +1,243 @@
+//! End-to-end tests of `npusim furiosa map`.
+
+#![allow(clippy::unwrap_used)]
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::{Value, json};
+
+fn npusim() -> Command {
+    Command::cargo_bin("npusim").unwrap()
+}
+
+fn map_json(expr: &str, axes: &str) -> Value {
+    let out = npusim()
+        .args(["furiosa", "map", expr, "--axes", axes, "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.trim().lines().count(), 1, "one JSON object: {text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn json_matches_the_worked_examples() {
+    let v = map_json("C, D # 64", "C=13,D=61");
+    assert_eq!(v["size"], 832);
+    let cells = v["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 832);
+    assert_eq!(cells[0], json!({}));
+    assert_eq!(cells[60], json!({"D": 60}));
+    assert_eq!(cells[61], json!("top"));
+    assert_eq!(cells[64], json!({"C": 1}));
+    assert_eq!(cells[831], json!("top"));
+
+    let v = map_json("A #{0} 4, B #{!} 4", "A=3,B=3");
+    let cells = v["cells"].as_array().unwrap();
+    assert_eq!(cells[2], json!({"B": 2}));
+    assert_eq!(cells[3], json!("bottom"));
+    assert_eq!(cells[4], json!({"A": 1}));
+    assert_eq!(cells[12], json!("zero"));
+    assert_eq!(cells[15], json!("zero"));
+
+    let v = map_json("A % 5, A / 5", "A=15");
+    let cells = v["cells"].as_array().unwrap();
+    assert_eq!(
+        (cells[1].clone(), cells[3].clone()),
+        (json!({"A": 5}), json!({"A": 1}))
+    );
+
+    // Overshoot of a padded split counts as top (spec 1.6).
+    let v = map_json("B # 64 / 32, B # 64 % 32", "B=56");
+    let cells = v["cells"].as_array().unwrap();
+    assert_eq!(cells[55], json!({"B": 55}));
+    assert_eq!(cells[56], json!("top"));
+}
+
+#[test]
+fn json_display_parses_back_to_the_same_cells() {
+    for (expr, axes) in [
+        ("B/64, B%32, B/32%2", "B=512"),
+        ("A, B = 2 # 512", "A=8,B=512"),
+        ("[A, B] / 512", "A=8,B=512"),
+        ("4, A", "A=3"),
+    ] {
+        let v = map_json(expr, axes);
+        let back = map_json(v["display"].as_str().unwrap(), axes);
+        assert_eq!(v, back, "{expr}");
+    }
+}
+
+#[test]
+fn text_lists_normal_form_size_and_cells() {
+    npusim()
+        .args(["furiosa", "map", "B / 64, B % 64", "--axes", "B=512"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("normalised: B\n"))
+        .stdout(predicate::str::contains("size:       512\n"))
+        .stdout(predicate::str::contains("130: {B: 130}\n"));
+}
+
+#[test]
+fn invalid_mappings_fail_with_the_column() {
+    for (expr, axes, needle) in [
+        ("A, Q", "A=8", "column 4: unknown axis `Q`"),
+        (
+            "A / 3",
+            "A=8",
+            "column 3: `A / 3`: stride 3 does not divide",
+        ),
+        (
+            "A % 3",
+            "A=8",
+            "column 3: `A % 3`: modulo 3 does not divide",
+        ),
+        ("A = 9", "A=8", "column 3: `A = 9`: resize 9 is larger"),
+        ("A # 4", "A=8", "column 3: `A # 4`: padding 4 is smaller"),
+        ("A,,B", "A=8,B=2", "column 3: syntax error"),
+    ] {
+        npusim()
+            .args(["furiosa", "map", expr, "--axes", axes, "--json"])
+            .assert()
+            .failure()
+            .stdout(predicate::str::is_empty())
+            .stderr(predicate::str::contains(needle));
+    }
+}
+
+fn repo(rel: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(rel)
+}
+
+/// Data bytes of a plain .npy (format 1.0), its descr and its shape text.
+fn npy_data(path: &std::path::Path) -> (String, String, Vec<u8>) {
+    let bytes = std::fs::read(path).unwrap();
+    let len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    let header = String::from_utf8(bytes[10..10 + len].to_vec()).unwrap();
+    let at = header.find("'descr': '").unwrap() + 10;
+    let descr = header[at..at + header[at..].find('\'').unwrap()].to_string();
+    let at = header.find("'shape': (").unwrap() + 10;
+    let shape = header[at..at + header[at..].find(')').unwrap()].to_string();
+    (descr, shape, bytes[10 + len..].to_vec())
+}
+
+fn write_npy_i32(path: &std::path::Path, values: &[i32]) {
+    let mut header = format!(
+        "{{'descr': '<i4', 'fortran_order': False, 'shape': ({},), }}",
+        values.len()
+    );
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    for v in values {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    std::fs::write(path, out).unwrap();
+}
+
+#[test]
+fn run_seed003_reduce_then_add_on_a_ramp() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("y.npy");
+    npusim()
+        .args(["furiosa", "run"])
+        .arg(repo(
+            "crates/furiosa/examples/pipelines/seed003_reduce_then_add.toml",
+        ))
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "VectorFinalTensor<i32, m![1], m![1 # 2], m![A / 8, 1 # 4], m![1], m![A % 8]>",
+        ))
+        .stdout(predicate::str::contains("ring tail 3"))
+        .stdout(predicate::str::contains("total: ~5 cycles"));
+    let (descr, shape, data) = npy_data(&out);
+    assert_eq!(descr, "<i4");
+    assert_eq!(shape.replace(' ', "").trim_end_matches(','), "1,2,256,1,8");
+    let got: Vec<i32> = data
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    for a in 0..512usize {
+        // Ramp input: element at ((a / 8) * 4 + r) * 8 + a % 8 holds that position.
+        let sum: i32 = (0..4).map(|r| (((a / 8) * 4 + r) * 8 + a % 8) as i32).sum();
+        assert_eq!(got[(a / 8) * 32 + a % 8], sum + 100, "A = {a}");
+        assert_eq!(
+            got[(a / 8) * 32 + 8 + a % 8],
+            100,
+            "dummy slot: identity + 100"
+        );
+    }
+}
+
+#[test]
+fn run_seed000_cast_with_an_input_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("x.npy");
+    let out = dir.path().join("y.npy");
+    let values: Vec<i32> = (0..32).map(|i| i * 50 - 700).collect();
+    write_npy_i32(&input, &values);
+    npusim()
+        .args(["furiosa", "run"])
+        .arg(repo(
+            "crates/furiosa/examples/pipelines/seed000_cast_i32_to_i8.toml",
+        ))
+        .arg("--input")
+        .arg(&input)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("cast 4"));
+    let (descr, shape, data) = npy_data(&out);
+    assert_eq!(descr, "|i1");
+    assert_eq!(shape.replace(' ', "").trim_end_matches(','), "1,1,1,4,32");
+    for b in 0..4 {
+        for p in 0..32 {
+            let want = if p < 8 { values[b * 8 + p] as i8 } else { 0 };
+            assert_eq!(data[b * 32 + p] as i8, want);
+        }
+    }
+}
+
+#[test]
+fn run_refuses_bad_pipelines() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("bad.toml");
+    std::fs::write(
+        &p,
+        "axes = \"A=8\"\ndtype = \"i32\"\nchip = \"1\"\ncluster = \"1\"\nslice = \"1\"\ntime = \"1\"\npacket = \"A / 3\"\n",
+    )
+    .unwrap();
+    npusim()
+        .args(["furiosa", "run"])
+        .arg(&p)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("packet: column 3"));
+    std::fs::write(
+        &p,
+        "axes = \"A=4\"\ndtype = \"i32\"\nchip = \"1\"\ncluster = \"1\"\nslice = \"1\"\ntime = \"1\"\npacket = \"A\"\n[[stage]]\nop = \"cast\"\ndtype = \"i8\"\nout_packet = \"A # 32\"\n",
+    )
+    .unwrap();
+    npusim()
+        .args(["furiosa", "run"])
+        .arg(&p)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("not one 32-byte flit"));
+}

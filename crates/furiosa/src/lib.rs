@@ -1,0 +1,30 @@
+//! Furiosa RNGD model for npusim: mapping expressions (`m![..]`), stream tensors and the
+//! Cast Engine, following the vendor's seeds and `spec/furiosa.md`.
+//!
+//! ```
+//! use npusim_furiosa::{axes, m};
+//! let ax = axes![A = 8, B = 512].unwrap();
+//! let e = m!(ax; A, B).unwrap();
+//! assert_eq!(e.size(), 4096);
+//! assert_eq!(e.cell(519).to_string(), "{A: 1, B: 7}");
+//! ```
+
+pub mod dtype;
+pub mod engine;
+pub mod limits;
+pub mod mapping;
+pub mod pipeline;
+pub mod profile;
+pub mod tensor;
+pub mod timing;
+
+pub use dtype::{DType, Scalar};
+pub use engine::cast::CastError;
+pub use engine::vector::ops::{
+    BranchMode, ClipBinaryOp, FpBinaryOp, FxpBinaryOp, InterSliceReduceOpF32,
+    InterSliceReduceOpI32, LogicBinaryOp,
+};
+pub use engine::vector::{VectorError, VectorTensor};
+pub use mapping::{Axes, Final, Mapping, PaddingKind};
+pub use profile::CastProfile;
+pub use tensor::{Position, StreamTensor, TensorError};

@@ -1,0 +1,14 @@
+//! Mapping expressions (spec §1): axes, the expression AST, its parser and printer, the
+//! position → cell evaluator and normalisation.
+
+mod axes;
+mod cell;
+mod expr;
+mod normal;
+mod parse;
+pub mod sequence;
+
+pub use axes::{Axes, AxesError, Axis, is_axis_name};
+pub use cell::{Cell, Final, PaddingKind};
+pub use expr::{Mapping, ShapeError};
+pub use parse::{ParseError, ParseErrorKind};

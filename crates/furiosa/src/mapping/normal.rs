@@ -1,0 +1,283 @@
+//! Normalisation (spec §1.7): rewrite a mapping into an equivalent canonical-ish form.
+//!
+//! The normal form is a list of factors, major to minor. A factor is an axis digit
+//! `(axis, stride, extent)` — position `p` holds coordinate `p * stride` — a broadcast, a padded
+//! group, or (when no rule applies) an irreducible sub-expression. Unit factors are dropped,
+//! adjacent broadcasts multiply, adjacent digits of one axis that are contiguous
+//! (`outer.stride == inner.stride * inner.extent`) merge, and strides, modulos and resizes are
+//! pushed through pairs digit by digit. Nested paddings of one kind collapse
+//! (`(A # 8) # 32` → `A # 32`).
+//!
+//! The result is always equivalent to the input (same size, same finalised cells); like the
+//! vendor's normaliser it makes no uniqueness claim, but equal digit lists print equally, which
+//! is what layout comparisons need.
+
+use super::{Axis, Mapping, PaddingKind};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Factor {
+    Digit {
+        axis: Axis,
+        stride: usize,
+        extent: usize,
+    },
+    Broadcast(usize),
+    Padded {
+        inner: Vec<Factor>,
+        size: usize,
+        kind: PaddingKind,
+    },
+    Other(Mapping),
+}
+
+impl Factor {
+    fn size(&self) -> usize {
+        match self {
+            Factor::Digit { extent, .. } => *extent,
+            Factor::Broadcast(n) => *n,
+            Factor::Padded { size, .. } => *size,
+            Factor::Other(m) => m.size(),
+        }
+    }
+
+    fn to_mapping(&self) -> Mapping {
+        match self {
+            Factor::Digit {
+                axis,
+                stride,
+                extent,
+            } => digit_mapping(axis, *stride, *extent),
+            Factor::Broadcast(n) => Mapping::Broadcast(*n),
+            Factor::Padded { inner, size, kind } => {
+                Mapping::Padding(Box::new(list_mapping(inner)), *size, *kind)
+            }
+            Factor::Other(m) => m.clone(),
+        }
+    }
+}
+
+/// `axis` digit with coordinates `0, stride, .., stride * (extent - 1)` in m-notation.
+fn digit_mapping(axis: &Axis, stride: usize, extent: usize) -> Mapping {
+    let n = axis.size;
+    let mut m = Mapping::Axis(axis.clone());
+    let mut size = n;
+    if stride > 1 {
+        if n % stride != 0 {
+            size = n.div_ceil(stride) * stride;
+            m = Mapping::Padding(Box::new(m), size, PaddingKind::Top);
+        }
+        m = Mapping::Stride(Box::new(m), stride);
+        size /= stride;
+    }
+    if extent < size {
+        m = if size % extent == 0 {
+            Mapping::Modulo(Box::new(m), extent)
+        } else {
+            Mapping::Resize(Box::new(m), extent)
+        };
+    }
+    m
+}
+
+fn list_mapping(list: &[Factor]) -> Mapping {
+    match list {
+        [] => Mapping::Broadcast(1),
+        [f] => f.to_mapping(),
+        [f, rest @ ..] => Mapping::Pair(Box::new(f.to_mapping()), Box::new(list_mapping(rest))),
+    }
+}
+
+fn list_size(list: &[Factor]) -> usize {
+    list.iter().map(Factor::size).product()
+}
+
+/// Appends `f` to `out`, dropping units and merging with the previous factor where possible.
+fn push(out: &mut Vec<Factor>, f: Factor) {
+    if f.size() == 1 {
+        return;
+    }
+    match (out.last_mut(), &f) {
+        (Some(Factor::Broadcast(a)), Factor::Broadcast(b)) => *a *= b,
+        (
+            Some(Factor::Digit {
+                axis: a1,
+                stride: s1,
+                extent: e1,
+            }),
+            Factor::Digit {
+                axis: a2,
+                stride: s2,
+                extent: e2,
+            },
+        ) if a1 == a2 && *s1 == s2 * e2 => {
+            *s1 = *s2;
+            *e1 *= e2;
+        }
+        _ => out.push(f),
+    }
+}
+
+fn concat(a: Vec<Factor>, b: Vec<Factor>) -> Vec<Factor> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    for f in a.into_iter().chain(b) {
+        push(&mut out, f);
+    }
+    out
+}
+
+fn stride_list(mut list: Vec<Factor>, mut n: usize) -> Vec<Factor> {
+    while n > 1 {
+        let Some(last) = list.pop() else {
+            break;
+        };
+        let e = last.size();
+        if n % e == 0 {
+            // Every selected position has this digit at 0: drop it.
+            n /= e;
+            continue;
+        }
+        if e % n == 0 {
+            let strided = match last {
+                Factor::Digit {
+                    axis,
+                    stride,
+                    extent,
+                } => vec![Factor::Digit {
+                    axis,
+                    stride: stride * n,
+                    extent: extent / n,
+                }],
+                Factor::Broadcast(b) => vec![Factor::Broadcast(b / n)],
+                Factor::Padded { inner, size, kind } if list_size(&inner) % n == 0 => {
+                    pad_list(stride_list(inner, n), size / n, kind)
+                }
+                other => vec![Factor::Other(Mapping::Stride(
+                    Box::new(other.to_mapping()),
+                    n,
+                ))],
+            };
+            for f in strided {
+                push(&mut list, f);
+            }
+            return list;
+        }
+        // Neither divides the other: keep the remaining stride as an expression.
+        list.push(last);
+        return vec![Factor::Other(Mapping::Stride(
+            Box::new(list_mapping(&list)),
+            n,
+        ))];
+    }
+    list
+}
+
+fn take_list(mut list: Vec<Factor>, n: usize) -> Vec<Factor> {
+    if n <= 1 {
+        // The first position of any mapping is the empty index.
+        return Vec::new();
+    }
+    if n >= list_size(&list) {
+        return list;
+    }
+    let Some(last) = list.pop() else {
+        return list;
+    };
+    let e = last.size();
+    if n % e == 0 {
+        let mut head = take_list(list, n / e);
+        push(&mut head, last);
+        head
+    } else if n < e {
+        // Only the innermost digit moves; the others stay at 0.
+        match last {
+            Factor::Digit { axis, stride, .. } => vec![Factor::Digit {
+                axis,
+                stride,
+                extent: n,
+            }],
+            Factor::Broadcast(_) => vec![Factor::Broadcast(n)],
+            Factor::Padded { inner, kind, .. } => {
+                if n <= list_size(&inner) {
+                    take_list(inner, n)
+                } else {
+                    vec![Factor::Padded {
+                        inner,
+                        size: n,
+                        kind,
+                    }]
+                }
+            }
+            Factor::Other(m) => vec![Factor::Other(Mapping::Resize(Box::new(m), n))],
+        }
+    } else {
+        list.push(last);
+        vec![Factor::Other(Mapping::Resize(
+            Box::new(list_mapping(&list)),
+            n,
+        ))]
+    }
+}
+
+fn pad_list(inner: Vec<Factor>, size: usize, kind: PaddingKind) -> Vec<Factor> {
+    if list_size(&inner) == size {
+        return inner;
+    }
+    if let [
+        Factor::Padded {
+            inner: nested,
+            kind: k2,
+            ..
+        },
+    ] = inner.as_slice()
+        && *k2 == kind
+    {
+        return vec![Factor::Padded {
+            inner: nested.clone(),
+            size,
+            kind,
+        }];
+    }
+    vec![Factor::Padded { inner, size, kind }]
+}
+
+fn factors(m: &Mapping) -> Vec<Factor> {
+    match m {
+        Mapping::Axis(a) => {
+            let mut out = Vec::new();
+            push(
+                &mut out,
+                Factor::Digit {
+                    axis: a.clone(),
+                    stride: 1,
+                    extent: a.size,
+                },
+            );
+            out
+        }
+        Mapping::Broadcast(n) => {
+            let mut out = Vec::new();
+            push(&mut out, Factor::Broadcast(*n));
+            out
+        }
+        Mapping::Pair(l, r) => concat(factors(l), factors(r)),
+        Mapping::Stride(l, n) => stride_list(factors(l), *n),
+        Mapping::Modulo(l, n) | Mapping::Resize(l, n) => take_list(factors(l), *n),
+        Mapping::Padding(l, n, k) => pad_list(factors(l), *n, *k),
+    }
+}
+
+impl Mapping {
+    /// An equivalent mapping in normal form (see the module documentation).
+    ///
+    /// ```
+    /// use npusim_furiosa::mapping::{Axes, Mapping};
+    /// let axes = Axes::parse("A=8,B=512").unwrap();
+    /// let m = Mapping::parse("B / 64, B % 64", &axes).unwrap();
+    /// assert_eq!(m.normalize().to_string(), "B");
+    /// let m = Mapping::parse("[A, B] / 512, 1", &axes).unwrap();
+    /// assert_eq!(m.normalize().to_string(), "A");
+    /// ```
+    pub fn normalize(&self) -> Mapping {
+        list_mapping(&factors(self))
+    }
+}

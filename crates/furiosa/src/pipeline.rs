@@ -1,0 +1,305 @@
+//! A Tensor Unit pipeline as data: the input stream (dtype, axes, five mappings in m-notation)
+//! and a list of stages, run over the input's codes with a cycle estimate per engine. This is
+//! what `npusim furiosa run` executes; the file syntax lives in the CLI.
+
+use npusim_hw::CycleEstimate;
+use thiserror::Error;
+
+use crate::engine::vector::ops::{
+    BranchMode, ClipBinaryOp, FpBinaryOp, FxpBinaryOp, InterSliceReduceOp, InterSliceReduceOpF32,
+    InterSliceReduceOpI32, LogicBinaryOp,
+};
+use crate::engine::vector::{ClipOperand, VectorError, VectorTensor};
+use crate::mapping::{Axes, ParseError};
+use crate::tensor::{Position, TensorError};
+use crate::timing::estimate_cast;
+use crate::{CastError, CastProfile, DType, Mapping, StreamTensor};
+
+/// One stage of a pipeline.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StageSpec {
+    /// `cast::<dtype>(out_packet)`.
+    Cast {
+        /// Output type.
+        dtype: DType,
+        /// Output packet, m-notation.
+        out_packet: String,
+    },
+    /// `vector_init()`.
+    VectorInit,
+    /// `vector_intra_slice_branch(BranchMode::Unconditional)`.
+    Branch,
+    /// `vector_logic(op, operand)`.
+    Logic {
+        /// The op.
+        op: LogicBinaryOp,
+        /// The immediate.
+        operand: i32,
+    },
+    /// `vector_fxp(op, operand)`.
+    Fxp {
+        /// The op.
+        op: FxpBinaryOp,
+        /// The immediate.
+        operand: i32,
+    },
+    /// `vector_fxp_to_fp(int_width)`.
+    FxpToFp {
+        /// Integer width.
+        int_width: u32,
+    },
+    /// `vector_fp_binary(op, operand)`.
+    Fp {
+        /// The op.
+        op: FpBinaryOp,
+        /// The immediate.
+        operand: f32,
+    },
+    /// `vector_fp_to_fxp(int_width)`.
+    FpToFxp {
+        /// Integer width.
+        int_width: u32,
+    },
+    /// `vector_clip(op, operand)`; the operand is read as the stream's type.
+    Clip {
+        /// The op.
+        op: ClipBinaryOp,
+        /// The immediate.
+        operand: f64,
+    },
+    /// `vector_inter_slice_reduce(out_slice, out_time, op)`; `op` is read as the stream's type.
+    InterSliceReduce {
+        /// Op name: Add, AddSat, Max, Min (i32) or Add, Max, Min, Mul (f32).
+        op: String,
+        /// Output slice mapping, m-notation.
+        out_slice: String,
+        /// Output time mapping, m-notation.
+        out_time: String,
+    },
+    /// `vector_final()`.
+    VectorFinal,
+}
+
+impl StageSpec {
+    /// The stage's name in pipeline files and reports.
+    pub fn name(&self) -> &'static str {
+        match self {
+            StageSpec::Cast { .. } => "cast",
+            StageSpec::VectorInit => "vector_init",
+            StageSpec::Branch => "branch",
+            StageSpec::Logic { .. } => "logic",
+            StageSpec::Fxp { .. } => "fxp",
+            StageSpec::FxpToFp { .. } => "fxp_to_fp",
+            StageSpec::Fp { .. } => "fp",
+            StageSpec::FpToFxp { .. } => "fp_to_fxp",
+            StageSpec::Clip { .. } => "clip",
+            StageSpec::InterSliceReduce { .. } => "inter_slice_reduce",
+            StageSpec::VectorFinal => "vector_final",
+        }
+    }
+}
+
+/// A pipeline: the input stream and its stages.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pipeline {
+    /// Axis declarations.
+    pub axes: Axes,
+    /// Input scalar type.
+    pub dtype: DType,
+    /// Input `[Chip, Cluster, Slice, Time, Packet]` in m-notation.
+    pub dims: [String; 5],
+    /// The stages, in order.
+    pub stages: Vec<StageSpec>,
+    /// Upstream delivery rate for the Vector Engine's estimate (cycles per flit, ≥ 1).
+    pub upstream_cycles_per_flit: u64,
+}
+
+/// Why a pipeline cannot run.
+#[derive(Debug, Error)]
+pub enum PipelineError {
+    /// A mapping does not parse.
+    #[error("{field}: {source}")]
+    Mapping {
+        /// Which field.
+        field: String,
+        /// The parse error (with its column).
+        source: Box<ParseError>,
+    },
+    /// The input stream is invalid.
+    #[error(transparent)]
+    Tensor(#[from] TensorError),
+    /// The Cast Engine refused.
+    #[error("stage {index} (cast): {source}")]
+    Cast {
+        /// Stage number (1-based).
+        index: usize,
+        /// Why.
+        source: CastError,
+    },
+    /// The Vector Engine refused.
+    #[error("stage {index} ({name}): {source}")]
+    Vector {
+        /// Stage number (1-based).
+        index: usize,
+        /// Stage name.
+        name: &'static str,
+        /// Why.
+        source: VectorError,
+    },
+    /// A stage at a place it cannot be.
+    #[error("stage {index} ({name}): {reason}")]
+    Order {
+        /// Stage number (1-based).
+        index: usize,
+        /// Stage name.
+        name: &'static str,
+        /// Why.
+        reason: String,
+    },
+    /// The pipeline ends inside the Vector Engine.
+    #[error("the pipeline ends inside the Vector Engine: add a vector_final stage")]
+    Unfinished,
+}
+
+/// What one stage produced: its layout and, for engines that end there, a cycle estimate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StageReport {
+    /// Stage name.
+    pub name: &'static str,
+    /// The stream after the stage (type, position and mappings).
+    pub layout: String,
+    /// The estimate of the engine the stage completes (`cast`, `vector_final`).
+    pub estimate: Option<CycleEstimate>,
+}
+
+enum Current {
+    Stream(StreamTensor),
+    Vector(VectorTensor),
+}
+
+fn reduce_op(name: &str, dtype: DType) -> Option<InterSliceReduceOp> {
+    Some(match (dtype, name) {
+        (DType::I32, "Add") => InterSliceReduceOpI32::Add.into(),
+        (DType::I32, "AddSat") => InterSliceReduceOpI32::AddSat.into(),
+        (DType::I32, "Max") => InterSliceReduceOpI32::Max.into(),
+        (DType::I32, "Min") => InterSliceReduceOpI32::Min.into(),
+        (DType::F32, "Add") => InterSliceReduceOpF32::Add.into(),
+        (DType::F32, "Max") => InterSliceReduceOpF32::Max.into(),
+        (DType::F32, "Min") => InterSliceReduceOpF32::Min.into(),
+        (DType::F32, "Mul") => InterSliceReduceOpF32::Mul.into(),
+        _ => return None,
+    })
+}
+
+impl Pipeline {
+    fn mapping(&self, field: &str, text: &str) -> Result<Mapping, PipelineError> {
+        Mapping::parse(text, &self.axes).map_err(|source| PipelineError::Mapping {
+            field: field.to_string(),
+            source: Box::new(source),
+        })
+    }
+
+    /// Runs the pipeline on `codes` (one per physical input position); returns the output
+    /// stream and a report per stage.
+    pub fn run(&self, codes: Vec<u64>) -> Result<(StreamTensor, Vec<StageReport>), PipelineError> {
+        let [chip, cluster, slice, time, packet] = &self.dims;
+        let dims = [
+            self.mapping("chip", chip)?,
+            self.mapping("cluster", cluster)?,
+            self.mapping("slice", slice)?,
+            self.mapping("time", time)?,
+            self.mapping("packet", packet)?,
+        ];
+        let input = StreamTensor::from_dims(self.dtype, Position::Collect, dims, codes)?;
+        let mut current = Current::Stream(input);
+        let mut reports = Vec::new();
+        for (i, stage) in self.stages.iter().enumerate() {
+            let index = i + 1;
+            let name = stage.name();
+            let vector = |e: VectorError| PipelineError::Vector {
+                index,
+                name,
+                source: e,
+            };
+            let order = |reason: &str| PipelineError::Order {
+                index,
+                name,
+                reason: reason.to_string(),
+            };
+            let mut estimate = None;
+            current = match (current, stage) {
+                (Current::Stream(t), StageSpec::Cast { dtype, out_packet }) => {
+                    let out = self.mapping(&format!("stage {index} out_packet"), out_packet)?;
+                    let flits = t.time().size() as u64;
+                    let c = t
+                        .cast_to(*dtype, &out, &CastProfile::default())
+                        .map_err(|source| PipelineError::Cast { index, source })?;
+                    estimate = Some(estimate_cast(flits));
+                    Current::Stream(c)
+                }
+                (Current::Stream(t), StageSpec::VectorInit) => {
+                    Current::Vector(t.vector_init().map_err(vector)?)
+                }
+                (Current::Stream(_), _) => {
+                    return Err(order("needs a tensor inside the Vector Engine (after vector_init)"));
+                }
+                (Current::Vector(_), StageSpec::Cast { .. } | StageSpec::VectorInit) => {
+                    return Err(order("the Vector Engine must end with vector_final first"));
+                }
+                (Current::Vector(v), StageSpec::VectorFinal) => {
+                    estimate = Some(v.estimate(self.upstream_cycles_per_flit));
+                    Current::Stream(v.vector_final().map_err(vector)?)
+                }
+                (Current::Vector(v), stage) => Current::Vector(
+                    match stage {
+                        StageSpec::Branch => v.vector_intra_slice_branch(BranchMode::Unconditional),
+                        StageSpec::Logic { op, operand } => v.vector_logic(*op, *operand),
+                        StageSpec::Fxp { op, operand } => v.vector_fxp(*op, *operand),
+                        StageSpec::FxpToFp { int_width } => v.vector_fxp_to_fp(*int_width),
+                        StageSpec::Fp { op, operand } => v.vector_fp_binary(*op, *operand),
+                        StageSpec::FpToFxp { int_width } => v.vector_fp_to_fxp(*int_width),
+                        StageSpec::Clip { op, operand } => {
+                            let operand = match v.tensor().dtype() {
+                                DType::F32 => ClipOperand::F32(*operand as f32),
+                                _ => ClipOperand::I32(*operand as i32),
+                            };
+                            v.vector_clip(*op, operand)
+                        }
+                        StageSpec::InterSliceReduce {
+                            op,
+                            out_slice,
+                            out_time,
+                        } => {
+                            let dtype = v.tensor().dtype();
+                            let Some(op) = reduce_op(op, dtype) else {
+                                return Err(order(&format!(
+                                    "`{op}` is not an inter-slice op for {dtype} (i32: Add, AddSat, Max, Min; f32: Add, Max, Min, Mul)"
+                                )));
+                            };
+                            let s = self.mapping(&format!("stage {index} out_slice"), out_slice)?;
+                            let t = self.mapping(&format!("stage {index} out_time"), out_time)?;
+                            v.vector_inter_slice_reduce(&s, &t, op)
+                        }
+                        StageSpec::Cast { .. } | StageSpec::VectorInit | StageSpec::VectorFinal => {
+                            return Err(order("not a Vector Engine stage"));
+                        }
+                    }
+                    .map_err(vector)?,
+                ),
+            };
+            let layout = match &current {
+                Current::Stream(t) => t.to_string(),
+                Current::Vector(v) => v.to_string(),
+            };
+            reports.push(StageReport {
+                name,
+                layout,
+                estimate,
+            });
+        }
+        match current {
+            Current::Stream(t) => Ok((t, reports)),
+            Current::Vector(_) => Err(PipelineError::Unfinished),
+        }
+    }
+}

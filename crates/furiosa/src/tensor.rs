@@ -1,0 +1,321 @@
+//! Stream tensors (spec §2.4): a scalar type, the five mappings Chip / Cluster / Slice / Time /
+//! Packet, the pipeline position, and the data.
+//!
+//! The data is one code per physical position of the combined mapping
+//! `m![Chip, Cluster, Slice, Time, Packet]` (outer to inner), padding positions included, so
+//! position `((((chip · CL + cluster) · S + slice) · T + time) · P + packet)` holds the element
+//! at those coordinates.
+
+use std::fmt;
+
+use npusim_hw::LimitError;
+use thiserror::Error;
+
+use crate::limits::{CLUSTERS_PER_CHIP, SLICES_PER_CLUSTER};
+use crate::{DType, Mapping};
+
+/// Where in the Tensor Unit pipeline a stream tensor is (which engines may take it next).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Position {
+    /// Output of the Collect Engine (`CollectTensor`).
+    Collect,
+    /// Output of the Contraction Engine (`ContractTensor`).
+    Contract,
+    /// Output of the Vector Engine (`VectorFinalTensor`).
+    VectorFinal,
+    /// Output of the Cast Engine (`CastTensor`).
+    Cast,
+}
+
+impl Position {
+    /// The vendor's type name for a tensor at this position.
+    pub fn type_name(self) -> &'static str {
+        match self {
+            Position::Collect => "CollectTensor",
+            Position::Contract => "ContractTensor",
+            Position::VectorFinal => "VectorFinalTensor",
+            Position::Cast => "CastTensor",
+        }
+    }
+}
+
+/// The five stream dimensions, outer to inner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dim {
+    /// Chips.
+    Chip,
+    /// Clusters of a chip.
+    Cluster,
+    /// Slices of a cluster.
+    Slice,
+    /// Time steps of the stream.
+    Time,
+    /// Elements of one packet.
+    Packet,
+}
+
+impl fmt::Display for Dim {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
+    }
+}
+
+/// Why a stream tensor cannot be built.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum TensorError {
+    /// A dimension mapping breaks a hardware limit.
+    #[error("{dim} = m![{mapping}] has {size} positions: {source}")]
+    Limit {
+        /// The dimension.
+        dim: Dim,
+        /// Its mapping in m-notation.
+        mapping: String,
+        /// Its size.
+        size: usize,
+        /// The limit broken.
+        source: LimitError,
+    },
+    /// The data does not hold one element per physical position.
+    #[error("the data holds {got} elements but m![{layout}] has {expected} positions")]
+    DataLength {
+        /// Positions of the combined mapping.
+        expected: usize,
+        /// Elements given.
+        got: usize,
+        /// `Chip, Cluster, Slice, Time, Packet` in m-notation.
+        layout: String,
+    },
+    /// A code does not fit the scalar type.
+    #[error("element {index} has code {code:#x}, which is not a {dtype} code")]
+    BadCode {
+        /// Physical position.
+        index: usize,
+        /// The code.
+        code: u64,
+        /// The scalar type.
+        dtype: DType,
+    },
+}
+
+/// A stream tensor: scalar type, the five mappings, pipeline position and one code per
+/// physical position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StreamTensor {
+    dtype: DType,
+    position: Position,
+    chip: Mapping,
+    cluster: Mapping,
+    slice: Mapping,
+    time: Mapping,
+    packet: Mapping,
+    data: Vec<u64>,
+}
+
+impl StreamTensor {
+    /// Builds a stream tensor, checking the cluster and slice counts, the data length and that
+    /// every code fits `dtype`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        dtype: DType,
+        position: Position,
+        chip: Mapping,
+        cluster: Mapping,
+        slice: Mapping,
+        time: Mapping,
+        packet: Mapping,
+        data: Vec<u64>,
+    ) -> Result<StreamTensor, TensorError> {
+        for (dim, m, limit) in [
+            (Dim::Cluster, &cluster, CLUSTERS_PER_CHIP),
+            (Dim::Slice, &slice, SLICES_PER_CLUSTER),
+        ] {
+            limit
+                .check(m.size() as i128)
+                .map_err(|source| TensorError::Limit {
+                    dim,
+                    mapping: m.to_string(),
+                    size: m.size(),
+                    source,
+                })?;
+        }
+        let expected = [&chip, &cluster, &slice, &time, &packet]
+            .iter()
+            .try_fold(1usize, |acc, m| acc.checked_mul(m.size()))
+            .unwrap_or(usize::MAX);
+        if data.len() != expected {
+            return Err(TensorError::DataLength {
+                expected,
+                got: data.len(),
+                layout: format!("{chip}, {cluster}, {slice}, {time}, {packet}"),
+            });
+        }
+        let mask = dtype.format().code_mask();
+        if let Some((index, &code)) = data.iter().enumerate().find(|(_, c)| **c & !mask != 0) {
+            return Err(TensorError::BadCode { index, code, dtype });
+        }
+        Ok(StreamTensor {
+            dtype,
+            position,
+            chip,
+            cluster,
+            slice,
+            time,
+            packet,
+            data,
+        })
+    }
+
+    /// A `CollectTensor` of `i32` values (one per physical position).
+    pub fn collect_i32(dims: [Mapping; 5], values: &[i32]) -> Result<StreamTensor, TensorError> {
+        let data = values.iter().map(|v| u64::from(*v as u32)).collect();
+        StreamTensor::from_dims(DType::I32, Position::Collect, dims, data)
+    }
+
+    /// A `CollectTensor` of `f32` values (one per physical position).
+    pub fn collect_f32(dims: [Mapping; 5], values: &[f32]) -> Result<StreamTensor, TensorError> {
+        let data = values.iter().map(|v| u64::from(v.to_bits())).collect();
+        StreamTensor::from_dims(DType::F32, Position::Collect, dims, data)
+    }
+
+    /// [`StreamTensor::new`] with the mappings given as `[Chip, Cluster, Slice, Time, Packet]`.
+    pub fn from_dims(
+        dtype: DType,
+        position: Position,
+        dims: [Mapping; 5],
+        data: Vec<u64>,
+    ) -> Result<StreamTensor, TensorError> {
+        let [chip, cluster, slice, time, packet] = dims;
+        StreamTensor::new(dtype, position, chip, cluster, slice, time, packet, data)
+    }
+
+    /// The scalar type.
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    /// The pipeline position.
+    pub fn position(&self) -> Position {
+        self.position
+    }
+
+    /// The mapping of one dimension.
+    pub fn mapping(&self, dim: Dim) -> &Mapping {
+        match dim {
+            Dim::Chip => &self.chip,
+            Dim::Cluster => &self.cluster,
+            Dim::Slice => &self.slice,
+            Dim::Time => &self.time,
+            Dim::Packet => &self.packet,
+        }
+    }
+
+    /// The Time mapping.
+    pub fn time(&self) -> &Mapping {
+        &self.time
+    }
+
+    /// The Packet mapping.
+    pub fn packet(&self) -> &Mapping {
+        &self.packet
+    }
+
+    /// The codes, one per physical position.
+    pub fn codes(&self) -> &[u64] {
+        &self.data
+    }
+
+    /// The codes of an integer type as sign-extended values.
+    pub fn ints(&self) -> Vec<i64> {
+        let bits = self.dtype.bits() as u32;
+        self.data
+            .iter()
+            .map(|&c| ((c << (64 - bits)) as i64) >> (64 - bits))
+            .collect()
+    }
+
+    /// The elements decoded to f64 (NaN for NaN codes).
+    pub fn values(&self) -> Vec<f64> {
+        let f = self.dtype.format();
+        self.data.iter().map(|&c| f.decode(c).to_f64()).collect()
+    }
+
+    /// The sizes `[Chip, Cluster, Slice, Time, Packet]` (the shape of the physical buffer).
+    pub fn shape(&self) -> [usize; 5] {
+        [
+            self.chip.size(),
+            self.cluster.size(),
+            self.slice.size(),
+            self.time.size(),
+            self.packet.size(),
+        ]
+    }
+
+    /// `[Chip, Cluster, Slice, Time, Packet]` in m-notation.
+    pub fn layout(&self) -> String {
+        [
+            &self.chip,
+            &self.cluster,
+            &self.slice,
+            &self.time,
+            &self.packet,
+        ]
+        .map(|m| m.to_string())
+        .join(", ")
+    }
+
+    /// The same data under new Time and Packet mappings of the same sizes (for relabelling
+    /// stages such as narrow/widen).
+    pub(crate) fn relabel(&self, time: Mapping, packet: Mapping) -> StreamTensor {
+        StreamTensor {
+            time,
+            packet,
+            ..self.clone()
+        }
+    }
+
+    /// The same tensor with new Slice and Time mappings and data (for the inter-slice reducer).
+    pub(crate) fn reshaped(&self, slice: Mapping, time: Mapping, data: Vec<u64>) -> StreamTensor {
+        StreamTensor {
+            slice,
+            time,
+            data,
+            ..self.clone()
+        }
+    }
+
+    /// The same tensor with other codes, type, position and Packet (for engines).
+    pub(crate) fn with(
+        &self,
+        dtype: DType,
+        position: Position,
+        packet: Mapping,
+        data: Vec<u64>,
+    ) -> StreamTensor {
+        StreamTensor {
+            dtype,
+            position,
+            chip: self.chip.clone(),
+            cluster: self.cluster.clone(),
+            slice: self.slice.clone(),
+            time: self.time.clone(),
+            packet,
+            data,
+        }
+    }
+}
+
+impl fmt::Display for StreamTensor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}<{}, m![{}], m![{}], m![{}], m![{}], m![{}]>",
+            self.position.type_name(),
+            self.dtype,
+            self.chip.m_notation(),
+            self.cluster.m_notation(),
+            self.slice.m_notation(),
+            self.time.m_notation(),
+            self.packet.m_notation()
+        )
+    }
+}

@@ -1,0 +1,207 @@
+//! Property tests: random mappings print and re-parse to the same mapping and cells; the
+//! identities of spec §1.7 hold; normal forms are equivalent.
+
+use npusim_furiosa::mapping::{Axes, Mapping, PaddingKind};
+use proptest::prelude::*;
+
+#[derive(Clone, Debug)]
+enum Recipe {
+    Axis(usize),
+    Broadcast(usize),
+    Pair(Box<Recipe>, Box<Recipe>),
+    Stride(Box<Recipe>, usize),
+    Modulo(Box<Recipe>, usize),
+    Resize(Box<Recipe>, usize),
+    Pad(Box<Recipe>, usize, usize),
+}
+
+fn axes() -> Axes {
+    Axes::parse("A=4,B=6,C=3,D=8").expect("axes")
+}
+
+fn divisors(n: usize) -> Vec<usize> {
+    (1..=n).filter(|d| n % d == 0).collect()
+}
+
+/// Builds a valid mapping from a recipe, choosing legal parameters from the raw numbers.
+fn build(r: &Recipe, axes: &Axes) -> Mapping {
+    let names = ["A", "B", "C", "D"];
+    match r {
+        Recipe::Axis(i) => Mapping::axis(axes.get(names[i % 4]).expect("declared")),
+        Recipe::Broadcast(n) => Mapping::broadcast(1 + n % 3).expect("broadcast"),
+        Recipe::Pair(l, r) => {
+            let (l, r) = (build(l, axes), build(r, axes));
+            if l.size() * r.size() > 2048 {
+                l
+            } else {
+                l.pair(r).expect("pair")
+            }
+        }
+        Recipe::Stride(l, k) | Recipe::Modulo(l, k) => {
+            let inner = build(l, axes);
+            let d = divisors(inner.size());
+            let n = d[k % d.len()];
+            if matches!(r, Recipe::Stride(..)) {
+                inner.stride(n).expect("stride")
+            } else {
+                inner.modulo(n).expect("modulo")
+            }
+        }
+        Recipe::Resize(l, k) => {
+            let inner = build(l, axes);
+            let n = 1 + k % inner.size();
+            inner.resize(n).expect("resize")
+        }
+        Recipe::Pad(l, extra, kind) => {
+            let inner = build(l, axes);
+            let kind = [PaddingKind::Top, PaddingKind::Zero, PaddingKind::Bottom][kind % 3];
+            let n = inner.size() + extra % 5;
+            inner.pad(n, kind).expect("pad")
+        }
+    }
+}
+
+/// Whether `m` contains a Zero or Bottom padding.
+fn strict_padding(m: &Mapping) -> bool {
+    match m {
+        Mapping::Axis(_) | Mapping::Broadcast(_) => false,
+        Mapping::Padding(_, _, k) if *k != PaddingKind::Top => true,
+        Mapping::Pair(l, r) => strict_padding(l) || strict_padding(r),
+        Mapping::Stride(l, _)
+        | Mapping::Modulo(l, _)
+        | Mapping::Resize(l, _)
+        | Mapping::Padding(l, _, _) => strict_padding(l),
+    }
+}
+
+/// The split points `n` at which `E ≡ E / n, E % n` holds.
+fn boundaries(e: &Mapping) -> Vec<usize> {
+    match e {
+        Mapping::Axis(_) | Mapping::Broadcast(_) => divisors(e.size()),
+        Mapping::Padding(inner, n, PaddingKind::Top) if matches!(**inner, Mapping::Axis(_)) => {
+            divisors(*n)
+        }
+        Mapping::Pair(l, r) => {
+            let mut out = boundaries(r);
+            // A cut through a Top-padded digit overshoots instead of hitting padding; that
+            // is the same cell unless a minor Zero/Bottom padding would then win.
+            let left = if strict_padding(r) {
+                vec![1, l.size()]
+            } else {
+                boundaries(l)
+            };
+            out.extend(left.into_iter().map(|b| b * r.size()));
+            out.sort_unstable();
+            out.dedup();
+            out
+        }
+        _ => vec![1, e.size()],
+    }
+}
+
+fn recipe() -> impl Strategy<Value = Recipe> {
+    let leaf = prop_oneof![
+        3 => (0usize..4).prop_map(Recipe::Axis),
+        1 => (0usize..3).prop_map(Recipe::Broadcast),
+    ];
+    leaf.prop_recursive(5, 24, 2, |inner| {
+        prop_oneof![
+            (inner.clone(), inner.clone())
+                .prop_map(|(l, r)| Recipe::Pair(Box::new(l), Box::new(r))),
+            (inner.clone(), 0usize..16).prop_map(|(l, k)| Recipe::Stride(Box::new(l), k)),
+            (inner.clone(), 0usize..16).prop_map(|(l, k)| Recipe::Modulo(Box::new(l), k)),
+            (inner.clone(), 0usize..16).prop_map(|(l, k)| Recipe::Resize(Box::new(l), k)),
+            (inner, 0usize..16, 0usize..3).prop_map(|(l, e, k)| Recipe::Pad(Box::new(l), e, k)),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn print_parse_round_trip(r in recipe()) {
+        let axes = axes();
+        let e = build(&r, &axes);
+        let text = e.to_string();
+        let back = Mapping::parse(&text, &axes).map_err(|err| TestCaseError::fail(err.to_string()))?;
+        prop_assert_eq!(&back, &e, "{}", text);
+        prop_assert_eq!(back.cells(), e.cells());
+    }
+
+    #[test]
+    fn normal_form_is_equivalent_and_reparses(r in recipe()) {
+        let axes = axes();
+        let e = build(&r, &axes);
+        let n = e.normalize();
+        prop_assert!(n.equivalent(&e), "{} normalised to {}", e, n);
+        let back = Mapping::parse(&n.to_string(), &axes).map_err(|err| TestCaseError::fail(err.to_string()))?;
+        prop_assert!(back.equivalent(&e), "{} -> {}", e, n);
+        prop_assert!(back.normalize().equivalent(&e));
+    }
+
+    #[test]
+    fn identities_of_1_7(r in recipe(), k in 0usize..16) {
+        let axes = axes();
+        let e = build(&r, &axes);
+        let one = || Mapping::broadcast(1).expect("1");
+        // 1. Unit.
+        prop_assert!(e.clone().pair(one()).expect("pair").equivalent(&e));
+        prop_assert!(one().pair(e.clone()).expect("pair").equivalent(&e));
+        // 2. Split, at a digit boundary of E (a split that cuts through a digit, e.g.
+        // `(A, C) / 2` with C = 3, adds coordinates across the cut and is not an identity).
+        let d = boundaries(&e);
+        let n = d[k % d.len()];
+        let split = e.clone().stride(n).expect("stride").pair(e.clone().modulo(n).expect("mod")).expect("pair");
+        prop_assert!(split.equivalent(&e), "split {} by {}", e, n);
+        // 5. Idempotent operators; 6. E % 1 == 1.
+        prop_assert!(e.clone().stride(1).expect("/1").equivalent(&e));
+        prop_assert!(e.clone().pad(e.size(), PaddingKind::Top).expect("#").equivalent(&e));
+        prop_assert!(e.clone().resize(e.size()).expect("=").equivalent(&e));
+        prop_assert!(e.clone().modulo(1).expect("%1").equivalent(&one()));
+    }
+
+    #[test]
+    fn projection_and_associativity(a in recipe(), b in recipe(), c in recipe()) {
+        let axes = axes();
+        let (a, b, c) = (build(&a, &axes), build(&b, &axes), build(&c, &axes));
+        prop_assume!(a.size() * b.size() * c.size() <= 4096);
+        let ab = a.clone().pair(b.clone()).expect("pair");
+        // 3. Projection.
+        prop_assert!(ab.clone().stride(b.size()).expect("/").equivalent(&a));
+        prop_assert!(ab.clone().modulo(b.size()).expect("%").equivalent(&b));
+        // 4. Associativity.
+        let left = ab.pair(c.clone()).expect("pair");
+        let right = a.pair(b.pair(c).expect("pair")).expect("pair");
+        prop_assert!(left.equivalent(&right));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1024))]
+
+    /// Any text either parses (and then prints back to the same mapping) or is an error with a
+    /// column inside the text (+1 for "end of input"); never a panic.
+    #[test]
+    fn arbitrary_text_never_panics(text in "[ABCDQa-z0-9 ,/%=#{}()\\[\\]!*]{0,40}") {
+        let axes = axes();
+        match Mapping::parse(&text, &axes) {
+            Ok(m) => {
+                let back = Mapping::parse(&m.to_string(), &axes).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                prop_assert_eq!(back, m);
+            }
+            Err(e) => prop_assert!(e.column >= 1 && e.column <= text.chars().count() + 1, "{}", e),
+        }
+    }
+}
+
+#[test]
+fn deep_inputs_are_errors_not_crashes() {
+    let axes = axes();
+    let deep = format!("{}A{}", "(".repeat(10_000), ")".repeat(10_000));
+    assert!(Mapping::parse(&deep, &axes).is_err());
+    let long = format!("A{}", " / 1".repeat(5000));
+    assert!(Mapping::parse(&long, &axes).is_err());
+    let ok = format!("{}A{}", "(".repeat(60), ")".repeat(60));
+    assert!(Mapping::parse(&ok, &axes).is_ok());
+}
