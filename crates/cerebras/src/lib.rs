@@ -1,6 +1,6 @@
 //! Cerebras Wafer-Scale Engine, one processing element: PE memory, Data Structure Descriptors
-//! (DSDs), tensor access expressions and DSD operations, after the CSL language guide's DSD
-//! chapter (seed 004) and `shared/spec/cerebras.md`.
+//! (DSDs), tensor access expressions and DSD operations, after the chapter "Data Structure
+//! Descriptors" of the CSL language guide and the CSL SDK's documented examples.
 //!
 //! A program reads like the CSL it models:
 //!

@@ -1,5 +1,6 @@
-//! Furiosa RNGD model for npusim: mapping expressions (`m![..]`), stream tensors and the
-//! Cast Engine, following the vendor's seeds and `spec/furiosa.md`.
+//! Furiosa RNGD model for npusim: mapping expressions (`m![..]`), stream tensors, the Cast
+//! Engine and the Vector Engine's inter-slice reducer, following Furiosa's documentation of the
+//! Cast Engine and of the Inter-Slice Block.
 //!
 //! ```
 //! use npusim_furiosa::{axes, m};
