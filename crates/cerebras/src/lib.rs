@@ -53,7 +53,7 @@
 //!   event sets it to what remained. A length above the capacity is allowed. Capacity = the
 //!   buffer's element count. A synchronous `suspend` is an error (nothing could serve it).
 //! * **§0.7 pointer destinations**: `(ptr, dsd)` forms keep the last element (`@fmovh` ends
-//!   with 6); `(ptr, scalar, dsd)` forms accumulate, one rounding per step [INF].
+//!   with 6); `(ptr, scalar, dsd)` forms accumulate, one rounding per step (an inference: the documentation does not say).
 //! * **§0.8 bounds**: lowering never rejects an index outside the array
 //!   ([`access::BoundsPolicy::Unchecked`], default); [`access::BoundsPolicy::Strict`] is the
 //!   opt-in per-array check. An access outside the PE's memory is always an error.

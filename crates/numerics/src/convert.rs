@@ -4,7 +4,7 @@
 //! Decode the source to an [`Exact`] value, cut it at the destination's quantum, classify what
 //! was cut off ([`Loss`](crate::round::Loss)), let the mode decide, then encode — with a
 //! [`Status`] saying what happened. Binary floats, HiF8's tapered grid and integers are grids
-//! like any other (see [`Grid`]). Bulk kernels and vendor casts are defined by, and tested
+//! like any other (one private `Grid` trait). Bulk kernels and vendor casts are defined by, and tested
 //! against, this.
 
 use std::cmp::Ordering;
