@@ -47,6 +47,30 @@ fn cast(
     (out, counts)
 }
 
+/// A fast cast of f32 `codes` equals the reference one; on a difference, names the first f32
+/// code whose result or status differs (element by element), then compares the counts.
+fn assert_same_f32_casts(
+    codes: &[u32],
+    d: Storage,
+    policy: &CastPolicy,
+    fast: &(Vec<u8>, npusim_numerics::StatusCounts),
+    slow: &(Vec<u8>, npusim_numerics::StatusCounts),
+) {
+    if fast == slow {
+        return;
+    }
+    let s = Storage::native(Format::F32);
+    for (i, code) in codes.iter().enumerate() {
+        let (a, b) = (d.read(&fast.0, i), d.read(&slow.0, i));
+        assert_eq!(a, b, "f32 {code:#010x} -> {d:?} {policy:?}");
+        let one = code.to_le_bytes();
+        let f1 = cast(&one, s, d, 1, policy, KernelChoice::Fastest);
+        let s1 = cast(&one, s, d, 1, policy, KernelChoice::Reference);
+        assert_eq!(f1.1, s1.1, "status of f32 {code:#010x} -> {d:?} {policy:?}");
+    }
+    assert_eq!(fast.1, slow.1, "status counts, {d:?} {policy:?}");
+}
+
 #[test]
 fn table_kernel_equals_the_reference_for_every_small_source() {
     let mut pairs = 0;
@@ -211,13 +235,7 @@ fn f32_to_16_bit_kernels_equal_the_reference() {
             assert_eq!(kernel_name(s, d, &policy), "f32-bits");
             let fast = cast(&src, s, d, n, &policy, KernelChoice::Fastest);
             let slow = cast(&src, s, d, n, &policy, KernelChoice::Reference);
-            if fast != slow {
-                for (i, code) in codes.iter().enumerate() {
-                    let (a, b) = (d.read(&fast.0, i), d.read(&slow.0, i));
-                    assert_eq!(a, b, "f32 {code:#010x} -> {dst}");
-                }
-                assert_eq!(fast.1, slow.1, "status counts, {dst}");
-            }
+            assert_same_f32_casts(&codes, d, &policy, &fast, &slow);
             // other policies still take the reference or table path
             let sat = CastPolicy::saturating(round);
             assert_ne!(kernel_name(s, d, &sat), "f32-bits");
@@ -295,13 +313,7 @@ fn f32_key_kernel_equals_the_reference() {
                     served += 1;
                     let fast = cast(&src, s, d, n, &policy, KernelChoice::Fastest);
                     let slow = cast(&src, s, d, n, &policy, KernelChoice::Reference);
-                    if fast != slow {
-                        for (i, code) in codes.iter().enumerate() {
-                            let (a, b) = (d.read(&fast.0, i), d.read(&slow.0, i));
-                            assert_eq!(a, b, "f32 {code:#010x} -> {d:?} {policy:?}");
-                        }
-                        assert_eq!(fast.1, slow.1, "status counts, {d:?} {policy:?}");
-                    }
+                    assert_same_f32_casts(&codes, d, &policy, &fast, &slow);
                 }
             }
         }
@@ -366,16 +378,7 @@ fn f32_to_int_kernel_equals_the_reference() {
                 served += 1;
                 let fast = cast(&src, s, d, n, &policy, KernelChoice::Fastest);
                 let slow = cast(&src, s, d, n, &policy, KernelChoice::Reference);
-                if fast != slow {
-                    for (i, code) in codes.iter().enumerate() {
-                        let (a, b) = (d.read(&fast.0, i), d.read(&slow.0, i));
-                        assert_eq!(a, b, "f32 {code:#010x} -> {dst} {policy:?}");
-                        let one = code.to_le_bytes();
-                        let f1 = cast(&one, s, d, 1, &policy, KernelChoice::Fastest);
-                        let s1 = cast(&one, s, d, 1, &policy, KernelChoice::Reference);
-                        assert_eq!(f1.1, s1.1, "status of f32 {code:#010x} -> {dst} {policy:?}");
-                    }
-                }
+                assert_same_f32_casts(&codes, d, &policy, &fast, &slow);
             }
         }
     }
