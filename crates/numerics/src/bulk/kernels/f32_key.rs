@@ -70,14 +70,7 @@ impl KeyTable {
         for key in 0..n as u32 {
             let representative = ((key >> 1) << 16) | (key & 1);
             let r = convert_with_status(u64::from(representative), Format::F32, dst, policy, 0);
-            let id = match statuses.iter().position(|s| *s == r.status) {
-                Some(i) => i,
-                None => {
-                    statuses.push(r.status);
-                    statuses.len() - 1
-                }
-            };
-            status_id.push(u8::try_from(id).ok()?);
+            status_id.push(super::intern_status(&mut statuses, r.status)?);
             codes.push(r.code as u8);
         }
         Some(KeyTable {

@@ -24,7 +24,7 @@ use super::{BulkOptions, Storage};
 use crate::format::{Format, Kind};
 use crate::policy::{CastPolicy, InfRule, NanRule, Overflow};
 use crate::round::RoundMode;
-use crate::status::StatusCounts;
+use crate::status::{Status, StatusCounts};
 
 /// A chosen kernel for one (source storage, destination storage, policy) combination.
 #[derive(Clone, Debug)]
@@ -85,6 +85,19 @@ pub(crate) fn select(s: Storage, d: Storage, policy: &CastPolicy, force_referenc
         Some(t) => Kernel::Table(t),
         None => Kernel::Reference,
     }
+}
+
+/// The index of `status` in the distinct statuses of a lookup table (added if new); `None`
+/// when a byte cannot index them any more.
+pub(crate) fn intern_status(statuses: &mut Vec<Status>, status: Status) -> Option<u8> {
+    let id = match statuses.iter().position(|s| *s == status) {
+        Some(i) => i,
+        None => {
+            statuses.push(status);
+            statuses.len() - 1
+        }
+    };
+    u8::try_from(id).ok()
 }
 
 impl Kernel {

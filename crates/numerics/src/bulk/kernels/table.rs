@@ -84,14 +84,7 @@ impl Table {
         let mut statuses: Vec<Status> = Vec::new();
         for code in 0..n as u64 {
             let r = convert_with_status(code, src, dst, policy, 0);
-            let id = match statuses.iter().position(|s| *s == r.status) {
-                Some(i) => i,
-                None => {
-                    statuses.push(r.status);
-                    statuses.len() - 1
-                }
-            };
-            status_id.push(u8::try_from(id).ok()?);
+            status_id.push(super::intern_status(&mut statuses, r.status)?);
             raw.push(r.code);
         }
         // Entry i holds the result of code i & mask; codes are masked to the destination
