@@ -97,6 +97,14 @@ pub enum OpError {
         /// `empty` or `full`.
         state: &'static str,
     },
+    /// An operation whose semantics the documentation does not give.
+    #[error("@{op}: {why}")]
+    Undocumented {
+        /// The builtin.
+        op: &'static str,
+        /// Why it is refused.
+        why: &'static str,
+    },
     /// An unknown FIFO or DSR handle.
     #[error("no {what} with id {id} on this PE")]
     UnknownHandle {

@@ -46,6 +46,9 @@ impl Pe {
     ) -> Result<Outcome, OpError> {
         let all: Vec<&Operand> = once(dest).chain(srcs).collect();
         self.validate(op, &all)?;
+        if let Some(why) = op.undocumented() {
+            return Err(OpError::Undocumented { op: op.name(), why });
+        }
         // length rule (spec §4.1): sources in order, then the destination
         let mut lengths = Vec::with_capacity(all.len());
         for (k, o) in all.iter().enumerate() {
@@ -78,6 +81,7 @@ impl Pe {
             _ => u32::MAX,
         };
         let mut reg: Option<u32> = None;
+        let mut carry = 0u32;
         let mut completed = true;
         let mut empty_stop = false;
         let mut activated = Vec::new();
@@ -131,7 +135,7 @@ impl Pe {
                 };
                 vals.push(v);
             }
-            let r = op.apply(&vals) & mask;
+            let r = op.apply_carrying(&vals, self.fp16.format(), &mut carry) & mask;
             match &mut ports[0] {
                 Port::Mem {
                     base,
@@ -438,4 +442,58 @@ wrappers! {
     fmach Fmach (a, b, x);
     /// `@fmacs(dest, a, b, x)`: `dest = a + b * x`, fused.
     fmacs Fmacs (a, b, x);
+    /// `@addc16(dest, a, b)`: 16-bit add, the carry chaining from element to element.
+    addc16 Addc16 (a, b);
+    /// `@and16(dest, a, b)`.
+    and16 And16 (a, b);
+    /// `@or16(dest, a, b)`.
+    or16 Or16 (a, b);
+    /// `@xor16(dest, a, b)`.
+    xor16 Xor16 (a, b);
+    /// `@sll16(dest, value, count)`.
+    sll16 Sll16 (a, b);
+    /// `@slr16(dest, value, count)`.
+    slr16 Slr16 (a, b);
+    /// `@sar16(dest, value, count)`.
+    sar16 Sar16 (a, b);
+    /// `@clz(dest, src)`.
+    clz Clz (a);
+    /// `@ctz(dest, src)`.
+    ctz Ctz (a);
+    /// `@popcnt(dest, src)`.
+    popcnt Popcnt (a);
+    /// `@fsubh(dest, a, b)`.
+    fsubh Fsubh (a, b);
+    /// `@fmaxh(dest, a, b)`.
+    fmaxh Fmaxh (a, b);
+    /// `@fnegh(dest, a)`.
+    fnegh Fnegh (a);
+    /// `@fabsh(dest, a)`.
+    fabsh Fabsh (a);
+    /// `@fabss(dest, a)`.
+    fabss Fabss (a);
+    /// `@faddhs(dest, a, b)`: f32 `a` plus FP16 `b`, one rounding to f32.
+    faddhs Faddhs (a, b);
+    /// `@fmachs(dest, a, b, x)`: f32 `a` plus the exact FP16 product `b * x`, one rounding.
+    fmachs Fmachs (a, b, x);
+    /// `@fh2s(dest, src)`: FP16 to f32, exact.
+    fh2s Fh2s (a);
+    /// `@fs2h(dest, src)`: f32 to FP16, round to nearest even.
+    fs2h Fs2h (a);
+    /// `@xp162fh(dest, src)`: i16 to FP16.
+    xp162fh Xp162fh (a);
+    /// `@xp162fs(dest, src)`: i16 to f32.
+    xp162fs Xp162fs (a);
+    /// `@fh2xp16(dest, src)`: FP16 to i16, round to nearest even, saturating.
+    fh2xp16 Fh2xp16 (a);
+    /// `@fs2xp16(dest, src)`: f32 to i16, round to nearest even, saturating.
+    fs2xp16 Fs2xp16 (a);
+    /// `@fscaleh(&dest, x, k)`: `x * 2^k` in FP16.
+    fscaleh Fscaleh (x, k);
+    /// `@fscales(&dest, x, k)`: `x * 2^k` in f32.
+    fscales Fscales (x, k);
+    /// `@fnormh(&dest, x)`: refused, its semantics are undocumented.
+    fnormh Fnormh (x);
+    /// `@fnorms(&dest, x)`: refused, its semantics are undocumented.
+    fnorms Fnorms (x);
 }

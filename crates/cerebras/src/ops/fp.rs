@@ -185,11 +185,21 @@ pub fn mac(a: u32, b: u32, x: u32, fmt: Format) -> u32 {
     round(&add_exact(&decode(a, fmt), &p), fmt)
 }
 
-/// `a + b × x` with `a` and the result f32, `b` and `x` f16 (`@fmachs`, "16-bit multiply,
-/// 32-bit add" per the `<dsd_ops>` type table): the f16 product is exact, the sum rounds once.
-pub fn mac_mixed(a: u32, b: u32, x: u32) -> u32 {
-    let p = mul_exact(&decode(b, Format::F16), &decode(x, Format::F16));
+/// `a + b × x` with `a` and the result f32, `b` and `x` FP16 in `half` (`@fmachs`, "16-bit
+/// multiply, 32-bit add" per the `<dsd_ops>` type table): the product is exact, the sum
+/// rounds once.
+pub fn mac_mixed(a: u32, b: u32, x: u32, half: Format) -> u32 {
+    let p = mul_exact(&decode(b, half), &decode(x, half));
     round(&add_exact(&decode(a, Format::F32), &p), Format::F32)
+}
+
+/// `a + b` with `a` and the result f32 and `b` FP16 in `half` (`@faddhs`; the `<dsd_ops>`
+/// type table maps add(f32, fp16) to it): `b` widens exactly, the sum rounds once.
+pub fn add_mixed(a: u32, b: u32, half: Format) -> u32 {
+    round(
+        &add_exact(&decode(a, Format::F32), &decode(b, half)),
+        Format::F32,
+    )
 }
 
 /// `max(a, b)`; a NaN operand gives the other one (NaN behaviour is undocumented, spec §4.3).

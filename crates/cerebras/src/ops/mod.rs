@@ -2,13 +2,17 @@
 
 pub mod error;
 pub mod exec;
+pub mod fixed;
 pub mod fp;
+pub mod fp16_format;
 pub mod op;
 pub mod operand;
 pub mod pe;
+pub mod scale;
 
 pub use error::OpError;
 pub use exec::{CYCLE_MODEL, stride_width};
+pub use fp16_format::Fp16Format;
 pub use op::{Class, Op};
 pub use operand::{DsrId, FifoId, Operand, Scalar};
 pub use pe::{Dsr, DsrFile, LengthPolicy, OpConfig, Outcome, Pe};

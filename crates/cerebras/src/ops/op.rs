@@ -5,7 +5,7 @@ use std::fmt;
 
 use npusim_numerics::Format;
 
-use super::fp;
+use super::{fixed, fp, scale};
 use crate::arch::Arch;
 use crate::elem::ElemTy;
 
@@ -99,6 +99,7 @@ ops! {
     Mov16 "mov16" ["DD", "PD", "DS"] Raw16 [Raw16] (4, 8);
     Mov32 "mov32" ["DD", "PD", "DS"] Raw32 [Raw32] (2, 4);
     Add16 "add16" ["DDD", "DSD", "DDS"] Int16 [Int16, Int16] (4, 8);
+    Addc16 "addc16" ["DDD", "DSD", "DDS"] Int16 [Int16, Int16] (1, 8);
     Sub16 "sub16" ["DDD", "DDS"] Int16 [Int16, Int16] (4, 8);
     And16 "and16" ["DDD", "DSD", "DDS"] Int16 [Int16, Int16] (4, 8);
     Or16 "or16" ["DDD", "DSD", "DDS"] Int16 [Int16, Int16] (4, 8);
@@ -113,6 +114,7 @@ ops! {
     Fmovs "fmovs" ["DD", "PD", "DS"] F32 [F32] (2, 4);
     Faddh "faddh" ["DDD", "DSD", "DDS", "PSD"] F16 [F16, F16] (4, 8);
     Fadds "fadds" ["DDD", "DSD", "DDS", "PSD"] F32 [F32, F32] (2, 4);
+    Faddhs "faddhs" ["DDD", "DSD", "DDS", "PSD"] F32 [F32, F16] (2, 4);
     Fsubh "fsubh" ["DDD", "DSD", "DDS", "PSD"] F16 [F16, F16] (4, 8);
     Fsubs "fsubs" ["DDD", "DSD", "DDS", "PSD"] F32 [F32, F32] (2, 4);
     Fmulh "fmulh" ["DDD", "DSD", "DDS", "PSD"] F16 [F16, F16] (4, 8);
@@ -130,6 +132,12 @@ ops! {
     Fs2h "fs2h" ["DD", "DS"] F16 [F32] (1, 4);
     Xp162fh "xp162fh" ["DD", "DS"] F16 [Int16] (1, 8);
     Xp162fs "xp162fs" ["DD", "DS"] F32 [Int16] (1, 4);
+    Fh2xp16 "fh2xp16" ["DD", "DS", "PS"] Int16 [F16] (1, 8);
+    Fs2xp16 "fs2xp16" ["DD", "DS", "PS"] Int16 [F32] (1, 4);
+    Fnormh "fnormh" ["PS"] F16 [F16] (4, 8);
+    Fnorms "fnorms" ["PS"] F32 [F32] (2, 4);
+    Fscaleh "fscaleh" ["PSS"] F16 [F16, Int16] (4, 8);
+    Fscales "fscales" ["PSS"] F32 [F32, Int16] (2, 4);
 }
 
 impl Op {
@@ -139,15 +147,49 @@ impl Op {
         self.forms().contains(&"PSD")
     }
 
-    /// The element result from source bits `s` (one per source, in order).
+    /// Why the operation cannot run, if its semantics are undocumented (npusim does not
+    /// guess them): `@fnormh` / `@fnorms` ("normalize", spec §4.2 and §14.3).
+    pub fn undocumented(self) -> Option<&'static str> {
+        match self {
+            Op::Fnormh | Op::Fnorms => {
+                Some("its semantics (\"normalize\") are undocumented, so npusim does not model it")
+            }
+            _ => None,
+        }
+    }
+
+    /// The element result from source bits `s` (one per source, in order), FP16 = IEEE
+    /// binary16.
     pub fn apply(self, s: &[u32]) -> u32 {
+        self.apply_in(s, Format::F16)
+    }
+
+    /// One element of an operation that carries state from element to element: `@addc16`
+    /// reads and updates `carry` ([`fixed::add_with_carry`]); every other operation is
+    /// [`Op::apply_in`] and leaves `carry` alone.
+    pub fn apply_carrying(self, s: &[u32], half: Format, carry: &mut u32) -> u32 {
+        if self == Op::Addc16 {
+            let a = s.first().copied().unwrap_or(0) as u16;
+            let b = s.get(1).copied().unwrap_or(0) as u16;
+            let (sum, out) = fixed::add_with_carry(a, b, *carry);
+            *carry = out;
+            return u32::from(sum);
+        }
+        self.apply_in(s, half)
+    }
+
+    /// The element result from source bits `s`, the FP16 (`h`) operations computing in
+    /// `half` (binary16 or bfloat16, the `--fp16-format` of spec §1.1).
+    pub fn apply_in(self, s: &[u32], half: Format) -> u32 {
         let a = s.first().copied().unwrap_or(0);
         let b = s.get(1).copied().unwrap_or(0);
         let (a16, b16) = (a as u16, b as u16);
-        let (h, f) = (Format::F16, Format::F32);
+        let (h, f) = (half, Format::F32);
         match self {
             Op::Mov16 | Op::Mov32 | Op::Fmovh | Op::Fmovs => a,
             Op::Add16 => u32::from(a16.wrapping_add(b16)),
+            // a lone element (no chain): carry in 0
+            Op::Addc16 => u32::from(fixed::add_with_carry(a16, b16, 0).0),
             Op::Sub16 => u32::from(a16.wrapping_sub(b16)),
             Op::And16 => u32::from(a16 & b16),
             Op::Or16 => u32::from(a16 | b16),
@@ -173,11 +215,18 @@ impl Op {
             Op::Fabss => a & 0x7FFF_FFFF,
             Op::Fmach => fp::mac(a, b, s.get(2).copied().unwrap_or(0), h),
             Op::Fmacs => fp::mac(a, b, s.get(2).copied().unwrap_or(0), f),
-            Op::Fmachs => fp::mac_mixed(a, b, s.get(2).copied().unwrap_or(0)),
+            Op::Fmachs => fp::mac_mixed(a, b, s.get(2).copied().unwrap_or(0), h),
+            Op::Faddhs => fp::add_mixed(a, b, h),
             Op::Fh2s => fp::convert(a, h, f),
             Op::Fs2h => fp::convert(a, f, h),
             Op::Xp162fh => fp::convert(u32::from(a16), Format::I16, h),
             Op::Xp162fs => fp::convert(u32::from(a16), Format::I16, f),
+            Op::Fh2xp16 => fixed::float_to_xp16(a, h),
+            Op::Fs2xp16 => fixed::float_to_xp16(a, f),
+            // refused before any element runs (Op::undocumented); the value passes through
+            Op::Fnormh | Op::Fnorms => a,
+            Op::Fscaleh => scale::scale(a, b16 as i16, h),
+            Op::Fscales => scale::scale(a, b16 as i16, f),
         }
     }
 }

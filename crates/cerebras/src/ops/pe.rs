@@ -8,6 +8,7 @@
 use npusim_hw::CycleEstimate;
 
 use super::error::OpError;
+use super::fp16_format::Fp16Format;
 use super::op::{Class, Op};
 use super::operand::{DsrId, FifoId, Operand};
 use crate::arch::Arch;
@@ -78,6 +79,8 @@ pub struct Pe {
     pub mem: PeMemory,
     /// The length rule.
     pub length_policy: LengthPolicy,
+    /// The FP16 type the `h` operations compute in.
+    pub fp16: Fp16Format,
     pub(super) fifos: Vec<Fifo>,
     pub(super) dsrs: Vec<Dsr>,
 }
@@ -108,6 +111,7 @@ impl Pe {
         Pe {
             mem: PeMemory::new(arch),
             length_policy: LengthPolicy::default(),
+            fp16: Fp16Format::default(),
             fifos: Vec::new(),
             dsrs: Vec::new(),
         }
