@@ -188,6 +188,36 @@ fn g22_save_address_chunks() {
 }
 
 #[test]
+fn g22_save_address_on_a_mem4d_continues_in_the_outermost_dimension() {
+    // a 2 x 3 block of a 4 x 6 array, walked in chunks: each operation moves the DSR past the
+    // rows it used, so two operations copy the 3 first columns of all four rows
+    let (rows, cols) = (4u64, 6u64);
+    let mut pe = pe();
+    let data: Vec<i16> = (0..(rows * cols) as i16).collect();
+    pe.mem.declare_with("in", &[rows, cols], &data).unwrap();
+    pe.mem.declare("out", ElemTy::I16, &[12]).unwrap();
+    let block = pe.mem.mem4d("|i,j|{2,3} -> in[i, j]").unwrap();
+    assert_eq!(block.stride, [1, 4]);
+    let o: Dsd = pe.mem.mem1d("|i|{6} -> out[i]").unwrap().into();
+    let si = pe.load_to_dsr_xdsr_sr(DsrFile::Src1, &block, true).unwrap();
+    let so = pe.load_to_dsr(DsrFile::Dest, &o, true).unwrap();
+    pe.mov16(so, si).unwrap();
+    pe.mov16(so, si).unwrap();
+    let want: Vec<i16> = (0..rows as i16)
+        .flat_map(|r| (0..3).map(move |c| r * cols as i16 + c))
+        .collect();
+    assert_eq!(pe.mem.read::<i16>("out").unwrap(), want);
+    // without save_address the DSR stays put
+    let fixed = pe
+        .load_to_dsr_xdsr_sr(DsrFile::Src1, &block, false)
+        .unwrap();
+    let so = pe.load_to_dsr(DsrFile::Dest, &o, false).unwrap();
+    pe.mov16(so, fixed).unwrap();
+    pe.mov16(so, fixed).unwrap();
+    assert_eq!(pe.mem.read::<i16>("out").unwrap()[..6], [0, 1, 2, 6, 7, 8]);
+}
+
+#[test]
 fn g23_pointer_to_scalar_destination_keeps_the_last_element() {
     let mut pe = pe();
     pe.mem

@@ -9,6 +9,7 @@ use super::error::OpError;
 use super::op::Op;
 use super::operand::{Operand, Scalar};
 use super::pe::{LengthPolicy, OpConfig, Outcome, Pe, Port, dsd_base, position};
+use crate::dsd::walk::walk_unbounded;
 use crate::dsd::{Dsd, FifoAction};
 
 /// Name of the cycle model.
@@ -250,6 +251,17 @@ impl Pe {
         match &mut dsr.dsd {
             Dsd::Mem1d(m) => {
                 let words = n as i64 * i64::from(m.stride) * i64::from(m.base.elem.words());
+                m.base.word_addr += words;
+                m.base.moved += words;
+            }
+            Dsd::Mem4d(m) => {
+                // the next operation starts where this walk would have gone on: past the
+                // last element used, the outermost dimension continuing (spec §3)
+                let strides = m.stride.iter().map(|&s| i64::from(s)).collect();
+                let next = walk_unbounded(i64::from(m.offset), m.extent.clone(), strides)
+                    .nth(usize::try_from(n).unwrap_or(usize::MAX))
+                    .unwrap_or(i64::from(m.offset));
+                let words = (next - i64::from(m.offset)) * i64::from(m.base.elem.words());
                 m.base.word_addr += words;
                 m.base.moved += words;
             }

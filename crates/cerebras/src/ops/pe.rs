@@ -210,9 +210,14 @@ impl Pe {
         Ok(self.push_dsr(file, Dsd::CircBuf(circbuf.clone()), save_address))
     }
 
-    /// `@load_to_dsr_xdsr_sr(dsr, xdsr, srs, mem4d)`.
-    pub fn load_to_dsr_xdsr_sr(&mut self, file: DsrFile, mem4d: &Mem4d) -> Result<DsrId, OpError> {
-        Ok(self.push_dsr(file, Dsd::Mem4d(mem4d.clone()), false))
+    /// `@load_to_dsr_xdsr_sr(dsr, xdsr, srs, mem4d, .{.save_address})`.
+    pub fn load_to_dsr_xdsr_sr(
+        &mut self,
+        file: DsrFile,
+        mem4d: &Mem4d,
+        save_address: bool,
+    ) -> Result<DsrId, OpError> {
+        Ok(self.push_dsr(file, Dsd::Mem4d(mem4d.clone()), save_address))
     }
 
     fn push_dsr(&mut self, file: DsrFile, dsd: Dsd, save_address: bool) -> DsrId {
