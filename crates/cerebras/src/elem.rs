@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use npusim_numerics::Format;
+
 /// An element type of a PE tensor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ElemTy {
@@ -25,6 +27,28 @@ impl ElemTy {
         match self {
             ElemTy::U16 | ElemTy::I16 | ElemTy::F16 => 1,
             ElemTy::U32 | ElemTy::I32 | ElemTy::F32 => 2,
+        }
+    }
+
+    /// Every element type.
+    pub const ALL: [ElemTy; 6] = [
+        ElemTy::U16,
+        ElemTy::I16,
+        ElemTy::F16,
+        ElemTy::U32,
+        ElemTy::I32,
+        ElemTy::F32,
+    ];
+
+    /// The numerics format of the element's bits (`f16` = IEEE binary16).
+    pub const fn format(self) -> Format {
+        match self {
+            ElemTy::U16 => Format::U16,
+            ElemTy::I16 => Format::I16,
+            ElemTy::F16 => Format::F16,
+            ElemTy::U32 => Format::U32,
+            ElemTy::I32 => Format::I32,
+            ElemTy::F32 => Format::F32,
         }
     }
 

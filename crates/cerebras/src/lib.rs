@@ -37,6 +37,7 @@
 //! * [`dsd`]: `mem1d`, `mem4d`, `circbuf`, `fabin`/`fabout` (validated data), FIFOs, the
 //!   address walk and the mutators.
 //! * [`memory`]: 48 KiB of 16-bit words with named, typed, row-major arrays.
+//! * [`npy`]: arrays read and written as `.npy` files (through `npusim-io`).
 //! * [`ops`]: the operation table, operands (DSD, DSR, FIFO, scalar, pointer; a fabric operand
 //!   is one more kind), the engine, `@map`, the cycle model.
 //!
@@ -74,6 +75,7 @@ pub mod dsd;
 pub mod elem;
 pub mod limits;
 pub mod memory;
+pub mod npy;
 pub mod ops;
 pub mod seed_examples;
 
