@@ -30,6 +30,14 @@ impl Arch {
         self.memory_bytes() / 2
     }
 
+    /// The minimum alignment in bytes of a FIFO buffer (seed 004 names the rule, not the
+    /// number: 4 bytes, 32-bit alignment, is an inference).
+    pub const fn fifo_min_align_bytes(self) -> u32 {
+        match self {
+            Arch::Wse2 | Arch::Wse3 => 4,
+        }
+    }
+
     /// The PE memory as a limit on byte addresses (`[0, bytes - 1]`).
     pub const fn memory_limit(self) -> Limit {
         match self {

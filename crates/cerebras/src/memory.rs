@@ -51,6 +51,20 @@ pub enum MemoryError {
         /// Words in the memory.
         total: u64,
     },
+    /// An explicit alignment that is not a power of two or is below the element's size.
+    #[error(
+        "array `{name}`: alignment {align} bytes must be a power of two no smaller than its {elem} elements ({natural} bytes)"
+    )]
+    Align {
+        /// The array.
+        name: String,
+        /// The alignment asked for.
+        align: u32,
+        /// Its element type.
+        elem: ElemTy,
+        /// The element's size in bytes.
+        natural: u32,
+    },
     /// A shape with no or a zero dimension.
     #[error("array `{name}` has an invalid shape {shape:?}")]
     Shape {
@@ -87,6 +101,11 @@ pub enum MemoryError {
     Dsd(#[from] DsdError),
 }
 
+/// Alignment in bytes of an array declared without an explicit one: 4 bytes, the FIFO
+/// minimum ([`Arch::fifo_min_align_bytes`]), so that any such array can be a FIFO buffer, as
+/// the compiler forces (seed 004), and 32-bit elements are aligned (spec §1.1).
+pub const DEFAULT_ALIGN_BYTES: u32 = 4;
+
 /// A declared array.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Array {
@@ -98,6 +117,9 @@ pub struct Array {
     pub shape: Vec<u64>,
     /// Word address of its first element.
     pub word_addr: i64,
+    /// The alignment in bytes given explicitly (CSL `align(n)`); `None`: the default
+    /// ([`DEFAULT_ALIGN_BYTES`]).
+    pub align: Option<u32>,
 }
 
 impl Array {
@@ -142,12 +164,44 @@ impl PeMemory {
         self.arch
     }
 
-    /// Declares a zeroed array (CSL `var name = @zeros([shape]elem)`) after the previous one.
+    /// Declares a zeroed array (CSL `var name = @zeros([shape]elem)`) after the previous one,
+    /// at the default alignment ([`DEFAULT_ALIGN_BYTES`]).
     pub fn declare(
         &mut self,
         name: &str,
         elem: ElemTy,
         shape: &[u64],
+    ) -> Result<Base, MemoryError> {
+        self.place(name, elem, shape, None)
+    }
+
+    /// Declares a zeroed array with an explicit alignment in bytes (CSL
+    /// `var name: [shape]elem align(n)`): a power of two no smaller than the element.
+    pub fn declare_aligned(
+        &mut self,
+        name: &str,
+        elem: ElemTy,
+        shape: &[u64],
+        align_bytes: u32,
+    ) -> Result<Base, MemoryError> {
+        let natural = 2 * elem.words();
+        if !align_bytes.is_power_of_two() || align_bytes < natural {
+            return Err(MemoryError::Align {
+                name: name.to_string(),
+                align: align_bytes,
+                elem,
+                natural,
+            });
+        }
+        self.place(name, elem, shape, Some(align_bytes))
+    }
+
+    fn place(
+        &mut self,
+        name: &str,
+        elem: ElemTy,
+        shape: &[u64],
+        align: Option<u32>,
     ) -> Result<Base, MemoryError> {
         if self.arrays.iter().any(|a| a.name == name) {
             return Err(MemoryError::Duplicate(name.to_string()));
@@ -159,11 +213,8 @@ impl PeMemory {
             });
         }
         let total = self.words.len() as u64;
-        let start = if elem.words() == 2 {
-            (self.next + 1) & !1
-        } else {
-            self.next
-        };
+        let align_words = i64::from(align.unwrap_or(DEFAULT_ALIGN_BYTES).div_ceil(2).max(1));
+        let start = (self.next + align_words - 1) / align_words * align_words;
         let words = shape
             .iter()
             .try_fold(u64::from(elem.words()), |a, &d| a.checked_mul(d))
@@ -182,6 +233,7 @@ impl PeMemory {
             elem,
             shape: shape.to_vec(),
             word_addr: start,
+            align,
         };
         self.next = start + words as i64;
         let base = array.base();

@@ -322,3 +322,59 @@ fn arrays_round_trip_as_little_endian_bytes() {
         Err(MemoryError::Length { .. })
     ));
 }
+
+#[test]
+fn fifo_buffers_are_aligned_to_the_architecture_minimum() {
+    use npusim_cerebras::memory::DEFAULT_ALIGN_BYTES;
+    use npusim_cerebras::ops::{OpError, Pe};
+    for arch in [Arch::Wse2, Arch::Wse3] {
+        let min = arch.fifo_min_align_bytes();
+        assert!(DEFAULT_ALIGN_BYTES >= min);
+        let mut pe = Pe::new(arch);
+        // an odd number of words before the buffer: the default alignment still applies
+        pe.mem.declare("odd", ElemTy::U16, &[3]).unwrap();
+        let b = pe.mem.declare("fifo_buffer", ElemTy::I16, &[32]).unwrap();
+        assert_eq!(b.word_addr * 2 % i64::from(min), 0);
+        pe.allocate_fifo("fifo_buffer", FifoConfig::default())
+            .unwrap();
+        // explicit alignments: below the minimum is an error naming both numbers
+        pe.mem.declare("odd2", ElemTy::U16, &[1]).unwrap();
+        let packed = pe
+            .mem
+            .declare_aligned("packed", ElemTy::I16, &[8], 2)
+            .unwrap();
+        assert_eq!(packed.word_addr % 2, 1, "align(2) packs after an odd word");
+        let e = pe
+            .allocate_fifo("packed", FifoConfig::default())
+            .unwrap_err();
+        assert!(matches!(e, OpError::Dsd(DsdError::FifoAlign { .. })), "{e}");
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "@allocate_fifo: buffer `packed` is declared with align(2), below the FIFO minimum of {min} bytes on {arch}"
+            )
+        );
+        let big = pe
+            .mem
+            .declare_aligned("wide", ElemTy::I16, &[8], 16)
+            .unwrap();
+        assert_eq!(big.word_addr % 8, 0);
+        pe.allocate_fifo("wide", FifoConfig::default()).unwrap();
+        for bad in [0, 3, 6] {
+            let e = pe
+                .mem
+                .declare_aligned("bad", ElemTy::I16, &[1], bad)
+                .unwrap_err();
+            assert!(matches!(e, MemoryError::Align { .. }), "{e}");
+        }
+        let e = pe
+            .mem
+            .declare_aligned("bad", ElemTy::F32, &[1], 2)
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("no smaller than its f32 elements (4 bytes)"),
+            "{e}"
+        );
+    }
+}

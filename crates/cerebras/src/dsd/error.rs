@@ -78,6 +78,20 @@ pub enum DsdError {
         /// The architecture.
         arch: crate::Arch,
     },
+    /// A FIFO buffer declared with an explicit alignment below the architecture's minimum.
+    #[error(
+        "@allocate_fifo: buffer `{buffer}` is declared with align({align}), below the FIFO minimum of {min} bytes on {arch}"
+    )]
+    FifoAlign {
+        /// The buffer.
+        buffer: String,
+        /// Its explicit alignment in bytes.
+        align: u32,
+        /// The architecture's minimum.
+        min: u32,
+        /// The architecture.
+        arch: crate::Arch,
+    },
     /// Two mutually exclusive fields are both set.
     #[error("{kind}: {first} and {second} cannot both be set")]
     Exclusive {

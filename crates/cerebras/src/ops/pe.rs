@@ -13,7 +13,7 @@ use super::op::{Class, Op};
 use super::operand::{DsrId, FifoId, Operand};
 use crate::arch::Arch;
 use crate::dsd::walk::walk_unbounded;
-use crate::dsd::{Base, CircBuf, Dsd, Fifo, FifoConfig, Mem4d};
+use crate::dsd::{Base, CircBuf, Dsd, DsdError, Fifo, FifoConfig, Mem4d};
 use crate::elem::ElemTy;
 use crate::memory::PeMemory;
 
@@ -123,8 +123,25 @@ impl Pe {
     }
 
     /// `@allocate_fifo(buffer, config)` over the declared array `buffer`.
+    ///
+    /// A buffer declared without an explicit alignment is aligned by declaration (the
+    /// compiler's forcing, seed 004); one declared with an alignment below
+    /// [`Arch::fifo_min_align_bytes`] is an error.
     pub fn allocate_fifo(&mut self, buffer: &str, config: FifoConfig) -> Result<FifoId, OpError> {
-        let base = self.mem.base(buffer)?;
+        let array = self.mem.array(buffer)?;
+        let min = self.arch().fifo_min_align_bytes();
+        if let Some(align) = array.align
+            && align < min
+        {
+            return Err(DsdError::FifoAlign {
+                buffer: buffer.to_string(),
+                align,
+                min,
+                arch: self.arch(),
+            }
+            .into());
+        }
+        let base = array.base();
         let fifo = Fifo::allocate(self.arch(), base, config)?;
         self.fifos.push(fifo);
         Ok(FifoId(self.fifos.len() - 1))
