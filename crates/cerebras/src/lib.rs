@@ -43,6 +43,8 @@
 //!
 //! # Decisions the seed leaves open (spec §0) and other policies
 //!
+//! `DECISIONS.md` beside this crate's manifest lists each with the test that pins it.
+//!
 //! * **§0.1 operand roles**: a single source may sit in either source DSR (`dsr_src0` or
 //!   `dsr_src1`); `dsr_dest` is destination only, `dsr_src1` source only.
 //! * **§0.2 FIFO count**: with more than one source at most one operand is a FIFO and it is
@@ -66,6 +68,14 @@
 //! * **mem1d strides** that do not fit `i8` are rejected, not wrapped.
 //! * **Floating point**: IEEE binary16/32, round to nearest even, one rounding per operation
 //!   (fused `fmach`/`fmacs`), through numerics; `fmax` of a NaN returns the other operand.
+//! * **Undocumented operations**: `@addc16` chains its carry through the elements of one
+//!   operation (starting at 0); `@faddhs` adds an FP16 second source to an f32 first source;
+//!   `@fh2xp16`/`@fs2xp16` round to nearest even and saturate; `@fscale*` is `x * 2^k`;
+//!   `@fnorm*` is refused (`OpError::Undocumented`).
+//! * **FP16 format**: [`ops::Fp16Format`] (IEEE binary16 by default, or bfloat16); `cb16` is
+//!   not offered (numerics has no such format).
+//! * **FIFO buffers** are 4-byte aligned by default; an explicit alignment below
+//!   [`Arch::fifo_min_align_bytes`] is refused.
 //! * **Cycle model** `cerebras-simd-v1`: `ceil(elements / width)`, width = the op's SIMD width
 //!   (§4.7) reduced by the strides of its memory operands (stride mod 8 = 4 taken as width 2).
 

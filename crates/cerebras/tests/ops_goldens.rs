@@ -243,6 +243,7 @@ fn g23_pointer_to_scalar_destination_keeps_the_last_element() {
 
 #[test]
 fn g24_g25_register_reductions() {
+    // [INF] the accumulating pointer form (spec §0.7, §2.10): not a seed case
     let mut pe = pe();
     pe.mem.declare_with("result", &[1], &h(&[1.0])).unwrap();
     pe.mem
@@ -600,6 +601,89 @@ fn cycle_estimates_follow_the_simd_model() {
         8,
         "stride 8: width 1"
     );
+}
+
+#[test]
+fn cycle_model_widths_per_generation_stride_and_map() {
+    use npusim_cerebras::ops::stride_width;
+    // the stride rule of spec §4.7, out of a full width of 8
+    let want = |s: i64| match s.rem_euclid(8) {
+        _ if s == 0 || s == 1 => 8,
+        2 | 3 | 5 | 6 => 8,
+        0 => 1,
+        _ => 2,
+    };
+    for s in -20..=20 {
+        assert_eq!(stride_width(s, 8), want(s), "stride {s}");
+    }
+    for (arch, op, n) in [
+        (Arch::Wse2, Op::Fmaxs, 12u64),
+        (Arch::Wse3, Op::Fmaxs, 12),
+        (Arch::Wse2, Op::Fadds, 12),
+        (Arch::Wse3, Op::Faddh, 12),
+    ] {
+        let mut pe = Pe::new(arch);
+        let ty = if op == Op::Faddh {
+            ElemTy::F16
+        } else {
+            ElemTy::F32
+        };
+        pe.mem.declare("a", ty, &[8 * n]).unwrap();
+        for stride in [1u64, 7, 8] {
+            let d: Operand = pe
+                .mem
+                .mem1d(&format!("|i|{{{n}}} -> a[{stride} * i]"))
+                .unwrap()
+                .into();
+            let o = pe
+                .exec(op, &d, &[d.clone(), d.clone()], &OpConfig::default())
+                .unwrap();
+            let width = stride_width(stride as i64, op.simd_width(arch));
+            assert_eq!(
+                o.cycles.total(),
+                n.div_ceil(width),
+                "{op} on {arch}, stride {stride}"
+            );
+            assert_eq!(
+                o.elements, n,
+                "the estimate never changes the element count"
+            );
+        }
+    }
+    // @map: one element per cycle
+    let mut pe = pe();
+    pe.mem.declare("m", ElemTy::F32, &[6]).unwrap();
+    let m: Operand = pe.mem.mem1d("|i|{6} -> m[i]").unwrap().into();
+    let o = pe
+        .map(std::slice::from_ref(&m), Some(&m), |v| v[0])
+        .unwrap();
+    assert_eq!(o.cycles.total(), 6);
+}
+
+#[test]
+fn a_single_source_may_sit_in_either_source_dsr() {
+    // spec §0.1: the seed loads @mov16's only source into dsr_src0
+    let mut pe = pe();
+    pe.mem.declare_with("src", &[4], &[1i16, 2, 3, 4]).unwrap();
+    pe.mem.declare("dst", ElemTy::I16, &[4]).unwrap();
+    let s: Dsd = pe.mem.mem1d("|i|{4} -> src[i]").unwrap().into();
+    let d: Dsd = pe.mem.mem1d("|i|{4} -> dst[i]").unwrap().into();
+    for file in [DsrFile::Src0, DsrFile::Src1] {
+        pe.mem.write("dst", &[0i16; 4]).unwrap();
+        let src = pe.load_to_dsr(file, &s, false).unwrap();
+        let dst = pe.load_to_dsr(DsrFile::Dest, &d, false).unwrap();
+        pe.mov16(dst, src).unwrap();
+        assert_eq!(pe.mem.read::<i16>("dst").unwrap(), [1, 2, 3, 4]);
+    }
+    // dsr_src0 may also be the destination; dsr_src1 may not
+    let d0 = pe.load_to_dsr(DsrFile::Src0, &d, false).unwrap();
+    pe.mov16(d0, Scalar::i16(9)).unwrap();
+    assert_eq!(pe.mem.read::<i16>("dst").unwrap(), [9; 4]);
+    let d1 = pe.load_to_dsr(DsrFile::Src1, &d, false).unwrap();
+    assert!(matches!(
+        pe.mov16(d1, Scalar::i16(9)),
+        Err(OpError::Kind { .. })
+    ));
 }
 
 #[test]
