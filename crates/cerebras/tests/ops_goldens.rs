@@ -650,6 +650,29 @@ fn cycle_model_widths_per_generation_stride_and_map() {
             );
         }
     }
+    // the widths are spec §4.7's list, one element per cycle for an operation it omits
+    let listed = "add16 4/8, addc16 1/8, and16 4/8, fabsh 4/8, fabss 2/4, faddh 4/8, \
+        faddhs 2/4, fadds 2/4, fnormh 4/8, fnorms 2/4, fh2s 1/4, fh2xp16 1/8, fmach 4/8, \
+        fmachs 2/4, fmaxh 1/8, fmaxs 1/4, fmovh 4/8, fmovs 2/4, fmulh 4/8, fnegh 4/8, \
+        fnegs 2/4, fs2h 1/4, fs2xp16 1/4, fscaleh 4/8, fscales 2/4, fsubh 4/8, fsubs 2/4, \
+        mov16 4/8, mov32 2/4, or16 4/8, sar16 1/4, sll16 1/4, slr16 1/4, sub16 4/8, \
+        xor16 4/8, xp162fh 1/8, xp162fs 1/4";
+    for op in Op::ALL {
+        let entry = listed.split(", ").find_map(|e| {
+            let (name, w) = e.split_once(' ')?;
+            let (w2, w3) = w.split_once('/')?;
+            (name == op.name()).then(|| (w2.parse::<u64>().ok(), w3.parse::<u64>().ok()))
+        });
+        let want = match entry {
+            Some((Some(w2), Some(w3))) => (w2, w3),
+            _ => (1, 1),
+        };
+        assert_eq!(
+            (op.simd_width(Arch::Wse2), op.simd_width(Arch::Wse3)),
+            want,
+            "{op}"
+        );
+    }
     // @map: one element per cycle
     let mut pe = pe();
     pe.mem.declare("m", ElemTy::F32, &[6]).unwrap();

@@ -82,7 +82,8 @@ macro_rules! ops {
                 match self { $(Op::$v => &[$(Class::$src),*],)* }
             }
 
-            /// Maximum SIMD width on `arch` (spec §4.7).
+            /// Maximum SIMD width on `arch` (spec §4.7); 1 for the operations §4.7 does not
+            /// list (`clz`, `ctz`, `popcnt`, `fmuls`, `fmacs`): one element per cycle.
             pub const fn simd_width(self, arch: Arch) -> u64 {
                 match (self, arch) {
                     $((Op::$v, Arch::Wse2) => $w2, (Op::$v, Arch::Wse3) => $w3,)*
@@ -118,7 +119,7 @@ ops! {
     Fsubh "fsubh" ["DDD", "DSD", "DDS", "PSD"] F16 [F16, F16] (4, 8);
     Fsubs "fsubs" ["DDD", "DSD", "DDS", "PSD"] F32 [F32, F32] (2, 4);
     Fmulh "fmulh" ["DDD", "DSD", "DDS", "PSD"] F16 [F16, F16] (4, 8);
-    Fmuls "fmuls" ["DDD", "DSD", "DDS", "PSD"] F32 [F32, F32] (2, 4);
+    Fmuls "fmuls" ["DDD", "DSD", "DDS", "PSD"] F32 [F32, F32] (1, 1);
     Fmaxh "fmaxh" ["DDD", "DSD", "DDS", "PSD"] F16 [F16, F16] (1, 8);
     Fmaxs "fmaxs" ["DDD", "DSD", "DDS", "PSD"] F32 [F32, F32] (1, 4);
     Fnegh "fnegh" ["DD", "DS"] F16 [F16] (4, 8);
@@ -126,7 +127,7 @@ ops! {
     Fabsh "fabsh" ["DD", "DS"] F16 [F16] (4, 8);
     Fabss "fabss" ["DD", "DS"] F32 [F32] (2, 4);
     Fmach "fmach" ["DDDS"] F16 [F16, F16, F16] (4, 8);
-    Fmacs "fmacs" ["DDDS"] F32 [F32, F32, F32] (2, 4);
+    Fmacs "fmacs" ["DDDS"] F32 [F32, F32, F32] (1, 1);
     Fmachs "fmachs" ["DDDS"] F32 [F32, F16, F16] (2, 4);
     Fh2s "fh2s" ["DD", "DS"] F32 [F16] (1, 4);
     Fs2h "fs2h" ["DD", "DS"] F16 [F32] (1, 4);
