@@ -7,6 +7,12 @@ use npusim_hw::Limit;
 /// Bytes of local memory of one PE: 48 KiB on both generations (spec §1.1).
 pub const PE_MEMORY_BYTES: u32 = 48 * 1024;
 
+/// Bytes of local memory of one WSE-2 PE.
+pub const WSE2_PE_MEMORY_BYTES: u32 = PE_MEMORY_BYTES;
+
+/// Bytes of local memory of one WSE-3 PE (a third-party link test found exactly 49,152).
+pub const WSE3_PE_MEMORY_BYTES: u32 = PE_MEMORY_BYTES;
+
 /// A Wafer-Scale Engine generation.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Arch {
@@ -21,7 +27,8 @@ impl Arch {
     /// Bytes of local memory of one PE.
     pub const fn memory_bytes(self) -> u32 {
         match self {
-            Arch::Wse2 | Arch::Wse3 => PE_MEMORY_BYTES,
+            Arch::Wse2 => WSE2_PE_MEMORY_BYTES,
+            Arch::Wse3 => WSE3_PE_MEMORY_BYTES,
         }
     }
 
@@ -44,12 +51,12 @@ impl Arch {
             Arch::Wse2 => Limit::new(
                 "WSE-2 PE memory byte address",
                 0,
-                PE_MEMORY_BYTES as i64 - 1,
+                WSE2_PE_MEMORY_BYTES as i64 - 1,
             ),
             Arch::Wse3 => Limit::new(
                 "WSE-3 PE memory byte address",
                 0,
-                PE_MEMORY_BYTES as i64 - 1,
+                WSE3_PE_MEMORY_BYTES as i64 - 1,
             ),
         }
     }

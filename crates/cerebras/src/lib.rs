@@ -89,7 +89,7 @@ pub mod npy;
 pub mod ops;
 pub mod seed_examples;
 
-pub use arch::{Arch, PE_MEMORY_BYTES};
+pub use arch::{Arch, PE_MEMORY_BYTES, WSE2_PE_MEMORY_BYTES, WSE3_PE_MEMORY_BYTES};
 pub use elem::{ElemTy, Element};
 pub use memory::{MemoryError, PeMemory};
 pub use ops::{Op, OpConfig, Operand, Pe, Scalar};

@@ -24,6 +24,13 @@ fn indices(mem: &PeMemory, name: &str, d: &Dsd) -> Vec<i64> {
 #[test]
 fn memory_is_48_kib_of_words_with_little_endian_32_bit_values() {
     assert_eq!(PE_MEMORY_BYTES, 49_152);
+    assert_eq!(
+        (
+            npusim_cerebras::WSE2_PE_MEMORY_BYTES,
+            npusim_cerebras::WSE3_PE_MEMORY_BYTES
+        ),
+        (49_152, 49_152)
+    );
     for arch in [Arch::Wse2, Arch::Wse3] {
         assert_eq!(arch.memory_words(), 24_576);
     }
