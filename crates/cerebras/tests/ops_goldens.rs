@@ -529,6 +529,38 @@ fn g37_activate_push_only_after_an_empty_event() {
 }
 
 #[test]
+fn g37_mirror_activate_pop_only_after_a_full_event() {
+    let cfg = FifoConfig {
+        activate_pop: Some("P".into()),
+        ..FifoConfig::default()
+    };
+    let (mut pe, f) = fifo_pe(2, cfg);
+    pe.mem.declare_with("src", &[3], &[1i16, 2, 3]).unwrap();
+    pe.mem.declare("dst", ElemTy::I16, &[1]).unwrap();
+    let src = pe.mem.mem1d("|i|{3} -> src[i]").unwrap();
+    let dst = pe.mem.mem1d("|i|{1} -> dst[i]").unwrap();
+    // no full event yet: a push then a pop activate nothing
+    pe.mov16(f, Scalar::i16(9)).unwrap();
+    assert!(pe.mov16(&dst, f).unwrap().activated.is_empty());
+    // three pushes into two slots: full event, the operation returns false
+    let o = pe.mov16(f, &src).unwrap();
+    assert_eq!((o.completed, o.elements), (false, 2));
+    pe.set_fifo_write_length(f, 0).unwrap();
+    // the first pop makes room for the blocked push: P once; the next pop: nothing
+    let o = pe.mov16(&dst, f).unwrap();
+    assert_eq!(
+        (
+            o.activated.as_slice(),
+            pe.mem.read::<i16>("dst").unwrap()[0]
+        ),
+        (&["P".to_string()][..], 1)
+    );
+    let o = pe.mov16(&dst, f).unwrap();
+    assert!(o.activated.is_empty());
+    assert_eq!(pe.mem.read::<i16>("dst").unwrap(), [2]);
+}
+
+#[test]
 fn g38_fifo_operand_rules_and_a_governing_read_length() {
     let mut pe = pe();
     pe.mem.declare("fb", ElemTy::F32, &[8]).unwrap();
