@@ -156,7 +156,7 @@ fn access(args: &AccessArgs) -> Result<ExitCode> {
             "stride": stride,
             "addresses": addresses,
         });
-        println!("{obj}");
+        emit(&format!("{obj}\n"))?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = String::new();
@@ -190,8 +190,22 @@ fn access(args: &AccessArgs) -> Result<ExitCode> {
             "note: {outside} of them fall outside {name} (allowed; --strict rejects them)"
         )?;
     }
-    print!("{out}");
+    emit(&out)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes `text` to standard output; a reader that closed the pipe early (`| head`) ends the
+/// output quietly instead of panicking.
+fn emit(text: &str) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => Ok(r?),
+    }
 }
 
 fn join<T: ToString>(items: &[T]) -> String {
