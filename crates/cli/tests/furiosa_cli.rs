@@ -323,3 +323,30 @@ fn tour_furiosa_section_passes() {
     let section = short.split("== Furiosa RNGD").nth(1).unwrap();
     assert!(section.lines().count() < 10, "{section}");
 }
+
+/// The intra-slice reducer through a pipeline: narrow, fold R out of Time per lane, widen.
+#[test]
+fn run_intra_slice_reduce_on_a_ramp() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("y.npy");
+    npusim()
+        .args(["furiosa", "run"])
+        .arg(repo(
+            "crates/furiosa/examples/pipelines/intra_slice_reduce.toml",
+        ))
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("[IntraSliceReduce, Way4]"))
+        .stdout(predicate::str::contains("stream 8"));
+    let (_, shape, data) = npy_data(&out);
+    assert_eq!(shape.replace(' ', "").trim_end_matches(','), "1,1,1,1,8");
+    let got: Vec<i32> = data
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    // Ramp input: lane k at time step r holds r * 8 + k.
+    let want: Vec<i32> = (0..8).map(|k| (0..4).map(|r| r * 8 + k).sum()).collect();
+    assert_eq!(got, want);
+}

@@ -25,7 +25,7 @@ pub use dtype::{DType, Scalar};
 pub use engine::cast::CastError;
 pub use engine::vector::ops::{
     BranchMode, ClipBinaryOp, FpBinaryOp, FxpBinaryOp, InterSliceReduceOpF32,
-    InterSliceReduceOpI32, LogicBinaryOp,
+    InterSliceReduceOpI32, IntraSliceReduceOpF32, IntraSliceReduceOpI32, LogicBinaryOp,
 };
 pub use engine::vector::{VectorError, VectorTensor};
 pub use mapping::{Axes, Final, Mapping, PaddingKind};

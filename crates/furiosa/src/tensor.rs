@@ -297,6 +297,17 @@ impl StreamTensor {
         }
     }
 
+    /// The same tensor with new Time and Packet mappings and data (for the intra-slice reducer
+    /// and widening).
+    pub(crate) fn regrouped(&self, time: Mapping, packet: Mapping, data: Vec<u64>) -> StreamTensor {
+        StreamTensor {
+            time,
+            packet,
+            data,
+            ..self.clone()
+        }
+    }
+
     /// The same tensor with other codes, type, position and Packet (for engines).
     pub(crate) fn with(
         &self,

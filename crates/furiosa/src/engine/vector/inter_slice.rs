@@ -38,7 +38,7 @@ pub enum OutputRule {
 
 const RULES: &str = "rules: a reduced slice factor is replaced in OutSlice by a dummy `1 # n`, a broadcast over a fresh axis, or a factor promoted from Time, in any mix";
 
-fn flatten(m: &Mapping, out: &mut Vec<Mapping>) {
+pub(super) fn flatten(m: &Mapping, out: &mut Vec<Mapping>) {
     match m {
         Mapping::Pair(l, r) => {
             flatten(l, out);
@@ -49,17 +49,17 @@ fn flatten(m: &Mapping, out: &mut Vec<Mapping>) {
     }
 }
 
-fn factors(m: &Mapping) -> Vec<Mapping> {
+pub(super) fn factors(m: &Mapping) -> Vec<Mapping> {
     let mut out = Vec::new();
     flatten(m, &mut out);
     out
 }
 
-fn names(m: &Mapping) -> BTreeSet<String> {
+pub(super) fn names(m: &Mapping) -> BTreeSet<String> {
     m.axes().into_iter().map(|a| a.name).collect()
 }
 
-fn join(fs: &[Mapping]) -> String {
+pub(super) fn join(fs: &[Mapping]) -> String {
     if fs.is_empty() {
         return "1".into();
     }

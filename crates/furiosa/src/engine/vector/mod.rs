@@ -5,6 +5,7 @@
 //! later relayouts and reductions skip dead cells.
 
 mod inter_slice;
+pub mod intra_slice;
 pub mod ops;
 pub mod stage;
 
@@ -18,7 +19,10 @@ use crate::tensor::{Dim, Position};
 use crate::{DType, Mapping, StreamTensor};
 
 pub use inter_slice::OutputRule;
-use ops::{BranchMode, ClipBinaryOp, FpBinaryOp, FxpBinaryOp, InterSliceReduceOp, LogicBinaryOp};
+use ops::{
+    BranchMode, ClipBinaryOp, FpBinaryOp, FxpBinaryOp, InterSliceReduceOp, IntraSliceReduceOp,
+    LogicBinaryOp,
+};
 use stage::{Alu, Stage, VeOrder, Way, final_refusal, transition_refusal};
 
 /// Why the Vector Engine refuses a call.
@@ -79,6 +83,9 @@ pub enum VectorError {
     /// An inter-slice reduction the reducer cannot do.
     #[error("{0}")]
     InterSlice(String),
+    /// An intra-slice reduction the reducer cannot do.
+    #[error("vector_intra_slice_reduce {0}")]
+    IntraSlice(String),
     /// A fixed-point width out of range.
     #[error("{method}: int_width {width} must be at most 31")]
     Width {
@@ -346,6 +353,28 @@ impl VectorTensor {
         Ok(self)
     }
 
+    /// `vector_intra_slice_reduce::<R, OutTime, OutPacket>(op)` (Way4): folds axis `axis` out
+    /// of Time and Packet within each slice (see [`intra_slice`] for the rules).
+    pub fn vector_intra_slice_reduce(
+        mut self,
+        axis: &str,
+        out_time: &Mapping,
+        out_packet: &Mapping,
+        op: impl Into<IntraSliceReduceOp>,
+    ) -> Result<Self, VectorError> {
+        self.enter(Stage::IntraSliceReduce)?;
+        let op = op.into();
+        let needs = match op {
+            IntraSliceReduceOp::I32(_) => DType::I32,
+            IntraSliceReduceOp::F32(_) => DType::F32,
+        };
+        self.need("vector_intra_slice_reduce", needs)?;
+        self.use_alu(Alu::ReduceAccTree)?;
+        self.tensor = intra_slice::reduce(&self.tensor, axis, out_time, out_packet, op)?;
+        self.record(Stage::IntraSliceReduce, 1, 0);
+        Ok(self)
+    }
+
     /// `vector_fp_div(operand)`: `stream / operand` on f32 data (Way4).
     pub fn vector_fp_div(mut self, operand: f32) -> Result<Self, VectorError> {
         self.enter(Stage::FpDiv)?;
@@ -386,6 +415,39 @@ impl VectorTensor {
             "Packet2 = (Time % 2, Packet)",
         )?;
         self.tensor = self.tensor.relabel(time2.clone(), packet2.clone());
+        self.record(Stage::Widen, 0, 0);
+        Ok(self)
+    }
+
+    /// `vector_widen_pad::<Packet2>()`: Way4 → Way8 by padding each 4-element packet to 8
+    /// (`Packet2 ≡ Packet # 8`; the four new lanes are padding holding 0).
+    pub fn vector_widen_pad(mut self, packet2: &Mapping) -> Result<Self, VectorError> {
+        self.enter(Stage::Widen)?;
+        let packet = self.tensor.packet().clone();
+        let padded = packet
+            .clone()
+            .pad(8, crate::PaddingKind::Top)
+            .map_err(|e| VectorError::Transition(format!("vector_widen_pad: {e}")))?;
+        relabel_check(
+            "vector_widen_pad",
+            "Packet2",
+            packet2,
+            &padded,
+            "Packet2 = Packet # 8",
+        )?;
+        let lanes = packet.size();
+        let data = self
+            .tensor
+            .codes()
+            .chunks(lanes.max(1))
+            .flat_map(|flit| {
+                flit.iter()
+                    .copied()
+                    .chain(std::iter::repeat_n(0, 8 - lanes))
+            })
+            .collect();
+        let time = self.tensor.time().clone();
+        self.tensor = self.tensor.regrouped(time, packet2.clone(), data);
         self.record(Stage::Widen, 0, 0);
         Ok(self)
     }
