@@ -30,9 +30,11 @@ use stage::{Alu, Stage, VeOrder, Way, final_refusal, transition_refusal};
 pub enum VectorError {
     /// `vector_init` on a tensor the Vector Engine does not read.
     #[error(
-        "vector_init reads an i32 or f32 CollectTensor or ContractTensor, not a {position} of {dtype}"
+        "vector_init reads an i32 or f32 CollectTensor or ContractTensor, not a {position} of {dtype}: {stream}"
     )]
     Input {
+        /// The stream: type, position and its five mappings in m-notation.
+        stream: String,
         /// The tensor's position.
         position: &'static str,
         /// Its scalar type.
@@ -52,8 +54,10 @@ pub enum VectorError {
     #[error("{0}")]
     Transition(String),
     /// The op does not take the tensor's scalar type.
-    #[error("{method} needs {needs} data, but the stream holds {dtype}")]
+    #[error("{method} needs {needs} data, but the stream holds {dtype}: {stream}")]
     DType {
+        /// The stream: type, position and its five mappings in m-notation.
+        stream: String,
         /// The method.
         method: &'static str,
         /// What it needs.
@@ -135,6 +139,7 @@ impl StreamTensor {
             || !matches!(dtype, DType::I32 | DType::F32)
         {
             return Err(VectorError::Input {
+                stream: self.to_string(),
                 position: self.position().type_name(),
                 dtype,
             });
@@ -216,6 +221,7 @@ impl VectorTensor {
     fn need(&self, method: &'static str, needs: DType) -> Result<(), VectorError> {
         if self.tensor.dtype() != needs {
             return Err(VectorError::DType {
+                stream: self.tensor.to_string(),
                 method,
                 needs,
                 dtype: self.tensor.dtype(),
