@@ -502,8 +502,9 @@ fn vector_init_refuses_other_streams() {
         ]
     };
     let cast = StreamTensor::collect_i32(dims(), &[1; 8])
-        .and_then(|t| Ok(t.cast::<i8>(&mp(&ax, "A # 32")).expect("cast")))
-        .expect("input");
+        .expect("input")
+        .cast::<i8>(&mp(&ax, "A # 32"))
+        .expect("cast");
     let e = cast.vector_init().expect_err("CastTensor");
     assert!(matches!(e, VectorError::Input { .. }), "{e}");
     assert!(
