@@ -226,9 +226,12 @@ fn stage(t: &Table, index: usize) -> Result<StageSpec> {
 fn read_pipeline(path: &Path) -> Result<Pipeline> {
     let src = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read `{}`", path.display()))?;
-    let t: Table = src
-        .parse()
-        .with_context(|| format!("`{}` is not valid TOML", path.display()))?;
+    parse_pipeline(&src).with_context(|| format!("in `{}`", path.display()))
+}
+
+/// Reads a pipeline file's text (TOML; see `npusim furiosa run --help`).
+pub fn parse_pipeline(src: &str) -> Result<Pipeline> {
+    let t: Table = src.parse().context("not valid TOML")?;
     let what = "pipeline";
     let dtype_name = text(&t, "dtype", what)?;
     let dtype = DType::parse(&dtype_name).ok_or_else(|| anyhow!("unknown dtype `{dtype_name}`"))?;

@@ -56,6 +56,10 @@ pub struct SeedExample {
     pub title: &'static str,
     /// The seed's chain of calls, shortened.
     pub chain: &'static str,
+    /// The pipeline file under `examples/pipelines/` that writes the same chain.
+    pub pipeline_file: &'static str,
+    /// That file's text.
+    pub pipeline: &'static str,
     /// Runs the example and compares every output cell with the oracle.
     pub run: fn() -> Result<SeedRun, SeedError>,
 }
@@ -75,6 +79,10 @@ pub struct SeedRun {
     pub first_mismatch: Option<String>,
     /// The cycle estimate of the engine (model `furiosa-rngd-v1`), beside the result.
     pub estimate: CycleEstimate,
+    /// The input codes, one per physical input position (to replay the pipeline file).
+    pub input: Vec<u64>,
+    /// The output codes, one per physical output position.
+    pub codes: Vec<u64>,
 }
 
 impl SeedRun {
@@ -91,6 +99,8 @@ pub const SEED_EXAMPLES: [SeedExample; 7] = [
         name: "cast_i32_to_i8",
         title: "Single-flit packet",
         chain: "i32 Time [B] Packet [A] -> cast::<i8> Packet [A # 32]",
+        pipeline_file: "seed000_cast_i32_to_i8.toml",
+        pipeline: include_str!("../examples/pipelines/seed000_cast_i32_to_i8.toml"),
         run: cast_i32_to_i8,
     },
     SeedExample {
@@ -98,6 +108,8 @@ pub const SEED_EXAMPLES: [SeedExample; 7] = [
         name: "cast_padded",
         title: "Padded input packet",
         chain: "i32 Packet [A # 8] -> cast::<i8> Packet [A # 32]",
+        pipeline_file: "seed000_cast_padded.toml",
+        pipeline: include_str!("../examples/pipelines/seed000_cast_padded.toml"),
         run: cast_padded,
     },
     SeedExample {
@@ -105,6 +117,8 @@ pub const SEED_EXAMPLES: [SeedExample; 7] = [
         name: "inter_slice_add",
         title: "Dummy Replacement",
         chain: "i32 Slice [A / 8, R] -> inter_slice_reduce AddSat -> Slice [A / 8, 1 # 4]",
+        pipeline_file: "seed003_dummy.toml",
+        pipeline: include_str!("../examples/pipelines/seed003_dummy.toml"),
         run: inter_slice_add,
     },
     SeedExample {
@@ -112,6 +126,8 @@ pub const SEED_EXAMPLES: [SeedExample; 7] = [
         name: "broadcast_into_x",
         title: "Broadcast Into a New Slice Axis",
         chain: "f32 Slice [W, R] -> inter_slice_reduce Add -> Slice [W, X]",
+        pipeline_file: "seed003_broadcast.toml",
+        pipeline: include_str!("../examples/pipelines/seed003_broadcast.toml"),
         run: broadcast_into_x,
     },
     SeedExample {
@@ -119,6 +135,8 @@ pub const SEED_EXAMPLES: [SeedExample; 7] = [
         name: "axis_promotion",
         title: "Promotion from Time into SliceOut",
         chain: "f32 Slice [W, R] Time [T0, T2, T1] -> Add -> Slice [W, T2] Time [T0, T1]",
+        pipeline_file: "seed003_promotion.toml",
+        pipeline: include_str!("../examples/pipelines/seed003_promotion.toml"),
         run: axis_promotion,
     },
     SeedExample {
@@ -126,6 +144,8 @@ pub const SEED_EXAMPLES: [SeedExample; 7] = [
         name: "reduce_then_add",
         title: "Inter-Slice Reduce with AddSat, Then Intra-Slice",
         chain: "AddSat over R, then branch(Unconditional), fxp(AddFxp, 100)",
+        pipeline_file: "seed003_reduce_then_add.toml",
+        pipeline: include_str!("../examples/pipelines/seed003_reduce_then_add.toml"),
         run: reduce_then_add,
     },
     SeedExample {
@@ -133,6 +153,8 @@ pub const SEED_EXAMPLES: [SeedExample; 7] = [
         name: "add_then_reduce",
         title: "Intra-Slice Then Inter-Slice Reduce with AddSat",
         chain: "branch(Unconditional), fxp(AddFxp, 100), then AddSat over R",
+        pipeline_file: "seed003_add_then_reduce.toml",
+        pipeline: include_str!("../examples/pipelines/seed003_add_then_reduce.toml"),
         run: add_then_reduce,
     },
 ];
@@ -206,6 +228,7 @@ fn show(dtype: DType, code: u64) -> String {
 
 /// Compares every output cell with `live(coords)` (live cells) or `dead` (padding cells).
 fn compare(
+    input: Vec<u64>,
     out: &StreamTensor,
     live: impl Fn(&Coords) -> u64,
     dead: u64,
@@ -219,6 +242,8 @@ fn compare(
         sample: String::new(),
         first_mismatch: None,
         estimate,
+        input,
+        codes: out.codes().to_vec(),
     };
     for (cell, &got) in out.cells().iter().zip(out.codes()) {
         let want = match cell {
@@ -269,9 +294,11 @@ fn cast_i32_to_i8() -> Result<SeedRun, SeedError> {
         i32c(cast_value(c))
     })?;
     let flits = input.time().size() as u64;
+    let codes = input.codes().to_vec();
     let out = input.cast::<i8>(&parse(&ax, "A # 32")?)?;
     // Narrowing wraps: keep the low 8 bits.
     Ok(compare(
+        codes,
         &out,
         |c| u64::from(cast_value(c) as u8),
         0,
@@ -286,8 +313,10 @@ fn cast_padded() -> Result<SeedRun, SeedError> {
         i32c(cast_value(c))
     })?;
     let flits = input.time().size() as u64;
+    let codes = input.codes().to_vec();
     let out = input.cast::<i8>(&parse(&ax, "A # 32")?)?;
     Ok(compare(
+        codes,
         &out,
         |c| u64::from(cast_value(c) as u8),
         0,
@@ -327,12 +356,13 @@ const DUMMY_DIMS: [&str; 5] = ["1", "1 # 2", "A / 8, R", "1", "A % 8"];
 fn inter_slice_add() -> Result<SeedRun, SeedError> {
     let ax = crate::axes![R = 4, A = 512]?;
     let op = InterSliceReduceOpI32::AddSat;
-    let v = input_vector(&ax, DType::I32, DUMMY_DIMS, |c| i32c(big(c)))?
-        .vector_inter_slice_reduce(&parse(&ax, "A / 8, 1 # 4")?, &parse(&ax, "1")?, op)?;
+    let (codes, v) = input_vector(&ax, DType::I32, DUMMY_DIMS, |c| i32c(big(c)))?;
+    let v = v.vector_inter_slice_reduce(&parse(&ax, "A / 8, 1 # 4")?, &parse(&ax, "1")?, op)?;
     let estimate = v.estimate(1);
     let out = v.vector_final()?;
     let op = InterSliceReduceOp::from(op);
     Ok(compare(
+        codes,
         &out,
         |c| fold_r(op, c, |x| i32c(big(x))),
         u64::from(op.identity()),
@@ -340,13 +370,15 @@ fn inter_slice_add() -> Result<SeedRun, SeedError> {
     ))
 }
 
+/// `vector_init()` of an input stream; also returns the input codes.
 fn input_vector(
     ax: &Axes,
     dtype: DType,
     texts: [&str; 5],
     value: impl Fn(&Coords) -> u64,
-) -> Result<crate::VectorTensor, SeedError> {
-    Ok(stream(dtype, dims(ax, texts)?, value)?.vector_init()?)
+) -> Result<(Vec<u64>, crate::VectorTensor), SeedError> {
+    let input = stream(dtype, dims(ax, texts)?, value)?;
+    Ok((input.codes().to_vec(), input.vector_init()?))
 }
 
 /// Seed 003, "Broadcast Into a New Slice Axis" (`broadcast_into_x`).
@@ -354,15 +386,16 @@ fn broadcast_into_x() -> Result<SeedRun, SeedError> {
     let ax = crate::axes![W = 64, R = 4, X = 4, P = 8]?;
     let keys = ["W", "R", "P"];
     let op = InterSliceReduceOpF32::Add;
-    let v = input_vector(&ax, DType::F32, ["1", "1 # 2", "W, R", "1", "P"], |c| {
+    let (codes, v) = input_vector(&ax, DType::F32, ["1", "1 # 2", "W, R", "1", "P"], |c| {
         f32c(float(c, &keys))
-    })?
-    .vector_inter_slice_reduce(&parse(&ax, "W, X")?, &parse(&ax, "1")?, op)?;
+    })?;
+    let v = v.vector_inter_slice_reduce(&parse(&ax, "W, X")?, &parse(&ax, "1")?, op)?;
     let estimate = v.estimate(1);
     let out = v.vector_final()?;
     let op = InterSliceReduceOp::from(op);
     // X is fresh: every X position holds the same reduced value (the oracle ignores X).
     Ok(compare(
+        codes,
         &out,
         |c| fold_r(op, c, |x| f32c(float(x, &keys))),
         u64::from(op.identity()),
@@ -375,17 +408,18 @@ fn axis_promotion() -> Result<SeedRun, SeedError> {
     let ax = crate::axes![W = 32, R = 4, T0 = 2, T2 = 4, T1 = 2, P = 8]?;
     let keys = ["W", "R", "T0", "T2", "T1", "P"];
     let op = InterSliceReduceOpF32::Add;
-    let v = input_vector(
+    let (codes, v) = input_vector(
         &ax,
         DType::F32,
         ["1", "1 # 2", "W, R", "T0, T2, T1", "P"],
         |c| f32c(float(c, &keys)),
-    )?
-    .vector_inter_slice_reduce(&parse(&ax, "W, T2")?, &parse(&ax, "T0, T1")?, op)?;
+    )?;
+    let v = v.vector_inter_slice_reduce(&parse(&ax, "W, T2")?, &parse(&ax, "T0, T1")?, op)?;
     let estimate = v.estimate(1);
     let out = v.vector_final()?;
     let op = InterSliceReduceOp::from(op);
     Ok(compare(
+        codes,
         &out,
         |c| fold_r(op, c, |x| f32c(float(x, &keys))),
         u64::from(op.identity()),
@@ -397,7 +431,8 @@ fn axis_promotion() -> Result<SeedRun, SeedError> {
 fn reduce_then_add() -> Result<SeedRun, SeedError> {
     let ax = crate::axes![R = 4, A = 512]?;
     let op = InterSliceReduceOpI32::AddSat;
-    let v = input_vector(&ax, DType::I32, DUMMY_DIMS, |c| i32c(big(c)))?
+    let (codes, v) = input_vector(&ax, DType::I32, DUMMY_DIMS, |c| i32c(big(c)))?;
+    let v = v
         .vector_inter_slice_reduce(&parse(&ax, "A / 8, 1 # 4")?, &parse(&ax, "1")?, op)?
         .vector_intra_slice_branch(BranchMode::Unconditional)?
         .vector_fxp(FxpBinaryOp::AddFxp, 100)?;
@@ -407,6 +442,7 @@ fn reduce_then_add() -> Result<SeedRun, SeedError> {
     let plus100 = |x: u64| i32c((x as u32 as i32).wrapping_add(100));
     // The dummy positions hold the identity 0, then +100 like every physical cell.
     Ok(compare(
+        codes,
         &out,
         |c| plus100(fold_r(op, c, |x| i32c(big(x)))),
         plus100(u64::from(op.identity())),
@@ -418,7 +454,8 @@ fn reduce_then_add() -> Result<SeedRun, SeedError> {
 fn add_then_reduce() -> Result<SeedRun, SeedError> {
     let ax = crate::axes![R = 4, A = 512]?;
     let op = InterSliceReduceOpI32::AddSat;
-    let v = input_vector(&ax, DType::I32, DUMMY_DIMS, |c| i32c(big(c)))?
+    let (codes, v) = input_vector(&ax, DType::I32, DUMMY_DIMS, |c| i32c(big(c)))?;
+    let v = v
         .vector_intra_slice_branch(BranchMode::Unconditional)?
         .vector_fxp(FxpBinaryOp::AddFxp, 100)?
         .vector_inter_slice_reduce(&parse(&ax, "A / 8, 1 # 4")?, &parse(&ax, "1")?, op)?;
@@ -426,6 +463,7 @@ fn add_then_reduce() -> Result<SeedRun, SeedError> {
     let out = v.vector_final()?;
     let op = InterSliceReduceOp::from(op);
     Ok(compare(
+        codes,
         &out,
         |c| fold_r(op, c, |x| i32c(big(x).wrapping_add(100))),
         u64::from(op.identity()),
@@ -475,7 +513,13 @@ mod tests {
         let ax = crate::axes![A = 8].expect("axes");
         let d = dims(&ax, ["1", "1", "1", "1", "A"]).expect("dims");
         let t = stream(DType::I32, d, |c| i32c(coord(c, "A") as i32)).expect("stream");
-        let run = compare(&t, |c| i32c(coord(c, "A") as i32 % 7), 0, estimate_cast(1));
+        let run = compare(
+            Vec::new(),
+            &t,
+            |c| i32c(coord(c, "A") as i32 % 7),
+            0,
+            estimate_cast(1),
+        );
         assert_eq!((run.checked, run.mismatches), (8, 1));
         assert!(!run.pass());
         assert_eq!(
