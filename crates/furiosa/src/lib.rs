@@ -23,6 +23,7 @@ pub mod worked_mappings;
 
 pub use dtype::{DType, Scalar};
 pub use engine::cast::CastError;
+pub use engine::vector::branch::{BitReq, Branched, Cmp, Imm, TagGuard};
 pub use engine::vector::ops::{
     BranchMode, ClipBinaryOp, FpBinaryOp, FxpBinaryOp, InterSliceReduceOpF32,
     InterSliceReduceOpI32, IntraSliceReduceOpF32, IntraSliceReduceOpI32, LogicBinaryOp,

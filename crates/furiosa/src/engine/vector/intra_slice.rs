@@ -29,14 +29,16 @@ use super::ops::IntraSliceReduceOp;
 /// Slots of the temporal accumulator.
 pub const ACCUMULATOR_SLOTS: usize = 8;
 
-/// Runs the reducer over `axis`.
+/// Runs the reducer over `axis`; returns the new stream and its tags (each output cell keeps
+/// the tag of the last input cell folded into it, spec §4.4).
 pub(super) fn reduce(
     input: &StreamTensor,
+    tags: &[u8],
     axis: &str,
     out_time: &Mapping,
     out_packet: &Mapping,
     op: IntraSliceReduceOp,
-) -> Result<StreamTensor, VectorError> {
+) -> Result<(StreamTensor, Vec<u8>), VectorError> {
     let time = input.mapping(Dim::Time);
     let packet = input.mapping(Dim::Packet);
     let context = format!(
@@ -125,12 +127,12 @@ pub(super) fn reduce(
 
     // Data.
     let fold = op.fold();
-    let mut acc: HashMap<BTreeMap<String, usize>, u32> = HashMap::new();
-    for (cell, &code) in input.cells().into_iter().zip(input.codes()) {
+    let mut acc: HashMap<BTreeMap<String, usize>, (u32, u8)> = HashMap::new();
+    for ((cell, &code), &tag) in input.cells().into_iter().zip(input.codes()).zip(tags) {
         if let Final::Live(mut index) = cell {
             index.remove(axis);
-            let slot = acc.entry(index).or_insert_with(|| fold.identity());
-            *slot = fold.step(*slot, code as u32);
+            let slot = acc.entry(index).or_insert_with(|| (fold.identity(), 0));
+            *slot = (fold.step(slot.0, code as u32), tag);
         }
     }
     let dims_out = [
@@ -140,14 +142,19 @@ pub(super) fn reduce(
         out_time,
         out_packet,
     ];
-    let data = combined_cells(&dims_out)
+    let (data, tags): (Vec<u64>, Vec<u8>) = combined_cells(&dims_out)
         .into_iter()
-        .map(|cell| match cell {
-            Final::Live(index) => {
-                u64::from(acc.get(&index).copied().unwrap_or_else(|| fold.identity()))
+        .map(|cell| {
+            let (code, tag) = match cell {
+                Final::Live(index) => acc.get(&index).copied(),
+                _ => None,
             }
-            _ => u64::from(fold.identity()),
+            .unwrap_or((fold.identity(), 0));
+            (u64::from(code), tag)
         })
-        .collect();
-    Ok(input.regrouped(out_time.clone(), out_packet.clone(), data))
+        .unzip();
+    Ok((
+        input.regrouped(out_time.clone(), out_packet.clone(), data),
+        tags,
+    ))
 }

@@ -4,6 +4,7 @@
 //! Elementwise stages apply their op to every physical cell, padding included (spec §4.1);
 //! later relayouts and reductions skip dead cells.
 
+pub mod branch;
 mod inter_slice;
 pub mod intra_slice;
 pub mod ops;
@@ -18,6 +19,7 @@ use crate::limits::FLIT_BYTES;
 use crate::tensor::{Dim, Position};
 use crate::{DType, Mapping, StreamTensor};
 
+use branch::{Branched, Imm};
 pub use inter_slice::OutputRule;
 use ops::{
     BranchMode, ClipBinaryOp, FpBinaryOp, FxpBinaryOp, InterSliceReduceOp, IntraSliceReduceOp,
@@ -90,6 +92,16 @@ pub enum VectorError {
     /// An intra-slice reduction the reducer cannot do.
     #[error("vector_intra_slice_reduce {0}")]
     IntraSlice(String),
+    /// Guarded operand slots the stage cannot take.
+    #[error(
+        "{method}: {reason} (rule: up to 3 guarded immediates of the stream's type, none after an unconditional one, no dead guard)"
+    )]
+    Operand {
+        /// The method.
+        method: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
     /// A fixed-point width out of range.
     #[error("{method}: int_width {width} must be at most 31")]
     Width {
@@ -124,6 +136,8 @@ pub struct VectorTensor {
     order: Option<VeOrder>,
     alus: BTreeSet<Alu>,
     trace: Vec<StageRecord>,
+    /// The 4-bit tag of every physical cell (set by `vector_intra_slice_branch`).
+    tags: Vec<u8>,
 }
 
 fn m(x: &Mapping) -> String {
@@ -152,6 +166,7 @@ impl StreamTensor {
             });
         }
         Ok(VectorTensor {
+            tags: vec![0; self.codes().len()],
             tensor: self,
             stage: Stage::Init,
             order: None,
@@ -175,6 +190,11 @@ impl VectorTensor {
     /// The stream as it stands (mappings and data).
     pub fn tensor(&self) -> &StreamTensor {
         &self.tensor
+    }
+
+    /// The 4-bit tag of every physical cell, in position order.
+    pub fn tags(&self) -> &[u8] {
+        &self.tags
     }
 
     /// The stages run so far (input to the cycle model).
@@ -261,9 +281,27 @@ impl VectorTensor {
     /// or after an InterFirst `vector_inter_slice_reduce`).
     pub fn vector_intra_slice_branch(mut self, mode: BranchMode) -> Result<Self, VectorError> {
         self.enter(Stage::Branch)?;
-        match mode {
-            BranchMode::Unconditional => {}
+        let dtype = self.tensor.dtype();
+        if let BranchMode::Comparison(cmps) = mode
+            && let Some(v) = cmps
+                .iter()
+                .filter_map(|c| c.imm())
+                .find(|v| v.dtype() != dtype)
+        {
+            return Err(VectorError::DType {
+                stream: self.tensor.to_string(),
+                method: "vector_intra_slice_branch (a comparison immediate)",
+                needs: v.dtype(),
+                dtype,
+            });
         }
+        // Tags come from the input values, once, and then follow the data.
+        self.tags = self
+            .tensor
+            .codes()
+            .iter()
+            .map(|&c| mode.tag(c as u32, dtype))
+            .collect();
         if self.order.is_none() {
             self.order = Some(VeOrder::IntraFirst);
         }
@@ -376,7 +414,10 @@ impl VectorTensor {
         };
         self.need("vector_intra_slice_reduce", needs)?;
         self.use_alu(Alu::ReduceAccTree)?;
-        self.tensor = intra_slice::reduce(&self.tensor, axis, out_time, out_packet, op)?;
+        let (tensor, tags) =
+            intra_slice::reduce(&self.tensor, &self.tags, axis, out_time, out_packet, op)?;
+        self.tensor = tensor;
+        self.tags = tags;
         self.record(Stage::IntraSliceReduce, 1, 0);
         Ok(self)
     }
@@ -452,6 +493,15 @@ impl VectorTensor {
                     .chain(std::iter::repeat_n(0, 8 - lanes))
             })
             .collect();
+        self.tags = self
+            .tags
+            .chunks(lanes.max(1))
+            .flat_map(|flit| {
+                flit.iter()
+                    .copied()
+                    .chain(std::iter::repeat_n(0, 8 - lanes))
+            })
+            .collect();
         let time = self.tensor.time().clone();
         self.tensor = self.tensor.regrouped(time, packet2.clone(), data);
         self.record(Stage::Widen, 0, 0);
@@ -501,6 +551,78 @@ impl VectorTensor {
         Ok(self)
     }
 
+    /// Checks the slots and maps every cell through `op(x, imm)` with the immediate its tag
+    /// picks (cells no slot admits pass through).
+    fn branched(
+        &mut self,
+        method: &'static str,
+        slots: &Branched,
+        op: impl Fn(u32, Imm) -> u32,
+    ) -> Result<(), VectorError> {
+        if let Some(reason) = slots.refusal(self.tensor.dtype()) {
+            return Err(VectorError::Operand { method, reason });
+        }
+        let data = self
+            .tensor
+            .codes()
+            .iter()
+            .zip(&self.tags)
+            .map(|(&c, &t)| u64::from(slots.pick(t).map_or(c as u32, |v| op(c as u32, v))))
+            .collect();
+        let t = &self.tensor;
+        self.tensor = t.with(t.dtype(), t.position(), t.packet().clone(), data);
+        Ok(())
+    }
+
+    /// `vector_logic(op, Branched)`: `op(x, imm)` with the first slot whose guard admits the
+    /// element's tag (i32 data).
+    pub fn vector_logic_branched(
+        mut self,
+        op: LogicBinaryOp,
+        slots: &Branched,
+    ) -> Result<Self, VectorError> {
+        self.enter(Stage::Logic)?;
+        self.need("vector_logic", DType::I32)?;
+        self.use_alu(op.alu())?;
+        self.branched("vector_logic", slots, |c, v| {
+            op.apply(c as i32, v.bits() as i32) as u32
+        })?;
+        self.record(Stage::Logic, 1, 0);
+        Ok(self)
+    }
+
+    /// `vector_fxp(op, Branched)`: like [`VectorTensor::vector_fxp`] per tag (i32 data).
+    pub fn vector_fxp_branched(
+        mut self,
+        op: FxpBinaryOp,
+        slots: &Branched,
+    ) -> Result<Self, VectorError> {
+        self.enter(Stage::Fxp)?;
+        self.need("vector_fxp", DType::I32)?;
+        self.use_alu(op.alu())?;
+        self.branched("vector_fxp", slots, |c, v| {
+            op.apply(c as i32, v.bits() as i32) as u32
+        })?;
+        self.record(Stage::Fxp, 1, 0);
+        Ok(self)
+    }
+
+    /// `vector_clip(op, Branched)`: like [`VectorTensor::vector_clip`] per tag.
+    pub fn vector_clip_branched(
+        mut self,
+        op: ClipBinaryOp,
+        slots: &Branched,
+    ) -> Result<Self, VectorError> {
+        self.enter(Stage::Clip)?;
+        self.use_alu(op.alu())?;
+        self.branched("vector_clip", slots, |c, v| match v {
+            Imm::I32(b) => op.apply_i32(c as i32, b) as u32,
+            Imm::F32(b) => op.apply_f32(f32::from_bits(c), b).to_bits(),
+        })?;
+        self.record(Stage::Clip, 1, 0);
+        Ok(self)
+    }
+
     /// `vector_inter_slice_reduce::<OutSlice, OutTime>(op)`: reduces the innermost slice
     /// factor(s) of each cluster (see [`OutputRule`] for the accepted output mappings).
     pub fn vector_inter_slice_reduce(
@@ -522,8 +644,10 @@ impl VectorTensor {
         if self.order.is_none() {
             self.order = Some(VeOrder::InterFirst);
         }
-        // The CPU reference starts a fresh ALU budget after the reducer (spec §3.6.1).
+        // The CPU reference starts a fresh ALU budget and resets every tag after the reducer
+        // (spec §3.6.1).
         self.alus.clear();
+        self.tags = vec![0; self.tensor.codes().len()];
         self.trace.push(StageRecord {
             stage: Stage::InterSliceReduce,
             way: Way::Way8,

@@ -24,12 +24,7 @@ named!(FxpBinaryOp: AddFxp, AddFxpSat, SubFxp, SubFxpSat, LeftShift, LeftShiftSa
 named!(FpBinaryOp: AddF, SubF, MulF);
 named!(ClipBinaryOp: Add, AddSat, Max, Min);
 
-/// Entry mode of `vector_intra_slice_branch`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BranchMode {
-    /// Every element takes the same path (all tags 0).
-    Unconditional,
-}
+pub use super::branch::BranchMode;
 
 /// i32 operations of the Logic stage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

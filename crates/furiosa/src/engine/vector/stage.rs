@@ -26,7 +26,8 @@ pub enum VeOrder {
 pub enum Stage {
     /// Fresh after `vector_init()`.
     Init,
-    /// `vector_intra_slice_branch` (the chain's entry; the spec's Tag stage).
+    /// `vector_intra_slice_branch` (the chain's entry, which sets the tags; the spec's Tag
+    /// stage).
     Branch,
     /// `vector_logic`.
     Logic,
