@@ -139,3 +139,30 @@ fn bad_slots_and_comparisons_are_refused() {
         .expect_err("f32 comparison on i32");
     assert!(matches!(e, VectorError::DType { .. }), "{e}");
 }
+
+/// InterFirst (spec path 4): the reducer, then a branch whose tags come from the reduced
+/// values, then a guarded op.
+#[test]
+fn tags_after_an_inter_first_reduce() {
+    let ax = axes![R = 4, P = 8].expect("axes");
+    let data: Vec<i32> = (0..32).map(|x| if x % 2 == 0 { x } else { -x }).collect();
+    let negative =
+        BranchMode::Comparison([Cmp::Less(0.into()), Cmp::False, Cmp::False, Cmp::False]);
+    let out = stream(&ax, "R", "1", &data)
+        .vector_init()
+        .and_then(|t| {
+            t.vector_inter_slice_reduce(
+                &mp(&ax, "1 # 4"),
+                &mp(&ax, "1"),
+                InterSliceReduceOpI32::Add,
+            )
+        })
+        .and_then(|t| t.vector_intra_slice_branch(negative))
+        .and_then(|t| t.vector_fxp_branched(FxpBinaryOp::MulInt, &Branched::new().imm(bit(0), -1)))
+        .and_then(|t| t.vector_final())
+        .expect("chain");
+    for p in 0..8 {
+        let sum: i64 = (0..4).map(|r| i64::from(data[r * 8 + p])).sum();
+        assert_eq!(out.ints()[p], sum.abs(), "lane {p}");
+    }
+}
