@@ -505,6 +505,25 @@ fn vector_init_refuses_other_streams() {
         .expect("input")
         .cast::<i8>(&mp(&ax, "A # 32"))
         .expect("cast");
+    // A packet of 4 x i32 (16 bytes) is not one flit.
+    let ax4 = axes![C = 4].expect("axes");
+    let short = StreamTensor::collect_i32(
+        [
+            mp(&ax4, "1"),
+            mp(&ax4, "1"),
+            mp(&ax4, "1"),
+            mp(&ax4, "1"),
+            mp(&ax4, "C"),
+        ],
+        &[1; 4],
+    )
+    .expect("input");
+    let e = short.vector_init().expect_err("16 bytes");
+    assert!(
+        matches!(e, VectorError::NotOneFlit { elements: 4, .. }),
+        "{e}"
+    );
+    assert!(e.to_string().contains("m![C] has 4 elements"), "{e}");
     let e = cast.vector_init().expect_err("CastTensor");
     assert!(matches!(e, VectorError::Input { .. }), "{e}");
     assert!(
