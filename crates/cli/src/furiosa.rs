@@ -28,6 +28,9 @@ A pipeline file (TOML) declares the input stream and its stages:
   [[stage]] op = \"inter_slice_reduce\"  name = \"AddSat\"  out_slice = \"A / 8, 1 # 4\"  out_time = \"1\"
   [[stage]] op = \"fxp\" | \"logic\" | \"fp\" | \"clip\"  name = \"AddFxp\"  operand = 100
   [[stage]] op = \"fxp_to_fp\" | \"fp_to_fxp\"  int_width = 31
+  [[stage]] op = \"narrow_split\" | \"widen_concat\"  time2 = \"T, G\"  packet2 = \"L\"
+  [[stage]] op = \"intra_slice_reduce\"  axis = \"R\"  name = \"AddSat\"  out_time = \"G\"  out_packet = \"L\"
+  [[stage]] op = \"widen_pad\"  packet2 = \"1 # 8\"     [[stage]] op = \"fp_div\"  operand = 4.0
   [[stage]] op = \"cast\"  dtype = \"i8\"  out_packet = \"A # 32\"
 
 The input .npy holds one element per physical position of m![chip, cluster, slice, time, packet]
@@ -183,6 +186,26 @@ fn stage(t: &Table, index: usize) -> Result<StageSpec> {
             op: named(t, what, ClipBinaryOp::parse, "Add AddSat Max Min")?,
             operand: number(t, "operand", what)?,
         },
+        "narrow_split" => StageSpec::NarrowSplit {
+            time2: text(t, "time2", what)?,
+            packet2: text(t, "packet2", what)?,
+        },
+        "fp_div" => StageSpec::FpDiv {
+            operand: number(t, "operand", what)? as f32,
+        },
+        "intra_slice_reduce" => StageSpec::IntraSliceReduce {
+            axis: text(t, "axis", what)?,
+            op: text(t, "name", what)?,
+            out_time: text(t, "out_time", what)?,
+            out_packet: text(t, "out_packet", what)?,
+        },
+        "widen_concat" => StageSpec::WidenConcat {
+            time2: text(t, "time2", what)?,
+            packet2: text(t, "packet2", what)?,
+        },
+        "widen_pad" => StageSpec::WidenPad {
+            packet2: text(t, "packet2", what)?,
+        },
         "fxp_to_fp" => StageSpec::FxpToFp {
             int_width: width(t, what)?,
         },
@@ -195,7 +218,7 @@ fn stage(t: &Table, index: usize) -> Result<StageSpec> {
             out_time: text(t, "out_time", what)?,
         },
         other => bail!(
-            "{what}: unknown op `{other}` (cast, vector_init, branch, logic, fxp, fxp_to_fp, fp, fp_to_fxp, clip, inter_slice_reduce, vector_final)"
+            "{what}: unknown op `{other}` (cast, vector_init, branch, logic, fxp, fxp_to_fp, narrow_split, fp, intra_slice_reduce, fp_div, widen_concat, widen_pad, fp_to_fxp, clip, inter_slice_reduce, vector_final)"
         ),
     })
 }
@@ -203,9 +226,12 @@ fn stage(t: &Table, index: usize) -> Result<StageSpec> {
 fn read_pipeline(path: &Path) -> Result<Pipeline> {
     let src = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read `{}`", path.display()))?;
-    let t: Table = src
-        .parse()
-        .with_context(|| format!("`{}` is not valid TOML", path.display()))?;
+    parse_pipeline(&src).with_context(|| format!("in `{}`", path.display()))
+}
+
+/// Reads a pipeline file's text (TOML; see `npusim furiosa run --help`).
+pub fn parse_pipeline(src: &str) -> Result<Pipeline> {
+    let t: Table = src.parse().context("not valid TOML")?;
     let what = "pipeline";
     let dtype_name = text(&t, "dtype", what)?;
     let dtype = DType::parse(&dtype_name).ok_or_else(|| anyhow!("unknown dtype `{dtype_name}`"))?;

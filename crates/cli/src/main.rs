@@ -14,6 +14,7 @@ mod progress;
 mod tour;
 mod tour_ascend;
 mod tour_cerebras;
+mod tour_furiosa;
 
 use std::process::ExitCode;
 

@@ -58,6 +58,8 @@ pub fn run(args: TourArgs) -> Result<ExitCode> {
     println!();
     failed += crate::tour_cerebras::run(detail);
     println!();
+    failed += crate::tour_furiosa::run(detail);
+    println!();
     if detail == Detail::Summary {
         println!("(--verbose prints every case)");
     }

@@ -1,4 +1,4 @@
-//! End-to-end tests of `npusim furiosa map`.
+//! End-to-end tests of `npusim furiosa map`, `npusim furiosa run` and the tour's Furiosa section.
 
 #![allow(clippy::unwrap_used)]
 
@@ -240,4 +240,113 @@ fn run_refuses_bad_pipelines() {
         .assert()
         .failure()
         .stderr(predicate::str::contains("not one 32-byte flit"));
+}
+
+/// A cell as the spec writes it (`{A: 1, B: 7}`, `top`) in the JSON of `furiosa map`.
+fn cell_as_json(text: &str) -> Value {
+    match text.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
+        Some(inner) => {
+            let mut obj = serde_json::Map::new();
+            for part in inner.split(", ").filter(|p| !p.is_empty()) {
+                let (axis, c) = part.split_once(": ").unwrap();
+                obj.insert(axis.to_string(), json!(c.parse::<u64>().unwrap()));
+            }
+            Value::Object(obj)
+        }
+        None => json!(text),
+    }
+}
+
+/// `npusim furiosa map --json` gives every worked example of spec §1.9 exactly: the size, the
+/// listed cells (a position past the end is simply not listed) and a display that parses back
+/// to the same cells.
+#[test]
+fn map_matches_every_worked_example_of_1_9() {
+    use npusim_furiosa::worked_mappings::WORKED_MAPPINGS;
+    for w in WORKED_MAPPINGS {
+        let v = map_json(w.expr, w.axes);
+        assert_eq!(v["size"], json!(w.size), "{}", w.expr);
+        let cells = v["cells"].as_array().unwrap();
+        assert_eq!(cells.len(), w.size, "{}", w.expr);
+        for &(p, want) in w.cells {
+            if want == "out of bounds" {
+                assert!(p >= w.size, "{} at {p}", w.expr);
+            } else {
+                assert_eq!(cells[p], cell_as_json(want), "{} at {p}", w.expr);
+            }
+        }
+        let back = map_json(v["display"].as_str().unwrap(), w.axes);
+        assert_eq!(
+            back["cells"], v["cells"],
+            "{} printed as {}",
+            w.expr, v["display"]
+        );
+    }
+}
+
+/// The tour's Furiosa section runs every seed 000 / 003 example and every worked mapping, and
+/// all pass; the summary stays short.
+#[test]
+fn tour_furiosa_section_passes() {
+    let out = npusim().args(["tour", "--verbose"]).assert().success();
+    let out = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let section = out
+        .split("== Furiosa RNGD")
+        .nth(1)
+        .expect("a Furiosa section");
+    for name in [
+        "cast_i32_to_i8",
+        "cast_padded",
+        "inter_slice_add",
+        "broadcast_into_x",
+        "axis_promotion",
+        "reduce_then_add",
+        "add_then_reduce",
+    ] {
+        assert!(
+            section.lines().any(|l| l.starts_with("PASS seed")
+                && l.contains(name)
+                && l.contains("gives the same codes")),
+            "{name}: {section}"
+        );
+    }
+    let maps = section
+        .lines()
+        .filter(|l| l.starts_with("PASS map"))
+        .count();
+    assert_eq!(maps, npusim_furiosa::worked_mappings::WORKED_MAPPINGS.len());
+    assert!(!section.lines().any(|l| l.starts_with("FAIL")), "{section}");
+    assert!(section.contains("7 cases: 7 PASS, 0 FAIL"), "{section}");
+    assert!(section.contains("model: furiosa-rngd-v1"), "{section}");
+    let short = npusim().arg("tour").assert().success();
+    let short = String::from_utf8(short.get_output().stdout.clone()).unwrap();
+    let section = short.split("== Furiosa RNGD").nth(1).unwrap();
+    assert!(section.lines().count() < 10, "{section}");
+}
+
+/// The intra-slice reducer through a pipeline: narrow, fold R out of Time per lane, widen.
+#[test]
+fn run_intra_slice_reduce_on_a_ramp() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("y.npy");
+    npusim()
+        .args(["furiosa", "run"])
+        .arg(repo(
+            "crates/furiosa/examples/pipelines/intra_slice_reduce.toml",
+        ))
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("[IntraSliceReduce, Way4]"))
+        .stdout(predicate::str::contains("stream 8"));
+    let (_, shape, data) = npy_data(&out);
+    assert_eq!(shape.replace(' ', "").trim_end_matches(','), "1,1,1,1,8");
+    let got: Vec<i32> = data
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    // Ramp input: lane k at time step r holds r * 8 + k.
+    let want: Vec<i32> = (0..8).map(|k| (0..4).map(|r| r * 8 + k).sum()).collect();
+    assert_eq!(got, want);
 }

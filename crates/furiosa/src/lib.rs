@@ -16,14 +16,17 @@ pub mod limits;
 pub mod mapping;
 pub mod pipeline;
 pub mod profile;
+pub mod seed_examples;
 pub mod tensor;
 pub mod timing;
+pub mod worked_mappings;
 
 pub use dtype::{DType, Scalar};
 pub use engine::cast::CastError;
+pub use engine::vector::branch::{BitReq, Branched, Cmp, Imm, TagGuard};
 pub use engine::vector::ops::{
     BranchMode, ClipBinaryOp, FpBinaryOp, FxpBinaryOp, InterSliceReduceOpF32,
-    InterSliceReduceOpI32, LogicBinaryOp,
+    InterSliceReduceOpI32, IntraSliceReduceOpF32, IntraSliceReduceOpI32, LogicBinaryOp,
 };
 pub use engine::vector::{VectorError, VectorTensor};
 pub use mapping::{Axes, Final, Mapping, PaddingKind};

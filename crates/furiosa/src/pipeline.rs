@@ -7,7 +7,8 @@ use thiserror::Error;
 
 use crate::engine::vector::ops::{
     BranchMode, ClipBinaryOp, FpBinaryOp, FxpBinaryOp, InterSliceReduceOp, InterSliceReduceOpF32,
-    InterSliceReduceOpI32, LogicBinaryOp,
+    InterSliceReduceOpI32, IntraSliceReduceOp, IntraSliceReduceOpF32, IntraSliceReduceOpI32,
+    LogicBinaryOp,
 };
 use crate::engine::vector::{ClipOperand, VectorError, VectorTensor};
 use crate::mapping::{Axes, ParseError};
@@ -55,6 +56,42 @@ pub enum StageSpec {
         /// The immediate.
         operand: f32,
     },
+    /// `vector_narrow_split::<Time2, Packet2>()` (Way8 → Way4).
+    NarrowSplit {
+        /// Time2, m-notation.
+        time2: String,
+        /// Packet2, m-notation.
+        packet2: String,
+    },
+    /// `vector_fp_div(operand)` (Way4).
+    FpDiv {
+        /// The divisor.
+        operand: f32,
+    },
+    /// `vector_intra_slice_reduce::<R, OutTime, OutPacket>(op)` (Way4); `op` is read as the
+    /// stream's type.
+    IntraSliceReduce {
+        /// The reduced axis R.
+        axis: String,
+        /// Op name: AddSat, Max, Min (i32) or Add, Max, Min (f32).
+        op: String,
+        /// Output time mapping, m-notation.
+        out_time: String,
+        /// Output packet mapping, m-notation.
+        out_packet: String,
+    },
+    /// `vector_widen_concat::<Time2, Packet2>()` (Way4 → Way8).
+    WidenConcat {
+        /// Time2, m-notation.
+        time2: String,
+        /// Packet2, m-notation.
+        packet2: String,
+    },
+    /// `vector_widen_pad::<Packet2>()` (Way4 → Way8).
+    WidenPad {
+        /// Packet2, m-notation.
+        packet2: String,
+    },
     /// `vector_fp_to_fxp(int_width)`.
     FpToFxp {
         /// Integer width.
@@ -91,6 +128,11 @@ impl StageSpec {
             StageSpec::Fxp { .. } => "fxp",
             StageSpec::FxpToFp { .. } => "fxp_to_fp",
             StageSpec::Fp { .. } => "fp",
+            StageSpec::NarrowSplit { .. } => "narrow_split",
+            StageSpec::FpDiv { .. } => "fp_div",
+            StageSpec::IntraSliceReduce { .. } => "intra_slice_reduce",
+            StageSpec::WidenConcat { .. } => "widen_concat",
+            StageSpec::WidenPad { .. } => "widen_pad",
             StageSpec::FpToFxp { .. } => "fp_to_fxp",
             StageSpec::Clip { .. } => "clip",
             StageSpec::InterSliceReduce { .. } => "inter_slice_reduce",
@@ -191,6 +233,18 @@ fn reduce_op(name: &str, dtype: DType) -> Option<InterSliceReduceOp> {
     })
 }
 
+fn intra_op(name: &str, dtype: DType) -> Option<IntraSliceReduceOp> {
+    Some(match (dtype, name) {
+        (DType::I32, "AddSat") => IntraSliceReduceOpI32::AddSat.into(),
+        (DType::I32, "Max") => IntraSliceReduceOpI32::Max.into(),
+        (DType::I32, "Min") => IntraSliceReduceOpI32::Min.into(),
+        (DType::F32, "Add") => IntraSliceReduceOpF32::Add.into(),
+        (DType::F32, "Max") => IntraSliceReduceOpF32::Max.into(),
+        (DType::F32, "Min") => IntraSliceReduceOpF32::Min.into(),
+        _ => return None,
+    })
+}
+
 impl Pipeline {
     fn mapping(&self, field: &str, text: &str) -> Result<Mapping, PipelineError> {
         Mapping::parse(text, &self.axes).map_err(|source| PipelineError::Mapping {
@@ -258,6 +312,38 @@ impl Pipeline {
                         StageSpec::FxpToFp { int_width } => v.vector_fxp_to_fp(*int_width),
                         StageSpec::Fp { op, operand } => v.vector_fp_binary(*op, *operand),
                         StageSpec::FpToFxp { int_width } => v.vector_fp_to_fxp(*int_width),
+                        StageSpec::FpDiv { operand } => v.vector_fp_div(*operand),
+                        StageSpec::NarrowSplit { time2, packet2 } => {
+                            let t = self.mapping(&format!("stage {index} time2"), time2)?;
+                            let p = self.mapping(&format!("stage {index} packet2"), packet2)?;
+                            v.vector_narrow_split(&t, &p)
+                        }
+                        StageSpec::WidenConcat { time2, packet2 } => {
+                            let t = self.mapping(&format!("stage {index} time2"), time2)?;
+                            let p = self.mapping(&format!("stage {index} packet2"), packet2)?;
+                            v.vector_widen_concat(&t, &p)
+                        }
+                        StageSpec::WidenPad { packet2 } => {
+                            let p = self.mapping(&format!("stage {index} packet2"), packet2)?;
+                            v.vector_widen_pad(&p)
+                        }
+                        StageSpec::IntraSliceReduce {
+                            axis,
+                            op,
+                            out_time,
+                            out_packet,
+                        } => {
+                            let dtype = v.tensor().dtype();
+                            let Some(op) = intra_op(op, dtype) else {
+                                return Err(order(&format!(
+                                    "`{op}` is not an intra-slice op for {dtype} (i32: AddSat, Max, Min; f32: Add, Max, Min)"
+                                )));
+                            };
+                            let t = self.mapping(&format!("stage {index} out_time"), out_time)?;
+                            let p =
+                                self.mapping(&format!("stage {index} out_packet"), out_packet)?;
+                            v.vector_intra_slice_reduce(axis, &t, &p, op)
+                        }
                         StageSpec::Clip { op, operand } => {
                             let operand = match v.tensor().dtype() {
                                 DType::F32 => ClipOperand::F32(*operand as f32),

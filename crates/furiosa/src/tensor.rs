@@ -12,6 +12,7 @@ use npusim_hw::LimitError;
 use thiserror::Error;
 
 use crate::limits::{CLUSTERS_PER_CHIP, SLICES_PER_CLUSTER};
+use crate::mapping::{Cell, Final};
 use crate::{DType, Mapping};
 
 /// Where in the Tensor Unit pipeline a stream tensor is (which engines may take it next).
@@ -239,6 +240,19 @@ impl StreamTensor {
         self.data.iter().map(|&c| f.decode(c).to_f64()).collect()
     }
 
+    /// The finalised cell of every physical position of `m![Chip, Cluster, Slice, Time, Packet]`,
+    /// in position order: which logical element (axis coordinates) each code holds, or that the
+    /// position is padding.
+    pub fn cells(&self) -> Vec<Final> {
+        combined_cells(&[
+            &self.chip,
+            &self.cluster,
+            &self.slice,
+            &self.time,
+            &self.packet,
+        ])
+    }
+
     /// The sizes `[Chip, Cluster, Slice, Time, Packet]` (the shape of the physical buffer).
     pub fn shape(&self) -> [usize; 5] {
         [
@@ -283,6 +297,17 @@ impl StreamTensor {
         }
     }
 
+    /// The same tensor with new Time and Packet mappings and data (for the intra-slice reducer
+    /// and widening).
+    pub(crate) fn regrouped(&self, time: Mapping, packet: Mapping, data: Vec<u64>) -> StreamTensor {
+        StreamTensor {
+            time,
+            packet,
+            data,
+            ..self.clone()
+        }
+    }
+
     /// The same tensor with other codes, type, position and Packet (for engines).
     pub(crate) fn with(
         &self,
@@ -302,6 +327,26 @@ impl StreamTensor {
             data,
         }
     }
+}
+
+/// The finalised cell of every physical position of `m![d0, d1, ...]` (outer to inner), in
+/// position order.
+pub(crate) fn combined_cells(dims: &[&Mapping]) -> Vec<Final> {
+    let raw: Vec<Vec<Cell>> = dims
+        .iter()
+        .map(|m| (0..m.size()).map(|p| m.map(p)).collect())
+        .collect();
+    let mut partial = vec![Cell::empty()];
+    for cells in &raw {
+        let mut next = Vec::with_capacity(partial.len() * cells.len());
+        for major in &partial {
+            for minor in cells {
+                next.push(major.clone().combine(minor.clone()));
+            }
+        }
+        partial = next;
+    }
+    partial.iter().map(Cell::finalize).collect()
 }
 
 impl fmt::Display for StreamTensor {

@@ -390,6 +390,10 @@ fn reduce_refused_from_way4_stages() {
         })
         .expect_err("i32 op on f32");
     assert!(matches!(e, VectorError::DType { .. }), "{e}");
+    assert!(
+        e.to_string().contains("needs i32 data") && e.to_string().contains("m![S], m![T], m![P]"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -481,4 +485,51 @@ fn output_mappings_outside_the_rules_are_refused() {
         })
         .expect_err("outer R");
     assert!(e.to_string().contains("innermost"), "{e}");
+}
+
+/// `vector_init` takes only i32/f32 Collect or Contract streams; the refusal shows the stream's
+/// mappings.
+#[test]
+fn vector_init_refuses_other_streams() {
+    let ax = axes![A = 8].expect("axes");
+    let dims = || {
+        [
+            mp(&ax, "1"),
+            mp(&ax, "1"),
+            mp(&ax, "1"),
+            mp(&ax, "1"),
+            mp(&ax, "A"),
+        ]
+    };
+    let cast = StreamTensor::collect_i32(dims(), &[1; 8])
+        .expect("input")
+        .cast::<i8>(&mp(&ax, "A # 32"))
+        .expect("cast");
+    // A packet of 4 x i32 (16 bytes) is not one flit.
+    let ax4 = axes![C = 4].expect("axes");
+    let short = StreamTensor::collect_i32(
+        [
+            mp(&ax4, "1"),
+            mp(&ax4, "1"),
+            mp(&ax4, "1"),
+            mp(&ax4, "1"),
+            mp(&ax4, "C"),
+        ],
+        &[1; 4],
+    )
+    .expect("input");
+    let e = short.vector_init().expect_err("16 bytes");
+    assert!(
+        matches!(e, VectorError::NotOneFlit { elements: 4, .. }),
+        "{e}"
+    );
+    assert!(e.to_string().contains("m![C] has 4 elements"), "{e}");
+    let e = cast.vector_init().expect_err("CastTensor");
+    assert!(matches!(e, VectorError::Input { .. }), "{e}");
+    assert!(
+        e.to_string().contains(
+            "not a CastTensor of i8: CastTensor<i8, m![1], m![1], m![1], m![1], m![A # 32]>"
+        ),
+        "{e}"
+    );
 }

@@ -26,15 +26,15 @@ use crate::{CastProfile, DType, Mapping, PaddingKind, Scalar, StreamTensor};
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum CastError {
     /// The tensor is not at a position the Cast Engine reads.
-    #[error(
-        "the Cast Engine reads a CollectTensor, ContractTensor or VectorFinalTensor, not a {0}"
-    )]
-    Position(&'static str),
+    #[error("the Cast Engine reads a CollectTensor, ContractTensor or VectorFinalTensor, not {0}")]
+    Position(String),
     /// Not a precision-lowering pair.
     #[error(
-        "the Cast Engine cannot cast `{src}` to `{dst}` (rule: i32 -> i4, i8, i16; f32 -> f8e5m2, f8e4m3, f16, bf16)"
+        "the Cast Engine cannot cast `{src}` to `{dst}` (rule: i32 -> i4, i8, i16; f32 -> f8e5m2, f8e4m3, f16, bf16); input {stream}"
     )]
     Pair {
+        /// The input stream: type, position and its five mappings in m-notation.
+        stream: String,
         /// Input type.
         src: DType,
         /// Requested output type.
@@ -111,10 +111,14 @@ pub fn cast_stream(
         input.position(),
         Position::Collect | Position::Contract | Position::VectorFinal
     ) {
-        return Err(CastError::Position(input.position().type_name()));
+        return Err(CastError::Position(input.to_string()));
     }
     if !is_cast_pair(src, dst) {
-        return Err(CastError::Pair { src, dst });
+        return Err(CastError::Pair {
+            stream: input.to_string(),
+            src,
+            dst,
+        });
     }
     let packet = input.packet();
     let elements = packet.size();
@@ -175,7 +179,11 @@ pub fn cast_stream(
             let code = if live {
                 profile
                     .convert(flit[p], src, dst)
-                    .ok_or(CastError::Pair { src, dst })?
+                    .ok_or_else(|| CastError::Pair {
+                        stream: input.to_string(),
+                        src,
+                        dst,
+                    })?
             } else {
                 0
             };

@@ -18,8 +18,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::limits::SLICES_PER_CLUSTER;
-use crate::mapping::{Cell, Final};
-use crate::tensor::Dim;
+use crate::mapping::Final;
+use crate::tensor::{Dim, combined_cells};
 use crate::{Mapping, StreamTensor};
 
 use super::VectorError;
@@ -38,7 +38,7 @@ pub enum OutputRule {
 
 const RULES: &str = "rules: a reduced slice factor is replaced in OutSlice by a dummy `1 # n`, a broadcast over a fresh axis, or a factor promoted from Time, in any mix";
 
-fn flatten(m: &Mapping, out: &mut Vec<Mapping>) {
+pub(super) fn flatten(m: &Mapping, out: &mut Vec<Mapping>) {
     match m {
         Mapping::Pair(l, r) => {
             flatten(l, out);
@@ -49,17 +49,17 @@ fn flatten(m: &Mapping, out: &mut Vec<Mapping>) {
     }
 }
 
-fn factors(m: &Mapping) -> Vec<Mapping> {
+pub(super) fn factors(m: &Mapping) -> Vec<Mapping> {
     let mut out = Vec::new();
     flatten(m, &mut out);
     out
 }
 
-fn names(m: &Mapping) -> BTreeSet<String> {
+pub(super) fn names(m: &Mapping) -> BTreeSet<String> {
     m.axes().into_iter().map(|a| a.name).collect()
 }
 
-fn join(fs: &[Mapping]) -> String {
+pub(super) fn join(fs: &[Mapping]) -> String {
     if fs.is_empty() {
         return "1".into();
     }
@@ -237,23 +237,4 @@ pub(super) fn reduce(
         input.reshaped(out_slice.clone(), out_time.clone(), data),
         ratio,
     ))
-}
-
-/// The finalised cell of every physical position of `m![d0, d1, ...]`, in position order.
-fn combined_cells(dims: &[&Mapping]) -> Vec<Final> {
-    let raw: Vec<Vec<Cell>> = dims
-        .iter()
-        .map(|m| (0..m.size()).map(|p| m.map(p)).collect())
-        .collect();
-    let mut partial = vec![Cell::empty()];
-    for cells in &raw {
-        let mut next = Vec::with_capacity(partial.len() * cells.len());
-        for major in &partial {
-            for minor in cells {
-                next.push(major.clone().combine(minor.clone()));
-            }
-        }
-        partial = next;
-    }
-    partial.iter().map(Cell::finalize).collect()
 }

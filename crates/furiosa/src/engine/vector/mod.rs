@@ -4,7 +4,9 @@
 //! Elementwise stages apply their op to every physical cell, padding included (spec §4.1);
 //! later relayouts and reductions skip dead cells.
 
+pub mod branch;
 mod inter_slice;
+pub mod intra_slice;
 pub mod ops;
 pub mod stage;
 
@@ -17,8 +19,12 @@ use crate::limits::FLIT_BYTES;
 use crate::tensor::{Dim, Position};
 use crate::{DType, Mapping, StreamTensor};
 
+use branch::{Branched, Imm};
 pub use inter_slice::OutputRule;
-use ops::{BranchMode, ClipBinaryOp, FpBinaryOp, FxpBinaryOp, InterSliceReduceOp, LogicBinaryOp};
+use ops::{
+    BranchMode, ClipBinaryOp, FpBinaryOp, FxpBinaryOp, InterSliceReduceOp, IntraSliceReduceOp,
+    LogicBinaryOp,
+};
 use stage::{Alu, Stage, VeOrder, Way, final_refusal, transition_refusal};
 
 /// Why the Vector Engine refuses a call.
@@ -26,9 +32,11 @@ use stage::{Alu, Stage, VeOrder, Way, final_refusal, transition_refusal};
 pub enum VectorError {
     /// `vector_init` on a tensor the Vector Engine does not read.
     #[error(
-        "vector_init reads an i32 or f32 CollectTensor or ContractTensor, not a {position} of {dtype}"
+        "vector_init reads an i32 or f32 CollectTensor or ContractTensor, not a {position} of {dtype}: {stream}"
     )]
     Input {
+        /// The stream: type, position and its five mappings in m-notation.
+        stream: String,
         /// The tensor's position.
         position: &'static str,
         /// Its scalar type.
@@ -48,8 +56,10 @@ pub enum VectorError {
     #[error("{0}")]
     Transition(String),
     /// The op does not take the tensor's scalar type.
-    #[error("{method} needs {needs} data, but the stream holds {dtype}")]
+    #[error("{method} needs {needs} data, but the stream holds {dtype}: {stream}")]
     DType {
+        /// The stream: type, position and its five mappings in m-notation.
+        stream: String,
         /// The method.
         method: &'static str,
         /// What it needs.
@@ -79,6 +89,19 @@ pub enum VectorError {
     /// An inter-slice reduction the reducer cannot do.
     #[error("{0}")]
     InterSlice(String),
+    /// An intra-slice reduction the reducer cannot do.
+    #[error("vector_intra_slice_reduce {0}")]
+    IntraSlice(String),
+    /// Guarded operand slots the stage cannot take.
+    #[error(
+        "{method}: {reason} (rule: up to 3 guarded immediates of the stream's type, none after an unconditional one, no dead guard)"
+    )]
+    Operand {
+        /// The method.
+        method: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
     /// A fixed-point width out of range.
     #[error("{method}: int_width {width} must be at most 31")]
     Width {
@@ -113,6 +136,8 @@ pub struct VectorTensor {
     order: Option<VeOrder>,
     alus: BTreeSet<Alu>,
     trace: Vec<StageRecord>,
+    /// The 4-bit tag of every physical cell (set by `vector_intra_slice_branch`).
+    tags: Vec<u8>,
 }
 
 fn m(x: &Mapping) -> String {
@@ -128,6 +153,7 @@ impl StreamTensor {
             || !matches!(dtype, DType::I32 | DType::F32)
         {
             return Err(VectorError::Input {
+                stream: self.to_string(),
                 position: self.position().type_name(),
                 dtype,
             });
@@ -140,6 +166,7 @@ impl StreamTensor {
             });
         }
         Ok(VectorTensor {
+            tags: vec![0; self.codes().len()],
             tensor: self,
             stage: Stage::Init,
             order: None,
@@ -163,6 +190,11 @@ impl VectorTensor {
     /// The stream as it stands (mappings and data).
     pub fn tensor(&self) -> &StreamTensor {
         &self.tensor
+    }
+
+    /// The 4-bit tag of every physical cell, in position order.
+    pub fn tags(&self) -> &[u8] {
+        &self.tags
     }
 
     /// The stages run so far (input to the cycle model).
@@ -209,6 +241,7 @@ impl VectorTensor {
     fn need(&self, method: &'static str, needs: DType) -> Result<(), VectorError> {
         if self.tensor.dtype() != needs {
             return Err(VectorError::DType {
+                stream: self.tensor.to_string(),
                 method,
                 needs,
                 dtype: self.tensor.dtype(),
@@ -248,9 +281,27 @@ impl VectorTensor {
     /// or after an InterFirst `vector_inter_slice_reduce`).
     pub fn vector_intra_slice_branch(mut self, mode: BranchMode) -> Result<Self, VectorError> {
         self.enter(Stage::Branch)?;
-        match mode {
-            BranchMode::Unconditional => {}
+        let dtype = self.tensor.dtype();
+        if let BranchMode::Comparison(cmps) = mode
+            && let Some(v) = cmps
+                .iter()
+                .filter_map(|c| c.imm())
+                .find(|v| v.dtype() != dtype)
+        {
+            return Err(VectorError::DType {
+                stream: self.tensor.to_string(),
+                method: "vector_intra_slice_branch (a comparison immediate)",
+                needs: v.dtype(),
+                dtype,
+            });
         }
+        // Tags come from the input values, once, and then follow the data.
+        self.tags = self
+            .tensor
+            .codes()
+            .iter()
+            .map(|&c| mode.tag(c as u32, dtype))
+            .collect();
         if self.order.is_none() {
             self.order = Some(VeOrder::IntraFirst);
         }
@@ -346,6 +397,31 @@ impl VectorTensor {
         Ok(self)
     }
 
+    /// `vector_intra_slice_reduce::<R, OutTime, OutPacket>(op)` (Way4): folds axis `axis` out
+    /// of Time and Packet within each slice (see [`intra_slice`] for the rules).
+    pub fn vector_intra_slice_reduce(
+        mut self,
+        axis: &str,
+        out_time: &Mapping,
+        out_packet: &Mapping,
+        op: impl Into<IntraSliceReduceOp>,
+    ) -> Result<Self, VectorError> {
+        self.enter(Stage::IntraSliceReduce)?;
+        let op = op.into();
+        let needs = match op {
+            IntraSliceReduceOp::I32(_) => DType::I32,
+            IntraSliceReduceOp::F32(_) => DType::F32,
+        };
+        self.need("vector_intra_slice_reduce", needs)?;
+        self.use_alu(Alu::ReduceAccTree)?;
+        let (tensor, tags) =
+            intra_slice::reduce(&self.tensor, &self.tags, axis, out_time, out_packet, op)?;
+        self.tensor = tensor;
+        self.tags = tags;
+        self.record(Stage::IntraSliceReduce, 1, 0);
+        Ok(self)
+    }
+
     /// `vector_fp_div(operand)`: `stream / operand` on f32 data (Way4).
     pub fn vector_fp_div(mut self, operand: f32) -> Result<Self, VectorError> {
         self.enter(Stage::FpDiv)?;
@@ -386,6 +462,48 @@ impl VectorTensor {
             "Packet2 = (Time % 2, Packet)",
         )?;
         self.tensor = self.tensor.relabel(time2.clone(), packet2.clone());
+        self.record(Stage::Widen, 0, 0);
+        Ok(self)
+    }
+
+    /// `vector_widen_pad::<Packet2>()`: Way4 → Way8 by padding each 4-element packet to 8
+    /// (`Packet2 ≡ Packet # 8`; the four new lanes are padding holding 0).
+    pub fn vector_widen_pad(mut self, packet2: &Mapping) -> Result<Self, VectorError> {
+        self.enter(Stage::Widen)?;
+        let packet = self.tensor.packet().clone();
+        let padded = packet
+            .clone()
+            .pad(8, crate::PaddingKind::Top)
+            .map_err(|e| VectorError::Transition(format!("vector_widen_pad: {e}")))?;
+        relabel_check(
+            "vector_widen_pad",
+            "Packet2",
+            packet2,
+            &padded,
+            "Packet2 = Packet # 8",
+        )?;
+        let lanes = packet.size();
+        let data = self
+            .tensor
+            .codes()
+            .chunks(lanes.max(1))
+            .flat_map(|flit| {
+                flit.iter()
+                    .copied()
+                    .chain(std::iter::repeat_n(0, 8 - lanes))
+            })
+            .collect();
+        self.tags = self
+            .tags
+            .chunks(lanes.max(1))
+            .flat_map(|flit| {
+                flit.iter()
+                    .copied()
+                    .chain(std::iter::repeat_n(0, 8 - lanes))
+            })
+            .collect();
+        let time = self.tensor.time().clone();
+        self.tensor = self.tensor.regrouped(time, packet2.clone(), data);
         self.record(Stage::Widen, 0, 0);
         Ok(self)
     }
@@ -433,6 +551,78 @@ impl VectorTensor {
         Ok(self)
     }
 
+    /// Checks the slots and maps every cell through `op(x, imm)` with the immediate its tag
+    /// picks (cells no slot admits pass through).
+    fn branched(
+        &mut self,
+        method: &'static str,
+        slots: &Branched,
+        op: impl Fn(u32, Imm) -> u32,
+    ) -> Result<(), VectorError> {
+        if let Some(reason) = slots.refusal(self.tensor.dtype()) {
+            return Err(VectorError::Operand { method, reason });
+        }
+        let data = self
+            .tensor
+            .codes()
+            .iter()
+            .zip(&self.tags)
+            .map(|(&c, &t)| u64::from(slots.pick(t).map_or(c as u32, |v| op(c as u32, v))))
+            .collect();
+        let t = &self.tensor;
+        self.tensor = t.with(t.dtype(), t.position(), t.packet().clone(), data);
+        Ok(())
+    }
+
+    /// `vector_logic(op, Branched)`: `op(x, imm)` with the first slot whose guard admits the
+    /// element's tag (i32 data).
+    pub fn vector_logic_branched(
+        mut self,
+        op: LogicBinaryOp,
+        slots: &Branched,
+    ) -> Result<Self, VectorError> {
+        self.enter(Stage::Logic)?;
+        self.need("vector_logic", DType::I32)?;
+        self.use_alu(op.alu())?;
+        self.branched("vector_logic", slots, |c, v| {
+            op.apply(c as i32, v.bits() as i32) as u32
+        })?;
+        self.record(Stage::Logic, 1, 0);
+        Ok(self)
+    }
+
+    /// `vector_fxp(op, Branched)`: like [`VectorTensor::vector_fxp`] per tag (i32 data).
+    pub fn vector_fxp_branched(
+        mut self,
+        op: FxpBinaryOp,
+        slots: &Branched,
+    ) -> Result<Self, VectorError> {
+        self.enter(Stage::Fxp)?;
+        self.need("vector_fxp", DType::I32)?;
+        self.use_alu(op.alu())?;
+        self.branched("vector_fxp", slots, |c, v| {
+            op.apply(c as i32, v.bits() as i32) as u32
+        })?;
+        self.record(Stage::Fxp, 1, 0);
+        Ok(self)
+    }
+
+    /// `vector_clip(op, Branched)`: like [`VectorTensor::vector_clip`] per tag.
+    pub fn vector_clip_branched(
+        mut self,
+        op: ClipBinaryOp,
+        slots: &Branched,
+    ) -> Result<Self, VectorError> {
+        self.enter(Stage::Clip)?;
+        self.use_alu(op.alu())?;
+        self.branched("vector_clip", slots, |c, v| match v {
+            Imm::I32(b) => op.apply_i32(c as i32, b) as u32,
+            Imm::F32(b) => op.apply_f32(f32::from_bits(c), b).to_bits(),
+        })?;
+        self.record(Stage::Clip, 1, 0);
+        Ok(self)
+    }
+
     /// `vector_inter_slice_reduce::<OutSlice, OutTime>(op)`: reduces the innermost slice
     /// factor(s) of each cluster (see [`OutputRule`] for the accepted output mappings).
     pub fn vector_inter_slice_reduce(
@@ -454,8 +644,10 @@ impl VectorTensor {
         if self.order.is_none() {
             self.order = Some(VeOrder::InterFirst);
         }
-        // The CPU reference starts a fresh ALU budget after the reducer (spec §3.6.1).
+        // The CPU reference starts a fresh ALU budget and resets every tag after the reducer
+        // (spec §3.6.1).
         self.alus.clear();
+        self.tags = vec![0; self.tensor.codes().len()];
         self.trace.push(StageRecord {
             stage: Stage::InterSliceReduce,
             way: Way::Way8,

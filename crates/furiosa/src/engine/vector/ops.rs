@@ -24,12 +24,7 @@ named!(FxpBinaryOp: AddFxp, AddFxpSat, SubFxp, SubFxpSat, LeftShift, LeftShiftSa
 named!(FpBinaryOp: AddF, SubF, MulF);
 named!(ClipBinaryOp: Add, AddSat, Max, Min);
 
-/// Entry mode of `vector_intra_slice_branch`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BranchMode {
-    /// Every element takes the same path (all tags 0).
-    Unconditional,
-}
+pub use super::branch::BranchMode;
 
 /// i32 operations of the Logic stage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -221,6 +216,68 @@ pub fn fp_to_fxp(x: f32, int_width: u32) -> i32 {
     }
     let y = (f64::from(x) * 2f64.powi(31 - int_width as i32)).round();
     y.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32
+}
+
+/// i32 operations of the intra-slice reducer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IntraSliceReduceOpI32 {
+    /// Saturating addition (saturates at every step, in fold order).
+    AddSat,
+    /// Maximum.
+    Max,
+    /// Minimum.
+    Min,
+}
+
+/// f32 operations of the intra-slice reducer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IntraSliceReduceOpF32 {
+    /// IEEE addition from +0.0.
+    Add,
+    /// NaN-ignoring maximum from −∞.
+    Max,
+    /// NaN-ignoring minimum from +∞.
+    Min,
+}
+
+/// Either intra-slice reducer op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IntraSliceReduceOp {
+    /// An i32 op.
+    I32(IntraSliceReduceOpI32),
+    /// An f32 op.
+    F32(IntraSliceReduceOpF32),
+}
+
+impl From<IntraSliceReduceOpI32> for IntraSliceReduceOp {
+    fn from(op: IntraSliceReduceOpI32) -> Self {
+        IntraSliceReduceOp::I32(op)
+    }
+}
+
+impl From<IntraSliceReduceOpF32> for IntraSliceReduceOp {
+    fn from(op: IntraSliceReduceOpF32) -> Self {
+        IntraSliceReduceOp::F32(op)
+    }
+}
+
+impl IntraSliceReduceOp {
+    /// The same fold as a reducer op (identity and step are shared with the inter-slice
+    /// reducer: spec §4.4 has one generic reduction routine).
+    pub fn fold(self) -> InterSliceReduceOp {
+        match self {
+            IntraSliceReduceOp::I32(op) => InterSliceReduceOp::I32(match op {
+                IntraSliceReduceOpI32::AddSat => InterSliceReduceOpI32::AddSat,
+                IntraSliceReduceOpI32::Max => InterSliceReduceOpI32::Max,
+                IntraSliceReduceOpI32::Min => InterSliceReduceOpI32::Min,
+            }),
+            IntraSliceReduceOp::F32(op) => InterSliceReduceOp::F32(match op {
+                IntraSliceReduceOpF32::Add => InterSliceReduceOpF32::Add,
+                IntraSliceReduceOpF32::Max => InterSliceReduceOpF32::Max,
+                IntraSliceReduceOpF32::Min => InterSliceReduceOpF32::Min,
+            }),
+        }
+    }
 }
 
 /// i32 operations of the inter-slice reducer.

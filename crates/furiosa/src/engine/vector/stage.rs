@@ -26,7 +26,8 @@ pub enum VeOrder {
 pub enum Stage {
     /// Fresh after `vector_init()`.
     Init,
-    /// `vector_intra_slice_branch` (the chain's entry; the spec's Tag stage).
+    /// `vector_intra_slice_branch` (the chain's entry, which sets the tags; the spec's Tag
+    /// stage).
     Branch,
     /// `vector_logic`.
     Logic,
@@ -38,11 +39,11 @@ pub enum Stage {
     Narrow,
     /// `vector_fp_binary`.
     Fp,
-    /// `vector_intra_slice_reduce` (state only; the method is not modelled yet).
+    /// `vector_intra_slice_reduce` (Way4).
     IntraSliceReduce,
     /// `vector_fp_div`.
     FpDiv,
-    /// `vector_widen_concat` (Way4 → Way8).
+    /// `vector_widen_concat` / `vector_widen_pad` (Way4 → Way8).
     Widen,
     /// `vector_fp_to_fxp`.
     FpToFxp,
@@ -237,6 +238,8 @@ pub enum Alu {
     FxpRshift,
     /// Float cluster: add, subtract, multiply (FMA unit).
     FpFma,
+    /// Accumulator tree of the intra-slice reducer.
+    ReduceAccTree,
     /// Divider of the FpDiv stage.
     ReduceFpDiv,
     /// Clip cluster: add.

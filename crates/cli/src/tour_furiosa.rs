@@ -1,0 +1,143 @@
+//! The Furiosa section of the tour: every example of seed 000 (Cast Engine) and seed 003
+//! (Inter-Slice Block) run on concrete data with every output cell checked
+//! (`npusim_furiosa::seed_examples`) and replayed from its pipeline file under
+//! `crates/furiosa/examples/pipelines/`, and the mapping worked examples
+//! (`npusim_furiosa::worked_mappings`).
+
+use npusim_furiosa::seed_examples::SEED_EXAMPLES;
+use npusim_furiosa::worked_mappings::WORKED_MAPPINGS;
+
+use crate::tour::Detail;
+
+/// Runs a seed example's pipeline file on the example's input; `Ok` when it gives the same
+/// output codes as the API run.
+fn replay(pipeline: &str, input: &[u64], codes: &[u64]) -> Result<(), String> {
+    let p = crate::furiosa::parse_pipeline(pipeline).map_err(|e| format!("{e:#}"))?;
+    let (out, _) = p.run(input.to_vec()).map_err(|e| e.to_string())?;
+    match out.codes().iter().zip(codes).position(|(a, b)| a != b) {
+        None if out.codes().len() == codes.len() => Ok(()),
+        None => Err(format!(
+            "{} codes instead of {}",
+            out.codes().len(),
+            codes.len()
+        )),
+        Some(i) => Err(format!("code {i} differs")),
+    }
+}
+
+/// Runs the section; returns the number of failures.
+pub fn run(detail: Detail) -> usize {
+    println!("== Furiosa RNGD (npusim-furiosa)");
+    println!(
+        "sources: Furiosa documentation, \"Cast Engine\" and \"Inter-Slice Block\"; mapping worked examples."
+    );
+    let mut failed = 0;
+    for (i, ex) in SEED_EXAMPLES.iter().enumerate() {
+        // representative: the dummy replacement (the first reduction)
+        let representative = i == 2;
+        match (ex.run)() {
+            Ok(run) => {
+                let replay = replay(ex.pipeline, &run.input, &run.codes);
+                let pass = run.pass() && replay.is_ok();
+                if !pass {
+                    failed += 1;
+                }
+                if detail.shows(pass, representative) {
+                    println!(
+                        "{} seed {} {:<16} {}: {}/{} cells as computed; {}; {}; {}",
+                        if pass { "PASS" } else { "FAIL" },
+                        ex.seed,
+                        ex.name,
+                        ex.chain,
+                        run.checked - run.mismatches,
+                        run.checked,
+                        run.sample,
+                        match &replay {
+                            Ok(()) => format!("pipeline {} gives the same codes", ex.pipeline_file),
+                            Err(e) => format!("pipeline {}: {e}", ex.pipeline_file),
+                        },
+                        run.estimate,
+                    );
+                    if let Some(m) = &run.first_mismatch {
+                        println!("     first difference: {m}");
+                    }
+                    if detail == Detail::Verbose {
+                        println!("     output: {}", run.output);
+                    }
+                }
+            }
+            Err(e) => {
+                failed += 1;
+                println!("FAIL seed {} {}: {e}", ex.seed, ex.name);
+            }
+        }
+    }
+    let seed_failed = failed;
+    let mut cells = 0;
+    for (i, w) in WORKED_MAPPINGS.iter().enumerate() {
+        let representative = i == 11;
+        let check = match w.check() {
+            Ok(c) => c,
+            Err(e) => {
+                failed += 1;
+                println!("FAIL map {:?} over [{}]: {e}", w.expr, w.axes);
+                continue;
+            }
+        };
+        let pass = check.pass(w.size);
+        if !pass {
+            failed += 1;
+        }
+        cells += check.cells.len();
+        if detail.shows(pass, representative) {
+            let listed: Vec<String> = check
+                .cells
+                .iter()
+                .map(|(p, want, got)| {
+                    if want == got {
+                        format!("{p} -> {got}")
+                    } else {
+                        format!("{p} -> expected {want} got {got}")
+                    }
+                })
+                .collect();
+            println!(
+                "{} map {:?} over [{}]: size {} (expected {}); {}",
+                if pass { "PASS" } else { "FAIL" },
+                w.expr,
+                w.axes,
+                check.size,
+                w.size,
+                listed.join(", ")
+            );
+        }
+    }
+    println!(
+        "seed examples: {} cases: {} PASS, {seed_failed} FAIL; mapping worked examples: {} mappings, {cells} cells: {} PASS, {} FAIL",
+        SEED_EXAMPLES.len(),
+        SEED_EXAMPLES.len() - seed_failed,
+        WORKED_MAPPINGS.len(),
+        WORKED_MAPPINGS.len() - (failed - seed_failed),
+        failed - seed_failed
+    );
+    failed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pipeline_that_computes_something_else_is_caught() {
+        let ex = SEED_EXAMPLES
+            .iter()
+            .find(|e| e.name == "inter_slice_add")
+            .expect("the dummy example");
+        let run = (ex.run)().expect("runs");
+        assert_eq!(replay(ex.pipeline, &run.input, &run.codes), Ok(()));
+        // Wrapping Add instead of AddSat: the saturated sums differ.
+        let wrapping = ex.pipeline.replace("\"AddSat\"", "\"Add\"");
+        let e = replay(&wrapping, &run.input, &run.codes).expect_err("differs");
+        assert!(e.contains("differs"), "{e}");
+    }
+}
