@@ -46,8 +46,9 @@ Files:
   .bin          raw little-endian elements; needs --from and --shape. --packed: two 4-bit
                 elements per byte over the whole buffer.
 
-Policies: the default is IEEE (overflow to Inf, or NaN where the format has no Inf; integers
-clamp); --saturate clamps floats to ±max too; --no-saturate also wraps integers.
+Policies: the default is IEEE (overflow to Inf, or NaN where the format has no Inf, or ±max
+where it has neither, as fp4 and fp6; integers clamp); --saturate clamps floats to ±max too;
+--no-saturate also wraps integers.
 The output is written to a temporary file and renamed, so a failed run leaves nothing behind.";
 
 /// Options of `npusim cast`.
