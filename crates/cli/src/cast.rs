@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Args;
-use npusim_io::cast::tally;
+use npusim_io::cast::{SelectError, plan, tally};
 use npusim_io::{CastJob, Container, cast_file};
 use npusim_numerics::{CastPolicy, Format, RoundMode};
 
@@ -41,7 +41,9 @@ Files:
                 each row packed two per byte, element 0 in the low nibble (a packed input's
                 last dimension is read as 2k elements; give --shape if it is odd).
   .safetensors  every floating-point tensor is cast (f8e8m0 scale tensors and integer tensors are
-                kept), or only the --tensor ones; other tensors and __metadata__ are kept. hif8,
+                kept), or only those --tensor names or globs pick ('model.layers.*.mlp.*'),
+                minus --exclude ones; other tensors and __metadata__ are kept. --dry-run lists
+                what would become what, reading only the header. hif8,
                 f4e1m2 and i4 are stored as U8 plus a metadata entry npusim.dtype.<tensor>.
   .bin          raw little-endian elements; needs --from and --shape. --packed: two 4-bit
                 elements per byte over the whole buffer.
@@ -89,10 +91,20 @@ pub struct CastArgs {
     #[arg(long)]
     pub packed: bool,
 
-    /// With .safetensors: cast only this tensor (repeatable). Default: every floating-point
-    /// tensor.
-    #[arg(long = "tensor", value_name = "NAME")]
+    /// With .safetensors: cast only the tensors this name or glob matches (repeatable; quote
+    /// globs: 'model.layers.*.mlp.*'). Default: every floating-point tensor.
+    #[arg(long = "tensor", value_name = "GLOB")]
     pub tensors: Vec<String>,
+
+    /// With .safetensors: never cast the tensors this name or glob matches (repeatable; wins
+    /// over --tensor).
+    #[arg(long = "exclude", value_name = "GLOB")]
+    pub exclude: Vec<String>,
+
+    /// List what would be cast to what (dtype, shape, bytes in and out), reading only the
+    /// header; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 
     /// Shape of a raw .bin input, e.g. 2,3,4 (or the logical shape of a packed 4-bit .npy input
     /// whose last dimension is odd).
@@ -141,6 +153,10 @@ fn parse_shape(s: &str) -> Result<Shape, String> {
 /// prints one line per tensor.
 pub fn run(args: CastArgs) -> Result<ExitCode> {
     let job = job_of(&args)?;
+    if args.dry_run {
+        return dry_run(&job, &args);
+    }
+    check_exclude(&job)?;
     let mut progress = Progress::default();
     let reports = cast_file(&job, &args.input, &args.output, &mut progress)?;
     for report in &reports {
@@ -176,8 +192,59 @@ fn job_of(args: &CastArgs) -> Result<CastJob> {
         seed: args.seed,
         packed: args.packed,
         tensors: args.tensors.clone(),
+        exclude: args.exclude.clone(),
         shape: args.shape.as_ref().map(|s| s.0.clone()),
     })
+}
+
+/// `--exclude` applies to multi-tensor files only.
+fn check_exclude(job: &CastJob) -> Result<()> {
+    if !job.exclude.is_empty() && job.input.is_single_tensor() {
+        return Err(SelectError::ExcludeOnSingle {
+            container: job.input.name(),
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// `--dry-run`: prints the plan as a table, one row per tensor, and the byte totals.
+fn dry_run(job: &CastJob, args: &CastArgs) -> Result<ExitCode> {
+    let rows = plan(job, &args.input)?;
+    let mut table = vec![[
+        "tensor".to_string(),
+        "dtype".into(),
+        "action".into(),
+        "shape".into(),
+        "bytes in".into(),
+        "bytes out".into(),
+    ]];
+    for r in &rows {
+        let from = r.from.map_or(r.dtype.clone(), |f| f.to_string());
+        let action = match r.action {
+            Ok(to) => format!("{from} -> {to}"),
+            Err(reason) => format!("keep ({reason})"),
+        };
+        let dims: Vec<String> = r.shape.iter().map(u64::to_string).collect();
+        table.push([
+            r.name.clone(),
+            r.dtype.clone(),
+            action,
+            format!("[{}]", dims.join(", ")),
+            r.bytes_in.to_string(),
+            r.bytes_out.to_string(),
+        ]);
+    }
+    print!("{}", crate::info::align(&table, 4));
+    let cast_n = rows.iter().filter(|r| r.action.is_ok()).count();
+    let bytes_in: u64 = rows.iter().map(|r| r.bytes_in).sum();
+    let bytes_out: u64 = rows.iter().map(|r| r.bytes_out).sum();
+    println!(
+        "dry run: would cast {cast_n} of {} tensor(s), {bytes_in} -> {bytes_out} bytes of data; nothing written to {}",
+        rows.len(),
+        args.output.display()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]

@@ -66,26 +66,7 @@ fn table(info: &FileInfo) -> String {
             t.bytes.to_string(),
         ]);
     }
-    let widths: Vec<usize> = (0..6)
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
-    let mut out = String::new();
-    for row in &rows {
-        let mut line = String::new();
-        for (c, cell) in row.iter().enumerate() {
-            let pad = widths[c] - cell.chars().count();
-            if c >= 4 {
-                line.push_str(&" ".repeat(pad));
-                line.push_str(cell);
-            } else {
-                line.push_str(cell);
-                line.push_str(&" ".repeat(pad));
-            }
-            line.push_str("  ");
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
+    let mut out = align(&rows, 4);
     let elements: u64 = info.tensors.iter().map(|t| t.elements).sum();
     let bytes: u64 = info.tensors.iter().map(|t| t.bytes).sum();
     out.push_str(&format!(
@@ -94,6 +75,32 @@ fn table(info: &FileInfo) -> String {
     ));
     for (k, v) in &info.metadata {
         out.push_str(&format!("metadata {k} = {v}\n"));
+    }
+    out
+}
+
+/// The rows of a table as aligned text: columns padded to their widest cell, columns from
+/// `right_from` on right-aligned (numbers).
+pub fn align<const N: usize>(rows: &[[String; N]], right_from: usize) -> String {
+    let widths: Vec<usize> = (0..N)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let mut line = String::new();
+        for (c, cell) in row.iter().enumerate() {
+            let pad = " ".repeat(widths[c] - cell.chars().count());
+            if c >= right_from {
+                line.push_str(&pad);
+                line.push_str(cell);
+            } else {
+                line.push_str(cell);
+                line.push_str(&pad);
+            }
+            line.push_str("  ");
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
     }
     out
 }

@@ -490,6 +490,9 @@ pub enum IoError {
     /// The numeric cast refused its buffers (a bug: the job sizes them).
     #[error("cast failed: {0}")]
     Cast(NumericsError),
+    /// A `--tensor` / `--exclude` pattern problem.
+    #[error(transparent)]
+    Select(#[from] crate::cast::SelectError),
 }
 
 /// What is wrong with an `npusim.dtype.<tensor>` entry; `Display` gives the rest of the

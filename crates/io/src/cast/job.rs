@@ -27,8 +27,11 @@ pub struct CastJob {
     pub seed: Option<u64>,
     /// Store 4-bit formats two per byte (on both sides of a single-tensor cast).
     pub packed: bool,
-    /// Safetensors: cast exactly these tensors (empty: every floating-point tensor).
+    /// Safetensors: cast these tensors, by name or glob pattern (empty: every floating-point
+    /// tensor).
     pub tensors: Vec<String>,
+    /// Safetensors: never cast these tensors (names or glob patterns; wins over `tensors`).
+    pub exclude: Vec<String>,
     /// Shape of a raw input, or the logical shape of a packed `.npy` input with an odd last
     /// dimension.
     pub shape: Option<Vec<usize>>,
@@ -46,6 +49,7 @@ impl CastJob {
             seed: None,
             packed: false,
             tensors: Vec::new(),
+            exclude: Vec::new(),
             shape: None,
         }
     }

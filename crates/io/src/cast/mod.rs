@@ -23,7 +23,7 @@ pub use progress::{CastProgress, NoProgress};
 pub use report::{
     CastOutcome, CastOutput, CastSummary, KeptSummary, SingleTensor, TensorReport, tally,
 };
-pub use select::KeepReason;
+pub use select::{KeepReason, PlannedTensor, SelectError, TensorFilter, plan};
 pub use stats::Stats;
 
 use crate::error::IoError;
