@@ -4,11 +4,12 @@
 //! `npusim_io::cast_file`'s. This module parses the options, shows progress and prints the
 //! per-tensor summaries.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Args;
+use npusim_io::TensorReport;
 use npusim_io::cast::{SelectError, plan, tally};
 use npusim_io::{CastJob, Container, cast_file};
 use npusim_numerics::{CastPolicy, Format, RoundMode};
@@ -106,6 +107,18 @@ pub struct CastArgs {
     #[arg(long)]
     pub dry_run: bool,
 
+    /// Allow the output path to be the input path (the input is replaced when the cast ends).
+    #[arg(long)]
+    pub force: bool,
+
+    /// Fail, writing nothing, if a finite input becomes NaN or Inf (default: warn).
+    #[arg(long)]
+    pub fail_on_nan: bool,
+
+    /// Print nothing but errors (no per-tensor lines, warnings or progress bar).
+    #[arg(short, long)]
+    pub quiet: bool,
+
     /// Shape of a raw .bin input, e.g. 2,3,4 (or the logical shape of a packed 4-bit .npy input
     /// whose last dimension is odd).
     #[arg(long, value_name = "DIMS", value_parser = parse_shape)]
@@ -157,8 +170,18 @@ pub fn run(args: CastArgs) -> Result<ExitCode> {
         return dry_run(&job, &args);
     }
     check_exclude(&job)?;
+    check_not_in_place(&args)?;
+    let mut warnings = option_warnings(&args);
     let mut progress = Progress::default();
-    let reports = cast_file(&job, &args.input, &args.output, &mut progress)?;
+    let reports = if args.quiet {
+        cast_file(&job, &args.input, &args.output, &mut npusim_io::NoProgress)?
+    } else {
+        cast_file(&job, &args.input, &args.output, &mut progress)?
+    };
+    warnings.extend(nonfinite_warning(&reports));
+    if args.quiet {
+        return Ok(ExitCode::SUCCESS);
+    }
     for report in &reports {
         println!("{report}");
     }
@@ -171,7 +194,81 @@ pub fn run(args: CastArgs) -> Result<ExitCode> {
             args.output.display()
         );
     }
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Warnings about options that do nothing as given.
+fn option_warnings(args: &CastArgs) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(seed) = args.seed {
+        if args.round != RoundMode::Hybrid {
+            out.push(format!(
+                "--seed {seed} has no effect: only --round hybrid (stochastic rounding) uses a seed, and this cast rounds with --round {}",
+                args.round
+            ));
+        }
+    }
+    out
+}
+
+/// A warning if finite inputs became NaN or Inf, with the count per tensor.
+fn nonfinite_warning(reports: &[TensorReport]) -> Option<String> {
+    let bad: Vec<String> = reports
+        .iter()
+        .filter_map(|r| match r {
+            TensorReport::Cast(c) if c.stats.nonfinite_from_finite > 0 => {
+                Some(format!("{}: {}", c.name, c.stats.nonfinite_from_finite))
+            }
+            _ => None,
+        })
+        .collect();
+    let total: u64 = reports
+        .iter()
+        .map(|r| match r {
+            TensorReport::Cast(c) => c.stats.nonfinite_from_finite,
+            TensorReport::Kept(_) => 0,
+        })
+        .sum();
+    (total > 0).then(|| {
+        format!(
+            "{total} finite input value(s) became NaN or Inf ({}); --saturate clamps overflow to ±max, --fail-on-nan makes this an error",
+            bad.join(", ")
+        )
+    })
+}
+
+/// The path a file would have once written: the canonical path of the file if it exists, or of
+/// its directory joined with its name.
+fn resolved(path: &Path) -> Option<PathBuf> {
+    if let Ok(p) = std::fs::canonicalize(path) {
+        return Some(p);
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    Some(std::fs::canonicalize(dir).ok()?.join(path.file_name()?))
+}
+
+/// Refuses an output path that is the input file, unless `--force`.
+fn check_not_in_place(args: &CastArgs) -> Result<()> {
+    if args.force {
+        return Ok(());
+    }
+    let (Some(input), Some(output)) = (resolved(&args.input), resolved(&args.output)) else {
+        return Ok(());
+    };
+    if input == output {
+        anyhow::bail!(
+            "the output `{}` is the input file `{}`: the cast would replace it; give another -o, or --force to replace the input",
+            args.output.display(),
+            input.display()
+        );
+    }
+    Ok(())
 }
 
 /// The library job the options describe.
@@ -193,6 +290,7 @@ fn job_of(args: &CastArgs) -> Result<CastJob> {
         packed: args.packed,
         tensors: args.tensors.clone(),
         exclude: args.exclude.clone(),
+        fail_on_nan: args.fail_on_nan,
         shape: args.shape.as_ref().map(|s| s.0.clone()),
     })
 }

@@ -38,7 +38,11 @@ pub fn cast_buffer(
         };
         let counts = cast_elements_with_status(src_part, s, dst_part, dst, n, policy, &options)
             .map_err(IoError::Cast)?;
-        stats.add(Stats::from(&counts));
+        let mut chunk = Stats::from(&counts);
+        if chunk.nan + chunk.inf > 0 {
+            chunk.count_nonfinite_from_finite(src_part, s, dst_part, dst, n);
+        }
+        stats.add(chunk);
         progress.advance(n);
         start += n;
     }

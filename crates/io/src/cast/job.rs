@@ -32,6 +32,8 @@ pub struct CastJob {
     pub tensors: Vec<String>,
     /// Safetensors: never cast these tensors (names or glob patterns; wins over `tensors`).
     pub exclude: Vec<String>,
+    /// Refuse to write an output in which a finite input became NaN or ±Inf.
+    pub fail_on_nan: bool,
     /// Shape of a raw input, or the logical shape of a packed `.npy` input with an odd last
     /// dimension.
     pub shape: Option<Vec<usize>>,
@@ -50,6 +52,7 @@ impl CastJob {
             packed: false,
             tensors: Vec::new(),
             exclude: Vec::new(),
+            fail_on_nan: false,
             shape: None,
         }
     }
@@ -73,6 +76,34 @@ impl CastJob {
             });
         }
         Ok(())
+    }
+
+    /// With [`CastJob::fail_on_nan`], refuses an outcome in which finite inputs became NaN or
+    /// ±Inf, naming the tensors and counts.
+    pub(crate) fn check_nonfinite(&self, reports: &[super::TensorReport]) -> Result<(), IoError> {
+        if !self.fail_on_nan {
+            return Ok(());
+        }
+        let bad: Vec<(&str, u64)> = reports
+            .iter()
+            .filter_map(|r| match r {
+                super::TensorReport::Cast(c) if c.stats.nonfinite_from_finite > 0 => {
+                    Some((c.name.as_str(), c.stats.nonfinite_from_finite))
+                }
+                _ => None,
+            })
+            .collect();
+        if bad.is_empty() {
+            return Ok(());
+        }
+        Err(IoError::NonFiniteFromFinite {
+            count: bad.iter().map(|b| b.1).sum(),
+            tensors: bad
+                .iter()
+                .map(|(name, n)| format!("{name}: {n}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
     }
 
     /// `packed` must concern a 4-bit side of a cast from `from`.

@@ -58,6 +58,7 @@ pub fn cast_file(
         source,
     })?;
     let outcome = cast_bytes(job, input, &bytes, progress)?;
+    job.check_nonfinite(&outcome.reports)?;
     outcome.output.write_atomic(output)?;
     Ok(outcome.reports)
 }
