@@ -11,7 +11,7 @@ use anyhow::Result;
 use clap::Args;
 use npusim_io::TensorReport;
 use npusim_io::cast::{SelectError, plan, tally};
-use npusim_io::{CastJob, Container, cast_file};
+use npusim_io::{CastJob, Container, cast_bytes, cast_file};
 use npusim_numerics::{CastPolicy, Format, RoundMode};
 
 use crate::progress::Progress;
@@ -58,13 +58,19 @@ The output is written to a temporary file and renamed, so a failed run leaves no
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
 pub struct CastArgs {
-    /// Input file: .npy, .safetensors or raw .bin.
+    /// Input file: .npy, .safetensors or raw .bin; `-` reads standard input (a .npy unless
+    /// --format says otherwise).
     #[arg(value_name = "IN")]
     pub input: PathBuf,
 
-    /// Output file: .npy or .bin for a .npy/.bin input, .safetensors for a .safetensors input.
+    /// Output file: .npy or .bin for a .npy/.bin input, .safetensors for a .safetensors input;
+    /// `-` writes standard output (the per-tensor lines then go to standard error).
     #[arg(short, long, value_name = "OUT")]
     pub output: PathBuf,
+
+    /// File type of `-` and of paths whose extension is not .npy, .safetensors, .bin or .raw.
+    #[arg(long, value_name = "TYPE", value_parser = ["npy", "safetensors", "raw"])]
+    pub format: Option<String>,
 
     /// Destination format: a canonical name (see `npusim formats`) or an alias
     /// (bfloat16, float8_e4m3fn, hifloat8_t, int4b_t, torch.float16, ...).
@@ -173,7 +179,10 @@ pub fn run(args: CastArgs) -> Result<ExitCode> {
     check_not_in_place(&args)?;
     let mut warnings = option_warnings(&args);
     let mut progress = Progress::default();
-    let reports = if args.quiet {
+    let stdio = is_stdio(&args.input) || is_stdio(&args.output);
+    let reports = if stdio {
+        cast_stdio(&job, &args, args.quiet)?
+    } else if args.quiet {
         cast_file(&job, &args.input, &args.output, &mut npusim_io::NoProgress)?
     } else {
         cast_file(&job, &args.input, &args.output, &mut progress)?
@@ -182,17 +191,29 @@ pub fn run(args: CastArgs) -> Result<ExitCode> {
     if args.quiet {
         return Ok(ExitCode::SUCCESS);
     }
+    // With the data on standard output, the summary goes to standard error.
+    let say = |line: String| {
+        if is_stdio(&args.output) {
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
+    };
     for report in &reports {
-        println!("{report}");
+        say(report.to_string());
     }
+    let target = if is_stdio(&args.output) {
+        "standard output".to_string()
+    } else {
+        args.output.display().to_string()
+    };
     if job.input.is_single_tensor() {
-        println!("wrote {}", args.output.display());
+        say(format!("wrote {target}"));
     } else {
         let (cast_n, kept_n) = tally(&reports);
-        println!(
-            "wrote {} ({cast_n} tensor(s) cast, {kept_n} left unchanged)",
-            args.output.display()
-        );
+        say(format!(
+            "wrote {target} ({cast_n} tensor(s) cast, {kept_n} left unchanged)"
+        ));
     }
     for w in warnings {
         eprintln!("warning: {w}");
@@ -255,7 +276,7 @@ fn resolved(path: &Path) -> Option<PathBuf> {
 
 /// Refuses an output path that is the input file, unless `--force`.
 fn check_not_in_place(args: &CastArgs) -> Result<()> {
-    if args.force {
+    if args.force || is_stdio(&args.input) || is_stdio(&args.output) {
         return Ok(());
     }
     let (Some(input), Some(output)) = (resolved(&args.input), resolved(&args.output)) else {
@@ -281,8 +302,8 @@ fn job_of(args: &CastArgs) -> Result<CastJob> {
         CastPolicy::new(args.round)
     };
     Ok(CastJob {
-        input: Container::of(&args.input)?,
-        output: Container::of(&args.output)?,
+        input: container_of(&args.input, args.format.as_deref())?,
+        output: container_of(&args.output, args.format.as_deref())?,
         to: args.to,
         from: args.from,
         policy,
@@ -293,6 +314,67 @@ fn job_of(args: &CastArgs) -> Result<CastJob> {
         fail_on_nan: args.fail_on_nan,
         shape: args.shape.as_ref().map(|s| s.0.clone()),
     })
+}
+
+/// Whether `path` is `-` (standard input or output).
+fn is_stdio(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// The container of `path`: its extension's, else `--format`'s; `-` is a .npy by default.
+fn container_of(path: &Path, format: Option<&str>) -> Result<Container> {
+    let by_extension = (!is_stdio(path)).then(|| Container::of(path));
+    Ok(match (by_extension, format) {
+        (Some(Ok(c)), _) => c,
+        (_, Some("safetensors")) => Container::Safetensors,
+        (_, Some("raw")) => Container::Raw,
+        (_, Some(_)) | (None, None) => Container::Npy,
+        (Some(Err(e)), None) => {
+            return Err(anyhow::Error::new(e)
+                .context("give the file type with --format npy|safetensors|raw"));
+        }
+    })
+}
+
+/// A cast with `-` on either side: reads the input whole (from standard input or the file),
+/// casts it, and writes standard output or the file (atomically). Returns the reports.
+fn cast_stdio(job: &CastJob, args: &CastArgs, quiet: bool) -> Result<Vec<TensorReport>> {
+    use std::io::{Read, Write};
+    let (name, bytes) = if is_stdio(&args.input) {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .map_err(|e| anyhow::anyhow!("cannot read standard input: {e}"))?;
+        (PathBuf::from("<stdin>"), bytes)
+    } else {
+        if args.input.is_dir() {
+            anyhow::bail!(
+                "`{}` is a directory, not a tensor file",
+                args.input.display()
+            );
+        }
+        let bytes = std::fs::read(&args.input)
+            .map_err(|e| anyhow::anyhow!("cannot read `{}`: {e}", args.input.display()))?;
+        (args.input.clone(), bytes)
+    };
+    let mut progress = Progress::default();
+    let outcome = if quiet {
+        cast_bytes(job, &name, &bytes, &mut npusim_io::NoProgress)?
+    } else {
+        cast_bytes(job, &name, &bytes, &mut progress)?
+    };
+    job.check_nonfinite(&outcome.reports)?;
+    if is_stdio(&args.output) {
+        let data = outcome.output.to_bytes()?;
+        let mut out = std::io::stdout().lock();
+        out.write_all(&data)
+            .and_then(|()| out.flush())
+            .map_err(|e| anyhow::anyhow!("cannot write standard output: {e}"))?;
+    } else {
+        outcome.output.write_atomic(&args.output)?;
+    }
+    Ok(outcome.reports)
 }
 
 /// `--exclude` applies to multi-tensor files only.
@@ -308,6 +390,11 @@ fn check_exclude(job: &CastJob) -> Result<()> {
 
 /// `--dry-run`: prints the plan as a table, one row per tensor, and the byte totals.
 fn dry_run(job: &CastJob, args: &CastArgs) -> Result<ExitCode> {
+    if is_stdio(&args.input) {
+        anyhow::bail!(
+            "--dry-run reads the input's header from a file; it cannot read `-` (standard input)"
+        );
+    }
     let rows = plan(job, &args.input)?;
     let mut table = vec![[
         "tensor".to_string(),

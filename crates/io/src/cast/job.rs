@@ -80,7 +80,7 @@ impl CastJob {
 
     /// With [`CastJob::fail_on_nan`], refuses an outcome in which finite inputs became NaN or
     /// ±Inf, naming the tensors and counts.
-    pub(crate) fn check_nonfinite(&self, reports: &[super::TensorReport]) -> Result<(), IoError> {
+    pub fn check_nonfinite(&self, reports: &[super::TensorReport]) -> Result<(), IoError> {
         if !self.fail_on_nan {
             return Ok(());
         }
