@@ -7,6 +7,7 @@
 //! chunk, so results equal a one-shot cast; progress goes to a [`CastProgress`].
 
 mod driver;
+mod error_stats;
 mod job;
 mod multi;
 mod progress;
@@ -18,6 +19,7 @@ mod stats;
 use std::path::Path;
 
 pub use driver::{CHUNK_ELEMENTS, cast_buffer};
+pub use error_stats::ErrorStats;
 pub use job::CastJob;
 pub use progress::{CastProgress, NoProgress};
 pub use report::{
