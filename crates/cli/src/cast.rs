@@ -121,6 +121,17 @@ pub struct CastArgs {
     #[arg(long)]
     pub fail_on_nan: bool,
 
+    /// Compute error statistics per tensor and in total during the cast (max absolute and
+    /// relative error, RMSE, SQNR, exact / flushed-to-zero / saturated / NaN / Inf counts)
+    /// and print them as a table.
+    #[arg(long)]
+    pub stats: bool,
+
+    /// Print one JSON document on standard output (tensors, counts, error statistics) instead
+    /// of text; implies --stats.
+    #[arg(long, conflicts_with = "quiet")]
+    pub json: bool,
+
     /// Print nothing but errors (no per-tensor lines, warnings or progress bar).
     #[arg(short, long)]
     pub quiet: bool,
@@ -177,6 +188,9 @@ pub fn run(args: CastArgs) -> Result<ExitCode> {
     }
     check_exclude(&job)?;
     check_not_in_place(&args)?;
+    if args.json && is_stdio(&args.output) {
+        anyhow::bail!("--json prints on standard output, which `-o -` already uses for the data");
+    }
     let mut warnings = option_warnings(&args);
     let mut progress = Progress::default();
     let stdio = is_stdio(&args.input) || is_stdio(&args.output);
@@ -189,6 +203,16 @@ pub fn run(args: CastArgs) -> Result<ExitCode> {
     };
     warnings.extend(nonfinite_warning(&reports));
     if args.quiet {
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.json {
+        println!(
+            "{}",
+            crate::cast_stats::json(&args.input, &args.output, &reports)
+        );
+        for w in warnings {
+            eprintln!("warning: {w}");
+        }
         return Ok(ExitCode::SUCCESS);
     }
     // With the data on standard output, the summary goes to standard error.
@@ -214,6 +238,14 @@ pub fn run(args: CastArgs) -> Result<ExitCode> {
         say(format!(
             "wrote {target} ({cast_n} tensor(s) cast, {kept_n} left unchanged)"
         ));
+    }
+    if args.stats {
+        let table = crate::cast_stats::table(&reports);
+        if is_stdio(&args.output) {
+            eprint!("{table}");
+        } else {
+            print!("{table}");
+        }
     }
     for w in warnings {
         eprintln!("warning: {w}");
@@ -312,6 +344,7 @@ fn job_of(args: &CastArgs) -> Result<CastJob> {
         tensors: args.tensors.clone(),
         exclude: args.exclude.clone(),
         fail_on_nan: args.fail_on_nan,
+        error_stats: args.stats || args.json,
         shape: args.shape.as_ref().map(|s| s.0.clone()),
     })
 }

@@ -7,6 +7,7 @@
 mod ascend;
 mod bench;
 mod cast;
+mod cast_stats;
 mod cerebras;
 mod formats;
 mod furiosa;

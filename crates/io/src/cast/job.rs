@@ -34,6 +34,8 @@ pub struct CastJob {
     pub exclude: Vec<String>,
     /// Refuse to write an output in which a finite input became NaN or ±Inf.
     pub fail_on_nan: bool,
+    /// Compute [`super::ErrorStats`] for every cast tensor (in each report's `stats.error`).
+    pub error_stats: bool,
     /// Shape of a raw input, or the logical shape of a packed `.npy` input with an odd last
     /// dimension.
     pub shape: Option<Vec<usize>>,
@@ -53,6 +55,7 @@ impl CastJob {
             tensors: Vec::new(),
             exclude: Vec::new(),
             fail_on_nan: false,
+            error_stats: false,
             shape: None,
         }
     }

@@ -18,7 +18,7 @@ mod stats;
 
 use std::path::Path;
 
-pub use driver::{CHUNK_ELEMENTS, cast_buffer};
+pub use driver::{CHUNK_ELEMENTS, cast_buffer, cast_buffer_with};
 pub use error_stats::ErrorStats;
 pub use job::CastJob;
 pub use progress::{CastProgress, NoProgress};

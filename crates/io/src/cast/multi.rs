@@ -4,7 +4,7 @@ use crate::packing::is_nibble;
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::driver::cast_buffer;
+use super::driver::cast_buffer_with;
 use super::job::CastJob;
 use super::progress::CastProgress;
 use super::report::{CastOutcome, CastOutput, CastSummary, KeptSummary, TensorReport};
@@ -109,7 +109,14 @@ fn cast_tensor(
     let src = Elements::from_file(data, interp.format, interp.sub, count);
     let enc = st::encode(job.to, &interp.shape, job.packed).map_err(|e| e.in_tensor(name))?;
     let dst = enc.sub.storage(job.to, count);
-    let (out, stats) = cast_buffer(&src, dst, &job.policy, &job.bulk(), progress)?;
+    let (out, stats) = cast_buffer_with(
+        &src,
+        dst,
+        &job.policy,
+        &job.bulk(),
+        job.error_stats,
+        progress,
+    )?;
     let out = Elements {
         storage: dst,
         count,

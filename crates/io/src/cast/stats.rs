@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use super::error_stats::ErrorStats;
+
 use npusim_numerics::{Exact, Status, StatusCounts, Storage};
 
 /// What became of the elements of one cast.
@@ -18,6 +20,8 @@ pub struct Stats {
     /// Results that are NaN or ±Inf although their input was finite (overflow without
     /// saturation, a negative value into an unsigned float, ...).
     pub nonfinite_from_finite: u64,
+    /// Error statistics, when the cast was asked for them ([`super::CastJob::error_stats`]).
+    pub error: Option<ErrorStats>,
 }
 
 impl Stats {
@@ -27,6 +31,13 @@ impl Stats {
         self.inf += other.inf;
         self.saturated += other.saturated;
         self.nonfinite_from_finite += other.nonfinite_from_finite;
+        self.error = match (self.error, other.error) {
+            (Some(mut a), Some(b)) => {
+                a.merge(&b);
+                Some(a)
+            }
+            (a, b) => a.or(b),
+        };
     }
 
     /// Counts the NaN and ±Inf results of finite inputs among `count` elements cast from
@@ -59,6 +70,7 @@ impl From<&StatusCounts> for Stats {
             inf: c.get(Status::INF),
             saturated: c.get(Status::SATURATED),
             nonfinite_from_finite: 0,
+            error: None,
         }
     }
 }
@@ -104,6 +116,7 @@ mod tests {
                 inf: 0,
                 saturated: 3,
                 nonfinite_from_finite: 0,
+                error: None,
             }
         );
         assert_eq!(st.to_string(), "1 NaN, 0 Inf, 3 saturated");
