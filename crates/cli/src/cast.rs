@@ -32,6 +32,16 @@ Examples:
   # raw bytes: 2x3x4 half values to int4 packed two per byte, stochastic rounding
   npusim cast x.bin --from f16 --shape 2,3,4 -o x_i4.bin --to i4 --packed --round hybrid --seed 7
 
+  # the MLP weights of every layer but the down projections to fp4: first see what would
+  # happen, then cast and print the error statistics (max abs/rel error, RMSE, SQNR, counts)
+  npusim cast model.safetensors -o m.safetensors --to f4e2m1 \
+      --tensor 'model.layers.*.mlp.*' --exclude '*.down_proj.*' --dry-run
+  npusim cast model.safetensors -o m.safetensors --to f4e2m1 \
+      --tensor 'model.layers.*.mlp.*' --exclude '*.down_proj.*' --stats
+
+  # pipes: '-' is standard input / output (a .npy unless --format says otherwise)
+  cat w.npy | npusim cast - -o - --to bf16 -q > w_bf16.npy
+
 Files:
   .npy          standard dtypes <f8 <f4 <f2 |i1 <i2 <i4 <i8 |u1 <u2 <u4 map to formats, and so do
                 their big-endian forms ('>f4', '>i2', '>f8', ...), swapped on read (outputs are
