@@ -306,14 +306,19 @@ fn inspect_safetensors(r: &mut dyn Read, len: u64, path: &Path) -> Result<FileIn
     }
     let text = read_part(r, header_len, 8 + header_len, len, path, "the JSON header")?;
     let held = len - 8 - header_len;
-    let json: serde_json::Value =
-        serde_json::from_slice(&text).map_err(|e| bad(format!("the header is not JSON: {e}")))?;
-    let Some(entries) = json.as_object() else {
-        return Err(bad("the header is not a JSON object".into()));
-    };
+    let Entries(entries) = serde_json::from_slice(&text)
+        .map_err(|e| bad(format!("the header is not a JSON object: {e}")))?;
+    let mut seen = std::collections::HashSet::new();
+    for (name, _) in &entries {
+        if !seen.insert(name.as_str()) {
+            return Err(bad(format!(
+                "`{name}` appears more than once in the header"
+            )));
+        }
+    }
     let mut metadata: Vec<(String, String)> = Vec::new();
     let mut raw = Vec::new();
-    for (name, entry) in entries {
+    for (name, entry) in &entries {
         if name == "__metadata__" {
             let Some(map) = entry.as_object() else {
                 return Err(bad("__metadata__ is not an object of strings".into()));
@@ -351,6 +356,35 @@ fn inspect_safetensors(r: &mut dyn Read, len: u64, path: &Path) -> Result<FileIn
         tensors,
         metadata,
     })
+}
+
+/// The entries of a JSON object in file order, duplicates kept (serde_json's map keeps only
+/// the last of equal keys).
+struct Entries(Vec<(String, serde_json::Value)>);
+
+impl<'de> serde::Deserialize<'de> for Entries {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Entries, D::Error> {
+        d.deserialize_map(EntriesVisitor)
+    }
+}
+
+/// Collects the entries of a JSON object.
+struct EntriesVisitor;
+
+impl<'de> serde::de::Visitor<'de> for EntriesVisitor {
+    type Value = Entries;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Entries, A::Error> {
+        let mut out = Vec::new();
+        while let Some(entry) = map.next_entry::<String, serde_json::Value>()? {
+            out.push(entry);
+        }
+        Ok(Entries(out))
+    }
 }
 
 /// One tensor entry of a safetensors header: its data start, its info (format not yet set)
@@ -485,6 +519,13 @@ mod tests {
             e.contains(
                 "tensor `a`: `data_offsets` [0, 12] span 12 bytes but 4 elements of F32 take 16"
             ),
+            "{e}"
+        );
+        let h3 = r#"{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}"#;
+        let p = write_file(dir.path(), "twice.safetensors", &st_file(h3, 4));
+        let e = inspect_file(&p).unwrap_err().to_string();
+        assert!(
+            e.ends_with("`a` appears more than once in the header"),
             "{e}"
         );
         let p = write_file(dir.path(), "short.safetensors", &[1, 2, 3]);
