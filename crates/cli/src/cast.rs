@@ -4,13 +4,14 @@
 //! `npusim_io::cast_file`'s. This module parses the options, shows progress and prints the
 //! per-tensor summaries.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Args;
-use npusim_io::cast::tally;
-use npusim_io::{CastJob, Container, cast_file};
+use npusim_io::TensorReport;
+use npusim_io::cast::{SelectError, plan, tally};
+use npusim_io::{CastJob, Container, cast_bytes, cast_file};
 use npusim_numerics::{CastPolicy, Format, RoundMode};
 
 use crate::progress::Progress;
@@ -31,6 +32,16 @@ Examples:
   # raw bytes: 2x3x4 half values to int4 packed two per byte, stochastic rounding
   npusim cast x.bin --from f16 --shape 2,3,4 -o x_i4.bin --to i4 --packed --round hybrid --seed 7
 
+  # the MLP weights of every layer but the down projections to fp4: first see what would
+  # happen, then cast and print the error statistics (max abs/rel error, RMSE, SQNR, counts)
+  npusim cast model.safetensors -o m.safetensors --to f4e2m1 \
+      --tensor 'model.layers.*.mlp.*' --exclude '*.down_proj.*' --dry-run
+  npusim cast model.safetensors -o m.safetensors --to f4e2m1 \
+      --tensor 'model.layers.*.mlp.*' --exclude '*.down_proj.*' --stats
+
+  # pipes: '-' is standard input / output (a .npy unless --format says otherwise)
+  cat w.npy | npusim cast - -o - --to bf16 -q > w_bf16.npy
+
 Files:
   .npy          standard dtypes <f8 <f4 <f2 |i1 <i2 <i4 <i8 |u1 <u2 <u4 map to formats, and so do
                 their big-endian forms ('>f4', '>i2', '>f8', ...), swapped on read (outputs are
@@ -41,26 +52,35 @@ Files:
                 each row packed two per byte, element 0 in the low nibble (a packed input's
                 last dimension is read as 2k elements; give --shape if it is odd).
   .safetensors  every floating-point tensor is cast (f8e8m0 scale tensors and integer tensors are
-                kept), or only the --tensor ones; other tensors and __metadata__ are kept. hif8,
+                kept), or only those --tensor names or globs pick ('model.layers.*.mlp.*'),
+                minus --exclude ones; other tensors and __metadata__ are kept. --dry-run lists
+                what would become what, reading only the header. hif8,
                 f4e1m2 and i4 are stored as U8 plus a metadata entry npusim.dtype.<tensor>.
   .bin          raw little-endian elements; needs --from and --shape. --packed: two 4-bit
                 elements per byte over the whole buffer.
 
-Policies: the default is IEEE (overflow to Inf, or NaN where the format has no Inf; integers
-clamp); --saturate clamps floats to ±max too; --no-saturate also wraps integers.
+Policies: the default is IEEE (overflow to Inf, or NaN where the format has no Inf, or ±max
+where it has neither, as fp4 and fp6; integers clamp); --saturate clamps floats to ±max too;
+--no-saturate also wraps integers.
 The output is written to a temporary file and renamed, so a failed run leaves nothing behind.";
 
 /// Options of `npusim cast`.
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
 pub struct CastArgs {
-    /// Input file: .npy, .safetensors or raw .bin.
+    /// Input file: .npy, .safetensors or raw .bin; `-` reads standard input (a .npy unless
+    /// --format says otherwise).
     #[arg(value_name = "IN")]
     pub input: PathBuf,
 
-    /// Output file: .npy or .bin for a .npy/.bin input, .safetensors for a .safetensors input.
+    /// Output file: .npy or .bin for a .npy/.bin input, .safetensors for a .safetensors input;
+    /// `-` writes standard output (the per-tensor lines then go to standard error).
     #[arg(short, long, value_name = "OUT")]
     pub output: PathBuf,
+
+    /// File type of `-` and of paths whose extension is not .npy, .safetensors, .bin or .raw.
+    #[arg(long, value_name = "TYPE", value_parser = ["npy", "safetensors", "raw"])]
+    pub format: Option<String>,
 
     /// Destination format: a canonical name (see `npusim formats`) or an alias
     /// (bfloat16, float8_e4m3fn, hifloat8_t, int4b_t, torch.float16, ...).
@@ -88,10 +108,43 @@ pub struct CastArgs {
     #[arg(long)]
     pub packed: bool,
 
-    /// With .safetensors: cast only this tensor (repeatable). Default: every floating-point
-    /// tensor.
-    #[arg(long = "tensor", value_name = "NAME")]
+    /// With .safetensors: cast only the tensors this name or glob matches (repeatable; quote
+    /// globs: 'model.layers.*.mlp.*'). Default: every floating-point tensor.
+    #[arg(long = "tensor", value_name = "GLOB")]
     pub tensors: Vec<String>,
+
+    /// With .safetensors: never cast the tensors this name or glob matches (repeatable; wins
+    /// over --tensor).
+    #[arg(long = "exclude", value_name = "GLOB")]
+    pub exclude: Vec<String>,
+
+    /// List what would be cast to what (dtype, shape, bytes in and out), reading only the
+    /// header; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Allow the output path to be the input path (the input is replaced when the cast ends).
+    #[arg(long)]
+    pub force: bool,
+
+    /// Fail, writing nothing, if a finite input becomes NaN or Inf (default: warn).
+    #[arg(long)]
+    pub fail_on_nan: bool,
+
+    /// Compute error statistics per tensor and in total during the cast (max absolute and
+    /// relative error, RMSE, SQNR, exact / flushed-to-zero / saturated / NaN / Inf counts)
+    /// and print them as a table.
+    #[arg(long)]
+    pub stats: bool,
+
+    /// Print one JSON document on standard output (tensors, counts, error statistics) instead
+    /// of text; implies --stats.
+    #[arg(long, conflicts_with = "quiet")]
+    pub json: bool,
+
+    /// Print nothing but errors (no per-tensor lines, warnings or progress bar).
+    #[arg(short, long)]
+    pub quiet: bool,
 
     /// Shape of a raw .bin input, e.g. 2,3,4 (or the logical shape of a packed 4-bit .npy input
     /// whose last dimension is odd).
@@ -140,21 +193,145 @@ fn parse_shape(s: &str) -> Result<Shape, String> {
 /// prints one line per tensor.
 pub fn run(args: CastArgs) -> Result<ExitCode> {
     let job = job_of(&args)?;
-    let mut progress = Progress::default();
-    let reports = cast_file(&job, &args.input, &args.output, &mut progress)?;
-    for report in &reports {
-        println!("{report}");
+    if args.dry_run {
+        return dry_run(&job, &args);
     }
+    check_exclude(&job)?;
+    check_not_in_place(&args)?;
+    if args.json && is_stdio(&args.output) {
+        anyhow::bail!("--json prints on standard output, which `-o -` already uses for the data");
+    }
+    let mut warnings = option_warnings(&args);
+    let mut progress = Progress::default();
+    let stdio = is_stdio(&args.input) || is_stdio(&args.output);
+    let reports = if stdio {
+        cast_stdio(&job, &args, args.quiet)?
+    } else if args.quiet {
+        cast_file(&job, &args.input, &args.output, &mut npusim_io::NoProgress)?
+    } else {
+        cast_file(&job, &args.input, &args.output, &mut progress)?
+    };
+    warnings.extend(nonfinite_warning(&reports));
+    if args.quiet {
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.json {
+        println!(
+            "{}",
+            crate::cast_stats::json(&args.input, &args.output, &reports)
+        );
+        for w in warnings {
+            eprintln!("warning: {w}");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    // With the data on standard output, the summary goes to standard error.
+    let say = |line: String| {
+        if is_stdio(&args.output) {
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
+    };
+    for report in &reports {
+        say(report.to_string());
+    }
+    let target = if is_stdio(&args.output) {
+        "standard output".to_string()
+    } else {
+        args.output.display().to_string()
+    };
     if job.input.is_single_tensor() {
-        println!("wrote {}", args.output.display());
+        say(format!("wrote {target}"));
     } else {
         let (cast_n, kept_n) = tally(&reports);
-        println!(
-            "wrote {} ({cast_n} tensor(s) cast, {kept_n} left unchanged)",
-            args.output.display()
-        );
+        say(format!(
+            "wrote {target} ({cast_n} tensor(s) cast, {kept_n} left unchanged)"
+        ));
+    }
+    if args.stats {
+        let table = crate::cast_stats::table(&reports);
+        if is_stdio(&args.output) {
+            eprint!("{table}");
+        } else {
+            print!("{table}");
+        }
+    }
+    for w in warnings {
+        eprintln!("warning: {w}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Warnings about options that do nothing as given.
+fn option_warnings(args: &CastArgs) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(seed) = args.seed {
+        if args.round != RoundMode::Hybrid {
+            out.push(format!(
+                "--seed {seed} has no effect: only --round hybrid (stochastic rounding) uses a seed, and this cast rounds with --round {}",
+                args.round
+            ));
+        }
+    }
+    out
+}
+
+/// A warning if finite inputs became NaN or Inf, with the count per tensor.
+fn nonfinite_warning(reports: &[TensorReport]) -> Option<String> {
+    let bad: Vec<String> = reports
+        .iter()
+        .filter_map(|r| match r {
+            TensorReport::Cast(c) if c.stats.nonfinite_from_finite > 0 => {
+                Some(format!("{}: {}", c.name, c.stats.nonfinite_from_finite))
+            }
+            _ => None,
+        })
+        .collect();
+    let total: u64 = reports
+        .iter()
+        .map(|r| match r {
+            TensorReport::Cast(c) => c.stats.nonfinite_from_finite,
+            TensorReport::Kept(_) => 0,
+        })
+        .sum();
+    (total > 0).then(|| {
+        format!(
+            "{total} finite input value(s) became NaN or Inf ({}); --saturate clamps overflow to ±max, --fail-on-nan makes this an error",
+            bad.join(", ")
+        )
+    })
+}
+
+/// The path a file would have once written: the canonical path of the file if it exists, or of
+/// its directory joined with its name.
+fn resolved(path: &Path) -> Option<PathBuf> {
+    if let Ok(p) = std::fs::canonicalize(path) {
+        return Some(p);
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    Some(std::fs::canonicalize(dir).ok()?.join(path.file_name()?))
+}
+
+/// Refuses an output path that is the input file, unless `--force`.
+fn check_not_in_place(args: &CastArgs) -> Result<()> {
+    if args.force || is_stdio(&args.input) || is_stdio(&args.output) {
+        return Ok(());
+    }
+    let (Some(input), Some(output)) = (resolved(&args.input), resolved(&args.output)) else {
+        return Ok(());
+    };
+    if input == output {
+        anyhow::bail!(
+            "the output `{}` is the input file `{}`: the cast would replace it; give another -o, or --force to replace the input",
+            args.output.display(),
+            input.display()
+        );
+    }
+    Ok(())
 }
 
 /// The library job the options describe.
@@ -167,16 +344,135 @@ fn job_of(args: &CastArgs) -> Result<CastJob> {
         CastPolicy::new(args.round)
     };
     Ok(CastJob {
-        input: Container::of(&args.input)?,
-        output: Container::of(&args.output)?,
+        input: container_of(&args.input, args.format.as_deref())?,
+        output: container_of(&args.output, args.format.as_deref())?,
         to: args.to,
         from: args.from,
         policy,
         seed: args.seed,
         packed: args.packed,
         tensors: args.tensors.clone(),
+        exclude: args.exclude.clone(),
+        fail_on_nan: args.fail_on_nan,
+        error_stats: args.stats || args.json,
         shape: args.shape.as_ref().map(|s| s.0.clone()),
     })
+}
+
+/// Whether `path` is `-` (standard input or output).
+fn is_stdio(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// The container of `path`: its extension's, else `--format`'s; `-` is a .npy by default.
+fn container_of(path: &Path, format: Option<&str>) -> Result<Container> {
+    let by_extension = (!is_stdio(path)).then(|| Container::of(path));
+    Ok(match (by_extension, format) {
+        (Some(Ok(c)), _) => c,
+        (_, Some("safetensors")) => Container::Safetensors,
+        (_, Some("raw")) => Container::Raw,
+        (_, Some(_)) | (None, None) => Container::Npy,
+        (Some(Err(e)), None) => {
+            return Err(anyhow::Error::new(e)
+                .context("give the file type with --format npy|safetensors|raw"));
+        }
+    })
+}
+
+/// A cast with `-` on either side: reads the input whole (from standard input or the file),
+/// casts it, and writes standard output or the file (atomically). Returns the reports.
+fn cast_stdio(job: &CastJob, args: &CastArgs, quiet: bool) -> Result<Vec<TensorReport>> {
+    use std::io::{Read, Write};
+    let (name, bytes) = if is_stdio(&args.input) {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .map_err(|e| anyhow::anyhow!("cannot read standard input: {e}"))?;
+        (PathBuf::from("<stdin>"), bytes)
+    } else {
+        if args.input.is_dir() {
+            anyhow::bail!(
+                "`{}` is a directory, not a tensor file",
+                args.input.display()
+            );
+        }
+        let bytes = std::fs::read(&args.input)
+            .map_err(|e| anyhow::anyhow!("cannot read `{}`: {e}", args.input.display()))?;
+        (args.input.clone(), bytes)
+    };
+    let mut progress = Progress::default();
+    let outcome = if quiet {
+        cast_bytes(job, &name, &bytes, &mut npusim_io::NoProgress)?
+    } else {
+        cast_bytes(job, &name, &bytes, &mut progress)?
+    };
+    job.check_nonfinite(&outcome.reports)?;
+    if is_stdio(&args.output) {
+        let data = outcome.output.to_bytes()?;
+        let mut out = std::io::stdout().lock();
+        out.write_all(&data)
+            .and_then(|()| out.flush())
+            .map_err(|e| anyhow::anyhow!("cannot write standard output: {e}"))?;
+    } else {
+        outcome.output.write_atomic(&args.output)?;
+    }
+    Ok(outcome.reports)
+}
+
+/// `--exclude` applies to multi-tensor files only.
+fn check_exclude(job: &CastJob) -> Result<()> {
+    if !job.exclude.is_empty() && job.input.is_single_tensor() {
+        return Err(SelectError::ExcludeOnSingle {
+            container: job.input.name(),
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// `--dry-run`: prints the plan as a table, one row per tensor, and the byte totals.
+fn dry_run(job: &CastJob, args: &CastArgs) -> Result<ExitCode> {
+    if is_stdio(&args.input) {
+        anyhow::bail!(
+            "--dry-run reads the input's header from a file; it cannot read `-` (standard input)"
+        );
+    }
+    let rows = plan(job, &args.input)?;
+    let mut table = vec![[
+        "tensor".to_string(),
+        "dtype".into(),
+        "action".into(),
+        "shape".into(),
+        "bytes in".into(),
+        "bytes out".into(),
+    ]];
+    for r in &rows {
+        let from = r.from.map_or(r.dtype.clone(), |f| f.to_string());
+        let action = match r.action {
+            Ok(to) => format!("{from} -> {to}"),
+            Err(reason) => format!("keep ({reason})"),
+        };
+        let dims: Vec<String> = r.shape.iter().map(u64::to_string).collect();
+        table.push([
+            r.name.clone(),
+            r.dtype.clone(),
+            action,
+            format!("[{}]", dims.join(", ")),
+            r.bytes_in.to_string(),
+            r.bytes_out.to_string(),
+        ]);
+    }
+    print!("{}", crate::info::align(&table, 4));
+    let cast_n = rows.iter().filter(|r| r.action.is_ok()).count();
+    let bytes_in: u64 = rows.iter().map(|r| r.bytes_in).sum();
+    let bytes_out: u64 = rows.iter().map(|r| r.bytes_out).sum();
+    println!(
+        "dry run: would cast {cast_n} of {} tensor(s), {bytes_in} -> {bytes_out} bytes of data; nothing written to {}",
+        rows.len(),
+        args.output.display()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]

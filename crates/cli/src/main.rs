@@ -7,9 +7,11 @@
 mod ascend;
 mod bench;
 mod cast;
+mod cast_stats;
 mod cerebras;
 mod formats;
 mod furiosa;
+mod info;
 mod progress;
 mod tour;
 mod tour_ascend;
@@ -46,6 +48,8 @@ enum Command {
     Cerebras(cerebras::CerebrasArgs),
     /// Furiosa RNGD: evaluate mapping expressions (m-notation).
     Furiosa(furiosa::FuriosaArgs),
+    /// Print every tensor's name, dtype, shape, element count and bytes (.npy, .safetensors).
+    Info(info::InfoArgs),
 }
 
 /// Runs one subcommand.
@@ -58,6 +62,7 @@ fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Bench(args) => bench::run(args),
         Command::Cerebras(args) => cerebras::run(args),
         Command::Furiosa(args) => furiosa::run(args),
+        Command::Info(args) => info::run(args),
     }
 }
 

@@ -490,6 +490,19 @@ pub enum IoError {
     /// The numeric cast refused its buffers (a bug: the job sizes them).
     #[error("cast failed: {0}")]
     Cast(NumericsError),
+    /// `--fail-on-nan`: the cast made NaN or ±Inf out of finite inputs.
+    #[error(
+        "--fail-on-nan: {count} finite input value(s) became NaN or Inf ({tensors}); nothing was written (use --saturate to clamp overflow to ±max)"
+    )]
+    NonFiniteFromFinite {
+        /// How many.
+        count: u64,
+        /// Which tensors, with their counts (`name: n, ...`).
+        tensors: String,
+    },
+    /// A `--tensor` / `--exclude` pattern problem.
+    #[error(transparent)]
+    Select(#[from] crate::cast::SelectError),
 }
 
 /// What is wrong with an `npusim.dtype.<tensor>` entry; `Display` gives the rest of the

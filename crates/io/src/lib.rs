@@ -34,6 +34,7 @@ pub mod cast;
 mod container;
 mod elements;
 mod error;
+pub mod inspect;
 pub mod npy;
 mod packing;
 pub mod raw;
@@ -47,3 +48,4 @@ pub use cast::{
 pub use container::Container;
 pub use elements::{Elements, SubByte, element_count, shape_str};
 pub use error::{IoError, MetaProblem};
+pub use inspect::{FileInfo, InspectError, TensorInfo, inspect_file};

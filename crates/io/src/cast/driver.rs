@@ -2,6 +2,7 @@
 
 use npusim_numerics::{BulkOptions, CastPolicy, Storage, cast_elements_with_status};
 
+use super::error_stats::ErrorStats;
 use super::progress::CastProgress;
 use super::stats::Stats;
 use crate::elements::Elements;
@@ -21,6 +22,19 @@ pub fn cast_buffer(
     bulk: &BulkOptions,
     progress: &mut dyn CastProgress,
 ) -> Result<(Vec<u8>, Stats), IoError> {
+    cast_buffer_with(src, dst, policy, bulk, false, progress)
+}
+
+/// [`cast_buffer`], and with `error_stats` the [`ErrorStats`] of the cast in
+/// [`Stats::error`], accumulated chunk by chunk as each chunk is cast.
+pub fn cast_buffer_with(
+    src: &Elements<'_>,
+    dst: Storage,
+    policy: &CastPolicy,
+    bulk: &BulkOptions,
+    error_stats: bool,
+    progress: &mut dyn CastProgress,
+) -> Result<(Vec<u8>, Stats), IoError> {
     let count = src.count;
     let s = src.storage;
     s.check_len(src.bytes.len(), count, "source")
@@ -38,7 +52,17 @@ pub fn cast_buffer(
         };
         let counts = cast_elements_with_status(src_part, s, dst_part, dst, n, policy, &options)
             .map_err(IoError::Cast)?;
-        stats.add(Stats::from(&counts));
+        let mut chunk = Stats::from(&counts);
+        if chunk.nan + chunk.inf > 0 {
+            chunk.count_nonfinite_from_finite(src_part, s, dst_part, dst, n);
+        }
+        if error_stats {
+            let mut e = ErrorStats::default();
+            e.accumulate(src_part, s, dst_part, dst, n)
+                .map_err(IoError::Cast)?;
+            chunk.error = Some(e);
+        }
+        stats.add(chunk);
         progress.advance(n);
         start += n;
     }

@@ -27,8 +27,15 @@ pub struct CastJob {
     pub seed: Option<u64>,
     /// Store 4-bit formats two per byte (on both sides of a single-tensor cast).
     pub packed: bool,
-    /// Safetensors: cast exactly these tensors (empty: every floating-point tensor).
+    /// Safetensors: cast these tensors, by name or glob pattern (empty: every floating-point
+    /// tensor).
     pub tensors: Vec<String>,
+    /// Safetensors: never cast these tensors (names or glob patterns; wins over `tensors`).
+    pub exclude: Vec<String>,
+    /// Refuse to write an output in which a finite input became NaN or ±Inf.
+    pub fail_on_nan: bool,
+    /// Compute [`super::ErrorStats`] for every cast tensor (in each report's `stats.error`).
+    pub error_stats: bool,
     /// Shape of a raw input, or the logical shape of a packed `.npy` input with an odd last
     /// dimension.
     pub shape: Option<Vec<usize>>,
@@ -46,6 +53,9 @@ impl CastJob {
             seed: None,
             packed: false,
             tensors: Vec::new(),
+            exclude: Vec::new(),
+            fail_on_nan: false,
+            error_stats: false,
             shape: None,
         }
     }
@@ -69,6 +79,34 @@ impl CastJob {
             });
         }
         Ok(())
+    }
+
+    /// With [`CastJob::fail_on_nan`], refuses an outcome in which finite inputs became NaN or
+    /// ±Inf, naming the tensors and counts.
+    pub fn check_nonfinite(&self, reports: &[super::TensorReport]) -> Result<(), IoError> {
+        if !self.fail_on_nan {
+            return Ok(());
+        }
+        let bad: Vec<(&str, u64)> = reports
+            .iter()
+            .filter_map(|r| match r {
+                super::TensorReport::Cast(c) if c.stats.nonfinite_from_finite > 0 => {
+                    Some((c.name.as_str(), c.stats.nonfinite_from_finite))
+                }
+                _ => None,
+            })
+            .collect();
+        if bad.is_empty() {
+            return Ok(());
+        }
+        Err(IoError::NonFiniteFromFinite {
+            count: bad.iter().map(|b| b.1).sum(),
+            tensors: bad
+                .iter()
+                .map(|(name, n)| format!("{name}: {n}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
     }
 
     /// `packed` must concern a 4-bit side of a cast from `from`.

@@ -7,6 +7,7 @@
 //! chunk, so results equal a one-shot cast; progress goes to a [`CastProgress`].
 
 mod driver;
+mod error_stats;
 mod job;
 mod multi;
 mod progress;
@@ -17,13 +18,14 @@ mod stats;
 
 use std::path::Path;
 
-pub use driver::{CHUNK_ELEMENTS, cast_buffer};
+pub use driver::{CHUNK_ELEMENTS, cast_buffer, cast_buffer_with};
+pub use error_stats::ErrorStats;
 pub use job::CastJob;
 pub use progress::{CastProgress, NoProgress};
 pub use report::{
     CastOutcome, CastOutput, CastSummary, KeptSummary, SingleTensor, TensorReport, tally,
 };
-pub use select::KeepReason;
+pub use select::{KeepReason, PlannedTensor, SelectError, TensorFilter, plan};
 pub use stats::Stats;
 
 use crate::error::IoError;
@@ -58,6 +60,7 @@ pub fn cast_file(
         source,
     })?;
     let outcome = cast_bytes(job, input, &bytes, progress)?;
+    job.check_nonfinite(&outcome.reports)?;
     outcome.output.write_atomic(output)?;
     Ok(outcome.reports)
 }

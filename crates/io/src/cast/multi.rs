@@ -4,11 +4,11 @@ use crate::packing::is_nibble;
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::driver::cast_buffer;
+use super::driver::cast_buffer_with;
 use super::job::CastJob;
 use super::progress::CastProgress;
 use super::report::{CastOutcome, CastOutput, CastSummary, KeptSummary, TensorReport};
-use super::select::{Selection, select};
+use super::select::{Selection, TensorFilter, select};
 use crate::elements::{Elements, element_count};
 use crate::error::IoError;
 use crate::safetensors::{self as st, Interp, META_PREFIX, OutTensor};
@@ -30,15 +30,8 @@ pub(super) fn cast_safetensors<'a>(
         return Err(IoError::PackedNot4BitTo { to: job.to });
     }
     let file = st::parse(bytes).map_err(|e| e.reading(input))?;
-    for wanted in &job.tensors {
-        if !file.names.contains(wanted) {
-            return Err(IoError::NoSuchTensor {
-                wanted: wanted.clone(),
-                path: input.to_path_buf(),
-                names: file.names.clone(),
-            });
-        }
-    }
+    let filter = TensorFilter::of(job)?;
+    filter.check_matches(&file.names, input)?;
     // Decide first, so that the progress report knows the total.
     let mut selections = Vec::with_capacity(file.names.len());
     let mut total = 0u64;
@@ -46,7 +39,7 @@ pub(super) fn cast_safetensors<'a>(
         let view = file.tensors.tensor(name)?;
         let interp = st::interpret(name, view.dtype(), view.shape(), file.metadata.as_ref())
             .map_err(|e| e.reading(input))?;
-        let selection = select(name, view.dtype(), interp, &job.tensors)?;
+        let selection = select(name, view.dtype(), interp, &filter)?;
         if let Selection::Cast(i) = &selection {
             total += element_count(&i.shape)? as u64;
         }
@@ -116,7 +109,14 @@ fn cast_tensor(
     let src = Elements::from_file(data, interp.format, interp.sub, count);
     let enc = st::encode(job.to, &interp.shape, job.packed).map_err(|e| e.in_tensor(name))?;
     let dst = enc.sub.storage(job.to, count);
-    let (out, stats) = cast_buffer(&src, dst, &job.policy, &job.bulk(), progress)?;
+    let (out, stats) = cast_buffer_with(
+        &src,
+        dst,
+        &job.policy,
+        &job.bulk(),
+        job.error_stats,
+        progress,
+    )?;
     let out = Elements {
         storage: dst,
         count,

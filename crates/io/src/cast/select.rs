@@ -1,18 +1,35 @@
-//! Which tensors of a `.safetensors` file a cast converts, and why the others are kept.
+//! Which tensors of a `.safetensors` file a cast converts, and why the others are kept;
+//! and the plan of a cast (`--dry-run`): what would become what, without casting.
+//!
+//! `--tensor` takes exact names or glob patterns (`*`, `?`, `[...]`, matched by the `glob`
+//! crate; `*` also matches dots, so `model.layers.*.mlp.*` picks every MLP tensor of every
+//! layer), and `--exclude` takes the same and wins over `--tensor`. Every pattern must match
+//! at least one tensor. An exact name of a tensor npusim has no format for is an error; a
+//! glob that also matches such tensors keeps them.
 
+use std::collections::HashMap;
 use std::fmt;
+use std::path::{Path, PathBuf};
 
+use glob::Pattern;
 use npusim_numerics::Format;
 use safetensors::Dtype;
 
+use super::job::CastJob;
+use crate::container::Container;
 use crate::error::IoError;
-use crate::safetensors::Interp;
+use crate::inspect::{InspectError, inspect_file};
+use crate::packing::is_nibble;
+use crate::safetensors::{Interp, encode, interpret};
+use crate::{npy, raw};
 
 /// Why a tensor is copied unchanged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KeepReason {
     /// Tensors were named and this is not one of them.
     NotSelected,
+    /// An `--exclude` pattern matches it.
+    Excluded,
     /// Its dtype has no npusim format (BOOL, U64, ...).
     NoFormat,
     /// An f8e8m0 tensor (microscaling scales), kept unless named.
@@ -25,10 +42,160 @@ impl fmt::Display for KeepReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             KeepReason::NotSelected => "not selected",
+            KeepReason::Excluded => "excluded",
             KeepReason::NoFormat => "no npusim format",
             KeepReason::ScaleTensor => "f8e8m0 scale tensor; name it with --tensor to cast it",
             KeepReason::Integer => "integer tensor",
         })
+    }
+}
+
+/// A `--tensor` or `--exclude` problem.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SelectError {
+    /// A pattern the glob matcher refuses.
+    #[error("{option} `{pattern}` is not a valid glob pattern: {reason} (at character {pos})")]
+    BadPattern {
+        /// `--tensor` or `--exclude`.
+        option: &'static str,
+        /// The pattern.
+        pattern: String,
+        /// What the matcher said.
+        reason: String,
+        /// Where (0-based character index).
+        pos: usize,
+    },
+    /// A pattern that matches no tensor of the file.
+    #[error(
+        "{option} `{pattern}` matches no tensor of `{}` ({} tensors: {})",
+        .path.display(), .count, .names
+    )]
+    NoMatch {
+        /// `--tensor` or `--exclude`.
+        option: &'static str,
+        /// The pattern.
+        pattern: String,
+        /// The input file.
+        path: PathBuf,
+        /// How many tensors the file has.
+        count: usize,
+        /// The first tensor names, comma-separated (`...` if there are more).
+        names: String,
+    },
+    /// `--exclude` given for a single-tensor file.
+    #[error("--exclude applies to .safetensors files; a {container} file holds one tensor")]
+    ExcludeOnSingle {
+        /// The input container's name.
+        container: &'static str,
+    },
+}
+
+/// One `--tensor` / `--exclude` entry: the text and, if it has glob characters, its pattern.
+#[derive(Clone, Debug)]
+struct Entry {
+    text: String,
+    pattern: Option<Pattern>,
+}
+
+impl Entry {
+    fn new(option: &'static str, text: &str) -> Result<Entry, SelectError> {
+        let is_glob = text.contains(['*', '?', '[']);
+        let pattern = if is_glob {
+            Some(Pattern::new(text).map_err(|e| SelectError::BadPattern {
+                option,
+                pattern: text.to_string(),
+                reason: e.msg.to_string(),
+                pos: e.pos,
+            })?)
+        } else {
+            None
+        };
+        Ok(Entry {
+            text: text.to_string(),
+            pattern,
+        })
+    }
+
+    fn matches(&self, name: &str) -> bool {
+        self.text == name || self.pattern.as_ref().is_some_and(|p| p.matches(name))
+    }
+}
+
+/// The `--tensor` and `--exclude` patterns of a cast.
+#[derive(Clone, Debug, Default)]
+pub struct TensorFilter {
+    include: Vec<Entry>,
+    exclude: Vec<Entry>,
+}
+
+/// How many names an error message lists.
+const NAMES_SHOWN: usize = 12;
+
+impl TensorFilter {
+    /// Compiles the patterns; an invalid glob is an error naming it.
+    pub fn new(include: &[String], exclude: &[String]) -> Result<TensorFilter, SelectError> {
+        let compile = |option, list: &[String]| {
+            list.iter()
+                .map(|t| Entry::new(option, t))
+                .collect::<Result<Vec<_>, _>>()
+        };
+        Ok(TensorFilter {
+            include: compile("--tensor", include)?,
+            exclude: compile("--exclude", exclude)?,
+        })
+    }
+
+    /// The filter of `job`.
+    pub fn of(job: &CastJob) -> Result<TensorFilter, SelectError> {
+        TensorFilter::new(&job.tensors, &job.exclude)
+    }
+
+    /// Every pattern must match a tensor of `names` (the tensors of `path`); an exact
+    /// `--tensor` name that is missing is [`IoError::NoSuchTensor`].
+    pub fn check_matches(&self, names: &[String], path: &Path) -> Result<(), IoError> {
+        let lists = [("--tensor", &self.include), ("--exclude", &self.exclude)];
+        for (option, list) in lists {
+            for entry in list.iter() {
+                if !names.iter().any(|n| entry.matches(n)) {
+                    if option == "--tensor" && entry.pattern.is_none() {
+                        return Err(IoError::NoSuchTensor {
+                            wanted: entry.text.clone(),
+                            path: path.to_path_buf(),
+                            names: names.to_vec(),
+                        });
+                    }
+                    let mut shown: Vec<&str> =
+                        names.iter().take(NAMES_SHOWN).map(String::as_str).collect();
+                    if names.len() > NAMES_SHOWN {
+                        shown.push("...");
+                    }
+                    return Err(SelectError::NoMatch {
+                        option,
+                        pattern: entry.text.clone(),
+                        path: path.to_path_buf(),
+                        count: names.len(),
+                        names: shown.join(", "),
+                    }
+                    .into());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `name` is named exactly (not only by a glob) by `--tensor`.
+    fn named_exactly(&self, name: &str) -> bool {
+        self.include.iter().any(|e| e.text == name)
+    }
+
+    /// Whether a `--tensor` entry matches `name`.
+    fn included(&self, name: &str) -> bool {
+        self.include.iter().any(|e| e.matches(name))
+    }
+
+    /// Whether an `--exclude` entry matches `name`.
+    fn excluded(&self, name: &str) -> bool {
+        self.exclude.iter().any(|e| e.matches(name))
     }
 }
 
@@ -42,28 +209,181 @@ pub(crate) enum Selection {
 }
 
 /// Decides for tensor `name` of `dtype`, read as `interp` (`None`: no npusim format), given
-/// the names asked for (`wanted`; empty: every floating-point tensor but f8e8m0 scales).
+/// the `filter` (no `--tensor`: every floating-point tensor but f8e8m0 scales).
 pub(crate) fn select(
     name: &str,
     dtype: Dtype,
     interp: Option<Interp>,
-    wanted: &[String],
+    filter: &TensorFilter,
 ) -> Result<Selection, IoError> {
-    let named = wanted.iter().any(|w| w == name);
+    if filter.excluded(name) {
+        return Ok(Selection::Keep(KeepReason::Excluded));
+    }
+    let named = filter.included(name);
     Ok(match interp {
         Some(i) if named => Selection::Cast(i),
-        None if named => {
+        None if filter.named_exactly(name) => {
             return Err(IoError::NoFormatForTensor {
                 name: name.to_string(),
                 dtype,
             });
         }
-        _ if !wanted.is_empty() => Selection::Keep(KeepReason::NotSelected),
+        None if named => Selection::Keep(KeepReason::NoFormat),
+        _ if !filter.include.is_empty() => Selection::Keep(KeepReason::NotSelected),
         None => Selection::Keep(KeepReason::NoFormat),
         Some(i) if i.format == Format::F8E8M0 => Selection::Keep(KeepReason::ScaleTensor),
         Some(i) if i.format.is_int() => Selection::Keep(KeepReason::Integer),
         Some(i) => Selection::Cast(i),
     })
+}
+
+/// One tensor of a cast's plan (`--dry-run`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlannedTensor {
+    /// Its name (a single-tensor file's file name).
+    pub name: String,
+    /// Its dtype in the input file.
+    pub dtype: String,
+    /// Its npusim format, if it has one.
+    pub from: Option<Format>,
+    /// What it becomes: `Ok(format)` cast, `Err(reason)` kept.
+    pub action: Result<Format, KeepReason>,
+    /// Its shape in the input file.
+    pub shape: Vec<u64>,
+    /// Data bytes in the input.
+    pub bytes_in: u64,
+    /// Data bytes in the output.
+    pub bytes_out: u64,
+}
+
+/// What `job` would do with the file `input`, read from its header only: one row per tensor.
+/// Nothing is cast or written; errors the cast itself finds in the data are not looked for.
+pub fn plan(job: &CastJob, input: &Path) -> Result<Vec<PlannedTensor>, InspectError> {
+    job.check_containers()?;
+    match job.input {
+        Container::Safetensors => plan_safetensors(job, input),
+        Container::Npy => plan_npy(job, input),
+        Container::Raw => plan_raw(job, input),
+    }
+}
+
+/// The dimensions of a header's shape as `usize` (a dimension beyond `usize` saturates, so
+/// the element count overflows and says so with the shape).
+fn dims(shape: &[u64]) -> Vec<usize> {
+    shape
+        .iter()
+        .map(|&d| usize::try_from(d).unwrap_or(usize::MAX))
+        .collect()
+}
+
+/// Output bytes of the elements of `shape` in `to`, laid out as `sub`.
+fn out_bytes(sub: crate::SubByte, to: Format, shape: &[usize]) -> Result<u64, IoError> {
+    let count = crate::element_count(shape)?;
+    sub.file_bytes(to, count)
+        .map(|b| b as u64)
+        .ok_or_else(|| IoError::ShapeOverflow {
+            shape: shape.to_vec(),
+        })
+}
+
+fn plan_safetensors(job: &CastJob, input: &Path) -> Result<Vec<PlannedTensor>, InspectError> {
+    let info = inspect_file(input)?;
+    let filter = TensorFilter::of(job).map_err(IoError::from)?;
+    let names: Vec<String> = info.tensors.iter().map(|t| t.name.clone()).collect();
+    filter.check_matches(&names, input)?;
+    let meta: HashMap<String, String> = info.metadata.iter().cloned().collect();
+    let mut rows = Vec::with_capacity(info.tensors.len());
+    for t in info.tensors {
+        let Some(dtype) = t.safetensors_dtype else {
+            continue;
+        };
+        let shape = dims(&t.shape);
+        let interp =
+            interpret(&t.name, dtype, &shape, Some(&meta)).map_err(|e| e.reading(input))?;
+        let action = match select(&t.name, dtype, interp, &filter)? {
+            Selection::Cast(_) => Ok(job.to),
+            Selection::Keep(reason) => Err(reason),
+        };
+        let bytes_out = match action {
+            Ok(to) => {
+                let enc = encode(to, &shape, job.packed).map_err(|e| e.in_tensor(&t.name))?;
+                out_bytes(enc.sub, to, &shape)?
+            }
+            Err(_) => t.bytes,
+        };
+        rows.push(PlannedTensor {
+            name: t.name,
+            dtype: t.dtype,
+            from: t.format,
+            action,
+            shape: t.shape,
+            bytes_in: t.bytes,
+            bytes_out,
+        });
+    }
+    Ok(rows)
+}
+
+fn plan_npy(job: &CastJob, input: &Path) -> Result<Vec<PlannedTensor>, InspectError> {
+    if !job.exclude.is_empty() {
+        return Err(IoError::from(SelectError::ExcludeOnSingle {
+            container: job.input.name(),
+        })
+        .into());
+    }
+    let info = inspect_file(input)?;
+    let mut rows = Vec::new();
+    for t in info.tensors {
+        let from = job.from.or(t.format);
+        let Some(from) = from else {
+            return Err(InspectError::BadHeader {
+                path: input.to_path_buf(),
+                problem: format!("dtype '{}' does not say its format: give --from", t.dtype),
+            });
+        };
+        let mut shape = dims(&t.shape);
+        if job.packed && is_nibble(from) {
+            shape = npy::logical_shape(&shape, true, job.shape.as_deref())
+                .map_err(|e| e.reading(input))?;
+        }
+        let sub = npy::file_sub_byte(job.to, &shape, job.packed && is_nibble(job.to));
+        let bytes_out = out_bytes(sub, job.to, &shape)?;
+        rows.push(PlannedTensor {
+            name: t.name,
+            dtype: t.dtype,
+            from: Some(from),
+            action: Ok(job.to),
+            shape: shape.iter().map(|&d| d as u64).collect(),
+            bytes_in: t.bytes,
+            bytes_out,
+        });
+    }
+    Ok(rows)
+}
+
+fn plan_raw(job: &CastJob, input: &Path) -> Result<Vec<PlannedTensor>, InspectError> {
+    let (Some(from), Some(shape)) = (job.from, job.shape.as_deref()) else {
+        return Err(IoError::RawNeedsFromAndShape.into());
+    };
+    let bytes_in = std::fs::metadata(input)
+        .map_err(|source| InspectError::CannotRead {
+            path: input.to_path_buf(),
+            source,
+        })?
+        .len();
+    let sub = raw::file_sub_byte(job.to, job.packed && is_nibble(job.to));
+    Ok(vec![PlannedTensor {
+        name: input
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        dtype: format!("raw {from}"),
+        from: Some(from),
+        action: Ok(job.to),
+        shape: shape.iter().map(|&d| d as u64).collect(),
+        bytes_in,
+        bytes_out: out_bytes(sub, job.to, shape)?,
+    }])
 }
 
 #[cfg(test)]
@@ -79,28 +399,36 @@ mod tests {
         })
     }
 
+    fn filter(include: &[&str], exclude: &[&str]) -> TensorFilter {
+        let s = |l: &[&str]| l.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        TensorFilter::new(&s(include), &s(exclude)).unwrap()
+    }
+
     #[test]
     fn floats_are_cast_and_the_rest_kept_unless_named() {
-        let none: &[String] = &[];
-        let sel = |f, wanted| select("t", Dtype::F32, interp(f), wanted).unwrap();
+        let none = filter(&[], &[]);
+        let sel = |f, filter: &TensorFilter| select("t", Dtype::F32, interp(f), filter).unwrap();
         assert_eq!(
-            sel(Format::F32, none),
+            sel(Format::F32, &none),
             Selection::Cast(interp(Format::F32).unwrap())
         );
-        assert_eq!(sel(Format::I64, none), Selection::Keep(KeepReason::Integer));
         assert_eq!(
-            sel(Format::F8E8M0, none),
+            sel(Format::I64, &none),
+            Selection::Keep(KeepReason::Integer)
+        );
+        assert_eq!(
+            sel(Format::F8E8M0, &none),
             Selection::Keep(KeepReason::ScaleTensor)
         );
-        let named = ["t".to_string()];
+        let named = filter(&["t"], &[]);
         assert!(matches!(sel(Format::F8E8M0, &named), Selection::Cast(_)));
-        let other = ["u".to_string()];
+        let other = filter(&["u"], &[]);
         assert_eq!(
             sel(Format::F32, &other),
             Selection::Keep(KeepReason::NotSelected)
         );
         assert_eq!(
-            select("t", Dtype::BOOL, None, none).unwrap(),
+            select("t", Dtype::BOOL, None, &none).unwrap(),
             Selection::Keep(KeepReason::NoFormat)
         );
         let e = select("t", Dtype::BOOL, None, &named)
@@ -109,6 +437,68 @@ mod tests {
         assert_eq!(
             e,
             "tensor `t` has dtype BOOL, which npusim has no format for"
+        );
+        // A glob that matches a tensor without a format keeps it.
+        assert_eq!(
+            select("t", Dtype::BOOL, None, &filter(&["*"], &[])).unwrap(),
+            Selection::Keep(KeepReason::NoFormat)
+        );
+    }
+
+    #[test]
+    fn globs_pick_and_exclude_wins() {
+        let names = [
+            "model.layers.0.mlp.up_proj.weight",
+            "model.layers.0.self_attn.q_proj.weight",
+            "model.layers.11.mlp.down_proj.weight",
+            "lm_head.weight",
+        ];
+        let f = filter(
+            &["model.layers.*.mlp.*", "lm_head.weight"],
+            &["*.down_proj.*"],
+        );
+        let picked: Vec<&str> = names
+            .iter()
+            .copied()
+            .filter(|n| {
+                matches!(
+                    select(n, Dtype::F32, interp(Format::F32), &f).unwrap(),
+                    Selection::Cast(_)
+                )
+            })
+            .collect();
+        assert_eq!(
+            picked,
+            ["model.layers.0.mlp.up_proj.weight", "lm_head.weight"]
+        );
+        assert_eq!(
+            select(names[2], Dtype::F32, interp(Format::F32), &f).unwrap(),
+            Selection::Keep(KeepReason::Excluded)
+        );
+        let owned: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+        f.check_matches(&owned, Path::new("m.safetensors")).unwrap();
+        let e = filter(&["*.mlp.gate_proj.*"], &[])
+            .check_matches(&owned, Path::new("m.safetensors"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "--tensor `*.mlp.gate_proj.*` matches no tensor of `m.safetensors` (4 tensors: model.layers.0.mlp.up_proj.weight, model.layers.0.self_attn.q_proj.weight, model.layers.11.mlp.down_proj.weight, lm_head.weight)"
+        );
+        let e = filter(&["lm_head"], &[])
+            .check_matches(&owned, Path::new("m.safetensors"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("no tensor named `lm_head` in `m.safetensors`"),
+            "{e}"
+        );
+        let e = TensorFilter::new(&[], &["a[".to_string()])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("--exclude `a[` is not a valid glob pattern"),
+            "{e}"
         );
     }
 }

@@ -3,7 +3,7 @@
 use crate::packing::is_nibble;
 use std::path::Path;
 
-use super::driver::cast_buffer;
+use super::driver::cast_buffer_with;
 use super::job::CastJob;
 use super::progress::CastProgress;
 use super::report::{CastOutcome, CastOutput, CastSummary, SingleTensor, TensorReport};
@@ -54,7 +54,14 @@ pub(super) fn cast_single(
     };
     let dst = sub.storage(to, count);
     progress.begin(bytes.len() as u64, count as u64);
-    let (out, stats) = cast_buffer(&src.elements, dst, &job.policy, &job.bulk(), progress)?;
+    let (out, stats) = cast_buffer_with(
+        &src.elements,
+        dst,
+        &job.policy,
+        &job.bulk(),
+        job.error_stats,
+        progress,
+    )?;
     progress.finish();
     let name = input
         .file_name()

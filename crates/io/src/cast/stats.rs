@@ -3,7 +3,9 @@
 
 use std::fmt;
 
-use npusim_numerics::{Status, StatusCounts};
+use super::error_stats::ErrorStats;
+
+use npusim_numerics::{Exact, Status, StatusCounts, Storage};
 
 /// What became of the elements of one cast.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -15,6 +17,11 @@ pub struct Stats {
     /// Results clamped to the destination's most positive or most negative finite value from an
     /// input beyond it (including ±Inf inputs).
     pub saturated: u64,
+    /// Results that are NaN or ±Inf although their input was finite (overflow without
+    /// saturation, a negative value into an unsigned float, ...).
+    pub nonfinite_from_finite: u64,
+    /// Error statistics, when the cast was asked for them ([`super::CastJob::error_stats`]).
+    pub error: Option<ErrorStats>,
 }
 
 impl Stats {
@@ -23,6 +30,36 @@ impl Stats {
         self.nan += other.nan;
         self.inf += other.inf;
         self.saturated += other.saturated;
+        self.nonfinite_from_finite += other.nonfinite_from_finite;
+        self.error = match (self.error, other.error) {
+            (Some(mut a), Some(b)) => {
+                a.merge(&b);
+                Some(a)
+            }
+            (a, b) => a.or(b),
+        };
+    }
+
+    /// Counts the NaN and ±Inf results of finite inputs among `count` elements cast from
+    /// `src` (`s`) into `dst` (`d`), by decoding both sides. [`Stats::from`] leaves the count at
+    /// 0; a caller runs this only on chunks whose counts show a NaN or Inf result, so casts
+    /// without any pay nothing.
+    pub fn count_nonfinite_from_finite(
+        &mut self,
+        src: &[u8],
+        s: Storage,
+        dst: &[u8],
+        d: Storage,
+        count: usize,
+    ) {
+        let finite = |e: Exact| matches!(e, Exact::Finite { .. });
+        let n = (0..count)
+            .filter(|&i| {
+                finite(s.format().decode(s.read(src, i)))
+                    && !finite(d.format().decode(d.read(dst, i)))
+            })
+            .count();
+        self.nonfinite_from_finite += n as u64;
     }
 }
 
@@ -32,6 +69,8 @@ impl From<&StatusCounts> for Stats {
             nan: c.get(Status::NAN),
             inf: c.get(Status::INF),
             saturated: c.get(Status::SATURATED),
+            nonfinite_from_finite: 0,
+            error: None,
         }
     }
 }
@@ -75,9 +114,38 @@ mod tests {
             Stats {
                 nan: 1,
                 inf: 0,
-                saturated: 3
+                saturated: 3,
+                nonfinite_from_finite: 0,
+                error: None,
             }
         );
         assert_eq!(st.to_string(), "1 NaN, 0 Inf, 3 saturated");
+    }
+
+    #[test]
+    fn nan_and_inf_from_finite_inputs_are_told_apart_from_nan_and_inf_inputs() {
+        // IEEE policy: e5m2 overflow gives Inf; e4m3fn (no Inf) gives NaN; f32 NaN/Inf inputs
+        // stay NaN/Inf (or become NaN) and do not count.
+        let xs = [1.0f32, 1e6, -1e6, f32::NAN, f32::INFINITY, 2.0];
+        let src: Vec<u8> = xs.iter().flat_map(|x| x.to_le_bytes()).collect();
+        for to in [Format::F8E5M2, Format::F8E4M3FN] {
+            let s = Storage::native(Format::F32);
+            let d = Storage::native(to);
+            let mut dst = [0u8; 6];
+            let counts = cast_elements_with_status(
+                &src,
+                s,
+                &mut dst,
+                d,
+                6,
+                &CastPolicy::new(RoundMode::Rint),
+                &BulkOptions::default(),
+            )
+            .unwrap();
+            let mut st = Stats::from(&counts);
+            assert_eq!(st.nan + st.inf, 4, "{to}");
+            st.count_nonfinite_from_finite(&src, s, &dst, d, 6);
+            assert_eq!(st.nonfinite_from_finite, 2, "{to}");
+        }
     }
 }

@@ -1,0 +1,145 @@
+//! `npusim cast --stats` / `--json`: the error statistics of a cast as a table or JSON.
+
+use std::path::Path;
+
+use npusim_io::TensorReport;
+use npusim_io::cast::{CastSummary, ErrorStats};
+use serde_json::json;
+
+use crate::info::align;
+
+/// The error statistics of every cast tensor and their merge.
+fn totals(reports: &[TensorReport]) -> ErrorStats {
+    let mut total = ErrorStats::default();
+    for c in cast_summaries(reports) {
+        if let Some(e) = &c.stats.error {
+            total.merge(e);
+        }
+    }
+    total
+}
+
+/// The reports of cast tensors.
+fn cast_summaries(reports: &[TensorReport]) -> impl Iterator<Item = &CastSummary> {
+    reports.iter().filter_map(|r| match r {
+        TensorReport::Cast(c) => Some(c),
+        TensorReport::Kept(_) => None,
+    })
+}
+
+/// A figure in 4 significant digits (`inf`, `-` for NaN).
+fn figure(x: f64) -> String {
+    if x.is_nan() {
+        "-".into()
+    } else if x.is_infinite() {
+        "inf".into()
+    } else if x == 0.0 {
+        "0".into()
+    } else {
+        format!("{x:.4e}")
+    }
+}
+
+/// One row of the table.
+fn row(name: &str, cast: &str, e: &ErrorStats) -> [String; 12] {
+    [
+        name.to_string(),
+        cast.to_string(),
+        e.total.to_string(),
+        figure(e.max_abs_error),
+        figure(e.max_rel_error),
+        figure(e.rmse()),
+        if e.sqnr_db().is_finite() {
+            format!("{:.2}", e.sqnr_db())
+        } else {
+            figure(e.sqnr_db())
+        },
+        e.exact.to_string(),
+        e.flushed_to_zero.to_string(),
+        e.saturated.to_string(),
+        e.nan.to_string(),
+        e.inf.to_string(),
+    ]
+}
+
+/// The table: one row per cast tensor, then the total.
+pub fn table(reports: &[TensorReport]) -> String {
+    let header = [
+        "tensor",
+        "cast",
+        "elements",
+        "max abs err",
+        "max rel err",
+        "RMSE",
+        "SQNR dB",
+        "exact",
+        "flushed",
+        "saturated",
+        "NaN",
+        "Inf",
+    ]
+    .map(String::from);
+    let mut rows = vec![header];
+    for c in cast_summaries(reports) {
+        if let Some(e) = &c.stats.error {
+            rows.push(row(&c.name, &format!("{} -> {}", c.from, c.to), e));
+        }
+    }
+    rows.push(row("total", "", &totals(reports)));
+    align(&rows, 2)
+}
+
+/// The JSON of one tensor's error statistics (`null` for infinite or undefined figures).
+fn stats_json(e: &ErrorStats) -> serde_json::Value {
+    let num = |x: f64| if x.is_finite() { json!(x) } else { json!(null) };
+    json!({
+        "elements": e.total,
+        "measured": e.measured,
+        "max_abs_error": num(e.max_abs_error),
+        "max_rel_error": num(e.max_rel_error),
+        "rmse": num(e.rmse()),
+        "sqnr_db": num(e.sqnr_db()),
+        "exact": e.exact,
+        "flushed_to_zero": e.flushed_to_zero,
+        "saturated": e.saturated,
+        "nan": e.nan,
+        "inf": e.inf,
+        "nan_inputs": e.nan_inputs,
+        "inf_inputs": e.inf_inputs,
+    })
+}
+
+/// The whole cast as one JSON document: files, every tensor (cast or kept), the total.
+pub fn json(input: &Path, output: &Path, reports: &[TensorReport]) -> serde_json::Value {
+    let tensors: Vec<serde_json::Value> = reports
+        .iter()
+        .map(|r| match r {
+            TensorReport::Cast(c) => json!({
+                "name": c.name,
+                "action": "cast",
+                "from": c.from.to_string(),
+                "to": c.to.to_string(),
+                "shape": c.shape,
+                "elements": c.count,
+                "nan": c.stats.nan,
+                "inf": c.stats.inf,
+                "saturated": c.stats.saturated,
+                "nonfinite_from_finite": c.stats.nonfinite_from_finite,
+                "error": c.stats.error.as_ref().map(stats_json),
+            }),
+            TensorReport::Kept(k) => json!({
+                "name": k.name,
+                "action": "kept",
+                "dtype": k.dtype.to_string(),
+                "shape": k.shape,
+                "reason": k.reason.to_string(),
+            }),
+        })
+        .collect();
+    json!({
+        "input": input.display().to_string(),
+        "output": output.display().to_string(),
+        "tensors": tensors,
+        "total": stats_json(&totals(reports)),
+    })
+}

@@ -1,0 +1,570 @@
+//! What a tensor file holds, read from its header alone: each tensor's name, dtype, npusim
+//! format, shape, element count and data bytes (`npusim info`).
+//!
+//! Only the header is read (a `.npy` preamble and dictionary, a `.safetensors` JSON header),
+//! so inspecting a many-gigabyte checkpoint is instant; the data section is checked against
+//! the file's length, not read.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use npusim_numerics::Format;
+use npyz::{DType, NpyHeader, Order};
+use safetensors::Dtype;
+
+use crate::container::Container;
+use crate::error::IoError;
+use crate::npy::descr_for;
+use crate::safetensors::interpret;
+
+/// Largest header `inspect` reads (the `safetensors` crate's limit too).
+const MAX_HEADER_BYTES: u64 = 100_000_000;
+
+/// Why a file's header could not be inspected.
+#[derive(Debug, thiserror::Error)]
+pub enum InspectError {
+    /// The file could not be opened or read.
+    #[error("cannot read `{path}`: {source}")]
+    CannotRead {
+        /// The file.
+        path: PathBuf,
+        /// What the OS said.
+        source: std::io::Error,
+    },
+    /// The path is a directory.
+    #[error("`{path}` is a directory, not a tensor file")]
+    Directory {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The file ends inside its header.
+    #[error("`{path}` ends inside its header: {what} needs {need} bytes, the file has {have}")]
+    HeaderCut {
+        /// The file.
+        path: PathBuf,
+        /// Which part of the header.
+        what: &'static str,
+        /// Bytes needed to the end of that part.
+        need: u64,
+        /// Bytes in the file.
+        have: u64,
+    },
+    /// The header is not what the container says.
+    #[error("`{path}`: {problem}")]
+    BadHeader {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, with the field and the numbers.
+        problem: String,
+    },
+    /// The data section and the header disagree.
+    #[error(
+        "`{path}`: tensor `{name}` needs bytes {start}..{end} of the data section, which holds {held}"
+    )]
+    DataCut {
+        /// The file.
+        path: PathBuf,
+        /// The tensor.
+        name: String,
+        /// First byte of the tensor in the data section.
+        start: u64,
+        /// One past its last byte.
+        end: u64,
+        /// Bytes in the data section.
+        held: u64,
+    },
+    /// A library error (unknown extension, metadata entry that names no format, ...).
+    #[error(transparent)]
+    Io(#[from] IoError),
+}
+
+/// One tensor as its file's header describes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorInfo {
+    /// Its name (a `.npy` file's file name).
+    pub name: String,
+    /// Its dtype as the file writes it (`<f4`, `<V2`, `F32`, `U8`, ...).
+    pub dtype: String,
+    /// The npusim format it holds (`None`: the file does not say, as `<V2`, or npusim has none).
+    pub format: Option<Format>,
+    /// Shape as stored in the file.
+    pub shape: Vec<u64>,
+    /// Number of elements (the product of the shape; a zero dimension makes it 0).
+    pub elements: u64,
+    /// Bytes of data in the file.
+    pub bytes: u64,
+    /// A `.safetensors` tensor's dtype (`None` for `.npy`).
+    pub safetensors_dtype: Option<Dtype>,
+}
+
+/// What a file holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileInfo {
+    /// Its container.
+    pub container: Container,
+    /// Its tensors, in the order of their data in the file.
+    pub tensors: Vec<TensorInfo>,
+    /// A `.safetensors` file's `__metadata__` entries, sorted by key.
+    pub metadata: Vec<(String, String)>,
+}
+
+/// Reads the header of the `.npy` or `.safetensors` file at `path`.
+pub fn inspect_file(path: &Path) -> Result<FileInfo, InspectError> {
+    let cannot = |source| InspectError::CannotRead {
+        path: path.to_path_buf(),
+        source,
+    };
+    if path.is_dir() {
+        return Err(InspectError::Directory {
+            path: path.to_path_buf(),
+        });
+    }
+    let container = Container::of(path)?;
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    let len = file.metadata().map_err(cannot)?.len();
+    let mut reader = std::io::BufReader::new(file);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match container {
+        Container::Npy => inspect_npy(&mut reader, len, path, &name),
+        Container::Safetensors => inspect_safetensors(&mut reader, len, path),
+        Container::Raw => Err(InspectError::BadHeader {
+            path: path.to_path_buf(),
+            problem:
+                "a raw file has no header: its format and shape are what --from and --shape say"
+                    .into(),
+        }),
+    }
+}
+
+/// Reads exactly `n` bytes (ending at byte `end` of the file) or says where the header is cut.
+fn read_part(
+    r: &mut dyn Read,
+    n: u64,
+    end: u64,
+    len: u64,
+    path: &Path,
+    what: &'static str,
+) -> Result<Vec<u8>, InspectError> {
+    if end > len {
+        return Err(InspectError::HeaderCut {
+            path: path.to_path_buf(),
+            what,
+            need: end,
+            have: len,
+        });
+    }
+    let mut buf = vec![0u8; usize::try_from(n).unwrap_or(usize::MAX)];
+    r.read_exact(&mut buf)
+        .map_err(|source| InspectError::CannotRead {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    Ok(buf)
+}
+
+/// The product of `shape`, or `None` if it overflows (a zero dimension makes it 0).
+fn product(shape: &[u64]) -> Option<u64> {
+    if shape.contains(&0) {
+        return Some(0);
+    }
+    shape.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d))
+}
+
+/// The header of a `.npy` file of `len` bytes.
+fn inspect_npy(
+    r: &mut dyn Read,
+    len: u64,
+    path: &Path,
+    name: &str,
+) -> Result<FileInfo, InspectError> {
+    let bad = |problem: String| InspectError::BadHeader {
+        path: path.to_path_buf(),
+        problem,
+    };
+    let mut prefix = read_part(r, 8, 8, len, path, "the .npy preamble")?;
+    if &prefix[..6] != b"\x93NUMPY" {
+        return Err(bad(
+            "not a .npy file: it does not start with \\x93NUMPY".into()
+        ));
+    }
+    let len_bytes: u64 = match prefix[6] {
+        1 => 2,
+        2 | 3 => 4,
+        major => {
+            return Err(bad(format!(
+                ".npy format version {major}.{} is not one of 1.0, 2.0, 3.0",
+                prefix[7]
+            )));
+        }
+    };
+    let len_field = read_part(r, len_bytes, 8 + len_bytes, len, path, "the header length")?;
+    let header_len = len_field
+        .iter()
+        .rev()
+        .fold(0u64, |acc, &b| (acc << 8) | u64::from(b));
+    if header_len > MAX_HEADER_BYTES {
+        return Err(bad(format!(
+            "the header length field says {header_len} bytes, more than the {MAX_HEADER_BYTES} npusim reads"
+        )));
+    }
+    let data_start = 8 + len_bytes + header_len;
+    let text = read_part(r, header_len, data_start, len, path, "the header")?;
+    prefix.extend_from_slice(&len_field);
+    let text_at = prefix.len();
+    prefix.extend_from_slice(&text);
+    // ml_dtypes 0.6 writes float8_e5m2 as '<f1', which npyz refuses: read it as '<V1'.
+    let mut e5m2 = false;
+    for pat in [&b"'<f1'"[..], &b"'|f1'"[..]] {
+        if let Some(pos) = prefix[text_at..].windows(pat.len()).position(|w| w == pat) {
+            prefix[text_at + pos + 2] = b'V';
+            e5m2 = true;
+        }
+    }
+    let header = NpyHeader::from_reader(&prefix[..]).map_err(|e| {
+        bad(format!(
+            "invalid .npy header ({e}): {}",
+            String::from_utf8_lossy(&text).trim_end()
+        ))
+    })?;
+    let DType::Plain(ts) = header.dtype() else {
+        return Err(bad(format!(
+            "structured dtype {} has no npusim format",
+            header.dtype().descr()
+        )));
+    };
+    let descr = if e5m2 {
+        ts.to_string().replace('V', "f")
+    } else {
+        ts.to_string()
+    };
+    let item = ts.num_bytes().unwrap_or(0) as u64;
+    let shape = header.shape().to_vec();
+    let elements = product(&shape).ok_or_else(|| {
+        bad(format!(
+            "shape {shape:?} has more elements than a u64 holds"
+        ))
+    })?;
+    let bytes = elements.checked_mul(item).ok_or_else(|| {
+        bad(format!(
+            "shape {shape:?} of {descr} holds more bytes than a u64"
+        ))
+    })?;
+    let held = len - data_start;
+    if held != bytes {
+        return Err(bad(format!(
+            "the header says {elements} elements of {item} bytes ({bytes} bytes, shape {shape:?}, dtype {descr}) but the data section holds {held} bytes"
+        )));
+    }
+    let fortran = if header.order() == Order::Fortran {
+        " (Fortran order)"
+    } else {
+        ""
+    };
+    Ok(FileInfo {
+        container: Container::Npy,
+        tensors: vec![TensorInfo {
+            name: name.to_string(),
+            dtype: format!("{descr}{fortran}"),
+            format: npy_format(&descr),
+            shape,
+            elements,
+            bytes,
+            safetensors_dtype: None,
+        }],
+        metadata: Vec::new(),
+    })
+}
+
+/// The format of a standard `.npy` dtype in either byte order (`None` for the opaque `<V2`,
+/// `<V1`, `<f1` that need `--from`): the format npusim itself writes under that dtype.
+fn npy_format(descr: &str) -> Option<Format> {
+    let little = descr.replacen('>', "<", 1);
+    Format::ALL.into_iter().find(|&f| {
+        let written = descr_for(f, false);
+        !written.contains('V') && (written == little || written == descr)
+    })
+}
+
+/// The header of a `.safetensors` file of `len` bytes.
+fn inspect_safetensors(r: &mut dyn Read, len: u64, path: &Path) -> Result<FileInfo, InspectError> {
+    let bad = |problem: String| InspectError::BadHeader {
+        path: path.to_path_buf(),
+        problem,
+    };
+    let len_field = read_part(r, 8, 8, len, path, "the 8-byte header length")?;
+    let mut n = [0u8; 8];
+    n.copy_from_slice(&len_field);
+    let header_len = u64::from_le_bytes(n);
+    if header_len > MAX_HEADER_BYTES {
+        return Err(bad(format!(
+            "the header length field says {header_len} bytes, more than the {MAX_HEADER_BYTES} npusim reads"
+        )));
+    }
+    let text = read_part(r, header_len, 8 + header_len, len, path, "the JSON header")?;
+    let held = len - 8 - header_len;
+    let Entries(entries) = serde_json::from_slice(&text)
+        .map_err(|e| bad(format!("the header is not a JSON object: {e}")))?;
+    let mut seen = std::collections::HashSet::new();
+    for (name, _) in &entries {
+        if !seen.insert(name.as_str()) {
+            return Err(bad(format!(
+                "`{name}` appears more than once in the header"
+            )));
+        }
+    }
+    let mut metadata: Vec<(String, String)> = Vec::new();
+    let mut raw = Vec::new();
+    for (name, entry) in &entries {
+        if name == "__metadata__" {
+            let Some(map) = entry.as_object() else {
+                return Err(bad("__metadata__ is not an object of strings".into()));
+            };
+            for (k, v) in map {
+                let Some(v) = v.as_str() else {
+                    return Err(bad(format!(
+                        "__metadata__ entry `{k}` is not a string: {v}"
+                    )));
+                };
+                metadata.push((k.clone(), v.to_string()));
+            }
+            continue;
+        }
+        raw.push(tensor_entry(name, entry, held, path)?);
+    }
+    metadata.sort();
+    let meta_map: HashMap<String, String> = metadata.iter().cloned().collect();
+    raw.sort_by(|a, b| (a.0, &a.1.name).cmp(&(b.0, &b.1.name)));
+    let mut tensors = Vec::with_capacity(raw.len());
+    for (_, mut info, dtype) in raw {
+        let shape: Vec<usize> = info
+            .shape
+            .iter()
+            .map(|&d| usize::try_from(d).unwrap_or(usize::MAX))
+            .collect();
+        info.format = match interpret(&info.name, dtype, &shape, Some(&meta_map)) {
+            Ok(i) => i.map(|i| i.format),
+            Err(e) => return Err(e.into()),
+        };
+        tensors.push(info);
+    }
+    Ok(FileInfo {
+        container: Container::Safetensors,
+        tensors,
+        metadata,
+    })
+}
+
+/// The entries of a JSON object in file order, duplicates kept (serde_json's map keeps only
+/// the last of equal keys).
+struct Entries(Vec<(String, serde_json::Value)>);
+
+impl<'de> serde::Deserialize<'de> for Entries {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Entries, D::Error> {
+        d.deserialize_map(EntriesVisitor)
+    }
+}
+
+/// Collects the entries of a JSON object.
+struct EntriesVisitor;
+
+impl<'de> serde::de::Visitor<'de> for EntriesVisitor {
+    type Value = Entries;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Entries, A::Error> {
+        let mut out = Vec::new();
+        while let Some(entry) = map.next_entry::<String, serde_json::Value>()? {
+            out.push(entry);
+        }
+        Ok(Entries(out))
+    }
+}
+
+/// One tensor entry of a safetensors header: its data start, its info (format not yet set)
+/// and its dtype; checked against a data section of `held` bytes.
+fn tensor_entry(
+    name: &str,
+    entry: &serde_json::Value,
+    held: u64,
+    path: &Path,
+) -> Result<(u64, TensorInfo, Dtype), InspectError> {
+    let bad = |problem: String| InspectError::BadHeader {
+        path: path.to_path_buf(),
+        problem: format!("tensor `{name}`: {problem}"),
+    };
+    let field = |key: &str| {
+        entry
+            .get(key)
+            .ok_or_else(|| bad(format!("the entry has no `{key}` field: {entry}")))
+    };
+    let dtype_value = field("dtype")?;
+    let dtype: Dtype = serde_json::from_value(dtype_value.clone())
+        .map_err(|_| bad(format!("`dtype` {dtype_value} is not a safetensors dtype")))?;
+    let shape_value = field("shape")?;
+    let shape: Vec<u64> = shape_value
+        .as_array()
+        .and_then(|a| a.iter().map(serde_json::Value::as_u64).collect())
+        .ok_or_else(|| bad(format!("`shape` {shape_value} is not a list of sizes")))?;
+    let offsets_value = field("data_offsets")?;
+    let offsets: Option<Vec<u64>> = offsets_value
+        .as_array()
+        .and_then(|a| a.iter().map(serde_json::Value::as_u64).collect());
+    let Some([start, end]) = offsets
+        .as_deref()
+        .and_then(|o| <[u64; 2]>::try_from(o).ok())
+    else {
+        return Err(bad(format!(
+            "`data_offsets` {offsets_value} is not [start, end]"
+        )));
+    };
+    let elements =
+        product(&shape).ok_or_else(|| bad(format!("shape {shape:?} overflows a u64")))?;
+    let bits = elements
+        .checked_mul(dtype.bitsize() as u64)
+        .ok_or_else(|| bad(format!("shape {shape:?} of {dtype} overflows a u64")))?;
+    let bytes = bits.div_ceil(8);
+    if end < start || end - start != bytes {
+        return Err(bad(format!(
+            "`data_offsets` [{start}, {end}] span {} bytes but {elements} elements of {dtype} take {bytes}",
+            end.wrapping_sub(start) as i128
+        )));
+    }
+    if end > held {
+        return Err(InspectError::DataCut {
+            path: path.to_path_buf(),
+            name: name.to_string(),
+            start,
+            end,
+            held,
+        });
+    }
+    let info = TensorInfo {
+        name: name.to_string(),
+        dtype: dtype.to_string(),
+        format: None,
+        shape,
+        elements,
+        bytes,
+        safetensors_dtype: Some(dtype),
+    };
+    Ok((start, info, dtype))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+        let p = dir.join(name);
+        let mut f = std::fs::File::create(&p).unwrap();
+        f.write_all(bytes).unwrap();
+        p
+    }
+
+    fn st_file(header: &str, data: usize) -> Vec<u8> {
+        let mut b = (header.len() as u64).to_le_bytes().to_vec();
+        b.extend_from_slice(header.as_bytes());
+        b.resize(b.len() + data, 0);
+        b
+    }
+
+    fn npy_file(descr: &str, shape: &str, data: usize) -> Vec<u8> {
+        let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+        let mut text = dict.into_bytes();
+        while (10 + text.len() + 1) % 64 != 0 {
+            text.push(b' ');
+        }
+        text.push(b'\n');
+        let mut b = b"\x93NUMPY\x01\x00".to_vec();
+        b.extend_from_slice(&(text.len() as u16).to_le_bytes());
+        b.extend_from_slice(&text);
+        b.resize(b.len() + data, 0);
+        b
+    }
+
+    #[test]
+    fn safetensors_headers_give_every_tensor_in_data_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let h = r#"{"b":{"dtype":"BF16","shape":[2,3],"data_offsets":[16,28]},"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},"q":{"dtype":"U8","shape":[5],"data_offsets":[28,33]},"z":{"dtype":"F32","shape":[4611686018427387904,0],"data_offsets":[33,33]},"__metadata__":{"npusim.dtype.q":"hif8"}}"#;
+        let p = write_file(dir.path(), "m.safetensors", &st_file(h, 33));
+        let info = inspect_file(&p).unwrap();
+        let names: Vec<_> = info.tensors.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["a", "b", "q", "z"]);
+        let b = &info.tensors[1];
+        assert_eq!((b.dtype.as_str(), b.format), ("BF16", Some(Format::BF16)));
+        assert_eq!((b.elements, b.bytes), (6, 12));
+        assert_eq!(info.tensors[2].format, Some(Format::HiF8));
+        assert_eq!(info.tensors[3].elements, 0);
+        assert_eq!(info.metadata, [("npusim.dtype.q".into(), "hif8".into())]);
+        // A tensor that runs past the data.
+        let p = write_file(dir.path(), "cut.safetensors", &st_file(h, 30));
+        let e = inspect_file(&p).unwrap_err().to_string();
+        assert!(
+            e.contains("tensor `q` needs bytes 28..33 of the data section, which holds 30"),
+            "{e}"
+        );
+        // Offsets that do not match the shape.
+        let h2 = r#"{"a":{"dtype":"F32","shape":[4],"data_offsets":[0,12]}}"#;
+        let p = write_file(dir.path(), "bad.safetensors", &st_file(h2, 12));
+        let e = inspect_file(&p).unwrap_err().to_string();
+        assert!(
+            e.contains(
+                "tensor `a`: `data_offsets` [0, 12] span 12 bytes but 4 elements of F32 take 16"
+            ),
+            "{e}"
+        );
+        let h3 = r#"{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}"#;
+        let p = write_file(dir.path(), "twice.safetensors", &st_file(h3, 4));
+        let e = inspect_file(&p).unwrap_err().to_string();
+        assert!(
+            e.ends_with("`a` appears more than once in the header"),
+            "{e}"
+        );
+        let p = write_file(dir.path(), "short.safetensors", &[1, 2, 3]);
+        let e = inspect_file(&p).unwrap_err().to_string();
+        assert!(e.contains("needs 8 bytes, the file has 3"), "{e}");
+    }
+
+    #[test]
+    fn npy_headers_give_dtype_format_and_size() {
+        let dir = tempfile::tempdir().unwrap();
+        for (descr, item, format) in [
+            ("<f4", 4, Some(Format::F32)),
+            (">f4", 4, Some(Format::F32)),
+            ("<i2", 2, Some(Format::I16)),
+            ("|u1", 1, Some(Format::U8)),
+            ("<V2", 2, None),
+            ("<f1", 1, None),
+        ] {
+            let p = write_file(dir.path(), "a.npy", &npy_file(descr, "(2, 3)", 6 * item));
+            let info = inspect_file(&p).unwrap();
+            let t = &info.tensors[0];
+            assert_eq!(t.dtype, descr);
+            assert_eq!(t.format, format, "{descr}");
+            assert_eq!(
+                (t.shape.clone(), t.elements, t.bytes),
+                (vec![2, 3], 6, 6 * item as u64)
+            );
+            let p = write_file(
+                dir.path(),
+                "b.npy",
+                &npy_file(descr, "(2, 3)", 6 * item - 1),
+            );
+            let e = inspect_file(&p).unwrap_err().to_string();
+            assert!(
+                e.contains(&format!("the data section holds {} bytes", 6 * item - 1)),
+                "{e}"
+            );
+        }
+        let e = inspect_file(dir.path()).unwrap_err().to_string();
+        assert!(e.ends_with("is a directory, not a tensor file"), "{e}");
+    }
+}
