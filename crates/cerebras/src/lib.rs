@@ -72,6 +72,7 @@ pub mod access;
 pub mod arch;
 pub mod dsd;
 pub mod elem;
+pub mod fabric;
 pub mod limits;
 pub mod memory;
 pub mod ops;
