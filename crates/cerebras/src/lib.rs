@@ -46,8 +46,8 @@
 //!   `dsr_src1`); `dsr_dest` is destination only, `dsr_src1` source only.
 //! * **§0.2 FIFO count**: with more than one source at most one operand is a FIFO and it is
 //!   not the first source; `mov16(fifoA, fifoB)` (one source) is allowed.
-//! * **§0.3, §0.4, §0.6** concern the fabric (part 2): fabric DSDs are validated data only
-//!   and cannot be operands yet.
+//! * **§0.3, §0.4, §0.6** concern the fabric (part 2, [`fabric`]): see
+//!   `DECISIONS_PART2.md`.
 //! * **§0.5 FIFO lengths**: a non-zero read/write length is the FIFO operand's length; after
 //!   a normal completion it drops by the elements used (0 when all were used); an empty/full
 //!   event sets it to what remained. A length above the capacity is allowed. Capacity = the

@@ -156,6 +156,7 @@ pub struct PeQueues {
     input: Vec<WaveletQueue>,
     output: Vec<Option<WaveletQueue>>,
     color_queue: [Option<u8>; Color::COUNT],
+    output_color: [Option<Color>; QUEUE_IDS],
     next_output: usize,
 }
 
@@ -172,6 +173,7 @@ impl PeQueues {
             input: make(QueueSide::Input).into_iter().flatten().collect(),
             output: make(QueueSide::Output),
             color_queue: [None; Color::COUNT],
+            output_color: [None; QUEUE_IDS],
             next_output: 0,
         }
     }
@@ -196,6 +198,43 @@ impl PeQueues {
         }
         self.color_queue[color.index()] = Some(queue);
         Ok(())
+    }
+
+    /// Binds output queue `queue` to `color` (`@initialize_queue` on WSE-3): a fabout naming
+    /// only the queue sends on that color.
+    pub fn bind_output(&mut self, queue: u8, color: Color) -> Result<(), FabricError> {
+        if self.output(queue).is_none() {
+            return Err(FabricError::NoSuchQueue {
+                queue: QueueRef {
+                    side: QueueSide::Output,
+                    id: queue,
+                },
+                arch: self.arch,
+            });
+        }
+        self.output_color[usize::from(queue)] = Some(color);
+        Ok(())
+    }
+
+    /// The color output queue `queue` is bound to, if any.
+    pub fn output_color(&self, queue: u8) -> Option<Color> {
+        *self.output_color.get(usize::from(queue))?
+    }
+
+    /// The input queue a WSE-2 fabin naming only `color` uses: the queue already bound to the
+    /// color, else the first unbound queue from `color mod 8` upward (wrapping), which is then
+    /// bound. `None` when all eight queues serve other colors.
+    pub fn default_input(&mut self, color: Color) -> Option<u8> {
+        if let Some(q) = self.input_of(color) {
+            return Some(q);
+        }
+        let n = self.input.len();
+        let start = color.index() % n.max(1);
+        let q = (0..n)
+            .map(|k| ((start + k) % n) as u8)
+            .find(|&q| !self.color_queue.contains(&Some(q)))?;
+        self.color_queue[color.index()] = Some(q);
+        Some(q)
     }
 
     /// The input queue `color` lands in, if bound.

@@ -2,13 +2,15 @@
 
 pub mod error;
 pub mod exec;
+pub mod fabric_port;
 pub mod fp;
 pub mod op;
 pub mod operand;
 pub mod pe;
 
 pub use error::OpError;
-pub use exec::{CYCLE_MODEL, stride_width};
+pub use exec::{CYCLE_MODEL, Progress, RunningOp, stride_width};
+pub use fabric_port::{CONTROL_MARKER, FabInPort, FabOutPort, INFINITE_EXTENT, Wait};
 pub use op::{Class, Op};
 pub use operand::{DsrId, FifoId, Operand, Scalar};
 pub use pe::{Dsr, DsrFile, LengthPolicy, OpConfig, Outcome, Pe};
