@@ -46,7 +46,7 @@
 //!   `dsr_src1`); `dsr_dest` is destination only, `dsr_src1` source only.
 //! * **§0.2 FIFO count**: with more than one source at most one operand is a FIFO and it is
 //!   not the first source; `mov16(fifoA, fifoB)` (one source) is allowed.
-//! * **§0.3, §0.4, §0.6** concern the fabric (part 2, [`fabric`]): see
+//! * **§0.3, §0.4, §0.6** concern the fabric (part 2, [`fabric`], [`sim`]): see
 //!   `DECISIONS_PART2.md`.
 //! * **§0.5 FIFO lengths**: a non-zero read/write length is the FIFO operand's length; after
 //!   a normal completion it drops by the elements used (0 when all were used); an empty/full
@@ -77,6 +77,7 @@ pub mod limits;
 pub mod memory;
 pub mod ops;
 pub mod seed_examples;
+pub mod sim;
 
 pub use arch::{Arch, PE_MEMORY_BYTES};
 pub use elem::{ElemTy, Element};

@@ -83,6 +83,7 @@ pub struct Fabric {
     height: u32,
     routers: Vec<Router>,
     collected: Vec<Collected>,
+    changes: usize,
 }
 
 impl Fabric {
@@ -98,6 +99,7 @@ impl Fabric {
             height,
             routers: (0..n).map(|_| Router::default()).collect(),
             collected: Vec::new(),
+            changes: 0,
         })
     }
 
@@ -232,6 +234,25 @@ impl Fabric {
         &self.collected
     }
 
+    /// Wavelets moved, taken from output queues or injected by the last [`Fabric::step`].
+    pub fn changes(&self) -> usize {
+        self.changes
+    }
+
+    /// Where wavelets sit in router slots: `(x, y, port, wavelet)`, row-major, port order.
+    pub fn waiting(&self) -> Vec<(u32, u32, Dir, Wavelet)> {
+        let mut out = Vec::new();
+        for (k, r) in self.routers.iter().enumerate() {
+            let (x, y) = self.coords(k);
+            for d in Dir::ALL {
+                if let Some(w) = r.slots[d.index()] {
+                    out.push((x, y, d, w));
+                }
+            }
+        }
+        out
+    }
+
     /// Whether any wavelet is in a router slot or waits in a host stream.
     pub fn in_flight(&self) -> bool {
         self.routers
@@ -289,21 +310,25 @@ impl Fabric {
             });
         }
         // refill RAMP slots from output queues and edge slots from host streams
+        let mut changes = hops.len();
         for (k, r) in self.routers.iter_mut().enumerate() {
             if r.slots[Dir::Ramp.index()].is_none()
                 && let Some(q) = queues.get_mut(k)
                 && let Some((id, _)) = q.peek_send()
             {
                 r.slots[Dir::Ramp.index()] = q.take_sent(id);
+                changes += 1;
             }
             for d in Dir::ALL {
                 if r.slots[d.index()].is_none()
                     && let Some(w) = r.streams[d.index()].pop_front()
                 {
                     r.slots[d.index()] = Some(w);
+                    changes += 1;
                 }
             }
         }
+        self.changes = changes;
         Ok(hops)
     }
 

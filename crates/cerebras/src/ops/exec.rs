@@ -12,6 +12,7 @@ use super::op::Op;
 use super::operand::{Operand, Scalar};
 use super::pe::{LengthPolicy, OpConfig, Outcome, Pe, Port, dsd_base, position};
 use crate::dsd::{Dsd, FifoAction};
+use crate::fabric::{QueueRef, QueueSide};
 
 /// Name of the cycle model.
 pub const CYCLE_MODEL: &str = "cerebras-simd-v1";
@@ -94,6 +95,43 @@ impl RunningOp {
     /// The source operands.
     pub fn srcs(&self) -> &[Operand] {
         &self.srcs
+    }
+
+    /// The fabric queues its operands use, with the operand position (0 = destination).
+    pub fn fabric_queues(&self) -> Vec<(usize, QueueRef)> {
+        self.ports
+            .iter()
+            .enumerate()
+            .filter_map(|(k, p)| match p {
+                Port::FabIn(f) => Some((
+                    k,
+                    QueueRef {
+                        side: QueueSide::Input,
+                        id: f.queue,
+                    },
+                )),
+                Port::FabOut(f) => Some((
+                    k,
+                    QueueRef {
+                        side: QueueSide::Output,
+                        id: f.queue,
+                    },
+                )),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The FIFOs its operands use, with the operand position (0 = destination).
+    pub fn fifos(&self) -> Vec<(usize, usize)> {
+        self.ports
+            .iter()
+            .enumerate()
+            .filter_map(|(k, p)| match p {
+                Port::Fifo(id) => Some((k, *id)),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Tasks activated by FIFO push/pop events since the last call.

@@ -1,0 +1,15 @@
+//! The multi-PE simulator (spec §6, §7, §9): tasks, asynchronous operations on microthreads,
+//! resource-conflict detection and a deterministic cycle-stepped scheduler with per-PE
+//! statistics and a trace hash.
+
+pub mod error;
+pub mod microthread;
+pub mod scheduler;
+pub mod stats;
+pub mod task;
+
+pub use error::SimError;
+pub use microthread::{MainThreadPriority, microthread_of};
+pub use scheduler::Sim;
+pub use stats::{PeStats, RunReport, TraceHash};
+pub use task::{Action, AsyncConfig, CallCtx, Completion, OnControl, Task, TaskKind};
