@@ -282,11 +282,15 @@ impl Fabric {
             if !*ok {
                 continue;
             }
+            let w = Wavelet {
+                advance_switch: false,
+                ..m.wavelet
+            };
             for t in &m.targets {
                 match *t {
-                    Target::Slot(k, d) => self.routers[k].slots[d.index()] = Some(m.wavelet),
+                    Target::Slot(k, d) => self.routers[k].slots[d.index()] = Some(w),
                     Target::Ce(k) => {
-                        let _ = queues[k].deliver(m.wavelet);
+                        let _ = queues[k].deliver(w);
                     }
                     Target::Host(k, dir) => {
                         let (x, y) = self.coords(k);
@@ -295,10 +299,16 @@ impl Fabric {
                             y,
                             dir,
                             cycle,
-                            wavelet: m.wavelet,
+                            wavelet: w,
                         });
                     }
                 }
+            }
+            if m.wavelet.advance_switch
+                && m.port == Dir::Ramp
+                && let Some(c) = self.routers[m.pe].colors[m.wavelet.color.index()].as_mut()
+            {
+                c.advance_switch();
             }
             let (x, y) = self.coords(m.pe);
             hops.push(Hop {

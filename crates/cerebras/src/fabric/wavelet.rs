@@ -25,6 +25,10 @@ pub struct Wavelet {
     pub payload: u32,
     /// Data or control.
     pub kind: WaveletKind,
+    /// Set on the last wavelet of a fabout with `advance_switch`: the sending router advances
+    /// the color's switch position once it has forwarded this wavelet (a simulator flag, not
+    /// payload).
+    pub advance_switch: bool,
 }
 
 impl Wavelet {
@@ -34,6 +38,7 @@ impl Wavelet {
             color,
             payload,
             kind: WaveletKind::Data,
+            advance_switch: false,
         }
     }
 
@@ -48,6 +53,7 @@ impl Wavelet {
             color,
             payload,
             kind: WaveletKind::Control,
+            advance_switch: false,
         }
     }
 
@@ -60,6 +66,7 @@ impl Wavelet {
             color,
             payload,
             kind,
+            advance_switch: false,
         })
     }
 

@@ -410,7 +410,7 @@ impl Pe {
                 }
                 Port::FabOut(p) => {
                     let p = *p;
-                    self.push_fabout(op, p, r, run.dest_words)?;
+                    self.push_fabout(op, p, r, run.dest_words, n + 1 == len)?;
                 }
                 Port::Ptr(_) | Port::Scalar(_) | Port::FabIn(_) => reg = Some(r),
             }

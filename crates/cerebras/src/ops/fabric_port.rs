@@ -59,6 +59,8 @@ pub struct FabOutPort {
     pub index: u16,
     /// Rebuild marked control wavelets.
     pub control_transform: bool,
+    /// Mark the operation's last wavelet to advance the color's switch.
+    pub advance_switch: bool,
 }
 
 /// What a stalled operation waits for.
@@ -138,6 +140,7 @@ impl Pe {
             control: d.control,
             index,
             control_transform: d.control_transform,
+            advance_switch: d.advance_switch,
         })
     }
 
@@ -227,13 +230,15 @@ impl Pe {
         Ok(if words == 1 { bits & 0xFFFF } else { bits })
     }
 
-    /// Pushes a result element as one wavelet. The caller has checked there is room.
+    /// Pushes a result element as one wavelet (`last`: the operation's last element). The
+    /// caller has checked there is room.
     pub(super) fn push_fabout(
         &mut self,
         op: Op,
         p: FabOutPort,
         r: u32,
         words: u32,
+        last: bool,
     ) -> Result<(), OpError> {
         let mut payload = if words == 1 {
             (u32::from(p.index) << 16) | (r & 0xFFFF)
@@ -253,6 +258,7 @@ impl Pe {
             color: p.color,
             payload,
             kind,
+            advance_switch: p.advance_switch && last,
         };
         self.queues
             .output_mut(p.queue)

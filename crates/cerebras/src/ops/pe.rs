@@ -71,7 +71,8 @@ pub struct Outcome {
     pub activated: Vec<String>,
     /// The cycle estimate (model `cerebras-simd-v1`), never part of the result.
     pub cycles: CycleEstimate,
-    /// Colors whose switch position the router advances (a fabout with `advance_switch`).
+    /// Colors whose switch position advances (a fabout with `advance_switch`): the op's last
+    /// wavelet carries the request and the sending router applies it once it forwarded it.
     pub advance_switch: Vec<crate::fabric::Color>,
     /// The operation ended on a control wavelet (`on_control`).
     pub control_ended: bool,

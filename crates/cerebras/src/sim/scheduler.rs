@@ -75,7 +75,6 @@ pub struct Sim {
 #[derive(Default)]
 struct PeCycle {
     progressed: bool,
-    switches: Vec<Color>,
 }
 
 impl Sim {
@@ -303,11 +302,6 @@ impl Sim {
         let mut changed = self.fabric.changes() > 0;
         for k in 0..self.pes.len() {
             let r = self.step_pe(k, cycle)?;
-            for c in r.switches {
-                self.fabric
-                    .advance_switch_at(k, c)
-                    .map_err(|source| SimError::Fabric { cycle, source })?;
-            }
             if r.progressed {
                 self.pes[k].stats.busy_cycles += 1;
                 changed = true;
@@ -407,7 +401,7 @@ impl Sim {
                     self.pes[k].out_owner[usize::from(q.id)] = Some(label.clone());
                 }
             }
-            self.complete(k, cycle, &label, &o, Some(&m), out)?;
+            self.complete(k, cycle, &label, &o, Some(&m))?;
         }
         Ok(finished)
     }
@@ -420,7 +414,6 @@ impl Sim {
         label: &str,
         o: &Outcome,
         cfg: Option<&AsyncConfig>,
-        out: &mut PeCycle,
     ) -> Result<(), SimError> {
         self.trace.add(cycle);
         self.trace.add(k as u64);
@@ -431,7 +424,6 @@ impl Sim {
         for t in &o.activated {
             self.set_task(k, t, |t| t.active = true)?;
         }
-        out.switches.extend(o.advance_switch.iter().copied());
         let Some(cfg) = cfg else {
             return Ok(());
         };
@@ -489,7 +481,7 @@ impl Sim {
                             self.pes[k].out_owner[usize::from(q.id)] = Some(label.clone());
                         }
                     }
-                    self.complete(k, cycle, &label, &o, None, out)?;
+                    self.complete(k, cycle, &label, &o, None)?;
                 }
             }
             return Ok(());
