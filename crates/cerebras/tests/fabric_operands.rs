@@ -382,3 +382,93 @@ fn wse2_color_only_fabin_gets_a_deterministic_default_queue() -> Res {
     assert_eq!(pe.mem.read::<u32>("dst")?, [41]);
     Ok(())
 }
+
+fn simd_out(arch: Arch, extent: i64, queue: i64, mode: npusim_cerebras::dsd::SimdMode) -> FabOut {
+    let mut out = FabOut::new(arch, extent, Some(queue), Some(1)).expect("fabout");
+    out.simd_mode = Some(mode);
+    out
+}
+
+#[test]
+fn simd_32_packs_two_16_bit_values_per_wavelet_low_half_first() -> Res {
+    use npusim_cerebras::dsd::SimdMode;
+    for count in [1u16, 2, 5, 6] {
+        let mut pe = Pe::new(Arch::Wse3);
+        let vals: Vec<u16> = (0..count).map(|k| 0x100 + k).collect();
+        pe.mem.declare_with("v", &[u64::from(count)], &vals)?;
+        let v = pe.mem.mem1d(&format!("|i|{{{count}}} -> v[i]"))?;
+        pe.queues.bind_output(0, c(1))?;
+        let mut out = FabOut::new(Arch::Wse3, 8, Some(0), None)?;
+        out.simd_mode = Some(SimdMode::Simd32);
+        pe.mov16(out, &v)?;
+        let expected: Vec<(u32, bool)> = vals
+            .chunks(2)
+            .map(|p| {
+                (
+                    u32::from(p[0]) | (u32::from(p.get(1).copied().unwrap_or(0)) << 16),
+                    false,
+                )
+            })
+            .collect();
+        assert_eq!(sent(&mut pe, 0), expected, "{count} values");
+    }
+    // the fabout governs: extent 3 wavelets = 6 values of a scalar
+    let mut pe = Pe::new(Arch::Wse2);
+    pe.mov16(simd_out(Arch::Wse2, 3, 2, SimdMode::Simd32), Scalar::u16(7))?;
+    assert_eq!(sent(&mut pe, 2), vec![(0x0007_0007, false); 3]);
+    Ok(())
+}
+
+#[test]
+fn simd_64_needs_two_wavelets_of_room_simd_32_or_64_one() -> Res {
+    use npusim_cerebras::dsd::SimdMode;
+    for (mode, stalls) in [
+        (SimdMode::Simd64, true),
+        (SimdMode::Simd32Or64, false),
+        (SimdMode::Simd32, false),
+    ] {
+        let mut pe = Pe::new(Arch::Wse2);
+        // WSE-2 output queue 0 holds 2 wavelets; one is taken
+        pe.queues
+            .output_mut(0)
+            .expect("oq")
+            .push(Wavelet::data32(c(1), 0))
+            .expect("room");
+        let out = simd_out(Arch::Wse2, 2, 0, mode);
+        let mut run = pe.start(
+            Op::Mov16,
+            &out.into(),
+            &[Scalar::u16(3).into()],
+            &OpConfig::default(),
+        )?;
+        let p = pe.advance(&mut run, 1)?;
+        assert_eq!(
+            p == Progress::Stalled(Wait::OutputFull(0)),
+            stalls,
+            "{mode:?}: {p:?}"
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn simd_rules() -> Res {
+    use npusim_cerebras::dsd::SimdMode;
+    let mut pe = Pe::new(Arch::Wse2);
+    let e = pe
+        .mov32(simd_out(Arch::Wse2, 2, 2, SimdMode::Simd32), Scalar::u32(1))
+        .expect_err("32-bit op");
+    assert!(e.to_string().contains("16-bit"), "{e}");
+    let mut out = simd_out(Arch::Wse2, 2, 2, SimdMode::Simd32);
+    out.wavelet_index_offset = true;
+    let e = pe
+        .exec(
+            Op::Mov16,
+            &out.into(),
+            &[Scalar::u16(1).into()],
+            &OpConfig { index: Some(1) },
+        )
+        .expect_err("wio + simd");
+    assert!(e.to_string().contains("wavelet_index_offset"), "{e}");
+    Ok(())
+}

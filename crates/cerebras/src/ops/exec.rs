@@ -252,7 +252,7 @@ impl Pe {
 
     /// Whether the next element of `run` can go; an `on_control` control wavelet heading a
     /// fabric input is consumed here.
-    fn ready(&mut self, run: &RunningOp) -> Result<Ready, OpError> {
+    fn ready(&mut self, run: &RunningOp, n: u64) -> Result<Ready, OpError> {
         for (k, port) in run.ports.iter().enumerate() {
             match port {
                 Port::FabIn(p) => {
@@ -268,7 +268,12 @@ impl Pe {
                         Some(_) => {}
                     }
                 }
-                Port::FabOut(p) if self.queues.output(p.queue).is_none_or(|q| q.room() == 0) => {
+                Port::FabOut(p)
+                    if self
+                        .queues
+                        .output(p.queue)
+                        .is_none_or(|q| q.room() < p.room_needed(n, run.len)) =>
+                {
                     return Ok(Ready::Wait(Wait::OutputFull(p.queue)));
                 }
                 Port::Fifo(id) if run.asynchronous => {
@@ -320,7 +325,7 @@ impl Pe {
                 run.activated = activated;
                 return Ok(Progress::Paused);
             }
-            match self.ready(run)? {
+            match self.ready(run, n)? {
                 Ready::Go => {}
                 Ready::Wait(wait) => {
                     run.n = n;
@@ -409,7 +414,6 @@ impl Pe {
                     self.mem.store(w, ty, r)?;
                 }
                 Port::FabOut(p) => {
-                    let p = *p;
                     self.push_fabout(op, p, r, run.dest_words, n + 1 == len)?;
                 }
                 Port::Ptr(_) | Port::Scalar(_) | Port::FabIn(_) => reg = Some(r),
@@ -450,6 +454,14 @@ impl Pe {
             },
             _ => None,
         };
+        if let Port::FabOut(p) = &mut run.ports[0]
+            && let Some(low) = p.pending.take()
+            && self.queues.output(p.queue).is_some_and(|q| q.room() > 0)
+        {
+            // an operation cut short with half a SIMD wavelet: send it, high half 0
+            let mut q = *p;
+            self.push_fabout(op, &mut q, u32::from(low), 1, true)?;
+        }
         if let (Some(f), Port::FabOut(p)) = (&fabout, &run.ports[0]) {
             if let Some(which) = f.zero {
                 self.zero_source(&run.srcs, which)?;

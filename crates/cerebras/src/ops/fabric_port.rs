@@ -10,7 +10,7 @@ use super::op::{Class, Op};
 use super::operand::Operand;
 use super::pe::{Pe, position};
 use crate::arch::Arch;
-use crate::dsd::{Dsd, FabIn, FabOut, ZeroSource};
+use crate::dsd::{Dsd, FabIn, FabOut, SimdMode, ZeroSource};
 use crate::fabric::{Color, Wavelet, WaveletKind};
 
 /// `extent = 0x7fff` means "infinite" for fabric DSDs (spec §2.7).
@@ -25,6 +25,8 @@ pub(super) fn fabric_length(d: &Dsd) -> u64 {
     match d {
         Dsd::FabIn(f) if f.extent == INFINITE_EXTENT => u64::MAX,
         Dsd::FabOut(f) if f.extent == INFINITE_EXTENT => u64::MAX,
+        // a SIMD fabout's extent counts wavelets of two 16-bit values (spec §0.6)
+        Dsd::FabOut(f) if f.simd_mode.is_some() => 2 * u64::from(f.extent),
         _ => d.length(),
     }
 }
@@ -61,6 +63,25 @@ pub struct FabOutPort {
     pub control_transform: bool,
     /// Mark the operation's last wavelet to advance the color's switch.
     pub advance_switch: bool,
+    /// SIMD mode: two 16-bit results per wavelet.
+    pub simd: Option<SimdMode>,
+    /// The low half of a SIMD wavelet waiting for its high half.
+    pub pending: Option<u16>,
+}
+
+impl FabOutPort {
+    /// Output-queue room element `n` of `len` needs: one wavelet per element without SIMD;
+    /// with SIMD one when the element completes a pair or is the last, and, for `simd_64`,
+    /// two at the start of each group of four elements that fills two wavelets.
+    pub fn room_needed(&self, n: u64, len: u64) -> u32 {
+        let Some(mode) = self.simd else {
+            return 1;
+        };
+        if mode == SimdMode::Simd64 && n % 4 == 0 && n.saturating_add(3) < len {
+            return 2;
+        }
+        u32::from(self.pending.is_some() || n.saturating_add(1) == len)
+    }
 }
 
 /// What a stalled operation waits for.
@@ -141,6 +162,8 @@ impl Pe {
             index,
             control_transform: d.control_transform,
             advance_switch: d.advance_switch,
+            simd: d.simd_mode,
+            pending: None,
         })
     }
 
@@ -175,9 +198,12 @@ impl Pe {
             let why = match d {
                 Dsd::FabIn(_) if k == 0 => Some("a fabin_dsd is a source, never the destination"),
                 Dsd::FabOut(_) if k > 0 => Some("a fabout_dsd is the destination, never a source"),
-                Dsd::FabOut(f) if f.simd_mode.is_some() => {
-                    Some("fabric SIMD modes are not modelled yet (spec §5.2 leaves them open)")
+                Dsd::FabOut(f) if f.simd_mode.is_some() && class_words(op.dest_class()) != 1 => {
+                    Some("a SIMD mode packs 16-bit values; this operation's results are 32-bit")
                 }
+                Dsd::FabOut(f) if f.simd_mode.is_some() && f.wavelet_index_offset => Some(
+                    "a SIMD wavelet's high half is a value, so it cannot carry a wavelet_index_offset index",
+                ),
                 Dsd::FabOut(f) if f.zero == Some(ZeroSource::First) && ops.len() < 3 => Some(
                     "zero = first_source needs two sources; a one-source operation names second_source",
                 ),
@@ -235,12 +261,22 @@ impl Pe {
     pub(super) fn push_fabout(
         &mut self,
         op: Op,
-        p: FabOutPort,
+        p: &mut FabOutPort,
         r: u32,
         words: u32,
         last: bool,
     ) -> Result<(), OpError> {
-        let mut payload = if words == 1 {
+        let mut payload = if p.simd.is_some() {
+            let value = r & 0xFFFF;
+            match p.pending.take() {
+                Some(low) => (value << 16) | u32::from(low),
+                None if last => value,
+                None => {
+                    p.pending = Some(value as u16);
+                    return Ok(());
+                }
+            }
+        } else if words == 1 {
             (u32::from(p.index) << 16) | (r & 0xFFFF)
         } else {
             r
