@@ -1,6 +1,8 @@
-//! The ported streaming programs (spec §13 E7, E8, E9) give their documented outputs, on both
+//! The ported programs (spec §13 E4, E7, E8, E9) give their documented outputs, on both
 //! architectures, and two runs give the same trace.
 
+#[path = "../examples/e4_gemv_routes_3.rs"]
+mod e4;
 #[path = "../examples/e7_pipeline_basic.rs"]
 mod e7;
 #[path = "../examples/e8_pipeline_fifo.rs"]
@@ -68,5 +70,22 @@ fn e9_fifos_negate_and_cube() -> Res {
         assert_eq!(o.to_bits(), e.to_bits(), "element {k}");
     }
     assert!(report.pes[0].stalls > 0);
+    Ok(())
+}
+
+#[test]
+fn e4_gemv_routes_3_reduces_across_a_4x3_grid() -> Res {
+    for arch in [Arch::Wse2, Arch::Wse3] {
+        let r = e4::run(arch)?;
+        assert_eq!(r.y, [30.0, 94.0, 158.0, 222.0, 286.0, 350.0], "{arch}");
+        assert_eq!(r.exits, [1; 12], "every exit task runs once ({arch})");
+        // every PE started its data task once per x element it holds (2) plus reduce, exit
+        for s in &r.report.pes {
+            let expected = if s.y == 0 { 5 } else { 4 };
+            assert_eq!(s.tasks_started, expected, "PE ({}, {})", s.x, s.y);
+        }
+        let again = e4::run(arch)?;
+        assert_eq!(r.report, again.report);
+    }
     Ok(())
 }
