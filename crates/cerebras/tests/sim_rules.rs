@@ -1,0 +1,195 @@
+//! Resource and configuration rules of asynchronous operations and tasks.
+
+use npusim_cerebras::dsd::{FabOut, Priority};
+use npusim_cerebras::fabric::{Color, ColorConfig, Dir, QueueRef, QueueSide, Route};
+use npusim_cerebras::sim::{Action, AsyncConfig, Sim, SimError, TaskKind, microthread_of};
+use npusim_cerebras::{Arch, ElemTy, Op, Scalar};
+
+type Res = Result<(), Box<dyn std::error::Error>>;
+
+fn q(side: QueueSide, id: u8) -> QueueRef {
+    QueueRef { side, id }
+}
+
+#[test]
+fn microthread_ids_follow_the_seed_per_architecture() {
+    use QueueSide::{Input, Output};
+    // WSE-2: the fabout's output queue, else the first fabin's input queue
+    assert_eq!(
+        microthread_of(Arch::Wse2, &[(1, q(Input, 3)), (0, q(Output, 5))], None),
+        Ok(5)
+    );
+    assert_eq!(
+        microthread_of(Arch::Wse2, &[(2, q(Input, 6)), (1, q(Input, 3))], None),
+        Ok(3)
+    );
+    assert!(microthread_of(Arch::Wse2, &[(0, q(Output, 1))], Some(4)).is_err());
+    // WSE-3: explicit id, else the first fabric operand (destination, source 0, source 1)
+    assert_eq!(
+        microthread_of(Arch::Wse3, &[(0, q(Output, 2))], Some(4)),
+        Ok(4)
+    );
+    assert_eq!(
+        microthread_of(Arch::Wse3, &[(2, q(Input, 6)), (1, q(Input, 3))], None),
+        Ok(3)
+    );
+    assert_eq!(
+        microthread_of(Arch::Wse3, &[(1, q(Input, 3)), (0, q(Output, 7))], None),
+        Ok(7)
+    );
+    assert!(microthread_of(Arch::Wse3, &[(0, q(Output, 1))], Some(8)).is_err());
+    // no fabric operand
+    for arch in [Arch::Wse2, Arch::Wse3] {
+        let e = microthread_of(arch, &[], None).expect_err("needs a fabric operand");
+        assert!(e.contains("fabric operand"), "{e}");
+    }
+}
+
+fn one_task(arch: Arch, body: Vec<Action>) -> Result<Sim, Box<dyn std::error::Error>> {
+    let mut sim = Sim::new(arch, 1, 1)?;
+    sim.bind_task(0, 0, TaskKind::Local, 10, "t", body)?;
+    sim.activate(0, 0, "t")?;
+    Ok(sim)
+}
+
+#[test]
+fn an_async_op_without_a_fabric_operand_is_an_error() -> Res {
+    let mut sim = Sim::new(Arch::Wse2, 1, 1)?;
+    sim.pe_mut(0, 0)?.mem.declare("m", ElemTy::U16, &[2])?;
+    let m = sim.pe(0, 0)?.mem.mem1d("|i|{2} -> m[i]")?;
+    sim.bind_task(
+        0,
+        0,
+        TaskKind::Local,
+        10,
+        "t",
+        vec![Action::spawn(
+            Op::Mov16,
+            m,
+            vec![Scalar::u16(1).into()],
+            AsyncConfig::default(),
+        )],
+    )?;
+    sim.activate(0, 0, "t")?;
+    let e = sim.run(100).expect_err("no fabric operand");
+    assert!(matches!(&e, SimError::Async { x: 0, y: 0, .. }), "{e}");
+    assert!(
+        e.to_string().contains("fabric operand") && e.to_string().contains("mov16"),
+        "{e}"
+    );
+    Ok(())
+}
+
+#[test]
+fn wse3_priority_belongs_on_the_dsd() -> Res {
+    let out = FabOut::new(Arch::Wse3, 1, Some(0), None)?;
+    let cfg = AsyncConfig {
+        priority: Some(Priority::High),
+        ..AsyncConfig::default()
+    };
+    let mut sim = one_task(
+        Arch::Wse3,
+        vec![Action::spawn(
+            Op::Mov16,
+            out,
+            vec![Scalar::u16(1).into()],
+            cfg,
+        )],
+    )?;
+    sim.pe_mut(0, 0)?.queues.bind_output(0, Color::new(1)?)?;
+    let e = sim.run(100).expect_err("priority on the op");
+    assert!(e.to_string().contains("priority"), "{e}");
+    Ok(())
+}
+
+#[test]
+fn reusing_an_output_queue_that_still_holds_wavelets_names_both_operations() -> Res {
+    // PE (0,0) sends 6 wavelets east to PE (1,0), whose input queue (2 wavelets) nobody
+    // reads: the first op ends with wavelets left in output queue 2; a second op on the same
+    // queue is a reuse.
+    let color = Color::new(3)?;
+    let mut sim = Sim::new(Arch::Wse2, 2, 1)?;
+    sim.fabric_mut().set_color_config(
+        0,
+        0,
+        color,
+        ColorConfig::fixed(Route::new(&[Dir::Ramp], &[Dir::East])),
+    )?;
+    sim.fabric_mut().set_color_config(
+        1,
+        0,
+        color,
+        ColorConfig::fixed(Route::new(&[Dir::West], &[Dir::Ramp])),
+    )?;
+    sim.pe_mut(1, 0)?.queues.bind_input(4, color)?;
+    let out = FabOut::new(Arch::Wse2, 6, Some(2), Some(3))?;
+    let one = FabOut::new(Arch::Wse2, 1, Some(2), Some(3))?;
+    sim.bind_task(
+        0,
+        0,
+        TaskKind::Local,
+        10,
+        "t",
+        vec![
+            Action::sync(Op::Mov16, out, vec![Scalar::u16(1).into()]),
+            Action::sync(Op::Mov16, one, vec![Scalar::u16(2).into()]),
+        ],
+    )?;
+    sim.activate(0, 0, "t")?;
+    let e = sim.run(100).expect_err("queue reuse");
+    let SimError::QueueReuse {
+        x: 0,
+        y: 0,
+        queue,
+        left,
+        first,
+        second,
+        ..
+    } = &e
+    else {
+        panic!("{e}");
+    };
+    assert_eq!(*queue, q(QueueSide::Output, 2));
+    assert!(*left > 0);
+    assert!(
+        first.contains("action 1") && second.contains("action 2"),
+        "{e}"
+    );
+    Ok(())
+}
+
+#[test]
+fn task_ids_are_checked_per_architecture() -> Res {
+    let mut sim = Sim::new(Arch::Wse3, 1, 1)?;
+    let e = sim
+        .bind_task(0, 0, TaskKind::Local, 5, "low", Vec::new())
+        .expect_err("WSE-3 local ids start at 8");
+    assert!(e.to_string().contains("8..=30"), "{e}");
+    let e = sim
+        .bind_task(0, 0, TaskKind::Data, 8, "d", Vec::new())
+        .expect_err("WSE-3 data ids are queues 0..=7");
+    assert!(e.to_string().contains("0..=7"), "{e}");
+    sim.bind_task(0, 0, TaskKind::Local, 8, "a", Vec::new())?;
+    let e = sim
+        .bind_task(0, 0, TaskKind::Local, 9, "a", Vec::new())
+        .expect_err("name taken");
+    assert!(e.to_string().contains("clashes"), "{e}");
+    let e = sim.activate(0, 0, "missing").expect_err("unknown task");
+    assert!(e.to_string().contains("no task named missing"), "{e}");
+    let e = sim.activate(3, 0, "a").expect_err("off the grid");
+    assert!(e.to_string().contains("PE (3, 0)"), "{e}");
+    Ok(())
+}
+
+#[test]
+fn events_are_recorded_on_request() -> Res {
+    let mut sim = one_task(Arch::Wse2, Vec::new())?;
+    sim.record_events(true);
+    sim.run(10)?;
+    assert!(
+        sim.events().iter().any(|e| e.contains("task PE 0 t")),
+        "{:?}",
+        sim.events()
+    );
+    Ok(())
+}
