@@ -105,8 +105,9 @@ fn wse3_priority_belongs_on_the_dsd() -> Res {
 #[test]
 fn reusing_an_output_queue_that_still_holds_wavelets_names_both_operations() -> Res {
     // PE (0,0) sends 6 wavelets east to PE (1,0), whose input queue (2 wavelets) nobody
-    // reads: the first op ends with wavelets left in output queue 2; a second op on the same
-    // queue is a reuse.
+    // reads: the first op ends with wavelets left in output queue 2; a second op sending
+    // another color through the same queue is a reuse (the same color would just continue
+    // the stream).
     let color = Color::new(3)?;
     let mut sim = Sim::new(Arch::Wse2, 2, 1)?;
     sim.fabric_mut().set_color_config(
@@ -123,7 +124,7 @@ fn reusing_an_output_queue_that_still_holds_wavelets_names_both_operations() -> 
     )?;
     sim.pe_mut(1, 0)?.queues.bind_input(4, color)?;
     let out = FabOut::new(Arch::Wse2, 6, Some(2), Some(3))?;
-    let one = FabOut::new(Arch::Wse2, 1, Some(2), Some(3))?;
+    let one = FabOut::new(Arch::Wse2, 1, Some(2), Some(4))?;
     sim.bind_task(
         0,
         0,

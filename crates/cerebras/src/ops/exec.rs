@@ -12,7 +12,7 @@ use super::op::Op;
 use super::operand::{Operand, Scalar};
 use super::pe::{LengthPolicy, OpConfig, Outcome, Pe, Port, dsd_base, position};
 use crate::dsd::{Dsd, FifoAction};
-use crate::fabric::{QueueRef, QueueSide};
+use crate::fabric::{Color, QueueRef, QueueSide};
 
 /// Name of the cycle model.
 pub const CYCLE_MODEL: &str = "cerebras-simd-v1";
@@ -120,6 +120,14 @@ impl RunningOp {
                 _ => None,
             })
             .collect()
+    }
+
+    /// The color a fabout destination sends on.
+    pub fn fabout_color(&self) -> Option<Color> {
+        match self.ports.first() {
+            Some(Port::FabOut(p)) => Some(p.color),
+            _ => None,
+        }
     }
 
     /// The FIFOs its operands use, with the operand position (0 = destination).

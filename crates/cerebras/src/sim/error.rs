@@ -130,4 +130,22 @@ pub enum SimError {
         /// What was still going on.
         busy: Vec<String>,
     },
+    /// A control wavelet reached a data task's channel but no control task has its id.
+    #[error(
+        "PE ({x}, {y}) cycle {cycle}: control wavelet 0x{payload:08X} on the channel of task {task} names control task {entry}, which is not bound"
+    )]
+    UnexpectedControl {
+        /// Column.
+        x: u32,
+        /// Row.
+        y: u32,
+        /// The cycle.
+        cycle: u64,
+        /// The data task whose channel it came on.
+        task: String,
+        /// The payload.
+        payload: u32,
+        /// The control task id it names.
+        entry: u8,
+    },
 }

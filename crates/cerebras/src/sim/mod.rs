@@ -10,6 +10,6 @@ pub mod task;
 
 pub use error::SimError;
 pub use microthread::{MainThreadPriority, microthread_of};
-pub use scheduler::Sim;
+pub use scheduler::{Sim, control_entry};
 pub use stats::{PeStats, RunReport, TraceHash};
 pub use task::{Action, AsyncConfig, CallCtx, Completion, OnControl, Task, TaskKind};

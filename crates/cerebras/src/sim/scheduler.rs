@@ -184,6 +184,7 @@ impl Sim {
             (TaskKind::Data, Arch::Wse3) => 0..=7,
             (TaskKind::Local, Arch::Wse2) => 0..=30,
             (TaskKind::Local, Arch::Wse3) => 8..=30,
+            (TaskKind::Control, _) => 0..=63,
         };
         if !range.contains(&id) {
             return Err(bad(format!(
@@ -508,6 +509,7 @@ impl Sim {
                     TaskKind::Local => t.active,
                     TaskKind::Data => data_queue(&st.pe, t.id)
                         .is_some_and(|q| st.pe.queues.input(q).is_some_and(|iq| !iq.is_empty())),
+                    TaskKind::Control => false,
                 }
         });
         let Some(ti) = pick else {
@@ -515,13 +517,36 @@ impl Sim {
         };
         let task = &mut st.tasks[ti];
         task.active = false;
-        let (name, body, kind, id) = (task.name.clone(), task.body.clone(), task.kind, task.id);
+        let (mut name, mut body, kind, id) =
+            (task.name.clone(), task.body.clone(), task.kind, task.id);
         let wavelet = match kind {
             TaskKind::Data => data_queue(&st.pe, id)
                 .and_then(|q| st.pe.queues.input_mut(q))
                 .and_then(|iq| iq.pop()),
-            TaskKind::Local => None,
+            TaskKind::Local | TaskKind::Control => None,
         };
+        // a control wavelet on a data task's channel starts the control task it names
+        if let Some(w) = wavelet.filter(|w| w.is_control()) {
+            let entry = control_entry(w.payload);
+            let Some(t) = st
+                .tasks
+                .iter()
+                .find(|t| t.kind == TaskKind::Control && t.id == entry)
+            else {
+                let (x, y) = self.fabric.coords(k);
+                return Err(SimError::UnexpectedControl {
+                    x,
+                    y,
+                    cycle,
+                    task: name,
+                    payload: w.payload,
+                    entry,
+                });
+            };
+            name = t.name.clone();
+            body = t.body.clone();
+        }
+        let st = &mut self.pes[k];
         st.main = MainThread {
             task: Some(name.clone()),
             wavelet,
@@ -579,7 +604,7 @@ impl Sim {
                     .start(op, &dest, &srcs, &cfg)
                     .map_err(|e| self.op_error(k, cycle, &label, e))?;
                 let queues = run.fabric_queues();
-                self.check_queues(k, cycle, &label, &queues, None)?;
+                self.check_queues(k, cycle, &label, &queues, None, run.fabout_color())?;
                 match asynchronous {
                     None => {
                         self.pes[k].main.current = Some((run, label, queues));
@@ -596,7 +621,9 @@ impl Sim {
         }
     }
 
-    /// Queue conflicts with running microthreads and output-queue reuse.
+    /// Queue conflicts with running microthreads, and output-queue reuse: an operation
+    /// sending on `color` through an output queue that still holds another operation's
+    /// wavelets of a different color.
     fn check_queues(
         &self,
         k: usize,
@@ -604,6 +631,7 @@ impl Sim {
         label: &str,
         queues: &[(usize, QueueRef)],
         ut: Option<u8>,
+        color: Option<Color>,
     ) -> Result<(), SimError> {
         let (x, y) = self.fabric.coords(k);
         let st = &self.pes[k];
@@ -636,9 +664,13 @@ impl Sim {
             if q.side != QueueSide::Output {
                 continue;
             }
-            let left = st.pe.queues.output(q.id).map_or(0, |o| o.len());
+            let Some(oq) = st.pe.queues.output(q.id) else {
+                continue;
+            };
+            let left = oq.len();
+            let other_color = oq.iter().any(|w| Some(w.color) != color);
             if let Some(first) = &st.out_owner[usize::from(q.id)]
-                && left > 0
+                && other_color
                 && first != label
             {
                 return Err(SimError::QueueReuse {
@@ -673,7 +705,7 @@ impl Sim {
             rule,
         };
         let ut = microthread_of(self.arch, &queues, cfg.ut_id).map_err(async_err)?;
-        self.check_queues(k, cycle, &label, &queues, Some(ut))?;
+        self.check_queues(k, cycle, &label, &queues, Some(ut), run.fabout_color())?;
         let priority = self.priority_of(k, &run, &cfg).map_err(async_err)?;
         let m = Microthread {
             ut,
@@ -788,6 +820,12 @@ impl Sim {
             idle,
         })
     }
+}
+
+/// The control task a control wavelet names: payload bits 16..=21 (the layout is not
+/// published; a third-party note puts the entry point from bit 16, the data in bits 0..=15).
+pub fn control_entry(payload: u32) -> u8 {
+    ((payload >> 16) & 0x3F) as u8
 }
 
 /// The input queue of data task `id`: the queue bound to color `id` on WSE-2, queue `id` on

@@ -154,6 +154,9 @@ pub enum TaskKind {
     Data,
     /// By `@activate` or a completion.
     Local,
+    /// By a control wavelet naming its id (payload bits 16..=21) that reaches the head of a
+    /// data task's channel; the wavelet is the task's argument (its data in bits 0..=15).
+    Control,
 }
 
 /// A bound task.
