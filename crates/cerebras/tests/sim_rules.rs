@@ -194,3 +194,61 @@ fn events_are_recorded_on_request() -> Res {
     );
     Ok(())
 }
+
+/// Two asynchronous producers wait on input queues 0 and 1 and write one value each into
+/// the same FIFO; the host feeds both queues at once: the FIFO's order is the threads' order.
+fn fifo_order(p0: Priority, p1: Priority) -> Result<Vec<u32>, Box<dyn std::error::Error>> {
+    use npusim_cerebras::dsd::{FabIn, FifoConfig};
+    use npusim_cerebras::fabric::Wavelet;
+    let c = Color::new(2)?;
+    let mut sim = Sim::new(Arch::Wse2, 1, 1)?;
+    let pe = sim.pe_mut(0, 0)?;
+    pe.mem.declare("buf", ElemTy::U32, &[4])?;
+    let fifo = pe.allocate_fifo("buf", FifoConfig::default())?;
+    let cfg = |p| AsyncConfig {
+        priority: Some(p),
+        ..AsyncConfig::default()
+    };
+    let body = vec![
+        Action::spawn(
+            Op::Mov32,
+            fifo,
+            vec![FabIn::new(Arch::Wse2, 1, Some(0), None)?.into()],
+            cfg(p0),
+        ),
+        Action::spawn(
+            Op::Mov32,
+            fifo,
+            vec![FabIn::new(Arch::Wse2, 1, Some(1), None)?.into()],
+            cfg(p1),
+        ),
+    ];
+    sim.bind_task(0, 0, TaskKind::Local, 10, "t", body)?;
+    sim.activate(0, 0, "t")?;
+    let e = sim.run(100).expect_err("both wait");
+    assert!(
+        matches!(e, SimError::Deadlock { ref waits, .. } if waits.len() == 2),
+        "{e}"
+    );
+    let pe = sim.pe_mut(0, 0)?;
+    for (q, v) in [(0u8, 100u32), (1, 101)] {
+        pe.queues
+            .input_mut(q)
+            .expect("iq")
+            .push(Wavelet::data32(c, v))
+            .expect("room");
+    }
+    sim.run(100)?;
+    Ok(sim
+        .pe(0, 0)?
+        .fifo_contents(npusim_cerebras::ops::FifoId(0))?)
+}
+
+#[test]
+fn higher_priority_microthreads_go_first_ties_by_id() -> Res {
+    assert_eq!(fifo_order(Priority::Low, Priority::High)?, [101, 100]);
+    assert_eq!(fifo_order(Priority::High, Priority::Low)?, [100, 101]);
+    assert_eq!(fifo_order(Priority::Medium, Priority::Medium)?, [100, 101]);
+    assert_eq!(fifo_order(Priority::Low, Priority::Medium)?, [101, 100]);
+    Ok(())
+}

@@ -123,4 +123,12 @@ pub enum FabricError {
         /// The port.
         dir: Dir,
     },
+    /// [`super::Fabric::step`] needs one set of queues per PE.
+    #[error("the grid has {pes} PEs but {given} sets of queues were given")]
+    QueueCount {
+        /// Sets given.
+        given: usize,
+        /// PEs of the grid.
+        pes: usize,
+    },
 }

@@ -267,6 +267,12 @@ impl Fabric {
         cycle: u64,
         queues: &mut [&mut PeQueues],
     ) -> Result<Vec<Hop>, FabricError> {
+        if queues.len() != self.routers.len() {
+            return Err(FabricError::QueueCount {
+                given: queues.len(),
+                pes: self.routers.len(),
+            });
+        }
         let mut movers = Vec::new();
         for k in 0..self.routers.len() {
             self.plan_router(k, cycle, &mut movers)?;
@@ -290,7 +296,9 @@ impl Fabric {
                 match *t {
                     Target::Slot(k, d) => self.routers[k].slots[d.index()] = Some(w),
                     Target::Ce(k) => {
-                        let _ = queues[k].deliver(w);
+                        if let Some(q) = queues.get_mut(k) {
+                            q.deliver(w);
+                        }
                     }
                     Target::Host(k, dir) => {
                         let (x, y) = self.coords(k);
