@@ -446,3 +446,36 @@ fn two_inputs_of_one_color_in_one_cycle_is_a_merge_error() {
         "{err:?}"
     );
 }
+
+#[test]
+fn grid_sizes_are_checked() {
+    for (w, h) in [(0u32, 3u32), (3, 0)] {
+        assert!(matches!(
+            Fabric::new(Arch::Wse2, w, h),
+            Err(FabricError::EmptyGrid { .. })
+        ));
+    }
+    let e = Fabric::new(Arch::Wse2, 758, 1).expect_err("wider than WSE-2");
+    assert!(e.to_string().contains("757x996"), "{e}");
+    assert!(Fabric::new(Arch::Wse3, 1, 1172).is_ok());
+    let e = Fabric::new(Arch::Wse3, 1, 1173).expect_err("taller than WSE-3");
+    assert!(
+        matches!(
+            e,
+            FabricError::TooLarge {
+                max_height: 1172,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let mut f = Fabric::new(Arch::Wse2, 2, 1).expect("grid");
+    let mut q = PeQueues::new(Arch::Wse2);
+    let e = f
+        .step(0, &mut [&mut q])
+        .expect_err("one set of queues for two PEs");
+    assert!(
+        matches!(e, FabricError::QueueCount { given: 1, pes: 2 }),
+        "{e}"
+    );
+}

@@ -252,3 +252,71 @@ fn higher_priority_microthreads_go_first_ties_by_id() -> Res {
     assert_eq!(fifo_order(Priority::Low, Priority::Medium)?, [101, 100]);
     Ok(())
 }
+
+#[test]
+fn the_simulator_refuses_huge_grids() {
+    let e = Sim::new(Arch::Wse2, 700, 900).err().expect("too many PEs");
+    assert!(matches!(e, SimError::TooManyPes { max: 16_384, .. }), "{e}");
+    assert!(Sim::new(Arch::Wse2, 16, 16).is_ok());
+}
+
+/// The main thread (a synchronous op) and one asynchronous op wait on input queues 1 and 0
+/// and write into one FIFO; fed at once, the FIFO's order shows which thread went first.
+fn main_vs_micro(
+    main: npusim_cerebras::sim::MainThreadPriority,
+    micro: Priority,
+) -> Result<Vec<u32>, Box<dyn std::error::Error>> {
+    use npusim_cerebras::dsd::{FabIn, FifoConfig};
+    use npusim_cerebras::fabric::Wavelet;
+    let c = Color::new(2)?;
+    let mut sim = Sim::new(Arch::Wse2, 1, 1)?;
+    sim.set_main_thread_priority(0, 0, main)?;
+    let pe = sim.pe_mut(0, 0)?;
+    pe.mem.declare("buf", ElemTy::U32, &[4])?;
+    let fifo = pe.allocate_fifo("buf", FifoConfig::default())?;
+    let cfg = AsyncConfig {
+        priority: Some(micro),
+        ..AsyncConfig::default()
+    };
+    let body = vec![
+        Action::spawn(
+            Op::Mov32,
+            fifo,
+            vec![FabIn::new(Arch::Wse2, 1, Some(0), None)?.into()],
+            cfg,
+        ),
+        Action::sync(
+            Op::Mov32,
+            fifo,
+            vec![FabIn::new(Arch::Wse2, 1, Some(1), None)?.into()],
+        ),
+    ];
+    sim.bind_task(0, 0, TaskKind::Local, 10, "t", body)?;
+    sim.activate(0, 0, "t")?;
+    sim.run(100).expect_err("both wait");
+    let pe = sim.pe_mut(0, 0)?;
+    for (q, v) in [(0u8, 100u32), (1, 200)] {
+        pe.queues
+            .input_mut(q)
+            .expect("iq")
+            .push(Wavelet::data32(c, v))
+            .expect("room");
+    }
+    sim.run(100)?;
+    Ok(sim
+        .pe(0, 0)?
+        .fifo_contents(npusim_cerebras::ops::FifoId(0))?)
+}
+
+#[test]
+fn main_thread_priority_sits_between_microthread_levels() -> Res {
+    use npusim_cerebras::sim::MainThreadPriority as M;
+    // MEDIUM_LOW (default): after medium microthreads, before low ones
+    assert_eq!(main_vs_micro(M::MediumLow, Priority::Low)?, [200, 100]);
+    assert_eq!(main_vs_micro(M::MediumLow, Priority::Medium)?, [100, 200]);
+    // MEDIUM_HIGH: before medium, after high; ties (HIGH vs high) go to the microthread
+    assert_eq!(main_vs_micro(M::MediumHigh, Priority::Medium)?, [200, 100]);
+    assert_eq!(main_vs_micro(M::MediumHigh, Priority::High)?, [100, 200]);
+    assert_eq!(main_vs_micro(M::High, Priority::High)?, [100, 200]);
+    Ok(())
+}

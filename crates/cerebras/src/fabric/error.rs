@@ -131,4 +131,18 @@ pub enum FabricError {
         /// PEs of the grid.
         pes: usize,
     },
+    /// A grid larger than the architecture's fabric.
+    #[error("a {width}x{height} grid does not fit the {max_width}x{max_height} fabric of {arch}")]
+    TooLarge {
+        /// Width asked.
+        width: u32,
+        /// Height asked.
+        height: u32,
+        /// The fabric's width.
+        max_width: u32,
+        /// The fabric's height.
+        max_height: u32,
+        /// The architecture.
+        arch: Arch,
+    },
 }

@@ -87,11 +87,30 @@ pub struct Fabric {
 }
 
 impl Fabric {
-    /// A grid of `width` x `height` PEs with no routes.
+    /// `(width, height)` of the full fabric of `arch` (spec §1.3: WSE-2 757 × 996 PEs; WSE-3
+    /// 762 × 1172, a third-party constant).
+    pub const fn full_size(arch: Arch) -> (u32, u32) {
+        match arch {
+            Arch::Wse2 => (757, 996),
+            Arch::Wse3 => (762, 1172),
+        }
+    }
+
+    /// A grid of `width` x `height` PEs with no routes; it must fit the full fabric of `arch`.
     pub fn new(arch: Arch, width: u32, height: u32) -> Result<Fabric, FabricError> {
         let n = u64::from(width) * u64::from(height);
-        if n == 0 || n > u64::from(u32::MAX) {
+        if n == 0 {
             return Err(FabricError::EmptyGrid { width, height });
+        }
+        let (fw, fh) = Fabric::full_size(arch);
+        if width > fw || height > fh {
+            return Err(FabricError::TooLarge {
+                width,
+                height,
+                max_width: fw,
+                max_height: fh,
+                arch,
+            });
         }
         Ok(Fabric {
             arch,

@@ -148,4 +148,14 @@ pub enum SimError {
         /// The control task id it names.
         entry: u8,
     },
+    /// A grid with more PEs than the simulator takes.
+    #[error("a {width}x{height} grid has more than {max} PEs, the simulator's limit")]
+    TooManyPes {
+        /// Width asked.
+        width: u32,
+        /// Height asked.
+        height: u32,
+        /// The limit.
+        max: u64,
+    },
 }

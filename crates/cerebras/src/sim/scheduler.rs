@@ -78,8 +78,20 @@ struct PeCycle {
 }
 
 impl Sim {
-    /// A `width` x `height` grid of empty PEs of `arch`.
+    /// At most this many PEs per simulation: each PE holds its 48 KiB memory, so a larger grid
+    /// is refused rather than exhausting the host (a policy, not a hardware limit).
+    pub const MAX_PES: u64 = 16_384;
+
+    /// A `width` x `height` grid of empty PEs of `arch` (at most [`Sim::MAX_PES`]).
     pub fn new(arch: Arch, width: u32, height: u32) -> Result<Sim, SimError> {
+        let pes = u64::from(width) * u64::from(height);
+        if pes > Sim::MAX_PES {
+            return Err(SimError::TooManyPes {
+                width,
+                height,
+                max: Sim::MAX_PES,
+            });
+        }
         let fabric = Fabric::new(arch, width, height)?;
         let pes = (0..fabric.len())
             .map(|k| {
