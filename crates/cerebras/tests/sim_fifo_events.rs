@@ -162,3 +162,64 @@ fn activate_push_fires_once_after_an_empty_event() -> Res {
     assert_eq!(sent, [7, 8]);
     Ok(())
 }
+
+/// An asynchronous consumer of an empty FIFO on WSE-3 with each empty action.
+fn empty_consumer(
+    action: npusim_cerebras::dsd::FifoAction,
+) -> Result<Sim, Box<dyn std::error::Error>> {
+    use npusim_cerebras::dsd::FabOut;
+    let color = Color::new(5)?;
+    let mut sim = Sim::new(Arch::Wse3, 1, 1)?;
+    let pe = sim.pe_mut(0, 0)?;
+    pe.mem.declare("buf", ElemTy::U32, &[4])?;
+    pe.mem.declare("done", ElemTy::U32, &[1])?;
+    pe.queues.bind_output(2, color)?;
+    let fifo = pe.allocate_fifo(
+        "buf",
+        FifoConfig {
+            empty_action: Some(action),
+            ..FifoConfig::default()
+        },
+    )?;
+    let out = FabOut::new(Arch::Wse3, 2, Some(2), None)?;
+    sim.bind_task(
+        0,
+        0,
+        TaskKind::Local,
+        10,
+        "main",
+        vec![Action::spawn(
+            Op::Mov32,
+            out,
+            vec![fifo.into()],
+            AsyncConfig::activate("after"),
+        )],
+    )?;
+    sim.bind_task(0, 0, TaskKind::Local, 11, "after", counter("done"))?;
+    sim.activate(0, 0, "main")?;
+    Ok(sim)
+}
+
+#[test]
+fn async_empty_actions_terminate_suspend_fault() -> Res {
+    use npusim_cerebras::dsd::FifoAction;
+    // terminate: the operation ends at once and its completion runs
+    let mut sim = empty_consumer(FifoAction::Terminate)?;
+    sim.run(100)?;
+    assert_eq!(sim.pe(0, 0)?.mem.read::<u32>("done")?, [1]);
+    // suspend and test_or_suspend: it waits (a deadlock here, nobody pushes)
+    for a in [FifoAction::Suspend, FifoAction::TestOrSuspend] {
+        let mut sim = empty_consumer(a)?;
+        let e = sim.run(100).expect_err("waits");
+        assert!(e.to_string().contains("an element in FIFO 0"), "{e}");
+    }
+    // fault: an error naming the PE, the cycle and the operation
+    let mut sim = empty_consumer(FifoAction::Fault)?;
+    let e = sim.run(100).expect_err("fault");
+    let text = e.to_string();
+    assert!(
+        text.contains("PE (0, 0) cycle") && text.contains("fault") && text.contains("mov32"),
+        "{text}"
+    );
+    Ok(())
+}
