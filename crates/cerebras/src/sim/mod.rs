@@ -2,8 +2,10 @@
 //! resource-conflict detection and a deterministic cycle-stepped scheduler with per-PE
 //! statistics and a trace hash.
 
+pub mod ending;
 pub mod error;
 pub mod microthread;
+pub mod resources;
 pub mod scheduler;
 pub mod stats;
 pub mod task;

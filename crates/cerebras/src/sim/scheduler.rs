@@ -17,58 +17,58 @@
 use std::collections::VecDeque;
 
 use super::error::SimError;
-use super::microthread::{
-    MainThreadPriority, default_priority, main_thread_rank, microthread_of, microthread_rank,
-};
+use super::microthread::{MainThreadPriority, main_thread_rank};
 use super::stats::{PeStats, RunReport, TraceHash};
 use super::task::{Action, AsyncConfig, CallCtx, Completion, OnControl, Task, TaskKind};
 use crate::arch::Arch;
-use crate::dsd::{Dsd, Priority};
 use crate::fabric::{Collected, Color, Fabric, PeQueues, QueueRef, QueueSide, Wavelet};
-use crate::ops::{Operand, Outcome, Pe, Progress, RunningOp, Wait};
+use crate::ops::{Outcome, Pe, Progress, RunningOp, Wait};
 
-struct Microthread {
-    ut: u8,
-    rank: u8,
-    label: String,
-    run: RunningOp,
-    cfg: AsyncConfig,
-    queues: Vec<(usize, QueueRef)>,
-    born: u64,
-    waiting: Option<Wait>,
+/// An asynchronous operation running on a hardware microthread.
+pub(super) struct Microthread {
+    pub(super) ut: u8,
+    pub(super) rank: u8,
+    pub(super) label: String,
+    pub(super) run: RunningOp,
+    pub(super) cfg: AsyncConfig,
+    pub(super) queues: Vec<(usize, QueueRef)>,
+    pub(super) born: u64,
+    pub(super) waiting: Option<Wait>,
 }
 
 /// A synchronous operation in progress on the main thread.
-type SyncOp = (RunningOp, String, Vec<(usize, QueueRef)>);
+pub(super) type SyncOp = (RunningOp, String, Vec<(usize, QueueRef)>);
 
+/// The PE's main thread: the running task, its remaining actions and its synchronous op.
 #[derive(Default)]
-struct MainThread {
-    task: Option<String>,
-    wavelet: Option<Wavelet>,
-    actions: VecDeque<Action>,
-    action_no: usize,
-    current: Option<SyncOp>,
-    waiting: Option<Wait>,
+pub(super) struct MainThread {
+    pub(super) task: Option<String>,
+    pub(super) wavelet: Option<Wavelet>,
+    pub(super) actions: VecDeque<Action>,
+    pub(super) action_no: usize,
+    pub(super) current: Option<SyncOp>,
+    pub(super) waiting: Option<Wait>,
 }
 
-struct PeState {
-    pe: Pe,
-    tasks: Vec<Task>,
-    main: MainThread,
-    micro: Vec<Microthread>,
-    main_priority: MainThreadPriority,
-    stats: PeStats,
-    out_owner: [Option<String>; 8],
+/// One PE of the simulation: its machine, tasks, threads and statistics.
+pub(super) struct PeState {
+    pub(super) pe: Pe,
+    pub(super) tasks: Vec<Task>,
+    pub(super) main: MainThread,
+    pub(super) micro: Vec<Microthread>,
+    pub(super) main_priority: MainThreadPriority,
+    pub(super) stats: PeStats,
+    pub(super) out_owner: [Option<String>; 8],
 }
 
 /// A grid of PEs, their routers and their tasks, run cycle by cycle.
 pub struct Sim {
-    arch: Arch,
-    fabric: Fabric,
-    pes: Vec<PeState>,
-    cycle: u64,
-    trace: TraceHash,
-    events: Option<Vec<String>>,
+    pub(super) arch: Arch,
+    pub(super) fabric: Fabric,
+    pub(super) pes: Vec<PeState>,
+    pub(super) cycle: u64,
+    pub(super) trace: TraceHash,
+    pub(super) events: Option<Vec<String>>,
 }
 
 /// What one PE did in one cycle.
@@ -323,7 +323,13 @@ impl Sim {
         Ok(changed)
     }
 
-    fn op_error(&self, k: usize, cycle: u64, what: &str, source: crate::ops::OpError) -> SimError {
+    pub(super) fn op_error(
+        &self,
+        k: usize,
+        cycle: u64,
+        what: &str,
+        source: crate::ops::OpError,
+    ) -> SimError {
         let (x, y) = self.fabric.coords(k);
         SimError::Op {
             x,
@@ -631,206 +637,6 @@ impl Sim {
                 }
             }
         }
-    }
-
-    /// Queue conflicts with running microthreads, and output-queue reuse: an operation
-    /// sending on `color` through an output queue that still holds another operation's
-    /// wavelets of a different color.
-    fn check_queues(
-        &self,
-        k: usize,
-        cycle: u64,
-        label: &str,
-        queues: &[(usize, QueueRef)],
-        ut: Option<u8>,
-        color: Option<Color>,
-    ) -> Result<(), SimError> {
-        let (x, y) = self.fabric.coords(k);
-        let st = &self.pes[k];
-        for m in &st.micro {
-            if let Some(&(_, q)) = queues
-                .iter()
-                .find(|(_, q)| m.queues.iter().any(|(_, p)| p == q))
-            {
-                return Err(SimError::QueueConflict {
-                    x,
-                    y,
-                    cycle,
-                    queue: q,
-                    first: m.label.clone(),
-                    second: label.into(),
-                });
-            }
-            if ut == Some(m.ut) {
-                return Err(SimError::MicrothreadConflict {
-                    x,
-                    y,
-                    cycle,
-                    microthread: m.ut,
-                    first: m.label.clone(),
-                    second: label.into(),
-                });
-            }
-        }
-        for &(_, q) in queues {
-            if q.side != QueueSide::Output {
-                continue;
-            }
-            let Some(oq) = st.pe.queues.output(q.id) else {
-                continue;
-            };
-            let left = oq.len();
-            let other_color = oq.iter().any(|w| Some(w.color) != color);
-            if let Some(first) = &st.out_owner[usize::from(q.id)]
-                && other_color
-                && first != label
-            {
-                return Err(SimError::QueueReuse {
-                    x,
-                    y,
-                    cycle,
-                    queue: q,
-                    left,
-                    first: first.clone(),
-                    second: label.into(),
-                });
-            }
-        }
-        Ok(())
-    }
-
-    fn spawn(
-        &mut self,
-        k: usize,
-        cycle: u64,
-        run: RunningOp,
-        cfg: AsyncConfig,
-        label: String,
-        queues: Vec<(usize, QueueRef)>,
-    ) -> Result<(), SimError> {
-        let (x, y) = self.fabric.coords(k);
-        let async_err = |rule: String| SimError::Async {
-            x,
-            y,
-            cycle,
-            what: label.clone(),
-            rule,
-        };
-        let ut = microthread_of(self.arch, &queues, cfg.ut_id).map_err(async_err)?;
-        self.check_queues(k, cycle, &label, &queues, Some(ut), run.fabout_color())?;
-        let priority = self.priority_of(k, &run, &cfg).map_err(async_err)?;
-        let m = Microthread {
-            ut,
-            rank: microthread_rank(priority),
-            label,
-            run,
-            cfg,
-            queues,
-            born: cycle,
-            waiting: None,
-        };
-        let st = &mut self.pes[k];
-        st.micro.push(m);
-        st.micro.sort_by_key(|m| (std::cmp::Reverse(m.rank), m.ut));
-        Ok(())
-    }
-
-    fn priority_of(
-        &self,
-        k: usize,
-        run: &RunningOp,
-        cfg: &AsyncConfig,
-    ) -> Result<Priority, String> {
-        match self.arch {
-            Arch::Wse2 => Ok(cfg.priority.unwrap_or(default_priority(self.arch))),
-            Arch::Wse3 => {
-                if cfg.priority.is_some() {
-                    return Err("on WSE-3 the priority goes on the fabric DSD or the FIFO".into());
-                }
-                let pe = &self.pes[k].pe;
-                let from_operand = |o: &Operand| match o {
-                    Operand::Dsd(Dsd::FabIn(f)) => f.priority,
-                    Operand::Dsd(Dsd::FabOut(f)) => f.priority,
-                    Operand::Fifo(id) => pe.fifo(*id).ok().and_then(|f| f.config.priority),
-                    _ => None,
-                };
-                Ok(std::iter::once(run.dest())
-                    .chain(run.srcs())
-                    .find_map(from_operand)
-                    .unwrap_or(default_priority(self.arch)))
-            }
-        }
-    }
-
-    /// What each waiting thread waits on.
-    fn waits(&self, include_unbounded: bool) -> (Vec<String>, Vec<String>) {
-        let mut waits = Vec::new();
-        let mut idle = Vec::new();
-        for (k, st) in self.pes.iter().enumerate() {
-            let (x, y) = self.fabric.coords(k);
-            if let (Some((run, label, _)), Some(w)) = (&st.main.current, st.main.waiting) {
-                waits.push(format!(
-                    "PE ({x}, {y}) main thread {label} element {}: waits for {w}",
-                    run.elements()
-                ));
-            }
-            for m in &st.micro {
-                let line = format!(
-                    "PE ({x}, {y}) microthread {} {} element {}: waits for {}",
-                    m.ut,
-                    m.label,
-                    m.run.elements(),
-                    m.waiting
-                        .map_or("its first cycle".to_string(), |w| w.to_string())
-                );
-                if m.run.len() == u64::MAX && !include_unbounded {
-                    idle.push(line);
-                } else {
-                    waits.push(line);
-                }
-            }
-        }
-        for (x, y, d, w) in self.fabric.waiting() {
-            waits.push(format!("PE ({x}, {y}) router port {d}: {w} cannot move"));
-        }
-        (waits, idle)
-    }
-
-    fn busy(&self) -> Vec<String> {
-        let (mut waits, idle) = self.waits(true);
-        waits.extend(idle);
-        for (k, st) in self.pes.iter().enumerate() {
-            if let Some(t) = &st.main.task {
-                let (x, y) = self.fabric.coords(k);
-                waits.push(format!("PE ({x}, {y}) runs task {t}"));
-            }
-        }
-        waits
-    }
-
-    fn finish(&mut self, cycle: u64) -> Result<RunReport, SimError> {
-        let (waits, idle) = self.waits(false);
-        if !waits.is_empty() {
-            return Err(SimError::Deadlock { cycle, waits });
-        }
-        let pes = self
-            .pes
-            .iter()
-            .map(|st| {
-                let (i, o) = st.pe.queues.high_water();
-                PeStats {
-                    input_high_water: i,
-                    output_high_water: o,
-                    ..st.stats.clone()
-                }
-            })
-            .collect();
-        Ok(RunReport {
-            cycles: cycle,
-            pes,
-            trace_hash: self.trace.value(),
-            idle,
-        })
     }
 }
 
