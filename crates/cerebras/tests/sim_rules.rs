@@ -320,3 +320,65 @@ fn main_thread_priority_sits_between_microthread_levels() -> Res {
     assert_eq!(main_vs_micro(M::High, Priority::High)?, [100, 200]);
     Ok(())
 }
+
+#[test]
+fn wse3_priority_comes_from_the_fabric_dsd_default_high() -> Res {
+    use npusim_cerebras::dsd::{FabIn, FifoConfig};
+    use npusim_cerebras::fabric::Wavelet;
+    let order = |p0: Option<Priority>,
+                 p1: Option<Priority>|
+     -> Result<Vec<u32>, Box<dyn std::error::Error>> {
+        let c = Color::new(2)?;
+        let mut sim = Sim::new(Arch::Wse3, 1, 1)?;
+        let pe = sim.pe_mut(0, 0)?;
+        pe.mem.declare("buf", ElemTy::U32, &[4])?;
+        let fifo = pe.allocate_fifo("buf", FifoConfig::default())?;
+        let fin = |q: i64, p: Option<Priority>| -> Result<FabIn, Box<dyn std::error::Error>> {
+            let f = FabIn::new(Arch::Wse3, 1, Some(q), None)?;
+            Ok(match p {
+                Some(p) => f.with_priority(Arch::Wse3, p)?,
+                None => f,
+            })
+        };
+        let body = vec![
+            Action::spawn(
+                Op::Mov32,
+                fifo,
+                vec![fin(0, p0)?.into()],
+                AsyncConfig::default(),
+            ),
+            Action::spawn(
+                Op::Mov32,
+                fifo,
+                vec![fin(1, p1)?.into()],
+                AsyncConfig::default(),
+            ),
+        ];
+        sim.bind_task(0, 0, TaskKind::Local, 10, "t", body)?;
+        sim.activate(0, 0, "t")?;
+        sim.run(100).expect_err("both wait");
+        let pe = sim.pe_mut(0, 0)?;
+        for (q, v) in [(0u8, 100u32), (1, 101)] {
+            pe.queues
+                .input_mut(q)
+                .expect("iq")
+                .push(Wavelet::data32(c, v))
+                .expect("room");
+        }
+        sim.run(100)?;
+        Ok(sim
+            .pe(0, 0)?
+            .fifo_contents(npusim_cerebras::ops::FifoId(0))?)
+    };
+    assert_eq!(
+        order(Some(Priority::Low), Some(Priority::High))?,
+        [101, 100]
+    );
+    assert_eq!(
+        order(Some(Priority::High), Some(Priority::Medium))?,
+        [100, 101]
+    );
+    // omitted = high on WSE-3
+    assert_eq!(order(Some(Priority::Medium), None)?, [101, 100]);
+    Ok(())
+}
