@@ -382,3 +382,61 @@ fn wse3_priority_comes_from_the_fabric_dsd_default_high() -> Res {
     assert_eq!(order(Some(Priority::Medium), None)?, [101, 100]);
     Ok(())
 }
+
+/// The microthread a WSE-3 operation took, read from the deadlock report (it waits forever
+/// on an empty input queue).
+fn ut_taken(
+    dest_dsr_ut: Option<Option<u8>>,
+    src_dsr_ut: Option<Option<u8>>,
+    op_ut: Option<u8>,
+) -> Result<String, Box<dyn std::error::Error>> {
+    use npusim_cerebras::dsd::{Dsd, FabIn};
+    use npusim_cerebras::ops::DsrFile;
+    let mut sim = Sim::new(Arch::Wse3, 1, 1)?;
+    sim.pe_mut(0, 0)?.mem.declare("m", ElemTy::U16, &[2])?;
+    sim.pe_mut(0, 0)?.queues.bind_output(2, Color::new(1)?)?;
+    let cfg = |ut| AsyncConfig {
+        ut_id: ut,
+        ..AsyncConfig::default()
+    };
+    let fin = Dsd::FabIn(FabIn::new(Arch::Wse3, 2, Some(6), None)?);
+    let dest: npusim_cerebras::Operand = match dest_dsr_ut {
+        Some(ut) => {
+            let out = Dsd::FabOut(FabOut::new(Arch::Wse3, 2, Some(2), None)?);
+            sim.load_to_dsr_async(0, 0, DsrFile::Dest, &out, cfg(ut))?
+                .into()
+        }
+        None => sim.pe(0, 0)?.mem.mem1d("|i|{2} -> m[i]")?.into(),
+    };
+    let src: npusim_cerebras::Operand = match src_dsr_ut {
+        Some(ut) => sim
+            .load_to_dsr_async(0, 0, DsrFile::Src1, &fin, cfg(ut))?
+            .into(),
+        None => fin.into(),
+    };
+    // the op itself is synchronous as written: the async DSR makes it asynchronous
+    let action = match op_ut {
+        Some(u) => Action::spawn(Op::Mov16, dest, vec![src], cfg(Some(u))),
+        None => Action::sync(Op::Mov16, dest, vec![src]),
+    };
+    sim.bind_task(0, 0, TaskKind::Local, 10, "t", vec![action])?;
+    sim.activate(0, 0, "t")?;
+    let e = sim.run(100).expect_err("waits on input queue 6");
+    let SimError::Deadlock { waits, .. } = e else {
+        return Err(format!("{e}").into());
+    };
+    Ok(waits.join("; "))
+}
+
+#[test]
+fn g51_wse3_ut_id_precedence_and_async_dsrs() -> Res {
+    // out_dsr loaded with ut 2, op ut 4 => 2 (destination first)
+    assert!(ut_taken(Some(Some(2)), None, Some(4))?.contains("microthread 2 "));
+    // mov16(mem_dsd, in_dsr(ut 3); ut 4) => 4 (the DSD destination carries the op's id)
+    assert!(ut_taken(None, Some(Some(3)), Some(4))?.contains("microthread 4 "));
+    // an async DSR alone makes a synchronous-looking op asynchronous; its ut 3 is taken
+    assert!(ut_taken(None, Some(Some(3)), None)?.contains("microthread 3 "));
+    // no ut anywhere => the first fabric operand's queue (input queue 6)
+    assert!(ut_taken(None, Some(None), None)?.contains("microthread 6 "));
+    Ok(())
+}

@@ -21,8 +21,9 @@ use super::microthread::{MainThreadPriority, main_thread_rank};
 use super::stats::{PeStats, RunReport, TraceHash};
 use super::task::{Action, AsyncConfig, CallCtx, Completion, OnControl, Task, TaskKind};
 use crate::arch::Arch;
+use crate::dsd::Dsd;
 use crate::fabric::{Collected, Color, Fabric, PeQueues, QueueRef, QueueSide, Wavelet};
-use crate::ops::{Outcome, Pe, Progress, RunningOp, Wait};
+use crate::ops::{DsrFile, DsrId, Operand, Outcome, Pe, Progress, RunningOp, Wait};
 
 /// An asynchronous operation running on a hardware microthread.
 pub(super) struct Microthread {
@@ -59,6 +60,8 @@ pub(super) struct PeState {
     pub(super) main_priority: MainThreadPriority,
     pub(super) stats: PeStats,
     pub(super) out_owner: [Option<String>; 8],
+    /// DSRs loaded with an asynchronous configuration (`@load_to_dsr(.., .{ .async = true })`).
+    pub(super) dsr_async: Vec<(DsrId, AsyncConfig)>,
 }
 
 /// A grid of PEs, their routers and their tasks, run cycle by cycle.
@@ -108,6 +111,7 @@ impl Sim {
                         ..PeStats::default()
                     },
                     out_owner: Default::default(),
+                    dsr_async: Vec::new(),
                 }
             })
             .collect();
@@ -228,6 +232,25 @@ impl Sim {
         });
         st.tasks.sort_by_key(|t| t.id);
         Ok(())
+    }
+
+    /// `@load_to_dsr(dsr, dsd, .{ .async = true, ... })` on PE `(x, y)`: operations on the
+    /// DSR run asynchronously with `cfg` (spec §6).
+    pub fn load_to_dsr_async(
+        &mut self,
+        x: i64,
+        y: i64,
+        file: DsrFile,
+        dsd: &Dsd,
+        cfg: AsyncConfig,
+    ) -> Result<DsrId, SimError> {
+        let k = self.fabric.pe_index(x, y)?;
+        let id = self.pes[k]
+            .pe
+            .load_to_dsr(file, dsd, false)
+            .map_err(|e| self.op_error(k, self.cycle, "@load_to_dsr", e))?;
+        self.pes[k].dsr_async.push((id, cfg));
+        Ok(id)
     }
 
     /// Host-side `@activate(task)` on PE `(x, y)` (the port of an RPC `launch`).
@@ -623,7 +646,8 @@ impl Sim {
                     .map_err(|e| self.op_error(k, cycle, &label, e))?;
                 let queues = run.fabric_queues();
                 self.check_queues(k, cycle, &label, &queues, None, run.fabout_color())?;
-                match asynchronous {
+                let operands: Vec<&Operand> = std::iter::once(&dest).chain(&srcs).collect();
+                match self.pes[k].effective_async(asynchronous, &operands) {
                     None => {
                         self.pes[k].main.current = Some((run, label, queues));
                         // the first element in this same cycle
@@ -654,5 +678,47 @@ fn data_queue(pe: &Pe, id: u8) -> Option<u8> {
             .ok()
             .and_then(|c| pe.queues.input_of(c)),
         Arch::Wse3 => Some(id),
+    }
+}
+
+impl PeState {
+    /// The asynchronous configuration an operation runs with: its own, completed by those of
+    /// DSR operands loaded with `.async = true` (which make it asynchronous on their own).
+    /// Completion actions and priority: the operation's, else the first DSR's (destination,
+    /// then sources). `ut_id` (WSE-3): the first operand in that order that carries one, a DSD
+    /// operand carrying the operation's own (spec §6).
+    fn effective_async(
+        &self,
+        op_cfg: Option<AsyncConfig>,
+        operands: &[&Operand],
+    ) -> Option<AsyncConfig> {
+        let dsr_cfg = |o: &Operand| match o {
+            Operand::Dsr(id) => self.dsr_async.iter().find(|(d, _)| d == id).map(|(_, c)| c),
+            _ => None,
+        };
+        let dsrs: Vec<&AsyncConfig> = operands.iter().filter_map(|o| dsr_cfg(o)).collect();
+        if dsrs.is_empty() {
+            return op_cfg;
+        }
+        let own = op_cfg.unwrap_or_default();
+        let ut_id = operands.iter().find_map(|o| match o {
+            Operand::Dsr(_) => dsr_cfg(o).and_then(|c| c.ut_id),
+            Operand::Dsd(_) => own.ut_id,
+            _ => None,
+        });
+        Some(AsyncConfig {
+            on_done: own
+                .on_done
+                .clone()
+                .or_else(|| dsrs.iter().find_map(|c| c.on_done.clone())),
+            on_control: own
+                .on_control
+                .clone()
+                .or_else(|| dsrs.iter().find_map(|c| c.on_control.clone())),
+            ut_id: ut_id.or(own.ut_id),
+            priority: own
+                .priority
+                .or_else(|| dsrs.iter().find_map(|c| c.priority)),
+        })
     }
 }
