@@ -1,8 +1,10 @@
-//! The ported programs (spec §13 E4, E7, E8, E9) give their documented outputs, on both
+//! The ported programs (spec §13 E4, E5, E7, E8, E9) give their documented outputs, on both
 //! architectures, and two runs give the same trace.
 
 #[path = "../examples/e4_gemv_routes_3.rs"]
 mod e4;
+#[path = "../examples/e5_gemv_streaming.rs"]
+mod e5;
 #[path = "../examples/e7_pipeline_basic.rs"]
 mod e7;
 #[path = "../examples/e8_pipeline_fifo.rs"]
@@ -86,6 +88,18 @@ fn e4_gemv_routes_3_reduces_across_a_4x3_grid() -> Res {
         }
         let again = e4::run(arch)?;
         assert_eq!(r.report, again.report);
+    }
+    Ok(())
+}
+
+#[test]
+fn e5_gemv_streaming_with_block_and_unblock() -> Res {
+    for arch in [Arch::Wse2, Arch::Wse3] {
+        let (y, report) = e5::run(arch)?;
+        assert_eq!(y, [30.0, 94.0, 158.0, 222.0, 286.0, 350.0], "{arch}");
+        assert!(report.idle.is_empty());
+        let (_, again) = e5::run(arch)?;
+        assert_eq!(report, again);
     }
     Ok(())
 }
