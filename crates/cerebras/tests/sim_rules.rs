@@ -440,3 +440,58 @@ fn g51_wse3_ut_id_precedence_and_async_dsrs() -> Res {
     assert!(ut_taken(None, Some(None), None)?.contains("microthread 6 "));
     Ok(())
 }
+
+#[test]
+fn wse3_blocked_microthreads_wait_for_unblock() -> Res {
+    use npusim_cerebras::dsd::FabOut;
+    use npusim_cerebras::fabric::{ColorConfig, Dir, Route};
+    let c = Color::new(1)?;
+    let build = |unblock: bool| -> Result<Sim, Box<dyn std::error::Error>> {
+        let mut sim = Sim::new(Arch::Wse3, 1, 1)?;
+        sim.fabric_mut().open_edge(0, 0, Dir::East)?;
+        sim.fabric_mut().set_color_config(
+            0,
+            0,
+            c,
+            ColorConfig::fixed(Route::new(&[Dir::Ramp], &[Dir::East])),
+        )?;
+        sim.pe_mut(0, 0)?.queues.bind_output(0, c)?;
+        let out = FabOut::new(Arch::Wse3, 3, Some(0), None)?;
+        let cfg = AsyncConfig {
+            ut_id: Some(6),
+            ..AsyncConfig::default()
+        };
+        let mut body = vec![
+            Action::BlockMicrothread(6),
+            Action::spawn(Op::Mov16, out, vec![Scalar::u16(9).into()], cfg),
+        ];
+        if unblock {
+            body.push(Action::UnblockMicrothread(6));
+        }
+        sim.bind_task(0, 0, TaskKind::Local, 10, "t", body)?;
+        sim.activate(0, 0, "t")?;
+        Ok(sim)
+    };
+    let e = build(false)?.run(100).expect_err("blocked forever");
+    assert!(
+        e.to_string().contains("microthread 6") && e.to_string().contains("blocked"),
+        "{e}"
+    );
+    let mut sim = build(true)?;
+    sim.run(100)?;
+    assert_eq!(sim.collected().len(), 3);
+    // WSE-2 has no explicit microthread ids
+    let mut sim = Sim::new(Arch::Wse2, 1, 1)?;
+    sim.bind_task(
+        0,
+        0,
+        TaskKind::Local,
+        10,
+        "t",
+        vec![Action::BlockMicrothread(1)],
+    )?;
+    sim.activate(0, 0, "t")?;
+    let e = sim.run(100).expect_err("WSE-3 only");
+    assert!(e.to_string().contains("WSE-3 only"), "{e}");
+    Ok(())
+}

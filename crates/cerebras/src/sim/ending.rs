@@ -26,8 +26,17 @@ impl Sim {
                     m.ut,
                     m.label,
                     m.run.elements(),
-                    m.waiting
-                        .map_or("its first cycle".to_string(), |w| w.to_string())
+                    if st
+                        .blocked_uts
+                        .get(usize::from(m.ut))
+                        .copied()
+                        .unwrap_or(false)
+                    {
+                        "@unblock (it is blocked)".to_string()
+                    } else {
+                        m.waiting
+                            .map_or("its first cycle".to_string(), |w| w.to_string())
+                    }
                 );
                 if m.run.len() == u64::MAX && !include_unbounded {
                     idle.push(line);

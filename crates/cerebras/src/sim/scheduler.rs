@@ -62,6 +62,8 @@ pub(super) struct PeState {
     pub(super) out_owner: [Option<String>; 8],
     /// DSRs loaded with an asynchronous configuration (`@load_to_dsr(.., .{ .async = true })`).
     pub(super) dsr_async: Vec<(DsrId, AsyncConfig)>,
+    /// WSE-3 microthreads blocked by `@block(ut_id)`.
+    pub(super) blocked_uts: [bool; 8],
 }
 
 /// A grid of PEs, their routers and their tasks, run cycle by cycle.
@@ -112,6 +114,7 @@ impl Sim {
                     },
                     out_owner: Default::default(),
                     dsr_async: Vec::new(),
+                    blocked_uts: [false; 8],
                 }
             })
             .collect();
@@ -400,6 +403,15 @@ impl Sim {
         if m.born == cycle {
             return Ok(false);
         }
+        if st
+            .blocked_uts
+            .get(usize::from(m.ut))
+            .copied()
+            .unwrap_or(false)
+        {
+            st.stats.stalls += 1;
+            return Ok(false);
+        }
         let before = m.run.elements();
         let progress = st.pe.advance(&mut m.run, 1);
         let label = m.label.clone();
@@ -608,6 +620,31 @@ impl Sim {
         Ok(())
     }
 
+    /// `@block(ut_id)` / `@unblock(ut_id)` (WSE-3 only).
+    fn block_microthread(
+        &mut self,
+        k: usize,
+        cycle: u64,
+        label: String,
+        ut: u8,
+        block: bool,
+    ) -> Result<(), SimError> {
+        let (x, y) = self.fabric.coords(k);
+        match self.pes[k].blocked_uts.get_mut(usize::from(ut)) {
+            Some(b) if self.arch == Arch::Wse3 => {
+                *b = block;
+                Ok(())
+            }
+            _ => Err(SimError::Async {
+                x,
+                y,
+                cycle,
+                what: label,
+                rule: format!("@block/@unblock of microthread {ut}: WSE-3 only, ids 0..=7"),
+            }),
+        }
+    }
+
     fn run_action(
         &mut self,
         k: usize,
@@ -620,6 +657,8 @@ impl Sim {
             Action::Activate(t) => self.set_task(k, &t, |t| t.active = true),
             Action::Block(t) => self.set_task(k, &t, |t| t.blocked = true),
             Action::Unblock(t) => self.set_task(k, &t, |t| t.blocked = false),
+            Action::BlockMicrothread(u) => self.block_microthread(k, cycle, label, u, true),
+            Action::UnblockMicrothread(u) => self.block_microthread(k, cycle, label, u, false),
             Action::Call(f) => {
                 let st = &mut self.pes[k];
                 let mut ctx = CallCtx {

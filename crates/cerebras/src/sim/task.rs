@@ -94,6 +94,10 @@ pub enum Action {
     Block(String),
     /// `@unblock(task)`.
     Unblock(String),
+    /// `@block(ut_id)` (WSE-3): the microthread does no element until unblocked.
+    BlockMicrothread(u8),
+    /// `@unblock(ut_id)` (WSE-3).
+    UnblockMicrothread(u8),
     /// Rust code (one cycle) returning further actions, run before the rest of the body.
     Call(CallFn),
 }
@@ -141,6 +145,8 @@ impl fmt::Debug for Action {
             Action::Activate(t) => write!(f, "@activate({t})"),
             Action::Block(t) => write!(f, "@block({t})"),
             Action::Unblock(t) => write!(f, "@unblock({t})"),
+            Action::BlockMicrothread(u) => write!(f, "@block(ut {u})"),
+            Action::UnblockMicrothread(u) => write!(f, "@unblock(ut {u})"),
             Action::Call(_) => f.write_str("<rust code>"),
         }
     }
