@@ -140,3 +140,81 @@ fn topic15_wse3_explicit_microthreads() -> Res {
     assert!(report.pes[1].input_high_water[2] >= 1);
     Ok(())
 }
+
+/// topic-08 (G44): PE 0 sends `(idx << 16) | f16(10 + idx)`, idx 0..12, east on color 1; PE k
+/// (k = 1..3) has a range filter `[3k, 3k + 2]` and stores `data / 2` of what passes.
+#[test]
+fn g44_range_filters() -> Res {
+    use npusim_cerebras::fabric::RangeFilter;
+    let c = Color::new(1)?;
+    let mut sim = Sim::new(Arch::Wse2, 4, 1)?;
+    let payloads: Vec<u32> = (0..12u32)
+        .map(|idx| (idx << 16) | u32::from(half::f16::from_f32(10.0 + idx as f32).to_bits()))
+        .collect();
+    let f = sim.fabric_mut();
+    f.set_color_config(
+        0,
+        0,
+        c,
+        ColorConfig::fixed(Route::new(&[Dir::Ramp], &[Dir::East])),
+    )?;
+    for k in 1..4i64 {
+        let tx: &[Dir] = if k == 3 {
+            &[Dir::Ramp]
+        } else {
+            &[Dir::Ramp, Dir::East]
+        };
+        f.set_color_config(k, 0, c, ColorConfig::fixed(Route::new(&[Dir::West], tx)))?;
+    }
+    let pe0 = sim.pe_mut(0, 0)?;
+    pe0.mem.declare_with("v", &[12], &payloads)?;
+    pe0.queues.bind_output(2, c)?;
+    let v = pe0.mem.mem1d("|i|{12} -> v[i]")?;
+    let out = FabOut::new(Arch::Wse2, 12, Some(2), None)?;
+    sim.bind_task(
+        0,
+        0,
+        TaskKind::Local,
+        10,
+        "send",
+        vec![Action::sync(Op::Mov32, out, vec![v.into()])],
+    )?;
+    sim.activate(0, 0, "send")?;
+    for k in 1..4i64 {
+        let pe = sim.pe_mut(k, 0)?;
+        pe.mem.declare("result", ElemTy::F32, &[3])?;
+        pe.mem.declare("n", ElemTy::U32, &[1])?;
+        let lo = 3 * k as u16;
+        pe.queues.set_filter(
+            c,
+            Some(RangeFilter {
+                min_idx: lo,
+                max_idx: lo + 2,
+            }),
+        );
+        let store = Action::call(|ctx| {
+            let data = half::f16::from_bits(ctx.wavelet.map_or(0, |w| w.low16())).to_f32();
+            let n = ctx.pe.mem.read::<u32>("n")?[0];
+            let mut r = ctx.pe.mem.read::<f32>("result")?;
+            if let Some(slot) = r.get_mut(n as usize) {
+                *slot = data / 2.0;
+            }
+            ctx.pe.mem.write("result", &r)?;
+            ctx.pe.mem.write("n", &[n + 1])?;
+            Ok(Vec::new())
+        });
+        sim.bind_task(k, 0, TaskKind::Data, c.id(), "recv", vec![store])?;
+    }
+    sim.run(1000)?;
+    for (k, want) in [
+        (1, [6.5f32, 7.0, 7.5]),
+        (2, [8.0, 8.5, 9.0]),
+        (3, [9.5, 10.0, 10.5]),
+    ] {
+        assert_eq!(sim.pe(k, 0)?.mem.read::<f32>("result")?, want, "PE {k}");
+        assert_eq!(sim.pe(k, 0)?.mem.read::<u32>("n")?, [3]);
+        // the routers forward all 12 to every PE; the filter drops the other 9
+        assert_eq!(sim.pe(k, 0)?.queues.filtered(), 9, "PE {k}");
+    }
+    Ok(())
+}

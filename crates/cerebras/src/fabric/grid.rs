@@ -467,6 +467,7 @@ impl Fabric {
                                 ok = false;
                             }
                         }
+                        Target::Ce(k) if queues.get(k).is_some_and(|q| !q.passes(&m.wavelet)) => {}
                         Target::Ce(k) => {
                             let (x, y) = self.coords(k);
                             let q = queues
@@ -518,6 +519,7 @@ impl Fabric {
         match queues.deliver(w) {
             Delivery::Queued => Ok(true),
             Delivery::Full => Ok(false),
+            Delivery::Filtered => Ok(true),
             Delivery::Unbound => Err(FabricError::NoInputQueue {
                 x,
                 y,

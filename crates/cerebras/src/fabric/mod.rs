@@ -5,6 +5,7 @@
 pub mod color;
 pub mod direction;
 pub mod error;
+pub mod filter;
 pub mod grid;
 pub mod queue;
 pub mod route;
@@ -13,6 +14,7 @@ pub mod wavelet;
 pub use color::Color;
 pub use direction::{Dir, DirSet};
 pub use error::FabricError;
+pub use filter::RangeFilter;
 pub use grid::{Collected, Fabric, Hop};
 pub use queue::{Delivery, PeQueues, QueueRef, QueueSide, WaveletQueue, queue_length};
 pub use route::{ColorConfig, Route, SwitchPos};

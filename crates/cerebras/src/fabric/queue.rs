@@ -6,6 +6,7 @@ use std::fmt;
 
 use super::color::Color;
 use super::error::FabricError;
+use super::filter::RangeFilter;
 use super::wavelet::Wavelet;
 use crate::arch::Arch;
 
@@ -146,6 +147,8 @@ pub enum Delivery {
     Full,
     /// No input queue is bound to its color.
     Unbound,
+    /// Its color's filter dropped it.
+    Filtered,
 }
 
 /// One PE's queues: eight input queues, the architecture's output queues, and which input
@@ -157,6 +160,8 @@ pub struct PeQueues {
     output: Vec<Option<WaveletQueue>>,
     color_queue: [Option<u8>; Color::COUNT],
     output_color: [Option<Color>; QUEUE_IDS],
+    filters: [Option<RangeFilter>; Color::COUNT],
+    filtered: u64,
     next_output: usize,
 }
 
@@ -174,6 +179,8 @@ impl PeQueues {
             output: make(QueueSide::Output),
             color_queue: [None; Color::COUNT],
             output_color: [None; QUEUE_IDS],
+            filters: [None; Color::COUNT],
+            filtered: 0,
             next_output: 0,
         }
     }
@@ -262,8 +269,28 @@ impl PeQueues {
         self.output.get_mut(usize::from(id))?.as_mut()
     }
 
-    /// Delivers a wavelet from the router into the input queue bound to its color.
+    /// Sets (or, with `None`, removes) the range filter of `color`.
+    pub fn set_filter(&mut self, color: Color, filter: Option<RangeFilter>) {
+        self.filters[color.index()] = filter;
+    }
+
+    /// Whether `w` passes its color's filter (always, without one).
+    pub fn passes(&self, w: &Wavelet) -> bool {
+        self.filters[w.color.index()].is_none_or(|f| f.passes(w))
+    }
+
+    /// Wavelets dropped by filters so far.
+    pub fn filtered(&self) -> u64 {
+        self.filtered
+    }
+
+    /// Delivers a wavelet from the router into the input queue bound to its color, unless
+    /// its color's filter drops it.
     pub fn deliver(&mut self, w: Wavelet) -> Delivery {
+        if !self.passes(&w) {
+            self.filtered += 1;
+            return Delivery::Filtered;
+        }
         let Some(queue) = self
             .input_of(w.color)
             .and_then(|q| self.input.get_mut(usize::from(q)))
