@@ -183,14 +183,39 @@ fn task_ids_are_checked_per_architecture() -> Res {
 }
 
 #[test]
-fn events_are_recorded_on_request() -> Res {
-    let mut sim = one_task(Arch::Wse2, Vec::new())?;
+fn events_are_recorded_on_request_and_render_as_lines_and_chrome_json() -> Res {
+    use npusim_cerebras::sim::EventKind;
+    // off by default
+    let mut quiet = one_task(Arch::Wse2, Vec::new())?;
+    quiet.run(10)?;
+    assert!(quiet.events().is_empty());
+    // E3 with events: task starts, hops and completions, in cycle order
+    #[path = "../examples/e3_gemv_routes_1.rs"]
+    #[allow(dead_code)]
+    mod e3;
+    let mut sim = e3::build(Arch::Wse2)?;
     sim.record_events(true);
-    sim.run(10)?;
+    sim.run(e3::CYCLE_LIMIT)?;
+    let ev = sim.events();
+    for kind in [EventKind::Hop, EventKind::TaskStart, EventKind::OpDone] {
+        assert!(ev.iter().any(|e| e.kind == kind), "{kind:?}");
+    }
+    assert!(ev.windows(2).all(|w| w[0].cycle <= w[1].cycle));
+    let hops = ev.iter().filter(|e| e.kind == EventKind::Hop).count();
+    // 4 wavelets: PE (0,0) RAMP -> EAST, PE (1,0) WEST -> RAMP
+    assert_eq!(hops, 8);
+    let line = ev
+        .iter()
+        .find(|e| e.kind == EventKind::TaskStart)
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    assert!(line.contains("PE (0, 0) main task: compute"), "{line}");
+    let json = sim.chrome_trace();
+    assert!(json.starts_with("{\"traceEvents\":[{") && json.ends_with("}]}"));
+    assert_eq!(json.matches("\"ph\":\"X\"").count(), ev.len());
     assert!(
-        sim.events().iter().any(|e| e.contains("task PE 0 t")),
-        "{:?}",
-        sim.events()
+        json.contains("\"tid\":\"ut 2\""),
+        "the async ops run on microthread 2"
     );
     Ok(())
 }

@@ -9,9 +9,11 @@ pub mod resources;
 pub mod scheduler;
 pub mod stats;
 pub mod task;
+pub mod trace;
 
 pub use error::SimError;
 pub use microthread::{MainThreadPriority, microthread_of};
 pub use scheduler::{Sim, control_entry};
 pub use stats::{PeStats, RunReport, TraceHash};
 pub use task::{Action, AsyncConfig, CallCtx, Completion, OnControl, Task, TaskKind};
+pub use trace::{EventKind, TraceEvent, chrome_trace};

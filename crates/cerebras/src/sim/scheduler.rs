@@ -20,6 +20,7 @@ use super::error::SimError;
 use super::microthread::{MainThreadPriority, main_thread_rank};
 use super::stats::{PeStats, RunReport, TraceHash};
 use super::task::{Action, AsyncConfig, CallCtx, Completion, OnControl, Task, TaskKind};
+use super::trace::{EventKind, TraceEvent, chrome_trace};
 use crate::arch::Arch;
 use crate::dsd::Dsd;
 use crate::fabric::{Collected, Color, Fabric, PeQueues, QueueRef, QueueSide, Wavelet};
@@ -73,7 +74,7 @@ pub struct Sim {
     pub(super) pes: Vec<PeState>,
     pub(super) cycle: u64,
     pub(super) trace: TraceHash,
-    pub(super) events: Option<Vec<String>>,
+    pub(super) events: Option<Vec<TraceEvent>>,
 }
 
 /// What one PE did in one cycle.
@@ -155,14 +156,19 @@ impl Sim {
         Ok(&mut self.pes[k].pe)
     }
 
-    /// Records a human-readable line per event (for `--trace`); off by default.
+    /// Records events (hops, task starts, operation ends) for a trace; off by default.
     pub fn record_events(&mut self, on: bool) {
         self.events = on.then(Vec::new);
     }
 
     /// The recorded events (empty unless [`Sim::record_events`] is on).
-    pub fn events(&self) -> &[String] {
+    pub fn events(&self) -> &[TraceEvent] {
         self.events.as_deref().unwrap_or(&[])
+    }
+
+    /// The recorded events as Chrome trace-event JSON.
+    pub fn chrome_trace(&self) -> String {
+        chrome_trace(self.events(), self.fabric.dims().0)
     }
 
     /// Wavelets collected at open edge ports.
@@ -282,9 +288,24 @@ impl Sim {
         }
     }
 
-    fn event(&mut self, line: impl FnOnce() -> String) {
+    fn event(
+        &mut self,
+        cycle: u64,
+        k: usize,
+        kind: EventKind,
+        thread: &str,
+        text: impl FnOnce() -> String,
+    ) {
+        let (x, y) = self.fabric.coords(k);
         if let Some(ev) = &mut self.events {
-            ev.push(line());
+            ev.push(TraceEvent {
+                cycle,
+                x,
+                y,
+                kind,
+                thread: thread.into(),
+                text: text(),
+            });
         }
     }
 
@@ -329,13 +350,16 @@ impl Sim {
                 self.trace.add(v);
             }
         }
-        if self.events.is_some() {
+        if let Some(ev) = &mut self.events {
             for h in &hops {
-                let line = format!(
-                    "{cycle} hop PE ({}, {}) {} -> {} {}",
-                    h.x, h.y, h.from, h.to, h.wavelet
-                );
-                self.event(|| line);
+                ev.push(TraceEvent {
+                    cycle,
+                    x: h.x,
+                    y: h.y,
+                    kind: EventKind::Hop,
+                    thread: "router".into(),
+                    text: format!("{} -> {} {}", h.from, h.to, h.wavelet),
+                });
             }
         }
         let mut changed = self.fabric.changes() > 0;
@@ -455,7 +479,7 @@ impl Sim {
                     self.pes[k].out_owner[usize::from(q.id)] = Some(label.clone());
                 }
             }
-            self.complete(k, cycle, &label, &o, Some(&m))?;
+            self.complete(k, cycle, &label, &o, Some(&m), &format!("ut {ut}"))?;
         }
         Ok(finished)
     }
@@ -468,13 +492,15 @@ impl Sim {
         label: &str,
         o: &Outcome,
         cfg: Option<&AsyncConfig>,
+        thread: &str,
     ) -> Result<(), SimError> {
         self.trace.add(cycle);
         self.trace.add(k as u64);
         self.trace.add_str(label);
         self.trace.add(o.elements);
-        let line = format!("{cycle} done PE {k} {label} ({} elements)", o.elements);
-        self.event(|| line);
+        self.event(cycle, k, EventKind::OpDone, thread, || {
+            format!("{label} ({} elements)", o.elements)
+        });
         for t in &o.activated {
             self.set_task(k, t, |t| t.active = true)?;
         }
@@ -535,7 +561,7 @@ impl Sim {
                             self.pes[k].out_owner[usize::from(q.id)] = Some(label.clone());
                         }
                     }
-                    self.complete(k, cycle, &label, &o, None)?;
+                    self.complete(k, cycle, &label, &o, None, "main")?;
                 }
             }
             return Ok(());
@@ -615,8 +641,7 @@ impl Sim {
         self.trace.add_str(&name);
         self.trace
             .add(wavelet.map_or(0, |w| u64::from(w.payload) | 1 << 32));
-        let line = format!("{cycle} task PE {k} {name}");
-        self.event(|| line);
+        self.event(cycle, k, EventKind::TaskStart, "main", || name.clone());
         Ok(())
     }
 
