@@ -479,3 +479,18 @@ fn grid_sizes_are_checked() {
         "{e}"
     );
 }
+
+#[test]
+fn a_route_needs_rx_and_tx() {
+    let mut f = Fabric::new(Arch::Wse2, 2, 2).expect("grid");
+    for route in [Route::new(&[], &[Dir::East]), Route::new(&[Dir::Ramp], &[])] {
+        let e = f
+            .set_color_config(1, 1, color(9), ColorConfig::fixed(route))
+            .expect_err("empty route");
+        assert!(
+            matches!(e, FabricError::EmptyRoute { x: 1, y: 1, .. }),
+            "{e}"
+        );
+        assert!(e.to_string().contains("color 9"), "{e}");
+    }
+}

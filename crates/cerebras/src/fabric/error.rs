@@ -145,4 +145,14 @@ pub enum FabricError {
         /// The architecture.
         arch: Arch,
     },
+    /// A route without an `rx` or a `tx` port.
+    #[error("PE ({x}, {y}): the route of {color} needs at least one rx and one tx port")]
+    EmptyRoute {
+        /// Column.
+        x: u32,
+        /// Row.
+        y: u32,
+        /// The color.
+        color: Color,
+    },
 }

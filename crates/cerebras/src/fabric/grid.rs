@@ -161,7 +161,8 @@ impl Fabric {
         ((k % w) as u32, (k / w) as u32)
     }
 
-    /// `@set_local_color_config(color, ...)` on PE `(x, y)`.
+    /// `@set_local_color_config(color, ...)` on PE `(x, y)`; the route needs at least one `rx`
+    /// and one `tx` port.
     pub fn set_color_config(
         &mut self,
         x: i64,
@@ -170,6 +171,13 @@ impl Fabric {
         config: ColorConfig,
     ) -> Result<(), FabricError> {
         let k = self.pe_index(x, y)?;
+        if config.base.rx.is_empty() || config.base.tx.is_empty() {
+            return Err(FabricError::EmptyRoute {
+                x: x as u32,
+                y: y as u32,
+                color,
+            });
+        }
         self.routers[k].colors[color.index()] = Some(config);
         Ok(())
     }
