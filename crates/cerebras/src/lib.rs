@@ -42,7 +42,7 @@
 //! * [`fabric`]: wavelets, colors, per-color routes and switch positions, a grid of routers
 //!   moving one wavelet per link per cycle, input/output queues (seed 004's table).
 //! * [`sim`]: tasks, asynchronous operations on microthreads, resource-conflict detection and
-//!   the deterministic cycle-stepped multi-PE scheduler (examples `e3`–`e5`, `e7`–`e9`).
+//!   the deterministic cycle-stepped multi-PE scheduler (examples `e3`–`e9`).
 //!
 //! # Decisions the seed leaves open (spec §0) and other policies
 //!

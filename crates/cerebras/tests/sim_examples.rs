@@ -1,10 +1,12 @@
-//! The ported programs (spec §13 E4, E5, E7, E8, E9) give their documented outputs, on both
+//! The ported programs (spec §13 E4–E9) give their documented outputs, on both
 //! architectures, and two runs give the same trace.
 
 #[path = "../examples/e4_gemv_routes_3.rs"]
 mod e4;
 #[path = "../examples/e5_gemv_streaming.rs"]
 mod e5;
+#[path = "../examples/e6_gemv_checkerboard.rs"]
+mod e6;
 #[path = "../examples/e7_pipeline_basic.rs"]
 mod e7;
 #[path = "../examples/e8_pipeline_fifo.rs"]
@@ -100,6 +102,16 @@ fn e5_gemv_streaming_with_block_and_unblock() -> Res {
         assert!(report.idle.is_empty());
         let (_, again) = e5::run(arch)?;
         assert_eq!(report, again);
+    }
+    Ok(())
+}
+
+#[test]
+fn e6_gemv_checkerboard_bit_exact_in_f16() -> Res {
+    let want = e6::expected();
+    assert_eq!(want.len(), e6::M as usize);
+    for arch in [Arch::Wse2, Arch::Wse3] {
+        assert_eq!(e6::run(arch)?, want, "{arch}");
     }
     Ok(())
 }
