@@ -40,6 +40,10 @@
 //! * [`npy`]: arrays read and written as `.npy` files (through `npusim-io`).
 //! * [`ops`]: the operation table, operands (DSD, DSR, FIFO, scalar, pointer; a fabric operand
 //!   is one more kind), the engine, `@map`, the cycle model.
+//! * [`fabric`]: wavelets, colors, per-color routes and switch positions, a grid of routers
+//!   moving one wavelet per link per cycle, input/output queues (seed 004's table).
+//! * [`sim`]: tasks, asynchronous operations on microthreads, resource-conflict detection and
+//!   the deterministic cycle-stepped multi-PE scheduler (examples `e3`–`e9`).
 //!
 //! # Decisions the seed leaves open (spec §0) and other policies
 //!
@@ -49,8 +53,8 @@
 //!   `dsr_src1`); `dsr_dest` is destination only, `dsr_src1` source only.
 //! * **§0.2 FIFO count**: with more than one source at most one operand is a FIFO and it is
 //!   not the first source; `mov16(fifoA, fifoB)` (one source) is allowed.
-//! * **§0.3, §0.4, §0.6** concern the fabric (part 2): fabric DSDs are validated data only
-//!   and cannot be operands yet.
+//! * **§0.3, §0.4, §0.6** concern the fabric (part 2, [`fabric`], [`sim`]): see
+//!   `DECISIONS_PART2.md`.
 //! * **§0.5 FIFO lengths**: a non-zero read/write length is the FIFO operand's length; after
 //!   a normal completion it drops by the elements used (0 when all were used); an empty/full
 //!   event sets it to what remained. A length above the capacity is allowed. Capacity = the
@@ -83,11 +87,13 @@ pub mod access;
 pub mod arch;
 pub mod dsd;
 pub mod elem;
+pub mod fabric;
 pub mod limits;
 pub mod memory;
 pub mod npy;
 pub mod ops;
 pub mod seed_examples;
+pub mod sim;
 
 pub use arch::{Arch, PE_MEMORY_BYTES, WSE2_PE_MEMORY_BYTES, WSE3_PE_MEMORY_BYTES};
 pub use elem::{ElemTy, Element};

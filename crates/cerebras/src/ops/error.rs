@@ -5,6 +5,7 @@ use thiserror::Error;
 use super::op::Class;
 use crate::dsd::DsdError;
 use crate::elem::ElemTy;
+use crate::fabric::FabricError;
 use crate::memory::MemoryError;
 
 /// A DSD operation that breaks a rule (operand kinds, types, FIFO and DSR rules, lengths) or
@@ -127,4 +128,43 @@ pub enum OpError {
     /// A DSD that breaks a rule.
     #[error(transparent)]
     Dsd(#[from] DsdError),
+    /// A fabric rule of seed 004 broken (operand position, WSE-3 single fabric input, ...).
+    #[error("@{op}: {rule}")]
+    FabricRule {
+        /// The builtin.
+        op: &'static str,
+        /// The rule.
+        rule: &'static str,
+    },
+    /// A fabout naming only an output queue that is bound to no color.
+    #[error("@{op}: output queue {queue} is bound to no color and the fabout_dsd names none")]
+    NoOutputColor {
+        /// The builtin.
+        op: &'static str,
+        /// The queue.
+        queue: u8,
+    },
+    /// A data wavelet whose index bits 15..14 are in use reached a `control_transform` fabin.
+    #[error(
+        "@{op}: data wavelet 0x{payload:08X} uses index bits 15..14, which control_transform reserves for its marker"
+    )]
+    ControlTransform {
+        /// The builtin.
+        op: &'static str,
+        /// The payload.
+        payload: u32,
+    },
+    /// A synchronous operation on a lone PE that waits for something nobody will provide.
+    #[error("@{op}: element {element} waits for {wait}, which nothing on this PE will provide")]
+    Stalled {
+        /// The builtin.
+        op: &'static str,
+        /// The element it stopped at.
+        element: u64,
+        /// What it waits for.
+        wait: String,
+    },
+    /// A fabric error (color, queue binding).
+    #[error(transparent)]
+    Fabric(#[from] FabricError),
 }

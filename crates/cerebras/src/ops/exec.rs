@@ -1,16 +1,19 @@
 //! The per-element engine of DSD operations and `@map`, and CSL-named wrappers
 //! (`pe.fmovh(dst, src)`, `pe.fmacs(y, y, a, x)`, ...).
 
+use std::fmt;
 use std::iter::once;
 
 use npusim_hw::CycleEstimate;
 
 use super::error::OpError;
+use super::fabric_port::{Wait, class_words};
 use super::op::Op;
 use super::operand::{Operand, Scalar};
 use super::pe::{LengthPolicy, OpConfig, Outcome, Pe, Port, dsd_base, position};
 use crate::dsd::walk::walk_unbounded;
 use crate::dsd::{Dsd, FifoAction};
+use crate::fabric::{Color, QueueRef, QueueSide};
 
 /// Name of the cycle model.
 pub const CYCLE_MODEL: &str = "cerebras-simd-v1";
@@ -36,8 +39,139 @@ fn inner_stride(d: &Dsd) -> i64 {
     }
 }
 
+/// An operation in progress (spec §11's per-element engine, shared by synchronous and
+/// asynchronous execution): its ports, the elements done and what it gathered so far.
+pub struct RunningOp {
+    op: Op,
+    dest: Operand,
+    srcs: Vec<Operand>,
+    ports: Vec<Port>,
+    len: u64,
+    n: u64,
+    accumulate: bool,
+    mask: u32,
+    dest_words: u32,
+    src_words: Vec<u32>,
+    reg: Option<u32>,
+    /// The carry `@addc16` chains from element to element.
+    carry: u32,
+    activated: Vec<String>,
+    /// Asynchronous: a FIFO `test_or_suspend` event suspends the operation instead of ending it.
+    pub asynchronous: bool,
+    /// `on_control`: a control wavelet at the head of a fabric input ends the operation (it is
+    /// consumed and is not an element).
+    pub on_control: bool,
+}
+
+impl fmt::Debug for RunningOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "@{} element {} of {}", self.op.name(), self.n, self.len)
+    }
+}
+
+impl RunningOp {
+    /// The builtin.
+    pub fn op(&self) -> Op {
+        self.op
+    }
+
+    /// Elements done.
+    pub fn elements(&self) -> u64 {
+        self.n
+    }
+
+    /// The operation's length (`u64::MAX`: an infinite fabric extent).
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the operation has no element at all.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The destination operand.
+    pub fn dest(&self) -> &Operand {
+        &self.dest
+    }
+
+    /// The source operands.
+    pub fn srcs(&self) -> &[Operand] {
+        &self.srcs
+    }
+
+    /// The fabric queues its operands use, with the operand position (0 = destination).
+    pub fn fabric_queues(&self) -> Vec<(usize, QueueRef)> {
+        self.ports
+            .iter()
+            .enumerate()
+            .filter_map(|(k, p)| match p {
+                Port::FabIn(f) => Some((
+                    k,
+                    QueueRef {
+                        side: QueueSide::Input,
+                        id: f.queue,
+                    },
+                )),
+                Port::FabOut(f) => Some((
+                    k,
+                    QueueRef {
+                        side: QueueSide::Output,
+                        id: f.queue,
+                    },
+                )),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The color a fabout destination sends on.
+    pub fn fabout_color(&self) -> Option<Color> {
+        match self.ports.first() {
+            Some(Port::FabOut(p)) => Some(p.color),
+            _ => None,
+        }
+    }
+
+    /// The FIFOs its operands use, with the operand position (0 = destination).
+    pub fn fifos(&self) -> Vec<(usize, usize)> {
+        self.ports
+            .iter()
+            .enumerate()
+            .filter_map(|(k, p)| match p {
+                Port::Fifo(id) => Some((k, *id)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Tasks activated by FIFO push/pop events since the last call.
+    pub fn take_activated(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.activated)
+    }
+}
+
+/// Whether an element can go.
+enum Ready {
+    Go,
+    Wait(Wait),
+    ControlEnd,
+}
+
+/// How far [`Pe::advance`] got.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// The operation ended.
+    Done(Outcome),
+    /// It waits before its next element.
+    Stalled(Wait),
+    /// It used its element budget and can go on.
+    Paused,
+}
+
 impl Pe {
-    /// Runs `op(dest, srcs...; cfg)` synchronously.
+    /// Runs `op(dest, srcs...; cfg)` synchronously. A fabric operand that would wait (an
+    /// empty input queue, a full output queue) is an error here, since nothing else runs.
     pub fn exec(
         &mut self,
         op: Op,
@@ -45,11 +179,37 @@ impl Pe {
         srcs: &[Operand],
         cfg: &OpConfig,
     ) -> Result<Outcome, OpError> {
+        let mut run = self.start(op, dest, srcs, cfg)?;
+        match self.advance(&mut run, u64::MAX)? {
+            Progress::Done(outcome) => Ok(outcome),
+            Progress::Stalled(wait) => Err(OpError::Stalled {
+                op: op.name(),
+                element: run.n,
+                wait: wait.to_string(),
+            }),
+            Progress::Paused => Err(OpError::Stalled {
+                op: op.name(),
+                element: run.n,
+                wait: "more elements than a run can count".into(),
+            }),
+        }
+    }
+
+    /// Starts `op(dest, srcs...; cfg)`: validates the operands, resolves the length (spec
+    /// §4.1) and opens the ports. Nothing is read or written yet.
+    pub fn start(
+        &mut self,
+        op: Op,
+        dest: &Operand,
+        srcs: &[Operand],
+        cfg: &OpConfig,
+    ) -> Result<RunningOp, OpError> {
         let all: Vec<&Operand> = once(dest).chain(srcs).collect();
         self.validate(op, &all)?;
         if let Some(why) = op.undocumented() {
             return Err(OpError::Undocumented { op: op.name(), why });
         }
+        self.bind_fabric_defaults(&all)?;
         // length rule (spec §4.1): sources in order, then the destination
         let mut lengths = Vec::with_capacity(all.len());
         for (k, o) in all.iter().enumerate() {
@@ -71,24 +231,132 @@ impl Pe {
                 governing: len,
             });
         }
-        let mut ports = all
+        let ports = all
             .iter()
             .enumerate()
             .map(|(k, o)| self.port(op, k, o, cfg))
             .collect::<Result<Vec<_>, _>>()?;
         let accumulate = matches!(dest, Operand::Ptr(_)) && op.accumulates();
-        let mask = match self.elem_of(dest)? {
-            Some(t) if t.words() == 1 => 0xFFFF,
-            _ => u32::MAX,
+        let dest_words = match self.elem_of(dest)? {
+            Some(t) => t.words(),
+            None => class_words(op.dest_class()),
         };
-        let mut reg: Option<u32> = None;
-        let mut carry = 0u32;
+        let mask = if dest_words == 1 { 0xFFFF } else { u32::MAX };
+        Ok(RunningOp {
+            op,
+            dest: dest.clone(),
+            srcs: srcs.to_vec(),
+            ports,
+            len,
+            n: 0,
+            accumulate,
+            mask,
+            dest_words,
+            src_words: op
+                .source_classes()
+                .iter()
+                .map(|&c| class_words(c))
+                .collect(),
+            reg: None,
+            carry: 0,
+            activated: Vec::new(),
+            asynchronous: false,
+            on_control: false,
+        })
+    }
+
+    /// Whether the next element of `run` can go; an `on_control` control wavelet heading a
+    /// fabric input is consumed here.
+    fn ready(&mut self, run: &RunningOp, n: u64) -> Result<Ready, OpError> {
+        for (k, port) in run.ports.iter().enumerate() {
+            match port {
+                Port::FabIn(p) => {
+                    let q = self.queues.input_mut(p.queue);
+                    match q.as_ref().and_then(|q| q.peek(0)) {
+                        None => return Ok(Ready::Wait(Wait::InputEmpty(p.queue))),
+                        Some(w) if w.is_control() && run.on_control => {
+                            if let Some(q) = q {
+                                q.pop();
+                            }
+                            return Ok(Ready::ControlEnd);
+                        }
+                        Some(_) => {}
+                    }
+                }
+                Port::FabOut(p)
+                    if self
+                        .queues
+                        .output(p.queue)
+                        .is_none_or(|q| q.room() < p.room_needed(n, run.len)) =>
+                {
+                    return Ok(Ready::Wait(Wait::OutputFull(p.queue)));
+                }
+                Port::Fifo(id) if run.asynchronous => {
+                    let f = self.fifo_mut(*id)?;
+                    let action = if k == 0 {
+                        f.config.full_action
+                    } else {
+                        f.config.empty_action
+                    };
+                    let suspends = matches!(
+                        action.unwrap_or_default(),
+                        FifoAction::TestOrSuspend | FifoAction::Suspend
+                    );
+                    if suspends && k == 0 && f.count >= f.capacity() {
+                        f.full_event = true;
+                        return Ok(Ready::Wait(Wait::FifoFull(*id)));
+                    }
+                    if suspends && k > 0 && f.count == 0 {
+                        f.empty_event = true;
+                        return Ok(Ready::Wait(Wait::FifoEmpty(*id)));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(Ready::Go)
+    }
+
+    /// Runs at most `budget` further elements of `run`, stopping early when an element would
+    /// wait; when the operation ends, completes it (pointer destination, FIFO lengths,
+    /// `save_address`, `zero`) and returns its outcome.
+    pub fn advance(&mut self, run: &mut RunningOp, budget: u64) -> Result<Progress, OpError> {
+        let op = run.op;
+        let len = run.len;
+        let stop = run.n.saturating_add(budget).min(len);
+        let mut n = run.n;
+        let mut reg = run.reg;
+        let mut carry = run.carry;
+        let accumulate = run.accumulate;
+        let mask = run.mask;
         let mut completed = true;
         let mut empty_stop = false;
-        let mut activated = Vec::new();
+        let mut control_ended = false;
+        let mut activated = std::mem::take(&mut run.activated);
         let mut event_fifo = None;
-        let mut n = 0u64;
         'elements: while n < len {
+            if n >= stop {
+                run.n = n;
+                run.reg = reg;
+                run.carry = carry;
+                run.activated = activated;
+                return Ok(Progress::Paused);
+            }
+            match self.ready(run, n)? {
+                Ready::Go => {}
+                Ready::Wait(wait) => {
+                    run.n = n;
+                    run.reg = reg;
+                    run.carry = carry;
+                    run.activated = activated;
+                    return Ok(Progress::Stalled(wait));
+                }
+                Ready::ControlEnd => {
+                    control_ended = true;
+                    break 'elements;
+                }
+            }
+            let ports = &mut run.ports;
             if let Port::Fifo(id) = ports[0] {
                 let f = self.fifo_mut(id)?;
                 if f.count >= f.capacity() {
@@ -97,7 +365,7 @@ impl Pe {
                     break 'elements;
                 }
             }
-            let mut vals = Vec::with_capacity(srcs.len());
+            let mut vals = Vec::with_capacity(ports.len() - 1);
             for (k, port) in ports.iter_mut().enumerate().skip(1) {
                 let v = match port {
                     Port::Mem {
@@ -113,6 +381,11 @@ impl Pe {
                         _ => *b,
                     },
                     Port::Ptr(b) => self.mem.load(b.word_addr, b.elem)?,
+                    Port::FabIn(p) => {
+                        let words = run.src_words.get(k - 1).copied().unwrap_or(2);
+                        self.pop_fabin(op, *p, words)?
+                    }
+                    Port::FabOut(_) => 0,
                     Port::Fifo(id) => {
                         let id = *id;
                         let f = self.fifo_mut(id)?;
@@ -158,16 +431,25 @@ impl Pe {
                     let (w, ty) = (f.buffer.element_word(slot, 0), f.buffer.elem);
                     self.mem.store(w, ty, r)?;
                 }
-                Port::Ptr(_) | Port::Scalar(_) => reg = Some(r),
+                Port::FabOut(p) => {
+                    self.push_fabout(op, p, r, run.dest_words, n + 1 == len)?;
+                }
+                Port::Ptr(_) | Port::Scalar(_) | Port::FabIn(_) => reg = Some(r),
             }
             n += 1;
         }
+        run.n = n;
+        run.reg = reg;
+        run.carry = carry;
+        let dest = &run.dest;
+        let all: Vec<&Operand> = once(dest).chain(&run.srcs).collect();
         // completion: pointer destination, FIFO lengths, save_address
         if let (Operand::Ptr(b), Some(r)) = (dest, reg)
             && !empty_stop
         {
             self.mem.store(b.word_addr, b.elem, r)?;
         }
+        let mut advance_switch = Vec::new();
         for (k, o) in all.iter().enumerate() {
             match o {
                 Operand::Fifo(id) if event_fifo != Some(id.0) => {
@@ -183,6 +465,30 @@ impl Pe {
                 _ => {}
             }
         }
+        let fabout = match dest {
+            Operand::Dsd(Dsd::FabOut(f)) => Some(f.clone()),
+            Operand::Dsr(id) => match &self.dsr(*id)?.dsd {
+                Dsd::FabOut(f) => Some(f.clone()),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Port::FabOut(p) = &mut run.ports[0]
+            && let Some(low) = p.pending.take()
+            && self.queues.output(p.queue).is_some_and(|q| q.room() > 0)
+        {
+            // an operation cut short with half a SIMD wavelet: send it, high half 0
+            let mut q = *p;
+            self.push_fabout(op, &mut q, u32::from(low), 1, true)?;
+        }
+        if let (Some(f), Port::FabOut(p)) = (&fabout, &run.ports[0]) {
+            if let Some(which) = f.zero {
+                self.zero_source(&run.srcs, which)?;
+            }
+            if f.advance_switch {
+                advance_switch.push(p.color);
+            }
+        }
         let mut width = op.simd_width(self.arch());
         for o in &all {
             let d = match o {
@@ -194,12 +500,14 @@ impl Pe {
                 width = width.min(stride_width(inner_stride(d), width));
             }
         }
-        Ok(Outcome {
+        Ok(Progress::Done(Outcome {
             completed,
             elements: n,
             activated,
             cycles: CycleEstimate::new(CYCLE_MODEL).stage(op.name(), n.div_ceil(width.max(1))),
-        })
+            advance_switch,
+            control_ended,
+        }))
     }
 
     /// An empty (`empty == true`) or full event on FIFO `id` with `remaining` elements of the
@@ -348,7 +656,7 @@ impl Pe {
                     }
                     Port::Scalar(b) => *b,
                     Port::Ptr(b) => self.mem.load(b.word_addr, b.elem)?,
-                    Port::Fifo(_) => 0,
+                    Port::Fifo(_) | Port::FabIn(_) | Port::FabOut(_) => 0,
                 };
                 args.push(Scalar::from_bits(ty, bits));
             }
@@ -386,7 +694,7 @@ impl Pe {
                             .store(base.element_word(off, *index), base.elem, r.bits)?;
                     }
                     Port::Ptr(b) => self.mem.store(b.word_addr, b.elem, r.bits)?,
-                    Port::Scalar(_) | Port::Fifo(_) => {}
+                    Port::Scalar(_) | Port::Fifo(_) | Port::FabIn(_) | Port::FabOut(_) => {}
                 }
             }
             n += 1;
@@ -402,6 +710,8 @@ impl Pe {
             elements: n,
             activated: Vec::new(),
             cycles: CycleEstimate::new(CYCLE_MODEL).stage("map", n),
+            advance_switch: Vec::new(),
+            control_ended: false,
         })
     }
 }

@@ -1,5 +1,6 @@
 //! What a DSD operation's arguments can be: a DSD, a DSR, a FIFO, a scalar value or a pointer
-//! to a scalar. A fabric operand is one more kind (part 2).
+//! to a scalar. A fabric operand (`fabin_dsd`, `fabout_dsd`) is one more DSD kind, run by
+//! [`super::fabric_port`].
 
 use std::fmt;
 
@@ -7,7 +8,7 @@ use half::f16;
 use npusim_numerics::Format;
 
 use super::fp;
-use crate::dsd::{Base, Dsd, Mem1d, Mem4d};
+use crate::dsd::{Base, Dsd, FabIn, FabOut, Mem1d, Mem4d};
 use crate::elem::ElemTy;
 
 /// A scalar value with its element type (its bits in the low 16 or 32 bits).
@@ -175,5 +176,29 @@ impl From<FifoId> for Operand {
 impl From<DsrId> for Operand {
     fn from(d: DsrId) -> Operand {
         Operand::Dsr(d)
+    }
+}
+
+impl From<FabIn> for Operand {
+    fn from(d: FabIn) -> Operand {
+        Operand::Dsd(Dsd::FabIn(d))
+    }
+}
+
+impl From<&FabIn> for Operand {
+    fn from(d: &FabIn) -> Operand {
+        Operand::Dsd(Dsd::FabIn(d.clone()))
+    }
+}
+
+impl From<FabOut> for Operand {
+    fn from(d: FabOut) -> Operand {
+        Operand::Dsd(Dsd::FabOut(d))
+    }
+}
+
+impl From<&FabOut> for Operand {
+    fn from(d: &FabOut) -> Operand {
+        Operand::Dsd(Dsd::FabOut(d.clone()))
     }
 }

@@ -8,6 +8,7 @@
 use npusim_hw::CycleEstimate;
 
 use super::error::OpError;
+use super::fabric_port::{FabInPort, FabOutPort, fabric_length};
 use super::fp16_format::Fp16Format;
 use super::op::{Class, Op};
 use super::operand::{DsrId, FifoId, Operand};
@@ -15,6 +16,7 @@ use crate::arch::Arch;
 use crate::dsd::walk::walk_unbounded;
 use crate::dsd::{Base, CircBuf, Dsd, DsdError, Fifo, FifoConfig, Mem4d};
 use crate::elem::ElemTy;
+use crate::fabric::PeQueues;
 use crate::memory::PeMemory;
 
 /// Which operand's length an operation takes (spec §4.1).
@@ -70,6 +72,11 @@ pub struct Outcome {
     pub activated: Vec<String>,
     /// The cycle estimate (model `cerebras-simd-v1`), never part of the result.
     pub cycles: CycleEstimate,
+    /// Colors whose switch position advances (a fabout with `advance_switch`): the op's last
+    /// wavelet carries the request and the sending router applies it once it forwarded it.
+    pub advance_switch: Vec<crate::fabric::Color>,
+    /// The operation ended on a control wavelet (`on_control`).
+    pub control_ended: bool,
 }
 
 /// One processing element.
@@ -85,6 +92,8 @@ pub struct Pe {
     pub fp16: Fp16Format,
     pub(super) fifos: Vec<Fifo>,
     pub(super) dsrs: Vec<Dsr>,
+    /// The input and output queues between the router and this PE (fabric operands).
+    pub queues: PeQueues,
 }
 
 /// How an operand produces or takes element `n`.
@@ -97,6 +106,8 @@ pub(super) enum Port {
     Fifo(usize),
     Scalar(u32),
     Ptr(Base),
+    FabIn(FabInPort),
+    FabOut(FabOutPort),
 }
 
 pub(super) fn position(k: usize) -> String {
@@ -116,6 +127,7 @@ impl Pe {
             fp16: Fp16Format::default(),
             fifos: Vec::new(),
             dsrs: Vec::new(),
+            queues: PeQueues::new(arch),
         }
     }
 
@@ -209,12 +221,7 @@ impl Pe {
                     rule: "a circbuf_dsd needs @load_to_dsr_xdsr",
                 });
             }
-            Dsd::FabIn(_) | Dsd::FabOut(_) => {
-                return Err(OpError::Load {
-                    builtin: "@load_to_dsr",
-                    rule: "fabric DSDs are modelled in part 2 (fabric)",
-                });
-            }
+            Dsd::FabIn(_) | Dsd::FabOut(_) => {}
         }
         Ok(self.push_dsr(file, dsd.clone(), save_address))
     }
@@ -271,8 +278,8 @@ impl Pe {
     /// The operand's length (0: none), as source (`dest == false`) or destination.
     pub(super) fn length_of(&self, o: &Operand, dest: bool) -> Result<u64, OpError> {
         Ok(match o {
-            Operand::Dsd(d) => d.length(),
-            Operand::Dsr(id) => self.dsr(*id)?.dsd.length(),
+            Operand::Dsd(d) => fabric_length(d),
+            Operand::Dsr(id) => fabric_length(&self.dsr(*id)?.dsd),
             Operand::Fifo(id) => {
                 let f = self.fifo(*id)?;
                 u64::from(if dest { f.write_length } else { f.read_length })
@@ -298,9 +305,6 @@ impl Pe {
                 let why = match d {
                     Dsd::CircBuf(_) => {
                         Some("a circular buffer is usable only through a DSR (@load_to_dsr_xdsr)")
-                    }
-                    Dsd::FabIn(_) | Dsd::FabOut(_) => {
-                        Some("fabric operands are modelled in part 2 (fabric)")
                     }
                     _ => None,
                 };
@@ -335,6 +339,7 @@ impl Pe {
                 });
             }
         }
+        self.validate_fabric(op, ops)?;
         // FIFO rules (seed 004; spec §0.2)
         let sources = &ops[1..];
         let fifos = ops.iter().filter(|o| matches!(o, Operand::Fifo(_))).count();
@@ -373,10 +378,20 @@ impl Pe {
             }
         };
         Ok(match o {
+            Operand::Dsd(Dsd::FabIn(d)) => Port::FabIn(self.fabin_port(op, d)?),
+            Operand::Dsd(Dsd::FabOut(d)) => {
+                Port::FabOut(self.fabout_port(op, d, index_of(d.wavelet_index_offset)?)?)
+            }
             Operand::Dsd(d) => self.mem_port(d, 0, &index_of)?,
             Operand::Dsr(id) => {
                 let dsr = self.dsr(*id)?;
-                self.mem_port(&dsr.dsd, dsr.head, &index_of)?
+                match &dsr.dsd {
+                    Dsd::FabIn(d) => Port::FabIn(self.fabin_port(op, d)?),
+                    Dsd::FabOut(d) => {
+                        Port::FabOut(self.fabout_port(op, d, index_of(d.wavelet_index_offset)?)?)
+                    }
+                    _ => self.mem_port(&dsr.dsd, dsr.head, &index_of)?,
+                }
             }
             Operand::Fifo(id) => Port::Fifo(id.0),
             Operand::Scalar(s) => Port::Scalar(s.bits),

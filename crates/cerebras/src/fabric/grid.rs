@@ -1,0 +1,538 @@
+//! A rectangular grid of routers moving wavelets one hop per cycle (spec §8, §9).
+//!
+//! Every router has one input slot per port (N, E, S, W, RAMP); a slot holds the wavelet
+//! that crossed that link. In one cycle each wavelet in a slot may move to every port of its
+//! color's `tx` set at once (multicast is all or nothing). A link carries at most one wavelet
+//! per cycle: a target slot is free when it is empty or its occupant moves on in the same
+//! cycle; when two wavelets want the same link, the one met first in the fixed order (PEs
+//! row-major, ports N, E, S, W, RAMP) goes and the other waits. Wavelets routed to the RAMP
+//! land in the input queue bound to their color; a full queue holds them back. After the
+//! moves, each empty RAMP slot takes the next wavelet from the PE's output queues (round
+//! robin). Edge ports can be opened to the host: wavelets sent there are collected, and
+//! host streams enter through them.
+
+use std::collections::VecDeque;
+
+use super::color::Color;
+use super::direction::{Dir, DirSet};
+use super::error::FabricError;
+use super::queue::{Delivery, PeQueues};
+use super::route::ColorConfig;
+use super::wavelet::Wavelet;
+use crate::arch::Arch;
+
+/// A wavelet that moved in one cycle, for traces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Hop {
+    /// Column of the router.
+    pub x: u32,
+    /// Row of the router.
+    pub y: u32,
+    /// The port it came from.
+    pub from: Dir,
+    /// The ports it went to.
+    pub to: DirSet,
+    /// The wavelet.
+    pub wavelet: Wavelet,
+}
+
+/// A wavelet sent off the grid through an open edge port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Collected {
+    /// Column of the sending router.
+    pub x: u32,
+    /// Row of the sending router.
+    pub y: u32,
+    /// The edge port.
+    pub dir: Dir,
+    /// The cycle it left.
+    pub cycle: u64,
+    /// The wavelet.
+    pub wavelet: Wavelet,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Router {
+    colors: [Option<ColorConfig>; Color::COUNT],
+    slots: [Option<Wavelet>; 5],
+    open_edges: DirSet,
+    streams: [VecDeque<Wavelet>; 5],
+}
+
+/// Where a wavelet goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Target {
+    Slot(usize, Dir),
+    Ce(usize),
+    Host(usize, Dir),
+}
+
+struct Mover {
+    pe: usize,
+    port: Dir,
+    wavelet: Wavelet,
+    to: DirSet,
+    targets: Vec<Target>,
+}
+
+/// The routers of a `width` x `height` grid of PEs.
+#[derive(Clone, Debug)]
+pub struct Fabric {
+    arch: Arch,
+    width: u32,
+    height: u32,
+    routers: Vec<Router>,
+    collected: Vec<Collected>,
+    changes: usize,
+}
+
+impl Fabric {
+    /// `(width, height)` of the full fabric of `arch` (spec §1.3: WSE-2 757 × 996 PEs; WSE-3
+    /// 762 × 1172, a third-party constant).
+    pub const fn full_size(arch: Arch) -> (u32, u32) {
+        match arch {
+            Arch::Wse2 => (757, 996),
+            Arch::Wse3 => (762, 1172),
+        }
+    }
+
+    /// A grid of `width` x `height` PEs with no routes; it must fit the full fabric of `arch`.
+    pub fn new(arch: Arch, width: u32, height: u32) -> Result<Fabric, FabricError> {
+        let n = u64::from(width) * u64::from(height);
+        if n == 0 {
+            return Err(FabricError::EmptyGrid { width, height });
+        }
+        let (fw, fh) = Fabric::full_size(arch);
+        if width > fw || height > fh {
+            return Err(FabricError::TooLarge {
+                width,
+                height,
+                max_width: fw,
+                max_height: fh,
+                arch,
+            });
+        }
+        Ok(Fabric {
+            arch,
+            width,
+            height,
+            routers: (0..n).map(|_| Router::default()).collect(),
+            collected: Vec::new(),
+            changes: 0,
+        })
+    }
+
+    /// The architecture.
+    pub fn arch(&self) -> Arch {
+        self.arch
+    }
+
+    /// `(width, height)`.
+    pub fn dims(&self) -> (u32, u32) {
+        (self.width, self.height)
+    }
+
+    /// Number of PEs.
+    pub fn len(&self) -> usize {
+        self.routers.len()
+    }
+
+    /// Whether the grid has no PE (never: a grid has at least one).
+    pub fn is_empty(&self) -> bool {
+        self.routers.is_empty()
+    }
+
+    /// The row-major index of PE `(x, y)`, checked.
+    pub fn pe_index(&self, x: i64, y: i64) -> Result<usize, FabricError> {
+        if x < 0 || y < 0 || x >= i64::from(self.width) || y >= i64::from(self.height) {
+            return Err(FabricError::OutsideGrid {
+                x,
+                y,
+                width: self.width,
+                height: self.height,
+            });
+        }
+        Ok((y * i64::from(self.width) + x) as usize)
+    }
+
+    /// The coordinates of the PE with row-major index `k`.
+    pub fn coords(&self, k: usize) -> (u32, u32) {
+        let w = self.width as usize;
+        ((k % w) as u32, (k / w) as u32)
+    }
+
+    /// `@set_local_color_config(color, ...)` on PE `(x, y)`; the route needs at least one `rx`
+    /// and one `tx` port.
+    pub fn set_color_config(
+        &mut self,
+        x: i64,
+        y: i64,
+        color: Color,
+        config: ColorConfig,
+    ) -> Result<(), FabricError> {
+        let k = self.pe_index(x, y)?;
+        if config.base.rx.is_empty() || config.base.tx.is_empty() {
+            return Err(FabricError::EmptyRoute {
+                x: x as u32,
+                y: y as u32,
+                color,
+            });
+        }
+        self.routers[k].colors[color.index()] = Some(config);
+        Ok(())
+    }
+
+    /// The configuration of `color` on PE `(x, y)`, if any.
+    pub fn color_config(
+        &self,
+        x: i64,
+        y: i64,
+        color: Color,
+    ) -> Result<Option<&ColorConfig>, FabricError> {
+        let k = self.pe_index(x, y)?;
+        Ok(self.routers[k].colors[color.index()].as_ref())
+    }
+
+    /// Advances the switch position of `color` on PE `(x, y)`; returns the new position.
+    pub fn advance_switch(&mut self, x: i64, y: i64, color: Color) -> Result<u8, FabricError> {
+        let k = self.pe_index(x, y)?;
+        self.advance_switch_at(k, color)
+    }
+
+    /// [`Fabric::advance_switch`] by row-major index.
+    pub fn advance_switch_at(&mut self, k: usize, color: Color) -> Result<u8, FabricError> {
+        let (x, y) = self.coords(k);
+        match self
+            .routers
+            .get_mut(k)
+            .and_then(|r| r.colors[color.index()].as_mut())
+        {
+            Some(c) => Ok(c.advance_switch()),
+            None => Err(FabricError::Unroutable {
+                x,
+                y,
+                color,
+                from: Dir::Ramp,
+                rx: DirSet::EMPTY,
+            }),
+        }
+    }
+
+    /// Opens edge port `dir` of PE `(x, y)` to the host: wavelets routed there are collected
+    /// instead of being an error, and [`Fabric::stream_in`] may feed wavelets through it.
+    pub fn open_edge(&mut self, x: i64, y: i64, dir: Dir) -> Result<(), FabricError> {
+        let k = self.pe_index(x, y)?;
+        let (dx, dy) = dir.offset();
+        if dir == Dir::Ramp || self.pe_index(x + dx, y + dy).is_ok() {
+            return Err(FabricError::NotAnEdge {
+                x: x as u32,
+                y: y as u32,
+                dir,
+            });
+        }
+        let r = &mut self.routers[k];
+        r.open_edges = DirSet::of(&r.open_edges.iter().chain([dir]).collect::<Vec<_>>());
+        Ok(())
+    }
+
+    /// Queues host wavelets to enter PE `(x, y)` through the open edge port `dir`, one per
+    /// cycle when the port's slot is free.
+    pub fn stream_in(
+        &mut self,
+        x: i64,
+        y: i64,
+        dir: Dir,
+        wavelets: impl IntoIterator<Item = Wavelet>,
+    ) -> Result<(), FabricError> {
+        let k = self.pe_index(x, y)?;
+        if !self.routers[k].open_edges.contains(dir) {
+            return Err(FabricError::NotAnEdge {
+                x: x as u32,
+                y: y as u32,
+                dir,
+            });
+        }
+        self.routers[k].streams[dir.index()].extend(wavelets);
+        Ok(())
+    }
+
+    /// Wavelets collected at open edge ports, in the order they left.
+    pub fn collected(&self) -> &[Collected] {
+        &self.collected
+    }
+
+    /// Wavelets moved, taken from output queues or injected by the last [`Fabric::step`].
+    pub fn changes(&self) -> usize {
+        self.changes
+    }
+
+    /// Where wavelets sit in router slots: `(x, y, port, wavelet)`, row-major, port order.
+    pub fn waiting(&self) -> Vec<(u32, u32, Dir, Wavelet)> {
+        let mut out = Vec::new();
+        for (k, r) in self.routers.iter().enumerate() {
+            let (x, y) = self.coords(k);
+            for d in Dir::ALL {
+                if let Some(w) = r.slots[d.index()] {
+                    out.push((x, y, d, w));
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether any wavelet is in a router slot or waits in a host stream.
+    pub fn in_flight(&self) -> bool {
+        self.routers
+            .iter()
+            .any(|r| r.slots.iter().any(Option::is_some) || r.streams.iter().any(|s| !s.is_empty()))
+    }
+
+    /// One cycle of every router. `queues[k]` are the queues of PE `k` (row-major). Returns
+    /// the hops taken, in processing order.
+    pub fn step(
+        &mut self,
+        cycle: u64,
+        queues: &mut [&mut PeQueues],
+    ) -> Result<Vec<Hop>, FabricError> {
+        if queues.len() != self.routers.len() {
+            return Err(FabricError::QueueCount {
+                given: queues.len(),
+                pes: self.routers.len(),
+            });
+        }
+        let mut movers = Vec::new();
+        for k in 0..self.routers.len() {
+            self.plan_router(k, cycle, &mut movers)?;
+        }
+        let allowed = self.resolve(&movers, queues)?;
+        let mut hops = Vec::new();
+        for (m, ok) in movers.iter().zip(&allowed) {
+            if *ok {
+                self.routers[m.pe].slots[m.port.index()] = None;
+            }
+        }
+        for (m, ok) in movers.iter().zip(&allowed) {
+            if !*ok {
+                continue;
+            }
+            let w = Wavelet {
+                advance_switch: false,
+                ..m.wavelet
+            };
+            for t in &m.targets {
+                match *t {
+                    Target::Slot(k, d) => self.routers[k].slots[d.index()] = Some(w),
+                    Target::Ce(k) => {
+                        if let Some(q) = queues.get_mut(k) {
+                            q.deliver(w);
+                        }
+                    }
+                    Target::Host(k, dir) => {
+                        let (x, y) = self.coords(k);
+                        self.collected.push(Collected {
+                            x,
+                            y,
+                            dir,
+                            cycle,
+                            wavelet: w,
+                        });
+                    }
+                }
+            }
+            if m.wavelet.advance_switch
+                && m.port == Dir::Ramp
+                && let Some(c) = self.routers[m.pe].colors[m.wavelet.color.index()].as_mut()
+            {
+                c.advance_switch();
+            }
+            let (x, y) = self.coords(m.pe);
+            hops.push(Hop {
+                x,
+                y,
+                from: m.port,
+                to: m.to,
+                wavelet: m.wavelet,
+            });
+        }
+        // refill RAMP slots from output queues and edge slots from host streams
+        let mut changes = hops.len();
+        for (k, r) in self.routers.iter_mut().enumerate() {
+            if r.slots[Dir::Ramp.index()].is_none()
+                && let Some(q) = queues.get_mut(k)
+                && let Some((id, _)) = q.peek_send()
+            {
+                r.slots[Dir::Ramp.index()] = q.take_sent(id);
+                changes += 1;
+            }
+            for d in Dir::ALL {
+                if r.slots[d.index()].is_none()
+                    && let Some(w) = r.streams[d.index()].pop_front()
+                {
+                    r.slots[d.index()] = Some(w);
+                    changes += 1;
+                }
+            }
+        }
+        self.changes = changes;
+        Ok(hops)
+    }
+
+    fn plan_router(
+        &self,
+        k: usize,
+        cycle: u64,
+        movers: &mut Vec<Mover>,
+    ) -> Result<(), FabricError> {
+        let (x, y) = self.coords(k);
+        let r = &self.routers[k];
+        let mut seen: [Option<Dir>; Color::COUNT] = [None; Color::COUNT];
+        for port in Dir::ALL {
+            let Some(w) = r.slots[port.index()] else {
+                continue;
+            };
+            let route = r.colors[w.color.index()].map(|c| c.route());
+            let Some(route) = route.filter(|rt| rt.rx.contains(port)) else {
+                return Err(FabricError::Unroutable {
+                    x,
+                    y,
+                    color: w.color,
+                    from: port,
+                    rx: route.map_or(DirSet::EMPTY, |rt| rt.rx),
+                });
+            };
+            if let Some(first) = seen[w.color.index()] {
+                return Err(FabricError::Merge {
+                    x,
+                    y,
+                    color: w.color,
+                    cycle,
+                    first,
+                    second: port,
+                });
+            }
+            seen[w.color.index()] = Some(port);
+            let mut targets = Vec::new();
+            for t in route.tx.iter() {
+                if t == Dir::Ramp {
+                    targets.push(Target::Ce(k));
+                    continue;
+                }
+                let (dx, dy) = t.offset();
+                match self.pe_index(i64::from(x) + dx, i64::from(y) + dy) {
+                    Ok(n) => targets.push(Target::Slot(n, t.opposite())),
+                    Err(_) if r.open_edges.contains(t) => targets.push(Target::Host(k, t)),
+                    Err(_) => {
+                        return Err(FabricError::LeavesGrid {
+                            x,
+                            y,
+                            color: w.color,
+                            dir: t,
+                        });
+                    }
+                }
+            }
+            movers.push(Mover {
+                pe: k,
+                port,
+                wavelet: w,
+                to: route.tx,
+                targets,
+            });
+        }
+        Ok(())
+    }
+
+    /// Which movers go this cycle (see the module documentation).
+    fn resolve(
+        &self,
+        movers: &[Mover],
+        queues: &[&mut PeQueues],
+    ) -> Result<Vec<bool>, FabricError> {
+        let mut allowed = vec![true; movers.len()];
+        let leaving: Vec<(usize, Dir)> = movers.iter().map(|m| (m.pe, m.port)).collect();
+        loop {
+            let mut changed = false;
+            let mut claimed: Vec<Target> = Vec::new();
+            let mut ce_room: Vec<(usize, u8, u32)> = Vec::new();
+            for (i, m) in movers.iter().enumerate() {
+                if !allowed[i] {
+                    continue;
+                }
+                let mut ok = true;
+                for t in &m.targets {
+                    if claimed.contains(t) {
+                        ok = false;
+                        break;
+                    }
+                    match *t {
+                        Target::Slot(k, d) => {
+                            let occupied = self.routers[k].slots[d.index()].is_some();
+                            let vacates = leaving
+                                .iter()
+                                .zip(&allowed)
+                                .any(|(&(pk, pd), &a)| a && pk == k && pd == d);
+                            if occupied && !vacates {
+                                ok = false;
+                            }
+                        }
+                        Target::Ce(k) if queues.get(k).is_some_and(|q| !q.passes(&m.wavelet)) => {}
+                        Target::Ce(k) => {
+                            let (x, y) = self.coords(k);
+                            let q = queues
+                                .get(k)
+                                .and_then(|q| q.input_of(m.wavelet.color).map(|id| (q, id)));
+                            let Some((q, id)) = q else {
+                                return Err(FabricError::NoInputQueue {
+                                    x,
+                                    y,
+                                    color: m.wavelet.color,
+                                });
+                            };
+                            let room = q.input(id).map_or(0, |iq| iq.room());
+                            let used = ce_room
+                                .iter()
+                                .filter(|&&(pk, pid, _)| pk == k && pid == id)
+                                .count() as u32;
+                            if room <= used {
+                                ok = false;
+                            } else {
+                                ce_room.push((k, id, room));
+                            }
+                        }
+                        Target::Host(..) => {}
+                    }
+                }
+                if ok {
+                    claimed.extend(m.targets.iter().copied());
+                } else {
+                    allowed[i] = false;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return Ok(allowed);
+            }
+        }
+    }
+
+    /// Injects `w` directly into PE `k`'s input queue bound to its color (host copy of a
+    /// stream that does not go through the routers).
+    pub fn deliver_direct(
+        &self,
+        k: usize,
+        queues: &mut PeQueues,
+        w: Wavelet,
+    ) -> Result<bool, FabricError> {
+        let (x, y) = self.coords(k);
+        match queues.deliver(w) {
+            Delivery::Queued => Ok(true),
+            Delivery::Full => Ok(false),
+            Delivery::Filtered => Ok(true),
+            Delivery::Unbound => Err(FabricError::NoInputQueue {
+                x,
+                y,
+                color: w.color,
+            }),
+        }
+    }
+}

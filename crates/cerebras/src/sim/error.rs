@@ -1,0 +1,161 @@
+//! What can go wrong in a multi-PE run: every error names the PE `(x, y)` and the cycle.
+
+use thiserror::Error;
+
+use crate::fabric::{FabricError, QueueRef};
+use crate::ops::OpError;
+
+/// A run that stopped on an error.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum SimError {
+    /// An operation failed.
+    #[error("PE ({x}, {y}) cycle {cycle}: {what}: {source}")]
+    Op {
+        /// Column.
+        x: u32,
+        /// Row.
+        y: u32,
+        /// The cycle.
+        cycle: u64,
+        /// Which operation (task and action).
+        what: String,
+        /// The error.
+        source: Box<OpError>,
+    },
+    /// The fabric failed (unroutable color, a wavelet leaving the grid, ...).
+    #[error("cycle {cycle}: {source}")]
+    Fabric {
+        /// The cycle.
+        cycle: u64,
+        /// The error.
+        source: FabricError,
+    },
+    /// A configuration error before the run (no cycle yet).
+    #[error(transparent)]
+    Setup(#[from] FabricError),
+    /// Two concurrent asynchronous operations on one queue (seed 004: the programmer's
+    /// responsibility; npusim reports it).
+    #[error(
+        "PE ({x}, {y}) cycle {cycle}: {second} uses {queue}, which {first} (still running) uses"
+    )]
+    QueueConflict {
+        /// Column.
+        x: u32,
+        /// Row.
+        y: u32,
+        /// The cycle.
+        cycle: u64,
+        /// The queue.
+        queue: QueueRef,
+        /// The running operation.
+        first: String,
+        /// The operation started.
+        second: String,
+    },
+    /// Two concurrent asynchronous operations on one microthread.
+    #[error(
+        "PE ({x}, {y}) cycle {cycle}: {second} needs microthread {microthread}, which {first} (still running) holds"
+    )]
+    MicrothreadConflict {
+        /// Column.
+        x: u32,
+        /// Row.
+        y: u32,
+        /// The cycle.
+        cycle: u64,
+        /// The microthread id.
+        microthread: u8,
+        /// The running operation.
+        first: String,
+        /// The operation started.
+        second: String,
+    },
+    /// An operation reuses an output queue that still holds another operation's wavelets.
+    #[error(
+        "PE ({x}, {y}) cycle {cycle}: {second} reuses {queue}, which still holds {left} wavelet(s) of {first}"
+    )]
+    QueueReuse {
+        /// Column.
+        x: u32,
+        /// Row.
+        y: u32,
+        /// The cycle.
+        cycle: u64,
+        /// The queue.
+        queue: QueueRef,
+        /// Wavelets still in it.
+        left: u32,
+        /// The operation that filled it.
+        first: String,
+        /// The operation started.
+        second: String,
+    },
+    /// An asynchronous operation that breaks a rule (no fabric operand, bad `ut_id`, ...).
+    #[error("PE ({x}, {y}) cycle {cycle}: {what}: {rule}")]
+    Async {
+        /// Column.
+        x: u32,
+        /// Row.
+        y: u32,
+        /// The cycle.
+        cycle: u64,
+        /// The operation.
+        what: String,
+        /// The rule.
+        rule: String,
+    },
+    /// A task name or id that is not bound, or a bad binding.
+    #[error("PE ({x}, {y}): {what}")]
+    Task {
+        /// Column.
+        x: u32,
+        /// Row.
+        y: u32,
+        /// What is wrong.
+        what: String,
+    },
+    /// Every thread waits and nothing is in flight.
+    #[error("deadlock at cycle {cycle}: {}", waits.join("; "))]
+    Deadlock {
+        /// The cycle.
+        cycle: u64,
+        /// What each waiting thread waits on (`PE (x, y) <thread>: <what>`).
+        waits: Vec<String>,
+    },
+    /// The run reached its cycle limit.
+    #[error("cycle limit {limit} reached; still busy: {}", busy.join("; "))]
+    CycleLimit {
+        /// The limit.
+        limit: u64,
+        /// What was still going on.
+        busy: Vec<String>,
+    },
+    /// A control wavelet reached a data task's channel but no control task has its id.
+    #[error(
+        "PE ({x}, {y}) cycle {cycle}: control wavelet 0x{payload:08X} on the channel of task {task} names control task {entry}, which is not bound"
+    )]
+    UnexpectedControl {
+        /// Column.
+        x: u32,
+        /// Row.
+        y: u32,
+        /// The cycle.
+        cycle: u64,
+        /// The data task whose channel it came on.
+        task: String,
+        /// The payload.
+        payload: u32,
+        /// The control task id it names.
+        entry: u8,
+    },
+    /// A grid with more PEs than the simulator takes.
+    #[error("a {width}x{height} grid has more than {max} PEs, the simulator's limit")]
+    TooManyPes {
+        /// Width asked.
+        width: u32,
+        /// Height asked.
+        height: u32,
+        /// The limit.
+        max: u64,
+    },
+}

@@ -1,0 +1,788 @@
+//! The deterministic cycle-stepped simulator over a grid of PEs (spec §9).
+//!
+//! One cycle:
+//! 1. every router moves wavelets ([`Fabric::step`]: PEs row-major, ports N, E, S, W, RAMP);
+//! 2. every PE in row-major order runs its threads once, in this order: microthreads ranked
+//!    at or above the main thread (by rank, then microthread id), the main thread, then the
+//!    lower-ranked microthreads. A microthread does at most one element. The main thread
+//!    does one element of its current synchronous operation, or one action of its task, or,
+//!    idle, starts the eligible task with the lowest id (a local task that is active and
+//!    unblocked; a data task that is unblocked and has a wavelet in its queue). An
+//!    asynchronous operation started in a cycle does its first element in the next one.
+//!
+//! The run ends when a whole cycle changes nothing. Threads still waiting then are a
+//! deadlock (reported with what each waits on), except asynchronous operations with an
+//! unbounded extent, which is how streaming programs end. Every run has a cycle limit.
+
+use std::collections::VecDeque;
+
+use super::error::SimError;
+use super::microthread::{MainThreadPriority, main_thread_rank};
+use super::stats::{PeStats, RunReport, TraceHash};
+use super::task::{Action, AsyncConfig, CallCtx, Completion, OnControl, Task, TaskKind};
+use super::trace::{EventKind, TraceEvent, chrome_trace};
+use crate::arch::Arch;
+use crate::dsd::Dsd;
+use crate::fabric::{Collected, Color, Fabric, PeQueues, QueueRef, QueueSide, Wavelet};
+use crate::ops::{DsrFile, DsrId, Operand, Outcome, Pe, Progress, RunningOp, Wait};
+
+/// An asynchronous operation running on a hardware microthread.
+pub(super) struct Microthread {
+    pub(super) ut: u8,
+    pub(super) rank: u8,
+    pub(super) label: String,
+    pub(super) run: RunningOp,
+    pub(super) cfg: AsyncConfig,
+    pub(super) queues: Vec<(usize, QueueRef)>,
+    pub(super) born: u64,
+    pub(super) waiting: Option<Wait>,
+}
+
+/// A synchronous operation in progress on the main thread.
+pub(super) type SyncOp = (RunningOp, String, Vec<(usize, QueueRef)>);
+
+/// The PE's main thread: the running task, its remaining actions and its synchronous op.
+#[derive(Default)]
+pub(super) struct MainThread {
+    pub(super) task: Option<String>,
+    pub(super) wavelet: Option<Wavelet>,
+    pub(super) actions: VecDeque<Action>,
+    pub(super) action_no: usize,
+    pub(super) current: Option<SyncOp>,
+    pub(super) waiting: Option<Wait>,
+}
+
+/// One PE of the simulation: its machine, tasks, threads and statistics.
+pub(super) struct PeState {
+    pub(super) pe: Pe,
+    pub(super) tasks: Vec<Task>,
+    pub(super) main: MainThread,
+    pub(super) micro: Vec<Microthread>,
+    pub(super) main_priority: MainThreadPriority,
+    pub(super) stats: PeStats,
+    pub(super) out_owner: [Option<String>; 8],
+    /// DSRs loaded with an asynchronous configuration (`@load_to_dsr(.., .{ .async = true })`).
+    pub(super) dsr_async: Vec<(DsrId, AsyncConfig)>,
+    /// WSE-3 microthreads blocked by `@block(ut_id)`.
+    pub(super) blocked_uts: [bool; 8],
+}
+
+/// A grid of PEs, their routers and their tasks, run cycle by cycle.
+pub struct Sim {
+    pub(super) arch: Arch,
+    pub(super) fabric: Fabric,
+    pub(super) pes: Vec<PeState>,
+    pub(super) cycle: u64,
+    pub(super) trace: TraceHash,
+    pub(super) events: Option<Vec<TraceEvent>>,
+}
+
+/// What one PE did in one cycle.
+#[derive(Default)]
+struct PeCycle {
+    progressed: bool,
+}
+
+impl Sim {
+    /// At most this many PEs per simulation: each PE holds its 48 KiB memory, so a larger grid
+    /// is refused rather than exhausting the host (a policy, not a hardware limit).
+    pub const MAX_PES: u64 = 16_384;
+
+    /// A `width` x `height` grid of empty PEs of `arch` (at most [`Sim::MAX_PES`]).
+    pub fn new(arch: Arch, width: u32, height: u32) -> Result<Sim, SimError> {
+        let pes = u64::from(width) * u64::from(height);
+        if pes > Sim::MAX_PES {
+            return Err(SimError::TooManyPes {
+                width,
+                height,
+                max: Sim::MAX_PES,
+            });
+        }
+        let fabric = Fabric::new(arch, width, height)?;
+        let pes = (0..fabric.len())
+            .map(|k| {
+                let (x, y) = fabric.coords(k);
+                PeState {
+                    pe: Pe::new(arch),
+                    tasks: Vec::new(),
+                    main: MainThread::default(),
+                    micro: Vec::new(),
+                    main_priority: MainThreadPriority::default(),
+                    stats: PeStats {
+                        x,
+                        y,
+                        ..PeStats::default()
+                    },
+                    out_owner: Default::default(),
+                    dsr_async: Vec::new(),
+                    blocked_uts: [false; 8],
+                }
+            })
+            .collect();
+        Ok(Sim {
+            arch,
+            fabric,
+            pes,
+            cycle: 0,
+            trace: TraceHash::default(),
+            events: None,
+        })
+    }
+
+    /// The architecture.
+    pub fn arch(&self) -> Arch {
+        self.arch
+    }
+
+    /// The routers.
+    pub fn fabric(&self) -> &Fabric {
+        &self.fabric
+    }
+
+    /// The routers, to configure routes and host streams.
+    pub fn fabric_mut(&mut self) -> &mut Fabric {
+        &mut self.fabric
+    }
+
+    /// PE `(x, y)`.
+    pub fn pe(&self, x: i64, y: i64) -> Result<&Pe, SimError> {
+        let k = self.fabric.pe_index(x, y)?;
+        Ok(&self.pes[k].pe)
+    }
+
+    /// PE `(x, y)`, to declare arrays, FIFOs, DSRs and queue bindings.
+    pub fn pe_mut(&mut self, x: i64, y: i64) -> Result<&mut Pe, SimError> {
+        let k = self.fabric.pe_index(x, y)?;
+        Ok(&mut self.pes[k].pe)
+    }
+
+    /// Records events (hops, task starts, operation ends) for a trace; off by default.
+    pub fn record_events(&mut self, on: bool) {
+        self.events = on.then(Vec::new);
+    }
+
+    /// The recorded events (empty unless [`Sim::record_events`] is on).
+    pub fn events(&self) -> &[TraceEvent] {
+        self.events.as_deref().unwrap_or(&[])
+    }
+
+    /// The recorded events as Chrome trace-event JSON.
+    pub fn chrome_trace(&self) -> String {
+        chrome_trace(self.events(), self.fabric.dims().0)
+    }
+
+    /// Wavelets collected at open edge ports.
+    pub fn collected(&self) -> &[Collected] {
+        self.fabric.collected()
+    }
+
+    /// Sets the main thread's priority on PE `(x, y)`.
+    pub fn set_main_thread_priority(
+        &mut self,
+        x: i64,
+        y: i64,
+        p: MainThreadPriority,
+    ) -> Result<(), SimError> {
+        let k = self.fabric.pe_index(x, y)?;
+        self.pes[k].main_priority = p;
+        Ok(())
+    }
+
+    /// Binds a task on PE `(x, y)`. A data task's id is its color on WSE-2 (its input queue
+    /// is the color's default queue) and its input queue on WSE-3 (bound to a color with
+    /// [`PeQueues::bind_input`]); local task ids are 0..=30 on WSE-2, 8..=30 on WSE-3.
+    pub fn bind_task(
+        &mut self,
+        x: i64,
+        y: i64,
+        kind: TaskKind,
+        id: u8,
+        name: &str,
+        body: Vec<Action>,
+    ) -> Result<(), SimError> {
+        let k = self.fabric.pe_index(x, y)?;
+        let (px, py) = self.fabric.coords(k);
+        let bad = |what: String| SimError::Task { x: px, y: py, what };
+        let st = &mut self.pes[k];
+        let range = match (kind, self.arch) {
+            (TaskKind::Data, Arch::Wse2) => 0..=23,
+            (TaskKind::Data, Arch::Wse3) => 0..=7,
+            (TaskKind::Local, Arch::Wse2) => 0..=30,
+            (TaskKind::Local, Arch::Wse3) => 8..=30,
+            (TaskKind::Control, _) => 0..=63,
+        };
+        if !range.contains(&id) {
+            return Err(bad(format!(
+                "{kind:?} task id {id} is outside {}..={} on {}",
+                range.start(),
+                range.end(),
+                self.arch
+            )));
+        }
+        if let Some(t) = st.tasks.iter().find(|t| t.id == id || t.name == name) {
+            return Err(bad(format!(
+                "task {name} (id {id}) clashes with task {} (id {})",
+                t.name, t.id
+            )));
+        }
+        if kind == TaskKind::Data && self.arch == Arch::Wse2 {
+            let c = Color::new(i64::from(id))?;
+            if st.pe.queues.default_input(c).is_none() {
+                return Err(bad(format!("no free input queue for data task color {id}")));
+            }
+        }
+        st.tasks.push(Task {
+            name: name.into(),
+            id,
+            kind,
+            body,
+            active: false,
+            blocked: false,
+        });
+        st.tasks.sort_by_key(|t| t.id);
+        Ok(())
+    }
+
+    /// `@load_to_dsr(dsr, dsd, .{ .async = true, ... })` on PE `(x, y)`: operations on the
+    /// DSR run asynchronously with `cfg` (spec §6).
+    pub fn load_to_dsr_async(
+        &mut self,
+        x: i64,
+        y: i64,
+        file: DsrFile,
+        dsd: &Dsd,
+        cfg: AsyncConfig,
+    ) -> Result<DsrId, SimError> {
+        let k = self.fabric.pe_index(x, y)?;
+        let id = self.pes[k]
+            .pe
+            .load_to_dsr(file, dsd, false)
+            .map_err(|e| self.op_error(k, self.cycle, "@load_to_dsr", e))?;
+        self.pes[k].dsr_async.push((id, cfg));
+        Ok(id)
+    }
+
+    /// Host-side `@activate(task)` on PE `(x, y)` (the port of an RPC `launch`).
+    pub fn activate(&mut self, x: i64, y: i64, task: &str) -> Result<(), SimError> {
+        let k = self.fabric.pe_index(x, y)?;
+        self.set_task(k, task, |t| t.active = true)
+    }
+
+    fn set_task(
+        &mut self,
+        k: usize,
+        name: &str,
+        f: impl FnOnce(&mut Task),
+    ) -> Result<(), SimError> {
+        let (x, y) = self.fabric.coords(k);
+        match self.pes[k].tasks.iter_mut().find(|t| t.name == name) {
+            Some(t) => {
+                f(t);
+                Ok(())
+            }
+            None => Err(SimError::Task {
+                x,
+                y,
+                what: format!("no task named {name}"),
+            }),
+        }
+    }
+
+    fn event(
+        &mut self,
+        cycle: u64,
+        k: usize,
+        kind: EventKind,
+        thread: &str,
+        text: impl FnOnce() -> String,
+    ) {
+        let (x, y) = self.fabric.coords(k);
+        if let Some(ev) = &mut self.events {
+            ev.push(TraceEvent {
+                cycle,
+                x,
+                y,
+                kind,
+                thread: thread.into(),
+                text: text(),
+            });
+        }
+    }
+
+    /// Runs until nothing changes, at most `limit` cycles.
+    pub fn run(&mut self, limit: u64) -> Result<RunReport, SimError> {
+        while self.cycle < limit {
+            let cycle = self.cycle;
+            let changed = self.step()?;
+            self.cycle += 1;
+            if !changed {
+                return self.finish(cycle);
+            }
+        }
+        Err(SimError::CycleLimit {
+            limit,
+            busy: self.busy(),
+        })
+    }
+
+    /// One cycle; whether anything changed.
+    fn step(&mut self) -> Result<bool, SimError> {
+        let cycle = self.cycle;
+        let hops = {
+            let mut qs: Vec<&mut PeQueues> =
+                self.pes.iter_mut().map(|p| &mut p.pe.queues).collect();
+            self.fabric
+                .step(cycle, &mut qs)
+                .map_err(|source| SimError::Fabric { cycle, source })?
+        };
+        for h in &hops {
+            let to: u64 = h.to.iter().map(|d| 1u64 << d.index()).sum();
+            for v in [
+                cycle,
+                u64::from(h.x),
+                u64::from(h.y),
+                h.from.index() as u64,
+                to,
+                u64::from(h.wavelet.color.id()),
+                u64::from(h.wavelet.payload),
+                u64::from(h.wavelet.is_control()),
+            ] {
+                self.trace.add(v);
+            }
+        }
+        if let Some(ev) = &mut self.events {
+            for h in &hops {
+                ev.push(TraceEvent {
+                    cycle,
+                    x: h.x,
+                    y: h.y,
+                    kind: EventKind::Hop,
+                    thread: "router".into(),
+                    text: format!("{} -> {} {}", h.from, h.to, h.wavelet),
+                });
+            }
+        }
+        let mut changed = self.fabric.changes() > 0;
+        for k in 0..self.pes.len() {
+            let r = self.step_pe(k, cycle)?;
+            if r.progressed {
+                self.pes[k].stats.busy_cycles += 1;
+                changed = true;
+            }
+        }
+        Ok(changed)
+    }
+
+    pub(super) fn op_error(
+        &self,
+        k: usize,
+        cycle: u64,
+        what: &str,
+        source: crate::ops::OpError,
+    ) -> SimError {
+        let (x, y) = self.fabric.coords(k);
+        SimError::Op {
+            x,
+            y,
+            cycle,
+            what: what.into(),
+            source: Box::new(source),
+        }
+    }
+
+    fn step_pe(&mut self, k: usize, cycle: u64) -> Result<PeCycle, SimError> {
+        let mut out = PeCycle::default();
+        let main_rank = main_thread_rank(self.pes[k].main_priority);
+        let mut main_done = false;
+        // the order is fixed at the start of the cycle; threads spawned now wait a cycle
+        let order: Vec<(u8, u8)> = self.pes[k].micro.iter().map(|m| (m.ut, m.rank)).collect();
+        for (ut, rank) in order {
+            if !main_done && rank < main_rank {
+                self.step_main(k, cycle, &mut out)?;
+                main_done = true;
+            }
+            let Some(i) = self.pes[k].micro.iter().position(|m| m.ut == ut) else {
+                continue;
+            };
+            if self.step_micro(k, i, cycle, &mut out)? {
+                self.pes[k].micro.remove(i);
+            }
+        }
+        if !main_done {
+            self.step_main(k, cycle, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    /// One element of microthread `i`; whether it finished.
+    fn step_micro(
+        &mut self,
+        k: usize,
+        i: usize,
+        cycle: u64,
+        out: &mut PeCycle,
+    ) -> Result<bool, SimError> {
+        let st = &mut self.pes[k];
+        let m = &mut st.micro[i];
+        if m.born == cycle {
+            return Ok(false);
+        }
+        if st
+            .blocked_uts
+            .get(usize::from(m.ut))
+            .copied()
+            .unwrap_or(false)
+        {
+            st.stats.stalls += 1;
+            return Ok(false);
+        }
+        let before = m.run.elements();
+        let progress = st.pe.advance(&mut m.run, 1);
+        let label = m.label.clone();
+        let progress = progress.map_err(|e| self.op_error(k, cycle, &label, e))?;
+        let st = &mut self.pes[k];
+        let m = &mut st.micro[i];
+        let activated = m.run.take_activated();
+        let done_elems = m.run.elements() - before;
+        st.stats.elements += done_elems;
+        let ut = m.ut;
+        let finished = match progress {
+            Progress::Stalled(w) => {
+                m.waiting = Some(w);
+                st.stats.stalls += 1;
+                false
+            }
+            Progress::Paused => {
+                m.waiting = None;
+                out.progressed = true;
+                false
+            }
+            Progress::Done(_) => {
+                m.waiting = None;
+                out.progressed = true;
+                true
+            }
+        };
+        if done_elems > 0 {
+            for v in [cycle, k as u64, 1, u64::from(ut), m.run.elements()] {
+                self.trace.add(v);
+            }
+        }
+        for t in activated {
+            self.set_task(k, &t, |t| t.active = true)?;
+        }
+        if let Progress::Done(o) = progress {
+            let m = self.pes[k].micro[i].cfg.clone();
+            let queues = self.pes[k].micro[i].queues.clone();
+            for (_, q) in queues {
+                if q.side == QueueSide::Output {
+                    self.pes[k].out_owner[usize::from(q.id)] = Some(label.clone());
+                }
+            }
+            self.complete(k, cycle, &label, &o, Some(&m), &format!("ut {ut}"))?;
+        }
+        Ok(finished)
+    }
+
+    /// Applies an operation's outcome: FIFO activations, switch advances, completion actions.
+    fn complete(
+        &mut self,
+        k: usize,
+        cycle: u64,
+        label: &str,
+        o: &Outcome,
+        cfg: Option<&AsyncConfig>,
+        thread: &str,
+    ) -> Result<(), SimError> {
+        self.trace.add(cycle);
+        self.trace.add(k as u64);
+        self.trace.add_str(label);
+        self.trace.add(o.elements);
+        self.event(cycle, k, EventKind::OpDone, thread, || {
+            format!("{label} ({} elements)", o.elements)
+        });
+        for t in &o.activated {
+            self.set_task(k, t, |t| t.active = true)?;
+        }
+        let Some(cfg) = cfg else {
+            return Ok(());
+        };
+        let action = if o.control_ended {
+            match &cfg.on_control {
+                Some(OnControl::Activate(t)) => Some(Completion::Activate(t.clone())),
+                Some(OnControl::Unblock(t)) => Some(Completion::Unblock(t.clone())),
+                Some(OnControl::Terminate) | None => None,
+            }
+        } else {
+            cfg.on_done.clone()
+        };
+        match action {
+            Some(Completion::Activate(t)) => self.set_task(k, &t, |t| t.active = true),
+            Some(Completion::Unblock(t)) => self.set_task(k, &t, |t| t.blocked = false),
+            None => Ok(()),
+        }
+    }
+
+    fn step_main(&mut self, k: usize, cycle: u64, out: &mut PeCycle) -> Result<(), SimError> {
+        // an operation in progress: one element
+        if let Some((mut run, label, qs)) = self.pes[k].main.current.take() {
+            let before = run.elements();
+            let progress = self.pes[k]
+                .pe
+                .advance(&mut run, 1)
+                .map_err(|e| self.op_error(k, cycle, &label, e))?;
+            let st = &mut self.pes[k];
+            st.stats.elements += run.elements() - before;
+            let activated = run.take_activated();
+            for t in activated {
+                self.set_task(k, &t, |t| t.active = true)?;
+            }
+            match progress {
+                Progress::Stalled(w) => {
+                    let st = &mut self.pes[k];
+                    st.main.waiting = Some(w);
+                    st.stats.stalls += 1;
+                    st.main.current = Some((run, label, qs));
+                }
+                Progress::Paused => {
+                    out.progressed = true;
+                    for v in [cycle, k as u64, 0, run.elements()] {
+                        self.trace.add(v);
+                    }
+                    let st = &mut self.pes[k];
+                    st.main.waiting = None;
+                    st.main.current = Some((run, label, qs));
+                }
+                Progress::Done(o) => {
+                    out.progressed = true;
+                    self.pes[k].main.waiting = None;
+                    for (_, q) in qs {
+                        if q.side == QueueSide::Output {
+                            self.pes[k].out_owner[usize::from(q.id)] = Some(label.clone());
+                        }
+                    }
+                    self.complete(k, cycle, &label, &o, None, "main")?;
+                }
+            }
+            return Ok(());
+        }
+        // the next action of the running task
+        if let Some(action) = self.pes[k].main.actions.pop_front() {
+            out.progressed = true;
+            let st = &mut self.pes[k];
+            st.main.action_no += 1;
+            let label = format!(
+                "{:?} (task {}, action {})",
+                action,
+                st.main.task.as_deref().unwrap_or("?"),
+                st.main.action_no
+            );
+            return self.run_action(k, cycle, action, label, out);
+        }
+        self.pes[k].main.task = None;
+        // idle: start the eligible task with the lowest id
+        let st = &mut self.pes[k];
+        let pick = st.tasks.iter().position(|t| {
+            !t.blocked
+                && match t.kind {
+                    TaskKind::Local => t.active,
+                    TaskKind::Data => data_queue(&st.pe, t.id)
+                        .is_some_and(|q| st.pe.queues.input(q).is_some_and(|iq| !iq.is_empty())),
+                    TaskKind::Control => false,
+                }
+        });
+        let Some(ti) = pick else {
+            return Ok(());
+        };
+        let task = &mut st.tasks[ti];
+        task.active = false;
+        let (mut name, mut body, kind, id) =
+            (task.name.clone(), task.body.clone(), task.kind, task.id);
+        let wavelet = match kind {
+            TaskKind::Data => data_queue(&st.pe, id)
+                .and_then(|q| st.pe.queues.input_mut(q))
+                .and_then(|iq| iq.pop()),
+            TaskKind::Local | TaskKind::Control => None,
+        };
+        // a control wavelet on a data task's channel starts the control task it names
+        if let Some(w) = wavelet.filter(|w| w.is_control()) {
+            let entry = control_entry(w.payload);
+            let Some(t) = st
+                .tasks
+                .iter()
+                .find(|t| t.kind == TaskKind::Control && t.id == entry)
+            else {
+                let (x, y) = self.fabric.coords(k);
+                return Err(SimError::UnexpectedControl {
+                    x,
+                    y,
+                    cycle,
+                    task: name,
+                    payload: w.payload,
+                    entry,
+                });
+            };
+            name = t.name.clone();
+            body = t.body.clone();
+        }
+        let st = &mut self.pes[k];
+        st.main = MainThread {
+            task: Some(name.clone()),
+            wavelet,
+            actions: body.into(),
+            action_no: 0,
+            current: None,
+            waiting: None,
+        };
+        st.stats.tasks_started += 1;
+        out.progressed = true;
+        self.trace.add(cycle);
+        self.trace.add(k as u64);
+        self.trace.add_str(&name);
+        self.trace
+            .add(wavelet.map_or(0, |w| u64::from(w.payload) | 1 << 32));
+        self.event(cycle, k, EventKind::TaskStart, "main", || name.clone());
+        Ok(())
+    }
+
+    /// `@block(ut_id)` / `@unblock(ut_id)` (WSE-3 only).
+    fn block_microthread(
+        &mut self,
+        k: usize,
+        cycle: u64,
+        label: String,
+        ut: u8,
+        block: bool,
+    ) -> Result<(), SimError> {
+        let (x, y) = self.fabric.coords(k);
+        match self.pes[k].blocked_uts.get_mut(usize::from(ut)) {
+            Some(b) if self.arch == Arch::Wse3 => {
+                *b = block;
+                Ok(())
+            }
+            _ => Err(SimError::Async {
+                x,
+                y,
+                cycle,
+                what: label,
+                rule: format!("@block/@unblock of microthread {ut}: WSE-3 only, ids 0..=7"),
+            }),
+        }
+    }
+
+    fn run_action(
+        &mut self,
+        k: usize,
+        cycle: u64,
+        action: Action,
+        label: String,
+        out: &mut PeCycle,
+    ) -> Result<(), SimError> {
+        match action {
+            Action::Activate(t) => self.set_task(k, &t, |t| t.active = true),
+            Action::Block(t) => self.set_task(k, &t, |t| t.blocked = true),
+            Action::Unblock(t) => self.set_task(k, &t, |t| t.blocked = false),
+            Action::BlockMicrothread(u) => self.block_microthread(k, cycle, label, u, true),
+            Action::UnblockMicrothread(u) => self.block_microthread(k, cycle, label, u, false),
+            Action::Call(f) => {
+                let st = &mut self.pes[k];
+                let mut ctx = CallCtx {
+                    pe: &mut st.pe,
+                    wavelet: st.main.wavelet,
+                };
+                let more = f(&mut ctx).map_err(|e| self.op_error(k, cycle, &label, e))?;
+                let st = &mut self.pes[k];
+                for a in more.into_iter().rev() {
+                    st.main.actions.push_front(a);
+                }
+                Ok(())
+            }
+            Action::Op {
+                op,
+                dest,
+                srcs,
+                cfg,
+                asynchronous,
+            } => {
+                let mut run = self.pes[k]
+                    .pe
+                    .start(op, &dest, &srcs, &cfg)
+                    .map_err(|e| self.op_error(k, cycle, &label, e))?;
+                let queues = run.fabric_queues();
+                self.check_queues(k, cycle, &label, &queues, None, run.fabout_color())?;
+                let operands: Vec<&Operand> = std::iter::once(&dest).chain(&srcs).collect();
+                match self.pes[k].effective_async(asynchronous, &operands) {
+                    None => {
+                        self.pes[k].main.current = Some((run, label, queues));
+                        // the first element in this same cycle
+                        self.step_main(k, cycle, out)
+                    }
+                    Some(acfg) => {
+                        run.asynchronous = true;
+                        run.on_control = acfg.on_control.is_some();
+                        self.spawn(k, cycle, run, acfg, label, queues)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The control task a control wavelet names: payload bits 16..=21 (the layout is not
+/// published; a third-party note puts the entry point from bit 16, the data in bits 0..=15).
+pub fn control_entry(payload: u32) -> u8 {
+    ((payload >> 16) & 0x3F) as u8
+}
+
+/// The input queue of data task `id`: the queue bound to color `id` on WSE-2, queue `id` on
+/// WSE-3.
+fn data_queue(pe: &Pe, id: u8) -> Option<u8> {
+    match pe.arch() {
+        Arch::Wse2 => Color::new(i64::from(id))
+            .ok()
+            .and_then(|c| pe.queues.input_of(c)),
+        Arch::Wse3 => Some(id),
+    }
+}
+
+impl PeState {
+    /// The asynchronous configuration an operation runs with: its own, completed by those of
+    /// DSR operands loaded with `.async = true` (which make it asynchronous on their own).
+    /// Completion actions and priority: the operation's, else the first DSR's (destination,
+    /// then sources). `ut_id` (WSE-3): the first operand in that order that carries one, a DSD
+    /// operand carrying the operation's own (spec §6).
+    fn effective_async(
+        &self,
+        op_cfg: Option<AsyncConfig>,
+        operands: &[&Operand],
+    ) -> Option<AsyncConfig> {
+        let dsr_cfg = |o: &Operand| match o {
+            Operand::Dsr(id) => self.dsr_async.iter().find(|(d, _)| d == id).map(|(_, c)| c),
+            _ => None,
+        };
+        let dsrs: Vec<&AsyncConfig> = operands.iter().filter_map(|o| dsr_cfg(o)).collect();
+        if dsrs.is_empty() {
+            return op_cfg;
+        }
+        let own = op_cfg.unwrap_or_default();
+        let ut_id = operands.iter().find_map(|o| match o {
+            Operand::Dsr(_) => dsr_cfg(o).and_then(|c| c.ut_id),
+            Operand::Dsd(_) => own.ut_id,
+            _ => None,
+        });
+        Some(AsyncConfig {
+            on_done: own
+                .on_done
+                .clone()
+                .or_else(|| dsrs.iter().find_map(|c| c.on_done.clone())),
+            on_control: own
+                .on_control
+                .clone()
+                .or_else(|| dsrs.iter().find_map(|c| c.on_control.clone())),
+            ut_id: ut_id.or(own.ut_id),
+            priority: own
+                .priority
+                .or_else(|| dsrs.iter().find_map(|c| c.priority)),
+        })
+    }
+}

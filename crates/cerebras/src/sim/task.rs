@@ -1,0 +1,183 @@
+//! Tasks and their bodies (spec §7): a task is a list of actions the PE's main thread runs in
+//! order: DSD operations (synchronous, one element per cycle, or asynchronous on a
+//! microthread), `@activate` / `@block` / `@unblock`, and Rust code that may look at the
+//! task's wavelet and the PE's memory and return further actions.
+
+use std::fmt;
+use std::rc::Rc;
+
+use crate::dsd::Priority;
+use crate::fabric::Wavelet;
+use crate::ops::{Op, OpConfig, OpError, Operand, Pe};
+
+/// What Rust code in a task body sees.
+pub struct CallCtx<'a> {
+    /// The PE.
+    pub pe: &'a mut Pe,
+    /// The wavelet that started a data task (`None` for local and control tasks).
+    pub wavelet: Option<Wavelet>,
+}
+
+/// Rust code in a task body: runs in one cycle and returns actions to run next.
+pub type CallFn = Rc<dyn Fn(&mut CallCtx<'_>) -> Result<Vec<Action>, OpError>>;
+
+/// What an asynchronous operation does when it completes (`.activate` / `.unblock`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Completion {
+    /// Activate this local task.
+    Activate(String),
+    /// Unblock this task.
+    Unblock(String),
+}
+
+/// `.on_control`: what a control wavelet at the head of the op's fabric input does.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum OnControl {
+    /// End the operation.
+    Terminate,
+    /// End it and activate this local task.
+    Activate(String),
+    /// End it and unblock this task.
+    Unblock(String),
+}
+
+/// The asynchronous part of an operation's configuration (`.async = true, ...`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct AsyncConfig {
+    /// `.activate` or `.unblock` on completion.
+    pub on_done: Option<Completion>,
+    /// `.on_control`.
+    pub on_control: Option<OnControl>,
+    /// WSE-3 `.ut_id`.
+    pub ut_id: Option<u8>,
+    /// WSE-2 `.priority` (WSE-3 takes it from the fabric DSD or FIFO).
+    pub priority: Option<Priority>,
+}
+
+impl AsyncConfig {
+    /// `.async = true, .activate = task`.
+    pub fn activate(task: &str) -> AsyncConfig {
+        AsyncConfig {
+            on_done: Some(Completion::Activate(task.into())),
+            ..AsyncConfig::default()
+        }
+    }
+
+    /// `.async = true, .unblock = task`.
+    pub fn unblock(task: &str) -> AsyncConfig {
+        AsyncConfig {
+            on_done: Some(Completion::Unblock(task.into())),
+            ..AsyncConfig::default()
+        }
+    }
+}
+
+/// One step of a task body.
+#[derive(Clone)]
+pub enum Action {
+    /// A DSD operation; asynchronous when `asynchronous` is given.
+    Op {
+        /// The builtin.
+        op: Op,
+        /// Destination.
+        dest: Operand,
+        /// Sources.
+        srcs: Vec<Operand>,
+        /// `.index`.
+        cfg: OpConfig,
+        /// `.async = true` and its settings.
+        asynchronous: Option<AsyncConfig>,
+    },
+    /// `@activate(task)`.
+    Activate(String),
+    /// `@block(task)`.
+    Block(String),
+    /// `@unblock(task)`.
+    Unblock(String),
+    /// `@block(ut_id)` (WSE-3): the microthread does no element until unblocked.
+    BlockMicrothread(u8),
+    /// `@unblock(ut_id)` (WSE-3).
+    UnblockMicrothread(u8),
+    /// Rust code (one cycle) returning further actions, run before the rest of the body.
+    Call(CallFn),
+}
+
+impl Action {
+    /// A synchronous operation.
+    pub fn sync(op: Op, dest: impl Into<Operand>, srcs: Vec<Operand>) -> Action {
+        Action::Op {
+            op,
+            dest: dest.into(),
+            srcs,
+            cfg: OpConfig::default(),
+            asynchronous: None,
+        }
+    }
+
+    /// An asynchronous operation.
+    pub fn spawn(op: Op, dest: impl Into<Operand>, srcs: Vec<Operand>, cfg: AsyncConfig) -> Action {
+        Action::Op {
+            op,
+            dest: dest.into(),
+            srcs,
+            cfg: OpConfig::default(),
+            asynchronous: Some(cfg),
+        }
+    }
+
+    /// Rust code.
+    pub fn call(f: impl Fn(&mut CallCtx<'_>) -> Result<Vec<Action>, OpError> + 'static) -> Action {
+        Action::Call(Rc::new(f))
+    }
+}
+
+impl fmt::Debug for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Action::Op {
+                op, asynchronous, ..
+            } => write!(
+                f,
+                "@{}{}",
+                op.name(),
+                if asynchronous.is_some() { " async" } else { "" }
+            ),
+            Action::Activate(t) => write!(f, "@activate({t})"),
+            Action::Block(t) => write!(f, "@block({t})"),
+            Action::Unblock(t) => write!(f, "@unblock({t})"),
+            Action::BlockMicrothread(u) => write!(f, "@block(ut {u})"),
+            Action::UnblockMicrothread(u) => write!(f, "@unblock(ut {u})"),
+            Action::Call(_) => f.write_str("<rust code>"),
+        }
+    }
+}
+
+/// How a task is started.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TaskKind {
+    /// By a wavelet in the input queue of its color (WSE-2, id = color) or its queue (WSE-3,
+    /// id = queue); the wavelet is the task's argument.
+    Data,
+    /// By `@activate` or a completion.
+    Local,
+    /// By a control wavelet naming its id (payload bits 16..=21) that reaches the head of a
+    /// data task's channel; the wavelet is the task's argument (its data in bits 0..=15).
+    Control,
+}
+
+/// A bound task.
+#[derive(Clone, Debug)]
+pub struct Task {
+    /// Its name (for `@activate(name)` and messages).
+    pub name: String,
+    /// Its id (0..=63).
+    pub id: u8,
+    /// Data or local.
+    pub kind: TaskKind,
+    /// Its body.
+    pub body: Vec<Action>,
+    /// The activation bit (single: activating twice runs once).
+    pub active: bool,
+    /// Blocked tasks never start.
+    pub blocked: bool,
+}

@@ -1,0 +1,67 @@
+//! Seed 004's queue-length table and bounded queues.
+
+use npusim_cerebras::Arch;
+use npusim_cerebras::fabric::{
+    Color, FabricError, PeQueues, QueueSide, Wavelet, WaveletQueue, queue_length,
+};
+
+#[test]
+fn queue_lengths_are_the_seed_table() {
+    // (ids, WSE-2 in, WSE-2 out, WSE-3 in, WSE-3 out); 0 = N/A
+    let table = [
+        ([0u8, 1], 6, 2, 8, 8),
+        ([2, 3], 4, 6, 4, 8),
+        ([4, 5], 2, 2, 4, 8),
+        ([6, 7], 2, 0, 4, 8),
+    ];
+    let na = |n: u32| if n == 0 { None } else { Some(n) };
+    for (ids, w2i, w2o, w3i, w3o) in table {
+        for id in ids {
+            assert_eq!(queue_length(Arch::Wse2, QueueSide::Input, id), na(w2i));
+            assert_eq!(queue_length(Arch::Wse2, QueueSide::Output, id), na(w2o));
+            assert_eq!(queue_length(Arch::Wse3, QueueSide::Input, id), na(w3i));
+            assert_eq!(queue_length(Arch::Wse3, QueueSide::Output, id), na(w3o));
+        }
+    }
+    assert_eq!(queue_length(Arch::Wse3, QueueSide::Input, 8), None);
+    // a PE's queues follow the table
+    for arch in [Arch::Wse2, Arch::Wse3] {
+        let q = PeQueues::new(arch);
+        for id in 0..8u8 {
+            assert_eq!(
+                q.input(id).map(WaveletQueue::capacity),
+                queue_length(arch, QueueSide::Input, id)
+            );
+            assert_eq!(
+                q.output(id).map(WaveletQueue::capacity),
+                queue_length(arch, QueueSide::Output, id)
+            );
+        }
+    }
+}
+
+#[test]
+fn a_queue_is_bounded_and_first_in_first_out() {
+    let c = Color::new(1).expect("color");
+    for cap in [1u32, 2, 6] {
+        let mut q = WaveletQueue::new(cap);
+        for k in 0..cap {
+            q.push(Wavelet::data32(c, k)).expect("room");
+        }
+        let back = q.push(Wavelet::data32(c, 99)).expect_err("full");
+        assert_eq!(back.payload, 99);
+        assert_eq!((q.len(), q.room(), q.high_water()), (cap, 0, cap));
+        let got: Vec<u32> = std::iter::from_fn(|| q.pop()).map(|w| w.payload).collect();
+        assert_eq!(got, (0..cap).collect::<Vec<_>>());
+        assert_eq!(q.high_water(), cap, "high water survives draining");
+    }
+}
+
+#[test]
+fn binding_a_missing_queue_is_an_error() {
+    let c = Color::new(0).expect("color");
+    let mut q = PeQueues::new(Arch::Wse2);
+    let e = q.bind_input(8, c).expect_err("no queue 8");
+    assert!(matches!(e, FabricError::NoSuchQueue { .. }));
+    assert!(e.to_string().contains("input queue 8"), "{e}");
+}

@@ -1,0 +1,102 @@
+//! Control wavelets and control tasks (spec §7, G46): a control wavelet reaching the head of a
+//! data task's channel starts the control task it names, after the data before it.
+
+use npusim_cerebras::dsd::FabOut;
+use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route};
+use npusim_cerebras::sim::{Action, Sim, SimError, TaskKind, control_entry};
+use npusim_cerebras::{Arch, ElemTy, Op, Scalar};
+
+type Res = Result<(), Box<dyn std::error::Error>>;
+
+/// PE0 sends f32 `values` then one control wavelet naming `entry` on color 3; PE1 sums the
+/// data in a data task and its control task 43 stores the sum and how many data tasks ran.
+fn sentinel(arch: Arch, values: &[f32], entry: u32) -> Result<Sim, Box<dyn std::error::Error>> {
+    let c = Color::new(3)?;
+    let mut sim = Sim::new(arch, 2, 1)?;
+    let f = sim.fabric_mut();
+    f.set_color_config(
+        0,
+        0,
+        c,
+        ColorConfig::fixed(Route::new(&[Dir::Ramp], &[Dir::East])),
+    )?;
+    f.set_color_config(
+        1,
+        0,
+        c,
+        ColorConfig::fixed(Route::new(&[Dir::West], &[Dir::Ramp])),
+    )?;
+    let n = values.len() as u64;
+    let pe0 = sim.pe_mut(0, 0)?;
+    pe0.mem.declare_with("v", &[n], values)?;
+    pe0.queues.bind_output(2, c)?;
+    let v = pe0.mem.mem1d(&format!("|i|{{{n}}} -> v[i]"))?;
+    let data = FabOut::new(arch, n as i64, Some(2), None)?;
+    let mut ctl = FabOut::new(arch, 1, Some(2), None)?;
+    ctl.control = true;
+    let pe1 = sim.pe_mut(1, 0)?;
+    pe1.mem.declare("sum", ElemTy::F32, &[1])?;
+    pe1.mem.declare("seen", ElemTy::U32, &[1])?;
+    pe1.mem.declare("result", ElemTy::F32, &[2])?;
+    // the data task's channel: color 3 (WSE-2 id 3) or input queue 3 bound to it (WSE-3)
+    pe1.queues.bind_input(3, c)?;
+    sim.bind_task(
+        0,
+        0,
+        TaskKind::Local,
+        10,
+        "send",
+        vec![
+            Action::sync(Op::Fmovs, data, vec![v.into()]),
+            Action::sync(Op::Mov32, ctl, vec![Scalar::u32(entry << 16).into()]),
+        ],
+    )?;
+    let add = Action::call(|ctx| {
+        let x = f32::from_bits(ctx.wavelet.map_or(0, |w| w.payload));
+        let s = ctx.pe.mem.read::<f32>("sum")?[0];
+        let k = ctx.pe.mem.read::<u32>("seen")?[0];
+        ctx.pe.mem.write("sum", &[s + x])?;
+        ctx.pe.mem.write("seen", &[k + 1])?;
+        Ok(Vec::new())
+    });
+    let store = Action::call(|ctx| {
+        let s = ctx.pe.mem.read::<f32>("sum")?[0];
+        let k = ctx.pe.mem.read::<u32>("seen")?[0];
+        ctx.pe.mem.write("result", &[s, k as f32])?;
+        Ok(Vec::new())
+    });
+    sim.bind_task(1, 0, TaskKind::Data, 3, "recv", vec![add])?;
+    sim.bind_task(1, 0, TaskKind::Control, 43, "done", vec![store])?;
+    sim.activate(0, 0, "send")?;
+    Ok(sim)
+}
+
+#[test]
+fn g46_sentinel_control_task_runs_after_the_data() -> Res {
+    assert_eq!(control_entry(43 << 16 | 0xFFFF), 43);
+    for arch in [Arch::Wse2, Arch::Wse3] {
+        for values in [vec![1.0f32, 2.0, 3.0, 4.0], vec![0.5; 9]] {
+            let mut sim = sentinel(arch, &values, 43)?;
+            sim.run(1000)?;
+            let sum: f32 = values.iter().sum();
+            assert_eq!(
+                sim.pe(1, 0)?.mem.read::<f32>("result")?,
+                [sum, values.len() as f32],
+                "{arch}"
+            );
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn a_control_wavelet_naming_no_bound_control_task_is_an_error() -> Res {
+    let mut sim = sentinel(Arch::Wse2, &[1.0], 44)?;
+    let e = sim.run(1000).expect_err("no control task 44");
+    assert!(
+        matches!(&e, SimError::UnexpectedControl { x: 1, y: 0, entry: 44, task, .. } if task == "recv"),
+        "{e}"
+    );
+    assert!(e.to_string().contains("PE (1, 0)"), "{e}");
+    Ok(())
+}

@@ -1,0 +1,116 @@
+//! Random small programs: the simulator never panics, always stops (result, error or cycle
+//! limit), and two runs of one program end the same way.
+
+use npusim_cerebras::dsd::{FabIn, FabOut};
+use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
+use npusim_cerebras::sim::{Action, AsyncConfig, Sim, TaskKind};
+use npusim_cerebras::{Arch, ElemTy, Op, Scalar};
+use proptest::prelude::*;
+
+/// One random action: (kind, queue, extent).
+type Step = (u8, u8, u8);
+
+fn build(
+    arch: Arch,
+    topology: u8,
+    routes: &[(usize, usize)],
+    steps: &[Vec<Step>],
+) -> Result<Sim, Box<dyn std::error::Error>> {
+    // color 0: host -> PE 0; color 1: PE 0 -> PE 1; color 2: PE 1 -> host
+    let (c0, c1, c2) = (Color::new(0)?, Color::new(1)?, Color::new(2)?);
+    let mut sim = Sim::new(arch, 2, 1)?;
+    let f = sim.fabric_mut();
+    f.open_edge(0, 0, Dir::West)?;
+    f.open_edge(1, 0, Dir::East)?;
+    let fixed = |rx: Dir, tx: &[Dir]| ColorConfig::fixed(Route::new(&[rx], tx));
+    f.set_color_config(0, 0, c0, fixed(Dir::West, &[Dir::Ramp]))?;
+    f.set_color_config(0, 0, c1, fixed(Dir::Ramp, &[Dir::East]))?;
+    let pe1_tx: &[Dir] = match topology % 4 {
+        0 => &[Dir::Ramp],
+        1 => &[Dir::East],
+        _ => &[Dir::Ramp, Dir::East],
+    };
+    f.set_color_config(1, 0, c1, fixed(Dir::West, pe1_tx))?;
+    f.set_color_config(1, 0, c2, fixed(Dir::Ramp, &[Dir::East]))?;
+    if topology % 4 == 3 {
+        // a random (maybe broken) route for color 1 on PE 1
+        let (rx, tx) = routes[0];
+        f.set_color_config(1, 0, c1, fixed(Dir::ALL[rx % 5], &[Dir::ALL[tx % 5]]))?;
+    }
+    f.stream_in(0, 0, Dir::West, (0..5).map(|v| Wavelet::data32(c0, v)))?;
+    for (k, body) in steps.iter().enumerate() {
+        let x = k as i64;
+        let pe = sim.pe_mut(x, 0)?;
+        pe.mem.declare("m", ElemTy::U16, &[8])?;
+        let (cin, cout) = if k == 0 { (c0, c1) } else { (c1, c2) };
+        for q in 0..4u8 {
+            pe.queues.bind_output(q, cout)?;
+        }
+        pe.queues.bind_input(1, cin)?;
+        let mut actions = Vec::new();
+        for &(kind, q, ext) in body {
+            let q = i64::from(q % 4);
+            let ext = i64::from(ext % 6 + 1);
+            let m = pe.mem.mem1d(&format!("|i|{{{ext}}} -> m[i]"))?;
+            actions.push(match kind % 6 {
+                0 => Action::spawn(
+                    Op::Mov16,
+                    FabOut::new(arch, ext, Some(q), None)?,
+                    vec![m.into()],
+                    AsyncConfig::default(),
+                ),
+                1 => Action::spawn(
+                    Op::Mov16,
+                    m,
+                    vec![FabIn::new(arch, ext, Some(q), None)?.into()],
+                    AsyncConfig::activate("t"),
+                ),
+                2 => Action::sync(Op::Add16, m.clone(), vec![m.into(), Scalar::u16(1).into()]),
+                3 => Action::sync(
+                    Op::Mov16,
+                    FabOut::new(arch, ext, Some(q), None)?,
+                    vec![Scalar::u16(7).into()],
+                ),
+                4 => Action::Activate("t".into()),
+                _ => Action::Block("t".into()),
+            });
+        }
+        sim.bind_task(x, 0, TaskKind::Local, 10, "main", actions)?;
+        sim.bind_task(
+            x,
+            0,
+            TaskKind::Local,
+            11,
+            "t",
+            vec![Action::Unblock("t".into())],
+        )?;
+        sim.activate(x, 0, "main")?;
+    }
+    Ok(sim)
+}
+
+fn outcome(arch: Arch, topology: u8, routes: &[(usize, usize)], steps: &[Vec<Step>]) -> String {
+    match build(arch, topology, routes, steps) {
+        Err(e) => format!("setup: {e}"),
+        Ok(mut sim) => match sim.run(500) {
+            Ok(r) => format!("ok {} {:x} {:?}", r.cycles, r.trace_hash, sim.collected()),
+            Err(e) => format!("error: {e}"),
+        },
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn random_programs_stop_and_repeat(
+        wse3 in any::<bool>(),
+        topology in any::<u8>(),
+        routes in proptest::collection::vec((0usize..5, 0usize..5), 2),
+        steps in proptest::collection::vec(proptest::collection::vec((any::<u8>(), any::<u8>(), any::<u8>()), 0..5), 2),
+    ) {
+        let arch = if wse3 { Arch::Wse3 } else { Arch::Wse2 };
+        let first = outcome(arch, topology, &routes, &steps);
+        let second = outcome(arch, topology, &routes, &steps);
+        prop_assert_eq!(first, second);
+    }
+}
