@@ -8,9 +8,10 @@
 //! * [`Elements`] is a buffer of elements in memory; [`SubByte`] is how a file lays out
 //!   4-bit elements. Element codes are read and written only through
 //!   [`npusim_numerics::Storage`].
-//! * [`write_atomic`]: output through a temporary file and a rename.
-//! * [`cast`]: whole-file casts ([`CastJob`] → [`cast_file`] / [`cast_bytes`]), with
-//!   per-tensor reports and progress callbacks.
+//! * [`write_atomic`]: output through a temporary file and a rename; [`remove_temp_files`]
+//!   removes unfinished ones (for a signal handler).
+//! * [`cast`]: whole-file casts ([`CastJob`] → [`cast_file`] / [`cast_bytes`]), streamed in
+//!   bounded memory, with per-tensor reports and progress callbacks.
 //!
 //! ```
 //! use std::path::Path;
@@ -22,7 +23,7 @@
 //! job.from = Some(Format::F32);
 //! job.shape = Some(vec![2]);
 //! let done = cast_bytes(&job, Path::new("x.bin"), &bytes, &mut NoProgress).unwrap();
-//! assert_eq!(done.output.to_bytes().unwrap(), [0x80, 0x3f, 0x20, 0x40]);
+//! assert_eq!(done.bytes, [0x80, 0x3f, 0x20, 0x40]);
 //! assert_eq!(
 //!     done.reports[0].to_string(),
 //!     "x.bin: f32 -> bf16, 2 elements [2] (0 NaN, 0 Inf, 0 saturated)"
@@ -39,10 +40,9 @@ mod packing;
 pub mod raw;
 pub mod safetensors;
 
-pub use atomic::{write_atomic, write_atomic_via_path};
+pub use atomic::{remove_temp_files, write_atomic, write_atomic_via_path};
 pub use cast::{
-    CastJob, CastOutcome, CastOutput, CastProgress, NoProgress, Stats, TensorReport, cast_bytes,
-    cast_file,
+    CastJob, CastOutcome, CastProgress, NoProgress, Stats, TensorReport, cast_bytes, cast_file,
 };
 pub use container::Container;
 pub use elements::{Elements, SubByte, element_count, shape_str};

@@ -11,8 +11,7 @@ use std::path::Path;
 use npusim_io::cast::{KeepReason, KeptSummary};
 use npusim_io::safetensors::{self as st, Dtype, OutTensor};
 use npusim_io::{
-    CastJob, CastOutput, CastProgress, Container, IoError, NoProgress, TensorReport, cast_bytes,
-    cast_file, npy,
+    CastJob, CastProgress, Container, IoError, NoProgress, TensorReport, cast_bytes, cast_file, npy,
 };
 use npusim_numerics::{CastPolicy, Format, RoundMode};
 
@@ -78,7 +77,7 @@ fn an_npy_buffer_casts_to_e4m3fn_with_counts_and_progress() {
         panic!("not cast: {:?}", done.reports[0]);
     };
     assert_eq!(summary.stats.saturated, 1);
-    let out = done.output.to_bytes().unwrap();
+    let out = done.bytes.clone();
     let array = npy::parse(&out).unwrap();
     assert_eq!(array.descr, "<V1");
     assert_eq!(array.shape, [2, 2]);
@@ -111,7 +110,7 @@ fn a_safetensors_buffer_casts_floats_and_keeps_the_rest() {
         ),
     ];
     let meta = HashMap::from([("note".to_string(), "hi".to_string())]);
-    let input = st::to_bytes(&tensors, Some(meta)).unwrap();
+    let input = st::to_bytes(&tensors, Some(&meta)).unwrap();
 
     let job = CastJob::new(Container::Safetensors, Container::Safetensors, Format::HiF8);
     let mut progress = Recorder::default();
@@ -134,28 +133,30 @@ fn a_safetensors_buffer_casts_floats_and_keeps_the_rest() {
         })
     ));
     assert_eq!(npusim_io::cast::tally(&done.reports), (1, 1));
-    let CastOutput::Safetensors { metadata, .. } = &done.output else {
-        panic!("not a safetensors output");
-    };
-    let metadata = metadata.as_ref().unwrap();
+    // The written file reads back: hif8 recorded as U8 plus the entry, ids untouched.
+    let out = done.bytes.clone();
+    let file = st::parse(&out).unwrap();
+    let metadata = file.metadata.as_ref().unwrap();
     assert_eq!(metadata["npusim.dtype.w"], "hif8");
     assert_eq!(metadata["note"], "hi");
-
-    // The written file reads back: hif8 recorded as U8 plus the entry, ids untouched.
-    let out = done.output.to_bytes().unwrap();
-    let file = st::parse(&out).unwrap();
-    let wv = file.tensors.tensor("w").unwrap();
-    assert_eq!((wv.dtype(), wv.shape()), (Dtype::U8, &[3usize][..]));
-    assert_eq!(file.tensors.tensor("ids").unwrap().data(), ids);
+    let wv = file.tensor("w").unwrap();
+    assert_eq!((wv.dtype, wv.shape), (Dtype::U8, &[3usize][..]));
+    assert_eq!(file.tensor("ids").unwrap().data, ids);
 
     // And back to f32 through the recorded entry, which the cast drops.
     let mut back = CastJob::new(Container::Safetensors, Container::Safetensors, Format::F32);
     back.tensors = vec!["w".to_string()];
     let done = cast_bytes(&back, Path::new("h.safetensors"), &out, &mut NoProgress).unwrap();
-    let out = done.output.to_bytes().unwrap();
+    let out = done.bytes.clone();
     let file = st::parse(&out).unwrap();
-    assert!(!file.metadata.unwrap().contains_key("npusim.dtype.w"));
-    let data = file.tensors.tensor("w").unwrap().data().to_vec();
+    assert!(
+        !file
+            .metadata
+            .as_ref()
+            .unwrap()
+            .contains_key("npusim.dtype.w")
+    );
+    let data = file.tensor("w").unwrap().data.to_vec();
     assert_eq!(data[..4], 1.0f32.to_le_bytes());
 }
 

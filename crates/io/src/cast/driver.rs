@@ -1,64 +1,189 @@
-//! The chunked cast of one buffer: progress between chunks, one result as if cast whole.
+//! The streamed cast of one tensor: read a chunk, cast it into a reused buffer, write it.
+//!
+//! A tensor is cast in chunks of about [`CHUNK_ELEMENTS`] elements, each read from the input,
+//! cast (the bulk cast spreads a chunk over the threads) and written out before the next, so
+//! memory stays bounded whatever the tensor's size. A chunk's `first_index` is its start, so
+//! the result equals one whole cast, stochastic rounding included; the NaN / Inf / saturation
+//! counts come with each chunk's cast (no second pass).
 
-use npusim_numerics::{BulkOptions, CastPolicy, Storage, cast_elements_with_status};
+use std::borrow::Cow;
+use std::io::{Read, Seek, Write};
 
+use npusim_numerics::{BulkOptions, CastPolicy, Format, cast_elements_with_status};
+
+use super::input::Input;
 use super::progress::CastProgress;
 use super::stats::Stats;
-use crate::elements::Elements;
+use crate::elements::{Elements, SubByte};
 use crate::error::IoError;
+use crate::npy::swap_in_place;
 
-/// Elements per bulk-cast call (a multiple of 4, so packed chunks never share a byte).
-pub const CHUNK_ELEMENTS: usize = 1 << 20;
+/// Elements per chunk (a multiple of 2, so packed chunks never share a byte).
+pub const CHUNK_ELEMENTS: usize = 1 << 22;
 
-/// Casts `src` into a new buffer of `dst` storage, in chunks of [`CHUNK_ELEMENTS`] whose
-/// `first_index` is the chunk start (offset by `bulk.first_index`), so that the result equals
-/// one whole cast, stochastic rounding included. Reports each chunk to `progress`; returns
-/// the bytes and the counts of NaN, ±Inf and saturated results.
-pub fn cast_buffer(
-    src: &Elements<'_>,
-    dst: Storage,
+/// Bytes per piece when a tensor is copied unchanged.
+const COPY_BYTES: usize = 1 << 24;
+
+/// One tensor to cast: where its elements are and how each side lays them out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct TensorStream {
+    /// Offset of the tensor's bytes in the input.
+    pub offset: u64,
+    /// Elements.
+    pub count: usize,
+    /// Source format.
+    pub from: Format,
+    /// How the input lays out 4-bit source elements.
+    pub src_sub: SubByte,
+    /// Width of big-endian source elements to swap (1: none).
+    pub swap: usize,
+    /// Destination format.
+    pub to: Format,
+    /// How the output lays out 4-bit destination elements.
+    pub dst_sub: SubByte,
+}
+
+/// Buffers reused from chunk to chunk and tensor to tensor.
+#[derive(Default)]
+pub(crate) struct Buffers {
+    input: Vec<u8>,
+    output: Vec<u8>,
+}
+
+/// A layout whose chunks can be cut anywhere on an even element: per-row packing of even rows
+/// is flat packing.
+fn chunkable(sub: SubByte) -> SubByte {
+    match sub {
+        SubByte::PackedRows { row } if row % 2 == 0 => SubByte::PackedFlat,
+        other => other,
+    }
+}
+
+/// Elements per chunk for `t`: even, and whole pairs of rows when a side packs odd rows.
+fn chunk_elements(t: &TensorStream) -> usize {
+    let odd_row = [t.src_sub, t.dst_sub].into_iter().find_map(|s| match s {
+        SubByte::PackedRows { row } if row % 2 == 1 => Some(row),
+        _ => None,
+    });
+    let unit = odd_row.map_or(2, |row| row.saturating_mul(2));
+    (CHUNK_ELEMENTS / unit).max(1).saturating_mul(unit)
+}
+
+/// Bytes `sub` takes for `count` elements of `format` starting at a chunk boundary.
+fn chunk_bytes(sub: SubByte, format: Format, count: usize) -> Result<usize, IoError> {
+    sub.file_bytes(format, count)
+        .ok_or(IoError::NpyLogicalShapeTooLarge)
+}
+
+/// Casts tensor `t` from `input` to `out`, chunk by chunk; returns its counts.
+pub(crate) fn cast_stream<R: Read + Seek>(
+    input: &mut Input<R>,
+    t: &TensorStream,
+    out: &mut dyn Write,
     policy: &CastPolicy,
     bulk: &BulkOptions,
     progress: &mut dyn CastProgress,
-) -> Result<(Vec<u8>, Stats), IoError> {
-    let count = src.count;
-    let s = src.storage;
-    s.check_len(src.bytes.len(), count, "source")
-        .map_err(IoError::Cast)?;
-    let mut out = vec![0u8; dst.bytes_for(count)];
+    bufs: &mut Buffers,
+) -> Result<Stats, IoError> {
+    let (src_sub, dst_sub) = (chunkable(t.src_sub), chunkable(t.dst_sub));
+    let chunk = chunk_elements(t);
     let mut stats = Stats::default();
+    let mut offset = t.offset;
     let mut start = 0;
-    while start < count {
-        let n = CHUNK_ELEMENTS.min(count - start);
-        let src_part = &src.bytes[s.bytes_for(start)..s.bytes_for(start + n)];
-        let dst_part = &mut out[dst.bytes_for(start)..dst.bytes_for(start + n)];
+    while start < t.count {
+        let n = chunk.min(t.count - start);
+        let in_len = chunk_bytes(src_sub, t.from, n)?;
+        bufs.input.resize(in_len, 0);
+        input.read_at(offset, &mut bufs.input)?;
+        offset += in_len as u64;
+        swap_in_place(&mut bufs.input, t.swap);
+        let src = Elements::from_file(&bufs.input[..], t.from, src_sub, n);
+        let dst = dst_sub.storage(t.to, n);
+        bufs.output.resize(dst.bytes_for(n), 0);
         let options = BulkOptions {
             first_index: bulk.first_index + start as u64,
             ..*bulk
         };
-        let counts = cast_elements_with_status(src_part, s, dst_part, dst, n, policy, &options)
-            .map_err(IoError::Cast)?;
+        let counts = cast_elements_with_status(
+            &src.bytes,
+            src.storage,
+            &mut bufs.output,
+            dst,
+            n,
+            policy,
+            &options,
+        )
+        .map_err(IoError::Cast)?;
         stats.add(Stats::from(&counts));
+        let cast = Elements {
+            storage: dst,
+            count: n,
+            bytes: Cow::Borrowed(&bufs.output),
+        };
+        out.write_all(&cast.to_file(dst_sub))?;
         progress.advance(n);
         start += n;
     }
-    Ok((out, stats))
+    Ok(stats)
+}
+
+/// Copies `len` bytes at `offset` of `input` to `out` unchanged, piece by piece.
+pub(crate) fn copy_stream<R: Read + Seek>(
+    input: &mut Input<R>,
+    offset: u64,
+    len: u64,
+    out: &mut dyn Write,
+    bufs: &mut Buffers,
+) -> Result<(), IoError> {
+    let mut done = 0u64;
+    while done < len {
+        let n = usize::try_from(len - done).map_or(COPY_BYTES, |left| left.min(COPY_BYTES));
+        bufs.input.resize(n, 0);
+        input.read_at(offset + done, &mut bufs.input)?;
+        out.write_all(&bufs.input)?;
+        done += n as u64;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::cast::NoProgress;
-    use npusim_numerics::{Format, RoundMode, cast_elements};
+    use npusim_numerics::{RoundMode, Storage, cast_elements};
+    use std::io::Cursor;
+    use std::path::Path;
 
-    #[test]
-    fn chunked_cast_equals_one_shot_cast_with_hybrid_rounding() {
-        let n = 2 * CHUNK_ELEMENTS + 5;
-        let src: Vec<u8> = (0..n as u32)
+    /// Casts `src` (laid out as `src_sub`) in chunks through [`cast_stream`].
+    fn streamed(src: &[u8], t: &TensorStream, policy: &CastPolicy, bulk: &BulkOptions) -> Vec<u8> {
+        let mut input = Input::new(Cursor::new(src), Path::new("x"), src.len() as u64);
+        let mut out = Vec::new();
+        cast_stream(
+            &mut input,
+            t,
+            &mut out,
+            policy,
+            bulk,
+            &mut NoProgress,
+            &mut Buffers::default(),
+        )
+        .unwrap();
+        out
+    }
+
+    fn f32_pattern(n: usize) -> Vec<u8> {
+        (0..n as u32)
             .flat_map(|i| {
                 f32::from_bits(0x3f80_0000 | (i.wrapping_mul(2_654_435_761) >> 9)).to_le_bytes()
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn chunked_cast_equals_one_shot_cast_with_hybrid_rounding_and_odd_packed_counts() {
+        // An odd count across several chunks, packed two per byte on the way out.
+        let n = 2 * CHUNK_ELEMENTS + 5;
+        let src = f32_pattern(n);
         let s = Storage::native(Format::F32);
         let d = Storage::native(Format::F4E2M1);
         let policy = CastPolicy::new(RoundMode::Hybrid);
@@ -66,32 +191,82 @@ mod tests {
             seed: 42,
             ..BulkOptions::default()
         };
-        let e = Elements {
-            storage: s,
+        let t = TensorStream {
+            offset: 0,
             count: n,
-            bytes: src[..].into(),
+            from: Format::F32,
+            src_sub: SubByte::OnePerByte,
+            swap: 1,
+            to: Format::F4E2M1,
+            dst_sub: SubByte::PackedFlat,
         };
-        let (chunked, _) = cast_buffer(&e, d, &policy, &bulk, &mut NoProgress).unwrap();
         let mut whole = vec![0u8; d.bytes_for(n)];
         cast_elements(&src, s, &mut whole, d, n, &policy, &bulk).unwrap();
-        assert_eq!(chunked, whole);
+        assert_eq!(streamed(&src, &t, &policy, &bulk), whole);
     }
 
     #[test]
-    fn a_short_source_is_an_error_not_a_panic() {
-        let e = Elements {
-            storage: Storage::native(Format::F32),
-            count: 3,
-            bytes: vec![0u8; 8].into(),
+    fn odd_packed_rows_are_cut_on_row_pairs() {
+        // 3 rows of an odd length longer than a chunk would hold if cut on elements alone.
+        let row = CHUNK_ELEMENTS / 2 + 1;
+        let n = 3 * row;
+        let src = f32_pattern(n);
+        let policy = CastPolicy::new(RoundMode::Rint);
+        let bulk = BulkOptions::default();
+        let t = TensorStream {
+            offset: 0,
+            count: n,
+            from: Format::F32,
+            src_sub: SubByte::OnePerByte,
+            swap: 1,
+            to: Format::I4,
+            dst_sub: SubByte::PackedRows { row },
         };
-        let d = Storage::native(Format::F16);
-        let r = cast_buffer(
-            &e,
-            d,
+        let got = streamed(&src, &t, &policy, &bulk);
+        // The reference: one-per-byte cast, then each row packed on its own.
+        let u = SubByte::OnePerByte.storage(Format::I4, n);
+        let mut unpacked = vec![0u8; n];
+        cast_elements(
+            &src,
+            Storage::native(Format::F32),
+            &mut unpacked,
+            u,
+            n,
+            &policy,
+            &bulk,
+        )
+        .unwrap();
+        let e = Elements {
+            storage: u,
+            count: n,
+            bytes: unpacked.into(),
+        };
+        assert_eq!(got, e.to_file(SubByte::PackedRows { row }).into_owned());
+        assert_eq!(got.len(), 3 * row.div_ceil(2));
+    }
+
+    #[test]
+    fn a_short_input_is_an_error_not_a_panic() {
+        let t = TensorStream {
+            offset: 0,
+            count: 3,
+            from: Format::F32,
+            src_sub: SubByte::OnePerByte,
+            swap: 1,
+            to: Format::F16,
+            dst_sub: SubByte::OnePerByte,
+        };
+        let src = [0u8; 8];
+        let mut input = Input::new(Cursor::new(&src[..]), Path::new("x.npy"), 8);
+        let r = cast_stream(
+            &mut input,
+            &t,
+            &mut Vec::new(),
             &CastPolicy::default(),
             &BulkOptions::default(),
             &mut NoProgress,
+            &mut Buffers::default(),
         );
-        assert!(matches!(r, Err(IoError::Cast(_))));
+        assert!(matches!(r, Err(IoError::CannotRead { .. })), "{r:?}");
     }
 }

@@ -1,51 +1,71 @@
-//! File casts: read a tensor file, cast its tensors, produce the output and a report.
+//! File casts: read a tensor file, cast its tensors, write the output and a report.
 //!
-//! A [`CastJob`] says what to do; [`cast_bytes`] does it on a file held in memory and returns
-//! a [`CastOutcome`] (one [`TensorReport`] per tensor and the [`CastOutput`] to write);
-//! [`cast_file`] reads the input, casts and writes the output atomically. Large buffers are
-//! cast in chunks ([`cast_buffer`]) whose stochastic-rounding index continues from chunk to
-//! chunk, so results equal a one-shot cast; progress goes to a [`CastProgress`].
+//! A [`CastJob`] says what to do. [`cast_file`] reads the input's header, decides every
+//! tensor's fate and output size, writes the output header, then streams each tensor in
+//! chunks (read, cast in parallel, write) into a temporary file renamed over the output at
+//! the end: memory stays bounded whatever the file's size. [`cast_bytes`] does the same on a
+//! file held in memory and returns the output bytes. Chunks continue the stochastic-rounding
+//! index from one to the next, so results equal a one-shot cast; progress goes to a
+//! [`CastProgress`].
 
 mod driver;
+mod input;
 mod job;
 mod multi;
+mod plan;
 mod progress;
 mod report;
 mod select;
 mod single;
 mod stats;
 
+use std::fs::File;
+use std::io::{Cursor, Read, Seek};
 use std::path::Path;
 
-pub use driver::{CHUNK_ELEMENTS, cast_buffer};
+pub use driver::CHUNK_ELEMENTS;
 pub use job::CastJob;
 pub use progress::{CastProgress, NoProgress};
-pub use report::{
-    CastOutcome, CastOutput, CastSummary, KeptSummary, SingleTensor, TensorReport, tally,
-};
+pub use report::{CastOutcome, CastSummary, KeptSummary, TensorReport, tally};
 pub use select::KeepReason;
 pub use stats::Stats;
 
+use crate::atomic::write_atomic;
 use crate::error::IoError;
+use input::Input;
+use plan::Plan;
 
-/// Casts the file `bytes` as `job` says; `input` names the file in messages and reports.
-/// Nothing is written: the outcome holds the output.
-pub fn cast_bytes<'a>(
-    job: &CastJob,
-    input: &Path,
-    bytes: &'a [u8],
-    progress: &mut dyn CastProgress,
-) -> Result<CastOutcome<'a>, IoError> {
+/// Plans the cast of `input` as `job` says.
+fn plan<R: Read + Seek>(job: &CastJob, input: &mut Input<R>) -> Result<Plan, IoError> {
     job.check_containers()?;
     if job.input.is_single_tensor() {
-        single::cast_single(job, input, bytes, progress)
+        single::plan_single(job, input)
     } else {
-        multi::cast_safetensors(job, input, bytes, progress)
+        multi::plan_safetensors(job, input)
     }
 }
 
-/// Reads `input`, casts it as `job` says and writes `output` atomically (a failed run leaves
-/// no file and does not touch an existing one). Returns one report per tensor.
+/// Casts the file `bytes` as `job` says; `input` names the file in messages and reports.
+/// Nothing is written to disk: the outcome holds the output's bytes.
+pub fn cast_bytes(
+    job: &CastJob,
+    input: &Path,
+    bytes: &[u8],
+    progress: &mut dyn CastProgress,
+) -> Result<CastOutcome, IoError> {
+    let mut source = Input::new(Cursor::new(bytes), input, bytes.len() as u64);
+    let plan = plan(job, &mut source)?;
+    let mut out = Vec::new();
+    let reports = plan.run(job, &mut source, &mut out, progress)?;
+    Ok(CastOutcome {
+        reports,
+        bytes: out,
+    })
+}
+
+/// Reads `input`, casts it as `job` says and writes `output` atomically, streaming (a failed
+/// or interrupted run leaves no file and does not touch an existing one). Returns one report
+/// per tensor.
 pub fn cast_file(
     job: &CastJob,
     input: &Path,
@@ -53,11 +73,23 @@ pub fn cast_file(
     progress: &mut dyn CastProgress,
 ) -> Result<Vec<TensorReport>, IoError> {
     job.check_containers()?;
-    let bytes = std::fs::read(input).map_err(|source| IoError::CannotRead {
+    let cannot_read = |source| IoError::CannotRead {
         path: input.to_path_buf(),
         source,
+    };
+    let file = File::open(input).map_err(cannot_read)?;
+    let meta = file.metadata().map_err(cannot_read)?;
+    if meta.is_dir() {
+        return Err(IoError::InputIsDirectory {
+            path: input.to_path_buf(),
+        });
+    }
+    let mut source = Input::new(file, input, meta.len());
+    let plan = plan(job, &mut source)?;
+    let mut reports = Vec::new();
+    write_atomic(output, |w| {
+        reports = plan.run(job, &mut source, w, progress)?;
+        Ok(())
     })?;
-    let outcome = cast_bytes(job, input, &bytes, progress)?;
-    outcome.output.write_atomic(output)?;
-    Ok(outcome.reports)
+    Ok(reports)
 }
