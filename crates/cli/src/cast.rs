@@ -48,7 +48,9 @@ Files:
 
 Policies: the default is IEEE (overflow to Inf, or NaN where the format has no Inf; integers
 clamp); --saturate clamps floats to ±max too; --no-saturate also wraps integers.
-The output is written to a temporary file and renamed, so a failed run leaves nothing behind.";
+The input is streamed in chunks (memory stays bounded whatever its size) into a temporary file
+that is renamed at the end, so a failed or interrupted run (Ctrl-C, SIGTERM) leaves nothing
+behind.";
 
 /// Options of `npusim cast`.
 #[derive(Debug, Args)]
@@ -140,6 +142,7 @@ fn parse_shape(s: &str) -> Result<Shape, String> {
 /// prints one line per tensor.
 pub fn run(args: CastArgs) -> Result<ExitCode> {
     let job = job_of(&args)?;
+    crate::interrupt::remove_output_on_signal()?;
     let mut progress = Progress::default();
     let reports = cast_file(&job, &args.input, &args.output, &mut progress)?;
     for report in &reports {

@@ -10,6 +10,7 @@ mod cast;
 mod cerebras;
 mod formats;
 mod furiosa;
+mod interrupt;
 mod progress;
 mod tour;
 mod tour_ascend;
