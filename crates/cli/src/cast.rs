@@ -1,7 +1,7 @@
 //! `npusim cast`: cast the tensors of a file to another format.
 //!
 //! The options become an [`npusim_io::CastJob`]; reading, selecting, casting and writing are
-//! `npusim_io::cast_file`'s. This module parses the options, shows progress and prints the
+//! `npusim_io::cast_file_with`'s. This module parses the options, shows progress and prints the
 //! per-tensor summaries.
 
 use std::path::PathBuf;
@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Args;
 use npusim_io::cast::tally;
-use npusim_io::{CastJob, Container, cast_file};
+use npusim_io::{CastJob, Container, Durability, cast_file_with};
 use npusim_numerics::{CastPolicy, Format, RoundMode};
 
 use crate::progress::Progress;
@@ -103,6 +103,11 @@ pub struct CastArgs {
     /// Seed of the per-element random thresholds of `--round hybrid` (stochastic rounding).
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+
+    /// fsync the output before renaming it into place, so it survives a power loss as soon as
+    /// it appears (slower for big files; by default the kernel writes it back, as np.save).
+    #[arg(long)]
+    pub sync: bool,
 }
 
 /// A tensor shape given on the command line.
@@ -144,7 +149,12 @@ pub fn run(args: CastArgs) -> Result<ExitCode> {
     let job = job_of(&args)?;
     crate::interrupt::remove_output_on_signal()?;
     let mut progress = Progress::default();
-    let reports = cast_file(&job, &args.input, &args.output, &mut progress)?;
+    let durability = if args.sync {
+        Durability::Synced
+    } else {
+        Durability::Lazy
+    };
+    let reports = cast_file_with(&job, &args.input, &args.output, durability, &mut progress)?;
     for report in &reports {
         println!("{report}");
     }

@@ -778,3 +778,24 @@ fn ascend_names_the_option_that_gave_the_wrong_type() {
         .stderr(predicate::str::contains("--from").not());
     assert!(!out.exists());
 }
+
+#[test]
+fn sync_writes_the_same_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (lazy, synced) = (dir.path().join("a.npy"), dir.path().join("b.npy"));
+    for (out, extra) in [(&lazy, None), (&synced, Some("--sync"))] {
+        npusim()
+            .arg("cast")
+            .arg(fixture("f32_values.npy"))
+            .args(["--to", "bf16", "-o"])
+            .arg(out)
+            .args(extra)
+            .assert()
+            .success();
+    }
+    assert_eq!(
+        std::fs::read(&lazy).unwrap(),
+        std::fs::read(&synced).unwrap()
+    );
+    assert_eq!(files_in(dir.path()), ["a.npy", "b.npy"]);
+}

@@ -87,6 +87,16 @@ impl Drop for Listed {
     }
 }
 
+/// Whether a finished temporary file is synced to the disk before the rename.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Durability {
+    /// `fsync` before the rename: the output survives a power loss once it appears.
+    Synced,
+    /// Rename without `fsync` (as `np.save` does): the output still appears only when
+    /// complete, and the kernel writes it back later; a power loss soon after may lose it.
+    Lazy,
+}
+
 /// Writes `path` atomically: `write` fills a buffered temporary file in the same directory,
 /// which is then flushed, synced and renamed over `path`. Operating-system errors of `write`
 /// are reported as [`IoError::WriteFailed`]; its other errors (a broken input found while
@@ -95,12 +105,20 @@ pub fn write_atomic<F>(path: &Path, write: F) -> Result<(), IoError>
 where
     F: FnOnce(&mut dyn Write) -> Result<(), IoError>,
 {
+    write_atomic_with(path, Durability::Synced, write)
+}
+
+/// [`write_atomic`] with the choice of syncing before the rename.
+pub fn write_atomic_with<F>(path: &Path, sync: Durability, write: F) -> Result<(), IoError>
+where
+    F: FnOnce(&mut dyn Write) -> Result<(), IoError>,
+{
     let listed = Listed::new(temp_beside(path)?);
     let mut writer = BufWriter::with_capacity(1 << 20, listed.file()?);
     write(&mut writer).map_err(|e| failed(path, e))?;
     writer.flush().map_err(|e| failed(path, IoError::Os(e)))?;
     drop(writer);
-    finish(listed, path)
+    finish(listed, path, sync)
 }
 
 /// Like [`write_atomic`] for writers that want a path: `write` is handed the path of the
@@ -111,7 +129,7 @@ where
 {
     let listed = Listed::new(temp_beside(path)?);
     write(&listed.path).map_err(|e| failed(path, e))?;
-    finish(listed, path)
+    finish(listed, path, Durability::Synced)
 }
 
 /// An operating-system error while writing becomes [`IoError::WriteFailed`].
@@ -162,12 +180,14 @@ fn temp_beside(path: &Path) -> Result<NamedTempFile, IoError> {
         })
 }
 
-/// Syncs the finished temporary file and renames it over `path`.
-fn finish(listed: Listed, path: &Path) -> Result<(), IoError> {
-    listed
-        .file()?
-        .sync_all()
-        .map_err(|e| failed(path, e.into()))?;
+/// Syncs the finished temporary file (if asked to) and renames it over `path`.
+fn finish(listed: Listed, path: &Path, sync: Durability) -> Result<(), IoError> {
+    if sync == Durability::Synced {
+        listed
+            .file()?
+            .sync_all()
+            .map_err(|e| failed(path, e.into()))?;
+    }
     listed.persist(path)
 }
 

@@ -40,9 +40,12 @@ mod packing;
 pub mod raw;
 pub mod safetensors;
 
-pub use atomic::{remove_temp_files, write_atomic, write_atomic_via_path};
+pub use atomic::{
+    Durability, remove_temp_files, write_atomic, write_atomic_via_path, write_atomic_with,
+};
 pub use cast::{
     CastJob, CastOutcome, CastProgress, NoProgress, Stats, TensorReport, cast_bytes, cast_file,
+    cast_file_with,
 };
 pub use container::Container;
 pub use elements::{Elements, SubByte, element_count, shape_str};

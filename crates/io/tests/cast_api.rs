@@ -199,3 +199,92 @@ fn cast_file_writes_atomically_and_leaves_nothing_on_failure() {
     assert!(matches!(e, IoError::CannotRead { .. }));
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
 }
+
+#[test]
+fn a_safetensors_file_is_streamed_tensor_by_tensor_across_chunks() {
+    use npusim_io::SubByte;
+    use npusim_io::cast::CHUNK_ELEMENTS;
+    use npusim_numerics::{BulkOptions, Storage, cast_elements};
+    // Three rows of an odd length (an odd count, which F4 cannot hold): more than one chunk,
+    // packed two per byte row by row.
+    let row = CHUNK_ELEMENTS / 2 + 1;
+    let n = 3 * row;
+    let xs: Vec<f32> = (0..n)
+        .map(|i| ((i % 1000) as f32 - 500.0) * 0.013)
+        .collect();
+    let ids: Vec<u8> = [7i64, 8, 9].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let tensors = vec![
+        (
+            "big".to_string(),
+            OutTensor {
+                dtype: Dtype::F32,
+                shape: vec![3, row],
+                data: f32_bytes(&xs).into(),
+            },
+        ),
+        (
+            "ids".to_string(),
+            OutTensor {
+                dtype: Dtype::I64,
+                shape: vec![3],
+                data: ids.clone().into(),
+            },
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("m.safetensors");
+    std::fs::write(&input, st::to_bytes(&tensors, None).unwrap()).unwrap();
+    let output = dir.path().join("o.safetensors");
+    let mut job = CastJob::new(
+        Container::Safetensors,
+        Container::Safetensors,
+        Format::F4E2M1,
+    );
+    job.packed = true;
+    job.policy = CastPolicy::saturating(RoundMode::Rint);
+    let mut progress = Recorder::default();
+    let reports = npusim_io::cast_file(&job, &input, &output, &mut progress).unwrap();
+    assert_eq!(reports.len(), 2);
+    let advances = progress
+        .calls
+        .iter()
+        .filter(|c| c.starts_with("advance"))
+        .count();
+    assert!(advances >= 2, "{:?}", progress.calls);
+
+    let out = std::fs::read(&output).unwrap();
+    let file = st::parse(&out).unwrap();
+    let meta = file.metadata.as_ref().unwrap();
+    assert_eq!(meta["npusim.dtype.big"], format!("f4e2m1:packed:{row}"));
+    assert_eq!(file.tensor("ids").unwrap().data, ids);
+    // The reference: one whole cast one element per byte, then each row packed.
+    let unpacked = SubByte::OnePerByte.storage(Format::F4E2M1, n);
+    let mut whole = vec![0u8; n];
+    cast_elements(
+        &f32_bytes(&xs),
+        Storage::native(Format::F32),
+        &mut whole,
+        unpacked,
+        n,
+        &job.policy,
+        &BulkOptions::default(),
+    )
+    .unwrap();
+    let e = npusim_io::Elements {
+        storage: unpacked,
+        count: n,
+        bytes: whole.into(),
+    };
+    let big = file.tensor("big").unwrap();
+    assert_eq!(big.shape, [3, row.div_ceil(2)]);
+    assert_eq!(big.data, &e.to_file(SubByte::PackedRows { row })[..]);
+    // The in-memory cast gives the same file.
+    let again = cast_bytes(
+        &job,
+        &input,
+        &std::fs::read(&input).unwrap(),
+        &mut NoProgress,
+    )
+    .unwrap();
+    assert_eq!(again.bytes, out);
+}

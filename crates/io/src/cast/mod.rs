@@ -30,7 +30,7 @@ pub use report::{CastOutcome, CastSummary, KeptSummary, TensorReport, tally};
 pub use select::KeepReason;
 pub use stats::Stats;
 
-use crate::atomic::write_atomic;
+use crate::atomic::{Durability, write_atomic_with};
 use crate::error::IoError;
 use input::Input;
 use plan::Plan;
@@ -64,12 +64,24 @@ pub fn cast_bytes(
 }
 
 /// Reads `input`, casts it as `job` says and writes `output` atomically, streaming (a failed
-/// or interrupted run leaves no file and does not touch an existing one). Returns one report
-/// per tensor.
+/// or interrupted run leaves no file and does not touch an existing one), synced to the disk
+/// before the rename. Returns one report per tensor.
 pub fn cast_file(
     job: &CastJob,
     input: &Path,
     output: &Path,
+    progress: &mut dyn CastProgress,
+) -> Result<Vec<TensorReport>, IoError> {
+    cast_file_with(job, input, output, Durability::Synced, progress)
+}
+
+/// [`cast_file`] with the choice of syncing the output before the rename ([`Durability::Lazy`]
+/// leaves the write-back to the kernel, as `np.save` does).
+pub fn cast_file_with(
+    job: &CastJob,
+    input: &Path,
+    output: &Path,
+    sync: Durability,
     progress: &mut dyn CastProgress,
 ) -> Result<Vec<TensorReport>, IoError> {
     job.check_containers()?;
@@ -87,7 +99,7 @@ pub fn cast_file(
     let mut source = Input::new(file, input, meta.len());
     let plan = plan(job, &mut source)?;
     let mut reports = Vec::new();
-    write_atomic(output, |w| {
+    write_atomic_with(output, sync, |w| {
         reports = plan.run(job, &mut source, w, progress)?;
         Ok(())
     })?;
