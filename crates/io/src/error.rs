@@ -161,6 +161,14 @@ pub enum IoError {
         /// The header text.
         text: String,
     },
+    /// A `descr` field that is no dtype string.
+    #[error(
+        "the .npy header's 'descr' field '{descr}' is not a numpy dtype string (such as '<f4', '|i1', '<V2')"
+    )]
+    NpyDescr {
+        /// The field's value.
+        descr: String,
+    },
     /// A structured (record) dtype.
     #[error("structured .npy dtype {descr} is not supported; save a plain numeric array")]
     NpyStructured {

@@ -124,6 +124,13 @@ pub fn parse_head(prefix: &[u8], data_len: u64) -> Result<NpyHead, IoError> {
             return Err(IoError::NpyShapeTooLarge { dims });
         }
     }
+    // A dtype string numpy would not know: npusim's own message, naming the field.
+    if let Some(descr) = scan_descr(&text_str) {
+        let ml_e5m2 = matches!(descr.as_str(), "<f1" | "|f1");
+        if !ml_e5m2 && descr.parse::<npyz::TypeStr>().is_err() {
+            return Err(IoError::NpyDescr { descr });
+        }
+    }
     // ml_dtypes 0.6 writes float8_e5m2 as '<f1', which is no numpy dtype (npyz refuses it
     // too): read it as the 1-byte blob it is. The replacement keeps the header length.
     let mut prefix = prefix.to_vec();
@@ -202,6 +209,15 @@ fn find(hay: &[u8], pat: &[u8]) -> Option<usize> {
     hay.windows(pat.len()).position(|w| w == pat)
 }
 
+/// The string of the header's `'descr': '...'` field, if it is a plain string.
+fn scan_descr(text: &str) -> Option<String> {
+    let at = text.find("'descr'").or_else(|| text.find("\"descr\""))?;
+    let rest = text[at + 7..].trim_start().strip_prefix(':')?.trim_start();
+    let quote = rest.chars().next().filter(|c| *c == '\'' || *c == '"')?;
+    let inner = &rest[1..];
+    Some(inner[..inner.find(quote)?].to_string())
+}
+
 /// The integers of the header's `'shape': (...)` tuple, if it is written plainly.
 fn scan_shape(text: &str) -> Option<Vec<u64>> {
     let at = text.find("'shape'").or_else(|| text.find("\"shape\""))?;
@@ -240,6 +256,24 @@ mod tests {
         let a = parse(&file).unwrap();
         assert_eq!(a.shape, [1usize << 62, 0]);
         assert!(a.data.is_empty());
+    }
+
+    #[test]
+    fn an_unknown_dtype_string_is_named() {
+        assert_eq!(
+            scan_descr("{'descr': '<x4', 'shape': (4,), }"),
+            Some("<x4".to_string())
+        );
+        assert_eq!(scan_descr("{'descr': [('a', '<f4')], }"), None);
+        let text = "{'descr': 'zzz', 'fortran_order': False, 'shape': (1,), }";
+        let mut file = b"\x93NUMPY\x01\x00".to_vec();
+        file.extend_from_slice(&(text.len() as u16).to_le_bytes());
+        file.extend_from_slice(text.as_bytes());
+        file.extend_from_slice(&[0; 4]);
+        assert_eq!(
+            parse(&file).unwrap_err().to_string(),
+            "the .npy header's 'descr' field 'zzz' is not a numpy dtype string (such as '<f4', '|i1', '<V2')"
+        );
     }
 
     #[test]
