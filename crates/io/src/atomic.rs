@@ -103,7 +103,7 @@ pub enum Durability {
 /// streaming) pass through as they are.
 pub fn write_atomic<F>(path: &Path, write: F) -> Result<(), IoError>
 where
-    F: FnOnce(&mut dyn Write) -> Result<(), IoError>,
+    F: FnOnce(&mut (dyn Write + Send)) -> Result<(), IoError>,
 {
     write_atomic_with(path, Durability::Synced, write)
 }
@@ -111,7 +111,7 @@ where
 /// [`write_atomic`] with the choice of syncing before the rename.
 pub fn write_atomic_with<F>(path: &Path, sync: Durability, write: F) -> Result<(), IoError>
 where
-    F: FnOnce(&mut dyn Write) -> Result<(), IoError>,
+    F: FnOnce(&mut (dyn Write + Send)) -> Result<(), IoError>,
 {
     let listed = Listed::new(temp_beside(path)?);
     let mut writer = BufWriter::with_capacity(1 << 20, listed.file()?);

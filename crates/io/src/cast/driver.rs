@@ -7,12 +7,13 @@
 //! counts come with each chunk's cast (no second pass).
 
 use std::borrow::Cow;
-use std::io::{Read, Seek, Write};
+use std::io::{Read, Seek};
 
 use npusim_numerics::{BulkOptions, CastPolicy, Format, cast_elements_with_status};
 
 use super::input::Input;
 use super::progress::CastProgress;
+use super::sink::Sink;
 use super::stats::Stats;
 use crate::elements::{Elements, SubByte};
 use crate::error::IoError;
@@ -43,11 +44,13 @@ pub(crate) struct TensorStream {
     pub dst_sub: SubByte,
 }
 
-/// Buffers reused from chunk to chunk and tensor to tensor.
+/// Buffers reused from chunk to chunk and tensor to tensor (output buffers come back from
+/// the [`Sink`] once written).
 #[derive(Default)]
 pub(crate) struct Buffers {
     input: Vec<u8>,
-    output: Vec<u8>,
+    /// The cast's output when the file layout needs a re-packed copy of it.
+    unpacked: Vec<u8>,
 }
 
 /// A layout whose chunks can be cut anywhere on an even element: per-row packing of even rows
@@ -75,11 +78,11 @@ fn chunk_bytes(sub: SubByte, format: Format, count: usize) -> Result<usize, IoEr
         .ok_or(IoError::NpyLogicalShapeTooLarge)
 }
 
-/// Casts tensor `t` from `input` to `out`, chunk by chunk; returns its counts.
+/// Casts tensor `t` from `input` to `sink`, chunk by chunk; returns its counts.
 pub(crate) fn cast_stream<R: Read + Seek>(
     input: &mut Input<R>,
     t: &TensorStream,
-    out: &mut dyn Write,
+    sink: &mut Sink,
     policy: &CastPolicy,
     bulk: &BulkOptions,
     progress: &mut dyn CastProgress,
@@ -99,48 +102,57 @@ pub(crate) fn cast_stream<R: Read + Seek>(
         swap_in_place(&mut bufs.input, t.swap);
         let src = Elements::from_file(&bufs.input[..], t.from, src_sub, n);
         let dst = dst_sub.storage(t.to, n);
-        bufs.output.resize(dst.bytes_for(n), 0);
+        let relaid = dst_sub.is_packed() && !dst.is_packed();
+        let mut buf = if relaid {
+            std::mem::take(&mut bufs.unpacked)
+        } else {
+            sink.buffer()
+        };
+        buf.resize(dst.bytes_for(n), 0);
+        if let Some(last) = buf.last_mut() {
+            // A reused buffer: the padding nibble of an odd packed count must be zero.
+            *last = 0;
+        }
         let options = BulkOptions {
             first_index: bulk.first_index + start as u64,
             ..*bulk
         };
-        let counts = cast_elements_with_status(
-            &src.bytes,
-            src.storage,
-            &mut bufs.output,
-            dst,
-            n,
-            policy,
-            &options,
-        )
-        .map_err(IoError::Cast)?;
+        let counts =
+            cast_elements_with_status(&src.bytes, src.storage, &mut buf, dst, n, policy, &options)
+                .map_err(IoError::Cast)?;
         stats.add(Stats::from(&counts));
-        let cast = Elements {
-            storage: dst,
-            count: n,
-            bytes: Cow::Borrowed(&bufs.output),
-        };
-        out.write_all(&cast.to_file(dst_sub))?;
+        if relaid {
+            let cast = Elements {
+                storage: dst,
+                count: n,
+                bytes: Cow::Borrowed(&buf),
+            };
+            let file = cast.to_file(dst_sub).into_owned();
+            sink.send(file)?;
+            bufs.unpacked = buf;
+        } else {
+            sink.send(buf)?;
+        }
         progress.advance(n);
         start += n;
     }
     Ok(stats)
 }
 
-/// Copies `len` bytes at `offset` of `input` to `out` unchanged, piece by piece.
+/// Copies `len` bytes at `offset` of `input` to `sink` unchanged, piece by piece.
 pub(crate) fn copy_stream<R: Read + Seek>(
     input: &mut Input<R>,
     offset: u64,
     len: u64,
-    out: &mut dyn Write,
-    bufs: &mut Buffers,
+    sink: &mut Sink,
 ) -> Result<(), IoError> {
     let mut done = 0u64;
     while done < len {
         let n = usize::try_from(len - done).map_or(COPY_BYTES, |left| left.min(COPY_BYTES));
-        bufs.input.resize(n, 0);
-        input.read_at(offset + done, &mut bufs.input)?;
-        out.write_all(&bufs.input)?;
+        let mut buf = sink.buffer();
+        buf.resize(n, 0);
+        input.read_at(offset + done, &mut buf)?;
+        sink.send(buf)?;
         done += n as u64;
     }
     Ok(())
@@ -150,6 +162,7 @@ pub(crate) fn copy_stream<R: Read + Seek>(
 mod tests {
     use super::*;
     use crate::cast::NoProgress;
+    use crate::cast::sink::write_behind;
     use npusim_numerics::{RoundMode, Storage, cast_elements};
     use std::io::Cursor;
     use std::path::Path;
@@ -158,15 +171,17 @@ mod tests {
     fn streamed(src: &[u8], t: &TensorStream, policy: &CastPolicy, bulk: &BulkOptions) -> Vec<u8> {
         let mut input = Input::new(Cursor::new(src), Path::new("x"), src.len() as u64);
         let mut out = Vec::new();
-        cast_stream(
-            &mut input,
-            t,
-            &mut out,
-            policy,
-            bulk,
-            &mut NoProgress,
-            &mut Buffers::default(),
-        )
+        write_behind(&mut out, |sink| {
+            cast_stream(
+                &mut input,
+                t,
+                sink,
+                policy,
+                bulk,
+                &mut NoProgress,
+                &mut Buffers::default(),
+            )
+        })
         .unwrap();
         out
     }
@@ -258,15 +273,17 @@ mod tests {
         };
         let src = [0u8; 8];
         let mut input = Input::new(Cursor::new(&src[..]), Path::new("x.npy"), 8);
-        let r = cast_stream(
-            &mut input,
-            &t,
-            &mut Vec::new(),
-            &CastPolicy::default(),
-            &BulkOptions::default(),
-            &mut NoProgress,
-            &mut Buffers::default(),
-        );
+        let r = write_behind(&mut Vec::new(), |sink| {
+            cast_stream(
+                &mut input,
+                &t,
+                sink,
+                &CastPolicy::default(),
+                &BulkOptions::default(),
+                &mut NoProgress,
+                &mut Buffers::default(),
+            )
+        });
         assert!(matches!(r, Err(IoError::CannotRead { .. })), "{r:?}");
     }
 }

@@ -17,6 +17,7 @@ mod progress;
 mod report;
 mod select;
 mod single;
+mod sink;
 mod stats;
 
 use std::fs::File;

@@ -8,6 +8,7 @@ use super::input::Input;
 use super::job::CastJob;
 use super::progress::CastProgress;
 use super::report::{CastSummary, KeptSummary, TensorReport};
+use super::sink::write_behind;
 use crate::error::IoError;
 
 /// What happens to one tensor.
@@ -58,37 +59,47 @@ impl Plan {
         self,
         job: &CastJob,
         input: &mut Input<R>,
-        out: &mut dyn Write,
+        out: &mut (dyn Write + Send),
         progress: &mut dyn CastProgress,
     ) -> Result<Vec<TensorReport>, IoError> {
         progress.begin(input.len(), self.total_elements());
-        out.write_all(&self.header)?;
-        let mut bufs = Buffers::default();
-        let bulk = job.bulk();
-        let mut reports = Vec::with_capacity(self.steps.len());
-        for step in self.steps {
-            match step {
-                Step::Cast {
-                    stream,
-                    mut summary,
-                } => {
-                    if self.name_tensors {
-                        progress.set_message(&summary.name);
+        let reports = write_behind(out, |sink| {
+            sink.send(self.header)?;
+            let mut bufs = Buffers::default();
+            let bulk = job.bulk();
+            let mut reports = Vec::with_capacity(self.steps.len());
+            for step in self.steps {
+                match step {
+                    Step::Cast {
+                        stream,
+                        mut summary,
+                    } => {
+                        if self.name_tensors {
+                            progress.set_message(&summary.name);
+                        }
+                        summary.stats = cast_stream(
+                            input,
+                            &stream,
+                            sink,
+                            &job.policy,
+                            &bulk,
+                            progress,
+                            &mut bufs,
+                        )?;
+                        reports.push(TensorReport::Cast(summary));
                     }
-                    summary.stats =
-                        cast_stream(input, &stream, out, &job.policy, &bulk, progress, &mut bufs)?;
-                    reports.push(TensorReport::Cast(summary));
-                }
-                Step::Copy {
-                    offset,
-                    len,
-                    summary,
-                } => {
-                    copy_stream(input, offset, len, out, &mut bufs)?;
-                    reports.push(TensorReport::Kept(summary));
+                    Step::Copy {
+                        offset,
+                        len,
+                        summary,
+                    } => {
+                        copy_stream(input, offset, len, sink)?;
+                        reports.push(TensorReport::Kept(summary));
+                    }
                 }
             }
-        }
+            Ok(reports)
+        })?;
         progress.finish();
         Ok(reports)
     }
