@@ -94,8 +94,6 @@ pub struct TensorInfo {
     pub elements: u64,
     /// Bytes of data in the file.
     pub bytes: u64,
-    /// A `.safetensors` tensor's dtype (`None` for `.npy`).
-    pub safetensors_dtype: Option<Dtype>,
 }
 
 /// What a file holds.
@@ -273,7 +271,6 @@ fn inspect_npy(
             shape,
             elements,
             bytes,
-            safetensors_dtype: None,
         }],
         metadata: Vec::new(),
     })
@@ -452,7 +449,6 @@ fn tensor_entry(
         shape,
         elements,
         bytes,
-        safetensors_dtype: Some(dtype),
     };
     Ok((start, info, dtype))
 }
