@@ -11,7 +11,7 @@ use npusim_ascend::call::{Api, CallOutcome, CastCall, run_call};
 use npusim_ascend::{CastRoundMode, DType, HybridKind, Product, RegLayout, SatMode};
 use npusim_numerics::{BulkOptions, CastPolicy, Format, Layout, Storage, cast_elements};
 
-use npusim_io::{Elements, npy, write_atomic};
+use npusim_io::{Elements, IoError, npy, write_atomic};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -203,12 +203,33 @@ fn build_call(a: &AscendCastArgs) -> Result<CastCall> {
     Ok(call)
 }
 
-/// Reads an .npy tensor of `dtype` as AscendC stores it (4-bit types packed two per byte).
-fn read_tensor(path: &Path, dtype: Option<DType>) -> Result<(DType, Vec<u8>)> {
+/// Reads an .npy tensor as AscendC stores it (4-bit types packed two per byte). `dtype` is the
+/// type to read it as, if one was given, with the option or field that gave it (named in the
+/// message when the file's element size disagrees).
+fn read_tensor(path: &Path, dtype: Option<(DType, &str)>) -> Result<(DType, Vec<u8>)> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read `{}`", path.display()))?;
     let array = npy::parse(&bytes).with_context(|| format!("reading `{}`", path.display()))?;
-    let format = npy::element_format(&array, dtype.map(DType::format))
-        .with_context(|| format!("reading `{}`", path.display()))?;
+    let read_as = npy::element_format(&array, dtype.map(|(t, _)| t.format()));
+    let format = match (read_as, dtype) {
+        (Ok(f), _) => f,
+        (
+            Err(IoError::NpyFromSize {
+                from_bytes,
+                descr,
+                file_bytes,
+                ..
+            }),
+            Some((t, given_by)),
+        ) => {
+            bail!(
+                "reading `{}`: {given_by} {t} has {from_bytes}-byte elements but the file's dtype '{descr}' has {file_bytes}-byte elements",
+                path.display()
+            );
+        }
+        (Err(e), _) => {
+            return Err(anyhow::Error::from(e).context(format!("reading `{}`", path.display())));
+        }
+    };
     let dtype = DType::from_format(format).with_context(|| {
         format!(
             "`{}` holds {format} elements, which AscendC has no type for",
@@ -264,11 +285,21 @@ fn cast(a: &AscendCastArgs) -> Result<ExitCode> {
     let Some(dst) = call.dst else {
         bail!("no destination type: give --dst (or dst = \"...\" in the call file)");
     };
-    let (src, input) = read_tensor(&a.input, call.src)?;
+    let src_given_by = if a.src.is_some() {
+        "--src"
+    } else {
+        "`src =` in the call file"
+    };
+    let (src, input) = read_tensor(&a.input, call.src.map(|t| (t, src_given_by)))?;
     call.src = Some(src);
     let prior = match &a.prior {
         Some(p) => {
-            let (t, bytes) = read_tensor(p, Some(dst))?;
+            let dst_given_by = if a.dst.is_some() {
+                "--prior must hold the --dst type:"
+            } else {
+                "--prior must hold the type of `dst =` in the call file:"
+            };
+            let (t, bytes) = read_tensor(p, Some((dst, dst_given_by)))?;
             if t != dst {
                 bail!("--prior holds {t} elements but the destination type is {dst}");
             }

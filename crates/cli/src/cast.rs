@@ -1,17 +1,20 @@
 //! `npusim cast`: cast the tensors of a file to another format.
 //!
 //! The options become an [`npusim_io::CastJob`]; reading, selecting, casting and writing are
-//! `npusim_io::cast_file`'s. This module parses the options, shows progress and prints the
-//! per-tensor summaries.
+//! `npusim_io::cast_file_with`'s (`cast_reader`'s for pipes, `cast::preview`'s for
+//! `--dry-run`). This module parses the options, shows progress and prints the per-tensor
+//! summaries, warnings and statistics.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Args;
-use npusim_io::TensorReport;
-use npusim_io::cast::{SelectError, plan, tally};
-use npusim_io::{CastJob, Container, cast_bytes, cast_file};
+use npusim_io::cast::{preview, tally};
+use npusim_io::{
+    CastJob, CastProgress, Container, Durability, IoError, NoProgress, TensorReport,
+    cast_file_with, cast_reader, write_atomic_with,
+};
 use npusim_numerics::{CastPolicy, Format, RoundMode};
 
 use crate::progress::Progress;
@@ -62,7 +65,10 @@ Files:
 Policies: the default is IEEE (overflow to Inf, or NaN where the format has no Inf, or ±max
 where it has neither, as fp4 and fp6; integers clamp); --saturate clamps floats to ±max too;
 --no-saturate also wraps integers.
-The output is written to a temporary file and renamed, so a failed run leaves nothing behind.";
+The input is streamed in chunks (memory stays bounded whatever its size; standard input is read
+into memory first) into a temporary file that is renamed at the end, so a failed or interrupted
+run (Ctrl-C, SIGTERM) leaves nothing behind. Standard output is written chunk by chunk as the
+cast goes (with --fail-on-nan it is held back until the cast has passed).";
 
 /// Options of `npusim cast`.
 #[derive(Debug, Args)]
@@ -127,7 +133,8 @@ pub struct CastArgs {
     #[arg(long)]
     pub force: bool,
 
-    /// Fail, writing nothing, if a finite input becomes NaN or Inf (default: warn).
+    /// Fail, writing nothing, if a finite input becomes NaN or Inf (default: warn). With `-o -`
+    /// the output is held in memory until the cast has passed.
     #[arg(long)]
     pub fail_on_nan: bool,
 
@@ -154,6 +161,11 @@ pub struct CastArgs {
     /// Seed of the per-element random thresholds of `--round hybrid` (stochastic rounding).
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+
+    /// fsync the output before renaming it into place, so it survives a power loss as soon as
+    /// it appears (slower for big files; by default the kernel writes it back, as np.save).
+    #[arg(long)]
+    pub sync: bool,
 }
 
 /// A tensor shape given on the command line.
@@ -196,20 +208,42 @@ pub fn run(args: CastArgs) -> Result<ExitCode> {
     if args.dry_run {
         return dry_run(&job, &args);
     }
-    check_exclude(&job)?;
     check_not_in_place(&args)?;
     if args.json && is_stdio(&args.output) {
         anyhow::bail!("--json prints on standard output, which `-o -` already uses for the data");
     }
     let mut warnings = option_warnings(&args);
-    let mut progress = Progress::default();
-    let stdio = is_stdio(&args.input) || is_stdio(&args.output);
-    let reports = if stdio {
-        cast_stdio(&job, &args, args.quiet)?
-    } else if args.quiet {
-        cast_file(&job, &args.input, &args.output, &mut npusim_io::NoProgress)?
+    crate::interrupt::remove_output_on_signal()?;
+    let mut bar = Progress::default();
+    let progress: &mut dyn CastProgress = if args.quiet {
+        &mut NoProgress
     } else {
-        cast_file(&job, &args.input, &args.output, &mut progress)?
+        &mut bar
+    };
+    let durability = if args.sync {
+        Durability::Synced
+    } else {
+        Durability::Lazy
+    };
+    let reports = if is_stdio(&args.input) {
+        let bytes = read_stdin()?;
+        let len = bytes.len() as u64;
+        let source = Source {
+            name: PathBuf::from("<stdin>"),
+            reader: std::io::Cursor::new(bytes),
+            len,
+        };
+        cast_source(&job, source, &args, durability, progress)?
+    } else if is_stdio(&args.output) {
+        let (file, len) = open_input(&args.input)?;
+        let source = Source {
+            name: args.input.clone(),
+            reader: file,
+            len,
+        };
+        cast_source(&job, source, &args, durability, progress)?
+    } else {
+        cast_file_with(&job, &args.input, &args.output, durability, progress)?
     };
     warnings.extend(nonfinite_warning(&reports));
     if args.quiet {
@@ -379,66 +413,87 @@ fn container_of(path: &Path, format: Option<&str>) -> Result<Container> {
     })
 }
 
-/// A cast with `-` on either side: reads the input whole (from standard input or the file),
-/// casts it, and writes standard output or the file (atomically). Returns the reports.
-fn cast_stdio(job: &CastJob, args: &CastArgs, quiet: bool) -> Result<Vec<TensorReport>> {
-    use std::io::{Read, Write};
-    let (name, bytes) = if is_stdio(&args.input) {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut bytes)
-            .map_err(|e| anyhow::anyhow!("cannot read standard input: {e}"))?;
-        (PathBuf::from("<stdin>"), bytes)
-    } else {
-        if args.input.is_dir() {
-            anyhow::bail!(
-                "`{}` is a directory, not a tensor file",
-                args.input.display()
-            );
-        }
-        let bytes = std::fs::read(&args.input)
-            .map_err(|e| anyhow::anyhow!("cannot read `{}`: {e}", args.input.display()))?;
-        (args.input.clone(), bytes)
-    };
-    let mut progress = Progress::default();
-    let outcome = if quiet {
-        cast_bytes(job, &name, &bytes, &mut npusim_io::NoProgress)?
-    } else {
-        cast_bytes(job, &name, &bytes, &mut progress)?
-    };
-    job.check_nonfinite(&outcome.reports)?;
-    if is_stdio(&args.output) {
-        let data = outcome.output.to_bytes()?;
-        let mut out = std::io::stdout().lock();
-        out.write_all(&data)
-            .and_then(|()| out.flush())
-            .map_err(|e| anyhow::anyhow!("cannot write standard output: {e}"))?;
-    } else {
-        outcome.output.write_atomic(&args.output)?;
-    }
-    Ok(outcome.reports)
+/// A cast's input other than a file given by path: its name in messages, a reader and its
+/// length.
+struct Source<R> {
+    name: PathBuf,
+    reader: R,
+    len: u64,
 }
 
-/// `--exclude` applies to multi-tensor files only.
-fn check_exclude(job: &CastJob) -> Result<()> {
-    if !job.exclude.is_empty() && job.input.is_single_tensor() {
-        return Err(SelectError::ExcludeOnSingle {
-            container: job.input.name(),
-        }
-        .into());
-    }
-    Ok(())
+/// Reads standard input whole (a cast seeks in its input).
+fn read_stdin() -> Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .read_to_end(&mut bytes)
+        .map_err(|e| anyhow::anyhow!("cannot read standard input: {e}"))?;
+    Ok(bytes)
 }
 
-/// `--dry-run`: prints the plan as a table, one row per tensor, and the byte totals.
+/// Opens the input file `path` for a cast to standard output; returns it and its length.
+fn open_input(path: &Path) -> Result<(std::fs::File, u64), IoError> {
+    let cannot_read = |source| IoError::CannotRead {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(cannot_read)?;
+    let meta = file.metadata().map_err(cannot_read)?;
+    if meta.is_dir() {
+        return Err(IoError::InputIsDirectory {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok((file, meta.len()))
+}
+
+/// A cast with `-` on either side: streams `source` into standard output (chunk by chunk; with
+/// `--fail-on-nan` held in memory until the cast has passed, so a refused cast writes
+/// nothing) or into the output file (atomically). Returns the reports.
+fn cast_source<R: std::io::Read + std::io::Seek>(
+    job: &CastJob,
+    source: Source<R>,
+    args: &CastArgs,
+    durability: Durability,
+    progress: &mut dyn CastProgress,
+) -> Result<Vec<TensorReport>> {
+    use std::io::Write;
+    let Source { name, reader, len } = source;
+    if !is_stdio(&args.output) {
+        let mut reports = Vec::new();
+        write_atomic_with(&args.output, durability, |w| {
+            reports = cast_reader(job, &name, reader, len, w, progress)?;
+            Ok(())
+        })?;
+        return Ok(reports);
+    }
+    let cannot_write = |e: std::io::Error| anyhow::anyhow!("cannot write standard output: {e}");
+    let mut stdout = std::io::stdout();
+    let reports = if job.fail_on_nan {
+        let mut held = Vec::new();
+        let reports = cast_reader(job, &name, reader, len, &mut held, progress)?;
+        stdout.write_all(&held).map_err(cannot_write)?;
+        reports
+    } else {
+        cast_reader(job, &name, reader, len, &mut stdout, progress).map_err(|e| match e {
+            // The only operating-system errors of a cast are its writer's.
+            IoError::Os(e) => cannot_write(e),
+            e => e.into(),
+        })?
+    };
+    stdout.flush().map_err(cannot_write)?;
+    Ok(reports)
+}
+
+/// `--dry-run`: prints the cast's preview as a table, one row per tensor, and the byte totals.
 fn dry_run(job: &CastJob, args: &CastArgs) -> Result<ExitCode> {
     if is_stdio(&args.input) {
         anyhow::bail!(
             "--dry-run reads the input's header from a file; it cannot read `-` (standard input)"
         );
     }
-    let rows = plan(job, &args.input)?;
+    let rows = preview(job, &args.input)?;
     let mut table = vec![[
         "tensor".to_string(),
         "dtype".into(),
@@ -453,7 +508,7 @@ fn dry_run(job: &CastJob, args: &CastArgs) -> Result<ExitCode> {
             Ok(to) => format!("{from} -> {to}"),
             Err(reason) => format!("keep ({reason})"),
         };
-        let dims: Vec<String> = r.shape.iter().map(u64::to_string).collect();
+        let dims: Vec<String> = r.shape.iter().map(usize::to_string).collect();
         table.push([
             r.name.clone(),
             r.dtype.clone(),

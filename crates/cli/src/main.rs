@@ -12,6 +12,7 @@ mod cerebras;
 mod formats;
 mod furiosa;
 mod info;
+mod interrupt;
 mod progress;
 mod tour;
 mod tour_ascend;

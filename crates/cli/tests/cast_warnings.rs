@@ -110,6 +110,21 @@ fn nan_from_finite_inputs_warns_with_the_count_and_can_fail() {
             "--fail-on-nan: {expected} finite input value(s) became NaN or Inf (w.npy: {expected}); nothing was written"
         )));
     assert!(!dir.path().join("e4f.npy").exists());
+    // Nothing left behind in the directory (the temporary file is removed too), and through
+    // pipes nothing reaches standard output.
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    for input in [w.to_str().unwrap(), "-"] {
+        let out = cast(dir.path())
+            .args([input, "-o", "-", "--to", "f8e4m3fn", "--fail-on-nan"])
+            .write_stdin(std::fs::read(&w).unwrap())
+            .output()
+            .unwrap();
+        assert!(!out.status.success() && out.stdout.is_empty(), "{input}");
+    }
     // Saturating, nothing overflows into NaN: no warning, and --fail-on-nan passes.
     let out = cast(dir.path())
         .arg(&w)

@@ -643,3 +643,159 @@ fn cast_help_says_big_endian_npy_files_are_read() {
         .stdout(predicate::str::contains("big-endian"))
         .stdout(predicate::str::contains("'>f4'"));
 }
+
+/// A `.safetensors` file with the JSON header `header` and `data` bytes of data.
+fn raw_safetensors(path: &Path, header: &str, data: usize) {
+    let mut b = (header.len() as u64).to_le_bytes().to_vec();
+    b.extend_from_slice(header.as_bytes());
+    b.resize(b.len() + data, 0);
+    std::fs::write(path, b).unwrap();
+}
+
+#[test]
+fn a_tensor_named_twice_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let twice = dir.path().join("twice.safetensors");
+    let entry = r#"{"dtype":"F32","shape":[1],"data_offsets":[0,4]}"#;
+    raw_safetensors(&twice, &format!(r#"{{"w":{entry},"w":{entry}}}"#), 4);
+    fails_cleanly(
+        &["--to", "bf16"],
+        &twice,
+        "the .safetensors header names tensor `w` twice",
+    );
+}
+
+#[test]
+fn a_zero_dimension_beside_a_huge_one_has_no_elements() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("z.safetensors");
+    raw_safetensors(
+        &input,
+        r#"{"z":{"dtype":"F32","shape":[4611686018427387904,0],"data_offsets":[0,0]}}"#,
+        0,
+    );
+    let out = dir.path().join("o.safetensors");
+    let stdout = cast_st(&input, &out, &["--to", "bf16"]);
+    assert!(stdout.contains("z: f32 -> bf16, 0 elements"), "{stdout}");
+    let bytes = std::fs::read(&out).unwrap();
+    let st = SafeTensors::deserialize(&bytes).unwrap();
+    let z = st.tensor("z").unwrap();
+    assert_eq!(z.shape(), [1usize << 62, 0]);
+    assert_eq!(z.dtype(), Dtype::BF16);
+}
+
+#[test]
+fn header_faults_name_the_tensor_the_field_and_the_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.safetensors");
+    raw_safetensors(
+        &path,
+        r#"{"w":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}}"#,
+        8,
+    );
+    fails_cleanly(
+        &["--to", "bf16"],
+        &path,
+        "tensor `w`: dtype F32 and shape [3] need 3 elements × 32 bits = 12 bytes, but data_offsets [0, 8] hold 8 bytes",
+    );
+    raw_safetensors(
+        &path,
+        r#"{"w":{"dtype":"F3","shape":[2],"data_offsets":[0,8]}}"#,
+        8,
+    );
+    fails_cleanly(
+        &["--to", "bf16"],
+        &path,
+        "tensor `w`: field `dtype` is `F3`, which is no safetensors dtype",
+    );
+}
+
+#[test]
+fn a_directory_as_input_is_named_as_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("d.npy");
+    std::fs::create_dir(&input).unwrap();
+    let out = dir.path().join("o.npy");
+    npusim()
+        .arg("cast")
+        .arg(&input)
+        .args(["--to", "bf16", "-o"])
+        .arg(&out)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "it is a directory, not a tensor file",
+        ));
+    assert!(!out.exists());
+}
+
+#[test]
+fn safetensors_metadata_is_written_in_sorted_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("m.safetensors");
+    let mut meta: Vec<String> = (0..40)
+        .map(|i| format!(r#""k{:02}":"v""#, (i * 17) % 40))
+        .collect();
+    meta.push(r#""format":"pt""#.to_string());
+    let header = format!(
+        r#"{{"__metadata__":{{{}}},"w":{{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}}}"#,
+        meta.join(",")
+    );
+    raw_safetensors(&input, &header, 4);
+    let out = dir.path().join("o.safetensors");
+    cast_st(&input, &out, &["--to", "bf16"]);
+    let bytes = std::fs::read(&out).unwrap();
+    let len = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+    let text = std::str::from_utf8(&bytes[8..8 + len]).unwrap();
+    let keys: Vec<&str> = text
+        .split('"')
+        .filter(|k| k.starts_with('k') && k.len() == 3 || *k == "format")
+        .collect();
+    let mut sorted = keys.clone();
+    sorted.sort_unstable();
+    assert_eq!(keys.len(), 41);
+    assert_eq!(keys, sorted);
+    // Casting twice gives the same bytes.
+    let again = dir.path().join("p.safetensors");
+    cast_st(&input, &again, &["--to", "bf16"]);
+    assert_eq!(std::fs::read(&again).unwrap(), bytes);
+}
+
+#[test]
+fn ascend_names_the_option_that_gave_the_wrong_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o.npy");
+    npusim()
+        .args(["ascend", "cast"])
+        .arg(fixture("f32_values.npy"))
+        .args(["--src", "half", "--dst", "float", "-o"])
+        .arg(&out)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "--src half has 2-byte elements but the file's dtype '<f4' has 4-byte elements",
+        ))
+        .stderr(predicate::str::contains("--from").not());
+    assert!(!out.exists());
+}
+
+#[test]
+fn sync_writes_the_same_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (lazy, synced) = (dir.path().join("a.npy"), dir.path().join("b.npy"));
+    for (out, extra) in [(&lazy, None), (&synced, Some("--sync"))] {
+        npusim()
+            .arg("cast")
+            .arg(fixture("f32_values.npy"))
+            .args(["--to", "bf16", "-o"])
+            .arg(out)
+            .args(extra)
+            .assert()
+            .success();
+    }
+    assert_eq!(
+        std::fs::read(&lazy).unwrap(),
+        std::fs::read(&synced).unwrap()
+    );
+    assert_eq!(files_in(dir.path()), ["a.npy", "b.npy"]);
+}

@@ -154,8 +154,12 @@ fn unpack_rows(format: Format, packed_bytes: &[u8], row: usize, count: usize) ->
     out
 }
 
-/// Number of elements of `shape`, or an error naming the shape if it overflows.
+/// Number of elements of `shape`, or an error naming the shape if it overflows. A shape with
+/// a zero dimension has no elements, however large its other dimensions.
 pub fn element_count(shape: &[usize]) -> Result<usize, IoError> {
+    if shape.contains(&0) {
+        return Ok(0);
+    }
     shape
         .iter()
         .try_fold(1usize, |acc, &d| acc.checked_mul(d))
@@ -211,5 +215,8 @@ mod tests {
     fn overflowing_shapes_are_named() {
         let e = element_count(&[usize::MAX, 2]).unwrap_err().to_string();
         assert!(e.contains(&format!("[{}, 2]", usize::MAX)), "{e}");
+        assert_eq!(element_count(&[1 << 62, 0]).unwrap(), 0);
+        assert_eq!(element_count(&[0, usize::MAX, usize::MAX]).unwrap(), 0);
+        assert_eq!(element_count(&[]).unwrap(), 1);
     }
 }

@@ -35,6 +35,12 @@ pub enum IoError {
         /// What is wrong.
         source: Box<IoError>,
     },
+    /// The input path is a directory.
+    #[error("cannot read `{}`: it is a directory, not a tensor file", .path.display())]
+    InputIsDirectory {
+        /// The path.
+        path: PathBuf,
+    },
     /// The operating system refused to read a file.
     #[error("cannot read `{}`", .path.display())]
     CannotRead {
@@ -154,6 +160,14 @@ pub enum IoError {
         reason: String,
         /// The header text.
         text: String,
+    },
+    /// A `descr` field that is no dtype string.
+    #[error(
+        "the .npy header's 'descr' field '{descr}' is not a numpy dtype string (such as '<f4', '|i1', '<V2')"
+    )]
+    NpyDescr {
+        /// The field's value.
+        descr: String,
     },
     /// A structured (record) dtype.
     #[error("structured .npy dtype {descr} is not supported; save a plain numeric array")]
@@ -351,15 +365,97 @@ pub enum IoError {
         /// Bytes present.
         held: u64,
     },
-    /// Any other fault the `safetensors` crate finds.
-    #[error("invalid .safetensors file: {0}")]
-    SafetensorsInvalid(safetensors::SafeTensorError),
-    /// An error of the `safetensors` crate outside parsing.
-    #[error(transparent)]
-    Safetensors(#[from] safetensors::SafeTensorError),
-    /// The `safetensors` crate could not serialize the output.
-    #[error("cannot write safetensors data: {0}")]
-    SafetensorsWrite(safetensors::SafeTensorError),
+    /// A header larger than npusim reads.
+    #[error(
+        "the .safetensors header length field says {header_len} bytes; npusim reads headers of at most {max} bytes"
+    )]
+    SafetensorsHeaderTooLarge {
+        /// The header length field.
+        header_len: u64,
+        /// The limit.
+        max: u64,
+    },
+    /// A header that is not a JSON object.
+    #[error("the .safetensors header is not a JSON object of tensors: {reason}")]
+    SafetensorsHeaderJson {
+        /// The JSON parser's complaint.
+        reason: String,
+    },
+    /// A header naming the same tensor twice.
+    #[error("the .safetensors header names tensor `{name}` twice")]
+    SafetensorsDuplicate {
+        /// The tensor.
+        name: String,
+    },
+    /// A `__metadata__` map naming the same key twice.
+    #[error("the .safetensors header's __metadata__ names key `{key}` twice")]
+    SafetensorsDuplicateMetadata {
+        /// The key.
+        key: String,
+    },
+    /// A `__metadata__` value that is not a string.
+    #[error("the .safetensors header's __metadata__ entry `{key}` must be a string, not {value}")]
+    SafetensorsMetadataValue {
+        /// The key.
+        key: String,
+        /// The value as JSON.
+        value: String,
+    },
+    /// A tensor entry that is not a JSON object.
+    #[error(
+        "tensor `{name}`: its header entry must be an object with dtype, shape and data_offsets, not {value}"
+    )]
+    SafetensorsEntry {
+        /// The tensor.
+        name: String,
+        /// The entry as JSON.
+        value: String,
+    },
+    /// A field of a tensor entry that is missing or malformed.
+    #[error("tensor `{name}`: field `{field}` {problem}")]
+    SafetensorsField {
+        /// The tensor.
+        name: String,
+        /// The field (`dtype`, `shape`, `data_offsets`).
+        field: &'static str,
+        /// What is wrong, with the value.
+        problem: String,
+    },
+    /// A tensor whose offsets do not hold its dtype and shape.
+    #[error(
+        "tensor `{name}`: dtype {dtype} and shape {shape:?} need {count} elements × {} bits = {}, but data_offsets [{begin}, {end}] hold {} bytes",
+        .dtype.bitsize(),
+        bits_as_bytes(*.bits),
+        .end - .begin
+    )]
+    SafetensorsTensorBytes {
+        /// The tensor.
+        name: String,
+        /// Its dtype.
+        dtype: safetensors::Dtype,
+        /// Its shape.
+        shape: Vec<usize>,
+        /// Its element count.
+        count: u64,
+        /// Bits its elements take.
+        bits: u64,
+        /// `data_offsets[0]`.
+        begin: u64,
+        /// `data_offsets[1]`.
+        end: u64,
+    },
+    /// Tensor data that does not follow the previous tensor's.
+    #[error(
+        "tensor `{name}`: data_offsets begin at {begin}, but the data before it ends at {expected} (tensor data must be contiguous)"
+    )]
+    SafetensorsGap {
+        /// The tensor.
+        name: String,
+        /// Where its data begins.
+        begin: u64,
+        /// Where the previous data ends.
+        expected: u64,
+    },
     /// An `npusim.dtype.<tensor>` entry naming no format.
     #[error("metadata entry `{key}` = `{value}` names no format")]
     MetaUnknownFormat {
@@ -539,6 +635,15 @@ pub enum MetaProblem {
         /// The tensor's last dimension (bytes per row).
         bytes: usize,
     },
+}
+
+/// Bytes of `bits` for a message: whole bytes, or a fraction when the bits do not fill one.
+fn bits_as_bytes(bits: u64) -> String {
+    if bits % 8 == 0 {
+        format!("{} bytes", bits / 8)
+    } else {
+        format!("{bits} bits, not a whole number of bytes")
+    }
 }
 
 /// How a raw file stores each element, for [`IoError::RawSize`].

@@ -5,20 +5,18 @@
 //! so inspecting a many-gigabyte checkpoint is instant; the data section is checked against
 //! the file's length, not read.
 
-use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use npusim_numerics::Format;
-use npyz::{DType, NpyHeader, Order};
-use safetensors::Dtype;
-
 use crate::container::Container;
+use crate::elements::element_count;
 use crate::error::IoError;
 use crate::npy::descr_for;
-use crate::safetensors::interpret;
+use crate::safetensors::{header_len, interpret, parse_header};
+use npusim_numerics::Format;
+use npyz::{DType, NpyHeader, Order};
 
-/// Largest header `inspect` reads (the `safetensors` crate's limit too).
+/// Largest `.npy` header `inspect` reads (the `.safetensors` limit too).
 const MAX_HEADER_BYTES: u64 = 100_000_000;
 
 /// Why a file's header could not be inspected.
@@ -58,22 +56,6 @@ pub enum InspectError {
         /// What is wrong, with the field and the numbers.
         problem: String,
     },
-    /// The data section and the header disagree.
-    #[error(
-        "`{path}`: tensor `{name}` needs bytes {start}..{end} of the data section, which holds {held}"
-    )]
-    DataCut {
-        /// The file.
-        path: PathBuf,
-        /// The tensor.
-        name: String,
-        /// First byte of the tensor in the data section.
-        start: u64,
-        /// One past its last byte.
-        end: u64,
-        /// Bytes in the data section.
-        held: u64,
-    },
     /// A library error (unknown extension, metadata entry that names no format, ...).
     #[error(transparent)]
     Io(#[from] IoError),
@@ -94,8 +76,6 @@ pub struct TensorInfo {
     pub elements: u64,
     /// Bytes of data in the file.
     pub bytes: u64,
-    /// A `.safetensors` tensor's dtype (`None` for `.npy`).
-    pub safetensors_dtype: Option<Dtype>,
 }
 
 /// What a file holds.
@@ -273,7 +253,6 @@ fn inspect_npy(
             shape,
             elements,
             bytes,
-            safetensors_dtype: None,
         }],
         metadata: Vec::new(),
     })
@@ -289,172 +268,35 @@ fn npy_format(descr: &str) -> Option<Format> {
     })
 }
 
-/// The header of a `.safetensors` file of `len` bytes.
+/// The header of a `.safetensors` file of `len` bytes, parsed and checked as a cast parses it
+/// ([`crate::safetensors::parse_header`]).
 fn inspect_safetensors(r: &mut dyn Read, len: u64, path: &Path) -> Result<FileInfo, InspectError> {
-    let bad = |problem: String| InspectError::BadHeader {
-        path: path.to_path_buf(),
-        problem,
-    };
-    let len_field = read_part(r, 8, 8, len, path, "the 8-byte header length")?;
-    let mut n = [0u8; 8];
-    n.copy_from_slice(&len_field);
-    let header_len = u64::from_le_bytes(n);
-    if header_len > MAX_HEADER_BYTES {
-        return Err(bad(format!(
-            "the header length field says {header_len} bytes, more than the {MAX_HEADER_BYTES} npusim reads"
-        )));
+    let first = read_part(r, 8, 8, len, path, "the 8-byte header length")?;
+    let header_len = header_len(&first, len).map_err(|e| e.reading(path))?;
+    let json = read_part(r, header_len, 8 + header_len, len, path, "the JSON header")?;
+    let header = parse_header(&json, len - 8 - header_len).map_err(|e| e.reading(path))?;
+    let mut tensors = Vec::with_capacity(header.tensors.len());
+    for t in header.tensors {
+        let format =
+            interpret(&t.name, t.dtype, &t.shape, header.metadata.as_ref())?.map(|i| i.format);
+        let elements = element_count(&t.shape).map_err(|e| e.reading(path))? as u64;
+        tensors.push(TensorInfo {
+            dtype: t.dtype.to_string(),
+            format,
+            shape: t.shape.iter().map(|&d| d as u64).collect(),
+            elements,
+            bytes: t.len(),
+            name: t.name,
+        });
     }
-    let text = read_part(r, header_len, 8 + header_len, len, path, "the JSON header")?;
-    let held = len - 8 - header_len;
-    let Entries(entries) = serde_json::from_slice(&text)
-        .map_err(|e| bad(format!("the header is not a JSON object: {e}")))?;
-    let mut seen = std::collections::HashSet::new();
-    for (name, _) in &entries {
-        if !seen.insert(name.as_str()) {
-            return Err(bad(format!(
-                "`{name}` appears more than once in the header"
-            )));
-        }
-    }
-    let mut metadata: Vec<(String, String)> = Vec::new();
-    let mut raw = Vec::new();
-    for (name, entry) in &entries {
-        if name == "__metadata__" {
-            let Some(map) = entry.as_object() else {
-                return Err(bad("__metadata__ is not an object of strings".into()));
-            };
-            for (k, v) in map {
-                let Some(v) = v.as_str() else {
-                    return Err(bad(format!(
-                        "__metadata__ entry `{k}` is not a string: {v}"
-                    )));
-                };
-                metadata.push((k.clone(), v.to_string()));
-            }
-            continue;
-        }
-        raw.push(tensor_entry(name, entry, held, path)?);
-    }
+    let mut metadata: Vec<(String, String)> =
+        header.metadata.unwrap_or_default().into_iter().collect();
     metadata.sort();
-    let meta_map: HashMap<String, String> = metadata.iter().cloned().collect();
-    raw.sort_by(|a, b| (a.0, &a.1.name).cmp(&(b.0, &b.1.name)));
-    let mut tensors = Vec::with_capacity(raw.len());
-    for (_, mut info, dtype) in raw {
-        let shape: Vec<usize> = info
-            .shape
-            .iter()
-            .map(|&d| usize::try_from(d).unwrap_or(usize::MAX))
-            .collect();
-        info.format = match interpret(&info.name, dtype, &shape, Some(&meta_map)) {
-            Ok(i) => i.map(|i| i.format),
-            Err(e) => return Err(e.into()),
-        };
-        tensors.push(info);
-    }
     Ok(FileInfo {
         container: Container::Safetensors,
         tensors,
         metadata,
     })
-}
-
-/// The entries of a JSON object in file order, duplicates kept (serde_json's map keeps only
-/// the last of equal keys).
-struct Entries(Vec<(String, serde_json::Value)>);
-
-impl<'de> serde::Deserialize<'de> for Entries {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Entries, D::Error> {
-        d.deserialize_map(EntriesVisitor)
-    }
-}
-
-/// Collects the entries of a JSON object.
-struct EntriesVisitor;
-
-impl<'de> serde::de::Visitor<'de> for EntriesVisitor {
-    type Value = Entries;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a JSON object")
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Entries, A::Error> {
-        let mut out = Vec::new();
-        while let Some(entry) = map.next_entry::<String, serde_json::Value>()? {
-            out.push(entry);
-        }
-        Ok(Entries(out))
-    }
-}
-
-/// One tensor entry of a safetensors header: its data start, its info (format not yet set)
-/// and its dtype; checked against a data section of `held` bytes.
-fn tensor_entry(
-    name: &str,
-    entry: &serde_json::Value,
-    held: u64,
-    path: &Path,
-) -> Result<(u64, TensorInfo, Dtype), InspectError> {
-    let bad = |problem: String| InspectError::BadHeader {
-        path: path.to_path_buf(),
-        problem: format!("tensor `{name}`: {problem}"),
-    };
-    let field = |key: &str| {
-        entry
-            .get(key)
-            .ok_or_else(|| bad(format!("the entry has no `{key}` field: {entry}")))
-    };
-    let dtype_value = field("dtype")?;
-    let dtype: Dtype = serde_json::from_value(dtype_value.clone())
-        .map_err(|_| bad(format!("`dtype` {dtype_value} is not a safetensors dtype")))?;
-    let shape_value = field("shape")?;
-    let shape: Vec<u64> = shape_value
-        .as_array()
-        .and_then(|a| a.iter().map(serde_json::Value::as_u64).collect())
-        .ok_or_else(|| bad(format!("`shape` {shape_value} is not a list of sizes")))?;
-    let offsets_value = field("data_offsets")?;
-    let offsets: Option<Vec<u64>> = offsets_value
-        .as_array()
-        .and_then(|a| a.iter().map(serde_json::Value::as_u64).collect());
-    let Some([start, end]) = offsets
-        .as_deref()
-        .and_then(|o| <[u64; 2]>::try_from(o).ok())
-    else {
-        return Err(bad(format!(
-            "`data_offsets` {offsets_value} is not [start, end]"
-        )));
-    };
-    let elements =
-        product(&shape).ok_or_else(|| bad(format!("shape {shape:?} overflows a u64")))?;
-    let bits = elements
-        .checked_mul(dtype.bitsize() as u64)
-        .ok_or_else(|| bad(format!("shape {shape:?} of {dtype} overflows a u64")))?;
-    let bytes = bits.div_ceil(8);
-    if end < start || end - start != bytes {
-        return Err(bad(format!(
-            "`data_offsets` [{start}, {end}] span {} bytes but {elements} elements of {dtype} take {bytes}",
-            end.wrapping_sub(start) as i128
-        )));
-    }
-    if end > held {
-        return Err(InspectError::DataCut {
-            path: path.to_path_buf(),
-            name: name.to_string(),
-            start,
-            end,
-            held,
-        });
-    }
-    let info = TensorInfo {
-        name: name.to_string(),
-        dtype: dtype.to_string(),
-        format: None,
-        shape,
-        elements,
-        bytes,
-        safetensors_dtype: Some(dtype),
-    };
-    Ok((start, info, dtype))
 }
 
 #[cfg(test)]
@@ -504,28 +346,37 @@ mod tests {
         assert_eq!(info.tensors[2].format, Some(Format::HiF8));
         assert_eq!(info.tensors[3].elements, 0);
         assert_eq!(info.metadata, [("npusim.dtype.q".into(), "hif8".into())]);
+        // The message with its causes, as the CLI prints it.
+        let chain = |e: InspectError| {
+            let mut out = e.to_string();
+            let mut cause = std::error::Error::source(&e);
+            while let Some(c) = cause {
+                out = format!("{out}: {c}");
+                cause = c.source();
+            }
+            out
+        };
         // A tensor that runs past the data.
         let p = write_file(dir.path(), "cut.safetensors", &st_file(h, 30));
-        let e = inspect_file(&p).unwrap_err().to_string();
+        let e = chain(inspect_file(&p).unwrap_err());
         assert!(
-            e.contains("tensor `q` needs bytes 28..33 of the data section, which holds 30"),
+            e.ends_with("cut.safetensors`: truncated .safetensors file: the header describes 33 bytes of tensor data but the file holds only 30"),
             "{e}"
         );
         // Offsets that do not match the shape.
         let h2 = r#"{"a":{"dtype":"F32","shape":[4],"data_offsets":[0,12]}}"#;
         let p = write_file(dir.path(), "bad.safetensors", &st_file(h2, 12));
-        let e = inspect_file(&p).unwrap_err().to_string();
+        let e = chain(inspect_file(&p).unwrap_err());
         assert!(
-            e.contains(
-                "tensor `a`: `data_offsets` [0, 12] span 12 bytes but 4 elements of F32 take 16"
-            ),
+            e.contains("tensor `a`: dtype F32 and shape [4] need 4 elements")
+                && e.ends_with("but data_offsets [0, 12] hold 12 bytes"),
             "{e}"
         );
         let h3 = r#"{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}"#;
         let p = write_file(dir.path(), "twice.safetensors", &st_file(h3, 4));
-        let e = inspect_file(&p).unwrap_err().to_string();
+        let e = chain(inspect_file(&p).unwrap_err());
         assert!(
-            e.ends_with("`a` appears more than once in the header"),
+            e.ends_with("the .safetensors header names tensor `a` twice"),
             "{e}"
         );
         let p = write_file(dir.path(), "short.safetensors", &[1, 2, 3]);

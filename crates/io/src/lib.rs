@@ -8,9 +8,12 @@
 //! * [`Elements`] is a buffer of elements in memory; [`SubByte`] is how a file lays out
 //!   4-bit elements. Element codes are read and written only through
 //!   [`npusim_numerics::Storage`].
-//! * [`write_atomic`]: output through a temporary file and a rename.
-//! * [`cast`]: whole-file casts ([`CastJob`] → [`cast_file`] / [`cast_bytes`]), with
-//!   per-tensor reports and progress callbacks.
+//! * [`write_atomic`]: output through a temporary file and a rename; [`remove_temp_files`]
+//!   removes unfinished ones (for a signal handler).
+//! * [`cast`]: whole-file casts ([`CastJob`] → [`cast_file`] / [`cast_bytes`] /
+//!   [`cast_reader`]), streamed in bounded memory, with per-tensor reports, error statistics
+//!   and progress callbacks; [`cast::preview`] lists what a cast would do (`--dry-run`).
+//! * [`inspect`]: what a file holds, from its header alone (`npusim info`).
 //!
 //! ```
 //! use std::path::Path;
@@ -22,7 +25,7 @@
 //! job.from = Some(Format::F32);
 //! job.shape = Some(vec![2]);
 //! let done = cast_bytes(&job, Path::new("x.bin"), &bytes, &mut NoProgress).unwrap();
-//! assert_eq!(done.output.to_bytes().unwrap(), [0x80, 0x3f, 0x20, 0x40]);
+//! assert_eq!(done.bytes, [0x80, 0x3f, 0x20, 0x40]);
 //! assert_eq!(
 //!     done.reports[0].to_string(),
 //!     "x.bin: f32 -> bf16, 2 elements [2] (0 NaN, 0 Inf, 0 saturated)"
@@ -40,10 +43,12 @@ mod packing;
 pub mod raw;
 pub mod safetensors;
 
-pub use atomic::{write_atomic, write_atomic_via_path};
+pub use atomic::{
+    Durability, remove_temp_files, write_atomic, write_atomic_via_path, write_atomic_with,
+};
 pub use cast::{
-    CastJob, CastOutcome, CastOutput, CastProgress, NoProgress, Stats, TensorReport, cast_bytes,
-    cast_file,
+    CastJob, CastOutcome, CastProgress, NoProgress, Stats, TensorReport, cast_bytes, cast_file,
+    cast_file_with, cast_reader,
 };
 pub use container::Container;
 pub use elements::{Elements, SubByte, element_count, shape_str};

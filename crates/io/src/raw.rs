@@ -20,13 +20,14 @@ pub fn file_sub_byte(format: Format, packed: bool) -> SubByte {
     }
 }
 
-/// Interprets the bytes of a raw file as `format` elements of `shape`.
-pub fn elements<'a>(
-    bytes: &'a [u8],
+/// Checks that a raw file of `len` bytes holds `format` elements of `shape`; returns how it
+/// lays them out.
+pub fn check_size(
+    len: u64,
     format: Format,
     shape: &[usize],
     packed: bool,
-) -> Result<Elements<'a>, IoError> {
+) -> Result<SubByte, IoError> {
     let count = element_count(shape)?;
     let sub = file_sub_byte(format, packed);
     let need = sub
@@ -34,9 +35,9 @@ pub fn elements<'a>(
         .ok_or_else(|| IoError::RawShapeTooLarge {
             shape: shape.to_vec(),
         })?;
-    if bytes.len() != need {
+    if len != need as u64 {
         return Err(IoError::RawSize {
-            have: bytes.len(),
+            have: usize::try_from(len).unwrap_or(usize::MAX),
             shape: shape.to_vec(),
             format,
             need,
@@ -44,6 +45,18 @@ pub fn elements<'a>(
             packed,
         });
     }
+    Ok(sub)
+}
+
+/// Interprets the bytes of a raw file as `format` elements of `shape`.
+pub fn elements<'a>(
+    bytes: &'a [u8],
+    format: Format,
+    shape: &[usize],
+    packed: bool,
+) -> Result<Elements<'a>, IoError> {
+    let sub = check_size(bytes.len() as u64, format, shape, packed)?;
+    let count = element_count(shape)?;
     Ok(Elements::from_file(bytes, format, sub, count))
 }
 

@@ -139,8 +139,8 @@ fn a_big_endian_file_casts_like_its_little_endian_twin_and_is_written_little_end
     let (be_file, le_file) = (npy_file(">f4", "2, 3", &be), npy_file("<f4", "2, 3", &le));
     let from_be = cast_bytes(&job, Path::new("be.npy"), &be_file, &mut NoProgress).unwrap();
     let from_le = cast_bytes(&job, Path::new("le.npy"), &le_file, &mut NoProgress).unwrap();
-    let out = from_be.output.to_bytes().unwrap();
-    assert_eq!(out, from_le.output.to_bytes().unwrap());
+    let out = from_be.bytes.clone();
+    assert_eq!(out, from_le.bytes.clone());
     let back = npy::parse(&out).unwrap();
     assert_eq!(
         (back.descr.as_str(), back.shape.as_slice()),
@@ -152,7 +152,7 @@ fn a_big_endian_file_casts_like_its_little_endian_twin_and_is_written_little_end
     job.from = Some(Format::F16);
     let file = npy_file(">i2", "2,", &[0x3c, 0x00, 0xc0, 0x00]);
     let done = cast_bytes(&job, Path::new("h.npy"), &file, &mut NoProgress).unwrap();
-    let bytes = done.output.to_bytes().unwrap();
+    let bytes = done.bytes.clone();
     assert_eq!(
         bytes,
         [1.0f32, -2.0]

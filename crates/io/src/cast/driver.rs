@@ -1,88 +1,260 @@
-//! The chunked cast of one buffer: progress between chunks, one result as if cast whole.
+//! The streamed cast of one tensor: read a chunk, cast it into a reused buffer, write it.
+//!
+//! A tensor is cast in chunks of about [`CHUNK_ELEMENTS`] elements, each read from the input,
+//! cast (the bulk cast spreads a chunk over the threads) and written out before the next, so
+//! memory stays bounded whatever the tensor's size. A chunk's `first_index` is its start, so
+//! the result equals one whole cast, stochastic rounding included; the NaN / Inf / saturation
+//! counts come with each chunk's cast, and the NaN / Inf made from finite inputs and the
+//! optional [`ErrorStats`] are taken from the chunk while it is in memory (no second pass).
 
-use npusim_numerics::{BulkOptions, CastPolicy, Storage, cast_elements_with_status};
+use std::borrow::Cow;
+use std::io::{Read, Seek};
+
+use npusim_numerics::{BulkOptions, CastPolicy, Format, cast_elements_with_status};
 
 use super::error_stats::ErrorStats;
+use super::input::Input;
 use super::progress::CastProgress;
+use super::sink::Sink;
 use super::stats::Stats;
-use crate::elements::Elements;
+use crate::elements::{Elements, SubByte};
 use crate::error::IoError;
+use crate::npy::swap_in_place;
 
-/// Elements per bulk-cast call (a multiple of 4, so packed chunks never share a byte).
-pub const CHUNK_ELEMENTS: usize = 1 << 20;
+/// Elements per chunk (a multiple of 2, so packed chunks never share a byte).
+pub const CHUNK_ELEMENTS: usize = 1 << 22;
 
-/// Casts `src` into a new buffer of `dst` storage, in chunks of [`CHUNK_ELEMENTS`] whose
-/// `first_index` is the chunk start (offset by `bulk.first_index`), so that the result equals
-/// one whole cast, stochastic rounding included. Reports each chunk to `progress`; returns
-/// the bytes and the counts of NaN, ±Inf and saturated results.
-pub fn cast_buffer(
-    src: &Elements<'_>,
-    dst: Storage,
-    policy: &CastPolicy,
-    bulk: &BulkOptions,
-    progress: &mut dyn CastProgress,
-) -> Result<(Vec<u8>, Stats), IoError> {
-    cast_buffer_with(src, dst, policy, bulk, false, progress)
+/// Bytes per piece when a tensor is copied unchanged.
+const COPY_BYTES: usize = 1 << 24;
+
+/// One tensor to cast: where its elements are and how each side lays them out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct TensorStream {
+    /// Offset of the tensor's bytes in the input.
+    pub offset: u64,
+    /// Elements.
+    pub count: usize,
+    /// Source format.
+    pub from: Format,
+    /// How the input lays out 4-bit source elements.
+    pub src_sub: SubByte,
+    /// Width of big-endian source elements to swap (1: none).
+    pub swap: usize,
+    /// Destination format.
+    pub to: Format,
+    /// How the output lays out 4-bit destination elements.
+    pub dst_sub: SubByte,
 }
 
-/// [`cast_buffer`], and with `error_stats` the [`ErrorStats`] of the cast in
-/// [`Stats::error`], accumulated chunk by chunk as each chunk is cast.
-pub fn cast_buffer_with(
-    src: &Elements<'_>,
-    dst: Storage,
-    policy: &CastPolicy,
-    bulk: &BulkOptions,
-    error_stats: bool,
+impl TensorStream {
+    /// Bytes of the tensor in the input.
+    pub(crate) fn input_bytes(&self) -> Result<u64, IoError> {
+        chunk_bytes(self.src_sub, self.from, self.count).map(|b| b as u64)
+    }
+
+    /// Bytes of the tensor in the output.
+    pub(crate) fn output_bytes(&self) -> Result<u64, IoError> {
+        chunk_bytes(self.dst_sub, self.to, self.count).map(|b| b as u64)
+    }
+}
+
+/// How every chunk is cast: the policy, the bulk options of the whole tensor (its first
+/// index 0) and whether to gather [`ErrorStats`].
+pub(crate) struct ChunkCast<'a> {
+    /// Rounding, saturation, NaN rules.
+    pub policy: &'a CastPolicy,
+    /// Seed and threads; `first_index` is advanced chunk by chunk.
+    pub bulk: BulkOptions,
+    /// Gather [`ErrorStats`] into [`Stats::error`].
+    pub error_stats: bool,
+}
+
+/// Buffers reused from chunk to chunk and tensor to tensor (output buffers come back from
+/// the [`Sink`] once written).
+#[derive(Default)]
+pub(crate) struct Buffers {
+    input: Vec<u8>,
+    /// The cast's output when the file layout needs a re-packed copy of it.
+    unpacked: Vec<u8>,
+}
+
+/// A layout whose chunks can be cut anywhere on an even element: per-row packing of even rows
+/// is flat packing.
+fn chunkable(sub: SubByte) -> SubByte {
+    match sub {
+        SubByte::PackedRows { row } if row % 2 == 0 => SubByte::PackedFlat,
+        other => other,
+    }
+}
+
+/// Elements per chunk for `t`: even, and whole pairs of rows when a side packs odd rows.
+fn chunk_elements(t: &TensorStream) -> usize {
+    let odd_row = [t.src_sub, t.dst_sub].into_iter().find_map(|s| match s {
+        SubByte::PackedRows { row } if row % 2 == 1 => Some(row),
+        _ => None,
+    });
+    let unit = odd_row.map_or(2, |row| row.saturating_mul(2));
+    (CHUNK_ELEMENTS / unit).max(1).saturating_mul(unit)
+}
+
+/// Bytes `sub` takes for `count` elements of `format` starting at a chunk boundary.
+fn chunk_bytes(sub: SubByte, format: Format, count: usize) -> Result<usize, IoError> {
+    sub.file_bytes(format, count)
+        .ok_or(IoError::NpyLogicalShapeTooLarge)
+}
+
+/// Casts tensor `t` from `input` to `sink`, chunk by chunk; returns its counts.
+pub(crate) fn cast_stream<R: Read + Seek>(
+    input: &mut Input<R>,
+    t: &TensorStream,
+    sink: &mut Sink,
+    how: &ChunkCast<'_>,
     progress: &mut dyn CastProgress,
-) -> Result<(Vec<u8>, Stats), IoError> {
-    let count = src.count;
-    let s = src.storage;
-    s.check_len(src.bytes.len(), count, "source")
-        .map_err(IoError::Cast)?;
-    let mut out = vec![0u8; dst.bytes_for(count)];
+    bufs: &mut Buffers,
+) -> Result<Stats, IoError> {
+    let (src_sub, dst_sub) = (chunkable(t.src_sub), chunkable(t.dst_sub));
+    let chunk = chunk_elements(t);
     let mut stats = Stats::default();
+    let mut offset = t.offset;
     let mut start = 0;
-    while start < count {
-        let n = CHUNK_ELEMENTS.min(count - start);
-        let src_part = &src.bytes[s.bytes_for(start)..s.bytes_for(start + n)];
-        let dst_part = &mut out[dst.bytes_for(start)..dst.bytes_for(start + n)];
-        let options = BulkOptions {
-            first_index: bulk.first_index + start as u64,
-            ..*bulk
+    while start < t.count {
+        let n = chunk.min(t.count - start);
+        let in_len = chunk_bytes(src_sub, t.from, n)?;
+        bufs.input.resize(in_len, 0);
+        input.read_at(offset, &mut bufs.input)?;
+        offset += in_len as u64;
+        swap_in_place(&mut bufs.input, t.swap);
+        let src = Elements::from_file(&bufs.input[..], t.from, src_sub, n);
+        let dst = dst_sub.storage(t.to, n);
+        let relaid = dst_sub.is_packed() && !dst.is_packed();
+        let mut buf = if relaid {
+            std::mem::take(&mut bufs.unpacked)
+        } else {
+            sink.buffer()
         };
-        let counts = cast_elements_with_status(src_part, s, dst_part, dst, n, policy, &options)
-            .map_err(IoError::Cast)?;
+        buf.resize(dst.bytes_for(n), 0);
+        if let Some(last) = buf.last_mut() {
+            // A reused buffer: the padding nibble of an odd packed count must be zero.
+            *last = 0;
+        }
+        let options = BulkOptions {
+            first_index: how.bulk.first_index + start as u64,
+            ..how.bulk
+        };
+        let counts = cast_elements_with_status(
+            &src.bytes,
+            src.storage,
+            &mut buf,
+            dst,
+            n,
+            how.policy,
+            &options,
+        )
+        .map_err(IoError::Cast)?;
         let mut chunk = Stats::from(&counts);
         if chunk.nan + chunk.inf > 0 {
-            chunk.count_nonfinite_from_finite(src_part, s, dst_part, dst, n);
+            chunk.count_nonfinite_from_finite(&src.bytes, src.storage, &buf, dst, n);
         }
-        if error_stats {
+        if how.error_stats {
             let mut e = ErrorStats::default();
-            e.accumulate(src_part, s, dst_part, dst, n)
+            e.accumulate(&src.bytes, src.storage, &buf, dst, n)
                 .map_err(IoError::Cast)?;
             chunk.error = Some(e);
         }
         stats.add(chunk);
+        if relaid {
+            let cast = Elements {
+                storage: dst,
+                count: n,
+                bytes: Cow::Borrowed(&buf),
+            };
+            let file = cast.to_file(dst_sub).into_owned();
+            sink.send(file)?;
+            bufs.unpacked = buf;
+        } else {
+            sink.send(buf)?;
+        }
         progress.advance(n);
         start += n;
     }
-    Ok((out, stats))
+    Ok(stats)
+}
+
+/// Copies `len` bytes at `offset` of `input` to `sink` unchanged, piece by piece.
+pub(crate) fn copy_stream<R: Read + Seek>(
+    input: &mut Input<R>,
+    offset: u64,
+    len: u64,
+    sink: &mut Sink,
+) -> Result<(), IoError> {
+    let mut done = 0u64;
+    while done < len {
+        let n = usize::try_from(len - done).map_or(COPY_BYTES, |left| left.min(COPY_BYTES));
+        let mut buf = sink.buffer();
+        buf.resize(n, 0);
+        input.read_at(offset + done, &mut buf)?;
+        sink.send(buf)?;
+        done += n as u64;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::cast::NoProgress;
-    use npusim_numerics::{Format, RoundMode, cast_elements};
+    use crate::cast::sink::write_behind;
+    use npusim_numerics::{RoundMode, Storage, cast_elements};
+    use std::io::Cursor;
+    use std::path::Path;
 
-    #[test]
-    fn chunked_cast_equals_one_shot_cast_with_hybrid_rounding() {
-        let n = 2 * CHUNK_ELEMENTS + 5;
-        let src: Vec<u8> = (0..n as u32)
+    /// Casts `src` (laid out as `src_sub`) in chunks through [`cast_stream`].
+    fn streamed(src: &[u8], t: &TensorStream, policy: &CastPolicy, bulk: &BulkOptions) -> Vec<u8> {
+        streamed_with_stats(src, t, policy, bulk, false).0
+    }
+
+    /// [`streamed`], also returning the stats (with error statistics if `error_stats`).
+    fn streamed_with_stats(
+        src: &[u8],
+        t: &TensorStream,
+        policy: &CastPolicy,
+        bulk: &BulkOptions,
+        error_stats: bool,
+    ) -> (Vec<u8>, Stats) {
+        let mut input = Input::new(Cursor::new(src), Path::new("x"), src.len() as u64);
+        let mut out = Vec::new();
+        let how = ChunkCast {
+            policy,
+            bulk: *bulk,
+            error_stats,
+        };
+        let stats = write_behind(&mut out, |sink| {
+            cast_stream(
+                &mut input,
+                t,
+                sink,
+                &how,
+                &mut NoProgress,
+                &mut Buffers::default(),
+            )
+        })
+        .unwrap();
+        (out, stats)
+    }
+
+    fn f32_pattern(n: usize) -> Vec<u8> {
+        (0..n as u32)
             .flat_map(|i| {
                 f32::from_bits(0x3f80_0000 | (i.wrapping_mul(2_654_435_761) >> 9)).to_le_bytes()
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn chunked_cast_equals_one_shot_cast_with_hybrid_rounding_and_odd_packed_counts() {
+        // An odd count across several chunks, packed two per byte on the way out.
+        let n = 2 * CHUNK_ELEMENTS + 5;
+        let src = f32_pattern(n);
         let s = Storage::native(Format::F32);
         let d = Storage::native(Format::F4E2M1);
         let policy = CastPolicy::new(RoundMode::Hybrid);
@@ -90,32 +262,149 @@ mod tests {
             seed: 42,
             ..BulkOptions::default()
         };
-        let e = Elements {
-            storage: s,
+        let t = TensorStream {
+            offset: 0,
             count: n,
-            bytes: src[..].into(),
+            from: Format::F32,
+            src_sub: SubByte::OnePerByte,
+            swap: 1,
+            to: Format::F4E2M1,
+            dst_sub: SubByte::PackedFlat,
         };
-        let (chunked, _) = cast_buffer(&e, d, &policy, &bulk, &mut NoProgress).unwrap();
         let mut whole = vec![0u8; d.bytes_for(n)];
         cast_elements(&src, s, &mut whole, d, n, &policy, &bulk).unwrap();
-        assert_eq!(chunked, whole);
+        assert_eq!(streamed(&src, &t, &policy, &bulk), whole);
     }
 
     #[test]
-    fn a_short_source_is_an_error_not_a_panic() {
-        let e = Elements {
-            storage: Storage::native(Format::F32),
-            count: 3,
-            bytes: vec![0u8; 8].into(),
+    fn odd_packed_rows_are_cut_on_row_pairs() {
+        // 3 rows of an odd length longer than a chunk would hold if cut on elements alone.
+        let row = CHUNK_ELEMENTS / 2 + 1;
+        let n = 3 * row;
+        let src = f32_pattern(n);
+        let policy = CastPolicy::new(RoundMode::Rint);
+        let bulk = BulkOptions::default();
+        let t = TensorStream {
+            offset: 0,
+            count: n,
+            from: Format::F32,
+            src_sub: SubByte::OnePerByte,
+            swap: 1,
+            to: Format::I4,
+            dst_sub: SubByte::PackedRows { row },
         };
-        let d = Storage::native(Format::F16);
-        let r = cast_buffer(
-            &e,
-            d,
-            &CastPolicy::default(),
-            &BulkOptions::default(),
-            &mut NoProgress,
+        let got = streamed(&src, &t, &policy, &bulk);
+        // The reference: one-per-byte cast, then each row packed on its own.
+        let u = SubByte::OnePerByte.storage(Format::I4, n);
+        let mut unpacked = vec![0u8; n];
+        cast_elements(
+            &src,
+            Storage::native(Format::F32),
+            &mut unpacked,
+            u,
+            n,
+            &policy,
+            &bulk,
+        )
+        .unwrap();
+        let e = Elements {
+            storage: u,
+            count: n,
+            bytes: unpacked.into(),
+        };
+        assert_eq!(got, e.to_file(SubByte::PackedRows { row }).into_owned());
+        assert_eq!(got.len(), 3 * row.div_ceil(2));
+    }
+
+    #[test]
+    fn a_short_input_is_an_error_not_a_panic() {
+        let t = TensorStream {
+            offset: 0,
+            count: 3,
+            from: Format::F32,
+            src_sub: SubByte::OnePerByte,
+            swap: 1,
+            to: Format::F16,
+            dst_sub: SubByte::OnePerByte,
+        };
+        let src = [0u8; 8];
+        let mut input = Input::new(Cursor::new(&src[..]), Path::new("x.npy"), 8);
+        let how = ChunkCast {
+            policy: &CastPolicy::default(),
+            bulk: BulkOptions::default(),
+            error_stats: true,
+        };
+        let r = write_behind(&mut Vec::new(), |sink| {
+            cast_stream(
+                &mut input,
+                &t,
+                sink,
+                &how,
+                &mut NoProgress,
+                &mut Buffers::default(),
+            )
+        });
+        assert!(matches!(r, Err(IoError::CannotRead { .. })), "{r:?}");
+    }
+
+    #[test]
+    fn chunked_error_stats_and_nonfinite_counts_equal_one_shot_figures() {
+        // Values up to ~2^20 in f32 into e5m2 (IEEE policy: overflow beyond 57344 is Inf) over
+        // more than two chunks, with a NaN and an Inf input in the last chunk.
+        let n = 2 * CHUNK_ELEMENTS + 3;
+        let mut src: Vec<u8> = (0..n as u32)
+            .flat_map(|i| {
+                let x = (i.wrapping_mul(2_654_435_761) >> 12) as f32 - 524_288.0;
+                x.to_le_bytes()
+            })
+            .collect();
+        src[4 * (n - 1)..].copy_from_slice(&f32::NAN.to_le_bytes());
+        src[4 * (n - 2)..4 * (n - 1)].copy_from_slice(&f32::INFINITY.to_le_bytes());
+        let (s, d) = (
+            Storage::native(Format::F32),
+            Storage::native(Format::F8E5M2),
         );
-        assert!(matches!(r, Err(IoError::Cast(_))));
+        let policy = CastPolicy::new(RoundMode::Rint);
+        let bulk = BulkOptions::default();
+        let t = TensorStream {
+            offset: 0,
+            count: n,
+            from: Format::F32,
+            src_sub: SubByte::OnePerByte,
+            swap: 1,
+            to: Format::F8E5M2,
+            dst_sub: SubByte::OnePerByte,
+        };
+        let mut whole = vec![0u8; n];
+        cast_elements(&src, s, &mut whole, d, n, &policy, &bulk).unwrap();
+        let mut want = ErrorStats::default();
+        want.accumulate(&src, s, &whole, d, n).unwrap();
+        let (got, stats) = streamed_with_stats(&src, &t, &policy, &bulk, true);
+        assert_eq!(got, whole);
+        let e = stats.error.unwrap();
+        assert_eq!(
+            (e.total, e.exact, e.nan, e.inf),
+            (want.total, want.exact, want.nan, want.inf)
+        );
+        assert_eq!(
+            (e.measured, e.max_abs_error),
+            (want.measured, want.max_abs_error)
+        );
+        // Every Inf or NaN result of a finite input, decoded one by one.
+        let finite =
+            |f: Format, code| matches!(f.decode(code), npusim_numerics::Exact::Finite { .. });
+        let from_finite = (0..n)
+            .filter(|&i| {
+                finite(Format::F32, s.read(&src, i)) && !finite(Format::F8E5M2, d.read(&whole, i))
+            })
+            .count() as u64;
+        assert!(from_finite > 0);
+        assert_eq!(stats.nonfinite_from_finite, from_finite);
+        assert_eq!(stats.nan + stats.inf, from_finite + 2);
+        // Without the flag, no error statistics (and no cost).
+        assert_eq!(
+            streamed_with_stats(&src, &t, &policy, &bulk, false).1.error,
+            None
+        );
     }
 }

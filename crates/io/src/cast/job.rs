@@ -32,7 +32,9 @@ pub struct CastJob {
     pub tensors: Vec<String>,
     /// Safetensors: never cast these tensors (names or glob patterns; wins over `tensors`).
     pub exclude: Vec<String>,
-    /// Refuse to write an output in which a finite input became NaN or ±Inf.
+    /// Refuse an output in which a finite input became NaN or ±Inf: the cast ends in
+    /// [`IoError::NonFiniteFromFinite`] once every tensor is cast (a file output is then not
+    /// written).
     pub fail_on_nan: bool,
     /// Compute [`super::ErrorStats`] for every cast tensor (in each report's `stats.error`).
     pub error_stats: bool,
@@ -83,7 +85,7 @@ impl CastJob {
 
     /// With [`CastJob::fail_on_nan`], refuses an outcome in which finite inputs became NaN or
     /// ±Inf, naming the tensors and counts.
-    pub fn check_nonfinite(&self, reports: &[super::TensorReport]) -> Result<(), IoError> {
+    pub(crate) fn check_nonfinite(&self, reports: &[super::TensorReport]) -> Result<(), IoError> {
         if !self.fail_on_nan {
             return Ok(());
         }

@@ -1,66 +1,142 @@
-//! File casts: read a tensor file, cast its tensors, produce the output and a report.
+//! File casts: read a tensor file, cast its tensors, write the output and a report.
 //!
-//! A [`CastJob`] says what to do; [`cast_bytes`] does it on a file held in memory and returns
-//! a [`CastOutcome`] (one [`TensorReport`] per tensor and the [`CastOutput`] to write);
-//! [`cast_file`] reads the input, casts and writes the output atomically. Large buffers are
-//! cast in chunks ([`cast_buffer`]) whose stochastic-rounding index continues from chunk to
-//! chunk, so results equal a one-shot cast; progress goes to a [`CastProgress`].
+//! A [`CastJob`] says what to do. [`cast_file`] reads the input's header, decides every
+//! tensor's fate and output size, writes the output header, then streams each tensor in
+//! chunks (read, cast in parallel, write) into a temporary file renamed over the output at
+//! the end: memory stays bounded whatever the file's size. [`cast_bytes`] does the same on a
+//! file held in memory and returns the output bytes. Chunks continue the stochastic-rounding
+//! index from one to the next, so results equal a one-shot cast; the NaN / Inf counts and,
+//! if asked, the [`ErrorStats`] are gathered chunk by chunk; progress goes to a
+//! [`CastProgress`]. [`cast_reader`] streams any seekable input to any writer (pipes), and
+//! [`preview`] lists what the cast would do without doing it (`--dry-run`).
 
 mod driver;
 mod error_stats;
+mod input;
 mod job;
 mod multi;
+mod plan;
+mod preview;
 mod progress;
 mod report;
 mod select;
 mod single;
+mod sink;
 mod stats;
 
+use std::fs::File;
+use std::io::{Cursor, Read, Seek, Write};
 use std::path::Path;
 
-pub use driver::{CHUNK_ELEMENTS, cast_buffer, cast_buffer_with};
+pub use driver::CHUNK_ELEMENTS;
 pub use error_stats::ErrorStats;
 pub use job::CastJob;
+pub use preview::{TensorPreview, preview};
 pub use progress::{CastProgress, NoProgress};
-pub use report::{
-    CastOutcome, CastOutput, CastSummary, KeptSummary, SingleTensor, TensorReport, tally,
-};
-pub use select::{KeepReason, PlannedTensor, SelectError, TensorFilter, plan};
+pub use report::{CastOutcome, CastSummary, KeptSummary, TensorReport, tally};
+pub use select::{KeepReason, SelectError};
 pub use stats::Stats;
 
+use crate::atomic::{Durability, write_atomic_with};
 use crate::error::IoError;
+use input::Input;
+use plan::Plan;
 
-/// Casts the file `bytes` as `job` says; `input` names the file in messages and reports.
-/// Nothing is written: the outcome holds the output.
-pub fn cast_bytes<'a>(
-    job: &CastJob,
-    input: &Path,
-    bytes: &'a [u8],
-    progress: &mut dyn CastProgress,
-) -> Result<CastOutcome<'a>, IoError> {
+/// Plans the cast of `input` as `job` says (its header only is read).
+fn plan_cast<R: Read + Seek>(job: &CastJob, input: &mut Input<R>) -> Result<Plan, IoError> {
     job.check_containers()?;
     if job.input.is_single_tensor() {
-        single::cast_single(job, input, bytes, progress)
+        single::plan_single(job, input)
     } else {
-        multi::cast_safetensors(job, input, bytes, progress)
+        multi::plan_safetensors(job, input)
     }
 }
 
-/// Reads `input`, casts it as `job` says and writes `output` atomically (a failed run leaves
-/// no file and does not touch an existing one). Returns one report per tensor.
+/// Casts the file `bytes` as `job` says; `input` names the file in messages and reports.
+/// Nothing is written to disk: the outcome holds the output's bytes.
+pub fn cast_bytes(
+    job: &CastJob,
+    input: &Path,
+    bytes: &[u8],
+    progress: &mut dyn CastProgress,
+) -> Result<CastOutcome, IoError> {
+    let mut out = Vec::new();
+    let reports = cast_reader(
+        job,
+        input,
+        Cursor::new(bytes),
+        bytes.len() as u64,
+        &mut out,
+        progress,
+    )?;
+    Ok(CastOutcome {
+        reports,
+        bytes: out,
+    })
+}
+
+/// Casts the `len`-byte file `reader` as `job` says, writing the output to `out` in chunks as
+/// it is cast; `input` names the file in messages and reports. Returns one report per
+/// tensor. On an error (including `--fail-on-nan`'s) part of the output may have been
+/// written: [`cast_file`] writes through a temporary file for that reason. (Standard input
+/// is seekable once read into memory: wrap the bytes in a [`Cursor`].)
+pub fn cast_reader<R: Read + Seek>(
+    job: &CastJob,
+    input: &Path,
+    reader: R,
+    len: u64,
+    out: &mut (dyn Write + Send),
+    progress: &mut dyn CastProgress,
+) -> Result<Vec<TensorReport>, IoError> {
+    let mut source = Input::new(reader, input, len);
+    plan_cast(job, &mut source)?.run(job, &mut source, out, progress)
+}
+
+/// Opens the input file `path` (a directory is refused by name).
+fn open_input(path: &Path) -> Result<Input<File>, IoError> {
+    let cannot_read = |source| IoError::CannotRead {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::open(path).map_err(cannot_read)?;
+    let meta = file.metadata().map_err(cannot_read)?;
+    if meta.is_dir() {
+        return Err(IoError::InputIsDirectory {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(Input::new(file, path, meta.len()))
+}
+
+/// Reads `input`, casts it as `job` says and writes `output` atomically, streaming (a failed
+/// or interrupted run leaves no file and does not touch an existing one; so does a cast that
+/// [`CastJob::fail_on_nan`] refuses), synced to the disk before the rename. Returns one
+/// report per tensor.
 pub fn cast_file(
     job: &CastJob,
     input: &Path,
     output: &Path,
     progress: &mut dyn CastProgress,
 ) -> Result<Vec<TensorReport>, IoError> {
+    cast_file_with(job, input, output, Durability::Synced, progress)
+}
+
+/// [`cast_file`] with the choice of syncing the output before the rename ([`Durability::Lazy`]
+/// leaves the write-back to the kernel, as `np.save` does).
+pub fn cast_file_with(
+    job: &CastJob,
+    input: &Path,
+    output: &Path,
+    sync: Durability,
+    progress: &mut dyn CastProgress,
+) -> Result<Vec<TensorReport>, IoError> {
     job.check_containers()?;
-    let bytes = std::fs::read(input).map_err(|source| IoError::CannotRead {
-        path: input.to_path_buf(),
-        source,
+    let mut source = open_input(input)?;
+    let plan = plan_cast(job, &mut source)?;
+    let mut reports = Vec::new();
+    write_atomic_with(output, sync, |w| {
+        reports = plan.run(job, &mut source, w, progress)?;
+        Ok(())
     })?;
-    let outcome = cast_bytes(job, input, &bytes, progress)?;
-    job.check_nonfinite(&outcome.reports)?;
-    outcome.output.write_atomic(output)?;
-    Ok(outcome.reports)
+    Ok(reports)
 }

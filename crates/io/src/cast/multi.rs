@@ -1,25 +1,27 @@
-//! Casting the tensors of a `.safetensors` file into a `.safetensors` file.
+//! Planning the cast of a `.safetensors` file into a `.safetensors` file: the header is read
+//! and checked, every tensor's fate and output size decided, and the output header written
+//! before any data.
 
-use crate::packing::is_nibble;
 use std::collections::HashMap;
-use std::path::Path;
+use std::io::{Read, Seek};
 
-use super::driver::cast_buffer_with;
+use super::driver::TensorStream;
+use super::input::Input;
 use super::job::CastJob;
-use super::progress::CastProgress;
-use super::report::{CastOutcome, CastOutput, CastSummary, KeptSummary, TensorReport};
+use super::plan::{Plan, Step};
+use super::report::{CastSummary, KeptSummary};
 use super::select::{Selection, TensorFilter, select};
-use crate::elements::{Elements, element_count};
+use super::stats::Stats;
+use crate::elements::element_count;
 use crate::error::IoError;
-use crate::safetensors::{self as st, Interp, META_PREFIX, OutTensor};
+use crate::packing::is_nibble;
+use crate::safetensors::{self as st, EntryOut, META_PREFIX};
 
-/// Casts the `.safetensors` file `bytes` (read from `input`) as `job` says.
-pub(super) fn cast_safetensors<'a>(
+/// Plans the cast of the `.safetensors` file `input` as `job` says (its header only is read).
+pub(super) fn plan_safetensors<R: Read + Seek>(
     job: &CastJob,
-    input: &Path,
-    bytes: &'a [u8],
-    progress: &mut dyn CastProgress,
-) -> Result<CastOutcome<'a>, IoError> {
+    input: &mut Input<R>,
+) -> Result<Plan, IoError> {
     if job.from.is_some() {
         return Err(IoError::FromOnSafetensors);
     }
@@ -29,112 +31,104 @@ pub(super) fn cast_safetensors<'a>(
     if job.packed && !is_nibble(job.to) {
         return Err(IoError::PackedNot4BitTo { to: job.to });
     }
-    let file = st::parse(bytes).map_err(|e| e.reading(input))?;
+    let path = input.path().to_path_buf();
+    let file_len = input.len();
+    let first = input.head(8)?;
+    let header_len = st::header_len(&first, file_len).map_err(|e| e.reading(&path))?;
+    let mut json = vec![0u8; usize::try_from(header_len).unwrap_or(usize::MAX)];
+    input.read_at(8, &mut json)?;
+    let data_start = 8 + header_len;
+    let header = st::parse_header(&json, file_len - data_start).map_err(|e| e.reading(&path))?;
+    drop(json);
+    let names: Vec<String> = header.tensors.iter().map(|t| t.name.clone()).collect();
     let filter = TensorFilter::of(job)?;
-    filter.check_matches(&file.names, input)?;
-    // Decide first, so that the progress report knows the total.
-    let mut selections = Vec::with_capacity(file.names.len());
-    let mut total = 0u64;
-    for name in &file.names {
-        let view = file.tensors.tensor(name)?;
-        let interp = st::interpret(name, view.dtype(), view.shape(), file.metadata.as_ref())
-            .map_err(|e| e.reading(input))?;
-        let selection = select(name, view.dtype(), interp, &filter)?;
-        if let Selection::Cast(i) = &selection {
-            total += element_count(&i.shape)? as u64;
-        }
-        selections.push(selection);
-    }
-    progress.begin(bytes.len() as u64, total);
-    let mut metadata = file.metadata.clone();
-    let mut tensors = Vec::with_capacity(file.names.len());
-    let mut reports = Vec::with_capacity(file.names.len());
-    for (name, selection) in file.names.iter().zip(selections) {
-        let view = file.tensors.tensor(name)?;
-        match selection {
+    filter.check_matches(&names, &path)?;
+    let mut metadata = header.metadata.clone();
+    let mut steps: Vec<Step> = Vec::with_capacity(header.tensors.len());
+    // Output header entries: name, dtype, header shape, bytes.
+    let mut out_entries = Vec::with_capacity(header.tensors.len());
+    for t in &header.tensors {
+        let interp = st::interpret(&t.name, t.dtype, &t.shape, header.metadata.as_ref())
+            .map_err(|e| e.reading(&path))?;
+        let format = interp.as_ref().map(|i| i.format);
+        match select(&t.name, t.dtype, interp, &filter)? {
             Selection::Keep(reason) => {
-                reports.push(TensorReport::Kept(KeptSummary {
-                    name: name.clone(),
-                    dtype: view.dtype(),
-                    shape: view.shape().to_vec(),
-                    reason,
-                }));
-                let kept = OutTensor {
-                    dtype: view.dtype(),
-                    shape: view.shape().to_vec(),
-                    data: view.data().into(),
-                };
-                tensors.push((name.clone(), kept));
+                out_entries.push((t.name.clone(), t.dtype, t.shape.clone(), t.len()));
+                steps.push(Step::Copy {
+                    offset: data_start + t.begin,
+                    len: t.len(),
+                    summary: KeptSummary {
+                        name: t.name.clone(),
+                        dtype: t.dtype,
+                        shape: t.shape.clone(),
+                        reason,
+                    },
+                    format,
+                });
             }
             Selection::Cast(interp) => {
-                progress.set_message(name);
-                let (tensor, summary, meta) =
-                    cast_tensor(name, view.data(), &interp, job, progress)?;
-                let key = format!("{META_PREFIX}{name}");
+                let count = element_count(&interp.shape)?;
+                if interp.sub.file_bytes(interp.format, count) != usize::try_from(t.len()).ok() {
+                    return Err(IoError::TensorSize {
+                        name: t.name.clone(),
+                        bytes: usize::try_from(t.len()).unwrap_or(usize::MAX),
+                        count,
+                        format: interp.format,
+                    });
+                }
+                let enc = st::encode(job.to, &interp.shape, job.packed)
+                    .map_err(|e| e.in_tensor(&t.name))?;
+                let stream = TensorStream {
+                    offset: data_start + t.begin,
+                    count,
+                    from: interp.format,
+                    src_sub: interp.sub,
+                    swap: 1,
+                    to: job.to,
+                    dst_sub: enc.sub,
+                };
+                let out_len = stream.output_bytes().map_err(|_| IoError::TensorTooLarge {
+                    name: t.name.clone(),
+                })?;
+                let key = format!("{META_PREFIX}{}", t.name);
                 if let Some(m) = metadata.as_mut() {
                     m.remove(&key);
                 }
-                if let Some(value) = meta {
+                if let Some(value) = enc.meta {
                     metadata.get_or_insert_with(HashMap::new).insert(key, value);
                 }
-                reports.push(TensorReport::Cast(summary));
-                tensors.push((name.clone(), tensor));
+                out_entries.push((t.name.clone(), enc.dtype, enc.file_shape, out_len));
+                steps.push(Step::Cast {
+                    stream,
+                    summary: Box::new(CastSummary {
+                        name: t.name.clone(),
+                        from: interp.format,
+                        to: job.to,
+                        count,
+                        shape: interp.shape,
+                        stats: Stats::default(),
+                    }),
+                    dtype: t.dtype.to_string(),
+                });
             }
         }
     }
-    progress.finish();
-    Ok(CastOutcome {
-        reports,
-        output: CastOutput::Safetensors { tensors, metadata },
+    // Output data in the layout order, each tensor read from wherever it is in the input.
+    let mut both: Vec<_> = out_entries.into_iter().zip(steps).collect();
+    both.sort_by_key(|((name, dtype, _, _), _)| st::layout_key(name, *dtype));
+    let (out_entries, steps): (Vec<_>, Vec<_>) = both.into_iter().unzip();
+    let entries: Vec<EntryOut<'_>> = out_entries
+        .iter()
+        .map(|(name, dtype, shape, len)| EntryOut {
+            name,
+            dtype: *dtype,
+            shape,
+            len: *len,
+        })
+        .collect();
+    Ok(Plan {
+        header: st::header_bytes(&entries, metadata.as_ref()),
+        steps,
+        name_tensors: true,
     })
-}
-
-/// Casts one tensor; returns it, its summary and its `npusim.dtype` entry.
-fn cast_tensor(
-    name: &str,
-    data: &[u8],
-    interp: &Interp,
-    job: &CastJob,
-    progress: &mut dyn CastProgress,
-) -> Result<(OutTensor<'static>, CastSummary, Option<String>), IoError> {
-    let count = element_count(&interp.shape)?;
-    if interp.sub.file_bytes(interp.format, count) != Some(data.len()) {
-        return Err(IoError::TensorSize {
-            name: name.to_string(),
-            bytes: data.len(),
-            count,
-            format: interp.format,
-        });
-    }
-    let src = Elements::from_file(data, interp.format, interp.sub, count);
-    let enc = st::encode(job.to, &interp.shape, job.packed).map_err(|e| e.in_tensor(name))?;
-    let dst = enc.sub.storage(job.to, count);
-    let (out, stats) = cast_buffer_with(
-        &src,
-        dst,
-        &job.policy,
-        &job.bulk(),
-        job.error_stats,
-        progress,
-    )?;
-    let out = Elements {
-        storage: dst,
-        count,
-        bytes: out.into(),
-    };
-    let file_bytes = out.to_file(enc.sub).into_owned();
-    let summary = CastSummary {
-        name: name.to_string(),
-        from: interp.format,
-        to: job.to,
-        count,
-        shape: interp.shape.clone(),
-        stats,
-    };
-    let tensor = OutTensor {
-        dtype: enc.dtype,
-        shape: enc.file_shape,
-        data: file_bytes.into(),
-    };
-    Ok((tensor, summary, enc.meta))
 }

@@ -1,5 +1,5 @@
-//! Which tensors of a `.safetensors` file a cast converts, and why the others are kept;
-//! and the plan of a cast (`--dry-run`): what would become what, without casting.
+//! Which tensors of a `.safetensors` file a cast converts, and why the others are kept. The
+//! streamed cast and its dry run ([`super::preview`]) both decide here.
 //!
 //! `--tensor` takes exact names or glob patterns (`*`, `?`, `[...]`, matched by the `glob`
 //! crate; `*` also matches dots, so `model.layers.*.mlp.*` picks every MLP tensor of every
@@ -7,7 +7,6 @@
 //! at least one tensor. An exact name of a tensor npusim has no format for is an error; a
 //! glob that also matches such tensors keeps them.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -16,12 +15,8 @@ use npusim_numerics::Format;
 use safetensors::Dtype;
 
 use super::job::CastJob;
-use crate::container::Container;
 use crate::error::IoError;
-use crate::inspect::{InspectError, inspect_file};
-use crate::packing::is_nibble;
-use crate::safetensors::{Interp, encode, interpret};
-use crate::{npy, raw};
+use crate::safetensors::Interp;
 
 /// Why a tensor is copied unchanged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,7 +118,7 @@ impl Entry {
 
 /// The `--tensor` and `--exclude` patterns of a cast.
 #[derive(Clone, Debug, Default)]
-pub struct TensorFilter {
+pub(crate) struct TensorFilter {
     include: Vec<Entry>,
     exclude: Vec<Entry>,
 }
@@ -133,7 +128,7 @@ const NAMES_SHOWN: usize = 12;
 
 impl TensorFilter {
     /// Compiles the patterns; an invalid glob is an error naming it.
-    pub fn new(include: &[String], exclude: &[String]) -> Result<TensorFilter, SelectError> {
+    pub(crate) fn new(include: &[String], exclude: &[String]) -> Result<TensorFilter, SelectError> {
         let compile = |option, list: &[String]| {
             list.iter()
                 .map(|t| Entry::new(option, t))
@@ -146,13 +141,13 @@ impl TensorFilter {
     }
 
     /// The filter of `job`.
-    pub fn of(job: &CastJob) -> Result<TensorFilter, SelectError> {
+    pub(crate) fn of(job: &CastJob) -> Result<TensorFilter, SelectError> {
         TensorFilter::new(&job.tensors, &job.exclude)
     }
 
     /// Every pattern must match a tensor of `names` (the tensors of `path`); an exact
     /// `--tensor` name that is missing is [`IoError::NoSuchTensor`].
-    pub fn check_matches(&self, names: &[String], path: &Path) -> Result<(), IoError> {
+    pub(crate) fn check_matches(&self, names: &[String], path: &Path) -> Result<(), IoError> {
         let lists = [("--tensor", &self.include), ("--exclude", &self.exclude)];
         for (option, list) in lists {
             for entry in list.iter() {
@@ -235,155 +230,6 @@ pub(crate) fn select(
         Some(i) if i.format.is_int() => Selection::Keep(KeepReason::Integer),
         Some(i) => Selection::Cast(i),
     })
-}
-
-/// One tensor of a cast's plan (`--dry-run`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlannedTensor {
-    /// Its name (a single-tensor file's file name).
-    pub name: String,
-    /// Its dtype in the input file.
-    pub dtype: String,
-    /// Its npusim format, if it has one.
-    pub from: Option<Format>,
-    /// What it becomes: `Ok(format)` cast, `Err(reason)` kept.
-    pub action: Result<Format, KeepReason>,
-    /// Its shape in the input file.
-    pub shape: Vec<u64>,
-    /// Data bytes in the input.
-    pub bytes_in: u64,
-    /// Data bytes in the output.
-    pub bytes_out: u64,
-}
-
-/// What `job` would do with the file `input`, read from its header only: one row per tensor.
-/// Nothing is cast or written; errors the cast itself finds in the data are not looked for.
-pub fn plan(job: &CastJob, input: &Path) -> Result<Vec<PlannedTensor>, InspectError> {
-    job.check_containers()?;
-    match job.input {
-        Container::Safetensors => plan_safetensors(job, input),
-        Container::Npy => plan_npy(job, input),
-        Container::Raw => plan_raw(job, input),
-    }
-}
-
-/// The dimensions of a header's shape as `usize` (a dimension beyond `usize` saturates, so
-/// the element count overflows and says so with the shape).
-fn dims(shape: &[u64]) -> Vec<usize> {
-    shape
-        .iter()
-        .map(|&d| usize::try_from(d).unwrap_or(usize::MAX))
-        .collect()
-}
-
-/// Output bytes of the elements of `shape` in `to`, laid out as `sub`.
-fn out_bytes(sub: crate::SubByte, to: Format, shape: &[usize]) -> Result<u64, IoError> {
-    let count = crate::element_count(shape)?;
-    sub.file_bytes(to, count)
-        .map(|b| b as u64)
-        .ok_or_else(|| IoError::ShapeOverflow {
-            shape: shape.to_vec(),
-        })
-}
-
-fn plan_safetensors(job: &CastJob, input: &Path) -> Result<Vec<PlannedTensor>, InspectError> {
-    let info = inspect_file(input)?;
-    let filter = TensorFilter::of(job).map_err(IoError::from)?;
-    let names: Vec<String> = info.tensors.iter().map(|t| t.name.clone()).collect();
-    filter.check_matches(&names, input)?;
-    let meta: HashMap<String, String> = info.metadata.iter().cloned().collect();
-    let mut rows = Vec::with_capacity(info.tensors.len());
-    for t in info.tensors {
-        let Some(dtype) = t.safetensors_dtype else {
-            continue;
-        };
-        let shape = dims(&t.shape);
-        let interp =
-            interpret(&t.name, dtype, &shape, Some(&meta)).map_err(|e| e.reading(input))?;
-        let action = match select(&t.name, dtype, interp, &filter)? {
-            Selection::Cast(_) => Ok(job.to),
-            Selection::Keep(reason) => Err(reason),
-        };
-        let bytes_out = match action {
-            Ok(to) => {
-                let enc = encode(to, &shape, job.packed).map_err(|e| e.in_tensor(&t.name))?;
-                out_bytes(enc.sub, to, &shape)?
-            }
-            Err(_) => t.bytes,
-        };
-        rows.push(PlannedTensor {
-            name: t.name,
-            dtype: t.dtype,
-            from: t.format,
-            action,
-            shape: t.shape,
-            bytes_in: t.bytes,
-            bytes_out,
-        });
-    }
-    Ok(rows)
-}
-
-fn plan_npy(job: &CastJob, input: &Path) -> Result<Vec<PlannedTensor>, InspectError> {
-    if !job.exclude.is_empty() {
-        return Err(IoError::from(SelectError::ExcludeOnSingle {
-            container: job.input.name(),
-        })
-        .into());
-    }
-    let info = inspect_file(input)?;
-    let mut rows = Vec::new();
-    for t in info.tensors {
-        let from = job.from.or(t.format);
-        let Some(from) = from else {
-            return Err(InspectError::BadHeader {
-                path: input.to_path_buf(),
-                problem: format!("dtype '{}' does not say its format: give --from", t.dtype),
-            });
-        };
-        let mut shape = dims(&t.shape);
-        if job.packed && is_nibble(from) {
-            shape = npy::logical_shape(&shape, true, job.shape.as_deref())
-                .map_err(|e| e.reading(input))?;
-        }
-        let sub = npy::file_sub_byte(job.to, &shape, job.packed && is_nibble(job.to));
-        let bytes_out = out_bytes(sub, job.to, &shape)?;
-        rows.push(PlannedTensor {
-            name: t.name,
-            dtype: t.dtype,
-            from: Some(from),
-            action: Ok(job.to),
-            shape: shape.iter().map(|&d| d as u64).collect(),
-            bytes_in: t.bytes,
-            bytes_out,
-        });
-    }
-    Ok(rows)
-}
-
-fn plan_raw(job: &CastJob, input: &Path) -> Result<Vec<PlannedTensor>, InspectError> {
-    let (Some(from), Some(shape)) = (job.from, job.shape.as_deref()) else {
-        return Err(IoError::RawNeedsFromAndShape.into());
-    };
-    let bytes_in = std::fs::metadata(input)
-        .map_err(|source| InspectError::CannotRead {
-            path: input.to_path_buf(),
-            source,
-        })?
-        .len();
-    let sub = raw::file_sub_byte(job.to, job.packed && is_nibble(job.to));
-    Ok(vec![PlannedTensor {
-        name: input
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-        dtype: format!("raw {from}"),
-        from: Some(from),
-        action: Ok(job.to),
-        shape: shape.iter().map(|&d| d as u64).collect(),
-        bytes_in,
-        bytes_out: out_bytes(sub, job.to, shape)?,
-    }])
 }
 
 #[cfg(test)]

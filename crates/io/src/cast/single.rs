@@ -1,131 +1,172 @@
-//! Casting a single-tensor file (`.npy` or raw) into a single-tensor file.
+//! Planning the cast of a single-tensor file (`.npy` or raw) into a single-tensor file.
 
-use crate::packing::is_nibble;
-use std::path::Path;
+use std::io::{Read, Seek};
 
-use super::driver::cast_buffer_with;
+use super::driver::TensorStream;
+use super::input::Input;
 use super::job::CastJob;
-use super::progress::CastProgress;
-use super::report::{CastOutcome, CastOutput, CastSummary, SingleTensor, TensorReport};
+use super::plan::{Plan, Step};
+use super::report::CastSummary;
+use super::select::SelectError;
+use super::stats::Stats;
 use crate::container::Container;
-use crate::elements::Elements;
+use crate::elements::{SubByte, element_count};
 use crate::error::IoError;
-use crate::{npy, raw};
+use crate::npy;
+use crate::packing::is_nibble;
+use crate::raw;
+use npusim_numerics::Format;
 
-/// The source elements of a single-tensor input, its logical shape and its order.
-struct Source<'a> {
-    elements: Elements<'a>,
+/// The source of a single-tensor input: where its data is, its format, layout and shape.
+struct Source {
+    /// The element type as the file writes it.
+    dtype: String,
+    offset: u64,
+    from: Format,
+    sub: SubByte,
+    swap: usize,
     shape: Vec<usize>,
     fortran: bool,
 }
 
-/// Casts the `.npy` or raw file `bytes` (read from `input`) as `job` says.
-pub(super) fn cast_single(
+/// Plans the cast of the `.npy` or raw file `input` as `job` says (headers only are read).
+pub(super) fn plan_single<R: Read + Seek>(
     job: &CastJob,
-    input: &Path,
-    bytes: &[u8],
-    progress: &mut dyn CastProgress,
-) -> Result<CastOutcome<'static>, IoError> {
+    input: &mut Input<R>,
+) -> Result<Plan, IoError> {
     if !job.tensors.is_empty() {
         return Err(IoError::TensorOnSingle {
             container: job.input.name(),
         });
     }
+    if !job.exclude.is_empty() {
+        return Err(SelectError::ExcludeOnSingle {
+            container: job.input.name(),
+        }
+        .into());
+    }
+    let path = input.path().to_path_buf();
     let src = match job.input {
-        Container::Npy => read_npy(job, input, bytes)?,
-        _ => read_raw(job, input, bytes)?,
+        Container::Npy => read_npy(job, input)?,
+        _ => read_raw(job, input)?,
     };
     let to = job.to;
-    let count = src.elements.count;
+    let count = element_count(&src.shape)?;
     let out_packed = job.packed && is_nibble(to);
-    let sub = match job.output {
+    let (dst_sub, header) = match job.output {
         Container::Npy => {
             if out_packed && src.shape.is_empty() {
                 return Err(IoError::PackedScalar);
             }
             if out_packed && src.fortran {
-                return Err(IoError::PackedFortran {
-                    path: input.to_path_buf(),
-                });
+                return Err(IoError::PackedFortran { path });
             }
-            npy::file_sub_byte(to, &src.shape, out_packed)
+            let file_shape = npy::file_shape(&src.shape, out_packed)?;
+            let descr = npy::descr_for(to, out_packed);
+            (
+                npy::file_sub_byte(to, &src.shape, out_packed),
+                npy::header_bytes(descr, src.fortran, &file_shape),
+            )
         }
-        _ => raw::file_sub_byte(to, out_packed),
+        _ => (raw::file_sub_byte(to, out_packed), Vec::new()),
     };
-    let dst = sub.storage(to, count);
-    progress.begin(bytes.len() as u64, count as u64);
-    let (out, stats) = cast_buffer_with(
-        &src.elements,
-        dst,
-        &job.policy,
-        &job.bulk(),
-        job.error_stats,
-        progress,
-    )?;
-    progress.finish();
-    let name = input
+    let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let report = TensorReport::Cast(CastSummary {
-        name,
-        from: src.elements.storage.format(),
-        to,
-        count,
-        shape: src.shape.clone(),
-        stats,
-    });
-    let output = CastOutput::Single(SingleTensor {
-        container: job.output,
-        elements: Elements {
-            storage: dst,
+    let step = Step::Cast {
+        stream: TensorStream {
+            offset: src.offset,
             count,
-            bytes: out.into(),
+            from: src.from,
+            src_sub: src.sub,
+            swap: src.swap,
+            to,
+            dst_sub,
         },
-        shape: src.shape,
-        fortran: src.fortran,
-        packed: out_packed,
-    });
-    Ok(CastOutcome {
-        reports: vec![report],
-        output,
+        summary: Box::new(CastSummary {
+            name,
+            from: src.from,
+            to,
+            count,
+            shape: src.shape,
+            stats: Stats::default(),
+        }),
+        dtype: src.dtype,
+    };
+    Ok(Plan {
+        header,
+        steps: vec![step],
+        name_tensors: false,
     })
 }
 
-/// The elements of a `.npy` input.
-fn read_npy<'a>(job: &CastJob, input: &Path, bytes: &'a [u8]) -> Result<Source<'a>, IoError> {
-    let array = npy::parse(bytes).map_err(|e| e.reading(input))?;
-    let from = npy::element_format(&array, job.from).map_err(|e| e.reading(input))?;
+/// The source of a `.npy` input, from its header.
+fn read_npy<R: Read + Seek>(job: &CastJob, input: &mut Input<R>) -> Result<Source, IoError> {
+    let file_len = input.len();
+    let path = input.path().to_path_buf();
+    let preamble = input.head(npy::PREAMBLE_BYTES as u64)?;
+    let data_start = npy::header_end(&preamble, file_len).map_err(|e| e.reading(&path))?;
+    let prefix = input.head(data_start as u64)?;
+    let head =
+        npy::parse_head(&prefix, file_len - data_start as u64).map_err(|e| e.reading(&path))?;
+    let from = npy::head_format(&head, job.from).map_err(|e| e.reading(&path))?;
     job.check_packed(from)?;
     let src_packed = job.packed && is_nibble(from);
     if job.shape.is_some() && !src_packed {
         return Err(IoError::ShapeOnNpy);
     }
-    if src_packed && array.fortran {
+    if src_packed && head.fortran {
         return Err(IoError::PackedFortran {
-            path: input.to_path_buf(),
+            path: input.path().to_path_buf(),
         });
     }
-    let shape = npy::logical_shape(&array.shape, src_packed, job.shape.as_deref())
-        .map_err(|e| e.reading(input))?;
-    let elements = npy::elements(&array, from, &shape, src_packed).map_err(|e| e.reading(input))?;
+    let shape = npy::logical_shape(&head.shape, src_packed, job.shape.as_deref())
+        .map_err(|e| e.reading(&path))?;
+    let count = element_count(&shape).map_err(|e| e.reading(&path))?;
+    let sub = npy::file_sub_byte(from, &shape, src_packed);
+    let need = sub
+        .file_bytes(from, count)
+        .ok_or(IoError::NpyLogicalShapeTooLarge)
+        .map_err(|e| e.reading(&path))?;
+    let have = usize::try_from(file_len - data_start as u64).unwrap_or(usize::MAX);
+    if need != have {
+        let e = IoError::NpyDataSize {
+            have,
+            count,
+            format: from,
+            shape,
+            need,
+        };
+        return Err(e.reading(&path));
+    }
+    let swap = if head.big_endian { head.item_bytes } else { 1 };
     Ok(Source {
-        elements,
+        dtype: head.descr,
+        offset: data_start as u64,
+        from,
+        sub,
+        swap,
         shape,
-        fortran: array.fortran,
+        fortran: head.fortran,
     })
 }
 
-/// The elements of a raw input, whose format and shape the job gives.
-fn read_raw<'a>(job: &CastJob, input: &Path, bytes: &'a [u8]) -> Result<Source<'a>, IoError> {
+/// The source of a raw input, whose format and shape the job gives.
+fn read_raw<R: Read + Seek>(job: &CastJob, input: &mut Input<R>) -> Result<Source, IoError> {
     let (Some(from), Some(shape)) = (job.from, job.shape.as_deref()) else {
         return Err(IoError::RawNeedsFromAndShape);
     };
     job.check_packed(from)?;
     let packed = job.packed && is_nibble(from);
-    let elements = raw::elements(bytes, from, shape, packed).map_err(|e| e.reading(input))?;
+    let sub =
+        raw::check_size(input.len(), from, shape, packed).map_err(|e| e.reading(input.path()))?;
     Ok(Source {
-        elements,
+        dtype: format!("raw {from}"),
+        offset: 0,
+        from,
+        sub,
+        swap: 1,
         shape: shape.to_vec(),
         fortran: false,
     })

@@ -44,7 +44,7 @@ impl Stats {
     /// `src` (`s`) into `dst` (`d`), by decoding both sides. [`Stats::from`] leaves the count at
     /// 0; a caller runs this only on chunks whose counts show a NaN or Inf result, so casts
     /// without any pay nothing.
-    pub fn count_nonfinite_from_finite(
+    pub(crate) fn count_nonfinite_from_finite(
         &mut self,
         src: &[u8],
         s: Storage,

@@ -21,9 +21,12 @@ mod read;
 mod write;
 
 pub use dtype::{NpyDtype, descr_for};
-pub use header::{NpyArray, parse};
-pub use read::{element_format, elements, file_sub_byte, logical_shape};
-pub use write::write;
+pub use header::{NpyArray, NpyHead, PREAMBLE_BYTES, header_end, parse, parse_head};
+pub use read::{
+    element_format, elements, file_sub_byte, head_format, logical_shape, swap_in_place,
+};
+pub(crate) use write::file_shape;
+pub use write::{header_bytes, write};
 
 #[cfg(test)]
 mod tests {

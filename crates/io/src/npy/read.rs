@@ -6,25 +6,40 @@ use std::borrow::Cow;
 use npusim_numerics::Format;
 
 use super::dtype::NpyDtype;
-use super::header::NpyArray;
+use super::header::{NpyArray, NpyHead};
 use crate::elements::{Elements, SubByte, element_count};
 use crate::error::IoError;
 
 /// The element format of an array: its dtype's, or `from` (which must agree in element size;
 /// a 4-bit `from` counts as one byte, as ml_dtypes and packed files store it).
 pub fn element_format(array: &NpyArray<'_>, from: Option<Format>) -> Result<Format, IoError> {
-    match (from, &array.dtype) {
+    format_of(&array.descr, &array.dtype, array.item_bytes, from)
+}
+
+/// [`element_format`] for a header read without its data.
+pub fn head_format(head: &NpyHead, from: Option<Format>) -> Result<Format, IoError> {
+    format_of(&head.descr, &head.dtype, head.item_bytes, from)
+}
+
+/// The element format of dtype `descr` (`dtype`, `item_bytes` per element), or `from`.
+fn format_of(
+    descr: &str,
+    dtype: &NpyDtype,
+    item_bytes: usize,
+    from: Option<Format>,
+) -> Result<Format, IoError> {
+    match (from, dtype) {
         (None, NpyDtype::Standard(f)) => Ok(*f),
         (None, NpyDtype::Opaque { bytes, hint }) => Err(IoError::NpyOpaqueNeedsFrom {
-            descr: array.descr.clone(),
+            descr: descr.to_string(),
             bytes: *bytes,
             hint,
         }),
-        (Some(f), _) if f.unpacked_bytes() != array.item_bytes => Err(IoError::NpyFromSize {
+        (Some(f), _) if f.unpacked_bytes() != item_bytes => Err(IoError::NpyFromSize {
             from: f,
             from_bytes: f.unpacked_bytes(),
-            descr: array.descr.clone(),
-            file_bytes: array.item_bytes,
+            descr: descr.to_string(),
+            file_bytes: item_bytes,
         }),
         (Some(f), _) => Ok(f),
     }
@@ -107,12 +122,17 @@ pub fn elements<'a>(
 /// The bytes of big-endian elements of `width` bytes, each reversed to little-endian.
 fn swap_bytes(data: &[u8], width: usize) -> Vec<u8> {
     let mut out = data.to_vec();
+    swap_in_place(&mut out, width);
+    out
+}
+
+/// Reverses each `width`-byte element of `data` in place (big- to little-endian).
+pub fn swap_in_place(data: &mut [u8], width: usize) {
     if width > 1 {
-        for element in out.chunks_exact_mut(width) {
+        for element in data.chunks_exact_mut(width) {
             element.reverse();
         }
     }
-    out
 }
 
 /// How a `.npy` file stores 4-bit elements of logical `shape`.

@@ -1,4 +1,5 @@
-//! `.safetensors` files, through the `safetensors` crate, and npusim's metadata convention.
+//! `.safetensors` files (header parsed and written by npusim), and npusim's metadata
+//! convention.
 //!
 //! Dtypes with an npusim format: `F64 F32 F16 BF16 F8_E4M3 (f8e4m3fn) F8_E5M2 F8_E8M0 F4
 //! (f4e2m1, packed two per byte over the whole tensor, element 0 in the low nibble) I8 I16 I32
@@ -10,12 +11,17 @@
 //! is odd (e.g. `"f4e1m2:packed:5"`). The reader honours these entries.
 
 mod convention;
+mod header;
 mod read;
 mod write;
 
 pub use convention::{Encoding, Interp, META_PREFIX, encode, interpret, native_format};
-pub use read::{SafetensorsFile, parse};
-pub use write::{OutTensor, to_bytes, write};
+pub use header::{
+    EntryOut, Header, MAX_HEADER_BYTES, TensorEntry, header_bytes, header_len, layout_key,
+    parse_header,
+};
+pub use read::{SafetensorsFile, TensorView, parse};
+pub use write::{OutTensor, to_bytes};
 
 /// The safetensors element type names (`F32`, `BF16`, `U8`, ...), re-exported.
 pub use safetensors::Dtype;

@@ -2,62 +2,61 @@
 
 use std::collections::HashMap;
 
-use safetensors::{SafeTensorError, SafeTensors};
+use safetensors::Dtype;
 
+use super::header::{TensorEntry, header_len, parse_header};
 use crate::error::IoError;
 
-/// A parsed `.safetensors` file.
+/// A parsed `.safetensors` file held in memory.
+#[derive(Clone, Debug)]
 pub struct SafetensorsFile<'a> {
     /// The `__metadata__` map, if the file has one.
     pub metadata: Option<HashMap<String, String>>,
     /// Tensor names in the order of their data in the file.
     pub names: Vec<String>,
-    /// The tensors.
-    pub tensors: SafeTensors<'a>,
+    /// The tensors' header entries, in the same order.
+    pub entries: Vec<TensorEntry>,
+    /// The data section.
+    pub data: &'a [u8],
+}
+
+/// One tensor of a [`SafetensorsFile`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TensorView<'a> {
+    /// Its dtype.
+    pub dtype: Dtype,
+    /// Its shape as written.
+    pub shape: &'a [usize],
+    /// Its bytes.
+    pub data: &'a [u8],
+}
+
+impl<'a> SafetensorsFile<'a> {
+    /// The tensor called `name`, if the file has one.
+    pub fn tensor(&self, name: &str) -> Option<TensorView<'_>> {
+        let e = self.entries.iter().find(|e| e.name == name)?;
+        // parse_header checked that every entry lies inside the data section.
+        let data = self.data.get(e.begin as usize..e.end as usize)?;
+        Some(TensorView {
+            dtype: e.dtype,
+            shape: &e.shape,
+            data,
+        })
+    }
 }
 
 /// Parses a `.safetensors` file held in memory.
 pub fn parse(bytes: &[u8]) -> Result<SafetensorsFile<'_>, IoError> {
-    let (_, header) = SafeTensors::read_metadata(bytes).map_err(|e| diagnose(bytes, e))?;
-    let tensors = SafeTensors::deserialize(bytes).map_err(|e| diagnose(bytes, e))?;
+    let len = header_len(bytes, bytes.len() as u64)? as usize;
+    // header_len checked that the header lies inside the file.
+    let data_start = 8 + len;
+    let header = parse_header(&bytes[8..data_start], (bytes.len() - data_start) as u64)?;
     Ok(SafetensorsFile {
-        metadata: header.metadata().clone(),
-        names: header.offset_keys(),
-        tensors,
+        metadata: header.metadata,
+        names: header.tensors.iter().map(|t| t.name.clone()).collect(),
+        entries: header.tensors,
+        data: &bytes[data_start..],
     })
-}
-
-/// A clearer error for the common ways a `.safetensors` file is broken.
-fn diagnose(bytes: &[u8], e: SafeTensorError) -> IoError {
-    let Some(len_field) = bytes.first_chunk::<8>() else {
-        return IoError::SafetensorsTooShort { len: bytes.len() };
-    };
-    let header_len = u64::from_le_bytes(*len_field);
-    let after = (bytes.len() - 8) as u64;
-    if header_len > after {
-        return IoError::SafetensorsHeaderCut { header_len, after };
-    }
-    if let SafeTensorError::MetadataIncompleteBuffer = e {
-        let held = after - header_len;
-        // header_len <= after, so the header lies inside the buffer.
-        let header = &bytes[8..8 + header_len as usize];
-        return match declared_data_len(header) {
-            Some(declared) if declared > held => IoError::SafetensorsDataCut { declared, held },
-            Some(declared) => IoError::SafetensorsDataSize { declared, held },
-            None => IoError::SafetensorsInvalid(e),
-        };
-    }
-    IoError::SafetensorsInvalid(e)
-}
-
-/// The end of the last tensor's data according to a safetensors JSON header.
-fn declared_data_len(header: &[u8]) -> Option<u64> {
-    let v: serde_json::Value = serde_json::from_slice(header).ok()?;
-    v.as_object()?
-        .iter()
-        .filter(|(k, _)| k.as_str() != "__metadata__")
-        .filter_map(|(_, t)| t.get("data_offsets")?.get(1)?.as_u64())
-        .max()
 }
 
 #[cfg(test)]
@@ -89,9 +88,14 @@ mod tests {
             msg(&file(h, 10)),
             "truncated .safetensors file: the header describes 16 bytes of tensor data but the file holds only 10"
         );
+        assert_eq!(
+            msg(&file(h, 20)),
+            "invalid .safetensors file: the header describes 16 bytes of tensor data but the file holds 20"
+        );
         let ok = file(h, 16);
         let f = parse(&ok).unwrap();
         assert_eq!(f.names, ["a"]);
-        assert_eq!(declared_data_len(h.as_bytes()), Some(16));
+        assert_eq!(f.tensor("a").unwrap().data.len(), 16);
+        assert!(f.tensor("b").is_none());
     }
 }

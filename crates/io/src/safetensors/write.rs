@@ -1,11 +1,11 @@
-//! Writing tensors and metadata as a `.safetensors` file.
+//! Writing tensors and metadata as a `.safetensors` file held in memory.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::path::Path;
 
-use safetensors::{Dtype, View};
+use safetensors::Dtype;
 
+use super::header::{EntryOut, header_bytes, layout_key};
 use crate::elements::element_count;
 use crate::error::IoError;
 
@@ -20,23 +20,7 @@ pub struct OutTensor<'a> {
     pub data: Cow<'a, [u8]>,
 }
 
-impl View for &OutTensor<'_> {
-    fn dtype(&self) -> Dtype {
-        self.dtype
-    }
-    fn shape(&self) -> &[usize] {
-        &self.shape
-    }
-    fn data(&self) -> Cow<'_, [u8]> {
-        Cow::Borrowed(&self.data)
-    }
-    fn data_len(&self) -> usize {
-        self.data.len()
-    }
-}
-
-/// Checks that a tensor's bytes match what its dtype and shape say (the `safetensors` crate
-/// would panic or fail later otherwise).
+/// Checks that a tensor's bytes match what its dtype and shape say.
 fn check_size(name: &str, t: &OutTensor<'_>) -> Result<(), IoError> {
     let n = element_count(&t.shape)?;
     let bits = n
@@ -55,28 +39,29 @@ fn check_size(name: &str, t: &OutTensor<'_>) -> Result<(), IoError> {
     Ok(())
 }
 
-/// Writes `tensors` and `metadata` as a `.safetensors` file at `path` (use
-/// [`crate::write_atomic_via_path`] for an atomic write).
-pub fn write(
-    path: &Path,
-    tensors: &[(String, OutTensor<'_>)],
-    metadata: Option<HashMap<String, String>>,
-) -> Result<(), IoError> {
-    for (name, t) in tensors {
-        check_size(name, t)?;
-    }
-    safetensors::serialize_to_file(tensors.iter().map(|(n, t)| (n.as_str(), t)), metadata, path)
-        .map_err(IoError::SafetensorsWrite)
-}
-
-/// The bytes of a `.safetensors` file holding `tensors` and `metadata`.
+/// The bytes of a `.safetensors` file holding `tensors` (data laid out by [`layout_key`]) and
+/// `metadata` (written with sorted keys, so the same input always gives the same file).
 pub fn to_bytes(
     tensors: &[(String, OutTensor<'_>)],
-    metadata: Option<HashMap<String, String>>,
+    metadata: Option<&HashMap<String, String>>,
 ) -> Result<Vec<u8>, IoError> {
     for (name, t) in tensors {
         check_size(name, t)?;
     }
-    safetensors::serialize(tensors.iter().map(|(n, t)| (n.as_str(), t)), metadata)
-        .map_err(IoError::SafetensorsWrite)
+    let mut order: Vec<&(String, OutTensor<'_>)> = tensors.iter().collect();
+    order.sort_by_key(|(name, t)| layout_key(name, t.dtype));
+    let entries: Vec<EntryOut<'_>> = order
+        .iter()
+        .map(|(name, t)| EntryOut {
+            name,
+            dtype: t.dtype,
+            shape: &t.shape,
+            len: t.data.len() as u64,
+        })
+        .collect();
+    let mut out = header_bytes(&entries, metadata);
+    for (_, t) in order {
+        out.extend_from_slice(&t.data);
+    }
+    Ok(out)
 }

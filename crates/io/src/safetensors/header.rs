@@ -1,0 +1,465 @@
+//! The `.safetensors` header, parsed and written by npusim itself: duplicate names are seen
+//! (a JSON map read entry by entry), and every fault names the tensor, the field and the
+//! numbers.
+//!
+//! Layout: an 8-byte little-endian header length, the JSON header (an object whose keys are
+//! tensor names plus an optional `__metadata__` map of strings; each tensor has `dtype`,
+//! `shape` and `data_offsets` `[begin, end]` relative to the data section), then the data,
+//! every tensor's bytes contiguous and in offset order.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt;
+
+use safetensors::Dtype;
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde_json::Value;
+
+use crate::elements::element_count;
+use crate::error::IoError;
+
+/// Largest header npusim reads (the `safetensors` crate's limit too).
+pub const MAX_HEADER_BYTES: u64 = 100_000_000;
+
+/// Key of the metadata map.
+const METADATA_KEY: &str = "__metadata__";
+
+/// One tensor of a parsed header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorEntry {
+    /// The tensor's name.
+    pub name: String,
+    /// Its dtype.
+    pub dtype: Dtype,
+    /// Its shape as written.
+    pub shape: Vec<usize>,
+    /// Start of its bytes in the data section.
+    pub begin: u64,
+    /// End (exclusive) of its bytes in the data section.
+    pub end: u64,
+}
+
+impl TensorEntry {
+    /// Bytes of data.
+    pub fn len(&self) -> u64 {
+        self.end - self.begin
+    }
+
+    /// Whether the tensor has no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.end == self.begin
+    }
+}
+
+/// A parsed and checked header.
+#[derive(Clone, Debug, Default)]
+pub struct Header {
+    /// `__metadata__`, if present.
+    pub metadata: Option<HashMap<String, String>>,
+    /// The tensors in the order of their data.
+    pub tensors: Vec<TensorEntry>,
+}
+
+/// The header length a file's first 8 bytes give, checked against the file's length.
+pub fn header_len(file: &[u8], file_len: u64) -> Result<u64, IoError> {
+    let Some(field) = file.first_chunk::<8>() else {
+        return Err(IoError::SafetensorsTooShort {
+            len: usize::try_from(file_len).unwrap_or(usize::MAX),
+        });
+    };
+    let header_len = u64::from_le_bytes(*field);
+    let after = file_len.saturating_sub(8);
+    if header_len > after {
+        return Err(IoError::SafetensorsHeaderCut { header_len, after });
+    }
+    if header_len > MAX_HEADER_BYTES {
+        return Err(IoError::SafetensorsHeaderTooLarge {
+            header_len,
+            max: MAX_HEADER_BYTES,
+        });
+    }
+    Ok(header_len)
+}
+
+/// The top-level JSON object, entry by entry, duplicates kept.
+struct Entries(Vec<(String, Value)>);
+
+impl<'de> Deserialize<'de> for Entries {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct EntriesVisitor;
+        impl<'de> Visitor<'de> for EntriesVisitor {
+            type Value = Entries;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entries, A::Error> {
+                let mut out = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    let value = if key == METADATA_KEY {
+                        // Metadata is read entry by entry too, to see duplicate keys.
+                        let inner: Entries = map.next_value()?;
+                        Value::Array(
+                            inner
+                                .0
+                                .into_iter()
+                                .map(|(k, v)| Value::Array(vec![Value::String(k), v]))
+                                .collect(),
+                        )
+                    } else {
+                        map.next_value::<Value>()?
+                    };
+                    out.push((key, value));
+                }
+                Ok(Entries(out))
+            }
+        }
+        d.deserialize_map(EntriesVisitor)
+    }
+}
+
+/// Parses and checks the JSON header `json` of a file whose data section has `data_len` bytes.
+pub fn parse_header(json: &[u8], data_len: u64) -> Result<Header, IoError> {
+    let entries: Entries =
+        serde_json::from_slice(json).map_err(|e| IoError::SafetensorsHeaderJson {
+            reason: e.to_string(),
+        })?;
+    let mut seen = HashSet::new();
+    let mut header = Header::default();
+    for (name, value) in entries.0 {
+        if !seen.insert(name.clone()) {
+            return Err(IoError::SafetensorsDuplicate { name });
+        }
+        if name == METADATA_KEY {
+            header.metadata = Some(metadata(value)?);
+        } else {
+            header.tensors.push(tensor(name, &value)?);
+        }
+    }
+    header.tensors.sort_by_key(|t| (t.begin, t.end));
+    let mut at = 0u64;
+    for t in &header.tensors {
+        if t.begin != at {
+            return Err(IoError::SafetensorsGap {
+                name: t.name.clone(),
+                begin: t.begin,
+                expected: at,
+            });
+        }
+        at = t.end;
+    }
+    if at > data_len {
+        return Err(IoError::SafetensorsDataCut {
+            declared: at,
+            held: data_len,
+        });
+    }
+    if at != data_len {
+        return Err(IoError::SafetensorsDataSize {
+            declared: at,
+            held: data_len,
+        });
+    }
+    Ok(header)
+}
+
+/// The `__metadata__` entries (read as `[key, value]` pairs), every value a string.
+fn metadata(value: Value) -> Result<HashMap<String, String>, IoError> {
+    let mut out = HashMap::new();
+    let Value::Array(pairs) = value else {
+        return Ok(out);
+    };
+    for pair in pairs {
+        let Value::Array(mut kv) = pair else { continue };
+        let (Some(v), Some(Value::String(k))) = (kv.pop(), kv.pop()) else {
+            continue;
+        };
+        let Value::String(v) = v else {
+            return Err(IoError::SafetensorsMetadataValue {
+                key: k,
+                value: v.to_string(),
+            });
+        };
+        if out.insert(k.clone(), v).is_some() {
+            return Err(IoError::SafetensorsDuplicateMetadata { key: k });
+        }
+    }
+    Ok(out)
+}
+
+/// A field fault of tensor `name`.
+fn field(name: &str, field: &'static str, problem: String) -> IoError {
+    IoError::SafetensorsField {
+        name: name.to_string(),
+        field,
+        problem,
+    }
+}
+
+/// One tensor entry, checked: a known dtype, a shape of integers, offsets that hold exactly
+/// the shape's bytes.
+fn tensor(name: String, value: &Value) -> Result<TensorEntry, IoError> {
+    let Value::Object(obj) = value else {
+        return Err(IoError::SafetensorsEntry {
+            name,
+            value: value.to_string(),
+        });
+    };
+    let dtype_value = obj
+        .get("dtype")
+        .ok_or_else(|| field(&name, "dtype", "is missing".to_string()))?;
+    let dtype: Dtype = match dtype_value {
+        Value::String(s) => serde_json::from_value(dtype_value.clone()).map_err(|_| {
+            field(
+                &name,
+                "dtype",
+                format!("is `{s}`, which is no safetensors dtype (F64, F32, F16, BF16, F8_E4M3, F8_E5M2, F8_E8M0, F4, I64, I32, I16, I8, U64, U32, U16, U8, BOOL, ...)"),
+            )
+        })?,
+        other => return Err(field(&name, "dtype", format!("must be a string, not {other}"))),
+    };
+    let shape_value = obj
+        .get("shape")
+        .ok_or_else(|| field(&name, "shape", "is missing".to_string()))?;
+    let shape: Vec<usize> = shape_value
+        .as_array()
+        .and_then(|dims| {
+            dims.iter()
+                .map(|d| d.as_u64().and_then(|d| usize::try_from(d).ok()))
+                .collect()
+        })
+        .ok_or_else(|| {
+            field(
+                &name,
+                "shape",
+                format!("must be a list of non-negative integers, not {shape_value}"),
+            )
+        })?;
+    let offsets_value = obj
+        .get("data_offsets")
+        .ok_or_else(|| field(&name, "data_offsets", "is missing".to_string()))?;
+    let (begin, end) = match offsets_value.as_array().map(Vec::as_slice) {
+        Some([b, e]) => match (b.as_u64(), e.as_u64()) {
+            (Some(b), Some(e)) => (b, e),
+            _ => (u64::MAX, 0),
+        },
+        _ => (u64::MAX, 0),
+    };
+    if begin == u64::MAX && end == 0 {
+        return Err(field(
+            &name,
+            "data_offsets",
+            format!("must be two non-negative integers [begin, end], not {offsets_value}"),
+        ));
+    }
+    if begin > end {
+        return Err(field(
+            &name,
+            "data_offsets",
+            format!("[{begin}, {end}] begins after it ends"),
+        ));
+    }
+    let count = element_count(&shape).map_err(|e| e.in_tensor(&name))?;
+    let bits = (count as u128) * (dtype.bitsize() as u128);
+    let held = end - begin;
+    if bits % 8 != 0 || bits / 8 != u128::from(held) {
+        return Err(IoError::SafetensorsTensorBytes {
+            name,
+            dtype,
+            shape,
+            count: count as u64,
+            bits: bits.min(u128::from(u64::MAX)) as u64,
+            begin,
+            end,
+        });
+    }
+    Ok(TensorEntry {
+        name,
+        dtype,
+        shape,
+        begin,
+        end,
+    })
+}
+
+/// One tensor of an output header: name, dtype, header shape, bytes of data.
+#[derive(Clone, Copy, Debug)]
+pub struct EntryOut<'a> {
+    /// The name.
+    pub name: &'a str,
+    /// The dtype.
+    pub dtype: Dtype,
+    /// The header shape.
+    pub shape: &'a [usize],
+    /// Bytes of data.
+    pub len: u64,
+}
+
+/// The order in which npusim (like the `safetensors` crate) lays out tensor data: widest dtype
+/// first, then by name, so that every tensor starts on a multiple of its element size.
+pub fn layout_key(name: &str, dtype: Dtype) -> (std::cmp::Reverse<Dtype>, String) {
+    (std::cmp::Reverse(dtype), name.to_string())
+}
+
+/// The header bytes (length field, JSON padded with spaces to a multiple of 8) of a file
+/// holding `tensors` in this order and `metadata`, written with its keys sorted.
+pub fn header_bytes(
+    tensors: &[EntryOut<'_>],
+    metadata: Option<&HashMap<String, String>>,
+) -> Vec<u8> {
+    let mut json = String::from("{");
+    let mut first = true;
+    let mut push = |json: &mut String, key: &str, value: &Value| {
+        if !first {
+            json.push(',');
+        }
+        first = false;
+        json.push_str(&Value::String(key.to_string()).to_string());
+        json.push(':');
+        json.push_str(&value.to_string());
+    };
+    if let Some(m) = metadata {
+        // serde_json's map keeps its keys sorted: the output does not depend on hashing.
+        let sorted: BTreeMap<&String, &String> = m.iter().collect();
+        let obj = sorted
+            .into_iter()
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+            .collect();
+        push(&mut json, METADATA_KEY, &Value::Object(obj));
+    }
+    let mut at = 0u64;
+    for t in tensors {
+        let dtype = serde_json::to_value(t.dtype).unwrap_or(Value::Null);
+        let entry = serde_json::json!({
+            "dtype": dtype,
+            "shape": t.shape,
+            "data_offsets": [at, at + t.len],
+        });
+        push(&mut json, t.name, &entry);
+        at += t.len;
+    }
+    json.push('}');
+    while json.len() % 8 != 0 {
+        json.push(' ');
+    }
+    let mut out = (json.len() as u64).to_le_bytes().to_vec();
+    out.extend_from_slice(json.as_bytes());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(json: &str, data: u64) -> Result<Header, IoError> {
+        parse_header(json.as_bytes(), data)
+    }
+
+    #[test]
+    fn written_headers_parse_back_with_sorted_metadata() {
+        let meta = HashMap::from([
+            ("b".to_string(), "2".to_string()),
+            ("a".to_string(), "1".to_string()),
+            ("c".to_string(), "3".to_string()),
+        ]);
+        let t = [
+            EntryOut {
+                name: "x",
+                dtype: Dtype::F32,
+                shape: &[2],
+                len: 8,
+            },
+            EntryOut {
+                name: "a\"b",
+                dtype: Dtype::U8,
+                shape: &[3],
+                len: 3,
+            },
+        ];
+        let bytes = header_bytes(&t, Some(&meta));
+        assert_eq!(bytes.len() % 8, 0);
+        let json = std::str::from_utf8(&bytes[8..]).unwrap();
+        assert!(
+            json.starts_with(r#"{"__metadata__":{"a":"1","b":"2","c":"3"},"x":"#),
+            "{json}"
+        );
+        let h = parse(json, 11).unwrap();
+        assert_eq!(h.metadata.unwrap(), meta);
+        let names: Vec<&str> = h.tensors.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["x", "a\"b"]);
+        assert_eq!((h.tensors[1].begin, h.tensors[1].end), (8, 11));
+        // The same input always gives the same bytes.
+        assert_eq!(bytes, header_bytes(&t, Some(&meta.clone())));
+    }
+
+    #[test]
+    fn duplicates_are_refused_by_name() {
+        let e = |j: &str| parse(j, 4).unwrap_err().to_string();
+        let entry = r#"{"dtype":"F32","shape":[1],"data_offsets":[0,4]}"#;
+        assert_eq!(
+            e(&format!(r#"{{"w":{entry},"w":{entry}}}"#)),
+            "the .safetensors header names tensor `w` twice"
+        );
+        assert_eq!(
+            e(&format!(
+                r#"{{"__metadata__":{{"k":"1","k":"1"}},"w":{entry}}}"#
+            )),
+            "the .safetensors header's __metadata__ names key `k` twice"
+        );
+    }
+
+    #[test]
+    fn a_zero_dimension_means_no_elements() {
+        let h = parse(
+            r#"{"z":{"dtype":"F32","shape":[4611686018427387904,0],"data_offsets":[0,0]}}"#,
+            0,
+        )
+        .unwrap();
+        assert_eq!(h.tensors[0].shape, [1usize << 62, 0]);
+    }
+
+    #[test]
+    fn faulty_fields_name_the_tensor_the_field_and_the_numbers() {
+        let e = |j: &str, n| parse(j, n).unwrap_err().to_string();
+        assert_eq!(
+            e(
+                r#"{"w":{"dtype":"F7","shape":[1],"data_offsets":[0,4]}}"#,
+                4
+            ),
+            "tensor `w`: field `dtype` is `F7`, which is no safetensors dtype (F64, F32, F16, BF16, F8_E4M3, F8_E5M2, F8_E8M0, F4, I64, I32, I16, I8, U64, U32, U16, U8, BOOL, ...)"
+        );
+        assert_eq!(
+            e(
+                r#"{"w":{"dtype":"F32","shape":[1],"data_offsets":[0,6]}}"#,
+                6
+            ),
+            "tensor `w`: dtype F32 and shape [1] need 1 elements × 32 bits = 4 bytes, but data_offsets [0, 6] hold 6 bytes"
+        );
+        assert_eq!(
+            e(
+                r#"{"w":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}}"#,
+                4
+            ),
+            "tensor `w`: field `shape` must be a list of non-negative integers, not [-1]"
+        );
+        assert_eq!(
+            e(
+                r#"{"w":{"dtype":"F32","shape":[1],"data_offsets":[8,4]}}"#,
+                4
+            ),
+            "tensor `w`: field `data_offsets` [8, 4] begins after it ends"
+        );
+        assert_eq!(
+            e(
+                r#"{"w":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}"#,
+                8
+            ),
+            "tensor `w`: data_offsets begin at 4, but the data before it ends at 0 (tensor data must be contiguous)"
+        );
+        assert_eq!(
+            e(r#"{"w":{"dtype":"F32","shape":[1]}}"#, 4),
+            "tensor `w`: field `data_offsets` is missing"
+        );
+        assert!(
+            e("[1]", 0).starts_with("the .safetensors header is not a JSON object of tensors:")
+        );
+    }
+}
