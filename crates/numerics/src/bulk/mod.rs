@@ -11,6 +11,7 @@ mod kernels;
 mod storage;
 
 pub use encoded::Encoded;
+pub use kernels::simd::SimdLevel;
 pub use storage::{Layout, Storage};
 
 use rayon::prelude::*;
@@ -44,11 +45,47 @@ pub struct BulkOptions {
 /// Which bulk-cast kernels may run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum KernelChoice {
-    /// The fastest kernel for the combination (lookup tables for sources of at most 16 bits).
+    /// The fastest kernel for the combination at the best instruction-set level this machine
+    /// has. The environment variable `NPUSIM_KERNEL` (`reference`, `portable` or `avx2`)
+    /// overrides this choice for the whole process.
     #[default]
     Fastest,
+    /// The fast kernels at one instruction-set level (a level the machine lacks runs the
+    /// portable code; [`SimdLevel::available`] lists the ones it has).
+    Level(SimdLevel),
     /// Only the reference routine, element by element (the definition; slow).
     Reference,
+}
+
+impl KernelChoice {
+    /// What this choice means on this machine: `None` for the reference routine, else the
+    /// instruction-set level of the fast kernels.
+    pub fn resolve(self) -> Option<SimdLevel> {
+        match self {
+            KernelChoice::Fastest => match env_choice() {
+                Some(KernelChoice::Fastest) | None => Some(SimdLevel::best()),
+                Some(other) => other.resolve(),
+            },
+            KernelChoice::Level(l) if l.is_available() => Some(l),
+            KernelChoice::Level(_) => Some(SimdLevel::Portable),
+            KernelChoice::Reference => None,
+        }
+    }
+}
+
+/// The choice named by `NPUSIM_KERNEL`, read once (unknown names are ignored).
+fn env_choice() -> Option<KernelChoice> {
+    static CHOICE: std::sync::OnceLock<Option<KernelChoice>> = std::sync::OnceLock::new();
+    *CHOICE.get_or_init(|| {
+        let v = std::env::var("NPUSIM_KERNEL").ok()?;
+        match v.trim().to_ascii_lowercase().as_str() {
+            "reference" => Some(KernelChoice::Reference),
+            "portable" => Some(KernelChoice::Level(SimdLevel::Portable)),
+            "avx2" => Some(KernelChoice::Level(SimdLevel::Avx2)),
+            "fastest" | "" => Some(KernelChoice::Fastest),
+            _ => None,
+        }
+    })
 }
 
 impl Default for BulkOptions {
@@ -162,14 +199,12 @@ pub fn cast_elements_with_status(
         // The unused high bits of the last packed byte are zero, never stale memory.
         dst[count / per] = 0;
     }
-    let kernel = kernels::select(
-        src_storage,
-        dst_storage,
-        policy,
-        options.kernels == KernelChoice::Reference,
-    );
+    let level = options.kernels.resolve();
+    let kernel = kernels::select(src_storage, dst_storage, policy, level.is_none());
+    let level = level.unwrap_or(SimdLevel::Portable);
     let work = |src: &[u8], dst: &mut [u8], start: usize, n: usize| {
         kernel.run(
+            level,
             src,
             src_storage,
             dst,
