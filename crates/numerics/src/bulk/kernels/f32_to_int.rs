@@ -63,6 +63,71 @@ impl IntDst {
     /// The code (two's complement in `W` bytes) and raw status bits of one f32 code.
     #[inline(always)]
     fn convert<const M: u8, const W: usize, const WRAP: bool>(&self, bits: u32) -> (u32, u16) {
+        if W < 4 {
+            self.convert_narrow::<M, WRAP>(bits)
+        } else {
+            self.convert_wide::<M, WRAP>(bits)
+        }
+    }
+
+    /// [`IntDst::convert`] for 8- and 16-bit destinations, all in f32 and i32 arithmetic (their
+    /// bounds are exact in f32).
+    #[inline(always)]
+    fn convert_narrow<const M: u8, const WRAP: bool>(&self, bits: u32) -> (u32, u16) {
+        let x = f32::from_bits(bits);
+        let r = Self::round::<M>(x);
+        let (lo, hi) = (self.lo as f32, self.hi as f32);
+        let nan = x.is_nan();
+        let inf = x.is_infinite();
+        let above = r > hi;
+        let out_of_range = above | (r < lo);
+        let saturated = if above { self.hi } else { self.lo } as i32;
+        // The low 32 bits of the rounded integer: beyond 2^31, from the bit pattern (an f32 of
+        // that size is an integer: its significand shifted left).
+        let wrapped = if WRAP {
+            let big = x.abs() >= 2_147_483_648.0;
+            let e = (bits >> 23) & 0xFF;
+            let sig = (bits & 0x7F_FFFF) | 0x80_0000;
+            let shift = e.wrapping_sub(150);
+            let low = if shift < 32 { sig << shift } else { 0 };
+            let low = if bits >> 31 == 1 {
+                low.wrapping_neg()
+            } else {
+                low
+            };
+            if big { low as i32 } else { r as i32 }
+        } else {
+            0
+        };
+        let value = if !out_of_range {
+            r as i32
+        } else if WRAP & !inf {
+            wrapped
+        } else {
+            saturated
+        };
+        let mask = (1u32 << (8 * self.bytes)) - 1;
+        let code = if nan { 0 } else { (value as u32) & mask };
+        let flag = |b: bool, f: u16| if b { f } else { 0 };
+        let inexact = flag(r != x, INEXACT);
+        let in_range_st =
+            inexact | flag((r == 0.0) & (x != 0.0), FLUSHED) | flag((x > hi) | (x < lo), SATURATED);
+        let overflow = OVERFLOW | INEXACT | if WRAP { WRAPPED } else { SATURATED };
+        let status = if nan {
+            INVALID | INEXACT
+        } else if inf {
+            SATURATED | INEXACT
+        } else if out_of_range {
+            inexact | overflow
+        } else {
+            in_range_st
+        };
+        (code, status)
+    }
+
+    /// [`IntDst::convert`] for 32-bit destinations, whose bounds need f64.
+    #[inline(always)]
+    fn convert_wide<const M: u8, const WRAP: bool>(&self, bits: u32) -> (u32, u16) {
         let x = f32::from_bits(bits);
         let r = Self::round::<M>(x);
         let (lo, hi) = (self.lo as f64, self.hi as f64);
@@ -71,12 +136,7 @@ impl IntDst {
         let inf = x.is_infinite();
         let above = rf > hi;
         let out_of_range = above || rf < lo;
-        // In range, an 8/16-bit value fits an i32 (a cheap vector conversion).
-        let in_range = if W < 4 {
-            i64::from(r as i32)
-        } else {
-            rf as i64
-        };
+        let in_range = rf as i64;
         let saturated = if above { self.hi } else { self.lo };
         // |r| ≥ 2^55 is a multiple of 2^32: its low 32 bits are zero.
         let wrapped = if WRAP && rf.abs() < 36_028_797_018_963_968.0 {
@@ -91,12 +151,7 @@ impl IntDst {
         } else {
             saturated
         };
-        let mask = if W == 4 {
-            0xFFFF_FFFF
-        } else {
-            (1u32 << (8 * W)) - 1
-        };
-        let code = if nan { 0 } else { (value as u32) & mask };
+        let code = if nan { 0 } else { value as u32 };
         let inexact = if r != x { INEXACT } else { 0 };
         let mut in_range_st = inexact;
         if rf == 0.0 && xf != 0.0 {

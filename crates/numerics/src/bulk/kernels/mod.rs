@@ -8,6 +8,7 @@
 //! | [`f32_float`] | f32 → signed binary floats of at most 16 bits (f16, bf16, fp8 with Inf/NaN or fn-style, fp6, fp4), every deterministic mode and policy | branchless integer rounding of the f32 code; Inf/NaN/overflow results from the reference |
 //! | [`f32_to_int`] | f32 → 8/16/32-bit integers, every deterministic mode but `odd` | exact f32 round-to-integral, then the range rule, branchless |
 //! | [`f32_key`] | f32 → other formats of at most 8 bits whose rounding points lie in the f32's top 16 bits (e8m0, HiF8, fnuz fp8, small integers saturating), deterministic modes | a 2^17-entry table keyed on the top 16 bits and a sticky bit |
+//! | [`widen`] | f16 / bf16 → f32 (every policy; checked against the table on all codes) | exact bit arithmetic |
 //! | [`reference`] | everything else (64-bit sources, stochastic rounding) | [`convert_with_status`](crate::convert_with_status) per element |
 //!
 //! The reference routine is the definition: every other kernel is tested bit for bit (codes
@@ -21,6 +22,7 @@ pub(crate) mod flags;
 pub(crate) mod reference;
 pub(crate) mod simd;
 pub(crate) mod table;
+pub(crate) mod widen;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -43,6 +45,8 @@ pub(crate) enum Kernel {
     F32ToInt(f32_to_int::IntDst),
     /// f32 → narrow formats through the (top 16 bits, sticky) table.
     F32Key(Arc<f32_key::KeyTable>),
+    /// f16 / bf16 → f32 by exact bit arithmetic.
+    Widen(widen::Widen),
     /// The reference routine per element.
     Reference,
 }
@@ -60,6 +64,30 @@ fn float_kernel(dst: Format, policy: &CastPolicy) -> Option<f32_float::FloatDst>
     let k = f32_float::FloatDst::new(dst, policy);
     if let Ok(mut map) = cache.lock() {
         map.insert((dst, *policy), k);
+    }
+    k
+}
+
+/// The widening kernel for `s` → `d` whose results are `table`'s, built (and checked) once
+/// per combination.
+fn widen_kernel(
+    table: &table::Table,
+    s: Storage,
+    d: Storage,
+    policy: &CastPolicy,
+) -> Option<widen::Widen> {
+    type Cache = Mutex<HashMap<(Format, Format, CastPolicy), Option<widen::Widen>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let key = (s.format(), d.format(), *policy);
+    if let Ok(map) = cache.lock()
+        && let Some(k) = map.get(&key)
+    {
+        return *k;
+    }
+    let k = widen::Widen::new(s.format(), d.format(), table);
+    if let Ok(mut map) = cache.lock() {
+        map.insert(key, k);
     }
     k
 }
@@ -103,6 +131,10 @@ pub(crate) fn select(s: Storage, d: Storage, policy: &CastPolicy, force_referenc
         return Kernel::F32Key(t);
     }
     match table::Table::cached(s.format(), d.format(), policy) {
+        Some(t) if !s.is_packed() && !d.is_packed() => match widen_kernel(&t, s, d, policy) {
+            Some(w) => Kernel::Widen(w),
+            None => Kernel::Table(t),
+        },
         Some(t) => Kernel::Table(t),
         None => Kernel::Reference,
     }
@@ -175,6 +207,7 @@ impl Kernel {
             Kernel::F32Float(k) => fast(level, k, src, s, dst, d, n),
             Kernel::F32ToInt(k) => fast(level, k, src, s, dst, d, n),
             Kernel::F32Key(t) => fast(level, &**t, src, s, dst, d, n),
+            Kernel::Widen(k) => fast(level, k, src, s, dst, d, n),
             Kernel::Reference => reference::run(src, s, dst, d, start, n, policy, options),
         }
     }
@@ -186,6 +219,7 @@ impl Kernel {
             Kernel::F32Float(_) => "f32-float",
             Kernel::F32Key(_) => "f32-key",
             Kernel::F32ToInt(_) => "f32-int",
+            Kernel::Widen(_) => "widen",
             Kernel::Reference => "reference",
         }
     }

@@ -91,6 +91,12 @@ impl Table {
         }
     }
 
+    /// Code and raw status bits of source code `c`.
+    pub(crate) fn entry(&self, c: u16) -> (u64, u16) {
+        let c = usize::from(c);
+        (self.codes[c], self.status[c])
+    }
+
     /// Casts elements `0..n` of the sub-buffers by lookup.
     #[inline(always)]
     pub(crate) fn run(
