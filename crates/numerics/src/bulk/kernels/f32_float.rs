@@ -9,6 +9,7 @@
 //! probe codes before it is used (if any differs, the slice falls back to another kernel).
 
 use super::drive::{self, F32Element};
+use super::f16c::F16c;
 use crate::convert::convert_with_status;
 use crate::format::{Format, Kind, Specials};
 use crate::policy::CastPolicy;
@@ -60,6 +61,8 @@ pub(crate) struct FloatDst {
     nan_fixed: [Fixed; 2],
     /// ... and the mask of the payload bits kept (zero when NaN gives a fixed code).
     nan_payload: u32,
+    /// For f32 → f16 rint whose specials are the F16C instruction's: their statuses.
+    f16c: Option<F16c>,
 }
 
 fn reference(x: u32, dst: Format, policy: &CastPolicy) -> Fixed {
@@ -150,6 +153,7 @@ impl FloatDst {
             overflow: pair(0x7F7F_FFFF),
             nan_fixed,
             nan_payload: 0,
+            f16c: None,
         };
         let probes = probes(&d);
         let agrees = |d: &FloatDst| {
@@ -163,7 +167,29 @@ impl FloatDst {
         // NaN keeps its payload's top bits: the fixed part is the sign and the quiet NaN.
         d.nan_fixed = [quiet, (quiet.0 | sign_bit, quiet.1)];
         d.nan_payload = d.man_mask;
-        agrees(&d).then_some(d)
+        if !agrees(&d) {
+            return None;
+        }
+        d.f16c = d.f16c_params();
+        Some(d)
+    }
+
+    /// The F16C parameters, if this is f32 → f16 round-to-nearest-even whose Inf, NaN and
+    /// overflow codes are the instruction's (±Inf, quiet NaN with the payload's top bits).
+    fn f16c_params(&self) -> Option<F16c> {
+        let signs = |r: [Fixed; 2], c: u32| r[0].0 == c && r[1].0 == (c | 0x8000);
+        let is_f16 = self.bits == 16 && self.shift == 13 && self.e0 == 112;
+        let ieee = signs(self.inf, 0x7C00)
+            && signs(self.overflow, 0x7C00)
+            && signs(self.nan_fixed, 0x7E00)
+            && self.nan_payload == 0x3FF
+            && self.max_abs == 0x477F_E000;
+        let statuses = |r: [Fixed; 2]| [r[0].1, r[1].1];
+        (is_f16 && ieee && self.mode == mode::NEAREST_EVEN).then(|| F16c {
+            inf: statuses(self.inf),
+            overflow: statuses(self.overflow),
+            nan: statuses(self.nan_fixed),
+        })
     }
 
     /// Code and raw status bits of the f32 code `x` (the loop body; `M` is `self.mode`).
@@ -237,11 +263,19 @@ impl FloatDst {
     #[inline(always)]
     pub(crate) fn run(
         &self,
+        level: super::simd::SimdLevel,
         src: &[u8],
         dst: &mut [u8],
         n: usize,
         packed: bool,
     ) -> crate::status::StatusCounts {
+        if level == super::simd::SimdLevel::Avx2
+            && !packed
+            && let Some(p) = self.f16c
+            && let Some(counts) = p.run(src, dst, n)
+        {
+            return counts;
+        }
         match self.mode {
             mode::NEAREST_EVEN => self.run_mode::<{ mode::NEAREST_EVEN }>(src, dst, n, packed),
             mode::NEAREST_AWAY => self.run_mode::<{ mode::NEAREST_AWAY }>(src, dst, n, packed),
@@ -285,6 +319,7 @@ impl super::SliceKernel for FloatDst {
     #[inline(always)]
     fn cast(
         &self,
+        level: super::simd::SimdLevel,
         src: &[u8],
         s: super::super::Storage,
         dst: &mut [u8],
@@ -292,6 +327,21 @@ impl super::SliceKernel for FloatDst {
         n: usize,
     ) -> crate::status::StatusCounts {
         let _ = s;
-        self.run(src, dst, n, d.is_packed())
+        self.run(level, src, dst, n, d.is_packed())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn f16_rint_with_ieee_specials_takes_the_f16c_path_and_others_do_not() {
+        let k = |f, p: CastPolicy| FloatDst::new(f, &p).and_then(|k| k.f16c);
+        assert!(k(Format::F16, CastPolicy::default()).is_some());
+        assert!(k(Format::F16, CastPolicy::new(RoundMode::None)).is_some());
+        assert!(k(Format::F16, CastPolicy::saturating(RoundMode::Rint)).is_none());
+        assert!(k(Format::F16, CastPolicy::new(RoundMode::Trunc)).is_none());
+        assert!(k(Format::BF16, CastPolicy::default()).is_none());
     }
 }

@@ -223,13 +223,14 @@ impl super::SliceKernel for IntDst {
     #[inline(always)]
     fn cast(
         &self,
+        level: super::simd::SimdLevel,
         src: &[u8],
         s: super::super::Storage,
         dst: &mut [u8],
         d: super::super::Storage,
         n: usize,
     ) -> crate::status::StatusCounts {
-        let _ = (s, d);
+        let _ = (s, d, level);
         self.run(src, dst, n)
     }
 }

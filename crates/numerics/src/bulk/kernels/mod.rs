@@ -6,6 +6,7 @@
 //! |---|---|---|
 //! | [`table`] | source of at most 16 bits, any destination, any deterministic mode and policy | the result (code and status) of every source code, computed once by the reference routine and cached; the cast is a lookup |
 //! | [`f32_float`] | f32 → signed binary floats of at most 16 bits (f16, bf16, fp8 with Inf/NaN or fn-style, fp6, fp4), every deterministic mode and policy | branchless integer rounding of the f32 code; Inf/NaN/overflow results from the reference |
+//! | [`f16c`] | f32 → f16 rint with IEEE Inf/NaN/overflow, at the AVX2 level | `vcvtps2ph`, statuses from the round trip |
 //! | [`f32_to_int`] | f32 → 8/16/32-bit integers, every deterministic mode but `odd` | exact f32 round-to-integral, then the range rule, branchless |
 //! | [`f32_key`] | f32 → other formats of at most 8 bits whose rounding points lie in the f32's top 16 bits (e8m0, HiF8, fnuz fp8, small integers saturating), deterministic modes | a 2^17-entry table keyed on the top 16 bits and a sticky bit |
 //! | [`widen`] | f16 / bf16 → f32 (every policy; checked against the table on all codes) | exact bit arithmetic |
@@ -15,6 +16,7 @@
 //! and statuses) against it, at every instruction-set level the machine has.
 
 pub(crate) mod drive;
+pub(crate) mod f16c;
 pub(crate) mod f32_float;
 pub(crate) mod f32_key;
 pub(crate) mod f32_to_int;
@@ -144,11 +146,20 @@ pub(crate) fn select(s: Storage, d: Storage, policy: &CastPolicy, force_referenc
 /// storage `d`, both already checked for size).
 pub(crate) trait SliceKernel {
     /// Casts the slice and counts the statuses; `#[inline(always)]` in every implementation.
-    fn cast(&self, src: &[u8], s: Storage, dst: &mut [u8], d: Storage, n: usize) -> StatusCounts;
+    fn cast(
+        &self,
+        level: SimdLevel,
+        src: &[u8],
+        s: Storage,
+        dst: &mut [u8],
+        d: Storage,
+        n: usize,
+    ) -> StatusCounts;
 }
 
 /// A slice cast by one kernel, as a [`simd::Job`].
 struct SliceJob<'a, K> {
+    level: SimdLevel,
     kernel: &'a K,
     src: &'a [u8],
     s: Storage,
@@ -161,7 +172,8 @@ impl<K: SliceKernel> simd::Job for SliceJob<'_, K> {
     type Output = StatusCounts;
     #[inline(always)]
     fn run(self) -> StatusCounts {
-        self.kernel.cast(self.src, self.s, self.dst, self.d, self.n)
+        self.kernel
+            .cast(self.level, self.src, self.s, self.dst, self.d, self.n)
     }
 }
 
@@ -176,6 +188,7 @@ fn fast<K: SliceKernel>(
     n: usize,
 ) -> StatusCounts {
     let job = SliceJob {
+        level,
         kernel,
         src,
         s,

@@ -259,13 +259,14 @@ impl super::SliceKernel for Table {
     #[inline(always)]
     fn cast(
         &self,
+        level: super::simd::SimdLevel,
         src: &[u8],
         s: super::super::Storage,
         dst: &mut [u8],
         d: super::super::Storage,
         n: usize,
     ) -> crate::status::StatusCounts {
-        let _ = s;
+        let _ = (s, level);
         self.run(src, s, dst, d, n)
     }
 }
