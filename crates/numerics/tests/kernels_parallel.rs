@@ -98,3 +98,44 @@ fn parallel_equals_serial_at_every_boundary_length() {
         }
     }
 }
+
+#[test]
+fn unaligned_buffers_give_the_same_results() {
+    let n = 3001;
+    let src = f32_source(n + 1);
+    for (src_fmt, dst_fmt) in [
+        (Format::F32, Format::F16),
+        (Format::F32, Format::BF16),
+        (Format::F32, Format::F8E5M2),
+        (Format::F32, Format::I16),
+        (Format::F16, Format::F32),
+        (Format::BF16, Format::F32),
+    ] {
+        let s = Storage::native(src_fmt);
+        let d = Storage::native(dst_fmt);
+        let policy = CastPolicy::default();
+        let run = |offset: usize, kernels: KernelChoice| {
+            let bytes = &src[offset..offset + s.bytes_for(n)];
+            let mut out = vec![0u8; d.bytes_for(n) + 1];
+            let o = BulkOptions {
+                kernels,
+                parallel: false,
+                ..BulkOptions::default()
+            };
+            let dst = &mut out[offset..offset + d.bytes_for(n)];
+            let counts =
+                cast_elements_with_status(bytes, s, dst, d, n, &policy, &o).expect("sized");
+            (dst.to_vec(), counts)
+        };
+        for offset in [0, 1] {
+            let want = run(offset, KernelChoice::Reference);
+            for level in SimdLevel::available() {
+                let got = run(offset, KernelChoice::Level(level));
+                assert!(
+                    got == want,
+                    "{src_fmt} -> {dst_fmt} {level:?} offset {offset}"
+                );
+            }
+        }
+    }
+}

@@ -1,5 +1,5 @@
 //! The loops every f32-source kernel shares. Per block of [`BLOCK`] elements: copy the f32
-//! codes into a local array, apply a branchless per-element function giving (code, raw status
+//! codes into a local array (in place instead when the buffers are aligned), apply a branchless per-element function giving (code, raw status
 //! bits) from local array to local arrays, copy the codes out at the destination width (or two
 //! per byte, packed), and count the statuses ([`flags`]). Fixed-size local arrays leave the
 //! compiler nothing to prove about bounds or aliasing, so the middle loop vectorises.
@@ -70,9 +70,18 @@ pub(crate) fn f32_to_codes<C: Code>(
         .zip(dst[..w * n].chunks_mut(w * BLOCK))
     {
         let m = s.len() / 4;
-        bytemuck::cast_slice_mut::<u32, u8>(&mut inp[..m]).copy_from_slice(s);
-        block(f, &inp[..m], &mut codes[..m], &mut st[..m]);
-        d.copy_from_slice(bytemuck::cast_slice(&codes[..m]));
+        // Aligned buffers are read and written in place; others through the local arrays.
+        match (
+            bytemuck::try_cast_slice::<u8, u32>(s),
+            bytemuck::try_cast_slice_mut::<u8, C>(d),
+        ) {
+            (Ok(x), Ok(y)) => block(f, x, y, &mut st[..m]),
+            _ => {
+                bytemuck::cast_slice_mut::<u32, u8>(&mut inp[..m]).copy_from_slice(s);
+                block(f, &inp[..m], &mut codes[..m], &mut st[..m]);
+                d.copy_from_slice(bytemuck::cast_slice(&codes[..m]));
+            }
+        }
         flags::count(&st[..m], &mut counts);
     }
     counts
@@ -96,8 +105,13 @@ pub(crate) fn f32_to_nibbles(
         .zip(dst[..n.div_ceil(2)].chunks_mut(BLOCK / 2))
     {
         let m = s.len() / 4;
-        bytemuck::cast_slice_mut::<u32, u8>(&mut inp[..m]).copy_from_slice(s);
-        block(f, &inp[..m], &mut codes[..m], &mut st[..m]);
+        match bytemuck::try_cast_slice::<u8, u32>(s) {
+            Ok(x) => block(f, x, &mut codes[..m], &mut st[..m]),
+            Err(_) => {
+                bytemuck::cast_slice_mut::<u32, u8>(&mut inp[..m]).copy_from_slice(s);
+                block(f, &inp[..m], &mut codes[..m], &mut st[..m]);
+            }
+        }
         if m % 2 == 1 {
             // only in the last block: its padding nibble is zero
             codes[m] = 0;

@@ -90,6 +90,16 @@ impl Widen {
         (code, status)
     }
 
+    /// Widens one block: little-endian codes `inp` into `out`, statuses into `st`.
+    #[inline(always)]
+    fn widen(&self, inp: &[u16], out: &mut [u32], st: &mut [u16]) {
+        for ((x, y), t) in inp.iter().zip(out.iter_mut()).zip(st.iter_mut()) {
+            let (code, status) = self.convert(u16::from_le(*x));
+            *y = code.to_le();
+            *t = status;
+        }
+    }
+
     /// Casts `n` little-endian 16-bit codes into f32 codes.
     #[inline(always)]
     pub(crate) fn run(&self, src: &[u8], dst: &mut [u8], n: usize) -> StatusCounts {
@@ -103,17 +113,18 @@ impl Widen {
             .zip(dst[..4 * n].chunks_mut(4 * BLOCK))
         {
             let m = s.len() / 2;
-            bytemuck::cast_slice_mut::<u16, u8>(&mut inp[..m]).copy_from_slice(s);
-            for ((x, y), t) in inp[..m]
-                .iter()
-                .zip(out[..m].iter_mut())
-                .zip(st[..m].iter_mut())
-            {
-                let (code, status) = k.convert(u16::from_le(*x));
-                *y = code.to_le();
-                *t = status;
+            // Aligned buffers are read and written in place; others through local arrays.
+            match (
+                bytemuck::try_cast_slice::<u8, u16>(s),
+                bytemuck::try_cast_slice_mut::<u8, u32>(d),
+            ) {
+                (Ok(x), Ok(y)) => k.widen(x, y, &mut st[..m]),
+                _ => {
+                    bytemuck::cast_slice_mut::<u16, u8>(&mut inp[..m]).copy_from_slice(s);
+                    k.widen(&inp[..m], &mut out[..m], &mut st[..m]);
+                    d.copy_from_slice(bytemuck::cast_slice(&out[..m]));
+                }
             }
-            d.copy_from_slice(bytemuck::cast_slice(&out[..m]));
             flags::count(&st[..m], &mut counts);
         }
         counts
