@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use half::slice::HalfFloatSliceExt;
 use npusim_numerics::{
-    BulkOptions, CastPolicy, Format, RoundMode, Storage, cast_elements, kernel_name,
+    BulkOptions, CastPolicy, Format, Layout, RoundMode, Storage, cast_elements, kernel_name,
 };
 
 /// Options of `npusim bench`.
@@ -33,12 +33,23 @@ struct Case {
     dst: Format,
     round: RoundMode,
     saturate: bool,
+    /// A 4-bit destination one element per byte instead of packed.
+    unpacked: bool,
 }
 
 impl Case {
     fn name(&self) -> String {
         let sat = if self.saturate { " sat" } else { "" };
-        format!("{}->{} {}{sat}", self.src, self.dst, self.round)
+        let unpacked = if self.unpacked { " unpacked" } else { "" };
+        format!("{}->{} {}{sat}{unpacked}", self.src, self.dst, self.round)
+    }
+
+    fn dst_storage(&self) -> Storage {
+        if self.unpacked {
+            Storage::new(self.dst, Layout::Unpacked).unwrap_or(Storage::native(self.dst))
+        } else {
+            Storage::native(self.dst)
+        }
     }
 
     fn policy(&self) -> CastPolicy {
@@ -56,6 +67,14 @@ fn cases() -> Vec<Case> {
         dst,
         round,
         saturate,
+        unpacked: false,
+    };
+    let u = |src, dst, round| Case {
+        src,
+        dst,
+        round,
+        saturate: false,
+        unpacked: true,
     };
     use Format::*;
     use RoundMode::*;
@@ -66,7 +85,17 @@ fn cases() -> Vec<Case> {
         c(F32, F8E5M2, Rint, false),
         c(F32, I8, Rint, false),
         c(F32, F16, Trunc, false),
+        c(F32, BF16, Floor, false),
+        c(F32, F8E4M3FN, Odd, true),
+        c(F32, F16, Rint, true),
+        c(F32, F8E5M2, Rint, true),
+        c(F32, F8E8M0, Rint, false),
+        c(F32, HiF8, Rint, false),
+        c(F32, I16, Rint, false),
         c(F32, F4E2M1, Rint, false),
+        u(F32, F4E2M1, Rint),
+        c(F32, I4, Rint, false),
+        u(F32, I4, Rint),
         c(F16, F32, Rint, false),
         c(BF16, F32, Rint, false),
         c(F8E4M3FN, F32, Rint, false),
@@ -121,7 +150,7 @@ fn median3(mut v: Vec<f64>) -> [f64; 3] {
 
 fn measure(case: &Case, n: usize, threads: usize, repeats: usize) -> Result<Row> {
     let s = Storage::native(case.src);
-    let d = Storage::native(case.dst);
+    let d = case.dst_storage();
     let src = source(case.src, n);
     let mut dst = vec![0u8; d.bytes_for(n)];
     let mut copy = vec![0u8; src.len()];

@@ -213,11 +213,6 @@ impl StatusTally {
         self.hist[lane][usize::from(status.bits()) & 0x1FF] += 1;
     }
 
-    /// Counts `n` results with one status.
-    pub(crate) fn add_n(&mut self, status: Status, n: u64) {
-        self.hist[0][usize::from(status.bits()) & 0x1FF] += n;
-    }
-
     /// The counts.
     pub(crate) fn finish(&self) -> StatusCounts {
         let mut counts = StatusCounts::default();

@@ -11,6 +11,7 @@ mod kernels;
 mod storage;
 
 pub use encoded::Encoded;
+pub use kernels::simd::SimdLevel;
 pub use storage::{Layout, Storage};
 
 use rayon::prelude::*;
@@ -21,10 +22,27 @@ use crate::format::Format;
 use crate::policy::CastPolicy;
 use crate::status::StatusCounts;
 
-/// Inputs smaller than this many elements are cast on the calling thread.
+/// Inputs smaller than this many elements are cast on the calling thread. At the fast
+/// kernels' 0.5–1 Gelem/s per thread, 2^16 elements take 65–130 µs, several times rayon's
+/// fork/join cost (~10–20 µs); below that, threads do not pay. (Not measured precisely: the
+/// development machine, 2 cores, ran at a load average near 10 during this work.)
 pub const PARALLEL_THRESHOLD: usize = 1 << 16;
-/// Elements per parallel task (a multiple of 4, so packed chunks never share a byte).
-const CHUNK: usize = 1 << 15;
+/// Smallest elements per parallel task (a multiple of 4, so packed chunks never share a byte).
+const MIN_CHUNK: usize = 1 << 15;
+/// Parallel tasks per thread: few, big, static chunks, with some slack for a thread that is
+/// descheduled on a shared machine.
+const TASKS_PER_THREAD: usize = 4;
+
+/// Elements per parallel task for `count` elements: `count` split into a few static chunks
+/// per thread, at least [`MIN_CHUNK`], rounded up to a multiple of [`MIN_CHUNK`] (so of 4).
+fn chunk_for(count: usize) -> usize {
+    let tasks = rayon::current_num_threads().max(1) * TASKS_PER_THREAD;
+    count
+        .div_ceil(tasks)
+        .div_ceil(MIN_CHUNK)
+        .max(1)
+        .saturating_mul(MIN_CHUNK)
+}
 
 /// Options of a bulk cast beyond the policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -44,11 +62,47 @@ pub struct BulkOptions {
 /// Which bulk-cast kernels may run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum KernelChoice {
-    /// The fastest kernel for the combination (lookup tables for sources of at most 16 bits).
+    /// The fastest kernel for the combination at the best instruction-set level this machine
+    /// has. The environment variable `NPUSIM_KERNEL` (`reference`, `portable` or `avx2`)
+    /// overrides this choice for the whole process.
     #[default]
     Fastest,
+    /// The fast kernels at one instruction-set level (a level the machine lacks runs the
+    /// portable code; [`SimdLevel::available`] lists the ones it has).
+    Level(SimdLevel),
     /// Only the reference routine, element by element (the definition; slow).
     Reference,
+}
+
+impl KernelChoice {
+    /// What this choice means on this machine: `None` for the reference routine, else the
+    /// instruction-set level of the fast kernels.
+    pub fn resolve(self) -> Option<SimdLevel> {
+        match self {
+            KernelChoice::Fastest => match env_choice() {
+                Some(KernelChoice::Fastest) | None => Some(SimdLevel::best()),
+                Some(other) => other.resolve(),
+            },
+            KernelChoice::Level(l) if l.is_available() => Some(l),
+            KernelChoice::Level(_) => Some(SimdLevel::Portable),
+            KernelChoice::Reference => None,
+        }
+    }
+}
+
+/// The choice named by `NPUSIM_KERNEL`, read once (unknown names are ignored).
+fn env_choice() -> Option<KernelChoice> {
+    static CHOICE: std::sync::OnceLock<Option<KernelChoice>> = std::sync::OnceLock::new();
+    *CHOICE.get_or_init(|| {
+        let v = std::env::var("NPUSIM_KERNEL").ok()?;
+        match v.trim().to_ascii_lowercase().as_str() {
+            "reference" => Some(KernelChoice::Reference),
+            "portable" => Some(KernelChoice::Level(SimdLevel::Portable)),
+            "avx2" => Some(KernelChoice::Level(SimdLevel::Avx2)),
+            "fastest" | "" => Some(KernelChoice::Fastest),
+            _ => None,
+        }
+    })
 }
 
 impl Default for BulkOptions {
@@ -162,14 +216,12 @@ pub fn cast_elements_with_status(
         // The unused high bits of the last packed byte are zero, never stale memory.
         dst[count / per] = 0;
     }
-    let kernel = kernels::select(
-        src_storage,
-        dst_storage,
-        policy,
-        options.kernels == KernelChoice::Reference,
-    );
+    let level = options.kernels.resolve();
+    let kernel = kernels::select(src_storage, dst_storage, policy, level.is_none());
+    let level = level.unwrap_or(SimdLevel::Portable);
     let work = |src: &[u8], dst: &mut [u8], start: usize, n: usize| {
         kernel.run(
+            level,
             src,
             src_storage,
             dst,
@@ -183,15 +235,16 @@ pub fn cast_elements_with_status(
     if !options.parallel || count < PARALLEL_THRESHOLD {
         return Ok(work(src, dst, 0, count));
     }
-    let src_chunk = src_storage.bytes_for(CHUNK);
-    let dst_chunk = dst_storage.bytes_for(CHUNK);
+    let chunk = chunk_for(count);
+    let src_chunk = src_storage.bytes_for(chunk);
+    let dst_chunk = dst_storage.bytes_for(chunk);
     let counts = dst
         .par_chunks_mut(dst_chunk)
         .zip(src.par_chunks(src_chunk))
         .enumerate()
         .map(|(k, (d, s))| {
-            let start = k * CHUNK;
-            work(s, d, start, CHUNK.min(count - start))
+            let start = k * chunk;
+            work(s, d, start, chunk.min(count - start))
         })
         .reduce(StatusCounts::default, |mut a, b| {
             a.add(&b);
@@ -201,12 +254,15 @@ pub fn cast_elements_with_status(
 }
 
 /// The name of the kernel a bulk cast between these storages under `policy` runs (`"table"`,
-/// `"reference"`), as chosen once per slice.
+/// `"widen"`, `"f32-float"`, `"f32-int"`, `"f32-key"`, `"reference"`, or `"copy"`), as chosen
+/// once per slice.
 ///
 /// ```
 /// use npusim_numerics::{kernel_name, CastPolicy, Format, Storage};
 /// let s = |f| Storage::native(f);
-/// assert_eq!(kernel_name(s(Format::F16), s(Format::F32), &CastPolicy::default()), "table");
+/// assert_eq!(kernel_name(s(Format::F8E4M3FN), s(Format::F32), &CastPolicy::default()), "table");
+/// assert_eq!(kernel_name(s(Format::F16), s(Format::F32), &CastPolicy::default()), "widen");
+/// assert_eq!(kernel_name(s(Format::F32), s(Format::BF16), &CastPolicy::default()), "f32-float");
 /// ```
 pub fn kernel_name(src: Storage, dst: Storage, policy: &CastPolicy) -> &'static str {
     if src == dst {

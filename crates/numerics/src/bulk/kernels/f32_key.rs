@@ -11,10 +11,11 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use super::drive::{self, F32Element};
 use crate::convert::convert_with_status;
 use crate::format::{Format, Kind};
 use crate::policy::{CastPolicy, IntOverflow};
-use crate::status::{Status, StatusTally};
+use crate::status::StatusCounts;
 
 /// Whether the key table gives the reference result for f32 → `dst` under `policy`.
 pub(crate) fn applies(dst: Format, policy: &CastPolicy) -> bool {
@@ -27,13 +28,15 @@ pub(crate) fn applies(dst: Format, policy: &CastPolicy) -> bool {
     }
 }
 
-/// The results of every (top 16 bits, sticky) class.
+/// The results of every (top 16 bits, sticky) class: the code in the low 16 bits, the raw
+/// status bits above (one lookup per element).
 #[derive(Debug)]
 pub(crate) struct KeyTable {
-    codes: Vec<u8>,
-    status_id: Vec<u8>,
-    statuses: Vec<Status>,
+    entries: Box<[u32; KEYS]>,
 }
+
+/// Table entries: 2^16 top-bit patterns × a sticky bit.
+const KEYS: usize = 1 << 17;
 
 type Key = (Format, CastPolicy);
 
@@ -63,41 +66,51 @@ impl KeyTable {
     }
 
     fn build(dst: Format, policy: &CastPolicy) -> Option<KeyTable> {
-        let n = 1usize << 17;
-        let mut codes = Vec::with_capacity(n);
-        let mut status_id = Vec::with_capacity(n);
-        let mut statuses: Vec<Status> = Vec::new();
-        for key in 0..n as u32 {
-            let representative = ((key >> 1) << 16) | (key & 1);
-            let r = convert_with_status(u64::from(representative), Format::F32, dst, policy, 0);
-            status_id.push(super::intern_status(&mut statuses, r.status)?);
-            codes.push(r.code as u8);
-        }
+        let entries: Box<[u32]> = (0..KEYS as u32)
+            .map(|key| {
+                let representative = ((key >> 1) << 16) | (key & 1);
+                let r = convert_with_status(u64::from(representative), Format::F32, dst, policy, 0);
+                (r.code as u32 & 0xFFFF) | (u32::from(r.status.bits()) << 16)
+            })
+            .collect();
         Some(KeyTable {
-            codes,
-            status_id,
-            statuses,
+            entries: entries.try_into().ok()?,
         })
     }
 
-    /// Casts `n` little-endian f32 codes; `write` stores code `c` as element `i`.
-    pub(crate) fn run(
+    /// Casts `n` little-endian f32 codes; `packed` stores 4-bit codes two per byte.
+    #[inline(always)]
+    pub(crate) fn run(&self, src: &[u8], dst: &mut [u8], n: usize, packed: bool) -> StatusCounts {
+        let f = self;
+        if packed {
+            drive::f32_to_nibbles(src, dst, n, f)
+        } else {
+            drive::f32_to_codes::<u8>(src, dst, n, f)
+        }
+    }
+}
+
+impl F32Element for KeyTable {
+    #[inline(always)]
+    fn apply(&self, x: u32) -> (u32, u16) {
+        let key = (((x >> 16) << 1) | u32::from(x & 0xFFFF != 0)) as usize;
+        let e = self.entries[key & (KEYS - 1)];
+        (e & 0xFFFF, (e >> 16) as u16)
+    }
+}
+
+impl super::SliceKernel for KeyTable {
+    #[inline(always)]
+    fn cast(
         &self,
+        level: super::simd::SimdLevel,
         src: &[u8],
+        s: super::super::Storage,
+        dst: &mut [u8],
+        d: super::super::Storage,
         n: usize,
-        mut write: impl FnMut(usize, u8),
-    ) -> StatusTally {
-        let mut tally = StatusTally::new();
-        let mut hist = [[0u64; 4]; 256];
-        for (i, s) in src[..4 * n].chunks_exact(4).enumerate() {
-            let x = u32::from_le_bytes([s[0], s[1], s[2], s[3]]);
-            let key = (((x >> 16) << 1) | u32::from(x & 0xFFFF != 0)) as usize;
-            write(i, self.codes[key]);
-            hist[usize::from(self.status_id[key])][i & 3] += 1;
-        }
-        for (status, lanes) in self.statuses.iter().zip(hist) {
-            tally.add_n(*status, lanes.iter().sum());
-        }
-        tally
+    ) -> crate::status::StatusCounts {
+        let _ = (s, level);
+        self.run(src, dst, n, d.is_packed())
     }
 }

@@ -1,44 +1,97 @@
 //! The bulk-cast kernels, and the one place that lists them: a kernel is chosen once per slice
-//! ([`select`]) and then run over each chunk.
+//! ([`select`]) and then run over each chunk, at the instruction-set level chosen for the cast
+//! ([`simd`]).
 //!
 //! | kernel | when | how |
 //! |---|---|---|
 //! | [`table`] | source of at most 16 bits, any destination, any deterministic mode and policy | the result (code and status) of every source code, computed once by the reference routine and cached; the cast is a lookup |
-//! | [`f32_to_16`] | f32 → f16 / bf16, `rint` (or `none`) with the IEEE default policy | bit arithmetic on the f32 code |
-//! | [`f32_key`] | f32 → formats of at most 8 bits whose rounding points lie in the f32's top 16 bits (fp8, fp6, fp4, e8m0, HiF8, small integers saturating), deterministic modes | a 2^17-entry table keyed on the top 16 bits and a sticky bit |
-//! | [`f32_to_int`] | f32 → 8/16/32-bit integers, every deterministic mode but `odd` | the host's exact f32 round-to-integral, then the range rule |
-//! | [`reference`] | everything else (32/64-bit sources, stochastic rounding) | [`convert_with_status`](crate::convert_with_status) per element |
+//! | [`f32_float`] | f32 → signed binary floats of at most 16 bits (f16, bf16, fp8 with Inf/NaN or fn-style, fp6, fp4), every deterministic mode and policy | branchless integer rounding of the f32 code; Inf/NaN/overflow results from the reference |
+//! | [`f16c`] | f32 → f16 rint with IEEE Inf/NaN/overflow, at the AVX2 level | `vcvtps2ph`, statuses from the round trip |
+//! | [`f32_to_int`] | f32 → 8/16/32-bit integers, every deterministic mode but `odd` | exact f32 round-to-integral, then the range rule, branchless |
+//! | [`f32_key`] | f32 → other formats of at most 8 bits whose rounding points lie in the f32's top 16 bits (e8m0, HiF8, fnuz fp8, small integers saturating), deterministic modes | a 2^17-entry table keyed on the top 16 bits and a sticky bit |
+//! | [`widen`] | f16 / bf16 → f32 (every policy; checked against the table on all codes) | exact bit arithmetic |
+//! | [`reference`] | everything else (64-bit sources, stochastic rounding) | [`convert_with_status`](crate::convert_with_status) per element |
 //!
 //! The reference routine is the definition: every other kernel is tested bit for bit (codes
-//! and statuses) against it.
+//! and statuses) against it, at every instruction-set level the machine has.
 
+pub(crate) mod drive;
+pub(crate) mod f16c;
+pub(crate) mod f32_float;
 pub(crate) mod f32_key;
-pub(crate) mod f32_to_16;
 pub(crate) mod f32_to_int;
+pub(crate) mod flags;
 pub(crate) mod reference;
+pub(crate) mod simd;
 pub(crate) mod table;
+pub(crate) mod widen;
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::{BulkOptions, Storage};
 use crate::format::{Format, Kind};
-use crate::policy::{CastPolicy, InfRule, NanRule, Overflow};
+use crate::policy::CastPolicy;
 use crate::round::RoundMode;
-use crate::status::{Status, StatusCounts};
+use crate::status::StatusCounts;
+use simd::SimdLevel;
 
 /// A chosen kernel for one (source storage, destination storage, policy) combination.
 #[derive(Clone, Debug)]
 pub(crate) enum Kernel {
     /// Lookup in the cached results of every source code.
     Table(Arc<table::Table>),
-    /// f32 → f16 / bf16 round-to-nearest-even, IEEE overflow.
-    F32To16(f32_to_16::Half),
-    /// f32 → 8/16/32-bit integers through the host's exact round-to-integral.
+    /// f32 → binary floats of at most 16 bits by integer rounding.
+    F32Float(f32_float::FloatDst),
+    /// f32 → 8/16/32-bit integers through exact round-to-integral.
     F32ToInt(f32_to_int::IntDst),
     /// f32 → narrow formats through the (top 16 bits, sticky) table.
     F32Key(Arc<f32_key::KeyTable>),
+    /// f16 / bf16 → f32 by exact bit arithmetic.
+    Widen(widen::Widen),
     /// The reference routine per element.
     Reference,
+}
+
+/// The f32 → float kernel for `dst` under `policy`, built (and checked) once per combination.
+fn float_kernel(dst: Format, policy: &CastPolicy) -> Option<f32_float::FloatDst> {
+    type Cache = Mutex<HashMap<(Format, CastPolicy), Option<f32_float::FloatDst>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Ok(map) = cache.lock()
+        && let Some(k) = map.get(&(dst, *policy))
+    {
+        return *k;
+    }
+    let k = f32_float::FloatDst::new(dst, policy);
+    if let Ok(mut map) = cache.lock() {
+        map.insert((dst, *policy), k);
+    }
+    k
+}
+
+/// The widening kernel for `s` → `d` whose results are `table`'s, built (and checked) once
+/// per combination.
+fn widen_kernel(
+    table: &table::Table,
+    s: Storage,
+    d: Storage,
+    policy: &CastPolicy,
+) -> Option<widen::Widen> {
+    type Cache = Mutex<HashMap<(Format, Format, CastPolicy), Option<widen::Widen>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let key = (s.format(), d.format(), *policy);
+    if let Ok(map) = cache.lock()
+        && let Some(k) = map.get(&key)
+    {
+        return *k;
+    }
+    let k = widen::Widen::new(s.format(), d.format(), table);
+    if let Ok(mut map) = cache.lock() {
+        map.insert(key, k);
+    }
+    k
 }
 
 /// Which kernel to use. `force_reference` skips the fast kernels (tests compare the two).
@@ -46,16 +99,13 @@ pub(crate) fn select(s: Storage, d: Storage, policy: &CastPolicy, force_referenc
     if force_reference || policy.round == RoundMode::Hybrid {
         return Kernel::Reference;
     }
-    let nearest_even_ieee = matches!(policy.round, RoundMode::Rint | RoundMode::None)
-        && policy.overflow == Overflow::Ieee
-        && policy.inf == InfRule::Keep
-        && policy.nan == NanRule::Keep;
-    if s.format() == Format::F32 && nearest_even_ieee {
-        match d.format() {
-            Format::F16 => return Kernel::F32To16(f32_to_16::Half::F16),
-            Format::BF16 => return Kernel::F32To16(f32_to_16::Half::BF16),
-            _ => {}
-        }
+    // Packed 2-bit destinations (four per byte) go through the table or the reference.
+    let storable = !d.is_packed() || d.per_byte() == 2;
+    if s.format() == Format::F32
+        && storable
+        && let Some(k) = float_kernel(d.format(), policy)
+    {
+        return Kernel::F32Float(k);
     }
     if s.format() == Format::F32
         && policy.round != RoundMode::Odd
@@ -77,34 +127,85 @@ pub(crate) fn select(s: Storage, d: Storage, policy: &CastPolicy, force_referenc
         });
     }
     if s.format() == Format::F32
+        && storable
         && let Some(t) = f32_key::KeyTable::cached(d.format(), policy)
     {
         return Kernel::F32Key(t);
     }
     match table::Table::cached(s.format(), d.format(), policy) {
+        Some(t) if !s.is_packed() && !d.is_packed() => match widen_kernel(&t, s, d, policy) {
+            Some(w) => Kernel::Widen(w),
+            None => Kernel::Table(t),
+        },
         Some(t) => Kernel::Table(t),
         None => Kernel::Reference,
     }
 }
 
-/// The index of `status` in the distinct statuses of a lookup table (added if new); `None`
-/// when a byte cannot index them any more.
-pub(crate) fn intern_status(statuses: &mut Vec<Status>, status: Status) -> Option<u8> {
-    let id = match statuses.iter().position(|s| *s == status) {
-        Some(i) => i,
-        None => {
-            statuses.push(status);
-            statuses.len() - 1
-        }
+/// A fast kernel's cast of one slice (`n` elements of `src` in storage `s` into `dst` in
+/// storage `d`, both already checked for size).
+pub(crate) trait SliceKernel {
+    /// Casts the slice and counts the statuses; `#[inline(always)]` in every implementation.
+    fn cast(
+        &self,
+        level: SimdLevel,
+        src: &[u8],
+        s: Storage,
+        dst: &mut [u8],
+        d: Storage,
+        n: usize,
+    ) -> StatusCounts;
+}
+
+/// A slice cast by one kernel, as a [`simd::Job`].
+struct SliceJob<'a, K> {
+    level: SimdLevel,
+    kernel: &'a K,
+    src: &'a [u8],
+    s: Storage,
+    dst: &'a mut [u8],
+    d: Storage,
+    n: usize,
+}
+
+impl<K: SliceKernel> simd::Job for SliceJob<'_, K> {
+    type Output = StatusCounts;
+    #[inline(always)]
+    fn run(self) -> StatusCounts {
+        self.kernel
+            .cast(self.level, self.src, self.s, self.dst, self.d, self.n)
+    }
+}
+
+/// Runs a fast kernel on one slice at `level`.
+fn fast<K: SliceKernel>(
+    level: SimdLevel,
+    kernel: &K,
+    src: &[u8],
+    s: Storage,
+    dst: &mut [u8],
+    d: Storage,
+    n: usize,
+) -> StatusCounts {
+    let job = SliceJob {
+        level,
+        kernel,
+        src,
+        s,
+        dst,
+        d,
+        n,
     };
-    u8::try_from(id).ok()
+    simd::run_at(level, job)
 }
 
 impl Kernel {
-    /// Casts elements `0..n` of the sub-buffers; `start` is their global index offset.
+    /// Casts elements `0..n` of the sub-buffers at `level`; `start` is their global index
+    /// offset.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn run(
         &self,
+        level: SimdLevel,
         src: &[u8],
         s: Storage,
         dst: &mut [u8],
@@ -115,17 +216,11 @@ impl Kernel {
         options: &BulkOptions,
     ) -> StatusCounts {
         match self {
-            Kernel::Table(t) => t.run(src, s, dst, d, n),
-            Kernel::F32To16(which) => f32_to_16::run(*which, src, dst, n),
-            Kernel::F32ToInt(int) => f32_to_int::run(int, src, dst, n).finish(),
-            Kernel::F32Key(t) => {
-                let tally = if d.is_packed() {
-                    t.run(src, n, |i, c| d.write(dst, i, u64::from(c)))
-                } else {
-                    t.run(src, n, |i, c| dst[i] = c)
-                };
-                tally.finish()
-            }
+            Kernel::Table(t) => fast(level, &**t, src, s, dst, d, n),
+            Kernel::F32Float(k) => fast(level, k, src, s, dst, d, n),
+            Kernel::F32ToInt(k) => fast(level, k, src, s, dst, d, n),
+            Kernel::F32Key(t) => fast(level, &**t, src, s, dst, d, n),
+            Kernel::Widen(k) => fast(level, k, src, s, dst, d, n),
             Kernel::Reference => reference::run(src, s, dst, d, start, n, policy, options),
         }
     }
@@ -134,9 +229,10 @@ impl Kernel {
     pub(crate) const fn name(&self) -> &'static str {
         match self {
             Kernel::Table(_) => "table",
-            Kernel::F32To16(_) => "f32-bits",
+            Kernel::F32Float(_) => "f32-float",
             Kernel::F32Key(_) => "f32-key",
             Kernel::F32ToInt(_) => "f32-int",
+            Kernel::Widen(_) => "widen",
             Kernel::Reference => "reference",
         }
     }

@@ -6,38 +6,30 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::super::Storage;
+use super::flags::{self, BLOCK};
 use crate::convert::convert_with_status;
 use crate::format::Format;
 use crate::policy::CastPolicy;
-use crate::status::{Status, StatusCounts};
-
-/// Interleaved status histograms per lookup loop.
-const LANES: usize = 4;
+use crate::status::StatusCounts;
 
 /// Widest source the table kernel serves.
 pub(crate) const MAX_SOURCE_BITS: u32 = 16;
-
 /// Entries of every table: one per 16-bit code, so that a `u16` index needs no bounds check
 /// (narrower sources fill only the first `2^bits` entries; their codes are masked).
 const ENTRIES: usize = 1 << 16;
 
-/// Destination codes of every source code, stored at the destination's width.
-#[derive(Debug)]
-enum Codes {
-    U8(Box<[u8; ENTRIES]>),
-    U16(Box<[u16; ENTRIES]>),
-    U32(Box<[u32; ENTRIES]>),
-    U64(Box<[u64; ENTRIES]>),
-}
-
 /// The results of every code of one source format under one policy.
 #[derive(Debug)]
 pub(crate) struct Table {
-    codes: Codes,
-    /// Index into `statuses` of each source code's status.
-    status_id: Box<[u8; ENTRIES]>,
-    /// The distinct statuses.
-    statuses: Vec<Status>,
+    /// Destination code of each source code (in the low bits).
+    codes: Box<[u64; ENTRIES]>,
+    /// For destinations of at most 16 bits: the code in the low 16 bits and the raw status
+    /// bits above, so that one lookup gives both.
+    narrow: Option<Box<[u32; ENTRIES]>>,
+    /// For 32-bit destinations: the code.
+    wide: Option<Box<[u32; ENTRIES]>>,
+    /// Raw status bits of each source code.
+    status: Box<[u16; ENTRIES]>,
 }
 
 /// A boxed array of `ENTRIES` values from a function of the index.
@@ -59,7 +51,7 @@ fn cache() -> &'static Mutex<HashMap<Key, Arc<Table>>> {
 
 impl Table {
     /// The cached table for this combination, built on first use; `None` when the source is
-    /// wider than [`MAX_SOURCE_BITS`] or has more distinct statuses than a byte indexes.
+    /// wider than [`MAX_SOURCE_BITS`].
     pub(crate) fn cached(src: Format, dst: Format, policy: &CastPolicy) -> Option<Arc<Table>> {
         if src.bits() > MAX_SOURCE_BITS {
             return None;
@@ -70,40 +62,43 @@ impl Table {
         {
             return Some(Arc::clone(t));
         }
-        let table = Arc::new(Table::build(src, dst, policy)?);
+        let table = Arc::new(Table::build(src, dst, policy));
         if let Ok(mut map) = cache().lock() {
             map.insert(key, Arc::clone(&table));
         }
         Some(table)
     }
 
-    fn build(src: Format, dst: Format, policy: &CastPolicy) -> Option<Table> {
+    fn build(src: Format, dst: Format, policy: &CastPolicy) -> Table {
         let n = 1usize << src.bits();
-        let mut raw = Vec::with_capacity(n);
-        let mut status_id = Vec::with_capacity(n);
-        let mut statuses: Vec<Status> = Vec::new();
-        for code in 0..n as u64 {
-            let r = convert_with_status(code, src, dst, policy, 0);
-            status_id.push(super::intern_status(&mut statuses, r.status)?);
-            raw.push(r.code);
-        }
-        // Entry i holds the result of code i & mask; codes are masked to the destination
-        // width, so the narrowing casts below are exact.
-        let at = |i: usize| raw[i & (n - 1)];
-        let codes = match dst.unpacked_bytes() {
-            1 => Codes::U8(boxed(|i| at(i) as u8)),
-            2 => Codes::U16(boxed(|i| at(i) as u16)),
-            4 => Codes::U32(boxed(|i| at(i) as u32)),
-            _ => Codes::U64(boxed(at)),
-        };
-        Some(Table {
+        let results: Vec<_> = (0..n as u64)
+            .map(|code| convert_with_status(code, src, dst, policy, 0))
+            .collect();
+        // Entry i holds the result of code i & mask.
+        let at = |i: usize| results[i & (n - 1)];
+        let codes = boxed(|i| at(i).code);
+        let status = boxed(|i| at(i).status.bits());
+        let bytes = dst.unpacked_bytes();
+        let narrow = (bytes <= 2).then(|| {
+            boxed(|i| (at(i).code as u32 & 0xFFFF) | (u32::from(at(i).status.bits()) << 16))
+        });
+        let wide = (bytes == 4).then(|| boxed(|i| at(i).code as u32));
+        Table {
             codes,
-            status_id: boxed(|i| status_id[i & (n - 1)]),
-            statuses,
-        })
+            narrow,
+            wide,
+            status,
+        }
+    }
+
+    /// Code and raw status bits of source code `c`.
+    pub(crate) fn entry(&self, c: u16) -> (u64, u16) {
+        let c = usize::from(c);
+        (self.codes[c], self.status[c])
     }
 
     /// Casts elements `0..n` of the sub-buffers by lookup.
+    #[inline(always)]
     pub(crate) fn run(
         &self,
         src: &[u8],
@@ -112,88 +107,166 @@ impl Table {
         d: Storage,
         n: usize,
     ) -> StatusCounts {
-        // Four interleaved histograms per status id, so that runs of one status do not chain
-        // every increment on the previous one.
-        let mut hist = [[0u64; LANES]; 256];
-        let ids = &*self.status_id;
         // One-per-byte sub-byte sources may carry stray high bits: only the code bits count.
         let m = s.format().code_mask() as u16;
         let plain = !s.is_packed() && !d.is_packed();
-        match (&self.codes, plain, s.format().unpacked_bytes()) {
-            (Codes::U8(t), true, 1) => {
-                lookup::<1, 1, _>(src, dst, n, m, ids, &mut hist, |c| [t[c]])
-            }
-            (Codes::U16(t), true, 1) => {
-                lookup::<1, 2, _>(src, dst, n, m, ids, &mut hist, |c| t[c].to_le_bytes())
-            }
-            (Codes::U32(t), true, 1) => {
-                lookup::<1, 4, _>(src, dst, n, m, ids, &mut hist, |c| t[c].to_le_bytes())
-            }
-            (Codes::U64(t), true, 1) => {
-                lookup::<1, 8, _>(src, dst, n, m, ids, &mut hist, |c| t[c].to_le_bytes())
-            }
-            (Codes::U8(t), true, 2) => {
-                lookup::<2, 1, _>(src, dst, n, m, ids, &mut hist, |c| [t[c]])
-            }
-            (Codes::U16(t), true, 2) => {
-                lookup::<2, 2, _>(src, dst, n, m, ids, &mut hist, |c| t[c].to_le_bytes())
-            }
-            (Codes::U32(t), true, 2) => {
-                lookup::<2, 4, _>(src, dst, n, m, ids, &mut hist, |c| t[c].to_le_bytes())
-            }
-            (Codes::U64(t), true, 2) => {
-                lookup::<2, 8, _>(src, dst, n, m, ids, &mut hist, |c| t[c].to_le_bytes())
-            }
-            _ => {
-                // Packed 2/4-bit layouts: element by element through the storage codec.
-                for i in 0..n {
-                    let c = s.read(src, i) as u16;
-                    hist[usize::from(ids[usize::from(c)])][0] += 1;
-                    d.write(dst, i, self.code(usize::from(c)));
-                }
-            }
+        let sw = s.format().unpacked_bytes();
+        let status = &*self.status;
+        match (plain, sw, d.format().unpacked_bytes()) {
+            (true, 1, 1) => self.narrow_lookup::<1, 1>(src, s, dst, d, n),
+            (true, 1, 2) => self.narrow_lookup::<1, 2>(src, s, dst, d, n),
+            (true, 2, 1) => self.narrow_lookup::<2, 1>(src, s, dst, d, n),
+            (true, 2, 2) => self.narrow_lookup::<2, 2>(src, s, dst, d, n),
+            (true, 1, 4) => self.wide_lookup::<1>(src, s, dst, d, n),
+            (true, 2, 4) => self.wide_lookup::<2>(src, s, dst, d, n),
+            (true, 1, _) => lookup::<1, 8>(src, dst, n, m, &Wide64(&self.codes, status)),
+            (true, 2, _) => lookup::<2, 8>(src, dst, n, m, &Wide64(&self.codes, status)),
+            _ => self.packed(src, s, dst, d, n),
         }
+    }
+
+    #[inline(always)]
+    fn narrow_lookup<const S: usize, const D: usize>(
+        &self,
+        src: &[u8],
+        s: Storage,
+        dst: &mut [u8],
+        d: Storage,
+        n: usize,
+    ) -> StatusCounts {
+        let m = s.format().code_mask() as u16;
+        match &self.narrow {
+            Some(t) => lookup::<S, D>(src, dst, n, m, &Narrow(t)),
+            None => self.packed(src, s, dst, d, n),
+        }
+    }
+
+    #[inline(always)]
+    fn wide_lookup<const S: usize>(
+        &self,
+        src: &[u8],
+        s: Storage,
+        dst: &mut [u8],
+        d: Storage,
+        n: usize,
+    ) -> StatusCounts {
+        let m = s.format().code_mask() as u16;
+        let status = &*self.status;
+        match &self.wide {
+            Some(t) => lookup::<S, 4>(src, dst, n, m, &Wide32(t, status)),
+            None => self.packed(src, s, dst, d, n),
+        }
+    }
+
+    /// Packed 2/4-bit layouts (and any other): element by element through the storage codec.
+    fn packed(&self, src: &[u8], s: Storage, dst: &mut [u8], d: Storage, n: usize) -> StatusCounts {
         let mut counts = StatusCounts::default();
-        for (status, k) in self.statuses.iter().zip(hist) {
-            counts.record_n(*status, k.iter().sum());
+        let mut st = [0u16; BLOCK];
+        let mut i = 0;
+        while i < n {
+            let m = BLOCK.min(n - i);
+            for (k, t) in st[..m].iter_mut().enumerate() {
+                let c = usize::from(s.read(src, i + k) as u16);
+                *t = self.status[c];
+                d.write(dst, i + k, self.codes[c]);
+            }
+            flags::count(&st[..m], &mut counts);
+            i += m;
         }
         counts
     }
-
-    fn code(&self, c: usize) -> u64 {
-        match &self.codes {
-            Codes::U8(t) => u64::from(t[c]),
-            Codes::U16(t) => u64::from(t[c]),
-            Codes::U32(t) => u64::from(t[c]),
-            Codes::U64(t) => t[c],
-        }
-    }
 }
 
-/// The lookup loop for unpacked little-endian elements of `S` source and `D` destination bytes.
+/// The lookup loop for unpacked little-endian elements of `S` source and `D` destination
+/// bytes; `entry` gives a source code's destination bytes and raw status bits.
 #[inline(always)]
-fn lookup<const S: usize, const D: usize, F: Fn(usize) -> [u8; D]>(
+fn lookup<const S: usize, const D: usize>(
     src: &[u8],
     dst: &mut [u8],
     n: usize,
     mask: u16,
-    ids: &[u8; ENTRIES],
-    hist: &mut [[u64; LANES]; 256],
-    code_bytes: F,
-) {
-    for (i, (s, d)) in src[..n * S]
-        .chunks_exact(S)
-        .zip(dst[..n * D].chunks_exact_mut(D))
-        .enumerate()
+    entry: &impl Entry<D>,
+) -> StatusCounts {
+    let mut counts = StatusCounts::default();
+    let mut st = [0u16; BLOCK];
+    for (s, d) in src[..n * S]
+        .chunks(S * BLOCK)
+        .zip(dst[..n * D].chunks_mut(D * BLOCK))
     {
-        let c = usize::from(
-            if S == 1 {
-                u16::from(s[0])
+        let m = s.len() / S;
+        for ((x, y), t) in s
+            .chunks_exact(S)
+            .zip(d.chunks_exact_mut(D))
+            .zip(st.iter_mut())
+        {
+            let c = if S == 1 {
+                u16::from(x[0])
             } else {
-                u16::from_le_bytes([s[0], s[1]])
-            } & mask,
-        );
-        hist[usize::from(ids[c])][i % LANES] += 1;
-        d.copy_from_slice(&code_bytes(c));
+                u16::from_le_bytes([x[0], x[1]])
+            } & mask;
+            let (bytes, status) = entry.get(usize::from(c));
+            y.copy_from_slice(&bytes);
+            *t = status;
+        }
+        flags::count(&st[..m], &mut counts);
+    }
+    counts
+}
+
+/// One table entry as destination bytes and raw status bits (`get` is `#[inline(always)]`, so
+/// that the lookup loop inlines it at every instruction-set level).
+trait Entry<const D: usize> {
+    fn get(&self, c: usize) -> ([u8; D], u16);
+}
+
+/// Code and status in one `u32` (destinations of at most 16 bits).
+struct Narrow<'a>(&'a [u32; ENTRIES]);
+
+impl<const D: usize> Entry<D> for Narrow<'_> {
+    #[inline(always)]
+    fn get(&self, c: usize) -> ([u8; D], u16) {
+        let e = self.0[c & (ENTRIES - 1)];
+        let b = e.to_le_bytes();
+        let mut out = [0u8; D];
+        out.copy_from_slice(&b[..D]);
+        (out, (e >> 16) as u16)
+    }
+}
+
+/// 32-bit codes and statuses in two arrays.
+struct Wide32<'a>(&'a [u32; ENTRIES], &'a [u16; ENTRIES]);
+
+impl Entry<4> for Wide32<'_> {
+    #[inline(always)]
+    fn get(&self, c: usize) -> ([u8; 4], u16) {
+        let c = c & (ENTRIES - 1);
+        (self.0[c].to_le_bytes(), self.1[c])
+    }
+}
+
+/// 64-bit codes and statuses in two arrays.
+struct Wide64<'a>(&'a [u64; ENTRIES], &'a [u16; ENTRIES]);
+
+impl Entry<8> for Wide64<'_> {
+    #[inline(always)]
+    fn get(&self, c: usize) -> ([u8; 8], u16) {
+        let c = c & (ENTRIES - 1);
+        (self.0[c].to_le_bytes(), self.1[c])
+    }
+}
+
+impl super::SliceKernel for Table {
+    #[inline(always)]
+    fn cast(
+        &self,
+        level: super::simd::SimdLevel,
+        src: &[u8],
+        s: super::super::Storage,
+        dst: &mut [u8],
+        d: super::super::Storage,
+        n: usize,
+    ) -> crate::status::StatusCounts {
+        let _ = (s, level);
+        self.run(src, s, dst, d, n)
     }
 }

@@ -1,0 +1,89 @@
+//! Criterion benches of the bulk casts `npusim bench` measures: per case, 1 Mi elements on one
+//! thread at every instruction-set level this machine has, and the reference routine on a
+//! smaller slice for scale. Run with `cargo bench -p npusim-numerics`.
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_main};
+use npusim_numerics::bulk::SimdLevel;
+use npusim_numerics::{BulkOptions, CastPolicy, Format, KernelChoice, RoundMode, Storage};
+use std::hint::black_box;
+
+/// (source, destination, mode, saturating)
+const CASES: [(Format, Format, RoundMode, bool); 16] = [
+    (Format::F32, Format::F16, RoundMode::Rint, false),
+    (Format::F32, Format::BF16, RoundMode::Rint, false),
+    (Format::F32, Format::F8E4M3FN, RoundMode::Rint, true),
+    (Format::F32, Format::F8E5M2, RoundMode::Rint, false),
+    (Format::F32, Format::I8, RoundMode::Rint, false),
+    (Format::F32, Format::F16, RoundMode::Trunc, false),
+    (Format::F32, Format::BF16, RoundMode::Floor, false),
+    (Format::F32, Format::F8E4M3FN, RoundMode::Odd, true),
+    (Format::F32, Format::F4E2M1, RoundMode::Rint, false),
+    (Format::F32, Format::I4, RoundMode::Rint, false),
+    (Format::F32, Format::F8E8M0, RoundMode::Rint, false),
+    (Format::F16, Format::F32, RoundMode::Rint, false),
+    (Format::BF16, Format::F32, RoundMode::Rint, false),
+    (Format::F8E4M3FN, Format::F32, RoundMode::Rint, false),
+    (Format::F16, Format::F8E4M3FN, RoundMode::Rint, true),
+    (Format::I4, Format::F32, RoundMode::Rint, false),
+];
+
+/// Pseudo-random source codes: f32 values over many binades, other formats every code.
+fn source(fmt: Format, n: usize) -> Vec<u8> {
+    let s = Storage::native(fmt);
+    let mut buf = vec![0u8; s.bytes_for(n)];
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    for i in 0..n {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let code = if fmt == Format::F32 {
+            let e = 107 + (x >> 40) % 32;
+            ((x & 1) << 31) | (e << 23) | ((x >> 8) & 0x7F_FFFF)
+        } else {
+            x & fmt.code_mask()
+        };
+        s.write(&mut buf, i, code);
+    }
+    buf
+}
+
+fn casts(c: &mut Criterion) {
+    let n = 1 << 20;
+    for (src_fmt, dst_fmt, mode, sat) in CASES {
+        let s = Storage::native(src_fmt);
+        let d = Storage::native(dst_fmt);
+        let policy = if sat {
+            CastPolicy::saturating(mode)
+        } else {
+            CastPolicy::new(mode)
+        };
+        let src = source(src_fmt, n);
+        let mut dst = vec![0u8; d.bytes_for(n)];
+        let sat_name = if sat { " sat" } else { "" };
+        let mut group = c.benchmark_group(format!("{src_fmt}->{dst_fmt} {mode}{sat_name}"));
+        group.throughput(Throughput::Elements(n as u64));
+        group.sample_size(20);
+        for level in SimdLevel::available() {
+            let options = BulkOptions {
+                parallel: false,
+                kernels: KernelChoice::Level(level),
+                ..BulkOptions::default()
+            };
+            group.bench_function(BenchmarkId::new(level.name(), n), |b| {
+                b.iter(|| {
+                    npusim_numerics::cast_elements(&src, s, &mut dst, d, n, &policy, &options)
+                        .expect("buffers sized for n");
+                    black_box(&dst);
+                })
+            });
+        }
+        group.finish();
+    }
+}
+
+// The macro defines an undocumented public function.
+#[allow(missing_docs)]
+mod group {
+    criterion::criterion_group!(benches, super::casts);
+}
+criterion_main!(group::benches);

@@ -1,0 +1,347 @@
+//! f32 → binary floats of at most 16 bits (f16, bf16, the fp8 family with a sign, fp6, fp4),
+//! in every deterministic rounding mode and under every policy: branchless integer arithmetic
+//! on the f32 code, which the compiler vectorises.
+//!
+//! Only the finite, in-range rounding is computed here. What ±Inf, NaN and finite overflow
+//! become depends on the policy, the mode and the sign but not on the value (NaN: at most on
+//! its payload bits, kept by a fixed rule); those results are taken from the reference routine
+//! when the kernel is built, and the kernel checks itself against the reference on a set of
+//! probe codes before it is used (if any differs, the slice falls back to another kernel).
+
+use super::drive::{self, F32Element};
+use super::f16c::F16c;
+use crate::convert::convert_with_status;
+use crate::format::{Format, Kind, Specials};
+use crate::policy::CastPolicy;
+use crate::round::RoundMode;
+use crate::status::Status;
+
+const INEXACT: u16 = Status::INEXACT.bits();
+const UNDERFLOW: u16 = Status::UNDERFLOW.bits();
+const FLUSHED: u16 = Status::FLUSHED_TO_ZERO.bits();
+const SATURATED: u16 = Status::SATURATED.bits();
+
+/// The rounding modes as const-generic parameters (one vectorised loop per mode).
+mod mode {
+    pub const NEAREST_EVEN: u8 = 0;
+    pub const NEAREST_AWAY: u8 = 1;
+    pub const FLOOR: u8 = 2;
+    pub const CEIL: u8 = 3;
+    pub const TRUNC: u8 = 4;
+    pub const ODD: u8 = 5;
+}
+
+/// A result fixed by the policy: destination code and raw status bits.
+type Fixed = (u32, u16);
+
+/// f32 → one binary float destination under one policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FloatDst {
+    /// Destination width in bits (1, 2 or 4-bit nibble stores follow from it).
+    bits: u32,
+    /// Mantissa bits dropped from a normal f32 (23 − destination mantissa bits).
+    shift: u32,
+    /// The f32 biased exponent of the destination's biased exponent 0 (127 − bias).
+    e0: u32,
+    /// Mantissa mask of the destination.
+    man_mask: u32,
+    /// Smallest normal magnitude code of the destination.
+    min_normal: u32,
+    /// Largest finite magnitude code of the destination.
+    max_code: u32,
+    /// The f32 magnitude bits of that largest finite value.
+    max_abs: u32,
+    /// The mode (see [`mode`]).
+    mode: u8,
+    /// ±Inf inputs, by sign.
+    inf: [Fixed; 2],
+    /// Finite inputs beyond the largest finite value after rounding, by sign.
+    overflow: [Fixed; 2],
+    /// NaN inputs, by sign: the code's fixed bits and the status ...
+    nan_fixed: [Fixed; 2],
+    /// ... and the mask of the payload bits kept (zero when NaN gives a fixed code).
+    nan_payload: u32,
+    /// For f32 → f16 rint whose specials are the F16C instruction's: their statuses.
+    f16c: Option<F16c>,
+}
+
+fn reference(x: u32, dst: Format, policy: &CastPolicy) -> Fixed {
+    let r = convert_with_status(u64::from(x), Format::F32, dst, policy, 0);
+    (r.code as u32, r.status.bits())
+}
+
+/// f32 codes the kernel is checked on when it is built: every class boundary of the
+/// destination (both signs), NaN payloads, ±Inf, ±0 and f32 subnormals.
+fn probes(d: &FloatDst) -> Vec<u32> {
+    let mut v = vec![
+        0,
+        1,
+        0x007F_FFFF,
+        0x0080_0000,
+        0x3F80_0000,
+        0x7F7F_FFFF,
+        0x7F80_0000,
+        0x7F80_0001,
+        0x7FC0_0000,
+        0x7FFF_FFFF,
+        0x7FA1_2345,
+        0x7FC0_1000,
+    ];
+    let step = 1u32 << d.shift;
+    for base in [d.max_abs, (d.e0 + 1) << 23, d.e0 << 23, 0x3F80_0000] {
+        for k in [0, step / 2, step / 2 + 1, step - 1, step, step + step / 2] {
+            v.push(base.wrapping_add(k));
+            v.push(base.wrapping_sub(k));
+        }
+    }
+    let neg: Vec<u32> = v.iter().map(|x| x | 0x8000_0000).collect();
+    v.extend(neg);
+    v
+}
+
+impl FloatDst {
+    /// The kernel for f32 → `dst` under `policy`, if `dst` is a signed binary float of at most
+    /// 16 bits with IEEE, fn-style or no specials, the mode is deterministic, and the kernel
+    /// agrees with the reference on its probe codes.
+    pub(crate) fn new(dst: Format, policy: &CastPolicy) -> Option<FloatDst> {
+        let Kind::Binary(spec) = dst.kind() else {
+            return None;
+        };
+        let usable_specials = matches!(
+            spec.specials,
+            Specials::Ieee | Specials::NanOnlyAllOnes | Specials::FiniteOnly
+        );
+        if !spec.signed
+            || !usable_specials
+            || dst.bits() > 16
+            || spec.man_bits == 0
+            || spec.man_bits > 16
+            || !(1..=127).contains(&spec.bias)
+        {
+            return None;
+        }
+        let mode = match policy.round {
+            RoundMode::Rint | RoundMode::None => mode::NEAREST_EVEN,
+            RoundMode::Round => mode::NEAREST_AWAY,
+            RoundMode::Floor => mode::FLOOR,
+            RoundMode::Ceil => mode::CEIL,
+            RoundMode::Trunc => mode::TRUNC,
+            RoundMode::Odd => mode::ODD,
+            RoundMode::Hybrid => return None,
+        };
+        let max_abs = (dst.max_finite() as f32).to_bits();
+        let max = reference(max_abs, dst, policy);
+        let sign_bit = 1u32 << (dst.bits() - 1);
+        let pair = |x: u32| {
+            [
+                reference(x, dst, policy),
+                reference(x | 0x8000_0000, dst, policy),
+            ]
+        };
+        let quiet = reference(0x7FC0_0000, dst, policy);
+        let nan_fixed = pair(0x7FC0_0000);
+        let mut d = FloatDst {
+            bits: dst.bits(),
+            shift: 23 - spec.man_bits,
+            e0: (127 - spec.bias) as u32,
+            man_mask: (1 << spec.man_bits) - 1,
+            min_normal: 1 << spec.man_bits,
+            max_code: max.0 & (sign_bit - 1),
+            max_abs,
+            mode,
+            inf: pair(0x7F80_0000),
+            overflow: pair(0x7F7F_FFFF),
+            nan_fixed,
+            nan_payload: 0,
+            f16c: None,
+        };
+        let probes = probes(&d);
+        let agrees = |d: &FloatDst| {
+            probes
+                .iter()
+                .all(|&x| d.convert(x) == reference(x, dst, policy))
+        };
+        if agrees(&d) {
+            return Some(d);
+        }
+        // NaN keeps its payload's top bits: the fixed part is the sign and the quiet NaN.
+        d.nan_fixed = [quiet, (quiet.0 | sign_bit, quiet.1)];
+        d.nan_payload = d.man_mask;
+        if !agrees(&d) {
+            return None;
+        }
+        d.f16c = d.f16c_params();
+        Some(d)
+    }
+
+    /// The F16C parameters, if this is f32 → f16 round-to-nearest-even whose Inf, NaN and
+    /// overflow codes are the instruction's (±Inf, quiet NaN with the payload's top bits).
+    fn f16c_params(&self) -> Option<F16c> {
+        let signs = |r: [Fixed; 2], c: u32| r[0].0 == c && r[1].0 == (c | 0x8000);
+        let is_f16 = self.bits == 16 && self.shift == 13 && self.e0 == 112;
+        let ieee = signs(self.inf, 0x7C00)
+            && signs(self.overflow, 0x7C00)
+            && signs(self.nan_fixed, 0x7E00)
+            && self.nan_payload == 0x3FF
+            && self.max_abs == 0x477F_E000;
+        let statuses = |r: [Fixed; 2]| [r[0].1, r[1].1];
+        (is_f16 && ieee && self.mode == mode::NEAREST_EVEN).then(|| F16c {
+            inf: statuses(self.inf),
+            overflow: statuses(self.overflow),
+            nan: statuses(self.nan_fixed),
+        })
+    }
+
+    /// Code and raw status bits of the f32 code `x` (the loop body; `M` is `self.mode`).
+    #[inline(always)]
+    fn convert_mode<const M: u8>(&self, x: u32) -> (u32, u16) {
+        let neg = x >> 31;
+        let abs = x & 0x7FFF_FFFF;
+        let e = abs >> 23;
+        let normal = e > self.e0;
+        // Normal results: rebias the exponent and drop `shift` mantissa bits. Subnormal ones:
+        // the significand with its implicit bit, shifted further (at most 31: beyond that the
+        // value is below half the smallest subnormal in every mode's eyes, as `rem` keeps it).
+        let implicit = if e == 0 { 0 } else { 0x80_0000 };
+        let sub_shift = (self.shift + self.e0 + 1).wrapping_sub(e.max(1)).min(31);
+        let (base, shift) = if normal {
+            (abs.wrapping_sub(self.e0 << 23), self.shift)
+        } else {
+            ((abs & 0x7F_FFFF) | implicit, sub_shift)
+        };
+        let q = base >> shift;
+        let rem = base & ((1u32 << shift) - 1);
+        let half = 1u32 << (shift - 1);
+        let inexact = rem != 0;
+        let lsb = q & 1 == 1;
+        let up = match M {
+            mode::NEAREST_EVEN => (rem > half) | ((rem == half) & lsb),
+            mode::NEAREST_AWAY => rem >= half,
+            mode::FLOOR => inexact & (neg == 1),
+            mode::CEIL => inexact & (neg == 0),
+            mode::TRUNC => false,
+            _ => inexact & !lsb,
+        };
+        let out = q + u32::from(up);
+        let flag = |b: bool, f: u16| if b { f } else { 0 };
+        let status = flag(inexact, INEXACT)
+            | flag(inexact & (out < self.min_normal), UNDERFLOW)
+            | flag(inexact & (out == 0), FLUSHED)
+            | flag((out == self.max_code) & (abs > self.max_abs), SATURATED);
+        let finite = ((neg << (self.bits - 1)) | out, status);
+        let negative = neg == 1;
+        let pick = |r: [Fixed; 2]| if negative { r[1] } else { r[0] };
+        let (nan_base, nan_status) = pick(self.nan_fixed);
+        let nan = (
+            nan_base | ((abs >> self.shift) & self.nan_payload),
+            nan_status,
+        );
+        if abs > 0x7F80_0000 {
+            nan
+        } else if abs == 0x7F80_0000 {
+            pick(self.inf)
+        } else if out > self.max_code {
+            pick(self.overflow)
+        } else {
+            finite
+        }
+    }
+
+    /// Code and raw status bits of one f32 code (any mode; for building and checking).
+    fn convert(&self, x: u32) -> (u32, u16) {
+        match self.mode {
+            mode::NEAREST_EVEN => self.convert_mode::<{ mode::NEAREST_EVEN }>(x),
+            mode::NEAREST_AWAY => self.convert_mode::<{ mode::NEAREST_AWAY }>(x),
+            mode::FLOOR => self.convert_mode::<{ mode::FLOOR }>(x),
+            mode::CEIL => self.convert_mode::<{ mode::CEIL }>(x),
+            mode::TRUNC => self.convert_mode::<{ mode::TRUNC }>(x),
+            _ => self.convert_mode::<{ mode::ODD }>(x),
+        }
+    }
+
+    /// Casts `n` little-endian f32 codes; `packed` stores 4-bit results two per byte.
+    #[inline(always)]
+    pub(crate) fn run(
+        &self,
+        level: super::simd::SimdLevel,
+        src: &[u8],
+        dst: &mut [u8],
+        n: usize,
+        packed: bool,
+    ) -> crate::status::StatusCounts {
+        if level == super::simd::SimdLevel::Avx2
+            && !packed
+            && let Some(p) = self.f16c
+            && let Some(counts) = p.run(src, dst, n)
+        {
+            return counts;
+        }
+        match self.mode {
+            mode::NEAREST_EVEN => self.run_mode::<{ mode::NEAREST_EVEN }>(src, dst, n, packed),
+            mode::NEAREST_AWAY => self.run_mode::<{ mode::NEAREST_AWAY }>(src, dst, n, packed),
+            mode::FLOOR => self.run_mode::<{ mode::FLOOR }>(src, dst, n, packed),
+            mode::CEIL => self.run_mode::<{ mode::CEIL }>(src, dst, n, packed),
+            mode::TRUNC => self.run_mode::<{ mode::TRUNC }>(src, dst, n, packed),
+            _ => self.run_mode::<{ mode::ODD }>(src, dst, n, packed),
+        }
+    }
+
+    #[inline(always)]
+    fn run_mode<const M: u8>(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        n: usize,
+        packed: bool,
+    ) -> crate::status::StatusCounts {
+        let f = &InMode::<M>(*self);
+        if packed {
+            drive::f32_to_nibbles(src, dst, n, f)
+        } else if self.bits > 8 {
+            drive::f32_to_codes::<u16>(src, dst, n, f)
+        } else {
+            drive::f32_to_codes::<u8>(src, dst, n, f)
+        }
+    }
+}
+
+/// A [`FloatDst`] with its mode as a type parameter.
+struct InMode<const M: u8>(FloatDst);
+
+impl<const M: u8> F32Element for InMode<M> {
+    #[inline(always)]
+    fn apply(&self, x: u32) -> (u32, u16) {
+        self.0.convert_mode::<M>(x)
+    }
+}
+
+impl super::SliceKernel for FloatDst {
+    #[inline(always)]
+    fn cast(
+        &self,
+        level: super::simd::SimdLevel,
+        src: &[u8],
+        s: super::super::Storage,
+        dst: &mut [u8],
+        d: super::super::Storage,
+        n: usize,
+    ) -> crate::status::StatusCounts {
+        let _ = s;
+        self.run(level, src, dst, n, d.is_packed())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn f16_rint_with_ieee_specials_takes_the_f16c_path_and_others_do_not() {
+        let k = |f, p: CastPolicy| FloatDst::new(f, &p).and_then(|k| k.f16c);
+        assert!(k(Format::F16, CastPolicy::default()).is_some());
+        assert!(k(Format::F16, CastPolicy::new(RoundMode::None)).is_some());
+        assert!(k(Format::F16, CastPolicy::saturating(RoundMode::Rint)).is_none());
+        assert!(k(Format::F16, CastPolicy::new(RoundMode::Trunc)).is_none());
+        assert!(k(Format::BF16, CastPolicy::default()).is_none());
+    }
+}
