@@ -92,6 +92,7 @@ pub mod limits;
 pub mod memory;
 pub mod npy;
 pub mod ops;
+pub mod programs;
 pub mod seed_examples;
 pub mod sim;
 
