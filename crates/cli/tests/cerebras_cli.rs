@@ -366,3 +366,25 @@ fn run_refuses_unknown_programs_and_a_trace_format_without_a_trace() {
         .failure()
         .stderr(predicate::str::contains("cannot write the trace"));
 }
+
+#[test]
+fn tour_runs_every_program_on_both_architectures() {
+    let n = npusim_cerebras::programs::PROGRAMS.len();
+    let short = npusim().arg("tour").assert().success();
+    let short = String::from_utf8(short.get_output().stdout.clone()).unwrap();
+    assert!(
+        short.contains(&format!(
+            "example programs: {n} (E3-E9) on wse2 and wse3: {} PASS, 0 FAIL",
+            2 * n
+        )),
+        "{short}"
+    );
+    let long = npusim().args(["tour", "--verbose"]).assert().success();
+    let long = String::from_utf8(long.get_output().stdout.clone()).unwrap();
+    for p in npusim_cerebras::programs::PROGRAMS {
+        for arch in ["wse2", "wse3"] {
+            let head = format!("PASS {} {} ({} PEs, {arch}): ", p.label, p.name, p.grid);
+            assert!(long.lines().any(|l| l.starts_with(&head)), "{head}");
+        }
+    }
+}
