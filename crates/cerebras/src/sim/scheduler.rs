@@ -65,6 +65,8 @@ pub(super) struct PeState {
     pub(super) dsr_async: Vec<(DsrId, AsyncConfig)>,
     /// WSE-3 microthreads blocked by `@block(ut_id)`.
     pub(super) blocked_uts: [bool; 8],
+    /// Channels without a data task unblocked for control tasks, ascending.
+    pub(super) open_channels: Vec<u8>,
 }
 
 /// A grid of PEs, their routers and their tasks, run cycle by cycle.
@@ -116,6 +118,7 @@ impl Sim {
                     out_owner: Default::default(),
                     dsr_async: Vec::new(),
                     blocked_uts: [false; 8],
+                    open_channels: Vec::new(),
                 }
             })
             .collect();
@@ -260,6 +263,44 @@ impl Sim {
             .map_err(|e| self.op_error(k, self.cycle, "@load_to_dsr", e))?;
         self.pes[k].dsr_async.push((id, cfg));
         Ok(id)
+    }
+
+    /// Host-side (comptime) `@unblock(channel)` on PE `(x, y)`: control wavelets reaching the
+    /// head of a channel no data task is bound to (a color on WSE-2, an input queue on WSE-3)
+    /// start the control task they name.
+    pub fn unblock_channel(&mut self, x: i64, y: i64, channel: u8) -> Result<(), SimError> {
+        let k = self.fabric.pe_index(x, y)?;
+        self.set_channel(k, channel, true)
+    }
+
+    fn set_channel(&mut self, k: usize, channel: u8, open: bool) -> Result<(), SimError> {
+        let max = match self.arch {
+            Arch::Wse2 => 23,
+            Arch::Wse3 => 7,
+        };
+        if channel > max {
+            let (x, y) = self.fabric.coords(k);
+            return Err(SimError::Task {
+                x,
+                y,
+                what: format!(
+                    "channel {channel} is outside 0..={max} (a {} on {})",
+                    if self.arch == Arch::Wse2 {
+                        "color"
+                    } else {
+                        "input queue"
+                    },
+                    self.arch
+                ),
+            });
+        }
+        let open_channels = &mut self.pes[k].open_channels;
+        open_channels.retain(|&c| c != channel);
+        if open {
+            open_channels.push(channel);
+            open_channels.sort_unstable();
+        }
+        Ok(())
     }
 
     /// Host-side `@activate(task)` on PE `(x, y)` (the port of an RPC `launch`).
@@ -591,18 +632,41 @@ impl Sim {
                     TaskKind::Control => false,
                 }
         });
-        let Some(ti) = pick else {
-            return Ok(());
-        };
-        let task = &mut st.tasks[ti];
-        task.active = false;
-        let (mut name, mut body, kind, id) =
-            (task.name.clone(), task.body.clone(), task.kind, task.id);
-        let wavelet = match kind {
-            TaskKind::Data => data_queue(&st.pe, id)
-                .and_then(|q| st.pe.queues.input_mut(q))
-                .and_then(|iq| iq.pop()),
-            TaskKind::Local | TaskKind::Control => None,
+        // a control wavelet at the head of an unblocked channel without a data task, taken
+        // when its control task id is below the picked task's
+        let channel = st.open_channels.iter().find_map(|&ch| {
+            if st
+                .tasks
+                .iter()
+                .any(|t| t.kind == TaskKind::Data && t.id == ch)
+            {
+                return None;
+            }
+            let q = data_queue(&st.pe, ch)?;
+            let w = st.pe.queues.input(q)?.peek(0)?;
+            w.is_control().then_some((ch, q, control_entry(w.payload)))
+        });
+        let channel =
+            channel.filter(|&(_, _, entry)| pick.is_none_or(|ti| entry < st.tasks[ti].id));
+        let (mut name, mut body, wavelet) = match (channel, pick) {
+            (Some((ch, q, _)), _) => {
+                let wavelet = st.pe.queues.input_mut(q).and_then(|iq| iq.pop());
+                (format!("channel {ch} (no data task)"), Vec::new(), wavelet)
+            }
+            (None, Some(ti)) => {
+                let task = &mut st.tasks[ti];
+                task.active = false;
+                let (name, body, kind, id) =
+                    (task.name.clone(), task.body.clone(), task.kind, task.id);
+                let wavelet = match kind {
+                    TaskKind::Data => data_queue(&st.pe, id)
+                        .and_then(|q| st.pe.queues.input_mut(q))
+                        .and_then(|iq| iq.pop()),
+                    TaskKind::Local | TaskKind::Control => None,
+                };
+                (name, body, wavelet)
+            }
+            (None, None) => return Ok(()),
         };
         // a control wavelet on a data task's channel starts the control task it names
         if let Some(w) = wavelet.filter(|w| w.is_control()) {
@@ -684,6 +748,8 @@ impl Sim {
             Action::Unblock(t) => self.set_task(k, &t, |t| t.blocked = false),
             Action::BlockMicrothread(u) => self.block_microthread(k, cycle, label, u, true),
             Action::UnblockMicrothread(u) => self.block_microthread(k, cycle, label, u, false),
+            Action::UnblockChannel(c) => self.set_channel(k, c, true),
+            Action::BlockChannel(c) => self.set_channel(k, c, false),
             Action::Call(f) => {
                 let st = &mut self.pes[k];
                 let mut ctx = CallCtx {

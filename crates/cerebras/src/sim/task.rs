@@ -98,6 +98,11 @@ pub enum Action {
     BlockMicrothread(u8),
     /// `@unblock(ut_id)` (WSE-3).
     UnblockMicrothread(u8),
+    /// `@unblock(channel)` of a channel no data task is bound to (a color on WSE-2, an input
+    /// queue on WSE-3): control wavelets reaching its head start the control task they name.
+    UnblockChannel(u8),
+    /// `@block(channel)`: undoes [`Action::UnblockChannel`].
+    BlockChannel(u8),
     /// Rust code (one cycle) returning further actions, run before the rest of the body.
     Call(CallFn),
 }
@@ -147,6 +152,8 @@ impl fmt::Debug for Action {
             Action::Unblock(t) => write!(f, "@unblock({t})"),
             Action::BlockMicrothread(u) => write!(f, "@block(ut {u})"),
             Action::UnblockMicrothread(u) => write!(f, "@unblock(ut {u})"),
+            Action::UnblockChannel(c) => write!(f, "@unblock(channel {c})"),
+            Action::BlockChannel(c) => write!(f, "@block(channel {c})"),
             Action::Call(_) => f.write_str("<rust code>"),
         }
     }
@@ -161,7 +168,8 @@ pub enum TaskKind {
     /// By `@activate` or a completion.
     Local,
     /// By a control wavelet naming its id (payload bits 16..=21) that reaches the head of a
-    /// data task's channel; the wavelet is the task's argument (its data in bits 0..=15).
+    /// data task's channel, or of a channel unblocked with [`Action::UnblockChannel`]; the
+    /// wavelet is the task's argument (its data in bits 0..=15).
     Control,
 }
 
