@@ -69,3 +69,18 @@ fn two_runs_of_every_program_give_the_same_trace_hash() -> Res {
     }
     Ok(())
 }
+
+#[test]
+fn every_program_also_obeys_the_seed_wording_of_queue_reuse() -> Res {
+    use npusim_cerebras::sim::QueueReusePolicy;
+    for p in PROGRAMS {
+        for arch in [Arch::Wse2, Arch::Wse3] {
+            let mut sim = (p.build)(arch)?;
+            sim.set_queue_reuse_policy(QueueReusePolicy::Seed);
+            let report = sim.run(p.cycle_limit)?;
+            let plain = p.run(arch, false)?;
+            assert_eq!(report, plain.report, "{} on {arch}", p.name);
+        }
+    }
+    Ok(())
+}

@@ -13,6 +13,7 @@ pub mod trace;
 
 pub use error::SimError;
 pub use microthread::{MainThreadPriority, microthread_of};
+pub use resources::QueueReusePolicy;
 pub use scheduler::{Sim, control_entry};
 pub use stats::{PeStats, RunReport, TraceHash};
 pub use task::{Action, AsyncConfig, CallCtx, Completion, OnControl, Task, TaskKind};

@@ -77,6 +77,7 @@ pub struct Sim {
     pub(super) cycle: u64,
     pub(super) trace: TraceHash,
     pub(super) events: Option<Vec<TraceEvent>>,
+    pub(super) queue_reuse: super::resources::QueueReusePolicy,
 }
 
 /// What one PE did in one cycle.
@@ -129,6 +130,7 @@ impl Sim {
             cycle: 0,
             trace: TraceHash::default(),
             events: None,
+            queue_reuse: super::resources::QueueReusePolicy::default(),
         })
     }
 
