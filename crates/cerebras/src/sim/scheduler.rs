@@ -18,6 +18,7 @@ use std::collections::VecDeque;
 
 use super::error::SimError;
 use super::microthread::{MainThreadPriority, main_thread_rank};
+use super::queue_flush::TEARDOWN_TASK_ID;
 use super::stats::{PeStats, RunReport, TraceHash};
 use super::task::{Action, AsyncConfig, CallCtx, Completion, OnControl, Task, TaskKind};
 use super::trace::{EventKind, TraceEvent, chrome_trace};
@@ -50,6 +51,8 @@ pub(super) struct MainThread {
     pub(super) action_no: usize,
     pub(super) current: Option<SyncOp>,
     pub(super) waiting: Option<Wait>,
+    /// The output queue whose teardown task this is.
+    pub(super) teardown: Option<u8>,
 }
 
 /// One PE of the simulation: its machine, tasks, threads and statistics.
@@ -67,6 +70,10 @@ pub(super) struct PeState {
     pub(super) blocked_uts: [bool; 8],
     /// Channels without a data task unblocked for control tasks, ascending.
     pub(super) open_channels: Vec<u8>,
+    /// WSE-3 output queues being flushed (`@queue_flush`).
+    pub(super) flushing: [bool; 8],
+    /// Empty-queue handlers (`@set_empty_queue_handler`) by output queue.
+    pub(super) empty_handlers: Vec<(u8, Vec<Action>)>,
 }
 
 /// A grid of PEs, their routers and their tasks, run cycle by cycle.
@@ -120,6 +127,8 @@ impl Sim {
                     dsr_async: Vec::new(),
                     blocked_uts: [false; 8],
                     open_channels: Vec::new(),
+                    flushing: [false; 8],
+                    empty_handlers: Vec::new(),
                 }
             })
             .collect();
@@ -622,7 +631,13 @@ impl Sim {
             );
             return self.run_action(k, cycle, action, label, out);
         }
+        if let Some(q) = self.pes[k].main.teardown.take() {
+            self.teardown_ended(k, cycle, q)?;
+        }
         self.pes[k].main.task = None;
+        // the teardown task (system id 29) of a flushed queue that drained, when no eligible
+        // task has a lower id
+        let teardown = self.teardown_due(k);
         // idle: start the eligible task with the lowest id
         let st = &mut self.pes[k];
         let pick = st.tasks.iter().position(|t| {
@@ -650,6 +665,30 @@ impl Sim {
         });
         let channel =
             channel.filter(|&(_, _, entry)| pick.is_none_or(|ti| entry < st.tasks[ti].id));
+        let lowest = match (channel, pick) {
+            (Some((_, _, entry)), _) => Some(entry),
+            (None, Some(ti)) => Some(st.tasks[ti].id),
+            (None, None) => None,
+        };
+        if let Some(q) = teardown.filter(|_| lowest.is_none_or(|id| id > TEARDOWN_TASK_ID)) {
+            let body = self.teardown_body(k, q);
+            let name = format!("teardown (output queue {q} drained)");
+            let st = &mut self.pes[k];
+            st.main = MainThread {
+                task: Some(name.clone()),
+                actions: body.into(),
+                teardown: Some(q),
+                ..MainThread::default()
+            };
+            st.stats.tasks_started += 1;
+            out.progressed = true;
+            self.trace.add(cycle);
+            self.trace.add(k as u64);
+            self.trace.add_str(&name);
+            self.event(cycle, k, EventKind::TaskStart, "main", || name.clone());
+            return Ok(());
+        }
+        let st = &mut self.pes[k];
         let (mut name, mut body, wavelet) = match (channel, pick) {
             (Some((ch, q, _)), _) => {
                 let wavelet = st.pe.queues.input_mut(q).and_then(|iq| iq.pop());
@@ -699,6 +738,7 @@ impl Sim {
             action_no: 0,
             current: None,
             waiting: None,
+            teardown: None,
         };
         st.stats.tasks_started += 1;
         out.progressed = true;
@@ -752,6 +792,11 @@ impl Sim {
             Action::UnblockMicrothread(u) => self.block_microthread(k, cycle, label, u, false),
             Action::UnblockChannel(c) => self.set_channel(k, c, true),
             Action::BlockChannel(c) => self.set_channel(k, c, false),
+            Action::QueueFlush(q) => self.set_queue_flush(k, cycle, &label, q, true),
+            Action::ExitQueueFlush(q) => self.set_queue_flush(k, cycle, &label, q, false),
+            Action::InitializeOutputQueue(q, c) => {
+                self.initialize_output_queue(k, cycle, &label, q, c)
+            }
             Action::Call(f) => {
                 let st = &mut self.pes[k];
                 let mut ctx = CallCtx {

@@ -103,6 +103,13 @@ pub enum Action {
     UnblockChannel(u8),
     /// `@block(channel)`: undoes [`Action::UnblockChannel`].
     BlockChannel(u8),
+    /// `@queue_flush(q)` (WSE-3): the teardown task runs once output queue `q` is empty.
+    QueueFlush(u8),
+    /// Leaves the flush state of output queue `q` (what an empty-queue handler must do).
+    ExitQueueFlush(u8),
+    /// `@initialize_queue(q, .{ .color = c })` at run time: binds output queue `q` to a
+    /// color; an error while it still holds wavelets of another color.
+    InitializeOutputQueue(u8, crate::fabric::Color),
     /// Rust code (one cycle) returning further actions, run before the rest of the body.
     Call(CallFn),
 }
@@ -154,6 +161,11 @@ impl fmt::Debug for Action {
             Action::UnblockMicrothread(u) => write!(f, "@unblock(ut {u})"),
             Action::UnblockChannel(c) => write!(f, "@unblock(channel {c})"),
             Action::BlockChannel(c) => write!(f, "@block(channel {c})"),
+            Action::QueueFlush(q) => write!(f, "@queue_flush({q})"),
+            Action::ExitQueueFlush(q) => write!(f, "exit flush({q})"),
+            Action::InitializeOutputQueue(q, c) => {
+                write!(f, "@initialize_queue({q}, .{{ .color = {} }})", c.id())
+            }
             Action::Call(_) => f.write_str("<rust code>"),
         }
     }
