@@ -180,6 +180,19 @@ fn rebinding_a_queue_that_holds_wavelets_is_an_error_and_a_flush_that_never_drai
         matches!(&e, SimError::Async { x: 0, y: 0, rule, .. } if rule.contains("output queue 0 still holds") && rule.contains("color 1")),
         "{e}"
     );
+    // WSE-2 output queues may mix colors: the rebinding is accepted (the run then ends with
+    // the receiver full)
+    let e = build(
+        Arch::Wse2,
+        &first,
+        &[7],
+        vec![Action::InitializeOutputQueue(0, col(2))],
+        None,
+        true,
+    )?
+    .run(1000)
+    .expect_err("the receiver never reads");
+    assert!(matches!(e, SimError::Deadlock { .. }), "{e}");
     let e = build(
         Arch::Wse3,
         &first,

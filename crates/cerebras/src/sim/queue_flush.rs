@@ -2,7 +2,8 @@
 //! it to another color it must drain first. `@queue_flush(q)` arranges for the teardown task
 //! (system id 29) to run once the queue is empty; it runs the handler set with
 //! `@set_empty_queue_handler`, which must clear the flush state (`Action::ExitQueueFlush`).
-//! Rebinding a queue that still holds wavelets (`Action::InitializeOutputQueue`) is an error.
+//! Rebinding a WSE-3 queue that still holds wavelets (`Action::InitializeOutputQueue`) is an
+//! error.
 
 use super::error::SimError;
 use super::scheduler::Sim;
@@ -74,8 +75,8 @@ impl Sim {
         Ok(())
     }
 
-    /// `@initialize_queue(q, .{ .color = c })` at run time: refused while the queue still
-    /// holds wavelets (of the color it served).
+    /// `@initialize_queue(q, .{ .color = c })` at run time: on WSE-3 refused while the queue
+    /// still holds wavelets of the color it served (WSE-2 output queues may mix colors).
     pub(super) fn initialize_output_queue(
         &mut self,
         k: usize,
@@ -87,7 +88,7 @@ impl Sim {
         let (x, y) = self.fabric.coords(k);
         let queues = &mut self.pes[k].pe.queues;
         let left = queues.output(queue).map_or(0, |q| q.len());
-        if left > 0 && queues.output_color(queue) != Some(color) {
+        if self.arch == Arch::Wse3 && left > 0 && queues.output_color(queue) != Some(color) {
             return Err(SimError::Async {
                 x,
                 y,

@@ -108,7 +108,7 @@ pub enum Action {
     /// Leaves the flush state of output queue `q` (what an empty-queue handler must do).
     ExitQueueFlush(u8),
     /// `@initialize_queue(q, .{ .color = c })` at run time: binds output queue `q` to a
-    /// color; an error while it still holds wavelets of another color.
+    /// color; on WSE-3 an error while it still holds wavelets of another color.
     InitializeOutputQueue(u8, crate::fabric::Color),
     /// Rust code (one cycle) returning further actions, run before the rest of the body.
     Call(CallFn),
