@@ -309,3 +309,33 @@ fn run_text(
     )?;
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wrong_output_prints_fail_with_the_expected_values() -> Result<()> {
+        let p = &PROGRAMS[0];
+        let mut run = p.run(Arch::Wse2, false)?;
+        if let Some(Values::F32(v)) = run.got.first_mut().map(|o| &mut o.values) {
+            v[1] += 1.0;
+        }
+        assert!(!run.mismatches().is_empty());
+        let text = run_text(p, Arch::Wse2, &run, false, None)?;
+        assert!(
+            text.contains("FAIL y (PE (1, 0)) = f32[17.0, 54.0"),
+            "{text}"
+        );
+        assert!(text.contains("     expected f32[17.0, 53.0"), "{text}");
+        assert!(text.trim_end().ends_with("result: FAIL"), "{text}");
+        let json = run_json(p, Arch::Wse2, &run, false);
+        assert_eq!(json["pass"], false);
+        assert_eq!(json["outputs"][0]["pass"], false);
+        assert_eq!(json["outputs"][1]["pass"], true);
+        run.got.clear();
+        let text = run_text(p, Arch::Wse2, &run, false, None)?;
+        assert!(text.contains("was not read back"), "{text}");
+        Ok(())
+    }
+}
