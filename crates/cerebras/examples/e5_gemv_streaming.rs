@@ -1,209 +1,24 @@
-//! Spec §13 E5, `gemv-09-streaming` on a 4×3 grid: as E4 (`y = A x + b`, M = 6, N = 8,
-//! `A = arange(48)`), but `x` and `b` are streamed from the host and `y` is streamed back.
-//! `x` enters the top row through its north edge; each PE's data task `recv_x` uses the
-//! value (one `@fmacs`), then `@block`s itself and forwards the value south with an
-//! asynchronous `@fmovs` whose completion `.unblock`s it, so one microthread serves one
-//! wavelet at a time. Rows alternate colors (a color cannot come in and go out of one PE
-//! with a fixed route). `b` enters the left column through its west edge (`recv_b`). The
-//! reduction runs west to east as in E4 and the right column sends `y` out of its east edge:
-//! `[30, 94, 158, 222, 286, 350]`.
+//! Spec §13 E5, `gemv-09-streaming` (4×3 PEs): `x`, `b` streamed in, `y` streamed out.
+//!
+//! The program lives in the library, [`npusim_cerebras::programs::e5_gemv_streaming`], so the tests,
+//! `npusim cerebras run` and the tour run the same code; this example runs it on WSE-2 and
+//! prints what it reads back.
 
-use std::error::Error;
+use npusim_cerebras::Arch;
+use npusim_cerebras::programs::e5_gemv_streaming::PROGRAM;
 
-use npusim_cerebras::dsd::{FabIn, FabOut};
-use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
-use npusim_cerebras::sim::{Action, AsyncConfig, RunReport, Sim, TaskKind};
-use npusim_cerebras::{Arch, ElemTy, Op, Scalar};
-
-const M: u64 = 6;
-const N: u64 = 8;
-const WIDTH: u64 = 4;
-const HEIGHT: u64 = 3;
-const MP: u64 = M / HEIGHT;
-const NP: u64 = N / WIDTH;
-/// Colors: host x into the top row, x down the rows (alternating), host b, host y.
-const X_HOST: u8 = 4;
-const B_HOST: u8 = 5;
-const Y_HOST: u8 = 6;
-/// Cycle limit of the run.
-pub const CYCLE_LIMIT: u64 = 100_000;
-
-/// The color row `r` receives `x` on.
-fn x_in(r: u64) -> u8 {
-    if r == 0 { X_HOST } else { 2 + (r % 2) as u8 }
-}
-
-fn route(rx: Dir, tx: &[Dir]) -> ColorConfig {
-    ColorConfig::fixed(Route::new(&[rx], tx))
-}
-
-/// Builds the program on `arch` with `x` and `b`.
-pub fn build(arch: Arch, x: &[f32], b: &[f32]) -> Result<Sim, Box<dyn Error>> {
-    let mut sim = Sim::new(arch, WIDTH as u32, HEIGHT as u32)?;
-    for py in 0..HEIGHT {
-        for px in 0..WIDTH {
-            let (cx, cy) = (px as i64, py as i64);
-            let xin = Color::new(i64::from(x_in(py)))?;
-            let xout = Color::new(i64::from(x_in(py + 1)))?;
-            let send = Color::new((px % 2) as i64)?;
-            let recv = Color::new(((px + 1) % 2) as i64)?;
-            let last_col = px + 1 == WIDTH;
-            let bottom = py + 1 == HEIGHT;
-            let f = sim.fabric_mut();
-            f.set_color_config(cx, cy, xin, route(Dir::North, &[Dir::Ramp]))?;
-            if !bottom {
-                f.set_color_config(cx, cy, xout, route(Dir::Ramp, &[Dir::South]))?;
-            }
-            if py == 0 {
-                f.open_edge(cx, cy, Dir::North)?;
-                let chunk = &x[(px * NP) as usize..((px + 1) * NP) as usize];
-                f.stream_in(
-                    cx,
-                    cy,
-                    Dir::North,
-                    chunk.iter().map(|v| Wavelet::data32(xin, v.to_bits())),
-                )?;
-            }
-            if px == 0 {
-                let bc = Color::new(i64::from(B_HOST))?;
-                f.set_color_config(cx, cy, bc, route(Dir::West, &[Dir::Ramp]))?;
-                f.open_edge(cx, cy, Dir::West)?;
-                let chunk = &b[(py * MP) as usize..((py + 1) * MP) as usize];
-                f.stream_in(
-                    cx,
-                    cy,
-                    Dir::West,
-                    chunk.iter().map(|v| Wavelet::data32(bc, v.to_bits())),
-                )?;
-            }
-            let yc = Color::new(i64::from(Y_HOST))?;
-            if last_col {
-                f.set_color_config(cx, cy, yc, route(Dir::Ramp, &[Dir::East]))?;
-                f.open_edge(cx, cy, Dir::East)?;
-            } else {
-                f.set_color_config(cx, cy, send, route(Dir::Ramp, &[Dir::East]))?;
-            }
-            if px > 0 {
-                f.set_color_config(cx, cy, recv, route(Dir::West, &[Dir::Ramp]))?;
-            }
-            let pe = sim.pe_mut(cx, cy)?;
-            let a: Vec<f32> = (0..NP)
-                .flat_map(|j| (0..MP).map(move |i| ((py * MP + i) * N + px * NP + j) as f32))
-                .collect();
-            pe.mem.declare_with("A", &[MP * NP], &a)?;
-            pe.mem.declare("y", ElemTy::F32, &[MP])?;
-            pe.mem.declare("counts", ElemTy::U32, &[2])?;
-            // queue id = color id for every color a PE receives
-            for c in [xin, recv, Color::new(i64::from(B_HOST))?] {
-                pe.queues.bind_input(c.id(), c)?;
-            }
-            pe.queues.bind_output(1, xout)?;
-            pe.queues.bind_output(2, if last_col { yc } else { send })?;
-            let y_dsd = pe.mem.mem1d(&format!("|i|{{{MP}}} -> y[i]"))?;
-            let out = FabOut::new(arch, MP as i64, Some(2), None)?;
-            let fin = FabIn::new(arch, MP as i64, Some(recv.id().into()), None)?;
-            let reduce = if px == 0 {
-                Action::spawn(
-                    Op::Fmovs,
-                    out,
-                    vec![(&y_dsd).into()],
-                    AsyncConfig::default(),
-                )
-            } else {
-                Action::spawn(
-                    Op::Fadds,
-                    out,
-                    vec![(&y_dsd).into(), fin.into()],
-                    AsyncConfig::default(),
-                )
-            };
-            let needs_b = px == 0;
-            // both streams in? then reduce
-            let maybe_reduce = move |counts: [u32; 2]| -> Vec<Action> {
-                let b_done = !needs_b || u64::from(counts[1]) == MP;
-                if u64::from(counts[0]) == NP && b_done {
-                    vec![Action::Activate("reduce".into())]
-                } else {
-                    Vec::new()
-                }
-            };
-            let x_fwd = FabOut::new(arch, 1, Some(1), None)?;
-            let recv_x = Action::call(move |ctx| {
-                let v = f32::from_bits(ctx.wavelet.map_or(0, |w| w.payload));
-                let mut counts = ctx.pe.mem.read::<u32>("counts")?;
-                let col = u64::from(counts[0]);
-                counts[0] += 1;
-                ctx.pe.mem.write("counts", &counts)?;
-                let y = ctx.pe.mem.mem1d(&format!("|i|{{{MP}}} -> y[i]"))?;
-                let a = ctx
-                    .pe
-                    .mem
-                    .mem1d(&format!("|i|{{{MP}}} -> A[i + {}]", col * MP))?;
-                let mut next = vec![Action::sync(
-                    Op::Fmacs,
-                    &y,
-                    vec![(&y).into(), a.into(), Scalar::f32(v).into()],
-                )];
-                if !bottom {
-                    next.push(Action::Block("recv_x".into()));
-                    next.push(Action::spawn(
-                        Op::Fmovs,
-                        x_fwd.clone(),
-                        vec![Scalar::f32(v).into()],
-                        AsyncConfig::unblock("recv_x"),
-                    ));
-                }
-                next.extend(maybe_reduce([counts[0], counts[1]]));
-                Ok(next)
-            });
-            sim.bind_task(cx, cy, TaskKind::Data, xin.id(), "recv_x", vec![recv_x])?;
-            sim.bind_task(cx, cy, TaskKind::Local, 10, "reduce", vec![reduce])?;
-            if needs_b {
-                let recv_b = Action::call(move |ctx| {
-                    let v = f32::from_bits(ctx.wavelet.map_or(0, |w| w.payload));
-                    let mut counts = ctx.pe.mem.read::<u32>("counts")?;
-                    let row = u64::from(counts[1]);
-                    counts[1] += 1;
-                    ctx.pe.mem.write("counts", &counts)?;
-                    let yi = ctx.pe.mem.mem1d(&format!("|i|{{1}} -> y[i + {row}]"))?;
-                    let mut next = vec![Action::sync(
-                        Op::Fadds,
-                        &yi,
-                        vec![(&yi).into(), Scalar::f32(v).into()],
-                    )];
-                    next.extend(maybe_reduce([counts[0], counts[1]]));
-                    Ok(next)
-                });
-                sim.bind_task(cx, cy, TaskKind::Data, B_HOST, "recv_b", vec![recv_b])?;
-            }
-        }
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let run = PROGRAM.run(Arch::Wse2, false)?;
+    for o in &run.got {
+        println!("{} = {}", o.name, o.values);
     }
-    Ok(sim)
-}
-
-/// Runs the program on `arch`; returns `y` as the host receives it (top to bottom) and the
-/// report.
-pub fn run(arch: Arch) -> Result<(Vec<f32>, RunReport), Box<dyn Error>> {
-    let x = vec![1.0f32; N as usize];
-    let b = vec![2.0f32; M as usize];
-    let mut sim = build(arch, &x, &b)?;
-    let report = sim.run(CYCLE_LIMIT)?;
-    let mut got: Vec<(u32, u64, f32)> = sim
-        .collected()
-        .iter()
-        .map(|c| (c.y, c.cycle, f32::from_bits(c.wavelet.payload)))
-        .collect();
-    got.sort_by_key(|&(y, cycle, _)| (y, cycle));
-    Ok((got.into_iter().map(|(_, _, v)| v).collect(), report))
-}
-
-#[allow(dead_code)]
-fn main() -> Result<(), Box<dyn Error>> {
-    let (y, report) = run(Arch::Wse2)?;
-    println!("y = {y:?}");
     println!(
         "cycles = {}, trace hash = {:016x}",
-        report.cycles, report.trace_hash
+        run.report.cycles, run.report.trace_hash
+    );
+    println!(
+        "matches the expected output: {}",
+        run.mismatches().is_empty()
     );
     Ok(())
 }

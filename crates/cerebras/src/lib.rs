@@ -43,7 +43,9 @@
 //! * [`fabric`]: wavelets, colors, per-color routes and switch positions, a grid of routers
 //!   moving one wavelet per link per cycle, input/output queues (seed 004's table).
 //! * [`sim`]: tasks, asynchronous operations on microthreads, resource-conflict detection and
-//!   the deterministic cycle-stepped multi-PE scheduler (examples `e3`–`e9`).
+//!   the deterministic cycle-stepped multi-PE scheduler.
+//! * [`programs`]: the shipped example programs (spec §13 E3–E9) as one list, each with its
+//!   expected output (what `npusim cerebras run` and the tour run).
 //!
 //! # Decisions the seed leaves open (spec §0) and other policies
 //!
@@ -92,6 +94,7 @@ pub mod limits;
 pub mod memory;
 pub mod npy;
 pub mod ops;
+pub mod programs;
 pub mod seed_examples;
 pub mod sim;
 

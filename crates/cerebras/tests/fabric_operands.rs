@@ -472,3 +472,102 @@ fn simd_rules() -> Res {
     assert!(e.to_string().contains("wavelet_index_offset"), "{e}");
     Ok(())
 }
+
+fn simd_in(arch: Arch, extent: i64, queue: i64, mode: npusim_cerebras::dsd::SimdMode) -> FabIn {
+    FabIn::new(arch, extent, Some(queue), None)
+        .expect("fabin")
+        .with_simd_mode(mode)
+}
+
+#[test]
+fn simd_fabin_unpacks_two_16_bit_values_per_wavelet_low_half_first() -> Res {
+    use npusim_cerebras::dsd::SimdMode;
+    for arch in [Arch::Wse2, Arch::Wse3] {
+        for mode in [SimdMode::Simd32, SimdMode::Simd64, SimdMode::Simd32Or64] {
+            for wavelets in [1u16, 2, 3] {
+                let mut pe = Pe::new(arch);
+                let payloads: Vec<u32> = (0..u32::from(wavelets))
+                    .map(|k| (0xA000 + k) << 16 | (0x0100 + k))
+                    .collect();
+                let ws: Vec<Wavelet> = payloads.iter().map(|&p| Wavelet::data32(c(1), p)).collect();
+                feed(&mut pe, 0, &ws);
+                let n = 2 * u64::from(wavelets);
+                pe.mem.declare("dst", npusim_cerebras::ElemTy::U16, &[n])?;
+                let dst = pe.mem.mem1d(&format!("|i|{{{n}}} -> dst[i]"))?;
+                // the fabin governs: extent counts wavelets, so 2 x extent values
+                pe.mov16(&dst, simd_in(arch, i64::from(wavelets), 0, mode))?;
+                let expected: Vec<u16> = payloads
+                    .iter()
+                    .flat_map(|&p| [p as u16, (p >> 16) as u16])
+                    .collect();
+                assert_eq!(pe.mem.read::<u16>("dst")?, expected, "{arch} {mode:?}");
+                assert!(pe.queues.input(0).expect("iq").is_empty());
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn simd_64_fabin_needs_two_wavelets_ready_simd_32_or_64_one() -> Res {
+    use npusim_cerebras::dsd::SimdMode;
+    for (mode, stalls) in [
+        (SimdMode::Simd64, true),
+        (SimdMode::Simd32Or64, false),
+        (SimdMode::Simd32, false),
+    ] {
+        let mut pe = Pe::new(Arch::Wse3);
+        feed(&mut pe, 0, &[Wavelet::data32(c(1), 0x0002_0001)]);
+        pe.mem.declare("dst", npusim_cerebras::ElemTy::U16, &[4])?;
+        let dst: Operand = pe.mem.mem1d("|i|{4} -> dst[i]")?.into();
+        let mut run = pe.start(
+            Op::Mov16,
+            &dst,
+            &[simd_in(Arch::Wse3, 2, 0, mode).into()],
+            &OpConfig::default(),
+        )?;
+        let p = pe.advance(&mut run, 2)?;
+        assert_eq!(
+            p == Progress::Stalled(Wait::InputEmpty(0)),
+            stalls,
+            "{mode:?}: {p:?}"
+        );
+        // the second wavelet arrives: every mode finishes, values in order
+        feed(&mut pe, 0, &[Wavelet::data32(c(1), 0x0004_0003)]);
+        assert!(
+            matches!(pe.advance(&mut run, 8)?, Progress::Done(_)),
+            "{mode:?}"
+        );
+        assert_eq!(pe.mem.read::<u16>("dst")?, [1, 2, 3, 4], "{mode:?}");
+    }
+    Ok(())
+}
+
+#[test]
+fn simd_fabin_rules_and_display() -> Res {
+    use npusim_cerebras::dsd::SimdMode;
+    let mut pe = Pe::new(Arch::Wse2);
+    pe.mem.declare("d32", npusim_cerebras::ElemTy::U32, &[4])?;
+    let d32 = pe.mem.mem1d("|i|{4} -> d32[i]")?;
+    feed(
+        &mut pe,
+        0,
+        &[Wavelet::data32(c(1), 1), Wavelet::data32(c(1), 2)],
+    );
+    let e = pe
+        .mov32(&d32, simd_in(Arch::Wse2, 2, 0, SimdMode::Simd32))
+        .expect_err("32-bit op");
+    assert!(e.to_string().contains("16-bit"), "{e}");
+    let mut ct = simd_in(Arch::Wse2, 2, 0, SimdMode::Simd32);
+    ct.control_transform = true;
+    pe.mem.declare("d16", npusim_cerebras::ElemTy::U16, &[4])?;
+    let d16 = pe.mem.mem1d("|i|{4} -> d16[i]")?;
+    let e = pe.mov16(&d16, ct).expect_err("control_transform + simd");
+    assert!(e.to_string().contains("control_transform"), "{e}");
+    let text = simd_in(Arch::Wse2, 2, 0, SimdMode::Simd32Or64).to_string();
+    assert!(
+        text.contains(".simd_mode = .{ .simd_32_or_64 = true }"),
+        "{text}"
+    );
+    Ok(())
+}

@@ -100,3 +100,135 @@ fn a_control_wavelet_naming_no_bound_control_task_is_an_error() -> Res {
     assert!(e.to_string().contains("PE (1, 0)"), "{e}");
     Ok(())
 }
+
+/// PE0 sends f32 `values` then one control wavelet naming `entry` (data 0x1234) on color 3.
+/// PE1 has no data task on that channel: an asynchronous fabin receives the values into `buf`
+/// and control task 43 stores the sum of `buf` and the wavelet's data. `unblock` says how the
+/// channel is unblocked: not at all, by the host, or by an `@unblock(channel)` in PE1's task.
+fn unbound_channel(
+    arch: Arch,
+    values: &[f32],
+    entry: u32,
+    unblock: Option<bool>,
+) -> Result<Sim, Box<dyn std::error::Error>> {
+    use npusim_cerebras::dsd::FabIn;
+    use npusim_cerebras::sim::AsyncConfig;
+    let c = Color::new(3)?;
+    let mut sim = Sim::new(arch, 2, 1)?;
+    let f = sim.fabric_mut();
+    f.set_color_config(
+        0,
+        0,
+        c,
+        ColorConfig::fixed(Route::new(&[Dir::Ramp], &[Dir::East])),
+    )?;
+    f.set_color_config(
+        1,
+        0,
+        c,
+        ColorConfig::fixed(Route::new(&[Dir::West], &[Dir::Ramp])),
+    )?;
+    let n = values.len() as u64;
+    let pe0 = sim.pe_mut(0, 0)?;
+    pe0.mem.declare_with("v", &[n], values)?;
+    pe0.queues.bind_output(2, c)?;
+    let v = pe0.mem.mem1d(&format!("|i|{{{n}}} -> v[i]"))?;
+    let data = FabOut::new(arch, n as i64, Some(2), None)?;
+    let mut ctl = FabOut::new(arch, 1, Some(2), None)?;
+    ctl.control = true;
+    sim.bind_task(
+        0,
+        0,
+        TaskKind::Local,
+        10,
+        "send",
+        vec![
+            Action::sync(Op::Fmovs, data, vec![v.into()]),
+            Action::sync(
+                Op::Mov32,
+                ctl,
+                vec![Scalar::u32(entry << 16 | 0x1234).into()],
+            ),
+        ],
+    )?;
+    let pe1 = sim.pe_mut(1, 0)?;
+    pe1.mem.declare("buf", ElemTy::F32, &[n])?;
+    pe1.mem.declare("result", ElemTy::F32, &[2])?;
+    pe1.queues.bind_input(3, c)?;
+    let buf = pe1.mem.mem1d(&format!("|i|{{{n}}} -> buf[i]"))?;
+    let fin = FabIn::new(arch, n as i64, Some(3), None)?;
+    let mut main = vec![Action::spawn(
+        Op::Fmovs,
+        &buf,
+        vec![fin.into()],
+        AsyncConfig::default(),
+    )];
+    if unblock == Some(false) {
+        main.push(Action::UnblockChannel(3));
+    }
+    let store = Action::call(|ctx| {
+        let s: f32 = ctx.pe.mem.read::<f32>("buf")?.iter().sum();
+        let d = ctx.wavelet.map_or(0, |w| w.payload & 0xFFFF);
+        ctx.pe.mem.write("result", &[s, d as f32])?;
+        Ok(Vec::new())
+    });
+    sim.bind_task(1, 0, TaskKind::Local, 10, "main", main)?;
+    sim.bind_task(1, 0, TaskKind::Control, 43, "done", vec![store])?;
+    sim.activate(1, 0, "main")?;
+    if unblock == Some(true) {
+        sim.unblock_channel(1, 0, 3)?;
+    }
+    sim.activate(0, 0, "send")?;
+    Ok(sim)
+}
+
+#[test]
+fn a_control_wavelet_on_an_unblocked_channel_without_a_data_task_starts_its_control_task() -> Res {
+    for arch in [Arch::Wse2, Arch::Wse3] {
+        for values in [vec![1.0f32, 2.0, 3.0], vec![0.25; 5]] {
+            let sum: f32 = values.iter().sum();
+            for how in [Some(true), Some(false)] {
+                let mut sim = unbound_channel(arch, &values, 43, how)?;
+                sim.run(1000)?;
+                assert_eq!(
+                    sim.pe(1, 0)?.mem.read::<f32>("result")?,
+                    [sum, f32::from(0x1234u16)],
+                    "{arch} {how:?}"
+                );
+                assert!(sim.pe(1, 0)?.queues.input(3).is_some_and(|q| q.is_empty()));
+            }
+            // a channel left blocked: the control wavelet stays in the queue, no task runs
+            let mut sim = unbound_channel(arch, &values, 43, None)?;
+            sim.run(1000)?;
+            assert_eq!(
+                sim.pe(1, 0)?.mem.read::<f32>("result")?,
+                [0.0, 0.0],
+                "{arch}"
+            );
+            assert_eq!(sim.pe(1, 0)?.queues.input(3).map(|q| q.len()), Some(1));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn an_unblocked_channel_control_wavelet_naming_no_control_task_is_an_error() -> Res {
+    let mut sim = unbound_channel(Arch::Wse3, &[1.0], 44, Some(true))?;
+    let e = sim.run(1000).expect_err("no control task 44");
+    assert!(
+        matches!(&e, SimError::UnexpectedControl { x: 1, y: 0, entry: 44, task, .. } if task.contains("channel 3")),
+        "{e}"
+    );
+    let mut sim = Sim::new(Arch::Wse3, 1, 1)?;
+    let e = sim
+        .unblock_channel(0, 0, 8)
+        .expect_err("WSE-3 channels are queues 0..=7");
+    assert!(
+        e.to_string().contains("channel 8") && e.to_string().contains("0..=7"),
+        "{e}"
+    );
+    let mut sim = Sim::new(Arch::Wse2, 1, 1)?;
+    assert!(sim.unblock_channel(0, 0, 23).is_ok());
+    assert!(sim.unblock_channel(0, 0, 24).is_err());
+    Ok(())
+}

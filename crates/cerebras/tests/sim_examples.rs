@@ -1,18 +1,12 @@
 //! The ported programs (spec §13 E4–E9) give their documented outputs, on both
 //! architectures, and two runs give the same trace.
 
-#[path = "../examples/e4_gemv_routes_3.rs"]
-mod e4;
-#[path = "../examples/e5_gemv_streaming.rs"]
-mod e5;
-#[path = "../examples/e6_gemv_checkerboard.rs"]
-mod e6;
-#[path = "../examples/e7_pipeline_basic.rs"]
-mod e7;
-#[path = "../examples/e8_pipeline_fifo.rs"]
-mod e8;
-#[path = "../examples/e9_fifos.rs"]
-mod e9;
+use npusim_cerebras::programs::e4_gemv_routes_3 as e4;
+use npusim_cerebras::programs::e5_gemv_streaming as e5;
+use npusim_cerebras::programs::e6_gemv_checkerboard as e6;
+use npusim_cerebras::programs::e7_pipeline_basic as e7;
+use npusim_cerebras::programs::e8_pipeline_fifo as e8;
+use npusim_cerebras::programs::e9_fifos as e9;
 
 use npusim_cerebras::Arch;
 

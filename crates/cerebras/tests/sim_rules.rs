@@ -190,9 +190,7 @@ fn events_are_recorded_on_request_and_render_as_lines_and_chrome_json() -> Res {
     quiet.run(10)?;
     assert!(quiet.events().is_empty());
     // E3 with events: task starts, hops and completions, in cycle order
-    #[path = "../examples/e3_gemv_routes_1.rs"]
-    #[allow(dead_code)]
-    mod e3;
+    use npusim_cerebras::programs::e3_gemv_routes_1 as e3;
     let mut sim = e3::build(Arch::Wse2)?;
     sim.record_events(true);
     sim.run(e3::CYCLE_LIMIT)?;
@@ -518,5 +516,71 @@ fn wse3_blocked_microthreads_wait_for_unblock() -> Res {
     sim.activate(0, 0, "t")?;
     let e = sim.run(100).expect_err("WSE-3 only");
     assert!(e.to_string().contains("WSE-3 only"), "{e}");
+    Ok(())
+}
+
+#[test]
+fn same_color_leftovers_are_a_reuse_only_under_the_seed_policy() -> Res {
+    use npusim_cerebras::sim::QueueReusePolicy;
+    // PE (0,0) sends 6 wavelets east, then 1 more of the same color through the same queue,
+    // to PE (1,0), whose 2-wavelet input queue nobody reads: the first op leaves wavelets.
+    let build = |policy: QueueReusePolicy| -> Result<Sim, Box<dyn std::error::Error>> {
+        let color = Color::new(3)?;
+        let mut sim = Sim::new(Arch::Wse2, 2, 1)?;
+        sim.set_queue_reuse_policy(policy);
+        sim.fabric_mut().set_color_config(
+            0,
+            0,
+            color,
+            ColorConfig::fixed(Route::new(&[Dir::Ramp], &[Dir::East])),
+        )?;
+        sim.fabric_mut().set_color_config(
+            1,
+            0,
+            color,
+            ColorConfig::fixed(Route::new(&[Dir::West], &[Dir::Ramp])),
+        )?;
+        sim.pe_mut(1, 0)?.queues.bind_input(4, color)?;
+        let out = FabOut::new(Arch::Wse2, 6, Some(2), Some(3))?;
+        let more = FabOut::new(Arch::Wse2, 1, Some(2), Some(3))?;
+        sim.bind_task(
+            0,
+            0,
+            TaskKind::Local,
+            10,
+            "t",
+            vec![
+                Action::sync(Op::Mov16, out, vec![Scalar::u16(1).into()]),
+                Action::sync(Op::Mov16, more, vec![Scalar::u16(2).into()]),
+            ],
+        )?;
+        sim.activate(0, 0, "t")?;
+        Ok(sim)
+    };
+    // default: the same color continues the stream; the run ends with the receiver full
+    let e = build(QueueReusePolicy::OtherColor)?
+        .run(100)
+        .expect_err("the receiver never reads");
+    assert!(matches!(e, SimError::Deadlock { .. }), "{e}");
+    // the seed's wording: any element left is a reuse, naming both operations
+    let e = build(QueueReusePolicy::Seed)?
+        .run(100)
+        .expect_err("queue reuse");
+    let SimError::QueueReuse {
+        queue,
+        left,
+        first,
+        second,
+        ..
+    } = &e
+    else {
+        panic!("{e}");
+    };
+    assert_eq!(*queue, q(QueueSide::Output, 2));
+    assert!(*left > 0);
+    assert!(
+        first.contains("action 1") && second.contains("action 2"),
+        "{e}"
+    );
     Ok(())
 }

@@ -9,8 +9,7 @@ use npusim_cerebras::ops::DsrFile;
 use npusim_cerebras::sim::{Action, AsyncConfig, OnControl, Sim, SimError, TaskKind};
 use npusim_cerebras::{Arch, ElemTy, Op, Operand, Scalar};
 
-#[path = "../examples/e3_gemv_routes_1.rs"]
-mod e3;
+use npusim_cerebras::programs::e3_gemv_routes_1 as e3;
 
 type Res = Result<(), Box<dyn std::error::Error>>;
 

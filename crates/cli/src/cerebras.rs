@@ -1,4 +1,4 @@
-//! `npusim cerebras access`: lower one CSL tensor access expression over an array of a given
+//! `npusim cerebras access` (and the dispatch of `npusim cerebras run`): lower one CSL tensor access expression over an array of a given
 //! shape, print the DSD in CSL syntax and the element indices it visits, in access order.
 
 use std::fmt::Write as _;
@@ -37,6 +37,8 @@ pub struct CerebrasArgs {
 pub enum CerebrasCommand {
     /// Lower a tensor access expression to a mem1d/mem4d DSD and list what it addresses.
     Access(AccessArgs),
+    /// Run a shipped example program on the multi-PE simulator (`--list` lists them).
+    Run(crate::cerebras_run::RunArgs),
 }
 
 /// The memory DSD kind to lower to.
@@ -73,6 +75,7 @@ pub struct AccessArgs {
 pub fn run(args: CerebrasArgs) -> Result<ExitCode> {
     match args.command {
         CerebrasCommand::Access(a) => access(&a),
+        CerebrasCommand::Run(a) => crate::cerebras_run::run(&a),
     }
 }
 
@@ -196,7 +199,7 @@ fn access(args: &AccessArgs) -> Result<ExitCode> {
 
 /// Writes `text` to standard output; a reader that closed the pipe early (`| head`) ends the
 /// output quietly instead of panicking.
-fn emit(text: &str) -> anyhow::Result<()> {
+pub(crate) fn emit(text: &str) -> anyhow::Result<()> {
     use std::io::Write as _;
     let mut stdout = std::io::stdout().lock();
     match stdout

@@ -9,6 +9,7 @@ mod bench;
 mod cast;
 mod cast_stats;
 mod cerebras;
+mod cerebras_run;
 mod formats;
 mod furiosa;
 mod info;
@@ -45,7 +46,7 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Huawei Ascend: run AscendC Cast calls (LocalTensor API, Ascend 950 Reg API).
     Ascend(ascend::AscendArgs),
-    /// Cerebras WSE: lower CSL tensor access expressions to DSDs.
+    /// Cerebras WSE: lower CSL tensor access expressions to DSDs; run the example programs.
     Cerebras(cerebras::CerebrasArgs),
     /// Furiosa RNGD: evaluate mapping expressions (m-notation).
     Furiosa(furiosa::FuriosaArgs),

@@ -1,6 +1,12 @@
 //! The Cerebras section of the tour: the tensor-access lowering examples of the CSL "Data
-//! Structure Descriptors" document (`npusim_cerebras::seed_examples`), lowered and compared.
+//! Structure Descriptors" document (`npusim_cerebras::seed_examples`), lowered and compared,
+//! then every shipped example program (`npusim_cerebras::programs`, the list
+//! `npusim cerebras run` uses) run on both architectures against its expected output. The
+//! short tour prints one summary line for the programs (and every failure); `--verbose`
+//! prints one line per program and architecture.
 
+use npusim_cerebras::Arch;
+use npusim_cerebras::programs::{PROGRAMS, Program, Values};
 use npusim_cerebras::seed_examples::SEED_LOWERINGS;
 
 use crate::tour::Detail;
@@ -9,9 +15,8 @@ use crate::tour::Detail;
 pub fn run(detail: Detail) -> usize {
     println!("== Cerebras (npusim-cerebras)");
     println!(
-        "source: CSL documentation, \"Data Structure Descriptors\" (tensor access expressions and their lowering)."
+        "sources: CSL documentation, \"Data Structure Descriptors\" (tensor access lowering); the SDK's example programs (multi-PE simulator)."
     );
-    println!();
     let mut failed = 0;
     for (i, ex) in SEED_LOWERINGS.iter().enumerate() {
         let result = ex.check();
@@ -46,6 +51,80 @@ pub fn run(detail: Detail) -> usize {
         "lowering examples: {} cases: {} PASS, {failed} FAIL",
         SEED_LOWERINGS.len(),
         SEED_LOWERINGS.len() - failed
+    );
+    failed + programs(detail)
+}
+
+/// At most this many values of an output on a passing line.
+const SHOWN: usize = 6;
+
+/// `f32[1.0, 2.0, ...]` cut after [`SHOWN`] values.
+fn short(v: &Values) -> String {
+    let full = v.to_string();
+    if v.len() <= SHOWN {
+        return full;
+    }
+    let cut = full
+        .match_indices(", ")
+        .nth(SHOWN - 1)
+        .map_or(full.len(), |(i, _)| i);
+    format!("{}, ... ({} values)]", &full[..cut], v.len())
+}
+
+/// Runs one program on `arch`; the line to print and whether it passed.
+fn program_line(p: &Program, arch: Arch) -> (bool, Vec<String>) {
+    let head = format!("{} {} ({} PEs, {arch})", p.label, p.name, p.grid);
+    let run = match p.run(arch, false) {
+        Ok(run) => run,
+        Err(e) => return (false, vec![format!("FAIL {head}: {e}")]),
+    };
+    let bad = run.mismatches();
+    let pass = bad.is_empty();
+    let got: Vec<String> = run
+        .got
+        .iter()
+        .map(|o| format!("{} = {}", o.name, short(&o.values)))
+        .collect();
+    let mut lines = vec![format!(
+        "{} {head}: {}; {} cycles",
+        if pass { "PASS" } else { "FAIL" },
+        got.join("; "),
+        run.report.cycles
+    )];
+    for (want, got) in bad {
+        lines.push(format!(
+            "     {}: expected {}, got {}",
+            want.name,
+            want.values,
+            got.map_or("nothing".to_string(), |g| g.values.to_string())
+        ));
+    }
+    (pass, lines)
+}
+
+/// Runs every shipped program on both architectures; returns the number of failures.
+fn programs(detail: crate::tour::Detail) -> usize {
+    let (mut runs, mut failed) = (0, 0);
+    for p in PROGRAMS {
+        for arch in [Arch::Wse2, Arch::Wse3] {
+            runs += 1;
+            let (pass, lines) = program_line(p, arch);
+            if !pass {
+                failed += 1;
+            }
+            if detail.shows(pass, false) {
+                for l in lines {
+                    println!("{l}");
+                }
+            }
+        }
+    }
+    println!(
+        "example programs: {} ({}-{}) on wse2 and wse3: {} PASS, {failed} FAIL (npusim cerebras run --list)",
+        PROGRAMS.len(),
+        PROGRAMS.first().map_or("", |p| p.label),
+        PROGRAMS.last().map_or("", |p| p.label),
+        runs - failed
     );
     failed
 }

@@ -197,3 +197,194 @@ fn broken_limits_exit_non_zero_naming_property_and_numbers() {
     fails("|i|{2} -> A[i]", "A=0", &[], &["invalid shape"]);
     fails("|i|{2} -> A[i]", "A", &[], &["NAME=D0,D1"]);
 }
+
+// ---- npusim cerebras run: the shipped programs -------------------------------------------
+
+fn run_json(program: &str, arch: &str) -> Value {
+    let out = npusim()
+        .args(["cerebras", "run", program, "--arch", arch, "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{program} {arch}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(&String::from_utf8(out.stdout).unwrap()).unwrap()
+}
+
+#[test]
+fn run_list_names_every_shipped_program() {
+    let out = npusim()
+        .args(["cerebras", "run", "--list", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    let want: Vec<&str> = npusim_cerebras::programs::PROGRAMS
+        .iter()
+        .map(|p| p.name)
+        .collect();
+    assert_eq!(names, want);
+    assert!(names.contains(&"gemv-06-routes-1") && names.contains(&"topic-09-fifos"));
+    let text = npusim()
+        .args(["cerebras", "run", "--list"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert_eq!(text.lines().count(), want.len());
+}
+
+#[test]
+fn run_every_program_on_both_architectures_passes_with_its_statistics() {
+    for p in npusim_cerebras::programs::PROGRAMS {
+        for arch in ["wse2", "wse3"] {
+            let v = run_json(p.name, arch);
+            assert_eq!(v["pass"], true, "{} {arch}: {v}", p.name);
+            assert_eq!(v["arch"], arch);
+            let outputs = v["outputs"].as_array().unwrap();
+            assert!(!outputs.is_empty());
+            for o in outputs {
+                assert_eq!(o["got"], o["expected"], "{} {arch}", p.name);
+                assert!(!o["got"].as_array().unwrap().is_empty());
+            }
+            let (w, h) = p.grid.split_once('x').unwrap();
+            let pes = w.parse::<usize>().unwrap() * h.parse::<usize>().unwrap();
+            let stats = v["pes"].as_array().unwrap();
+            assert_eq!(stats.len(), pes, "{}", p.name);
+            let busy: u64 = stats
+                .iter()
+                .map(|s| s["busy_cycles"].as_u64().unwrap())
+                .sum();
+            assert!(busy > 0);
+            assert!(v["cycles"].as_u64().unwrap() > 0);
+            assert_eq!(v["trace_hash"].as_str().unwrap().len(), 16);
+        }
+    }
+}
+
+#[test]
+fn run_by_label_prints_outputs_cycles_and_per_pe_rows() {
+    npusim()
+        .args(["cerebras", "run", "e3"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "PASS y (PE (1, 0)) = f32[17.0, 53.0, 89.0, 125.0]",
+        ))
+        .stdout(predicate::str::contains("cycles "))
+        .stdout(predicate::str::contains("(1, 0)"))
+        .stdout(predicate::str::contains("result: PASS"));
+}
+
+#[test]
+fn run_writes_a_chrome_trace_that_is_valid_json_and_a_lines_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let chrome = dir.path().join("trace.json");
+    let out = npusim()
+        .args(["cerebras", "run", "gemv-08-routes-3", "--trace"])
+        .arg(&chrome)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&chrome).unwrap()).unwrap();
+    let events = v["traceEvents"].as_array().unwrap();
+    assert!(!events.is_empty());
+    for e in events {
+        assert_eq!(e["ph"], "X");
+        assert!(e["pid"].as_u64().unwrap() < 12, "4x3 grid: {e}");
+        assert!(e["ts"].as_u64().is_some() && e["tid"].as_str().is_some());
+    }
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains(&format!("trace: {} events written", events.len())),
+        "{stdout}"
+    );
+    // the same events as lines, one a line, in cycle order
+    let lines = dir.path().join("trace.txt");
+    npusim()
+        .args([
+            "cerebras",
+            "run",
+            "gemv-08-routes-3",
+            "--trace-format",
+            "lines",
+            "--trace",
+        ])
+        .arg(&lines)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&lines).unwrap();
+    assert_eq!(text.lines().count(), events.len());
+    let cycles: Vec<u64> = text
+        .lines()
+        .map(|l| l.split(' ').next().unwrap().parse().unwrap())
+        .collect();
+    assert!(cycles.windows(2).all(|w| w[0] <= w[1]));
+    // two runs write the same trace
+    let again = dir.path().join("again.json");
+    npusim()
+        .args(["cerebras", "run", "gemv-08-routes-3", "--trace"])
+        .arg(&again)
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read(&chrome).unwrap(),
+        std::fs::read(&again).unwrap()
+    );
+}
+
+#[test]
+fn run_refuses_unknown_programs_and_a_trace_format_without_a_trace() {
+    npusim()
+        .args(["cerebras", "run", "gemv-99"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("gemv-99"))
+        .stderr(predicate::str::contains("gemv-06-routes-1"));
+    npusim()
+        .args(["cerebras", "run", "E3", "--trace-format", "chrome"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--trace"));
+    npusim()
+        .args(["cerebras", "run", "E3", "--arch", "wse9"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("wse9"));
+    let dir = tempfile::tempdir().unwrap();
+    npusim()
+        .args(["cerebras", "run", "E3", "--trace"])
+        .arg(dir.path().join("no/such/dir/t.json"))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("cannot write the trace"));
+}
+
+#[test]
+fn tour_runs_every_program_on_both_architectures() {
+    let n = npusim_cerebras::programs::PROGRAMS.len();
+    let short = npusim().arg("tour").assert().success();
+    let short = String::from_utf8(short.get_output().stdout.clone()).unwrap();
+    assert!(
+        short.contains(&format!(
+            "example programs: {n} (E3-E9) on wse2 and wse3: {} PASS, 0 FAIL",
+            2 * n
+        )),
+        "{short}"
+    );
+    let long = npusim().args(["tour", "--verbose"]).assert().success();
+    let long = String::from_utf8(long.get_output().stdout.clone()).unwrap();
+    for p in npusim_cerebras::programs::PROGRAMS {
+        for arch in ["wse2", "wse3"] {
+            let head = format!("PASS {} {} ({} PEs, {arch}): ", p.label, p.name, p.grid);
+            assert!(long.lines().any(|l| l.starts_with(&head)), "{head}");
+        }
+    }
+}

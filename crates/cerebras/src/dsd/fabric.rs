@@ -87,6 +87,9 @@ pub struct FabIn {
     pub control_transform: bool,
     /// Microthread priority (WSE-3 only).
     pub priority: Option<Priority>,
+    /// SIMD mode: each wavelet carries two 16-bit values, low half first; `extent` counts
+    /// wavelets (spec §0.6).
+    pub simd_mode: Option<SimdMode>,
 }
 
 impl FabIn {
@@ -124,7 +127,14 @@ impl FabIn {
             fabric_color: color,
             control_transform: false,
             priority: None,
+            simd_mode: None,
         })
+    }
+
+    /// Sets the SIMD mode (`.simd_mode = .{ .simd_32 = true }` and the like).
+    pub fn with_simd_mode(mut self, mode: SimdMode) -> FabIn {
+        self.simd_mode = Some(mode);
+        self
     }
 
     /// Sets the priority (WSE-3 only).
@@ -154,6 +164,9 @@ impl fmt::Display for FabIn {
         }
         if let Some(p) = self.priority {
             write!(f, ", .priority = {p}")?;
+        }
+        if let Some(m) = self.simd_mode {
+            write!(f, ", .simd_mode = {m}")?;
         }
         f.write_str("})")
     }

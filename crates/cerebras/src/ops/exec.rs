@@ -270,7 +270,9 @@ impl Pe {
     fn ready(&mut self, run: &RunningOp, n: u64) -> Result<Ready, OpError> {
         for (k, port) in run.ports.iter().enumerate() {
             match port {
+                Port::FabIn(p) if p.wavelets_needed(n, run.len) == 0 => {}
                 Port::FabIn(p) => {
+                    let need = p.wavelets_needed(n, run.len);
                     let q = self.queues.input_mut(p.queue);
                     match q.as_ref().and_then(|q| q.peek(0)) {
                         None => return Ok(Ready::Wait(Wait::InputEmpty(p.queue))),
@@ -279,6 +281,9 @@ impl Pe {
                                 q.pop();
                             }
                             return Ok(Ready::ControlEnd);
+                        }
+                        Some(_) if q.as_ref().is_some_and(|q| q.len() < need) => {
+                            return Ok(Ready::Wait(Wait::InputEmpty(p.queue)));
                         }
                         Some(_) => {}
                     }
@@ -383,7 +388,7 @@ impl Pe {
                     Port::Ptr(b) => self.mem.load(b.word_addr, b.elem)?,
                     Port::FabIn(p) => {
                         let words = run.src_words.get(k - 1).copied().unwrap_or(2);
-                        self.pop_fabin(op, *p, words)?
+                        self.pop_fabin(op, p, words)?
                     }
                     Port::FabOut(_) => 0,
                     Port::Fifo(id) => {

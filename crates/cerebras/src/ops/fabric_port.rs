@@ -25,8 +25,9 @@ pub(super) fn fabric_length(d: &Dsd) -> u64 {
     match d {
         Dsd::FabIn(f) if f.extent == INFINITE_EXTENT => u64::MAX,
         Dsd::FabOut(f) if f.extent == INFINITE_EXTENT => u64::MAX,
-        // a SIMD fabout's extent counts wavelets of two 16-bit values (spec §0.6)
+        // a SIMD fabric DSD's extent counts wavelets of two 16-bit values (spec §0.6)
         Dsd::FabOut(f) if f.simd_mode.is_some() => 2 * u64::from(f.extent),
+        Dsd::FabIn(f) if f.simd_mode.is_some() => 2 * u64::from(f.extent),
         _ => d.length(),
     }
 }
@@ -46,6 +47,26 @@ pub struct FabInPort {
     pub queue: u8,
     /// Mark control wavelets instead of losing the flag.
     pub control_transform: bool,
+    /// SIMD mode: two 16-bit values per wavelet, low half first.
+    pub simd: Option<SimdMode>,
+    /// The high half of the last SIMD wavelet popped, not used yet.
+    pub pending: Option<u16>,
+}
+
+impl FabInPort {
+    /// Wavelets the input queue must hold for element `n` of `len`: none while half a SIMD
+    /// wavelet is pending; for `simd_64` two at the start of each group of four elements that
+    /// takes two wavelets (the seed: "two wavelets must be ready, otherwise the DSD operation
+    /// stalls"); else one.
+    pub fn wavelets_needed(&self, n: u64, len: u64) -> u32 {
+        if self.pending.is_some() {
+            return 0;
+        }
+        match self.simd {
+            Some(SimdMode::Simd64) if n % 4 == 0 && n.saturating_add(3) < len => 2,
+            _ => 1,
+        }
+    }
 }
 
 /// A fabout operand ready to run: the output queue it pushes and how it builds wavelets.
@@ -130,6 +151,8 @@ impl Pe {
         Ok(FabInPort {
             queue,
             control_transform: d.control_transform,
+            simd: d.simd_mode,
+            pending: None,
         })
     }
 
@@ -186,7 +209,7 @@ impl Pe {
     }
 
     /// The fabric rules of an operation: a fabin only as a source, a fabout only as the
-    /// destination, at most one fabin on WSE-3, SIMD modes not modelled yet.
+    /// destination, at most one fabin on WSE-3, SIMD modes only with 16-bit values.
     pub(super) fn validate_fabric(&self, op: Op, ops: &[&Operand]) -> Result<(), OpError> {
         let mut fabins = 0;
         for (k, o) in ops.iter().enumerate() {
@@ -198,6 +221,18 @@ impl Pe {
             let why = match d {
                 Dsd::FabIn(_) if k == 0 => Some("a fabin_dsd is a source, never the destination"),
                 Dsd::FabOut(_) if k > 0 => Some("a fabout_dsd is the destination, never a source"),
+                Dsd::FabIn(f)
+                    if f.simd_mode.is_some()
+                        && op
+                            .source_classes()
+                            .get(k - 1)
+                            .is_none_or(|&c| class_words(c) != 1) =>
+                {
+                    Some("a SIMD mode packs 16-bit values; this operation reads 32-bit sources")
+                }
+                Dsd::FabIn(f) if f.simd_mode.is_some() && f.control_transform => Some(
+                    "a SIMD wavelet's high half is a value, so it cannot carry the control_transform marker",
+                ),
                 Dsd::FabOut(f) if f.simd_mode.is_some() && class_words(op.dest_class()) != 1 => {
                     Some("a SIMD mode packs 16-bit values; this operation's results are 32-bit")
                 }
@@ -230,9 +265,18 @@ impl Pe {
         Ok(())
     }
 
-    /// Pops the next wavelet of a fabin as an element of `words` 16-bit words. The caller has
-    /// checked the queue holds one.
-    pub(super) fn pop_fabin(&mut self, op: Op, p: FabInPort, words: u32) -> Result<u32, OpError> {
+    /// Pops the next wavelet of a fabin as an element of `words` 16-bit words (a SIMD fabin:
+    /// the low half, keeping the high half for the next element). The caller has checked the
+    /// queue holds one.
+    pub(super) fn pop_fabin(
+        &mut self,
+        op: Op,
+        p: &mut FabInPort,
+        words: u32,
+    ) -> Result<u32, OpError> {
+        if let Some(high) = p.pending.take() {
+            return Ok(u32::from(high));
+        }
         let w =
             self.queues
                 .input_mut(p.queue)
@@ -252,6 +296,9 @@ impl Pe {
             if w.is_control() {
                 bits |= CONTROL_MARKER;
             }
+        }
+        if p.simd.is_some() {
+            p.pending = Some((bits >> 16) as u16);
         }
         Ok(if words == 1 { bits & 0xFFFF } else { bits })
     }

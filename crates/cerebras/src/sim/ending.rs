@@ -45,6 +45,7 @@ impl Sim {
                 }
             }
         }
+        waits.extend(self.pending_flushes());
         for (x, y, d, w) in self.fabric.waiting() {
             waits.push(format!("PE ({x}, {y}) router port {d}: {w} cannot move"));
         }

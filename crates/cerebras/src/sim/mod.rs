@@ -5,6 +5,7 @@
 pub mod ending;
 pub mod error;
 pub mod microthread;
+pub mod queue_flush;
 pub mod resources;
 pub mod scheduler;
 pub mod stats;
@@ -13,6 +14,8 @@ pub mod trace;
 
 pub use error::SimError;
 pub use microthread::{MainThreadPriority, microthread_of};
+pub use queue_flush::TEARDOWN_TASK_ID;
+pub use resources::QueueReusePolicy;
 pub use scheduler::{Sim, control_entry};
 pub use stats::{PeStats, RunReport, TraceHash};
 pub use task::{Action, AsyncConfig, CallCtx, Completion, OnControl, Task, TaskKind};

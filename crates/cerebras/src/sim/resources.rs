@@ -12,10 +12,29 @@ use crate::dsd::{Dsd, Priority};
 use crate::fabric::{Color, QueueRef, QueueSide};
 use crate::ops::{Operand, RunningOp};
 
+/// When reusing an output queue that still holds another operation's wavelets is reported.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum QueueReusePolicy {
+    /// Only when a wavelet left is of another color than the new operation sends: the same
+    /// color just continues the stream (data followed by a sentinel on one queue, as the
+    /// SDK's examples do).
+    #[default]
+    OtherColor,
+    /// Any wavelet left, as seed 004 words it ("no elements in a queue before reusing it for
+    /// a different operation").
+    Seed,
+}
+
 impl Sim {
+    /// Chooses when output-queue reuse is an error ([`QueueReusePolicy::OtherColor`] by
+    /// default).
+    pub fn set_queue_reuse_policy(&mut self, policy: QueueReusePolicy) {
+        self.queue_reuse = policy;
+    }
+
     /// Queue conflicts with running microthreads, and output-queue reuse: an operation
     /// sending on `color` through an output queue that still holds another operation's
-    /// wavelets of a different color.
+    /// wavelets (of a different color, unless the policy is [`QueueReusePolicy::Seed`]).
     pub(super) fn check_queues(
         &self,
         k: usize,
@@ -60,9 +79,12 @@ impl Sim {
                 continue;
             };
             let left = oq.len();
-            let other_color = oq.iter().any(|w| Some(w.color) != color);
+            let reused = match self.queue_reuse {
+                QueueReusePolicy::OtherColor => oq.iter().any(|w| Some(w.color) != color),
+                QueueReusePolicy::Seed => left > 0,
+            };
             if let Some(first) = &st.out_owner[usize::from(q.id)]
-                && other_color
+                && reused
                 && first != label
             {
                 return Err(SimError::QueueReuse {

@@ -18,6 +18,7 @@ use std::collections::VecDeque;
 
 use super::error::SimError;
 use super::microthread::{MainThreadPriority, main_thread_rank};
+use super::queue_flush::TEARDOWN_TASK_ID;
 use super::stats::{PeStats, RunReport, TraceHash};
 use super::task::{Action, AsyncConfig, CallCtx, Completion, OnControl, Task, TaskKind};
 use super::trace::{EventKind, TraceEvent, chrome_trace};
@@ -50,6 +51,8 @@ pub(super) struct MainThread {
     pub(super) action_no: usize,
     pub(super) current: Option<SyncOp>,
     pub(super) waiting: Option<Wait>,
+    /// The output queue whose teardown task this is.
+    pub(super) teardown: Option<u8>,
 }
 
 /// One PE of the simulation: its machine, tasks, threads and statistics.
@@ -65,6 +68,12 @@ pub(super) struct PeState {
     pub(super) dsr_async: Vec<(DsrId, AsyncConfig)>,
     /// WSE-3 microthreads blocked by `@block(ut_id)`.
     pub(super) blocked_uts: [bool; 8],
+    /// Channels without a data task unblocked for control tasks, ascending.
+    pub(super) open_channels: Vec<u8>,
+    /// WSE-3 output queues being flushed (`@queue_flush`).
+    pub(super) flushing: [bool; 8],
+    /// Empty-queue handlers (`@set_empty_queue_handler`) by output queue.
+    pub(super) empty_handlers: Vec<(u8, Vec<Action>)>,
 }
 
 /// A grid of PEs, their routers and their tasks, run cycle by cycle.
@@ -75,6 +84,7 @@ pub struct Sim {
     pub(super) cycle: u64,
     pub(super) trace: TraceHash,
     pub(super) events: Option<Vec<TraceEvent>>,
+    pub(super) queue_reuse: super::resources::QueueReusePolicy,
 }
 
 /// What one PE did in one cycle.
@@ -116,6 +126,9 @@ impl Sim {
                     out_owner: Default::default(),
                     dsr_async: Vec::new(),
                     blocked_uts: [false; 8],
+                    open_channels: Vec::new(),
+                    flushing: [false; 8],
+                    empty_handlers: Vec::new(),
                 }
             })
             .collect();
@@ -126,6 +139,7 @@ impl Sim {
             cycle: 0,
             trace: TraceHash::default(),
             events: None,
+            queue_reuse: super::resources::QueueReusePolicy::default(),
         })
     }
 
@@ -260,6 +274,44 @@ impl Sim {
             .map_err(|e| self.op_error(k, self.cycle, "@load_to_dsr", e))?;
         self.pes[k].dsr_async.push((id, cfg));
         Ok(id)
+    }
+
+    /// Host-side (comptime) `@unblock(channel)` on PE `(x, y)`: control wavelets reaching the
+    /// head of a channel no data task is bound to (a color on WSE-2, an input queue on WSE-3)
+    /// start the control task they name.
+    pub fn unblock_channel(&mut self, x: i64, y: i64, channel: u8) -> Result<(), SimError> {
+        let k = self.fabric.pe_index(x, y)?;
+        self.set_channel(k, channel, true)
+    }
+
+    fn set_channel(&mut self, k: usize, channel: u8, open: bool) -> Result<(), SimError> {
+        let max = match self.arch {
+            Arch::Wse2 => 23,
+            Arch::Wse3 => 7,
+        };
+        if channel > max {
+            let (x, y) = self.fabric.coords(k);
+            return Err(SimError::Task {
+                x,
+                y,
+                what: format!(
+                    "channel {channel} is outside 0..={max} (a {} on {})",
+                    if self.arch == Arch::Wse2 {
+                        "color"
+                    } else {
+                        "input queue"
+                    },
+                    self.arch
+                ),
+            });
+        }
+        let open_channels = &mut self.pes[k].open_channels;
+        open_channels.retain(|&c| c != channel);
+        if open {
+            open_channels.push(channel);
+            open_channels.sort_unstable();
+        }
+        Ok(())
     }
 
     /// Host-side `@activate(task)` on PE `(x, y)` (the port of an RPC `launch`).
@@ -579,7 +631,13 @@ impl Sim {
             );
             return self.run_action(k, cycle, action, label, out);
         }
+        if let Some(q) = self.pes[k].main.teardown.take() {
+            self.teardown_ended(k, cycle, q)?;
+        }
         self.pes[k].main.task = None;
+        // the teardown task (system id 29) of a flushed queue that drained, when no eligible
+        // task has a lower id
+        let teardown = self.teardown_due(k);
         // idle: start the eligible task with the lowest id
         let st = &mut self.pes[k];
         let pick = st.tasks.iter().position(|t| {
@@ -591,18 +649,65 @@ impl Sim {
                     TaskKind::Control => false,
                 }
         });
-        let Some(ti) = pick else {
-            return Ok(());
+        // a control wavelet at the head of an unblocked channel without a data task, taken
+        // when its control task id is below the picked task's
+        let channel = st.open_channels.iter().find_map(|&ch| {
+            if st
+                .tasks
+                .iter()
+                .any(|t| t.kind == TaskKind::Data && t.id == ch)
+            {
+                return None;
+            }
+            let q = data_queue(&st.pe, ch)?;
+            let w = st.pe.queues.input(q)?.peek(0)?;
+            w.is_control().then_some((ch, q, control_entry(w.payload)))
+        });
+        let channel =
+            channel.filter(|&(_, _, entry)| pick.is_none_or(|ti| entry < st.tasks[ti].id));
+        let lowest = match (channel, pick) {
+            (Some((_, _, entry)), _) => Some(entry),
+            (None, Some(ti)) => Some(st.tasks[ti].id),
+            (None, None) => None,
         };
-        let task = &mut st.tasks[ti];
-        task.active = false;
-        let (mut name, mut body, kind, id) =
-            (task.name.clone(), task.body.clone(), task.kind, task.id);
-        let wavelet = match kind {
-            TaskKind::Data => data_queue(&st.pe, id)
-                .and_then(|q| st.pe.queues.input_mut(q))
-                .and_then(|iq| iq.pop()),
-            TaskKind::Local | TaskKind::Control => None,
+        if let Some(q) = teardown.filter(|_| lowest.is_none_or(|id| id > TEARDOWN_TASK_ID)) {
+            let body = self.teardown_body(k, q);
+            let name = format!("teardown (output queue {q} drained)");
+            let st = &mut self.pes[k];
+            st.main = MainThread {
+                task: Some(name.clone()),
+                actions: body.into(),
+                teardown: Some(q),
+                ..MainThread::default()
+            };
+            st.stats.tasks_started += 1;
+            out.progressed = true;
+            self.trace.add(cycle);
+            self.trace.add(k as u64);
+            self.trace.add_str(&name);
+            self.event(cycle, k, EventKind::TaskStart, "main", || name.clone());
+            return Ok(());
+        }
+        let st = &mut self.pes[k];
+        let (mut name, mut body, wavelet) = match (channel, pick) {
+            (Some((ch, q, _)), _) => {
+                let wavelet = st.pe.queues.input_mut(q).and_then(|iq| iq.pop());
+                (format!("channel {ch} (no data task)"), Vec::new(), wavelet)
+            }
+            (None, Some(ti)) => {
+                let task = &mut st.tasks[ti];
+                task.active = false;
+                let (name, body, kind, id) =
+                    (task.name.clone(), task.body.clone(), task.kind, task.id);
+                let wavelet = match kind {
+                    TaskKind::Data => data_queue(&st.pe, id)
+                        .and_then(|q| st.pe.queues.input_mut(q))
+                        .and_then(|iq| iq.pop()),
+                    TaskKind::Local | TaskKind::Control => None,
+                };
+                (name, body, wavelet)
+            }
+            (None, None) => return Ok(()),
         };
         // a control wavelet on a data task's channel starts the control task it names
         if let Some(w) = wavelet.filter(|w| w.is_control()) {
@@ -633,6 +738,7 @@ impl Sim {
             action_no: 0,
             current: None,
             waiting: None,
+            teardown: None,
         };
         st.stats.tasks_started += 1;
         out.progressed = true;
@@ -684,6 +790,13 @@ impl Sim {
             Action::Unblock(t) => self.set_task(k, &t, |t| t.blocked = false),
             Action::BlockMicrothread(u) => self.block_microthread(k, cycle, label, u, true),
             Action::UnblockMicrothread(u) => self.block_microthread(k, cycle, label, u, false),
+            Action::UnblockChannel(c) => self.set_channel(k, c, true),
+            Action::BlockChannel(c) => self.set_channel(k, c, false),
+            Action::QueueFlush(q) => self.set_queue_flush(k, cycle, &label, q, true),
+            Action::ExitQueueFlush(q) => self.set_queue_flush(k, cycle, &label, q, false),
+            Action::InitializeOutputQueue(q, c) => {
+                self.initialize_output_queue(k, cycle, &label, q, c)
+            }
             Action::Call(f) => {
                 let st = &mut self.pes[k];
                 let mut ctx = CallCtx {

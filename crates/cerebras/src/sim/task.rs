@@ -98,6 +98,18 @@ pub enum Action {
     BlockMicrothread(u8),
     /// `@unblock(ut_id)` (WSE-3).
     UnblockMicrothread(u8),
+    /// `@unblock(channel)` of a channel no data task is bound to (a color on WSE-2, an input
+    /// queue on WSE-3): control wavelets reaching its head start the control task they name.
+    UnblockChannel(u8),
+    /// `@block(channel)`: undoes [`Action::UnblockChannel`].
+    BlockChannel(u8),
+    /// `@queue_flush(q)` (WSE-3): the teardown task runs once output queue `q` is empty.
+    QueueFlush(u8),
+    /// Leaves the flush state of output queue `q` (what an empty-queue handler must do).
+    ExitQueueFlush(u8),
+    /// `@initialize_queue(q, .{ .color = c })` at run time: binds output queue `q` to a
+    /// color; on WSE-3 an error while it still holds wavelets of another color.
+    InitializeOutputQueue(u8, crate::fabric::Color),
     /// Rust code (one cycle) returning further actions, run before the rest of the body.
     Call(CallFn),
 }
@@ -147,6 +159,13 @@ impl fmt::Debug for Action {
             Action::Unblock(t) => write!(f, "@unblock({t})"),
             Action::BlockMicrothread(u) => write!(f, "@block(ut {u})"),
             Action::UnblockMicrothread(u) => write!(f, "@unblock(ut {u})"),
+            Action::UnblockChannel(c) => write!(f, "@unblock(channel {c})"),
+            Action::BlockChannel(c) => write!(f, "@block(channel {c})"),
+            Action::QueueFlush(q) => write!(f, "@queue_flush({q})"),
+            Action::ExitQueueFlush(q) => write!(f, "exit flush({q})"),
+            Action::InitializeOutputQueue(q, c) => {
+                write!(f, "@initialize_queue({q}, .{{ .color = {} }})", c.id())
+            }
             Action::Call(_) => f.write_str("<rust code>"),
         }
     }
@@ -161,7 +180,8 @@ pub enum TaskKind {
     /// By `@activate` or a completion.
     Local,
     /// By a control wavelet naming its id (payload bits 16..=21) that reaches the head of a
-    /// data task's channel; the wavelet is the task's argument (its data in bits 0..=15).
+    /// data task's channel, or of a channel unblocked with [`Action::UnblockChannel`]; the
+    /// wavelet is the task's argument (its data in bits 0..=15).
     Control,
 }
 

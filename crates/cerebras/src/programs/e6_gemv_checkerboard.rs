@@ -1,0 +1,231 @@
+//! Spec §13 E6, `gemv-checkerboard-pattern` on a 4×4 grid in f16: `y = A x + b` with
+//! M = 32, N = 16. PE `(px, py)` holds the 8×4 block of `A` at rows `8py..`, columns `4px..`
+//! (row-major). `x` enters the top row through its north edge with each value's local column
+//! in the wavelet's high half and is multicast down the columns; the two-argument data task
+//! `recv_x(data: f16, idx: u16)` does `@fmach(y, y, A_col, data, .{ .index = idx })` on a
+//! `wavelet_index_offset` DSD walking column 0 (stride 4), so `.index` picks the column. `b`
+//! enters the left column through its west edge. The partial sums are reduced west to east
+//! on a checkerboard of colors 0/1 with asynchronous `@faddh` and the right column sends `y`
+//! out of its east edge. With small integer inputs every f16 step is exact, so the result is
+//! checked bit for bit against integer arithmetic.
+
+use super::{Output, Program, ProgramError, Values};
+
+use crate::dsd::{FabIn, FabOut};
+use crate::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
+use crate::sim::{Action, AsyncConfig, Sim, TaskKind};
+use crate::{Arch, ElemTy, Op, OpConfig, Scalar};
+use half::f16;
+
+/// Rows of `A`.
+pub const M: u64 = 32;
+/// Columns of `A`.
+pub const N: u64 = 16;
+const SIDE: u64 = 4;
+const MP: u64 = M / SIDE;
+const NP: u64 = N / SIDE;
+const X_HOST: u8 = 4;
+const B_HOST: u8 = 5;
+const Y_HOST: u8 = 6;
+/// Cycle limit of the run.
+pub const CYCLE_LIMIT: u64 = 100_000;
+
+/// `A[i][j]`, small integers.
+pub fn a(i: u64, j: u64) -> i64 {
+    ((i + 2 * j) % 7) as i64 - 3
+}
+
+/// `x[j]`.
+pub fn x(j: u64) -> i64 {
+    (j % 3) as i64 - 1
+}
+
+/// `b[i]`.
+pub fn b(i: u64) -> i64 {
+    (i % 5) as i64
+}
+
+fn h(v: i64) -> u16 {
+    f16::from_f32(v as f32).to_bits()
+}
+
+fn route(rx: Dir, tx: &[Dir]) -> ColorConfig {
+    ColorConfig::fixed(Route::new(&[rx], tx))
+}
+
+/// Builds the program on `arch`.
+pub fn build(arch: Arch) -> Result<Sim, ProgramError> {
+    let mut sim = Sim::new(arch, SIDE as u32, SIDE as u32)?;
+    let (xc, bc, yc) = (
+        Color::new(i64::from(X_HOST))?,
+        Color::new(i64::from(B_HOST))?,
+        Color::new(i64::from(Y_HOST))?,
+    );
+    for py in 0..SIDE {
+        for px in 0..SIDE {
+            let (cx, cy) = (px as i64, py as i64);
+            let send = Color::new((px % 2) as i64)?;
+            let recv = Color::new(((px + 1) % 2) as i64)?;
+            let last_col = px + 1 == SIDE;
+            let f = sim.fabric_mut();
+            let down: &[Dir] = if py + 1 == SIDE {
+                &[Dir::Ramp]
+            } else {
+                &[Dir::Ramp, Dir::South]
+            };
+            f.set_color_config(cx, cy, xc, route(Dir::North, down))?;
+            if py == 0 {
+                f.open_edge(cx, cy, Dir::North)?;
+                let xs = (0..NP).map(|j| Wavelet::data16(xc, j as u16, h(x(px * NP + j))));
+                f.stream_in(cx, cy, Dir::North, xs)?;
+            }
+            if px == 0 {
+                f.set_color_config(cx, cy, bc, route(Dir::West, &[Dir::Ramp]))?;
+                f.open_edge(cx, cy, Dir::West)?;
+                let bs = (0..MP).map(|i| Wavelet::data16(bc, 0, h(b(py * MP + i))));
+                f.stream_in(cx, cy, Dir::West, bs)?;
+            }
+            if last_col {
+                f.set_color_config(cx, cy, yc, route(Dir::Ramp, &[Dir::East]))?;
+                f.open_edge(cx, cy, Dir::East)?;
+            } else {
+                f.set_color_config(cx, cy, send, route(Dir::Ramp, &[Dir::East]))?;
+            }
+            if px > 0 {
+                f.set_color_config(cx, cy, recv, route(Dir::West, &[Dir::Ramp]))?;
+            }
+            let pe = sim.pe_mut(cx, cy)?;
+            let block: Vec<f16> = (0..MP)
+                .flat_map(|i| {
+                    (0..NP).map(move |j| f16::from_f32(a(py * MP + i, px * NP + j) as f32))
+                })
+                .collect();
+            pe.mem.declare_with("A", &[MP, NP], &block)?;
+            pe.mem.declare("mt", ElemTy::F16, &[MP])?;
+            pe.mem.declare("bvec", ElemTy::F16, &[MP])?;
+            pe.mem.declare("counts", ElemTy::U32, &[2])?;
+            for c in [xc, recv, bc] {
+                pe.queues.bind_input(c.id(), c)?;
+            }
+            pe.queues.bind_output(2, if last_col { yc } else { send })?;
+            let mt = pe.mem.mem1d(&format!("|i|{{{MP}}} -> mt[i]"))?;
+            let bvec = pe.mem.mem1d(&format!("|i|{{{MP}}} -> bvec[i]"))?;
+            let a_col = pe
+                .mem
+                .mem1d(&format!("|i|{{{MP}}} -> A[i, 0]"))?
+                .with_wavelet_index_offset(true);
+            let out = FabOut::new(arch, MP as i64, Some(2), None)?;
+            let fin = FabIn::new(arch, MP as i64, Some(recv.id().into()), None)?;
+            let reduce = if px == 0 {
+                Action::spawn(
+                    Op::Faddh,
+                    out,
+                    vec![(&mt).into(), bvec.into()],
+                    AsyncConfig::default(),
+                )
+            } else {
+                Action::spawn(
+                    Op::Faddh,
+                    out,
+                    vec![fin.into(), (&mt).into()],
+                    AsyncConfig::default(),
+                )
+            };
+            let needs_b = px == 0;
+            let ready = move |counts: &[u32]| -> Vec<Action> {
+                let b_done = !needs_b || u64::from(counts[1]) == MP;
+                if u64::from(counts[0]) == NP && b_done {
+                    vec![Action::Activate("reduce".into())]
+                } else {
+                    Vec::new()
+                }
+            };
+            let recv_x = Action::call(move |ctx| {
+                let w = ctx.wavelet.unwrap_or(Wavelet::data32(Color::new(0)?, 0));
+                let mut counts = ctx.pe.mem.read::<u32>("counts")?;
+                counts[0] += 1;
+                ctx.pe.mem.write("counts", &counts)?;
+                let mut next = vec![Action::Op {
+                    op: Op::Fmach,
+                    dest: (&mt).into(),
+                    srcs: vec![
+                        (&mt).into(),
+                        a_col.clone().into(),
+                        Scalar::from_bits(ElemTy::F16, u32::from(w.low16())).into(),
+                    ],
+                    cfg: OpConfig {
+                        index: Some(w.index()),
+                    },
+                    asynchronous: None,
+                }];
+                next.extend(ready(&counts));
+                Ok(next)
+            });
+            sim.bind_task(cx, cy, TaskKind::Data, X_HOST, "recv_x", vec![recv_x])?;
+            sim.bind_task(cx, cy, TaskKind::Local, 10, "reduce", vec![reduce])?;
+            if needs_b {
+                let recv_b = Action::call(move |ctx| {
+                    let w = ctx.wavelet.unwrap_or(Wavelet::data32(Color::new(0)?, 0));
+                    let mut counts = ctx.pe.mem.read::<u32>("counts")?;
+                    let mut bv = ctx.pe.mem.read::<f16>("bvec")?;
+                    if let Some(slot) = bv.get_mut(counts[1] as usize) {
+                        *slot = f16::from_bits(w.low16());
+                    }
+                    counts[1] += 1;
+                    ctx.pe.mem.write("bvec", &bv)?;
+                    ctx.pe.mem.write("counts", &counts)?;
+                    Ok(ready(&counts))
+                });
+                sim.bind_task(cx, cy, TaskKind::Data, B_HOST, "recv_b", vec![recv_b])?;
+            }
+        }
+    }
+    Ok(sim)
+}
+
+/// `y` (f16 bits) as the host received it at the east edge, top to bottom.
+fn results(sim: &Sim) -> Vec<u16> {
+    let mut got: Vec<(u32, u64, u16)> = sim
+        .collected()
+        .iter()
+        .map(|c| (c.y, c.cycle, c.wavelet.low16()))
+        .collect();
+    got.sort_by_key(|&(y, cycle, _)| (y, cycle));
+    got.into_iter().map(|(_, _, v)| v).collect()
+}
+
+/// Runs the program on `arch`; returns `y` (f16 bits) as the host receives it, top to bottom.
+pub fn run(arch: Arch) -> Result<Vec<u16>, ProgramError> {
+    let mut sim = build(arch)?;
+    sim.run(CYCLE_LIMIT)?;
+    Ok(results(&sim))
+}
+
+/// `A x + b` in integers, as f16 bits.
+pub fn expected() -> Vec<u16> {
+    (0..M)
+        .map(|i| h((0..N).map(|j| a(i, j) * x(j)).sum::<i64>() + b(i)))
+        .collect()
+}
+
+const Y_NAME: &str = "y (streamed out of the east edge, top to bottom)";
+
+fn halves(bits: Vec<u16>) -> Values {
+    Values::F16(bits.into_iter().map(f16::from_bits).collect())
+}
+
+fn read(sim: &Sim) -> Result<Vec<Output>, ProgramError> {
+    Ok(vec![Output::new(Y_NAME, halves(results(sim)))])
+}
+
+/// The registry entry.
+pub const PROGRAM: Program = Program {
+    name: "gemv-checkerboard-pattern",
+    label: "E6",
+    description: "y = A x + b in f16 on 4x4 PEs: x by column index (wavelet_index_offset), checkerboard reduction",
+    grid: "4x4",
+    build,
+    read,
+    expected: || vec![Output::new(Y_NAME, halves(expected()))],
+    cycle_limit: CYCLE_LIMIT,
+};

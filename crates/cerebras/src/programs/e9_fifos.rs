@@ -1,0 +1,179 @@
+//! Spec §13 E9, `topic-09-fifos` on one PE: the host streams f32 values in; an asynchronous
+//! `@fadds` adds 10 into an unconfigured FIFO; a second asynchronous `@fnegs` pops the FIFO,
+//! negates and sends on a loopback color; each wavelet coming back starts a data task that
+//! cubes it and sends the cube to the host with an asynchronous `@fmovs` that unblocks the
+//! task when done: `out = (-(x + 10))^3`.
+//!
+//! The CSL it models:
+//!
+//! ```text
+//! var fifo_buffer = @zeros([capacity]f32);
+//! const fifo = @allocate_fifo(fifo_buffer);
+//! const ten = [1]f32{ 10.0 };
+//! const ten_dsd = @get_dsd(mem1d_dsd, .{ .tensor_access = |i|{N} -> ten[0] });
+//! task main() void {
+//!   @fadds(fifo, in_dsd, ten_dsd, .{ .async = true });
+//!   @fnegs(loop_out, fifo, .{ .async = true });
+//! }
+//! task process(element: f32) void {           // data task on the loopback color
+//!   elem[0] = element;
+//!   @fmuls(buf_dsd, elem_dsd, elem_dsd);
+//!   @fmuls(buf_dsd, buf_dsd, elem_dsd);
+//!   @block(process);
+//!   @fmovs(out_dsd, buf_dsd, .{ .async = true, .unblock = process });
+//! }
+//! ```
+
+use super::{Output, Program, ProgramError, Values};
+
+use crate::dsd::{FabIn, FabOut, FifoConfig};
+use crate::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
+use crate::sim::{Action, AsyncConfig, RunReport, Sim, TaskKind};
+use crate::{Arch, ElemTy, Op};
+
+/// Cycle limit of the run.
+pub const CYCLE_LIMIT: u64 = 100_000;
+
+/// Builds the program on `arch` with `input` streamed in by the host.
+pub fn build(arch: Arch, input: &[f32]) -> Result<Sim, ProgramError> {
+    let (h2d, lb, d2h) = (Color::new(1)?, Color::new(4)?, Color::new(2)?);
+    let n = input.len() as i64;
+    let mut sim = Sim::new(arch, 1, 1)?;
+    let f = sim.fabric_mut();
+    f.set_color_config(
+        0,
+        0,
+        h2d,
+        ColorConfig::fixed(Route::new(&[Dir::West], &[Dir::Ramp])),
+    )?;
+    f.set_color_config(
+        0,
+        0,
+        lb,
+        ColorConfig::fixed(Route::new(&[Dir::Ramp], &[Dir::Ramp])),
+    )?;
+    f.set_color_config(
+        0,
+        0,
+        d2h,
+        ColorConfig::fixed(Route::new(&[Dir::Ramp], &[Dir::East])),
+    )?;
+    f.open_edge(0, 0, Dir::West)?;
+    f.open_edge(0, 0, Dir::East)?;
+    f.stream_in(
+        0,
+        0,
+        Dir::West,
+        input.iter().map(|v| Wavelet::data32(h2d, v.to_bits())),
+    )?;
+    // the data task's queue: its color on WSE-2, queue 4 bound to the color on WSE-3
+    let data_id = match arch {
+        Arch::Wse2 => lb.id(),
+        Arch::Wse3 => 4,
+    };
+    let pe = sim.pe_mut(0, 0)?;
+    pe.mem.declare("fifo_buffer", ElemTy::F32, &[16])?;
+    pe.mem.declare_with("ten", &[1], &[10.0f32])?;
+    pe.mem.declare("elem", ElemTy::F32, &[1])?;
+    pe.mem.declare("buf", ElemTy::F32, &[1])?;
+    let fifo = pe.allocate_fifo("fifo_buffer", FifoConfig::default())?;
+    pe.queues.bind_input(0, h2d)?;
+    pe.queues.bind_output(1, lb)?;
+    pe.queues.bind_output(2, d2h)?;
+    if arch == Arch::Wse3 {
+        pe.queues.bind_input(data_id, lb)?;
+    }
+    let ten = pe.mem.mem1d(&format!("|i|{{{n}}} -> ten[0]"))?;
+    let in_dsd = FabIn::new(arch, n, Some(0), None)?;
+    let loop_out = FabOut::new(arch, n, Some(1), None)?;
+    let out_dsd = FabOut::new(arch, 1, Some(2), None)?;
+    let main = vec![
+        Action::spawn(
+            Op::Fadds,
+            fifo,
+            vec![in_dsd.into(), ten.into()],
+            AsyncConfig::default(),
+        ),
+        Action::spawn(
+            Op::Fnegs,
+            loop_out,
+            vec![fifo.into()],
+            AsyncConfig::default(),
+        ),
+    ];
+    let process = vec![Action::call(move |ctx| {
+        let element = f32::from_bits(ctx.wavelet.map_or(0, |w| w.payload));
+        ctx.pe.mem.write("elem", &[element])?;
+        let elem = ctx.pe.mem.mem1d("|i|{1} -> elem[i]")?;
+        let buf = ctx.pe.mem.mem1d("|i|{1} -> buf[i]")?;
+        Ok(vec![
+            Action::sync(Op::Fmuls, &buf, vec![(&elem).into(), (&elem).into()]),
+            Action::sync(Op::Fmuls, &buf, vec![(&buf).into(), (&elem).into()]),
+            Action::Block("process".into()),
+            Action::spawn(
+                Op::Fmovs,
+                out_dsd.clone(),
+                vec![buf.into()],
+                AsyncConfig::unblock("process"),
+            ),
+        ])
+    })];
+    sim.bind_task(0, 0, TaskKind::Local, 10, "main", main)?;
+    sim.bind_task(0, 0, TaskKind::Data, data_id, "process", process)?;
+    sim.activate(0, 0, "main")?;
+    Ok(sim)
+}
+
+/// The values the host received, in order.
+fn results(sim: &Sim) -> Vec<f32> {
+    sim.collected()
+        .iter()
+        .map(|c| f32::from_bits(c.wavelet.payload))
+        .collect()
+}
+
+/// Runs the program on `arch` with `input`; returns the values received and the report.
+pub fn run(arch: Arch, input: &[f32]) -> Result<(Vec<f32>, RunReport), ProgramError> {
+    let mut sim = build(arch, input)?;
+    let report = sim.run(CYCLE_LIMIT)?;
+    Ok((results(&sim), report))
+}
+
+/// The input the registry entry streams in.
+pub fn default_input() -> Vec<f32> {
+    vec![0.5, 1.0, -2.0, 0.25]
+}
+
+/// What the program computes: `out = (-(in + 10))^3`, each step rounded to f32.
+pub fn reference(input: &[f32]) -> Vec<f32> {
+    input
+        .iter()
+        .map(|&x| {
+            let t = -(x + 10.0);
+            t * t * t
+        })
+        .collect()
+}
+
+const OUT_NAME: &str = "out (streamed out of the east edge)";
+
+fn read(sim: &Sim) -> Result<Vec<Output>, ProgramError> {
+    Ok(vec![Output::new(OUT_NAME, Values::F32(results(sim)))])
+}
+
+/// The registry entry.
+pub const PROGRAM: Program = Program {
+    name: "topic-09-fifos",
+    label: "E9",
+    description: "one PE: a FIFO between an async receive and a data task computing (-(x + 10))^3",
+    grid: "1x1",
+    build: |arch| build(arch, &default_input()),
+    read,
+    expected: || {
+        vec![Output::new(
+            OUT_NAME,
+            Values::F32(reference(&default_input())),
+        )]
+    },
+    cycle_limit: CYCLE_LIMIT,
+};

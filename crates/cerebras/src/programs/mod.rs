@@ -1,0 +1,160 @@
+//! The shipped example programs (spec §13 E3–E9) as one list: each builds a simulation,
+//! reads its results back and knows the results it must give. The `examples/`, the tests,
+//! `npusim cerebras run` and the tour all use [`PROGRAMS`].
+//!
+//! ```
+//! use npusim_cerebras::Arch;
+//! use npusim_cerebras::programs::find;
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let run = find("gemv-06-routes-1")?.run(Arch::Wse2, false)?;
+//! assert!(run.mismatches().is_empty());
+//! # Ok(()) }
+//! ```
+
+pub mod e3_gemv_routes_1;
+pub mod e4_gemv_routes_3;
+pub mod e5_gemv_streaming;
+pub mod e6_gemv_checkerboard;
+pub mod e7_pipeline_basic;
+pub mod e8_pipeline_fifo;
+pub mod e9_fifos;
+pub mod error;
+pub mod values;
+
+pub use error::ProgramError;
+pub use values::{Output, Values};
+
+use crate::arch::Arch;
+use crate::sim::{RunReport, Sim};
+
+/// One shipped program.
+#[derive(Clone, Copy, Debug)]
+pub struct Program {
+    /// The SDK example's name, e.g. `gemv-06-routes-1`.
+    pub name: &'static str,
+    /// The spec §13 label, e.g. `E3`.
+    pub label: &'static str,
+    /// What it computes, in one line.
+    pub description: &'static str,
+    /// Grid size, e.g. `2x1`.
+    pub grid: &'static str,
+    /// Builds the simulation with the program's inputs, ready to run.
+    pub build: fn(Arch) -> Result<Sim, ProgramError>,
+    /// Reads the results back from a finished simulation.
+    pub read: fn(&Sim) -> Result<Vec<Output>, ProgramError>,
+    /// The results it must give (computed from the program's definition, not recorded).
+    pub expected: fn() -> Vec<Output>,
+    /// Cycle limit of the run.
+    pub cycle_limit: u64,
+}
+
+/// A finished run of a program.
+pub struct ProgramRun {
+    /// The simulation after the run (its events, if recorded, and memories).
+    pub sim: Sim,
+    /// Cycles, per-PE statistics, trace hash.
+    pub report: RunReport,
+    /// What the program read back.
+    pub got: Vec<Output>,
+    /// What it must give.
+    pub expected: Vec<Output>,
+}
+
+impl ProgramRun {
+    /// Outputs whose name, type or bits differ from the expected ones, as
+    /// `(expected, got or None when missing)`.
+    pub fn mismatches(&self) -> Vec<(&Output, Option<&Output>)> {
+        let mut out = Vec::new();
+        for want in &self.expected {
+            let got = self.got.iter().find(|g| g.name == want.name);
+            if !got.is_some_and(|g| g.values.same_bits(&want.values)) {
+                out.push((want, got));
+            }
+        }
+        out
+    }
+}
+
+impl Program {
+    /// Builds, runs (recording events when `record`) and reads back the program on `arch`.
+    pub fn run(&self, arch: Arch, record: bool) -> Result<ProgramRun, ProgramError> {
+        let mut sim = (self.build)(arch)?;
+        sim.record_events(record);
+        let report = sim.run(self.cycle_limit)?;
+        let got = (self.read)(&sim)?;
+        Ok(ProgramRun {
+            sim,
+            report,
+            got,
+            expected: (self.expected)(),
+        })
+    }
+}
+
+/// Every shipped program, in spec §13 order.
+pub const PROGRAMS: &[Program] = &[
+    e3_gemv_routes_1::PROGRAM,
+    e4_gemv_routes_3::PROGRAM,
+    e5_gemv_streaming::PROGRAM,
+    e6_gemv_checkerboard::PROGRAM,
+    e7_pipeline_basic::PROGRAM,
+    e8_pipeline_fifo::PROGRAM,
+    e9_fifos::PROGRAM,
+];
+
+/// The program called `name` (its SDK name or its spec label, case-insensitive: `E3`).
+pub fn find(name: &str) -> Result<&'static Program, ProgramError> {
+    PROGRAMS
+        .iter()
+        .find(|p| p.name.eq_ignore_ascii_case(name) || p.label.eq_ignore_ascii_case(name))
+        .ok_or_else(|| ProgramError::Unknown {
+            name: name.to_string(),
+            known: PROGRAMS
+                .iter()
+                .map(|p| p.name)
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+}
+
+/// `y = A x + b` in f64 (exact for the programs' small integers), rounded to f32, for an
+/// `m` x `n` matrix given by `a(i, j)`.
+pub(crate) fn gemv_reference(
+    m: u64,
+    n: u64,
+    a: impl Fn(u64, u64) -> f64,
+    x: impl Fn(u64) -> f64,
+    b: impl Fn(u64) -> f64,
+) -> Vec<f32> {
+    (0..m)
+        .map(|i| ((0..n).map(|j| a(i, j) * x(j)).sum::<f64>() + b(i)) as f32)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_labels_are_unique_and_found() {
+        for (k, p) in PROGRAMS.iter().enumerate() {
+            for q in &PROGRAMS[k + 1..] {
+                assert_ne!(p.name, q.name);
+                assert_ne!(p.label, q.label);
+            }
+            assert_eq!(find(p.name).map(|f| f.name).ok(), Some(p.name));
+            assert_eq!(
+                find(&p.label.to_lowercase()).map(|f| f.name).ok(),
+                Some(p.name)
+            );
+        }
+        let err = find("gemv-99")
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            err.contains("gemv-99") && err.contains("gemv-06-routes-1"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,162 @@
+//! WSE-3 output-queue flush (spec §6, EX topic-16): an output queue serves one color; to move
+//! it to another color it must drain first. `@queue_flush(q)` arranges for the teardown task
+//! (system id 29) to run once the queue is empty; it runs the handler set with
+//! `@set_empty_queue_handler`, which must clear the flush state (`Action::ExitQueueFlush`).
+//! Rebinding a WSE-3 queue that still holds wavelets (`Action::InitializeOutputQueue`) is an
+//! error.
+
+use super::error::SimError;
+use super::scheduler::Sim;
+use super::task::Action;
+use crate::arch::Arch;
+use crate::fabric::Color;
+
+/// The teardown task's id (spec §1.3: system id 29).
+pub const TEARDOWN_TASK_ID: u8 = 29;
+
+impl Sim {
+    /// `@set_empty_queue_handler(handler, q)` on PE `(x, y)` (WSE-3): the teardown task runs
+    /// `body` when a flushed output queue `queue` is empty; `body` must clear the flush state
+    /// with [`Action::ExitQueueFlush`].
+    pub fn set_empty_queue_handler(
+        &mut self,
+        x: i64,
+        y: i64,
+        queue: u8,
+        body: Vec<Action>,
+    ) -> Result<(), SimError> {
+        let k = self.fabric.pe_index(x, y)?;
+        self.flushable(k, None, "@set_empty_queue_handler", queue)?;
+        let handlers = &mut self.pes[k].empty_handlers;
+        handlers.retain(|(q, _)| *q != queue);
+        handlers.push((queue, body));
+        Ok(())
+    }
+
+    /// Checks `queue` is an output queue of a WSE-3 PE.
+    fn flushable(
+        &self,
+        k: usize,
+        cycle: Option<u64>,
+        what: &str,
+        queue: u8,
+    ) -> Result<(), SimError> {
+        let (x, y) = self.fabric.coords(k);
+        let rule = if self.arch != Arch::Wse3 {
+            format!("{what} is WSE-3 only (WSE-2 output queues are not tied to a color)")
+        } else if self.pes[k].pe.queues.output(queue).is_none() {
+            format!("{what}: output queue {queue} does not exist (0..=7)")
+        } else {
+            return Ok(());
+        };
+        Err(match cycle {
+            Some(cycle) => SimError::Async {
+                x,
+                y,
+                cycle,
+                what: what.into(),
+                rule,
+            },
+            None => SimError::Task { x, y, what: rule },
+        })
+    }
+
+    /// `@queue_flush(q)` (`on = true`) or the handler's exit from the flush state.
+    pub(super) fn set_queue_flush(
+        &mut self,
+        k: usize,
+        cycle: u64,
+        label: &str,
+        queue: u8,
+        on: bool,
+    ) -> Result<(), SimError> {
+        self.flushable(k, Some(cycle), label, queue)?;
+        self.pes[k].flushing[usize::from(queue)] = on;
+        Ok(())
+    }
+
+    /// `@initialize_queue(q, .{ .color = c })` at run time: on WSE-3 refused while the queue
+    /// still holds wavelets of the color it served (WSE-2 output queues may mix colors).
+    pub(super) fn initialize_output_queue(
+        &mut self,
+        k: usize,
+        cycle: u64,
+        label: &str,
+        queue: u8,
+        color: Color,
+    ) -> Result<(), SimError> {
+        let (x, y) = self.fabric.coords(k);
+        let queues = &mut self.pes[k].pe.queues;
+        let left = queues.output(queue).map_or(0, |q| q.len());
+        if self.arch == Arch::Wse3 && left > 0 && queues.output_color(queue) != Some(color) {
+            return Err(SimError::Async {
+                x,
+                y,
+                cycle,
+                what: label.into(),
+                rule: format!(
+                    "output queue {queue} still holds {left} wavelet(s) of color {}; drain it first (@queue_flush)",
+                    queues
+                        .output_color(queue)
+                        .map_or("?".to_string(), |c| c.id().to_string())
+                ),
+            });
+        }
+        queues.bind_output(queue, color)?;
+        Ok(())
+    }
+
+    /// The flushed output queue whose teardown task is due (the lowest empty one).
+    pub(super) fn teardown_due(&self, k: usize) -> Option<u8> {
+        let st = &self.pes[k];
+        (0..8u8).find(|&q| {
+            st.flushing[usize::from(q)] && st.pe.queues.output(q).is_some_and(|oq| oq.is_empty())
+        })
+    }
+
+    /// The body of the teardown task for `queue`: its handler, else nothing (the flush state
+    /// is then cleared by the system).
+    pub(super) fn teardown_body(&mut self, k: usize, queue: u8) -> Vec<Action> {
+        let st = &mut self.pes[k];
+        match st.empty_handlers.iter().find(|(q, _)| *q == queue) {
+            Some((_, body)) => body.clone(),
+            None => {
+                st.flushing[usize::from(queue)] = false;
+                Vec::new()
+            }
+        }
+    }
+
+    /// After the teardown task for `queue` ended: its handler must have cleared the flush
+    /// state (else the task would run again and again).
+    pub(super) fn teardown_ended(&self, k: usize, cycle: u64, queue: u8) -> Result<(), SimError> {
+        if !self.pes[k].flushing[usize::from(queue)] {
+            return Ok(());
+        }
+        let (x, y) = self.fabric.coords(k);
+        Err(SimError::Async {
+            x,
+            y,
+            cycle,
+            what: format!("the empty-queue handler of output queue {queue}"),
+            rule: "it must clear the flush state (Action::ExitQueueFlush)".into(),
+        })
+    }
+
+    /// Flushes still waiting for their queue to drain, for a deadlock report.
+    pub(super) fn pending_flushes(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (k, st) in self.pes.iter().enumerate() {
+            let (x, y) = self.fabric.coords(k);
+            for q in 0..8u8 {
+                let left = st.pe.queues.output(q).map_or(0, |oq| oq.len());
+                if st.flushing[usize::from(q)] && left > 0 {
+                    out.push(format!(
+                        "PE ({x}, {y}) @queue_flush({q}): waits for output queue {q} to drain ({left} wavelet(s) left)"
+                    ));
+                }
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,86 @@
+//! Every shipped program (the one list `npusim_cerebras::programs::PROGRAMS` that the CLI and
+//! the tour use) gives its expected output on both architectures, and runs deterministically:
+//! two runs give the same report (cycles, statistics, trace hash) and the same event trace.
+
+use npusim_cerebras::Arch;
+use npusim_cerebras::programs::{PROGRAMS, Values};
+
+type Res = Result<(), Box<dyn std::error::Error>>;
+
+#[test]
+fn every_program_gives_its_expected_output_on_both_architectures() -> Res {
+    for p in PROGRAMS {
+        for arch in [Arch::Wse2, Arch::Wse3] {
+            let run = p.run(arch, false)?;
+            assert!(!run.expected.is_empty(), "{}", p.name);
+            assert!(
+                run.mismatches().is_empty(),
+                "{} on {arch}: {:?}",
+                p.name,
+                run.mismatches()
+            );
+            assert!(run.report.cycles > 0 && run.report.cycles < p.cycle_limit);
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn a_wrong_value_is_a_mismatch() -> Res {
+    let p = PROGRAMS[0];
+    let mut run = p.run(Arch::Wse2, false)?;
+    if let Some(Values::F32(v)) = run.got.first_mut().map(|o| &mut o.values) {
+        v[0] = -v[0];
+    }
+    assert_eq!(run.mismatches().len(), 1);
+    run.got.clear();
+    assert_eq!(run.mismatches().len(), run.expected.len());
+    Ok(())
+}
+
+/// FNV-1a over the rendered event lines: the trace a user sees.
+fn events_hash(lines: &[String]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in lines.iter().flat_map(|l| l.bytes().chain([b'\n'])) {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+#[test]
+fn two_runs_of_every_program_give_the_same_trace_hash() -> Res {
+    for p in PROGRAMS {
+        for arch in [Arch::Wse2, Arch::Wse3] {
+            let runs = [p.run(arch, true)?, p.run(arch, true)?];
+            let [a, b] = &runs;
+            assert_eq!(a.report, b.report, "{} on {arch}", p.name);
+            assert_ne!(a.report.trace_hash, 0);
+            let lines = |r: &npusim_cerebras::programs::ProgramRun| -> Vec<String> {
+                r.sim.events().iter().map(ToString::to_string).collect()
+            };
+            assert!(!a.sim.events().is_empty(), "{}", p.name);
+            assert_eq!(events_hash(&lines(a)), events_hash(&lines(b)), "{}", p.name);
+            assert_eq!(a.sim.chrome_trace(), b.sim.chrome_trace());
+            // recording events does not change what is hashed
+            let quiet = p.run(arch, false)?;
+            assert_eq!(quiet.report.trace_hash, a.report.trace_hash, "{}", p.name);
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn every_program_also_obeys_the_seed_wording_of_queue_reuse() -> Res {
+    use npusim_cerebras::sim::QueueReusePolicy;
+    for p in PROGRAMS {
+        for arch in [Arch::Wse2, Arch::Wse3] {
+            let mut sim = (p.build)(arch)?;
+            sim.set_queue_reuse_policy(QueueReusePolicy::Seed);
+            let report = sim.run(p.cycle_limit)?;
+            let plain = p.run(arch, false)?;
+            assert_eq!(report, plain.report, "{} on {arch}", p.name);
+        }
+    }
+    Ok(())
+}
