@@ -121,6 +121,14 @@ impl Table {
             (true, 2, 4) => self.wide_lookup::<2>(src, s, dst, d, n),
             (true, 1, _) => lookup::<1, 8>(src, dst, n, m, &Wide64(&self.codes, status)),
             (true, 2, _) => lookup::<2, 8>(src, dst, n, m, &Wide64(&self.codes, status)),
+            (false, _, db) if s.is_packed() && s.per_byte() == 2 && !d.is_packed() => {
+                match (db, &self.narrow, &self.wide) {
+                    (1, Some(t), _) => nibble_lookup::<1>(src, dst, n, &Narrow(t)),
+                    (2, Some(t), _) => nibble_lookup::<2>(src, dst, n, &Narrow(t)),
+                    (4, _, Some(t)) => nibble_lookup::<4>(src, dst, n, &Wide32(t, status)),
+                    _ => nibble_lookup::<8>(src, dst, n, &Wide64(&self.codes, status)),
+                }
+            }
             _ => self.packed(src, s, dst, d, n),
         }
     }
@@ -209,6 +217,50 @@ fn lookup<const S: usize, const D: usize>(
             *t = status;
         }
         flags::count(&st[..m], &mut counts);
+    }
+    counts
+}
+
+/// The lookup loop for packed 4-bit sources (two per byte, element 0 in the low nibble) into
+/// unpacked little-endian elements of `D` bytes: both nibbles of a byte in one pass.
+#[inline(always)]
+fn nibble_lookup<const D: usize>(
+    src: &[u8],
+    dst: &mut [u8],
+    n: usize,
+    entry: &impl Entry<D>,
+) -> StatusCounts {
+    let mut counts = StatusCounts::default();
+    let mut st = [0u16; BLOCK];
+    let pairs = n / 2;
+    for (s, d) in src[..pairs]
+        .chunks(BLOCK / 2)
+        .zip(dst[..2 * pairs * D].chunks_mut(BLOCK * D))
+    {
+        for ((x, y), t) in s
+            .iter()
+            .zip(d.chunks_exact_mut(2 * D))
+            .zip(st.chunks_exact_mut(2))
+        {
+            let (lo, lo_status) = entry.get(usize::from(x & 0xF));
+            let (hi, hi_status) = entry.get(usize::from(x >> 4));
+            y[..D].copy_from_slice(&lo);
+            y[D..].copy_from_slice(&hi);
+            t[0] = lo_status;
+            t[1] = hi_status;
+        }
+        flags::count(&st[..2 * s.len()], &mut counts);
+    }
+    // An odd count: the last element is the low nibble of the last byte.
+    if n % 2 == 1
+        && let (Some(x), Some(y)) = (
+            src.get(pairs),
+            dst.get_mut(2 * pairs * D..(2 * pairs + 1) * D),
+        )
+    {
+        let (lo, lo_status) = entry.get(usize::from(x & 0xF));
+        y.copy_from_slice(&lo);
+        flags::count(&[lo_status], &mut counts);
     }
     counts
 }
