@@ -478,3 +478,25 @@ fn packed_4_bit_sources_with_odd_counts_equal_the_reference() {
         }
     }
 }
+
+#[test]
+fn widening_16_bit_floats_with_tails_and_offsets_equal_the_reference() {
+    // Groups of 8 plus a tail, from every code (NaN payloads, Inf, subnormals), at every level.
+    for (src, policy) in [
+        (Format::F16, CastPolicy::new(RoundMode::Rint)),
+        (Format::F16, CastPolicy::saturating(RoundMode::Rint)),
+        (Format::BF16, CastPolicy::new(RoundMode::Rint)),
+    ] {
+        let s = Storage::native(src);
+        let d = Storage::native(Format::F32);
+        let (buf, n_all) = all_codes(s, 1);
+        for (skip, n) in [(0usize, 1usize), (3, 7), (5, 9), (1, 4097), (0, n_all - 3)] {
+            let bytes = &buf[2 * skip..2 * (skip + n)];
+            let slow = cast(bytes, s, d, n, &policy, KernelChoice::Reference);
+            for choice in fast_choices() {
+                let fast = cast(bytes, s, d, n, &policy, choice);
+                assert_eq!(fast, slow, "{src}, skip {skip}, n = {n}");
+            }
+        }
+    }
+}

@@ -1,7 +1,9 @@
 //! f16 → f32 and bf16 → f32: exact widening by bit arithmetic (f16 subnormals through an exact
 //! f32 multiply), which the compiler vectorises. What NaN inputs become (quiet bit, status) is
 //! read from the lookup table of the same cast, and the kernel is checked against that table
-//! on all 65,536 codes when it is built: it is used only if it agrees on every one.
+//! on all 65,536 codes when it is built: it is used only if it agrees on every one. At the AVX2
+//! level, f16 → f32 whose NaNs come out quiet is the F16C instruction `vcvtph2ps` (tested at
+//! that level against the reference like every kernel).
 
 use super::flags::{self, BLOCK};
 use super::table::Table;
@@ -148,6 +150,82 @@ impl Widen {
     }
 }
 
+impl Widen {
+    /// f16 → f32 by the F16C instruction `vcvtph2ps` (8 per instruction), when the machine has
+    /// it and the cast quiets NaNs as the instruction does; `None` otherwise.
+    fn run_f16c(&self, src: &[u8], dst: &mut [u8], n: usize) -> Option<StatusCounts> {
+        #[cfg(target_arch = "x86_64")]
+        if self.half == Half::F16
+            && self.nan_quiet == 0x0040_0000
+            && std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("f16c")
+        {
+            // SAFETY: the CPU has AVX2 and F16C (checked just above).
+            return Some(unsafe { self.run_f16c_unchecked(src, dst, n) });
+        }
+        let _ = (src, dst, n);
+        None
+    }
+
+    /// [`Widen::run_f16c`] on a CPU with AVX2 and F16C: in place, 8 codes per step; NaN and
+    /// Inf codes counted in 16-bit lane accumulators in the same pass.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2 and F16C.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,f16c")]
+    unsafe fn run_f16c_unchecked(&self, src: &[u8], dst: &mut [u8], n: usize) -> StatusCounts {
+        use std::arch::x86_64::{
+            __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi16, _mm_loadu_si128,
+            _mm_set1_epi16, _mm_setzero_si128, _mm_storeu_si128, _mm_sub_epi16, _mm256_cvtph_ps,
+            _mm256_storeu_ps,
+        };
+        /// Groups of 8 between two flushes of the 16-bit lane counters.
+        const RUN: usize = 4096;
+        let mut counts = StatusCounts::default();
+        let groups = n / 8;
+        let exp = _mm_set1_epi16(0x7C00);
+        let man = _mm_set1_epi16(0x03FF);
+        let zero = _mm_setzero_si128();
+        let sum = |v: __m128i| -> u64 {
+            let mut lanes = [0u16; 8];
+            // SAFETY: `lanes` is 16 bytes, the size of the unaligned store.
+            unsafe { _mm_storeu_si128(lanes.as_mut_ptr().cast(), v) };
+            lanes.iter().map(|&c| u64::from(c)).sum()
+        };
+        for (s_run, d_run) in src[..16 * groups]
+            .chunks(16 * RUN)
+            .zip(dst[..32 * groups].chunks_mut(32 * RUN))
+        {
+            let (mut nan, mut inf) = (zero, zero);
+            for (x, y) in s_run.chunks_exact(16).zip(d_run.chunks_exact_mut(32)) {
+                // SAFETY: `x` is 16 bytes and `y` 32, the sizes of the unaligned load and
+                // store; AVX2 and F16C are enabled here.
+                let h = unsafe {
+                    let h = _mm_loadu_si128(x.as_ptr().cast());
+                    _mm256_storeu_ps(y.as_mut_ptr().cast(), _mm256_cvtph_ps(h));
+                    h
+                };
+                let special = _mm_cmpeq_epi16(_mm_and_si128(h, exp), exp);
+                let zero_man = _mm_cmpeq_epi16(_mm_and_si128(h, man), zero);
+                nan = _mm_sub_epi16(nan, _mm_andnot_si128(zero_man, special));
+                inf = _mm_sub_epi16(inf, _mm_and_si128(zero_man, special));
+            }
+            let (nan, inf) = (sum(nan), sum(inf));
+            let m = (s_run.len() / 2) as u64;
+            flags::record_n(self.nan_status, nan, &mut counts);
+            flags::record_n(self.inf_status, inf, &mut counts);
+            flags::record_n(0, m - nan - inf, &mut counts);
+        }
+        let rest = n % 8;
+        if rest > 0 {
+            let tail = self.run(&src[16 * groups..2 * n], &mut dst[32 * groups..4 * n], rest);
+            counts.add(&tail);
+        }
+        counts
+    }
+}
+
 impl super::SliceKernel for Widen {
     #[inline(always)]
     fn cast(
@@ -159,7 +237,12 @@ impl super::SliceKernel for Widen {
         d: super::super::Storage,
         n: usize,
     ) -> StatusCounts {
-        let _ = (s, d, level);
+        let _ = (s, d);
+        if level == super::simd::SimdLevel::Avx2
+            && let Some(counts) = self.run_f16c(src, dst, n)
+        {
+            return counts;
+        }
         self.run(src, dst, n)
     }
 }
