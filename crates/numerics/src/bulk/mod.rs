@@ -22,10 +22,13 @@ use crate::format::Format;
 use crate::policy::CastPolicy;
 use crate::status::StatusCounts;
 
-/// Inputs smaller than this many elements are cast on the calling thread. At the fast
-/// kernels' 0.5–1 Gelem/s per thread, 2^16 elements take 65–130 µs, several times rayon's
-/// fork/join cost (~10–20 µs); below that, threads do not pay. (Not measured precisely: the
-/// development machine, 2 cores, ran at a load average near 10 during this work.)
+/// Inputs smaller than this many elements are cast on the calling thread. Measured (best of
+/// many runs, 2-core VM at load average ~3.5, i.e. the second core mostly busy elsewhere):
+/// rayon's fork/join costs ~15 µs (f16→f32, 2^16 elements: 8.8 µs serial, 24.7 µs split);
+/// f32→bf16 took 71 µs serial vs 88 µs split at 2^16, 286 vs 305 µs at 2^18 and 1.19 vs
+/// 1.21 ms at 2^20, so on that loaded machine splitting never paid up to 2^20. With a free
+/// second core the split would halve the work for ~15 µs, paying from about 2^15–2^16
+/// elements for the f32 sources (0.5–1 Gelem/s per thread), hence 2^16 is kept.
 pub const PARALLEL_THRESHOLD: usize = 1 << 16;
 /// Smallest elements per parallel task (a multiple of 4, so packed chunks never share a byte).
 const MIN_CHUNK: usize = 1 << 15;

@@ -31,6 +31,31 @@ mod mode {
     pub const ODD: u8 = 5;
 }
 
+/// Destination layouts whose constants are compiled into the loop (const-generic parameter:
+/// immediate shifts, no constants spilled to the stack); `GENERIC` reads them from the kernel.
+mod layout {
+    pub const GENERIC: u8 = 0;
+    /// bf16: 7 mantissa bits, bias 127 (so f32 subnormals need no separate path).
+    pub const BF16: u8 = 1;
+    /// f16: 10 mantissa bits, bias 15.
+    pub const F16: u8 = 2;
+    /// 8-bit e4m3: 3 mantissa bits, bias 7.
+    pub const E4M3: u8 = 3;
+    /// 8-bit e5m2: 2 mantissa bits, bias 15.
+    pub const E5M2: u8 = 4;
+
+    /// (bits, mantissa bits dropped, f32 exponent of the destination's exponent 0) of `l`.
+    pub const fn constants(l: u8) -> Option<(u32, u32, u32)> {
+        match l {
+            BF16 => Some((16, 16, 0)),
+            F16 => Some((16, 13, 112)),
+            E4M3 => Some((8, 20, 120)),
+            E5M2 => Some((8, 21, 112)),
+            _ => None,
+        }
+    }
+}
+
 /// A result fixed by the policy: destination code and raw status bits.
 type Fixed = (u32, u16);
 
@@ -194,18 +219,30 @@ impl FloatDst {
 
     /// Code and raw status bits of the f32 code `x` (the loop body; `M` is `self.mode`).
     #[inline(always)]
-    fn convert_mode<const M: u8>(&self, x: u32) -> (u32, u16) {
+    fn convert_mode<const M: u8, const L: u8>(&self, x: u32) -> (u32, u16) {
+        let (bits, shift, e0) = match layout::constants(L) {
+            Some(c) => c,
+            None => (self.bits, self.shift, self.e0),
+        };
+        let min_normal = if L == layout::GENERIC {
+            self.min_normal
+        } else {
+            1 << (23 - shift)
+        };
         let neg = x >> 31;
         let abs = x & 0x7FFF_FFFF;
         let e = abs >> 23;
-        let normal = e > self.e0;
+        let normal = e > e0;
         // Normal results: rebias the exponent and drop `shift` mantissa bits. Subnormal ones:
         // the significand with its implicit bit, shifted further (at most 31: beyond that the
         // value is below half the smallest subnormal in every mode's eyes, as `rem` keeps it).
+        // For bf16 (exponent 0 is the f32's) both are the f32 magnitude shifted by 16.
         let implicit = if e == 0 { 0 } else { 0x80_0000 };
-        let sub_shift = (self.shift + self.e0 + 1).wrapping_sub(e.max(1)).min(31);
-        let (base, shift) = if normal {
-            (abs.wrapping_sub(self.e0 << 23), self.shift)
+        let sub_shift = (shift + e0 + 1).wrapping_sub(e.max(1)).min(31);
+        let (base, shift) = if L == layout::BF16 {
+            (abs, shift)
+        } else if normal {
+            (abs.wrapping_sub(e0 << 23), shift)
         } else {
             ((abs & 0x7F_FFFF) | implicit, sub_shift)
         };
@@ -225,15 +262,19 @@ impl FloatDst {
         let out = q + u32::from(up);
         let flag = |b: bool, f: u16| if b { f } else { 0 };
         let status = flag(inexact, INEXACT)
-            | flag(inexact & (out < self.min_normal), UNDERFLOW)
+            | flag(inexact & (out < min_normal), UNDERFLOW)
             | flag(inexact & (out == 0), FLUSHED)
             | flag((out == self.max_code) & (abs > self.max_abs), SATURATED);
-        let finite = ((neg << (self.bits - 1)) | out, status);
+        let finite = ((neg << (bits - 1)) | out, status);
         let negative = neg == 1;
         let pick = |r: [Fixed; 2]| if negative { r[1] } else { r[0] };
         let (nan_base, nan_status) = pick(self.nan_fixed);
+        let shift_nan = match layout::constants(L) {
+            Some(c) => c.1,
+            None => self.shift,
+        };
         let nan = (
-            nan_base | ((abs >> self.shift) & self.nan_payload),
+            nan_base | ((abs >> shift_nan) & self.nan_payload),
             nan_status,
         );
         if abs > 0x7F80_0000 {
@@ -250,12 +291,16 @@ impl FloatDst {
     /// Code and raw status bits of one f32 code (any mode; for building and checking).
     fn convert(&self, x: u32) -> (u32, u16) {
         match self.mode {
-            mode::NEAREST_EVEN => self.convert_mode::<{ mode::NEAREST_EVEN }>(x),
-            mode::NEAREST_AWAY => self.convert_mode::<{ mode::NEAREST_AWAY }>(x),
-            mode::FLOOR => self.convert_mode::<{ mode::FLOOR }>(x),
-            mode::CEIL => self.convert_mode::<{ mode::CEIL }>(x),
-            mode::TRUNC => self.convert_mode::<{ mode::TRUNC }>(x),
-            _ => self.convert_mode::<{ mode::ODD }>(x),
+            mode::NEAREST_EVEN => {
+                self.convert_mode::<{ mode::NEAREST_EVEN }, { layout::GENERIC }>(x)
+            }
+            mode::NEAREST_AWAY => {
+                self.convert_mode::<{ mode::NEAREST_AWAY }, { layout::GENERIC }>(x)
+            }
+            mode::FLOOR => self.convert_mode::<{ mode::FLOOR }, { layout::GENERIC }>(x),
+            mode::CEIL => self.convert_mode::<{ mode::CEIL }, { layout::GENERIC }>(x),
+            mode::TRUNC => self.convert_mode::<{ mode::TRUNC }, { layout::GENERIC }>(x),
+            _ => self.convert_mode::<{ mode::ODD }, { layout::GENERIC }>(x),
         }
     }
 
@@ -294,8 +339,18 @@ impl FloatDst {
         n: usize,
         packed: bool,
     ) -> crate::status::StatusCounts {
-        let f = &InMode::<M>(*self);
-        if packed {
+        let f = &InMode::<M, { layout::GENERIC }>(*self);
+        let fixed =
+            |l: u8| !packed && layout::constants(l) == Some((self.bits, self.shift, self.e0));
+        if fixed(layout::BF16) {
+            drive::f32_to_codes::<u16>(src, dst, n, &InMode::<M, { layout::BF16 }>(*self))
+        } else if fixed(layout::F16) {
+            drive::f32_to_codes::<u16>(src, dst, n, &InMode::<M, { layout::F16 }>(*self))
+        } else if fixed(layout::E4M3) {
+            drive::f32_to_codes::<u8>(src, dst, n, &InMode::<M, { layout::E4M3 }>(*self))
+        } else if fixed(layout::E5M2) {
+            drive::f32_to_codes::<u8>(src, dst, n, &InMode::<M, { layout::E5M2 }>(*self))
+        } else if packed {
             drive::f32_to_nibbles(src, dst, n, f)
         } else if self.bits > 8 {
             drive::f32_to_codes::<u16>(src, dst, n, f)
@@ -305,13 +360,13 @@ impl FloatDst {
     }
 }
 
-/// A [`FloatDst`] with its mode as a type parameter.
-struct InMode<const M: u8>(FloatDst);
+/// A [`FloatDst`] with its mode and layout (see [`layout`]) as type parameters.
+struct InMode<const M: u8, const L: u8>(FloatDst);
 
-impl<const M: u8> F32Element for InMode<M> {
+impl<const M: u8, const L: u8> F32Element for InMode<M, L> {
     #[inline(always)]
     fn apply(&self, x: u32) -> (u32, u16) {
-        self.0.convert_mode::<M>(x)
+        self.0.convert_mode::<M, L>(x)
     }
 }
 

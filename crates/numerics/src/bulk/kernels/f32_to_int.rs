@@ -41,14 +41,52 @@ pub(crate) struct IntDst {
 }
 
 impl IntDst {
-    /// `x` rounded to an integral value by mode `M`, in exact f32 arithmetic (no libm call):
-    /// below 2^23 the truncation and the fraction `x - t` are exact; above, `x` is integral.
+    /// `x` truncated towards zero, by clearing its fraction bits (exact; ±Inf and NaN stay).
+    #[inline(always)]
+    fn trunc(bits: u32) -> f32 {
+        let e = (bits >> 23) & 0xFF;
+        let keep = if e < 127 {
+            0x8000_0000
+        } else if e < 150 {
+            !((1u32 << (150 - e)) - 1)
+        } else {
+            u32::MAX
+        };
+        f32::from_bits(bits & keep)
+    }
+
+    /// The low 32 bits (two's complement) of the integral finite f32 `r`, from its bit
+    /// pattern: the significand shifted into place, then the sign. Branchless integer
+    /// arithmetic with per-lane shifts, so that it vectorises (a float → int cast would not).
+    #[inline(always)]
+    fn low32(r: f32) -> u32 {
+        let bits = r.to_bits();
+        let e = (bits >> 23) & 0xFF;
+        let sig = (bits & 0x7F_FFFF) | if e == 0 { 0 } else { 0x80_0000 };
+        let up = e.wrapping_sub(150);
+        let down = 150u32.wrapping_sub(e);
+        let mag = if e >= 150 {
+            if up < 32 { sig << up } else { 0 }
+        } else if down < 32 {
+            sig >> down
+        } else {
+            0
+        };
+        if bits >> 31 == 1 {
+            mag.wrapping_neg()
+        } else {
+            mag
+        }
+    }
+
+    /// `x` rounded to an integral value by mode `M`, in exact f32 arithmetic (no libm call,
+    /// no float → int cast): the truncation `t` and the fraction `x - t` are exact; from
+    /// 2^23 on, and for ±Inf and NaN, `t` is `x` and the fraction is 0 or NaN (no step).
     #[inline(always)]
     fn round<const M: u8>(x: f32) -> f32 {
-        let ti = x as i32;
-        let t = ti as f32;
+        let t = Self::trunc(x.to_bits());
         let f = x - t;
-        let odd = ti & 1 == 1;
+        let odd = Self::low32(t) & 1 == 1;
         let (up, down) = match M {
             mode::TRUNC => (false, false),
             mode::FLOOR => (false, f < 0.0),
@@ -56,8 +94,7 @@ impl IntDst {
             mode::NEAREST_AWAY => (f >= 0.5, f <= -0.5),
             _ => (f > 0.5 || (f == 0.5 && odd), f < -0.5 || (f == -0.5 && odd)),
         };
-        let r = t + if up { 1.0 } else { 0.0 } - if down { 1.0 } else { 0.0 };
-        if x.abs() >= 8_388_608.0 { x } else { r }
+        t + if up { 1.0 } else { 0.0 } - if down { 1.0 } else { 0.0 }
     }
 
     /// The code (two's complement in `W` bytes) and raw status bits of one f32 code.
@@ -82,32 +119,15 @@ impl IntDst {
         let above = r > hi;
         let out_of_range = above | (r < lo);
         let saturated = if above { self.hi } else { self.lo } as i32;
-        // The low 32 bits of the rounded integer: beyond 2^31, from the bit pattern (an f32 of
-        // that size is an integer: its significand shifted left).
-        let wrapped = if WRAP {
-            let big = x.abs() >= 2_147_483_648.0;
-            let e = (bits >> 23) & 0xFF;
-            let sig = (bits & 0x7F_FFFF) | 0x80_0000;
-            let shift = e.wrapping_sub(150);
-            let low = if shift < 32 { sig << shift } else { 0 };
-            let low = if bits >> 31 == 1 {
-                low.wrapping_neg()
-            } else {
-                low
-            };
-            if big { low as i32 } else { r as i32 }
+        // In range, and wrapped (the low bits of the rounded integer), the code comes from
+        // the bit pattern of `r`; ±Inf and out-of-range values that do not wrap saturate.
+        let value = if out_of_range & !(WRAP & !inf) {
+            saturated as u32
         } else {
-            0
-        };
-        let value = if !out_of_range {
-            r as i32
-        } else if WRAP & !inf {
-            wrapped
-        } else {
-            saturated
+            Self::low32(r)
         };
         let mask = (1u32 << (8 * self.bytes)) - 1;
-        let code = if nan { 0 } else { (value as u32) & mask };
+        let code = if nan { 0 } else { value & mask };
         let flag = |b: bool, f: u16| if b { f } else { 0 };
         let inexact = flag(r != x, INEXACT);
         let in_range_st =

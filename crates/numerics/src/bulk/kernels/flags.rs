@@ -34,6 +34,23 @@ pub(crate) fn count(st: &[u16], counts: &mut StatusCounts) {
     }
 }
 
+/// Adds `n` results of raw status bits `st` to `counts`.
+#[inline]
+pub(crate) fn record_n(st: u16, n: u64, counts: &mut StatusCounts) {
+    counts.total += n;
+    if st & LOSSY == 0 {
+        counts.exact += n;
+    }
+    let mut bits = st;
+    while bits != 0 {
+        let i = bits.trailing_zeros();
+        if let Some(slot) = counts.flags.get_mut(i as usize) {
+            *slot += n;
+        }
+        bits &= bits - 1;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,5 +74,22 @@ mod tests {
         let mut got = StatusCounts::default();
         count(&st, &mut got);
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn record_n_equals_n_single_records() {
+        for raw in [0u16, 1, 0x3, 0x41, 0x1FF, 0x100] {
+            let status = Status::NAMED
+                .iter()
+                .filter(|(f, _)| raw & f.bits() != 0)
+                .fold(Status::OK, |a, (f, _)| a | *f);
+            let mut want = StatusCounts::default();
+            for _ in 0..5 {
+                want.record(status);
+            }
+            let mut got = StatusCounts::default();
+            record_n(raw, 5, &mut got);
+            assert_eq!(got, want, "{raw:#x}");
+        }
     }
 }

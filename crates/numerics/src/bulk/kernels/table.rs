@@ -30,6 +30,17 @@ pub(crate) struct Table {
     wide: Option<Box<[u32; ENTRIES]>>,
     /// Raw status bits of each source code.
     status: Box<[u16; ENTRIES]>,
+    /// Whether every source code's status is OK (exact, no flag): the bulk loops then count
+    /// without reading statuses.
+    all_ok: bool,
+}
+
+/// How a lookup loop counts statuses.
+mod count {
+    /// Every status is OK: only the number of results.
+    pub const NONE: u8 = 0;
+    /// One status per element, counted per block.
+    pub const EACH: u8 = 1;
 }
 
 /// A boxed array of `ENTRIES` values from a function of the index.
@@ -83,11 +94,13 @@ impl Table {
             boxed(|i| (at(i).code as u32 & 0xFFFF) | (u32::from(at(i).status.bits()) << 16))
         });
         let wide = (bytes == 4).then(|| boxed(|i| at(i).code as u32));
+        let all_ok = results.iter().all(|r| r.status.bits() == 0);
         Table {
             codes,
             narrow,
             wide,
             status,
+            all_ok,
         }
     }
 
@@ -107,26 +120,51 @@ impl Table {
         d: Storage,
         n: usize,
     ) -> StatusCounts {
+        if self.all_ok {
+            self.run_counting::<{ count::NONE }>(src, s, dst, d, n)
+        } else {
+            self.run_counting::<{ count::EACH }>(src, s, dst, d, n)
+        }
+    }
+
+    /// [`Table::run`], counting statuses as `COUNT` says (see [`count`]).
+    #[inline(always)]
+    fn run_counting<const COUNT: u8>(
+        &self,
+        src: &[u8],
+        s: Storage,
+        dst: &mut [u8],
+        d: Storage,
+        n: usize,
+    ) -> StatusCounts {
         // One-per-byte sub-byte sources may carry stray high bits: only the code bits count.
         let m = s.format().code_mask() as u16;
         let plain = !s.is_packed() && !d.is_packed();
         let sw = s.format().unpacked_bytes();
         let status = &*self.status;
         match (plain, sw, d.format().unpacked_bytes()) {
-            (true, 1, 1) => self.narrow_lookup::<1, 1>(src, s, dst, d, n),
-            (true, 1, 2) => self.narrow_lookup::<1, 2>(src, s, dst, d, n),
-            (true, 2, 1) => self.narrow_lookup::<2, 1>(src, s, dst, d, n),
-            (true, 2, 2) => self.narrow_lookup::<2, 2>(src, s, dst, d, n),
-            (true, 1, 4) => self.wide_lookup::<1>(src, s, dst, d, n),
-            (true, 2, 4) => self.wide_lookup::<2>(src, s, dst, d, n),
-            (true, 1, _) => lookup::<1, 8>(src, dst, n, m, &Wide64(&self.codes, status)),
-            (true, 2, _) => lookup::<2, 8>(src, dst, n, m, &Wide64(&self.codes, status)),
+            (true, 1, 1) => self.narrow_lookup::<1, 1, COUNT>(src, s, dst, d, n),
+            (true, 1, 2) => self.narrow_lookup::<1, 2, COUNT>(src, s, dst, d, n),
+            (true, 2, 1) => self.narrow_lookup::<2, 1, COUNT>(src, s, dst, d, n),
+            (true, 2, 2) => self.narrow_lookup::<2, 2, COUNT>(src, s, dst, d, n),
+            (true, 1, 4) => self.wide_lookup::<1, COUNT>(src, s, dst, d, n),
+            (true, 2, 4) => self.wide_lookup::<2, COUNT>(src, s, dst, d, n),
+            (true, 1, _) => lookup::<1, 8, COUNT>(src, dst, n, m, &Wide64(&self.codes, status)),
+            (true, 2, _) => lookup::<2, 8, COUNT>(src, dst, n, m, &Wide64(&self.codes, status)),
+            (false, _, db) if s.is_packed() && s.per_byte() == 2 && !d.is_packed() => {
+                match (db, &self.narrow, &self.wide) {
+                    (1, Some(t), _) => nibble_lookup::<1, COUNT>(src, dst, n, &Narrow(t)),
+                    (2, Some(t), _) => nibble_lookup::<2, COUNT>(src, dst, n, &Narrow(t)),
+                    (4, _, Some(t)) => nibble_lookup::<4, COUNT>(src, dst, n, &Wide32(t, status)),
+                    _ => nibble_lookup::<8, COUNT>(src, dst, n, &Wide64(&self.codes, status)),
+                }
+            }
             _ => self.packed(src, s, dst, d, n),
         }
     }
 
     #[inline(always)]
-    fn narrow_lookup<const S: usize, const D: usize>(
+    fn narrow_lookup<const S: usize, const D: usize, const COUNT: u8>(
         &self,
         src: &[u8],
         s: Storage,
@@ -136,13 +174,13 @@ impl Table {
     ) -> StatusCounts {
         let m = s.format().code_mask() as u16;
         match &self.narrow {
-            Some(t) => lookup::<S, D>(src, dst, n, m, &Narrow(t)),
+            Some(t) => lookup::<S, D, COUNT>(src, dst, n, m, &Narrow(t)),
             None => self.packed(src, s, dst, d, n),
         }
     }
 
     #[inline(always)]
-    fn wide_lookup<const S: usize>(
+    fn wide_lookup<const S: usize, const COUNT: u8>(
         &self,
         src: &[u8],
         s: Storage,
@@ -153,7 +191,7 @@ impl Table {
         let m = s.format().code_mask() as u16;
         let status = &*self.status;
         match &self.wide {
-            Some(t) => lookup::<S, 4>(src, dst, n, m, &Wide32(t, status)),
+            Some(t) => lookup::<S, 4, COUNT>(src, dst, n, m, &Wide32(t, status)),
             None => self.packed(src, s, dst, d, n),
         }
     }
@@ -177,10 +215,22 @@ impl Table {
     }
 }
 
+/// Counts a block's statuses `st`, or (`COUNT` is [`count::NONE`]: every status is OK) only
+/// its length.
+#[inline(always)]
+fn count_block<const COUNT: u8>(st: &[u16], counts: &mut StatusCounts) {
+    if COUNT != count::NONE {
+        flags::count(st, counts);
+    } else {
+        counts.total += st.len() as u64;
+        counts.exact += st.len() as u64;
+    }
+}
+
 /// The lookup loop for unpacked little-endian elements of `S` source and `D` destination
 /// bytes; `entry` gives a source code's destination bytes and raw status bits.
 #[inline(always)]
-fn lookup<const S: usize, const D: usize>(
+fn lookup<const S: usize, const D: usize, const COUNT: u8>(
     src: &[u8],
     dst: &mut [u8],
     n: usize,
@@ -206,9 +256,57 @@ fn lookup<const S: usize, const D: usize>(
             } & mask;
             let (bytes, status) = entry.get(usize::from(c));
             y.copy_from_slice(&bytes);
-            *t = status;
+            if COUNT != count::NONE {
+                *t = status;
+            }
         }
-        flags::count(&st[..m], &mut counts);
+        count_block::<COUNT>(&st[..m], &mut counts);
+    }
+    counts
+}
+
+/// The lookup loop for packed 4-bit sources (two per byte, element 0 in the low nibble) into
+/// unpacked little-endian elements of `D` bytes: both nibbles of a byte in one pass.
+#[inline(always)]
+fn nibble_lookup<const D: usize, const COUNT: u8>(
+    src: &[u8],
+    dst: &mut [u8],
+    n: usize,
+    entry: &impl Entry<D>,
+) -> StatusCounts {
+    let mut counts = StatusCounts::default();
+    let mut st = [0u16; BLOCK];
+    let pairs = n / 2;
+    for (s, d) in src[..pairs]
+        .chunks(BLOCK / 2)
+        .zip(dst[..2 * pairs * D].chunks_mut(BLOCK * D))
+    {
+        for ((x, y), t) in s
+            .iter()
+            .zip(d.chunks_exact_mut(2 * D))
+            .zip(st.chunks_exact_mut(2))
+        {
+            let (lo, lo_status) = entry.get(usize::from(x & 0xF));
+            let (hi, hi_status) = entry.get(usize::from(x >> 4));
+            y[..D].copy_from_slice(&lo);
+            y[D..].copy_from_slice(&hi);
+            if COUNT != count::NONE {
+                t[0] = lo_status;
+                t[1] = hi_status;
+            }
+        }
+        count_block::<COUNT>(&st[..2 * s.len()], &mut counts);
+    }
+    // An odd count: the last element is the low nibble of the last byte.
+    if n % 2 == 1
+        && let (Some(x), Some(y)) = (
+            src.get(pairs),
+            dst.get_mut(2 * pairs * D..(2 * pairs + 1) * D),
+        )
+    {
+        let (lo, lo_status) = entry.get(usize::from(x & 0xF));
+        y.copy_from_slice(&lo);
+        count_block::<COUNT>(&[lo_status], &mut counts);
     }
     counts
 }
