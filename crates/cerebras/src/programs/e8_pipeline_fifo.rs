@@ -25,10 +25,10 @@
 //! // layout: c1 { rx RAMP, tx RAMP }
 //! ```
 
-use super::{Output, Program, ProgramError, Values};
+use super::{Output, Program, ProgramError, Values, one_pe_host_pipe};
 
 use crate::dsd::{FabIn, FabOut, FifoConfig};
-use crate::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
+use crate::fabric::{Color, Wavelet};
 use crate::sim::{Action, AsyncConfig, RunReport, Sim, TaskKind};
 use crate::{Arch, ElemTy, Op};
 
@@ -38,34 +38,8 @@ pub const CYCLE_LIMIT: u64 = 10_000;
 /// Builds the program on `arch` with `input` streamed in by the host.
 pub fn build(arch: Arch, input: &[i16]) -> Result<Sim, ProgramError> {
     let (h2d, c1, d2h) = (Color::new(1)?, Color::new(3)?, Color::new(2)?);
-    let mut sim = Sim::new(arch, 1, 1)?;
-    let f = sim.fabric_mut();
-    f.set_color_config(
-        0,
-        0,
-        h2d,
-        ColorConfig::fixed(Route::new(&[Dir::West], &[Dir::Ramp])),
-    )?;
-    f.set_color_config(
-        0,
-        0,
-        c1,
-        ColorConfig::fixed(Route::new(&[Dir::Ramp], &[Dir::Ramp])),
-    )?;
-    f.set_color_config(
-        0,
-        0,
-        d2h,
-        ColorConfig::fixed(Route::new(&[Dir::Ramp], &[Dir::East])),
-    )?;
-    f.open_edge(0, 0, Dir::West)?;
-    f.open_edge(0, 0, Dir::East)?;
-    f.stream_in(
-        0,
-        0,
-        Dir::West,
-        input.iter().map(|&v| Wavelet::data16(h2d, 0, v as u16)),
-    )?;
+    let wavelets = input.iter().map(|&v| Wavelet::data16(h2d, 0, v as u16));
+    let mut sim = one_pe_host_pipe(arch, h2d, d2h, &[c1], wavelets)?;
     let pe = sim.pe_mut(0, 0)?;
     pe.mem.declare("fifo_buffer", ElemTy::I16, &[1024])?;
     pe.mem.declare_with("one", &[1], &[1i16])?;

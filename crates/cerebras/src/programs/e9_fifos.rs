@@ -24,10 +24,10 @@
 //! }
 //! ```
 
-use super::{Output, Program, ProgramError, Values};
+use super::{Output, Program, ProgramError, Values, one_pe_host_pipe};
 
 use crate::dsd::{FabIn, FabOut, FifoConfig};
-use crate::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
+use crate::fabric::{Color, Wavelet};
 use crate::sim::{Action, AsyncConfig, RunReport, Sim, TaskKind};
 use crate::{Arch, ElemTy, Op};
 
@@ -38,34 +38,8 @@ pub const CYCLE_LIMIT: u64 = 100_000;
 pub fn build(arch: Arch, input: &[f32]) -> Result<Sim, ProgramError> {
     let (h2d, lb, d2h) = (Color::new(1)?, Color::new(4)?, Color::new(2)?);
     let n = input.len() as i64;
-    let mut sim = Sim::new(arch, 1, 1)?;
-    let f = sim.fabric_mut();
-    f.set_color_config(
-        0,
-        0,
-        h2d,
-        ColorConfig::fixed(Route::new(&[Dir::West], &[Dir::Ramp])),
-    )?;
-    f.set_color_config(
-        0,
-        0,
-        lb,
-        ColorConfig::fixed(Route::new(&[Dir::Ramp], &[Dir::Ramp])),
-    )?;
-    f.set_color_config(
-        0,
-        0,
-        d2h,
-        ColorConfig::fixed(Route::new(&[Dir::Ramp], &[Dir::East])),
-    )?;
-    f.open_edge(0, 0, Dir::West)?;
-    f.open_edge(0, 0, Dir::East)?;
-    f.stream_in(
-        0,
-        0,
-        Dir::West,
-        input.iter().map(|v| Wavelet::data32(h2d, v.to_bits())),
-    )?;
+    let wavelets = input.iter().map(|v| Wavelet::data32(h2d, v.to_bits()));
+    let mut sim = one_pe_host_pipe(arch, h2d, d2h, &[lb], wavelets)?;
     // the data task's queue: its color on WSE-2, queue 4 bound to the color on WSE-3
     let data_id = match arch {
         Arch::Wse2 => lb.id(),

@@ -25,6 +25,7 @@ pub use error::ProgramError;
 pub use values::{Output, Values};
 
 use crate::arch::Arch;
+use crate::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
 use crate::sim::{RunReport, Sim};
 
 /// One shipped program.
@@ -115,6 +116,29 @@ pub fn find(name: &str) -> Result<&'static Program, ProgramError> {
                 .collect::<Vec<_>>()
                 .join(", "),
         })
+}
+/// A 1×1 grid whose PE takes `wavelets` from the host on `h2d` (in at the west edge), sends
+/// `d2h` to the host (out at the east edge) and routes each of `loopbacks` from its ramp back
+/// to its ramp: the shape of the single-PE pipeline programs (E7–E9).
+pub(crate) fn one_pe_host_pipe(
+    arch: Arch,
+    h2d: Color,
+    d2h: Color,
+    loopbacks: &[Color],
+    wavelets: impl IntoIterator<Item = Wavelet>,
+) -> Result<Sim, ProgramError> {
+    let mut sim = Sim::new(arch, 1, 1)?;
+    let f = sim.fabric_mut();
+    let routes = [(h2d, Dir::West, Dir::Ramp), (d2h, Dir::Ramp, Dir::East)]
+        .into_iter()
+        .chain(loopbacks.iter().map(|&c| (c, Dir::Ramp, Dir::Ramp)));
+    for (color, rx, tx) in routes {
+        f.set_color_config(0, 0, color, ColorConfig::fixed(Route::new(&[rx], &[tx])))?;
+    }
+    f.open_edge(0, 0, Dir::West)?;
+    f.open_edge(0, 0, Dir::East)?;
+    f.stream_in(0, 0, Dir::West, wavelets)?;
+    Ok(sim)
 }
 
 /// `y = A x + b` in f64 (exact for the programs' small integers), rounded to f32, for an
