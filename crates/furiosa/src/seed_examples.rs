@@ -358,16 +358,13 @@ fn inter_slice_add() -> Result<SeedRun, SeedError> {
     let op = InterSliceReduceOpI32::AddSat;
     let (codes, v) = input_vector(&ax, DType::I32, DUMMY_DIMS, |c| i32c(big(c)))?;
     let v = v.vector_inter_slice_reduce(&parse(&ax, "A / 8, 1 # 4")?, &parse(&ax, "1")?, op)?;
-    let estimate = v.estimate(1);
-    let out = v.vector_final()?;
     let op = InterSliceReduceOp::from(op);
-    Ok(compare(
+    finish(
         codes,
-        &out,
+        v,
         |c| fold_r(op, c, |x| i32c(big(x))),
         u64::from(op.identity()),
-        estimate,
-    ))
+    )
 }
 
 /// `vector_init()` of an input stream; also returns the input codes.
@@ -381,6 +378,19 @@ fn input_vector(
     Ok((input.codes().to_vec(), input.vector_init()?))
 }
 
+/// Runs `v` to `vector_final()` and compares every output cell with `live` or `dead`, with
+/// the cycle estimate of the chain as run.
+fn finish(
+    codes: Vec<u64>,
+    v: crate::VectorTensor,
+    live: impl Fn(&Coords) -> u64,
+    dead: u64,
+) -> Result<SeedRun, SeedError> {
+    let estimate = v.estimate(1);
+    let out = v.vector_final()?;
+    Ok(compare(codes, &out, live, dead, estimate))
+}
+
 /// Seed 003, "Broadcast Into a New Slice Axis" (`broadcast_into_x`).
 fn broadcast_into_x() -> Result<SeedRun, SeedError> {
     let ax = crate::axes![W = 64, R = 4, X = 4, P = 8]?;
@@ -390,17 +400,14 @@ fn broadcast_into_x() -> Result<SeedRun, SeedError> {
         f32c(float(c, &keys))
     })?;
     let v = v.vector_inter_slice_reduce(&parse(&ax, "W, X")?, &parse(&ax, "1")?, op)?;
-    let estimate = v.estimate(1);
-    let out = v.vector_final()?;
     let op = InterSliceReduceOp::from(op);
     // X is fresh: every X position holds the same reduced value (the oracle ignores X).
-    Ok(compare(
+    finish(
         codes,
-        &out,
+        v,
         |c| fold_r(op, c, |x| f32c(float(x, &keys))),
         u64::from(op.identity()),
-        estimate,
-    ))
+    )
 }
 
 /// Seed 003, "Promotion from Time into SliceOut" (`axis_promotion`).
@@ -415,16 +422,13 @@ fn axis_promotion() -> Result<SeedRun, SeedError> {
         |c| f32c(float(c, &keys)),
     )?;
     let v = v.vector_inter_slice_reduce(&parse(&ax, "W, T2")?, &parse(&ax, "T0, T1")?, op)?;
-    let estimate = v.estimate(1);
-    let out = v.vector_final()?;
     let op = InterSliceReduceOp::from(op);
-    Ok(compare(
+    finish(
         codes,
-        &out,
+        v,
         |c| fold_r(op, c, |x| f32c(float(x, &keys))),
         u64::from(op.identity()),
-        estimate,
-    ))
+    )
 }
 
 /// Seed 003, "Inter-Slice Reduce with AddSat, Then Intra-Slice" (`reduce_then_add`).
@@ -436,18 +440,15 @@ fn reduce_then_add() -> Result<SeedRun, SeedError> {
         .vector_inter_slice_reduce(&parse(&ax, "A / 8, 1 # 4")?, &parse(&ax, "1")?, op)?
         .vector_intra_slice_branch(BranchMode::Unconditional)?
         .vector_fxp(FxpBinaryOp::AddFxp, 100)?;
-    let estimate = v.estimate(1);
-    let out = v.vector_final()?;
     let op = InterSliceReduceOp::from(op);
     let plus100 = |x: u64| i32c((x as u32 as i32).wrapping_add(100));
     // The dummy positions hold the identity 0, then +100 like every physical cell.
-    Ok(compare(
+    finish(
         codes,
-        &out,
+        v,
         |c| plus100(fold_r(op, c, |x| i32c(big(x)))),
         plus100(u64::from(op.identity())),
-        estimate,
-    ))
+    )
 }
 
 /// Seed 003, "Intra-Slice Then Inter-Slice Reduce with AddSat" (`add_then_reduce`).
@@ -459,16 +460,13 @@ fn add_then_reduce() -> Result<SeedRun, SeedError> {
         .vector_intra_slice_branch(BranchMode::Unconditional)?
         .vector_fxp(FxpBinaryOp::AddFxp, 100)?
         .vector_inter_slice_reduce(&parse(&ax, "A / 8, 1 # 4")?, &parse(&ax, "1")?, op)?;
-    let estimate = v.estimate(1);
-    let out = v.vector_final()?;
     let op = InterSliceReduceOp::from(op);
-    Ok(compare(
+    finish(
         codes,
-        &out,
+        v,
         |c| fold_r(op, c, |x| i32c(big(x).wrapping_add(100))),
         u64::from(op.identity()),
-        estimate,
-    ))
+    )
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use npusim_furiosa::engine::vector::stage::{Stage, transition_refusal};
 use npusim_furiosa::mapping::Axes;
 use npusim_furiosa::{
     BranchMode, FpBinaryOp, FxpBinaryOp, InterSliceReduceOpF32, InterSliceReduceOpI32, Mapping,
-    StreamTensor, VectorError, axes, m,
+    StreamTensor, VectorError, VectorTensor, axes, m,
 };
 
 fn mp(axes: &Axes, text: &str) -> Mapping {
@@ -65,19 +65,23 @@ fn check_dummy(out: &StreamTensor, live: impl Fn(usize) -> i64, dead: i64) {
     }
 }
 
+/// The seed's reduction over `R` into the dummy layout:
+/// `vector_inter_slice_reduce(m![A / 8, 1 # 4], m![1], AddSat)`.
+fn add_sat_over_r(ax: &Axes, t: VectorTensor) -> Result<VectorTensor, VectorError> {
+    t.vector_inter_slice_reduce(
+        &m!(ax; A / 8, 1 # 4).expect("m"),
+        &m!(ax; 1).expect("m"),
+        InterSliceReduceOpI32::AddSat,
+    )
+}
+
 /// Seed 003 "Dummy Replacement" (i32 interface, AddSat): `m![A / 8, R] -> m![A / 8, 1 # 4]`.
 #[test]
 fn seed_dummy_replacement() {
     let (ax, input) = dummy_input(&big);
     let out = input
         .vector_init()
-        .and_then(|t| {
-            t.vector_inter_slice_reduce(
-                &m!(ax; A / 8, 1 # 4).expect("m"),
-                &m!(ax; 1).expect("m"),
-                InterSliceReduceOpI32::AddSat,
-            )
-        })
+        .and_then(|t| add_sat_over_r(&ax, t))
         .and_then(|t| t.vector_final())
         .expect("reduce");
     let sums = |a| i64::from(sat_sum((0..4).map(|r| big(dummy_pos(0, a, r)))));
@@ -96,13 +100,7 @@ fn seed_reduce_then_add() {
     let (ax, input) = dummy_input(&big);
     let out = input
         .vector_init()
-        .and_then(|t| {
-            t.vector_inter_slice_reduce(
-                &m!(ax; A / 8, 1 # 4).expect("m"),
-                &m!(ax; 1).expect("m"),
-                InterSliceReduceOpI32::AddSat,
-            )
-        })
+        .and_then(|t| add_sat_over_r(&ax, t))
         .and_then(|t| t.vector_intra_slice_branch(BranchMode::Unconditional))
         .and_then(|t| t.vector_fxp(FxpBinaryOp::AddFxp, 100))
         .and_then(|t| t.vector_final())
@@ -120,13 +118,7 @@ fn seed_add_then_reduce() {
         .vector_init()
         .and_then(|t| t.vector_intra_slice_branch(BranchMode::Unconditional))
         .and_then(|t| t.vector_fxp(FxpBinaryOp::AddFxp, 100))
-        .and_then(|t| {
-            t.vector_inter_slice_reduce(
-                &m!(ax; A / 8, 1 # 4).expect("m"),
-                &m!(ax; 1).expect("m"),
-                InterSliceReduceOpI32::AddSat,
-            )
-        })
+        .and_then(|t| add_sat_over_r(&ax, t))
         .expect("pipeline");
     // The intra-slice chain cannot be re-entered after an IntraFirst reduction.
     let e = t
