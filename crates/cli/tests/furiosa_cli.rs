@@ -111,6 +111,14 @@ fn invalid_mappings_fail_with_the_column() {
     }
 }
 
+/// `npusim furiosa run` on a shipped pipeline file.
+fn furiosa_run_pipeline(name: &str) -> Command {
+    let mut cmd = npusim();
+    cmd.args(["furiosa", "run"])
+        .arg(repo("crates/furiosa/examples/pipelines").join(name));
+    cmd
+}
+
 fn repo(rel: &str) -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
@@ -151,11 +159,7 @@ fn write_npy_i32(path: &std::path::Path, values: &[i32]) {
 fn run_seed003_reduce_then_add_on_a_ramp() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("y.npy");
-    npusim()
-        .args(["furiosa", "run"])
-        .arg(repo(
-            "crates/furiosa/examples/pipelines/seed003_reduce_then_add.toml",
-        ))
+    furiosa_run_pipeline("seed003_reduce_then_add.toml")
         .arg("-o")
         .arg(&out)
         .assert()
@@ -191,11 +195,7 @@ fn run_seed000_cast_with_an_input_file() {
     let out = dir.path().join("y.npy");
     let values: Vec<i32> = (0..32).map(|i| i * 50 - 700).collect();
     write_npy_i32(&input, &values);
-    npusim()
-        .args(["furiosa", "run"])
-        .arg(repo(
-            "crates/furiosa/examples/pipelines/seed000_cast_i32_to_i8.toml",
-        ))
+    furiosa_run_pipeline("seed000_cast_i32_to_i8.toml")
         .arg("--input")
         .arg(&input)
         .arg("-o")
@@ -329,11 +329,7 @@ fn tour_furiosa_section_passes() {
 fn run_intra_slice_reduce_on_a_ramp() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("y.npy");
-    npusim()
-        .args(["furiosa", "run"])
-        .arg(repo(
-            "crates/furiosa/examples/pipelines/intra_slice_reduce.toml",
-        ))
+    furiosa_run_pipeline("intra_slice_reduce.toml")
         .arg("-o")
         .arg(&out)
         .assert()
