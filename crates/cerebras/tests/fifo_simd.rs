@@ -286,3 +286,22 @@ fn async_producer_and_consumer_through_a_simd_fifo() -> Res {
     }
     Ok(())
 }
+
+/// The seed's fragment: `.{ .simd_mode = .{ .simd_64 = true } }` if `@is_arch("wse2")`, else
+/// `.{}`: both allocate, and only the WSE-2 FIFO has the mode.
+#[test]
+fn seed_fifo_simd_64_on_wse2_only() -> Res {
+    for arch in [Arch::Wse2, Arch::Wse3] {
+        let mut pe = Pe::new(arch);
+        pe.mem.declare("some_buffer", ElemTy::I16, &[16])?;
+        let config = if arch == Arch::Wse2 {
+            cfg(Some(SimdMode::Simd64))
+        } else {
+            FifoConfig::default()
+        };
+        let my_fifo = pe.allocate_fifo("some_buffer", config)?;
+        let want = (arch == Arch::Wse2).then_some(SimdMode::Simd64);
+        assert_eq!(pe.fifo(my_fifo)?.config.simd_mode, want, "{arch}");
+    }
+    Ok(())
+}

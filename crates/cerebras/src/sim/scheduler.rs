@@ -245,6 +245,16 @@ impl Sim {
                 return Err(bad(format!("no free input queue for data task color {id}")));
             }
         }
+        // WSE-2 fabins naming only a color get their default input queue now, as the
+        // compiler fixes it, so wavelets arriving before the operation starts find it
+        for a in &body {
+            if let Action::Op { dest, srcs, op, .. } = a {
+                let all: Vec<&Operand> = std::iter::once(dest).chain(srcs).collect();
+                st.pe
+                    .bind_fabric_defaults(&all)
+                    .map_err(|e| bad(format!("@{}: {e}", op.name())))?;
+            }
+        }
         st.tasks.push(Task {
             name: name.into(),
             id,
