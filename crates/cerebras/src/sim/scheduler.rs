@@ -264,7 +264,11 @@ impl Sim {
         // compiler fixes it, so wavelets arriving before the operation starts find it
         for a in &body {
             if let Action::Op { dest, srcs, op, .. } = a {
-                let all: Vec<&Operand> = std::iter::once(dest).chain(srcs).collect();
+                // DSD operands only: a DSR may be loaded later, at run time
+                let all: Vec<&Operand> = std::iter::once(dest)
+                    .chain(srcs)
+                    .filter(|o| matches!(o, Operand::Dsd(_)))
+                    .collect();
                 st.pe
                     .bind_fabric_defaults(&all)
                     .map_err(|e| bad(format!("@{}: {e}", op.name())))?;
