@@ -334,3 +334,65 @@ fn seed_async_dsr_loaded_with_activate() -> Res {
     assert_eq!(pe.mem.read::<u32>("runs")?, [1]);
     Ok(())
 }
+
+/// WSE-3: `@allocate_fifo(fifo_buffer, .{ .priority = .{ .low = true } })`: an asynchronous
+/// operation writing that FIFO runs at low priority, below one at the default (high); fed in
+/// the same cycle, the other operation's end is recorded first. Without the FIFO's priority
+/// both are high and the tie goes to the lower microthread id (the FIFO writer's, 0).
+#[test]
+fn seed_wse3_fifo_priority_low() -> Res {
+    use npusim_cerebras::dsd::Priority;
+    use npusim_cerebras::sim::EventKind;
+    let order =
+        |fifo_priority: Option<Priority>| -> Result<Vec<String>, Box<dyn std::error::Error>> {
+            let c = Color::new(2)?;
+            let mut sim = Sim::new(Arch::Wse3, 1, 1)?;
+            sim.record_events(true);
+            let pe = sim.pe_mut(0, 0)?;
+            pe.mem.declare("fifo_buffer", ElemTy::U32, &[4])?;
+            pe.mem.declare("other", ElemTy::U32, &[4])?;
+            let config = FifoConfig {
+                priority: fifo_priority,
+                ..FifoConfig::default()
+            };
+            let fifo = pe.allocate_fifo("fifo_buffer", config)?;
+            let other = pe.allocate_fifo("other", FifoConfig::default())?;
+            let fin = |q| FabIn::new(Arch::Wse3, 1, Some(q), None);
+            let body = vec![
+                Action::spawn(
+                    Op::Mov32,
+                    fifo,
+                    vec![fin(0)?.into()],
+                    AsyncConfig::default(),
+                ),
+                Action::spawn(
+                    Op::Mov32,
+                    other,
+                    vec![fin(1)?.into()],
+                    AsyncConfig::default(),
+                ),
+            ];
+            sim.bind_task(0, 0, TaskKind::Local, 10, "t", body)?;
+            sim.activate(0, 0, "t")?;
+            sim.run(100).expect_err("both wait");
+            let pe = sim.pe_mut(0, 0)?;
+            for q in [0u8, 1] {
+                pe.queues
+                    .input_mut(q)
+                    .ok_or("input queue")?
+                    .push(Wavelet::data32(c, 7))
+                    .map_err(|w| format!("no room for {w}"))?;
+            }
+            sim.run(100)?;
+            Ok(sim
+                .events()
+                .iter()
+                .filter(|e| e.kind == EventKind::OpDone)
+                .map(|e| e.thread.clone())
+                .collect())
+        };
+    assert_eq!(order(Some(Priority::Low))?, ["ut 1", "ut 0"]);
+    assert_eq!(order(None)?, ["ut 0", "ut 1"]);
+    assert_eq!(order(Some(Priority::High))?, ["ut 0", "ut 1"]);
+    Ok(())
+}
