@@ -44,7 +44,7 @@
 //!   moving one wavelet per link per cycle, input/output queues (seed 004's table).
 //! * [`sim`]: tasks, asynchronous operations on microthreads, resource-conflict detection and
 //!   the deterministic cycle-stepped multi-PE scheduler.
-//! * [`programs`]: the shipped example programs (spec §13 E3–E9) as one list, each with its
+//! * [`programs`]: the shipped example programs (spec §13 E1, E3–E10) as one list, each with its
 //!   expected output (what `npusim cerebras run` and the tour run).
 //!
 //! # Decisions the seed leaves open (spec §0) and other policies

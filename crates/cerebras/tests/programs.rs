@@ -84,3 +84,21 @@ fn every_program_also_obeys_the_seed_wording_of_queue_reuse() -> Res {
     }
     Ok(())
 }
+
+/// The one-PE programs of part 1 (E1, E10) in the list give the numbers spec §13 documents.
+#[test]
+fn the_one_pe_programs_give_the_documented_numbers() -> Res {
+    use npusim_cerebras::programs::find;
+    let e1 = find("E1")?.run(Arch::Wse2, false)?;
+    assert_eq!(e1.got[0].values, Values::F32(vec![17.0, 53.0, 89.0, 125.0]));
+    let e10 = find("topic-10-map-builtin")?.run(Arch::Wse3, false)?;
+    let Values::F32(a) = &e10.got[0].values else {
+        return Err("A is f32".into());
+    };
+    for (k, v) in a.iter().enumerate() {
+        let want = if k % 6 == 0 { 6.480_740_5_f32 } else { 42.0 };
+        assert_eq!(v.to_bits(), want.to_bits(), "A element {k}");
+    }
+    assert_eq!(e10.got[1].values, Values::I32(vec![150]));
+    Ok(())
+}

@@ -1,11 +1,16 @@
 //! Resource and configuration rules of asynchronous operations and tasks.
 
-use npusim_cerebras::dsd::{FabOut, Priority};
-use npusim_cerebras::fabric::{Color, ColorConfig, Dir, QueueRef, QueueSide, Route};
-use npusim_cerebras::sim::{Action, AsyncConfig, Sim, SimError, TaskKind, microthread_of};
+use npusim_cerebras::dsd::{FabIn, FabOut, FifoConfig, Priority};
+use npusim_cerebras::fabric::{Color, ColorConfig, Dir, QueueRef, QueueSide, Route, Wavelet};
+use npusim_cerebras::ops::FifoId;
+use npusim_cerebras::sim::{
+    Action, AsyncConfig, MainThreadPriority, QueueReusePolicy, Sim, SimError, TaskKind,
+    microthread_of,
+};
 use npusim_cerebras::{Arch, ElemTy, Op, Scalar};
 
 type Res = Result<(), Box<dyn std::error::Error>>;
+type Built<T> = Result<T, Box<dyn std::error::Error>>;
 
 fn q(side: QueueSide, id: u8) -> QueueRef {
     QueueRef { side, id }
@@ -45,32 +50,44 @@ fn microthread_ids_follow_the_seed_per_architecture() {
     }
 }
 
-fn one_task(arch: Arch, body: Vec<Action>) -> Result<Sim, Box<dyn std::error::Error>> {
-    let mut sim = Sim::new(arch, 1, 1)?;
+/// The fixture of these tests: a `width` x 1 grid of `arch` whose PE (0, 0) has local task
+/// `t` (id 10), with the body `setup` returns after configuring the simulation, activated.
+fn task_sim(
+    arch: Arch,
+    width: u32,
+    setup: impl FnOnce(&mut Sim) -> Built<Vec<Action>>,
+) -> Built<Sim> {
+    let mut sim = Sim::new(arch, width, 1)?;
+    let body = setup(&mut sim)?;
     sim.bind_task(0, 0, TaskKind::Local, 10, "t", body)?;
     sim.activate(0, 0, "t")?;
     Ok(sim)
 }
 
+/// [`task_sim`] on one PE with a fixed body.
+fn one_task(arch: Arch, body: Vec<Action>) -> Built<Sim> {
+    task_sim(arch, 1, |_| Ok(body))
+}
+
+/// Routes `color` on PE `(x, 0)` from `rx` to `tx`.
+fn route(sim: &mut Sim, x: i64, color: Color, rx: Dir, tx: Dir) -> Res {
+    sim.fabric_mut()
+        .set_color_config(x, 0, color, ColorConfig::fixed(Route::new(&[rx], &[tx])))?;
+    Ok(())
+}
+
 #[test]
 fn an_async_op_without_a_fabric_operand_is_an_error() -> Res {
-    let mut sim = Sim::new(Arch::Wse2, 1, 1)?;
-    sim.pe_mut(0, 0)?.mem.declare("m", ElemTy::U16, &[2])?;
-    let m = sim.pe(0, 0)?.mem.mem1d("|i|{2} -> m[i]")?;
-    sim.bind_task(
-        0,
-        0,
-        TaskKind::Local,
-        10,
-        "t",
-        vec![Action::spawn(
+    let mut sim = task_sim(Arch::Wse2, 1, |sim| {
+        sim.pe_mut(0, 0)?.mem.declare("m", ElemTy::U16, &[2])?;
+        let m = sim.pe(0, 0)?.mem.mem1d("|i|{2} -> m[i]")?;
+        Ok(vec![Action::spawn(
             Op::Mov16,
             m,
             vec![Scalar::u16(1).into()],
             AsyncConfig::default(),
-        )],
-    )?;
-    sim.activate(0, 0, "t")?;
+        )])
+    })?;
     let e = sim.run(100).expect_err("no fabric operand");
     assert!(matches!(&e, SimError::Async { x: 0, y: 0, .. }), "{e}");
     assert!(
@@ -102,42 +119,27 @@ fn wse3_priority_belongs_on_the_dsd() -> Res {
     Ok(())
 }
 
-#[test]
-fn reusing_an_output_queue_that_still_holds_wavelets_names_both_operations() -> Res {
-    // PE (0,0) sends 6 wavelets east to PE (1,0), whose input queue (2 wavelets) nobody
-    // reads: the first op ends with wavelets left in output queue 2; a second op sending
-    // another color through the same queue is a reuse (the same color would just continue
-    // the stream).
-    let color = Color::new(3)?;
-    let mut sim = Sim::new(Arch::Wse2, 2, 1)?;
-    sim.fabric_mut().set_color_config(
-        0,
-        0,
-        color,
-        ColorConfig::fixed(Route::new(&[Dir::Ramp], &[Dir::East])),
-    )?;
-    sim.fabric_mut().set_color_config(
-        1,
-        0,
-        color,
-        ColorConfig::fixed(Route::new(&[Dir::West], &[Dir::Ramp])),
-    )?;
-    sim.pe_mut(1, 0)?.queues.bind_input(4, color)?;
-    let out = FabOut::new(Arch::Wse2, 6, Some(2), Some(3))?;
-    let one = FabOut::new(Arch::Wse2, 1, Some(2), Some(4))?;
-    sim.bind_task(
-        0,
-        0,
-        TaskKind::Local,
-        10,
-        "t",
-        vec![
+/// PE (0, 0) sends 6 wavelets of color 3 east to PE (1, 0), whose input queue (2 wavelets)
+/// nobody reads, so the first operation ends with wavelets left in output queue 2; then one
+/// more wavelet of `second_color` through the same queue, under `policy`.
+fn reuse_pair(policy: QueueReusePolicy, second_color: i64) -> Built<Sim> {
+    task_sim(Arch::Wse2, 2, |sim| {
+        let color = Color::new(3)?;
+        sim.set_queue_reuse_policy(policy);
+        route(sim, 0, color, Dir::Ramp, Dir::East)?;
+        route(sim, 1, color, Dir::West, Dir::Ramp)?;
+        sim.pe_mut(1, 0)?.queues.bind_input(4, color)?;
+        let out = FabOut::new(Arch::Wse2, 6, Some(2), Some(3))?;
+        let more = FabOut::new(Arch::Wse2, 1, Some(2), Some(second_color))?;
+        Ok(vec![
             Action::sync(Op::Mov16, out, vec![Scalar::u16(1).into()]),
-            Action::sync(Op::Mov16, one, vec![Scalar::u16(2).into()]),
-        ],
-    )?;
-    sim.activate(0, 0, "t")?;
-    let e = sim.run(100).expect_err("queue reuse");
+            Action::sync(Op::Mov16, more, vec![Scalar::u16(2).into()]),
+        ])
+    })
+}
+
+/// The queue-reuse error names output queue 2 of PE (0, 0), what was left and both actions.
+fn assert_reuse_of_queue_2(e: &SimError) {
     let SimError::QueueReuse {
         x: 0,
         y: 0,
@@ -146,7 +148,7 @@ fn reusing_an_output_queue_that_still_holds_wavelets_names_both_operations() -> 
         first,
         second,
         ..
-    } = &e
+    } = e
     else {
         panic!("{e}");
     };
@@ -156,6 +158,31 @@ fn reusing_an_output_queue_that_still_holds_wavelets_names_both_operations() -> 
         first.contains("action 1") && second.contains("action 2"),
         "{e}"
     );
+}
+
+#[test]
+fn reusing_an_output_queue_that_still_holds_wavelets_names_both_operations() -> Res {
+    // another color through the same queue is a reuse (the same color would just continue
+    // the stream)
+    let e = reuse_pair(QueueReusePolicy::OtherColor, 4)?
+        .run(100)
+        .expect_err("queue reuse");
+    assert_reuse_of_queue_2(&e);
+    Ok(())
+}
+
+#[test]
+fn same_color_leftovers_are_a_reuse_only_under_the_seed_policy() -> Res {
+    // default: the same color continues the stream; the run ends with the receiver full
+    let e = reuse_pair(QueueReusePolicy::OtherColor, 3)?
+        .run(100)
+        .expect_err("the receiver never reads");
+    assert!(matches!(e, SimError::Deadlock { .. }), "{e}");
+    // the seed's wording: any element left is a reuse, naming both operations
+    let e = reuse_pair(QueueReusePolicy::Seed, 3)?
+        .run(100)
+        .expect_err("queue reuse");
+    assert_reuse_of_queue_2(&e);
     Ok(())
 }
 
@@ -218,61 +245,98 @@ fn events_are_recorded_on_request_and_render_as_lines_and_chrome_json() -> Res {
     Ok(())
 }
 
-/// Two asynchronous producers wait on input queues 0 and 1 and write one value each into
-/// the same FIFO; the host feeds both queues at once: the FIFO's order is the threads' order.
-fn fifo_order(p0: Priority, p1: Priority) -> Result<Vec<u32>, Box<dyn std::error::Error>> {
-    use npusim_cerebras::dsd::{FabIn, FifoConfig};
-    use npusim_cerebras::fabric::Wavelet;
+/// One of the two writers of [`fifo_race`].
+#[derive(Clone, Copy)]
+enum Writer {
+    /// An asynchronous operation with this priority (WSE-2: on the operation; WSE-3: on
+    /// its fabin, `None` = the default).
+    Micro(Option<Priority>),
+    /// A synchronous operation of the main thread.
+    Main,
+}
+
+/// Two writers wait on input queues 0 and 1 and move one value each (100 and 101) into
+/// the same FIFO; the host feeds both queues at once, so the FIFO's order is the order in
+/// which the threads went.
+fn fifo_race(arch: Arch, main: MainThreadPriority, writers: [Writer; 2]) -> Built<Vec<u32>> {
     let c = Color::new(2)?;
-    let mut sim = Sim::new(Arch::Wse2, 1, 1)?;
+    let mut sim = task_sim(arch, 1, |sim| {
+        sim.set_main_thread_priority(0, 0, main)?;
+        let pe = sim.pe_mut(0, 0)?;
+        pe.mem.declare("buf", ElemTy::U32, &[4])?;
+        let fifo = pe.allocate_fifo("buf", FifoConfig::default())?;
+        let mut body = Vec::new();
+        for (q, w) in (0i64..).zip(writers) {
+            let fin = FabIn::new(arch, 1, Some(q), None)?;
+            body.push(match w {
+                Writer::Main => Action::sync(Op::Mov32, fifo, vec![fin.into()]),
+                Writer::Micro(p) if arch == Arch::Wse2 => {
+                    let cfg = AsyncConfig {
+                        priority: p,
+                        ..AsyncConfig::default()
+                    };
+                    Action::spawn(Op::Mov32, fifo, vec![fin.into()], cfg)
+                }
+                Writer::Micro(p) => {
+                    let fin = match p {
+                        Some(p) => fin.with_priority(arch, p)?,
+                        None => fin,
+                    };
+                    Action::spawn(Op::Mov32, fifo, vec![fin.into()], AsyncConfig::default())
+                }
+            });
+        }
+        Ok(body)
+    })?;
+    sim.run(100).expect_err("both wait");
     let pe = sim.pe_mut(0, 0)?;
-    pe.mem.declare("buf", ElemTy::U32, &[4])?;
-    let fifo = pe.allocate_fifo("buf", FifoConfig::default())?;
-    let cfg = |p| AsyncConfig {
-        priority: Some(p),
-        ..AsyncConfig::default()
+    for (q, v) in [(0u8, 100u32), (1, 101)] {
+        pe.queues
+            .input_mut(q)
+            .ok_or("input queue")?
+            .push(Wavelet::data32(c, v))
+            .map_err(|w| format!("input queue {q} has no room for {w}"))?;
+    }
+    sim.run(100)?;
+    Ok(sim.pe(0, 0)?.fifo_contents(FifoId(0))?)
+}
+
+#[test]
+fn higher_priority_microthreads_go_first_ties_by_id() -> Res {
+    use Priority::{High, Low, Medium};
+    let order = |a, b| {
+        fifo_race(
+            Arch::Wse2,
+            MainThreadPriority::default(),
+            [Writer::Micro(Some(a)), Writer::Micro(Some(b))],
+        )
     };
-    let body = vec![
-        Action::spawn(
-            Op::Mov32,
-            fifo,
-            vec![FabIn::new(Arch::Wse2, 1, Some(0), None)?.into()],
-            cfg(p0),
-        ),
-        Action::spawn(
-            Op::Mov32,
-            fifo,
-            vec![FabIn::new(Arch::Wse2, 1, Some(1), None)?.into()],
-            cfg(p1),
-        ),
-    ];
-    sim.bind_task(0, 0, TaskKind::Local, 10, "t", body)?;
-    sim.activate(0, 0, "t")?;
+    assert_eq!(order(Low, High)?, [101, 100]);
+    assert_eq!(order(High, Low)?, [100, 101]);
+    assert_eq!(order(Medium, Medium)?, [100, 101]);
+    assert_eq!(order(Low, Medium)?, [101, 100]);
+    // both waiting is a deadlock naming both threads
+    let mut sim = task_sim(Arch::Wse2, 1, |sim| {
+        let pe = sim.pe_mut(0, 0)?;
+        pe.mem.declare("buf", ElemTy::U32, &[4])?;
+        let fifo = pe.allocate_fifo("buf", FifoConfig::default())?;
+        (0..2)
+            .map(|q| -> Built<Action> {
+                let fin = FabIn::new(Arch::Wse2, 1, Some(q), None)?;
+                Ok(Action::spawn(
+                    Op::Mov32,
+                    fifo,
+                    vec![fin.into()],
+                    AsyncConfig::default(),
+                ))
+            })
+            .collect()
+    })?;
     let e = sim.run(100).expect_err("both wait");
     assert!(
         matches!(e, SimError::Deadlock { ref waits, .. } if waits.len() == 2),
         "{e}"
     );
-    let pe = sim.pe_mut(0, 0)?;
-    for (q, v) in [(0u8, 100u32), (1, 101)] {
-        pe.queues
-            .input_mut(q)
-            .expect("iq")
-            .push(Wavelet::data32(c, v))
-            .expect("room");
-    }
-    sim.run(100)?;
-    Ok(sim
-        .pe(0, 0)?
-        .fifo_contents(npusim_cerebras::ops::FifoId(0))?)
-}
-
-#[test]
-fn higher_priority_microthreads_go_first_ties_by_id() -> Res {
-    assert_eq!(fifo_order(Priority::Low, Priority::High)?, [101, 100]);
-    assert_eq!(fifo_order(Priority::High, Priority::Low)?, [100, 101]);
-    assert_eq!(fifo_order(Priority::Medium, Priority::Medium)?, [100, 101]);
-    assert_eq!(fifo_order(Priority::Low, Priority::Medium)?, [101, 100]);
     Ok(())
 }
 
@@ -283,115 +347,29 @@ fn the_simulator_refuses_huge_grids() {
     assert!(Sim::new(Arch::Wse2, 16, 16).is_ok());
 }
 
-/// The main thread (a synchronous op) and one asynchronous op wait on input queues 1 and 0
-/// and write into one FIFO; fed at once, the FIFO's order shows which thread went first.
-fn main_vs_micro(
-    main: npusim_cerebras::sim::MainThreadPriority,
-    micro: Priority,
-) -> Result<Vec<u32>, Box<dyn std::error::Error>> {
-    use npusim_cerebras::dsd::{FabIn, FifoConfig};
-    use npusim_cerebras::fabric::Wavelet;
-    let c = Color::new(2)?;
-    let mut sim = Sim::new(Arch::Wse2, 1, 1)?;
-    sim.set_main_thread_priority(0, 0, main)?;
-    let pe = sim.pe_mut(0, 0)?;
-    pe.mem.declare("buf", ElemTy::U32, &[4])?;
-    let fifo = pe.allocate_fifo("buf", FifoConfig::default())?;
-    let cfg = AsyncConfig {
-        priority: Some(micro),
-        ..AsyncConfig::default()
-    };
-    let body = vec![
-        Action::spawn(
-            Op::Mov32,
-            fifo,
-            vec![FabIn::new(Arch::Wse2, 1, Some(0), None)?.into()],
-            cfg,
-        ),
-        Action::sync(
-            Op::Mov32,
-            fifo,
-            vec![FabIn::new(Arch::Wse2, 1, Some(1), None)?.into()],
-        ),
-    ];
-    sim.bind_task(0, 0, TaskKind::Local, 10, "t", body)?;
-    sim.activate(0, 0, "t")?;
-    sim.run(100).expect_err("both wait");
-    let pe = sim.pe_mut(0, 0)?;
-    for (q, v) in [(0u8, 100u32), (1, 200)] {
-        pe.queues
-            .input_mut(q)
-            .expect("iq")
-            .push(Wavelet::data32(c, v))
-            .expect("room");
-    }
-    sim.run(100)?;
-    Ok(sim
-        .pe(0, 0)?
-        .fifo_contents(npusim_cerebras::ops::FifoId(0))?)
-}
-
 #[test]
 fn main_thread_priority_sits_between_microthread_levels() -> Res {
-    use npusim_cerebras::sim::MainThreadPriority as M;
+    use MainThreadPriority as M;
+    // the microthread writes 100, the main thread 101
+    let order = |m, p| fifo_race(Arch::Wse2, m, [Writer::Micro(Some(p)), Writer::Main]);
     // MEDIUM_LOW (default): after medium microthreads, before low ones
-    assert_eq!(main_vs_micro(M::MediumLow, Priority::Low)?, [200, 100]);
-    assert_eq!(main_vs_micro(M::MediumLow, Priority::Medium)?, [100, 200]);
+    assert_eq!(order(M::MediumLow, Priority::Low)?, [101, 100]);
+    assert_eq!(order(M::MediumLow, Priority::Medium)?, [100, 101]);
     // MEDIUM_HIGH: before medium, after high; ties (HIGH vs high) go to the microthread
-    assert_eq!(main_vs_micro(M::MediumHigh, Priority::Medium)?, [200, 100]);
-    assert_eq!(main_vs_micro(M::MediumHigh, Priority::High)?, [100, 200]);
-    assert_eq!(main_vs_micro(M::High, Priority::High)?, [100, 200]);
+    assert_eq!(order(M::MediumHigh, Priority::Medium)?, [101, 100]);
+    assert_eq!(order(M::MediumHigh, Priority::High)?, [100, 101]);
+    assert_eq!(order(M::High, Priority::High)?, [100, 101]);
     Ok(())
 }
 
 #[test]
 fn wse3_priority_comes_from_the_fabric_dsd_default_high() -> Res {
-    use npusim_cerebras::dsd::{FabIn, FifoConfig};
-    use npusim_cerebras::fabric::Wavelet;
-    let order = |p0: Option<Priority>,
-                 p1: Option<Priority>|
-     -> Result<Vec<u32>, Box<dyn std::error::Error>> {
-        let c = Color::new(2)?;
-        let mut sim = Sim::new(Arch::Wse3, 1, 1)?;
-        let pe = sim.pe_mut(0, 0)?;
-        pe.mem.declare("buf", ElemTy::U32, &[4])?;
-        let fifo = pe.allocate_fifo("buf", FifoConfig::default())?;
-        let fin = |q: i64, p: Option<Priority>| -> Result<FabIn, Box<dyn std::error::Error>> {
-            let f = FabIn::new(Arch::Wse3, 1, Some(q), None)?;
-            Ok(match p {
-                Some(p) => f.with_priority(Arch::Wse3, p)?,
-                None => f,
-            })
-        };
-        let body = vec![
-            Action::spawn(
-                Op::Mov32,
-                fifo,
-                vec![fin(0, p0)?.into()],
-                AsyncConfig::default(),
-            ),
-            Action::spawn(
-                Op::Mov32,
-                fifo,
-                vec![fin(1, p1)?.into()],
-                AsyncConfig::default(),
-            ),
-        ];
-        sim.bind_task(0, 0, TaskKind::Local, 10, "t", body)?;
-        sim.activate(0, 0, "t")?;
-        sim.run(100).expect_err("both wait");
-        let pe = sim.pe_mut(0, 0)?;
-        for (q, v) in [(0u8, 100u32), (1, 101)] {
-            pe.queues
-                .input_mut(q)
-                .expect("iq")
-                .push(Wavelet::data32(c, v))
-                .expect("room");
-        }
-        sim.run(100)?;
-        Ok(sim
-            .pe(0, 0)?
-            .fifo_contents(npusim_cerebras::ops::FifoId(0))?)
+    let order = |a, b| {
+        fifo_race(
+            Arch::Wse3,
+            MainThreadPriority::default(),
+            [Writer::Micro(a), Writer::Micro(b)],
+        )
     };
     assert_eq!(
         order(Some(Priority::Low), Some(Priority::High))?,
@@ -412,38 +390,37 @@ fn ut_taken(
     dest_dsr_ut: Option<Option<u8>>,
     src_dsr_ut: Option<Option<u8>>,
     op_ut: Option<u8>,
-) -> Result<String, Box<dyn std::error::Error>> {
-    use npusim_cerebras::dsd::{Dsd, FabIn};
+) -> Built<String> {
+    use npusim_cerebras::dsd::Dsd;
     use npusim_cerebras::ops::DsrFile;
-    let mut sim = Sim::new(Arch::Wse3, 1, 1)?;
-    sim.pe_mut(0, 0)?.mem.declare("m", ElemTy::U16, &[2])?;
-    sim.pe_mut(0, 0)?.queues.bind_output(2, Color::new(1)?)?;
     let cfg = |ut| AsyncConfig {
         ut_id: ut,
         ..AsyncConfig::default()
     };
-    let fin = Dsd::FabIn(FabIn::new(Arch::Wse3, 2, Some(6), None)?);
-    let dest: npusim_cerebras::Operand = match dest_dsr_ut {
-        Some(ut) => {
-            let out = Dsd::FabOut(FabOut::new(Arch::Wse3, 2, Some(2), None)?);
-            sim.load_to_dsr_async(0, 0, DsrFile::Dest, &out, cfg(ut))?
-                .into()
-        }
-        None => sim.pe(0, 0)?.mem.mem1d("|i|{2} -> m[i]")?.into(),
-    };
-    let src: npusim_cerebras::Operand = match src_dsr_ut {
-        Some(ut) => sim
-            .load_to_dsr_async(0, 0, DsrFile::Src1, &fin, cfg(ut))?
-            .into(),
-        None => fin.into(),
-    };
-    // the op itself is synchronous as written: the async DSR makes it asynchronous
-    let action = match op_ut {
-        Some(u) => Action::spawn(Op::Mov16, dest, vec![src], cfg(Some(u))),
-        None => Action::sync(Op::Mov16, dest, vec![src]),
-    };
-    sim.bind_task(0, 0, TaskKind::Local, 10, "t", vec![action])?;
-    sim.activate(0, 0, "t")?;
+    let mut sim = task_sim(Arch::Wse3, 1, |sim| {
+        sim.pe_mut(0, 0)?.mem.declare("m", ElemTy::U16, &[2])?;
+        sim.pe_mut(0, 0)?.queues.bind_output(2, Color::new(1)?)?;
+        let fin = Dsd::FabIn(FabIn::new(Arch::Wse3, 2, Some(6), None)?);
+        let dest: npusim_cerebras::Operand = match dest_dsr_ut {
+            Some(ut) => {
+                let out = Dsd::FabOut(FabOut::new(Arch::Wse3, 2, Some(2), None)?);
+                sim.load_to_dsr_async(0, 0, DsrFile::Dest, &out, cfg(ut))?
+                    .into()
+            }
+            None => sim.pe(0, 0)?.mem.mem1d("|i|{2} -> m[i]")?.into(),
+        };
+        let src: npusim_cerebras::Operand = match src_dsr_ut {
+            Some(ut) => sim
+                .load_to_dsr_async(0, 0, DsrFile::Src1, &fin, cfg(ut))?
+                .into(),
+            None => fin.into(),
+        };
+        // the op itself is synchronous as written: the async DSR makes it asynchronous
+        Ok(vec![match op_ut {
+            Some(u) => Action::spawn(Op::Mov16, dest, vec![src], cfg(Some(u))),
+            None => Action::sync(Op::Mov16, dest, vec![src]),
+        }])
+    })?;
     let e = sim.run(100).expect_err("waits on input queue 6");
     let SimError::Deadlock { waits, .. } = e else {
         return Err(format!("{e}").into());
@@ -466,34 +443,26 @@ fn g51_wse3_ut_id_precedence_and_async_dsrs() -> Res {
 
 #[test]
 fn wse3_blocked_microthreads_wait_for_unblock() -> Res {
-    use npusim_cerebras::dsd::FabOut;
-    use npusim_cerebras::fabric::{ColorConfig, Dir, Route};
     let c = Color::new(1)?;
-    let build = |unblock: bool| -> Result<Sim, Box<dyn std::error::Error>> {
-        let mut sim = Sim::new(Arch::Wse3, 1, 1)?;
-        sim.fabric_mut().open_edge(0, 0, Dir::East)?;
-        sim.fabric_mut().set_color_config(
-            0,
-            0,
-            c,
-            ColorConfig::fixed(Route::new(&[Dir::Ramp], &[Dir::East])),
-        )?;
-        sim.pe_mut(0, 0)?.queues.bind_output(0, c)?;
-        let out = FabOut::new(Arch::Wse3, 3, Some(0), None)?;
-        let cfg = AsyncConfig {
-            ut_id: Some(6),
-            ..AsyncConfig::default()
-        };
-        let mut body = vec![
-            Action::BlockMicrothread(6),
-            Action::spawn(Op::Mov16, out, vec![Scalar::u16(9).into()], cfg),
-        ];
-        if unblock {
-            body.push(Action::UnblockMicrothread(6));
-        }
-        sim.bind_task(0, 0, TaskKind::Local, 10, "t", body)?;
-        sim.activate(0, 0, "t")?;
-        Ok(sim)
+    let build = |unblock: bool| {
+        task_sim(Arch::Wse3, 1, |sim| {
+            sim.fabric_mut().open_edge(0, 0, Dir::East)?;
+            route(sim, 0, c, Dir::Ramp, Dir::East)?;
+            sim.pe_mut(0, 0)?.queues.bind_output(0, c)?;
+            let out = FabOut::new(Arch::Wse3, 3, Some(0), None)?;
+            let cfg = AsyncConfig {
+                ut_id: Some(6),
+                ..AsyncConfig::default()
+            };
+            let mut body = vec![
+                Action::BlockMicrothread(6),
+                Action::spawn(Op::Mov16, out, vec![Scalar::u16(9).into()], cfg),
+            ];
+            if unblock {
+                body.push(Action::UnblockMicrothread(6));
+            }
+            Ok(body)
+        })
     };
     let e = build(false)?.run(100).expect_err("blocked forever");
     assert!(
@@ -504,83 +473,9 @@ fn wse3_blocked_microthreads_wait_for_unblock() -> Res {
     sim.run(100)?;
     assert_eq!(sim.collected().len(), 3);
     // WSE-2 has no explicit microthread ids
-    let mut sim = Sim::new(Arch::Wse2, 1, 1)?;
-    sim.bind_task(
-        0,
-        0,
-        TaskKind::Local,
-        10,
-        "t",
-        vec![Action::BlockMicrothread(1)],
-    )?;
-    sim.activate(0, 0, "t")?;
-    let e = sim.run(100).expect_err("WSE-3 only");
+    let e = one_task(Arch::Wse2, vec![Action::BlockMicrothread(1)])?
+        .run(100)
+        .expect_err("WSE-3 only");
     assert!(e.to_string().contains("WSE-3 only"), "{e}");
-    Ok(())
-}
-
-#[test]
-fn same_color_leftovers_are_a_reuse_only_under_the_seed_policy() -> Res {
-    use npusim_cerebras::sim::QueueReusePolicy;
-    // PE (0,0) sends 6 wavelets east, then 1 more of the same color through the same queue,
-    // to PE (1,0), whose 2-wavelet input queue nobody reads: the first op leaves wavelets.
-    let build = |policy: QueueReusePolicy| -> Result<Sim, Box<dyn std::error::Error>> {
-        let color = Color::new(3)?;
-        let mut sim = Sim::new(Arch::Wse2, 2, 1)?;
-        sim.set_queue_reuse_policy(policy);
-        sim.fabric_mut().set_color_config(
-            0,
-            0,
-            color,
-            ColorConfig::fixed(Route::new(&[Dir::Ramp], &[Dir::East])),
-        )?;
-        sim.fabric_mut().set_color_config(
-            1,
-            0,
-            color,
-            ColorConfig::fixed(Route::new(&[Dir::West], &[Dir::Ramp])),
-        )?;
-        sim.pe_mut(1, 0)?.queues.bind_input(4, color)?;
-        let out = FabOut::new(Arch::Wse2, 6, Some(2), Some(3))?;
-        let more = FabOut::new(Arch::Wse2, 1, Some(2), Some(3))?;
-        sim.bind_task(
-            0,
-            0,
-            TaskKind::Local,
-            10,
-            "t",
-            vec![
-                Action::sync(Op::Mov16, out, vec![Scalar::u16(1).into()]),
-                Action::sync(Op::Mov16, more, vec![Scalar::u16(2).into()]),
-            ],
-        )?;
-        sim.activate(0, 0, "t")?;
-        Ok(sim)
-    };
-    // default: the same color continues the stream; the run ends with the receiver full
-    let e = build(QueueReusePolicy::OtherColor)?
-        .run(100)
-        .expect_err("the receiver never reads");
-    assert!(matches!(e, SimError::Deadlock { .. }), "{e}");
-    // the seed's wording: any element left is a reuse, naming both operations
-    let e = build(QueueReusePolicy::Seed)?
-        .run(100)
-        .expect_err("queue reuse");
-    let SimError::QueueReuse {
-        queue,
-        left,
-        first,
-        second,
-        ..
-    } = &e
-    else {
-        panic!("{e}");
-    };
-    assert_eq!(*queue, q(QueueSide::Output, 2));
-    assert!(*left > 0);
-    assert!(
-        first.contains("action 1") && second.contains("action 2"),
-        "{e}"
-    );
     Ok(())
 }

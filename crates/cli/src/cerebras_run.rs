@@ -316,7 +316,7 @@ mod tests {
 
     #[test]
     fn a_wrong_output_prints_fail_with_the_expected_values() -> Result<()> {
-        let p = &PROGRAMS[0];
+        let p = find("E3")?;
         let mut run = p.run(Arch::Wse2, false)?;
         if let Some(Values::F32(v)) = run.got.first_mut().map(|o| &mut o.values) {
             v[1] += 1.0;

@@ -233,6 +233,8 @@ fn run_list_names_every_shipped_program() {
         .collect();
     assert_eq!(names, want);
     assert!(names.contains(&"gemv-06-routes-1") && names.contains(&"topic-09-fifos"));
+    // the one-PE programs of part 1 are in the list too
+    assert!(names.contains(&"gemv-02-memory-dsds") && names.contains(&"topic-10-map-builtin"));
     let text = npusim()
         .args(["cerebras", "run", "--list"])
         .output()
@@ -374,7 +376,9 @@ fn tour_runs_every_program_on_both_architectures() {
     let short = String::from_utf8(short.get_output().stdout.clone()).unwrap();
     assert!(
         short.contains(&format!(
-            "example programs: {n} (E3-E9) on wse2 and wse3: {} PASS, 0 FAIL",
+            "example programs: {n} ({}-{}) on wse2 and wse3: {} PASS, 0 FAIL",
+            npusim_cerebras::programs::PROGRAMS[0].label,
+            npusim_cerebras::programs::PROGRAMS[n - 1].label,
             2 * n
         )),
         "{short}"

@@ -92,6 +92,16 @@ pub enum DsdError {
         /// The architecture.
         arch: crate::Arch,
     },
+    /// A FIFO with `simd_mode` over a buffer of 32-bit elements (SIMD packs 16-bit values).
+    #[error(
+        "@allocate_fifo({buffer}) .simd_mode: SIMD packs 16-bit values, but the buffer's elements are {elem}"
+    )]
+    FifoSimdElem {
+        /// The buffer.
+        buffer: String,
+        /// Its element type.
+        elem: String,
+    },
     /// Two mutually exclusive fields are both set.
     #[error("{kind}: {first} and {second} cannot both be set")]
     Exclusive {

@@ -74,6 +74,12 @@ pub struct Fifo {
     /// A write found the FIFO full and no pop has since made room (the `activate_pop`
     /// condition).
     pub full_event: bool,
+    /// Elements the read that hit the empty event needed (its SIMD group; 1 without SIMD):
+    /// `activate_push` fires on the push that makes this many available.
+    pub empty_need: u32,
+    /// Free elements the write that hit the full event needed: `activate_pop` fires on the
+    /// pop that makes this much room.
+    pub full_need: u32,
 }
 
 impl Fifo {
@@ -109,8 +115,14 @@ impl Fifo {
             }
         } else if config.simd_mode.is_some() {
             return Err(DsdError::Arch {
-                what: "@allocate_fifo .simd_mode".into(),
+                what: format!("@allocate_fifo({}) .simd_mode", buffer.name),
                 arch,
+            });
+        }
+        if config.simd_mode.is_some() && buffer.elem.words() != 1 {
+            return Err(DsdError::FifoSimdElem {
+                buffer: buffer.name.clone(),
+                elem: buffer.elem.to_string(),
             });
         }
         Ok(Fifo {
@@ -122,7 +134,62 @@ impl Fifo {
             count: 0,
             empty_event: false,
             full_event: false,
+            empty_need: 1,
+            full_need: 1,
         })
+    }
+
+    /// Elements a push needs free (a pop needs held) before element `n` of an operation of
+    /// `len` elements, from the FIFO's SIMD mode (WSE-2; `DECISIONS_PART2.md`): without SIMD
+    /// one; `simd_32` and `simd_32_or_64` move 16-bit values in pairs (one 32-bit wavelet's
+    /// worth), so two at the start of each pair; `simd_64` needs two pairs at the start of
+    /// each group of four that fills both. A tail shorter than the group needs what is left.
+    pub fn simd_need(&self, n: u64, len: u64) -> u32 {
+        let left = len.saturating_sub(n).max(1);
+        let group = match self.config.simd_mode {
+            None => return 1,
+            Some(SimdMode::Simd64) if n % 4 == 0 && left >= 4 => 4,
+            Some(_) if n % 2 == 0 => 2,
+            Some(_) => return 1,
+        };
+        group.min(left) as u32
+    }
+
+    /// Free elements.
+    pub fn room(&self) -> u32 {
+        self.capacity().saturating_sub(self.count)
+    }
+
+    /// Records an empty event of a read that needed `need` elements.
+    pub fn note_empty(&mut self, need: u32) {
+        self.empty_event = true;
+        self.empty_need = need;
+    }
+
+    /// Records a full event of a write that needed `need` free elements.
+    pub fn note_full(&mut self, need: u32) {
+        self.full_event = true;
+        self.full_need = need;
+    }
+
+    /// After a push: whether it made enough data for the read that hit the empty event
+    /// (seed 004's `activate_push` rule); clears the event if so.
+    pub fn push_activates(&mut self) -> bool {
+        let fires = self.empty_event && self.count >= self.empty_need;
+        if fires {
+            self.empty_event = false;
+        }
+        fires
+    }
+
+    /// After a pop: whether it made enough room for the write that hit the full event
+    /// (seed 004's `activate_pop` rule); clears the event if so.
+    pub fn pop_activates(&mut self) -> bool {
+        let fires = self.full_event && self.room() >= self.full_need;
+        if fires {
+            self.full_event = false;
+        }
+        fires
     }
 
     /// Elements the FIFO can hold.

@@ -26,6 +26,12 @@ impl Color {
         self.0
     }
 
+    /// The color with its lowest bit toggled (`color_swap_x`: red 0 <-> blue 1); stays in
+    /// 0..=23 since 23 ^ 1 = 22.
+    pub const fn bit0_toggled(self) -> Color {
+        Color(self.0 ^ 1)
+    }
+
     /// The color's number as an index into per-color tables.
     pub const fn index(self) -> usize {
         self.0 as usize

@@ -155,4 +155,24 @@ pub enum FabricError {
         /// The color.
         color: Color,
     },
+    /// A feature the documentation names but does not describe precisely enough to model.
+    #[error("unsupported: {what} ({why})")]
+    Unsupported {
+        /// The feature and where it was asked for.
+        what: String,
+        /// What is unpublished.
+        why: &'static str,
+    },
+    /// A router feature the architecture does not have.
+    #[error("PE ({x}, {y}): {what} is not available on {arch}")]
+    Arch {
+        /// Column.
+        x: u32,
+        /// Row.
+        y: u32,
+        /// The feature.
+        what: &'static str,
+        /// The architecture.
+        arch: Arch,
+    },
 }

@@ -52,11 +52,15 @@ pub struct Collected {
 }
 
 #[derive(Clone, Debug, Default)]
-struct Router {
+pub(super) struct Router {
     colors: [Option<ColorConfig>; Color::COUNT],
     slots: [Option<Wavelet>; 5],
     open_edges: DirSet,
     streams: [VecDeque<Wavelet>; 5],
+    /// Colors in teardown mode (bit per color): their wavelets stay in this router's slots.
+    pub(super) teardown: u32,
+    /// WSE-2 `color_swap_x`: a wavelet received from WEST and sent EAST toggles color bit 0.
+    pub(super) color_swap_x: bool,
 }
 
 /// Where a wavelet goes.
@@ -81,7 +85,7 @@ pub struct Fabric {
     arch: Arch,
     width: u32,
     height: u32,
-    routers: Vec<Router>,
+    pub(super) routers: Vec<Router>,
     collected: Vec<Collected>,
     changes: usize,
 }
@@ -319,8 +323,24 @@ impl Fabric {
                 advance_switch: false,
                 ..m.wavelet
             };
+            // color_swap_x: the copy leaving EAST of a wavelet received from WEST
+            let swap = m.port == Dir::West && self.routers[m.pe].color_swap_x;
+            let east = if swap { w.with_color_bit0_toggled() } else { w };
             for t in &m.targets {
                 match *t {
+                    Target::Slot(k, Dir::West) => {
+                        self.routers[k].slots[Dir::West.index()] = Some(east)
+                    }
+                    Target::Host(k, Dir::East) => {
+                        let (x, y) = self.coords(k);
+                        self.collected.push(Collected {
+                            x,
+                            y,
+                            dir: Dir::East,
+                            cycle,
+                            wavelet: east,
+                        });
+                    }
                     Target::Slot(k, d) => self.routers[k].slots[d.index()] = Some(w),
                     Target::Ce(k) => {
                         if let Some(q) = queues.get_mut(k) {
@@ -390,6 +410,10 @@ impl Fabric {
             let Some(w) = r.slots[port.index()] else {
                 continue;
             };
+            if r.teardown & (1 << w.color.index()) != 0 {
+                // teardown mode: the color's traffic waits in the router
+                continue;
+            }
             let route = r.colors[w.color.index()].map(|c| c.route());
             let Some(route) = route.filter(|rt| rt.rx.contains(port)) else {
                 return Err(FabricError::Unroutable {

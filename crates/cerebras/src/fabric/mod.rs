@@ -9,13 +9,15 @@ pub mod filter;
 pub mod grid;
 pub mod queue;
 pub mod route;
+pub mod router_modes;
 pub mod wavelet;
 
 pub use color::Color;
 pub use direction::{Dir, DirSet};
 pub use error::FabricError;
-pub use filter::RangeFilter;
+pub use filter::{CounterFilter, RangeFilter};
 pub use grid::{Collected, Fabric, Hop};
 pub use queue::{Delivery, PeQueues, QueueRef, QueueSide, WaveletQueue, queue_length};
 pub use route::{ColorConfig, Route, SwitchPos};
+pub use router_modes::SwapAxis;
 pub use wavelet::{Wavelet, WaveletKind};

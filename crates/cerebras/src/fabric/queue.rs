@@ -6,7 +6,7 @@ use std::fmt;
 
 use super::color::Color;
 use super::error::FabricError;
-use super::filter::RangeFilter;
+use super::filter::{CounterFilter, RangeFilter};
 use super::wavelet::Wavelet;
 use crate::arch::Arch;
 
@@ -272,6 +272,16 @@ impl PeQueues {
     /// Sets (or, with `None`, removes) the range filter of `color`.
     pub fn set_filter(&mut self, color: Color, filter: Option<RangeFilter>) {
         self.filters[color.index()] = filter;
+    }
+
+    /// Sets a counter or sparse-counter filter on `color`: always refused
+    /// ([`FabricError::Unsupported`], the behaviour is unpublished); only range filters exist.
+    pub fn set_counter_filter(
+        &mut self,
+        color: Color,
+        filter: CounterFilter,
+    ) -> Result<(), FabricError> {
+        Err(filter.refuse(color))
     }
 
     /// Whether `w` passes its color's filter (always, without one).

@@ -47,6 +47,14 @@ impl Wavelet {
         Wavelet::data32(color, ((index as u32) << 16) | data as u32)
     }
 
+    /// The same wavelet on its color with bit 0 toggled (`color_swap_x`).
+    pub const fn with_color_bit0_toggled(self) -> Wavelet {
+        Wavelet {
+            color: self.color.bit0_toggled(),
+            ..self
+        }
+    }
+
     /// A control wavelet with this payload.
     pub const fn control(color: Color, payload: u32) -> Wavelet {
         Wavelet {

@@ -307,12 +307,13 @@ impl Pe {
                         action.unwrap_or_default(),
                         FifoAction::TestOrSuspend | FifoAction::Suspend
                     );
-                    if suspends && k == 0 && f.count >= f.capacity() {
-                        f.full_event = true;
+                    let need = f.simd_need(n, run.len);
+                    if suspends && k == 0 && f.room() < need {
+                        f.note_full(need);
                         return Ok(Ready::Wait(Wait::FifoFull(*id)));
                     }
-                    if suspends && k > 0 && f.count == 0 {
-                        f.empty_event = true;
+                    if suspends && k > 0 && f.count < need {
+                        f.note_empty(need);
                         return Ok(Ready::Wait(Wait::FifoEmpty(*id)));
                     }
                 }
@@ -364,8 +365,9 @@ impl Pe {
             let ports = &mut run.ports;
             if let Port::Fifo(id) = ports[0] {
                 let f = self.fifo_mut(id)?;
-                if f.count >= f.capacity() {
-                    completed = self.fifo_event(op, id, false, len - n)?;
+                let need = f.simd_need(n, len);
+                if f.room() < need {
+                    completed = self.fifo_event(op, id, false, len - n, need)?;
                     event_fifo = Some(id);
                     break 'elements;
                 }
@@ -394,17 +396,18 @@ impl Pe {
                     Port::Fifo(id) => {
                         let id = *id;
                         let f = self.fifo_mut(id)?;
-                        match f.pop_slot() {
+                        let need = f.simd_need(n, len);
+                        let slot = if f.count >= need { f.pop_slot() } else { None };
+                        match slot {
                             Some(slot) => {
-                                if f.full_event {
-                                    f.full_event = false;
+                                if f.pop_activates() {
                                     activated.extend(f.config.activate_pop.clone());
                                 }
                                 let (w, ty) = (f.buffer.element_word(slot, 0), f.buffer.elem);
                                 self.mem.load(w, ty)?
                             }
                             None => {
-                                completed = self.fifo_event(op, id, true, len - n)?;
+                                completed = self.fifo_event(op, id, true, len - n, need)?;
                                 empty_stop = true;
                                 event_fifo = Some(id);
                                 break 'elements;
@@ -429,8 +432,7 @@ impl Pe {
                     let id = *id;
                     let f = self.fifo_mut(id)?;
                     let slot = f.push_slot().unwrap_or(0);
-                    if f.empty_event {
-                        f.empty_event = false;
+                    if f.push_activates() {
                         activated.extend(f.config.activate_push.clone());
                     }
                     let (w, ty) = (f.buffer.element_word(slot, 0), f.buffer.elem);
@@ -516,7 +518,8 @@ impl Pe {
     }
 
     /// An empty (`empty == true`) or full event on FIFO `id` with `remaining` elements of the
-    /// operation left: sets the FIFO's length, records the event and applies the action.
+    /// operation left, the step having needed `need` elements (its SIMD group): sets the
+    /// FIFO's length, records the event and applies the action.
     /// Returns the builtin's result.
     fn fifo_event(
         &mut self,
@@ -524,16 +527,17 @@ impl Pe {
         id: usize,
         empty: bool,
         remaining: u64,
+        need: u32,
     ) -> Result<bool, OpError> {
         let f = self.fifo_mut(id)?;
         let rem = remaining.min(u64::from(u16::MAX)) as u16;
         let action = if empty {
             f.read_length = rem;
-            f.empty_event = true;
+            f.note_empty(need);
             f.config.empty_action
         } else {
             f.write_length = rem;
-            f.full_event = true;
+            f.note_full(need);
             f.config.full_action
         };
         let state = if empty { "empty" } else { "full" };

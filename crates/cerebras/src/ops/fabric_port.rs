@@ -191,7 +191,7 @@ impl Pe {
     }
 
     /// Binds WSE-2 default input queues for fabins that name only a color (spec §0.3).
-    pub(super) fn bind_fabric_defaults(&mut self, all: &[&Operand]) -> Result<(), OpError> {
+    pub(crate) fn bind_fabric_defaults(&mut self, all: &[&Operand]) -> Result<(), OpError> {
         for o in all {
             let d = match o {
                 Operand::Dsd(Dsd::FabIn(d)) => d.clone(),

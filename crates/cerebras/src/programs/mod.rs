@@ -1,4 +1,4 @@
-//! The shipped example programs (spec §13 E3–E9) as one list: each builds a simulation,
+//! The shipped example programs (spec §13 E1, E3–E10) as one list: each builds a simulation,
 //! reads its results back and knows the results it must give. The `examples/`, the tests,
 //! `npusim cerebras run` and the tour all use [`PROGRAMS`].
 //!
@@ -11,6 +11,8 @@
 //! # Ok(()) }
 //! ```
 
+pub mod e10_map_builtin;
+pub mod e1_gemv_memory_dsds;
 pub mod e3_gemv_routes_1;
 pub mod e4_gemv_routes_3;
 pub mod e5_gemv_streaming;
@@ -94,6 +96,7 @@ impl Program {
 
 /// Every shipped program, in spec §13 order.
 pub const PROGRAMS: &[Program] = &[
+    e1_gemv_memory_dsds::PROGRAM,
     e3_gemv_routes_1::PROGRAM,
     e4_gemv_routes_3::PROGRAM,
     e5_gemv_streaming::PROGRAM,
@@ -101,6 +104,7 @@ pub const PROGRAMS: &[Program] = &[
     e7_pipeline_basic::PROGRAM,
     e8_pipeline_fifo::PROGRAM,
     e9_fifos::PROGRAM,
+    e10_map_builtin::PROGRAM,
 ];
 
 /// The program called `name` (its SDK name or its spec label, case-insensitive: `E3`).

@@ -15,6 +15,8 @@ pub enum Values {
     I16(Vec<i16>),
     /// 32-bit unsigned integers.
     U32(Vec<u32>),
+    /// 32-bit signed integers.
+    I32(Vec<i32>),
 }
 
 impl Values {
@@ -25,6 +27,7 @@ impl Values {
             Values::F16(v) => v.len(),
             Values::I16(v) => v.len(),
             Values::U32(v) => v.len(),
+            Values::I32(v) => v.len(),
         }
     }
 
@@ -40,6 +43,7 @@ impl Values {
             Values::F16(_) => "f16",
             Values::I16(_) => "i16",
             Values::U32(_) => "u32",
+            Values::I32(_) => "i32",
         }
     }
 
@@ -50,6 +54,7 @@ impl Values {
             Values::F16(v) => v.iter().map(|x| u64::from(x.to_bits())).collect(),
             Values::I16(v) => v.iter().map(|&x| u64::from(x as u16)).collect(),
             Values::U32(v) => v.iter().map(|&x| u64::from(x)).collect(),
+            Values::I32(v) => v.iter().map(|&x| u64::from(x as u32)).collect(),
         }
     }
 
@@ -73,6 +78,7 @@ impl Values {
             Values::F16(v) => v.iter().map(|x| float(f64::from(x.to_f32()))).collect(),
             Values::I16(v) => v.iter().map(i16::to_string).collect(),
             Values::U32(v) => v.iter().map(u32::to_string).collect(),
+            Values::I32(v) => v.iter().map(i32::to_string).collect(),
         }
     }
 }
@@ -84,6 +90,7 @@ impl fmt::Display for Values {
             Values::F16(v) => v.iter().map(|x| format!("{:?}", x.to_f32())).collect(),
             Values::I16(v) => v.iter().map(i16::to_string).collect(),
             Values::U32(v) => v.iter().map(u32::to_string).collect(),
+            Values::I32(v) => v.iter().map(i32::to_string).collect(),
         };
         write!(f, "{}[{}]", self.type_name(), items.join(", "))
     }

@@ -158,4 +158,16 @@ pub enum SimError {
         /// The limit.
         max: u64,
     },
+    /// A feature the documentation names but does not describe precisely enough to model.
+    #[error("PE ({x}, {y}): unsupported: {what} ({why})")]
+    Unsupported {
+        /// Column.
+        x: u32,
+        /// Row.
+        y: u32,
+        /// The feature.
+        what: String,
+        /// What is unpublished.
+        why: &'static str,
+    },
 }

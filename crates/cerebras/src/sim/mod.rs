@@ -10,6 +10,7 @@ pub mod resources;
 pub mod scheduler;
 pub mod stats;
 pub mod task;
+pub mod task_tables;
 pub mod trace;
 
 pub use error::SimError;
@@ -19,4 +20,5 @@ pub use resources::QueueReusePolicy;
 pub use scheduler::{Sim, control_entry};
 pub use stats::{PeStats, RunReport, TraceHash};
 pub use task::{Action, AsyncConfig, CallCtx, Completion, OnControl, Task, TaskKind};
+pub use task_tables::{ControlTaskTable, MAX_ROTATING_PAIRS};
 pub use trace::{EventKind, TraceEvent, chrome_trace};

@@ -74,6 +74,10 @@ pub(super) struct PeState {
     pub(super) flushing: [bool; 8],
     /// Empty-queue handlers (`@set_empty_queue_handler`) by output queue.
     pub(super) empty_handlers: Vec<(u8, Vec<Action>)>,
+    /// WSE-3 separate control-task table (`@set_control_task_table`).
+    pub(super) control_table: Option<super::task_tables::ControlTaskTable>,
+    /// WSE-3 rotating data/control task pairs (`@bind_rotating_tasks`).
+    pub(super) rotations: Vec<super::task_tables::Rotation>,
 }
 
 /// A grid of PEs, their routers and their tasks, run cycle by cycle.
@@ -129,6 +133,8 @@ impl Sim {
                     open_channels: Vec::new(),
                     flushing: [false; 8],
                     empty_handlers: Vec::new(),
+                    control_table: None,
+                    rotations: Vec::new(),
                 }
             })
             .collect();
@@ -233,7 +239,16 @@ impl Sim {
                 self.arch
             )));
         }
-        if let Some(t) = st.tasks.iter().find(|t| t.id == id || t.name == name) {
+        // a separate control-task table (WSE-3) gives control ids their own space
+        let separate = st.control_table.is_some();
+        let same_table = |other: TaskKind| {
+            !separate || (other == TaskKind::Control) == (kind == TaskKind::Control)
+        };
+        if let Some(t) = st
+            .tasks
+            .iter()
+            .find(|t| (t.id == id && same_table(t.kind)) || t.name == name)
+        {
             return Err(bad(format!(
                 "task {name} (id {id}) clashes with task {} (id {})",
                 t.name, t.id
@@ -243,6 +258,20 @@ impl Sim {
             let c = Color::new(i64::from(id))?;
             if st.pe.queues.default_input(c).is_none() {
                 return Err(bad(format!("no free input queue for data task color {id}")));
+            }
+        }
+        // WSE-2 fabins naming only a color get their default input queue now, as the
+        // compiler fixes it, so wavelets arriving before the operation starts find it
+        for a in &body {
+            if let Action::Op { dest, srcs, op, .. } = a {
+                // DSD operands only: a DSR may be loaded later, at run time
+                let all: Vec<&Operand> = std::iter::once(dest)
+                    .chain(srcs)
+                    .filter(|o| matches!(o, Operand::Dsd(_)))
+                    .collect();
+                st.pe
+                    .bind_fabric_defaults(&all)
+                    .map_err(|e| bad(format!("@{}: {e}", op.name())))?;
             }
         }
         st.tasks.push(Task {
@@ -729,6 +758,17 @@ impl Sim {
             };
             name = t.name.clone();
             body = t.body.clone();
+        } else if let (None, Some(ti)) = (channel, pick)
+            && st.tasks[ti].kind == TaskKind::Data
+        {
+            // a rotating data task (WSE-3): every limit-th start runs its control task
+            let id = st.tasks[ti].id;
+            if let Some(control) = self.rotate(k, id)
+                && let Some(t) = self.pes[k].tasks.iter().find(|t| t.name == control)
+            {
+                name = t.name.clone();
+                body = t.body.clone();
+            }
         }
         let st = &mut self.pes[k];
         st.main = MainThread {
@@ -794,6 +834,10 @@ impl Sim {
             Action::BlockChannel(c) => self.set_channel(k, c, false),
             Action::QueueFlush(q) => self.set_queue_flush(k, cycle, &label, q, true),
             Action::ExitQueueFlush(q) => self.set_queue_flush(k, cycle, &label, q, false),
+            Action::ExitTeardown(c) => {
+                self.fabric.set_teardown_at(k, c, false);
+                Ok(())
+            }
             Action::InitializeOutputQueue(q, c) => {
                 self.initialize_output_queue(k, cycle, &label, q, c)
             }

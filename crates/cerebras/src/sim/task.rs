@@ -110,6 +110,9 @@ pub enum Action {
     /// `@initialize_queue(q, .{ .color = c })` at run time: binds output queue `q` to a
     /// color; on WSE-3 an error while it still holds wavelets of another color.
     InitializeOutputQueue(u8, crate::fabric::Color),
+    /// `<tile_config>`'s teardown exit for a color: the color leaves teardown mode on this
+    /// PE's router and its traffic moves again.
+    ExitTeardown(crate::fabric::Color),
     /// Rust code (one cycle) returning further actions, run before the rest of the body.
     Call(CallFn),
 }
@@ -166,6 +169,7 @@ impl fmt::Debug for Action {
             Action::InitializeOutputQueue(q, c) => {
                 write!(f, "@initialize_queue({q}, .{{ .color = {} }})", c.id())
             }
+            Action::ExitTeardown(c) => write!(f, "exit teardown({c})"),
             Action::Call(_) => f.write_str("<rust code>"),
         }
     }

@@ -1,0 +1,108 @@
+//! Spec §13 E10, `topic-10-map-builtin` (size 5), on a 1×1 grid of the simulator: `@map`
+//! takes the square root of the diagonal of `A = 42` in place, then a pointer-input
+//! reduction sums `B = [10..50]` into `sum = 150`. A one-PE program of part 1
+//! (`examples/e10_map_builtin.rs` runs it on a bare `Pe`). The simulator has no `@map`
+//! action, so each `@map` runs inside one Rust-code action of the task (one cycle each).
+//!
+//! The CSL it models:
+//!
+//! ```text
+//! var A = @constants([5, 5]f32, 42.0);
+//! const diag = @get_dsd(mem1d_dsd, .{ .tensor_access = |i|{5} -> A[i, i] });
+//! fn reduction(v: i32, acc: *i32) i32 { return acc.* + v; }
+//! @map(math.sqrt_f32, diag, diag);
+//! @map(reduction, B_dsd, &sum, &sum);
+//! ```
+
+use super::{Output, Program, ProgramError, Values};
+
+use crate::ops::Operand;
+use crate::sim::{Action, Sim, TaskKind};
+use crate::{Arch, ElemTy, Scalar};
+
+/// The size of `A` (SIZE × SIZE) and `B`.
+pub const SIZE: u64 = 5;
+/// Cycle limit of the run.
+pub const CYCLE_LIMIT: u64 = 100;
+
+fn b_values() -> Vec<i32> {
+    (1..=SIZE as i32).map(|k| 10 * k).collect()
+}
+
+/// Builds the program on `arch`: `A`, `B` and `sum` in memory, task `main` bound and
+/// activated.
+pub fn build(arch: Arch) -> Result<Sim, ProgramError> {
+    let mut sim = Sim::new(arch, 1, 1)?;
+    let pe = sim.pe_mut(0, 0)?;
+    pe.mem
+        .declare_with("A", &[SIZE, SIZE], &vec![42.0f32; (SIZE * SIZE) as usize])?;
+    pe.mem.declare_with("B", &[SIZE], &b_values())?;
+    pe.mem.declare("sum", ElemTy::I32, &[1])?;
+    let sqrt_diag = Action::call(|ctx| {
+        let diag: Operand = ctx
+            .pe
+            .mem
+            .mem1d(&format!("|i|{{{SIZE}}} -> A[i, i]"))?
+            .into();
+        ctx.pe.map(std::slice::from_ref(&diag), Some(&diag), |v| {
+            Scalar::f32(v[0].as_f32().sqrt())
+        })?;
+        Ok(Vec::new())
+    });
+    let reduce = Action::call(|ctx| {
+        let b: Operand = ctx.pe.mem.mem1d(&format!("|i|{{{SIZE}}} -> B[i]"))?.into();
+        let sum = Operand::Ptr(ctx.pe.mem.element("sum", 0)?);
+        ctx.pe.map(&[b, sum.clone()], Some(&sum), |v| {
+            Scalar::i32(v[1].as_i64().wrapping_add(v[0].as_i64()) as i32)
+        })?;
+        Ok(Vec::new())
+    });
+    sim.bind_task(0, 0, TaskKind::Local, 10, "main", vec![sqrt_diag, reduce])?;
+    sim.activate(0, 0, "main")?;
+    Ok(sim)
+}
+
+/// What the program computes: `A` with its diagonal replaced by `sqrt(42)` (IEEE f32
+/// square root, correctly rounded), and the sum of `B`.
+pub fn reference() -> (Vec<f32>, i32) {
+    let n = SIZE as usize;
+    let a = (0..n * n)
+        .map(|k| {
+            if k % (n + 1) == 0 {
+                42.0f32.sqrt()
+            } else {
+                42.0
+            }
+        })
+        .collect();
+    (a, b_values().iter().sum())
+}
+
+const A_NAME: &str = "A (PE (0, 0))";
+const SUM_NAME: &str = "sum (PE (0, 0))";
+
+fn read(sim: &Sim) -> Result<Vec<Output>, ProgramError> {
+    let mem = &sim.pe(0, 0)?.mem;
+    Ok(vec![
+        Output::new(A_NAME, Values::F32(mem.read::<f32>("A")?)),
+        Output::new(SUM_NAME, Values::I32(mem.read::<i32>("sum")?)),
+    ])
+}
+
+/// The registry entry.
+pub const PROGRAM: Program = Program {
+    name: "topic-10-map-builtin",
+    label: "E10",
+    description: "one PE: @map sqrt over the diagonal of A = 42, then a pointer reduction sum(B) = 150 (no fabric)",
+    grid: "1x1",
+    build,
+    read,
+    expected: || {
+        let (a, sum) = reference();
+        vec![
+            Output::new(A_NAME, Values::F32(a)),
+            Output::new(SUM_NAME, Values::I32(vec![sum])),
+        ]
+    },
+    cycle_limit: CYCLE_LIMIT,
+};
