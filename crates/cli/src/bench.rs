@@ -24,6 +24,9 @@ pub struct BenchArgs {
     /// A short run (fewer repeats, 16 Mi instead of 64 Mi elements for the parallel size).
     #[arg(long)]
     pub quick: bool,
+    /// Only the cases whose name contains this text (e.g. `f16->f8e4m3fn`); repeatable.
+    #[arg(long = "case", value_name = "TEXT")]
+    pub cases: Vec<String>,
     /// Samples per measurement (default 7, 3 with --quick); each sample times a batch of calls
     /// lasting at least 20 ms.
     #[arg(long, value_name = "N")]
@@ -332,7 +335,19 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     let all = std::thread::available_parallelism().map_or(1, |n| n.get());
     let tty = std::io::stderr().is_terminal();
     let mut rows = Vec::new();
-    for case in cases() {
+    let picked: Vec<Case> = cases()
+        .into_iter()
+        .filter(|c| args.cases.is_empty() || args.cases.iter().any(|t| c.name().contains(t)))
+        .collect();
+    if picked.is_empty() {
+        let names: Vec<String> = cases().iter().map(Case::name).collect();
+        anyhow::bail!(
+            "no benchmark case contains {:?}; the cases are: {}",
+            args.cases,
+            names.join(", ")
+        );
+    }
+    for case in picked {
         for (n, threads) in [(1 << 20, 1), (big, all)] {
             if !args.json {
                 let what = format!("{:<28} {n:>9} elements, {threads} thread(s)", case.name());
@@ -418,7 +433,10 @@ mod tests {
         for single in [1.3e-6, 3.1e-5, 4.9e-4, 1.7e-3, 7e-3, 0.019] {
             let b = batch_for(single);
             assert!(b as f64 * single >= MIN_SAMPLE_SECONDS, "{single}: {b}");
-            assert!(((b - 1) as f64) * single < MIN_SAMPLE_SECONDS, "{single}: {b}");
+            assert!(
+                ((b - 1) as f64) * single < MIN_SAMPLE_SECONDS,
+                "{single}: {b}"
+            );
         }
         assert_eq!(batch_for(MIN_SAMPLE_SECONDS), 1);
         assert_eq!(batch_for(1.0), 1);
