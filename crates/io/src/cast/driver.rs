@@ -21,8 +21,11 @@ use crate::elements::{Elements, SubByte};
 use crate::error::IoError;
 use crate::npy::swap_in_place;
 
-/// Elements per chunk (a multiple of 2, so packed chunks never share a byte).
-pub const CHUNK_ELEMENTS: usize = 1 << 22;
+/// Elements per chunk (a multiple of 2, so packed chunks never share a byte). 1 Mi keeps a
+/// chunk's input and output (6 MiB for f32 -> bf16) in cache between the read, the cast and the
+/// write: on a 2-core Zen 3 VM, `cast` of 64 Mi f32 to bf16 took a median 195 ms CPU and
+/// 0.39 s wall over 5 runs, against 296 ms and 0.79 s with 4 Mi chunks (256 Ki: 215 ms, 0.31 s).
+pub const CHUNK_ELEMENTS: usize = 1 << 20;
 
 /// Bytes per piece when a tensor is copied unchanged.
 const COPY_BYTES: usize = 1 << 24;
