@@ -37,7 +37,14 @@ pub(crate) struct Table {
     /// Whether every source code's status is OK (exact, no flag): the bulk loops then count
     /// without reading statuses.
     all_ok: bool,
+    /// For sources of at most 8 bits with a few codes whose status is not OK (fp8 NaN and
+    /// Inf codes): those codes and their raw statuses, so that the gather loop counts them by
+    /// comparing source bytes instead of reading a status per element.
+    flagged: Option<Box<[(u8, u16)]>>,
 }
+
+/// Most flagged codes [`Table::flagged`] lists (each costs one compare pass per block).
+const MAX_FLAGGED: usize = 16;
 
 /// How a lookup loop counts statuses.
 mod count {
@@ -100,6 +107,13 @@ impl Table {
         let wide = (bytes == 4).then(|| boxed(|i| at(i).code as u32));
         let all_ok = results.iter().all(|r| r.status.bits() == 0);
         let status32 = (bytes == 4 && !all_ok).then(|| boxed(|i| u32::from(status[i])));
+        let flagged: Vec<(u8, u16)> = results
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.status.bits() != 0)
+            .filter_map(|(c, r)| Some((u8::try_from(c).ok()?, r.status.bits())))
+            .collect();
+        let few = src.bits() <= 8 && !all_ok && flagged.len() <= MAX_FLAGGED;
         Table {
             codes,
             narrow,
@@ -107,6 +121,7 @@ impl Table {
             status,
             status32,
             all_ok,
+            flagged: few.then(|| flagged.into_boxed_slice()),
         }
     }
 
@@ -165,6 +180,7 @@ impl Table {
             status,
             mask,
             count: !self.all_ok,
+            flagged: self.flagged.as_deref(),
         };
         let counts = match (s.format().unpacked_bytes(), d.format().unpacked_bytes()) {
             (1, 1) => g.run::<1, 1>(src, dst, n),
@@ -281,6 +297,9 @@ mod gather {
         pub status: Option<&'a [u32; ENTRIES]>,
         pub mask: u16,
         pub count: bool,
+        /// For 1-byte sources: the only codes whose status is not OK, counted by comparing
+        /// the block's source bytes with each (the statuses are then not read per element).
+        pub flagged: Option<&'a [(u8, u16)]>,
     }
 
     impl Gather<'_> {
@@ -365,6 +384,13 @@ mod gather {
                     _mm256_shuffle_epi8(v, pick),
                 ))
             };
+            let flagged = if S == 1 && self.count {
+                self.flagged
+            } else {
+                None
+            };
+            // Statuses read per element only when they are counted and not by flagged codes.
+            let per_element = self.count && flagged.is_none();
             let mask = _mm256_set1_epi32(i32::from(self.mask));
             let table = self.table.as_ptr().cast::<i32>();
             let status_table = self.status.map(|t| t.as_ptr().cast::<i32>());
@@ -381,6 +407,14 @@ mod gather {
                     .zip(db.chunks_exact_mut(8 * D))
                     .zip(st.chunks_exact_mut(8))
                 {
+                    if S == 1 && D == 4 && !per_element {
+                        // 256 entries in L1: eight scalar loads beat one gather here.
+                        for (&b, out) in x.iter().zip(y.chunks_exact_mut(4)) {
+                            let e = self.table[usize::from(u16::from(b) & self.mask)];
+                            out.copy_from_slice(&e.to_le_bytes());
+                        }
+                        continue;
+                    }
                     // SAFETY: `x` holds 8 * S bytes, the size of the load; every index is
                     // masked to at most 0xFFFF < ENTRIES, inside both tables; `y` holds 8 * D
                     // bytes and `t` 8 u16, the sizes of the stores; AVX2 is enabled here.
@@ -398,7 +432,7 @@ mod gather {
                             2 => _mm_storeu_si128(out.cast::<__m128i>(), low_half16(v, low16)),
                             _ => _mm256_storeu_si256(out.cast::<__m256i>(), v),
                         }
-                        if self.count {
+                        if per_element {
                             let stv = match (D, status_table) {
                                 (4, Some(s)) => {
                                     low_half16(_mm256_i32gather_epi32::<4>(s, idx), low16)
@@ -420,7 +454,18 @@ mod gather {
                     db[D * k..D * (k + 1)].copy_from_slice(&e.to_le_bytes()[..D]);
                     st[k] = self.status_of::<D>(e, c);
                 }
-                if self.count {
+                if let Some(codes) = flagged {
+                    let mut seen = 0usize;
+                    for &(code, status) in codes {
+                        let k = sb
+                            .iter()
+                            .filter(|&&b| u16::from(b) & self.mask == u16::from(code))
+                            .count();
+                        flags::record_n(status, k as u64, &mut counts);
+                        seen += k;
+                    }
+                    flags::record_n(0, (m - seen) as u64, &mut counts);
+                } else if self.count {
                     flags::count(&st[..m], &mut counts);
                 } else {
                     counts.total += m as u64;
