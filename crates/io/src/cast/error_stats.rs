@@ -143,6 +143,9 @@ impl ErrorStats {
         // The common case, f32 into an unpacked format of 1 or 2 bytes, reads the codes
         // straight from the bytes; the elements are added in the same order either way.
         let f32_in = s.format() == Format::F32 && !s.is_packed();
+        // A local copy, so that the sums stay in registers instead of going through memory
+        // at every element.
+        let mut acc = *self;
         match (f32_in, &to, d.is_packed(), d.format().unpacked_bytes()) {
             (true, Decoder::Table(t), false, 1) => {
                 // As `Storage::read`: a one-per-byte code is its format's low bits.
@@ -150,7 +153,7 @@ impl ErrorStats {
                 for (x, &y) in src.chunks_exact(4).zip(dst).take(count) {
                     let x = f32::from_le_bytes([x[0], x[1], x[2], x[3]]);
                     let y = t.get(usize::from(y & m)).copied().unwrap_or(f64::NAN);
-                    self.add(f64::from(x), y, max);
+                    acc.add(f64::from(x), y, max);
                 }
             }
             (true, Decoder::Table(t), false, 2) => {
@@ -158,22 +161,23 @@ impl ErrorStats {
                     let x = f32::from_le_bytes([x[0], x[1], x[2], x[3]]);
                     let y = usize::from(u16::from_le_bytes([y[0], y[1]]));
                     let y = t.get(y).copied().unwrap_or(f64::NAN);
-                    self.add(f64::from(x), y, max);
+                    acc.add(f64::from(x), y, max);
                 }
             }
             _ => {
                 for i in 0..count {
                     let x = from.value(s.read(src, i));
                     let y = to.value(d.read(dst, i));
-                    self.add(x, y, max);
+                    acc.add(x, y, max);
                 }
             }
         }
+        *self = acc;
         Ok(())
     }
 
     /// Accumulates one element: input `x`, result `y`, destination's largest finite `max`.
-    #[inline]
+    #[inline(always)]
     pub fn add(&mut self, x: f64, y: f64, max: f64) {
         self.total += 1;
         if y.is_nan() {
