@@ -1,8 +1,10 @@
 //! `npusim bench`: bulk-cast throughput, measured as ratios against baselines run in the same
 //! process on the same bytes (a memcpy, and the `half` crate's slice conversions where it has
-//! one). Timings are medians over interleaved repeats; nothing here is asserted by a test.
+//! one). Timings are medians over interleaved samples, each a batch of calls lasting at least
+//! 20 ms; nothing here is asserted by a test.
 
 use std::hint::black_box;
+use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -22,7 +24,11 @@ pub struct BenchArgs {
     /// A short run (fewer repeats, 16 Mi instead of 64 Mi elements for the parallel size).
     #[arg(long)]
     pub quick: bool,
-    /// Repeats per measurement (default 7, 3 with --quick).
+    /// Only the cases whose name contains this text (e.g. `f16->f8e4m3fn`); repeatable.
+    #[arg(long = "case", value_name = "TEXT")]
+    pub cases: Vec<String>,
+    /// Samples per measurement (default 7, 3 with --quick); each sample times a batch of calls
+    /// lasting at least 20 ms.
     #[arg(long, value_name = "N")]
     pub repeats: Option<usize>,
 }
@@ -148,6 +154,70 @@ fn median3(mut v: Vec<f64>) -> [f64; 3] {
     [v[0], v[n / 2], v[n - 1]]
 }
 
+/// Shortest time one sample lasts: a call on 1 Mi elements takes well under a millisecond,
+/// so a sample times a batch of calls long enough that timer and scheduler noise stay small.
+const MIN_SAMPLE_SECONDS: f64 = 0.02;
+
+/// Most calls in one sample (a bound for calls too short to time).
+const MAX_BATCH: usize = 100_000;
+
+/// Calls per sample for a call that took `single` seconds: enough for
+/// [`MIN_SAMPLE_SECONDS`], at least one.
+fn batch_for(single: f64) -> usize {
+    if single <= 0.0 {
+        return MAX_BATCH;
+    }
+    ((MIN_SAMPLE_SECONDS / single).ceil() as usize).clamp(1, MAX_BATCH)
+}
+
+/// One timed operation of a measurement: how many calls one of its samples makes, and the
+/// seconds per call of every sample.
+struct Timed<'a> {
+    call: Box<dyn FnMut() -> Result<()> + 'a>,
+    batch: usize,
+    samples: Vec<f64>,
+}
+
+impl<'a> Timed<'a> {
+    fn new(call: impl FnMut() -> Result<()> + 'a) -> Timed<'a> {
+        Timed {
+            call: Box::new(call),
+            batch: 1,
+            samples: Vec::new(),
+        }
+    }
+
+    /// One untimed call (pages, caches, the kernel's lookup table), then one timed call that
+    /// sets the batch size; a timed call long enough to be a sample on its own is kept as the
+    /// first sample.
+    fn calibrate(&mut self) -> Result<()> {
+        (self.call)()?;
+        let t = Instant::now();
+        (self.call)()?;
+        let single = t.elapsed().as_secs_f64();
+        self.batch = batch_for(single);
+        if single >= MIN_SAMPLE_SECONDS {
+            self.samples.push(single);
+        }
+        Ok(())
+    }
+
+    /// One more sample unless there are `repeats` already: a batch of calls, recorded as
+    /// seconds per call.
+    fn sample(&mut self, repeats: usize) -> Result<()> {
+        if self.samples.len() >= repeats {
+            return Ok(());
+        }
+        let t = Instant::now();
+        for _ in 0..self.batch {
+            (self.call)()?;
+        }
+        self.samples
+            .push(t.elapsed().as_secs_f64() / self.batch as f64);
+        Ok(())
+    }
+}
+
 fn measure(case: &Case, n: usize, threads: usize, repeats: usize) -> Result<Row> {
     let s = Storage::native(case.src);
     let d = case.dst_storage();
@@ -197,19 +267,19 @@ fn measure(case: &Case, n: usize, threads: usize, repeats: usize) -> Result<Row>
             0
         }
     ];
-    let (mut t_cast, mut t_copy, mut t_half) = (Vec::new(), Vec::new(), Vec::new());
-    pool.install(|| -> Result<()> {
-        for _ in 0..repeats + 1 {
-            let t = Instant::now();
+    let (t_cast, t_copy, t_half) = pool.install(|| -> Result<_> {
+        let mut cast = Timed::new(|| {
             cast_elements(&src, s, &mut dst, d, n, &policy, &options)?;
             black_box(&dst);
-            t_cast.push(t.elapsed().as_secs_f64());
-            let t = Instant::now();
+            Ok(())
+        });
+        let mut copied = Timed::new(|| {
             copy.copy_from_slice(black_box(&src));
             black_box(&copy);
-            t_copy.push(t.elapsed().as_secs_f64());
-            if half_case {
-                let t = Instant::now();
+            Ok(())
+        });
+        let mut half = half_case.then(|| {
+            Timed::new(|| {
                 match (case.src, case.dst) {
                     (Format::F32, Format::F16) => h16.convert_from_f32_slice(&f32s),
                     (Format::F32, Format::BF16) => hb16.convert_from_f32_slice(&f32s),
@@ -217,20 +287,32 @@ fn measure(case: &Case, n: usize, threads: usize, repeats: usize) -> Result<Row>
                     _ => hb16.convert_to_f32_slice(&mut out32),
                 }
                 black_box((&h16, &hb16, &out32));
-                t_half.push(t.elapsed().as_secs_f64());
+                Ok(())
+            })
+        });
+        cast.calibrate()?;
+        copied.calibrate()?;
+        if let Some(h) = half.as_mut() {
+            h.calibrate()?;
+        }
+        // Interleaved, so a change of machine load touches all three alike.
+        for _ in 0..repeats {
+            cast.sample(repeats)?;
+            copied.sample(repeats)?;
+            if let Some(h) = half.as_mut() {
+                h.sample(repeats)?;
             }
         }
-        Ok(())
+        Ok((cast.samples, copied.samples, half.map(|h| h.samples)))
     })?;
-    // The first round warms caches, pages and the kernel's lookup table.
-    let rate = |ts: &[f64]| -> Vec<f64> { ts[1..].iter().map(|t| n as f64 / t / 1e9).collect() };
+    let rate = |ts: &[f64]| -> Vec<f64> { ts.iter().map(|t| n as f64 / t / 1e9).collect() };
     let cast = median3(rate(&t_cast));
     let copy_rate = median3(rate(&t_copy))[1];
     let bytes_per_elem = (s.bytes_for(n) + d.bytes_for(n)) as f64 / n as f64;
     // memcpy moves src bytes in and out: compare bytes per second of input + output.
     let copy_bytes_per_elem = 2.0 * s.bytes_for(n) as f64 / n as f64;
     let pct_memcpy = 100.0 * cast[1] * bytes_per_elem / (copy_rate * copy_bytes_per_elem);
-    let x_half = half_case.then(|| cast[1] / median3(rate(&t_half))[1]);
+    let x_half = t_half.map(|t| cast[1] / median3(rate(&t))[1]);
     Ok(Row {
         case: case.name(),
         kernel: kernel_name(s, d, &policy),
@@ -251,14 +333,30 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         .max(1);
     let big = if args.quick { 16 << 20 } else { 64 << 20 };
     let all = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let tty = std::io::stderr().is_terminal();
     let mut rows = Vec::new();
-    for case in cases() {
+    let picked: Vec<Case> = cases()
+        .into_iter()
+        .filter(|c| args.cases.is_empty() || args.cases.iter().any(|t| c.name().contains(t)))
+        .collect();
+    if picked.is_empty() {
+        let names: Vec<String> = cases().iter().map(Case::name).collect();
+        anyhow::bail!(
+            "no benchmark case contains {:?}; the cases are: {}",
+            args.cases,
+            names.join(", ")
+        );
+    }
+    for case in picked {
         for (n, threads) in [(1 << 20, 1), (big, all)] {
             if !args.json {
-                eprint!(
-                    "\r{:<28} {n:>9} elements, {threads} thread(s)   ",
-                    case.name()
-                );
+                let what = format!("{:<28} {n:>9} elements, {threads} thread(s)", case.name());
+                // A terminal shows one line rewritten in place; a log gets a line per case.
+                if tty {
+                    eprint!("\r{what}   ");
+                } else {
+                    eprintln!("measuring {what}");
+                }
             }
             rows.push(measure(&case, n, threads, repeats)?);
         }
@@ -267,7 +365,9 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         let items: Vec<String> = rows.iter().map(json_row).collect();
         println!("[{}]", items.join(",\n "));
     } else {
-        eprintln!();
+        if tty {
+            eprintln!();
+        }
         print_table(&rows);
     }
     Ok(ExitCode::SUCCESS)
@@ -321,5 +421,26 @@ fn human(n: usize) -> String {
         format!("{}Mi", n >> 20)
     } else {
         n.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batch_lasts_at_least_the_minimum_sample_and_no_call_more_than_needed() {
+        for single in [1.3e-6, 3.1e-5, 4.9e-4, 1.7e-3, 7e-3, 0.019] {
+            let b = batch_for(single);
+            assert!(b as f64 * single >= MIN_SAMPLE_SECONDS, "{single}: {b}");
+            assert!(
+                ((b - 1) as f64) * single < MIN_SAMPLE_SECONDS,
+                "{single}: {b}"
+            );
+        }
+        assert_eq!(batch_for(MIN_SAMPLE_SECONDS), 1);
+        assert_eq!(batch_for(1.0), 1);
+        assert_eq!(batch_for(0.0), MAX_BATCH);
+        assert_eq!(batch_for(1e-12), MAX_BATCH);
     }
 }
