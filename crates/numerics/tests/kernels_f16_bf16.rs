@@ -344,3 +344,54 @@ fn unaligned_buffers_and_parallel_chunks_equal_the_reference() {
         }
     }
 }
+
+/// `n` f32 codes of moderate magnitude (2^-30 .. 2^14, both signs, random mantissa, some of
+/// them exact in bf16 or f16): no NaN,
+/// Inf, overflow or f32 subnormal, so the SIMD kernels' fast path serves whole blocks.
+fn moderate(n: usize, seed: u64) -> Vec<u32> {
+    random(n, seed)
+        .into_iter()
+        .map(|x| {
+            let c = (x & 0x807F_FFFF) | ((97 + (x >> 23) % 45) << 23);
+            // a quarter exact in bf16, a quarter exact in f16 (where normal), half inexact
+            match x >> 30 {
+                0 => c & !0xFFFF,
+                1 => c & !0x1FFF,
+                _ => c,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn blocks_with_and_without_rare_lanes_equal_the_reference() {
+    // Moderate values (the fast path) with a rare lane in a few places only: a NaN, an
+    // overflow, a saturating value, an f32 subnormal, two specials side by side, one last.
+    let n = 6007;
+    let mut codes = moderate(n, 0x0123_4567_89AB_CDEF);
+    for (i, c) in [
+        (700, 0x7FC1_2345u32),
+        (2100, 0x477F_F000),
+        (2101, 0xFF80_0000),
+        (3333, 0x7F7F_7FFF),
+        (4444, 0x0000_1234),
+        (n - 1, 0xC780_0000),
+    ] {
+        codes[i] = c;
+    }
+    for dst in DSTS {
+        for round in RoundMode::DETERMINISTIC {
+            for p in [
+                CastPolicy::new(round),
+                CastPolicy::saturating(round),
+                CastPolicy::non_saturating(round),
+            ] {
+                for k in levels() {
+                    assert_same(&codes, dst, &p, k);
+                    assert_same(&codes[..4096], dst, &p, k);
+                    assert_same(&codes[..512], dst, &p, k);
+                }
+            }
+        }
+    }
+}

@@ -27,8 +27,13 @@ const MAX_F32: u32 = 0x477F_E000;
 /// The f32 bits of 65536: a magnitude that large or larger overflows in every mode.
 const BEYOND_F32: u32 = 0x4780_0000;
 
-/// Groups of 8 between two flushes of the 32-bit lane counters.
-const FLUSH: usize = 1 << 24;
+/// Groups of 8 per block: what the fast loop casts at once, and casts again with every
+/// status counted when it met a lane beyond the largest finite f16.
+const BLOCK_GROUPS: usize = 64;
+
+/// Blocks between two flushes of the 32-bit lane counters (each lane adds at most one per
+/// group).
+const FLUSH_BLOCKS: usize = 1 << 20;
 
 /// The finite lanes' status counts of a run.
 #[derive(Clone, Copy, Debug, Default)]
@@ -116,7 +121,7 @@ impl F16c {
 
 #[cfg(target_arch = "x86_64")]
 mod simd {
-    use super::{F16c, FLUSH, MAX_F32, Totals};
+    use super::{BLOCK_GROUPS, F16c, FLUSH_BLOCKS, MAX_F32, Totals};
     use crate::bulk::kernels::f32_half::{SpecialCounts, blend, rounding};
     use crate::status::StatusCounts;
     use std::arch::x86_64::{
@@ -126,8 +131,8 @@ mod simd {
         _mm256_blendv_ps, _mm256_castps_si256, _mm256_castsi256_ps, _mm256_castsi256_si128,
         _mm256_cmp_ps, _mm256_cmpeq_epi32, _mm256_cmpgt_epi32, _mm256_cvtepu16_epi32,
         _mm256_cvtph_ps, _mm256_cvtps_ph, _mm256_extracti128_si256, _mm256_loadu_si256,
-        _mm256_set1_epi32, _mm256_setzero_si256, _mm256_storeu_si256, _mm256_sub_epi32,
-        _mm256_testz_si256,
+        _mm256_max_epi32, _mm256_set1_epi32, _mm256_setzero_si256, _mm256_storeu_si256,
+        _mm256_sub_epi32, _mm256_testz_si256,
     };
 
     /// Per-lane counters of the finite lanes (each lane adds at most one per group).
@@ -136,16 +141,6 @@ mod simd {
         exact: __m256i,
         underflow: __m256i,
         flushed: __m256i,
-        saturated: __m256i,
-    }
-
-    /// What the cold branch changes for a group with a lane beyond the largest finite f16.
-    struct Rare {
-        /// The group's codes, special lanes replaced.
-        code: __m128i,
-        /// The special lanes that were counted as exact (all ones there).
-        exact_undo: __m256i,
-        /// Finite lanes clamped to the largest finite f16 (all ones there).
         saturated: __m256i,
     }
 
@@ -177,6 +172,15 @@ mod simd {
                 flushed: z,
                 saturated: z,
             }
+        }
+
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        fn add(&mut self, o: Acc) {
+            self.exact = _mm256_add_epi32(self.exact, o.exact);
+            self.underflow = _mm256_add_epi32(self.underflow, o.underflow);
+            self.flushed = _mm256_add_epi32(self.flushed, o.flushed);
+            self.saturated = _mm256_add_epi32(self.saturated, o.saturated);
         }
 
         #[target_feature(enable = "avx2")]
@@ -243,16 +247,11 @@ mod simd {
             }
         }
 
-        /// One group of 8: the f16 codes of the f32 codes `v`, statuses counted into `acc`
-        /// (finite lanes) and `seen` (special lanes).
+        /// One group of 8 on the fast path: the f16 codes of the f32 codes `v` and their
+        /// magnitudes; exactness, underflow and flush counted into `acc`.
         #[target_feature(enable = "avx2,f16c")]
         #[inline]
-        fn group<const M: u8>(
-            &self,
-            v: __m256i,
-            acc: &mut Acc,
-            seen: &mut SpecialCounts,
-        ) -> __m128i {
+        fn group<const M: u8>(v: __m256i, acc: &mut Acc) -> (__m128i, __m256i) {
             let a = _mm256_and_si256(v, _mm256_set1_epi32(0x7FFF_FFFF));
             let (h, back) = Self::round::<M>(v, a);
             let exact = _mm256_cmpeq_epi32(back, v);
@@ -264,51 +263,92 @@ mod simd {
             acc.exact = _mm256_sub_epi32(acc.exact, exact);
             acc.underflow = _mm256_sub_epi32(acc.underflow, _mm256_andnot_si256(exact, small));
             acc.flushed = _mm256_sub_epi32(acc.flushed, _mm256_andnot_si256(exact, zero));
-            // Beyond the largest finite f16 (NaN, Inf, overflow or saturation): rare.
-            let rare = _mm256_cmpgt_epi32(a, _mm256_set1_epi32(MAX_F32 as i32));
-            if _mm256_testz_si256(rare, rare) == 0 {
-                let r = self.rare(v, a, code, exact, rare, seen);
-                acc.exact = _mm256_add_epi32(acc.exact, r.exact_undo);
-                acc.saturated = _mm256_sub_epi32(acc.saturated, r.saturated);
-                return r.code;
-            }
-            h
+            (h, a)
         }
 
-        /// The lanes of `rare` (magnitude beyond the largest finite f16): overflow by the
-        /// mode's threshold for the lane's sign, the special lanes replaced by the policy's
-        /// results and counted; the other ones saturate to the largest finite f16.
-        #[target_feature(enable = "avx2")]
-        #[inline(never)]
-        #[cold]
-        fn rare(
+        /// One group of 8 with every status counted: as [`F16c::group`], and the lanes
+        /// beyond the largest finite f16 sorted out: overflow by the mode's threshold for the
+        /// lane's sign, the special lanes replaced by the policy's results and counted into
+        /// `seen` (and taken off the exact count), the others saturated.
+        #[target_feature(enable = "avx2,f16c")]
+        #[inline]
+        fn full<const M: u8>(
             &self,
             v: __m256i,
-            a: __m256i,
-            code: __m256i,
-            exact: __m256i,
-            rare: __m256i,
+            acc: &mut Acc,
             seen: &mut SpecialCounts,
-        ) -> Rare {
+        ) -> __m128i {
+            let a = _mm256_and_si256(v, _mm256_set1_epi32(0x7FFF_FFFF));
+            let (h, back) = Self::round::<M>(v, a);
+            let exact = _mm256_cmpeq_epi32(back, v);
+            let code = _mm256_cvtepu16_epi32(h);
+            let m = _mm256_and_si256(code, _mm256_set1_epi32(0x7FFF));
+            let small = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x400), m);
+            let zero = _mm256_cmpeq_epi32(m, _mm256_setzero_si256());
             let above = _mm256_castps_si256(_mm256_blendv_ps(
                 _mm256_castsi256_ps(_mm256_set1_epi32(self.overflow_above[0] as i32)),
                 _mm256_castsi256_ps(_mm256_set1_epi32(self.overflow_above[1] as i32)),
                 _mm256_castsi256_ps(v),
             ));
             let special = _mm256_cmpgt_epi32(a, above);
+            let beyond = _mm256_cmpgt_epi32(a, _mm256_set1_epi32(MAX_F32 as i32));
+            // (special lanes are never small: their f16 magnitude is at least 0x7BFF)
+            acc.exact = _mm256_sub_epi32(acc.exact, _mm256_andnot_si256(special, exact));
+            acc.underflow = _mm256_sub_epi32(acc.underflow, _mm256_andnot_si256(exact, small));
+            acc.flushed = _mm256_sub_epi32(acc.flushed, _mm256_andnot_si256(exact, zero));
+            acc.saturated = _mm256_sub_epi32(acc.saturated, _mm256_andnot_si256(special, beyond));
             let code = blend::<13>(&self.specials, v, a, code, special, seen);
-            Rare {
-                code: _mm_packus_epi32(
-                    _mm256_castsi256_si128(code),
-                    _mm256_extracti128_si256::<1>(code),
-                ),
-                exact_undo: _mm256_and_si256(exact, special),
-                saturated: _mm256_andnot_si256(special, rare),
-            }
+            _mm_packus_epi32(
+                _mm256_castsi256_si128(code),
+                _mm256_extracti128_si256::<1>(code),
+            )
         }
 
-        /// [`F16c::run`] in mode `M`: one pass, 8 elements per step, read from `src` and
-        /// written to `dst` in place; the last `n % 8` through a zero-padded group.
+        /// A block cast again with every status counted: the counts.
+        #[target_feature(enable = "avx2,f16c")]
+        #[inline(never)]
+        #[cold]
+        fn full_block<const M: u8>(
+            &self,
+            src: &[u8],
+            dst: &mut [u8],
+            seen: &mut SpecialCounts,
+        ) -> Acc {
+            let mut acc = Acc::zero();
+            for (x, y) in src.chunks_exact(32).zip(dst.chunks_exact_mut(16)) {
+                // SAFETY: `x` is 32 bytes, the size of the unaligned load.
+                let v = unsafe { _mm256_loadu_si256(x.as_ptr().cast()) };
+                let h = self.full::<M>(v, &mut acc, seen);
+                // SAFETY: `y` is 16 bytes, the size of the unaligned store.
+                unsafe { _mm_storeu_si128(y.as_mut_ptr().cast(), h) };
+            }
+            acc
+        }
+
+        /// A block on the fast path: the codes, exactness, underflow and flush counted, and
+        /// whether a lane lies beyond the largest finite f16 (NaN, Inf, overflow or
+        /// saturation: the block must be cast again by [`F16c::full_block`]).
+        #[target_feature(enable = "avx2,f16c")]
+        #[inline]
+        fn fast_block<const M: u8>(src: &[u8], dst: &mut [u8]) -> (Acc, bool) {
+            let mut acc = Acc::zero();
+            let mut hi = _mm256_setzero_si256();
+            for (x, y) in src.chunks_exact(32).zip(dst.chunks_exact_mut(16)) {
+                // SAFETY: `x` is 32 bytes, the size of the unaligned load.
+                let v = unsafe { _mm256_loadu_si256(x.as_ptr().cast()) };
+                let (h, a) = Self::group::<M>(v, &mut acc);
+                hi = _mm256_max_epi32(hi, a);
+                // SAFETY: `y` is 16 bytes, the size of the unaligned store.
+                unsafe { _mm_storeu_si128(y.as_mut_ptr().cast(), h) };
+            }
+            let beyond = _mm256_cmpgt_epi32(hi, _mm256_set1_epi32(MAX_F32 as i32));
+            (acc, _mm256_testz_si256(beyond, beyond) == 0)
+        }
+
+        /// [`F16c::run`] in mode `M`: one pass over blocks of [`BLOCK_GROUPS`] × 8 elements,
+        /// read from `src` and written to `dst` in place; a block with a lane beyond the
+        /// largest finite f16 is cast again with every status counted; the last `n % 8`
+        /// through a zero-padded group.
         ///
         /// # Safety
         /// The CPU must support AVX2 and F16C.
@@ -322,17 +362,20 @@ mod simd {
             let groups = n / 8;
             let mut totals = Totals::default();
             let mut seen = SpecialCounts::default();
+            let block_src = 32 * BLOCK_GROUPS;
+            let block_dst = 16 * BLOCK_GROUPS;
             for (s_run, d_run) in src[..32 * groups]
-                .chunks(32 * FLUSH)
-                .zip(dst[..16 * groups].chunks_mut(16 * FLUSH))
+                .chunks(block_src * FLUSH_BLOCKS)
+                .zip(dst[..16 * groups].chunks_mut(block_dst * FLUSH_BLOCKS))
             {
                 let mut acc = Acc::zero();
-                for (x, y) in s_run.chunks_exact(32).zip(d_run.chunks_exact_mut(16)) {
-                    // SAFETY: `x` is 32 bytes, the size of the unaligned load.
-                    let v = unsafe { _mm256_loadu_si256(x.as_ptr().cast()) };
-                    let h = self.group::<M>(v, &mut acc, &mut seen);
-                    // SAFETY: `y` is 16 bytes, the size of the unaligned store.
-                    unsafe { _mm_storeu_si128(y.as_mut_ptr().cast(), h) };
+                for (xs, ys) in s_run.chunks(block_src).zip(d_run.chunks_mut(block_dst)) {
+                    let (fast, beyond) = Self::fast_block::<M>(xs, ys);
+                    if beyond {
+                        acc.add(self.full_block::<M>(xs, ys, &mut seen));
+                    } else {
+                        acc.add(fast);
+                    }
                 }
                 acc.add_to(&mut totals);
             }
@@ -344,7 +387,7 @@ mod simd {
                 let mut acc = Acc::zero();
                 // SAFETY: `xs` is 32 bytes, the size of the unaligned load.
                 let v = unsafe { _mm256_loadu_si256(xs.as_ptr().cast()) };
-                let h = self.group::<M>(v, &mut acc, &mut seen);
+                let h = self.full::<M>(v, &mut acc, &mut seen);
                 let mut hs = [0u8; 16];
                 // SAFETY: `hs` is 16 bytes, the size of the unaligned store.
                 unsafe { _mm_storeu_si128(hs.as_mut_ptr().cast(), h) };

@@ -28,9 +28,13 @@ const MAX_CODE: u32 = 0x7F7F;
 /// Smallest normal bf16 magnitude code.
 const MIN_NORMAL: u32 = 0x80;
 
-/// Steps of 16 elements between two flushes of the 32-bit lane counters (each lane adds at
-/// most two per step).
-const FLUSH: usize = 1 << 24;
+/// Steps of 16 elements per block: what the fast loop casts at once, and casts again with
+/// every status counted when it met a rare lane.
+const BLOCK_STEPS: usize = 32;
+
+/// Blocks between two flushes of the 32-bit lane counters (each lane adds at most two per
+/// step).
+const FLUSH_BLOCKS: usize = 1 << 20;
 
 /// The finite lanes' status counts of a run.
 #[derive(Clone, Copy, Debug, Default)]
@@ -102,14 +106,15 @@ impl Bf16 {
 
 #[cfg(target_arch = "x86_64")]
 mod simd {
-    use super::{Bf16, FLUSH, MAX_CODE, MIN_NORMAL, Totals};
+    use super::{BLOCK_STEPS, Bf16, FLUSH_BLOCKS, MAX_CODE, MIN_NORMAL, Totals};
     use crate::bulk::kernels::f32_half::{SpecialCounts, blend, rounding};
     use crate::status::StatusCounts;
     use std::arch::x86_64::{
         __m256i, _mm256_add_epi32, _mm256_and_si256, _mm256_andnot_si256, _mm256_cmpeq_epi32,
-        _mm256_cmpgt_epi32, _mm256_loadu_si256, _mm256_or_si256, _mm256_packus_epi32,
-        _mm256_permute4x64_epi64, _mm256_set1_epi32, _mm256_setzero_si256, _mm256_srai_epi32,
-        _mm256_srli_epi32, _mm256_storeu_si256, _mm256_sub_epi32, _mm256_testz_si256,
+        _mm256_cmpgt_epi32, _mm256_loadu_si256, _mm256_max_epu32, _mm256_min_epu32,
+        _mm256_or_si256, _mm256_packus_epi32, _mm256_permute4x64_epi64, _mm256_set1_epi32,
+        _mm256_setzero_si256, _mm256_srai_epi32, _mm256_srli_epi32, _mm256_storeu_si256,
+        _mm256_sub_epi32, _mm256_testz_si256,
     };
 
     /// Per-lane counters of the finite lanes.
@@ -146,6 +151,15 @@ mod simd {
 
         #[target_feature(enable = "avx2")]
         #[inline]
+        fn add(&mut self, o: Acc) {
+            self.exact = _mm256_add_epi32(self.exact, o.exact);
+            self.underflow = _mm256_add_epi32(self.underflow, o.underflow);
+            self.flushed = _mm256_add_epi32(self.flushed, o.flushed);
+            self.saturated = _mm256_add_epi32(self.saturated, o.saturated);
+        }
+
+        #[target_feature(enable = "avx2")]
+        #[inline]
         fn add_to(self, t: &mut Totals) {
             t.exact += sum(self.exact);
             t.underflow += sum(self.underflow);
@@ -157,14 +171,48 @@ mod simd {
     /// One rounded group of 8.
     #[derive(Clone, Copy)]
     struct Group {
+        /// The f32 magnitudes.
+        a: __m256i,
         /// The bf16 codes in 32-bit lanes.
         code: __m256i,
         /// Their rounded magnitudes (up to 0x8000: NaN may carry into the sign bit's place).
         out: __m256i,
         /// Lanes whose f32 value is a bf16 value (all ones there).
         exact: __m256i,
-        /// Lanes whose result is below the smallest normal or at least the largest finite.
-        rare: __m256i,
+    }
+
+    /// 16 codes in 32-bit lanes packed to 16 bits and stored into `y`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn store(y: &mut [u8; 32], c0: __m256i, c1: __m256i) {
+        // packus interleaves the 128-bit halves; the permute restores the order.
+        let packed = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(c0, c1));
+        // SAFETY: `y` is 32 bytes, the size of the unaligned store.
+        unsafe { _mm256_storeu_si256(y.as_mut_ptr().cast(), packed) };
+    }
+
+    /// The two groups of 8 f32 codes in `x`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn load(x: &[u8; 64]) -> (__m256i, __m256i) {
+        // SAFETY: `x` is 64 bytes, two unaligned 32-byte loads.
+        unsafe {
+            (
+                _mm256_loadu_si256(x.as_ptr().cast()),
+                _mm256_loadu_si256(x.as_ptr().add(32).cast()),
+            )
+        }
+    }
+
+    /// The blocks of `src` (f32 codes) and `dst` (bf16 codes), [`BLOCK_STEPS`] steps of 16
+    /// elements each (the last one possibly shorter), as arrays.
+    fn steps<'a>(
+        src: &'a [u8],
+        dst: &'a mut [u8],
+    ) -> impl Iterator<Item = (&'a [u8; 64], &'a mut [u8; 32])> {
+        src.chunks_exact(64)
+            .zip(dst.chunks_exact_mut(32))
+            .filter_map(|(x, y)| Some((x.try_into().ok()?, y.try_into().ok()?)))
     }
 
     impl Bf16 {
@@ -202,27 +250,21 @@ mod simd {
                 _ => _mm256_or_si256(q, _mm256_andnot_si256(exact, one)),
             };
             let sign = _mm256_and_si256(_mm256_srli_epi32::<16>(v), _mm256_set1_epi32(0x8000));
-            let rare = _mm256_or_si256(
-                _mm256_cmpgt_epi32(out, _mm256_set1_epi32(MAX_CODE as i32 - 1)),
-                _mm256_cmpgt_epi32(_mm256_set1_epi32(MIN_NORMAL as i32), out),
-            );
             Group {
+                a,
                 code: _mm256_or_si256(out, sign),
                 out,
                 exact,
-                rare,
             }
         }
 
-        /// A group with a rare lane: its codes, its special lanes (magnitude code beyond the
-        /// largest finite) replaced by the policy's results and counted into `seen`, and what
-        /// its finite lanes add to the counters (underflow, flush, saturation; the special
-        /// lanes taken off the exact count).
+        /// The codes of group `g` (f32 codes `v`) with every status counted: exactness,
+        /// underflow, flush and saturation of the finite lanes into `acc`; the special lanes
+        /// (magnitude code beyond the largest finite) replaced by the policy's results and
+        /// counted into `seen`.
         #[target_feature(enable = "avx2")]
-        #[inline(never)]
-        #[cold]
-        fn rare(&self, v: __m256i, g: Group, seen: &mut SpecialCounts) -> (__m256i, Acc) {
-            let a = _mm256_and_si256(v, _mm256_set1_epi32(0x7FFF_FFFF));
+        #[inline]
+        fn full(&self, v: __m256i, g: Group, acc: &mut Acc, seen: &mut SpecialCounts) -> __m256i {
             let out = g.out;
             let special = _mm256_cmpgt_epi32(out, _mm256_set1_epi32(MAX_CODE as i32));
             let inexact_finite = _mm256_andnot_si256(
@@ -233,69 +275,82 @@ mod simd {
             let zero = _mm256_cmpeq_epi32(out, _mm256_setzero_si256());
             let saturated = _mm256_and_si256(
                 _mm256_cmpeq_epi32(out, _mm256_set1_epi32(MAX_CODE as i32)),
-                _mm256_cmpgt_epi32(a, _mm256_set1_epi32(0x7F7F_0000)),
+                _mm256_cmpgt_epi32(g.a, _mm256_set1_epi32(0x7F7F_0000)),
             );
-            // Masks (all ones = one lane counted); `exact` is subtracted by the caller.
-            let delta = Acc {
-                exact: _mm256_and_si256(g.exact, special),
-                underflow: _mm256_and_si256(inexact_finite, small),
-                flushed: _mm256_and_si256(inexact_finite, zero),
-                saturated,
-            };
-            (
-                blend::<16>(&self.specials, v, a, g.code, special, seen),
-                delta,
-            )
+            acc.exact = _mm256_sub_epi32(acc.exact, _mm256_andnot_si256(special, g.exact));
+            acc.underflow =
+                _mm256_sub_epi32(acc.underflow, _mm256_and_si256(inexact_finite, small));
+            acc.flushed = _mm256_sub_epi32(acc.flushed, _mm256_and_si256(inexact_finite, zero));
+            acc.saturated = _mm256_sub_epi32(acc.saturated, saturated);
+            blend::<16>(&self.specials, v, g.a, g.code, special, seen)
         }
 
-        /// `acc` plus the counts of `d` (a [`Bf16::rare`] result).
+        /// 16 elements with every status counted (see [`Bf16::full`]).
         #[target_feature(enable = "avx2")]
         #[inline]
-        fn apply(acc: &mut Acc, d: Acc) {
-            acc.exact = _mm256_add_epi32(acc.exact, d.exact);
-            acc.underflow = _mm256_sub_epi32(acc.underflow, d.underflow);
-            acc.flushed = _mm256_sub_epi32(acc.flushed, d.flushed);
-            acc.saturated = _mm256_sub_epi32(acc.saturated, d.saturated);
-        }
-
-        /// Two groups of 8 (`x` is 64 bytes of f32 codes) into 16 bf16 codes (`y`, 32 bytes).
-        #[target_feature(enable = "avx2")]
-        #[inline]
-        fn step<const M: u8>(
+        fn full_step<const M: u8>(
             &self,
             x: &[u8; 64],
             y: &mut [u8; 32],
             acc: &mut Acc,
             seen: &mut SpecialCounts,
         ) {
-            // SAFETY: `x` is 64 bytes, two unaligned 32-byte loads.
-            let (v0, v1) = unsafe {
-                (
-                    _mm256_loadu_si256(x.as_ptr().cast()),
-                    _mm256_loadu_si256(x.as_ptr().add(32).cast()),
-                )
-            };
-            let g0 = Self::round::<M>(v0);
-            let g1 = Self::round::<M>(v1);
-            acc.exact = _mm256_sub_epi32(_mm256_sub_epi32(acc.exact, g0.exact), g1.exact);
-            let rare = _mm256_or_si256(g0.rare, g1.rare);
-            let (c0, c1) = if _mm256_testz_si256(rare, rare) == 0 {
-                let (c0, d0) = self.rare(v0, g0, seen);
-                let (c1, d1) = self.rare(v1, g1, seen);
-                Self::apply(acc, d0);
-                Self::apply(acc, d1);
-                (c0, c1)
-            } else {
-                (g0.code, g1.code)
-            };
-            // packus interleaves the 128-bit halves; the permute restores the order.
-            let packed = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(c0, c1));
-            // SAFETY: `y` is 32 bytes, the size of the unaligned store.
-            unsafe { _mm256_storeu_si256(y.as_mut_ptr().cast(), packed) };
+            let (v0, v1) = load(x);
+            let c0 = self.full(v0, Self::round::<M>(v0), acc, seen);
+            let c1 = self.full(v1, Self::round::<M>(v1), acc, seen);
+            store(y, c0, c1);
         }
 
-        /// [`Bf16::run`] in mode `M`: one pass, 16 elements per step, read from `src` and
-        /// written to `dst` in place; the last `n % 16` through a zero-padded step.
+        /// A block cast again with every status counted: the counts.
+        #[target_feature(enable = "avx2")]
+        #[inline(never)]
+        #[cold]
+        fn full_block<const M: u8>(
+            &self,
+            src: &[u8],
+            dst: &mut [u8],
+            seen: &mut SpecialCounts,
+        ) -> Acc {
+            let mut acc = Acc::zero();
+            for (x, y) in steps(src, dst) {
+                self.full_step::<M>(x, y, &mut acc, seen);
+            }
+            acc
+        }
+
+        /// A block on the fast path: the codes, the exact lanes counted, and whether a lane
+        /// may need more (a nonzero magnitude below the smallest normal f32, or one from
+        /// which a mode can round to the largest finite bf16 or beyond: a superset of the
+        /// lanes that underflow, saturate or are special).
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        fn fast_block<const M: u8>(&self, src: &[u8], dst: &mut [u8]) -> (__m256i, bool) {
+            let one = _mm256_set1_epi32(1);
+            let mut exact = _mm256_setzero_si256();
+            let mut lo = _mm256_cmpeq_epi32(one, one);
+            let mut hi = _mm256_setzero_si256();
+            for (x, y) in steps(src, dst) {
+                let (v0, v1) = load(x);
+                let g0 = Self::round::<M>(v0);
+                let g1 = Self::round::<M>(v1);
+                exact = _mm256_sub_epi32(_mm256_sub_epi32(exact, g0.exact), g1.exact);
+                // (a - 1 wraps for zero, which is exact)
+                lo = _mm256_min_epu32(
+                    lo,
+                    _mm256_min_epu32(_mm256_sub_epi32(g0.a, one), _mm256_sub_epi32(g1.a, one)),
+                );
+                hi = _mm256_max_epu32(hi, _mm256_max_epu32(g0.a, g1.a));
+                store(y, g0.code, g1.code);
+            }
+            let low = _mm256_cmpeq_epi32(_mm256_min_epu32(lo, _mm256_set1_epi32(0x7F_FFFE)), lo);
+            let high = _mm256_cmpeq_epi32(_mm256_max_epu32(hi, _mm256_set1_epi32(0x7F7E_0001)), hi);
+            let rare = _mm256_or_si256(low, high);
+            (exact, _mm256_testz_si256(rare, rare) == 0)
+        }
+
+        /// [`Bf16::run`] in mode `M`: one pass over blocks of [`BLOCK_STEPS`] × 16 elements,
+        /// read from `src` and written to `dst` in place; a block with a rare lane is cast
+        /// again with every status counted; the last `n % 16` through a zero-padded step.
         ///
         /// # Safety
         /// The CPU must support AVX2.
@@ -306,18 +361,23 @@ mod simd {
             dst: &mut [u8],
             n: usize,
         ) -> StatusCounts {
-            let steps = n / 16;
+            let steps16 = n / 16;
             let mut totals = Totals::default();
             let mut seen = SpecialCounts::default();
-            for (s_run, d_run) in src[..64 * steps]
-                .chunks(64 * FLUSH)
-                .zip(dst[..32 * steps].chunks_mut(32 * FLUSH))
+            let block_src = 64 * BLOCK_STEPS;
+            let block_dst = 32 * BLOCK_STEPS;
+            for (s_run, d_run) in src[..64 * steps16]
+                .chunks(block_src * FLUSH_BLOCKS)
+                .zip(dst[..32 * steps16].chunks_mut(block_dst * FLUSH_BLOCKS))
             {
                 let mut acc = Acc::zero();
-                for (x, y) in s_run.chunks_exact(64).zip(d_run.chunks_exact_mut(32)) {
-                    // (always 64 and 32 bytes)
-                    if let (Ok(x), Ok(y)) = (x.try_into(), y.try_into()) {
-                        self.step::<M>(x, y, &mut acc, &mut seen);
+                for (xs, ys) in s_run.chunks(block_src).zip(d_run.chunks_mut(block_dst)) {
+                    let (exact, rare) = self.fast_block::<M>(xs, ys);
+                    if rare {
+                        let full = self.full_block::<M>(xs, ys, &mut seen);
+                        acc.add(full);
+                    } else {
+                        acc.exact = _mm256_add_epi32(acc.exact, exact);
                     }
                 }
                 acc.add_to(&mut totals);
@@ -326,11 +386,11 @@ mod simd {
             if rest > 0 {
                 // +0 in the padding lanes: exact, never special; taken off the exact count.
                 let mut xs = [0u8; 64];
-                xs[..4 * rest].copy_from_slice(&src[64 * steps..4 * n]);
+                xs[..4 * rest].copy_from_slice(&src[64 * steps16..4 * n]);
                 let mut ys = [0u8; 32];
                 let mut acc = Acc::zero();
-                self.step::<M>(&xs, &mut ys, &mut acc, &mut seen);
-                dst[32 * steps..2 * n].copy_from_slice(&ys[..2 * rest]);
+                self.full_step::<M>(&xs, &mut ys, &mut acc, &mut seen);
+                dst[32 * steps16..2 * n].copy_from_slice(&ys[..2 * rest]);
                 acc.add_to(&mut totals);
                 totals.exact = totals.exact.saturating_sub((16 - rest) as u64);
             }
