@@ -125,15 +125,26 @@ mod simd {
     use crate::bulk::kernels::f32_half::{SpecialCounts, blend, rounding};
     use crate::status::StatusCounts;
     use std::arch::x86_64::{
-        __m128i, __m256i, _CMP_GE_OQ, _mm_add_epi16, _mm_andnot_si128, _mm_or_si128,
-        _mm_packs_epi32, _mm_packus_epi32, _mm_set1_epi16, _mm_storeu_si128, _mm_sub_epi16,
-        _mm256_add_epi32, _mm256_add_ps, _mm256_and_ps, _mm256_and_si256, _mm256_andnot_si256,
-        _mm256_blendv_ps, _mm256_castps_si256, _mm256_castsi256_ps, _mm256_castsi256_si128,
-        _mm256_cmp_ps, _mm256_cmpeq_epi32, _mm256_cmpgt_epi32, _mm256_cvtepu16_epi32,
-        _mm256_cvtph_ps, _mm256_cvtps_ph, _mm256_extracti128_si256, _mm256_loadu_si256,
-        _mm256_max_epi32, _mm256_set1_epi32, _mm256_setzero_si256, _mm256_storeu_si256,
-        _mm256_sub_epi32, _mm256_testz_si256,
+        __m128i, __m256i, _CMP_GE_OQ, _mm_add_epi16, _mm_and_si128, _mm_andnot_si128,
+        _mm_cmpeq_epi16, _mm_cmpgt_epi16, _mm_max_epu16, _mm_or_si128, _mm_packs_epi32,
+        _mm_packus_epi32, _mm_set1_epi16, _mm_setzero_si128, _mm_storeu_si128, _mm_sub_epi16,
+        _mm_testz_si128, _mm256_add_epi32, _mm256_add_ps, _mm256_and_ps, _mm256_and_si256,
+        _mm256_andnot_si256, _mm256_blendv_ps, _mm256_castps_si256, _mm256_castsi256_ps,
+        _mm256_castsi256_si128, _mm256_cmp_ps, _mm256_cmpeq_epi32, _mm256_cmpgt_epi32,
+        _mm256_cvtepu16_epi32, _mm256_cvtph_ps, _mm256_cvtps_ph, _mm256_extracti128_si256,
+        _mm256_loadu_si256, _mm256_set1_epi32, _mm256_setzero_si256, _mm256_storeu_si256,
+        _mm256_sub_epi32,
     };
+
+    /// The fast loop's per-lane counters over one block (at most [`BLOCK_GROUPS`] each), and
+    /// the largest f16 magnitude code met.
+    #[derive(Clone, Copy)]
+    struct Acc16 {
+        exact: __m128i,
+        underflow: __m128i,
+        flushed: __m128i,
+        largest: __m128i,
+    }
 
     /// Per-lane counters of the finite lanes (each lane adds at most one per group).
     #[derive(Clone, Copy)]
@@ -247,23 +258,24 @@ mod simd {
             }
         }
 
-        /// One group of 8 on the fast path: the f16 codes of the f32 codes `v` and their
-        /// magnitudes; exactness, underflow and flush counted into `acc`.
+        /// One group of 8 on the fast path: the f16 codes of the f32 codes `v`; exactness,
+        /// underflow and flush counted into `acc` (16-bit lanes, one per element), the
+        /// largest magnitude code kept.
         #[target_feature(enable = "avx2,f16c")]
         #[inline]
-        fn group<const M: u8>(v: __m256i, acc: &mut Acc) -> (__m128i, __m256i) {
+        fn group<const M: u8>(v: __m256i, acc: &mut Acc16) -> __m128i {
             let a = _mm256_and_si256(v, _mm256_set1_epi32(0x7FFF_FFFF));
             let (h, back) = Self::round::<M>(v, a);
-            let exact = _mm256_cmpeq_epi32(back, v);
-            let code = _mm256_cvtepu16_epi32(h);
-            let m = _mm256_and_si256(code, _mm256_set1_epi32(0x7FFF));
+            let exact = narrow(_mm256_cmpeq_epi32(back, v));
+            let m = _mm_and_si128(h, _mm_set1_epi16(0x7FFF));
             // Underflow and flush: inexact with a subnormal or zero result.
-            let small = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x400), m);
-            let zero = _mm256_cmpeq_epi32(m, _mm256_setzero_si256());
-            acc.exact = _mm256_sub_epi32(acc.exact, exact);
-            acc.underflow = _mm256_sub_epi32(acc.underflow, _mm256_andnot_si256(exact, small));
-            acc.flushed = _mm256_sub_epi32(acc.flushed, _mm256_andnot_si256(exact, zero));
-            (h, a)
+            let small = _mm_cmpgt_epi16(_mm_set1_epi16(0x400), m);
+            let zero = _mm_cmpeq_epi16(m, _mm_setzero_si128());
+            acc.exact = _mm_sub_epi16(acc.exact, exact);
+            acc.underflow = _mm_sub_epi16(acc.underflow, _mm_andnot_si128(exact, small));
+            acc.flushed = _mm_sub_epi16(acc.flushed, _mm_andnot_si128(exact, zero));
+            acc.largest = _mm_max_epu16(acc.largest, m);
+            h
         }
 
         /// One group of 8 with every status counted: as [`F16c::group`], and the lanes
@@ -331,18 +343,33 @@ mod simd {
         #[target_feature(enable = "avx2,f16c")]
         #[inline]
         fn fast_block<const M: u8>(src: &[u8], dst: &mut [u8]) -> (Acc, bool) {
-            let mut acc = Acc::zero();
-            let mut hi = _mm256_setzero_si256();
+            let z = _mm_setzero_si128();
+            let mut acc = Acc16 {
+                exact: z,
+                underflow: z,
+                flushed: z,
+                largest: z,
+            };
             for (x, y) in src.chunks_exact(32).zip(dst.chunks_exact_mut(16)) {
                 // SAFETY: `x` is 32 bytes, the size of the unaligned load.
                 let v = unsafe { _mm256_loadu_si256(x.as_ptr().cast()) };
-                let (h, a) = Self::group::<M>(v, &mut acc);
-                hi = _mm256_max_epi32(hi, a);
+                let h = Self::group::<M>(v, &mut acc);
                 // SAFETY: `y` is 16 bytes, the size of the unaligned store.
                 unsafe { _mm_storeu_si128(y.as_mut_ptr().cast(), h) };
             }
-            let beyond = _mm256_cmpgt_epi32(hi, _mm256_set1_epi32(MAX_F32 as i32));
-            (acc, _mm256_testz_si256(beyond, beyond) == 0)
+            // A code of 0x7BFF or more: the lane may saturate, overflow or be special (a
+            // superset: exact ±65504 lanes take the full loop too).
+            let beyond = _mm_cmpeq_epi16(
+                _mm_max_epu16(acc.largest, _mm_set1_epi16(0x7BFF)),
+                acc.largest,
+            );
+            let widened = Acc {
+                exact: _mm256_cvtepu16_epi32(acc.exact),
+                underflow: _mm256_cvtepu16_epi32(acc.underflow),
+                flushed: _mm256_cvtepu16_epi32(acc.flushed),
+                saturated: _mm256_setzero_si256(),
+            };
+            (widened, _mm_testz_si128(beyond, beyond) == 0)
         }
 
         /// [`F16c::run`] in mode `M`: one pass over blocks of [`BLOCK_GROUPS`] × 8 elements,
