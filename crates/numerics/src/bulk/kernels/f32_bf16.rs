@@ -175,8 +175,6 @@ mod simd {
         a: __m256i,
         /// The bf16 codes in 32-bit lanes.
         code: __m256i,
-        /// Their rounded magnitudes (up to 0x8000: NaN may carry into the sign bit's place).
-        out: __m256i,
         /// Lanes whose f32 value is a bf16 value (all ones there).
         exact: __m256i,
     }
@@ -216,46 +214,43 @@ mod simd {
     }
 
     impl Bf16 {
-        /// The f32 codes `v` rounded to bf16 in mode `M`.
+        /// The f32 codes `v` rounded to bf16 in mode `M`. The rounding works on the whole
+        /// code, sign included: a carry out of the magnitude reaches the sign bit only from a
+        /// NaN, which the policy replaces anyway.
         #[target_feature(enable = "avx2")]
         #[inline]
         fn round<const M: u8>(v: __m256i) -> Group {
             let one = _mm256_set1_epi32(1);
             let a = _mm256_and_si256(v, _mm256_set1_epi32(0x7FFF_FFFF));
-            let q = _mm256_srli_epi32::<16>(a);
+            let q = _mm256_srli_epi32::<16>(v);
             let exact = _mm256_cmpeq_epi32(
-                _mm256_and_si256(a, _mm256_set1_epi32(0xFFFF)),
+                _mm256_and_si256(v, _mm256_set1_epi32(0xFFFF)),
                 _mm256_setzero_si256(),
             );
-            let negative = _mm256_srai_epi32::<31>(v);
-            let out = match M {
+            let code = match M {
                 rounding::NEAREST_EVEN => _mm256_srli_epi32::<16>(_mm256_add_epi32(
-                    _mm256_add_epi32(a, _mm256_set1_epi32(0x7FFF)),
+                    _mm256_add_epi32(v, _mm256_set1_epi32(0x7FFF)),
                     _mm256_and_si256(q, one),
                 )),
                 rounding::NEAREST_AWAY => {
-                    _mm256_srli_epi32::<16>(_mm256_add_epi32(a, _mm256_set1_epi32(0x8000)))
+                    _mm256_srli_epi32::<16>(_mm256_add_epi32(v, _mm256_set1_epi32(0x8000)))
                 }
                 // The magnitude goes up (minus an all-ones mask) where inexact and negative ...
-                rounding::FLOOR => _mm256_sub_epi32(q, _mm256_andnot_si256(exact, negative)),
+                rounding::FLOOR => {
+                    _mm256_sub_epi32(q, _mm256_andnot_si256(exact, _mm256_srai_epi32::<31>(v)))
+                }
                 // ... or inexact and positive.
                 rounding::CEIL => _mm256_sub_epi32(
                     q,
                     _mm256_andnot_si256(
-                        _mm256_or_si256(exact, negative),
+                        _mm256_or_si256(exact, _mm256_srai_epi32::<31>(v)),
                         _mm256_cmpeq_epi32(one, one),
                     ),
                 ),
                 rounding::TRUNC => q,
                 _ => _mm256_or_si256(q, _mm256_andnot_si256(exact, one)),
             };
-            let sign = _mm256_and_si256(_mm256_srli_epi32::<16>(v), _mm256_set1_epi32(0x8000));
-            Group {
-                a,
-                code: _mm256_or_si256(out, sign),
-                out,
-                exact,
-            }
+            Group { a, code, exact }
         }
 
         /// The codes of group `g` (f32 codes `v`) with every status counted: exactness,
@@ -265,8 +260,12 @@ mod simd {
         #[target_feature(enable = "avx2")]
         #[inline]
         fn full(&self, v: __m256i, g: Group, acc: &mut Acc, seen: &mut SpecialCounts) -> __m256i {
-            let out = g.out;
-            let special = _mm256_cmpgt_epi32(out, _mm256_set1_epi32(MAX_CODE as i32));
+            let out = _mm256_and_si256(g.code, _mm256_set1_epi32(0x7FFF));
+            // Beyond the largest finite after rounding, or NaN (whose rounding may carry).
+            let special = _mm256_or_si256(
+                _mm256_cmpgt_epi32(out, _mm256_set1_epi32(MAX_CODE as i32)),
+                _mm256_cmpgt_epi32(g.a, _mm256_set1_epi32(0x7F80_0000)),
+            );
             let inexact_finite = _mm256_andnot_si256(
                 _mm256_or_si256(g.exact, special),
                 _mm256_cmpeq_epi32(out, out),
