@@ -205,29 +205,31 @@ mod simd {
     }
 
     impl F16c {
-        /// The f16 codes of the f32 codes `v` in mode `M`, and the f32 value of a code whose
-        /// round trip equals `v` exactly when `v` is an f16 value.
+        /// The f16 codes of the f32 codes `v` in mode `M`, the f32 value of a code whose
+        /// round trip equals `v` exactly when `v` is an f16 value, and the codes whose
+        /// magnitude decides underflow (for odd the truncation, a shorter dependency chain:
+        /// setting the last bit never moves a code across 0x400; else the codes themselves).
         #[target_feature(enable = "avx2,f16c")]
         #[inline]
-        fn round<const M: u8>(v: __m256i, a: __m256i) -> (__m128i, __m256i) {
+        fn round<const M: u8>(v: __m256i, a: __m256i) -> (__m128i, __m256i, __m128i) {
             let x = _mm256_castsi256_ps(v);
             let back = |h: __m128i| _mm256_castps_si256(_mm256_cvtph_ps(h));
             match M {
                 rounding::NEAREST_EVEN => {
                     let h = _mm256_cvtps_ph::<0>(x);
-                    (h, back(h))
+                    (h, back(h), h)
                 }
                 rounding::FLOOR => {
                     let h = _mm256_cvtps_ph::<1>(x);
-                    (h, back(h))
+                    (h, back(h), h)
                 }
                 rounding::CEIL => {
                     let h = _mm256_cvtps_ph::<2>(x);
-                    (h, back(h))
+                    (h, back(h), h)
                 }
                 rounding::TRUNC => {
                     let h = _mm256_cvtps_ph::<3>(x);
-                    (h, back(h))
+                    (h, back(h), h)
                 }
                 rounding::ODD => {
                     // The truncation, its last bit set where it is inexact.
@@ -237,6 +239,7 @@ mod simd {
                     (
                         _mm_or_si128(t, _mm_andnot_si128(exact, _mm_set1_epi16(1))),
                         bt,
+                        t,
                     )
                 }
                 _ => {
@@ -253,7 +256,8 @@ mod simd {
                         _mm256_and_ps(_mm256_castsi256_ps(bu), abs),
                     );
                     let up = _mm256_cmp_ps::<_CMP_GE_OQ>(_mm256_add_ps(af, af), mid2);
-                    (_mm_sub_epi16(t, narrow(_mm256_castps_si256(up))), bt)
+                    let h = _mm_sub_epi16(t, narrow(_mm256_castps_si256(up)));
+                    (h, bt, h)
                 }
             }
         }
@@ -265,15 +269,18 @@ mod simd {
         #[inline]
         fn group<const M: u8>(v: __m256i, acc: &mut Acc16) -> __m128i {
             let a = _mm256_and_si256(v, _mm256_set1_epi32(0x7FFF_FFFF));
-            let (h, back) = Self::round::<M>(v, a);
+            let (h, back, base) = Self::round::<M>(v, a);
             let exact = narrow(_mm256_cmpeq_epi32(back, v));
-            let m = _mm_and_si128(h, _mm_set1_epi16(0x7FFF));
-            // Underflow and flush: inexact with a subnormal or zero result.
+            let m = _mm_and_si128(base, _mm_set1_epi16(0x7FFF));
+            // Underflow and flush: inexact with a subnormal or zero result (never zero in odd:
+            // an inexact result has its last bit set).
             let small = _mm_cmpgt_epi16(_mm_set1_epi16(0x400), m);
-            let zero = _mm_cmpeq_epi16(m, _mm_setzero_si128());
             acc.exact = _mm_sub_epi16(acc.exact, exact);
             acc.underflow = _mm_sub_epi16(acc.underflow, _mm_andnot_si128(exact, small));
-            acc.flushed = _mm_sub_epi16(acc.flushed, _mm_andnot_si128(exact, zero));
+            if M != rounding::ODD {
+                let zero = _mm_cmpeq_epi16(m, _mm_setzero_si128());
+                acc.flushed = _mm_sub_epi16(acc.flushed, _mm_andnot_si128(exact, zero));
+            }
             acc.largest = _mm_max_epu16(acc.largest, m);
             h
         }
@@ -291,7 +298,7 @@ mod simd {
             seen: &mut SpecialCounts,
         ) -> __m128i {
             let a = _mm256_and_si256(v, _mm256_set1_epi32(0x7FFF_FFFF));
-            let (h, back) = Self::round::<M>(v, a);
+            let (h, back, _) = Self::round::<M>(v, a);
             let exact = _mm256_cmpeq_epi32(back, v);
             let code = _mm256_cvtepu16_epi32(h);
             let m = _mm256_and_si256(code, _mm256_set1_epi32(0x7FFF));
@@ -358,9 +365,11 @@ mod simd {
                 unsafe { _mm_storeu_si128(y.as_mut_ptr().cast(), h) };
             }
             // A code of 0x7BFF or more: the lane may saturate, overflow or be special (a
-            // superset: exact ±65504 lanes take the full loop too).
+            // superset: exact ±65504 lanes take the full loop too; for odd, whose `largest`
+            // is the truncation's, 0x7BFE or more).
+            let limit = if M == rounding::ODD { 0x7BFE } else { 0x7BFF };
             let beyond = _mm_cmpeq_epi16(
-                _mm_max_epu16(acc.largest, _mm_set1_epi16(0x7BFF)),
+                _mm_max_epu16(acc.largest, _mm_set1_epi16(limit)),
                 acc.largest,
             );
             let widened = Acc {
