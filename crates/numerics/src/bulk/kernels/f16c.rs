@@ -1,11 +1,13 @@
 //! f32 → f16 at the AVX2 + F16C level, in every deterministic rounding mode and under every
 //! policy: `vcvtps2ph` rounds 8 lanes per instruction (its immediate gives nearest-even,
-//! floor, ceil and trunc; ties-away and odd are built from the truncation and its exact round
-//! trip `vcvtph2ps`). The statuses of the finite lanes come from the f32 code, the f16 code and
-//! the round trip, counted in the same pass in vector accumulators. A group of 8 with a lane
-//! beyond the largest finite f16 takes a cold branch that blends in what the policy makes of
-//! NaN, ±Inf and overflow ([`f32_half`](super::f32_half)) and counts saturation; nothing is
-//! cast element by element. Tested bit for bit against the reference like every kernel.
+//! floor, ceil and trunc; ties-away truncates the magnitude plus half an f16 ulp added on the
+//! f32 bits; odd sets the truncation's last bit where its exact round trip `vcvtph2ps`
+//! differs). The statuses of the finite lanes come from the f32 code, the f16 code and the
+//! round trip, counted in the same pass in vector accumulators. The fast loop runs over blocks
+//! of 512; a block with a lane beyond the largest finite f16 is cast again by a full loop that
+//! blends in what the policy makes of NaN, ±Inf and overflow ([`f32_half`](super::f32_half))
+//! and counts saturation; nothing is cast element by element. Tested bit for bit against the
+//! reference like every kernel.
 
 use super::f32_half::{SpecialCounts, SpecialResults, rounding};
 use crate::status::{Status, StatusCounts};
@@ -125,15 +127,15 @@ mod simd {
     use crate::bulk::kernels::f32_half::{SpecialCounts, blend, rounding};
     use crate::status::StatusCounts;
     use std::arch::x86_64::{
-        __m128i, __m256i, _CMP_GE_OQ, _mm_add_epi16, _mm_and_si128, _mm_andnot_si128,
-        _mm_cmpeq_epi16, _mm_cmpgt_epi16, _mm_max_epu16, _mm_or_si128, _mm_packs_epi32,
-        _mm_packus_epi32, _mm_set1_epi16, _mm_setzero_si128, _mm_storeu_si128, _mm_sub_epi16,
-        _mm_testz_si128, _mm256_add_epi32, _mm256_add_ps, _mm256_and_ps, _mm256_and_si256,
-        _mm256_andnot_si256, _mm256_blendv_ps, _mm256_castps_si256, _mm256_castsi256_ps,
-        _mm256_castsi256_si128, _mm256_cmp_ps, _mm256_cmpeq_epi32, _mm256_cmpgt_epi32,
+        __m128i, __m256i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi16, _mm_cmpgt_epi16,
+        _mm_max_epu16, _mm_or_si128, _mm_packs_epi32, _mm_packus_epi32, _mm_set1_epi16,
+        _mm_setzero_si128, _mm_storeu_si128, _mm_sub_epi16, _mm_testz_si128, _mm256_add_epi32,
+        _mm256_and_si256, _mm256_andnot_si256, _mm256_blendv_ps, _mm256_castps_si256,
+        _mm256_castsi256_ps, _mm256_castsi256_si128, _mm256_cmpeq_epi32, _mm256_cmpgt_epi32,
         _mm256_cvtepu16_epi32, _mm256_cvtph_ps, _mm256_cvtps_ph, _mm256_extracti128_si256,
-        _mm256_loadu_si256, _mm256_set1_epi32, _mm256_setzero_si256, _mm256_storeu_si256,
-        _mm256_sub_epi32,
+        _mm256_loadu_si256, _mm256_min_epi32, _mm256_or_si256, _mm256_set1_epi32,
+        _mm256_setzero_si256, _mm256_srli_epi32, _mm256_srlv_epi32, _mm256_storeu_si256,
+        _mm256_sub_epi32, _mm256_xor_si256,
     };
 
     /// The fast loop's per-lane counters over one block (at most [`BLOCK_GROUPS`] each), and
@@ -243,21 +245,25 @@ mod simd {
                     )
                 }
                 _ => {
-                    // Ties away: the truncation t goes up a code where |x| is at least the
-                    // midpoint of t and the next code: 2|x| >= |t| + |t + 1|, both sides exact
-                    // (sums of two neighbouring f16 values, and a doubling below 2^17).
-                    let t = _mm256_cvtps_ph::<3>(x);
-                    let bt = back(t);
-                    let bu = back(_mm_add_epi16(t, _mm_set1_epi16(1)));
-                    let abs = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFF_FFFF));
-                    let af = _mm256_castsi256_ps(a);
-                    let mid2 = _mm256_add_ps(
-                        _mm256_and_ps(_mm256_castsi256_ps(bt), abs),
-                        _mm256_and_ps(_mm256_castsi256_ps(bu), abs),
+                    // Ties away: truncate |x| + half an f16 ulp, the addition done on the f32
+                    // bits. Half an ulp of x's f32 binade e, in f32 ulps, is 2^12 for f16
+                    // normals (e >= 113), 2^(125 - e) for f16 subnormals (e in 102..=112) and
+                    // 0 below 2^-25 (an out-of-range `srlv` count gives 0). A carry across a
+                    // binade stops at a power of two, an f16 value: the comparison with the
+                    // next f16 value stays exact. NaN is clamped to Inf first so that the sum
+                    // cannot reach the sign bit (and stays NaN for the special lanes' check).
+                    let e = _mm256_srli_epi32::<23>(a);
+                    let d = _mm256_min_epi32(
+                        _mm256_sub_epi32(e, _mm256_set1_epi32(102)),
+                        _mm256_set1_epi32(11),
                     );
-                    let up = _mm256_cmp_ps::<_CMP_GE_OQ>(_mm256_add_ps(af, af), mid2);
-                    let h = _mm_sub_epi16(t, narrow(_mm256_castps_si256(up)));
-                    (h, bt, h)
+                    let half = _mm256_srlv_epi32(_mm256_set1_epi32(0x80_0000), d);
+                    let lifted =
+                        _mm256_add_epi32(_mm256_min_epi32(a, _mm256_set1_epi32(0x7F80_0000)), half);
+                    let sign = _mm256_xor_si256(v, a);
+                    let h =
+                        _mm256_cvtps_ph::<3>(_mm256_castsi256_ps(_mm256_or_si256(lifted, sign)));
+                    (h, back(h), h)
                 }
             }
         }
