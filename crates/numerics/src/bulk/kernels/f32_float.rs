@@ -192,7 +192,7 @@ impl FloatDst {
                 .all(|&x| d.convert(x) == reference(x, dst, policy))
         };
         if agrees(&d) {
-            return Some(d.with_simd());
+            return Some(d.with_simd(dst, policy));
         }
         // NaN keeps its payload's top bits: the fixed part is the sign and the quiet NaN.
         d.nan_fixed = [quiet, (quiet.0 | sign_bit, quiet.1)];
@@ -200,12 +200,13 @@ impl FloatDst {
         if !agrees(&d) {
             return None;
         }
-        Some(d.with_simd())
+        Some(d.with_simd(dst, policy))
     }
 
     /// `self` with its SIMD kernel, if it is f32 → f16 or f32 → bf16 (the kernels round the
-    /// finite lanes themselves and take NaN, ±Inf and overflow from `self`).
-    fn with_simd(mut self) -> FloatDst {
+    /// finite lanes themselves and take NaN, ±Inf and overflow from `self`) and the kernel
+    /// agrees with the reference on the probe codes (on a machine that can run it).
+    fn with_simd(mut self, dst: Format, policy: &CastPolicy) -> FloatDst {
         let rounding = match self.mode {
             mode::NEAREST_EVEN => rounding::NEAREST_EVEN,
             mode::NEAREST_AWAY => rounding::NEAREST_AWAY,
@@ -226,11 +227,40 @@ impl FloatDst {
                 && self.max_abs == max_abs
         };
         if is(layout::F16, 0x7BFF, 0x477F_E000) {
-            self.f16c = Some(F16c::new(rounding, specials));
+            let k = F16c::new(rounding, specials);
+            self.f16c = self
+                .simd_agrees(dst, policy, |s, d, n| k.run(s, d, n))
+                .then_some(k);
         } else if is(layout::BF16, 0x7F7F, 0x7F7F_0000) {
-            self.bf16 = Some(Bf16::new(rounding, specials));
+            let k = Bf16::new(rounding, specials);
+            self.bf16 = self
+                .simd_agrees(dst, policy, |s, d, n| k.run(s, d, n))
+                .then_some(k);
         }
         self
+    }
+
+    /// Whether a 16-bit SIMD kernel (`run`, `None` when the machine lacks it) gives the
+    /// reference's codes and status counts on the probe codes.
+    fn simd_agrees(
+        &self,
+        dst: Format,
+        policy: &CastPolicy,
+        run: impl Fn(&[u8], &mut [u8], usize) -> Option<crate::status::StatusCounts>,
+    ) -> bool {
+        let codes = probes(self);
+        let src: Vec<u8> = codes.iter().flat_map(|c| c.to_le_bytes()).collect();
+        let mut out = vec![0u8; 2 * codes.len()];
+        let Some(counts) = run(&src, &mut out, codes.len()) else {
+            return true;
+        };
+        let mut want = crate::status::StatusCounts::default();
+        let codes_agree = codes.iter().zip(out.chunks_exact(2)).all(|(&x, got)| {
+            let (code, status) = reference(x, dst, policy);
+            super::flags::record_n(status, 1, &mut want);
+            u32::from(u16::from_le_bytes([got[0], got[1]])) == code
+        });
+        codes_agree && counts == want
     }
 
     /// The name of the SIMD kernel this cast runs at the AVX2 level, if it has one.
