@@ -8,7 +8,7 @@ use npusim_numerics::{BulkOptions, CastPolicy, Format, KernelChoice, RoundMode, 
 use std::hint::black_box;
 
 /// (source, destination, mode, saturating)
-const CASES: [(Format, Format, RoundMode, bool); 16] = [
+const CASES: &[(Format, Format, RoundMode, bool)] = &[
     (Format::F32, Format::F16, RoundMode::Rint, false),
     (Format::F32, Format::BF16, RoundMode::Rint, false),
     (Format::F32, Format::F8E4M3FN, RoundMode::Rint, true),
@@ -25,6 +25,18 @@ const CASES: [(Format, Format, RoundMode, bool); 16] = [
     (Format::F8E4M3FN, Format::F32, RoundMode::Rint, false),
     (Format::F16, Format::F8E4M3FN, RoundMode::Rint, true),
     (Format::I4, Format::F32, RoundMode::Rint, false),
+    // f32 -> f16 / bf16 in the other modes and saturating (the directed modes and odd should
+    // stay within 10% of rint, saturating within 5% of IEEE)
+    (Format::F32, Format::F16, RoundMode::Rint, true),
+    (Format::F32, Format::F16, RoundMode::Round, false),
+    (Format::F32, Format::F16, RoundMode::Floor, false),
+    (Format::F32, Format::F16, RoundMode::Ceil, false),
+    (Format::F32, Format::F16, RoundMode::Odd, false),
+    (Format::F32, Format::BF16, RoundMode::Rint, true),
+    (Format::F32, Format::BF16, RoundMode::Round, false),
+    (Format::F32, Format::BF16, RoundMode::Ceil, false),
+    (Format::F32, Format::BF16, RoundMode::Trunc, false),
+    (Format::F32, Format::BF16, RoundMode::Odd, false),
 ];
 
 /// Pseudo-random source codes: f32 values over many binades, other formats every code.
@@ -49,7 +61,7 @@ fn source(fmt: Format, n: usize) -> Vec<u8> {
 
 fn casts(c: &mut Criterion) {
     let n = 1 << 20;
-    for (src_fmt, dst_fmt, mode, sat) in CASES {
+    for &(src_fmt, dst_fmt, mode, sat) in CASES {
         let s = Storage::native(src_fmt);
         let d = Storage::native(dst_fmt);
         let policy = if sat {
@@ -81,9 +93,37 @@ fn casts(c: &mut Criterion) {
     }
 }
 
+/// The `half` crate's slice conversions of the same f32 data, for the ×half ratios.
+fn half_baseline(c: &mut Criterion) {
+    use half::slice::HalfFloatSliceExt;
+    let n = 1 << 20;
+    let f32s: Vec<f32> = source(Format::F32, n)
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    let mut h16 = vec![half::f16::ZERO; n];
+    let mut hb16 = vec![half::bf16::ZERO; n];
+    let mut group = c.benchmark_group("half f32->f16/bf16");
+    group.throughput(Throughput::Elements(n as u64));
+    group.sample_size(20);
+    group.bench_function(BenchmarkId::new("f16", n), |b| {
+        b.iter(|| {
+            h16.convert_from_f32_slice(&f32s);
+            black_box(&h16);
+        })
+    });
+    group.bench_function(BenchmarkId::new("bf16", n), |b| {
+        b.iter(|| {
+            hb16.convert_from_f32_slice(&f32s);
+            black_box(&hb16);
+        })
+    });
+    group.finish();
+}
+
 // The macro defines an undocumented public function.
 #[allow(missing_docs)]
 mod group {
-    criterion::criterion_group!(benches, super::casts);
+    criterion::criterion_group!(benches, super::casts, super::half_baseline);
 }
 criterion_main!(group::benches);

@@ -256,22 +256,44 @@ pub fn cast_elements_with_status(
     Ok(counts)
 }
 
-/// The name of the kernel a bulk cast between these storages under `policy` runs (`"table"`,
-/// `"widen"`, `"f32-float"`, `"f32-int"`, `"f32-key"`, `"reference"`, or `"copy"`), as chosen
-/// once per slice.
+/// The name of the kernel a bulk cast between these storages under `policy` runs at the best
+/// instruction-set level of this machine (`"table"`, `"widen"`, `"f32-float"`, `"f16c"`,
+/// `"f32-bf16"`, `"f32-int"`, `"f32-key"`, `"reference"`, or `"copy"`), as chosen once per
+/// slice.
 ///
 /// ```
 /// use npusim_numerics::{kernel_name, CastPolicy, Format, Storage};
 /// let s = |f| Storage::native(f);
 /// assert_eq!(kernel_name(s(Format::F8E4M3FN), s(Format::F32), &CastPolicy::default()), "table");
 /// assert_eq!(kernel_name(s(Format::F16), s(Format::F32), &CastPolicy::default()), "widen");
-/// assert_eq!(kernel_name(s(Format::F32), s(Format::BF16), &CastPolicy::default()), "f32-float");
+/// assert_eq!(kernel_name(s(Format::F32), s(Format::F8E5M2), &CastPolicy::default()), "f32-float");
 /// ```
 pub fn kernel_name(src: Storage, dst: Storage, policy: &CastPolicy) -> &'static str {
+    kernel_name_at(src, dst, policy, SimdLevel::best())
+}
+
+/// Like [`kernel_name`], at instruction-set level `level` (what
+/// [`KernelChoice::Level`] runs; a level this machine lacks runs the portable code).
+///
+/// ```
+/// use npusim_numerics::{kernel_name_at, CastPolicy, Format, Storage, bulk::SimdLevel};
+/// let (s, d) = (Storage::native(Format::F32), Storage::native(Format::BF16));
+/// let p = CastPolicy::default();
+/// assert_eq!(kernel_name_at(s, d, &p, SimdLevel::Portable), "f32-float");
+/// if SimdLevel::Avx2.is_available() {
+///     assert_eq!(kernel_name_at(s, d, &p, SimdLevel::Avx2), "f32-bf16");
+/// }
+/// ```
+pub fn kernel_name_at(
+    src: Storage,
+    dst: Storage,
+    policy: &CastPolicy,
+    level: SimdLevel,
+) -> &'static str {
     if src == dst {
         return "copy";
     }
-    kernels::select(src, dst, policy, false).name()
+    kernels::select(src, dst, policy, false).name_at(level)
 }
 
 /// Casts `f32` values to any format (4-bit formats packed).

@@ -1,208 +1,443 @@
-//! f32 → f16, round to nearest even, IEEE overflow: the codes from the F16C instruction
-//! `vcvtps2ph` (8 per instruction) and their exact round trip `vcvtph2ps`; the statuses from
-//! the f32 code, the f16 code and the round trip, counted in the same pass in vector
-//! accumulators (groups of 8 holding a NaN, Inf or overflow take the per-element rule).
-//! Used at the AVX2 level only, for the policies whose Inf, NaN and overflow results are the
-//! instruction's own (checked when the [`F16c`] parameters are made), and tested bit for bit
-//! against the reference like every kernel.
+//! f32 → f16 at the AVX2 + F16C level, in every deterministic rounding mode and under every
+//! policy: `vcvtps2ph` rounds 8 lanes per instruction (its immediate gives nearest-even,
+//! floor, ceil and trunc; ties-away truncates the magnitude plus half an f16 ulp added on the
+//! f32 bits; odd sets the truncation's last bit where its exact round trip `vcvtph2ps`
+//! differs). The statuses of the finite lanes come from the f32 code, the f16 code and the
+//! round trip, counted in the same pass in vector accumulators. The fast loop runs over blocks
+//! of 512; a block with a lane beyond the largest finite f16 is cast again by a full loop that
+//! blends in what the policy makes of NaN, ±Inf and overflow ([`f32_half`](super::f32_half))
+//! and counts saturation; nothing is cast element by element. Tested bit for bit against the
+//! reference like every kernel.
 
-use super::flags;
+use super::f32_half::{SpecialCounts, SpecialResults, rounding};
 use crate::status::{Status, StatusCounts};
 
-const INEXACT: u16 = Status::INEXACT.bits();
-const UNDERFLOW: u16 = Status::UNDERFLOW.bits();
-const FLUSHED: u16 = Status::FLUSHED_TO_ZERO.bits();
-const SATURATED: u16 = Status::SATURATED.bits();
-
-/// The statuses the policy gives the special inputs, by sign (the codes are F16C's).
+/// f32 → f16 in one mode under one policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct F16c {
-    /// ±Inf inputs.
-    pub inf: [u16; 2],
-    /// Finite inputs that round beyond 65504.
-    pub overflow: [u16; 2],
-    /// NaN inputs.
-    pub nan: [u16; 2],
+    /// The rounding mode (see [`rounding`]).
+    mode: u8,
+    /// What NaN, ±Inf and overflow become.
+    specials: SpecialResults,
+    /// By sign, the f32 magnitude bits from which a finite input overflows in this mode,
+    /// minus one (a lane overflows when its magnitude is greater).
+    overflow_above: [u32; 2],
+}
+
+/// Largest finite f16 (65504) as f32 bits.
+const MAX_F32: u32 = 0x477F_E000;
+/// The f32 bits of 65536: a magnitude that large or larger overflows in every mode.
+const BEYOND_F32: u32 = 0x4780_0000;
+
+/// Groups of 8 per block: what the fast loop casts at once, and casts again with every
+/// status counted when it met a lane beyond the largest finite f16.
+const BLOCK_GROUPS: usize = 64;
+
+/// Blocks between two flushes of the 32-bit lane counters (each lane adds at most one per
+/// group).
+const FLUSH_BLOCKS: usize = 1 << 20;
+
+/// The finite lanes' status counts of a run.
+#[derive(Clone, Copy, Debug, Default)]
+struct Totals {
+    exact: u64,
+    underflow: u64,
+    flushed: u64,
+    saturated: u64,
+}
+
+impl Totals {
+    /// The counts of `n` lanes of which `seen` were special.
+    fn into_counts(
+        self,
+        n: usize,
+        seen: &SpecialCounts,
+        specials: &SpecialResults,
+    ) -> StatusCounts {
+        let mut counts = StatusCounts::default();
+        let finite = (n as u64).saturating_sub(seen.total());
+        counts.total = finite;
+        counts.exact = self.exact;
+        for (flag, k) in [
+            (Status::INEXACT, finite.saturating_sub(self.exact)),
+            (Status::UNDERFLOW, self.underflow),
+            (Status::FLUSHED_TO_ZERO, self.flushed),
+            (Status::SATURATED, self.saturated),
+        ] {
+            if let Some(slot) = counts.flags.get_mut(flag.bits().trailing_zeros() as usize) {
+                *slot += k;
+            }
+        }
+        specials.record(seen, &mut counts);
+        counts
+    }
 }
 
 impl F16c {
-    /// Raw status bits of f32 code `x` cast to f16 code `c`, whose value as f32 is `back`.
-    #[inline(always)]
-    fn status(&self, x: u32, c: u16, back: u32) -> u16 {
-        let a = x & 0x7FFF_FFFF;
-        let m = u32::from(c & 0x7FFF);
-        let side = |r: [u16; 2]| if x >> 31 == 1 { r[1] } else { r[0] };
-        let inexact = back != x;
-        let flag = |b: bool, f: u16| if b { f } else { 0 };
-        let finite = flag(inexact, INEXACT)
-            | flag(inexact & (m < 0x400), UNDERFLOW)
-            | flag(inexact & (m == 0), FLUSHED)
-            | flag((m == 0x7BFF) & (a > 0x477F_E000), SATURATED);
-        if a > 0x7F80_0000 {
-            side(self.nan)
-        } else if a == 0x7F80_0000 {
-            side(self.inf)
-        } else if m == 0x7C00 {
-            side(self.overflow)
-        } else {
-            finite
+    /// The kernel for rounding mode `mode` (see [`rounding`]) whose special lanes become
+    /// `specials`.
+    pub(crate) fn new(mode: u8, specials: SpecialResults) -> F16c {
+        // Nearest modes overflow from max + half an ulp (65520, a tie that goes up in both);
+        // the modes that round the magnitude down from 65536; a magnitude rounded up (floor of
+        // a negative, ceil of a positive) from anything beyond max.
+        let (pos, neg) = match mode {
+            rounding::NEAREST_EVEN | rounding::NEAREST_AWAY => (MAX_F32 + 0x1000, MAX_F32 + 0x1000),
+            rounding::FLOOR => (BEYOND_F32, MAX_F32 + 1),
+            rounding::CEIL => (MAX_F32 + 1, BEYOND_F32),
+            _ => (BEYOND_F32, BEYOND_F32),
+        };
+        F16c {
+            mode,
+            specials,
+            overflow_above: [pos - 1, neg - 1],
         }
     }
 
-    /// Casts `n` little-endian f32 codes into f16 codes; `None` when the machine lacks F16C.
+    /// Casts `n` little-endian f32 codes into f16 codes; `None` when the machine lacks AVX2 or
+    /// F16C.
     pub(crate) fn run(&self, src: &[u8], dst: &mut [u8], n: usize) -> Option<StatusCounts> {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2")
             && std::arch::is_x86_feature_detected!("f16c")
         {
             // SAFETY: the CPU has AVX2 and F16C (checked just above).
-            return Some(unsafe { self.run_f16c(src, dst, n) });
+            return Some(unsafe {
+                match self.mode {
+                    rounding::NEAREST_EVEN => {
+                        self.run_mode::<{ rounding::NEAREST_EVEN }>(src, dst, n)
+                    }
+                    rounding::NEAREST_AWAY => {
+                        self.run_mode::<{ rounding::NEAREST_AWAY }>(src, dst, n)
+                    }
+                    rounding::FLOOR => self.run_mode::<{ rounding::FLOOR }>(src, dst, n),
+                    rounding::CEIL => self.run_mode::<{ rounding::CEIL }>(src, dst, n),
+                    rounding::TRUNC => self.run_mode::<{ rounding::TRUNC }>(src, dst, n),
+                    _ => self.run_mode::<{ rounding::ODD }>(src, dst, n),
+                }
+            });
         }
         let _ = (src, dst, n);
         None
     }
+}
 
-    /// [`F16c::run`] on a CPU with AVX2 and F16C: one pass, 8 elements per step, read from
-    /// `src` and written to `dst` in place. The statuses of finite, non-overflowing lanes are
-    /// counted in vector accumulators (inexact ⇔ the round trip differs; underflow, flush and
-    /// saturation from the f16 code); a group of 8 with a NaN, Inf or overflow in it takes the
-    /// per-element status rule.
-    ///
-    /// # Safety
-    /// The CPU must support AVX2 and F16C.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,f16c")]
-    unsafe fn run_f16c(&self, src: &[u8], dst: &mut [u8], n: usize) -> StatusCounts {
-        use std::arch::x86_64::{
-            __m256i, _MM_FROUND_TO_NEAREST_INT, _mm_storeu_si128, _mm256_and_si256,
-            _mm256_andnot_si256, _mm256_castps_si256, _mm256_castsi256_ps, _mm256_cmpeq_epi32,
-            _mm256_cmpgt_epi32, _mm256_cvtepu16_epi32, _mm256_cvtph_ps, _mm256_cvtps_ph,
-            _mm256_loadu_si256, _mm256_or_si256, _mm256_set1_epi32, _mm256_setzero_si256,
-            _mm256_storeu_si256, _mm256_sub_epi32, _mm256_testz_si256,
-        };
-        const ROUND: i32 = _MM_FROUND_TO_NEAREST_INT;
-        /// Groups of 8 between two flushes of the 32-bit lane counters.
-        const FLUSH: usize = 1 << 24;
-        let mut counts = StatusCounts::default();
-        let groups = n / 8;
-        let abs_mask = _mm256_set1_epi32(0x7FFF_FFFF);
-        let max_finite_f32 = _mm256_set1_epi32(0x7F7F_FFFF);
-        let f16_abs = _mm256_set1_epi32(0x7FFF);
-        let f16_inf = _mm256_set1_epi32(0x7C00);
-        let f16_max = _mm256_set1_epi32(0x7BFF);
-        let f16_max_f32 = _mm256_set1_epi32(0x477F_E000);
-        let min_normal = _mm256_set1_epi32(0x400);
-        let zero = _mm256_setzero_si256();
-        let ones = _mm256_cmpeq_epi32(zero, zero);
-        let sum = |v: __m256i| -> u64 {
-            let mut lanes = [0u32; 8];
-            // SAFETY: `lanes` is 32 bytes, the size of the unaligned store.
-            unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), v) };
-            lanes.iter().map(|&c| u64::from(c)).sum()
-        };
-        for (s_run, d_run) in src[..32 * groups]
-            .chunks(32 * FLUSH)
-            .zip(dst[..16 * groups].chunks_mut(16 * FLUSH))
-        {
-            let (mut inexact, mut under, mut flushed, mut saturated) = (zero, zero, zero, zero);
-            let mut fast = 0u64;
-            for (x, y) in s_run.chunks_exact(32).zip(d_run.chunks_exact_mut(16)) {
-                // SAFETY: `x` is 32 bytes and `y` 16, the sizes of the unaligned load and
-                // store; AVX2 and F16C are enabled here.
-                let (v, h, back) = unsafe {
-                    let v = _mm256_loadu_si256(x.as_ptr().cast());
-                    let h = _mm256_cvtps_ph::<ROUND>(_mm256_castsi256_ps(v));
-                    _mm_storeu_si128(y.as_mut_ptr().cast(), h);
-                    (v, h, _mm256_castps_si256(_mm256_cvtph_ps(h)))
-                };
-                let a = _mm256_and_si256(v, abs_mask);
-                let m = _mm256_and_si256(_mm256_cvtepu16_epi32(h), f16_abs);
-                let special = _mm256_or_si256(
-                    _mm256_cmpgt_epi32(a, max_finite_f32),
-                    _mm256_cmpeq_epi32(m, f16_inf),
-                );
-                if _mm256_testz_si256(special, special) == 0 {
-                    let mut xs = [0u32; 8];
-                    let mut hs = [0u16; 8];
-                    let mut bs = [0u32; 8];
-                    // SAFETY: 32-, 16- and 32-byte arrays, the sizes of the stores.
-                    unsafe {
-                        _mm256_storeu_si256(xs.as_mut_ptr().cast(), v);
-                        _mm_storeu_si128(hs.as_mut_ptr().cast(), h);
-                        _mm256_storeu_si256(bs.as_mut_ptr().cast(), back);
-                    }
-                    let mut st = [0u16; 8];
-                    for (((t, &x), &c), &b) in st.iter_mut().zip(&xs).zip(&hs).zip(&bs) {
-                        *t = self.status(x, c, b);
-                    }
-                    flags::count(&st, &mut counts);
-                    continue;
-                }
-                fast += 8;
-                let inex = _mm256_andnot_si256(_mm256_cmpeq_epi32(back, v), ones);
-                inexact = _mm256_sub_epi32(inexact, inex);
-                under = _mm256_sub_epi32(
-                    under,
-                    _mm256_and_si256(inex, _mm256_cmpgt_epi32(min_normal, m)),
-                );
-                flushed =
-                    _mm256_sub_epi32(flushed, _mm256_and_si256(inex, _mm256_cmpeq_epi32(m, zero)));
-                saturated = _mm256_sub_epi32(
-                    saturated,
-                    _mm256_and_si256(
-                        _mm256_cmpeq_epi32(m, f16_max),
-                        _mm256_cmpgt_epi32(a, f16_max_f32),
-                    ),
-                );
+#[cfg(target_arch = "x86_64")]
+mod simd {
+    use super::{BLOCK_GROUPS, F16c, FLUSH_BLOCKS, MAX_F32, Totals};
+    use crate::bulk::kernels::f32_half::{SpecialCounts, blend, rounding};
+    use crate::status::StatusCounts;
+    use std::arch::x86_64::{
+        __m128i, __m256i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi16, _mm_cmpgt_epi16,
+        _mm_max_epu16, _mm_or_si128, _mm_packs_epi32, _mm_packus_epi32, _mm_set1_epi16,
+        _mm_setzero_si128, _mm_storeu_si128, _mm_sub_epi16, _mm_testz_si128, _mm256_add_epi32,
+        _mm256_and_si256, _mm256_andnot_si256, _mm256_blendv_ps, _mm256_castps_si256,
+        _mm256_castsi256_ps, _mm256_castsi256_si128, _mm256_cmpeq_epi32, _mm256_cmpgt_epi32,
+        _mm256_cvtepu16_epi32, _mm256_cvtph_ps, _mm256_cvtps_ph, _mm256_extracti128_si256,
+        _mm256_loadu_si256, _mm256_min_epi32, _mm256_or_si256, _mm256_set1_epi32,
+        _mm256_setzero_si256, _mm256_srli_epi32, _mm256_srlv_epi32, _mm256_storeu_si256,
+        _mm256_sub_epi32, _mm256_xor_si256,
+    };
+
+    /// The fast loop's per-lane counters over one block (at most [`BLOCK_GROUPS`] each), and
+    /// the largest f16 magnitude code met.
+    #[derive(Clone, Copy)]
+    struct Acc16 {
+        exact: __m128i,
+        underflow: __m128i,
+        flushed: __m128i,
+        largest: __m128i,
+    }
+
+    /// Per-lane counters of the finite lanes (each lane adds at most one per group).
+    #[derive(Clone, Copy)]
+    struct Acc {
+        exact: __m256i,
+        underflow: __m256i,
+        flushed: __m256i,
+        saturated: __m256i,
+    }
+
+    /// The sum of the eight 32-bit lanes of `v`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn sum(v: __m256i) -> u64 {
+        let mut lanes = [0u32; 8];
+        // SAFETY: `lanes` is 32 bytes, the size of the unaligned store.
+        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), v) };
+        lanes.iter().map(|&c| u64::from(c)).sum()
+    }
+
+    /// The 32-bit lane masks of `m` narrowed to 16-bit lanes.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn narrow(m: __m256i) -> __m128i {
+        _mm_packs_epi32(_mm256_castsi256_si128(m), _mm256_extracti128_si256::<1>(m))
+    }
+
+    impl Acc {
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        fn zero() -> Acc {
+            let z = _mm256_setzero_si256();
+            Acc {
+                exact: z,
+                underflow: z,
+                flushed: z,
+                saturated: z,
             }
-            // Finite lanes: saturation and underflow (hence flush) imply inexact.
-            let inexact = sum(inexact);
-            counts.total += fast;
-            counts.exact += fast - inexact;
-            for (flag, k) in [
-                (INEXACT, inexact),
-                (UNDERFLOW, sum(under)),
-                (FLUSHED, sum(flushed)),
-                (SATURATED, sum(saturated)),
-            ] {
-                if let Some(slot) = counts.flags.get_mut(flag.trailing_zeros() as usize) {
-                    *slot += k;
+        }
+
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        fn add(&mut self, o: Acc) {
+            self.exact = _mm256_add_epi32(self.exact, o.exact);
+            self.underflow = _mm256_add_epi32(self.underflow, o.underflow);
+            self.flushed = _mm256_add_epi32(self.flushed, o.flushed);
+            self.saturated = _mm256_add_epi32(self.saturated, o.saturated);
+        }
+
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        fn add_to(self, t: &mut Totals) {
+            t.exact += sum(self.exact);
+            t.underflow += sum(self.underflow);
+            t.flushed += sum(self.flushed);
+            t.saturated += sum(self.saturated);
+        }
+    }
+
+    impl F16c {
+        /// The f16 codes of the f32 codes `v` in mode `M`, the f32 value of a code whose
+        /// round trip equals `v` exactly when `v` is an f16 value, and the codes whose
+        /// magnitude decides underflow (for odd the truncation, a shorter dependency chain:
+        /// setting the last bit never moves a code across 0x400; else the codes themselves).
+        #[target_feature(enable = "avx2,f16c")]
+        #[inline]
+        fn round<const M: u8>(v: __m256i, a: __m256i) -> (__m128i, __m256i, __m128i) {
+            let x = _mm256_castsi256_ps(v);
+            let back = |h: __m128i| _mm256_castps_si256(_mm256_cvtph_ps(h));
+            match M {
+                rounding::NEAREST_EVEN => {
+                    let h = _mm256_cvtps_ph::<0>(x);
+                    (h, back(h), h)
+                }
+                rounding::FLOOR => {
+                    let h = _mm256_cvtps_ph::<1>(x);
+                    (h, back(h), h)
+                }
+                rounding::CEIL => {
+                    let h = _mm256_cvtps_ph::<2>(x);
+                    (h, back(h), h)
+                }
+                rounding::TRUNC => {
+                    let h = _mm256_cvtps_ph::<3>(x);
+                    (h, back(h), h)
+                }
+                rounding::ODD => {
+                    // The truncation, its last bit set where it is inexact.
+                    let t = _mm256_cvtps_ph::<3>(x);
+                    let bt = back(t);
+                    let exact = narrow(_mm256_cmpeq_epi32(bt, v));
+                    (
+                        _mm_or_si128(t, _mm_andnot_si128(exact, _mm_set1_epi16(1))),
+                        bt,
+                        t,
+                    )
+                }
+                _ => {
+                    // Ties away: truncate |x| + half an f16 ulp, the addition done on the f32
+                    // bits. Half an ulp of x's f32 binade e, in f32 ulps, is 2^12 for f16
+                    // normals (e >= 113), 2^(125 - e) for f16 subnormals (e in 102..=112) and
+                    // 0 below 2^-25 (an out-of-range `srlv` count gives 0). A carry across a
+                    // binade stops at a power of two, an f16 value: the comparison with the
+                    // next f16 value stays exact. NaN is clamped to Inf first so that the sum
+                    // cannot reach the sign bit (and stays NaN for the special lanes' check).
+                    let e = _mm256_srli_epi32::<23>(a);
+                    let d = _mm256_min_epi32(
+                        _mm256_sub_epi32(e, _mm256_set1_epi32(102)),
+                        _mm256_set1_epi32(11),
+                    );
+                    let half = _mm256_srlv_epi32(_mm256_set1_epi32(0x80_0000), d);
+                    let lifted =
+                        _mm256_add_epi32(_mm256_min_epi32(a, _mm256_set1_epi32(0x7F80_0000)), half);
+                    let sign = _mm256_xor_si256(v, a);
+                    let h =
+                        _mm256_cvtps_ph::<3>(_mm256_castsi256_ps(_mm256_or_si256(lifted, sign)));
+                    (h, back(h), h)
                 }
             }
         }
-        // The last n % 8 elements, through a zero-padded group.
-        let rest = n % 8;
-        if rest > 0 {
-            let mut xs = [0u32; 8];
-            for (x, b) in xs.iter_mut().zip(src[32 * groups..4 * n].chunks_exact(4)) {
-                *x = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+
+        /// One group of 8 on the fast path: the f16 codes of the f32 codes `v`; exactness,
+        /// underflow and flush counted into `acc` (16-bit lanes, one per element), the
+        /// largest magnitude code kept.
+        #[target_feature(enable = "avx2,f16c")]
+        #[inline]
+        fn group<const M: u8>(v: __m256i, acc: &mut Acc16) -> __m128i {
+            let a = _mm256_and_si256(v, _mm256_set1_epi32(0x7FFF_FFFF));
+            let (h, back, base) = Self::round::<M>(v, a);
+            let exact = narrow(_mm256_cmpeq_epi32(back, v));
+            let m = _mm_and_si128(base, _mm_set1_epi16(0x7FFF));
+            // Underflow and flush: inexact with a subnormal or zero result (never zero in odd:
+            // an inexact result has its last bit set).
+            let small = _mm_cmpgt_epi16(_mm_set1_epi16(0x400), m);
+            acc.exact = _mm_sub_epi16(acc.exact, exact);
+            acc.underflow = _mm_sub_epi16(acc.underflow, _mm_andnot_si128(exact, small));
+            if M != rounding::ODD {
+                let zero = _mm_cmpeq_epi16(m, _mm_setzero_si128());
+                acc.flushed = _mm_sub_epi16(acc.flushed, _mm_andnot_si128(exact, zero));
             }
-            let mut hs = [0u16; 8];
-            let mut bs = [0u32; 8];
-            // SAFETY: 32-, 16- and 32-byte arrays, the sizes of the loads and stores; AVX2 and
-            // F16C are enabled here.
-            unsafe {
-                let v = _mm256_loadu_si256(xs.as_ptr().cast());
-                let h = _mm256_cvtps_ph::<ROUND>(_mm256_castsi256_ps(v));
-                _mm_storeu_si128(hs.as_mut_ptr().cast(), h);
-                _mm256_storeu_si256(
-                    bs.as_mut_ptr().cast(),
-                    _mm256_castps_si256(_mm256_cvtph_ps(h)),
-                );
+            acc.largest = _mm_max_epu16(acc.largest, m);
+            h
+        }
+
+        /// One group of 8 with every status counted: as [`F16c::group`], and the lanes
+        /// beyond the largest finite f16 sorted out: overflow by the mode's threshold for the
+        /// lane's sign, the special lanes replaced by the policy's results and counted into
+        /// `seen` (and taken off the exact count), the others saturated.
+        #[target_feature(enable = "avx2,f16c")]
+        #[inline]
+        fn full<const M: u8>(
+            &self,
+            v: __m256i,
+            acc: &mut Acc,
+            seen: &mut SpecialCounts,
+        ) -> __m128i {
+            let a = _mm256_and_si256(v, _mm256_set1_epi32(0x7FFF_FFFF));
+            let (h, back, _) = Self::round::<M>(v, a);
+            let exact = _mm256_cmpeq_epi32(back, v);
+            let code = _mm256_cvtepu16_epi32(h);
+            let m = _mm256_and_si256(code, _mm256_set1_epi32(0x7FFF));
+            let small = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x400), m);
+            let zero = _mm256_cmpeq_epi32(m, _mm256_setzero_si256());
+            let above = _mm256_castps_si256(_mm256_blendv_ps(
+                _mm256_castsi256_ps(_mm256_set1_epi32(self.overflow_above[0] as i32)),
+                _mm256_castsi256_ps(_mm256_set1_epi32(self.overflow_above[1] as i32)),
+                _mm256_castsi256_ps(v),
+            ));
+            let special = _mm256_cmpgt_epi32(a, above);
+            let beyond = _mm256_cmpgt_epi32(a, _mm256_set1_epi32(MAX_F32 as i32));
+            // (special lanes are never small: their f16 magnitude is at least 0x7BFF)
+            acc.exact = _mm256_sub_epi32(acc.exact, _mm256_andnot_si256(special, exact));
+            acc.underflow = _mm256_sub_epi32(acc.underflow, _mm256_andnot_si256(exact, small));
+            acc.flushed = _mm256_sub_epi32(acc.flushed, _mm256_andnot_si256(exact, zero));
+            acc.saturated = _mm256_sub_epi32(acc.saturated, _mm256_andnot_si256(special, beyond));
+            let code = blend::<13>(&self.specials, v, a, code, special, seen);
+            _mm_packus_epi32(
+                _mm256_castsi256_si128(code),
+                _mm256_extracti128_si256::<1>(code),
+            )
+        }
+
+        /// A block cast again with every status counted: the counts.
+        #[target_feature(enable = "avx2,f16c")]
+        #[inline(never)]
+        #[cold]
+        fn full_block<const M: u8>(
+            &self,
+            src: &[u8],
+            dst: &mut [u8],
+            seen: &mut SpecialCounts,
+        ) -> Acc {
+            let mut acc = Acc::zero();
+            for (x, y) in src.chunks_exact(32).zip(dst.chunks_exact_mut(16)) {
+                // SAFETY: `x` is 32 bytes, the size of the unaligned load.
+                let v = unsafe { _mm256_loadu_si256(x.as_ptr().cast()) };
+                let h = self.full::<M>(v, &mut acc, seen);
+                // SAFETY: `y` is 16 bytes, the size of the unaligned store.
+                unsafe { _mm_storeu_si128(y.as_mut_ptr().cast(), h) };
             }
-            let mut st = [0u16; 8];
-            for ((((t, &x), &c), &b), y) in st
-                .iter_mut()
-                .zip(&xs)
-                .zip(&hs)
-                .zip(&bs)
-                .zip(dst[16 * groups..2 * n].chunks_exact_mut(2))
+            acc
+        }
+
+        /// A block on the fast path: the codes, exactness, underflow and flush counted, and
+        /// whether a lane lies beyond the largest finite f16 (NaN, Inf, overflow or
+        /// saturation: the block must be cast again by [`F16c::full_block`]).
+        #[target_feature(enable = "avx2,f16c")]
+        #[inline]
+        fn fast_block<const M: u8>(src: &[u8], dst: &mut [u8]) -> (Acc, bool) {
+            let z = _mm_setzero_si128();
+            let mut acc = Acc16 {
+                exact: z,
+                underflow: z,
+                flushed: z,
+                largest: z,
+            };
+            for (x, y) in src.chunks_exact(32).zip(dst.chunks_exact_mut(16)) {
+                // SAFETY: `x` is 32 bytes, the size of the unaligned load.
+                let v = unsafe { _mm256_loadu_si256(x.as_ptr().cast()) };
+                let h = Self::group::<M>(v, &mut acc);
+                // SAFETY: `y` is 16 bytes, the size of the unaligned store.
+                unsafe { _mm_storeu_si128(y.as_mut_ptr().cast(), h) };
+            }
+            // A code of 0x7BFF or more: the lane may saturate, overflow or be special (a
+            // superset: exact ±65504 lanes take the full loop too; for odd, whose `largest`
+            // is the truncation's, 0x7BFE or more).
+            let limit = if M == rounding::ODD { 0x7BFE } else { 0x7BFF };
+            let beyond = _mm_cmpeq_epi16(
+                _mm_max_epu16(acc.largest, _mm_set1_epi16(limit)),
+                acc.largest,
+            );
+            let widened = Acc {
+                exact: _mm256_cvtepu16_epi32(acc.exact),
+                underflow: _mm256_cvtepu16_epi32(acc.underflow),
+                flushed: _mm256_cvtepu16_epi32(acc.flushed),
+                saturated: _mm256_setzero_si256(),
+            };
+            (widened, _mm_testz_si128(beyond, beyond) == 0)
+        }
+
+        /// [`F16c::run`] in mode `M`: one pass over blocks of [`BLOCK_GROUPS`] × 8 elements,
+        /// read from `src` and written to `dst` in place; a block with a lane beyond the
+        /// largest finite f16 is cast again with every status counted; the last `n % 8`
+        /// through a zero-padded group.
+        ///
+        /// # Safety
+        /// The CPU must support AVX2 and F16C.
+        #[target_feature(enable = "avx2,f16c")]
+        pub(super) unsafe fn run_mode<const M: u8>(
+            &self,
+            src: &[u8],
+            dst: &mut [u8],
+            n: usize,
+        ) -> StatusCounts {
+            let groups = n / 8;
+            let mut totals = Totals::default();
+            let mut seen = SpecialCounts::default();
+            let block_src = 32 * BLOCK_GROUPS;
+            let block_dst = 16 * BLOCK_GROUPS;
+            for (s_run, d_run) in src[..32 * groups]
+                .chunks(block_src * FLUSH_BLOCKS)
+                .zip(dst[..16 * groups].chunks_mut(block_dst * FLUSH_BLOCKS))
             {
-                *t = self.status(x, c, b);
-                y.copy_from_slice(&c.to_le_bytes());
+                let mut acc = Acc::zero();
+                for (xs, ys) in s_run.chunks(block_src).zip(d_run.chunks_mut(block_dst)) {
+                    let (fast, beyond) = Self::fast_block::<M>(xs, ys);
+                    if beyond {
+                        acc.add(self.full_block::<M>(xs, ys, &mut seen));
+                    } else {
+                        acc.add(fast);
+                    }
+                }
+                acc.add_to(&mut totals);
             }
-            flags::count(&st[..rest], &mut counts);
+            let rest = n % 8;
+            if rest > 0 {
+                // +0 in the padding lanes: exact, never special; taken off the exact count.
+                let mut xs = [0u8; 32];
+                xs[..4 * rest].copy_from_slice(&src[32 * groups..4 * n]);
+                let mut acc = Acc::zero();
+                // SAFETY: `xs` is 32 bytes, the size of the unaligned load.
+                let v = unsafe { _mm256_loadu_si256(xs.as_ptr().cast()) };
+                let h = self.full::<M>(v, &mut acc, &mut seen);
+                let mut hs = [0u8; 16];
+                // SAFETY: `hs` is 16 bytes, the size of the unaligned store.
+                unsafe { _mm_storeu_si128(hs.as_mut_ptr().cast(), h) };
+                dst[16 * groups..2 * n].copy_from_slice(&hs[..2 * rest]);
+                acc.add_to(&mut totals);
+                totals.exact = totals.exact.saturating_sub((8 - rest) as u64);
+            }
+            totals.into_counts(n, &seen, &self.specials)
         }
-        counts
     }
 }

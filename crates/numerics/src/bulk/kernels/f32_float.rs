@@ -10,6 +10,8 @@
 
 use super::drive::{self, F32Element};
 use super::f16c::F16c;
+use super::f32_bf16::Bf16;
+use super::f32_half::{SpecialResults, rounding};
 use crate::convert::convert_with_status;
 use crate::format::{Format, Kind, Specials};
 use crate::policy::CastPolicy;
@@ -86,8 +88,10 @@ pub(crate) struct FloatDst {
     nan_fixed: [Fixed; 2],
     /// ... and the mask of the payload bits kept (zero when NaN gives a fixed code).
     nan_payload: u32,
-    /// For f32 → f16 rint whose specials are the F16C instruction's: their statuses.
+    /// For f32 → f16: the AVX2 + F16C kernel.
     f16c: Option<F16c>,
+    /// For f32 → bf16: the AVX2 kernel.
+    bf16: Option<Bf16>,
 }
 
 fn reference(x: u32, dst: Format, policy: &CastPolicy) -> Fixed {
@@ -179,6 +183,7 @@ impl FloatDst {
             nan_fixed,
             nan_payload: 0,
             f16c: None,
+            bf16: None,
         };
         let probes = probes(&d);
         let agrees = |d: &FloatDst| {
@@ -187,7 +192,7 @@ impl FloatDst {
                 .all(|&x| d.convert(x) == reference(x, dst, policy))
         };
         if agrees(&d) {
-            return Some(d);
+            return Some(d.with_simd(dst, policy));
         }
         // NaN keeps its payload's top bits: the fixed part is the sign and the quiet NaN.
         d.nan_fixed = [quiet, (quiet.0 | sign_bit, quiet.1)];
@@ -195,26 +200,78 @@ impl FloatDst {
         if !agrees(&d) {
             return None;
         }
-        d.f16c = d.f16c_params();
-        Some(d)
+        Some(d.with_simd(dst, policy))
     }
 
-    /// The F16C parameters, if this is f32 → f16 round-to-nearest-even whose Inf, NaN and
-    /// overflow codes are the instruction's (±Inf, quiet NaN with the payload's top bits).
-    fn f16c_params(&self) -> Option<F16c> {
-        let signs = |r: [Fixed; 2], c: u32| r[0].0 == c && r[1].0 == (c | 0x8000);
-        let is_f16 = self.bits == 16 && self.shift == 13 && self.e0 == 112;
-        let ieee = signs(self.inf, 0x7C00)
-            && signs(self.overflow, 0x7C00)
-            && signs(self.nan_fixed, 0x7E00)
-            && self.nan_payload == 0x3FF
-            && self.max_abs == 0x477F_E000;
-        let statuses = |r: [Fixed; 2]| [r[0].1, r[1].1];
-        (is_f16 && ieee && self.mode == mode::NEAREST_EVEN).then(|| F16c {
-            inf: statuses(self.inf),
-            overflow: statuses(self.overflow),
-            nan: statuses(self.nan_fixed),
-        })
+    /// `self` with its SIMD kernel, if it is f32 → f16 or f32 → bf16 (the kernels round the
+    /// finite lanes themselves and take NaN, ±Inf and overflow from `self`) and the kernel
+    /// agrees with the reference on the probe codes (on a machine that can run it).
+    fn with_simd(mut self, dst: Format, policy: &CastPolicy) -> FloatDst {
+        let rounding = match self.mode {
+            mode::NEAREST_EVEN => rounding::NEAREST_EVEN,
+            mode::NEAREST_AWAY => rounding::NEAREST_AWAY,
+            mode::FLOOR => rounding::FLOOR,
+            mode::CEIL => rounding::CEIL,
+            mode::TRUNC => rounding::TRUNC,
+            _ => rounding::ODD,
+        };
+        let specials = SpecialResults {
+            nan: self.nan_fixed,
+            nan_payload: self.nan_payload,
+            inf: self.inf,
+            overflow: self.overflow,
+        };
+        let is = |l: u8, max_code: u32, max_abs: u32| {
+            layout::constants(l) == Some((self.bits, self.shift, self.e0))
+                && self.max_code == max_code
+                && self.max_abs == max_abs
+        };
+        if is(layout::F16, 0x7BFF, 0x477F_E000) {
+            let k = F16c::new(rounding, specials);
+            self.f16c = self
+                .simd_agrees(dst, policy, |s, d, n| k.run(s, d, n))
+                .then_some(k);
+        } else if is(layout::BF16, 0x7F7F, 0x7F7F_0000) {
+            let k = Bf16::new(rounding, specials);
+            self.bf16 = self
+                .simd_agrees(dst, policy, |s, d, n| k.run(s, d, n))
+                .then_some(k);
+        }
+        self
+    }
+
+    /// Whether a 16-bit SIMD kernel (`run`, `None` when the machine lacks it) gives the
+    /// reference's codes and status counts on the probe codes.
+    fn simd_agrees(
+        &self,
+        dst: Format,
+        policy: &CastPolicy,
+        run: impl Fn(&[u8], &mut [u8], usize) -> Option<crate::status::StatusCounts>,
+    ) -> bool {
+        let codes = probes(self);
+        let src: Vec<u8> = codes.iter().flat_map(|c| c.to_le_bytes()).collect();
+        let mut out = vec![0u8; 2 * codes.len()];
+        let Some(counts) = run(&src, &mut out, codes.len()) else {
+            return true;
+        };
+        let mut want = crate::status::StatusCounts::default();
+        let codes_agree = codes.iter().zip(out.chunks_exact(2)).all(|(&x, got)| {
+            let (code, status) = reference(x, dst, policy);
+            super::flags::record_n(status, 1, &mut want);
+            u32::from(u16::from_le_bytes([got[0], got[1]])) == code
+        });
+        codes_agree && counts == want
+    }
+
+    /// The name of the SIMD kernel this cast runs at the AVX2 level, if it has one.
+    pub(crate) const fn simd_name(&self) -> Option<&'static str> {
+        if self.f16c.is_some() {
+            Some("f16c")
+        } else if self.bf16.is_some() {
+            Some("f32-bf16")
+        } else {
+            None
+        }
     }
 
     /// Code and raw status bits of the f32 code `x` (the loop body; `M` is `self.mode`).
@@ -314,12 +371,17 @@ impl FloatDst {
         n: usize,
         packed: bool,
     ) -> crate::status::StatusCounts {
-        if level == super::simd::SimdLevel::Avx2
-            && !packed
-            && let Some(p) = self.f16c
-            && let Some(counts) = p.run(src, dst, n)
-        {
-            return counts;
+        if level == super::simd::SimdLevel::Avx2 && !packed {
+            if let Some(p) = self.f16c
+                && let Some(counts) = p.run(src, dst, n)
+            {
+                return counts;
+            }
+            if let Some(p) = self.bf16
+                && let Some(counts) = p.run(src, dst, n)
+            {
+                return counts;
+            }
         }
         match self.mode {
             mode::NEAREST_EVEN => self.run_mode::<{ mode::NEAREST_EVEN }>(src, dst, n, packed),
@@ -391,12 +453,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn f16_rint_with_ieee_specials_takes_the_f16c_path_and_others_do_not() {
-        let k = |f, p: CastPolicy| FloatDst::new(f, &p).and_then(|k| k.f16c);
-        assert!(k(Format::F16, CastPolicy::default()).is_some());
-        assert!(k(Format::F16, CastPolicy::new(RoundMode::None)).is_some());
-        assert!(k(Format::F16, CastPolicy::saturating(RoundMode::Rint)).is_none());
-        assert!(k(Format::F16, CastPolicy::new(RoundMode::Trunc)).is_none());
-        assert!(k(Format::BF16, CastPolicy::default()).is_none());
+    fn f16_and_bf16_take_their_simd_kernel_in_every_mode_and_policy_and_others_do_not() {
+        let name = |f, p: CastPolicy| FloatDst::new(f, &p).and_then(|k| k.simd_name());
+        for mode in RoundMode::DETERMINISTIC
+            .into_iter()
+            .chain([RoundMode::None])
+        {
+            for p in [
+                CastPolicy::new(mode),
+                CastPolicy::saturating(mode),
+                CastPolicy::non_saturating(mode),
+            ] {
+                assert_eq!(name(Format::F16, p), Some("f16c"), "{p:?}");
+                assert_eq!(name(Format::BF16, p), Some("f32-bf16"), "{p:?}");
+                assert_eq!(name(Format::F8E5M2, p), None, "{p:?}");
+            }
+        }
     }
 }

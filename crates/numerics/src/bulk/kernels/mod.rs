@@ -6,7 +6,8 @@
 //! |---|---|---|
 //! | [`table`] | source of at most 16 bits, any destination, any deterministic mode and policy | the result (code and status) of every source code, computed once by the reference routine and cached; the cast is a lookup |
 //! | [`f32_float`] | f32 → signed binary floats of at most 16 bits (f16, bf16, fp8 with Inf/NaN or fn-style, fp6, fp4), every deterministic mode and policy | branchless integer rounding of the f32 code; Inf/NaN/overflow results from the reference |
-//! | [`f16c`] | f32 → f16 rint with IEEE Inf/NaN/overflow, at the AVX2 level | `vcvtps2ph`, statuses from the round trip |
+//! | [`f16c`] | f32 → f16, every deterministic mode and policy, at the AVX2 + F16C level (the portable level runs [`f32_float`]) | `vcvtps2ph` with the mode's immediate (ties-away: the truncation of the magnitude plus half an ulp added on the f32 bits; odd: the truncation, its last bit set where the round trip differs), statuses from the round trip in vector accumulators, NaN/Inf/overflow lanes blended in ([`f32_half`]) |
+//! | [`f32_bf16`] | f32 → bf16, every deterministic mode and policy, at the AVX2 level (the portable level runs [`f32_float`]) | integer rounding of the top 16 bits on 8 lanes, packed 16 per store, statuses from the low 16 bits in vector accumulators, NaN/Inf/overflow lanes blended in ([`f32_half`]) |
 //! | [`f32_to_int`] | f32 → 8/16/32-bit integers, every deterministic mode but `odd` | exact f32 round-to-integral, then the range rule, branchless |
 //! | [`f32_key`] | f32 → other formats of at most 8 bits whose rounding points lie in the f32's top 16 bits (e8m0, HiF8, fnuz fp8, small integers saturating), deterministic modes | a 2^17-entry table keyed on the top 16 bits and a sticky bit |
 //! | [`widen`] | f16 / bf16 → f32 (every policy; checked against the table on all codes) | exact bit arithmetic |
@@ -17,7 +18,9 @@
 
 pub(crate) mod drive;
 pub(crate) mod f16c;
+pub(crate) mod f32_bf16;
 pub(crate) mod f32_float;
+pub(crate) mod f32_half;
 pub(crate) mod f32_key;
 pub(crate) mod f32_to_int;
 pub(crate) mod flags;
@@ -43,6 +46,10 @@ pub(crate) enum Kernel {
     Table(Arc<table::Table>),
     /// f32 → binary floats of at most 16 bits by integer rounding.
     F32Float(f32_float::FloatDst),
+    /// f32 → f16: F16C at the AVX2 level, else as [`Kernel::F32Float`].
+    F16c(f32_float::FloatDst),
+    /// f32 → bf16: the AVX2 kernel, else as [`Kernel::F32Float`].
+    F32Bf16(f32_float::FloatDst),
     /// f32 → 8/16/32-bit integers through exact round-to-integral.
     F32ToInt(f32_to_int::IntDst),
     /// f32 → narrow formats through the (top 16 bits, sticky) table.
@@ -105,7 +112,11 @@ pub(crate) fn select(s: Storage, d: Storage, policy: &CastPolicy, force_referenc
         && storable
         && let Some(k) = float_kernel(d.format(), policy)
     {
-        return Kernel::F32Float(k);
+        return match k.simd_name() {
+            Some("f16c") => Kernel::F16c(k),
+            Some("f32-bf16") => Kernel::F32Bf16(k),
+            _ => Kernel::F32Float(k),
+        };
     }
     if s.format() == Format::F32
         && policy.round != RoundMode::Odd
@@ -217,7 +228,9 @@ impl Kernel {
     ) -> StatusCounts {
         match self {
             Kernel::Table(t) => fast(level, &**t, src, s, dst, d, n),
-            Kernel::F32Float(k) => fast(level, k, src, s, dst, d, n),
+            Kernel::F32Float(k) | Kernel::F16c(k) | Kernel::F32Bf16(k) => {
+                fast(level, k, src, s, dst, d, n)
+            }
             Kernel::F32ToInt(k) => fast(level, k, src, s, dst, d, n),
             Kernel::F32Key(t) => fast(level, &**t, src, s, dst, d, n),
             Kernel::Widen(k) => fast(level, k, src, s, dst, d, n),
@@ -230,10 +243,25 @@ impl Kernel {
         match self {
             Kernel::Table(_) => "table",
             Kernel::F32Float(_) => "f32-float",
+            Kernel::F16c(_) => "f16c",
+            Kernel::F32Bf16(_) => "f32-bf16",
             Kernel::F32Key(_) => "f32-key",
             Kernel::F32ToInt(_) => "f32-int",
             Kernel::Widen(_) => "widen",
             Kernel::Reference => "reference",
+        }
+    }
+
+    /// The name of the kernel that runs at `level` (the SIMD-only kernels run the portable
+    /// [`f32_float`] loop below the AVX2 level, or on a machine without it).
+    pub(crate) fn name_at(&self, level: SimdLevel) -> &'static str {
+        match self {
+            Kernel::F16c(_) | Kernel::F32Bf16(_)
+                if level != SimdLevel::Avx2 || !level.is_available() =>
+            {
+                "f32-float"
+            }
+            _ => self.name(),
         }
     }
 }

@@ -1,0 +1,132 @@
+//! What the two f32 → 16-bit float SIMD kernels ([`f16c`](super::f16c) and
+//! [`f32_bf16`](super::f32_bf16)) share: the rounding mode as a const-generic parameter, and
+//! the lanes they do not round themselves — NaN, ±Inf and finite overflow — whose results the
+//! policy fixes by sign (NaN: plus the payload's top bits). Those lanes are blended in with
+//! vector selects and counted per class and sign; no element is cast one by one.
+
+use super::flags;
+use crate::status::StatusCounts;
+
+/// The rounding modes, as const-generic parameters of the kernels' loops.
+pub(crate) mod rounding {
+    /// To nearest, ties to even (`rint`, `none`).
+    pub const NEAREST_EVEN: u8 = 0;
+    /// To nearest, ties away from zero (`round`).
+    pub const NEAREST_AWAY: u8 = 1;
+    /// Toward −∞.
+    pub const FLOOR: u8 = 2;
+    /// Toward +∞.
+    pub const CEIL: u8 = 3;
+    /// Toward zero.
+    pub const TRUNC: u8 = 4;
+    /// To odd: truncate, then set the last bit when inexact.
+    pub const ODD: u8 = 5;
+}
+
+/// A result fixed by the policy: destination code and raw status bits.
+pub(crate) type Fixed = (u32, u16);
+
+/// The results the policy gives the special lanes, by sign (`[+, −]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SpecialResults {
+    /// NaN inputs: the code's fixed bits and the status ...
+    pub nan: [Fixed; 2],
+    /// ... and the mask of the payload bits kept (the f32 magnitude shifted down by the
+    /// mantissa bits dropped; zero when NaN gives a fixed code).
+    pub nan_payload: u32,
+    /// ±Inf inputs.
+    pub inf: [Fixed; 2],
+    /// Finite inputs whose rounded magnitude exceeds the largest finite value.
+    pub overflow: [Fixed; 2],
+}
+
+/// How many special lanes a kernel met, by class (NaN, Inf, overflow) and sign.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SpecialCounts {
+    lanes: [[u64; 2]; 3],
+}
+
+impl SpecialCounts {
+    /// All special lanes counted.
+    pub(crate) fn total(&self) -> u64 {
+        self.lanes.iter().flatten().sum()
+    }
+}
+
+impl SpecialResults {
+    /// Adds the counted special lanes, with the statuses the policy gives them, to `counts`.
+    pub(crate) fn record(&self, special: &SpecialCounts, counts: &mut StatusCounts) {
+        for (class, lanes) in [self.nan, self.inf, self.overflow]
+            .iter()
+            .zip(special.lanes)
+        {
+            for (fixed, n) in class.iter().zip(lanes) {
+                if n > 0 {
+                    flags::record_n(fixed.1, n, counts);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) use simd::blend;
+
+#[cfg(target_arch = "x86_64")]
+mod simd {
+    use super::{SpecialCounts, SpecialResults};
+    use std::arch::x86_64::{
+        __m256i, _mm256_and_si256, _mm256_andnot_si256, _mm256_blendv_epi8, _mm256_castsi256_ps,
+        _mm256_cmpeq_epi32, _mm256_cmpgt_epi32, _mm256_movemask_ps, _mm256_or_si256,
+        _mm256_set1_epi32, _mm256_srai_epi32, _mm256_srli_epi32,
+    };
+
+    /// `r[0]` in lanes whose sign mask is clear, `r[1]` where it is set.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn by_sign(r: [super::Fixed; 2], sign: __m256i) -> __m256i {
+        _mm256_blendv_epi8(
+            _mm256_set1_epi32(r[0].0 as i32),
+            _mm256_set1_epi32(r[1].0 as i32),
+            sign,
+        )
+    }
+
+    /// The codes `code` (32-bit lanes) with the lanes of `special` replaced by the policy's
+    /// results; `v` are the f32 codes, `a` their magnitudes, `SHIFT` the mantissa bits the
+    /// destination drops (where the NaN payload's top bits start). A special lane is NaN, ±Inf,
+    /// or else a finite overflow. Counts the special lanes into `seen`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(crate) fn blend<const SHIFT: i32>(
+        sp: &SpecialResults,
+        v: __m256i,
+        a: __m256i,
+        code: __m256i,
+        special: __m256i,
+        seen: &mut SpecialCounts,
+    ) -> __m256i {
+        let inf_bits = _mm256_set1_epi32(0x7F80_0000);
+        let sign = _mm256_srai_epi32::<31>(v);
+        let nan = _mm256_cmpgt_epi32(a, inf_bits);
+        let inf = _mm256_cmpeq_epi32(a, inf_bits);
+        let overflow = _mm256_andnot_si256(_mm256_or_si256(nan, inf), special);
+        let nan_code = _mm256_or_si256(
+            by_sign(sp.nan, sign),
+            _mm256_and_si256(
+                _mm256_srli_epi32::<SHIFT>(a),
+                _mm256_set1_epi32(sp.nan_payload as i32),
+            ),
+        );
+        let code = _mm256_blendv_epi8(code, by_sign(sp.overflow, sign), overflow);
+        let code = _mm256_blendv_epi8(code, by_sign(sp.inf, sign), inf);
+        let code = _mm256_blendv_epi8(code, nan_code, nan);
+        let neg = _mm256_movemask_ps(_mm256_castsi256_ps(v)) as u32;
+        for (lanes, mask) in seen.lanes.iter_mut().zip([nan, inf, overflow]) {
+            let m = _mm256_movemask_ps(_mm256_castsi256_ps(mask)) as u32;
+            lanes[0] += u64::from((m & !neg).count_ones());
+            lanes[1] += u64::from((m & neg).count_ones());
+        }
+        code
+    }
+}
