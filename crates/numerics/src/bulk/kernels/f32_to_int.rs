@@ -250,7 +250,12 @@ impl super::SliceKernel for IntDst {
         d: super::super::Storage,
         n: usize,
     ) -> crate::status::StatusCounts {
-        let _ = (s, d, level);
+        let _ = (s, d);
+        if level == super::simd::SimdLevel::Avx2
+            && let Some(counts) = super::f32_to_int_avx2::run(self, src, dst, n)
+        {
+            return counts;
+        }
         self.run(src, dst, n)
     }
 }
