@@ -10,6 +10,7 @@
 
 use super::drive::{self, F32Element};
 use super::f16c::F16c;
+use super::f32_small_float;
 use crate::convert::convert_with_status;
 use crate::format::{Format, Kind, Specials};
 use crate::policy::CastPolicy;
@@ -321,6 +322,21 @@ impl FloatDst {
         {
             return counts;
         }
+        if level == super::simd::SimdLevel::Avx2
+            && let Some((done, mut counts)) = self.small_float().run_body(src, dst, n, packed)
+        {
+            let out = if packed { done / 2 } else { done };
+            let portable = super::simd::SimdLevel::Portable;
+            let rest = self.run(
+                portable,
+                &src[4 * done..],
+                &mut dst[out..],
+                n - done,
+                packed,
+            );
+            counts.add(&rest);
+            return counts;
+        }
         match self.mode {
             mode::NEAREST_EVEN => self.run_mode::<{ mode::NEAREST_EVEN }>(src, dst, n, packed),
             mode::NEAREST_AWAY => self.run_mode::<{ mode::NEAREST_AWAY }>(src, dst, n, packed),
@@ -356,6 +372,25 @@ impl FloatDst {
             drive::f32_to_codes::<u16>(src, dst, n, f)
         } else {
             drive::f32_to_codes::<u8>(src, dst, n, f)
+        }
+    }
+}
+
+impl FloatDst {
+    /// The parameters of the AVX2 kernel for destinations of at most 8 bits.
+    fn small_float(&self) -> f32_small_float::SmallFloat {
+        f32_small_float::SmallFloat {
+            bits: self.bits,
+            shift: self.shift,
+            e0: self.e0,
+            min_normal: self.min_normal,
+            max_code: self.max_code,
+            max_abs: self.max_abs,
+            mode: self.mode,
+            inf: self.inf,
+            overflow: self.overflow,
+            nan_fixed: self.nan_fixed,
+            nan_payload: self.nan_payload,
         }
     }
 }

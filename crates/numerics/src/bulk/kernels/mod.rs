@@ -19,6 +19,7 @@ pub(crate) mod drive;
 pub(crate) mod f16c;
 pub(crate) mod f32_float;
 pub(crate) mod f32_key;
+pub(crate) mod f32_small_float;
 pub(crate) mod f32_to_int;
 pub(crate) mod f32_to_int_avx2;
 pub(crate) mod flags;

@@ -1,0 +1,292 @@
+//! f32 → binary floats of at most 8 bits (e4m3fn, e5m2, the other fp8/fp6/fp4 formats the
+//! [`super::f32_float`] kernel serves, and packed e2m1) at the AVX2 level: the same rounding
+//! on the bit patterns as that kernel's per-element rule, 8 lanes per instruction, with the
+//! destination's layout (exponent bits, mantissa bits, bias, largest finite value, the codes
+//! and statuses of Inf, NaN and overflow) as run-time parameters held in registers. Normal
+//! results rebias the exponent; subnormal ones shift the significand by a per-lane count
+//! (`vpsrlvd`); the mode rounds up from the remainder, the half and the last kept bit; the
+//! special cases are blended in. Statuses are counted in vector accumulators in the same
+//! pass. The last `n % 16` elements take the per-element rule.
+
+use crate::status::{Status, StatusCounts};
+
+/// A result fixed by the policy: destination code and raw status bits.
+pub(crate) type Fixed = (u32, u16);
+
+/// Elements per step (two vectors of 8).
+const STEP: usize = 16;
+
+/// The rounding modes (the [`super::f32_float`] kernel's numbering).
+pub(crate) mod mode {
+    pub const NEAREST_EVEN: u8 = 0;
+    pub const NEAREST_AWAY: u8 = 1;
+    pub const FLOOR: u8 = 2;
+    pub const CEIL: u8 = 3;
+    pub const TRUNC: u8 = 4;
+    pub const ODD: u8 = 5;
+}
+
+/// One f32 → small float cast: the layout, the mode and the policy's fixed results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SmallFloat {
+    /// Destination width in bits (at most 8).
+    pub bits: u32,
+    /// Mantissa bits dropped from a normal f32.
+    pub shift: u32,
+    /// The f32 biased exponent of the destination's biased exponent 0.
+    pub e0: u32,
+    /// Smallest normal magnitude code.
+    pub min_normal: u32,
+    /// Largest finite magnitude code.
+    pub max_code: u32,
+    /// The f32 magnitude bits of the largest finite value.
+    pub max_abs: u32,
+    /// The mode (see [`mode`]).
+    pub mode: u8,
+    /// ±Inf inputs, by sign.
+    pub inf: [Fixed; 2],
+    /// Finite inputs beyond the largest finite value after rounding, by sign.
+    pub overflow: [Fixed; 2],
+    /// NaN inputs, by sign: the code's fixed bits and the status ...
+    pub nan_fixed: [Fixed; 2],
+    /// ... and the mask of the payload bits kept (the f32 mantissa shifted by `shift`).
+    pub nan_payload: u32,
+}
+
+impl SmallFloat {
+    /// Casts the first `n - n % 16` of `n` little-endian f32 codes (16 codes per step into 16
+    /// bytes, or 8 bytes when `packed`: two 4-bit codes per byte, the first in the low nibble)
+    /// at the AVX2 level, and returns how many it cast with their statuses; `None` when the
+    /// machine lacks AVX2.
+    pub(crate) fn run_body(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        n: usize,
+        packed: bool,
+    ) -> Option<(usize, StatusCounts)> {
+        #[cfg(target_arch = "x86_64")]
+        if self.bits <= 8 && (!packed || self.bits <= 4) && super::simd::avx2_present() {
+            let body = n - n % STEP;
+            let out = if packed { body / 2 } else { body };
+            let (s, d) = (&src[..4 * body], &mut dst[..out]);
+            // SAFETY: the CPU has AVX2 (checked just above).
+            let counts = unsafe {
+                match (self.mode, packed) {
+                    (mode::NEAREST_EVEN, false) => self.cast::<{ mode::NEAREST_EVEN }, false>(s, d),
+                    (mode::NEAREST_EVEN, true) => self.cast::<{ mode::NEAREST_EVEN }, true>(s, d),
+                    (mode::NEAREST_AWAY, false) => self.cast::<{ mode::NEAREST_AWAY }, false>(s, d),
+                    (mode::NEAREST_AWAY, true) => self.cast::<{ mode::NEAREST_AWAY }, true>(s, d),
+                    (mode::FLOOR, false) => self.cast::<{ mode::FLOOR }, false>(s, d),
+                    (mode::FLOOR, true) => self.cast::<{ mode::FLOOR }, true>(s, d),
+                    (mode::CEIL, false) => self.cast::<{ mode::CEIL }, false>(s, d),
+                    (mode::CEIL, true) => self.cast::<{ mode::CEIL }, true>(s, d),
+                    (mode::TRUNC, false) => self.cast::<{ mode::TRUNC }, false>(s, d),
+                    (mode::TRUNC, true) => self.cast::<{ mode::TRUNC }, true>(s, d),
+                    (_, false) => self.cast::<{ mode::ODD }, false>(s, d),
+                    (_, true) => self.cast::<{ mode::ODD }, true>(s, d),
+                }
+            };
+            return Some((body, counts));
+        }
+        let _ = (src, dst, n, packed);
+        None
+    }
+
+    /// The cast of `src.len() / 4` (a multiple of [`STEP`]) elements in mode `M`.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn cast<const M: u8, const PACKED: bool>(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+    ) -> StatusCounts {
+        use std::arch::x86_64::*;
+        /// Steps between two flushes of the 32-bit lane counters (2 per lane per step).
+        const FLUSH: usize = 1 << 24;
+        let set = |v: u32| _mm256_set1_epi32(v as i32);
+        let zero = _mm256_setzero_si256();
+        let one = set(1);
+        let abs_mask = set(0x7FFF_FFFF);
+        let inf_bits = set(0x7F80_0000);
+        let man_mask = set(0x7F_FFFF);
+        let implicit_bit = set(0x80_0000);
+        let e0 = set(self.e0);
+        let rebias = set(self.e0 << 23);
+        let shift = set(self.shift);
+        let sub_base = set(self.shift + self.e0 + 1);
+        let max_shift = set(31);
+        let min_normal = set(self.min_normal);
+        let max_code = set(self.max_code);
+        let max_abs = set(self.max_abs);
+        let sign_bit = set(1 << (self.bits - 1));
+        let by_sign = |r: [Fixed; 2]| (set(r[0].0), set(r[1].0));
+        let (inf_p, inf_n) = by_sign(self.inf);
+        let (ovf_p, ovf_n) = by_sign(self.overflow);
+        let (nan_p, nan_n) = by_sign(self.nan_fixed);
+        let payload = set(self.nan_payload);
+
+        // Code and masks (inexact, underflow, flushed, saturated of finite lanes; NaN, Inf,
+        // overflow; negative) of 8 lanes.
+        let lanes = |x: __m256i| {
+            let neg = _mm256_srai_epi32::<31>(x);
+            let abs = _mm256_and_si256(x, abs_mask);
+            let e = _mm256_srli_epi32::<23>(abs);
+            let normal = _mm256_cmpgt_epi32(e, e0);
+            let implicit = _mm256_andnot_si256(_mm256_cmpeq_epi32(e, zero), implicit_bit);
+            let sub_shift = _mm256_min_epu32(
+                _mm256_sub_epi32(sub_base, _mm256_max_epi32(e, one)),
+                max_shift,
+            );
+            let base = _mm256_blendv_epi8(
+                _mm256_or_si256(_mm256_and_si256(abs, man_mask), implicit),
+                _mm256_sub_epi32(abs, rebias),
+                normal,
+            );
+            let sh = _mm256_blendv_epi8(sub_shift, shift, normal);
+            let q = _mm256_srlv_epi32(base, sh);
+            let rem = _mm256_and_si256(base, _mm256_sub_epi32(_mm256_sllv_epi32(one, sh), one));
+            let half = _mm256_sllv_epi32(one, _mm256_sub_epi32(sh, one));
+            let exact = _mm256_cmpeq_epi32(rem, zero);
+            let lsb = _mm256_cmpeq_epi32(_mm256_and_si256(q, one), one);
+            let up = match M {
+                mode::NEAREST_EVEN => _mm256_or_si256(
+                    _mm256_cmpgt_epi32(rem, half),
+                    _mm256_and_si256(_mm256_cmpeq_epi32(rem, half), lsb),
+                ),
+                mode::NEAREST_AWAY => _mm256_andnot_si256(_mm256_cmpgt_epi32(half, rem), set(!0)),
+                mode::FLOOR => _mm256_andnot_si256(exact, neg),
+                mode::CEIL => _mm256_andnot_si256(_mm256_or_si256(exact, neg), set(!0)),
+                mode::TRUNC => zero,
+                _ => _mm256_andnot_si256(_mm256_or_si256(exact, lsb), set(!0)),
+            };
+            let out = _mm256_sub_epi32(q, up);
+            let nan = _mm256_cmpgt_epi32(abs, inf_bits);
+            let inf = _mm256_cmpeq_epi32(abs, inf_bits);
+            let nan_or_inf = _mm256_or_si256(nan, inf);
+            let ovf = _mm256_andnot_si256(nan_or_inf, _mm256_cmpgt_epi32(out, max_code));
+            let special = _mm256_or_si256(nan_or_inf, ovf);
+            let inexact = _mm256_andnot_si256(_mm256_or_si256(exact, special), set(!0));
+            let under = _mm256_and_si256(inexact, _mm256_cmpgt_epi32(min_normal, out));
+            let flushed = _mm256_and_si256(inexact, _mm256_cmpeq_epi32(out, zero));
+            let saturated = _mm256_andnot_si256(
+                special,
+                _mm256_and_si256(
+                    _mm256_cmpeq_epi32(out, max_code),
+                    _mm256_cmpgt_epi32(abs, max_abs),
+                ),
+            );
+            let finite = _mm256_or_si256(_mm256_and_si256(neg, sign_bit), out);
+            let pick = |p: __m256i, m: __m256i| _mm256_blendv_epi8(p, m, neg);
+            let nan_code = _mm256_or_si256(
+                pick(nan_p, nan_n),
+                _mm256_and_si256(_mm256_srlv_epi32(abs, shift), payload),
+            );
+            let code = _mm256_blendv_epi8(finite, pick(ovf_p, ovf_n), ovf);
+            let code = _mm256_blendv_epi8(code, pick(inf_p, inf_n), inf);
+            let code = _mm256_blendv_epi8(code, nan_code, nan);
+            (
+                code,
+                [
+                    inexact,
+                    under,
+                    flushed,
+                    saturated,
+                    nan,
+                    _mm256_and_si256(nan, neg),
+                    inf,
+                    _mm256_and_si256(inf, neg),
+                    ovf,
+                    _mm256_and_si256(ovf, neg),
+                ],
+            )
+        };
+
+        let mut counts = StatusCounts::default();
+        let sum = |v: __m256i| -> u64 {
+            let mut l = [0u32; 8];
+            // SAFETY: `l` is 32 bytes, the size of the unaligned store.
+            unsafe { _mm256_storeu_si256(l.as_mut_ptr().cast(), v) };
+            l.iter().map(|&c| u64::from(c)).sum()
+        };
+        let out_step = if PACKED { STEP / 2 } else { STEP };
+        for (s_run, d_run) in src
+            .chunks(4 * STEP * FLUSH)
+            .zip(dst.chunks_mut(out_step * FLUSH))
+        {
+            let mut acc = [zero; 10];
+            for (x, y) in s_run
+                .chunks_exact(4 * STEP)
+                .zip(d_run.chunks_exact_mut(out_step))
+            {
+                // SAFETY: `x` is 64 bytes, two unaligned 32-byte loads.
+                let (a, b) = unsafe {
+                    (
+                        _mm256_loadu_si256(x.as_ptr().cast()),
+                        _mm256_loadu_si256(x.as_ptr().add(32).cast()),
+                    )
+                };
+                let (ca, sa) = lanes(a);
+                let (cb, sb) = lanes(b);
+                for ((t, p), q) in acc.iter_mut().zip(sa).zip(sb) {
+                    *t = _mm256_sub_epi32(_mm256_sub_epi32(*t, p), q);
+                }
+                // a0..3 b0..3 | a4..7 b4..7 → a0..7 b0..7 as 16-bit codes, then bytes
+                let p = _mm256_permute4x64_epi64::<0xD8>(_mm256_packus_epi32(ca, cb));
+                let bytes = _mm256_castsi256_si128(_mm256_permute4x64_epi64::<0x08>(
+                    _mm256_packus_epi16(p, p),
+                ));
+                if PACKED {
+                    // byte pairs (lo, hi) → lo | hi << 4
+                    let lo = _mm_and_si128(bytes, _mm_set1_epi16(0x000F));
+                    let hi = _mm_and_si128(_mm_srli_epi16::<4>(bytes), _mm_set1_epi16(0x00F0));
+                    let nib = _mm_packus_epi16(_mm_or_si128(lo, hi), _mm_setzero_si128());
+                    // SAFETY: `y` is 8 bytes, the size of the unaligned store.
+                    unsafe { _mm_storel_epi64(y.as_mut_ptr().cast(), nib) };
+                } else {
+                    // SAFETY: `y` is 16 bytes, the size of the unaligned store.
+                    unsafe { _mm_storeu_si128(y.as_mut_ptr().cast(), bytes) };
+                }
+            }
+            let m = (s_run.len() / 4) as u64;
+            let [
+                inexact,
+                under,
+                flushed,
+                saturated,
+                nan,
+                nan_neg,
+                inf,
+                inf_neg,
+                ovf,
+                ovf_neg,
+            ] = acc.map(sum);
+            let finite = m - nan - inf - ovf;
+            counts.total += finite;
+            // Finite lanes: underflow, flush and saturation imply inexact.
+            counts.exact += finite - inexact;
+            for (flag, k) in [
+                (Status::INEXACT, inexact),
+                (Status::UNDERFLOW, under),
+                (Status::FLUSHED_TO_ZERO, flushed),
+                (Status::SATURATED, saturated),
+            ] {
+                if let Some(slot) = counts.flags.get_mut(flag.bits().trailing_zeros() as usize) {
+                    *slot += k;
+                }
+            }
+            for (fixed, all, neg) in [
+                (self.nan_fixed, nan, nan_neg),
+                (self.inf, inf, inf_neg),
+                (self.overflow, ovf, ovf_neg),
+            ] {
+                super::flags::record_n(fixed[0].1, all - neg, &mut counts);
+                super::flags::record_n(fixed[1].1, neg, &mut counts);
+            }
+        }
+        counts
+    }
+}
