@@ -130,8 +130,8 @@ impl SmallFloat {
         let payload = set(self.nan_payload);
 
         // Code and masks (inexact, underflow, flushed, saturated of finite lanes; NaN, Inf,
-        // overflow; negative) of 8 lanes.
-        let lanes = |x: __m256i| {
+        // overflow; negative) of 8 lanes, any of which may be NaN or Inf.
+        let full_lanes = |x: __m256i| {
             let neg = _mm256_srai_epi32::<31>(x);
             let abs = _mm256_and_si256(x, abs_mask);
             let e = _mm256_srli_epi32::<23>(abs);
@@ -205,6 +205,71 @@ impl SmallFloat {
             )
         };
 
+        // The same for 8 finite lanes, in fewer steps: the exponent clamped to the subnormal
+        // range gives both the significand (rebiased, or with its implicit bit) and the shift;
+        // nearest modes round by adding the half (less one, plus the last kept bit) before the
+        // shift; the sign is put on after. Masks: exact finite, underflow, flushed, saturated,
+        // overflow, negative overflow.
+        let all = set(!0);
+        let top = set(self.e0 + 1);
+        let implicit_add = set(1 << 23);
+        let thirty_two = set(32);
+        let sign_shift = _mm_cvtsi32_si128(32 - self.bits as i32);
+        let finite_lanes = |x: __m256i| {
+            let neg = _mm256_srai_epi32::<31>(x);
+            let abs = _mm256_and_si256(x, abs_mask);
+            let t = _mm256_min_epi32(_mm256_max_epi32(_mm256_srli_epi32::<23>(abs), one), top);
+            let base = _mm256_sub_epi32(
+                _mm256_add_epi32(abs, implicit_add),
+                _mm256_slli_epi32::<23>(t),
+            );
+            let sh = _mm256_min_epi32(_mm256_sub_epi32(sub_base, t), max_shift);
+            let low = _mm256_srlv_epi32(all, _mm256_sub_epi32(thirty_two, sh));
+            let q = _mm256_srlv_epi32(base, sh);
+            let exact = _mm256_cmpeq_epi32(_mm256_and_si256(base, low), zero);
+            let out = match M {
+                mode::NEAREST_EVEN => {
+                    let bias =
+                        _mm256_add_epi32(_mm256_srli_epi32::<1>(low), _mm256_and_si256(q, one));
+                    _mm256_srlv_epi32(_mm256_add_epi32(base, bias), sh)
+                }
+                mode::NEAREST_AWAY => {
+                    let half = _mm256_sub_epi32(_mm256_srli_epi32::<1>(low), all);
+                    _mm256_srlv_epi32(_mm256_add_epi32(base, half), sh)
+                }
+                mode::FLOOR => _mm256_sub_epi32(q, _mm256_andnot_si256(exact, neg)),
+                mode::CEIL => {
+                    _mm256_add_epi32(q, _mm256_andnot_si256(_mm256_or_si256(exact, neg), one))
+                }
+                mode::TRUNC => q,
+                _ => _mm256_or_si256(q, _mm256_andnot_si256(exact, one)),
+            };
+            let ovf = _mm256_cmpgt_epi32(out, max_code);
+            let signed = _mm256_or_si256(
+                out,
+                _mm256_srl_epi32(_mm256_and_si256(x, set(1 << 31)), sign_shift),
+            );
+            let code = _mm256_blendv_epi8(signed, _mm256_blendv_epi8(ovf_p, ovf_n, neg), ovf);
+            let under = _mm256_andnot_si256(exact, _mm256_cmpgt_epi32(min_normal, out));
+            let flushed = _mm256_andnot_si256(exact, _mm256_cmpeq_epi32(out, zero));
+            let saturated = _mm256_and_si256(
+                _mm256_cmpeq_epi32(out, max_code),
+                _mm256_cmpgt_epi32(abs, max_abs),
+            );
+            (
+                code,
+                [
+                    _mm256_andnot_si256(ovf, exact),
+                    under,
+                    flushed,
+                    saturated,
+                    ovf,
+                    _mm256_and_si256(ovf, neg),
+                ],
+            )
+        };
+        let max_finite_f32 = set(0x7F7F_FFFF);
+
         let mut counts = StatusCounts::default();
         let sum = |v: __m256i| -> u64 {
             let mut l = [0u32; 8];
@@ -218,6 +283,8 @@ impl SmallFloat {
             .zip(dst.chunks_mut(out_step * FLUSH))
         {
             let mut acc = [zero; 10];
+            let mut fin = [zero; 6];
+            let mut fast_n = 0u64;
             for (x, y) in s_run
                 .chunks_exact(4 * STEP)
                 .zip(d_run.chunks_exact_mut(out_step))
@@ -229,11 +296,26 @@ impl SmallFloat {
                         _mm256_loadu_si256(x.as_ptr().add(32).cast()),
                     )
                 };
-                let (ca, sa) = lanes(a);
-                let (cb, sb) = lanes(b);
-                for ((t, p), q) in acc.iter_mut().zip(sa).zip(sb) {
-                    *t = _mm256_sub_epi32(_mm256_sub_epi32(*t, p), q);
-                }
+                let nan_or_inf = _mm256_or_si256(
+                    _mm256_cmpgt_epi32(_mm256_and_si256(a, abs_mask), max_finite_f32),
+                    _mm256_cmpgt_epi32(_mm256_and_si256(b, abs_mask), max_finite_f32),
+                );
+                let (ca, cb) = if _mm256_testz_si256(nan_or_inf, nan_or_inf) != 0 {
+                    fast_n += STEP as u64;
+                    let (ca, sa) = finite_lanes(a);
+                    let (cb, sb) = finite_lanes(b);
+                    for ((t, p), q) in fin.iter_mut().zip(sa).zip(sb) {
+                        *t = _mm256_sub_epi32(_mm256_sub_epi32(*t, p), q);
+                    }
+                    (ca, cb)
+                } else {
+                    let (ca, sa) = full_lanes(a);
+                    let (cb, sb) = full_lanes(b);
+                    for ((t, p), q) in acc.iter_mut().zip(sa).zip(sb) {
+                        *t = _mm256_sub_epi32(_mm256_sub_epi32(*t, p), q);
+                    }
+                    (ca, cb)
+                };
                 // a0..3 b0..3 | a4..7 b4..7 → a0..7 b0..7 as 16-bit codes, then bytes
                 let p = _mm256_permute4x64_epi64::<0xD8>(_mm256_packus_epi32(ca, cb));
                 let bytes = _mm256_castsi256_si128(_mm256_permute4x64_epi64::<0x08>(
@@ -264,15 +346,19 @@ impl SmallFloat {
                 ovf,
                 ovf_neg,
             ] = acc.map(sum);
+            let [f_exact, f_under, f_flushed, f_saturated, f_ovf, f_ovf_neg] = fin.map(sum);
+            let (ovf, ovf_neg) = (ovf + f_ovf, ovf_neg + f_ovf_neg);
             let finite = m - nan - inf - ovf;
+            // In the finite-only steps, the lanes neither exact nor overflowing are inexact.
+            let inexact = inexact + fast_n - f_exact - f_ovf;
             counts.total += finite;
             // Finite lanes: underflow, flush and saturation imply inexact.
             counts.exact += finite - inexact;
             for (flag, k) in [
                 (Status::INEXACT, inexact),
-                (Status::UNDERFLOW, under),
-                (Status::FLUSHED_TO_ZERO, flushed),
-                (Status::SATURATED, saturated),
+                (Status::UNDERFLOW, under + f_under),
+                (Status::FLUSHED_TO_ZERO, flushed + f_flushed),
+                (Status::SATURATED, saturated + f_saturated),
             ] {
                 if let Some(slot) = counts.flags.get_mut(flag.bits().trailing_zeros() as usize) {
                     *slot += k;
