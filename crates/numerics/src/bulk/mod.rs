@@ -274,6 +274,21 @@ pub fn kernel_name(src: Storage, dst: Storage, policy: &CastPolicy) -> &'static 
     kernels::select(src, dst, policy, false).name()
 }
 
+/// The name of the code that casts the bulk of a slice between these storages under `policy`
+/// at `level`: [`kernel_name`]'s, with `-avx2` appended where an explicit AVX2 kernel takes
+/// over at that level on this machine (`"f32-float-avx2"`, `"f32-int-avx2"`).
+pub fn kernel_name_at(
+    src: Storage,
+    dst: Storage,
+    policy: &CastPolicy,
+    level: SimdLevel,
+) -> &'static str {
+    if src == dst {
+        return "copy";
+    }
+    kernels::select(src, dst, policy, false).name_at(level, dst)
+}
+
 /// Casts `f32` values to any format (4-bit formats packed).
 ///
 /// ```

@@ -377,6 +377,14 @@ impl FloatDst {
 }
 
 impl FloatDst {
+    /// Whether the explicit AVX2 small-float kernel casts (the bulk of) a slice at `level`.
+    pub(crate) fn small_float_at(&self, level: super::simd::SimdLevel, packed: bool) -> bool {
+        level == super::simd::SimdLevel::Avx2
+            && level.is_available()
+            && (packed || self.f16c.is_none())
+            && self.small_float().serves(packed)
+    }
+
     /// The parameters of the AVX2 kernel for destinations of at most 8 bits.
     fn small_float(&self) -> f32_small_float::SmallFloat {
         f32_small_float::SmallFloat {

@@ -66,7 +66,7 @@ impl SmallFloat {
         packed: bool,
     ) -> Option<(usize, StatusCounts)> {
         #[cfg(target_arch = "x86_64")]
-        if self.bits <= 8 && (!packed || self.bits <= 4) && super::simd::avx2_present() {
+        if self.serves(packed) && super::simd::avx2_present() {
             let body = n - n % STEP;
             let out = if packed { body / 2 } else { body };
             let (s, d) = (&src[..4 * body], &mut dst[..out]);
@@ -91,6 +91,11 @@ impl SmallFloat {
         }
         let _ = (src, dst, n, packed);
         None
+    }
+
+    /// Whether this kernel serves the destination: at most 8 bits, and at most 4 when `packed`.
+    pub(crate) fn serves(&self, packed: bool) -> bool {
+        self.bits <= 8 && (!packed || self.bits <= 4)
     }
 
     /// Whether finite overflow gives, for both signs, the largest finite magnitude or the next

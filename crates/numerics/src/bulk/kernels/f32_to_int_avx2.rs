@@ -27,6 +27,11 @@ pub(crate) fn serves(d: &IntDst) -> bool {
         )
 }
 
+/// Whether this kernel casts (the bulk of) a slice for `d` at `level` on this machine.
+pub(crate) fn serves_at(d: &IntDst, level: super::simd::SimdLevel) -> bool {
+    level == super::simd::SimdLevel::Avx2 && level.is_available() && serves(d)
+}
+
 /// Casts `n` little-endian f32 codes into `d.bytes`-byte integers at the AVX2 level; `None`
 /// when the machine lacks AVX2 or [`serves`] does not hold.
 pub(crate) fn run(d: &IntDst, src: &[u8], dst: &mut [u8], n: usize) -> Option<StatusCounts> {

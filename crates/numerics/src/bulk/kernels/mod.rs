@@ -227,6 +227,17 @@ impl Kernel {
         }
     }
 
+    /// Short name of the code that casts the bulk of a slice of storage `d` at `level`: the
+    /// [`Kernel::name`], with `-avx2` where an explicit AVX2 kernel takes over (so that tests
+    /// catch a silent fallback).
+    pub(crate) fn name_at(&self, level: SimdLevel, d: Storage) -> &'static str {
+        match self {
+            Kernel::F32Float(k) if k.small_float_at(level, d.is_packed()) => "f32-float-avx2",
+            Kernel::F32ToInt(k) if f32_to_int_avx2::serves_at(k, level) => "f32-int-avx2",
+            _ => self.name(),
+        }
+    }
+
     /// Short name, for benchmarks and tests.
     pub(crate) const fn name(&self) -> &'static str {
         match self {
