@@ -257,8 +257,8 @@ pub fn cast_elements_with_status(
 }
 
 /// The name of the kernel a bulk cast between these storages under `policy` runs (`"table"`,
-/// `"widen"`, `"f32-float"`, `"f32-int"`, `"f32-key"`, `"reference"`, or `"copy"`), as chosen
-/// once per slice.
+/// `"widen"`, `"f32-float"`, `"f32-int"`, `"f32-key"`, `"f64-float"`, `"reference"`, or
+/// `"copy"`), as chosen once per slice.
 ///
 /// ```
 /// use npusim_numerics::{kernel_name, CastPolicy, Format, Storage};

@@ -7,10 +7,11 @@
 //! | [`table`] | source of at most 16 bits, any destination, any deterministic mode and policy | the result (code and status) of every source code, computed once by the reference routine and cached; the cast is a lookup |
 //! | [`f32_float`] | f32 → signed binary floats of at most 16 bits (f16, bf16, fp8 with Inf/NaN or fn-style, fp6, fp4), every deterministic mode and policy | branchless integer rounding of the f32 code; Inf/NaN/overflow results from the reference |
 //! | [`f16c`] | f32 → f16 rint with IEEE Inf/NaN/overflow, at the AVX2 level | `vcvtps2ph`, statuses from the round trip |
+//! | [`f64_src`] | f64 → the destinations of [`f32_float`] | round-to-odd f32 codes (keeping every rounding decision), then that kernel; blocks with a NaN take the reference |
 //! | [`f32_to_int`] | f32 → 8/16/32-bit integers, every deterministic mode but `odd` | exact f32 round-to-integral, then the range rule, branchless |
 //! | [`f32_key`] | f32 → other formats of at most 8 bits whose rounding points lie in the f32's top 16 bits (e8m0, HiF8, fnuz fp8, small integers saturating), deterministic modes | a 2^17-entry table keyed on the top 16 bits and a sticky bit |
 //! | [`widen`] | f16 / bf16 → f32 (every policy; checked against the table on all codes) | exact bit arithmetic |
-//! | [`reference`] | everything else (64-bit sources, stochastic rounding) | [`convert_with_status`](crate::convert_with_status) per element |
+//! | [`reference`] | everything else (other 64-bit source pairs, stochastic rounding) | [`convert_with_status`](crate::convert_with_status) per element |
 //!
 //! The reference routine is the definition: every other kernel is tested bit for bit (codes
 //! and statuses) against it, at every instruction-set level the machine has.
@@ -22,6 +23,7 @@ pub(crate) mod f32_key;
 pub(crate) mod f32_small_float;
 pub(crate) mod f32_to_int;
 pub(crate) mod f32_to_int_avx2;
+pub(crate) mod f64_src;
 pub(crate) mod flags;
 pub(crate) mod reference;
 pub(crate) mod simd;
@@ -45,6 +47,8 @@ pub(crate) enum Kernel {
     Table(Arc<table::Table>),
     /// f32 → binary floats of at most 16 bits by integer rounding.
     F32Float(f32_float::FloatDst),
+    /// f64 → binary floats of at most 16 bits: round-to-odd f32 codes, then the f32 kernel.
+    F64Float(f32_float::FloatDst),
     /// f32 → 8/16/32-bit integers through exact round-to-integral.
     F32ToInt(f32_to_int::IntDst),
     /// f32 → narrow formats through the (top 16 bits, sticky) table.
@@ -108,6 +112,12 @@ pub(crate) fn select(s: Storage, d: Storage, policy: &CastPolicy, force_referenc
         && let Some(k) = float_kernel(d.format(), policy)
     {
         return Kernel::F32Float(k);
+    }
+    if s.format() == Format::F64
+        && storable
+        && let Some(k) = float_kernel(d.format(), policy)
+    {
+        return Kernel::F64Float(k);
     }
     if s.format() == Format::F32
         && policy.round != RoundMode::Odd
@@ -220,6 +230,17 @@ impl Kernel {
         match self {
             Kernel::Table(t) => fast(level, &**t, src, s, dst, d, n),
             Kernel::F32Float(k) => fast(level, k, src, s, dst, d, n),
+            Kernel::F64Float(k) => {
+                let f32s = Storage::native(Format::F32);
+                f64_src::F64Float::run(
+                    src,
+                    dst,
+                    n,
+                    |i| d.bytes_for(i),
+                    |x, y, m| fast(level, k, x, f32s, y, d, m),
+                    |x, y, at, m| reference::run(x, s, y, d, start + at, m, policy, options),
+                )
+            }
             Kernel::F32ToInt(k) => fast(level, k, src, s, dst, d, n),
             Kernel::F32Key(t) => fast(level, &**t, src, s, dst, d, n),
             Kernel::Widen(k) => fast(level, k, src, s, dst, d, n),
@@ -244,6 +265,7 @@ impl Kernel {
             Kernel::Table(_) => "table",
             Kernel::F32Float(_) => "f32-float",
             Kernel::F32Key(_) => "f32-key",
+            Kernel::F64Float(_) => "f64-float",
             Kernel::F32ToInt(_) => "f32-int",
             Kernel::Widen(_) => "widen",
             Kernel::Reference => "reference",

@@ -1,0 +1,152 @@
+//! f64 → the binary floats of at most 16 bits the [`super::f32_float`] kernel serves (f16,
+//! bf16, fp8, fp6, fp4), every deterministic mode and policy: each f64 is first rounded to
+//! f32 by round-to-odd (exact integer arithmetic on the bit pattern), then the block goes
+//! through the f32 kernel. Round-to-odd keeps every rounding decision of the narrower format:
+//! a value that f32 cannot hold maps to the odd f32 neighbour strictly between the same two
+//! f32 values, so it lies between the same two destination values (whose f32 codes are even,
+//! as the destination keeps at most 10 mantissa bits and an f32 subnormal range 16 bits finer
+//! than its own), is a tie only when the value is, and is inexact exactly when the value is.
+//! A block holding a NaN (whose payload f32 cannot carry) or a finite value beyond the f32
+//! range (whose overflow status depends on how far beyond it is: bf16 rounds the largest f32
+//! down to its own largest value without overflow under `floor`, but not 1e300) takes the
+//! reference routine. Tested bit for bit against the reference.
+
+#[cfg(doc)]
+use super::f32_float::FloatDst;
+use super::flags::BLOCK;
+use crate::status::StatusCounts;
+
+/// f64 → small float, through round-to-odd f32 codes and a [`FloatDst`] kernel.
+pub(crate) struct F64Float;
+
+/// The f32 code of the f64 code `x` rounded to odd (toward zero, then the last bit set when
+/// inexact); `None` for NaN and for finite values of at least 2^128 (beyond the f32 range,
+/// where the destination's overflow status depends on how far beyond its range they are).
+#[inline(always)]
+pub(crate) fn round_to_odd_f32(x: u64) -> Option<u32> {
+    let sign = ((x >> 63) as u32) << 31;
+    let abs = x & 0x7FFF_FFFF_FFFF_FFFF;
+    if abs > 0x7FF0_0000_0000_0000 {
+        return None;
+    }
+    if abs == 0x7FF0_0000_0000_0000 {
+        return Some(sign | 0x7F80_0000);
+    }
+    let e = (abs >> 52) as i64 - 1023 + 127; // the f32 biased exponent
+    let bits = if e >= 255 {
+        return None;
+    } else if e >= 1 {
+        let sticky = u32::from(abs & 0x1FFF_FFFF != 0);
+        ((e as u32) << 23) | ((abs >> 29) as u32 & 0x7F_FFFF) | sticky
+    } else {
+        let implicit = if abs >> 52 == 0 { 0 } else { 1u64 << 52 };
+        let sig = (abs & 0x000F_FFFF_FFFF_FFFF) | implicit;
+        let shift = (30 - e) as u64; // 29 bits dropped for a normal, plus 1 - e
+        let (q, rest) = if shift >= 64 {
+            (0, sig)
+        } else {
+            (sig >> shift, sig & ((1u64 << shift) - 1))
+        };
+        q as u32 | u32::from(rest != 0)
+    };
+    Some(sign | bits)
+}
+
+impl F64Float {
+    /// Casts `n` little-endian f64 codes of `src` into `dst`, block by block: the round-to-odd
+    /// f32 codes of a block through `f32_kernel`, a block holding a NaN through `reference`
+    /// (both given the block's source or f32 codes, its part of `dst`, its start and length).
+    /// `out_bytes(i)` is the destination byte offset of element `i` (a multiple of the
+    /// block length, or the end).
+    pub(crate) fn run(
+        src: &[u8],
+        dst: &mut [u8],
+        n: usize,
+        out_bytes: impl Fn(usize) -> usize,
+        mut f32_kernel: impl FnMut(&[u8], &mut [u8], usize) -> StatusCounts,
+        mut reference: impl FnMut(&[u8], &mut [u8], usize, usize) -> StatusCounts,
+    ) -> StatusCounts {
+        let mut counts = StatusCounts::default();
+        let mut f32s = [0u8; 4 * BLOCK];
+        let mut start = 0;
+        while start < n {
+            let m = BLOCK.min(n - start);
+            let block = &src[8 * start..8 * (start + m)];
+            let mut unsafe_for_odd = false;
+            for (x, y) in block.chunks_exact(8).zip(f32s.chunks_exact_mut(4)) {
+                let code = u64::from_le_bytes([x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]]);
+                let odd = round_to_odd_f32(code);
+                unsafe_for_odd |= odd.is_none();
+                y.copy_from_slice(&odd.unwrap_or(0).to_le_bytes());
+            }
+            let out = &mut dst[out_bytes(start)..out_bytes(start + m)];
+            let got = if unsafe_for_odd {
+                reference(block, out, start, m)
+            } else {
+                f32_kernel(&f32s[..4 * m], out, m)
+            };
+            counts.add(&got);
+            start += m;
+        }
+        counts
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Round-to-odd by the definition: toward zero in f64 arithmetic, then the last bit.
+    fn by_definition(x: f64) -> u32 {
+        let t = x as f32; // nearest
+        let toward_zero = if (t as f64).abs() > x.abs() {
+            f32::from_bits(t.to_bits() - 1)
+        } else {
+            t
+        };
+        let exact = toward_zero as f64 == x;
+        toward_zero.to_bits() | u32::from(!exact)
+    }
+
+    #[test]
+    fn round_to_odd_equals_the_definition() {
+        let mut x = 0x1234_5678_9ABC_DEF1u64;
+        let mut codes = vec![0u64, 1, 0x000F_FFFF_FFFF_FFFF, 0x0010_0000_0000_0000];
+        for f in [
+            1.0f64,
+            1.5,
+            3.4e38,
+            1e-40,
+            1e-45,
+            2f64.powi(-149),
+            2f64.powi(-150),
+        ] {
+            codes.push(f.to_bits());
+            codes.push(f.to_bits() + 1);
+            codes.push(f.to_bits() - 1);
+        }
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // exponents around the f32 range
+            let e = 1023 - 160 + (x >> 53) % 300;
+            codes.push((x & 0x800F_FFFF_FFFF_FFFF) | (e << 52));
+        }
+        for c in codes {
+            let f = f64::from_bits(c);
+            if f.abs() >= 2f64.powi(128) {
+                assert_eq!(round_to_odd_f32(c), None, "{c:#018x}");
+                continue;
+            }
+            if f.abs() > f64::from(f32::MAX) {
+                let want = Some((c >> 63 << 31) as u32 | 0x7F7F_FFFF);
+                assert_eq!(round_to_odd_f32(c), want, "{c:#018x}");
+                continue;
+            }
+            assert_eq!(round_to_odd_f32(c), Some(by_definition(f)), "{c:#018x}");
+        }
+        assert_eq!(round_to_odd_f32(0x7FF8_0000_0000_0000), None);
+        assert_eq!(round_to_odd_f32(0xFFF0_0000_0000_0000), Some(0xFF80_0000));
+    }
+}
