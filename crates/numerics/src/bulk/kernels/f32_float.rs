@@ -326,14 +326,7 @@ impl FloatDst {
             && let Some((done, mut counts)) = self.small_float().run_body(src, dst, n, packed)
         {
             let out = if packed { done / 2 } else { done };
-            let portable = super::simd::SimdLevel::Portable;
-            let rest = self.run(
-                portable,
-                &src[4 * done..],
-                &mut dst[out..],
-                n - done,
-                packed,
-            );
+            let rest = self.run_per_element(&src[4 * done..], &mut dst[out..], n - done, packed);
             counts.add(&rest);
             return counts;
         }
@@ -383,6 +376,27 @@ impl FloatDst {
             && level.is_available()
             && (packed || self.f16c.is_none())
             && self.small_float().serves(packed)
+    }
+
+    /// The per-element loop for the mode (the tail the AVX2 small-float kernel leaves; not
+    /// [`FloatDst::run`] itself, whose recursion would keep it from being inlined into the
+    /// instruction-set level's function).
+    #[inline(always)]
+    fn run_per_element(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        n: usize,
+        packed: bool,
+    ) -> crate::status::StatusCounts {
+        match self.mode {
+            mode::NEAREST_EVEN => self.run_mode::<{ mode::NEAREST_EVEN }>(src, dst, n, packed),
+            mode::NEAREST_AWAY => self.run_mode::<{ mode::NEAREST_AWAY }>(src, dst, n, packed),
+            mode::FLOOR => self.run_mode::<{ mode::FLOOR }>(src, dst, n, packed),
+            mode::CEIL => self.run_mode::<{ mode::CEIL }>(src, dst, n, packed),
+            mode::TRUNC => self.run_mode::<{ mode::TRUNC }>(src, dst, n, packed),
+            _ => self.run_mode::<{ mode::ODD }>(src, dst, n, packed),
+        }
     }
 
     /// The parameters of the AVX2 kernel for destinations of at most 8 bits.

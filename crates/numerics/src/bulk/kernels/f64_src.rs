@@ -22,8 +22,9 @@ pub(crate) struct F64Float;
 /// The f32 code of the f64 code `x` rounded to odd (toward zero, then the last bit set when
 /// inexact); `None` for NaN and for finite values of at least 2^128 (beyond the f32 range,
 /// where the destination's overflow status depends on how far beyond its range they are).
-#[inline(always)]
-pub(crate) fn round_to_odd_f32(x: u64) -> Option<u32> {
+/// (The plain statement of the rule, which the tests hold the block loop's form to.)
+#[cfg(test)]
+fn round_to_odd_f32(x: u64) -> Option<u32> {
     let sign = ((x >> 63) as u32) << 31;
     let abs = x & 0x7FFF_FFFF_FFFF_FFFF;
     if abs > 0x7FF0_0000_0000_0000 {
@@ -52,13 +53,56 @@ pub(crate) fn round_to_odd_f32(x: u64) -> Option<u32> {
     Some(sign | bits)
 }
 
+/// [`round_to_odd_f32`] without branches, for the block loop: the code (anything for NaN and
+/// values of at least 2^128) and whether it is one of those.
+#[inline(always)]
+fn round_to_odd_branchless(x: u64) -> (u32, bool) {
+    let sign = ((x >> 63) as u32) << 31;
+    let abs = x & 0x7FFF_FFFF_FFFF_FFFF;
+    let beyond = abs >= 0x47F0_0000_0000_0000; // 2^128, Inf and NaN included
+    let exp = abs >> 52;
+    let e = exp as i64 - 1023 + 127;
+    let normal =
+        ((e as u32) << 23) | ((abs >> 29) as u32 & 0x7F_FFFF) | u32::from(abs & 0x1FFF_FFFF != 0);
+    let implicit = if exp == 0 { 0 } else { 1u64 << 52 };
+    let sig = (abs & 0x000F_FFFF_FFFF_FFFF) | implicit;
+    // (a significand of 53 bits shifted by 63 or more is gone either way)
+    let shift = (30 - e.min(1)).min(63) as u64;
+    let rest = sig & ((1u64 << shift) - 1);
+    let sub = (sig >> shift) as u32 | u32::from(rest != 0);
+    (sign | if e >= 1 { normal } else { sub }, beyond)
+}
+
+/// A block of f64 codes into round-to-odd f32 codes, as a [`super::simd::Job`] (so that the
+/// loop is compiled at the cast's instruction-set level): whether any needs the reference.
+struct OddBlock<'a> {
+    src: &'a [u8],
+    out: &'a mut [u32],
+}
+
+impl super::simd::Job for OddBlock<'_> {
+    type Output = bool;
+    #[inline(always)]
+    fn run(self) -> bool {
+        let mut bad = false;
+        for (x, y) in self.src.chunks_exact(8).zip(self.out.iter_mut()) {
+            let code = u64::from_le_bytes([x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]]);
+            let (c, b) = round_to_odd_branchless(code);
+            *y = c.to_le();
+            bad |= b;
+        }
+        bad
+    }
+}
+
 impl F64Float {
-    /// Casts `n` little-endian f64 codes of `src` into `dst`, block by block: the round-to-odd
-    /// f32 codes of a block through `f32_kernel`, a block holding a NaN through `reference`
-    /// (both given the block's source or f32 codes, its part of `dst`, its start and length).
-    /// `out_bytes(i)` is the destination byte offset of element `i` (a multiple of the
-    /// block length, or the end).
+    /// Casts `n` little-endian f64 codes of `src` into `dst` at `level`, block by block: the
+    /// round-to-odd f32 codes of a block through `f32_kernel`, a block holding a NaN or a
+    /// value beyond f32 through `reference` (both given the block's source or f32 codes, its
+    /// part of `dst`, its start and length). `out_bytes(i)` is the destination byte offset of
+    /// element `i` (a multiple of the block length, or the end).
     pub(crate) fn run(
+        level: super::simd::SimdLevel,
         src: &[u8],
         dst: &mut [u8],
         n: usize,
@@ -67,23 +111,21 @@ impl F64Float {
         mut reference: impl FnMut(&[u8], &mut [u8], usize, usize) -> StatusCounts,
     ) -> StatusCounts {
         let mut counts = StatusCounts::default();
-        let mut f32s = [0u8; 4 * BLOCK];
+        let mut f32s = [0u32; BLOCK];
         let mut start = 0;
         while start < n {
             let m = BLOCK.min(n - start);
             let block = &src[8 * start..8 * (start + m)];
-            let mut unsafe_for_odd = false;
-            for (x, y) in block.chunks_exact(8).zip(f32s.chunks_exact_mut(4)) {
-                let code = u64::from_le_bytes([x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]]);
-                let odd = round_to_odd_f32(code);
-                unsafe_for_odd |= odd.is_none();
-                y.copy_from_slice(&odd.unwrap_or(0).to_le_bytes());
-            }
+            let job = OddBlock {
+                src: block,
+                out: &mut f32s[..m],
+            };
+            let needs_reference = super::simd::run_at(level, job);
             let out = &mut dst[out_bytes(start)..out_bytes(start + m)];
-            let got = if unsafe_for_odd {
+            let got = if needs_reference {
                 reference(block, out, start, m)
             } else {
-                f32_kernel(&f32s[..4 * m], out, m)
+                f32_kernel(bytemuck::cast_slice(&f32s[..m]), out, m)
             };
             counts.add(&got);
             start += m;
@@ -137,16 +179,30 @@ mod tests {
             let f = f64::from_bits(c);
             if f.abs() >= 2f64.powi(128) {
                 assert_eq!(round_to_odd_f32(c), None, "{c:#018x}");
+                assert!(round_to_odd_branchless(c).1, "{c:#018x}");
                 continue;
             }
             if f.abs() > f64::from(f32::MAX) {
-                let want = Some((c >> 63 << 31) as u32 | 0x7F7F_FFFF);
-                assert_eq!(round_to_odd_f32(c), want, "{c:#018x}");
+                let want = (c >> 63 << 31) as u32 | 0x7F7F_FFFF;
+                assert_eq!(round_to_odd_f32(c), Some(want), "{c:#018x}");
+                assert_eq!(round_to_odd_branchless(c), (want, false));
                 continue;
             }
             assert_eq!(round_to_odd_f32(c), Some(by_definition(f)), "{c:#018x}");
+            assert_eq!(
+                round_to_odd_branchless(c),
+                (by_definition(f), false),
+                "{c:#018x}"
+            );
         }
         assert_eq!(round_to_odd_f32(0x7FF8_0000_0000_0000), None);
+        for c in [
+            0x7FF8_0000_0000_0000u64,
+            0x7FF0_0000_0000_0000,
+            0x47F0_0000_0000_0000,
+        ] {
+            assert!(round_to_odd_branchless(c).1);
+        }
         assert_eq!(round_to_odd_f32(0xFFF0_0000_0000_0000), Some(0xFF80_0000));
     }
 }

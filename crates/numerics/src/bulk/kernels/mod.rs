@@ -233,6 +233,7 @@ impl Kernel {
             Kernel::F64Float(k) => {
                 let f32s = Storage::native(Format::F32);
                 f64_src::F64Float::run(
+                    level,
                     src,
                     dst,
                     n,
