@@ -84,10 +84,13 @@ impl super::simd::Job for OddBlock<'_> {
     type Output = bool;
     #[inline(always)]
     fn run(self) -> bool {
+        // the codes copied into a local array first: whole-word loads in the loop
+        let mut codes = [0u64; BLOCK];
+        let m = self.out.len().min(BLOCK);
+        bytemuck::cast_slice_mut::<u64, u8>(&mut codes[..m]).copy_from_slice(&self.src[..8 * m]);
         let mut bad = false;
-        for (x, y) in self.src.chunks_exact(8).zip(self.out.iter_mut()) {
-            let code = u64::from_le_bytes([x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]]);
-            let (c, b) = round_to_odd_branchless(code);
+        for (&x, y) in codes[..m].iter().zip(self.out.iter_mut()) {
+            let (c, b) = round_to_odd_branchless(u64::from_le(x));
             *y = c.to_le();
             bad |= b;
         }
