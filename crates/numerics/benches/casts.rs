@@ -8,7 +8,7 @@ use npusim_numerics::{BulkOptions, CastPolicy, Format, KernelChoice, RoundMode, 
 use std::hint::black_box;
 
 /// (source, destination, mode, saturating)
-const CASES: [(Format, Format, RoundMode, bool); 16] = [
+const CASES: [(Format, Format, RoundMode, bool); 23] = [
     (Format::F32, Format::F16, RoundMode::Rint, false),
     (Format::F32, Format::BF16, RoundMode::Rint, false),
     (Format::F32, Format::F8E4M3FN, RoundMode::Rint, true),
@@ -25,6 +25,14 @@ const CASES: [(Format, Format, RoundMode, bool); 16] = [
     (Format::F8E4M3FN, Format::F32, RoundMode::Rint, false),
     (Format::F16, Format::F8E4M3FN, RoundMode::Rint, true),
     (Format::I4, Format::F32, RoundMode::Rint, false),
+    // the explicit AVX2 integer and small-float kernels, and f64 sources
+    (Format::F32, Format::I16, RoundMode::Rint, false),
+    (Format::F32, Format::U8, RoundMode::Floor, false),
+    (Format::F32, Format::F8E5M2, RoundMode::Rint, true),
+    (Format::F32, Format::F8E5M2, RoundMode::Ceil, false),
+    (Format::F32, Format::F8E4M3FN, RoundMode::Rint, false),
+    (Format::F64, Format::BF16, RoundMode::Rint, false),
+    (Format::F64, Format::F16, RoundMode::Rint, false),
 ];
 
 /// Pseudo-random source codes: f32 values over many binades, other formats every code.
@@ -39,6 +47,9 @@ fn source(fmt: Format, n: usize) -> Vec<u8> {
         let code = if fmt == Format::F32 {
             let e = 107 + (x >> 40) % 32;
             ((x & 1) << 31) | (e << 23) | ((x >> 8) & 0x7F_FFFF)
+        } else if fmt == Format::F64 {
+            let e = 1023 - 20 + (x >> 40) % 32;
+            ((x & 1) << 63) | (e << 52) | ((x >> 8) & 0x000F_FFFF_FFFF_FFFF)
         } else {
             x & fmt.code_mask()
         };
