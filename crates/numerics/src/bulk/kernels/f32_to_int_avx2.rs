@@ -1,4 +1,5 @@
-//! f32 → 8- and 16-bit integers at the AVX2 level: 8 lanes per instruction, the rounding by
+//! f32 → 4-, 8- and 16-bit integers (4-bit ones packed two per byte or one per byte) at the
+//! AVX2 level: 8 lanes per instruction, the rounding by
 //! `vroundps` (nearest-even, floor, ceil, trunc; half-away from the truncation and the exact
 //! fraction), the range rule by compares and blends, the codes narrowed by unsigned packs of
 //! the masked low bits, and the statuses counted in vector accumulators in the same pass.
@@ -13,9 +14,9 @@ use crate::status::{Status, StatusCounts};
 /// Elements per step (two vectors of 8).
 const STEP: usize = 16;
 
-/// Whether this kernel serves `d` (8- or 16-bit destinations, every mode it has).
+/// Whether this kernel serves `d` (4-, 8- or 16-bit destinations, every mode it has).
 pub(crate) fn serves(d: &IntDst) -> bool {
-    matches!(d.bytes, 1 | 2)
+    matches!(d.bits, 4 | 8 | 16)
         && matches!(
             d.mode,
             RoundMode::Rint
@@ -37,13 +38,14 @@ pub(crate) fn serves_at(d: &IntDst, level: super::simd::SimdLevel) -> bool {
 pub(crate) fn run(d: &IntDst, src: &[u8], dst: &mut [u8], n: usize) -> Option<StatusCounts> {
     #[cfg(target_arch = "x86_64")]
     if serves(d) && super::simd::avx2_present() {
-        let w = d.bytes;
+        let at = |i: usize| if d.packed { i / 2 } else { d.bytes * i };
         let body = n - n % STEP;
         // SAFETY: the CPU has AVX2 (checked just above).
-        let mut counts = unsafe { dispatch(d, &src[..4 * body], &mut dst[..w * body], body) };
+        let mut counts = unsafe { dispatch(d, &src[..4 * body], &mut dst[..at(body)], body) };
         let rest = n - body;
         if rest > 0 {
-            let tail = d.run(&src[4 * body..4 * n], &mut dst[w * body..w * n], rest);
+            let end = if d.packed { n.div_ceil(2) } else { at(n) };
+            let tail = d.run(&src[4 * body..4 * n], &mut dst[at(body)..end], rest);
             counts.add(&tail);
         }
         return Some(counts);
@@ -87,7 +89,9 @@ unsafe fn dispatch(d: &IntDst, src: &[u8], dst: &mut [u8], n: usize) -> StatusCo
             }
         };
     }
-    if d.bytes == 1 {
+    if d.packed {
+        by_mode!(0)
+    } else if d.bytes == 1 {
         by_mode!(1)
     } else {
         by_mode!(2)
@@ -95,7 +99,8 @@ unsafe fn dispatch(d: &IntDst, src: &[u8], dst: &mut [u8], n: usize) -> StatusCo
 }
 
 /// The cast of `n` (a multiple of [`STEP`]) elements, rounding by `R` (see [`imm`]) into `W`
-/// bytes, wrapping out-of-range values when `WRAP`.
+/// bytes (`W` = 0: 4-bit codes two per byte, the first in the low nibble), wrapping
+/// out-of-range values when `WRAP`.
 ///
 /// Per lane, with `r` the rounded value (the scalar rule's cases, as masks):
 /// - NaN: code 0, invalid and inexact;
@@ -121,7 +126,7 @@ fn cast<const R: i32, const W: usize, const WRAP: bool>(
     let hi = _mm256_set1_ps(d.hi as f32);
     let lo_i = _mm256_set1_epi32(d.lo as i32);
     let hi_i = _mm256_set1_epi32(d.hi as i32);
-    let code_mask = _mm256_set1_epi32(((1u64 << (8 * W)) - 1) as i32);
+    let code_mask = _mm256_set1_epi32(((1u64 << d.bits) - 1) as i32);
     let abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFF_FFFF));
     let sign_mask = _mm256_castsi256_ps(_mm256_set1_epi32(i32::MIN));
     let inf = _mm256_set1_ps(f32::INFINITY);
@@ -205,14 +210,16 @@ fn cast<const R: i32, const W: usize, const WRAP: bool>(
         l.iter().map(|&c| u64::from(c)).sum()
     };
     let steps = n / STEP;
+    // destination bytes per step
+    let out_step = if W == 0 { STEP / 2 } else { W * STEP };
     for (s_run, d_run) in src[..4 * STEP * steps]
         .chunks(4 * STEP * FLUSH)
-        .zip(dst[..W * STEP * steps].chunks_mut(W * STEP * FLUSH))
+        .zip(dst[..out_step * steps].chunks_mut(out_step * FLUSH))
     {
         let mut acc = [zero; 5];
         for (x, y) in s_run
             .chunks_exact(4 * STEP)
-            .zip(d_run.chunks_exact_mut(W * STEP))
+            .zip(d_run.chunks_exact_mut(out_step))
         {
             // SAFETY: `x` is 64 bytes, two unaligned 32-byte loads.
             let (a, b) = unsafe {
@@ -233,8 +240,18 @@ fn cast<const R: i32, const W: usize, const WRAP: bool>(
                 unsafe { _mm256_storeu_si256(y.as_mut_ptr().cast(), p) };
             } else {
                 let q = _mm256_permute4x64_epi64::<0x08>(_mm256_packus_epi16(p, p));
-                // SAFETY: `y` is 16 bytes, the size of the unaligned store.
-                unsafe { _mm_storeu_si128(y.as_mut_ptr().cast(), _mm256_castsi256_si128(q)) };
+                let bytes = _mm256_castsi256_si128(q);
+                if W == 0 {
+                    // byte pairs (lo, hi) → lo | hi << 4
+                    let lo = _mm_and_si128(bytes, _mm_set1_epi16(0x000F));
+                    let hi = _mm_and_si128(_mm_srli_epi16::<4>(bytes), _mm_set1_epi16(0x00F0));
+                    let nib = _mm_packus_epi16(_mm_or_si128(lo, hi), _mm_setzero_si128());
+                    // SAFETY: `y` is 8 bytes, the size of the unaligned store.
+                    unsafe { _mm_storel_epi64(y.as_mut_ptr().cast(), nib) };
+                } else {
+                    // SAFETY: `y` is 16 bytes, the size of the unaligned store.
+                    unsafe { _mm_storeu_si128(y.as_mut_ptr().cast(), bytes) };
+                }
             }
         }
         let m = (s_run.len() / 4) as u64;

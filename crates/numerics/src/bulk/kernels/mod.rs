@@ -8,7 +8,7 @@
 //! | [`f32_float`] | f32 → signed binary floats of at most 16 bits (f16, bf16, fp8 with Inf/NaN or fn-style, fp6, fp4), every deterministic mode and policy | branchless integer rounding of the f32 code; Inf/NaN/overflow results from the reference |
 //! | [`f16c`] | f32 → f16 rint with IEEE Inf/NaN/overflow, at the AVX2 level | `vcvtps2ph`, statuses from the round trip |
 //! | [`f64_src`] | f64 → the destinations of [`f32_float`] | round-to-odd f32 codes (keeping every rounding decision), then that kernel; blocks with a NaN take the reference |
-//! | [`f32_to_int`] | f32 → 8/16/32-bit integers, every deterministic mode but `odd` | exact f32 round-to-integral, then the range rule, branchless |
+//! | [`f32_to_int`] | f32 → 4/8/16/32-bit integers (4-bit packed or one per byte), every deterministic mode but `odd`; [`f32_to_int_avx2`] at the AVX2 level for 4 to 16 bits | exact f32 round-to-integral, then the range rule, branchless |
 //! | [`f32_key`] | f32 → other formats of at most 8 bits whose rounding points lie in the f32's top 16 bits (e8m0, HiF8, fnuz fp8, small integers saturating), deterministic modes | a 2^17-entry table keyed on the top 16 bits and a sticky bit |
 //! | [`widen`] | f16 / bf16 → f32 (every policy; checked against the table on all codes) | exact bit arithmetic |
 //! | [`reference`] | everything else (other 64-bit source pairs, stochastic rounding) | [`convert_with_status`](crate::convert_with_status) per element |
@@ -121,7 +121,7 @@ pub(crate) fn select(s: Storage, d: Storage, policy: &CastPolicy, force_referenc
     }
     if s.format() == Format::F32
         && policy.round != RoundMode::Odd
-        && matches!(d.format().bits(), 8 | 16 | 32)
+        && (matches!(d.format().bits(), 8 | 16 | 32) || (d.format().bits() == 4 && storable))
         && let Kind::Int { signed } = d.format().kind()
     {
         let bits = d.format().bits();
@@ -133,7 +133,9 @@ pub(crate) fn select(s: Storage, d: Storage, policy: &CastPolicy, force_referenc
         return Kernel::F32ToInt(f32_to_int::IntDst {
             lo,
             hi,
-            bytes: (bits / 8) as usize,
+            bytes: bits.div_ceil(8) as usize,
+            bits,
+            packed: d.is_packed(),
             overflow: policy.int_overflow,
             mode: policy.round,
         });
