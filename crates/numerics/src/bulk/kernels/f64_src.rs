@@ -53,8 +53,9 @@ fn round_to_odd_f32(x: u64) -> Option<u32> {
     Some(sign | bits)
 }
 
-/// [`round_to_odd_f32`] without branches, for the block loop: the code (anything for NaN and
-/// values of at least 2^128) and whether it is one of those.
+/// The f32 code of the f64 code `x` rounded to odd (toward zero, then the last bit set when
+/// inexact), without branches for the block loop, and whether `x` is NaN, ±Inf or a finite
+/// value of at least 2^128 (then the code is meaningless and the block takes the reference).
 #[inline(always)]
 fn round_to_odd_branchless(x: u64) -> (u32, bool) {
     let sign = ((x >> 63) as u32) << 31;

@@ -6,8 +6,9 @@
 //! |---|---|---|
 //! | [`table`] | source of at most 16 bits, any destination, any deterministic mode and policy | the result (code and status) of every source code, computed once by the reference routine and cached; the cast is a lookup |
 //! | [`f32_float`] | f32 → signed binary floats of at most 16 bits (f16, bf16, fp8 with Inf/NaN or fn-style, fp6, fp4), every deterministic mode and policy | branchless integer rounding of the f32 code; Inf/NaN/overflow results from the reference |
+//! | [`f32_small_float`] | the [`f32_float`] destinations of at most 8 bits (e4m3fn, e5m2, fp6, fp4 packed or not), at the AVX2 level | the same rounding on 8 lanes with the layout in registers, statuses in vector counters; the last `n % 16` per element |
 //! | [`f16c`] | f32 → f16 rint with IEEE Inf/NaN/overflow, at the AVX2 level | `vcvtps2ph`, statuses from the round trip |
-//! | [`f64_src`] | f64 → the destinations of [`f32_float`] | round-to-odd f32 codes (keeping every rounding decision), then that kernel; blocks with a NaN take the reference |
+//! | [`f64_src`] | f64 → the destinations of [`f32_float`] | round-to-odd f32 codes (keeping every rounding decision), then that kernel; blocks with a NaN or a value of at least 2^128 take the reference |
 //! | [`f32_to_int`] | f32 → 4/8/16/32-bit integers (4-bit packed or one per byte), every deterministic mode but `odd`; [`f32_to_int_avx2`] at the AVX2 level for 4 to 16 bits | exact f32 round-to-integral, then the range rule, branchless |
 //! | [`f32_key`] | f32 → other formats of at most 8 bits whose rounding points lie in the f32's top 16 bits (e8m0, HiF8, fnuz fp8, small integers saturating), deterministic modes | a 2^17-entry table keyed on the top 16 bits and a sticky bit |
 //! | [`widen`] | f16 / bf16 → f32 (every policy; checked against the table on all codes) | exact bit arithmetic |
