@@ -37,6 +37,14 @@ const CASES: &[(Format, Format, RoundMode, bool)] = &[
     (Format::F32, Format::BF16, RoundMode::Ceil, false),
     (Format::F32, Format::BF16, RoundMode::Trunc, false),
     (Format::F32, Format::BF16, RoundMode::Odd, false),
+    // the explicit AVX2 integer and small-float kernels, and f64 sources
+    (Format::F32, Format::I16, RoundMode::Rint, false),
+    (Format::F32, Format::U8, RoundMode::Floor, false),
+    (Format::F32, Format::F8E5M2, RoundMode::Rint, true),
+    (Format::F32, Format::F8E5M2, RoundMode::Ceil, false),
+    (Format::F32, Format::F8E4M3FN, RoundMode::Rint, false),
+    (Format::F64, Format::BF16, RoundMode::Rint, false),
+    (Format::F64, Format::F16, RoundMode::Rint, false),
 ];
 
 /// Pseudo-random source codes: f32 values over many binades, other formats every code.
@@ -51,6 +59,9 @@ fn source(fmt: Format, n: usize) -> Vec<u8> {
         let code = if fmt == Format::F32 {
             let e = 107 + (x >> 40) % 32;
             ((x & 1) << 31) | (e << 23) | ((x >> 8) & 0x7F_FFFF)
+        } else if fmt == Format::F64 {
+            let e = 1023 - 20 + (x >> 40) % 32;
+            ((x & 1) << 63) | (e << 52) | ((x >> 8) & 0x000F_FFFF_FFFF_FFFF)
         } else {
             x & fmt.code_mask()
         };

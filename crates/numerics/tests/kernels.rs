@@ -286,7 +286,7 @@ fn every_f32_fast_kernel_equals_the_reference() {
                     CastPolicy::saturating(mode),
                     CastPolicy::non_saturating(mode),
                 ] {
-                    let name = kernel_name(s, d, &policy);
+                    let name = kernel_name(s, d, &policy).trim_end_matches("-avx2");
                     if name == "reference" {
                         continue;
                     }
@@ -446,7 +446,7 @@ fn f32_to_int_kernel_equals_the_reference() {
                 CastPolicy::saturating(mode),
                 CastPolicy::non_saturating(mode),
             ] {
-                if kernel_name(s, d, &policy) != "f32-int" {
+                if kernel_name(s, d, &policy).trim_end_matches("-avx2") != "f32-int" {
                     assert_eq!(mode, RoundMode::Odd);
                     continue;
                 }

@@ -12,6 +12,7 @@ use super::drive::{self, F32Element};
 use super::f16c::F16c;
 use super::f32_bf16::Bf16;
 use super::f32_half::{SpecialResults, rounding};
+use super::f32_small_float;
 use crate::convert::convert_with_status;
 use crate::format::{Format, Kind, Specials};
 use crate::policy::CastPolicy;
@@ -383,6 +384,14 @@ impl FloatDst {
                 return counts;
             }
         }
+        if level == super::simd::SimdLevel::Avx2
+            && let Some((done, mut counts)) = self.small_float().run_body(src, dst, n, packed)
+        {
+            let out = if packed { done / 2 } else { done };
+            let rest = self.run_per_element(&src[4 * done..], &mut dst[out..], n - done, packed);
+            counts.add(&rest);
+            return counts;
+        }
         match self.mode {
             mode::NEAREST_EVEN => self.run_mode::<{ mode::NEAREST_EVEN }>(src, dst, n, packed),
             mode::NEAREST_AWAY => self.run_mode::<{ mode::NEAREST_AWAY }>(src, dst, n, packed),
@@ -418,6 +427,54 @@ impl FloatDst {
             drive::f32_to_codes::<u16>(src, dst, n, f)
         } else {
             drive::f32_to_codes::<u8>(src, dst, n, f)
+        }
+    }
+}
+
+impl FloatDst {
+    /// Whether the explicit AVX2 small-float kernel casts (the bulk of) a slice at `level`.
+    pub(crate) fn small_float_at(&self, level: super::simd::SimdLevel, packed: bool) -> bool {
+        level == super::simd::SimdLevel::Avx2
+            && level.is_available()
+            && (packed || self.f16c.is_none())
+            && self.small_float().serves(packed)
+    }
+
+    /// The per-element loop for the mode (the tail the AVX2 small-float kernel leaves; not
+    /// [`FloatDst::run`] itself, whose recursion would keep it from being inlined into the
+    /// instruction-set level's function).
+    #[inline(always)]
+    fn run_per_element(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        n: usize,
+        packed: bool,
+    ) -> crate::status::StatusCounts {
+        match self.mode {
+            mode::NEAREST_EVEN => self.run_mode::<{ mode::NEAREST_EVEN }>(src, dst, n, packed),
+            mode::NEAREST_AWAY => self.run_mode::<{ mode::NEAREST_AWAY }>(src, dst, n, packed),
+            mode::FLOOR => self.run_mode::<{ mode::FLOOR }>(src, dst, n, packed),
+            mode::CEIL => self.run_mode::<{ mode::CEIL }>(src, dst, n, packed),
+            mode::TRUNC => self.run_mode::<{ mode::TRUNC }>(src, dst, n, packed),
+            _ => self.run_mode::<{ mode::ODD }>(src, dst, n, packed),
+        }
+    }
+
+    /// The parameters of the AVX2 kernel for destinations of at most 8 bits.
+    fn small_float(&self) -> f32_small_float::SmallFloat {
+        f32_small_float::SmallFloat {
+            bits: self.bits,
+            shift: self.shift,
+            e0: self.e0,
+            min_normal: self.min_normal,
+            max_code: self.max_code,
+            max_abs: self.max_abs,
+            mode: self.mode,
+            inf: self.inf,
+            overflow: self.overflow,
+            nan_fixed: self.nan_fixed,
+            nan_payload: self.nan_payload,
         }
     }
 }

@@ -32,8 +32,12 @@ pub(crate) struct IntDst {
     pub lo: i64,
     /// Largest value.
     pub hi: i64,
-    /// Bytes per element (1, 2 or 4).
+    /// Bytes per element (1, 2 or 4) when not packed.
     pub bytes: usize,
+    /// Bits per code (4, 8, 16 or 32).
+    pub bits: u32,
+    /// 4-bit codes two per byte.
+    pub packed: bool,
     /// Saturate or wrap out-of-range values.
     pub overflow: IntOverflow,
     /// The rounding mode (not `odd`, not `hybrid`).
@@ -126,7 +130,7 @@ impl IntDst {
         } else {
             Self::low32(r)
         };
-        let mask = (1u32 << (8 * self.bytes)) - 1;
+        let mask = (1u32 << self.bits.min(31)) - 1;
         let code = if nan { 0 } else { value & mask };
         let flag = |b: bool, f: u16| if b { f } else { 0 };
         let inexact = flag(r != x, INEXACT);
@@ -200,10 +204,11 @@ impl IntDst {
         out: &mut [u8],
         n: usize,
     ) -> StatusCounts {
-        if self.overflow == IntOverflow::Wrap {
-            drive::f32_to_codes::<C>(src, out, n, &Typed::<M, W, true>(*self))
-        } else {
-            drive::f32_to_codes::<C>(src, out, n, &Typed::<M, W, false>(*self))
+        match (self.overflow == IntOverflow::Wrap, self.packed) {
+            (true, false) => drive::f32_to_codes::<C>(src, out, n, &Typed::<M, W, true>(*self)),
+            (false, false) => drive::f32_to_codes::<C>(src, out, n, &Typed::<M, W, false>(*self)),
+            (true, true) => drive::f32_to_nibbles(src, out, n, &Typed::<M, W, true>(*self)),
+            (false, true) => drive::f32_to_nibbles(src, out, n, &Typed::<M, W, false>(*self)),
         }
     }
 
@@ -250,7 +255,12 @@ impl super::SliceKernel for IntDst {
         d: super::super::Storage,
         n: usize,
     ) -> crate::status::StatusCounts {
-        let _ = (s, d, level);
+        let _ = (s, d);
+        if level == super::simd::SimdLevel::Avx2
+            && let Some(counts) = super::f32_to_int_avx2::run(self, src, dst, n)
+        {
+            return counts;
+        }
         self.run(src, dst, n)
     }
 }

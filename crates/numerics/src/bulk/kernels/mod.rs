@@ -8,10 +8,12 @@
 //! | [`f32_float`] | f32 → signed binary floats of at most 16 bits (f16, bf16, fp8 with Inf/NaN or fn-style, fp6, fp4), every deterministic mode and policy | branchless integer rounding of the f32 code; Inf/NaN/overflow results from the reference |
 //! | [`f16c`] | f32 → f16, every deterministic mode and policy, at the AVX2 + F16C level (the portable level runs [`f32_float`]) | `vcvtps2ph` with the mode's immediate (ties-away: the truncation of the magnitude plus half an ulp added on the f32 bits; odd: the truncation, its last bit set where the round trip differs), statuses from the round trip in vector accumulators, NaN/Inf/overflow lanes blended in ([`f32_half`]) |
 //! | [`f32_bf16`] | f32 → bf16, every deterministic mode and policy, at the AVX2 level (the portable level runs [`f32_float`]) | integer rounding of the top 16 bits on 8 lanes, packed 16 per store, statuses from the low 16 bits in vector accumulators, NaN/Inf/overflow lanes blended in ([`f32_half`]) |
-//! | [`f32_to_int`] | f32 → 8/16/32-bit integers, every deterministic mode but `odd` | exact f32 round-to-integral, then the range rule, branchless |
+//! | [`f32_small_float`] | the [`f32_float`] destinations of at most 8 bits (e4m3fn, e5m2, fp6, fp4 packed or not), at the AVX2 level | the same rounding on 8 lanes with the layout in registers, statuses in vector counters; the last `n % 16` per element |
+//! | [`f64_src`] | f64 → the destinations of [`f32_float`] | round-to-odd f32 codes (keeping every rounding decision), then that kernel; blocks with a NaN or a value of at least 2^128 take the reference |
+//! | [`f32_to_int`] | f32 → 4/8/16/32-bit integers (4-bit packed or one per byte), every deterministic mode but `odd`; [`f32_to_int_avx2`] at the AVX2 level for 4 to 16 bits | exact f32 round-to-integral, then the range rule, branchless |
 //! | [`f32_key`] | f32 → other formats of at most 8 bits whose rounding points lie in the f32's top 16 bits (e8m0, HiF8, fnuz fp8, small integers saturating), deterministic modes | a 2^17-entry table keyed on the top 16 bits and a sticky bit |
 //! | [`widen`] | f16 / bf16 → f32 (every policy; checked against the table on all codes) | exact bit arithmetic |
-//! | [`reference`] | everything else (64-bit sources, stochastic rounding) | [`convert_with_status`](crate::convert_with_status) per element |
+//! | [`reference`] | everything else (other 64-bit source pairs, stochastic rounding) | [`convert_with_status`](crate::convert_with_status) per element |
 //!
 //! The reference routine is the definition: every other kernel is tested bit for bit (codes
 //! and statuses) against it, at every instruction-set level the machine has.
@@ -22,7 +24,10 @@ pub(crate) mod f32_bf16;
 pub(crate) mod f32_float;
 pub(crate) mod f32_half;
 pub(crate) mod f32_key;
+pub(crate) mod f32_small_float;
 pub(crate) mod f32_to_int;
+pub(crate) mod f32_to_int_avx2;
+pub(crate) mod f64_src;
 pub(crate) mod flags;
 pub(crate) mod reference;
 pub(crate) mod simd;
@@ -50,6 +55,8 @@ pub(crate) enum Kernel {
     F16c(f32_float::FloatDst),
     /// f32 → bf16: the AVX2 kernel, else as [`Kernel::F32Float`].
     F32Bf16(f32_float::FloatDst),
+    /// f64 → binary floats of at most 16 bits: round-to-odd f32 codes, then the f32 kernel.
+    F64Float(f32_float::FloatDst),
     /// f32 → 8/16/32-bit integers through exact round-to-integral.
     F32ToInt(f32_to_int::IntDst),
     /// f32 → narrow formats through the (top 16 bits, sticky) table.
@@ -118,9 +125,15 @@ pub(crate) fn select(s: Storage, d: Storage, policy: &CastPolicy, force_referenc
             _ => Kernel::F32Float(k),
         };
     }
+    if s.format() == Format::F64
+        && storable
+        && let Some(k) = float_kernel(d.format(), policy)
+    {
+        return Kernel::F64Float(k);
+    }
     if s.format() == Format::F32
         && policy.round != RoundMode::Odd
-        && matches!(d.format().bits(), 8 | 16 | 32)
+        && (matches!(d.format().bits(), 8 | 16 | 32) || (d.format().bits() == 4 && storable))
         && let Kind::Int { signed } = d.format().kind()
     {
         let bits = d.format().bits();
@@ -132,7 +145,9 @@ pub(crate) fn select(s: Storage, d: Storage, policy: &CastPolicy, force_referenc
         return Kernel::F32ToInt(f32_to_int::IntDst {
             lo,
             hi,
-            bytes: (bits / 8) as usize,
+            bytes: bits.div_ceil(8) as usize,
+            bits,
+            packed: d.is_packed(),
             overflow: policy.int_overflow,
             mode: policy.round,
         });
@@ -231,6 +246,18 @@ impl Kernel {
             Kernel::F32Float(k) | Kernel::F16c(k) | Kernel::F32Bf16(k) => {
                 fast(level, k, src, s, dst, d, n)
             }
+            Kernel::F64Float(k) => {
+                let f32s = Storage::native(Format::F32);
+                f64_src::F64Float::run(
+                    level,
+                    src,
+                    dst,
+                    n,
+                    |i| d.bytes_for(i),
+                    |x, y, m| fast(level, k, x, f32s, y, d, m),
+                    |x, y, at, m| reference::run(x, s, y, d, start + at, m, policy, options),
+                )
+            }
             Kernel::F32ToInt(k) => fast(level, k, src, s, dst, d, n),
             Kernel::F32Key(t) => fast(level, &**t, src, s, dst, d, n),
             Kernel::Widen(k) => fast(level, k, src, s, dst, d, n),
@@ -246,21 +273,26 @@ impl Kernel {
             Kernel::F16c(_) => "f16c",
             Kernel::F32Bf16(_) => "f32-bf16",
             Kernel::F32Key(_) => "f32-key",
+            Kernel::F64Float(_) => "f64-float",
             Kernel::F32ToInt(_) => "f32-int",
             Kernel::Widen(_) => "widen",
             Kernel::Reference => "reference",
         }
     }
 
-    /// The name of the kernel that runs at `level` (the SIMD-only kernels run the portable
-    /// [`f32_float`] loop below the AVX2 level, or on a machine without it).
-    pub(crate) fn name_at(&self, level: SimdLevel) -> &'static str {
+    /// Short name of the code that casts the bulk of a slice of storage `d` at `level`: the
+    /// SIMD-only kernels ([`f16c`], [`f32_bf16`]) run the portable [`f32_float`] loop below the
+    /// AVX2 level or on a machine without it, and `-avx2` marks where an explicit AVX2 kernel
+    /// takes over from [`f32_float`] or [`f32_to_int`] (so that tests catch a silent fallback).
+    pub(crate) fn name_at(&self, level: SimdLevel, d: Storage) -> &'static str {
         match self {
             Kernel::F16c(_) | Kernel::F32Bf16(_)
                 if level != SimdLevel::Avx2 || !level.is_available() =>
             {
                 "f32-float"
             }
+            Kernel::F32Float(k) if k.small_float_at(level, d.is_packed()) => "f32-float-avx2",
+            Kernel::F32ToInt(k) if f32_to_int_avx2::serves_at(k, level) => "f32-int-avx2",
             _ => self.name(),
         }
     }

@@ -47,15 +47,17 @@ impl SimdLevel {
     }
 }
 
+/// Whether the CPU has AVX2, FMA and F16C (the [`SimdLevel::Avx2`] level).
 #[cfg(target_arch = "x86_64")]
-fn avx2_present() -> bool {
+pub(crate) fn avx2_present() -> bool {
     std::arch::is_x86_feature_detected!("avx2")
         && std::arch::is_x86_feature_detected!("fma")
         && std::arch::is_x86_feature_detected!("f16c")
 }
 
+/// Whether the CPU has AVX2, FMA and F16C (never, off x86_64).
 #[cfg(not(target_arch = "x86_64"))]
-fn avx2_present() -> bool {
+pub(crate) fn avx2_present() -> bool {
     false
 }
 

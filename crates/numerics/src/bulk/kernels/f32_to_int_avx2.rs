@@ -1,0 +1,282 @@
+//! f32 → 4-, 8- and 16-bit integers (4-bit ones packed two per byte or one per byte) at the
+//! AVX2 level: 8 lanes per instruction, the rounding by
+//! `vroundps` (nearest-even, floor, ceil, trunc; half-away from the truncation and the exact
+//! fraction), the range rule by compares and blends, the codes narrowed by unsigned packs of
+//! the masked low bits, and the statuses counted in vector accumulators in the same pass.
+//! The same rule as [`super::f32_to_int`]'s per-element one (which does the last `n % 16`
+//! elements), tested bit for bit against the reference.
+
+use super::f32_to_int::IntDst;
+use crate::policy::IntOverflow;
+use crate::round::RoundMode;
+use crate::status::{Status, StatusCounts};
+
+/// Elements per step (two vectors of 8).
+const STEP: usize = 16;
+
+/// Whether this kernel serves `d` (4-, 8- or 16-bit destinations, every mode it has).
+pub(crate) fn serves(d: &IntDst) -> bool {
+    matches!(d.bits, 4 | 8 | 16)
+        && matches!(
+            d.mode,
+            RoundMode::Rint
+                | RoundMode::None
+                | RoundMode::Round
+                | RoundMode::Floor
+                | RoundMode::Ceil
+                | RoundMode::Trunc
+        )
+}
+
+/// Whether this kernel casts (the bulk of) a slice for `d` at `level` on this machine.
+pub(crate) fn serves_at(d: &IntDst, level: super::simd::SimdLevel) -> bool {
+    level == super::simd::SimdLevel::Avx2 && level.is_available() && serves(d)
+}
+
+/// Casts `n` little-endian f32 codes into `d.bytes`-byte integers at the AVX2 level; `None`
+/// when the machine lacks AVX2 or [`serves`] does not hold.
+pub(crate) fn run(d: &IntDst, src: &[u8], dst: &mut [u8], n: usize) -> Option<StatusCounts> {
+    #[cfg(target_arch = "x86_64")]
+    if serves(d) && super::simd::avx2_present() {
+        let at = |i: usize| if d.packed { i / 2 } else { d.bytes * i };
+        let body = n - n % STEP;
+        // SAFETY: the CPU has AVX2 (checked just above).
+        let mut counts = unsafe { dispatch(d, &src[..4 * body], &mut dst[..at(body)], body) };
+        let rest = n - body;
+        if rest > 0 {
+            let end = if d.packed { n.div_ceil(2) } else { at(n) };
+            let tail = d.run(&src[4 * body..4 * n], &mut dst[at(body)..end], rest);
+            counts.add(&tail);
+        }
+        return Some(counts);
+    }
+    let _ = (d, src, dst, n);
+    None
+}
+
+/// Rounding immediates of `vroundps` (with exceptions suppressed); `AWAY` is not one.
+mod imm {
+    pub const NEAREST_EVEN: i32 = 0x08;
+    pub const FLOOR: i32 = 0x09;
+    pub const CEIL: i32 = 0x0A;
+    pub const TRUNC: i32 = 0x0B;
+    /// Half away from zero: from the truncation and the fraction (a value `vroundps` is never
+    /// given here).
+    pub const AWAY: i32 = 0x0C;
+}
+
+/// The [`cast`] for `d`'s width, mode and overflow rule.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn dispatch(d: &IntDst, src: &[u8], dst: &mut [u8], n: usize) -> StatusCounts {
+    let wrap = d.overflow == IntOverflow::Wrap;
+    macro_rules! by_mode {
+        ($w:literal) => {
+            match (d.mode, wrap) {
+                (RoundMode::Round, false) => cast::<{ imm::AWAY }, $w, false>(d, src, dst, n),
+                (RoundMode::Round, true) => cast::<{ imm::AWAY }, $w, true>(d, src, dst, n),
+                (RoundMode::Floor, false) => cast::<{ imm::FLOOR }, $w, false>(d, src, dst, n),
+                (RoundMode::Floor, true) => cast::<{ imm::FLOOR }, $w, true>(d, src, dst, n),
+                (RoundMode::Ceil, false) => cast::<{ imm::CEIL }, $w, false>(d, src, dst, n),
+                (RoundMode::Ceil, true) => cast::<{ imm::CEIL }, $w, true>(d, src, dst, n),
+                (RoundMode::Trunc, false) => cast::<{ imm::TRUNC }, $w, false>(d, src, dst, n),
+                (RoundMode::Trunc, true) => cast::<{ imm::TRUNC }, $w, true>(d, src, dst, n),
+                (_, false) => cast::<{ imm::NEAREST_EVEN }, $w, false>(d, src, dst, n),
+                (_, true) => cast::<{ imm::NEAREST_EVEN }, $w, true>(d, src, dst, n),
+            }
+        };
+    }
+    if d.packed {
+        by_mode!(0)
+    } else if d.bytes == 1 {
+        by_mode!(1)
+    } else {
+        by_mode!(2)
+    }
+}
+
+/// The cast of `n` (a multiple of [`STEP`]) elements, rounding by `R` (see [`imm`]) into `W`
+/// bytes (`W` = 0: 4-bit codes two per byte, the first in the low nibble), wrapping
+/// out-of-range values when `WRAP`.
+///
+/// Per lane, with `r` the rounded value (the scalar rule's cases, as masks):
+/// - NaN: code 0, invalid and inexact;
+/// - ±Inf: the bound on its side, saturated and inexact;
+/// - finite `r` beyond the range: the bound (saturated) or the low bits of `r` (wrapped), and
+///   overflow and inexact;
+/// - otherwise `r`, inexact if `r ≠ x`, flushed if `r = 0 ≠ x`, saturated if `x` itself lies
+///   beyond the range.
+///
+/// Callable only where AVX2 is enabled (from [`dispatch`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn cast<const R: i32, const W: usize, const WRAP: bool>(
+    d: &IntDst,
+    src: &[u8],
+    dst: &mut [u8],
+    n: usize,
+) -> StatusCounts {
+    use std::arch::x86_64::*;
+    /// Steps between two flushes of the 32-bit lane counters (2 per lane per step).
+    const FLUSH: usize = 1 << 24;
+    let lo = _mm256_set1_ps(d.lo as f32);
+    let hi = _mm256_set1_ps(d.hi as f32);
+    let lo_i = _mm256_set1_epi32(d.lo as i32);
+    let hi_i = _mm256_set1_epi32(d.hi as i32);
+    let code_mask = _mm256_set1_epi32(((1u64 << d.bits) - 1) as i32);
+    let abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFF_FFFF));
+    let sign_mask = _mm256_castsi256_ps(_mm256_set1_epi32(i32::MIN));
+    let inf = _mm256_set1_ps(f32::INFINITY);
+    let below_half = _mm256_set1_ps(f32::from_bits(0x3EFF_FFFF)); // 0.5 - 2^-25
+    let zero_ps = _mm256_setzero_ps();
+    let zero = _mm256_setzero_si256();
+    let exp_big = _mm256_set1_epi32(158); // |r| ≥ 2^31: beyond `vcvtps2dq`
+    let sig_mask = _mm256_set1_epi32(0x7F_FFFF);
+    let implicit = _mm256_set1_epi32(0x80_0000);
+    let bias_shift = _mm256_set1_epi32(150);
+
+    let round = |x: __m256| -> __m256 {
+        if R == imm::AWAY {
+            // trunc(x ± the largest f32 below 1/2): equals half-away rounding for every
+            // f32 (checked exhaustively against `f32::round` over all 2^32 codes, up to the
+            // sign of a zero result, which nothing here reads)
+            _mm256_round_ps::<{ imm::TRUNC }>(_mm256_add_ps(
+                x,
+                _mm256_or_ps(_mm256_and_ps(x, sign_mask), below_half),
+            ))
+        } else {
+            _mm256_round_ps::<R>(x)
+        }
+    };
+    // The code (low bits, unmasked) and the status masks of 8 lanes.
+    let lanes = |x: __m256| {
+        let r = round(x);
+        let nan = _mm256_cmp_ps::<_CMP_UNORD_Q>(x, x);
+        let is_inf = _mm256_cmp_ps::<_CMP_EQ_OQ>(_mm256_and_ps(x, abs_mask), inf);
+        let above = _mm256_cmp_ps::<_CMP_GT_OQ>(r, hi);
+        let oor = _mm256_or_ps(above, _mm256_cmp_ps::<_CMP_LT_OQ>(r, lo));
+        let x_out = _mm256_or_ps(
+            _mm256_cmp_ps::<_CMP_GT_OQ>(x, hi),
+            _mm256_cmp_ps::<_CMP_LT_OQ>(x, lo),
+        );
+        let inexact = _mm256_or_ps(_mm256_cmp_ps::<_CMP_NEQ_UQ>(r, x), oor);
+        let overflow = _mm256_andnot_ps(is_inf, oor);
+        let flushed = _mm256_and_ps(
+            _mm256_cmp_ps::<_CMP_EQ_OQ>(r, zero_ps),
+            _mm256_cmp_ps::<_CMP_NEQ_OQ>(x, zero_ps),
+        );
+        let saturated = if WRAP {
+            _mm256_andnot_ps(overflow, x_out)
+        } else {
+            x_out
+        };
+        let value = if WRAP {
+            // In range (and |r| < 2^31) the conversion; beyond, the significand shifted into
+            // place (zero from 2^55 on), negated for negative values; ±Inf saturate.
+            let small = _mm256_cvtps_epi32(r);
+            let bits = _mm256_castps_si256(r);
+            let e = _mm256_srli_epi32::<23>(_mm256_and_si256(bits, _mm256_castps_si256(abs_mask)));
+            let sig = _mm256_or_si256(_mm256_and_si256(bits, sig_mask), implicit);
+            let mag = _mm256_sllv_epi32(sig, _mm256_sub_epi32(e, bias_shift));
+            let neg = _mm256_srai_epi32::<31>(bits);
+            let big_v = _mm256_sub_epi32(_mm256_xor_si256(mag, neg), neg);
+            let big = _mm256_cmpgt_epi32(e, _mm256_sub_epi32(exp_big, _mm256_set1_epi32(1)));
+            let v = _mm256_blendv_epi8(small, big_v, big);
+            let sat = _mm256_blendv_epi8(lo_i, hi_i, _mm256_castps_si256(above));
+            _mm256_blendv_epi8(v, sat, _mm256_castps_si256(is_inf))
+        } else {
+            _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(r, lo), hi))
+        };
+        let code = _mm256_and_si256(
+            _mm256_andnot_si256(_mm256_castps_si256(nan), value),
+            code_mask,
+        );
+        let m = _mm256_castps_si256;
+        (
+            code,
+            [m(inexact), m(overflow), m(flushed), m(saturated), m(nan)],
+        )
+    };
+
+    let mut counts = StatusCounts::default();
+    let sum = |v: __m256i| -> u64 {
+        let mut l = [0u32; 8];
+        // SAFETY: `l` is 32 bytes, the size of the unaligned store.
+        unsafe { _mm256_storeu_si256(l.as_mut_ptr().cast(), v) };
+        l.iter().map(|&c| u64::from(c)).sum()
+    };
+    let steps = n / STEP;
+    // destination bytes per step
+    let out_step = if W == 0 { STEP / 2 } else { W * STEP };
+    for (s_run, d_run) in src[..4 * STEP * steps]
+        .chunks(4 * STEP * FLUSH)
+        .zip(dst[..out_step * steps].chunks_mut(out_step * FLUSH))
+    {
+        let mut acc = [zero; 5];
+        for (x, y) in s_run
+            .chunks_exact(4 * STEP)
+            .zip(d_run.chunks_exact_mut(out_step))
+        {
+            // SAFETY: `x` is 64 bytes, two unaligned 32-byte loads.
+            let (a, b) = unsafe {
+                (
+                    _mm256_loadu_ps(x.as_ptr().cast()),
+                    _mm256_loadu_ps(x.as_ptr().add(32).cast()),
+                )
+            };
+            let (ca, sa) = lanes(a);
+            let (cb, sb) = lanes(b);
+            for ((t, p), q) in acc.iter_mut().zip(sa).zip(sb) {
+                *t = _mm256_sub_epi32(_mm256_sub_epi32(*t, p), q);
+            }
+            // a0..3 b0..3 | a4..7 b4..7 → a0..7 b0..7 as 16-bit codes
+            let p = _mm256_permute4x64_epi64::<0xD8>(_mm256_packus_epi32(ca, cb));
+            if W == 2 {
+                // SAFETY: `y` is 32 bytes, the size of the unaligned store.
+                unsafe { _mm256_storeu_si256(y.as_mut_ptr().cast(), p) };
+            } else {
+                let q = _mm256_permute4x64_epi64::<0x08>(_mm256_packus_epi16(p, p));
+                let bytes = _mm256_castsi256_si128(q);
+                if W == 0 {
+                    // byte pairs (lo, hi) → lo | hi << 4
+                    let lo = _mm_and_si128(bytes, _mm_set1_epi16(0x000F));
+                    let hi = _mm_and_si128(_mm_srli_epi16::<4>(bytes), _mm_set1_epi16(0x00F0));
+                    let nib = _mm_packus_epi16(_mm_or_si128(lo, hi), _mm_setzero_si128());
+                    // SAFETY: `y` is 8 bytes, the size of the unaligned store.
+                    unsafe { _mm_storel_epi64(y.as_mut_ptr().cast(), nib) };
+                } else {
+                    // SAFETY: `y` is 16 bytes, the size of the unaligned store.
+                    unsafe { _mm_storeu_si128(y.as_mut_ptr().cast(), bytes) };
+                }
+            }
+        }
+        let m = (s_run.len() / 4) as u64;
+        let [inexact, overflow, flushed, saturated, invalid] = acc.map(sum);
+        counts.total += m;
+        // Every invalid or overflowing result is also inexact.
+        counts.exact += m - inexact;
+        for (flag, k) in [
+            (Status::INEXACT, inexact),
+            (Status::OVERFLOW, overflow),
+            (
+                if WRAP {
+                    Status::WRAPPED
+                } else {
+                    Status::SATURATED
+                },
+                if WRAP { overflow } else { 0 },
+            ),
+            (Status::FLUSHED_TO_ZERO, flushed),
+            (Status::SATURATED, saturated),
+            (Status::INVALID, invalid),
+        ] {
+            if let Some(slot) = counts.flags.get_mut(flag.bits().trailing_zeros() as usize) {
+                *slot += k;
+            }
+        }
+    }
+    counts
+}

@@ -1,0 +1,355 @@
+//! The explicit AVX2 kernels for f32 → 4/8/16-bit integers (4-bit packed or one per byte) and f32 → small binary floats
+//! (e4m3fn, e5m2, the other fp8/fp6/fp4 formats, packed e2m1) equal the reference routine bit
+//! for bit, codes and status counts: on every boundary class of each destination (ties, the
+//! largest value, half an ulp beyond it, overflow, ±Inf, NaN payloads, ±0, f32 and destination
+//! subnormals) mixed with random codes, in every deterministic mode under the three standard
+//! policies, at every instruction-set level, at awkward lengths and offsets, across the
+//! status-counter flush, and split over threads. The kernel names at the AVX2 level are
+//! checked too, so that a silent fallback to the per-element loop fails a test.
+
+use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
+use npusim_numerics::{
+    BulkOptions, CastPolicy, Format, KernelChoice, Layout, RoundMode, StatusCounts, Storage,
+    cast_elements_with_status, kernel_name,
+};
+
+const INTS: [Format; 6] = [
+    Format::I4,
+    Format::U4,
+    Format::I8,
+    Format::U8,
+    Format::I16,
+    Format::U16,
+];
+
+fn policies(mode: RoundMode) -> [CastPolicy; 3] {
+    [
+        CastPolicy::new(mode),
+        CastPolicy::saturating(mode),
+        CastPolicy::non_saturating(mode),
+    ]
+}
+
+fn f32s() -> Storage {
+    Storage::native(Format::F32)
+}
+
+/// The storages of `f`: native, and one code per byte where that differs.
+fn layouts(f: Format) -> Vec<Storage> {
+    let mut v = vec![Storage::native(f)];
+    if let Ok(u) = Storage::new(f, Layout::Unpacked)
+        && u != v[0]
+    {
+        v.push(u);
+    }
+    v
+}
+
+/// Binary-float destinations of at most 8 bits that the f32 float kernel serves.
+fn small_floats() -> Vec<Format> {
+    let v: Vec<Format> = Format::ALL
+        .into_iter()
+        .filter(|&f| {
+            f.bits() <= 8
+                && kernel_name(f32s(), Storage::native(f), &CastPolicy::default())
+                    .starts_with("f32-float")
+        })
+        .collect();
+    // A renamed kernel must not empty the list and leave the tests vacuous.
+    assert!(
+        v.contains(&Format::F8E4M3FN) && v.contains(&Format::F4E2M1),
+        "{v:?}"
+    );
+    v
+}
+
+fn cast(
+    src: &[u8],
+    d: Storage,
+    n: usize,
+    policy: &CastPolicy,
+    kernels: KernelChoice,
+    parallel: bool,
+) -> (Vec<u8>, StatusCounts) {
+    let mut out = vec![0x5Au8; d.bytes_for(n)];
+    let o = BulkOptions {
+        kernels,
+        parallel,
+        ..BulkOptions::default()
+    };
+    let counts = cast_elements_with_status(src, f32s(), &mut out, d, n, policy, &o)
+        .expect("buffers sized for n");
+    (out, counts)
+}
+
+fn bytes(codes: &[u32]) -> Vec<u8> {
+    codes.iter().flat_map(|c| c.to_le_bytes()).collect()
+}
+
+/// Pseudo-random f32 codes: `n` full 32-bit patterns.
+fn random(n: usize, seed: u64) -> Vec<u32> {
+    let mut x = seed | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u32
+        })
+        .collect()
+}
+
+/// Both signs of `code` and its f32 neighbours within `ulps`.
+fn around(code: u32, ulps: u32, out: &mut Vec<u32>) {
+    for d in 0..=ulps {
+        for c in [code.wrapping_sub(d), code.wrapping_add(d)] {
+            out.extend([c & 0x7FFF_FFFF, c | 0x8000_0000]);
+        }
+    }
+}
+
+/// Classes every destination shares: ±0, f32 subnormals, ±Inf, NaN payloads, the f32 max.
+fn common_classes() -> Vec<u32> {
+    let mut v = Vec::new();
+    for c in [0, 1, 0x0040_0000, 0x007F_FFFF, 0x0080_0000, 0x7F7F_FFFF] {
+        around(c, 1, &mut v);
+    }
+    for c in [
+        0x7F80_0000,
+        0x7F80_0001,
+        0x7FA1_2345,
+        0x7FC0_0000,
+        0x7FC0_1000,
+        0x7FFF_FFFF,
+        0x7FBF_FFFF,
+    ] {
+        v.extend([c, c | 0x8000_0000]);
+    }
+    v
+}
+
+/// Every value of the float `dst`, every midpoint (tie) between neighbours, the largest value
+/// plus half an ulp and beyond, each with its f32 neighbours, and the common classes.
+fn float_classes(dst: Format) -> Vec<u32> {
+    let mut vals: Vec<f64> = (0..=dst.code_mask())
+        .map(|c| dst.decode(c))
+        .filter(|x| !x.is_nan() && !x.is_inf())
+        .map(|x| x.to_f64().abs())
+        .collect();
+    vals.sort_by(f64::total_cmp);
+    vals.dedup();
+    let max = vals[vals.len() - 1];
+    let ulp_at_max = max - vals[vals.len() - 2];
+    let mut v = common_classes();
+    let mids = vals.windows(2).map(|w| (w[0] + w[1]) / 2.0);
+    let beyond = [
+        max + ulp_at_max / 2.0,
+        max + ulp_at_max,
+        max * 2.0,
+        vals[1] / 2.0,
+        vals[1] / 4.0,
+    ];
+    for x in vals.iter().copied().chain(mids).chain(beyond) {
+        around((x as f32).to_bits(), 2, &mut v);
+    }
+    v
+}
+
+/// The integer boundaries of `dst` (each bound, one beyond, the halves around them), small
+/// ties, and large values where wrapping keeps only low bits, and the common classes.
+fn int_classes(dst: Format) -> Vec<u32> {
+    let (lo, hi) = (dst.min_finite(), dst.max_finite());
+    let mut v = common_classes();
+    let mut anchors = vec![lo, hi, lo - 1.0, hi + 1.0, 0.0, 0.5, 1.0, 1.5, 2.5, 3.5];
+    anchors.extend([2f64.powi(23), 2f64.powi(24), 2f64.powi(31), 2f64.powi(32)]);
+    anchors.extend([2f64.powi(40) + 2f64.powi(20), 2f64.powi(55), 2f64.powi(100)]);
+    for a in anchors {
+        for w in [a - 0.5, a, a + 0.5, a - 0.25, a + 0.75] {
+            around((w as f32).to_bits(), 2, &mut v);
+        }
+    }
+    v
+}
+
+/// The classes shuffled among random codes, so that NaN and Inf fall into some vector steps
+/// and not others.
+fn mixed(classes: &[u32], seed: u64) -> Vec<u32> {
+    let mut v = random(classes.len() * 3, seed);
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    for &c in classes {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        v.insert((x % (v.len() as u64 + 1)) as usize, c);
+    }
+    v
+}
+
+/// Fast (every level) equals reference for `codes` into `d` under `policy`; on a difference,
+/// names the first differing code.
+fn assert_fast_equals_reference(codes: &[u32], d: Storage, policy: &CastPolicy) {
+    let src = bytes(codes);
+    let n = codes.len();
+    let want = cast(&src, d, n, policy, KernelChoice::Reference, false);
+    for level in SimdLevel::available() {
+        let got = cast(&src, d, n, policy, KernelChoice::Level(level), false);
+        if got == want {
+            continue;
+        }
+        for (i, &c) in codes.iter().enumerate() {
+            assert_eq!(
+                d.read(&got.0, i),
+                d.read(&want.0, i),
+                "f32 {c:#010x} -> {d:?} {policy:?} {level:?}"
+            );
+        }
+        assert_eq!(got.1, want.1, "status counts {d:?} {policy:?} {level:?}");
+    }
+}
+
+#[test]
+fn avx2_kernels_are_the_ones_that_run() {
+    let avx2 = SimdLevel::Avx2.is_available();
+    for d in INTS.into_iter().flat_map(layouts) {
+        let dst = d.format();
+        for mode in RoundMode::DETERMINISTIC {
+            for policy in policies(mode) {
+                let name = kernel_name_at(f32s(), d, &policy, SimdLevel::Avx2);
+                let portable = kernel_name_at(f32s(), d, &policy, SimdLevel::Portable);
+                if mode == RoundMode::Odd {
+                    // no integer kernel rounds to odd (4-bit saturating ones take the key table)
+                    assert!(matches!(name, "reference" | "f32-key"), "{dst} {policy:?}");
+                    continue;
+                }
+                let want = if avx2 { "f32-int-avx2" } else { "f32-int" };
+                assert_eq!(name, want, "{dst} {policy:?}");
+                assert_eq!(portable, "f32-int", "{dst} {policy:?}");
+            }
+        }
+    }
+    let floats = small_floats();
+    for must in [Format::F8E4M3FN, Format::F8E5M2, Format::F4E2M1] {
+        assert!(floats.contains(&must), "{floats:?}");
+    }
+    for dst in floats {
+        for d in layouts(dst) {
+            for mode in RoundMode::DETERMINISTIC {
+                for policy in policies(mode) {
+                    let name = kernel_name_at(f32s(), d, &policy, SimdLevel::Avx2);
+                    let want = if avx2 { "f32-float-avx2" } else { "f32-float" };
+                    assert_eq!(name, want, "{d:?} {policy:?}");
+                    let portable = kernel_name_at(f32s(), d, &policy, SimdLevel::Portable);
+                    assert_eq!(portable, "f32-float", "{d:?} {policy:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn f32_to_4_8_and_16_bit_integers_equal_the_reference_on_every_class() {
+    for (k, dst) in INTS.into_iter().enumerate() {
+        let codes = mixed(&int_classes(dst), 17 + k as u64);
+        for d in layouts(dst) {
+            for mode in RoundMode::DETERMINISTIC {
+                for policy in policies(mode) {
+                    assert_fast_equals_reference(&codes, d, &policy);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn f32_to_small_floats_equal_the_reference_on_every_class() {
+    for (k, dst) in small_floats().into_iter().enumerate() {
+        let codes = mixed(&float_classes(dst), 101 + k as u64);
+        for d in layouts(dst) {
+            for mode in RoundMode::DETERMINISTIC {
+                for policy in policies(mode) {
+                    assert_fast_equals_reference(&codes, d, &policy);
+                }
+            }
+        }
+    }
+}
+
+/// Lengths around the 16-element step and offsets of the source and destination, including
+/// packed 4-bit outputs with odd counts.
+#[test]
+fn awkward_lengths_and_offsets_equal_the_reference() {
+    let mut cases: Vec<(Storage, CastPolicy)> = Vec::new();
+    for d in INTS.into_iter().flat_map(layouts) {
+        cases.push((d, CastPolicy::new(RoundMode::Rint)));
+        cases.push((d, CastPolicy::non_saturating(RoundMode::Round)));
+    }
+    for dst in [Format::F8E4M3FN, Format::F8E5M2, Format::F4E2M1] {
+        for d in layouts(dst) {
+            cases.push((d, CastPolicy::saturating(RoundMode::Rint)));
+            cases.push((d, CastPolicy::new(RoundMode::Floor)));
+            cases.push((d, CastPolicy::new(RoundMode::Odd)));
+        }
+    }
+    let pool = mixed(&float_classes(Format::F8E4M3FN), 7);
+    for (d, policy) in cases {
+        for n in [0, 1, 7, 9, 15, 16, 17, 31, 33, 47, 1023] {
+            for offset in [0, 1, 3] {
+                let codes = &pool[offset..offset + n];
+                let src = bytes(codes);
+                // the source also misaligned in memory by one byte
+                let mut shifted = vec![0u8; src.len() + 1];
+                shifted[1..].copy_from_slice(&src);
+                let want = cast(&src, d, n, &policy, KernelChoice::Reference, false);
+                for level in SimdLevel::available() {
+                    let k = KernelChoice::Level(level);
+                    let got = cast(&src, d, n, &policy, k, false);
+                    assert!(got == want, "{d:?} {policy:?} n = {n} {level:?}");
+                    let got = cast(&shifted[1..], d, n, &policy, k, false);
+                    assert!(got == want, "{d:?} {policy:?} n = {n} {level:?} misaligned");
+                }
+            }
+        }
+    }
+}
+
+/// More elements than one flush of the kernels' vector status counters holds (all exact, so
+/// that every counter lane fills up), and a long random run, serial and over threads.
+#[test]
+fn long_runs_cross_the_counter_flush_and_thread_chunks() {
+    let n = (1 << 19) + 77;
+    let ones = vec![0x3F80_0000u32; n];
+    let rand: Vec<u32> = random(n, 99)
+        .into_iter()
+        // no NaN or Inf (exponent 255 becomes 254): the finite-only path, overflow included
+        .map(|c| {
+            if (c >> 23) & 0xFF == 0xFF {
+                c & !0x0080_0000
+            } else {
+                c
+            }
+        })
+        .collect();
+    for codes in [&ones, &rand] {
+        let src = bytes(codes);
+        for (dst, policy) in [
+            (Format::F8E4M3FN, CastPolicy::saturating(RoundMode::Rint)),
+            (Format::F8E5M2, CastPolicy::new(RoundMode::Ceil)),
+            (Format::F4E2M1, CastPolicy::new(RoundMode::Rint)),
+            (Format::I8, CastPolicy::new(RoundMode::Rint)),
+            (Format::I4, CastPolicy::non_saturating(RoundMode::Floor)),
+            (Format::U16, CastPolicy::non_saturating(RoundMode::Trunc)),
+        ] {
+            let d = Storage::native(dst);
+            let want = cast(&src, d, n, &policy, KernelChoice::Reference, false);
+            for level in SimdLevel::available() {
+                for parallel in [false, true] {
+                    let got = cast(&src, d, n, &policy, KernelChoice::Level(level), parallel);
+                    assert!(
+                        got == want,
+                        "{dst} {policy:?} {level:?} parallel = {parallel}"
+                    );
+                }
+            }
+        }
+    }
+}
