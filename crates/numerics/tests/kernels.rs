@@ -495,6 +495,8 @@ fn widening_16_bit_floats_with_tails_and_offsets_equal_the_reference() {
         (Format::F16, CastPolicy::new(RoundMode::Rint)),
         (Format::F16, CastPolicy::saturating(RoundMode::Rint)),
         (Format::BF16, CastPolicy::new(RoundMode::Rint)),
+        (Format::BF16, CastPolicy::saturating(RoundMode::Rint)),
+        (Format::BF16, CastPolicy::non_saturating(RoundMode::Floor)),
     ] {
         let s = Storage::native(src);
         let d = Storage::native(Format::F32);
