@@ -11,8 +11,8 @@
 //! statuses and blends in the special results, still 8 lanes at a time. Tested bit for bit
 //! against the reference like every kernel.
 
-use super::f32_half::{SpecialCounts, SpecialResults, rounding};
-use crate::status::{Status, StatusCounts};
+use super::f32_half::{SpecialResults, Totals, rounding};
+use crate::status::StatusCounts;
 
 /// f32 → bf16 in one mode under one policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,42 +35,6 @@ const BLOCK_STEPS: usize = 32;
 /// Blocks between two flushes of the 32-bit lane counters (each lane adds at most two per
 /// step).
 const FLUSH_BLOCKS: usize = 1 << 20;
-
-/// The finite lanes' status counts of a run.
-#[derive(Clone, Copy, Debug, Default)]
-struct Totals {
-    exact: u64,
-    underflow: u64,
-    flushed: u64,
-    saturated: u64,
-}
-
-impl Totals {
-    /// The counts of `n` lanes of which `seen` were special.
-    fn into_counts(
-        self,
-        n: usize,
-        seen: &SpecialCounts,
-        specials: &SpecialResults,
-    ) -> StatusCounts {
-        let mut counts = StatusCounts::default();
-        let finite = (n as u64).saturating_sub(seen.total());
-        counts.total = finite;
-        counts.exact = self.exact;
-        for (flag, k) in [
-            (Status::INEXACT, finite.saturating_sub(self.exact)),
-            (Status::UNDERFLOW, self.underflow),
-            (Status::FLUSHED_TO_ZERO, self.flushed),
-            (Status::SATURATED, self.saturated),
-        ] {
-            if let Some(slot) = counts.flags.get_mut(flag.bits().trailing_zeros() as usize) {
-                *slot += k;
-            }
-        }
-        specials.record(seen, &mut counts);
-        counts
-    }
-}
 
 impl Bf16 {
     /// The kernel for rounding mode `mode` (see [`rounding`]) whose special lanes become

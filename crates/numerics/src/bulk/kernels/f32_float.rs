@@ -24,13 +24,21 @@ const UNDERFLOW: u16 = Status::UNDERFLOW.bits();
 const FLUSHED: u16 = Status::FLUSHED_TO_ZERO.bits();
 const SATURATED: u16 = Status::SATURATED.bits();
 
-/// The rounding modes as const-generic parameters (one vectorised loop per mode).
-mod mode {
+/// The rounding modes as const-generic parameters (one vectorised loop per mode); the SIMD
+/// kernels ([`f16c`](super::f16c), [`f32_bf16`](super::f32_bf16),
+/// [`f32_small_float`](super::f32_small_float)) use the same numbering.
+pub(crate) mod mode {
+    /// To nearest, ties to even (`rint`, `none`).
     pub const NEAREST_EVEN: u8 = 0;
+    /// To nearest, ties away from zero (`round`).
     pub const NEAREST_AWAY: u8 = 1;
+    /// Toward −∞.
     pub const FLOOR: u8 = 2;
+    /// Toward +∞.
     pub const CEIL: u8 = 3;
+    /// Toward zero.
     pub const TRUNC: u8 = 4;
+    /// To odd: truncate, then set the last bit when inexact.
     pub const ODD: u8 = 5;
 }
 

@@ -5,23 +5,10 @@
 //! vector selects and counted per class and sign; no element is cast one by one.
 
 use super::flags;
-use crate::status::StatusCounts;
+use crate::status::{Status, StatusCounts};
 
 /// The rounding modes, as const-generic parameters of the kernels' loops.
-pub(crate) mod rounding {
-    /// To nearest, ties to even (`rint`, `none`).
-    pub const NEAREST_EVEN: u8 = 0;
-    /// To nearest, ties away from zero (`round`).
-    pub const NEAREST_AWAY: u8 = 1;
-    /// Toward −∞.
-    pub const FLOOR: u8 = 2;
-    /// Toward +∞.
-    pub const CEIL: u8 = 3;
-    /// Toward zero.
-    pub const TRUNC: u8 = 4;
-    /// To odd: truncate, then set the last bit when inexact.
-    pub const ODD: u8 = 5;
-}
+pub(crate) use super::f32_float::mode as rounding;
 
 /// A result fixed by the policy: destination code and raw status bits.
 pub(crate) type Fixed = (u32, u16);
@@ -128,5 +115,45 @@ mod simd {
             lanes[1] += u64::from((m & neg).count_ones());
         }
         code
+    }
+}
+
+/// The finite lanes' status counts of a run.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Totals {
+    /// Exact results.
+    pub exact: u64,
+    /// Results below the smallest normal that are inexact.
+    pub underflow: u64,
+    /// Inexact results flushed to zero.
+    pub flushed: u64,
+    /// Results held at the largest finite value.
+    pub saturated: u64,
+}
+
+impl Totals {
+    /// The counts of `n` lanes of which `seen` were special.
+    pub(crate) fn into_counts(
+        self,
+        n: usize,
+        seen: &SpecialCounts,
+        specials: &SpecialResults,
+    ) -> StatusCounts {
+        let mut counts = StatusCounts::default();
+        let finite = (n as u64).saturating_sub(seen.total());
+        counts.total = finite;
+        counts.exact = self.exact;
+        for (flag, k) in [
+            (Status::INEXACT, finite.saturating_sub(self.exact)),
+            (Status::UNDERFLOW, self.underflow),
+            (Status::FLUSHED_TO_ZERO, self.flushed),
+            (Status::SATURATED, self.saturated),
+        ] {
+            if let Some(slot) = counts.flags.get_mut(flag.bits().trailing_zeros() as usize) {
+                *slot += k;
+            }
+        }
+        specials.record(seen, &mut counts);
+        counts
     }
 }

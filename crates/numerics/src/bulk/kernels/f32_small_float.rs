@@ -17,14 +17,7 @@ pub(crate) type Fixed = (u32, u16);
 const STEP: usize = 16;
 
 /// The rounding modes (the [`super::f32_float`] kernel's numbering).
-pub(crate) mod mode {
-    pub const NEAREST_EVEN: u8 = 0;
-    pub const NEAREST_AWAY: u8 = 1;
-    pub const FLOOR: u8 = 2;
-    pub const CEIL: u8 = 3;
-    pub const TRUNC: u8 = 4;
-    pub const ODD: u8 = 5;
-}
+pub(crate) use super::f32_float::mode;
 
 /// One f32 → small float cast: the layout, the mode and the policy's fixed results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
