@@ -3,7 +3,9 @@
 //! destination, under every deterministic mode and the three standard policies; at awkward
 //! lengths; and with stray high bits in one-per-byte sub-byte sources.
 
-use npusim_numerics::bulk::SimdLevel;
+mod kernel_support;
+use kernel_support::{fast_choices, options};
+
 use npusim_numerics::{
     BulkOptions, CastPolicy, Format, KernelChoice, Layout, RoundMode, Storage,
     cast_elements_with_status, convert_with_status, kernel_name,
@@ -37,15 +39,7 @@ fn cast(
     policy: &CastPolicy,
     kernels: KernelChoice,
 ) -> (Vec<u8>, npusim_numerics::StatusCounts) {
-    let mut out = vec![0u8; d.bytes_for(n)];
-    let options = BulkOptions {
-        kernels,
-        parallel: false,
-        ..BulkOptions::default()
-    };
-    let counts = cast_elements_with_status(src, s, &mut out, d, n, policy, &options)
-        .expect("buffers are sized for n");
-    (out, counts)
+    kernel_support::cast(src, s, d, n, policy, &options(kernels, false))
 }
 
 /// A fast cast of f32 `codes` equals the reference one; on a difference, names the first f32
@@ -224,14 +218,6 @@ fn f32_codes(random: usize) -> Vec<u32> {
         v.push((x >> 16) as u32);
     }
     v
-}
-
-/// The fast kernels at every instruction-set level this machine has (the portable one first).
-fn fast_choices() -> Vec<KernelChoice> {
-    SimdLevel::available()
-        .into_iter()
-        .map(KernelChoice::Level)
-        .collect()
 }
 
 #[test]

@@ -6,6 +6,9 @@
 //! and random codes, in slices of every awkward length and element by element. And at the AVX2
 //! level the cast really runs the SIMD kernel (a silent fallback fails the name test).
 
+mod kernel_support;
+use kernel_support::{fast_choices, options, random_f32};
+
 use npusim_numerics::bulk::SimdLevel;
 use npusim_numerics::{
     BulkOptions, CastPolicy, Format, InfRule, KernelChoice, NanRule, Overflow, RoundMode,
@@ -48,14 +51,6 @@ fn policies() -> Vec<CastPolicy> {
     v
 }
 
-/// The fast kernels at every level this machine has, then the reference.
-fn levels() -> Vec<KernelChoice> {
-    SimdLevel::available()
-        .into_iter()
-        .map(KernelChoice::Level)
-        .collect()
-}
-
 fn cast(
     codes: &[u32],
     dst: Format,
@@ -63,25 +58,8 @@ fn cast(
     k: KernelChoice,
 ) -> (Vec<u8>, StatusCounts) {
     let src: Vec<u8> = codes.iter().flat_map(|c| c.to_le_bytes()).collect();
-    let d = Storage::native(dst);
-    let n = codes.len();
-    let mut out = vec![0xA5u8; d.bytes_for(n)];
-    let options = BulkOptions {
-        kernels: k,
-        parallel: false,
-        ..BulkOptions::default()
-    };
-    let counts = cast_elements_with_status(
-        &src,
-        Storage::native(Format::F32),
-        &mut out,
-        d,
-        n,
-        policy,
-        &options,
-    )
-    .expect("buffers are sized for n");
-    (out, counts)
+    let (s, d) = (Storage::native(Format::F32), Storage::native(dst));
+    kernel_support::cast(&src, s, d, codes.len(), policy, &options(k, false))
 }
 
 /// The f32 magnitudes at the class boundaries of `dst`: around zero, the smallest subnormal
@@ -163,19 +141,6 @@ fn boundaries(dst: Format, every_exponent: bool) -> Vec<u32> {
     v
 }
 
-/// `n` pseudo-random f32 codes (every class occurs).
-fn random(n: usize, seed: u64) -> Vec<u32> {
-    let mut x = seed | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 17) as u32
-        })
-        .collect()
-}
-
 /// On a difference, names the first f32 code whose result differs, then compares the counts.
 fn assert_same(codes: &[u32], dst: Format, policy: &CastPolicy, k: KernelChoice) {
     let fast = cast(codes, dst, policy, k);
@@ -234,14 +199,14 @@ fn f16_and_bf16_kernels_equal_the_reference_on_boundaries_and_random_codes() {
     for dst in DSTS {
         let mut codes = boundaries(dst, true);
         // boundary codes among random ones too, so that special lanes share groups with others
-        let r = random(1 << log2, 0x2545_F491_4F6C_DD1D);
+        let r = random_f32(1 << log2, 0x2545_F491_4F6C_DD1D);
         for (i, b) in boundaries(dst, true).into_iter().enumerate() {
             codes.push(r[i % r.len()]);
             codes.push(b);
         }
         codes.extend(&r);
         for p in policies() {
-            for k in levels() {
+            for k in fast_choices() {
                 assert_same(&codes, dst, &p, k);
             }
         }
@@ -254,7 +219,7 @@ fn every_boundary_code_alone_equals_the_reference() {
     for dst in DSTS {
         let codes = boundaries(dst, false);
         for p in policies() {
-            for k in levels() {
+            for k in fast_choices() {
                 for &c in &codes {
                     let fast = cast(&[c], dst, &p, k);
                     let slow = cast(&[c], dst, &p, KernelChoice::Reference);
@@ -275,7 +240,7 @@ fn awkward_lengths_with_specials_at_the_ends_equal_the_reference() {
         0x7F7F_FFFF,
     ];
     for dst in DSTS {
-        let body = random(1100, 0x9E37_79B9_7F4A_7C15);
+        let body = random_f32(1100, 0x9E37_79B9_7F4A_7C15);
         for n in [0usize, 1, 2, 7, 8, 9, 15, 16, 17, 31, 33, 1023, 1025] {
             let mut codes = body[..n].to_vec();
             // specials first and last, where the main loop and the tail meet
@@ -291,7 +256,7 @@ fn awkward_lengths_with_specials_at_the_ends_equal_the_reference() {
                     CastPolicy::saturating(round),
                     CastPolicy::non_saturating(round),
                 ] {
-                    for k in levels() {
+                    for k in fast_choices() {
                         assert_same(&codes, dst, &p, k);
                     }
                 }
@@ -303,7 +268,7 @@ fn awkward_lengths_with_specials_at_the_ends_equal_the_reference() {
 #[test]
 fn unaligned_buffers_and_parallel_chunks_equal_the_reference() {
     let n = 3 * npusim_numerics::bulk::PARALLEL_THRESHOLD + 4099;
-    let codes = random(n + 1, 0xDEAD_BEEF_1234_5678);
+    let codes = random_f32(n + 1, 0xDEAD_BEEF_1234_5678);
     let bytes: Vec<u8> = codes.iter().flat_map(|c| c.to_le_bytes()).collect();
     let s = Storage::native(Format::F32);
     for dst in DSTS {
@@ -332,7 +297,7 @@ fn unaligned_buffers_and_parallel_chunks_equal_the_reference() {
             };
             for offset in [0, 1] {
                 let want = run(offset, KernelChoice::Reference, false);
-                for k in levels() {
+                for k in fast_choices() {
                     for parallel in [false, true] {
                         assert!(
                             run(offset, k, parallel) == want,
@@ -349,7 +314,7 @@ fn unaligned_buffers_and_parallel_chunks_equal_the_reference() {
 /// them exact in bf16 or f16): no NaN,
 /// Inf, overflow or f32 subnormal, so the SIMD kernels' fast path serves whole blocks.
 fn moderate(n: usize, seed: u64) -> Vec<u32> {
-    random(n, seed)
+    random_f32(n, seed)
         .into_iter()
         .map(|x| {
             let c = (x & 0x807F_FFFF) | ((97 + (x >> 23) % 45) << 23);
@@ -386,7 +351,7 @@ fn blocks_with_and_without_rare_lanes_equal_the_reference() {
                 CastPolicy::saturating(round),
                 CastPolicy::non_saturating(round),
             ] {
-                for k in levels() {
+                for k in fast_choices() {
                     assert_same(&codes, dst, &p, k);
                     assert_same(&codes[..4096], dst, &p, k);
                     assert_same(&codes[..512], dst, &p, k);

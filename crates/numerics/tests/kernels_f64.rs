@@ -6,10 +6,12 @@
 //! deterministic mode, the three standard policies, every instruction-set level, serial and
 //! over threads, at awkward lengths.
 
+mod kernel_support;
+use kernel_support::options;
+
 use npusim_numerics::bulk::SimdLevel;
 use npusim_numerics::{
-    BulkOptions, CastPolicy, Format, KernelChoice, Layout, RoundMode, StatusCounts, Storage,
-    cast_elements_with_status, kernel_name,
+    CastPolicy, Format, KernelChoice, Layout, RoundMode, StatusCounts, Storage, kernel_name,
 };
 
 fn f64s() -> Storage {
@@ -24,15 +26,7 @@ fn cast(
     kernels: KernelChoice,
     parallel: bool,
 ) -> (Vec<u8>, StatusCounts) {
-    let mut out = vec![0x5Au8; d.bytes_for(n)];
-    let o = BulkOptions {
-        kernels,
-        parallel,
-        ..BulkOptions::default()
-    };
-    let counts = cast_elements_with_status(src, f64s(), &mut out, d, n, policy, &o)
-        .expect("buffers sized for n");
-    (out, counts)
+    kernel_support::cast(src, f64s(), d, n, policy, &options(kernels, parallel))
 }
 
 /// Both signs of `x`'s f64 code and its neighbours within `ulps`.

@@ -7,10 +7,12 @@
 //! status-counter flush, and split over threads. The kernel names at the AVX2 level are
 //! checked too, so that a silent fallback to the per-element loop fails a test.
 
+mod kernel_support;
+use kernel_support::{options, random_f32};
+
 use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
 use npusim_numerics::{
-    BulkOptions, CastPolicy, Format, KernelChoice, Layout, RoundMode, StatusCounts, Storage,
-    cast_elements_with_status, kernel_name,
+    CastPolicy, Format, KernelChoice, Layout, RoundMode, StatusCounts, Storage, kernel_name,
 };
 
 const INTS: [Format; 6] = [
@@ -71,32 +73,11 @@ fn cast(
     kernels: KernelChoice,
     parallel: bool,
 ) -> (Vec<u8>, StatusCounts) {
-    let mut out = vec![0x5Au8; d.bytes_for(n)];
-    let o = BulkOptions {
-        kernels,
-        parallel,
-        ..BulkOptions::default()
-    };
-    let counts = cast_elements_with_status(src, f32s(), &mut out, d, n, policy, &o)
-        .expect("buffers sized for n");
-    (out, counts)
+    kernel_support::cast(src, f32s(), d, n, policy, &options(kernels, parallel))
 }
 
 fn bytes(codes: &[u32]) -> Vec<u8> {
     codes.iter().flat_map(|c| c.to_le_bytes()).collect()
-}
-
-/// Pseudo-random f32 codes: `n` full 32-bit patterns.
-fn random(n: usize, seed: u64) -> Vec<u32> {
-    let mut x = seed | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u32
-        })
-        .collect()
 }
 
 /// Both signs of `code` and its f32 neighbours within `ulps`.
@@ -174,7 +155,7 @@ fn int_classes(dst: Format) -> Vec<u32> {
 /// The classes shuffled among random codes, so that NaN and Inf fall into some vector steps
 /// and not others.
 fn mixed(classes: &[u32], seed: u64) -> Vec<u32> {
-    let mut v = random(classes.len() * 3, seed);
+    let mut v = random_f32(classes.len() * 3, seed);
     let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     for &c in classes {
         x ^= x << 13;
@@ -318,7 +299,7 @@ fn awkward_lengths_and_offsets_equal_the_reference() {
 fn long_runs_cross_the_counter_flush_and_thread_chunks() {
     let n = (1 << 19) + 77;
     let ones = vec![0x3F80_0000u32; n];
-    let rand: Vec<u32> = random(n, 99)
+    let rand: Vec<u32> = random_f32(n, 99)
         .into_iter()
         // no NaN or Inf (exponent 255 becomes 254): the finite-only path, overflow included
         .map(|c| {

@@ -3,6 +3,8 @@
 //! not a multiple of the vector width or status block, packed 4-bit with an odd count, and
 //! lengths that cross the parallel threshold and split into uneven chunks.
 
+mod kernel_support;
+
 use npusim_numerics::bulk::SimdLevel;
 use npusim_numerics::{
     BulkOptions, CastPolicy, Format, KernelChoice, RoundMode, StatusCounts, Storage,
@@ -28,11 +30,7 @@ fn cast(
     policy: &CastPolicy,
     o: &BulkOptions,
 ) -> (Vec<u8>, StatusCounts) {
-    let mut out = vec![0xAAu8; d.bytes_for(n)];
-    let counts =
-        cast_elements_with_status(src, Storage::native(Format::F32), &mut out, d, n, policy, o)
-            .expect("buffers sized for n");
-    (out, counts)
+    kernel_support::cast(src, Storage::native(Format::F32), d, n, policy, o)
 }
 
 #[test]
