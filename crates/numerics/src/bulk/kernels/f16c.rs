@@ -88,7 +88,7 @@ impl F16c {
 #[cfg(target_arch = "x86_64")]
 mod simd {
     use super::{BLOCK_GROUPS, F16c, FLUSH_BLOCKS, MAX_F32, Totals};
-    use crate::bulk::kernels::f32_half::{SpecialCounts, blend, rounding};
+    use crate::bulk::kernels::f32_half::{Acc, SpecialCounts, blend, rounding};
     use crate::status::StatusCounts;
     use std::arch::x86_64::{
         __m128i, __m256i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi16, _mm_cmpgt_epi16,
@@ -98,8 +98,8 @@ mod simd {
         _mm256_castsi256_ps, _mm256_castsi256_si128, _mm256_cmpeq_epi32, _mm256_cmpgt_epi32,
         _mm256_cvtepu16_epi32, _mm256_cvtph_ps, _mm256_cvtps_ph, _mm256_extracti128_si256,
         _mm256_loadu_si256, _mm256_min_epi32, _mm256_or_si256, _mm256_set1_epi32,
-        _mm256_setzero_si256, _mm256_srli_epi32, _mm256_srlv_epi32, _mm256_storeu_si256,
-        _mm256_sub_epi32, _mm256_xor_si256,
+        _mm256_setzero_si256, _mm256_srli_epi32, _mm256_srlv_epi32, _mm256_sub_epi32,
+        _mm256_xor_si256,
     };
 
     /// The fast loop's per-lane counters over one block (at most [`BLOCK_GROUPS`] each), and
@@ -112,62 +112,11 @@ mod simd {
         largest: __m128i,
     }
 
-    /// Per-lane counters of the finite lanes (each lane adds at most one per group).
-    #[derive(Clone, Copy)]
-    struct Acc {
-        exact: __m256i,
-        underflow: __m256i,
-        flushed: __m256i,
-        saturated: __m256i,
-    }
-
-    /// The sum of the eight 32-bit lanes of `v`.
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn sum(v: __m256i) -> u64 {
-        let mut lanes = [0u32; 8];
-        // SAFETY: `lanes` is 32 bytes, the size of the unaligned store.
-        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), v) };
-        lanes.iter().map(|&c| u64::from(c)).sum()
-    }
-
     /// The 32-bit lane masks of `m` narrowed to 16-bit lanes.
     #[target_feature(enable = "avx2")]
     #[inline]
     fn narrow(m: __m256i) -> __m128i {
         _mm_packs_epi32(_mm256_castsi256_si128(m), _mm256_extracti128_si256::<1>(m))
-    }
-
-    impl Acc {
-        #[target_feature(enable = "avx2")]
-        #[inline]
-        fn zero() -> Acc {
-            let z = _mm256_setzero_si256();
-            Acc {
-                exact: z,
-                underflow: z,
-                flushed: z,
-                saturated: z,
-            }
-        }
-
-        #[target_feature(enable = "avx2")]
-        #[inline]
-        fn add(&mut self, o: Acc) {
-            self.exact = _mm256_add_epi32(self.exact, o.exact);
-            self.underflow = _mm256_add_epi32(self.underflow, o.underflow);
-            self.flushed = _mm256_add_epi32(self.flushed, o.flushed);
-            self.saturated = _mm256_add_epi32(self.saturated, o.saturated);
-        }
-
-        #[target_feature(enable = "avx2")]
-        #[inline]
-        fn add_to(self, t: &mut Totals) {
-            t.exact += sum(self.exact);
-            t.underflow += sum(self.underflow);
-            t.flushed += sum(self.flushed);
-            t.saturated += sum(self.saturated);
-        }
     }
 
     impl F16c {

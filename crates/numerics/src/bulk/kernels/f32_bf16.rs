@@ -71,7 +71,7 @@ impl Bf16 {
 #[cfg(target_arch = "x86_64")]
 mod simd {
     use super::{BLOCK_STEPS, Bf16, FLUSH_BLOCKS, MAX_CODE, MIN_NORMAL, Totals};
-    use crate::bulk::kernels::f32_half::{SpecialCounts, blend, rounding};
+    use crate::bulk::kernels::f32_half::{Acc, SpecialCounts, blend, rounding};
     use crate::status::StatusCounts;
     use std::arch::x86_64::{
         __m256i, _mm256_add_epi32, _mm256_and_si256, _mm256_andnot_si256, _mm256_cmpeq_epi32,
@@ -80,57 +80,6 @@ mod simd {
         _mm256_setzero_si256, _mm256_srai_epi32, _mm256_srli_epi32, _mm256_storeu_si256,
         _mm256_sub_epi32, _mm256_testz_si256,
     };
-
-    /// Per-lane counters of the finite lanes.
-    #[derive(Clone, Copy)]
-    struct Acc {
-        exact: __m256i,
-        underflow: __m256i,
-        flushed: __m256i,
-        saturated: __m256i,
-    }
-
-    /// The sum of the eight 32-bit lanes of `v`.
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn sum(v: __m256i) -> u64 {
-        let mut lanes = [0u32; 8];
-        // SAFETY: `lanes` is 32 bytes, the size of the unaligned store.
-        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), v) };
-        lanes.iter().map(|&c| u64::from(c)).sum()
-    }
-
-    impl Acc {
-        #[target_feature(enable = "avx2")]
-        #[inline]
-        fn zero() -> Acc {
-            let z = _mm256_setzero_si256();
-            Acc {
-                exact: z,
-                underflow: z,
-                flushed: z,
-                saturated: z,
-            }
-        }
-
-        #[target_feature(enable = "avx2")]
-        #[inline]
-        fn add(&mut self, o: Acc) {
-            self.exact = _mm256_add_epi32(self.exact, o.exact);
-            self.underflow = _mm256_add_epi32(self.underflow, o.underflow);
-            self.flushed = _mm256_add_epi32(self.flushed, o.flushed);
-            self.saturated = _mm256_add_epi32(self.saturated, o.saturated);
-        }
-
-        #[target_feature(enable = "avx2")]
-        #[inline]
-        fn add_to(self, t: &mut Totals) {
-            t.exact += sum(self.exact);
-            t.underflow += sum(self.underflow);
-            t.flushed += sum(self.flushed);
-            t.saturated += sum(self.saturated);
-        }
-    }
 
     /// One rounded group of 8.
     #[derive(Clone, Copy)]

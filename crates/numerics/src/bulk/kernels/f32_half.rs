@@ -57,16 +57,68 @@ impl SpecialResults {
 }
 
 #[cfg(target_arch = "x86_64")]
-pub(crate) use simd::blend;
+pub(crate) use simd::{Acc, blend};
 
 #[cfg(target_arch = "x86_64")]
 mod simd {
-    use super::{SpecialCounts, SpecialResults};
+    use super::{SpecialCounts, SpecialResults, Totals};
     use std::arch::x86_64::{
         __m256i, _mm256_and_si256, _mm256_andnot_si256, _mm256_blendv_epi8, _mm256_castsi256_ps,
         _mm256_cmpeq_epi32, _mm256_cmpgt_epi32, _mm256_movemask_ps, _mm256_or_si256,
         _mm256_set1_epi32, _mm256_srai_epi32, _mm256_srli_epi32,
     };
+    use std::arch::x86_64::{_mm256_add_epi32, _mm256_setzero_si256, _mm256_storeu_si256};
+
+    /// Per-lane counters of the finite lanes (32-bit lanes).
+    #[derive(Clone, Copy)]
+    pub(crate) struct Acc {
+        pub(crate) exact: __m256i,
+        pub(crate) underflow: __m256i,
+        pub(crate) flushed: __m256i,
+        pub(crate) saturated: __m256i,
+    }
+
+    /// The sum of the eight 32-bit lanes of `v`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn sum(v: __m256i) -> u64 {
+        let mut lanes = [0u32; 8];
+        // SAFETY: `lanes` is 32 bytes, the size of the unaligned store.
+        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), v) };
+        lanes.iter().map(|&c| u64::from(c)).sum()
+    }
+
+    impl Acc {
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        pub(crate) fn zero() -> Acc {
+            let z = _mm256_setzero_si256();
+            Acc {
+                exact: z,
+                underflow: z,
+                flushed: z,
+                saturated: z,
+            }
+        }
+
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        pub(crate) fn add(&mut self, o: Acc) {
+            self.exact = _mm256_add_epi32(self.exact, o.exact);
+            self.underflow = _mm256_add_epi32(self.underflow, o.underflow);
+            self.flushed = _mm256_add_epi32(self.flushed, o.flushed);
+            self.saturated = _mm256_add_epi32(self.saturated, o.saturated);
+        }
+
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        pub(crate) fn add_to(self, t: &mut Totals) {
+            t.exact += sum(self.exact);
+            t.underflow += sum(self.underflow);
+            t.flushed += sum(self.flushed);
+            t.saturated += sum(self.saturated);
+        }
+    }
 
     /// `r[0]` in lanes whose sign mask is clear, `r[1]` where it is set.
     #[target_feature(enable = "avx2")]
