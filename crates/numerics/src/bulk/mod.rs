@@ -259,7 +259,7 @@ pub fn cast_elements_with_status(
 /// The name of the kernel a bulk cast between these storages under `policy` runs at the best
 /// instruction-set level of this machine (`"table"`, `"widen"`, `"f32-float"`,
 /// `"f32-float-avx2"`, `"f16c"`, `"f32-bf16"`, `"f32-int"`, `"f32-int-avx2"`, `"f32-key"`,
-/// `"f64-float"`, `"reference"`, or `"copy"`), as chosen once per slice.
+/// `"f64-float"`, `"i32-float"`, `"reference"`, or `"copy"`), as chosen once per slice.
 ///
 /// ```
 /// use npusim_numerics::{kernel_name, CastPolicy, Format, Storage};

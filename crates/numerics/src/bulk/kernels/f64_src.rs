@@ -1,7 +1,7 @@
-//! f64 → the binary floats of at most 16 bits the [`super::f32_float`] kernel serves (f16,
-//! bf16, fp8, fp6, fp4), every deterministic mode and policy: each f64 is first rounded to
-//! f32 by round-to-odd (exact integer arithmetic on the bit pattern), then the block goes
-//! through the f32 kernel. Round-to-odd keeps every rounding decision of the narrower format:
+//! f64 and i32 → the binary floats of at most 16 bits the [`super::f32_float`] kernel serves
+//! (f16, bf16, fp8, fp6, fp4), every deterministic mode and policy: each f64 (each i32, by way
+//! of its exact f64 value) is first rounded to f32 by round-to-odd (exact integer arithmetic
+//! on the bit pattern), then the block goes through the f32 kernel. Round-to-odd keeps every rounding decision of the narrower format:
 //! a value that f32 cannot hold maps to the odd f32 neighbour strictly between the same two
 //! f32 values, so it lies between the same two destination values (whose f32 codes are even,
 //! as the destination keeps at most 10 mantissa bits and an f32 subnormal range 16 bits finer
@@ -16,8 +16,27 @@ use super::f32_float::FloatDst;
 use super::flags::BLOCK;
 use crate::status::StatusCounts;
 
-/// f64 → small float, through round-to-odd f32 codes and a [`FloatDst`] kernel.
+/// f64 or i32 → small float, through round-to-odd f32 codes and a [`FloatDst`] kernel.
 pub(crate) struct F64Float;
+
+/// The source formats that go through round-to-odd f32 codes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WideSource {
+    /// f64 codes.
+    F64,
+    /// i32 codes (every i32 is exact in f64, and none is beyond the f32 range).
+    I32,
+}
+
+impl WideSource {
+    /// Bytes per source element.
+    pub(crate) const fn bytes(self) -> usize {
+        match self {
+            WideSource::F64 => 8,
+            WideSource::I32 => 4,
+        }
+    }
+}
 
 /// The f32 code of the f64 code `x` rounded to odd (toward zero, then the last bit set when
 /// inexact); `None` for NaN and for finite values of at least 2^128 (beyond the f32 range,
@@ -77,6 +96,7 @@ fn round_to_odd_branchless(x: u64) -> (u32, bool) {
 /// A block of f64 codes into round-to-odd f32 codes, as a [`super::simd::Job`] (so that the
 /// loop is compiled at the cast's instruction-set level): whether any needs the reference.
 struct OddBlock<'a> {
+    source: WideSource,
     src: &'a [u8],
     out: &'a mut [u32],
 }
@@ -88,7 +108,16 @@ impl super::simd::Job for OddBlock<'_> {
         // the codes copied into a local array first: whole-word loads in the loop
         let mut codes = [0u64; BLOCK];
         let m = self.out.len().min(BLOCK);
-        bytemuck::cast_slice_mut::<u64, u8>(&mut codes[..m]).copy_from_slice(&self.src[..8 * m]);
+        if self.source == WideSource::I32 {
+            let mut ints = [0i32; BLOCK];
+            bytemuck::cast_slice_mut::<i32, u8>(&mut ints[..m]).copy_from_slice(&self.src[..4 * m]);
+            for (c, &x) in codes[..m].iter_mut().zip(&ints[..m]) {
+                *c = (f64::from(i32::from_le(x))).to_bits().to_le();
+            }
+        } else {
+            bytemuck::cast_slice_mut::<u64, u8>(&mut codes[..m])
+                .copy_from_slice(&self.src[..8 * m]);
+        }
         let mut bad = false;
         for (&x, y) in codes[..m].iter().zip(self.out.iter_mut()) {
             let (c, b) = round_to_odd_branchless(u64::from_le(x));
@@ -100,13 +129,15 @@ impl super::simd::Job for OddBlock<'_> {
 }
 
 impl F64Float {
-    /// Casts `n` little-endian f64 codes of `src` into `dst` at `level`, block by block: the
+    /// Casts `n` little-endian `source` codes of `src` into `dst` at `level`, block by block: the
     /// round-to-odd f32 codes of a block through `f32_kernel`, a block holding a NaN or a
     /// value beyond f32 through `reference` (both given the block's source or f32 codes, its
     /// part of `dst`, its start and length). `out_bytes(i)` is the destination byte offset of
     /// element `i` (a multiple of the block length, or the end).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn run(
         level: super::simd::SimdLevel,
+        source: WideSource,
         src: &[u8],
         dst: &mut [u8],
         n: usize,
@@ -119,8 +150,10 @@ impl F64Float {
         let mut start = 0;
         while start < n {
             let m = BLOCK.min(n - start);
-            let block = &src[8 * start..8 * (start + m)];
+            let w = source.bytes();
+            let block = &src[w * start..w * (start + m)];
             let job = OddBlock {
+                source,
                 src: block,
                 out: &mut f32s[..m],
             };

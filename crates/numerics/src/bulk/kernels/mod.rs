@@ -9,7 +9,7 @@
 //! | [`f16c`] | f32 → f16, every deterministic mode and policy, at the AVX2 + F16C level (the portable level runs [`f32_float`]) | `vcvtps2ph` with the mode's immediate (ties-away: the truncation of the magnitude plus half an ulp added on the f32 bits; odd: the truncation, its last bit set where the round trip differs), statuses from the round trip in vector accumulators, NaN/Inf/overflow lanes blended in ([`f32_half`]) |
 //! | [`f32_bf16`] | f32 → bf16, every deterministic mode and policy, at the AVX2 level (the portable level runs [`f32_float`]) | integer rounding of the top 16 bits on 8 lanes, packed 16 per store, statuses from the low 16 bits in vector accumulators, NaN/Inf/overflow lanes blended in ([`f32_half`]) |
 //! | [`f32_small_float`] | the [`f32_float`] destinations of at most 8 bits (e4m3fn, e5m2, fp6, fp4 packed or not), at the AVX2 level | the same rounding on 8 lanes with the layout in registers, statuses in vector counters; the last `n % 16` per element |
-//! | [`f64_src`] | f64 → the destinations of [`f32_float`] | round-to-odd f32 codes (keeping every rounding decision), then that kernel; blocks with a NaN or a value of at least 2^128 take the reference |
+//! | [`f64_src`] | f64 and i32 → the destinations of [`f32_float`] | round-to-odd f32 codes (keeping every rounding decision; an i32 by way of its exact f64), then that kernel; f64 blocks with a NaN or a value of at least 2^128 take the reference |
 //! | [`f32_to_int`] | f32 → 4/8/16/32-bit integers (4-bit packed or one per byte), every deterministic mode but `odd`; [`f32_to_int_avx2`] at the AVX2 level for 4 to 16 bits | exact f32 round-to-integral, then the range rule, branchless |
 //! | [`f32_key`] | f32 → other formats of at most 8 bits whose rounding points lie in the f32's top 16 bits (e8m0, HiF8, fnuz fp8, small integers saturating), deterministic modes | a 2^17-entry table keyed on the top 16 bits and a sticky bit |
 //! | [`widen`] | f16 / bf16 → f32 (every policy; checked against the table on all codes) | exact bit arithmetic |
@@ -57,6 +57,8 @@ pub(crate) enum Kernel {
     F32Bf16(f32_float::FloatDst),
     /// f64 → binary floats of at most 16 bits: round-to-odd f32 codes, then the f32 kernel.
     F64Float(f32_float::FloatDst),
+    /// i32 → binary floats of at most 16 bits: round-to-odd f32 codes, then the f32 kernel.
+    I32Float(f32_float::FloatDst),
     /// f32 → 8/16/32-bit integers through exact round-to-integral.
     F32ToInt(f32_to_int::IntDst),
     /// f32 → narrow formats through the (top 16 bits, sticky) table.
@@ -130,6 +132,12 @@ pub(crate) fn select(s: Storage, d: Storage, policy: &CastPolicy, force_referenc
         && let Some(k) = float_kernel(d.format(), policy)
     {
         return Kernel::F64Float(k);
+    }
+    if s.format() == Format::I32
+        && storable
+        && let Some(k) = float_kernel(d.format(), policy)
+    {
+        return Kernel::I32Float(k);
     }
     if s.format() == Format::F32
         && policy.round != RoundMode::Odd
@@ -246,10 +254,16 @@ impl Kernel {
             Kernel::F32Float(k) | Kernel::F16c(k) | Kernel::F32Bf16(k) => {
                 fast(level, k, src, s, dst, d, n)
             }
-            Kernel::F64Float(k) => {
+            Kernel::F64Float(k) | Kernel::I32Float(k) => {
                 let f32s = Storage::native(Format::F32);
+                let source = if matches!(self, Kernel::I32Float(_)) {
+                    f64_src::WideSource::I32
+                } else {
+                    f64_src::WideSource::F64
+                };
                 f64_src::F64Float::run(
                     level,
+                    source,
                     src,
                     dst,
                     n,
@@ -274,6 +288,7 @@ impl Kernel {
             Kernel::F32Bf16(_) => "f32-bf16",
             Kernel::F32Key(_) => "f32-key",
             Kernel::F64Float(_) => "f64-float",
+            Kernel::I32Float(_) => "i32-float",
             Kernel::F32ToInt(_) => "f32-int",
             Kernel::Widen(_) => "widen",
             Kernel::Reference => "reference",
