@@ -7,12 +7,10 @@
 //! over threads, at awkward lengths.
 
 mod kernel_support;
-use kernel_support::options;
+use kernel_support::{assert_kernel_equals_reference_for_small_floats, options};
 
 use npusim_numerics::bulk::SimdLevel;
-use npusim_numerics::{
-    CastPolicy, Format, KernelChoice, Layout, RoundMode, StatusCounts, Storage, kernel_name,
-};
+use npusim_numerics::{CastPolicy, Format, KernelChoice, RoundMode, StatusCounts, Storage};
 
 fn f64s() -> Storage {
     Storage::native(Format::F64)
@@ -93,56 +91,22 @@ fn codes_for(dst: Format, random: usize, seed: u64) -> Vec<u64> {
     v
 }
 
-fn layouts(f: Format) -> Vec<Storage> {
-    let mut v = vec![Storage::native(f)];
-    if let Ok(u) = Storage::new(f, Layout::Unpacked)
-        && u != v[0]
-    {
-        v.push(u);
-    }
-    v
-}
-
 #[test]
 fn f64_to_small_floats_equal_the_reference() {
-    let mut served = 0;
-    for (k, dst) in Format::ALL.into_iter().enumerate() {
-        if dst.bits() > 16 {
-            continue;
-        }
-        let codes = codes_for(dst, 1 << 12, 31 + k as u64);
-        let src: Vec<u8> = codes.iter().flat_map(|c| c.to_le_bytes()).collect();
-        let n = codes.len();
-        for d in layouts(dst) {
-            for mode in RoundMode::DETERMINISTIC {
-                for policy in [
-                    CastPolicy::new(mode),
-                    CastPolicy::saturating(mode),
-                    CastPolicy::non_saturating(mode),
-                ] {
-                    if kernel_name(f64s(), d, &policy) != "f64-float" {
-                        continue;
-                    }
-                    served += 1;
-                    let want = cast(&src, d, n, &policy, KernelChoice::Reference, false);
-                    for level in SimdLevel::available() {
-                        let got = cast(&src, d, n, &policy, KernelChoice::Level(level), false);
-                        if got == want {
-                            continue;
-                        }
-                        for (i, c) in codes.iter().enumerate() {
-                            assert_eq!(
-                                d.read(&got.0, i),
-                                d.read(&want.0, i),
-                                "f64 {c:#018x} -> {d:?} {policy:?} {level:?}"
-                            );
-                        }
-                        assert_eq!(got.1, want.1, "counts {d:?} {policy:?} {level:?}");
-                    }
-                }
-            }
-        }
-    }
+    let served = assert_kernel_equals_reference_for_small_floats(
+        f64s(),
+        "f64-float",
+        |dst, k| {
+            let codes = codes_for(dst, 1 << 12, 31 + k);
+            codes.iter().flat_map(|c| c.to_le_bytes()).collect()
+        },
+        |src, i| {
+            format!(
+                "f64 {:#018x}",
+                u64::from_le_bytes(src[8 * i..8 * i + 8].try_into().expect("8 bytes"))
+            )
+        },
+    );
     // f16, bf16 and the fp8/fp6/fp4 formats with a sign, in 6 modes and 3 policies
     assert!(served >= 150, "{served}");
 }

@@ -6,12 +6,9 @@
 //! instruction-set level, serial and over threads, at awkward lengths.
 
 mod kernel_support;
-use kernel_support::options;
+use kernel_support::{assert_kernel_equals_reference_for_small_floats, layouts, options};
 
-use npusim_numerics::bulk::SimdLevel;
-use npusim_numerics::{
-    CastPolicy, Format, KernelChoice, Layout, RoundMode, StatusCounts, Storage, kernel_name,
-};
+use npusim_numerics::{CastPolicy, Format, KernelChoice, RoundMode, StatusCounts, Storage};
 
 fn i32s() -> Storage {
     Storage::native(Format::I32)
@@ -26,17 +23,6 @@ fn cast(
     parallel: bool,
 ) -> (Vec<u8>, StatusCounts) {
     kernel_support::cast(src, i32s(), d, n, policy, &options(kernels, parallel))
-}
-
-/// The storages of `f` (native, and one per byte for 4-bit formats).
-fn layouts(f: Format) -> Vec<Storage> {
-    let mut v = vec![Storage::native(f)];
-    if let Ok(u) = Storage::new(f, Layout::Unpacked)
-        && u != v[0]
-    {
-        v.push(u);
-    }
-    v
 }
 
 /// i32 codes that probe every rounding decision of `dst`: the integers next to each of its
@@ -88,44 +74,20 @@ fn codes_for(dst: Format, random: usize, seed: u64) -> Vec<i32> {
 
 #[test]
 fn i32_to_small_floats_equal_the_reference() {
-    let mut served = 0;
-    for (k, dst) in Format::ALL.into_iter().enumerate() {
-        if dst.bits() > 16 {
-            continue;
-        }
-        let codes = codes_for(dst, 1 << 12, 17 + k as u64);
-        let src: Vec<u8> = codes.iter().flat_map(|c| c.to_le_bytes()).collect();
-        let n = codes.len();
-        for d in layouts(dst) {
-            for mode in RoundMode::DETERMINISTIC {
-                for policy in [
-                    CastPolicy::new(mode),
-                    CastPolicy::saturating(mode),
-                    CastPolicy::non_saturating(mode),
-                ] {
-                    if kernel_name(i32s(), d, &policy) != "i32-float" {
-                        continue;
-                    }
-                    served += 1;
-                    let want = cast(&src, d, n, &policy, KernelChoice::Reference, false);
-                    for level in SimdLevel::available() {
-                        let got = cast(&src, d, n, &policy, KernelChoice::Level(level), false);
-                        if got == want {
-                            continue;
-                        }
-                        for (i, c) in codes.iter().enumerate() {
-                            assert_eq!(
-                                d.read(&got.0, i),
-                                d.read(&want.0, i),
-                                "i32 {c} -> {d:?} {policy:?} {level:?}"
-                            );
-                        }
-                        assert_eq!(got.1, want.1, "counts {d:?} {policy:?} {level:?}");
-                    }
-                }
-            }
-        }
-    }
+    let served = assert_kernel_equals_reference_for_small_floats(
+        i32s(),
+        "i32-float",
+        |dst, k| {
+            let codes = codes_for(dst, 1 << 12, 17 + k);
+            codes.iter().flat_map(|c| c.to_le_bytes()).collect()
+        },
+        |src, i| {
+            format!(
+                "i32 {}",
+                i32::from_le_bytes(src[4 * i..4 * i + 4].try_into().expect("4 bytes"))
+            )
+        },
+    );
     // f16, bf16 and the fp8/fp6/fp4 formats with a sign, in 6 modes and 3 policies
     assert!(served >= 150, "{served}");
 }

@@ -5,7 +5,8 @@
 
 use npusim_numerics::bulk::SimdLevel;
 use npusim_numerics::{
-    BulkOptions, CastPolicy, KernelChoice, StatusCounts, Storage, cast_elements_with_status,
+    BulkOptions, CastPolicy, Format, KernelChoice, Layout, RoundMode, StatusCounts, Storage,
+    cast_elements_with_status, kernel_name,
 };
 
 /// Casts `n` elements of `src` (storage `s`) to storage `d` under `policy` and `options`,
@@ -52,4 +53,75 @@ pub fn random_f32(n: usize, seed: u64) -> Vec<u32> {
             (x >> 17) as u32
         })
         .collect()
+}
+
+/// The storages of `f`: native, and one per byte for the packed 4-bit formats.
+pub fn layouts(f: Format) -> Vec<Storage> {
+    let mut v = vec![Storage::native(f)];
+    if let Ok(u) = Storage::new(f, Layout::Unpacked)
+        && u != v[0]
+    {
+        v.push(u);
+    }
+    v
+}
+
+/// For every destination of at most 16 bits, each of its layouts, every deterministic mode
+/// and the three standard policies that `kernel` serves from source storage `s`: casts the
+/// codes `source(dst, k)` (little-endian, `k` the destination's index) at every level and
+/// compares with the reference, naming the first differing element by `show(codes, i)`.
+/// Returns how many combinations were checked.
+pub fn assert_kernel_equals_reference_for_small_floats(
+    s: Storage,
+    kernel: &str,
+    source: impl Fn(Format, u64) -> Vec<u8>,
+    show: impl Fn(&[u8], usize) -> String,
+) -> usize {
+    let mut served = 0;
+    for (k, dst) in Format::ALL.into_iter().enumerate() {
+        if dst.bits() > 16 {
+            continue;
+        }
+        let src = source(dst, k as u64);
+        let n = src.len() / s.bytes_for(1);
+        for d in layouts(dst) {
+            for mode in RoundMode::DETERMINISTIC {
+                for policy in [
+                    CastPolicy::new(mode),
+                    CastPolicy::saturating(mode),
+                    CastPolicy::non_saturating(mode),
+                ] {
+                    if kernel_name(s, d, &policy) != kernel {
+                        continue;
+                    }
+                    served += 1;
+                    let want = cast(
+                        &src,
+                        s,
+                        d,
+                        n,
+                        &policy,
+                        &options(KernelChoice::Reference, false),
+                    );
+                    for level in SimdLevel::available() {
+                        let o = options(KernelChoice::Level(level), false);
+                        let got = cast(&src, s, d, n, &policy, &o);
+                        if got == want {
+                            continue;
+                        }
+                        for i in 0..n {
+                            assert_eq!(
+                                d.read(&got.0, i),
+                                d.read(&want.0, i),
+                                "{} -> {d:?} {policy:?} {level:?}",
+                                show(&src, i)
+                            );
+                        }
+                        assert_eq!(got.1, want.1, "counts {d:?} {policy:?} {level:?}");
+                    }
+                }
+            }
+        }
+    }
+    served
 }
