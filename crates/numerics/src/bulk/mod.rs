@@ -66,7 +66,7 @@ pub struct BulkOptions {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum KernelChoice {
     /// The fastest kernel for the combination at the best instruction-set level this machine
-    /// has. The environment variable `NPUSIM_KERNEL` (`reference`, `portable` or `avx2`)
+    /// has. The environment variable `NPUSIM_KERNEL` (`reference`, `portable`, `avx2` or `avx512`)
     /// overrides this choice for the whole process.
     #[default]
     Fastest,
@@ -102,6 +102,7 @@ fn env_choice() -> Option<KernelChoice> {
             "reference" => Some(KernelChoice::Reference),
             "portable" => Some(KernelChoice::Level(SimdLevel::Portable)),
             "avx2" => Some(KernelChoice::Level(SimdLevel::Avx2)),
+            "avx512" => Some(KernelChoice::Level(SimdLevel::Avx512)),
             "fastest" | "" => Some(KernelChoice::Fastest),
             _ => None,
         }

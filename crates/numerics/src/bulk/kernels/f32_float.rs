@@ -380,7 +380,7 @@ impl FloatDst {
         n: usize,
         packed: bool,
     ) -> crate::status::StatusCounts {
-        if level == super::simd::SimdLevel::Avx2 && !packed {
+        if level >= super::simd::SimdLevel::Avx2 && !packed {
             if let Some(p) = self.f16c
                 && let Some(counts) = p.run(src, dst, n)
             {
@@ -392,7 +392,7 @@ impl FloatDst {
                 return counts;
             }
         }
-        if level == super::simd::SimdLevel::Avx2
+        if level >= super::simd::SimdLevel::Avx2
             && let Some((done, mut counts)) = self.small_float().run_body(src, dst, n, packed)
         {
             let out = if packed { done / 2 } else { done };
@@ -442,7 +442,7 @@ impl FloatDst {
 impl FloatDst {
     /// Whether the explicit AVX2 small-float kernel casts (the bulk of) a slice at `level`.
     pub(crate) fn small_float_at(&self, level: super::simd::SimdLevel, packed: bool) -> bool {
-        level == super::simd::SimdLevel::Avx2
+        level >= super::simd::SimdLevel::Avx2
             && level.is_available()
             && (packed || self.f16c.is_none())
             && self.small_float().serves(packed)

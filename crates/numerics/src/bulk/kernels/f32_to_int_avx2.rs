@@ -30,7 +30,7 @@ pub(crate) fn serves(d: &IntDst) -> bool {
 
 /// Whether this kernel casts (the bulk of) a slice for `d` at `level` on this machine.
 pub(crate) fn serves_at(d: &IntDst, level: super::simd::SimdLevel) -> bool {
-    level == super::simd::SimdLevel::Avx2 && level.is_available() && serves(d)
+    level >= super::simd::SimdLevel::Avx2 && level.is_available() && serves(d)
 }
 
 /// Casts `n` little-endian f32 codes into `d.bytes`-byte integers at the AVX2 level; `None`

@@ -302,7 +302,7 @@ impl Kernel {
     pub(crate) fn name_at(&self, level: SimdLevel, d: Storage) -> &'static str {
         match self {
             Kernel::F16c(_) | Kernel::F32Bf16(_)
-                if level != SimdLevel::Avx2 || !level.is_available() =>
+                if level < SimdLevel::Avx2 || !level.is_available() =>
             {
                 "f32-float"
             }

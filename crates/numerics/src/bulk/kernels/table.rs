@@ -143,7 +143,7 @@ impl Table {
         d: Storage,
         n: usize,
     ) -> StatusCounts {
-        if level == SimdLevel::Avx2
+        if level >= SimdLevel::Avx2
             && let Some(counts) = self.gathered(src, s, dst, d, n)
         {
             return counts;

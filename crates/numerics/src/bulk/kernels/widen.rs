@@ -263,7 +263,7 @@ impl super::SliceKernel for Widen {
         n: usize,
     ) -> StatusCounts {
         let _ = (s, d);
-        if level == super::simd::SimdLevel::Avx2
+        if level >= super::simd::SimdLevel::Avx2
             && let Some(counts) = self.run_avx2(src, dst, n)
         {
             return counts;
