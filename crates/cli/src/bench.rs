@@ -31,11 +31,16 @@ pub struct BenchArgs {
     /// lasting at least 20 ms.
     #[arg(long, value_name = "N")]
     pub repeats: Option<usize>,
+    /// Instead of the table: time each case on 2^12 to 2^22 elements on one thread and split
+    /// over all threads, and print from which size splitting pays.
+    #[arg(long)]
+    pub crossover: bool,
 }
 
 /// One benchmark case: a cast between two formats under a policy.
-struct Case {
-    src: Format,
+pub(crate) struct Case {
+    /// Source format.
+    pub(crate) src: Format,
     dst: Format,
     round: RoundMode,
     saturate: bool,
@@ -44,13 +49,13 @@ struct Case {
 }
 
 impl Case {
-    fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         let sat = if self.saturate { " sat" } else { "" };
         let unpacked = if self.unpacked { " unpacked" } else { "" };
         format!("{}->{} {}{sat}{unpacked}", self.src, self.dst, self.round)
     }
 
-    fn dst_storage(&self) -> Storage {
+    pub(crate) fn dst_storage(&self) -> Storage {
         if self.unpacked {
             Storage::new(self.dst, Layout::Unpacked).unwrap_or(Storage::native(self.dst))
         } else {
@@ -58,7 +63,7 @@ impl Case {
         }
     }
 
-    fn policy(&self) -> CastPolicy {
+    pub(crate) fn policy(&self) -> CastPolicy {
         if self.saturate {
             CastPolicy::saturating(self.round)
         } else {
@@ -67,7 +72,7 @@ impl Case {
     }
 }
 
-fn cases() -> Vec<Case> {
+pub(crate) fn cases() -> Vec<Case> {
     let c = |src, dst, round, saturate| Case {
         src,
         dst,
@@ -125,7 +130,7 @@ struct Row {
 
 /// Deterministic pseudo-random source codes: f32 values spread over many binades, other
 /// formats every code.
-fn source(fmt: Format, n: usize) -> Vec<u8> {
+pub(crate) fn source(fmt: Format, n: usize) -> Vec<u8> {
     let s = Storage::native(fmt);
     let mut buf = vec![0u8; s.bytes_for(n)];
     let mut x = 0x9E37_79B9_7F4A_7C15u64;
@@ -145,7 +150,7 @@ fn source(fmt: Format, n: usize) -> Vec<u8> {
     buf
 }
 
-fn median3(mut v: Vec<f64>) -> [f64; 3] {
+pub(crate) fn median3(mut v: Vec<f64>) -> [f64; 3] {
     v.sort_by(f64::total_cmp);
     let n = v.len();
     if n == 0 {
@@ -172,14 +177,15 @@ fn batch_for(single: f64) -> usize {
 
 /// One timed operation of a measurement: how many calls one of its samples makes, and the
 /// seconds per call of every sample.
-struct Timed<'a> {
+pub(crate) struct Timed<'a> {
     call: Box<dyn FnMut() -> Result<()> + 'a>,
     batch: usize,
-    samples: Vec<f64>,
+    /// Seconds per call, one entry per sample.
+    pub(crate) samples: Vec<f64>,
 }
 
 impl<'a> Timed<'a> {
-    fn new(call: impl FnMut() -> Result<()> + 'a) -> Timed<'a> {
+    pub(crate) fn new(call: impl FnMut() -> Result<()> + 'a) -> Timed<'a> {
         Timed {
             call: Box::new(call),
             batch: 1,
@@ -190,7 +196,7 @@ impl<'a> Timed<'a> {
     /// One untimed call (pages, caches, the kernel's lookup table), then one timed call that
     /// sets the batch size; a timed call long enough to be a sample on its own is kept as the
     /// first sample.
-    fn calibrate(&mut self) -> Result<()> {
+    pub(crate) fn calibrate(&mut self) -> Result<()> {
         (self.call)()?;
         let t = Instant::now();
         (self.call)()?;
@@ -204,7 +210,7 @@ impl<'a> Timed<'a> {
 
     /// One more sample unless there are `repeats` already: a batch of calls, recorded as
     /// seconds per call.
-    fn sample(&mut self, repeats: usize) -> Result<()> {
+    pub(crate) fn sample(&mut self, repeats: usize) -> Result<()> {
         if self.samples.len() >= repeats {
             return Ok(());
         }
@@ -334,6 +340,9 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     let big = if args.quick { 16 << 20 } else { 64 << 20 };
     let all = std::thread::available_parallelism().map_or(1, |n| n.get());
     let tty = std::io::stderr().is_terminal();
+    if args.crossover {
+        return crate::crossover::run(&args.cases, repeats, args.json, tty);
+    }
     let mut rows = Vec::new();
     let picked: Vec<Case> = cases()
         .into_iter()

@@ -10,6 +10,7 @@ mod cast;
 mod cast_stats;
 mod cerebras;
 mod cerebras_run;
+mod crossover;
 mod formats;
 mod furiosa;
 mod info;

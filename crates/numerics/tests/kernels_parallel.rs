@@ -51,6 +51,9 @@ fn parallel_equals_serial_at_every_boundary_length() {
         512,
         513,
         1025,
+        8191,
+        8193,
+        3 * 4096 + 1,
         PARALLEL_THRESHOLD - 1,
         PARALLEL_THRESHOLD + 1,
         big,
@@ -80,16 +83,23 @@ fn parallel_equals_serial_at_every_boundary_length() {
                 },
             );
             for level in SimdLevel::available() {
-                for parallel in [false, true] {
+                // Serial, split from the default threshold, and split at every length that
+                // can split (into uneven chunks of a few thousand elements).
+                for (parallel, threshold) in [
+                    (false, PARALLEL_THRESHOLD),
+                    (true, PARALLEL_THRESHOLD),
+                    (true, 0),
+                ] {
                     let o = BulkOptions {
                         kernels: KernelChoice::Level(level),
                         parallel,
+                        parallel_threshold: threshold,
                         ..BulkOptions::default()
                     };
                     let got = cast(bytes, d, n, &policy, &o);
                     assert_eq!(
                         got, reference,
-                        "{dst} n = {n} {level:?} parallel = {parallel}"
+                        "{dst} n = {n} {level:?} parallel = {parallel} from {threshold}"
                     );
                 }
             }

@@ -31,7 +31,7 @@ use crate::status::StatusCounts;
 /// elements for the f32 sources (0.5–1 Gelem/s per thread), hence 2^16 is kept.
 pub const PARALLEL_THRESHOLD: usize = 1 << 16;
 /// Smallest elements per parallel task (a multiple of 4, so packed chunks never share a byte).
-const MIN_CHUNK: usize = 1 << 15;
+const MIN_CHUNK: usize = 1 << 12;
 /// Parallel tasks per thread: few, big, static chunks, with some slack for a thread that is
 /// descheduled on a shared machine.
 const TASKS_PER_THREAD: usize = 4;
@@ -58,6 +58,10 @@ pub struct BulkOptions {
     pub first_index: u64,
     /// Whether to use the rayon thread pool for large inputs.
     pub parallel: bool,
+    /// Inputs of fewer elements than this are cast on the calling thread even when
+    /// `parallel` is set (default [`PARALLEL_THRESHOLD`]; `npusim bench --crossover` measures
+    /// where splitting starts to pay on a machine).
+    pub parallel_threshold: usize,
     /// Which kernels may run (tests and benchmarks force the reference path to compare).
     pub kernels: KernelChoice,
 }
@@ -115,6 +119,7 @@ impl Default for BulkOptions {
             seed: DEFAULT_SEED,
             first_index: 0,
             parallel: true,
+            parallel_threshold: PARALLEL_THRESHOLD,
             kernels: KernelChoice::Fastest,
         }
     }
@@ -236,7 +241,7 @@ pub fn cast_elements_with_status(
             options,
         )
     };
-    if !options.parallel || count < PARALLEL_THRESHOLD {
+    if !options.parallel || count < options.parallel_threshold.max(2 * MIN_CHUNK) {
         return Ok(work(src, dst, 0, count));
     }
     let chunk = chunk_for(count);

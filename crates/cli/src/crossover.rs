@@ -1,0 +1,209 @@
+//! `npusim bench --crossover`: from how many elements splitting a bulk cast over the thread
+//! pool beats casting it on the calling thread. Each case runs on 2^13 to 2^22 elements, once
+//! with `parallel: false` and once split over all threads (`parallel_threshold: 0`), the two
+//! timed in interleaved samples in the same process; nothing here is asserted by a test.
+
+use std::hint::black_box;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use npusim_numerics::bulk::PARALLEL_THRESHOLD;
+use npusim_numerics::{BulkOptions, Storage, cast_elements};
+
+use crate::bench::{Case, Timed, cases, median3, source};
+
+/// The cases measured when none is named: a 16-bit, an 8-bit float, an integer destination
+/// and a widening cast.
+const DEFAULT_CASES: [&str; 4] = [
+    "f32->bf16 rint",
+    "f32->f8e4m3fn rint sat",
+    "f32->i8 rint",
+    "f16->f32 rint",
+];
+
+/// Smallest and largest log2 of the element counts tried (below 2^13 the cast never splits).
+const LOG2_SIZES: std::ops::RangeInclusive<u32> = 13..=22;
+
+/// One size of one case: median Gelem/s on the calling thread and split.
+struct Point {
+    case: String,
+    elements: usize,
+    serial: f64,
+    split: f64,
+}
+
+/// Times `case` on `n` elements on the calling thread and split over the pool's threads.
+fn measure(case: &Case, n: usize, repeats: usize) -> Result<Point> {
+    let s = Storage::native(case.src);
+    let d = case.dst_storage();
+    let src = source(case.src, n);
+    let mut dst_serial = vec![0u8; d.bytes_for(n)];
+    let mut dst_split = vec![0u8; d.bytes_for(n)];
+    let policy = case.policy();
+    let serial = BulkOptions {
+        parallel: false,
+        ..BulkOptions::default()
+    };
+    let split = BulkOptions {
+        parallel: true,
+        parallel_threshold: 0,
+        ..BulkOptions::default()
+    };
+    let mut one = Timed::new(|| {
+        cast_elements(&src, s, &mut dst_serial, d, n, &policy, &serial)?;
+        black_box(&dst_serial);
+        Ok(())
+    });
+    let mut many = Timed::new(|| {
+        cast_elements(&src, s, &mut dst_split, d, n, &policy, &split)?;
+        black_box(&dst_split);
+        Ok(())
+    });
+    one.calibrate()?;
+    many.calibrate()?;
+    for _ in 0..repeats {
+        one.sample(repeats)?;
+        many.sample(repeats)?;
+    }
+    let rate = |ts: &[f64]| -> Vec<f64> { ts.iter().map(|t| n as f64 / t / 1e9).collect() };
+    Ok(Point {
+        case: case.name(),
+        elements: n,
+        serial: median3(rate(&one.samples))[1],
+        split: median3(rate(&many.samples))[1],
+    })
+}
+
+/// The smallest measured size from which splitting is faster at every larger measured size.
+fn pays_from(points: &[&Point]) -> Option<usize> {
+    let mut from = None;
+    for p in points.iter().rev() {
+        if p.split > p.serial {
+            from = Some(p.elements);
+        } else {
+            break;
+        }
+    }
+    from
+}
+
+/// Runs the crossover measurement for the cases whose name contains one of `filters` (or the
+/// default cases), printing a table or, with `json`, a JSON array.
+pub fn run(filters: &[String], repeats: usize, json: bool, tty: bool) -> Result<ExitCode> {
+    let picked: Vec<Case> = cases()
+        .into_iter()
+        .filter(|c| {
+            let name = c.name();
+            if filters.is_empty() {
+                DEFAULT_CASES.contains(&name.as_str())
+            } else {
+                filters.iter().any(|t| name.contains(t))
+            }
+        })
+        .collect();
+    if picked.is_empty() {
+        anyhow::bail!(
+            "no benchmark case contains {filters:?}; `npusim bench --help` lists how to pick cases"
+        );
+    }
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("cannot start the benchmark's thread pool")?;
+    let mut points = Vec::new();
+    for case in &picked {
+        for log2 in LOG2_SIZES {
+            let n = 1usize << log2;
+            if !json {
+                let what = format!("{:<28} 2^{log2} elements", case.name());
+                if tty {
+                    eprint!("\r{what}   ");
+                } else {
+                    eprintln!("measuring {what}");
+                }
+            }
+            points.push(pool.install(|| measure(case, n, repeats))?);
+        }
+    }
+    if tty && !json {
+        eprintln!();
+    }
+    if json {
+        let items: Vec<String> = points
+            .iter()
+            .map(|p| {
+                format!(
+                    "{{\"case\": \"{}\", \"elements\": {}, \"threads\": {threads}, \"serial_gelem_s_median\": {:.4}, \"split_gelem_s_median\": {:.4}}}",
+                    p.case, p.elements, p.serial, p.split
+                )
+            })
+            .collect();
+        println!("[{}]", items.join(",\n "));
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "{:<26} {:>9} {:>10} {:>10} {:>7}",
+        "case",
+        "elements",
+        "1 thread",
+        format!("{threads} threads"),
+        "split×"
+    );
+    for p in &points {
+        println!(
+            "{:<26} {:>9} {:>10.3} {:>10.3} {:>7.2}",
+            p.case,
+            p.elements,
+            p.serial,
+            p.split,
+            p.split / p.serial
+        );
+    }
+    println!();
+    for case in &picked {
+        let name = case.name();
+        let mine: Vec<&Point> = points.iter().filter(|p| p.case == name).collect();
+        match pays_from(&mine) {
+            Some(n) => println!("{name}: splitting pays from {n} elements"),
+            None => println!(
+                "{name}: splitting does not pay at {} elements",
+                1usize << LOG2_SIZES.end()
+            ),
+        }
+    }
+    println!(
+        "\nGelem/s are medians; the library splits from {PARALLEL_THRESHOLD} elements (npusim_numerics::PARALLEL_THRESHOLD)."
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(elements: usize, serial: f64, split: f64) -> Point {
+        Point {
+            case: "c".into(),
+            elements,
+            serial,
+            split,
+        }
+    }
+
+    #[test]
+    fn splitting_pays_from_the_first_size_of_the_last_winning_run() {
+        let p = [
+            point(1, 1.0, 0.5),
+            point(2, 1.0, 1.2),
+            point(4, 1.0, 0.9),
+            point(8, 1.0, 1.5),
+            point(16, 1.0, 1.9),
+        ];
+        let refs: Vec<&Point> = p.iter().collect();
+        assert_eq!(pays_from(&refs), Some(8));
+        let never = [point(1, 1.0, 0.5), point(2, 1.0, 0.7)];
+        let refs: Vec<&Point> = never.iter().collect();
+        assert_eq!(pays_from(&refs), None);
+    }
+}
