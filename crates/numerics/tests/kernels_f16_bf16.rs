@@ -173,7 +173,7 @@ fn assert_same(codes: &[u32], dst: Format, policy: &CastPolicy, k: KernelChoice)
 }
 
 #[test]
-fn at_the_avx2_level_f16_and_bf16_run_their_simd_kernels_in_every_mode_and_policy() {
+fn at_the_avx2_and_avx512_levels_f16_and_bf16_run_their_simd_kernels_in_every_mode_and_policy() {
     let s = Storage::native(Format::F32);
     for dst in DSTS {
         let d = Storage::native(dst);
@@ -182,9 +182,15 @@ fn at_the_avx2_level_f16_and_bf16_run_their_simd_kernels_in_every_mode_and_polic
             let avx2 = kernel_name_at(s, d, &p, SimdLevel::Avx2);
             if SimdLevel::Avx2.is_available() {
                 assert_eq!(avx2, simd_name(dst), "{dst} {p:?}");
-                assert_eq!(kernel_name(s, d, &p), simd_name(dst), "{dst} {p:?}");
             } else {
                 assert_eq!(avx2, "f32-float", "{dst} {p:?}");
+            }
+            let avx512 = kernel_name_at(s, d, &p, SimdLevel::Avx512);
+            if SimdLevel::Avx512.is_available() {
+                assert_eq!(avx512, format!("{}-avx512", simd_name(dst)), "{dst} {p:?}");
+                assert_eq!(kernel_name(s, d, &p), avx512, "{dst} {p:?}");
+            } else if SimdLevel::Avx2.is_available() {
+                assert_eq!(kernel_name(s, d, &p), simd_name(dst), "{dst} {p:?}");
             }
         }
     }

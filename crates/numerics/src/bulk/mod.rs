@@ -262,8 +262,8 @@ pub fn cast_elements_with_status(
     Ok(counts)
 }
 
-/// The name of the kernel a bulk cast between these storages under `policy` runs at the best
-/// instruction-set level of this machine (`"table"`, `"widen"`, `"f32-float"`,
+/// The name of the kernel a default bulk cast between these storages under `policy` runs: at
+/// the best instruction-set level of this machine, or the one `NPUSIM_KERNEL` names (`"table"`, `"widen"`, `"f32-float"`,
 /// `"f32-float-avx2"`, `"f16c"`, `"f32-bf16"`, `"f32-int"`, `"f32-int-avx2"`, `"f32-key"`,
 /// `"f64-float"`, `"i32-float"`, `"reference"`, or `"copy"`), as chosen once per slice.
 ///
@@ -275,7 +275,11 @@ pub fn cast_elements_with_status(
 /// assert!(kernel_name(s(Format::F32), s(Format::F8E5M2), &CastPolicy::default()).starts_with("f32-float"));
 /// ```
 pub fn kernel_name(src: Storage, dst: Storage, policy: &CastPolicy) -> &'static str {
-    kernel_name_at(src, dst, policy, SimdLevel::best())
+    match KernelChoice::Fastest.resolve() {
+        Some(level) => kernel_name_at(src, dst, policy, level),
+        None if src == dst => "copy",
+        None => "reference",
+    }
 }
 
 /// Like [`kernel_name`], at instruction-set level `level` (what

@@ -59,24 +59,49 @@ impl F16c {
 
     /// Casts `n` little-endian f32 codes into f16 codes; `None` when the machine lacks AVX2 or
     /// F16C.
-    pub(crate) fn run(&self, src: &[u8], dst: &mut [u8], n: usize) -> Option<StatusCounts> {
+    /// `wide` takes the AVX-512 fast blocks ([`f32_half_avx512`](super::f32_half_avx512))
+    /// where the machine has them.
+    pub(crate) fn run(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        n: usize,
+        wide: bool,
+    ) -> Option<StatusCounts> {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2")
             && std::arch::is_x86_feature_detected!("f16c")
         {
+            if wide && super::simd::avx512_present() {
+                // SAFETY: the CPU has AVX2, F16C and AVX-512 F, BW, VL and DQ (checked).
+                return Some(unsafe {
+                    match self.mode {
+                        rounding::NEAREST_EVEN => {
+                            self.run_mode::<{ rounding::NEAREST_EVEN }, true>(src, dst, n)
+                        }
+                        rounding::NEAREST_AWAY => {
+                            self.run_mode::<{ rounding::NEAREST_AWAY }, true>(src, dst, n)
+                        }
+                        rounding::FLOOR => self.run_mode::<{ rounding::FLOOR }, true>(src, dst, n),
+                        rounding::CEIL => self.run_mode::<{ rounding::CEIL }, true>(src, dst, n),
+                        rounding::TRUNC => self.run_mode::<{ rounding::TRUNC }, true>(src, dst, n),
+                        _ => self.run_mode::<{ rounding::ODD }, true>(src, dst, n),
+                    }
+                });
+            }
             // SAFETY: the CPU has AVX2 and F16C (checked just above).
             return Some(unsafe {
                 match self.mode {
                     rounding::NEAREST_EVEN => {
-                        self.run_mode::<{ rounding::NEAREST_EVEN }>(src, dst, n)
+                        self.run_mode::<{ rounding::NEAREST_EVEN }, false>(src, dst, n)
                     }
                     rounding::NEAREST_AWAY => {
-                        self.run_mode::<{ rounding::NEAREST_AWAY }>(src, dst, n)
+                        self.run_mode::<{ rounding::NEAREST_AWAY }, false>(src, dst, n)
                     }
-                    rounding::FLOOR => self.run_mode::<{ rounding::FLOOR }>(src, dst, n),
-                    rounding::CEIL => self.run_mode::<{ rounding::CEIL }>(src, dst, n),
-                    rounding::TRUNC => self.run_mode::<{ rounding::TRUNC }>(src, dst, n),
-                    _ => self.run_mode::<{ rounding::ODD }>(src, dst, n),
+                    rounding::FLOOR => self.run_mode::<{ rounding::FLOOR }, false>(src, dst, n),
+                    rounding::CEIL => self.run_mode::<{ rounding::CEIL }, false>(src, dst, n),
+                    rounding::TRUNC => self.run_mode::<{ rounding::TRUNC }, false>(src, dst, n),
+                    _ => self.run_mode::<{ rounding::ODD }, false>(src, dst, n),
                 }
             });
         }
@@ -305,10 +330,12 @@ mod simd {
         /// largest finite f16 is cast again with every status counted; the last `n % 8`
         /// through a zero-padded group.
         ///
+        /// With `WIDE`, the fast blocks run at the AVX-512 level.
+        ///
         /// # Safety
-        /// The CPU must support AVX2 and F16C.
+        /// The CPU must support AVX2 and F16C, and with `WIDE` AVX-512 F, BW, VL and DQ.
         #[target_feature(enable = "avx2,f16c")]
-        pub(super) unsafe fn run_mode<const M: u8>(
+        pub(super) unsafe fn run_mode<const M: u8, const WIDE: bool>(
             &self,
             src: &[u8],
             dst: &mut [u8],
@@ -325,7 +352,13 @@ mod simd {
             {
                 let mut acc = Acc::zero();
                 for (xs, ys) in s_run.chunks(block_src).zip(d_run.chunks_mut(block_dst)) {
-                    let (fast, beyond) = Self::fast_block::<M>(xs, ys);
+                    // (a last block of an odd number of groups stays on the AVX2 fast path)
+                    let (fast, beyond) = if WIDE && xs.len() % 64 == 0 {
+                        // SAFETY: with `WIDE` the caller checked the AVX-512 features.
+                        unsafe { super::super::f32_half_avx512::f16_fast_block::<M>(xs, ys) }
+                    } else {
+                        Self::fast_block::<M>(xs, ys)
+                    };
                     if beyond {
                         acc.add(self.full_block::<M>(xs, ys, &mut seen));
                     } else {

@@ -237,14 +237,12 @@ impl FloatDst {
         };
         if is(layout::F16, 0x7BFF, 0x477F_E000) {
             let k = F16c::new(rounding, specials);
-            self.f16c = self
-                .simd_agrees(dst, policy, |s, d, n| k.run(s, d, n))
-                .then_some(k);
+            let agrees = |wide| self.simd_agrees(dst, policy, |s, d, n| k.run(s, d, n, wide));
+            self.f16c = (agrees(false) && agrees(true)).then_some(k);
         } else if is(layout::BF16, 0x7F7F, 0x7F7F_0000) {
             let k = Bf16::new(rounding, specials);
-            self.bf16 = self
-                .simd_agrees(dst, policy, |s, d, n| k.run(s, d, n))
-                .then_some(k);
+            let agrees = |wide| self.simd_agrees(dst, policy, |s, d, n| k.run(s, d, n, wide));
+            self.bf16 = (agrees(false) && agrees(true)).then_some(k);
         }
         self
     }
@@ -381,13 +379,14 @@ impl FloatDst {
         packed: bool,
     ) -> crate::status::StatusCounts {
         if level >= super::simd::SimdLevel::Avx2 && !packed {
+            let wide = level == super::simd::SimdLevel::Avx512;
             if let Some(p) = self.f16c
-                && let Some(counts) = p.run(src, dst, n)
+                && let Some(counts) = p.run(src, dst, n, wide)
             {
                 return counts;
             }
             if let Some(p) = self.bf16
-                && let Some(counts) = p.run(src, dst, n)
+                && let Some(counts) = p.run(src, dst, n, wide)
             {
                 return counts;
             }

@@ -8,6 +8,7 @@
 //! | [`f32_float`] | f32 → signed binary floats of at most 16 bits (f16, bf16, fp8 with Inf/NaN or fn-style, fp6, fp4), every deterministic mode and policy | branchless integer rounding of the f32 code; Inf/NaN/overflow results from the reference |
 //! | [`f16c`] | f32 → f16, every deterministic mode and policy, at the AVX2 + F16C level (the portable level runs [`f32_float`]) | `vcvtps2ph` with the mode's immediate (ties-away: the truncation of the magnitude plus half an ulp added on the f32 bits; odd: the truncation, its last bit set where the round trip differs), statuses from the round trip in vector accumulators, NaN/Inf/overflow lanes blended in ([`f32_half`]) |
 //! | [`f32_bf16`] | f32 → bf16, every deterministic mode and policy, at the AVX2 level (the portable level runs [`f32_float`]) | integer rounding of the top 16 bits on 8 lanes, packed 16 per store, statuses from the low 16 bits in vector accumulators, NaN/Inf/overflow lanes blended in ([`f32_half`]) |
+//! | [`f32_half_avx512`] | the fast blocks of [`f16c`] and [`f32_bf16`] at the AVX-512 level | the same rounding 16 lanes per step (`vcvtps2ph` zmm, integer rounding), statuses from compare masks by masked adds; rare blocks go to the AVX2 full block |
 //! | [`f32_small_float`] | the [`f32_float`] destinations of at most 8 bits (e4m3fn, e5m2, fp6, fp4 packed or not), at the AVX2 level | the same rounding on 8 lanes with the layout in registers, statuses in vector counters; the last `n % 16` per element |
 //! | [`f64_src`] | f64 and i32 → the destinations of [`f32_float`] | round-to-odd f32 codes (keeping every rounding decision; an i32 by way of its exact f64), then that kernel; f64 blocks with a NaN or a value of at least 2^128 take the reference |
 //! | [`f32_to_int`] | f32 → 4/8/16/32-bit integers (4-bit packed or one per byte), every deterministic mode but `odd`; [`f32_to_int_avx2`] at the AVX2 level for 4 to 16 bits | exact f32 round-to-integral, then the range rule, branchless |
@@ -23,6 +24,7 @@ pub(crate) mod f16c;
 pub(crate) mod f32_bf16;
 pub(crate) mod f32_float;
 pub(crate) mod f32_half;
+pub(crate) mod f32_half_avx512;
 pub(crate) mod f32_key;
 pub(crate) mod f32_small_float;
 pub(crate) mod f32_to_int;
@@ -306,6 +308,8 @@ impl Kernel {
             {
                 "f32-float"
             }
+            Kernel::F16c(_) if level == SimdLevel::Avx512 => "f16c-avx512",
+            Kernel::F32Bf16(_) if level == SimdLevel::Avx512 => "f32-bf16-avx512",
             Kernel::F32Float(k) if k.small_float_at(level, d.is_packed()) => "f32-float-avx2",
             Kernel::F32ToInt(k) if f32_to_int_avx2::serves_at(k, level) => "f32-int-avx2",
             _ => self.name(),
