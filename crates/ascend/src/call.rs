@@ -334,7 +334,7 @@ fn run_reg(
     dst: DType,
     input: &[u8],
 ) -> Result<CallOutcome, AscendError> {
-    if input.len() % VL_BYTES != 0 {
+    if !input.len().is_multiple_of(VL_BYTES) {
         return Err(AscendError::BufferSize {
             what: "Reg API input (whole 256-byte registers)",
             expected: input.len().next_multiple_of(VL_BYTES),

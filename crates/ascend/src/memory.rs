@@ -54,7 +54,7 @@ impl TensorView {
     /// Checks the 32-byte alignment that Cast requires of a tensor start
     /// ([`TENSOR_ALIGN_BYTES`]).
     pub fn check_aligned(&self) -> Result<(), AscendError> {
-        if self.addr % TENSOR_ALIGN_BYTES != 0 {
+        if !self.addr.is_multiple_of(TENSOR_ALIGN_BYTES) {
             return Err(AscendError::Misaligned { addr: self.addr });
         }
         Ok(())

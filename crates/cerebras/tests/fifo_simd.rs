@@ -40,8 +40,8 @@ fn group(mode: Option<SimdMode>, n: u64, len: u64) -> u64 {
     let left = len - n;
     match mode {
         None => 1,
-        Some(SimdMode::Simd64) if n % 4 == 0 && left >= 4 => 4,
-        Some(_) if n % 2 == 0 => left.min(2),
+        Some(SimdMode::Simd64) if n.is_multiple_of(4) && left >= 4 => 4,
+        Some(_) if n.is_multiple_of(2) => left.min(2),
         Some(_) => 1,
     }
 }

@@ -426,7 +426,7 @@ fn print_table(rows: &[Row]) {
 }
 
 fn human(n: usize) -> String {
-    if n % (1 << 20) == 0 {
+    if n.is_multiple_of(1 << 20) {
         format!("{}Mi", n >> 20)
     } else {
         n.to_string()

@@ -300,13 +300,13 @@ pub fn run(args: CastArgs) -> Result<ExitCode> {
 /// Warnings about options that do nothing as given.
 fn option_warnings(args: &CastArgs) -> Vec<String> {
     let mut out = Vec::new();
-    if let Some(seed) = args.seed {
-        if args.round != RoundMode::Hybrid {
-            out.push(format!(
+    if let Some(seed) = args.seed
+        && args.round != RoundMode::Hybrid
+    {
+        out.push(format!(
                 "--seed {seed} has no effect: only --round hybrid (stochastic rounding) uses a seed, and this cast rounds with --round {}",
                 args.round
             ));
-        }
     }
     out
 }

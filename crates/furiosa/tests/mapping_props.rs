@@ -20,7 +20,7 @@ fn axes() -> Axes {
 }
 
 fn divisors(n: usize) -> Vec<usize> {
-    (1..=n).filter(|d| n % d == 0).collect()
+    (1..=n).filter(|d| n.is_multiple_of(*d)).collect()
 }
 
 /// Builds a valid mapping from a recipe, choosing legal parameters from the raw numbers.

@@ -639,7 +639,7 @@ pub enum MetaProblem {
 
 /// Bytes of `bits` for a message: whole bytes, or a fraction when the bits do not fill one.
 fn bits_as_bytes(bits: u64) -> String {
-    if bits % 8 == 0 {
+    if bits.is_multiple_of(8) {
         format!("{} bytes", bits / 8)
     } else {
         format!("{bits} bits, not a whole number of bytes")

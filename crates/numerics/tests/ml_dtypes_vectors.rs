@@ -201,46 +201,44 @@ fn classify(src: Format, x: Val, dst: Format, ml: u64, np: u64) -> Option<Class>
         };
         return c_cast.then_some(Class::IntTruncWrap);
     }
-    if matches!(dst, Format::F6E2M3FN | Format::F6E3M2FN) {
-        if let Val::Nan { neg, .. } = x {
-            let flipped = if neg { 0x00 } else { 0x20 };
-            return (ml == flipped && np == 0x00).then_some(Class::NanToFp6);
-        }
+    if matches!(dst, Format::F6E2M3FN | Format::F6E3M2FN)
+        && let Val::Nan { neg, .. } = x
+    {
+        let flipped = if neg { 0x00 } else { 0x20 };
+        return (ml == flipped && np == 0x00).then_some(Class::NanToFp6);
     }
-    if dst == Format::F4E2M1 {
-        if let Val::Nan { neg, .. } = x {
-            let flipped = if neg { 0x0 } else { 0x8 };
-            return (ml == flipped && np == 0x0).then_some(Class::NanToF4e2m1);
-        }
+    if dst == Format::F4E2M1
+        && let Val::Nan { neg, .. } = x
+    {
+        let flipped = if neg { 0x0 } else { 0x8 };
+        return (ml == flipped && np == 0x0).then_some(Class::NanToF4e2m1);
     }
-    if dst == Format::F8E8M0 {
-        if let Val::Fin { hi, lo } = x {
-            if hi == 0.0 && lo == 0.0 {
-                return (ml == 0xFF && np == 0x00).then_some(Class::E8m0Zero);
-            }
-        }
+    if dst == Format::F8E8M0
+        && let Val::Fin { hi, lo } = x
+        && hi == 0.0
+        && lo == 0.0
+    {
+        return (ml == 0xFF && np == 0x00).then_some(Class::E8m0Zero);
     }
     let through_f32 = match src {
         Format::F64 => oracle::is_small_float(dst) && dst != Format::F16,
         Format::U64 => dst != Format::F32,
         _ => false,
     };
-    if through_f32 {
-        if let Val::Fin { .. } = x {
-            // x rounded to f32 (nearest even), by the oracle
-            let Expect::Code(y32) = spec(x, Format::F32) else {
-                unreachable!("finite")
+    if through_f32 && let Val::Fin { .. } = x {
+        // x rounded to f32 (nearest even), by the oracle
+        let Expect::Code(y32) = spec(x, Format::F32) else {
+            unreachable!("finite")
+        };
+        let y = decode(Format::F32, y32);
+        if y != x {
+            let via_f32 = if dst == Format::F8E8M0 {
+                ml == ml_e8m0(y)
+            } else {
+                spec(y, dst).check(dst, ml) == oracle::Verdict::Ok
             };
-            let y = decode(Format::F32, y32);
-            if y != x {
-                let via_f32 = if dst == Format::F8E8M0 {
-                    ml == ml_e8m0(y)
-                } else {
-                    spec(y, dst).check(dst, ml) == oracle::Verdict::Ok
-                };
-                if via_f32 {
-                    return Some(Class::DoubleRoundingViaF32);
-                }
+            if via_f32 {
+                return Some(Class::DoubleRoundingViaF32);
             }
         }
     }

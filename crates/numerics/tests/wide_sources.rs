@@ -30,7 +30,7 @@ fn log2_count() -> u32 {
 /// The i-th random source code: even i raw bits, odd i value-shaped.
 fn random_code(src: Format, seed: u64, i: u64) -> u64 {
     let r = rand_at(seed, i);
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         return r & mask(src);
     }
     let r2 = rand_at(seed ^ 0x5555, i);

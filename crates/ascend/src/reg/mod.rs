@@ -249,7 +249,7 @@ pub fn store_align<T: Element>(
 }
 
 fn check_reg_access(ub: &UnifiedBuffer, addr: usize) -> Result<(), AscendError> {
-    if addr % TENSOR_ALIGN_BYTES != 0 {
+    if !addr.is_multiple_of(TENSOR_ALIGN_BYTES) {
         return Err(AscendError::Misaligned { addr });
     }
     if !ByteRange::new(addr, VL_BYTES).is_ok_and(|r| ub.range().contains(&r)) {

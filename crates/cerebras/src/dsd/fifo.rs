@@ -148,8 +148,8 @@ impl Fifo {
         let left = len.saturating_sub(n).max(1);
         let group = match self.config.simd_mode {
             None => return 1,
-            Some(SimdMode::Simd64) if n % 4 == 0 && left >= 4 => 4,
-            Some(_) if n % 2 == 0 => 2,
+            Some(SimdMode::Simd64) if n.is_multiple_of(4) && left >= 4 => 4,
+            Some(_) if n.is_multiple_of(2) => 2,
             Some(_) => return 1,
         };
         group.min(left) as u32

@@ -63,7 +63,7 @@ impl FabInPort {
             return 0;
         }
         match self.simd {
-            Some(SimdMode::Simd64) if n % 4 == 0 && n.saturating_add(3) < len => 2,
+            Some(SimdMode::Simd64) if n.is_multiple_of(4) && n.saturating_add(3) < len => 2,
             _ => 1,
         }
     }
@@ -98,7 +98,7 @@ impl FabOutPort {
         let Some(mode) = self.simd else {
             return 1;
         };
-        if mode == SimdMode::Simd64 && n % 4 == 0 && n.saturating_add(3) < len {
+        if mode == SimdMode::Simd64 && n.is_multiple_of(4) && n.saturating_add(3) < len {
             return 2;
         }
         u32::from(self.pending.is_some() || n.saturating_add(1) == len)

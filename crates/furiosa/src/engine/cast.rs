@@ -123,7 +123,7 @@ pub fn cast_stream(
     let packet = input.packet();
     let elements = packet.size();
     let bytes = elements.saturating_mul(src.bits()) / 8;
-    if FLIT.check(bytes as i128).is_err() || elements * src.bits() % 8 != 0 {
+    if FLIT.check(bytes as i128).is_err() || !(elements * src.bits()).is_multiple_of(8) {
         return Err(CastError::InputNotOneFlit {
             packet: m(packet),
             out_packet: m(out_packet),

@@ -128,7 +128,7 @@ impl Mapping {
     /// `self / n`; `n` must divide the size.
     pub fn stride(self, n: usize) -> Result<Mapping, ShapeError> {
         let size = self.size();
-        if n == 0 || size % n != 0 {
+        if n == 0 || !size.is_multiple_of(n) {
             return Err(ShapeError::Stride {
                 mapping: format!("{} / {n}", self.operand()),
                 inner: self.to_string(),
@@ -142,7 +142,7 @@ impl Mapping {
     /// `self % n`; `n` must divide the size.
     pub fn modulo(self, n: usize) -> Result<Mapping, ShapeError> {
         let size = self.size();
-        if n == 0 || size % n != 0 {
+        if n == 0 || !size.is_multiple_of(n) {
             return Err(ShapeError::Modulo {
                 mapping: format!("{} % {n}", self.operand()),
                 inner: self.to_string(),

@@ -62,7 +62,7 @@ fn digit_mapping(axis: &Axis, stride: usize, extent: usize) -> Mapping {
     let mut m = Mapping::Axis(axis.clone());
     let mut size = n;
     if stride > 1 {
-        if n % stride != 0 {
+        if !n.is_multiple_of(stride) {
             size = n.div_ceil(stride) * stride;
             m = Mapping::Padding(Box::new(m), size, PaddingKind::Top);
         }
@@ -70,7 +70,7 @@ fn digit_mapping(axis: &Axis, stride: usize, extent: usize) -> Mapping {
         size /= stride;
     }
     if extent < size {
-        m = if size % extent == 0 {
+        m = if size.is_multiple_of(extent) {
             Mapping::Modulo(Box::new(m), extent)
         } else {
             Mapping::Resize(Box::new(m), extent)
@@ -131,7 +131,7 @@ fn stride_list(mut list: Vec<Factor>, mut n: usize) -> Vec<Factor> {
             break;
         };
         let e = last.size();
-        if n % e == 0 {
+        if n.is_multiple_of(e) {
             // Every selected position has this digit at 0: drop it.
             n /= e;
             continue;
@@ -148,7 +148,7 @@ fn stride_list(mut list: Vec<Factor>, mut n: usize) -> Vec<Factor> {
                     extent: extent / n,
                 }],
                 Factor::Broadcast(b) => vec![Factor::Broadcast(b / n)],
-                Factor::Padded { inner, size, kind } if list_size(&inner) % n == 0 => {
+                Factor::Padded { inner, size, kind } if list_size(&inner).is_multiple_of(n) => {
                     pad_list(stride_list(inner, n), size / n, kind)
                 }
                 other => vec![Factor::Other(Mapping::Stride(
@@ -183,7 +183,7 @@ fn take_list(mut list: Vec<Factor>, n: usize) -> Vec<Factor> {
         return list;
     };
     let e = last.size();
-    if n % e == 0 {
+    if n.is_multiple_of(e) {
         let mut head = take_list(list, n / e);
         push(&mut head, last);
         head

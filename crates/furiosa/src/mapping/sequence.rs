@@ -134,7 +134,7 @@ pub fn sequence(
     elem_bits: usize,
     direction: Direction,
 ) -> Result<Sequence, SequenceError> {
-    if elem_bits == 0 || elem_bits % 8 != 0 {
+    if elem_bits == 0 || !elem_bits.is_multiple_of(8) {
         return Err(SequenceError::SubByte(elem_bits));
     }
     let bytes = elem_bits / 8;

@@ -54,13 +54,13 @@ pub fn logical_shape(
     logical: Option<&[usize]>,
 ) -> Result<Vec<usize>, IoError> {
     if !packed {
-        if let Some(s) = logical {
-            if s != file_shape {
-                return Err(IoError::NpyShapeMismatch {
-                    given: s.to_vec(),
-                    file: file_shape.to_vec(),
-                });
-            }
+        if let Some(s) = logical
+            && s != file_shape
+        {
+            return Err(IoError::NpyShapeMismatch {
+                given: s.to_vec(),
+                file: file_shape.to_vec(),
+            });
         }
         return Ok(file_shape.to_vec());
     }

@@ -176,15 +176,15 @@ pub struct Encoding {
 /// have no safetensors dtype).
 pub fn encode(format: Format, shape: &[usize], packed: bool) -> Result<Encoding, IoError> {
     let count = element_count(shape)?;
-    if let Some(dtype) = native_dtype(format) {
-        if dtype != Dtype::F4 || count % 2 == 0 {
-            return Ok(Encoding {
-                dtype,
-                file_shape: shape.to_vec(),
-                sub: native_sub(format),
-                meta: None,
-            });
-        }
+    if let Some(dtype) = native_dtype(format)
+        && (dtype != Dtype::F4 || count % 2 == 0)
+    {
+        return Ok(Encoding {
+            dtype,
+            file_shape: shape.to_vec(),
+            sub: native_sub(format),
+            meta: None,
+        });
     }
     if !(is_nibble(format) && packed) {
         return Ok(Encoding {

@@ -260,7 +260,7 @@ fn tensor(name: String, value: &Value) -> Result<TensorEntry, IoError> {
     let count = element_count(&shape).map_err(|e| e.in_tensor(&name))?;
     let bits = (count as u128) * (dtype.bitsize() as u128);
     let held = end - begin;
-    if bits % 8 != 0 || bits / 8 != u128::from(held) {
+    if !bits.is_multiple_of(8) || bits / 8 != u128::from(held) {
         return Err(IoError::SafetensorsTensorBytes {
             name,
             dtype,

@@ -221,7 +221,7 @@ pub fn cast_elements_with_status(
         return Ok(counts);
     }
     let per = dst_storage.per_byte();
-    if count % per != 0 {
+    if !count.is_multiple_of(per) {
         // The unused high bits of the last packed byte are zero, never stale memory.
         dst[count / per] = 0;
     }

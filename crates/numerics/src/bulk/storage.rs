@@ -111,7 +111,7 @@ impl Storage {
             return Ok(bytes * self.per_byte());
         }
         let w = self.format.unpacked_bytes();
-        if bytes % w != 0 {
+        if !bytes.is_multiple_of(w) {
             return Err(NumericsError::RaggedBuffer {
                 role,
                 bytes,
