@@ -116,16 +116,23 @@ pub(crate) fn cases() -> Vec<Case> {
 }
 
 /// One measured row.
-struct Row {
-    case: String,
-    kernel: &'static str,
-    elements: usize,
-    threads: usize,
+pub(crate) struct Row {
+    /// The case's name.
+    pub(crate) case: String,
+    /// The kernel that ran.
+    pub(crate) kernel: &'static str,
+    /// Elements per call.
+    pub(crate) elements: usize,
+    /// Threads of the pool.
+    pub(crate) threads: usize,
     /// Gelem/s: min, median, max over the repeats.
-    gelem: [f64; 3],
-    bytes_per_elem: f64,
-    pct_memcpy: f64,
-    x_half: Option<f64>,
+    pub(crate) gelem: [f64; 3],
+    /// Input + output bytes per element.
+    pub(crate) bytes_per_elem: f64,
+    /// Median bytes/s as a percentage of the same-run memcpy's.
+    pub(crate) pct_memcpy: f64,
+    /// Median speed over the `half` crate's, where it has the conversion.
+    pub(crate) x_half: Option<f64>,
 }
 
 /// Deterministic pseudo-random source codes: f32 values spread over many binades, other
@@ -378,6 +385,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
             eprintln!();
         }
         print_table(&rows);
+        crate::bench_targets::print(&crate::bench_targets::check(&rows));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -425,7 +433,8 @@ fn print_table(rows: &[Row]) {
     );
 }
 
-fn human(n: usize) -> String {
+/// `n` as `NMi` when it is a whole number of Mi.
+pub(crate) fn human(n: usize) -> String {
     if n.is_multiple_of(1 << 20) {
         format!("{}Mi", n >> 20)
     } else {

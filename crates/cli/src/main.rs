@@ -6,6 +6,7 @@
 
 mod ascend;
 mod bench;
+mod bench_targets;
 mod cast;
 mod cast_stats;
 mod cerebras;

@@ -1,0 +1,203 @@
+//! The speed targets of the bulk casts, checked against the rows of one `npusim bench` run:
+//! every target is a ratio between two figures measured in the same process (a cast against
+//! memcpy or the `half` crate, one mode or policy against another), so that a machine's speed
+//! and load cancel out. A target whose rows were not measured (`--case`) is left out.
+
+use crate::bench::Row;
+
+/// One checked target: what it asks, what was measured, and whether that meets it.
+pub(crate) struct Verdict {
+    /// The target, e.g. `f32->bf16 rint, 64Mi, all threads: ≥ 100 % of memcpy`.
+    pub(crate) target: String,
+    /// The measured figure, e.g. `121.3 %`.
+    pub(crate) measured: String,
+    /// Whether the figure meets the target.
+    pub(crate) met: bool,
+}
+
+/// The f32 destinations that must reach memcpy speed on the large size.
+const AT_MEMCPY: [&str; 5] = [
+    "f32->f16 rint",
+    "f32->bf16 rint",
+    "f32->f8e4m3fn rint sat",
+    "f32->f8e5m2 rint",
+    "f32->i8 rint",
+];
+
+/// Pairs (slower-allowed case, base case, largest slowdown) for the mode and policy targets.
+const SLOWDOWNS: [(&str, &str, f64); 5] = [
+    ("f32->f16 trunc", "f32->f16 rint", 0.10),
+    ("f32->bf16 floor", "f32->bf16 rint", 0.10),
+    ("f32->f8e4m3fn odd sat", "f32->f8e4m3fn rint sat", 0.10),
+    ("f32->f16 rint sat", "f32->f16 rint", 0.05),
+    ("f32->f8e5m2 rint sat", "f32->f8e5m2 rint", 0.05),
+];
+
+/// Pairs (packed case, unpacked case) for the packing target.
+const PACKED: [(&str, &str); 2] = [
+    ("f32->f4e2m1 rint", "f32->f4e2m1 rint unpacked"),
+    ("f32->i4 rint", "f32->i4 rint unpacked"),
+];
+
+/// Whether the row measured the large size on all threads (more than one, or the only one).
+fn is_big(r: &Row) -> bool {
+    r.elements > 1 << 20
+}
+
+fn is_small(r: &Row) -> bool {
+    r.elements == 1 << 20 && r.threads == 1
+}
+
+fn find<'a>(rows: &'a [Row], case: &str, big: bool) -> Option<&'a Row> {
+    rows.iter()
+        .find(|r| r.case == case && if big { is_big(r) } else { is_small(r) })
+}
+
+fn pct(target: String, r: &Row, at_least: f64) -> Verdict {
+    Verdict {
+        target,
+        measured: format!("{:.1} %", r.pct_memcpy),
+        met: r.pct_memcpy >= at_least,
+    }
+}
+
+/// Every target the rows can check, in the order.
+pub(crate) fn check(rows: &[Row]) -> Vec<Verdict> {
+    let mut out = Vec::new();
+    let size = |r: &Row| {
+        format!(
+            "{}, {} thread(s)",
+            crate::bench::human(r.elements),
+            r.threads
+        )
+    };
+    for r in rows.iter().filter(|r| is_big(r)) {
+        let (src, _) = r.case.split_once("->").unwrap_or((&r.case, ""));
+        let at_least = if AT_MEMCPY.contains(&r.case.as_str()) {
+            100.0
+        } else if src == "f32" || r.case.ends_with("->f32 rint") {
+            if src == "f32" { 50.0 } else { 100.0 }
+        } else {
+            continue;
+        };
+        let t = format!("{} {}: ≥ {at_least:.0} % of memcpy", r.case, size(r));
+        out.push(pct(t, r, at_least));
+    }
+    for (case, at_least) in [
+        ("f32->f16 rint", 1.0),
+        ("f16->f32 rint", 1.0),
+        ("f32->bf16 rint", 2.0),
+    ] {
+        if let Some(r) = find(rows, case, false)
+            && let Some(x) = r.x_half
+        {
+            out.push(Verdict {
+                target: format!("{case} {}: ≥ {at_least:.1}× half", size(r)),
+                measured: format!("{x:.2}×"),
+                met: x >= at_least,
+            });
+        }
+    }
+    for r in rows.iter().filter(|r| is_small(r)) {
+        let fp8_or_i8 = ["->f8e4m3fn ", "->f8e5m2 ", "->i8 "]
+            .iter()
+            .any(|d| r.case.contains(d));
+        if r.case.starts_with("f32->") && fp8_or_i8 {
+            let t = format!("{} {}: ≥ 50 % of memcpy", r.case, size(r));
+            out.push(pct(t, r, 50.0));
+        }
+    }
+    for (case, base, most) in SLOWDOWNS {
+        for big in [false, true] {
+            if let (Some(a), Some(b)) = (find(rows, case, big), find(rows, base, big)) {
+                let slower = 1.0 - a.gelem[1] / b.gelem[1];
+                out.push(Verdict {
+                    target: format!(
+                        "{case} vs {base} {}: ≤ {:.0} % slower",
+                        size(a),
+                        100.0 * most
+                    ),
+                    measured: format!("{:+.1} %", 100.0 * slower),
+                    met: slower <= most,
+                });
+            }
+        }
+    }
+    for (packed, unpacked) in PACKED {
+        for big in [false, true] {
+            if let (Some(a), Some(b)) = (find(rows, packed, big), find(rows, unpacked, big)) {
+                let ratio = a.gelem[1] / b.gelem[1];
+                out.push(Verdict {
+                    target: format!("{packed} {}: ≥ 80 % of unpacked elements/s", size(a)),
+                    measured: format!("{:.1} %", 100.0 * ratio),
+                    met: ratio >= 0.8,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Prints the verdicts as a table, with how many were met.
+pub(crate) fn print(verdicts: &[Verdict]) {
+    if verdicts.is_empty() {
+        return;
+    }
+    let width = verdicts
+        .iter()
+        .map(|v| v.target.chars().count())
+        .max()
+        .unwrap_or(0);
+    println!("\nTargets (ratios within this run):");
+    for v in verdicts {
+        let pad = width - v.target.chars().count();
+        let mark = if v.met { "met" } else { "MISSED" };
+        println!(
+            "  {}{} {:>9}  {mark}",
+            v.target,
+            " ".repeat(pad),
+            v.measured
+        );
+    }
+    let met = verdicts.iter().filter(|v| v.met).count();
+    println!("{met} of {} targets met", verdicts.len());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(case: &str, elements: usize, threads: usize, gelem: f64, pct: f64) -> Row {
+        Row {
+            case: case.into(),
+            kernel: "k",
+            elements,
+            threads,
+            gelem: [gelem; 3],
+            bytes_per_elem: 6.0,
+            pct_memcpy: pct,
+            x_half: None,
+        }
+    }
+
+    #[test]
+    fn targets_follow_the_rows_ratios() {
+        let rows = vec![
+            row("f32->f16 rint", 64 << 20, 2, 3.0, 101.0),
+            row("f32->f16 trunc", 64 << 20, 2, 2.6, 90.0),
+            row("f32->f8e8m0 rint", 64 << 20, 2, 1.0, 49.0),
+            row("f8e4m3fn->f32 rint", 64 << 20, 2, 1.0, 99.0),
+            row("f32->i8 rint", 1 << 20, 1, 1.0, 51.0),
+        ];
+        let v = check(&rows);
+        let by = |s: &str| v.iter().find(|x| x.target.starts_with(s)).map(|x| x.met);
+        assert_eq!(by("f32->f16 rint 64Mi"), Some(true));
+        assert_eq!(by("f32->f16 trunc 64Mi, 2 thread(s): ≥ 50"), Some(true));
+        assert_eq!(by("f32->f8e8m0 rint 64Mi"), Some(false));
+        assert_eq!(by("f8e4m3fn->f32 rint 64Mi"), Some(false));
+        assert_eq!(by("f32->i8 rint 1Mi"), Some(true));
+        // 2.6 vs 3.0 Gelem/s is 13.3 % slower: more than the 10 % allowed.
+        assert_eq!(by("f32->f16 trunc vs f32->f16 rint 64Mi"), Some(false));
+        assert_eq!(v.len(), 6);
+    }
+}
