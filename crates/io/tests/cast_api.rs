@@ -458,3 +458,28 @@ fn cast_reader_streams_into_any_writer_as_cast_bytes_does() {
     .unwrap();
     assert_eq!((reports, out), (whole.reports, whole.bytes));
 }
+
+/// A file cast reads its large chunks in pieces on several threads: the output equals the
+/// in-memory cast of the same bytes, and a file cut short is refused before anything is
+/// written.
+#[test]
+fn a_file_read_in_parallel_pieces_equals_the_in_memory_cast_and_a_short_file_is_an_error() {
+    let n = (5 << 20) / 2 + 3;
+    let xs: Vec<f32> = (0..n)
+        .map(|i| ((i % 7919) as f32 - 3000.0) * 0.0173)
+        .collect();
+    let file = f32_npy(&xs, &[n]);
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("x.npy");
+    std::fs::write(&input, &file).unwrap();
+    let output = dir.path().join("y.npy");
+    let job = CastJob::new(Container::Npy, Container::Npy, Format::BF16);
+    cast_file(&job, &input, &output, &mut NoProgress).unwrap();
+    let want = cast_bytes(&job, &input, &file, &mut NoProgress).unwrap();
+    assert!(std::fs::read(&output).unwrap() == want.bytes);
+    // Cut 1.5 MiB before the end: the header still promises every element.
+    std::fs::write(&input, &file[..file.len() - (3 << 19)]).unwrap();
+    let e = cast_file(&job, &input, &dir.path().join("z.npy"), &mut NoProgress).unwrap_err();
+    assert!(e.to_string().contains("x.npy"), "{e}");
+    assert!(!dir.path().join("z.npy").exists());
+}

@@ -105,7 +105,9 @@ fn open_input(path: &Path) -> Result<Input<File>, IoError> {
             path: path.to_path_buf(),
         });
     }
-    Ok(Input::new(file, path, meta.len()))
+    // A second handle for positional reads from several threads at once.
+    let positional = file.try_clone().ok();
+    Ok(Input::new(file, path, meta.len()).with_positional(positional))
 }
 
 /// Reads `input`, casts it as `job` says and writes `output` atomically, streaming (a failed
