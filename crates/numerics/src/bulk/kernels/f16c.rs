@@ -10,6 +10,8 @@
 //! reference like every kernel.
 
 use super::f32_half::{SpecialResults, Totals, rounding};
+#[cfg(target_arch = "x86_64")]
+use super::f32_half::run_in_mode;
 use crate::status::StatusCounts;
 
 /// f32 → f16 in one mode under one policy.
@@ -73,40 +75,27 @@ impl F16c {
             && std::arch::is_x86_feature_detected!("f16c")
         {
             if wide && super::simd::avx512_present() {
-                // SAFETY: the CPU has AVX2, F16C and AVX-512 F, BW, VL and DQ (checked).
-                return Some(unsafe {
-                    match self.mode {
-                        rounding::NEAREST_EVEN => {
-                            self.run_mode::<{ rounding::NEAREST_EVEN }, true>(src, dst, n)
-                        }
-                        rounding::NEAREST_AWAY => {
-                            self.run_mode::<{ rounding::NEAREST_AWAY }, true>(src, dst, n)
-                        }
-                        rounding::FLOOR => self.run_mode::<{ rounding::FLOOR }, true>(src, dst, n),
-                        rounding::CEIL => self.run_mode::<{ rounding::CEIL }, true>(src, dst, n),
-                        rounding::TRUNC => self.run_mode::<{ rounding::TRUNC }, true>(src, dst, n),
-                        _ => self.run_mode::<{ rounding::ODD }, true>(src, dst, n),
-                    }
-                });
+                // SAFETY: the CPU has AVX2 and F16C and AVX-512 F, BW, VL and DQ (checked).
+                return Some(unsafe { run_in_mode::<_, true>(self, self.mode, src, dst, n) });
             }
             // SAFETY: the CPU has AVX2 and F16C (checked just above).
-            return Some(unsafe {
-                match self.mode {
-                    rounding::NEAREST_EVEN => {
-                        self.run_mode::<{ rounding::NEAREST_EVEN }, false>(src, dst, n)
-                    }
-                    rounding::NEAREST_AWAY => {
-                        self.run_mode::<{ rounding::NEAREST_AWAY }, false>(src, dst, n)
-                    }
-                    rounding::FLOOR => self.run_mode::<{ rounding::FLOOR }, false>(src, dst, n),
-                    rounding::CEIL => self.run_mode::<{ rounding::CEIL }, false>(src, dst, n),
-                    rounding::TRUNC => self.run_mode::<{ rounding::TRUNC }, false>(src, dst, n),
-                    _ => self.run_mode::<{ rounding::ODD }, false>(src, dst, n),
-                }
-            });
+            return Some(unsafe { run_in_mode::<_, false>(self, self.mode, src, dst, n) });
         }
         let _ = (src, dst, n);
         None
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl super::f32_half::ModeLoop for F16c {
+    unsafe fn run_mode<const M: u8, const WIDE: bool>(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        n: usize,
+    ) -> StatusCounts {
+        // SAFETY: the caller's guarantee, passed on.
+        unsafe { self.run_mode_impl::<M, WIDE>(src, dst, n) }
     }
 }
 
@@ -335,7 +324,7 @@ mod simd {
         /// # Safety
         /// The CPU must support AVX2 and F16C, and with `WIDE` AVX-512 F, BW, VL and DQ.
         #[target_feature(enable = "avx2,f16c")]
-        pub(super) unsafe fn run_mode<const M: u8, const WIDE: bool>(
+        pub(super) unsafe fn run_mode_impl<const M: u8, const WIDE: bool>(
             &self,
             src: &[u8],
             dst: &mut [u8],

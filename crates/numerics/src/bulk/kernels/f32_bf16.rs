@@ -11,13 +11,15 @@
 //! statuses and blends in the special results, still 8 lanes at a time. Tested bit for bit
 //! against the reference like every kernel.
 
-use super::f32_half::{SpecialResults, Totals, rounding};
+use super::f32_half::{SpecialResults, Totals};
+#[cfg(target_arch = "x86_64")]
+use super::f32_half::run_in_mode;
 use crate::status::StatusCounts;
 
 /// f32 → bf16 in one mode under one policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Bf16 {
-    /// The rounding mode (see [`rounding`]).
+    /// The rounding mode (see [`rounding`](super::f32_half::rounding)).
     mode: u8,
     /// What NaN, ±Inf and overflow become.
     specials: SpecialResults,
@@ -37,7 +39,7 @@ const BLOCK_STEPS: usize = 32;
 const FLUSH_BLOCKS: usize = 1 << 20;
 
 impl Bf16 {
-    /// The kernel for rounding mode `mode` (see [`rounding`]) whose special lanes become
+    /// The kernel for rounding mode `mode` (see [`rounding`](super::f32_half::rounding)) whose special lanes become
     /// `specials`.
     pub(crate) fn new(mode: u8, specials: SpecialResults) -> Bf16 {
         Bf16 { mode, specials }
@@ -56,40 +58,27 @@ impl Bf16 {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             if wide && super::simd::avx512_present() {
-                // SAFETY: the CPU has AVX2, F16C and AVX-512 F, BW, VL and DQ (checked).
-                return Some(unsafe {
-                    match self.mode {
-                        rounding::NEAREST_EVEN => {
-                            self.run_mode::<{ rounding::NEAREST_EVEN }, true>(src, dst, n)
-                        }
-                        rounding::NEAREST_AWAY => {
-                            self.run_mode::<{ rounding::NEAREST_AWAY }, true>(src, dst, n)
-                        }
-                        rounding::FLOOR => self.run_mode::<{ rounding::FLOOR }, true>(src, dst, n),
-                        rounding::CEIL => self.run_mode::<{ rounding::CEIL }, true>(src, dst, n),
-                        rounding::TRUNC => self.run_mode::<{ rounding::TRUNC }, true>(src, dst, n),
-                        _ => self.run_mode::<{ rounding::ODD }, true>(src, dst, n),
-                    }
-                });
+                // SAFETY: the CPU has AVX2 and AVX-512 F, BW, VL and DQ (checked).
+                return Some(unsafe { run_in_mode::<_, true>(self, self.mode, src, dst, n) });
             }
             // SAFETY: the CPU has AVX2 (checked just above).
-            return Some(unsafe {
-                match self.mode {
-                    rounding::NEAREST_EVEN => {
-                        self.run_mode::<{ rounding::NEAREST_EVEN }, false>(src, dst, n)
-                    }
-                    rounding::NEAREST_AWAY => {
-                        self.run_mode::<{ rounding::NEAREST_AWAY }, false>(src, dst, n)
-                    }
-                    rounding::FLOOR => self.run_mode::<{ rounding::FLOOR }, false>(src, dst, n),
-                    rounding::CEIL => self.run_mode::<{ rounding::CEIL }, false>(src, dst, n),
-                    rounding::TRUNC => self.run_mode::<{ rounding::TRUNC }, false>(src, dst, n),
-                    _ => self.run_mode::<{ rounding::ODD }, false>(src, dst, n),
-                }
-            });
+            return Some(unsafe { run_in_mode::<_, false>(self, self.mode, src, dst, n) });
         }
         let _ = (src, dst, n);
         None
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl super::f32_half::ModeLoop for Bf16 {
+    unsafe fn run_mode<const M: u8, const WIDE: bool>(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        n: usize,
+    ) -> StatusCounts {
+        // SAFETY: the caller's guarantee, passed on.
+        unsafe { self.run_mode_impl::<M, WIDE>(src, dst, n) }
     }
 }
 
@@ -294,7 +283,7 @@ mod simd {
         /// # Safety
         /// The CPU must support AVX2, and with `WIDE` AVX-512 F, BW, VL and DQ.
         #[target_feature(enable = "avx2")]
-        pub(super) unsafe fn run_mode<const M: u8, const WIDE: bool>(
+        pub(super) unsafe fn run_mode_impl<const M: u8, const WIDE: bool>(
             &self,
             src: &[u8],
             dst: &mut [u8],

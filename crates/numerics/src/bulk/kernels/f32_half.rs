@@ -57,6 +57,49 @@ impl SpecialResults {
 }
 
 #[cfg(target_arch = "x86_64")]
+/// A 16-bit float kernel whose loop takes the rounding mode and the width of its fast blocks
+/// as const parameters.
+pub(crate) trait ModeLoop {
+    /// The loop in mode `M`; with `WIDE` the fast blocks run at the AVX-512 level.
+    ///
+    /// # Safety
+    /// The CPU must support the kernel's features (AVX2, and F16C for f16), and with `WIDE`
+    /// AVX-512 F, BW, VL and DQ.
+    unsafe fn run_mode<const M: u8, const WIDE: bool>(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        n: usize,
+    ) -> StatusCounts;
+}
+
+/// Runs `k`'s loop in rounding mode `mode` (see [`rounding`]), the one place that turns the
+/// mode into a const parameter.
+///
+/// # Safety
+/// As [`ModeLoop::run_mode`].
+#[cfg(target_arch = "x86_64")]
+pub(crate) unsafe fn run_in_mode<K: ModeLoop, const WIDE: bool>(
+    k: &K,
+    mode: u8,
+    src: &[u8],
+    dst: &mut [u8],
+    n: usize,
+) -> StatusCounts {
+    // SAFETY: the caller's guarantee, passed on.
+    unsafe {
+        match mode {
+            rounding::NEAREST_EVEN => k.run_mode::<{ rounding::NEAREST_EVEN }, WIDE>(src, dst, n),
+            rounding::NEAREST_AWAY => k.run_mode::<{ rounding::NEAREST_AWAY }, WIDE>(src, dst, n),
+            rounding::FLOOR => k.run_mode::<{ rounding::FLOOR }, WIDE>(src, dst, n),
+            rounding::CEIL => k.run_mode::<{ rounding::CEIL }, WIDE>(src, dst, n),
+            rounding::TRUNC => k.run_mode::<{ rounding::TRUNC }, WIDE>(src, dst, n),
+            _ => k.run_mode::<{ rounding::ODD }, WIDE>(src, dst, n),
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
 pub(crate) use simd::{Acc, blend};
 
 #[cfg(target_arch = "x86_64")]
