@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use super::super::Storage;
 use super::flags::{self, BLOCK};
 use super::simd::SimdLevel;
+use super::table_avx512;
 use crate::convert::convert_with_status;
 use crate::format::Format;
 use crate::policy::CastPolicy;
@@ -41,6 +42,9 @@ pub(crate) struct Table {
     /// Inf codes): those codes and their raw statuses, so that the gather loop counts them by
     /// comparing source bytes instead of reading a status per element.
     flagged: Option<Box<[(u8, u16)]>>,
+    /// For sources of at most 8 bits: the results as byte planes for the AVX-512 permute
+    /// lookup ([`table_avx512`]).
+    planes: Option<Box<table_avx512::Planes>>,
 }
 
 /// Most flagged codes [`Table::flagged`] lists (each costs one compare pass per block).
@@ -114,6 +118,10 @@ impl Table {
             .filter_map(|(c, r)| Some((u8::try_from(c).ok()?, r.status.bits())))
             .collect();
         let few = src.bits() <= 8 && !all_ok && flagged.len() <= MAX_FLAGGED;
+        let planes = table_avx512::Planes::new(src.bits(), bytes, |c| {
+            let r = at(c);
+            (r.code, r.status.bits())
+        });
         Table {
             codes,
             narrow,
@@ -122,6 +130,7 @@ impl Table {
             status32,
             all_ok,
             flagged: few.then(|| flagged.into_boxed_slice()),
+            planes: planes.map(Box::new),
         }
     }
 
@@ -131,8 +140,17 @@ impl Table {
         (self.codes[c], self.status[c])
     }
 
-    /// Casts elements `0..n` of the sub-buffers by lookup (8-lane gathers at the AVX2 level
-    /// for unpacked sources of 1 or 2 bytes into destinations of 1, 2 or 4 bytes).
+    /// Whether the AVX-512 permute lookup ([`table_avx512`]) casts slices into storage `d` at
+    /// `level` on this machine (every source storage of at most 8 bits).
+    pub(crate) fn avx512_at(&self, level: SimdLevel, d: Storage) -> bool {
+        level == SimdLevel::Avx512
+            && level.is_available()
+            && self.planes.as_ref().is_some_and(|p| p.serves(d))
+    }
+
+    /// Casts elements `0..n` of the sub-buffers by lookup (byte permutes at the AVX-512 level
+    /// for sources of at most 8 bits; 8-lane gathers at the AVX2 level for unpacked sources
+    /// of 1 or 2 bytes into destinations of 1, 2 or 4 bytes).
     #[inline(always)]
     pub(crate) fn run(
         &self,
@@ -143,6 +161,12 @@ impl Table {
         d: Storage,
         n: usize,
     ) -> StatusCounts {
+        if level == SimdLevel::Avx512
+            && let Some(p) = &self.planes
+            && let Some(counts) = p.run(src, s, dst, d, n)
+        {
+            return counts;
+        }
         if level >= SimdLevel::Avx2
             && let Some(counts) = self.gathered(src, s, dst, d, n)
         {
