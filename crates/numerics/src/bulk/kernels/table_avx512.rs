@@ -421,3 +421,64 @@ unsafe fn cast<const SPB: usize, const WIDE: bool, const DB: usize, const DPB: u
     }
     counts
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bulk::Layout;
+    use crate::format::Format;
+
+    /// The planes of made-up results with `statuses(c)` as the raw status of code `c`, run on
+    /// every byte value and random ones (u8 → u32 codes, and u8 → packed u4), equal the
+    /// results code by code and in the counts.
+    fn check(statuses: impl Fn(usize) -> u16) {
+        let result = |c: usize| {
+            (
+                (c as u64).wrapping_mul(0x9E37_79B9) & 0xFFFF_FFFF,
+                statuses(c),
+            )
+        };
+        let mut src: Vec<u8> = (0..=255u8).collect();
+        src.extend((0..301u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8));
+        let n = src.len() - 1;
+        let s = Storage::native(Format::U8);
+        let mut want = StatusCounts::default();
+        for &b in &src[..n] {
+            super::super::flags::record_n(result(usize::from(b)).1, 1, &mut want);
+        }
+        for (dst, bytes) in [(Format::U32, 4), (Format::U4, 1)] {
+            let d = Storage::new(dst, Layout::Packed).unwrap_or(Storage::native(dst));
+            let Some(p) = Planes::new(8, bytes, result) else {
+                panic!("planes");
+            };
+            let mut out = vec![0u8; d.bytes_for(n)];
+            let Some(counts) = p.run(&src, s, &mut out, d, n) else {
+                assert!(!super::super::simd::avx512_present());
+                return;
+            };
+            for (i, &b) in src[..n].iter().enumerate() {
+                let code = result(usize::from(b)).0 & dst.code_mask();
+                assert_eq!(d.read(&out, i), code, "{dst} element {i}");
+            }
+            assert_eq!(counts, want, "{dst}");
+        }
+    }
+
+    #[test]
+    fn few_distinct_statuses_are_counted_by_class() {
+        check(|c| match c % 7 {
+            0 => Status::INEXACT.bits(),
+            1 => (Status::INEXACT | Status::SATURATED).bits(),
+            2 => Status::NAN.bits(),
+            _ => 0,
+        });
+    }
+
+    #[test]
+    fn many_distinct_statuses_are_counted_by_flag() {
+        // Every 9-bit status pattern occurs: far more classes than planes hold.
+        check(|c| ((c * 37) & 0x1FF) as u16);
+        let p = Planes::new(8, 4, |c| (0, ((c * 37) & 0x1FF) as u16));
+        assert!(p.is_some_and(|p| p.classes.len() == 10 && p.marks.len() == 2));
+    }
+}
