@@ -237,3 +237,30 @@ fn parallel_chunks_at_the_avx512_level_equal_the_reference() {
         assert!(got == want, "{src} -> {dst}");
     }
 }
+
+#[test]
+fn large_outputs_stored_non_temporally_equal_the_reference() {
+    // Outputs of 8 MiB and more are streamed from their first 64-byte boundary: destination
+    // offsets that do and do not put an element boundary there, odd counts.
+    let policy = CastPolicy::new(RoundMode::Rint);
+    for (k, (src, dst)) in [(Format::F8E4M3FN, Format::F32), (Format::I4, Format::F64)]
+        .into_iter()
+        .enumerate()
+    {
+        let s = Storage::native(src);
+        let d = Storage::native(dst);
+        let n = (8 << 20) / d.bytes_for(1) + 4099;
+        let mut bytes = Vec::with_capacity(s.bytes_for(n));
+        while bytes.len() < s.bytes_for(n) {
+            bytes.extend(source_bytes(k as u64 + 9));
+        }
+        bytes.truncate(s.bytes_for(n));
+        let reference = options(KernelChoice::Reference, false);
+        let avx512 = options(KernelChoice::Level(SimdLevel::Avx512), false);
+        for offset in [0, 3, 4, 8, 40] {
+            let want = cast_at(&bytes, s, d, n, offset, &policy, &reference);
+            let got = cast_at(&bytes, s, d, n, offset, &policy, &avx512);
+            assert!(got == want, "{src} -> {dst}, offset {offset}");
+        }
+    }
+}

@@ -24,6 +24,10 @@ const CODES: usize = 256;
 const MAX_MARKS: usize = 16;
 /// Most destination bytes (one plane each).
 const MAX_BYTES: usize = 8;
+/// Destination bytes of one call from which full 64-byte steps are stored non-temporally
+/// (`vmovntdq`: no read for ownership, the cache left to the source), as a large memcpy does;
+/// smaller outputs stay in the cache for what reads them next.
+const STREAM_BYTES: usize = 8 << 20;
 /// Raw status bits that make a result inexact in [`StatusCounts::exact`]'s sense.
 const LOSSY: u16 = Status::INEXACT.bits() | Status::INVALID.bits();
 
@@ -169,26 +173,46 @@ impl Planes {
                 (self.code.len(), 1)
             };
             macro_rules! to {
-                ($spb:literal, $wide:literal) => {
+                ($spb:literal, $wide:literal, $src:ident, $dst:ident, $n:ident, $stream:ident) => {
                     // SAFETY: the CPU has every feature `cast` enables (checked above); the
-                    // buffers hold the bytes of `n` elements in their storages (checked above).
+                    // buffers hold the bytes of `n` elements in their storages (checked above,
+                    // and split at element boundaries); a streamed destination is 64-byte
+                    // aligned (its head split off above).
                     unsafe {
                         match (db, dpb) {
-                            (1, 1) => cast::<$spb, $wide, 1, 1>(self, src, dst, n),
-                            (2, 1) => cast::<$spb, $wide, 2, 1>(self, src, dst, n),
-                            (4, 1) => cast::<$spb, $wide, 4, 1>(self, src, dst, n),
-                            (8, 1) => cast::<$spb, $wide, 8, 1>(self, src, dst, n),
-                            (_, 2) => cast::<$spb, $wide, 0, 2>(self, src, dst, n),
-                            _ => cast::<$spb, $wide, 0, 4>(self, src, dst, n),
+                            (1, 1) => cast::<$spb, $wide, 1, 1>(self, $src, $dst, $n, $stream),
+                            (2, 1) => cast::<$spb, $wide, 2, 1>(self, $src, $dst, $n, $stream),
+                            (4, 1) => cast::<$spb, $wide, 4, 1>(self, $src, $dst, $n, $stream),
+                            (8, 1) => cast::<$spb, $wide, 8, 1>(self, $src, $dst, $n, $stream),
+                            (_, 2) => cast::<$spb, $wide, 0, 2>(self, $src, $dst, $n, $stream),
+                            _ => cast::<$spb, $wide, 0, 4>(self, $src, $dst, $n, $stream),
                         }
                     }
                 };
             }
-            let counts = match (spb, self.wide) {
-                (1, true) => to!(1, true),
-                (1, false) => to!(1, false),
-                (2, _) => to!(2, false),
-                _ => to!(4, false),
+            // Large one-per-element outputs are streamed from the first 64-byte boundary on,
+            // when an element boundary (and a source byte boundary) falls on it.
+            let gap = (64 - dst.as_ptr() as usize % 64) % 64;
+            let head = if dpb == 1 && d.bytes_for(n) >= STREAM_BYTES && gap % db == 0 {
+                Some(gap / db).filter(|h| h % spb == 0)
+            } else {
+                None
+            };
+            let run = |src: &[u8], dst: &mut [u8], n: usize, stream: bool| match (spb, self.wide) {
+                (1, true) => to!(1, true, src, dst, n, stream),
+                (1, false) => to!(1, false, src, dst, n, stream),
+                (2, _) => to!(2, false, src, dst, n, stream),
+                _ => to!(4, false, src, dst, n, stream),
+            };
+            let counts = match head {
+                Some(h) => {
+                    let (x, y) = src.split_at(s.bytes_for(h));
+                    let (u, v) = dst.split_at_mut(d.bytes_for(h));
+                    let mut counts = run(x, u, h, false);
+                    counts.add(&run(y, v, n - h, true));
+                    counts
+                }
+                None => run(src, dst, n, false),
             };
             return Some(counts);
         }
@@ -225,11 +249,13 @@ const ZIPS: [[[u8; 64]; 2]; 3] = [
 ];
 
 /// The AVX-512 loop of [`Planes::run`]: sources of `SPB` codes per byte (`WIDE`: more than 6
-/// bits), destinations of `DB` bytes per code (`DPB` 1), or packed `DPB` codes per byte.
+/// bits), destinations of `DB` bytes per code (`DPB` 1), or packed `DPB` codes per byte;
+/// `stream`: full steps of a one-per-element destination are stored non-temporally.
 ///
 /// # Safety
 /// The CPU must support AVX-512 F, BW, VL, VBMI and POPCNT; `src` must hold the bytes of `n`
-/// source elements and `dst` those of `n` destination elements.
+/// source elements and `dst` those of `n` destination elements; with `stream`, `dst` must be
+/// 64-byte aligned.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,popcnt")]
 // The AVX-512 intrinsics are stable from Rust 1.89 (as are the AVX-512 target features the
@@ -240,16 +266,17 @@ unsafe fn cast<const SPB: usize, const WIDE: bool, const DB: usize, const DPB: u
     src: &[u8],
     dst: &mut [u8],
     n: usize,
+    stream: bool,
 ) -> StatusCounts {
     use std::arch::x86_64::{
-        __m512i, _mm_mask_storeu_epi8, _mm_maskz_loadu_epi8, _mm256_mask_storeu_epi8,
+        __m512i, _mm_mask_storeu_epi8, _mm_maskz_loadu_epi8, _mm_sfence, _mm256_mask_storeu_epi8,
         _mm256_maskz_loadu_epi8, _mm512_and_si512, _mm512_cvtepi16_epi8, _mm512_cvtepi32_epi8,
         _mm512_cvtepu8_epi16, _mm512_cvtepu8_epi32, _mm512_loadu_si512, _mm512_madd_epi16,
         _mm512_maddubs_epi16, _mm512_mask_blend_epi8, _mm512_mask_storeu_epi8,
         _mm512_mask_test_epi8_mask, _mm512_maskz_loadu_epi8, _mm512_maskz_mov_epi8,
         _mm512_movepi8_mask, _mm512_or_si512, _mm512_permutex2var_epi8, _mm512_permutexvar_epi8,
         _mm512_set1_epi8, _mm512_set1_epi16, _mm512_set1_epi32, _mm512_setzero_si512,
-        _mm512_slli_epi16, _mm512_slli_epi32,
+        _mm512_slli_epi16, _mm512_slli_epi32, _mm512_stream_si512,
     };
     // The unsafe blocks below are loads and stores: of the 256 bytes of a plane, of a 64-byte
     // index constant, of at most the source bytes left (masked), and of at most the
@@ -293,6 +320,20 @@ unsafe fn cast<const SPB: usize, const WIDE: bool, const DB: usize, const DPB: u
         for (i, (&a, &b)) in x.iter().zip(y).enumerate() {
             out[2 * i] = _mm512_permutex2var_epi8(a, zips[k][0], b);
             out[2 * i + 1] = _mm512_permutex2var_epi8(a, zips[k][1], b);
+        }
+    };
+
+    // Counts the classes of the valid elements of one step.
+    let count = |idx: __m512i, top: u64, valid: u64, seen: &mut [u64; MAX_MARKS]| {
+        if classes > 0 {
+            let mut mv = [zero; 2];
+            for (x, t) in mv.iter_mut().zip(marks.iter()).take(mark_planes) {
+                *x = look(t, idx, top);
+            }
+            for (j, s) in seen.iter_mut().enumerate().take(classes) {
+                let hit = _mm512_mask_test_epi8_mask(valid, mv[j / 8], bits[j % 8]);
+                *s += u64::from(hit.count_ones());
+            }
         }
     };
 
@@ -366,6 +407,16 @@ unsafe fn cast<const SPB: usize, const WIDE: bool, const DB: usize, const DPB: u
                 }
             }
             let bytes = rem * DB;
+            if stream && rem == 64 {
+                for (q, &o) in out.iter().enumerate().take(DB) {
+                    // SAFETY: the 64 destination bytes at a 64-byte boundary (the caller
+                    // aligns `dst`; i is a multiple of 64 here) of elements i..i + 64.
+                    unsafe { _mm512_stream_si512(dp.add(i * DB + 64 * q).cast(), o) };
+                }
+                i += rem;
+                count(idx, top, valid, &mut seen);
+                continue;
+            }
             for (q, &o) in out.iter().enumerate().take(DB) {
                 let m = first(bytes.saturating_sub(64 * q));
                 // SAFETY: destination bytes of elements i..i + rem only (masked).
@@ -391,17 +442,12 @@ unsafe fn cast<const SPB: usize, const WIDE: bool, const DB: usize, const DPB: u
                 unsafe { _mm_mask_storeu_epi8(dp.add(i / 4).cast(), m, packed) };
             }
         }
-        if classes > 0 {
-            let mut mv = [zero; 2];
-            for (x, t) in mv.iter_mut().zip(marks.iter()).take(mark_planes) {
-                *x = look(t, idx, top);
-            }
-            for (j, s) in seen.iter_mut().enumerate().take(classes) {
-                let hit = _mm512_mask_test_epi8_mask(valid, mv[j / 8], bits[j % 8]);
-                *s += u64::from(hit.count_ones());
-            }
-        }
+        count(idx, top, valid, &mut seen);
         i += rem;
+    }
+    if stream {
+        // The streamed stores are ordered before whatever the caller does next.
+        _mm_sfence();
     }
 
     let mut counts = StatusCounts {
