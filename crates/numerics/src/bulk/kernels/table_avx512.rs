@@ -14,6 +14,8 @@
 //! The counts equal the reference's: total, exact and per flag.
 //!
 //! The last step of a slice is masked (loads, stores and counts), so every length is served.
+//! Outputs of at least [`STREAM_BYTES`] are stored non-temporally from their first 64-byte
+//! boundary on (the widening casts write up to 8 bytes per source byte).
 
 use super::super::Storage;
 use crate::status::{Status, StatusCounts};
