@@ -240,8 +240,9 @@ fn parallel_chunks_at_the_avx512_level_equal_the_reference() {
 
 #[test]
 fn large_outputs_stored_non_temporally_equal_the_reference() {
-    // Outputs of 8 MiB and more are streamed from their first 64-byte boundary: destination
-    // offsets that do and do not put an element boundary there, odd counts.
+    // Outputs of a few MiB and more (8 MiB here) are streamed from their first 64-byte
+    // boundary: destination offsets that do and do not put an element boundary there, odd
+    // counts.
     let policy = CastPolicy::new(RoundMode::Rint);
     for (k, (src, dst)) in [(Format::F8E4M3FN, Format::F32), (Format::I4, Format::F64)]
         .into_iter()

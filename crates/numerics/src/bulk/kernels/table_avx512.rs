@@ -28,8 +28,10 @@ const MAX_MARKS: usize = 16;
 const MAX_BYTES: usize = 8;
 /// Destination bytes of one call from which full 64-byte steps are stored non-temporally
 /// (`vmovntdq`: no read for ownership, the cache left to the source), as a large memcpy does;
-/// smaller outputs stay in the cache for what reads them next.
-const STREAM_BYTES: usize = 8 << 20;
+/// smaller outputs stay in the cache for what reads them next. 2 MiB, a core's L2 on recent
+/// Intel server parts: above it streaming measured faster (1 Mi fp8 or i4 → f32 elements, one
+/// thread: 4.2 → 4.7 and 4.9 → 5.9 Gelem/s).
+const STREAM_BYTES: usize = 2 << 20;
 /// Raw status bits that make a result inexact in [`StatusCounts::exact`]'s sense.
 const LOSSY: u16 = Status::INEXACT.bits() | Status::INVALID.bits();
 
