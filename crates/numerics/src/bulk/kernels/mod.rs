@@ -5,6 +5,7 @@
 //! | kernel | when | how |
 //! |---|---|---|
 //! | [`table`] | source of at most 16 bits, any destination, any deterministic mode and policy | the result (code and status) of every source code, computed once by the reference routine and cached; the cast is a lookup |
+//! | [`table_avx512`] | the [`table`] sources of at most 8 bits (one per byte, or packed 4-bit and 2-bit), destinations of 1, 2, 4 or 8 bytes or packed 4-bit and 2-bit, at the AVX-512 level | the table as byte planes in registers, looked up 64 codes at a time by VBMI permutes (`vpermt2b`, `vpermb`), zipped into codes; statuses as per-class bit planes counted by `vptestmb` and popcount |
 //! | [`f32_float`] | f32 → signed binary floats of at most 16 bits (f16, bf16, fp8 with Inf/NaN or fn-style, fp6, fp4), every deterministic mode and policy | branchless integer rounding of the f32 code; Inf/NaN/overflow results from the reference |
 //! | [`f16c`] | f32 → f16, every deterministic mode and policy, at the AVX2 + F16C level (the portable level runs [`f32_float`]) | `vcvtps2ph` with the mode's immediate (ties-away: the truncation of the magnitude plus half an ulp added on the f32 bits; odd: the truncation, its last bit set where the round trip differs), statuses from the round trip in vector accumulators, NaN/Inf/overflow lanes blended in ([`f32_half`]) |
 //! | [`f32_bf16`] | f32 → bf16, every deterministic mode and policy, at the AVX2 level (the portable level runs [`f32_float`]) | integer rounding of the top 16 bits on 8 lanes, packed 16 per store, statuses from the low 16 bits in vector accumulators, NaN/Inf/overflow lanes blended in ([`f32_half`]) |
@@ -34,6 +35,7 @@ pub(crate) mod flags;
 pub(crate) mod reference;
 pub(crate) mod simd;
 pub(crate) mod table;
+pub(crate) mod table_avx512;
 pub(crate) mod widen;
 
 use std::collections::HashMap;
@@ -312,6 +314,7 @@ impl Kernel {
             Kernel::F32Bf16(_) if level == SimdLevel::Avx512 => "f32-bf16-avx512",
             Kernel::F32Float(k) if k.small_float_at(level, d.is_packed()) => "f32-float-avx2",
             Kernel::F32ToInt(k) if f32_to_int_avx2::serves_at(k, level) => "f32-int-avx2",
+            Kernel::Table(t) if t.avx512_at(level, d) => "table-avx512",
             _ => self.name(),
         }
     }

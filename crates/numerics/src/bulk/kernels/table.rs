@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use super::super::Storage;
 use super::flags::{self, BLOCK};
 use super::simd::SimdLevel;
+use super::table_avx512;
 use crate::convert::convert_with_status;
 use crate::format::Format;
 use crate::policy::CastPolicy;
@@ -22,6 +23,30 @@ const ENTRIES: usize = 1 << 16;
 /// The results of every code of one source format under one policy.
 #[derive(Debug)]
 pub(crate) struct Table {
+    /// Code and raw status bits of each source code (`2^bits` of them).
+    results: Box<[(u64, u16)]>,
+    /// Destination bytes per code (unpacked).
+    dst_bytes: usize,
+    /// The lookup arrays of the scalar and AVX2 loops, built on their first use (the AVX-512
+    /// loop of a source of at most 8 bits reads only [`Table::planes`], and a table of 2^16
+    /// entries per array is large).
+    arrays: OnceLock<Arrays>,
+    /// Whether every source code's status is OK (exact, no flag): the bulk loops then count
+    /// without reading statuses.
+    all_ok: bool,
+    /// For sources of at most 8 bits with a few codes whose status is not OK (fp8 NaN and
+    /// Inf codes): those codes and their raw statuses, so that the gather loop counts them by
+    /// comparing source bytes instead of reading a status per element.
+    flagged: Option<Box<[(u8, u16)]>>,
+    /// For sources of at most 8 bits: the results as byte planes for the AVX-512 permute
+    /// lookup ([`table_avx512`]).
+    planes: Option<Box<table_avx512::Planes>>,
+}
+
+/// The lookup arrays of a [`Table`]: one entry per 16-bit code, so that a `u16` index needs
+/// no bounds check (narrower sources repeat their `2^bits` results; their codes are masked).
+#[derive(Debug)]
+struct Arrays {
     /// Destination code of each source code (in the low bits).
     codes: Box<[u64; ENTRIES]>,
     /// For destinations of at most 16 bits: the code in the low 16 bits and the raw status
@@ -34,13 +59,6 @@ pub(crate) struct Table {
     /// For 32-bit destinations whose statuses are not all OK: the raw status bits as `u32`,
     /// so that an 8-lane gather reads them.
     status32: Option<Box<[u32; ENTRIES]>>,
-    /// Whether every source code's status is OK (exact, no flag): the bulk loops then count
-    /// without reading statuses.
-    all_ok: bool,
-    /// For sources of at most 8 bits with a few codes whose status is not OK (fp8 NaN and
-    /// Inf codes): those codes and their raw statuses, so that the gather loop counts them by
-    /// comparing source bytes instead of reading a status per element.
-    flagged: Option<Box<[(u8, u16)]>>,
 }
 
 /// Most flagged codes [`Table::flagged`] lists (each costs one compare pass per block).
@@ -93,46 +111,76 @@ impl Table {
 
     fn build(src: Format, dst: Format, policy: &CastPolicy) -> Table {
         let n = 1usize << src.bits();
-        let results: Vec<_> = (0..n as u64)
-            .map(|code| convert_with_status(code, src, dst, policy, 0))
+        let results: Box<[(u64, u16)]> = (0..n as u64)
+            .map(|code| {
+                let r = convert_with_status(code, src, dst, policy, 0);
+                (r.code, r.status.bits())
+            })
             .collect();
-        // Entry i holds the result of code i & mask.
-        let at = |i: usize| results[i & (n - 1)];
-        let codes = boxed(|i| at(i).code);
-        let status = boxed(|i| at(i).status.bits());
-        let bytes = dst.unpacked_bytes();
-        let narrow = (bytes <= 2).then(|| {
-            boxed(|i| (at(i).code as u32 & 0xFFFF) | (u32::from(at(i).status.bits()) << 16))
-        });
-        let wide = (bytes == 4).then(|| boxed(|i| at(i).code as u32));
-        let all_ok = results.iter().all(|r| r.status.bits() == 0);
-        let status32 = (bytes == 4 && !all_ok).then(|| boxed(|i| u32::from(status[i])));
+        let all_ok = results.iter().all(|r| r.1 == 0);
         let flagged: Vec<(u8, u16)> = results
             .iter()
             .enumerate()
-            .filter(|(_, r)| r.status.bits() != 0)
-            .filter_map(|(c, r)| Some((u8::try_from(c).ok()?, r.status.bits())))
+            .filter(|(_, r)| r.1 != 0)
+            .filter_map(|(c, r)| Some((u8::try_from(c).ok()?, r.1)))
             .collect();
         let few = src.bits() <= 8 && !all_ok && flagged.len() <= MAX_FLAGGED;
-        Table {
-            codes,
-            narrow,
-            wide,
-            status,
-            status32,
+        let bytes = dst.unpacked_bytes();
+        // Entry c holds the result of code c & mask.
+        let planes = table_avx512::Planes::new(src.bits(), bytes, |c| results[c & (n - 1)]);
+        let table = Table {
+            results,
+            dst_bytes: bytes,
+            arrays: OnceLock::new(),
             all_ok,
             flagged: few.then(|| flagged.into_boxed_slice()),
+            planes: planes.map(Box::new),
+        };
+        if table.planes.is_none() {
+            // Wider sources always need the arrays: build them with the table.
+            table.arrays();
         }
+        table
+    }
+
+    /// The lookup arrays, built on first use.
+    fn arrays(&self) -> &Arrays {
+        self.arrays.get_or_init(|| {
+            let n = self.results.len();
+            let at = |i: usize| self.results[i & (n - 1)];
+            let codes = boxed(|i| at(i).0);
+            let status = boxed(|i| at(i).1);
+            let bytes = self.dst_bytes;
+            let narrow = (bytes <= 2)
+                .then(|| boxed(|i| (at(i).0 as u32 & 0xFFFF) | (u32::from(at(i).1) << 16)));
+            let wide = (bytes == 4).then(|| boxed(|i| at(i).0 as u32));
+            let status32 = (bytes == 4 && !self.all_ok).then(|| boxed(|i| u32::from(status[i])));
+            Arrays {
+                codes,
+                narrow,
+                wide,
+                status,
+                status32,
+            }
+        })
     }
 
     /// Code and raw status bits of source code `c`.
     pub(crate) fn entry(&self, c: u16) -> (u64, u16) {
-        let c = usize::from(c);
-        (self.codes[c], self.status[c])
+        self.results[usize::from(c) & (self.results.len() - 1)]
     }
 
-    /// Casts elements `0..n` of the sub-buffers by lookup (8-lane gathers at the AVX2 level
-    /// for unpacked sources of 1 or 2 bytes into destinations of 1, 2 or 4 bytes).
+    /// Whether the AVX-512 permute lookup ([`table_avx512`]) casts slices into storage `d` at
+    /// `level` on this machine (every source storage of at most 8 bits).
+    pub(crate) fn avx512_at(&self, level: SimdLevel, d: Storage) -> bool {
+        level == SimdLevel::Avx512
+            && level.is_available()
+            && self.planes.as_ref().is_some_and(|p| p.serves(d))
+    }
+
+    /// Casts elements `0..n` of the sub-buffers by lookup (byte permutes at the AVX-512 level
+    /// for sources of at most 8 bits; 8-lane gathers at the AVX2 level for unpacked sources
+    /// of 1 or 2 bytes into destinations of 1, 2 or 4 bytes).
     #[inline(always)]
     pub(crate) fn run(
         &self,
@@ -143,6 +191,12 @@ impl Table {
         d: Storage,
         n: usize,
     ) -> StatusCounts {
+        if level == SimdLevel::Avx512
+            && let Some(p) = &self.planes
+            && let Some(counts) = p.run(src, s, dst, d, n)
+        {
+            return counts;
+        }
         if level >= SimdLevel::Avx2
             && let Some(counts) = self.gathered(src, s, dst, d, n)
         {
@@ -171,8 +225,11 @@ impl Table {
         }
         let mask = s.format().code_mask() as u16;
         let (table, status) = match d.format().unpacked_bytes() {
-            1 | 2 => (self.narrow.as_deref()?, None),
-            4 => (self.wide.as_deref()?, self.status32.as_deref()),
+            1 | 2 => (self.arrays().narrow.as_deref()?, None),
+            4 => (
+                self.arrays().wide.as_deref()?,
+                self.arrays().status32.as_deref(),
+            ),
             _ => return None,
         };
         let g = gather::Gather {
@@ -208,7 +265,8 @@ impl Table {
         let m = s.format().code_mask() as u16;
         let plain = !s.is_packed() && !d.is_packed();
         let sw = s.format().unpacked_bytes();
-        let status = &*self.status;
+        let a = self.arrays();
+        let status = &*a.status;
         match (plain, sw, d.format().unpacked_bytes()) {
             (true, 1, 1) => self.narrow_lookup::<1, 1, COUNT>(src, s, dst, d, n),
             (true, 1, 2) => self.narrow_lookup::<1, 2, COUNT>(src, s, dst, d, n),
@@ -216,14 +274,14 @@ impl Table {
             (true, 2, 2) => self.narrow_lookup::<2, 2, COUNT>(src, s, dst, d, n),
             (true, 1, 4) => self.wide_lookup::<1, COUNT>(src, s, dst, d, n),
             (true, 2, 4) => self.wide_lookup::<2, COUNT>(src, s, dst, d, n),
-            (true, 1, _) => lookup::<1, 8, COUNT>(src, dst, n, m, &Wide64(&self.codes, status)),
-            (true, 2, _) => lookup::<2, 8, COUNT>(src, dst, n, m, &Wide64(&self.codes, status)),
+            (true, 1, _) => lookup::<1, 8, COUNT>(src, dst, n, m, &Wide64(&a.codes, status)),
+            (true, 2, _) => lookup::<2, 8, COUNT>(src, dst, n, m, &Wide64(&a.codes, status)),
             (false, _, db) if s.is_packed() && s.per_byte() == 2 && !d.is_packed() => {
-                match (db, &self.narrow, &self.wide) {
+                match (db, &a.narrow, &a.wide) {
                     (1, Some(t), _) => nibble_lookup::<1, COUNT>(src, dst, n, &Narrow(t)),
                     (2, Some(t), _) => nibble_lookup::<2, COUNT>(src, dst, n, &Narrow(t)),
                     (4, _, Some(t)) => nibble_lookup::<4, COUNT>(src, dst, n, &Wide32(t, status)),
-                    _ => nibble_lookup::<8, COUNT>(src, dst, n, &Wide64(&self.codes, status)),
+                    _ => nibble_lookup::<8, COUNT>(src, dst, n, &Wide64(&a.codes, status)),
                 }
             }
             _ => self.packed(src, s, dst, d, n),
@@ -240,7 +298,7 @@ impl Table {
         n: usize,
     ) -> StatusCounts {
         let m = s.format().code_mask() as u16;
-        match &self.narrow {
+        match &self.arrays().narrow {
             Some(t) => lookup::<S, D, COUNT>(src, dst, n, m, &Narrow(t)),
             None => self.packed(src, s, dst, d, n),
         }
@@ -256,8 +314,9 @@ impl Table {
         n: usize,
     ) -> StatusCounts {
         let m = s.format().code_mask() as u16;
-        let status = &*self.status;
-        match &self.wide {
+        let a = self.arrays();
+        let status = &*a.status;
+        match &a.wide {
             Some(t) => lookup::<S, 4, COUNT>(src, dst, n, m, &Wide32(t, status)),
             None => self.packed(src, s, dst, d, n),
         }
@@ -265,6 +324,7 @@ impl Table {
 
     /// Packed 2/4-bit layouts (and any other): element by element through the storage codec.
     fn packed(&self, src: &[u8], s: Storage, dst: &mut [u8], d: Storage, n: usize) -> StatusCounts {
+        let a = self.arrays();
         let mut counts = StatusCounts::default();
         let mut st = [0u16; BLOCK];
         let mut i = 0;
@@ -272,8 +332,8 @@ impl Table {
             let m = BLOCK.min(n - i);
             for (k, t) in st[..m].iter_mut().enumerate() {
                 let c = usize::from(s.read(src, i + k) as u16);
-                *t = self.status[c];
-                d.write(dst, i + k, self.codes[c]);
+                *t = a.status[c];
+                d.write(dst, i + k, a.codes[c]);
             }
             flags::count(&st[..m], &mut counts);
             i += m;

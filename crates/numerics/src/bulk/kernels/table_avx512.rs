@@ -1,0 +1,534 @@
+//! The table lookup at the AVX-512 level for sources of at most 8 bits, by VBMI byte permutes
+//! instead of gathers. The results of the 256 source codes are held as byte planes in
+//! registers: plane `k` is byte `k` of every destination code, 256 bytes in four registers.
+//! Per step of 64 elements, the source codes become one vector of 64 byte indices (one code
+//! per byte, or packed 4-bit and 2-bit codes spread out by shifts), and each plane is looked
+//! up by two `vpermt2b` (128 entries each, index bits 0–6) and a blend on the index's top
+//! bit, or by one `vpermb` (64 entries, bits 0–5) for sources of at most 6 bits. The planes
+//! of a destination of B bytes are interleaved into B-byte codes by `vpermt2b` zips; 4-bit
+//! and 2-bit destinations are packed by `vpmaddubsw`/`vpmaddwd` and a narrowing move.
+//!
+//! Statuses: each source code's status falls into a class (a distinct non-OK status, or,
+//! when there are more than [`MAX_MARKS`] of them, a flag); one or two further planes hold a
+//! bit per class, looked up the same way and counted per class by `vptestmb` and a popcount.
+//! The counts equal the reference's: total, exact and per flag.
+//!
+//! The last step of a slice is masked (loads, stores and counts), so every length is served.
+//! Outputs of at least [`STREAM_BYTES`] are stored non-temporally from their first 64-byte
+//! boundary on (the widening casts write up to 8 bytes per source byte).
+
+use super::super::Storage;
+use crate::status::{Status, StatusCounts};
+
+/// Entries of a plane: one per 8-bit source code.
+const CODES: usize = 256;
+/// Most status classes counted (two planes of 8 bits).
+const MAX_MARKS: usize = 16;
+/// Most destination bytes (one plane each).
+const MAX_BYTES: usize = 8;
+/// Destination bytes of one call from which full 64-byte steps are stored non-temporally
+/// (`vmovntdq`: no read for ownership, the cache left to the source), as a large memcpy does;
+/// smaller outputs stay in the cache for what reads them next. 2 MiB, a core's L2 on recent
+/// Intel server parts: above it streaming measured faster (1 Mi fp8 or i4 → f32 elements, one
+/// thread: 4.2 → 4.7 and 4.9 → 5.9 Gelem/s).
+const STREAM_BYTES: usize = 2 << 20;
+/// Raw status bits that make a result inexact in [`StatusCounts::exact`]'s sense.
+const LOSSY: u16 = Status::INEXACT.bits() | Status::INVALID.bits();
+
+/// What one class bit counts: the raw status bits added per element marked, and whether it
+/// takes the element out of the exact count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Mark {
+    /// Flags counted once per marked element.
+    flags: u16,
+    /// Whether a marked element is not exact.
+    lossy: bool,
+}
+
+/// The byte planes of one (source of at most 8 bits, destination, policy) table.
+#[derive(Debug)]
+pub(crate) struct Planes {
+    /// Whether source codes have more than 6 bits (two permutes and a blend per plane).
+    wide: bool,
+    /// Byte `k` of each source code's destination code, for `k` below the destination bytes.
+    code: Box<[[u8; CODES]]>,
+    /// Bit `j % 8` of plane `j / 8` set where the code's status falls in class `j`.
+    marks: Box<[[u8; CODES]]>,
+    /// What each class counts.
+    classes: Box<[Mark]>,
+}
+
+impl Planes {
+    /// The planes of a source of `src_bits` (at most 8) into codes of `dst_bytes` bytes, from
+    /// `result(c)`: the code and raw status bits of source code `c & (2^src_bits - 1)`, for
+    /// every `c` below 256. `None` for a wider source or destination.
+    pub(crate) fn new(
+        src_bits: u32,
+        dst_bytes: usize,
+        result: impl Fn(usize) -> (u64, u16),
+    ) -> Option<Planes> {
+        if src_bits > 8 || dst_bytes > MAX_BYTES {
+            return None;
+        }
+        let all: Vec<(u64, u16)> = (0..CODES).map(result).collect();
+        let code: Box<[[u8; CODES]]> = (0..dst_bytes)
+            .map(|k| std::array::from_fn(|c| all[c].0.to_le_bytes()[k]))
+            .collect();
+        // A class per distinct non-OK status if there are few; else one per flag, and one for
+        // "not exact".
+        let mut distinct: Vec<u16> = all.iter().map(|r| r.1).filter(|&s| s != 0).collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let (classes, of): (Vec<Mark>, Box<dyn Fn(u16) -> u16>) = if distinct.len() <= MAX_MARKS {
+            let classes = distinct
+                .iter()
+                .map(|&s| Mark {
+                    flags: s,
+                    lossy: s & LOSSY != 0,
+                })
+                .collect();
+            let d = distinct.clone();
+            let of = move |s: u16| {
+                d.iter()
+                    .position(|&x| x == s && s != 0)
+                    .map_or(0, |j| 1u16 << j)
+            };
+            (classes, Box::new(of))
+        } else {
+            let any = distinct.iter().fold(0u16, |a, &s| a | s);
+            let bits: Vec<u16> = (0..16)
+                .map(|i| 1u16 << i)
+                .filter(|b| any & b != 0)
+                .collect();
+            let mut classes: Vec<Mark> = bits
+                .iter()
+                .map(|&b| Mark {
+                    flags: b,
+                    lossy: false,
+                })
+                .collect();
+            classes.push(Mark {
+                flags: 0,
+                lossy: true,
+            });
+            let of = move |s: u16| {
+                let mut m = 0u16;
+                for (j, &b) in bits.iter().enumerate() {
+                    if s & b != 0 {
+                        m |= 1 << j;
+                    }
+                }
+                if s & LOSSY != 0 {
+                    m |= 1 << bits.len();
+                }
+                m
+            };
+            (classes, Box::new(of))
+        };
+        if classes.len() > MAX_MARKS {
+            return None;
+        }
+        let marks: Box<[[u8; CODES]]> = (0..classes.len().div_ceil(8))
+            .map(|p| std::array::from_fn(|c| (of(all[c].1) >> (8 * p)) as u8))
+            .collect();
+        Some(Planes {
+            wide: src_bits > 6,
+            code,
+            marks,
+            classes: classes.into_boxed_slice(),
+        })
+    }
+
+    /// Whether [`Planes::run`] casts into storage `d` (codes of at most [`MAX_BYTES`] bytes,
+    /// one per element or packed four or two per byte).
+    pub(crate) fn serves(&self, d: Storage) -> bool {
+        if d.is_packed() {
+            matches!(d.per_byte(), 2 | 4) && !self.code.is_empty()
+        } else {
+            matches!(self.code.len(), 1 | 2 | 4 | 8)
+                && d.format().unpacked_bytes() == self.code.len()
+        }
+    }
+
+    /// Casts `n` elements of `src` (storage `s`: one code per byte, or packed two or four per
+    /// byte) into `dst` (storage `d`) by the byte planes; `None` when the machine lacks the
+    /// AVX-512 level (or POPCNT), a buffer is short, or [`Planes::serves`] does not hold.
+    pub(crate) fn run(
+        &self,
+        src: &[u8],
+        s: Storage,
+        dst: &mut [u8],
+        d: Storage,
+        n: usize,
+    ) -> Option<StatusCounts> {
+        let spb = s.per_byte();
+        let one_byte = s.is_packed() || s.format().unpacked_bytes() == 1;
+        if !self.serves(d) || !one_byte || !matches!(spb, 1 | 2 | 4) {
+            return None;
+        }
+        if src.len() < s.bytes_for(n) || dst.len() < d.bytes_for(n) {
+            return None;
+        }
+        #[cfg(target_arch = "x86_64")]
+        if super::simd::avx512_present() && std::arch::is_x86_feature_detected!("popcnt") {
+            let (db, dpb) = if d.is_packed() {
+                (0, d.per_byte())
+            } else {
+                (self.code.len(), 1)
+            };
+            macro_rules! to {
+                ($spb:literal, $wide:literal, $src:ident, $dst:ident, $n:ident, $stream:ident) => {
+                    // SAFETY: the CPU has every feature `cast` enables (checked above); the
+                    // buffers hold the bytes of `n` elements in their storages (checked above,
+                    // and split at element boundaries); a streamed destination is 64-byte
+                    // aligned (its head split off above).
+                    unsafe {
+                        match (db, dpb) {
+                            (1, 1) => cast::<$spb, $wide, 1, 1>(self, $src, $dst, $n, $stream),
+                            (2, 1) => cast::<$spb, $wide, 2, 1>(self, $src, $dst, $n, $stream),
+                            (4, 1) => cast::<$spb, $wide, 4, 1>(self, $src, $dst, $n, $stream),
+                            (8, 1) => cast::<$spb, $wide, 8, 1>(self, $src, $dst, $n, $stream),
+                            (_, 2) => cast::<$spb, $wide, 0, 2>(self, $src, $dst, $n, $stream),
+                            _ => cast::<$spb, $wide, 0, 4>(self, $src, $dst, $n, $stream),
+                        }
+                    }
+                };
+            }
+            // Large one-per-element outputs are streamed from the first 64-byte boundary on,
+            // when an element boundary (and a source byte boundary) falls on it.
+            let gap = (64 - dst.as_ptr() as usize % 64) % 64;
+            let head = if dpb == 1 && d.bytes_for(n) >= STREAM_BYTES && gap % db == 0 {
+                Some(gap / db).filter(|h| h % spb == 0)
+            } else {
+                None
+            };
+            let run = |src: &[u8], dst: &mut [u8], n: usize, stream: bool| match (spb, self.wide) {
+                (1, true) => to!(1, true, src, dst, n, stream),
+                (1, false) => to!(1, false, src, dst, n, stream),
+                (2, _) => to!(2, false, src, dst, n, stream),
+                _ => to!(4, false, src, dst, n, stream),
+            };
+            let counts = match head {
+                Some(h) => {
+                    let (x, y) = src.split_at(s.bytes_for(h));
+                    let (u, v) = dst.split_at_mut(d.bytes_for(h));
+                    let mut counts = run(x, u, h, false);
+                    counts.add(&run(y, v, n - h, true));
+                    counts
+                }
+                None => run(src, dst, n, false),
+            };
+            return Some(counts);
+        }
+        None
+    }
+}
+
+/// The low `k` bits set (all 64 from `k = 64` on).
+#[inline(always)]
+fn first(k: usize) -> u64 {
+    if k >= 64 { !0 } else { (1u64 << k) - 1 }
+}
+
+/// The `vpermt2b` indices that zip elements of `w` bytes from two vectors (`x` below 64,
+/// `y` from 64): half `h` of the pairs, `x[e], y[e]` for the `32 / w` elements `e` of that
+/// half in turn.
+const fn zip_index(w: usize, h: usize) -> [u8; 64] {
+    let mut t = [0u8; 64];
+    let mut j = 0;
+    while j < 64 {
+        let e = h * (32 / w) + j / (2 * w);
+        let which = (j / w) % 2;
+        t[j] = (e * w + j % w + 64 * which) as u8;
+        j += 1;
+    }
+    t
+}
+
+/// [`zip_index`] for widths 1, 2 and 4, both halves.
+const ZIPS: [[[u8; 64]; 2]; 3] = [
+    [zip_index(1, 0), zip_index(1, 1)],
+    [zip_index(2, 0), zip_index(2, 1)],
+    [zip_index(4, 0), zip_index(4, 1)],
+];
+
+/// The AVX-512 loop of [`Planes::run`]: sources of `SPB` codes per byte (`WIDE`: more than 6
+/// bits), destinations of `DB` bytes per code (`DPB` 1), or packed `DPB` codes per byte;
+/// `stream`: full steps of a one-per-element destination are stored non-temporally.
+///
+/// # Safety
+/// The CPU must support AVX-512 F, BW, VL, VBMI and POPCNT; `src` must hold the bytes of `n`
+/// source elements and `dst` those of `n` destination elements; with `stream`, `dst` must be
+/// 64-byte aligned.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,popcnt")]
+// The AVX-512 intrinsics are stable from Rust 1.89 (as are the AVX-512 target features the
+// `Avx512` level enables), later than the workspace's declared `rust-version`.
+#[allow(clippy::incompatible_msrv)]
+unsafe fn cast<const SPB: usize, const WIDE: bool, const DB: usize, const DPB: usize>(
+    p: &Planes,
+    src: &[u8],
+    dst: &mut [u8],
+    n: usize,
+    stream: bool,
+) -> StatusCounts {
+    use std::arch::x86_64::{
+        __m512i, _mm_mask_storeu_epi8, _mm_maskz_loadu_epi8, _mm_sfence, _mm256_mask_storeu_epi8,
+        _mm256_maskz_loadu_epi8, _mm512_and_si512, _mm512_cvtepi16_epi8, _mm512_cvtepi32_epi8,
+        _mm512_cvtepu8_epi16, _mm512_cvtepu8_epi32, _mm512_loadu_si512, _mm512_madd_epi16,
+        _mm512_maddubs_epi16, _mm512_mask_blend_epi8, _mm512_mask_storeu_epi8,
+        _mm512_mask_test_epi8_mask, _mm512_maskz_loadu_epi8, _mm512_maskz_mov_epi8,
+        _mm512_movepi8_mask, _mm512_or_si512, _mm512_permutex2var_epi8, _mm512_permutexvar_epi8,
+        _mm512_set1_epi8, _mm512_set1_epi16, _mm512_set1_epi32, _mm512_setzero_si512,
+        _mm512_slli_epi16, _mm512_slli_epi32, _mm512_stream_si512,
+    };
+    // The unsafe blocks below are loads and stores: of the 256 bytes of a plane, of a 64-byte
+    // index constant, of at most the source bytes left (masked), and of at most the
+    // destination bytes left (masked); the caller guarantees the buffer sizes, and the CPU
+    // features are enabled on this function.
+    let load = |plane: &[u8; CODES]| -> [__m512i; 4] {
+        // SAFETY: bytes 64q..64q+64 of the 256-byte plane, q < 4.
+        std::array::from_fn(|q| unsafe { _mm512_loadu_si512(plane.as_ptr().add(64 * q).cast()) })
+    };
+    let zero = _mm512_setzero_si512();
+    let planes = if DPB > 1 { 1 } else { DB };
+    let mut code = [[zero; 4]; MAX_BYTES];
+    for (t, plane) in code.iter_mut().zip(p.code.iter()).take(planes) {
+        *t = load(plane);
+    }
+    let mut marks = [[zero; 4]; 2];
+    for (t, plane) in marks.iter_mut().zip(p.marks.iter()) {
+        *t = load(plane);
+    }
+    let bits: [__m512i; 8] = std::array::from_fn(|b| _mm512_set1_epi8(1 << b));
+    let zips: [[__m512i; 2]; 3] = std::array::from_fn(|w| {
+        // SAFETY: the 64 bytes of one index constant.
+        std::array::from_fn(|h| unsafe { _mm512_loadu_si512(ZIPS[w][h].as_ptr().cast()) })
+    });
+    let classes = p.classes.len();
+    let mark_planes = p.marks.len();
+    let mut seen = [0u64; MAX_MARKS];
+
+    // The plane `t` looked up at the 64 indices `idx` (`top`: the indices from 128).
+    let look = |t: &[__m512i; 4], idx: __m512i, top: u64| -> __m512i {
+        if WIDE {
+            let lo = _mm512_permutex2var_epi8(t[0], idx, t[1]);
+            let hi = _mm512_permutex2var_epi8(t[2], idx, t[3]);
+            _mm512_mask_blend_epi8(top, lo, hi)
+        } else {
+            _mm512_permutexvar_epi8(idx, t[0])
+        }
+    };
+    // Zips vectors of `w`-byte elements (`k` = log2 w): `x[i]` with `y[i]`, both halves.
+    let zip = |x: &[__m512i], y: &[__m512i], k: usize, out: &mut [__m512i]| {
+        for (i, (&a, &b)) in x.iter().zip(y).enumerate() {
+            out[2 * i] = _mm512_permutex2var_epi8(a, zips[k][0], b);
+            out[2 * i + 1] = _mm512_permutex2var_epi8(a, zips[k][1], b);
+        }
+    };
+
+    // Counts the classes of the valid elements of one step.
+    let count = |idx: __m512i, top: u64, valid: u64, seen: &mut [u64; MAX_MARKS]| {
+        if classes > 0 {
+            let mut mv = [zero; 2];
+            for (x, t) in mv.iter_mut().zip(marks.iter()).take(mark_planes) {
+                *x = look(t, idx, top);
+            }
+            for (j, s) in seen.iter_mut().enumerate().take(classes) {
+                let hit = _mm512_mask_test_epi8_mask(valid, mv[j / 8], bits[j % 8]);
+                *s += u64::from(hit.count_ones());
+            }
+        }
+    };
+
+    let sp = src.as_ptr();
+    let dp = dst.as_mut_ptr();
+    let mut i = 0;
+    while i < n {
+        let rem = (n - i).min(64);
+        let valid = first(rem);
+        // 64 source codes, one per byte, in element order.
+        let idx = match SPB {
+            // SAFETY: the `rem` source bytes from element i (masked).
+            1 => unsafe { _mm512_maskz_loadu_epi8(valid, sp.add(i).cast()) },
+            2 => {
+                // SAFETY: the bytes of the `rem` packed source codes from element i (masked).
+                let b = unsafe {
+                    _mm256_maskz_loadu_epi8(first(rem.div_ceil(2)) as u32, sp.add(i / 2).cast())
+                };
+                let w = _mm512_cvtepu8_epi16(b);
+                _mm512_or_si512(
+                    _mm512_and_si512(w, _mm512_set1_epi16(0x0F)),
+                    _mm512_and_si512(_mm512_slli_epi16::<4>(w), _mm512_set1_epi16(0x0F00)),
+                )
+            }
+            _ => {
+                // SAFETY: the bytes of the `rem` packed source codes from element i (masked).
+                let b = unsafe {
+                    _mm_maskz_loadu_epi8(first(rem.div_ceil(4)) as u16, sp.add(i / 4).cast())
+                };
+                let w = _mm512_cvtepu8_epi32(b);
+                let part = |v: __m512i, m: i32| _mm512_and_si512(v, _mm512_set1_epi32(m));
+                _mm512_or_si512(
+                    _mm512_or_si512(part(w, 0x3), part(_mm512_slli_epi32::<6>(w), 0x300)),
+                    _mm512_or_si512(
+                        part(_mm512_slli_epi32::<12>(w), 0x3_0000),
+                        part(_mm512_slli_epi32::<18>(w), 0x300_0000),
+                    ),
+                )
+            }
+        };
+        let top = if WIDE { _mm512_movepi8_mask(idx) } else { 0 };
+        if DPB == 1 {
+            let mut v = [zero; MAX_BYTES];
+            for (x, t) in v.iter_mut().zip(code.iter()).take(DB) {
+                *x = look(t, idx, top);
+            }
+            let mut out = [zero; MAX_BYTES];
+            match DB {
+                1 => out[0] = v[0],
+                2 => zip(&v[..1], &v[1..2], 0, &mut out[..2]),
+                4 => {
+                    let mut a = [zero; 4];
+                    zip(&v[..1], &v[1..2], 0, &mut a[..2]);
+                    zip(&v[2..3], &v[3..4], 0, &mut a[2..]);
+                    zip(&a[..2], &a[2..], 1, &mut out[..4]);
+                }
+                _ => {
+                    let mut a = [zero; 8];
+                    for q in 0..4 {
+                        zip(
+                            &v[2 * q..2 * q + 1],
+                            &v[2 * q + 1..2 * q + 2],
+                            0,
+                            &mut a[2 * q..2 * q + 2],
+                        );
+                    }
+                    let mut b = [zero; 8];
+                    zip(&a[..2], &a[2..4], 1, &mut b[..4]);
+                    zip(&a[4..6], &a[6..], 1, &mut b[4..]);
+                    zip(&b[..4], &b[4..], 2, &mut out);
+                }
+            }
+            let bytes = rem * DB;
+            if stream && rem == 64 {
+                for (q, &o) in out.iter().enumerate().take(DB) {
+                    // SAFETY: the 64 destination bytes at a 64-byte boundary (the caller
+                    // aligns `dst`; i is a multiple of 64 here) of elements i..i + 64.
+                    unsafe { _mm512_stream_si512(dp.add(i * DB + 64 * q).cast(), o) };
+                }
+                i += rem;
+                count(idx, top, valid, &mut seen);
+                continue;
+            }
+            for (q, &o) in out.iter().enumerate().take(DB) {
+                let m = first(bytes.saturating_sub(64 * q));
+                // SAFETY: destination bytes of elements i..i + rem only (masked).
+                unsafe { _mm512_mask_storeu_epi8(dp.add(i * DB + 64 * q).cast(), m, o) };
+            }
+        } else {
+            // Codes past the end are zero, so that an odd count leaves the padding zero.
+            let c = _mm512_maskz_mov_epi8(valid, look(&code[0], idx, top));
+            if DPB == 2 {
+                let c = _mm512_and_si512(c, _mm512_set1_epi8(0x0F));
+                let w = _mm512_maddubs_epi16(c, _mm512_set1_epi16(0x1001));
+                let packed = _mm512_cvtepi16_epi8(w);
+                let m = first(rem.div_ceil(2)) as u32;
+                // SAFETY: the bytes of packed elements i..i + rem only (masked).
+                unsafe { _mm256_mask_storeu_epi8(dp.add(i / 2).cast(), m, packed) };
+            } else {
+                let c = _mm512_and_si512(c, _mm512_set1_epi8(0x03));
+                let w = _mm512_maddubs_epi16(c, _mm512_set1_epi16(0x0401));
+                let d = _mm512_madd_epi16(w, _mm512_set1_epi32(0x0010_0001));
+                let packed = _mm512_cvtepi32_epi8(d);
+                let m = first(rem.div_ceil(4)) as u16;
+                // SAFETY: the bytes of packed elements i..i + rem only (masked).
+                unsafe { _mm_mask_storeu_epi8(dp.add(i / 4).cast(), m, packed) };
+            }
+        }
+        count(idx, top, valid, &mut seen);
+        i += rem;
+    }
+    if stream {
+        // The streamed stores are ordered before whatever the caller does next.
+        _mm_sfence();
+    }
+
+    let mut counts = StatusCounts {
+        total: n as u64,
+        exact: n as u64,
+        ..StatusCounts::default()
+    };
+    for (mark, &k) in p.classes.iter().zip(seen.iter()) {
+        if mark.lossy {
+            counts.exact -= k;
+        }
+        for (f, slot) in counts.flags.iter_mut().enumerate() {
+            if mark.flags & (1 << f) != 0 {
+                *slot += k;
+            }
+        }
+    }
+    counts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bulk::Layout;
+    use crate::format::Format;
+
+    /// The planes of made-up results with `statuses(c)` as the raw status of code `c`, run on
+    /// every byte value and random ones (u8 → u32 codes, and u8 → packed u4), equal the
+    /// results code by code and in the counts.
+    fn check(statuses: impl Fn(usize) -> u16) {
+        let result = |c: usize| {
+            (
+                (c as u64).wrapping_mul(0x9E37_79B9) & 0xFFFF_FFFF,
+                statuses(c),
+            )
+        };
+        let mut src: Vec<u8> = (0..=255u8).collect();
+        src.extend((0..301u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8));
+        let n = src.len() - 1;
+        let s = Storage::native(Format::U8);
+        let mut want = StatusCounts::default();
+        for &b in &src[..n] {
+            super::super::flags::record_n(result(usize::from(b)).1, 1, &mut want);
+        }
+        for (dst, bytes) in [(Format::U32, 4), (Format::U4, 1)] {
+            let d = Storage::new(dst, Layout::Packed).unwrap_or(Storage::native(dst));
+            let Some(p) = Planes::new(8, bytes, result) else {
+                panic!("planes");
+            };
+            let mut out = vec![0u8; d.bytes_for(n)];
+            let Some(counts) = p.run(&src, s, &mut out, d, n) else {
+                assert!(!super::super::simd::avx512_present());
+                return;
+            };
+            for (i, &b) in src[..n].iter().enumerate() {
+                let code = result(usize::from(b)).0 & dst.code_mask();
+                assert_eq!(d.read(&out, i), code, "{dst} element {i}");
+            }
+            assert_eq!(counts, want, "{dst}");
+        }
+    }
+
+    #[test]
+    fn few_distinct_statuses_are_counted_by_class() {
+        check(|c| match c % 7 {
+            0 => Status::INEXACT.bits(),
+            1 => (Status::INEXACT | Status::SATURATED).bits(),
+            2 => Status::NAN.bits(),
+            _ => 0,
+        });
+    }
+
+    #[test]
+    fn many_distinct_statuses_are_counted_by_flag() {
+        // Every 9-bit status pattern occurs: far more classes than planes hold.
+        check(|c| ((c * 37) & 0x1FF) as u16);
+        let p = Planes::new(8, 4, |c| (0, ((c * 37) & 0x1FF) as u16));
+        assert!(p.is_some_and(|p| p.classes.len() == 10 && p.marks.len() == 2));
+    }
+}
