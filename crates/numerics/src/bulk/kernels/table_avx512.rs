@@ -262,9 +262,6 @@ const ZIPS: [[[u8; 64]; 2]; 3] = [
 /// 64-byte aligned.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,popcnt")]
-// The AVX-512 intrinsics are stable from Rust 1.89 (as are the AVX-512 target features the
-// `Avx512` level enables), later than the workspace's declared `rust-version`.
-#[allow(clippy::incompatible_msrv)]
 unsafe fn cast<const SPB: usize, const WIDE: bool, const DB: usize, const DPB: usize>(
     p: &Planes,
     src: &[u8],
