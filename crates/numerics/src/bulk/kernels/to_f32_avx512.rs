@@ -10,6 +10,10 @@
 //! portable loop of [`super::to_f32`], whose rule this is; both are tested bit for bit against
 //! the reference.
 
+// The AVX-512 intrinsics (and the target features the `Avx512` level enables) are stable from
+// Rust 1.89, later than the workspace's declared `rust-version`.
+#![allow(clippy::incompatible_msrv)]
+
 use super::simd::{self, SimdLevel};
 use super::to_f32::{Source, ToF32, mode};
 use crate::status::{Status, StatusCounts};
