@@ -1,13 +1,14 @@
-//! f64 and i32 → f32, every deterministic mode and policy. The portable kernel is exact
-//! integer arithmetic on the f64 bit pattern (an i32 by way of its exact f64 value): the
-//! significand with its implicit bit is cut at the f32 quantum of the value's binade (2^-149
-//! for the whole f32 subnormal range), the cut-off remainder compared with half a unit gives
-//! the mode's decision, and the kept units plus that decision added to the binade's exponent
-//! field give the code (a carry into the next binade, or from the subnormals into the
-//! normals, falls out of the addition). Overflow, ±Inf, NaN and the statuses are selected
-//! branchlessly per element, so the loop vectorises at every instruction-set level
-//! ([`super::simd::run_at`]). At the AVX-512 level [`super::to_f32_avx512`] casts the bulk of
-//! a slice. Both are tested bit for bit (codes and status counts) against the reference.
+//! f64 and i32 → f32, every deterministic mode and policy. The portable kernel converts each
+//! f64 (each i32 by way of its exact f64 value) to f32 rounding to nearest-even, which is
+//! correctly rounded (f32 subnormals included), and then moves the code one step where the
+//! mode rounds the other way: the exact widening of the result compared with the source says
+//! on which side of it the source lies (floor, ceil, trunc; odd is the truncation with its
+//! last bit set where inexact; ties away steps away from zero where the source is an exact tie
+//! that nearest-even rounded toward zero, the two distances being exact f64 differences).
+//! Overflow, ±Inf, NaN and the statuses are selected branchlessly per element, so the loop
+//! vectorises at every instruction-set level ([`super::simd::run_at`]). At the AVX-512 level
+//! [`super::to_f32_avx512`] casts the bulk of a slice. Both are tested bit for bit (codes and
+//! status counts) against the reference.
 
 use super::flags::{self, BLOCK};
 use super::simd::SimdLevel;
@@ -119,61 +120,82 @@ impl ToF32 {
         }
     }
 
-    /// The f32 code and raw status bits of the f64 code `x`, rounded by mode `M`.
+    /// The f32 code and raw status bits of the f64 code `bits`, rounded by mode `M`: the
+    /// nearest-even conversion (correctly rounded, subnormals included), moved one code toward
+    /// the mode's direction where its exact widening lies on the wrong side of `x` (ties away:
+    /// where `x` is an exact tie the conversion rounded toward zero; odd: the truncation, its
+    /// last bit set where inexact); then the policy's overflow, ±Inf and NaN results and the
+    /// statuses, all by selects.
     #[inline(always)]
-    pub(crate) fn convert<const M: u8>(&self, x: u64) -> (u32, u16) {
-        let neg = x >> 63 == 1;
-        let sign = ((x >> 32) as u32) & 0x8000_0000;
-        let abs = x & 0x7FFF_FFFF_FFFF_FFFF;
-        let nan = abs > 0x7FF0_0000_0000_0000;
-        let inf = abs == 0x7FF0_0000_0000_0000;
-        // |x| > the largest f32 (Inf and NaN included)
-        let beyond = abs > 0x47EF_FFFF_E000_0000;
-        let exp = (abs >> 52) as i32;
-        // the f32 biased exponent of the binade; the subnormals share binade 1's quantum
-        let e = exp - (1023 - 127);
-        let e1 = e.max(1);
-        let implicit = if exp == 0 { 0 } else { 1u64 << 52 };
-        let sig = (abs & 0x000F_FFFF_FFFF_FFFF) | implicit;
-        // 29 bits below the f32 quantum of a normal, more below the subnormal range's (a
-        // significand of 53 bits shifted by 63 is gone either way)
-        let shift = (29 + (e1 - e)).min(63) as u32;
-        let k = sig >> shift;
-        let rest = sig & ((1u64 << shift) - 1);
-        let half = 1u64 << (shift - 1);
-        let inexact = rest != 0;
-        let odd = k & 1 == 1;
-        let up = match M {
-            mode::NEAREST_EVEN => rest > half || (rest == half && odd),
-            mode::NEAREST_AWAY => rest >= half,
-            mode::FLOOR => neg && inexact,
-            mode::CEIL => !neg && inexact,
-            mode::TRUNC => false,
-            _ => inexact && !odd,
-        };
-        // (a binade beyond the f32 range gives a code of Inf or more: an overflow)
-        let mag = (((e1.min(255) - 1) as u32) << 23) + k as u32 + u32::from(up);
-        let overflow = mag >= F32_INF && !inf && !nan;
-        let to_max = if neg { self.max_neg } else { self.max_pos };
-        let tiny = mag < 0x0080_0000;
-        let finite_st = if overflow {
-            OVERFLOW | INEXACT | if to_max { SATURATED } else { INF }
+    pub(crate) fn convert<const M: u8>(&self, bits: u64) -> (u32, u16) {
+        let x = f64::from_bits(bits);
+        let neg = bits >> 63 == 1;
+        let sign = ((bits >> 32) as u32) & 0x8000_0000;
+        let a = x.abs();
+        let nan = x.is_nan();
+        let inf = a == f64::INFINITY;
+        // |x| > the largest f32, and |x| ≥ 2^128 (both false for NaN, true for ±Inf)
+        let beyond = a > f64::from(f32::MAX);
+        let big = a >= 2f64.powi(128);
+        let rn = (x as f32).to_bits();
+        let back = f64::from(f32::from_bits(rn));
+        // one code away from zero, one toward zero (the sign bit is kept)
+        let (away, toward) = (rn.wrapping_add(1), rn.wrapping_sub(1));
+        // every mode's candidate, then the mode's (an if-chain on `M`, which the vectoriser
+        // takes where a `match` with guards defeats it)
+        let floor_step = if neg { away } else { toward };
+        let ceil_step = if neg { toward } else { away };
+        let trunc = if back.abs() > a { toward } else { rn };
+        let odd = if f64::from(f32::from_bits(trunc)) != x && !nan {
+            trunc | 1
         } else {
-            (if inexact { INEXACT } else { 0 })
-                | (if inexact && tiny { UNDERFLOW } else { 0 })
-                | (if inexact && mag == 0 { FLUSHED } else { 0 })
-                | (if beyond { SATURATED } else { 0 })
+            trunc
         };
-        let finite_code = if overflow {
-            if to_max { F32_MAX } else { F32_INF }
+        // ties away: rounded toward zero at an exact tie, where both distances (exact
+        // differences of values within a factor of two, or of a value and zero) are equal
+        let other = f64::from(f32::from_bits(away)).abs();
+        let below = a - back.abs();
+        let tie_toward = below > 0.0 && below == other - a;
+        let r = if M == mode::FLOOR {
+            if back > x { floor_step } else { rn }
+        } else if M == mode::CEIL {
+            if back < x { ceil_step } else { rn }
+        } else if M == mode::TRUNC {
+            trunc
+        } else if M == mode::ODD {
+            odd
+        } else if M == mode::NEAREST_AWAY {
+            if tie_toward { away } else { rn }
         } else {
-            mag
+            rn
         };
+        let overflow = (r & 0x7FFF_FFFF == F32_INF || big) && !inf && !nan;
+        // (as logic, not a load indexed by the sign, which the vectoriser gives up on)
+        let to_max = (neg && self.max_neg) || (!neg && self.max_pos);
+        let ovf_code = sign | if to_max { F32_MAX } else { F32_INF };
+        let c = if overflow { ovf_code } else { r };
+        let c_abs = c & 0x7FFF_FFFF;
+        let inexact = f64::from(f32::from_bits(c)) != x;
+        let finite_st = (if inexact { INEXACT } else { 0 })
+            | (if overflow { OVERFLOW } else { 0 })
+            | (if inexact && c_abs < 0x0080_0000 {
+                UNDERFLOW
+            } else {
+                0
+            })
+            | (if inexact && c_abs == 0 { FLUSHED } else { 0 })
+            | (if beyond && c_abs == F32_MAX {
+                SATURATED
+            } else {
+                0
+            })
+            | (if c_abs == F32_INF { INF } else { 0 });
         let (special_code, special_st) = if nan {
             if self.nan_zero {
                 (0, INVALID | INEXACT)
             } else {
-                (sign | 0x7FC0_0000 | ((abs >> 29) as u32 & 0x7F_FFFF), NAN)
+                let payload = ((bits >> 29) as u32) & 0x7F_FFFF;
+                (sign | 0x7FC0_0000 | payload, NAN)
             }
         } else if self.inf_saturate {
             (sign | F32_MAX, SATURATED | INEXACT)
@@ -183,7 +205,7 @@ impl ToF32 {
         if nan || inf {
             (special_code, special_st)
         } else {
-            (sign | finite_code, finite_st)
+            (c, finite_st)
         }
     }
 
@@ -191,6 +213,9 @@ impl ToF32 {
     #[inline(always)]
     fn run_m<const M: u8>(&self, src: &[u8], dst: &mut [u8], n: usize) -> StatusCounts {
         let w = self.src_bytes();
+        // a local copy: its fields stay in registers through the loop (a load through
+        // `self` per element, which nothing proves invariant, keeps the loop scalar)
+        let k = *self;
         let mut counts = StatusCounts::default();
         let mut wide = [0u64; BLOCK];
         let mut ints = [0i32; BLOCK];
@@ -213,7 +238,7 @@ impl ToF32 {
                 }
             }
             for ((&x, c), t) in wide[..m].iter().zip(&mut codes[..m]).zip(&mut st[..m]) {
-                let (code, status) = self.convert::<M>(u64::from_le(x));
+                let (code, status) = k.convert::<M>(u64::from_le(x));
                 *c = code.to_le();
                 *t = status;
             }
