@@ -112,6 +112,10 @@ pub(crate) fn cases() -> Vec<Case> {
         c(F8E4M3FN, F32, Rint, false),
         c(F16, F8E4M3FN, Rint, true),
         c(I4, F32, Rint, false),
+        c(F64, F32, Rint, false),
+        c(F64, F32, Floor, false),
+        c(I32, F32, Rint, false),
+        c(I32, F32, Floor, false),
     ]
 }
 

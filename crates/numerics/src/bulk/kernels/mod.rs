@@ -14,6 +14,7 @@
 //! | [`f64_src`] | f64 and i32 → the destinations of [`f32_float`] | round-to-odd f32 codes (keeping every rounding decision; an i32 by way of its exact f64), then that kernel; f64 blocks with a NaN or a value of at least 2^128 take the reference |
 //! | [`f32_to_int`] | f32 → 4/8/16/32-bit integers (4-bit packed or one per byte), every deterministic mode but `odd`; [`f32_to_int_avx2`] at the AVX2 level for 4 to 16 bits | exact f32 round-to-integral, then the range rule, branchless |
 //! | [`f32_key`] | f32 → other formats of at most 8 bits whose rounding points lie in the f32's top 16 bits (e8m0, HiF8, fnuz fp8, small integers saturating), deterministic modes | a 2^17-entry table keyed on the top 16 bits and a sticky bit |
+//! | [`to_f32`] | f64 and i32 → f32, every deterministic mode and policy; [`to_f32_avx512`] at the AVX-512 level | nearest-even f64 → f32 conversion (an i32 by way of its exact f64), then one step where the round trip shows the mode rounds the other way, branchless; at AVX-512 the hardware conversion with the mode as embedded rounding (ties-away: the truncation of the magnitude plus half an f32 unit; odd: the truncation, its last bit set where inexact), statuses from masks |
 //! | [`widen`] | f16 / bf16 → f32 (every policy; checked against the table on all codes) | exact bit arithmetic |
 //! | [`reference`] | everything else (other 64-bit source pairs, stochastic rounding) | [`convert_with_status`](crate::convert_with_status) per element |
 //!
@@ -36,6 +37,8 @@ pub(crate) mod reference;
 pub(crate) mod simd;
 pub(crate) mod table;
 pub(crate) mod table_avx512;
+pub(crate) mod to_f32;
+pub(crate) mod to_f32_avx512;
 pub(crate) mod widen;
 
 use std::collections::HashMap;
@@ -67,6 +70,8 @@ pub(crate) enum Kernel {
     F32ToInt(f32_to_int::IntDst),
     /// f32 → narrow formats through the (top 16 bits, sticky) table.
     F32Key(Arc<f32_key::KeyTable>),
+    /// f64 / i32 → f32 by exact integer rounding, or the AVX-512 kernel.
+    ToF32(to_f32::ToF32),
     /// f16 / bf16 → f32 by exact bit arithmetic.
     Widen(widen::Widen),
     /// The reference routine per element.
@@ -118,6 +123,19 @@ fn widen_kernel(
 pub(crate) fn select(s: Storage, d: Storage, policy: &CastPolicy, force_reference: bool) -> Kernel {
     if force_reference || policy.round == RoundMode::Hybrid {
         return Kernel::Reference;
+    }
+    if matches!(s.format(), Format::F64 | Format::I32)
+        && d.format() == Format::F32
+        && let Some(k) = to_f32::ToF32::new(
+            if s.format() == Format::F64 {
+                to_f32::Source::F64
+            } else {
+                to_f32::Source::I32
+            },
+            policy,
+        )
+    {
+        return Kernel::ToF32(k);
     }
     // Packed 2-bit destinations (four per byte) go through the table or the reference.
     let storable = !d.is_packed() || d.per_byte() == 2;
@@ -279,6 +297,7 @@ impl Kernel {
             Kernel::F32ToInt(k) => fast(level, k, src, s, dst, d, n),
             Kernel::F32Key(t) => fast(level, &**t, src, s, dst, d, n),
             Kernel::Widen(k) => fast(level, k, src, s, dst, d, n),
+            Kernel::ToF32(k) => fast(level, k, src, s, dst, d, n),
             Kernel::Reference => reference::run(src, s, dst, d, start, n, policy, options),
         }
     }
@@ -295,6 +314,7 @@ impl Kernel {
             Kernel::I32Float(_) => "i32-float",
             Kernel::F32ToInt(_) => "f32-int",
             Kernel::Widen(_) => "widen",
+            Kernel::ToF32(k) => k.name(),
             Kernel::Reference => "reference",
         }
     }
@@ -315,6 +335,7 @@ impl Kernel {
             Kernel::F32Float(k) if k.small_float_at(level, d.is_packed()) => "f32-float-avx2",
             Kernel::F32ToInt(k) if f32_to_int_avx2::serves_at(k, level) => "f32-int-avx2",
             Kernel::Table(t) if t.avx512_at(level, d) => "table-avx512",
+            Kernel::ToF32(k) => k.name_at(level),
             _ => self.name(),
         }
     }
