@@ -139,8 +139,8 @@ pub(crate) struct Row {
     pub(crate) x_half: Option<f64>,
 }
 
-/// Deterministic pseudo-random source codes: f32 values spread over many binades, other
-/// formats every code.
+/// Deterministic pseudo-random source codes: f32 and f64 values spread over the binades
+/// 2^-20 to 2^11, other formats every code.
 pub(crate) fn source(fmt: Format, n: usize) -> Vec<u8> {
     let s = Storage::native(fmt);
     let mut buf = vec![0u8; s.bytes_for(n)];
@@ -153,6 +153,11 @@ pub(crate) fn source(fmt: Format, n: usize) -> Vec<u8> {
             // sign, exponent 2^-20..2^11, random mantissa
             let e = 107 + (x >> 40) % 32;
             ((x & 1) << 31) | (e << 23) | ((x >> 8) & 0x7F_FFFF)
+        } else if fmt == Format::F64 {
+            // the same binades as the f32 values, a random 52-bit mantissa
+            let e = 1003 + (x >> 56) % 32;
+            let m = (x >> 1) ^ (x << 23);
+            ((x & 1) << 63) | (e << 52) | (m & 0xF_FFFF_FFFF_FFFF)
         } else {
             x & fmt.code_mask()
         };

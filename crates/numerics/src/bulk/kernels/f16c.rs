@@ -9,9 +9,9 @@
 //! and counts saturation; nothing is cast element by element. Tested bit for bit against the
 //! reference like every kernel.
 
-use super::f32_half::{SpecialResults, Totals, rounding};
 #[cfg(target_arch = "x86_64")]
 use super::f32_half::run_in_mode;
+use super::f32_half::{SpecialResults, Totals, rounding};
 use crate::status::StatusCounts;
 
 /// f32 → f16 in one mode under one policy.

@@ -11,9 +11,9 @@
 //! statuses and blends in the special results, still 8 lanes at a time. Tested bit for bit
 //! against the reference like every kernel.
 
-use super::f32_half::{SpecialResults, Totals};
 #[cfg(target_arch = "x86_64")]
 use super::f32_half::run_in_mode;
+use super::f32_half::{SpecialResults, Totals};
 use crate::status::StatusCounts;
 
 /// f32 → bf16 in one mode under one policy.
