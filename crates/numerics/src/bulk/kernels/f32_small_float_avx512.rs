@@ -12,7 +12,7 @@
 //! +∞ round the magnitude up or toward zero by the sign (a masked second add); ties away adds
 //! a half toward zero first; to odd truncates and sets the last bit where inexact. Inexact is
 //! `sum − m ≠ s`; underflow, flush, saturation and overflow are compares on the biased code,
-//! into k-masks counted in vector accumulators (masked subtracts). Nothing here makes an f32
+//! into k-masks counted by masked adds in vector accumulators. Nothing here makes an f32
 //! denormal from a normal input. The sign goes on by a bit select; overflow clamps to the
 //! policy's code or blends it in by sign. A step whose 64 inputs hold NaN or ±Inf takes an
 //! out-of-line path that also blends the policy's NaN and Inf codes. Codes are packed by
@@ -358,63 +358,90 @@ fn cast<const M: u8, const PACKED: bool, const CLAMP: bool>(
     src: &[u8],
     dst: &mut [u8],
 ) -> StatusCounts {
-    /// Steps between two flushes of the 32-bit lane counters (4 per lane per step).
+    /// Steps between two flushes of the 32-bit lane counters (at most 4 per lane per step).
     const FLUSH: usize = 1 << 12;
     let c = Consts::new(sf);
-    let zero = _mm512_setzero_si512();
-    let minus_one = _mm512_set1_epi32(-1);
     let out_step = if PACKED { STEP / 2 } else { STEP };
+    let steps = src.len() / (4 * STEP);
+    let zero = _mm512_setzero_si512();
+    // 1 in every lane, hidden from the optimiser: a masked add of it stays one instruction
+    // (one it can see becomes a mask-to-vector move and a subtract)
+    let one = std::hint::black_box(_mm512_set1_epi32(1));
+    // The four masks of a step, each adding 1 to the lanes of `acc` it selects.
+    let count4 = |acc: &mut __m512i, k: [__mmask16; 4]| {
+        for k in k {
+            *acc = _mm512_mask_add_epi32(*acc, k, *acc, one);
+        }
+    };
     let mut tally = Tally::default();
-    for (s_run, d_run) in src
-        .chunks(4 * STEP * FLUSH)
-        .zip(dst.chunks_mut(out_step * FLUSH))
-    {
-        // inexact, under, flushed, beyond, kept, negative overflow
+    // inexact, under, flushed, beyond, kept, negative overflow: 64-bit lane sums
+    let mut wide = [zero; 6];
+    let mut i = 0;
+    while i < steps {
+        let end = (i + FLUSH).min(steps);
         let mut acc = [zero; 6];
-        for (x, y) in s_run
-            .chunks_exact(4 * STEP)
-            .zip(d_run.chunks_exact_mut(out_step))
-        {
+        // the finite-only steps from `i` on, up to one whose lanes hold NaN or Inf (no call
+        // in this loop: its constants stay in registers)
+        while i < end {
+            let (Some(x), Some(y)) = (
+                src.get(4 * STEP * i..4 * STEP * (i + 1)),
+                dst.get_mut(out_step * i..out_step * (i + 1)),
+            ) else {
+                break;
+            };
             // SAFETY: `x` is 256 bytes, four unaligned 64-byte loads.
-            let v: [__m512i; 4] = std::array::from_fn(|i| unsafe {
-                _mm512_loadu_si512(x.as_ptr().add(64 * i).cast())
+            let v: [__m512i; 4] = std::array::from_fn(|j| unsafe {
+                _mm512_loadu_si512(x.as_ptr().add(64 * j).cast())
             });
             let special = v
                 .iter()
                 .map(|&x| _mm512_cmpgt_epi32_mask(_mm512_and_si512(x, c.abs_mask), c.max_finite))
                 .fold(0, |a, k| a | k);
-            let codes = if special == 0 {
-                let l = v.map(|x| lanes::<M, CLAMP>(&c, x));
-                for l in &l {
-                    let masks = [
-                        l.inexact,
-                        l.under,
-                        l.flushed,
-                        l.beyond,
-                        l.kept,
-                        !l.kept & l.neg,
-                    ];
-                    let used = if CLAMP { 5 } else { 6 };
-                    for (t, &k) in acc.iter_mut().zip(&masks).take(used) {
-                        *t = _mm512_mask_sub_epi32(*t, k, *t, minus_one);
-                    }
-                }
-                l.map(|l| l.code)
-            } else {
-                special_step::<M, CLAMP>(sf, &c, v, &mut tally)
-            };
+            if special != 0 {
+                break;
+            }
+            let l = v.map(|x| lanes::<M, CLAMP>(&c, x));
+            count4(&mut acc[0], l.map(|l| l.inexact));
+            count4(&mut acc[1], l.map(|l| l.under));
+            count4(&mut acc[2], l.map(|l| l.flushed));
+            count4(&mut acc[3], l.map(|l| l.beyond));
+            count4(&mut acc[4], l.map(|l| l.kept));
+            if !CLAMP {
+                count4(&mut acc[5], l.map(|l| !l.kept & l.neg));
+            }
+            // SAFETY: `y` is `out_step` bytes, what `store` writes.
+            unsafe { store::<PACKED>(l.map(|l| l.code), y) };
+            i += 1;
+        }
+        for (w, a) in wide.iter_mut().zip(acc) {
+            let lo = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(a));
+            let hi = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64::<1>(a));
+            *w = _mm512_add_epi64(*w, _mm512_add_epi64(lo, hi));
+        }
+        if i < end
+            && let (Some(x), Some(y)) = (
+                src.get(4 * STEP * i..4 * STEP * (i + 1)),
+                dst.get_mut(out_step * i..out_step * (i + 1)),
+            )
+        {
+            // SAFETY: `x` is 256 bytes, four unaligned 64-byte loads.
+            let v: [__m512i; 4] = std::array::from_fn(|j| unsafe {
+                _mm512_loadu_si512(x.as_ptr().add(64 * j).cast())
+            });
+            let codes = special_step::<M, CLAMP>(sf, &c, v, &mut tally);
             // SAFETY: `y` is `out_step` bytes, what `store` writes.
             unsafe { store::<PACKED>(codes, y) };
+            i += 1;
         }
-        let sum = |v: __m512i| _mm512_reduce_add_epi32(v) as u32 as u64;
-        let [inexact, under, flushed, beyond, kept, ovf_neg] = acc.map(sum);
-        tally.inexact += inexact;
-        tally.under += under;
-        tally.flushed += flushed;
-        tally.beyond += beyond;
-        tally.kept += kept;
-        tally.ovf_neg += ovf_neg;
     }
+    let [inexact, under, flushed, beyond, kept, ovf_neg] =
+        wide.map(|w| _mm512_reduce_add_epi64(w) as u64);
+    tally.inexact += inexact;
+    tally.under += under;
+    tally.flushed += flushed;
+    tally.beyond += beyond;
+    tally.kept += kept;
+    tally.ovf_neg += ovf_neg;
     tally.counts(sf, (src.len() / 4) as u64)
 }
 
