@@ -19,6 +19,10 @@
 //! `vpackusdw`/`vpackuswb` and a `vpermd` (or, two 4-bit codes per byte, `vpmaddubsw` and a
 //! `vpermb`). The last `n % 64` elements are left to the per-element rule.
 
+// The AVX-512 intrinsics and mask types are stable since Rust 1.89 (the workspace declares
+// 1.85): this module needs 1.89.
+#![allow(clippy::incompatible_msrv)]
+
 use super::f32_small_float::{Fixed, SmallFloat, mode};
 use crate::status::{Status, StatusCounts};
 
