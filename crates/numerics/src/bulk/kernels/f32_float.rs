@@ -13,6 +13,7 @@ use super::f16c::F16c;
 use super::f32_bf16::Bf16;
 use super::f32_half::{SpecialResults, rounding};
 use super::f32_small_float;
+use super::f32_small_float_avx512;
 use crate::convert::convert_with_status;
 use crate::format::{Format, Kind, Specials};
 use crate::policy::CastPolicy;
@@ -101,6 +102,9 @@ pub(crate) struct FloatDst {
     f16c: Option<F16c>,
     /// For f32 → bf16: the AVX2 kernel.
     bf16: Option<Bf16>,
+    /// For destinations of at most 8 bits: whether the AVX-512 kernel agrees with the
+    /// reference on the probe codes (false on a machine without AVX-512).
+    avx512: bool,
 }
 
 fn reference(x: u32, dst: Format, policy: &CastPolicy) -> Fixed {
@@ -193,6 +197,7 @@ impl FloatDst {
             nan_payload: 0,
             f16c: None,
             bf16: None,
+            avx512: false,
         };
         let probes = probes(&d);
         let agrees = |d: &FloatDst| {
@@ -216,6 +221,7 @@ impl FloatDst {
     /// finite lanes themselves and take NaN, ±Inf and overflow from `self`) and the kernel
     /// agrees with the reference on the probe codes (on a machine that can run it).
     fn with_simd(mut self, dst: Format, policy: &CastPolicy) -> FloatDst {
+        self.avx512 = self.avx512_agrees(dst, policy);
         let rounding = match self.mode {
             mode::NEAREST_EVEN => rounding::NEAREST_EVEN,
             mode::NEAREST_AWAY => rounding::NEAREST_AWAY,
@@ -268,6 +274,49 @@ impl FloatDst {
             u32::from(u16::from_le_bytes([got[0], got[1]])) == code
         });
         codes_agree && counts == want
+    }
+
+    /// Whether the AVX-512 small-float kernel runs on this machine and gives the reference's
+    /// codes and status counts on the probe codes (repeated to whole steps), one code per byte
+    /// and, for 4-bit destinations, two per byte.
+    fn avx512_agrees(&self, dst: Format, policy: &CastPolicy) -> bool {
+        let sf = self.small_float();
+        let mut codes = probes(self);
+        let whole = codes.len().div_ceil(64) * 64;
+        codes.extend_from_within(..whole - codes.len());
+        let src: Vec<u8> = codes.iter().flat_map(|c| c.to_le_bytes()).collect();
+        let mut want = crate::status::StatusCounts::default();
+        let want_codes: Vec<u32> = codes
+            .iter()
+            .map(|&x| {
+                let (code, status) = reference(x, dst, policy);
+                super::flags::record_n(status, 1, &mut want);
+                code
+            })
+            .collect();
+        let n = codes.len();
+        let mut agrees = false;
+        for packed in [false, true] {
+            if !f32_small_float_avx512::serves(&sf, packed) {
+                continue;
+            }
+            let mut out = vec![0u8; if packed { n / 2 } else { n }];
+            let Some((done, counts)) =
+                f32_small_float_avx512::run_body(&sf, &src, &mut out, n, packed)
+            else {
+                return false;
+            };
+            let got = |i: usize| match out.get(if packed { i / 2 } else { i }) {
+                Some(&b) if packed => u32::from(b >> (4 * (i % 2)) & 0xF),
+                Some(&b) => u32::from(b),
+                None => u32::MAX,
+            };
+            if done != n || counts != want || (0..n).any(|i| got(i) != want_codes[i]) {
+                return false;
+            }
+            agrees = true;
+        }
+        agrees
     }
 
     /// The name of the SIMD kernel this cast runs at the AVX2 level, if it has one.
@@ -391,6 +440,16 @@ impl FloatDst {
                 return counts;
             }
         }
+        if level >= super::simd::SimdLevel::Avx512
+            && self.avx512
+            && let Some((done, mut counts)) =
+                f32_small_float_avx512::run_body(&self.small_float(), src, dst, n, packed)
+        {
+            let out = if packed { done / 2 } else { done };
+            let rest = self.run_per_element(&src[4 * done..], &mut dst[out..], n - done, packed);
+            counts.add(&rest);
+            return counts;
+        }
         if level >= super::simd::SimdLevel::Avx2
             && let Some((done, mut counts)) = self.small_float().run_body(src, dst, n, packed)
         {
@@ -439,6 +498,18 @@ impl FloatDst {
 }
 
 impl FloatDst {
+    /// Whether the AVX-512 small-float kernel casts (the bulk of) a slice at `level`.
+    pub(crate) fn small_float_avx512_at(
+        &self,
+        level: super::simd::SimdLevel,
+        packed: bool,
+    ) -> bool {
+        level >= super::simd::SimdLevel::Avx512
+            && level.is_available()
+            && self.avx512
+            && f32_small_float_avx512::serves(&self.small_float(), packed)
+    }
+
     /// Whether the explicit AVX2 small-float kernel casts (the bulk of) a slice at `level`.
     pub(crate) fn small_float_at(&self, level: super::simd::SimdLevel, packed: bool) -> bool {
         level >= super::simd::SimdLevel::Avx2

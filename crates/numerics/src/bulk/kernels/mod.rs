@@ -11,6 +11,7 @@
 //! | [`f32_bf16`] | f32 → bf16, every deterministic mode and policy, at the AVX2 level (the portable level runs [`f32_float`]) | integer rounding of the top 16 bits on 8 lanes, packed 16 per store, statuses from the low 16 bits in vector accumulators, NaN/Inf/overflow lanes blended in ([`f32_half`]) |
 //! | [`f32_half_avx512`] | the fast blocks of [`f16c`] and [`f32_bf16`] at the AVX-512 level | the same rounding 16 lanes per step (`vcvtps2ph` zmm, integer rounding), statuses from compare masks by masked adds; rare blocks go to the AVX2 full block |
 //! | [`f32_small_float`] | the [`f32_float`] destinations of at most 8 bits (e4m3fn, e5m2, fp6, fp4 packed or not), at the AVX2 level | the same rounding on 8 lanes with the layout in registers, statuses in vector counters; the last `n % 16` per element |
+//! | [`f32_small_float_avx512`] | the destinations of [`f32_small_float`], at the AVX-512 level | 16 lanes: the exponent clamped at the destination's `emin` (`vgetexpps`, `vscalefps`), the rounding by an add with the mode's embedded rounding that leaves the code in the low bits, statuses from k-mask compares in vector counters; the last `n % 64` per element |
 //! | [`f64_src`] | f64 and i32 → the destinations of [`f32_float`] | round-to-odd f32 codes (keeping every rounding decision; an i32 by way of its exact f64), then that kernel; f64 blocks with a NaN or a value of at least 2^128 take the reference |
 //! | [`f32_to_int`] | f32 → 4/8/16/32-bit integers (4-bit packed or one per byte), every deterministic mode but `odd`; [`f32_to_int_avx2`] at the AVX2 level for 4 to 16 bits | exact f32 round-to-integral, then the range rule, branchless |
 //! | [`f32_key`] | f32 → other formats of at most 8 bits whose rounding points lie in the f32's top 16 bits (e8m0, HiF8, fnuz fp8, small integers saturating), deterministic modes | a 2^17-entry table keyed on the top 16 bits and a sticky bit |
@@ -29,6 +30,7 @@ pub(crate) mod f32_half;
 pub(crate) mod f32_half_avx512;
 pub(crate) mod f32_key;
 pub(crate) mod f32_small_float;
+pub(crate) mod f32_small_float_avx512;
 pub(crate) mod f32_to_int;
 pub(crate) mod f32_to_int_avx2;
 pub(crate) mod f64_src;
@@ -332,6 +334,9 @@ impl Kernel {
             }
             Kernel::F16c(_) if level == SimdLevel::Avx512 => "f16c-avx512",
             Kernel::F32Bf16(_) if level == SimdLevel::Avx512 => "f32-bf16-avx512",
+            Kernel::F32Float(k) if k.small_float_avx512_at(level, d.is_packed()) => {
+                "f32-float-avx512"
+            }
             Kernel::F32Float(k) if k.small_float_at(level, d.is_packed()) => "f32-float-avx2",
             Kernel::F32ToInt(k) if f32_to_int_avx2::serves_at(k, level) => "f32-int-avx2",
             Kernel::Table(t) if t.avx512_at(level, d) => "table-avx512",
