@@ -27,6 +27,7 @@ pub(crate) mod f32_key;
 pub(crate) mod f32_small_float;
 pub(crate) mod f32_to_int;
 pub(crate) mod f32_to_int_avx2;
+pub(crate) mod f32_to_int_avx512;
 pub(crate) mod f64_src;
 pub(crate) mod flags;
 pub(crate) mod reference;
@@ -307,6 +308,7 @@ impl Kernel {
                 "f32-float"
             }
             Kernel::F32Float(k) if k.small_float_at(level, d.is_packed()) => "f32-float-avx2",
+            Kernel::F32ToInt(k) if f32_to_int_avx512::serves_at(k, level) => "f32-int-avx512",
             Kernel::F32ToInt(k) if f32_to_int_avx2::serves_at(k, level) => "f32-int-avx2",
             _ => self.name(),
         }
