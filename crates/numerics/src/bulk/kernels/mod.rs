@@ -11,6 +11,7 @@
 //! | [`f32_small_float`] | the [`f32_float`] destinations of at most 8 bits (e4m3fn, e5m2, fp6, fp4 packed or not), at the AVX2 level | the same rounding on 8 lanes with the layout in registers, statuses in vector counters; the last `n % 16` per element |
 //! | [`f64_src`] | f64 and i32 → the destinations of [`f32_float`] | round-to-odd f32 codes (keeping every rounding decision; an i32 by way of its exact f64), then that kernel; f64 blocks with a NaN or a value of at least 2^128 take the reference |
 //! | [`f32_to_int`] | f32 → 4/8/16/32-bit integers (4-bit packed or one per byte), every deterministic mode but `odd`; [`f32_to_int_avx2`] at the AVX2 level for 4 to 16 bits | exact f32 round-to-integral, then the range rule, branchless |
+//! | [`i32_to_int`] | i32 → integers of 2 to 64 bits (2- and 4-bit packed or one per byte), every deterministic mode and policy | in range the value, beyond it the bound or the low bits, out-of-range elements counted per block; branchless |
 //! | [`f32_key`] | f32 → other formats of at most 8 bits whose rounding points lie in the f32's top 16 bits (e8m0, HiF8, fnuz fp8, small integers saturating), deterministic modes | a 2^17-entry table keyed on the top 16 bits and a sticky bit |
 //! | [`widen`] | f16 / bf16 → f32 (every policy; checked against the table on all codes) | exact bit arithmetic |
 //! | [`reference`] | everything else (other 64-bit source pairs, stochastic rounding) | [`convert_with_status`](crate::convert_with_status) per element |
@@ -30,6 +31,7 @@ pub(crate) mod f32_to_int_avx2;
 pub(crate) mod f32_to_int_avx512;
 pub(crate) mod f64_src;
 pub(crate) mod flags;
+pub(crate) mod i32_to_int;
 pub(crate) mod reference;
 pub(crate) mod simd;
 pub(crate) mod table;
@@ -62,6 +64,8 @@ pub(crate) enum Kernel {
     I32Float(f32_float::FloatDst),
     /// f32 → 8/16/32-bit integers through exact round-to-integral.
     F32ToInt(f32_to_int::IntDst),
+    /// i32 → integers: the value, clamped or wrapped.
+    I32Int(i32_to_int::I32Int),
     /// f32 → narrow formats through the (top 16 bits, sticky) table.
     F32Key(Arc<f32_key::KeyTable>),
     /// f16 / bf16 → f32 by exact bit arithmetic.
@@ -139,6 +143,11 @@ pub(crate) fn select(s: Storage, d: Storage, policy: &CastPolicy, force_referenc
         && let Some(k) = float_kernel(d.format(), policy)
     {
         return Kernel::I32Float(k);
+    }
+    if s.format() == Format::I32
+        && let Some(k) = i32_to_int::I32Int::new(d.format(), d.per_byte(), policy)
+    {
+        return Kernel::I32Int(k);
     }
     if s.format() == Format::F32
         && policy.round != RoundMode::Odd
@@ -274,6 +283,7 @@ impl Kernel {
                 )
             }
             Kernel::F32ToInt(k) => fast(level, k, src, s, dst, d, n),
+            Kernel::I32Int(k) => fast(level, k, src, s, dst, d, n),
             Kernel::F32Key(t) => fast(level, &**t, src, s, dst, d, n),
             Kernel::Widen(k) => fast(level, k, src, s, dst, d, n),
             Kernel::Reference => reference::run(src, s, dst, d, start, n, policy, options),
@@ -291,6 +301,7 @@ impl Kernel {
             Kernel::F64Float(_) => "f64-float",
             Kernel::I32Float(_) => "i32-float",
             Kernel::F32ToInt(_) => "f32-int",
+            Kernel::I32Int(_) => "i32-int",
             Kernel::Widen(_) => "widen",
             Kernel::Reference => "reference",
         }
