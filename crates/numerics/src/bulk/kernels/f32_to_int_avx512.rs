@@ -109,6 +109,10 @@ unsafe fn dispatch(d: &IntDst, src: &[u8], dst: &mut [u8], n: usize) -> StatusCo
 /// Callable only where the AVX-512 level is enabled (from [`dispatch`]).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+// The AVX-512 intrinsics are stable from Rust 1.89, as are the AVX-512 target features the
+// whole level (`simd::with_avx512`) is compiled with: the workspace's `rust-version` (1.85)
+// predates that level, and clippy flags only the intrinsics.
+#[allow(clippy::incompatible_msrv)]
 fn cast<const R: i32, const W: usize, const WRAP: bool>(
     d: &IntDst,
     src: &[u8],
