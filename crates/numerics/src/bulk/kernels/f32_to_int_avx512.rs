@@ -2,14 +2,16 @@
 //! AVX-512 level: 16 lanes per instruction, four vectors (64 elements) per step. The rounding
 //! is `vrndscaleps` (nearest-even, floor, ceil, trunc; half-away as the truncation of `x` plus
 //! the largest f32 below one half, signed as `x`), the range rule is a clamp of `r` to the
-//! destination's bounds in f32 (every status then comes from a few compares into k-masks:
+//! destination's bounds in f32, and every status comes from a few compares into k-masks:
 //! inexact `clamp(r) ≠ x`, out of range `clamp(r) ≠ r`, saturated input `clamp(x) ≠ x`,
-//! flushed `r = 0` among the inexact), the codes are `vcvtps2dq` of the clamped value (or, when
-//! wrapping, of `r`, with the low bits of values beyond 2^31 from the significand), narrowed by
-//! one `vpermt2b` per two vectors (`vpackusdw` for 16 bits) and, for packed 4-bit codes, paired
-//! into nibbles by a shift and a `vpermb`. Statuses are counted by masked adds into 32-bit lane
-//! counters. The rule is [`super::f32_to_int`]'s per-element one (which does the last `n % 64`
-//! elements), tested bit for bit against the reference.
+//! flushed `r = 0` among the inexact. A step without NaN or ±Inf (when wrapping: without
+//! |x| ≥ 2^31), the usual case, skips their masks (one `vfpclassps` per vector tells). The
+//! codes are `vcvtps2dq` of the clamped value (or, when wrapping, of `r`, with the low bits of
+//! values beyond 2^31 from the significand), narrowed by byte permutes of two vectors
+//! (`vpackusdw` for 16 bits) and, for packed 4-bit codes, paired into nibbles by a shift and
+//! a `vpermb`. Each flag's four 16-bit masks of a step are joined into one 64-bit mask and
+//! counted by `popcnt`. The rule is [`super::f32_to_int`]'s per-element one (which does the
+//! last `n % 64` elements), tested bit for bit against the reference.
 
 use super::f32_to_int::IntDst;
 use super::simd::SimdLevel;
@@ -31,10 +33,14 @@ pub(crate) fn serves_at(d: &IntDst, level: SimdLevel) -> bool {
 /// AVX-512 level; `None` when the machine lacks the level or `d` is not served.
 pub(crate) fn run(d: &IntDst, src: &[u8], dst: &mut [u8], n: usize) -> Option<StatusCounts> {
     #[cfg(target_arch = "x86_64")]
-    if super::f32_to_int_avx2::serves(d) && super::simd::avx512_present() {
+    if super::f32_to_int_avx2::serves(d)
+        && super::simd::avx512_present()
+        && std::arch::is_x86_feature_detected!("popcnt")
+    {
         let at = |i: usize| if d.packed { i / 2 } else { d.bytes * i };
         let body = n - n % STEP;
-        // SAFETY: the CPU has every feature of the AVX-512 level (checked just above).
+        // SAFETY: the CPU has POPCNT and every feature of the AVX-512 level (checked just
+        // above).
         let mut counts = unsafe { dispatch(d, &src[..4 * body], &mut dst[..at(body)], body) };
         let rest = n - body;
         if rest > 0 {
@@ -63,9 +69,9 @@ mod imm {
 /// The [`cast`] for `d`'s width, mode and overflow rule.
 ///
 /// # Safety
-/// The CPU must support AVX-512 F, BW, VL, DQ and VBMI.
+/// The CPU must support POPCNT and AVX-512 F, BW, VL, DQ and VBMI.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 unsafe fn dispatch(d: &IntDst, src: &[u8], dst: &mut [u8], n: usize) -> StatusCounts {
     let wrap = d.overflow == IntOverflow::Wrap;
     macro_rules! by_mode {
@@ -108,7 +114,7 @@ unsafe fn dispatch(d: &IntDst, src: &[u8], dst: &mut [u8], n: usize) -> StatusCo
 ///
 /// Callable only where the AVX-512 level is enabled (from [`dispatch`]).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 // The AVX-512 intrinsics are stable from Rust 1.89, as are the AVX-512 target features the
 // whole level (`simd::with_avx512`) is compiled with: the workspace's `rust-version` (1.85)
 // predates that level, and clippy flags only the intrinsics.
@@ -120,8 +126,6 @@ fn cast<const R: i32, const W: usize, const WRAP: bool>(
     n: usize,
 ) -> StatusCounts {
     use std::arch::x86_64::*;
-    /// Steps between two flushes of the 32-bit lane counters (4 per lane per step).
-    const FLUSH: usize = 1 << 24;
     let lo = _mm512_set1_ps(d.lo as f32);
     let hi = _mm512_set1_ps(d.hi as f32);
     let lo_i = _mm512_set1_epi32(d.lo as i32);
@@ -129,7 +133,7 @@ fn cast<const R: i32, const W: usize, const WRAP: bool>(
     let sign_mask = _mm512_castsi512_ps(_mm512_set1_epi32(i32::MIN));
     let below_half = _mm512_set1_ps(f32::from_bits(0x3EFF_FFFF)); // 0.5 - 2^-25
     let zero_ps = _mm512_setzero_ps();
-    let one = _mm512_set1_epi32(1);
+    let two_31 = _mm512_set1_ps(2_147_483_648.0);
     let abs_i = _mm512_set1_epi32(0x7FFF_FFFF);
     let exp_big = _mm512_set1_epi32(158); // |r| ≥ 2^31: beyond `vcvtps2dq`
     let sig_mask = _mm512_set1_epi32(0x7F_FFFF);
@@ -165,19 +169,34 @@ fn cast<const R: i32, const W: usize, const WRAP: bool>(
             _mm512_roundscale_ps::<R>(x)
         }
     };
+    // Lanes that need the full rule: NaN and ±Inf, and when wrapping also |x| ≥ 2^31 (whose
+    // low bits `vcvtps2dq` cannot give).
+    let special = |x: __m512| -> __mmask16 {
+        if WRAP {
+            _mm512_cmp_ps_mask::<_CMP_NLT_UQ>(_mm512_andnot_ps(sign_mask, x), two_31)
+        } else {
+            _mm512_fpclass_ps_mask::<0x99>(x) // QNaN, +Inf, -Inf, SNaN
+        }
+    };
     // The code (low bits, unmasked) and the status masks of 16 lanes: inexact, overflow,
-    // flushed, saturated, invalid.
-    let lanes = |x: __m512| -> (__m512i, [__mmask16; 5]) {
+    // flushed, saturated, invalid. `full`: the rule for every f32; otherwise for vectors
+    // without special lanes (the masks of the ±Inf, NaN and big-value cases are then empty).
+    let lanes = |x: __m512, full: bool| -> (__m512i, [__mmask16; 5]) {
         let r = round(x);
         // `vmaxps` gives its second operand when the first is NaN: a NaN clamps to `lo`.
         let c = _mm512_min_ps(_mm512_max_ps(r, lo), hi);
         let cx = _mm512_min_ps(_mm512_max_ps(x, lo), hi);
-        let nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
-        let inf = _mm512_fpclass_ps_mask::<0x18>(x); // +Inf, -Inf
         let oor = _mm512_cmp_ps_mask::<_CMP_NEQ_OQ>(c, r);
         let inexact = _mm512_cmp_ps_mask::<_CMP_NEQ_UQ>(c, x);
         let x_out = _mm512_cmp_ps_mask::<_CMP_NEQ_OQ>(cx, x);
         let flushed = _mm512_mask_cmp_ps_mask::<_CMP_EQ_OQ>(inexact, r, zero_ps);
+        if !full {
+            let saturated = if WRAP { x_out & !oor } else { x_out };
+            let value = _mm512_cvtps_epi32(if WRAP { r } else { c });
+            return (value, [inexact, oor, flushed, saturated, 0]);
+        }
+        let nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
+        let inf = _mm512_fpclass_ps_mask::<0x18>(x); // +Inf, -Inf
         let overflow = oor & !inf;
         let saturated = if WRAP { x_out & !overflow } else { x_out };
         let value = if WRAP {
@@ -216,72 +235,84 @@ fn cast<const R: i32, const W: usize, const WRAP: bool>(
         _mm512_permutexvar_epi64(unpair, p)
     };
 
-    let mut counts = StatusCounts::default();
-    let sum = |v: __m512i| -> u64 {
-        let mut l = [0u32; 16];
-        // SAFETY: `l` is 64 bytes, the size of the unaligned store.
-        unsafe { _mm512_storeu_si512(l.as_mut_ptr().cast(), v) };
-        l.iter().map(|&c| u64::from(c)).sum()
+    // per flag (inexact, overflow, flushed, saturated, invalid): how many lanes had it
+    let mut tally = [0u64; 5];
+    // `popcnt` in assembly: the compiler would turn `count_ones` over several masks into a
+    // far slower vector nibble-table count.
+    let popcount = |m: u64| -> u64 {
+        let r: u64;
+        // SAFETY: `popcnt` reads and writes only the two registers named (the CPU has POPCNT,
+        // checked before this function is called).
+        unsafe {
+            std::arch::asm!("popcnt {r}, {m}", m = in(reg) m, r = lateout(reg) r,
+                options(pure, nomem, nostack))
+        };
+        r
     };
     let steps = n / STEP;
     // destination bytes per step
     let out_step = if W == 0 { STEP / 2 } else { W * STEP };
-    for (s_run, d_run) in src[..4 * STEP * steps]
-        .chunks(4 * STEP * FLUSH)
-        .zip(dst[..out_step * steps].chunks_mut(out_step * FLUSH))
+    for (x, y) in src[..4 * STEP * steps]
+        .chunks_exact(4 * STEP)
+        .zip(dst[..out_step * steps].chunks_exact_mut(out_step))
     {
-        let mut acc = [_mm512_setzero_si512(); 5];
-        for (x, y) in s_run
-            .chunks_exact(4 * STEP)
-            .zip(d_run.chunks_exact_mut(out_step))
-        {
-            let mut v = [_mm512_setzero_si512(); 4];
-            for (k, vk) in v.iter_mut().enumerate() {
-                // SAFETY: `x` is 256 bytes; this 64-byte unaligned load is its k-th quarter.
-                let xs = unsafe { _mm512_loadu_ps(x.as_ptr().add(64 * k).cast()) };
-                let (code, masks) = lanes(xs);
-                *vk = code;
-                for (t, m) in acc.iter_mut().zip(masks) {
-                    *t = _mm512_mask_add_epi32(*t, m, *t, one);
-                }
-            }
-            if W == 2 {
-                let (p, q) = (to_words(v[0], v[1]), to_words(v[2], v[3]));
-                // SAFETY: `y` is 128 bytes, two unaligned 64-byte stores.
-                unsafe {
-                    _mm512_storeu_si512(y.as_mut_ptr().cast(), p);
-                    _mm512_storeu_si512(y.as_mut_ptr().add(64).cast(), q);
-                }
-            } else if W == 1 {
-                // SAFETY: `y` is 64 bytes, the size of the unaligned store.
-                unsafe { _mm512_storeu_si512(y.as_mut_ptr().cast(), to_bytes(v)) };
+        // SAFETY: `x` is 256 bytes, four unaligned 64-byte loads.
+        let xs: [__m512; 4] =
+            std::array::from_fn(|k| unsafe { _mm512_loadu_ps(x.as_ptr().add(64 * k).cast()) });
+        let any_special = xs.iter().fold(0, |a, &x| a | special(x)) != 0;
+        let mut v = [_mm512_setzero_si512(); 4];
+        let mut masks = [[0; 5]; 4];
+        for ((vk, mk), &xk) in v.iter_mut().zip(&mut masks).zip(&xs) {
+            (*vk, *mk) = if any_special {
+                lanes(xk, true)
             } else {
-                // byte pairs (lo, hi) → lo | hi << 4 in the low byte of each 16-bit pair
-                let b = to_bytes(v);
-                let pairs = _mm512_or_si512(b, _mm512_srli_epi16::<4>(b));
-                let packed = _mm512_permutexvar_epi8(even_bytes, pairs);
-                // SAFETY: `y` is 32 bytes, the size of the unaligned store.
-                unsafe {
-                    _mm256_storeu_si256(y.as_mut_ptr().cast(), _mm512_castsi512_si256(packed))
-                };
-            }
+                lanes(xk, false)
+            };
         }
-        let m = (s_run.len() / 4) as u64;
-        let [inexact, overflow, flushed, saturated, invalid] = acc.map(sum);
-        counts.total += m;
-        // Every invalid or overflowing result is also inexact.
-        counts.exact += m - inexact;
-        for (flag, k) in [
-            (Status::INEXACT, inexact),
-            (Status::OVERFLOW, overflow),
-            (Status::WRAPPED, if WRAP { overflow } else { 0 }),
-            (Status::FLUSHED_TO_ZERO, flushed),
-            (Status::SATURATED, saturated),
-            (Status::INVALID, invalid),
-        ] {
-            if let Some(slot) = counts.flags.get_mut(flag.bits().trailing_zeros() as usize) {
-                *slot += k;
+        for (f, t) in tally.iter_mut().enumerate() {
+            // the flag's masks of the four vectors as one 64-bit mask, in mask registers
+            let ab = _mm512_kunpackw(masks[1][f].into(), masks[0][f].into());
+            let cd = _mm512_kunpackw(masks[3][f].into(), masks[2][f].into());
+            let all = _mm512_kunpackd(cd.into(), ab.into());
+            *t += popcount(all);
+        }
+        if W == 2 {
+            let (p, q) = (to_words(v[0], v[1]), to_words(v[2], v[3]));
+            // SAFETY: `y` is 128 bytes, two unaligned 64-byte stores.
+            unsafe {
+                _mm512_storeu_si512(y.as_mut_ptr().cast(), p);
+                _mm512_storeu_si512(y.as_mut_ptr().add(64).cast(), q);
             }
+        } else if W == 1 {
+            // SAFETY: `y` is 64 bytes, the size of the unaligned store.
+            unsafe { _mm512_storeu_si512(y.as_mut_ptr().cast(), to_bytes(v)) };
+        } else {
+            // byte pairs (lo, hi) → lo | hi << 4 in the low byte of each 16-bit pair
+            let b = to_bytes(v);
+            let pairs = _mm512_or_si512(b, _mm512_srli_epi16::<4>(b));
+            let packed = _mm512_permutexvar_epi8(even_bytes, pairs);
+            // SAFETY: `y` is 32 bytes, the size of the unaligned store.
+            unsafe { _mm256_storeu_si256(y.as_mut_ptr().cast(), _mm512_castsi512_si256(packed)) };
+        }
+    }
+    let [inexact, overflow, flushed, saturated, invalid] = tally;
+    let m = (steps * STEP) as u64;
+    let mut counts = StatusCounts {
+        total: m,
+        // Every invalid or overflowing result is also inexact.
+        exact: m - inexact,
+        ..StatusCounts::default()
+    };
+    for (flag, k) in [
+        (Status::INEXACT, inexact),
+        (Status::OVERFLOW, overflow),
+        (Status::WRAPPED, if WRAP { overflow } else { 0 }),
+        (Status::FLUSHED_TO_ZERO, flushed),
+        (Status::SATURATED, saturated),
+        (Status::INVALID, invalid),
+    ] {
+        if let Some(slot) = counts.flags.get_mut(flag.bits().trailing_zeros() as usize) {
+            *slot += k;
         }
     }
     counts
