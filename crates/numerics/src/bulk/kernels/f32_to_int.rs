@@ -256,6 +256,11 @@ impl super::SliceKernel for IntDst {
         n: usize,
     ) -> crate::status::StatusCounts {
         let _ = (s, d);
+        if level == super::simd::SimdLevel::Avx512
+            && let Some(counts) = super::f32_to_int_avx512::run(self, src, dst, n)
+        {
+            return counts;
+        }
         if level >= super::simd::SimdLevel::Avx2
             && let Some(counts) = super::f32_to_int_avx2::run(self, src, dst, n)
         {

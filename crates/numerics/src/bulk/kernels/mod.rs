@@ -13,7 +13,8 @@
 //! | [`f32_small_float`] | the [`f32_float`] destinations of at most 8 bits (e4m3fn, e5m2, fp6, fp4 packed or not), at the AVX2 level | the same rounding on 8 lanes with the layout in registers, statuses in vector counters; the last `n % 16` per element |
 //! | [`f32_small_float_avx512`] | the destinations of [`f32_small_float`], at the AVX-512 level | 16 lanes: the exponent clamped at the destination's `emin` (`vgetexpps`, `vscalefps`), the rounding by an add with the mode's embedded rounding that leaves the code in the low bits, statuses from k-mask compares in vector counters; the last `n % 64` per element |
 //! | [`f64_src`] | f64 and i32 → the destinations of [`f32_float`] | round-to-odd f32 codes (keeping every rounding decision; an i32 by way of its exact f64), then that kernel; f64 blocks with a NaN or a value of at least 2^128 take the reference |
-//! | [`f32_to_int`] | f32 → 4/8/16/32-bit integers (4-bit packed or one per byte), every deterministic mode but `odd`; [`f32_to_int_avx2`] at the AVX2 level for 4 to 16 bits | exact f32 round-to-integral, then the range rule, branchless |
+//! | [`f32_to_int`] | f32 → 4/8/16/32-bit integers (4-bit packed or one per byte), every deterministic mode but `odd`; [`f32_to_int_avx2`] at the AVX2 level, [`f32_to_int_avx512`] at the AVX-512 level, for 4 to 16 bits | exact f32 round-to-integral, then the range rule, branchless (AVX-512: a clamp, status k-masks counted by `popcnt`) |
+//! | [`i32_to_int`] | i32 → integers of 2 to 64 bits (2- and 4-bit packed or one per byte), every deterministic mode and policy | in range the value, beyond it the bound or the low bits, out-of-range elements counted per block; branchless |
 //! | [`f32_key`] | f32 → other formats of at most 8 bits whose rounding points lie in the f32's top 16 bits (e8m0, HiF8, fnuz fp8, small integers saturating), deterministic modes | a 2^17-entry table keyed on the top 16 bits and a sticky bit |
 //! | [`to_f32`] | f64 and i32 → f32, every deterministic mode and policy; [`to_f32_avx512`] at the AVX-512 level | nearest-even f64 → f32 conversion (an i32 by way of its exact f64), then one step where the round trip shows the mode rounds the other way, branchless; at AVX-512 the hardware conversion with the mode as embedded rounding (ties-away: the truncation of the magnitude plus half an f32 unit; odd: the truncation, its last bit set where inexact), statuses from masks |
 //! | [`widen`] | f16 / bf16 → f32 (every policy; checked against the table on all codes) | exact bit arithmetic |
@@ -33,8 +34,10 @@ pub(crate) mod f32_small_float;
 pub(crate) mod f32_small_float_avx512;
 pub(crate) mod f32_to_int;
 pub(crate) mod f32_to_int_avx2;
+pub(crate) mod f32_to_int_avx512;
 pub(crate) mod f64_src;
 pub(crate) mod flags;
+pub(crate) mod i32_to_int;
 pub(crate) mod reference;
 pub(crate) mod simd;
 pub(crate) mod table;
@@ -70,6 +73,8 @@ pub(crate) enum Kernel {
     I32Float(f32_float::FloatDst),
     /// f32 → 8/16/32-bit integers through exact round-to-integral.
     F32ToInt(f32_to_int::IntDst),
+    /// i32 → integers: the value, clamped or wrapped.
+    I32Int(i32_to_int::I32Int),
     /// f32 → narrow formats through the (top 16 bits, sticky) table.
     F32Key(Arc<f32_key::KeyTable>),
     /// f64 / i32 → f32 by exact integer rounding, or the AVX-512 kernel.
@@ -162,6 +167,11 @@ pub(crate) fn select(s: Storage, d: Storage, policy: &CastPolicy, force_referenc
         && let Some(k) = float_kernel(d.format(), policy)
     {
         return Kernel::I32Float(k);
+    }
+    if s.format() == Format::I32
+        && let Some(k) = i32_to_int::I32Int::new(d.format(), d.per_byte(), policy)
+    {
+        return Kernel::I32Int(k);
     }
     if s.format() == Format::F32
         && policy.round != RoundMode::Odd
@@ -297,6 +307,7 @@ impl Kernel {
                 )
             }
             Kernel::F32ToInt(k) => fast(level, k, src, s, dst, d, n),
+            Kernel::I32Int(k) => fast(level, k, src, s, dst, d, n),
             Kernel::F32Key(t) => fast(level, &**t, src, s, dst, d, n),
             Kernel::Widen(k) => fast(level, k, src, s, dst, d, n),
             Kernel::ToF32(k) => fast(level, k, src, s, dst, d, n),
@@ -315,6 +326,7 @@ impl Kernel {
             Kernel::F64Float(_) => "f64-float",
             Kernel::I32Float(_) => "i32-float",
             Kernel::F32ToInt(_) => "f32-int",
+            Kernel::I32Int(_) => "i32-int",
             Kernel::Widen(_) => "widen",
             Kernel::ToF32(k) => k.name(),
             Kernel::Reference => "reference",
@@ -338,6 +350,7 @@ impl Kernel {
                 "f32-float-avx512"
             }
             Kernel::F32Float(k) if k.small_float_at(level, d.is_packed()) => "f32-float-avx2",
+            Kernel::F32ToInt(k) if f32_to_int_avx512::serves_at(k, level) => "f32-int-avx512",
             Kernel::F32ToInt(k) if f32_to_int_avx2::serves_at(k, level) => "f32-int-avx2",
             Kernel::Table(t) if t.avx512_at(level, d) => "table-avx512",
             Kernel::ToF32(k) => k.name_at(level),

@@ -1,0 +1,315 @@
+//! f32 → 4-, 8- and 16-bit integers (4-bit ones packed two per byte or one per byte) at the
+//! AVX-512 level: 16 lanes per instruction, four vectors (64 elements) per step. The rounding
+//! is `vrndscaleps` (nearest-even, floor, ceil, trunc; half-away as the truncation of `x` plus
+//! the largest f32 below one half, signed as `x`), the range rule is a clamp of `r` to the
+//! destination's bounds in f32, and every status comes from a few compares into k-masks:
+//! inexact `clamp(r) ≠ x`, out of range `clamp(r) ≠ r`, saturated input `clamp(x) ≠ x`,
+//! flushed `r = 0` among the inexact. A step without NaN or ±Inf (when wrapping: without
+//! |x| ≥ 2^31), the usual case, skips their masks (one `vfpclassps` per vector tells). The
+//! codes are `vcvtps2dq` of the clamped value (or, when wrapping, of `r`, with the low bits of
+//! values beyond 2^31 from the significand), narrowed by byte permutes of two vectors
+//! (`vpackusdw` for 16 bits) and, for packed 4-bit codes, paired into nibbles by a shift and
+//! a `vpermb`. Each flag's four 16-bit masks of a step are joined into one 64-bit mask and
+//! counted by `popcnt`. The rule is [`super::f32_to_int`]'s per-element one (which does the
+//! last `n % 64` elements), tested bit for bit against the reference.
+
+use super::f32_to_int::IntDst;
+use super::simd::SimdLevel;
+use crate::policy::IntOverflow;
+use crate::round::RoundMode;
+use crate::status::{Status, StatusCounts};
+
+/// Elements per step (four vectors of 16).
+const STEP: usize = 64;
+
+/// Whether this kernel casts (the bulk of) a slice for `d` at `level` on this machine: the
+/// destinations and modes of the AVX2 kernel ([`super::f32_to_int_avx2::serves`]), at the
+/// AVX-512 level only.
+pub(crate) fn serves_at(d: &IntDst, level: SimdLevel) -> bool {
+    level == SimdLevel::Avx512 && level.is_available() && super::f32_to_int_avx2::serves(d)
+}
+
+/// Casts `n` little-endian f32 codes into `d.bytes`-byte integers (or nibbles, packed) at the
+/// AVX-512 level; `None` when the machine lacks the level or `d` is not served.
+pub(crate) fn run(d: &IntDst, src: &[u8], dst: &mut [u8], n: usize) -> Option<StatusCounts> {
+    #[cfg(target_arch = "x86_64")]
+    if super::f32_to_int_avx2::serves(d)
+        && super::simd::avx512_present()
+        && std::arch::is_x86_feature_detected!("popcnt")
+    {
+        let at = |i: usize| if d.packed { i / 2 } else { d.bytes * i };
+        let body = n - n % STEP;
+        // SAFETY: the CPU has POPCNT and every feature of the AVX-512 level (checked just
+        // above).
+        let mut counts = unsafe { dispatch(d, &src[..4 * body], &mut dst[..at(body)], body) };
+        let rest = n - body;
+        if rest > 0 {
+            let end = if d.packed { n.div_ceil(2) } else { at(n) };
+            let tail = d.run(&src[4 * body..4 * n], &mut dst[at(body)..end], rest);
+            counts.add(&tail);
+        }
+        return Some(counts);
+    }
+    let _ = (d, src, dst, n);
+    None
+}
+
+/// Rounding immediates of `vrndscaleps` (scale 0, precision exception suppressed); `AWAY` is
+/// not one.
+mod imm {
+    pub const NEAREST_EVEN: i32 = 0x08;
+    pub const FLOOR: i32 = 0x09;
+    pub const CEIL: i32 = 0x0A;
+    pub const TRUNC: i32 = 0x0B;
+    /// Half away from zero: the truncation of `x ± (1/2 - 2^-25)` (never given to the
+    /// instruction).
+    pub const AWAY: i32 = 0x0C;
+}
+
+/// The [`cast`] for `d`'s width, mode and overflow rule.
+///
+/// # Safety
+/// The CPU must support POPCNT and AVX-512 F, BW, VL, DQ and VBMI.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+unsafe fn dispatch(d: &IntDst, src: &[u8], dst: &mut [u8], n: usize) -> StatusCounts {
+    let wrap = d.overflow == IntOverflow::Wrap;
+    macro_rules! by_mode {
+        ($w:literal) => {
+            match (d.mode, wrap) {
+                (RoundMode::Round, false) => cast::<{ imm::AWAY }, $w, false>(d, src, dst, n),
+                (RoundMode::Round, true) => cast::<{ imm::AWAY }, $w, true>(d, src, dst, n),
+                (RoundMode::Floor, false) => cast::<{ imm::FLOOR }, $w, false>(d, src, dst, n),
+                (RoundMode::Floor, true) => cast::<{ imm::FLOOR }, $w, true>(d, src, dst, n),
+                (RoundMode::Ceil, false) => cast::<{ imm::CEIL }, $w, false>(d, src, dst, n),
+                (RoundMode::Ceil, true) => cast::<{ imm::CEIL }, $w, true>(d, src, dst, n),
+                (RoundMode::Trunc, false) => cast::<{ imm::TRUNC }, $w, false>(d, src, dst, n),
+                (RoundMode::Trunc, true) => cast::<{ imm::TRUNC }, $w, true>(d, src, dst, n),
+                (_, false) => cast::<{ imm::NEAREST_EVEN }, $w, false>(d, src, dst, n),
+                (_, true) => cast::<{ imm::NEAREST_EVEN }, $w, true>(d, src, dst, n),
+            }
+        };
+    }
+    if d.packed {
+        by_mode!(0)
+    } else if d.bytes == 1 {
+        by_mode!(1)
+    } else {
+        by_mode!(2)
+    }
+}
+
+/// The cast of `n` (a multiple of [`STEP`]) elements, rounding by `R` (see [`imm`]) into `W`
+/// bytes (`W` = 0: 4-bit codes two per byte, the first in the low nibble), wrapping
+/// out-of-range values when `WRAP`.
+///
+/// Per lane, with `r` the rounded value and `c` its clamp to `[lo, hi]` (a NaN `r` clamps to
+/// `lo`), the scalar rule's cases as k-masks:
+/// - NaN: code 0, invalid and inexact (`c ≠ x` unordered);
+/// - ±Inf: the bound on its side, saturated (`clamp(x) ≠ x`) and inexact;
+/// - finite `r` beyond the range (`c ≠ r`): the bound (saturated) or the low bits of `r`
+///   (wrapped), and overflow and inexact (`c ≠ x`: `x` lies beyond the bound too);
+/// - otherwise `r`, inexact if `r ≠ x`, flushed if `r = 0 ≠ x` (`r = 0` among the inexact:
+///   0 is in every range), saturated if `x` itself lies beyond the range.
+///
+/// Callable only where the AVX-512 level is enabled (from [`dispatch`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+fn cast<const R: i32, const W: usize, const WRAP: bool>(
+    d: &IntDst,
+    src: &[u8],
+    dst: &mut [u8],
+    n: usize,
+) -> StatusCounts {
+    use std::arch::x86_64::*;
+    let lo = _mm512_set1_ps(d.lo as f32);
+    let hi = _mm512_set1_ps(d.hi as f32);
+    let lo_i = _mm512_set1_epi32(d.lo as i32);
+    let hi_i = _mm512_set1_epi32(d.hi as i32);
+    let sign_mask = _mm512_castsi512_ps(_mm512_set1_epi32(i32::MIN));
+    let below_half = _mm512_set1_ps(f32::from_bits(0x3EFF_FFFF)); // 0.5 - 2^-25
+    let zero_ps = _mm512_setzero_ps();
+    let two_31 = _mm512_set1_ps(2_147_483_648.0);
+    let abs_i = _mm512_set1_epi32(0x7FFF_FFFF);
+    let exp_big = _mm512_set1_epi32(158); // |r| ≥ 2^31: beyond `vcvtps2dq`
+    let sig_mask = _mm512_set1_epi32(0x7F_FFFF);
+    let implicit = _mm512_set1_epi32(0x80_0000);
+    let bias_shift = _mm512_set1_epi32(150);
+    let low16 = _mm512_set1_epi32(0xFFFF);
+    let nibble = _mm512_set1_epi8(0x0F);
+    let four_bit = d.bits == 4;
+    // Byte j of `vpermt2b(a, idx, b)`: the low byte of dword j of a:b (j < 32; above, the
+    // same bytes again, which the blend with the second pair replaces).
+    let low_bytes: [u8; 64] = std::array::from_fn(|j| ((4 * j) & 127) as u8);
+    // Byte j: byte 2j (j < 32), the low byte of each 16-bit pair of nibbles.
+    let even_bytes: [u8; 64] = std::array::from_fn(|j| ((2 * j) & 63) as u8);
+    // SAFETY: both arrays are 64 bytes, the size of the unaligned loads.
+    let (low_bytes, even_bytes) = unsafe {
+        (
+            _mm512_loadu_si512(low_bytes.as_ptr().cast()),
+            _mm512_loadu_si512(even_bytes.as_ptr().cast()),
+        )
+    };
+    // 64-bit groups of `vpackusdw(a, b)` (a0-3 b0-3 | a4-7 b4-7 | …) back into order.
+    let unpair = _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0);
+
+    let round = |x: __m512| -> __m512 {
+        if R == imm::AWAY {
+            // trunc(x ± the largest f32 below 1/2) is half-away rounding for every f32 (as
+            // in the AVX2 kernel, checked there over all 2^32 codes)
+            _mm512_roundscale_ps::<{ imm::TRUNC }>(_mm512_add_ps(
+                x,
+                _mm512_or_ps(_mm512_and_ps(x, sign_mask), below_half),
+            ))
+        } else {
+            _mm512_roundscale_ps::<R>(x)
+        }
+    };
+    // Lanes that need the full rule: NaN and ±Inf, and when wrapping also |x| ≥ 2^31 (whose
+    // low bits `vcvtps2dq` cannot give).
+    let special = |x: __m512| -> __mmask16 {
+        if WRAP {
+            _mm512_cmp_ps_mask::<_CMP_NLT_UQ>(_mm512_andnot_ps(sign_mask, x), two_31)
+        } else {
+            _mm512_fpclass_ps_mask::<0x99>(x) // QNaN, +Inf, -Inf, SNaN
+        }
+    };
+    // The code (low bits, unmasked) and the status masks of 16 lanes: inexact, overflow,
+    // flushed, saturated, invalid. `full`: the rule for every f32; otherwise for vectors
+    // without special lanes (the masks of the ±Inf, NaN and big-value cases are then empty).
+    let lanes = |x: __m512, full: bool| -> (__m512i, [__mmask16; 5]) {
+        let r = round(x);
+        // `vmaxps` gives its second operand when the first is NaN: a NaN clamps to `lo`.
+        let c = _mm512_min_ps(_mm512_max_ps(r, lo), hi);
+        let cx = _mm512_min_ps(_mm512_max_ps(x, lo), hi);
+        let oor = _mm512_cmp_ps_mask::<_CMP_NEQ_OQ>(c, r);
+        let inexact = _mm512_cmp_ps_mask::<_CMP_NEQ_UQ>(c, x);
+        let x_out = _mm512_cmp_ps_mask::<_CMP_NEQ_OQ>(cx, x);
+        let flushed = _mm512_mask_cmp_ps_mask::<_CMP_EQ_OQ>(inexact, r, zero_ps);
+        if !full {
+            let saturated = if WRAP { x_out & !oor } else { x_out };
+            let value = _mm512_cvtps_epi32(if WRAP { r } else { c });
+            return (value, [inexact, oor, flushed, saturated, 0]);
+        }
+        let nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
+        let inf = _mm512_fpclass_ps_mask::<0x18>(x); // +Inf, -Inf
+        let overflow = oor & !inf;
+        let saturated = if WRAP { x_out & !overflow } else { x_out };
+        let value = if WRAP {
+            // Below 2^31 the conversion; beyond, the significand shifted into place (zero
+            // from 2^55 on), negated for negative values; ±Inf saturate.
+            let small = _mm512_cvtps_epi32(r);
+            let bits = _mm512_castps_si512(r);
+            let e = _mm512_srli_epi32::<23>(_mm512_and_si512(bits, abs_i));
+            let sig = _mm512_or_si512(_mm512_and_si512(bits, sig_mask), implicit);
+            let mag = _mm512_sllv_epi32(sig, _mm512_sub_epi32(e, bias_shift));
+            let neg = _mm512_srai_epi32::<31>(bits);
+            let big_v = _mm512_sub_epi32(_mm512_xor_si512(mag, neg), neg);
+            let big = _mm512_cmpge_epi32_mask(e, exp_big);
+            let v = _mm512_mask_mov_epi32(small, big, big_v);
+            let sat = _mm512_mask_blend_epi32(_mm512_movepi32_mask(bits), hi_i, lo_i);
+            _mm512_maskz_mov_epi32(!nan, _mm512_mask_mov_epi32(v, inf, sat))
+        } else {
+            _mm512_maskz_cvtps_epi32(!nan, c)
+        };
+        (value, [inexact, overflow, flushed, saturated, nan])
+    };
+    // The 64 codes of four vectors as bytes, in order (4-bit codes masked to their nibble).
+    let to_bytes = |v: [__m512i; 4]| -> __m512i {
+        let ab = _mm512_permutex2var_epi8(v[0], low_bytes, v[1]);
+        let cd = _mm512_permutex2var_epi8(v[2], low_bytes, v[3]);
+        let b = _mm512_mask_blend_epi8(0xFFFF_FFFF_0000_0000, ab, cd);
+        if four_bit {
+            _mm512_and_si512(b, nibble)
+        } else {
+            b
+        }
+    };
+    // The 32 codes of two vectors as 16-bit codes, in order.
+    let to_words = |a: __m512i, b: __m512i| -> __m512i {
+        let p = _mm512_packus_epi32(_mm512_and_si512(a, low16), _mm512_and_si512(b, low16));
+        _mm512_permutexvar_epi64(unpair, p)
+    };
+
+    // per flag (inexact, overflow, flushed, saturated, invalid): how many lanes had it
+    let mut tally = [0u64; 5];
+    // `popcnt` in assembly: the compiler would turn `count_ones` over several masks into a
+    // far slower vector nibble-table count.
+    let popcount = |m: u64| -> u64 {
+        let r: u64;
+        // SAFETY: `popcnt` reads and writes only the two registers named (the CPU has POPCNT,
+        // checked before this function is called).
+        unsafe {
+            std::arch::asm!("popcnt {r}, {m}", m = in(reg) m, r = lateout(reg) r,
+                options(pure, nomem, nostack))
+        };
+        r
+    };
+    let steps = n / STEP;
+    // destination bytes per step
+    let out_step = if W == 0 { STEP / 2 } else { W * STEP };
+    for (x, y) in src[..4 * STEP * steps]
+        .chunks_exact(4 * STEP)
+        .zip(dst[..out_step * steps].chunks_exact_mut(out_step))
+    {
+        // SAFETY: `x` is 256 bytes, four unaligned 64-byte loads.
+        let xs: [__m512; 4] =
+            std::array::from_fn(|k| unsafe { _mm512_loadu_ps(x.as_ptr().add(64 * k).cast()) });
+        let any_special = xs.iter().fold(0, |a, &x| a | special(x)) != 0;
+        let mut v = [_mm512_setzero_si512(); 4];
+        let mut masks = [[0; 5]; 4];
+        for ((vk, mk), &xk) in v.iter_mut().zip(&mut masks).zip(&xs) {
+            (*vk, *mk) = if any_special {
+                lanes(xk, true)
+            } else {
+                lanes(xk, false)
+            };
+        }
+        for (f, t) in tally.iter_mut().enumerate() {
+            // the flag's masks of the four vectors as one 64-bit mask, in mask registers
+            let ab = _mm512_kunpackw(masks[1][f].into(), masks[0][f].into());
+            let cd = _mm512_kunpackw(masks[3][f].into(), masks[2][f].into());
+            let all = _mm512_kunpackd(cd.into(), ab.into());
+            *t += popcount(all);
+        }
+        if W == 2 {
+            let (p, q) = (to_words(v[0], v[1]), to_words(v[2], v[3]));
+            // SAFETY: `y` is 128 bytes, two unaligned 64-byte stores.
+            unsafe {
+                _mm512_storeu_si512(y.as_mut_ptr().cast(), p);
+                _mm512_storeu_si512(y.as_mut_ptr().add(64).cast(), q);
+            }
+        } else if W == 1 {
+            // SAFETY: `y` is 64 bytes, the size of the unaligned store.
+            unsafe { _mm512_storeu_si512(y.as_mut_ptr().cast(), to_bytes(v)) };
+        } else {
+            // byte pairs (lo, hi) → lo | hi << 4 in the low byte of each 16-bit pair
+            let b = to_bytes(v);
+            let pairs = _mm512_or_si512(b, _mm512_srli_epi16::<4>(b));
+            let packed = _mm512_permutexvar_epi8(even_bytes, pairs);
+            // SAFETY: `y` is 32 bytes, the size of the unaligned store.
+            unsafe { _mm256_storeu_si256(y.as_mut_ptr().cast(), _mm512_castsi512_si256(packed)) };
+        }
+    }
+    let [inexact, overflow, flushed, saturated, invalid] = tally;
+    let m = (steps * STEP) as u64;
+    let mut counts = StatusCounts {
+        total: m,
+        // Every invalid or overflowing result is also inexact.
+        exact: m - inexact,
+        ..StatusCounts::default()
+    };
+    for (flag, k) in [
+        (Status::INEXACT, inexact),
+        (Status::OVERFLOW, overflow),
+        (Status::WRAPPED, if WRAP { overflow } else { 0 }),
+        (Status::FLUSHED_TO_ZERO, flushed),
+        (Status::SATURATED, saturated),
+        (Status::INVALID, invalid),
+    ] {
+        if let Some(slot) = counts.flags.get_mut(flag.bits().trailing_zeros() as usize) {
+            *slot += k;
+        }
+    }
+    counts
+}
