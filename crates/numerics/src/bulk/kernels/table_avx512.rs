@@ -197,7 +197,7 @@ impl Planes {
             // Large one-per-element outputs are streamed from the first 64-byte boundary on,
             // when an element boundary (and a source byte boundary) falls on it.
             let gap = (64 - dst.as_ptr() as usize % 64) % 64;
-            let head = if dpb == 1 && d.bytes_for(n) >= STREAM_BYTES && gap % db == 0 {
+            let head = if dpb == 1 && d.bytes_for(n) >= STREAM_BYTES && gap.is_multiple_of(db) {
                 Some(gap / db).filter(|h| h % spb == 0)
             } else {
                 None
