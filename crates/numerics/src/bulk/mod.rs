@@ -263,10 +263,11 @@ pub fn cast_elements_with_status(
 }
 
 /// The name of the kernel a default bulk cast between these storages under `policy` runs: at
-/// the best instruction-set level of this machine, or the one `NPUSIM_KERNEL` names (`"table"`,
-/// `"table-avx512"`, `"widen"`, `"f32-float"`,
-/// `"f32-float-avx2"`, `"f16c"`, `"f32-bf16"`, `"f32-int"`, `"f32-int-avx2"`, `"f32-key"`,
-/// `"f64-float"`, `"i32-float"`, `"reference"`, or `"copy"`), as chosen once per slice.
+/// the best instruction-set level of this machine, or the one `NPUSIM_KERNEL` names. One of
+/// `"table"`, `"widen"`, `"f32-float"`, `"f16c"`, `"f32-bf16"`, `"f32-int"`, `"f32-key"`,
+/// `"f64-float"`, `"i32-float"`, `"f64-f32"`, `"i32-f32"`, `"i32-int"`, `"reference"` or
+/// `"copy"`, with `-avx2` or `-avx512` where an explicit kernel of that level casts the bulk
+/// (`"f32-float-avx2"`, `"f16c-avx512"`, `"table-avx512"`, ...), as chosen once per slice.
 ///
 /// ```
 /// use npusim_numerics::{kernel_name, CastPolicy, Format, Storage};
