@@ -22,13 +22,12 @@ use crate::format::Format;
 use crate::policy::CastPolicy;
 use crate::status::StatusCounts;
 
-/// Inputs smaller than this many elements are cast on the calling thread. Measured (best of
-/// many runs, 2-core VM at load average ~3.5, i.e. the second core mostly busy elsewhere):
-/// rayon's fork/join costs ~15 µs (f16→f32, 2^16 elements: 8.8 µs serial, 24.7 µs split);
-/// f32→bf16 took 71 µs serial vs 88 µs split at 2^16, 286 vs 305 µs at 2^18 and 1.19 vs
-/// 1.21 ms at 2^20, so on that loaded machine splitting never paid up to 2^20. With a free
-/// second core the split would halve the work for ~15 µs, paying from about 2^15–2^16
-/// elements for the f32 sources (0.5–1 Gelem/s per thread), hence 2^16 is kept.
+/// Inputs smaller than this many elements are cast on the calling thread. Measured with
+/// `npusim bench --crossover` (2-core Xeon VM with AVX-512, quiet, 2026-11-26): splitting over
+/// both threads paid from 2^15 elements for f32 → bf16 and f32 → f8e4m3fn and from 2^16 for
+/// f32 → i8 and f16 → f32 (at 2^16: 1.22×, 1.23×, 1.83×, 1.09× the one-thread speed; at 2^13
+/// 0.46–0.79×), so 2^16 is where every measured case gains. An earlier measurement on a loaded
+/// 2-core VM found rayon's fork/join at about 15 µs.
 pub const PARALLEL_THRESHOLD: usize = 1 << 16;
 /// Smallest elements per parallel task (a multiple of 4, so packed chunks never share a byte).
 const MIN_CHUNK: usize = 1 << 12;
