@@ -38,31 +38,83 @@ pub(crate) fn serves_at(d: &IntDst, level: super::simd::SimdLevel) -> bool {
 pub(crate) fn run(d: &IntDst, src: &[u8], dst: &mut [u8], n: usize) -> Option<StatusCounts> {
     #[cfg(target_arch = "x86_64")]
     if serves(d) && super::simd::avx2_present() {
-        let at = |i: usize| if d.packed { i / 2 } else { d.bytes * i };
-        let body = n - n % STEP;
-        // SAFETY: the CPU has AVX2 (checked just above).
-        let mut counts = unsafe { dispatch(d, &src[..4 * body], &mut dst[..at(body)], body) };
-        let rest = n - body;
-        if rest > 0 {
-            let end = if d.packed { n.div_ceil(2) } else { at(n) };
-            let tail = d.run(&src[4 * body..4 * n], &mut dst[at(body)..end], rest);
-            counts.add(&tail);
-        }
-        return Some(counts);
+        return Some(body_then_tail(d, src, dst, n, STEP, |s, t, m| {
+            // SAFETY: the CPU has AVX2 (checked just above).
+            unsafe { dispatch(d, s, t, m) }
+        }));
     }
     let _ = (d, src, dst, n);
     None
 }
 
-/// Rounding immediates of `vroundps` (with exceptions suppressed); `AWAY` is not one.
-mod imm {
-    pub const NEAREST_EVEN: i32 = 0x08;
-    pub const FLOOR: i32 = 0x09;
-    pub const CEIL: i32 = 0x0A;
-    pub const TRUNC: i32 = 0x0B;
+/// Casts the first `n - n % step` elements with `body` (given the source and destination
+/// bytes and the element count) and the last `n % step` by the per-element rule.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn body_then_tail(
+    d: &IntDst,
+    src: &[u8],
+    dst: &mut [u8],
+    n: usize,
+    step: usize,
+    body: impl FnOnce(&[u8], &mut [u8], usize) -> StatusCounts,
+) -> StatusCounts {
+    let at = |i: usize| if d.packed { i / 2 } else { d.bytes * i };
+    let done = n - n % step;
+    let mut counts = body(&src[..4 * done], &mut dst[..at(done)], done);
+    let rest = n - done;
+    if rest > 0 {
+        let end = if d.packed { n.div_ceil(2) } else { at(n) };
+        let tail = d.run(&src[4 * done..4 * n], &mut dst[at(done)..end], rest);
+        counts.add(&tail);
+    }
+    counts
+}
+
+/// The call of `$cast::<rounding, width, wrap>(d, src, dst, n)` for `d`'s destination width
+/// (0: packed nibbles, 1 or 2 bytes), mode and overflow rule: the one place where these become
+/// const parameters, for both the AVX2 and the AVX-512 kernel.
+macro_rules! by_width_mode_and_wrap {
+    ($cast:ident, $d:expr, $src:expr, $dst:expr, $n:expr) => {{
+        use $crate::bulk::kernels::f32_to_int_avx2::imm;
+        let (d, src, dst, n) = ($d, $src, $dst, $n);
+        let wrap = d.overflow == IntOverflow::Wrap;
+        macro_rules! by_mode {
+            ($w:literal) => {
+                match (d.mode, wrap) {
+                    (RoundMode::Round, false) => $cast::<{ imm::AWAY }, $w, false>(d, src, dst, n),
+                    (RoundMode::Round, true) => $cast::<{ imm::AWAY }, $w, true>(d, src, dst, n),
+                    (RoundMode::Floor, false) => $cast::<{ imm::FLOOR }, $w, false>(d, src, dst, n),
+                    (RoundMode::Floor, true) => $cast::<{ imm::FLOOR }, $w, true>(d, src, dst, n),
+                    (RoundMode::Ceil, false) => $cast::<{ imm::CEIL }, $w, false>(d, src, dst, n),
+                    (RoundMode::Ceil, true) => $cast::<{ imm::CEIL }, $w, true>(d, src, dst, n),
+                    (RoundMode::Trunc, false) => $cast::<{ imm::TRUNC }, $w, false>(d, src, dst, n),
+                    (RoundMode::Trunc, true) => $cast::<{ imm::TRUNC }, $w, true>(d, src, dst, n),
+                    (_, false) => $cast::<{ imm::NEAREST_EVEN }, $w, false>(d, src, dst, n),
+                    (_, true) => $cast::<{ imm::NEAREST_EVEN }, $w, true>(d, src, dst, n),
+                }
+            };
+        }
+        if d.packed {
+            by_mode!(0)
+        } else if d.bytes == 1 {
+            by_mode!(1)
+        } else {
+            by_mode!(2)
+        }
+    }};
+}
+pub(crate) use by_width_mode_and_wrap;
+
+/// Rounding immediates of `vroundps` / `vrndscaleps` (scale 0, exceptions suppressed); `AWAY`
+/// is not one.
+pub(crate) mod imm {
+    pub(crate) const NEAREST_EVEN: i32 = 0x08;
+    pub(crate) const FLOOR: i32 = 0x09;
+    pub(crate) const CEIL: i32 = 0x0A;
+    pub(crate) const TRUNC: i32 = 0x0B;
     /// Half away from zero: from the truncation and the fraction (a value `vroundps` is never
     /// given here).
-    pub const AWAY: i32 = 0x0C;
+    pub(crate) const AWAY: i32 = 0x0C;
 }
 
 /// The [`cast`] for `d`'s width, mode and overflow rule.
@@ -72,30 +124,7 @@ mod imm {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn dispatch(d: &IntDst, src: &[u8], dst: &mut [u8], n: usize) -> StatusCounts {
-    let wrap = d.overflow == IntOverflow::Wrap;
-    macro_rules! by_mode {
-        ($w:literal) => {
-            match (d.mode, wrap) {
-                (RoundMode::Round, false) => cast::<{ imm::AWAY }, $w, false>(d, src, dst, n),
-                (RoundMode::Round, true) => cast::<{ imm::AWAY }, $w, true>(d, src, dst, n),
-                (RoundMode::Floor, false) => cast::<{ imm::FLOOR }, $w, false>(d, src, dst, n),
-                (RoundMode::Floor, true) => cast::<{ imm::FLOOR }, $w, true>(d, src, dst, n),
-                (RoundMode::Ceil, false) => cast::<{ imm::CEIL }, $w, false>(d, src, dst, n),
-                (RoundMode::Ceil, true) => cast::<{ imm::CEIL }, $w, true>(d, src, dst, n),
-                (RoundMode::Trunc, false) => cast::<{ imm::TRUNC }, $w, false>(d, src, dst, n),
-                (RoundMode::Trunc, true) => cast::<{ imm::TRUNC }, $w, true>(d, src, dst, n),
-                (_, false) => cast::<{ imm::NEAREST_EVEN }, $w, false>(d, src, dst, n),
-                (_, true) => cast::<{ imm::NEAREST_EVEN }, $w, true>(d, src, dst, n),
-            }
-        };
-    }
-    if d.packed {
-        by_mode!(0)
-    } else if d.bytes == 1 {
-        by_mode!(1)
-    } else {
-        by_mode!(2)
-    }
+    by_width_mode_and_wrap!(cast, d, src, dst, n)
 }
 
 /// The cast of `n` (a multiple of [`STEP`]) elements, rounding by `R` (see [`imm`]) into `W`

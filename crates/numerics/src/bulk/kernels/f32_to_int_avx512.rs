@@ -14,6 +14,7 @@
 //! last `n % 64` elements), tested bit for bit against the reference.
 
 use super::f32_to_int::IntDst;
+use super::f32_to_int_avx2::imm;
 use super::simd::SimdLevel;
 use crate::policy::IntOverflow;
 use crate::round::RoundMode;
@@ -37,33 +38,21 @@ pub(crate) fn run(d: &IntDst, src: &[u8], dst: &mut [u8], n: usize) -> Option<St
         && super::simd::avx512_present()
         && std::arch::is_x86_feature_detected!("popcnt")
     {
-        let at = |i: usize| if d.packed { i / 2 } else { d.bytes * i };
-        let body = n - n % STEP;
-        // SAFETY: the CPU has POPCNT and every feature of the AVX-512 level (checked just
-        // above).
-        let mut counts = unsafe { dispatch(d, &src[..4 * body], &mut dst[..at(body)], body) };
-        let rest = n - body;
-        if rest > 0 {
-            let end = if d.packed { n.div_ceil(2) } else { at(n) };
-            let tail = d.run(&src[4 * body..4 * n], &mut dst[at(body)..end], rest);
-            counts.add(&tail);
-        }
-        return Some(counts);
+        return Some(super::f32_to_int_avx2::body_then_tail(
+            d,
+            src,
+            dst,
+            n,
+            STEP,
+            |s, t, m| {
+                // SAFETY: the CPU has POPCNT and every feature of the AVX-512 level (checked just
+                // above).
+                unsafe { dispatch(d, s, t, m) }
+            },
+        ));
     }
     let _ = (d, src, dst, n);
     None
-}
-
-/// Rounding immediates of `vrndscaleps` (scale 0, precision exception suppressed); `AWAY` is
-/// not one.
-mod imm {
-    pub const NEAREST_EVEN: i32 = 0x08;
-    pub const FLOOR: i32 = 0x09;
-    pub const CEIL: i32 = 0x0A;
-    pub const TRUNC: i32 = 0x0B;
-    /// Half away from zero: the truncation of `x ± (1/2 - 2^-25)` (never given to the
-    /// instruction).
-    pub const AWAY: i32 = 0x0C;
 }
 
 /// The [`cast`] for `d`'s width, mode and overflow rule.
@@ -73,33 +62,10 @@ mod imm {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 unsafe fn dispatch(d: &IntDst, src: &[u8], dst: &mut [u8], n: usize) -> StatusCounts {
-    let wrap = d.overflow == IntOverflow::Wrap;
-    macro_rules! by_mode {
-        ($w:literal) => {
-            match (d.mode, wrap) {
-                (RoundMode::Round, false) => cast::<{ imm::AWAY }, $w, false>(d, src, dst, n),
-                (RoundMode::Round, true) => cast::<{ imm::AWAY }, $w, true>(d, src, dst, n),
-                (RoundMode::Floor, false) => cast::<{ imm::FLOOR }, $w, false>(d, src, dst, n),
-                (RoundMode::Floor, true) => cast::<{ imm::FLOOR }, $w, true>(d, src, dst, n),
-                (RoundMode::Ceil, false) => cast::<{ imm::CEIL }, $w, false>(d, src, dst, n),
-                (RoundMode::Ceil, true) => cast::<{ imm::CEIL }, $w, true>(d, src, dst, n),
-                (RoundMode::Trunc, false) => cast::<{ imm::TRUNC }, $w, false>(d, src, dst, n),
-                (RoundMode::Trunc, true) => cast::<{ imm::TRUNC }, $w, true>(d, src, dst, n),
-                (_, false) => cast::<{ imm::NEAREST_EVEN }, $w, false>(d, src, dst, n),
-                (_, true) => cast::<{ imm::NEAREST_EVEN }, $w, true>(d, src, dst, n),
-            }
-        };
-    }
-    if d.packed {
-        by_mode!(0)
-    } else if d.bytes == 1 {
-        by_mode!(1)
-    } else {
-        by_mode!(2)
-    }
+    super::f32_to_int_avx2::by_width_mode_and_wrap!(cast, d, src, dst, n)
 }
 
-/// The cast of `n` (a multiple of [`STEP`]) elements, rounding by `R` (see [`imm`]) into `W`
+/// The cast of `n` (a multiple of [`STEP`]) elements, rounding by `R` (see [`imm`](super::f32_to_int_avx2::imm)) into `W`
 /// bytes (`W` = 0: 4-bit codes two per byte, the first in the low nibble), wrapping
 /// out-of-range values when `WRAP`.
 ///
