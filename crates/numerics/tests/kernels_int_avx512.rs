@@ -10,7 +10,7 @@
 //! a silent fallback to another kernel fails a test.
 
 mod kernel_support;
-use kernel_support::{layouts, options, random_f32};
+use kernel_support::{around, bytes, f32s, layouts, mixed, options, policies, random_f32};
 
 use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
 use npusim_numerics::{
@@ -34,19 +34,6 @@ fn modes() -> Vec<RoundMode> {
     v
 }
 
-/// The three standard policies with mode `mode`.
-fn policies(mode: RoundMode) -> [CastPolicy; 3] {
-    [
-        CastPolicy::new(mode),
-        CastPolicy::saturating(mode),
-        CastPolicy::non_saturating(mode),
-    ]
-}
-
-fn f32s() -> Storage {
-    Storage::native(Format::F32)
-}
-
 fn i32s() -> Storage {
     Storage::native(Format::I32)
 }
@@ -64,11 +51,6 @@ fn all_layouts(f: Format) -> Vec<Storage> {
     v
 }
 
-/// Little-endian bytes of 32-bit codes.
-fn bytes(codes: &[u32]) -> Vec<u8> {
-    codes.iter().flat_map(|c| c.to_le_bytes()).collect()
-}
-
 /// One cast of `n` 32-bit codes from `s` to `d`.
 fn cast(
     src: &[u8],
@@ -80,15 +62,6 @@ fn cast(
     parallel: bool,
 ) -> (Vec<u8>, StatusCounts) {
     kernel_support::cast(src, s, d, n, policy, &options(kernels, parallel))
-}
-
-/// Both signs of `code` and its f32 neighbours within `ulps`.
-fn around(code: u32, ulps: u32, out: &mut Vec<u32>) {
-    for d in 0..=ulps {
-        for c in [code.wrapping_sub(d), code.wrapping_add(d)] {
-            out.extend([c & 0x7FFF_FFFF, c | 0x8000_0000]);
-        }
-    }
 }
 
 /// The f32 boundary classes of integer `dst`.
@@ -118,19 +91,6 @@ fn f32_classes(dst: Format) -> Vec<u32> {
         for w in [a - 0.5, a, a + 0.5, a - 0.25, a + 0.75] {
             around((w as f32).to_bits(), 2, &mut v);
         }
-    }
-    v
-}
-
-/// `classes` shuffled among twice as many random codes.
-fn mixed(classes: &[u32], seed: u64) -> Vec<u32> {
-    let mut v = random_f32(classes.len() * 2, seed);
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    for &c in classes {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        v.insert((x % (v.len() as u64 + 1)) as usize, c);
     }
     v
 }

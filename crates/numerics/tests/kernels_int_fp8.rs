@@ -8,7 +8,7 @@
 //! checked too, so that a silent fallback to the per-element loop fails a test.
 
 mod kernel_support;
-use kernel_support::{options, random_f32};
+use kernel_support::{around, bytes, f32s, mixed, options, policies, random_f32};
 
 use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
 use npusim_numerics::{
@@ -23,18 +23,6 @@ const INTS: [Format; 6] = [
     Format::I16,
     Format::U16,
 ];
-
-fn policies(mode: RoundMode) -> [CastPolicy; 3] {
-    [
-        CastPolicy::new(mode),
-        CastPolicy::saturating(mode),
-        CastPolicy::non_saturating(mode),
-    ]
-}
-
-fn f32s() -> Storage {
-    Storage::native(Format::F32)
-}
 
 /// The storages of `f`: native, and one code per byte where that differs.
 fn layouts(f: Format) -> Vec<Storage> {
@@ -74,19 +62,6 @@ fn cast(
     parallel: bool,
 ) -> (Vec<u8>, StatusCounts) {
     kernel_support::cast(src, f32s(), d, n, policy, &options(kernels, parallel))
-}
-
-fn bytes(codes: &[u32]) -> Vec<u8> {
-    codes.iter().flat_map(|c| c.to_le_bytes()).collect()
-}
-
-/// Both signs of `code` and its f32 neighbours within `ulps`.
-fn around(code: u32, ulps: u32, out: &mut Vec<u32>) {
-    for d in 0..=ulps {
-        for c in [code.wrapping_sub(d), code.wrapping_add(d)] {
-            out.extend([c & 0x7FFF_FFFF, c | 0x8000_0000]);
-        }
-    }
 }
 
 /// Classes every destination shares: ±0, f32 subnormals, ±Inf, NaN payloads, the f32 max.
@@ -148,20 +123,6 @@ fn int_classes(dst: Format) -> Vec<u32> {
         for w in [a - 0.5, a, a + 0.5, a - 0.25, a + 0.75] {
             around((w as f32).to_bits(), 2, &mut v);
         }
-    }
-    v
-}
-
-/// The classes shuffled among random codes, so that NaN and Inf fall into some vector steps
-/// and not others.
-fn mixed(classes: &[u32], seed: u64) -> Vec<u32> {
-    let mut v = random_f32(classes.len() * 3, seed);
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    for &c in classes {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        v.insert((x % (v.len() as u64 + 1)) as usize, c);
     }
     v
 }

@@ -9,7 +9,7 @@
 //! fallback fails a test. On a machine without AVX-512 the comparisons run the other levels.
 
 mod kernel_support;
-use kernel_support::{layouts, options, random_f32};
+use kernel_support::{around, bytes, f32s, layouts, mixed, options, policies, random_f32};
 
 use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
 use npusim_numerics::{
@@ -17,18 +17,6 @@ use npusim_numerics::{
 };
 
 const NAME: &str = "f32-float-avx512";
-
-fn policies(mode: RoundMode) -> [CastPolicy; 3] {
-    [
-        CastPolicy::new(mode),
-        CastPolicy::saturating(mode),
-        CastPolicy::non_saturating(mode),
-    ]
-}
-
-fn f32s() -> Storage {
-    Storage::native(Format::F32)
-}
 
 /// The best level this machine has (the AVX-512 one where it exists).
 fn level() -> SimdLevel {
@@ -55,10 +43,6 @@ fn small_floats() -> Vec<Format> {
         assert!(v.contains(&must), "{v:?}");
     }
     v
-}
-
-fn bytes(codes: &[u32]) -> Vec<u8> {
-    codes.iter().flat_map(|c| c.to_le_bytes()).collect()
 }
 
 fn cast(
@@ -90,15 +74,6 @@ fn assert_equals_reference(codes: &[u32], d: Storage, policy: &CastPolicy) {
         );
     }
     assert_eq!(got.1, want.1, "status counts {d:?} {policy:?}");
-}
-
-/// Both signs of `code` and its f32 neighbours within `ulps`.
-fn around(code: u32, ulps: u32, out: &mut Vec<u32>) {
-    for d in 0..=ulps {
-        for c in [code.wrapping_sub(d), code.wrapping_add(d)] {
-            out.extend([c & 0x7FFF_FFFF, c | 0x8000_0000]);
-        }
-    }
 }
 
 /// Every value of `dst`, every tie between neighbours, the largest value plus half an ulp and
@@ -141,20 +116,6 @@ fn float_classes(dst: Format) -> Vec<u32> {
     ];
     for x in vals.iter().copied().chain(mids).chain(beyond) {
         around((x as f32).to_bits(), 2, &mut v);
-    }
-    v
-}
-
-/// The classes shuffled among random codes, so that NaN and Inf fall into some 64-element
-/// steps and not others.
-fn mixed(classes: &[u32], seed: u64) -> Vec<u32> {
-    let mut v = random_f32(classes.len() * 3, seed);
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    for &c in classes {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        v.insert((x % (v.len() as u64 + 1)) as usize, c);
     }
     v
 }

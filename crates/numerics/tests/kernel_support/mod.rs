@@ -125,3 +125,45 @@ pub fn assert_kernel_equals_reference_for_small_floats(
     }
     served
 }
+
+/// The three standard policies of a mode: IEEE, saturating and non-saturating.
+pub fn policies(mode: RoundMode) -> [CastPolicy; 3] {
+    [
+        CastPolicy::new(mode),
+        CastPolicy::saturating(mode),
+        CastPolicy::non_saturating(mode),
+    ]
+}
+
+/// Native f32 storage.
+pub fn f32s() -> Storage {
+    Storage::native(Format::F32)
+}
+
+/// 32-bit codes as little-endian bytes.
+pub fn bytes(codes: &[u32]) -> Vec<u8> {
+    codes.iter().flat_map(|c| c.to_le_bytes()).collect()
+}
+
+/// `code` and its neighbours up to `ulps` codes away, each with both signs, appended to `out`.
+pub fn around(code: u32, ulps: u32, out: &mut Vec<u32>) {
+    for d in 0..=ulps {
+        for c in [code.wrapping_sub(d), code.wrapping_add(d)] {
+            out.extend([c & 0x7FFF_FFFF, c | 0x8000_0000]);
+        }
+    }
+}
+
+/// `classes` shuffled among three times as many random codes, so that NaN and Inf fall into
+/// some vector steps and not others.
+pub fn mixed(classes: &[u32], seed: u64) -> Vec<u32> {
+    let mut v = random_f32(classes.len() * 3, seed);
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    for &c in classes {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        v.insert((x % (v.len() as u64 + 1)) as usize, c);
+    }
+    v
+}
