@@ -30,21 +30,8 @@ pub(crate) const F32_INF: u32 = 0x7F80_0000;
 /// The f32 code of the largest finite value.
 pub(crate) const F32_MAX: u32 = 0x7F7F_FFFF;
 
-/// The rounding modes as const-generic parameters.
-pub(crate) mod mode {
-    /// Nearest, ties to even (`rint`, `none`).
-    pub const NEAREST_EVEN: u8 = 0;
-    /// Nearest, ties away from zero (`round`).
-    pub const NEAREST_AWAY: u8 = 1;
-    /// Toward −∞.
-    pub const FLOOR: u8 = 2;
-    /// Toward +∞.
-    pub const CEIL: u8 = 3;
-    /// Toward zero.
-    pub const TRUNC: u8 = 4;
-    /// Round to odd.
-    pub const ODD: u8 = 5;
-}
+/// The rounding modes as const-generic parameters: the one numbering the f32 kernels use.
+pub(crate) use super::f32_float::mode;
 
 /// The source of a [`ToF32`] cast.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
