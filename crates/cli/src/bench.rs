@@ -1,6 +1,6 @@
 //! `npusim bench`: bulk-cast throughput, measured as ratios against baselines run in the same
-//! process on the same bytes (a memcpy, and the `half` crate's slice conversions where it has
-//! one). Timings are medians over interleaved samples, each a batch of calls lasting at least
+//! process on the same bytes and the same number of threads (a memcpy, and the `half` crate's
+//! slice conversions where it has one). Timings are medians over interleaved samples, each a batch of calls lasting at least
 //! 20 ms; nothing here is asserted by a test.
 
 use std::hint::black_box;
@@ -14,6 +14,7 @@ use half::slice::HalfFloatSliceExt;
 use npusim_numerics::{
     BulkOptions, CastPolicy, Format, Layout, RoundMode, Storage, cast_elements, kernel_name,
 };
+use rayon::prelude::*;
 
 /// Options of `npusim bench`.
 #[derive(Debug, Args)]
@@ -295,18 +296,35 @@ fn measure(case: &Case, n: usize, threads: usize, repeats: usize) -> Result<Row>
             black_box(&dst);
             Ok(())
         });
+        // The baselines run on as many threads as the cast, each on an equal share.
         let mut copied = Timed::new(|| {
-            copy.copy_from_slice(black_box(&src));
+            let share = src.len().div_ceil(threads).max(1);
+            copy.par_chunks_mut(share)
+                .zip(black_box(&src).par_chunks(share))
+                .for_each(|(d, s)| d.copy_from_slice(s));
             black_box(&copy);
             Ok(())
         });
         let mut half = half_case.then(|| {
             Timed::new(|| {
+                let share = n.div_ceil(threads).max(1);
                 match (case.src, case.dst) {
-                    (Format::F32, Format::F16) => h16.convert_from_f32_slice(&f32s),
-                    (Format::F32, Format::BF16) => hb16.convert_from_f32_slice(&f32s),
-                    (Format::F16, Format::F32) => h16.convert_to_f32_slice(&mut out32),
-                    _ => hb16.convert_to_f32_slice(&mut out32),
+                    (Format::F32, Format::F16) => h16
+                        .par_chunks_mut(share)
+                        .zip(f32s.par_chunks(share))
+                        .for_each(|(h, f)| h.convert_from_f32_slice(f)),
+                    (Format::F32, Format::BF16) => hb16
+                        .par_chunks_mut(share)
+                        .zip(f32s.par_chunks(share))
+                        .for_each(|(h, f)| h.convert_from_f32_slice(f)),
+                    (Format::F16, Format::F32) => h16
+                        .par_chunks(share)
+                        .zip(out32.par_chunks_mut(share))
+                        .for_each(|(h, f)| h.convert_to_f32_slice(f)),
+                    _ => hb16
+                        .par_chunks(share)
+                        .zip(out32.par_chunks_mut(share))
+                        .for_each(|(h, f)| h.convert_to_f32_slice(f)),
                 }
                 black_box((&h16, &hb16, &out32));
                 Ok(())
@@ -438,7 +456,7 @@ fn print_table(rows: &[Row]) {
         );
     }
     println!(
-        "\nGB/s counts input + output bytes; %memcpy compares that with a same-run copy of the input (its bytes in + out); ×half is the `half` crate's slice conversion of the same data."
+        "\nGB/s counts input + output bytes; %memcpy compares that with a same-run copy of the input on as many threads (its bytes in + out); ×half is the `half` crate's slice conversion of the same data, split the same way."
     );
 }
 

@@ -12,6 +12,7 @@ mod storage;
 
 pub use encoded::Encoded;
 pub use kernels::simd::SimdLevel;
+pub use kernels::stream::STREAM_BYTES;
 pub use storage::{Layout, Storage};
 
 use rayon::prelude::*;
@@ -61,6 +62,10 @@ pub struct BulkOptions {
     /// `parallel` is set (default [`PARALLEL_THRESHOLD`]; `npusim bench --crossover` measures
     /// where splitting starts to pay on a machine).
     pub parallel_threshold: usize,
+    /// Outputs of at least this many bytes per call are written past the cache (non-temporal
+    /// stores, by the kernels that have them) from their first 64-byte boundary on (default
+    /// [`STREAM_BYTES`]; `usize::MAX` never streams, 0 always does).
+    pub stream_threshold: usize,
     /// Which kernels may run (tests and benchmarks force the reference path to compare).
     pub kernels: KernelChoice,
 }
@@ -119,6 +124,7 @@ impl Default for BulkOptions {
             first_index: 0,
             parallel: true,
             parallel_threshold: PARALLEL_THRESHOLD,
+            stream_threshold: STREAM_BYTES,
             kernels: KernelChoice::Fastest,
         }
     }

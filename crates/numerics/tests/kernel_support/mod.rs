@@ -11,6 +11,9 @@ use npusim_numerics::{
 
 /// Casts `n` elements of `src` (storage `s`) to storage `d` under `policy` and `options`,
 /// into an output prefilled with a marker byte (so unwritten bytes show), with the counts.
+/// A fast cast is run a second time with its output streamed past the cache (at once, from
+/// a destination offset that depends on `n`, so the head before the first 64-byte boundary
+/// varies), and the two must agree bit for bit.
 pub fn cast(
     src: &[u8],
     s: Storage,
@@ -22,6 +25,27 @@ pub fn cast(
     let mut out = vec![0x5Au8; d.bytes_for(n)];
     let counts = cast_elements_with_status(src, s, &mut out, d, n, policy, options)
         .expect("buffers are sized for n");
+    if options.kernels != KernelChoice::Reference {
+        let streamed = BulkOptions {
+            stream_threshold: 0,
+            ..*options
+        };
+        let offset = n % 64;
+        let mut buf = vec![0x5Au8; offset + d.bytes_for(n)];
+        let c = cast_elements_with_status(src, s, &mut buf[offset..], d, n, policy, &streamed)
+            .expect("buffers are sized for n");
+        assert_eq!(
+            c, counts,
+            "{s:?} -> {d:?} {policy:?} n={n}: streamed counts differ"
+        );
+        if let Some(i) = (0..out.len()).find(|&i| out[i] != buf[offset + i]) {
+            panic!(
+                "{s:?} -> {d:?} {policy:?} n={n}: streamed output differs at byte {i}: {:#04x} vs {:#04x}",
+                buf[offset + i],
+                out[i]
+            );
+        }
+    }
     (out, counts)
 }
 

@@ -62,13 +62,15 @@ impl F16c {
     /// Casts `n` little-endian f32 codes into f16 codes; `None` when the machine lacks AVX2 or
     /// F16C.
     /// `wide` takes the AVX-512 fast blocks ([`f32_half_avx512`](super::f32_half_avx512))
-    /// where the machine has them.
+    /// where the machine has them, and `stream` (a 64-byte aligned `dst`) their non-temporal
+    /// stores.
     pub(crate) fn run(
         &self,
         src: &[u8],
         dst: &mut [u8],
         n: usize,
         wide: bool,
+        stream: bool,
     ) -> Option<StatusCounts> {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2")
@@ -76,10 +78,12 @@ impl F16c {
         {
             if wide && super::simd::avx512_present() {
                 // SAFETY: the CPU has AVX2 and F16C and AVX-512 F, BW, VL and DQ (checked).
-                return Some(unsafe { run_in_mode::<_, true>(self, self.mode, src, dst, n) });
+                return Some(unsafe {
+                    run_in_mode::<_, true>(self, self.mode, src, dst, n, stream)
+                });
             }
             // SAFETY: the CPU has AVX2 and F16C (checked just above).
-            return Some(unsafe { run_in_mode::<_, false>(self, self.mode, src, dst, n) });
+            return Some(unsafe { run_in_mode::<_, false>(self, self.mode, src, dst, n, false) });
         }
         let _ = (src, dst, n);
         None
@@ -93,9 +97,10 @@ impl super::f32_half::ModeLoop for F16c {
         src: &[u8],
         dst: &mut [u8],
         n: usize,
+        stream: bool,
     ) -> StatusCounts {
         // SAFETY: the caller's guarantee, passed on.
-        unsafe { self.run_mode_impl::<M, WIDE>(src, dst, n) }
+        unsafe { self.run_mode_impl::<M, WIDE>(src, dst, n, stream) }
     }
 }
 
@@ -319,7 +324,8 @@ mod simd {
         /// largest finite f16 is cast again with every status counted; the last `n % 8`
         /// through a zero-padded group.
         ///
-        /// With `WIDE`, the fast blocks run at the AVX-512 level.
+        /// With `WIDE`, the fast blocks run at the AVX-512 level (`stream`: storing
+        /// non-temporally).
         ///
         /// # Safety
         /// The CPU must support AVX2 and F16C, and with `WIDE` AVX-512 F, BW, VL and DQ.
@@ -329,6 +335,7 @@ mod simd {
             src: &[u8],
             dst: &mut [u8],
             n: usize,
+            stream: bool,
         ) -> StatusCounts {
             let groups = n / 8;
             let mut totals = Totals::default();
@@ -344,7 +351,9 @@ mod simd {
                     // (a last block of an odd number of groups stays on the AVX2 fast path)
                     let (fast, beyond) = if WIDE && xs.len() % 64 == 0 {
                         // SAFETY: with `WIDE` the caller checked the AVX-512 features.
-                        unsafe { super::super::f32_half_avx512::f16_fast_block::<M>(xs, ys) }
+                        unsafe {
+                            super::super::f32_half_avx512::f16_fast_block::<M>(xs, ys, stream)
+                        }
                     } else {
                         Self::fast_block::<M>(xs, ys)
                     };

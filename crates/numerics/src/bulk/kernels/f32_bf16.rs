@@ -47,22 +47,26 @@ impl Bf16 {
 
     /// Casts `n` little-endian f32 codes into bf16 codes; `None` when the machine lacks AVX2.
     /// `wide` takes the AVX-512 fast blocks ([`f32_half_avx512`](super::f32_half_avx512))
-    /// where the machine has them.
+    /// where the machine has them, and `stream` (a 64-byte aligned `dst`) their non-temporal
+    /// stores.
     pub(crate) fn run(
         &self,
         src: &[u8],
         dst: &mut [u8],
         n: usize,
         wide: bool,
+        stream: bool,
     ) -> Option<StatusCounts> {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             if wide && super::simd::avx512_present() {
                 // SAFETY: the CPU has AVX2 and AVX-512 F, BW, VL and DQ (checked).
-                return Some(unsafe { run_in_mode::<_, true>(self, self.mode, src, dst, n) });
+                return Some(unsafe {
+                    run_in_mode::<_, true>(self, self.mode, src, dst, n, stream)
+                });
             }
             // SAFETY: the CPU has AVX2 (checked just above).
-            return Some(unsafe { run_in_mode::<_, false>(self, self.mode, src, dst, n) });
+            return Some(unsafe { run_in_mode::<_, false>(self, self.mode, src, dst, n, false) });
         }
         let _ = (src, dst, n);
         None
@@ -76,9 +80,10 @@ impl super::f32_half::ModeLoop for Bf16 {
         src: &[u8],
         dst: &mut [u8],
         n: usize,
+        stream: bool,
     ) -> StatusCounts {
         // SAFETY: the caller's guarantee, passed on.
-        unsafe { self.run_mode_impl::<M, WIDE>(src, dst, n) }
+        unsafe { self.run_mode_impl::<M, WIDE>(src, dst, n, stream) }
     }
 }
 
@@ -278,7 +283,8 @@ mod simd {
         /// read from `src` and written to `dst` in place; a block with a rare lane is cast
         /// again with every status counted; the last `n % 16` through a zero-padded step.
         ///
-        /// With `WIDE`, the fast blocks run at the AVX-512 level.
+        /// With `WIDE`, the fast blocks run at the AVX-512 level (`stream`: storing
+        /// non-temporally).
         ///
         /// # Safety
         /// The CPU must support AVX2, and with `WIDE` AVX-512 F, BW, VL and DQ.
@@ -288,6 +294,7 @@ mod simd {
             src: &[u8],
             dst: &mut [u8],
             n: usize,
+            stream: bool,
         ) -> StatusCounts {
             let steps16 = n / 16;
             let mut totals = Totals::default();
@@ -302,7 +309,9 @@ mod simd {
                 for (xs, ys) in s_run.chunks(block_src).zip(d_run.chunks_mut(block_dst)) {
                     let (exact, rare) = if WIDE {
                         // SAFETY: with `WIDE` the caller checked the AVX-512 features.
-                        unsafe { super::super::f32_half_avx512::bf16_fast_block::<M>(xs, ys) }
+                        unsafe {
+                            super::super::f32_half_avx512::bf16_fast_block::<M>(xs, ys, stream)
+                        }
                     } else {
                         self.fast_block::<M>(xs, ys)
                     };

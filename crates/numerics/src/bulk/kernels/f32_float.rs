@@ -243,11 +243,13 @@ impl FloatDst {
         };
         if is(layout::F16, 0x7BFF, 0x477F_E000) {
             let k = F16c::new(rounding, specials);
-            let agrees = |wide| self.simd_agrees(dst, policy, |s, d, n| k.run(s, d, n, wide));
+            let agrees =
+                |wide| self.simd_agrees(dst, policy, |s, d, n| k.run(s, d, n, wide, false));
             self.f16c = (agrees(false) && agrees(true)).then_some(k);
         } else if is(layout::BF16, 0x7F7F, 0x7F7F_0000) {
             let k = Bf16::new(rounding, specials);
-            let agrees = |wide| self.simd_agrees(dst, policy, |s, d, n| k.run(s, d, n, wide));
+            let agrees =
+                |wide| self.simd_agrees(dst, policy, |s, d, n| k.run(s, d, n, wide, false));
             self.bf16 = (agrees(false) && agrees(true)).then_some(k);
         }
         self
@@ -426,16 +428,17 @@ impl FloatDst {
         dst: &mut [u8],
         n: usize,
         packed: bool,
+        stream: bool,
     ) -> crate::status::StatusCounts {
         if level >= super::simd::SimdLevel::Avx2 && !packed {
             let wide = level == super::simd::SimdLevel::Avx512;
             if let Some(p) = self.f16c
-                && let Some(counts) = p.run(src, dst, n, wide)
+                && let Some(counts) = p.run(src, dst, n, wide, stream)
             {
                 return counts;
             }
             if let Some(p) = self.bf16
-                && let Some(counts) = p.run(src, dst, n, wide)
+                && let Some(counts) = p.run(src, dst, n, wide, stream)
             {
                 return counts;
             }
@@ -577,9 +580,10 @@ impl super::SliceKernel for FloatDst {
         dst: &mut [u8],
         d: super::super::Storage,
         n: usize,
+        stream: bool,
     ) -> crate::status::StatusCounts {
         let _ = s;
-        self.run(level, src, dst, n, d.is_packed())
+        self.run(level, src, dst, n, d.is_packed(), stream)
     }
 }
 

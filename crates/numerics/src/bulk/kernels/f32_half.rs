@@ -60,16 +60,18 @@ impl SpecialResults {
 /// A 16-bit float kernel whose loop takes the rounding mode and the width of its fast blocks
 /// as const parameters.
 pub(crate) trait ModeLoop {
-    /// The loop in mode `M`; with `WIDE` the fast blocks run at the AVX-512 level.
+    /// The loop in mode `M`; with `WIDE` the fast blocks run at the AVX-512 level, and with
+    /// `stream` as well they store non-temporally ([`stream`](super::stream)).
     ///
     /// # Safety
     /// The CPU must support the kernel's features (AVX2, and F16C for f16), and with `WIDE`
-    /// AVX-512 F, BW, VL and DQ.
+    /// AVX-512 F, BW, VL and DQ; with `stream`, `dst` must start on a 64-byte boundary.
     unsafe fn run_mode<const M: u8, const WIDE: bool>(
         &self,
         src: &[u8],
         dst: &mut [u8],
         n: usize,
+        stream: bool,
     ) -> StatusCounts;
 }
 
@@ -85,16 +87,21 @@ pub(crate) unsafe fn run_in_mode<K: ModeLoop, const WIDE: bool>(
     src: &[u8],
     dst: &mut [u8],
     n: usize,
+    stream: bool,
 ) -> StatusCounts {
     // SAFETY: the caller's guarantee, passed on.
     unsafe {
         match mode {
-            rounding::NEAREST_EVEN => k.run_mode::<{ rounding::NEAREST_EVEN }, WIDE>(src, dst, n),
-            rounding::NEAREST_AWAY => k.run_mode::<{ rounding::NEAREST_AWAY }, WIDE>(src, dst, n),
-            rounding::FLOOR => k.run_mode::<{ rounding::FLOOR }, WIDE>(src, dst, n),
-            rounding::CEIL => k.run_mode::<{ rounding::CEIL }, WIDE>(src, dst, n),
-            rounding::TRUNC => k.run_mode::<{ rounding::TRUNC }, WIDE>(src, dst, n),
-            _ => k.run_mode::<{ rounding::ODD }, WIDE>(src, dst, n),
+            rounding::NEAREST_EVEN => {
+                k.run_mode::<{ rounding::NEAREST_EVEN }, WIDE>(src, dst, n, stream)
+            }
+            rounding::NEAREST_AWAY => {
+                k.run_mode::<{ rounding::NEAREST_AWAY }, WIDE>(src, dst, n, stream)
+            }
+            rounding::FLOOR => k.run_mode::<{ rounding::FLOOR }, WIDE>(src, dst, n, stream),
+            rounding::CEIL => k.run_mode::<{ rounding::CEIL }, WIDE>(src, dst, n, stream),
+            rounding::TRUNC => k.run_mode::<{ rounding::TRUNC }, WIDE>(src, dst, n, stream),
+            _ => k.run_mode::<{ rounding::ODD }, WIDE>(src, dst, n, stream),
         }
     }
 }

@@ -12,18 +12,37 @@ pub(crate) use simd::{bf16_fast_block, f16_fast_block};
 #[cfg(target_arch = "x86_64")]
 mod simd {
     use crate::bulk::kernels::f32_half::{Acc, rounding};
+    use crate::bulk::kernels::stream::prefetch;
     use std::arch::x86_64::{
         __m256i, __m512i, _mm256_add_epi32, _mm256_and_si256, _mm256_cmpge_epu16_mask,
         _mm256_cmplt_epu16_mask, _mm256_mask_mov_epi16, _mm256_max_epu16, _mm256_or_si256,
-        _mm256_set1_epi16, _mm256_setzero_si256, _mm256_storeu_si256, _mm256_testn_epi16_mask,
-        _mm512_add_epi32, _mm512_and_si512, _mm512_castps_si512, _mm512_castsi512_ps,
-        _mm512_castsi512_si256, _mm512_cmpeq_epi32_mask, _mm512_cmpge_epu32_mask,
-        _mm512_cmple_epu32_mask, _mm512_cvt_roundps_ph, _mm512_cvtepi32_epi16, _mm512_cvtph_ps,
-        _mm512_extracti64x4_epi64, _mm512_loadu_si512, _mm512_mask_add_epi32, _mm512_mask_or_epi32,
-        _mm512_max_epu32, _mm512_min_epi32, _mm512_min_epu32, _mm512_movepi32_mask,
-        _mm512_or_si512, _mm512_set1_epi32, _mm512_setzero_si512, _mm512_srli_epi32,
-        _mm512_srlv_epi32, _mm512_sub_epi32, _mm512_testn_epi32_mask, _mm512_xor_si512,
+        _mm256_set1_epi16, _mm256_setzero_si256, _mm256_storeu_si256, _mm256_stream_si256,
+        _mm256_testn_epi16_mask, _mm512_add_epi32, _mm512_and_si512, _mm512_castps_si512,
+        _mm512_castsi512_ps, _mm512_castsi512_si256, _mm512_cmpeq_epi32_mask,
+        _mm512_cmpge_epu32_mask, _mm512_cmple_epu32_mask, _mm512_cvt_roundps_ph,
+        _mm512_cvtepi32_epi16, _mm512_cvtph_ps, _mm512_extracti64x4_epi64, _mm512_loadu_si512,
+        _mm512_mask_add_epi32, _mm512_mask_or_epi32, _mm512_max_epu32, _mm512_min_epi32,
+        _mm512_min_epu32, _mm512_movepi32_mask, _mm512_or_si512, _mm512_set1_epi32,
+        _mm512_setzero_si512, _mm512_srli_epi32, _mm512_srlv_epi32, _mm512_sub_epi32,
+        _mm512_testn_epi32_mask, _mm512_xor_si512,
     };
+
+    /// Stores the 32 bytes `v` at `y`: non-temporally with `stream`, else unaligned.
+    ///
+    /// # Safety
+    /// `y` must hold at least 32 bytes, and start on a 32-byte boundary with `stream`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn store(y: &mut [u8], v: __m256i, stream: bool) {
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            if stream {
+                _mm256_stream_si256(y.as_mut_ptr().cast(), v)
+            } else {
+                _mm256_storeu_si256(y.as_mut_ptr().cast(), v)
+            }
+        }
+    }
 
     /// The eight 32-bit lanes of `z`'s two halves added: an AVX2 counter vector.
     #[target_feature(enable = "avx2,avx512f")]
@@ -86,18 +105,25 @@ mod simd {
 
     /// A block of the f16 kernel's fast path, 16 elements per step (`src.len() / 64` steps):
     /// the codes, exactness, underflow and flush counted, and whether a lane lies beyond the
-    /// largest finite f16 (the block must then be cast again by the full block).
+    /// largest finite f16 (the block must then be cast again by the full block). With
+    /// `stream` the codes are stored non-temporally.
     ///
     /// # Safety
-    /// The CPU must support AVX2, F16C and AVX-512 F, BW and VL.
+    /// The CPU must support AVX2, F16C and AVX-512 F, BW and VL; with `stream`, `dst` must
+    /// start on a 32-byte boundary.
     #[target_feature(enable = "avx2,f16c,avx512f,avx512bw,avx512vl")]
-    pub(crate) unsafe fn f16_fast_block<const M: u8>(src: &[u8], dst: &mut [u8]) -> (Acc, bool) {
+    pub(crate) unsafe fn f16_fast_block<const M: u8>(
+        src: &[u8],
+        dst: &mut [u8],
+        stream: bool,
+    ) -> (Acc, bool) {
         let one = _mm512_set1_epi32(1);
         let mut exact = _mm512_setzero_si512();
         let mut underflow = _mm512_setzero_si512();
         let mut flushed = _mm512_setzero_si512();
         let mut largest = _mm256_setzero_si256();
         for (x, y) in src.chunks_exact(64).zip(dst.chunks_exact_mut(32)) {
+            prefetch(x.as_ptr());
             // SAFETY: `x` is 64 bytes, the size of the unaligned load.
             let v = unsafe { _mm512_loadu_si512(x.as_ptr().cast()) };
             let a = _mm512_and_si512(v, _mm512_set1_epi32(0x7FFF_FFFF));
@@ -112,8 +138,8 @@ mod simd {
                 flushed = _mm512_mask_add_epi32(flushed, zero & !is_exact, flushed, one);
             }
             largest = _mm256_max_epu16(largest, m);
-            // SAFETY: `y` is 32 bytes, the size of the unaligned store.
-            unsafe { _mm256_storeu_si256(y.as_mut_ptr().cast(), h) };
+            // SAFETY: `y` is 32 bytes, on a 32-byte boundary when streamed.
+            unsafe { store(y, h, stream) };
         }
         let limit = if M == rounding::ODD { 0x7BFE } else { 0x7BFF };
         let beyond = _mm256_cmpge_epu16_mask(largest, _mm256_set1_epi16(limit)) != 0;
@@ -129,20 +155,24 @@ mod simd {
     /// A block of the bf16 kernel's fast path, 16 elements per step (`src.len() / 64`
     /// steps): the codes, the exact lanes counted (an AVX2 counter vector), and whether a lane
     /// may need more (a nonzero magnitude below the smallest normal f32, or one from which a
-    /// mode can round to the largest finite bf16 or beyond), as the AVX2 fast block.
+    /// mode can round to the largest finite bf16 or beyond), as the AVX2 fast block. With
+    /// `stream` the codes are stored non-temporally.
     ///
     /// # Safety
-    /// The CPU must support AVX2 and AVX-512 F, BW, VL and DQ.
+    /// The CPU must support AVX2 and AVX-512 F, BW, VL and DQ; with `stream`, `dst` must start
+    /// on a 32-byte boundary.
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq")]
     pub(crate) unsafe fn bf16_fast_block<const M: u8>(
         src: &[u8],
         dst: &mut [u8],
+        stream: bool,
     ) -> (__m256i, bool) {
         let one = _mm512_set1_epi32(1);
         let mut exact = _mm512_setzero_si512();
         let mut lo = _mm512_set1_epi32(-1);
         let mut hi = _mm512_setzero_si512();
         for (x, y) in src.chunks_exact(64).zip(dst.chunks_exact_mut(32)) {
+            prefetch(x.as_ptr());
             // SAFETY: `x` is 64 bytes, the size of the unaligned load.
             let v = unsafe { _mm512_loadu_si512(x.as_ptr().cast()) };
             let a = _mm512_and_si512(v, _mm512_set1_epi32(0x7FFF_FFFF));
@@ -171,8 +201,8 @@ mod simd {
             // (a - 1 wraps for zero, which is exact)
             lo = _mm512_min_epu32(lo, _mm512_sub_epi32(a, one));
             hi = _mm512_max_epu32(hi, a);
-            // SAFETY: `y` is 32 bytes, the size of the unaligned store.
-            unsafe { _mm256_storeu_si256(y.as_mut_ptr().cast(), _mm512_cvtepi32_epi16(code)) };
+            // SAFETY: `y` is 32 bytes, on a 32-byte boundary when streamed.
+            unsafe { store(y, _mm512_cvtepi32_epi16(code), stream) };
         }
         let low = _mm512_cmple_epu32_mask(lo, _mm512_set1_epi32(0x7F_FFFE));
         let high = _mm512_cmpge_epu32_mask(hi, _mm512_set1_epi32(0x7F7E_0001));

@@ -109,6 +109,7 @@ impl super::SliceKernel for KeyTable {
         dst: &mut [u8],
         d: super::super::Storage,
         n: usize,
+        _stream: bool,
     ) -> crate::status::StatusCounts {
         let _ = (s, level);
         self.run(src, dst, n, d.is_packed())

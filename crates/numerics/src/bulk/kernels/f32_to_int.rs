@@ -254,6 +254,7 @@ impl super::SliceKernel for IntDst {
         dst: &mut [u8],
         d: super::super::Storage,
         n: usize,
+        _stream: bool,
     ) -> crate::status::StatusCounts {
         let _ = (s, d);
         if level == super::simd::SimdLevel::Avx512

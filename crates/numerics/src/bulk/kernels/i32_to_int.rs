@@ -235,6 +235,7 @@ impl super::SliceKernel for I32Int {
         dst: &mut [u8],
         d: super::super::Storage,
         n: usize,
+        _stream: bool,
     ) -> StatusCounts {
         let _ = (level, s, d);
         self.run(src, dst, n)

@@ -40,6 +40,7 @@ pub(crate) mod flags;
 pub(crate) mod i32_to_int;
 pub(crate) mod reference;
 pub(crate) mod simd;
+pub(crate) mod stream;
 pub(crate) mod table;
 pub(crate) mod table_avx512;
 pub(crate) mod to_f32;
@@ -214,6 +215,9 @@ pub(crate) fn select(s: Storage, d: Storage, policy: &CastPolicy, force_referenc
 /// storage `d`, both already checked for size).
 pub(crate) trait SliceKernel {
     /// Casts the slice and counts the statuses; `#[inline(always)]` in every implementation.
+    /// With `stream` the destination starts on a 64-byte boundary and is large: a kernel with
+    /// non-temporal stores uses them ([`stream`]); the others ignore it.
+    #[allow(clippy::too_many_arguments)]
     fn cast(
         &self,
         level: SimdLevel,
@@ -222,6 +226,7 @@ pub(crate) trait SliceKernel {
         dst: &mut [u8],
         d: Storage,
         n: usize,
+        stream: bool,
     ) -> StatusCounts;
 }
 
@@ -234,18 +239,28 @@ struct SliceJob<'a, K> {
     dst: &'a mut [u8],
     d: Storage,
     n: usize,
+    stream: bool,
 }
 
 impl<K: SliceKernel> simd::Job for SliceJob<'_, K> {
     type Output = StatusCounts;
     #[inline(always)]
     fn run(self) -> StatusCounts {
-        self.kernel
-            .cast(self.level, self.src, self.s, self.dst, self.d, self.n)
+        self.kernel.cast(
+            self.level,
+            self.src,
+            self.s,
+            self.dst,
+            self.d,
+            self.n,
+            self.stream,
+        )
     }
 }
 
-/// Runs a fast kernel on one slice at `level`.
+/// Runs a fast kernel on one slice at `level`, its output streamed past the cache from the
+/// first 64-byte boundary on when it has at least `stream_threshold` bytes ([`stream::split`]).
+#[allow(clippy::too_many_arguments)]
 fn fast<K: SliceKernel>(
     level: SimdLevel,
     kernel: &K,
@@ -254,17 +269,29 @@ fn fast<K: SliceKernel>(
     dst: &mut [u8],
     d: Storage,
     n: usize,
+    stream_threshold: usize,
 ) -> StatusCounts {
-    let job = SliceJob {
-        level,
-        kernel,
-        src,
+    stream::split(
         s,
-        dst,
         d,
+        src,
+        dst,
         n,
-    };
-    simd::run_at(level, job)
+        stream_threshold,
+        |src, dst, n, stream| {
+            let job = SliceJob {
+                level,
+                kernel,
+                src,
+                s,
+                dst,
+                d,
+                n,
+                stream,
+            };
+            simd::run_at(level, job)
+        },
+    )
 }
 
 impl Kernel {
@@ -283,10 +310,11 @@ impl Kernel {
         policy: &CastPolicy,
         options: &BulkOptions,
     ) -> StatusCounts {
+        let st = options.stream_threshold;
         match self {
-            Kernel::Table(t) => fast(level, &**t, src, s, dst, d, n),
+            Kernel::Table(t) => fast(level, &**t, src, s, dst, d, n, st),
             Kernel::F32Float(k) | Kernel::F16c(k) | Kernel::F32Bf16(k) => {
-                fast(level, k, src, s, dst, d, n)
+                fast(level, k, src, s, dst, d, n, st)
             }
             Kernel::F64Float(k) | Kernel::I32Float(k) => {
                 let f32s = Storage::native(Format::F32);
@@ -302,15 +330,15 @@ impl Kernel {
                     dst,
                     n,
                     |i| d.bytes_for(i),
-                    |x, y, m| fast(level, k, x, f32s, y, d, m),
+                    |x, y, m| fast(level, k, x, f32s, y, d, m, st),
                     |x, y, at, m| reference::run(x, s, y, d, start + at, m, policy, options),
                 )
             }
-            Kernel::F32ToInt(k) => fast(level, k, src, s, dst, d, n),
-            Kernel::I32Int(k) => fast(level, k, src, s, dst, d, n),
-            Kernel::F32Key(t) => fast(level, &**t, src, s, dst, d, n),
-            Kernel::Widen(k) => fast(level, k, src, s, dst, d, n),
-            Kernel::ToF32(k) => fast(level, k, src, s, dst, d, n),
+            Kernel::F32ToInt(k) => fast(level, k, src, s, dst, d, n, st),
+            Kernel::I32Int(k) => fast(level, k, src, s, dst, d, n, st),
+            Kernel::F32Key(t) => fast(level, &**t, src, s, dst, d, n, st),
+            Kernel::Widen(k) => fast(level, k, src, s, dst, d, n, st),
+            Kernel::ToF32(k) => fast(level, k, src, s, dst, d, n, st),
             Kernel::Reference => reference::run(src, s, dst, d, start, n, policy, options),
         }
     }

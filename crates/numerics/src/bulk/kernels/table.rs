@@ -180,8 +180,10 @@ impl Table {
 
     /// Casts elements `0..n` of the sub-buffers by lookup (byte permutes at the AVX-512 level
     /// for sources of at most 8 bits; 8-lane gathers at the AVX2 level for unpacked sources
-    /// of 1 or 2 bytes into destinations of 1, 2 or 4 bytes).
+    /// of 1 or 2 bytes into destinations of 1, 2 or 4 bytes); `stream` as in
+    /// [`SliceKernel::cast`](super::SliceKernel::cast).
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn run(
         &self,
         level: SimdLevel,
@@ -190,10 +192,11 @@ impl Table {
         dst: &mut [u8],
         d: Storage,
         n: usize,
+        stream: bool,
     ) -> StatusCounts {
         if level == SimdLevel::Avx512
             && let Some(p) = &self.planes
-            && let Some(counts) = p.run(src, s, dst, d, n)
+            && let Some(counts) = p.run(src, s, dst, d, n, stream)
         {
             return counts;
         }
@@ -685,8 +688,9 @@ impl super::SliceKernel for Table {
         dst: &mut [u8],
         d: super::super::Storage,
         n: usize,
+        stream: bool,
     ) -> crate::status::StatusCounts {
-        self.run(level, src, s, dst, d, n)
+        self.run(level, src, s, dst, d, n, stream)
     }
 }
 
@@ -749,8 +753,8 @@ mod tests {
                         let x = &src[start * sw..(start + n) * sw];
                         let mut want = vec![0u8; n * dw];
                         let mut got = vec![0u8; n * dw];
-                        let wc = t.run(SimdLevel::Portable, x, s, &mut want, d, n);
-                        let gc = t.run(SimdLevel::Avx2, x, s, &mut got, d, n);
+                        let wc = t.run(SimdLevel::Portable, x, s, &mut want, d, n, false);
+                        let gc = t.run(SimdLevel::Avx2, x, s, &mut got, d, n, false);
                         assert_eq!(got, want, "{from} -> {to} {policy:?} n {n}");
                         assert_eq!(gc, wc, "{from} -> {to} {policy:?} n {n}");
                         assert!(t.gathered(x, s, &mut got, d, n).is_some());

@@ -14,8 +14,8 @@
 //! The counts equal the reference's: total, exact and per flag.
 //!
 //! The last step of a slice is masked (loads, stores and counts), so every length is served.
-//! Outputs of at least [`STREAM_BYTES`] are stored non-temporally from their first 64-byte
-//! boundary on (the widening casts write up to 8 bytes per source byte).
+//! With `stream` ([`stream`](super::stream)), the full steps of a one-per-element destination
+//! are stored non-temporally (the widening casts write up to 8 bytes per source byte).
 
 use super::super::Storage;
 use crate::status::{Status, StatusCounts};
@@ -26,12 +26,6 @@ const CODES: usize = 256;
 const MAX_MARKS: usize = 16;
 /// Most destination bytes (one plane each).
 const MAX_BYTES: usize = 8;
-/// Destination bytes of one call from which full 64-byte steps are stored non-temporally
-/// (`vmovntdq`: no read for ownership, the cache left to the source), as a large memcpy does;
-/// smaller outputs stay in the cache for what reads them next. 2 MiB, a core's L2 on recent
-/// Intel server parts: above it streaming measured faster (1 Mi fp8 or i4 → f32 elements, one
-/// thread: 4.2 → 4.7 and 4.9 → 5.9 Gelem/s).
-const STREAM_BYTES: usize = 2 << 20;
 /// Raw status bits that make a result inexact in [`StatusCounts::exact`]'s sense.
 const LOSSY: u16 = Status::INEXACT.bits() | Status::INVALID.bits();
 
@@ -153,6 +147,8 @@ impl Planes {
     /// Casts `n` elements of `src` (storage `s`: one code per byte, or packed two or four per
     /// byte) into `dst` (storage `d`) by the byte planes; `None` when the machine lacks the
     /// AVX-512 level (or POPCNT), a buffer is short, or [`Planes::serves`] does not hold.
+    /// With `stream`, `dst` starts on a 64-byte boundary and one-per-element codes are stored
+    /// non-temporally.
     pub(crate) fn run(
         &self,
         src: &[u8],
@@ -160,6 +156,7 @@ impl Planes {
         dst: &mut [u8],
         d: Storage,
         n: usize,
+        stream: bool,
     ) -> Option<StatusCounts> {
         let spb = s.per_byte();
         let one_byte = s.is_packed() || s.format().unpacked_bytes() == 1;
@@ -181,7 +178,7 @@ impl Planes {
                     // SAFETY: the CPU has every feature `cast` enables (checked above); the
                     // buffers hold the bytes of `n` elements in their storages (checked above,
                     // and split at element boundaries); a streamed destination is 64-byte
-                    // aligned (its head split off above).
+                    // aligned (`stream::split` casts the head before it).
                     unsafe {
                         match (db, dpb) {
                             (1, 1) => cast::<$spb, $wide, 1, 1>(self, $src, $dst, $n, $stream),
@@ -194,29 +191,11 @@ impl Planes {
                     }
                 };
             }
-            // Large one-per-element outputs are streamed from the first 64-byte boundary on,
-            // when an element boundary (and a source byte boundary) falls on it.
-            let gap = (64 - dst.as_ptr() as usize % 64) % 64;
-            let head = if dpb == 1 && d.bytes_for(n) >= STREAM_BYTES && gap.is_multiple_of(db) {
-                Some(gap / db).filter(|h| h % spb == 0)
-            } else {
-                None
-            };
-            let run = |src: &[u8], dst: &mut [u8], n: usize, stream: bool| match (spb, self.wide) {
+            let counts = match (spb, self.wide) {
                 (1, true) => to!(1, true, src, dst, n, stream),
                 (1, false) => to!(1, false, src, dst, n, stream),
                 (2, _) => to!(2, false, src, dst, n, stream),
                 _ => to!(4, false, src, dst, n, stream),
-            };
-            let counts = match head {
-                Some(h) => {
-                    let (x, y) = src.split_at(s.bytes_for(h));
-                    let (u, v) = dst.split_at_mut(d.bytes_for(h));
-                    let mut counts = run(x, u, h, false);
-                    counts.add(&run(y, v, n - h, true));
-                    counts
-                }
-                None => run(src, dst, n, false),
             };
             return Some(counts);
         }
@@ -270,7 +249,7 @@ unsafe fn cast<const SPB: usize, const WIDE: bool, const DB: usize, const DPB: u
     stream: bool,
 ) -> StatusCounts {
     use std::arch::x86_64::{
-        __m512i, _mm_mask_storeu_epi8, _mm_maskz_loadu_epi8, _mm_sfence, _mm256_mask_storeu_epi8,
+        __m512i, _mm_mask_storeu_epi8, _mm_maskz_loadu_epi8, _mm256_mask_storeu_epi8,
         _mm256_maskz_loadu_epi8, _mm512_and_si512, _mm512_cvtepi16_epi8, _mm512_cvtepi32_epi8,
         _mm512_cvtepu8_epi16, _mm512_cvtepu8_epi32, _mm512_loadu_si512, _mm512_madd_epi16,
         _mm512_maddubs_epi16, _mm512_mask_blend_epi8, _mm512_mask_storeu_epi8,
@@ -446,11 +425,6 @@ unsafe fn cast<const SPB: usize, const WIDE: bool, const DB: usize, const DPB: u
         count(idx, top, valid, &mut seen);
         i += rem;
     }
-    if stream {
-        // The streamed stores are ordered before whatever the caller does next.
-        _mm_sfence();
-    }
-
     let mut counts = StatusCounts {
         total: n as u64,
         exact: n as u64,
@@ -499,7 +473,7 @@ mod tests {
                 panic!("planes");
             };
             let mut out = vec![0u8; d.bytes_for(n)];
-            let Some(counts) = p.run(&src, s, &mut out, d, n) else {
+            let Some(counts) = p.run(&src, s, &mut out, d, n, false) else {
                 assert!(!super::super::simd::avx512_present());
                 return;
             };

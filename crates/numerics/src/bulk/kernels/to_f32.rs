@@ -260,6 +260,7 @@ impl super::SliceKernel for ToF32 {
         dst: &mut [u8],
         d: super::super::Storage,
         n: usize,
+        _stream: bool,
     ) -> StatusCounts {
         let _ = (s, d);
         if super::to_f32_avx512::serves_at(level)

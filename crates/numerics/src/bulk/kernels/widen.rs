@@ -261,6 +261,7 @@ impl super::SliceKernel for Widen {
         dst: &mut [u8],
         d: super::super::Storage,
         n: usize,
+        _stream: bool,
     ) -> StatusCounts {
         let _ = (s, d);
         if level >= super::simd::SimdLevel::Avx2
