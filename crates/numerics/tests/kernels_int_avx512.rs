@@ -10,7 +10,7 @@
 //! a silent fallback to another kernel fails a test.
 
 mod kernel_support;
-use kernel_support::{around, bytes, f32s, layouts, mixed, options, policies, random_f32};
+use kernel_support::{bytes, f32s, int_classes, layouts, mixed, options, policies, random_f32};
 
 use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
 use npusim_numerics::{
@@ -62,37 +62,6 @@ fn cast(
     parallel: bool,
 ) -> (Vec<u8>, StatusCounts) {
     kernel_support::cast(src, s, d, n, policy, &options(kernels, parallel))
-}
-
-/// The f32 boundary classes of integer `dst`.
-fn f32_classes(dst: Format) -> Vec<u32> {
-    let mut v = Vec::new();
-    // ±0, f32 subnormals, the smallest normal, the f32 max
-    for c in [0, 1, 0x0040_0000, 0x007F_FFFF, 0x0080_0000, 0x7F7F_FFFF] {
-        around(c, 1, &mut v);
-    }
-    // ±Inf and NaN payloads (quiet and signalling)
-    for c in [
-        0x7F80_0000,
-        0x7F80_0001,
-        0x7FA1_2345,
-        0x7FC0_0000,
-        0x7FC0_1000,
-        0x7FFF_FFFF,
-        0x7FBF_FFFF,
-    ] {
-        v.extend([c, c | 0x8000_0000]);
-    }
-    let (lo, hi) = (dst.min_finite(), dst.max_finite());
-    let mut anchors = vec![lo, hi, lo - 1.0, hi + 1.0, 0.0, 0.5, 1.0, 1.5, 2.5, 3.5];
-    anchors.extend([2f64.powi(23), 2f64.powi(24), 2f64.powi(31), 2f64.powi(32)]);
-    anchors.extend([2f64.powi(40) + 2f64.powi(20), 2f64.powi(55), 2f64.powi(100)]);
-    for a in anchors {
-        for w in [a - 0.5, a, a + 0.5, a - 0.25, a + 0.75] {
-            around((w as f32).to_bits(), 2, &mut v);
-        }
-    }
-    v
 }
 
 /// `codes` cast from `s` to `d` at each of `levels` (serial) equal the reference; on a
@@ -157,7 +126,7 @@ fn f32_to_small_ints_runs_the_avx512_kernel_at_that_level() {
 fn f32_to_small_ints_at_avx512_equal_the_reference_on_every_class() {
     let levels = SimdLevel::available();
     for (k, dst) in SMALL_INTS.into_iter().enumerate() {
-        let codes = mixed(&f32_classes(dst), 31 + k as u64);
+        let codes = mixed(&int_classes(dst), 31 + k as u64);
         for d in layouts(dst) {
             for mode in modes() {
                 for policy in policies(mode) {
@@ -191,7 +160,7 @@ fn f32_to_small_ints_equal_the_reference_on_random_values_near_the_range() {
 /// Lengths around the 64-element step (packed odd counts included) and misaligned buffers.
 #[test]
 fn f32_to_small_ints_at_awkward_lengths_and_offsets_equal_the_reference() {
-    let pool = mixed(&f32_classes(Format::I8), 3);
+    let pool = mixed(&int_classes(Format::I8), 3);
     for d in SMALL_INTS.into_iter().flat_map(layouts) {
         for policy in [
             CastPolicy::new(RoundMode::Rint),

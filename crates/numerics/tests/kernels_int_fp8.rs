@@ -8,7 +8,9 @@
 //! checked too, so that a silent fallback to the per-element loop fails a test.
 
 mod kernel_support;
-use kernel_support::{around, bytes, f32s, mixed, options, policies, random_f32};
+use kernel_support::{
+    bytes, f32s, float_classes, int_classes, mixed, options, policies, random_f32,
+};
 
 use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
 use npusim_numerics::{
@@ -62,69 +64,6 @@ fn cast(
     parallel: bool,
 ) -> (Vec<u8>, StatusCounts) {
     kernel_support::cast(src, f32s(), d, n, policy, &options(kernels, parallel))
-}
-
-/// Classes every destination shares: ±0, f32 subnormals, ±Inf, NaN payloads, the f32 max.
-fn common_classes() -> Vec<u32> {
-    let mut v = Vec::new();
-    for c in [0, 1, 0x0040_0000, 0x007F_FFFF, 0x0080_0000, 0x7F7F_FFFF] {
-        around(c, 1, &mut v);
-    }
-    for c in [
-        0x7F80_0000,
-        0x7F80_0001,
-        0x7FA1_2345,
-        0x7FC0_0000,
-        0x7FC0_1000,
-        0x7FFF_FFFF,
-        0x7FBF_FFFF,
-    ] {
-        v.extend([c, c | 0x8000_0000]);
-    }
-    v
-}
-
-/// Every value of the float `dst`, every midpoint (tie) between neighbours, the largest value
-/// plus half an ulp and beyond, each with its f32 neighbours, and the common classes.
-fn float_classes(dst: Format) -> Vec<u32> {
-    let mut vals: Vec<f64> = (0..=dst.code_mask())
-        .map(|c| dst.decode(c))
-        .filter(|x| !x.is_nan() && !x.is_inf())
-        .map(|x| x.to_f64().abs())
-        .collect();
-    vals.sort_by(f64::total_cmp);
-    vals.dedup();
-    let max = vals[vals.len() - 1];
-    let ulp_at_max = max - vals[vals.len() - 2];
-    let mut v = common_classes();
-    let mids = vals.windows(2).map(|w| (w[0] + w[1]) / 2.0);
-    let beyond = [
-        max + ulp_at_max / 2.0,
-        max + ulp_at_max,
-        max * 2.0,
-        vals[1] / 2.0,
-        vals[1] / 4.0,
-    ];
-    for x in vals.iter().copied().chain(mids).chain(beyond) {
-        around((x as f32).to_bits(), 2, &mut v);
-    }
-    v
-}
-
-/// The integer boundaries of `dst` (each bound, one beyond, the halves around them), small
-/// ties, and large values where wrapping keeps only low bits, and the common classes.
-fn int_classes(dst: Format) -> Vec<u32> {
-    let (lo, hi) = (dst.min_finite(), dst.max_finite());
-    let mut v = common_classes();
-    let mut anchors = vec![lo, hi, lo - 1.0, hi + 1.0, 0.0, 0.5, 1.0, 1.5, 2.5, 3.5];
-    anchors.extend([2f64.powi(23), 2f64.powi(24), 2f64.powi(31), 2f64.powi(32)]);
-    anchors.extend([2f64.powi(40) + 2f64.powi(20), 2f64.powi(55), 2f64.powi(100)]);
-    for a in anchors {
-        for w in [a - 0.5, a, a + 0.5, a - 0.25, a + 0.75] {
-            around((w as f32).to_bits(), 2, &mut v);
-        }
-    }
-    v
 }
 
 /// Fast (every level) equals reference for `codes` into `d` under `policy`; on a difference,

@@ -9,7 +9,7 @@
 //! fallback fails a test. On a machine without AVX-512 the comparisons run the other levels.
 
 mod kernel_support;
-use kernel_support::{around, bytes, f32s, layouts, mixed, options, policies, random_f32};
+use kernel_support::{bytes, f32s, float_classes, layouts, mixed, options, policies, random_f32};
 
 use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
 use npusim_numerics::{
@@ -74,50 +74,6 @@ fn assert_equals_reference(codes: &[u32], d: Storage, policy: &CastPolicy) {
         );
     }
     assert_eq!(got.1, want.1, "status counts {d:?} {policy:?}");
-}
-
-/// Every value of `dst`, every tie between neighbours, the largest value plus half an ulp and
-/// beyond, half and a quarter of the smallest subnormal, each with its f32 neighbours; ±0,
-/// f32 subnormals, the f32 max, ±Inf and NaN payloads.
-fn float_classes(dst: Format) -> Vec<u32> {
-    let mut vals: Vec<f64> = (0..=dst.code_mask())
-        .map(|c| dst.decode(c))
-        .filter(|x| !x.is_nan() && !x.is_inf())
-        .map(|x| x.to_f64().abs())
-        .collect();
-    vals.sort_by(f64::total_cmp);
-    vals.dedup();
-    let max = vals[vals.len() - 1];
-    let ulp_at_max = max - vals[vals.len() - 2];
-    let mut v = Vec::new();
-    for c in [0, 1, 0x0040_0000, 0x007F_FFFF, 0x0080_0000, 0x7F7F_FFFF] {
-        around(c, 1, &mut v);
-    }
-    for c in [
-        0x7F80_0000,
-        0x7F80_0001,
-        0x7FA1_2345,
-        0x7FC0_0000,
-        0x7FC0_1000,
-        0x7FFF_FFFF,
-        0x7FBF_FFFF,
-    ] {
-        v.extend([c, c | 0x8000_0000]);
-    }
-    let mids = vals.windows(2).map(|w| (w[0] + w[1]) / 2.0);
-    let beyond = [
-        max + ulp_at_max / 2.0,
-        max + ulp_at_max,
-        max + 1.5 * ulp_at_max,
-        max * 2.0,
-        vals[1] / 2.0,
-        vals[1] / 4.0,
-        vals[1] * 0.75,
-    ];
-    for x in vals.iter().copied().chain(mids).chain(beyond) {
-        around((x as f32).to_bits(), 2, &mut v);
-    }
-    v
 }
 
 /// The classes alone, whole steps of finite values (NaN and Inf left out), so that they run
