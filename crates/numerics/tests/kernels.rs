@@ -84,11 +84,15 @@ fn table_kernel_equals_the_reference_for_every_small_source() {
                             CastPolicy::non_saturating(mode),
                         ] {
                             let name = kernel_name(s, d, &policy);
-                            assert!(matches!(name, "table" | "table-avx512" | "widen"), "{name}");
+                            let widening = matches!(name, "widen" | "int-f32" | "int-f32-avx512");
+                            assert!(
+                                widening || matches!(name, "table" | "table-avx512"),
+                                "{name}"
+                            );
                             let slow = cast(&buf, s, d, n, &policy, KernelChoice::Reference);
                             let fast = cast(&buf, s, d, n, &policy, KernelChoice::Fastest);
                             assert_eq!(fast, slow, "{s:?} -> {d:?} {policy:?}");
-                            if name == "widen" {
+                            if widening {
                                 for choice in fast_choices() {
                                     let fast = cast(&buf, s, d, n, &policy, choice);
                                     assert_eq!(fast, slow, "{s:?} -> {d:?} {policy:?} {choice:?}");
@@ -484,20 +488,33 @@ fn packed_4_bit_sources_with_odd_counts_equal_the_reference() {
 }
 
 #[test]
-fn widening_16_bit_floats_with_tails_and_offsets_equal_the_reference() {
-    // Groups of 8 plus a tail, from every code (NaN payloads, Inf, subnormals), at every level.
+fn widening_casts_with_tails_and_offsets_equal_the_reference() {
+    // Vector steps plus a tail, from every code (NaN payloads, Inf, subnormals, integer
+    // bounds), at every level.
     for (src, policy) in [
         (Format::F16, CastPolicy::new(RoundMode::Rint)),
         (Format::F16, CastPolicy::saturating(RoundMode::Rint)),
         (Format::BF16, CastPolicy::new(RoundMode::Rint)),
         (Format::BF16, CastPolicy::saturating(RoundMode::Rint)),
         (Format::BF16, CastPolicy::non_saturating(RoundMode::Floor)),
+        (Format::I8, CastPolicy::new(RoundMode::Rint)),
+        (Format::U8, CastPolicy::saturating(RoundMode::Floor)),
+        (Format::I16, CastPolicy::new(RoundMode::Rint)),
+        (Format::U16, CastPolicy::non_saturating(RoundMode::Ceil)),
     ] {
         let s = Storage::native(src);
         let d = Storage::native(Format::F32);
         let (buf, n_all) = all_codes(s, 1);
-        for (skip, n) in [(0usize, 1usize), (3, 7), (5, 9), (1, 4097), (0, n_all - 3)] {
-            let bytes = &buf[2 * skip..2 * (skip + n)];
+        let w = src.unpacked_bytes();
+        for (skip, n) in [
+            (0usize, 1usize),
+            (3, 7),
+            (5, 9),
+            (1, 17),
+            (2, 31),
+            (0, n_all - 3),
+        ] {
+            let bytes = &buf[w * skip..w * (skip + n)];
             let slow = cast(bytes, s, d, n, &policy, KernelChoice::Reference);
             for choice in fast_choices() {
                 let fast = cast(bytes, s, d, n, &policy, choice);

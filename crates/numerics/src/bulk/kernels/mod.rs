@@ -18,6 +18,7 @@
 //! | [`f32_key`] | f32 → other formats of at most 8 bits whose rounding points lie in the f32's top 16 bits (e8m0, HiF8, fnuz fp8, small integers saturating), deterministic modes | a 2^17-entry table keyed on the top 16 bits and a sticky bit |
 //! | [`to_f32`] | f64 and i32 → f32, every deterministic mode and policy; [`to_f32_avx512`] at the AVX-512 level | nearest-even f64 → f32 conversion (an i32 by way of its exact f64), then one step where the round trip shows the mode rounds the other way, branchless; at AVX-512 the hardware conversion with the mode as embedded rounding (ties-away: the truncation of the magnitude plus half an f32 unit; odd: the truncation, its last bit set where inexact), statuses from masks |
 //! | [`widen`] | f16 / bf16 → f32 (every policy; checked against the table on all codes) | exact bit arithmetic |
+//! | [`int_to_f32`] | i8 / u8 / i16 / u16 → f32 (every policy; checked against the table on all codes) | the exact value: a vectorised conversion, at the AVX-512 level `vpmovsx`/`vpmovzx` and `vcvtdq2ps` 16 lanes per step |
 //! | [`reference`] | everything else (other 64-bit source pairs, stochastic rounding) | [`convert_with_status`](crate::convert_with_status) per element |
 //!
 //! The reference routine is the definition: every other kernel is tested bit for bit (codes
@@ -38,6 +39,7 @@ pub(crate) mod f32_to_int_avx512;
 pub(crate) mod f64_src;
 pub(crate) mod flags;
 pub(crate) mod i32_to_int;
+pub(crate) mod int_to_f32;
 pub(crate) mod reference;
 pub(crate) mod simd;
 pub(crate) mod stream;
@@ -82,6 +84,8 @@ pub(crate) enum Kernel {
     ToF32(to_f32::ToF32),
     /// f16 / bf16 → f32 by exact bit arithmetic.
     Widen(widen::Widen),
+    /// i8 / u8 / i16 / u16 → f32: the exact value.
+    IntToF32(int_to_f32::IntToF32),
     /// The reference routine per element.
     Reference,
 }
@@ -103,26 +107,28 @@ fn float_kernel(dst: Format, policy: &CastPolicy) -> Option<f32_float::FloatDst>
     k
 }
 
-/// The widening kernel for `s` → `d` whose results are `table`'s, built (and checked) once
-/// per combination.
-fn widen_kernel(
+/// The exact widening kernel for `s` → `d` (f16 / bf16 or an 8- or 16-bit integer → f32)
+/// whose results are `table`'s, built (and checked against every code) once per combination.
+fn widening_kernel(
     table: &table::Table,
     s: Storage,
     d: Storage,
     policy: &CastPolicy,
-) -> Option<widen::Widen> {
-    type Cache = Mutex<HashMap<(Format, Format, CastPolicy), Option<widen::Widen>>>;
+) -> Option<Kernel> {
+    type Cache = Mutex<HashMap<(Format, Format, CastPolicy), Option<Kernel>>>;
     static CACHE: OnceLock<Cache> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     let key = (s.format(), d.format(), *policy);
     if let Ok(map) = cache.lock()
         && let Some(k) = map.get(&key)
     {
-        return *k;
+        return k.clone();
     }
-    let k = widen::Widen::new(s.format(), d.format(), table);
+    let k = widen::Widen::new(s.format(), d.format(), table)
+        .map(Kernel::Widen)
+        .or_else(|| int_to_f32::IntToF32::new(s.format(), d.format(), table).map(Kernel::IntToF32));
     if let Ok(mut map) = cache.lock() {
-        map.insert(key, k);
+        map.insert(key, k.clone());
     }
     k
 }
@@ -202,10 +208,9 @@ pub(crate) fn select(s: Storage, d: Storage, policy: &CastPolicy, force_referenc
         return Kernel::F32Key(t);
     }
     match table::Table::cached(s.format(), d.format(), policy) {
-        Some(t) if !s.is_packed() && !d.is_packed() => match widen_kernel(&t, s, d, policy) {
-            Some(w) => Kernel::Widen(w),
-            None => Kernel::Table(t),
-        },
+        Some(t) if !s.is_packed() && !d.is_packed() => {
+            widening_kernel(&t, s, d, policy).unwrap_or(Kernel::Table(t))
+        }
         Some(t) => Kernel::Table(t),
         None => Kernel::Reference,
     }
@@ -338,6 +343,7 @@ impl Kernel {
             Kernel::I32Int(k) => fast(level, k, src, s, dst, d, n, st),
             Kernel::F32Key(t) => fast(level, &**t, src, s, dst, d, n, st),
             Kernel::Widen(k) => fast(level, k, src, s, dst, d, n, st),
+            Kernel::IntToF32(k) => fast(level, k, src, s, dst, d, n, st),
             Kernel::ToF32(k) => fast(level, k, src, s, dst, d, n, st),
             Kernel::Reference => reference::run(src, s, dst, d, start, n, policy, options),
         }
@@ -356,6 +362,7 @@ impl Kernel {
             Kernel::F32ToInt(_) => "f32-int",
             Kernel::I32Int(_) => "i32-int",
             Kernel::Widen(_) => "widen",
+            Kernel::IntToF32(_) => "int-f32",
             Kernel::ToF32(k) => k.name(),
             Kernel::Reference => "reference",
         }
@@ -382,6 +389,7 @@ impl Kernel {
             Kernel::F32ToInt(k) if f32_to_int_avx2::serves_at(k, level) => "f32-int-avx2",
             Kernel::Table(t) if t.avx512_at(level, d) => "table-avx512",
             Kernel::ToF32(k) => k.name_at(level),
+            Kernel::IntToF32(k) => k.name_at(level),
             _ => self.name(),
         }
     }
