@@ -146,7 +146,7 @@ fn the_avx512_table_kernel_is_the_one_that_runs() {
     for (src, dst, want) in [
         (Format::F16, Format::F8E4M3FN, "table"),
         (Format::BF16, Format::I8, "table"),
-        (Format::F16, Format::F32, "widen"),
+        (Format::F16, Format::F32, "widen-avx512"),
     ] {
         let name = kernel_name_at(
             Storage::native(src),
