@@ -272,13 +272,14 @@ pub fn cast_elements_with_status(
 /// `"table"`, `"widen"`, `"f32-float"`, `"f16c"`, `"f32-bf16"`, `"f32-int"`, `"f32-key"`,
 /// `"f64-float"`, `"i32-float"`, `"f64-f32"`, `"i32-f32"`, `"i32-int"`, `"reference"` or
 /// `"copy"`, with `-avx2` or `-avx512` where an explicit kernel of that level casts the bulk
-/// (`"f32-float-avx2"`, `"f16c-avx512"`, `"table-avx512"`, ...), as chosen once per slice.
+/// (`"f32-float-avx2"`, `"f16c-avx512"`, `"table-avx512"`, `"widen-avx512"`, ...), as chosen
+/// once per slice.
 ///
 /// ```
 /// use npusim_numerics::{kernel_name, CastPolicy, Format, Storage};
 /// let s = |f| Storage::native(f);
 /// assert!(kernel_name(s(Format::F8E4M3FN), s(Format::F32), &CastPolicy::default()).starts_with("table"));
-/// assert_eq!(kernel_name(s(Format::F16), s(Format::F32), &CastPolicy::default()), "widen");
+/// assert!(kernel_name(s(Format::F16), s(Format::F32), &CastPolicy::default()).starts_with("widen"));
 /// assert!(kernel_name(s(Format::F32), s(Format::F8E5M2), &CastPolicy::default()).starts_with("f32-float"));
 /// ```
 pub fn kernel_name(src: Storage, dst: Storage, policy: &CastPolicy) -> &'static str {

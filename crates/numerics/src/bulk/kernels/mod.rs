@@ -17,7 +17,7 @@
 //! | [`i32_to_int`] | i32 → integers of 2 to 64 bits (2- and 4-bit packed or one per byte), every deterministic mode and policy | in range the value, beyond it the bound or the low bits, out-of-range elements counted per block; branchless |
 //! | [`f32_key`] | f32 → other formats of at most 8 bits whose rounding points lie in the f32's top 16 bits (e8m0, HiF8, fnuz fp8, small integers saturating), deterministic modes | a 2^17-entry table keyed on the top 16 bits and a sticky bit |
 //! | [`to_f32`] | f64 and i32 → f32, every deterministic mode and policy; [`to_f32_avx512`] at the AVX-512 level | nearest-even f64 → f32 conversion (an i32 by way of its exact f64), then one step where the round trip shows the mode rounds the other way, branchless; at AVX-512 the hardware conversion with the mode as embedded rounding (ties-away: the truncation of the magnitude plus half an f32 unit; odd: the truncation, its last bit set where inexact), statuses from masks |
-//! | [`widen`] | f16 / bf16 → f32 (every policy; checked against the table on all codes) | exact bit arithmetic |
+//! | [`widen`] | f16 / bf16 → f32 (every policy; checked against the table on all codes); [`widen_avx512`] at the AVX-512 level | exact bit arithmetic; at AVX-512 `vcvtph2ps` (f16, signalling NaNs it quiets fixed by a mask) or a shift (bf16), 32 codes per step, NaN/Inf counted from k-masks, streamed stores |
 //! | [`int_to_f32`] | i8 / u8 / i16 / u16 → f32 (every policy; checked against the table on all codes) | the exact value: a vectorised conversion, at the AVX-512 level `vpmovsx`/`vpmovzx` and `vcvtdq2ps` 16 lanes per step |
 //! | [`reference`] | everything else (other 64-bit source pairs, stochastic rounding) | [`convert_with_status`](crate::convert_with_status) per element |
 //!
@@ -48,6 +48,7 @@ pub(crate) mod table_avx512;
 pub(crate) mod to_f32;
 pub(crate) mod to_f32_avx512;
 pub(crate) mod widen;
+pub(crate) mod widen_avx512;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -390,6 +391,7 @@ impl Kernel {
             Kernel::Table(t) if t.avx512_at(level, d) => "table-avx512",
             Kernel::ToF32(k) => k.name_at(level),
             Kernel::IntToF32(k) => k.name_at(level),
+            Kernel::Widen(_) if widen_avx512::serves_at(level) => "widen-avx512",
             _ => self.name(),
         }
     }

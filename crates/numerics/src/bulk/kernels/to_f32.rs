@@ -260,11 +260,11 @@ impl super::SliceKernel for ToF32 {
         dst: &mut [u8],
         d: super::super::Storage,
         n: usize,
-        _stream: bool,
+        stream: bool,
     ) -> StatusCounts {
         let _ = (s, d);
         if super::to_f32_avx512::serves_at(level)
-            && let Some(counts) = super::to_f32_avx512::run(self, src, dst, n)
+            && let Some(counts) = super::to_f32_avx512::run(self, src, dst, n, stream)
         {
             return counts;
         }

@@ -8,7 +8,9 @@
 //! tests on the result's bits), counted by masked adds in vector accumulators. The policy's
 //! overflow, ±Inf and NaN results are blended in by masks. The last `n % 16` elements take the
 //! portable loop of [`super::to_f32`], whose rule this is; both are tested bit for bit against
-//! the reference.
+//! the reference. With `stream` ([`super::stream`]) every step's 64-byte store is
+//! non-temporal (the destination then starts on a 64-byte boundary, and every step writes 64
+//! bytes); the source is prefetched ahead once per 64 bytes.
 
 use super::simd::{self, SimdLevel};
 use super::to_f32::{Source, ToF32, mode};
@@ -22,9 +24,16 @@ pub(crate) fn serves_at(level: SimdLevel) -> bool {
     level >= SimdLevel::Avx512 && level.is_available()
 }
 
-/// Casts `n` little-endian source codes of `k` into f32 codes at the AVX-512 level; `None`
-/// when the machine lacks it.
-pub(crate) fn run(k: &ToF32, src: &[u8], dst: &mut [u8], n: usize) -> Option<StatusCounts> {
+/// Casts `n` little-endian source codes of `k` into f32 codes at the AVX-512 level, the full
+/// steps stored non-temporally with `stream` where `dst` starts on a 64-byte boundary; `None`
+/// when the machine lacks the level.
+pub(crate) fn run(
+    k: &ToF32,
+    src: &[u8],
+    dst: &mut [u8],
+    n: usize,
+    stream: bool,
+) -> Option<StatusCounts> {
     #[cfg(target_arch = "x86_64")]
     if simd::avx512_present() {
         let w = match k.source {
@@ -32,15 +41,18 @@ pub(crate) fn run(k: &ToF32, src: &[u8], dst: &mut [u8], n: usize) -> Option<Sta
             Source::I32 => 4,
         };
         let body = n - n % STEP;
-        // SAFETY: the CPU has every feature of the AVX-512 level (checked just above).
-        let mut counts = unsafe { dispatch(k, &src[..w * body], &mut dst[..4 * body], body) };
+        let stream = stream && (dst.as_ptr() as usize).is_multiple_of(64);
+        // SAFETY: the CPU has every feature of the AVX-512 level (checked just above); a
+        // streamed `dst` starts on a 64-byte boundary (checked just above).
+        let mut counts =
+            unsafe { dispatch(k, &src[..w * body], &mut dst[..4 * body], body, stream) };
         if body < n {
             let tail = k.run_portable(&src[w * body..w * n], &mut dst[4 * body..4 * n], n - body);
             counts.add(&tail);
         }
         return Some(counts);
     }
-    let _ = (k, src, dst, n);
+    let _ = (k, src, dst, n, stream);
     None
 }
 
@@ -59,23 +71,31 @@ mod imm {
 /// The cast for `k`'s source and mode.
 ///
 /// # Safety
-/// The CPU must support every feature of the AVX-512 level ([`simd::avx512_present`]).
+/// The CPU must support every feature of the AVX-512 level ([`simd::avx512_present`]); with
+/// `stream`, `dst` must start on a 64-byte boundary.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-unsafe fn dispatch(k: &ToF32, src: &[u8], dst: &mut [u8], n: usize) -> StatusCounts {
-    match (k.source, k.mode) {
-        (Source::F64, mode::NEAREST_AWAY) => f64_cast::<{ mode::NEAREST_AWAY }>(k, src, dst, n),
-        (Source::F64, mode::FLOOR) => f64_cast::<{ mode::FLOOR }>(k, src, dst, n),
-        (Source::F64, mode::CEIL) => f64_cast::<{ mode::CEIL }>(k, src, dst, n),
-        (Source::F64, mode::TRUNC) => f64_cast::<{ mode::TRUNC }>(k, src, dst, n),
-        (Source::F64, mode::ODD) => f64_cast::<{ mode::ODD }>(k, src, dst, n),
-        (Source::F64, _) => f64_cast::<{ mode::NEAREST_EVEN }>(k, src, dst, n),
-        (Source::I32, mode::NEAREST_AWAY) => i32_cast::<{ mode::NEAREST_AWAY }>(src, dst, n),
-        (Source::I32, mode::FLOOR) => i32_cast::<{ mode::FLOOR }>(src, dst, n),
-        (Source::I32, mode::CEIL) => i32_cast::<{ mode::CEIL }>(src, dst, n),
-        (Source::I32, mode::TRUNC) => i32_cast::<{ mode::TRUNC }>(src, dst, n),
-        (Source::I32, mode::ODD) => i32_cast::<{ mode::ODD }>(src, dst, n),
-        (Source::I32, _) => i32_cast::<{ mode::NEAREST_EVEN }>(src, dst, n),
+unsafe fn dispatch(k: &ToF32, src: &[u8], dst: &mut [u8], n: usize, stream: bool) -> StatusCounts {
+    // SAFETY: the caller's guarantees are those of every cast below.
+    unsafe {
+        match (k.source, k.mode) {
+            (Source::F64, mode::NEAREST_AWAY) => {
+                f64_cast::<{ mode::NEAREST_AWAY }>(k, src, dst, n, stream)
+            }
+            (Source::F64, mode::FLOOR) => f64_cast::<{ mode::FLOOR }>(k, src, dst, n, stream),
+            (Source::F64, mode::CEIL) => f64_cast::<{ mode::CEIL }>(k, src, dst, n, stream),
+            (Source::F64, mode::TRUNC) => f64_cast::<{ mode::TRUNC }>(k, src, dst, n, stream),
+            (Source::F64, mode::ODD) => f64_cast::<{ mode::ODD }>(k, src, dst, n, stream),
+            (Source::F64, _) => f64_cast::<{ mode::NEAREST_EVEN }>(k, src, dst, n, stream),
+            (Source::I32, mode::NEAREST_AWAY) => {
+                i32_cast::<{ mode::NEAREST_AWAY }>(src, dst, n, stream)
+            }
+            (Source::I32, mode::FLOOR) => i32_cast::<{ mode::FLOOR }>(src, dst, n, stream),
+            (Source::I32, mode::CEIL) => i32_cast::<{ mode::CEIL }>(src, dst, n, stream),
+            (Source::I32, mode::TRUNC) => i32_cast::<{ mode::TRUNC }>(src, dst, n, stream),
+            (Source::I32, mode::ODD) => i32_cast::<{ mode::ODD }>(src, dst, n, stream),
+            (Source::I32, _) => i32_cast::<{ mode::NEAREST_EVEN }>(src, dst, n, stream),
+        }
     }
 }
 
@@ -89,6 +109,25 @@ fn lane_sum(v: std::arch::x86_64::__m512i) -> u64 {
     use std::arch::x86_64::*;
     // each lane is at most FLUSH, so the sum fits
     _mm512_reduce_add_epi32(v) as u32 as u64
+}
+
+/// Stores the 64 bytes `v` at `y`: non-temporally with `stream`, else unaligned.
+///
+/// # Safety
+/// `y` must hold at least 64 bytes, and start on a 64-byte boundary with `stream`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn store(y: &mut [u8], v: std::arch::x86_64::__m512i, stream: bool) {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller's guarantee.
+    unsafe {
+        if stream {
+            _mm512_stream_si512(y.as_mut_ptr().cast(), v)
+        } else {
+            _mm512_storeu_si512(y.as_mut_ptr().cast(), v)
+        }
+    }
 }
 
 /// Adds `k` results of flag `flag` to `counts`.
@@ -110,10 +149,19 @@ fn add_flag(counts: &mut StatusCounts, flag: Status, k: u64) {
 /// - otherwise `r`: inexact where its widening differs from `x`, underflow where inexact and
 ///   below the smallest normal, flushed where inexact and zero, saturated where `|x| > max`.
 ///
-/// Callable only where the AVX-512 level is enabled (from [`dispatch`]).
+/// # Safety
+/// The CPU must support every feature of the AVX-512 level; with `stream`, `dst` must start
+/// on a 64-byte boundary.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-fn f64_cast<const M: u8>(k: &ToF32, src: &[u8], dst: &mut [u8], n: usize) -> StatusCounts {
+unsafe fn f64_cast<const M: u8>(
+    k: &ToF32,
+    src: &[u8],
+    dst: &mut [u8],
+    n: usize,
+    stream: bool,
+) -> StatusCounts {
+    use super::stream::prefetch;
     use std::arch::x86_64::*;
     let abs64 = _mm512_castsi512_pd(_mm512_set1_epi64(0x7FFF_FFFF_FFFF_FFFF));
     let sign64 = _mm512_set1_epi64(i64::MIN);
@@ -182,6 +230,8 @@ fn f64_cast<const M: u8>(k: &ToF32, src: &[u8], dst: &mut [u8], n: usize) -> Sta
             .chunks_exact(8 * STEP)
             .zip(d_run.chunks_exact_mut(4 * STEP))
         {
+            prefetch(x.as_ptr());
+            prefetch(x[64..].as_ptr());
             // SAFETY: `x` is 128 bytes, two unaligned 64-byte loads.
             let (x0, x1) = unsafe {
                 (
@@ -215,8 +265,9 @@ fn f64_cast<const M: u8>(k: &ToF32, src: &[u8], dst: &mut [u8], n: usize) -> Sta
             let c = _mm512_mask_mov_epi32(r, ovf, ovf_code);
             let c = _mm512_mask_ternarylogic_epi32::<0xEA>(c, inf_in & inf_sat, sign32, max32);
             let c = _mm512_mask_mov_epi32(c, nan & nan_zero, zero);
-            // SAFETY: `y` is 64 bytes, the size of the unaligned store.
-            unsafe { _mm512_storeu_si512(y.as_mut_ptr().cast(), c) };
+            // SAFETY: `y` is 64 bytes; streamed, `dst` starts on a 64-byte boundary (the
+            // caller's guarantee) and every step writes 64 bytes, so `y` does too.
+            unsafe { store(y, c, stream) };
             let tiny = _mm512_mask_testn_epi32_mask(lossy, c, exp32);
             let flushed = _mm512_mask_testn_epi32_mask(lossy, c, abs32);
             // beyond max, the result is ±max (last bit 1) or ±Inf (0)
@@ -253,10 +304,18 @@ fn f64_cast<const M: u8>(k: &ToF32, src: &[u8], dst: &mut [u8], n: usize) -> Sta
 /// beyond the f32 range, so the only status is inexact: where the result, converted back,
 /// differs; 2^31 converts back to the integer indefinite value, −2^31).
 ///
-/// Callable only where the AVX-512 level is enabled (from [`dispatch`]).
+/// # Safety
+/// The CPU must support every feature of the AVX-512 level; with `stream`, `dst` must start
+/// on a 64-byte boundary.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-fn i32_cast<const M: u8>(src: &[u8], dst: &mut [u8], n: usize) -> StatusCounts {
+unsafe fn i32_cast<const M: u8>(
+    src: &[u8],
+    dst: &mut [u8],
+    n: usize,
+    stream: bool,
+) -> StatusCounts {
+    use super::stream::prefetch;
     use std::arch::x86_64::*;
     let one = _mm512_set1_epi32(1);
     let minus_one = _mm512_set1_epi32(-1);
@@ -302,11 +361,13 @@ fn i32_cast<const M: u8>(src: &[u8], dst: &mut [u8], n: usize) -> StatusCounts {
             .chunks_exact(4 * STEP)
             .zip(d_run.chunks_exact_mut(4 * STEP))
         {
+            prefetch(x.as_ptr());
             // SAFETY: `x` is 64 bytes, the size of the unaligned load.
             let x = unsafe { _mm512_loadu_si512(x.as_ptr().cast()) };
             let r = round(x);
-            // SAFETY: `y` is 64 bytes, the size of the unaligned store.
-            unsafe { _mm512_storeu_si512(y.as_mut_ptr().cast(), r) };
+            // SAFETY: `y` is 64 bytes; streamed, `dst` starts on a 64-byte boundary (the
+            // caller's guarantee) and every step writes 64 bytes, so `y` does too.
+            unsafe { store(y, r, stream) };
             let inexact = _mm512_cmpneq_epi32_mask(_mm512_cvttps_epi32(_mm512_castsi512_ps(r)), x);
             acc = _mm512_mask_sub_epi32(acc, inexact, acc, minus_one);
         }

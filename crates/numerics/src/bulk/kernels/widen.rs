@@ -3,7 +3,9 @@
 //! read from the lookup table of the same cast, and the kernel is checked against that table
 //! on all 65,536 codes when it is built: it is used only if it agrees on every one. At the AVX2
 //! level, f16 → f32 whose NaNs come out quiet is the F16C instruction `vcvtph2ps`, and bf16 →
-//! f32 an 8-lane shift (both tested at that level against the reference like every kernel).
+//! f32 an 8-lane shift; at the AVX-512 level [`super::widen_avx512`] casts every slice, 32
+//! codes per step, streamed when asked (all tested at their level against the reference like
+//! every kernel).
 
 use super::flags::{self, BLOCK};
 use super::table::Table;
@@ -53,6 +55,43 @@ impl Widen {
             k.convert(c) == (code as u32, status)
         });
         agrees.then_some(k)
+    }
+
+    /// Whether the source is bf16 (else f16).
+    pub(crate) fn is_bf16(&self) -> bool {
+        self.half == Half::BF16
+    }
+
+    /// Bits OR-ed into a NaN's f32 code: the quiet bit `0x0040_0000`, or none.
+    pub(crate) fn nan_quiet(&self) -> u32 {
+        self.nan_quiet
+    }
+
+    /// Raw status bits of a NaN input.
+    pub(crate) fn nan_status(&self) -> u16 {
+        self.nan_status
+    }
+
+    /// Raw status bits of a ±Inf input.
+    pub(crate) fn inf_status(&self) -> u16 {
+        self.inf_status
+    }
+
+    /// A kernel for unit tests: bf16 or f16, NaNs OR-ed with `nan_quiet`, statuses zero.
+    #[cfg(test)]
+    pub(crate) fn for_test(bf16: bool, nan_quiet: u32) -> Widen {
+        Widen {
+            half: if bf16 { Half::BF16 } else { Half::F16 },
+            nan_quiet,
+            nan_status: 0,
+            inf_status: 0,
+        }
+    }
+
+    /// The f32 code of the 16-bit code `h` (the element rule, for unit tests).
+    #[cfg(test)]
+    pub(crate) fn convert_code(&self, h: u16) -> u32 {
+        self.convert(h).0
     }
 
     /// f32 code and raw status bits of the 16-bit code `h`.
@@ -261,9 +300,14 @@ impl super::SliceKernel for Widen {
         dst: &mut [u8],
         d: super::super::Storage,
         n: usize,
-        _stream: bool,
+        stream: bool,
     ) -> StatusCounts {
         let _ = (s, d);
+        if super::widen_avx512::serves_at(level)
+            && let Some(counts) = super::widen_avx512::run(self, src, dst, n, stream)
+        {
+            return counts;
+        }
         if level >= super::simd::SimdLevel::Avx2
             && let Some(counts) = self.run_avx2(src, dst, n)
         {
