@@ -304,7 +304,7 @@ impl FloatDst {
             }
             let mut out = vec![0u8; if packed { n / 2 } else { n }];
             let Some((done, counts)) =
-                f32_small_float_avx512::run_body(&sf, &src, &mut out, n, packed)
+                f32_small_float_avx512::run_body(&sf, &src, &mut out, n, packed, false)
             else {
                 return false;
             };
@@ -446,7 +446,7 @@ impl FloatDst {
         if level >= super::simd::SimdLevel::Avx512
             && self.avx512
             && let Some((done, mut counts)) =
-                f32_small_float_avx512::run_body(&self.small_float(), src, dst, n, packed)
+                f32_small_float_avx512::run_body(&self.small_float(), src, dst, n, packed, stream)
         {
             let out = if packed { done / 2 } else { done };
             let rest = self.run_per_element(&src[4 * done..], &mut dst[out..], n - done, packed);

@@ -17,7 +17,9 @@
 //! policy's code or blends it in by sign. A step whose 64 inputs hold NaN or ±Inf takes an
 //! out-of-line path that also blends the policy's NaN and Inf codes. Codes are packed by
 //! `vpackusdw`/`vpackuswb` and a `vpermd` (or, two 4-bit codes per byte, `vpmaddubsw` and a
-//! `vpermb`). The last `n % 64` elements are left to the per-element rule.
+//! `vpermb`). The last `n % 64` elements are left to the per-element rule. With `stream`
+//! ([`stream`](super::stream)) each step's codes (64 bytes, or 32 packed) are stored
+//! non-temporally; every step prefetches its source 4 KiB ahead, one line per 64 bytes.
 
 use super::f32_small_float::{Fixed, SmallFloat, mode};
 use crate::status::{Status, StatusCounts};
@@ -33,13 +35,16 @@ pub(crate) fn serves(sf: &SmallFloat, packed: bool) -> bool {
 /// Casts the first `n - n % 64` of `n` little-endian f32 codes (into one byte each, or two
 /// 4-bit codes per byte, the first in the low nibble, when `packed`) at the AVX-512 level, and
 /// returns how many it cast with their statuses; `None` when the machine lacks AVX-512 or the
-/// kernel does not serve `sf`.
+/// kernel does not serve `sf`. With `stream` (honoured when `dst` starts on a 64-byte
+/// boundary, as [`stream::split`](super::stream::split) arranges) the codes are stored
+/// non-temporally.
 pub(crate) fn run_body(
     sf: &SmallFloat,
     src: &[u8],
     dst: &mut [u8],
     n: usize,
     packed: bool,
+    stream: bool,
 ) -> Option<(usize, StatusCounts)> {
     #[cfg(target_arch = "x86_64")]
     if serves(sf, packed) && super::simd::avx512_present() {
@@ -47,20 +52,23 @@ pub(crate) fn run_body(
         let out = if packed { body / 2 } else { body };
         let (s, d) = (src.get(..4 * body)?, dst.get_mut(..out)?);
         let clamp = overflow_clamps(sf);
-        // SAFETY: the CPU has every feature `dispatch` enables (checked just above).
+        let stream = stream && (d.as_ptr() as usize).is_multiple_of(64);
+        let job = (packed, clamp, stream);
+        // SAFETY: the CPU has every feature `dispatch` enables (checked just above), and `d`
+        // starts on a 64-byte boundary when `stream` is still set.
         let counts = unsafe {
             match sf.mode {
-                mode::NEAREST_EVEN => dispatch::<{ mode::NEAREST_EVEN }>(sf, s, d, packed, clamp),
-                mode::NEAREST_AWAY => dispatch::<{ mode::NEAREST_AWAY }>(sf, s, d, packed, clamp),
-                mode::FLOOR => dispatch::<{ mode::FLOOR }>(sf, s, d, packed, clamp),
-                mode::CEIL => dispatch::<{ mode::CEIL }>(sf, s, d, packed, clamp),
-                mode::TRUNC => dispatch::<{ mode::TRUNC }>(sf, s, d, packed, clamp),
-                _ => dispatch::<{ mode::ODD }>(sf, s, d, packed, clamp),
+                mode::NEAREST_EVEN => dispatch::<{ mode::NEAREST_EVEN }>(sf, s, d, job),
+                mode::NEAREST_AWAY => dispatch::<{ mode::NEAREST_AWAY }>(sf, s, d, job),
+                mode::FLOOR => dispatch::<{ mode::FLOOR }>(sf, s, d, job),
+                mode::CEIL => dispatch::<{ mode::CEIL }>(sf, s, d, job),
+                mode::TRUNC => dispatch::<{ mode::TRUNC }>(sf, s, d, job),
+                _ => dispatch::<{ mode::ODD }>(sf, s, d, job),
             }
         };
         return Some((body, counts));
     }
-    let _ = (sf, src, dst, n, packed);
+    let _ = (sf, src, dst, n, packed, stream);
     None
 }
 
@@ -125,6 +133,8 @@ impl Tally {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
+use super::stream::prefetch;
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 
@@ -295,14 +305,16 @@ fn lanes<const M: u8, const CLAMP: bool>(c: &Consts, x: __m512i) -> Lanes {
     }
 }
 
-/// Stores the 64 codes of `v` (each below 256) as bytes, or as 4-bit pairs when `PACKED`.
+/// Stores the 64 codes of `v` (each below 256) as bytes, or as 4-bit pairs when `PACKED`;
+/// non-temporally with `stream`.
 ///
 /// # Safety
-/// `y` must hold 64 bytes (32 when `PACKED`).
+/// `y` must hold 64 bytes (32 when `PACKED`), and with `stream` start on a boundary of as
+/// many bytes.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline]
-unsafe fn store<const PACKED: bool>(v: [__m512i; 4], y: &mut [u8]) {
+unsafe fn store<const PACKED: bool>(v: [__m512i; 4], y: &mut [u8], stream: bool) {
     // lane i of b: v0[4i..4i+4], v1[4i..], v2[4i..], v3[4i..] as bytes
     let b = _mm512_packus_epi16(
         _mm512_packus_epi32(v[0], v[1]),
@@ -318,45 +330,69 @@ unsafe fn store<const PACKED: bool>(v: [__m512i; 4], y: &mut [u8]) {
             22, 20, 6, 4, 50, 48, 34, 32, 18, 16, 2, 0,
         );
         let out = _mm512_castsi512_si256(_mm512_permutexvar_epi8(idx, nib));
-        // SAFETY: `y` holds 32 bytes (the caller's contract), the size of the unaligned store.
-        unsafe { _mm256_storeu_si256(y.as_mut_ptr().cast(), out) };
+        // SAFETY: `y` holds 32 bytes (the caller's contract), the size of the store, and is
+        // 32-byte aligned when streamed.
+        unsafe {
+            if stream {
+                _mm256_stream_si256(y.as_mut_ptr().cast(), out)
+            } else {
+                _mm256_storeu_si256(y.as_mut_ptr().cast(), out)
+            }
+        };
     } else {
         // dword 4i + j of b holds v_j[4i..4i+4]: dword 4j + i of the output
         let idx = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
         let out = _mm512_permutexvar_epi32(idx, b);
-        // SAFETY: `y` holds 64 bytes (the caller's contract), the size of the unaligned store.
-        unsafe { _mm512_storeu_si512(y.as_mut_ptr().cast(), out) };
+        // SAFETY: `y` holds 64 bytes (the caller's contract), the size of the store, and is
+        // 64-byte aligned when streamed.
+        unsafe {
+            if stream {
+                _mm512_stream_si512(y.as_mut_ptr().cast(), out)
+            } else {
+                _mm512_storeu_si512(y.as_mut_ptr().cast(), out)
+            }
+        };
     }
 }
 
-/// [`cast`] for the layout (`packed`) and overflow rule (`clamp`).
+/// [`cast`] for the layout (`packed`) and overflow rule (`clamp`) of `(packed, clamp,
+/// stream)`.
 ///
 /// # Safety
-/// The CPU must support AVX2, FMA, F16C and AVX-512 F, BW, VL, DQ and VBMI.
+/// The CPU must support AVX2, FMA, F16C and AVX-512 F, BW, VL, DQ and VBMI; with `stream`,
+/// `dst` must start on a 64-byte boundary.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-fn dispatch<const M: u8>(
+unsafe fn dispatch<const M: u8>(
     sf: &SmallFloat,
     src: &[u8],
     dst: &mut [u8],
-    packed: bool,
-    clamp: bool,
+    (packed, clamp, stream): (bool, bool, bool),
 ) -> StatusCounts {
-    match (packed, clamp) {
-        (false, false) => cast::<M, false, false>(sf, src, dst),
-        (false, true) => cast::<M, false, true>(sf, src, dst),
-        (true, false) => cast::<M, true, false>(sf, src, dst),
-        (true, true) => cast::<M, true, true>(sf, src, dst),
+    // SAFETY: the caller's guarantees, passed on.
+    unsafe {
+        match (packed, clamp) {
+            (false, false) => cast::<M, false, false>(sf, src, dst, stream),
+            (false, true) => cast::<M, false, true>(sf, src, dst, stream),
+            (true, false) => cast::<M, true, false>(sf, src, dst, stream),
+            (true, true) => cast::<M, true, true>(sf, src, dst, stream),
+        }
     }
 }
 
-/// The cast of `src.len() / 4` (a multiple of [`STEP`]) elements in mode `M`.
+/// The cast of `src.len() / 4` (a multiple of [`STEP`]) elements in mode `M`, the codes
+/// stored non-temporally with `stream`.
+///
+/// # Safety
+/// The CPU must support the features enabled here; with `stream`, `dst` must start on a
+/// 64-byte boundary.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-fn cast<const M: u8, const PACKED: bool, const CLAMP: bool>(
+unsafe fn cast<const M: u8, const PACKED: bool, const CLAMP: bool>(
     sf: &SmallFloat,
     src: &[u8],
     dst: &mut [u8],
+    stream: bool,
 ) -> StatusCounts {
     /// Steps between two flushes of the 32-bit lane counters (at most 4 per lane per step).
     const FLUSH: usize = 1 << 12;
@@ -389,9 +425,11 @@ fn cast<const M: u8, const PACKED: bool, const CLAMP: bool>(
             ) else {
                 break;
             };
-            // SAFETY: `x` is 256 bytes, four unaligned 64-byte loads.
-            let v: [__m512i; 4] = std::array::from_fn(|j| unsafe {
-                _mm512_loadu_si512(x.as_ptr().add(64 * j).cast())
+            let v: [__m512i; 4] = std::array::from_fn(|j| {
+                let p = x.as_ptr().wrapping_add(64 * j);
+                prefetch(p);
+                // SAFETY: `x` is 256 bytes, four unaligned 64-byte loads.
+                unsafe { _mm512_loadu_si512(p.cast()) }
             });
             let special = v
                 .iter()
@@ -409,8 +447,9 @@ fn cast<const M: u8, const PACKED: bool, const CLAMP: bool>(
             if !CLAMP {
                 count4(&mut acc[5], l.map(|l| !l.kept & l.neg));
             }
-            // SAFETY: `y` is `out_step` bytes, what `store` writes.
-            unsafe { store::<PACKED>(l.map(|l| l.code), y) };
+            // SAFETY: `y` is `out_step` bytes, what `store` writes, at a multiple of
+            // `out_step` from `dst` (64-byte aligned when streamed).
+            unsafe { store::<PACKED>(l.map(|l| l.code), y, stream) };
             i += 1;
         }
         for (w, a) in wide.iter_mut().zip(acc) {
@@ -429,8 +468,9 @@ fn cast<const M: u8, const PACKED: bool, const CLAMP: bool>(
                 _mm512_loadu_si512(x.as_ptr().add(64 * j).cast())
             });
             let codes = special_step::<M, CLAMP>(sf, &c, v, &mut tally);
-            // SAFETY: `y` is `out_step` bytes, what `store` writes.
-            unsafe { store::<PACKED>(codes, y) };
+            // SAFETY: `y` is `out_step` bytes, what `store` writes, at a multiple of
+            // `out_step` from `dst` (64-byte aligned when streamed).
+            unsafe { store::<PACKED>(codes, y, stream) };
             i += 1;
         }
     }

@@ -254,11 +254,11 @@ impl super::SliceKernel for IntDst {
         dst: &mut [u8],
         d: super::super::Storage,
         n: usize,
-        _stream: bool,
+        stream: bool,
     ) -> crate::status::StatusCounts {
         let _ = (s, d);
         if level == super::simd::SimdLevel::Avx512
-            && let Some(counts) = super::f32_to_int_avx512::run(self, src, dst, n)
+            && let Some(counts) = super::f32_to_int_avx512::run(self, src, dst, n, stream)
         {
             return counts;
         }

@@ -11,7 +11,9 @@
 //! (`vpackusdw` for 16 bits) and, for packed 4-bit codes, paired into nibbles by a shift and
 //! a `vpermb`. Each flag's four 16-bit masks of a step are joined into one 64-bit mask and
 //! counted by `popcnt`. The rule is [`super::f32_to_int`]'s per-element one (which does the
-//! last `n % 64` elements), tested bit for bit against the reference.
+//! last `n % 64` elements), tested bit for bit against the reference. With `stream`
+//! ([`stream`](super::stream)) each step's codes (128, 64 or 32 bytes) are stored
+//! non-temporally; every step prefetches its source 4 KiB ahead, one line per 64 bytes.
 
 use super::f32_to_int::IntDst;
 use super::f32_to_int_avx2::imm;
@@ -31,13 +33,23 @@ pub(crate) fn serves_at(d: &IntDst, level: SimdLevel) -> bool {
 }
 
 /// Casts `n` little-endian f32 codes into `d.bytes`-byte integers (or nibbles, packed) at the
-/// AVX-512 level; `None` when the machine lacks the level or `d` is not served.
-pub(crate) fn run(d: &IntDst, src: &[u8], dst: &mut [u8], n: usize) -> Option<StatusCounts> {
+/// AVX-512 level; `None` when the machine lacks the level or `d` is not served. With `stream`
+/// (honoured when `dst` starts on a 64-byte boundary, as
+/// [`stream::split`](super::stream::split) arranges) the full steps are stored
+/// non-temporally.
+pub(crate) fn run(
+    d: &IntDst,
+    src: &[u8],
+    dst: &mut [u8],
+    n: usize,
+    stream: bool,
+) -> Option<StatusCounts> {
     #[cfg(target_arch = "x86_64")]
     if super::f32_to_int_avx2::serves(d)
         && super::simd::avx512_present()
         && std::arch::is_x86_feature_detected!("popcnt")
     {
+        let stream = stream && (dst.as_ptr() as usize).is_multiple_of(64);
         return Some(super::f32_to_int_avx2::body_then_tail(
             d,
             src,
@@ -46,23 +58,46 @@ pub(crate) fn run(d: &IntDst, src: &[u8], dst: &mut [u8], n: usize) -> Option<St
             STEP,
             |s, t, m| {
                 // SAFETY: the CPU has POPCNT and every feature of the AVX-512 level (checked just
-                // above).
-                unsafe { dispatch(d, s, t, m) }
+                // above); `t` starts where `dst` does, on a 64-byte boundary when `stream`.
+                unsafe { dispatch(d, s, t, (m, stream)) }
             },
         ));
     }
-    let _ = (d, src, dst, n);
+    let _ = (d, src, dst, n, stream);
     None
 }
 
-/// The [`cast`] for `d`'s width, mode and overflow rule.
+/// The [`cast`] for `d`'s width, mode and overflow rule, of `(n, stream)`.
 ///
 /// # Safety
-/// The CPU must support POPCNT and AVX-512 F, BW, VL, DQ and VBMI.
+/// The CPU must support POPCNT and AVX-512 F, BW, VL, DQ and VBMI; with `stream`, `dst` must
+/// start on a 64-byte boundary.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-unsafe fn dispatch(d: &IntDst, src: &[u8], dst: &mut [u8], n: usize) -> StatusCounts {
-    super::f32_to_int_avx2::by_width_mode_and_wrap!(cast, d, src, dst, n)
+unsafe fn dispatch(d: &IntDst, src: &[u8], dst: &mut [u8], job: (usize, bool)) -> StatusCounts {
+    // SAFETY: the caller's guarantees, passed on (the shared dispatch macro hands `job` to
+    // `cast` as its element count argument).
+    unsafe { super::f32_to_int_avx2::by_width_mode_and_wrap!(cast, d, src, dst, job) }
+}
+
+/// Stores the 64 bytes `v` at `p`: non-temporally with `stream`, else unaligned.
+///
+/// # Safety
+/// The CPU must support AVX-512 F; `p` must be valid for 64 bytes of writes, and 64-byte
+/// aligned with `stream`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn store64(p: *mut u8, v: std::arch::x86_64::__m512i, stream: bool) {
+    use std::arch::x86_64::{_mm512_storeu_si512, _mm512_stream_si512};
+    // SAFETY: the caller's guarantees.
+    unsafe {
+        if stream {
+            _mm512_stream_si512(p.cast(), v)
+        } else {
+            _mm512_storeu_si512(p.cast(), v)
+        }
+    }
 }
 
 /// The cast of `n` (a multiple of [`STEP`]) elements, rounding by `R` (see [`imm`](super::f32_to_int_avx2::imm)) into `W`
@@ -78,15 +113,20 @@ unsafe fn dispatch(d: &IntDst, src: &[u8], dst: &mut [u8], n: usize) -> StatusCo
 /// - otherwise `r`, inexact if `r ≠ x`, flushed if `r = 0 ≠ x` (`r = 0` among the inexact:
 ///   0 is in every range), saturated if `x` itself lies beyond the range.
 ///
-/// Callable only where the AVX-512 level is enabled (from [`dispatch`]).
+/// With `stream` the full steps' codes are stored non-temporally.
+///
+/// # Safety
+/// Callable only where the AVX-512 level is enabled (from [`dispatch`]); with `stream`, `dst`
+/// must start on a 64-byte boundary.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-fn cast<const R: i32, const W: usize, const WRAP: bool>(
+unsafe fn cast<const R: i32, const W: usize, const WRAP: bool>(
     d: &IntDst,
     src: &[u8],
     dst: &mut [u8],
-    n: usize,
+    (n, stream): (usize, bool),
 ) -> StatusCounts {
+    use super::stream::prefetch;
     use std::arch::x86_64::*;
     let lo = _mm512_set1_ps(d.lo as f32);
     let hi = _mm512_set1_ps(d.hi as f32);
@@ -218,9 +258,12 @@ fn cast<const R: i32, const W: usize, const WRAP: bool>(
         .chunks_exact(4 * STEP)
         .zip(dst[..out_step * steps].chunks_exact_mut(out_step))
     {
-        // SAFETY: `x` is 256 bytes, four unaligned 64-byte loads.
-        let xs: [__m512; 4] =
-            std::array::from_fn(|k| unsafe { _mm512_loadu_ps(x.as_ptr().add(64 * k).cast()) });
+        let xs: [__m512; 4] = std::array::from_fn(|k| {
+            let p = x.as_ptr().wrapping_add(64 * k);
+            prefetch(p);
+            // SAFETY: `x` is 256 bytes, four unaligned 64-byte loads.
+            unsafe { _mm512_loadu_ps(p.cast()) }
+        });
         let any_special = xs.iter().fold(0, |a, &x| a | special(x)) != 0;
         let mut v = [_mm512_setzero_si512(); 4];
         let mut masks = [[0; 5]; 4];
@@ -240,21 +283,29 @@ fn cast<const R: i32, const W: usize, const WRAP: bool>(
         }
         if W == 2 {
             let (p, q) = (to_words(v[0], v[1]), to_words(v[2], v[3]));
-            // SAFETY: `y` is 128 bytes, two unaligned 64-byte stores.
+            // SAFETY: `y` is 128 bytes, two 64-byte stores (64-byte aligned when streamed).
             unsafe {
-                _mm512_storeu_si512(y.as_mut_ptr().cast(), p);
-                _mm512_storeu_si512(y.as_mut_ptr().add(64).cast(), q);
+                store64(y.as_mut_ptr(), p, stream);
+                store64(y.as_mut_ptr().add(64), q, stream);
             }
         } else if W == 1 {
-            // SAFETY: `y` is 64 bytes, the size of the unaligned store.
-            unsafe { _mm512_storeu_si512(y.as_mut_ptr().cast(), to_bytes(v)) };
+            // SAFETY: `y` is 64 bytes, the size of the store (64-byte aligned when streamed).
+            unsafe { store64(y.as_mut_ptr(), to_bytes(v), stream) };
         } else {
             // byte pairs (lo, hi) → lo | hi << 4 in the low byte of each 16-bit pair
             let b = to_bytes(v);
             let pairs = _mm512_or_si512(b, _mm512_srli_epi16::<4>(b));
             let packed = _mm512_permutexvar_epi8(even_bytes, pairs);
-            // SAFETY: `y` is 32 bytes, the size of the unaligned store.
-            unsafe { _mm256_storeu_si256(y.as_mut_ptr().cast(), _mm512_castsi512_si256(packed)) };
+            let out = _mm512_castsi512_si256(packed);
+            // SAFETY: `y` is 32 bytes, the size of the store, at a multiple of 32 bytes from
+            // `dst` (so 32-byte aligned when streamed).
+            unsafe {
+                if stream {
+                    _mm256_stream_si256(y.as_mut_ptr().cast(), out)
+                } else {
+                    _mm256_storeu_si256(y.as_mut_ptr().cast(), out)
+                }
+            };
         }
     }
     let [inexact, overflow, flushed, saturated, invalid] = tally;
