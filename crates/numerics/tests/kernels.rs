@@ -333,13 +333,7 @@ fn f32_to_16_bit_statuses_match_element_by_element() {
 /// f32 codes at and around every value of `dst` and every midpoint between neighbours (both
 /// signs, ±3 f32 ulps), plus the generic boundary set.
 fn f32_codes_around(dst: Format) -> Vec<u32> {
-    let mut vals: Vec<f64> = (0..=dst.code_mask())
-        .map(|c| dst.decode(c))
-        .filter(|x| !x.is_nan() && !x.is_inf())
-        .map(|x| x.to_f64().abs())
-        .collect();
-    vals.sort_by(f64::total_cmp);
-    vals.dedup();
+    let vals = kernel_support::finite_magnitudes(dst);
     let mids: Vec<f64> = vals.windows(2).map(|w| (w[0] + w[1]) / 2.0).collect();
     let mut out = f32_codes(0);
     for v in vals

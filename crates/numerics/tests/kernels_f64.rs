@@ -38,13 +38,7 @@ fn around(x: f64, ulps: u64, out: &mut Vec<u64>) {
 }
 
 fn codes_for(dst: Format, random: usize, seed: u64) -> Vec<u64> {
-    let mut vals: Vec<f64> = (0..=dst.code_mask())
-        .map(|c| dst.decode(c))
-        .filter(|x| !x.is_nan() && !x.is_inf())
-        .map(|x| x.to_f64().abs())
-        .collect();
-    vals.sort_by(f64::total_cmp);
-    vals.dedup();
+    let vals = kernel_support::finite_magnitudes(dst);
     let max = vals[vals.len() - 1];
     let mids: Vec<f64> = vals.windows(2).map(|w| (w[0] + w[1]) / 2.0).collect();
     let mut v = Vec::new();

@@ -9,7 +9,9 @@
 //! fallback fails a test. On a machine without AVX-512 the comparisons run the other levels.
 
 mod kernel_support;
-use kernel_support::{bytes, f32s, float_classes, layouts, mixed, options, policies, random_f32};
+use kernel_support::{
+    assert_same_codes, bytes, f32s, float_classes, layouts, mixed, options, policies, random_f32,
+};
 
 use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
 use npusim_numerics::{
@@ -63,17 +65,7 @@ fn assert_equals_reference(codes: &[u32], d: Storage, policy: &CastPolicy) {
     let n = codes.len();
     let want = cast(&src, d, n, policy, KernelChoice::Reference, false);
     let got = cast(&src, d, n, policy, KernelChoice::Level(level()), false);
-    if got == want {
-        return;
-    }
-    for (i, &c) in codes.iter().enumerate() {
-        assert_eq!(
-            d.read(&got.0, i),
-            d.read(&want.0, i),
-            "f32 {c:#010x} -> {d:?} {policy:?}"
-        );
-    }
-    assert_eq!(got.1, want.1, "status counts {d:?} {policy:?}");
+    assert_same_codes(&got, &want, codes, d, &format!("{policy:?}"));
 }
 
 /// The classes alone, whole steps of finite values (NaN and Inf left out), so that they run

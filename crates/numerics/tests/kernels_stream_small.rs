@@ -10,11 +10,13 @@
 //! the best level it has.
 
 mod kernel_support;
-use kernel_support::{around, bytes, f32s, mixed, options, random_f32};
+use kernel_support::{
+    assert_same_codes, boundary_classes, bytes, f32s, mixed, options, random_f32,
+};
 
 use npusim_numerics::bulk::{STREAM_BYTES, SimdLevel, kernel_name_at};
 use npusim_numerics::{
-    BulkOptions, CastPolicy, Format, KernelChoice, Kind, Layout, RoundMode, StatusCounts, Storage,
+    BulkOptions, CastPolicy, Format, KernelChoice, Layout, RoundMode, StatusCounts, Storage,
     cast_elements_with_status,
 };
 
@@ -74,61 +76,6 @@ fn level() -> SimdLevel {
     SimdLevel::best()
 }
 
-/// NaN payloads, ±Inf, ±0, f32 subnormals, the smallest normal and the f32 max.
-fn f32_specials(v: &mut Vec<u32>) {
-    for c in [0, 1, 0x0040_0000, 0x007F_FFFF, 0x0080_0000, 0x7F7F_FFFF] {
-        around(c, 1, v);
-    }
-    for c in [
-        0x7F80_0000,
-        0x7F80_0001,
-        0x7FA1_2345,
-        0x7FC0_0000,
-        0x7FC0_1000,
-        0x7FFF_FFFF,
-    ] {
-        v.extend([c, c | 0x8000_0000]);
-    }
-}
-
-/// The boundary classes of `dst`: for a float, every value, every tie between neighbours and
-/// the largest value plus half an ulp and beyond; for an integer, the bounds, one beyond and
-/// halves around them and around small values; each with its f32 neighbours, both signs,
-/// plus [`f32_specials`].
-fn classes(dst: Format) -> Vec<u32> {
-    let mut v = Vec::new();
-    f32_specials(&mut v);
-    let anchors: Vec<f64> = if !matches!(dst.kind(), Kind::Int { .. }) {
-        let mut vals: Vec<f64> = (0..=dst.code_mask())
-            .map(|c| dst.decode(c))
-            .filter(|x| !x.is_nan() && !x.is_inf())
-            .map(|x| x.to_f64().abs())
-            .collect();
-        vals.sort_by(f64::total_cmp);
-        vals.dedup();
-        let max = vals[vals.len() - 1];
-        let ulp = max - vals[vals.len() - 2];
-        let mids: Vec<f64> = vals.windows(2).map(|w| (w[0] + w[1]) / 2.0).collect();
-        let beyond = [
-            max + ulp / 2.0,
-            max + ulp,
-            2.0 * max,
-            vals[1] / 2.0,
-            vals[1] / 4.0,
-        ];
-        vals.iter().chain(&mids).chain(&beyond).copied().collect()
-    } else {
-        let (lo, hi) = (dst.min_finite(), dst.max_finite());
-        let mut a = vec![lo, hi, lo - 1.0, hi + 1.0, 0.5, 1.5, 2.5, 2f64.powi(31)];
-        a.extend([lo - 0.5, hi + 0.5, lo + 0.5, hi - 0.5]);
-        a
-    };
-    for x in anchors {
-        around((x as f32).to_bits(), 2, &mut v);
-    }
-    v
-}
-
 /// The reference cast of `n` f32 codes into `d`, with its counts.
 fn reference(src: &[u8], d: Storage, n: usize, policy: &CastPolicy) -> (Vec<u8>, StatusCounts) {
     kernel_support::cast(
@@ -159,27 +106,6 @@ fn at_offset(
     (buf[at..at + len].to_vec(), counts)
 }
 
-/// `got` equals `want`, codes (the first differing element named by its f32 code) and counts.
-fn assert_same(
-    got: &(Vec<u8>, StatusCounts),
-    want: &(Vec<u8>, StatusCounts),
-    codes: &[u32],
-    d: Storage,
-    what: &str,
-) {
-    if got == want {
-        return;
-    }
-    for (i, &c) in codes.iter().enumerate() {
-        assert_eq!(
-            d.read(&got.0, i),
-            d.read(&want.0, i),
-            "f32 {c:#010x} (element {i}) -> {d:?}: {what}"
-        );
-    }
-    assert_eq!(got.1, want.1, "status counts {d:?}: {what}");
-}
-
 #[test]
 fn the_avx512_kernels_run_at_their_level() {
     if !SimdLevel::Avx512.is_available() {
@@ -204,7 +130,7 @@ fn streamed_boundary_classes_equal_the_reference_from_every_head() {
         ..options(KernelChoice::Level(level()), false)
     };
     for (k, (d, policy, _)) in cases().into_iter().enumerate() {
-        let mut codes = mixed(&classes(d.format()), 17 + k as u64);
+        let mut codes = mixed(&boundary_classes(d.format()), 17 + k as u64);
         codes.truncate(codes.len().max(1000) - codes.len() % 64);
         for extra in [0, 37] {
             codes.extend(random_f32(extra, 5));
@@ -214,7 +140,7 @@ fn streamed_boundary_classes_equal_the_reference_from_every_head() {
             for offset in [0, 1, 2, 15, 16, 31, 32, 33, 48, 63] {
                 let got = at_offset(&src, d, n, &policy, &streamed, offset);
                 let what = format!("{policy:?} n = {n} offset {offset} streamed");
-                assert_same(&got, &want, &codes, d, &what);
+                assert_same_codes(&got, &want, &codes, d, &what);
             }
         }
     }
@@ -253,7 +179,7 @@ fn outputs_beyond_the_default_stream_threshold_equal_the_reference() {
         for offset in [0, 5] {
             let got = at_offset(&src, d, n, &policy, &o, offset);
             let what = format!("{policy:?} n = {n} offset {offset} default options");
-            assert_same(&got, &want, &codes, d, &what);
+            assert_same_codes(&got, &want, &codes, d, &what);
         }
     }
 }

@@ -5,7 +5,7 @@
 
 use npusim_numerics::bulk::SimdLevel;
 use npusim_numerics::{
-    BulkOptions, CastPolicy, Format, KernelChoice, Layout, RoundMode, StatusCounts, Storage,
+    BulkOptions, CastPolicy, Format, KernelChoice, Kind, Layout, RoundMode, StatusCounts, Storage,
     cast_elements_with_status, kernel_name,
 };
 
@@ -213,10 +213,8 @@ pub fn common_classes() -> Vec<u32> {
     v
 }
 
-/// The f32 boundary classes of the float `dst`: every finite value, every midpoint (tie)
-/// between neighbours, the largest value plus half an ulp, one ulp and more, fractions of the
-/// smallest nonzero value, each with its f32 neighbours; and [`common_classes`].
-pub fn float_classes(dst: Format) -> Vec<u32> {
+/// The distinct finite magnitudes of `dst`, in increasing order (0 first).
+pub fn finite_magnitudes(dst: Format) -> Vec<f64> {
     let mut vals: Vec<f64> = (0..=dst.code_mask())
         .map(|c| dst.decode(c))
         .filter(|x| !x.is_nan() && !x.is_inf())
@@ -224,6 +222,46 @@ pub fn float_classes(dst: Format) -> Vec<u32> {
         .collect();
     vals.sort_by(f64::total_cmp);
     vals.dedup();
+    vals
+}
+
+/// The f32 boundary classes of `dst`: [`int_classes`] for an integer, else
+/// [`float_classes`].
+pub fn boundary_classes(dst: Format) -> Vec<u32> {
+    if matches!(dst.kind(), Kind::Int { .. }) {
+        int_classes(dst)
+    } else {
+        float_classes(dst)
+    }
+}
+
+/// `got` equals `want`, codes and counts; on a difference, names the first differing element
+/// of `d` by its f32 source code, and `what` was cast.
+pub fn assert_same_codes(
+    got: &(Vec<u8>, StatusCounts),
+    want: &(Vec<u8>, StatusCounts),
+    codes: &[u32],
+    d: Storage,
+    what: &str,
+) {
+    if got == want {
+        return;
+    }
+    for (i, &c) in codes.iter().enumerate() {
+        assert_eq!(
+            d.read(&got.0, i),
+            d.read(&want.0, i),
+            "f32 {c:#010x} (element {i}) -> {d:?}: {what}"
+        );
+    }
+    assert_eq!(got.1, want.1, "status counts {d:?}: {what}");
+}
+
+/// The f32 boundary classes of the float `dst`: every finite value, every midpoint (tie)
+/// between neighbours, the largest value plus half an ulp, one ulp and more, fractions of the
+/// smallest nonzero value, each with its f32 neighbours; and [`common_classes`].
+pub fn float_classes(dst: Format) -> Vec<u32> {
+    let vals = finite_magnitudes(dst);
     let max = vals[vals.len() - 1];
     let ulp_at_max = max - vals[vals.len() - 2];
     let mut v = common_classes();
