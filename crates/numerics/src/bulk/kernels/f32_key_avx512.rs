@@ -182,7 +182,7 @@ impl KeyAvx512 {
             let word = (1..=9)
                 .chain([K_CONST])
                 .find_map(|kk| fit(table, c, kk, &k, &mut ids));
-            k.params[c as usize] = word.unwrap_or(IRREGULAR * 0x111 << 20);
+            k.params[c as usize] = word.unwrap_or((IRREGULAR * 0x111) << 20);
         }
         // Every NaN must give one result.
         let (code, s) = entry(table, 0x7FC0, 0);
@@ -201,7 +201,7 @@ impl KeyAvx512 {
         }
         let id = ids.of(s)?;
         k.params[NAN_CLASS as usize] =
-            (code & 0xFF) | ((code & 0xFF) << 8) | (K_CONST << 16) | (id * 0x111 << 20);
+            (code & 0xFF) | ((code & 0xFF) << 8) | (K_CONST << 16) | ((id * 0x111) << 20);
         for (i, &s) in ids.0.iter().enumerate() {
             let exact = s & (Status::INEXACT | Status::INVALID).bits() == 0;
             for (j, (flag, _)) in Status::NAMED.iter().enumerate() {
@@ -449,4 +449,42 @@ unsafe fn cast<const M: u8>(
     }
     fold(lo, hi, &mut counts);
     counts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::CastPolicy;
+
+    /// The classes no parameter word fits, as (sign, unbiased exponent).
+    fn irregular(dst: Format, policy: &CastPolicy) -> Vec<(u32, i32)> {
+        let Some(t) = KeyTable::cached(dst, policy) else {
+            return Vec::new();
+        };
+        let Some(k) = KeyAvx512::new(dst, policy.round, &t) else {
+            return Vec::new();
+        };
+        (0..512u32)
+            .filter(|&c| k.params[c as usize] >> 20 == IRREGULAR * 0x111)
+            .map(|c| (c >> 8, (c & 0xFF) as i32 - 127))
+            .collect()
+    }
+
+    /// The parameter words fit every class but the few the method cannot express: f32
+    /// subnormals into e8m0 (0 and 2^-127 share a code, with different statuses) and HiF8's
+    /// top binade (a finite maximum at its start), on the sides where the mode can reach them.
+    #[test]
+    fn every_class_but_the_edge_ones_is_fitted() {
+        for mode in RoundMode::DETERMINISTIC {
+            for p in [CastPolicy::new(mode), CastPolicy::saturating(mode)] {
+                let e8 = irregular(Format::F8E8M0, &p);
+                assert!(
+                    e8 == [(0, -127), (1, -127)] || e8 == [(0, -127)],
+                    "{p:?} {e8:?}"
+                );
+                let hi = irregular(Format::HiF8, &p);
+                assert!(hi.iter().all(|&(_, e)| e == 15), "{p:?} {hi:?}");
+            }
+        }
+    }
 }
