@@ -12,8 +12,7 @@
 //! `k` and the three statuses as 4-bit ids into a 15-entry status list; it is found by
 //! fitting every `k` to the class's 256 table entries, and a class no `k` fits (f32
 //! subnormals into e8m0, HiF8's top binade) gets id 15: a 64-element step with such a lane is
-//! cast by the table. The words are looked up 64 lanes at a time in four byte planes (`vpermi2b`
-//! on the exponent bytes, interleaved back into words by `vpunpck*`). Statuses are
+//! cast by the table. The words are fetched by `vpgatherdd` (2 KiB, L1-resident). Statuses are
 //! counted in vector counters: a status id picks (`vpermd`) two words that hold its flags (and
 //! whether it is exact) in 6-bit fields, summed per lane and folded out before a field can
 //! carry. The whole kernel is checked at construction against the table on all 2^17 keys (its
@@ -46,9 +45,6 @@ pub(crate) struct KeyAvx512 {
     /// Per class: `base` (bits 0-7), `carry` (8-15), `k` (16-19), status ids exact (20-23),
     /// inexact (24-27), carried (28-31).
     params: Box<[u32; CLASSES]>,
-    /// The words of the 512 (sign, exponent) classes as four byte planes (byte `b` of class
-    /// `c` at `[b][c]`), for the in-register lookup.
-    planes: Box<[[u8; 512]; 4]>,
     /// Per status id: flags 0-4 in 6-bit fields.
     spread_lo: [u32; 16],
     /// Per status id: flags 5-8 and "exact" in 6-bit fields.
@@ -176,7 +172,6 @@ impl KeyAvx512 {
         }
         let mut k = KeyAvx512 {
             params: Box::new([0; CLASSES]),
-            planes: Box::new([[0; 512]; 4]),
             spread_lo: [0; 16],
             spread_hi: [0; 16],
             mode,
@@ -220,11 +215,6 @@ impl KeyAvx512 {
             }
             if exact {
                 k.spread_hi[i] |= 1 << (FIELD * 4);
-            }
-        }
-        for c in 0..512 {
-            for b in 0..4 {
-                k.planes[b][c] = (k.params[c] >> (8 * b)) as u8;
             }
         }
         k.check(table).then_some(k)
@@ -292,23 +282,24 @@ impl KeyAvx512 {
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 
-/// The codes (in the low byte of each lane) and status ids of 16 f32 codes `x` with their
-/// classes' parameter words `p` (a NaN lane's is replaced here) in mode `M`
+/// The codes (in the low byte of each lane) and status ids of 16 f32 codes `x` in mode `M`
 /// (0 rint, 1 round, 2 floor, 3 ceil, 4 trunc, 5 odd).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline]
-fn lanes<const M: u8>(k: &KeyAvx512, x: __m512i, p: __m512i) -> (__m512i, __m512i) {
+fn lanes<const M: u8>(k: &KeyAvx512, x: __m512i) -> (__m512i, __m512i) {
     let one = _mm512_set1_epi32(1);
     let nan = _mm512_cmpgt_epu32_mask(
         _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF)),
         _mm512_set1_epi32(0x7F80_0000),
     );
-    let p = _mm512_mask_mov_epi32(
-        p,
+    let c = _mm512_mask_mov_epi32(
+        _mm512_srli_epi32::<23>(x),
         nan,
-        _mm512_set1_epi32(k.params[NAN_CLASS as usize] as i32),
+        _mm512_set1_epi32(NAN_CLASS as i32),
     );
+    // SAFETY: every index is below CLASSES (9 bits, or NAN_CLASS), within `params`.
+    let p = unsafe { _mm512_i32gather_epi32::<4>(c, k.params.as_ptr().cast()) };
     let sig = _mm512_and_si512(_mm512_srli_epi32::<15>(x), _mm512_set1_epi32(0x1FE));
     let sig = _mm512_mask_or_epi32(
         sig,
@@ -354,76 +345,6 @@ fn lanes<const M: u8>(k: &KeyAvx512, x: __m512i, p: __m512i) -> (__m512i, __m512
     );
     (code, id)
 }
-
-/// The four bytes of 16 lanes each of `v` (lane `l` of vector `i` at byte `16 i + l`), as
-/// one vector.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl")]
-#[inline]
-fn join(v: [__m512i; 4]) -> __m512i {
-    let b = v.map(|x| _mm512_cvtepi32_epi8(x));
-    _mm512_inserti64x4::<1>(
-        _mm512_castsi256_si512(_mm256_set_m128i(b[1], b[0])),
-        _mm256_set_m128i(b[3], b[2]),
-    )
-}
-
-/// The parameter words of the classes (sign, exponent) of the 64 f32 codes `v`, in the lanes
-/// of `v`: the exponent bytes, transposed by 4 × 4 dword blocks, index the four byte planes
-/// (`vpermi2b` on each 128-entry quarter, blended by the exponent's top bit and the sign),
-/// and the planes' bytes interleaved (`vpunpck*`) give the words back in lane order.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512vbmi")]
-#[inline]
-fn params(k: &KeyAvx512, v: &[__m512i; 4]) -> [__m512i; 4] {
-    // output byte 16 L + 4 i + j takes input byte 16 i + 4 L + j
-    // SAFETY: TRANSPOSE holds 64 bytes.
-    let tr = unsafe { _mm512_loadu_epi8(TRANSPOSE.as_ptr().cast()) };
-    let e = _mm512_permutexvar_epi8(tr, join(v.map(|x| _mm512_srli_epi32::<23>(x))));
-    let neg = _mm512_movepi8_mask(_mm512_permutexvar_epi8(
-        tr,
-        join(v.map(|x| _mm512_srli_epi32::<24>(x))),
-    ));
-    let hi = _mm512_movepi8_mask(e);
-    let plane = |b: usize| {
-        let q = |j: usize| {
-            // SAFETY: each plane holds 512 bytes, so 64 from `64 j` for j < 8.
-            unsafe { _mm512_loadu_epi8(k.planes[b][64 * j..].as_ptr().cast()) }
-        };
-        let pos = _mm512_mask_blend_epi8(
-            hi,
-            _mm512_permutex2var_epi8(q(0), e, q(1)),
-            _mm512_permutex2var_epi8(q(2), e, q(3)),
-        );
-        let ng = _mm512_mask_blend_epi8(
-            hi,
-            _mm512_permutex2var_epi8(q(4), e, q(5)),
-            _mm512_permutex2var_epi8(q(6), e, q(7)),
-        );
-        _mm512_mask_blend_epi8(neg, pos, ng)
-    };
-    let (p0, p1, p2, p3) = (plane(0), plane(1), plane(2), plane(3));
-    let (l01, h01) = (_mm512_unpacklo_epi8(p0, p1), _mm512_unpackhi_epi8(p0, p1));
-    let (l23, h23) = (_mm512_unpacklo_epi8(p2, p3), _mm512_unpackhi_epi8(p2, p3));
-    [
-        _mm512_unpacklo_epi16(l01, l23),
-        _mm512_unpackhi_epi16(l01, l23),
-        _mm512_unpacklo_epi16(h01, h23),
-        _mm512_unpackhi_epi16(h01, h23),
-    ]
-}
-
-/// The byte permutation of [`params`]: 4 × 4 blocks of dwords transposed.
-const TRANSPOSE: [u8; 64] = {
-    let mut t = [0u8; 64];
-    let mut p = 0;
-    while p < 64 {
-        let (l, i, j) = (p / 16, (p / 4) % 4, p % 4);
-        t[p] = (16 * i + 4 * l + j) as u8;
-        p += 1;
-    }
-    t
-};
 
 /// The sum of the 6-bit field `j` over the lanes of `acc`.
 #[cfg(target_arch = "x86_64")]
@@ -482,19 +403,15 @@ unsafe fn cast<const M: u8>(
         .chunks_exact(4 * STEP)
         .zip(dst[..n].chunks_exact_mut(STEP))
     {
-        let mut v = [_mm512_setzero_si512(); 4];
-        for (i, v) in v.iter_mut().enumerate() {
-            let p = x[64 * i..].as_ptr();
-            prefetch(p);
-            // SAFETY: `x` holds 256 bytes, so 64 from `64 i`.
-            *v = unsafe { _mm512_loadu_si512(p.cast()) };
-        }
-        let words = params(k, &v);
         let mut codes = [_mm512_setzero_si512(); 4];
         let mut ids = [_mm512_setzero_si512(); 4];
         let mut odd: __mmask16 = 0;
         for i in 0..4 {
-            (codes[i], ids[i]) = lanes::<M>(k, v[i], words[i]);
+            let p = x[64 * i..].as_ptr();
+            prefetch(p);
+            // SAFETY: `x` holds 256 bytes, so 64 from `64 i`.
+            let v = unsafe { _mm512_loadu_si512(p.cast()) };
+            (codes[i], ids[i]) = lanes::<M>(k, v);
             odd |= _mm512_cmpeq_epi32_mask(ids[i], _mm512_set1_epi32(IRREGULAR as i32));
         }
         if odd != 0 {
