@@ -7,11 +7,15 @@
 //! under a saturating policy (i2, i4, u2, u4: beyond the range every value is clamped with the
 //! same status, whatever its low bits). Each
 //! table entry is the reference routine's result for a representative f32 of its class.
+//! At the AVX-512 level, e8m0 and HiF8 are cast by [`super::f32_key_avx512`] (parameters fitted
+//! to this table and checked against it on every key), built on first use.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::drive::{self, F32Element};
+use super::f32_key_avx512::KeyAvx512;
+use super::simd::SimdLevel;
 use crate::convert::convert_with_status;
 use crate::format::{Format, Kind};
 use crate::policy::{CastPolicy, IntOverflow};
@@ -33,6 +37,12 @@ pub(crate) fn applies(dst: Format, policy: &CastPolicy) -> bool {
 #[derive(Debug)]
 pub(crate) struct KeyTable {
     entries: Box<[u32; KEYS]>,
+    /// The destination.
+    dst: Format,
+    /// The rounding mode.
+    mode: crate::round::RoundMode,
+    /// The AVX-512 kernel for these results, if there is one (built on first use).
+    avx512: OnceLock<Option<KeyAvx512>>,
 }
 
 /// Table entries: 2^16 top-bit patterns × a sticky bit.
@@ -75,7 +85,24 @@ impl KeyTable {
             .collect();
         Some(KeyTable {
             entries: entries.try_into().ok()?,
+            dst,
+            mode: policy.round,
+            avx512: OnceLock::new(),
         })
+    }
+
+    /// The AVX-512 kernel for this table (e8m0 and HiF8 on a machine with the level), built
+    /// and checked on first use.
+    fn avx512(&self) -> Option<&KeyAvx512> {
+        self.avx512
+            .get_or_init(|| KeyAvx512::new(self.dst, self.mode, self))
+            .as_ref()
+    }
+
+    /// Whether [`super::f32_key_avx512`] casts (the bulk of) a slice into storage `d` at
+    /// `level` on this machine.
+    pub(crate) fn avx512_at(&self, level: SimdLevel, d: super::super::Storage) -> bool {
+        level == SimdLevel::Avx512 && !d.is_packed() && self.avx512().is_some()
     }
 
     /// Casts `n` little-endian f32 codes; `packed` stores 4-bit codes two per byte.
@@ -109,9 +136,15 @@ impl super::SliceKernel for KeyTable {
         dst: &mut [u8],
         d: super::super::Storage,
         n: usize,
-        _stream: bool,
+        stream: bool,
     ) -> crate::status::StatusCounts {
-        let _ = (s, level);
+        let _ = s;
+        if self.avx512_at(level, d)
+            && let Some(k) = self.avx512()
+            && let Some(counts) = k.run(self, src, dst, n, stream)
+        {
+            return counts;
+        }
         self.run(src, dst, n, d.is_packed())
     }
 }

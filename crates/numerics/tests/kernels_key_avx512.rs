@@ -1,0 +1,219 @@
+//! The AVX-512 kernel for f32 → e8m0 and f32 → HiF8 (`f32-key-avx512`) equals the reference
+//! routine bit for bit, codes and status counts: on every f32 exponent with the mantissas that
+//! matter (0, 1, the destination's ties and their neighbours, all ones), every destination
+//! value and midpoint, the largest value and beyond, subnormals, ±0, ±Inf and NaN payloads,
+//! mixed with random codes, and on 2^20 random patterns (2^`NPUSIM_SWEEP_LOG2`), in every
+//! deterministic mode under every policy the key table serves, with the output streamed too.
+//! The kernel name at the AVX-512 level is checked so that a silent fallback fails.
+
+mod kernel_support;
+use kernel_support::{around, bytes, f32s, mixed, options, random_f32};
+
+use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
+use npusim_numerics::{
+    CastPolicy, Format, InfRule, KernelChoice, NanRule, Overflow, RoundMode, Storage,
+    UnsignedNegative,
+};
+
+/// The destinations.
+const DSTS: [Format; 2] = [Format::F8E8M0, Format::HiF8];
+
+/// The kernel's name.
+const NAME: &str = "f32-key-avx512";
+
+/// Every combination of the policy rules that matter for these destinations (overflow, ±Inf,
+/// NaN, negative values into e8m0), plus the standard non-saturating policy, in `mode`.
+fn all_policies(mode: RoundMode) -> Vec<CastPolicy> {
+    let mut v = vec![CastPolicy::non_saturating(mode)];
+    for overflow in [Overflow::Ieee, Overflow::Saturate] {
+        for inf in [InfRule::Keep, InfRule::Saturate] {
+            for nan in [NanRule::Keep, NanRule::Zero] {
+                for unsigned_negative in [UnsignedNegative::Nan, UnsignedNegative::Magnitude] {
+                    v.push(CastPolicy {
+                        overflow,
+                        inf,
+                        nan,
+                        unsigned_negative,
+                        ..CastPolicy::new(mode)
+                    });
+                }
+            }
+        }
+    }
+    v
+}
+
+/// The boundary classes of `dst`: every f32 exponent with mantissa 0, 1, the halves, quarters
+/// and eighths of the binade (HiF8's ties and values) and their neighbours, all ones; every
+/// destination value and midpoint with neighbours; beyond the largest value; f32 subnormals,
+/// ±0, ±Inf, NaN payloads. Each with both signs.
+fn classes(dst: Format) -> Vec<u32> {
+    let mut v = Vec::new();
+    for e in 0..=255u32 {
+        for m in [0u32, 1, 0x7F_FFFF, 0x7F_FFFE] {
+            around((e << 23) | m, 0, &mut v);
+        }
+        // mantissa points j / 16 of the binade: the ties of 1, 2 and 3 mantissa bits and e8m0's
+        for j in 1..16u32 {
+            around((e << 23) | (j << 19), 1, &mut v);
+            around((e << 23) | (j << 19) | 0x8000, 0, &mut v);
+            around((e << 23) | (j << 19) | 0x1_0000, 1, &mut v);
+        }
+    }
+    let mut vals: Vec<f64> = (0..=dst.code_mask())
+        .map(|c| dst.decode(c))
+        .filter(|x| !x.is_nan() && !x.is_inf())
+        .map(|x| x.to_f64().abs())
+        .collect();
+    vals.sort_by(f64::total_cmp);
+    vals.dedup();
+    let max = vals[vals.len() - 1];
+    let mids: Vec<f64> = vals.windows(2).map(|w| (w[0] + w[1]) / 2.0).collect();
+    let beyond = [max * 1.25, max * 1.5, max * 1.75, max * 2.0, vals[0] / 2.0];
+    for x in vals.iter().chain(&mids).chain(&beyond) {
+        around((*x as f32).to_bits(), 2, &mut v);
+    }
+    for c in [0, 1, 0x0040_0000, 0x0020_0000, 0x0060_0000, 0x007F_FFFF] {
+        around(c, 1, &mut v);
+    }
+    for c in [
+        0x7F80_0000,
+        0x7F80_0001,
+        0x7FA1_2345,
+        0x7FC0_0000,
+        0x7FC0_1000,
+        0x7FFF_FFFF,
+        0x7FBF_FFFF,
+        0x7F7F_FFFF,
+    ] {
+        v.extend([c, c | 0x8000_0000]);
+    }
+    v
+}
+
+/// The AVX-512 level equals the reference on `codes` into `dst` under `policy`; names the
+/// first differing code.
+fn assert_equal(codes: &[u32], dst: Format, policy: &CastPolicy) {
+    let src = bytes(codes);
+    let (n, d) = (codes.len(), Storage::native(dst));
+    let run = |k| kernel_support::cast(&src, f32s(), d, n, policy, &options(k, false));
+    let want = run(KernelChoice::Reference);
+    let got = run(KernelChoice::Level(SimdLevel::Avx512));
+    if got == want {
+        return;
+    }
+    if let Some(i) = (0..n).find(|&i| got.0[i] != want.0[i]) {
+        panic!(
+            "{dst:?} {policy:?}: f32 {:#010x} gives {:#04x}, the reference {:#04x}",
+            codes[i], got.0[i], want.0[i]
+        );
+    }
+    assert_eq!(got.1, want.1, "counts {dst:?} {policy:?}");
+}
+
+/// Whether the machine has the level (the tests below are vacuous otherwise).
+fn avx512() -> bool {
+    let here = SimdLevel::Avx512.is_available();
+    if !here {
+        eprintln!("no AVX-512 here: skipped");
+    }
+    here
+}
+
+#[test]
+fn the_avx512_level_runs_the_kernel_for_every_mode_and_policy() {
+    if !avx512() {
+        return;
+    }
+    for dst in DSTS {
+        for mode in RoundMode::DETERMINISTIC {
+            for p in all_policies(mode) {
+                let d = Storage::native(dst);
+                assert_eq!(
+                    kernel_name_at(f32s(), d, &p, SimdLevel::Avx512),
+                    NAME,
+                    "{dst:?} {p:?}"
+                );
+                assert_eq!(kernel_name_at(f32s(), d, &p, SimdLevel::Avx2), "f32-key");
+            }
+        }
+    }
+}
+
+#[test]
+fn boundary_classes_equal_the_reference_in_every_mode_and_policy() {
+    if !avx512() {
+        return;
+    }
+    for (k, dst) in DSTS.into_iter().enumerate() {
+        let codes = mixed(&classes(dst), 11 + k as u64);
+        for mode in RoundMode::DETERMINISTIC {
+            for p in all_policies(mode) {
+                assert_equal(&codes, dst, &p);
+            }
+        }
+    }
+}
+
+#[test]
+fn random_patterns_equal_the_reference_in_every_mode_and_policy() {
+    if !avx512() {
+        return;
+    }
+    let log2: u32 = std::env::var("NPUSIM_SWEEP_LOG2")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20);
+    for (k, dst) in DSTS.into_iter().enumerate() {
+        for (j, mode) in RoundMode::DETERMINISTIC.into_iter().enumerate() {
+            let all = all_policies(mode);
+            // the full count under the standard policies, 2^14 under every other one
+            for (i, p) in all.iter().enumerate() {
+                let n = if i <= 1 || *p == CastPolicy::saturating(mode) {
+                    1usize << log2
+                } else {
+                    1 << 14
+                };
+                let seed = 1000 * k as u64 + 100 * j as u64 + i as u64;
+                // odd lengths: the tail after the last 64-element step too
+                assert_equal(&random_f32(n + 37, seed), dst, p);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_kernel_is_split_over_threads_and_offsets_like_any_other() {
+    if !avx512() {
+        return;
+    }
+    let codes = random_f32(300_000, 5);
+    let src = bytes(&codes);
+    for dst in DSTS {
+        let d = Storage::native(dst);
+        let p = CastPolicy::default();
+        let want = kernel_support::cast(
+            &src,
+            f32s(),
+            d,
+            codes.len(),
+            &p,
+            &options(KernelChoice::Reference, false),
+        );
+        for at in [1usize, 63, 64, 129] {
+            let n = codes.len() - at;
+            let o = options(KernelChoice::Level(SimdLevel::Avx512), true);
+            let got = kernel_support::cast(&src[4 * at..], f32s(), d, n, &p, &o);
+            let r = kernel_support::cast(
+                &src[4 * at..],
+                f32s(),
+                d,
+                n,
+                &p,
+                &options(KernelChoice::Reference, false),
+            );
+            assert_eq!(got, r, "{dst:?} from {at}");
+            assert_eq!(&got.0[..], &want.0[at..], "{dst:?} from {at}");
+        }
+    }
+}
