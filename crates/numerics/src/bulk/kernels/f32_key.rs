@@ -102,7 +102,7 @@ impl KeyTable {
     /// Whether [`super::f32_key_avx512`] casts (the bulk of) a slice into storage `d` at
     /// `level` on this machine.
     pub(crate) fn avx512_at(&self, level: SimdLevel, d: super::super::Storage) -> bool {
-        level == SimdLevel::Avx512 && !d.is_packed() && self.avx512().is_some()
+        level.runs_avx512() && !d.is_packed() && self.avx512().is_some()
     }
 
     /// Casts `n` little-endian f32 codes; `packed` stores 4-bit codes two per byte.

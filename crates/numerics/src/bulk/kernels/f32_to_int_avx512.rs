@@ -29,7 +29,7 @@ const STEP: usize = 64;
 /// destinations and modes of the AVX2 kernel ([`super::f32_to_int_avx2::serves`]), at the
 /// AVX-512 level only.
 pub(crate) fn serves_at(d: &IntDst, level: SimdLevel) -> bool {
-    level == SimdLevel::Avx512 && level.is_available() && super::f32_to_int_avx2::serves(d)
+    level.runs_avx512() && super::f32_to_int_avx2::serves(d)
 }
 
 /// Casts `n` little-endian f32 codes into `d.bytes`-byte integers (or nibbles, packed) at the

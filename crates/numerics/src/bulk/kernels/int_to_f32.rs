@@ -56,7 +56,7 @@ impl IntToF32 {
 
     /// Short name of the code that casts the bulk of a slice at `level`.
     pub(crate) fn name_at(&self, level: SimdLevel) -> &'static str {
-        if level == SimdLevel::Avx512 && level.is_available() {
+        if level.runs_avx512() {
             "int-f32-avx512"
         } else {
             "int-f32"
@@ -115,7 +115,7 @@ impl super::SliceKernel for IntToF32 {
     ) -> StatusCounts {
         let _ = (s, d);
         #[cfg(target_arch = "x86_64")]
-        if level == SimdLevel::Avx512 && super::simd::avx512_present() {
+        if level.runs_avx512() {
             let done = n - n % 16;
             // SAFETY: the CPU has AVX-512 F and BW (checked just above); `src` and `dst` hold
             // the bytes of `n` elements (checked by the caller); a streamed `dst` starts on a

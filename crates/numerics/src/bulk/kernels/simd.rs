@@ -56,6 +56,12 @@ impl SimdLevel {
         }
     }
 
+    /// Whether this is the AVX-512 level and this machine has it (where the AVX-512 kernels
+    /// take over).
+    pub(crate) fn runs_avx512(self) -> bool {
+        self == SimdLevel::Avx512 && avx512_present()
+    }
+
     /// Every level this machine can run, the portable one first.
     pub fn available() -> Vec<SimdLevel> {
         [SimdLevel::Portable, SimdLevel::Avx2, SimdLevel::Avx512]

@@ -173,9 +173,7 @@ impl Table {
     /// Whether the AVX-512 permute lookup ([`table_avx512`]) casts slices into storage `d` at
     /// `level` on this machine (every source storage of at most 8 bits).
     pub(crate) fn avx512_at(&self, level: SimdLevel, d: Storage) -> bool {
-        level == SimdLevel::Avx512
-            && level.is_available()
-            && self.planes.as_ref().is_some_and(|p| p.serves(d))
+        level.runs_avx512() && self.planes.as_ref().is_some_and(|p| p.serves(d))
     }
 
     /// Casts elements `0..n` of the sub-buffers by lookup (byte permutes at the AVX-512 level

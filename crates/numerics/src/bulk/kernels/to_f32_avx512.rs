@@ -21,7 +21,7 @@ const STEP: usize = 16;
 
 /// Whether this kernel casts the bulk of a slice at `level` on this machine.
 pub(crate) fn serves_at(level: SimdLevel) -> bool {
-    level >= SimdLevel::Avx512 && level.is_available()
+    level.runs_avx512()
 }
 
 /// Casts `n` little-endian source codes of `k` into f32 codes at the AVX-512 level, the full

@@ -17,7 +17,7 @@ use crate::status::StatusCounts;
 
 /// Whether this kernel casts the slices of a [`Widen`] at `level` on this machine.
 pub(crate) fn serves_at(level: SimdLevel) -> bool {
-    level >= SimdLevel::Avx512 && level.is_available()
+    level.runs_avx512()
 }
 
 /// Casts `n` little-endian 16-bit codes of `src` into f32 codes in `dst` at the AVX-512 level,
