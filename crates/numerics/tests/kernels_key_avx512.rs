@@ -60,34 +60,18 @@ fn classes(dst: Format) -> Vec<u32> {
             around((e << 23) | (j << 19) | 0x1_0000, 1, &mut v);
         }
     }
-    let mut vals: Vec<f64> = (0..=dst.code_mask())
-        .map(|c| dst.decode(c))
-        .filter(|x| !x.is_nan() && !x.is_inf())
-        .map(|x| x.to_f64().abs())
-        .collect();
-    vals.sort_by(f64::total_cmp);
-    vals.dedup();
+    let vals = kernel_support::finite_magnitudes(dst);
     let max = vals[vals.len() - 1];
     let mids: Vec<f64> = vals.windows(2).map(|w| (w[0] + w[1]) / 2.0).collect();
     let beyond = [max * 1.25, max * 1.5, max * 1.75, max * 2.0, vals[0] / 2.0];
     for x in vals.iter().chain(&mids).chain(&beyond) {
         around((*x as f32).to_bits(), 2, &mut v);
     }
-    for c in [0, 1, 0x0040_0000, 0x0020_0000, 0x0060_0000, 0x007F_FFFF] {
+    // f32 subnormals between the common ones, then ±0, the f32 max, ±Inf and NaN payloads
+    for c in [0x0020_0000, 0x0060_0000] {
         around(c, 1, &mut v);
     }
-    for c in [
-        0x7F80_0000,
-        0x7F80_0001,
-        0x7FA1_2345,
-        0x7FC0_0000,
-        0x7FC0_1000,
-        0x7FFF_FFFF,
-        0x7FBF_FFFF,
-        0x7F7F_FFFF,
-    ] {
-        v.extend([c, c | 0x8000_0000]);
-    }
+    v.extend(kernel_support::common_classes());
     v
 }
 
