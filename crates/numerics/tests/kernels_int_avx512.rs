@@ -10,7 +10,9 @@
 //! a silent fallback to another kernel fails a test.
 
 mod kernel_support;
-use kernel_support::{bytes, f32s, int_classes, layouts, mixed, options, policies, random_f32};
+use kernel_support::{
+    assert_same_codes, bytes, f32s, int_classes, layouts, mixed, options, policies, random_f32,
+};
 
 use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
 use npusim_numerics::{
@@ -78,17 +80,13 @@ fn assert_equals_reference(
     let want = cast(&src, s, d, n, policy, KernelChoice::Reference, false);
     for &level in levels {
         let got = cast(&src, s, d, n, policy, KernelChoice::Level(level), false);
-        if got == want {
-            continue;
-        }
-        for (i, &c) in codes.iter().enumerate() {
-            assert_eq!(
-                d.read(&got.0, i),
-                d.read(&want.0, i),
-                "{s:?} {c:#010x} -> {d:?} {policy:?} {level:?}"
-            );
-        }
-        assert_eq!(got.1, want.1, "status counts {d:?} {policy:?} {level:?}");
+        assert_same_codes(
+            &got,
+            &want,
+            codes,
+            d,
+            &format!("from {s:?}, {policy:?} {level:?}"),
+        );
     }
 }
 

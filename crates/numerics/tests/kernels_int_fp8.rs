@@ -9,7 +9,8 @@
 
 mod kernel_support;
 use kernel_support::{
-    bytes, f32s, float_classes, int_classes, mixed, options, policies, random_f32,
+    assert_same_codes, bytes, f32s, float_classes, int_classes, mixed, options, policies,
+    random_f32,
 };
 
 use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
@@ -74,17 +75,7 @@ fn assert_fast_equals_reference(codes: &[u32], d: Storage, policy: &CastPolicy) 
     let want = cast(&src, d, n, policy, KernelChoice::Reference, false);
     for level in SimdLevel::available() {
         let got = cast(&src, d, n, policy, KernelChoice::Level(level), false);
-        if got == want {
-            continue;
-        }
-        for (i, &c) in codes.iter().enumerate() {
-            assert_eq!(
-                d.read(&got.0, i),
-                d.read(&want.0, i),
-                "f32 {c:#010x} -> {d:?} {policy:?} {level:?}"
-            );
-        }
-        assert_eq!(got.1, want.1, "status counts {d:?} {policy:?} {level:?}");
+        assert_same_codes(&got, &want, codes, d, &format!("{policy:?} {level:?}"));
     }
 }
 

@@ -236,7 +236,7 @@ pub fn boundary_classes(dst: Format) -> Vec<u32> {
 }
 
 /// `got` equals `want`, codes and counts; on a difference, names the first differing element
-/// of `d` by its f32 source code, and `what` was cast.
+/// of `d` by its 32-bit source code (f32 or i32), and `what` was cast.
 pub fn assert_same_codes(
     got: &(Vec<u8>, StatusCounts),
     want: &(Vec<u8>, StatusCounts),
@@ -251,7 +251,7 @@ pub fn assert_same_codes(
         assert_eq!(
             d.read(&got.0, i),
             d.read(&want.0, i),
-            "f32 {c:#010x} (element {i}) -> {d:?}: {what}"
+            "source {c:#010x} (element {i}) -> {d:?}: {what}"
         );
     }
     assert_eq!(got.1, want.1, "status counts {d:?}: {what}");
