@@ -13,6 +13,7 @@ use std::sync::{Mutex, MutexGuard};
 use tempfile::NamedTempFile;
 
 use crate::error::IoError;
+use crate::write_back::WriteBack;
 
 /// Temporary files being written now.
 static ACTIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
@@ -97,6 +98,11 @@ pub enum Durability {
     Lazy,
 }
 
+/// Bytes of the buffer in front of the temporary file: small writes (headers, element-wise
+/// writers) are gathered, and writes at least this long (the chunks of a streamed cast) go to
+/// the file without a copy.
+const WRITE_BUFFER_BYTES: usize = 64 << 10;
+
 /// Writes `path` atomically: `write` fills a buffered temporary file in the same directory,
 /// which is then flushed, synced and renamed over `path`. Operating-system errors of `write`
 /// are reported as [`IoError::WriteFailed`]; its other errors (a broken input found while
@@ -114,7 +120,7 @@ where
     F: FnOnce(&mut (dyn Write + Send)) -> Result<(), IoError>,
 {
     let listed = Listed::new(temp_beside(path)?);
-    let mut writer = BufWriter::with_capacity(1 << 20, listed.file()?);
+    let mut writer = BufWriter::with_capacity(WRITE_BUFFER_BYTES, WriteBack::new(listed.file()?));
     write(&mut writer).map_err(|e| failed(path, e))?;
     writer.flush().map_err(|e| failed(path, IoError::Os(e)))?;
     drop(writer);

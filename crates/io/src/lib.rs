@@ -42,6 +42,7 @@ pub mod npy;
 mod packing;
 pub mod raw;
 pub mod safetensors;
+mod write_back;
 
 pub use atomic::{
     Durability, remove_temp_files, write_atomic, write_atomic_via_path, write_atomic_with,

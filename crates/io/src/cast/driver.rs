@@ -1,8 +1,10 @@
 //! The streamed cast of one tensor: read a chunk, cast it into a reused buffer, write it.
 //!
-//! A tensor is cast in chunks of about [`CHUNK_ELEMENTS`] elements, each read from the input,
-//! cast (the bulk cast spreads a chunk over the threads) and written out before the next, so
-//! memory stays bounded whatever the tensor's size. A chunk's `first_index` is its start, so
+//! A tensor is cast in chunks ([`Chunks`]), each read from the input, cast and written out,
+//! so memory stays bounded whatever the tensor's size. A file of several chunks is cast by
+//! one worker per thread, chunks of about [`WORKER_CHUNK_ELEMENTS`] each
+//! ([`super::workers`]); other inputs chunk after chunk on this thread, chunks of about
+//! [`CHUNK_ELEMENTS`] (the bulk cast spreads each over the threads). A chunk's `first_index` is its start, so
 //! the result equals one whole cast, stochastic rounding included; the NaN / Inf / saturation
 //! counts come with each chunk's cast, and the NaN / Inf made from finite inputs and the
 //! optional [`ErrorStats`] are taken from the chunk while it is in memory (no second pass).
@@ -26,6 +28,10 @@ use crate::npy::swap_in_place;
 /// write: on a 2-core Zen 3 VM, `cast` of 64 Mi f32 to bf16 took a median 195 ms CPU and
 /// 0.39 s wall over 5 runs, against 296 ms and 0.79 s with 4 Mi chunks (256 Ki: 215 ms, 0.31 s).
 pub const CHUNK_ELEMENTS: usize = 1 << 20;
+
+/// Elements per chunk when several workers each read, cast and hand over whole chunks
+/// ([`super::workers`]).
+pub const WORKER_CHUNK_ELEMENTS: usize = 1 << 18;
 
 /// Elements per group of the error statistics: each group's sums are accumulated element by
 /// element and then added to the tensor's, so the `f64` figures (RMSE, SQNR) do not depend on
@@ -114,7 +120,7 @@ fn chunk_bytes(sub: SubByte, format: Format, count: usize) -> Result<usize, IoEr
 
 /// Error statistics gathered in groups of [`STATS_GROUP_ELEMENTS`] whatever the chunks.
 #[derive(Default)]
-struct GroupedErrors {
+pub(crate) struct GroupedErrors {
     /// The finished groups, merged (`None` before the first).
     done: Option<ErrorStats>,
     /// The group being filled.
@@ -174,7 +180,123 @@ impl GroupedErrors {
     }
 }
 
-/// Casts tensor `t` from `input` to `sink`, chunk by chunk; returns its counts.
+/// How to cut tensor `t` into chunks and cast one of them.
+pub(crate) struct Chunks<'a> {
+    /// The tensor.
+    pub t: &'a TensorStream,
+    /// How the input lays out source elements, cut anywhere on a chunk boundary.
+    src_sub: SubByte,
+    /// How the output lays out destination elements, cut anywhere on a chunk boundary.
+    dst_sub: SubByte,
+    /// Elements per chunk (the last may be shorter).
+    pub chunk: usize,
+    /// The policy and options.
+    how: &'a ChunkCast<'a>,
+}
+
+impl<'a> Chunks<'a> {
+    /// The chunks of `t`, of about `target` elements each, cast as `how` says.
+    pub(crate) fn new(t: &'a TensorStream, how: &'a ChunkCast<'a>, target: usize) -> Chunks<'a> {
+        Chunks {
+            t,
+            src_sub: chunkable(t.src_sub),
+            dst_sub: chunkable(t.dst_sub),
+            chunk: chunk_elements(t, target),
+            how,
+        }
+    }
+
+    /// How many chunks there are.
+    pub(crate) fn len(&self) -> usize {
+        self.t.count.div_ceil(self.chunk)
+    }
+
+    /// Chunk `i`: its first element and its element count.
+    pub(crate) fn span(&self, i: usize) -> (usize, usize) {
+        let start = i.saturating_mul(self.chunk);
+        (start, self.chunk.min(self.t.count.saturating_sub(start)))
+    }
+
+    /// Where chunk `i`'s bytes lie in the input: their offset and length.
+    pub(crate) fn input_range(&self, i: usize) -> Result<(u64, usize), IoError> {
+        let (start, n) = self.span(i);
+        let before = chunk_bytes(self.src_sub, self.t.from, start)?;
+        Ok((
+            self.t.offset + before as u64,
+            chunk_bytes(self.src_sub, self.t.from, n)?,
+        ))
+    }
+
+    /// Casts the `n` elements from element `start` on whose file bytes are `input` (swapped
+    /// to little-endian here), into `spare` (a reused buffer) or, when the file packs what
+    /// the cast lays out one per byte, into `unpacked` and then a packed copy; gathers the
+    /// error statistics into `errors`. `parallel` lets the bulk cast spread the chunk over
+    /// the threads. Returns the chunk's counts and its output file bytes. The cast's output
+    /// is written through the cache, since it is written out right after.
+    pub(crate) fn cast(
+        &self,
+        input: &mut [u8],
+        (start, n): (usize, usize),
+        spare: Vec<u8>,
+        unpacked: &mut Vec<u8>,
+        errors: Option<&mut GroupedErrors>,
+        parallel: bool,
+    ) -> Result<(Stats, Vec<u8>), IoError> {
+        let t = self.t;
+        swap_in_place(input, t.swap);
+        let src = Elements::from_file(&input[..], t.from, self.src_sub, n);
+        let dst = self.dst_sub.storage(t.to, n);
+        let relaid = self.dst_sub.is_packed() && !dst.is_packed();
+        let mut buf = if relaid {
+            std::mem::take(unpacked)
+        } else {
+            spare
+        };
+        buf.resize(dst.bytes_for(n), 0);
+        if let Some(last) = buf.last_mut() {
+            // A reused buffer: the padding nibble of an odd packed count must be zero.
+            *last = 0;
+        }
+        let options = BulkOptions {
+            first_index: self.how.bulk.first_index + start as u64,
+            parallel: self.how.bulk.parallel && parallel,
+            stream_threshold: usize::MAX,
+            ..self.how.bulk
+        };
+        let counts = cast_elements_with_status(
+            &src.bytes,
+            src.storage,
+            &mut buf,
+            dst,
+            n,
+            self.how.policy,
+            &options,
+        )
+        .map_err(IoError::Cast)?;
+        let mut stats = Stats::from(&counts);
+        if stats.nan + stats.inf > 0 {
+            stats.count_nonfinite_from_finite(&src.bytes, src.storage, &buf, dst, n);
+        }
+        if let Some(e) = errors {
+            e.accumulate(&src.bytes, src.storage, &buf, dst, n)?;
+        }
+        if !relaid {
+            return Ok((stats, buf));
+        }
+        let cast = Elements {
+            storage: dst,
+            count: n,
+            bytes: Cow::Borrowed(&buf),
+        };
+        let file = cast.to_file(self.dst_sub).into_owned();
+        *unpacked = buf;
+        Ok((stats, file))
+    }
+}
+
+/// Casts tensor `t` from `input` to `sink`, chunk by chunk; returns its counts. A file input
+/// of several chunks is cast by several workers at once ([`super::workers`]) unless error
+/// statistics are asked for (their sums follow the element order).
 pub(crate) fn cast_stream<R: Read + Seek>(
     input: &mut Input<R>,
     t: &TensorStream,
@@ -183,10 +305,31 @@ pub(crate) fn cast_stream<R: Read + Seek>(
     progress: &mut dyn CastProgress,
     bufs: &mut Buffers,
 ) -> Result<Stats, IoError> {
+    let workers = if how.bulk.parallel {
+        rayon::current_num_threads()
+    } else {
+        1
+    };
+    if workers > 1 && !how.error_stats {
+        let chunks = Chunks::new(t, how, WORKER_CHUNK_ELEMENTS);
+        if chunks.len() > 1
+            && let Some(file) = input.file()
+        {
+            return super::workers::cast_by_workers(
+                file,
+                input.path(),
+                &chunks,
+                sink,
+                progress,
+                workers,
+            );
+        }
+    }
     cast_stream_in_chunks(input, t, sink, how, progress, bufs, CHUNK_ELEMENTS)
 }
 
-/// [`cast_stream`] with chunks of about `target` elements.
+/// [`cast_stream`] on this thread (the bulk cast spreads each chunk over the threads), with
+/// chunks of about `target` elements.
 fn cast_stream_in_chunks<R: Read + Seek>(
     input: &mut Input<R>,
     t: &TensorStream,
@@ -196,68 +339,25 @@ fn cast_stream_in_chunks<R: Read + Seek>(
     bufs: &mut Buffers,
     target: usize,
 ) -> Result<Stats, IoError> {
-    let (src_sub, dst_sub) = (chunkable(t.src_sub), chunkable(t.dst_sub));
-    let chunk = chunk_elements(t, target);
+    let chunks = Chunks::new(t, how, target);
     let mut stats = Stats::default();
     let mut errors = how.error_stats.then(GroupedErrors::default);
-    let mut offset = t.offset;
-    let mut start = 0;
-    while start < t.count {
-        let n = chunk.min(t.count - start);
-        let in_len = chunk_bytes(src_sub, t.from, n)?;
+    for i in 0..chunks.len() {
+        let (offset, in_len) = chunks.input_range(i)?;
         bufs.input.resize(in_len, 0);
         input.read_at(offset, &mut bufs.input)?;
-        offset += in_len as u64;
-        swap_in_place(&mut bufs.input, t.swap);
-        let src = Elements::from_file(&bufs.input[..], t.from, src_sub, n);
-        let dst = dst_sub.storage(t.to, n);
-        let relaid = dst_sub.is_packed() && !dst.is_packed();
-        let mut buf = if relaid {
-            std::mem::take(&mut bufs.unpacked)
-        } else {
-            sink.buffer()
-        };
-        buf.resize(dst.bytes_for(n), 0);
-        if let Some(last) = buf.last_mut() {
-            // A reused buffer: the padding nibble of an odd packed count must be zero.
-            *last = 0;
-        }
-        let options = BulkOptions {
-            first_index: how.bulk.first_index + start as u64,
-            ..how.bulk
-        };
-        let counts = cast_elements_with_status(
-            &src.bytes,
-            src.storage,
-            &mut buf,
-            dst,
-            n,
-            how.policy,
-            &options,
-        )
-        .map_err(IoError::Cast)?;
-        let mut chunk = Stats::from(&counts);
-        if chunk.nan + chunk.inf > 0 {
-            chunk.count_nonfinite_from_finite(&src.bytes, src.storage, &buf, dst, n);
-        }
-        if let Some(e) = errors.as_mut() {
-            e.accumulate(&src.bytes, src.storage, &buf, dst, n)?;
-        }
+        let span = chunks.span(i);
+        let (chunk, out) = chunks.cast(
+            &mut bufs.input,
+            span,
+            sink.buffer(),
+            &mut bufs.unpacked,
+            errors.as_mut(),
+            true,
+        )?;
         stats.add(chunk);
-        if relaid {
-            let cast = Elements {
-                storage: dst,
-                count: n,
-                bytes: Cow::Borrowed(&buf),
-            };
-            let file = cast.to_file(dst_sub).into_owned();
-            sink.send(file)?;
-            bufs.unpacked = buf;
-        } else {
-            sink.send(buf)?;
-        }
-        progress.advance(n);
-        start += n;
+        sink.send(out)?;
+        progress.advance(span.1);
     }
     stats.error = errors.and_then(GroupedErrors::finish);
     Ok(stats)

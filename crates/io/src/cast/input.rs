@@ -44,6 +44,11 @@ impl<R: Read + Seek> Input<R> {
         self
     }
 
+    /// The file for positional reads from several threads at once, if the input is one.
+    pub(crate) fn file(&self) -> Option<&File> {
+        self.positional.as_ref()
+    }
+
     /// The input's length in bytes.
     pub(crate) fn len(&self) -> u64 {
         self.len

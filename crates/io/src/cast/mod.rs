@@ -2,8 +2,9 @@
 //!
 //! A [`CastJob`] says what to do. [`cast_file`] reads the input's header, decides every
 //! tensor's fate and output size, writes the output header, then streams each tensor in
-//! chunks (read, cast in parallel, write) into a temporary file renamed over the output at
-//! the end: memory stays bounded whatever the file's size. [`cast_bytes`] does the same on a
+//! chunks (read, cast, write; a file's chunks by one worker per thread at once, their writes
+//! behind them on another thread) into a temporary file renamed over the output at the end:
+//! memory stays bounded whatever the file's size. [`cast_bytes`] does the same on a
 //! file held in memory and returns the output bytes. Chunks continue the stochastic-rounding
 //! index from one to the next, so results equal a one-shot cast; the NaN / Inf counts and,
 //! if asked, the [`ErrorStats`] are gathered chunk by chunk; progress goes to a
@@ -23,12 +24,13 @@ mod select;
 mod single;
 mod sink;
 mod stats;
+mod workers;
 
 use std::fs::File;
 use std::io::{Cursor, Read, Seek, Write};
 use std::path::Path;
 
-pub use driver::CHUNK_ELEMENTS;
+pub use driver::{CHUNK_ELEMENTS, WORKER_CHUNK_ELEMENTS};
 pub use error_stats::ErrorStats;
 pub use job::CastJob;
 pub use preview::{TensorPreview, preview};
