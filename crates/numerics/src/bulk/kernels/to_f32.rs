@@ -6,7 +6,9 @@
 //! last bit set where inexact; ties away steps away from zero where the source is an exact tie
 //! that nearest-even rounded toward zero, the two distances being exact f64 differences).
 //! Overflow, ±Inf, NaN and the statuses are selected branchlessly per element, so the loop
-//! vectorises at every instruction-set level ([`super::simd::run_at`]). At the AVX-512 level
+//! vectorises at every instruction-set level ([`super::simd::run_at`]). A block whose values
+//! are all ±0 or within the normal f32 range (every i32, and most data) takes a shorter loop
+//! first: integer rounding of the f64 bits, where the only status is inexact. At the AVX-512 level
 //! [`super::to_f32_avx512`] casts the bulk of a slice. Both are tested bit for bit (codes and
 //! status counts) against the reference.
 
@@ -224,13 +226,18 @@ impl ToF32 {
                     }
                 }
             }
-            for ((&x, c), t) in wide[..m].iter().zip(&mut codes[..m]).zip(&mut st[..m]) {
-                let (code, status) = k.convert::<M>(u64::from_le(x));
-                *c = code.to_le();
-                *t = status;
+            if let Some(inexact) = normal_block::<M>(&wide[..m], &mut codes[..m]) {
+                flags::record_n(INEXACT, inexact, &mut counts);
+                flags::record_n(0, m as u64 - inexact, &mut counts);
+            } else {
+                for ((&x, c), t) in wide[..m].iter().zip(&mut codes[..m]).zip(&mut st[..m]) {
+                    let (code, status) = k.convert::<M>(u64::from_le(x));
+                    *c = code.to_le();
+                    *t = status;
+                }
+                flags::count(&st[..m], &mut counts);
             }
             d.copy_from_slice(bytemuck::cast_slice(&codes[..m]));
-            flags::count(&st[..m], &mut counts);
         }
         counts
     }
@@ -248,6 +255,58 @@ impl ToF32 {
             _ => self.run_m::<{ mode::NEAREST_EVEN }>(src, dst, n),
         }
     }
+}
+
+/// The f64 magnitude bits of the smallest normal f32, 2^-126.
+const F64_F32_MIN_NORMAL: u64 = 0x3810_0000_0000_0000;
+/// The f64 magnitude bits of the largest finite f32.
+const F64_F32_MAX: u64 = 0x47EF_FFFF_E000_0000;
+/// The f64 exponent bias minus the f32 one, at the f64 exponent field.
+const REBIAS: u64 = (1023 - 127) << 52;
+/// The f64 mantissa bits below an f32's last place.
+const DROPPED: u64 = (1 << 29) - 1;
+
+/// Casts a block of little-endian f64 codes into little-endian f32 codes by mode `M`, by
+/// integer rounding of the f64 bits (the exponent rebiased, the 29 bits below the f32's last
+/// place rounded off; a carry into the exponent is the next binade), which is the cast where
+/// every code is ±0 or has a magnitude from the smallest normal f32 to the largest finite f32:
+/// then no mode overflows or underflows, and nothing is NaN or ±Inf. Returns how many results
+/// are inexact (every other result is exact, with no other status), or `None` when a code lies
+/// outside that range (the codes written are then meaningless).
+#[inline(always)]
+fn normal_block<const M: u8>(block: &[u64], codes: &mut [u32]) -> Option<u64> {
+    let mut inexact = 0u64;
+    let mut outside = false;
+    for (&x, c) in block.iter().zip(codes.iter_mut()) {
+        let bits = u64::from_le(x);
+        let neg = bits >> 63;
+        let a = bits & !(1 << 63);
+        // (signed compares: `a` is below 2^63)
+        let v = a as i64;
+        outside |= v != 0 && (v < F64_F32_MIN_NORMAL as i64 || v > F64_F32_MAX as i64);
+        let r = a.wrapping_sub(REBIAS);
+        let low = r & DROPPED;
+        let lost = u64::from(low != 0);
+        let lsb = (r >> 29) & 1;
+        // what is added below the last place before the bits are dropped
+        let up = if M == mode::NEAREST_EVEN {
+            (DROPPED >> 1) + lsb
+        } else if M == mode::NEAREST_AWAY {
+            1 << 28
+        } else if M == mode::FLOOR {
+            DROPPED * neg
+        } else if M == mode::CEIL {
+            DROPPED * (1 - neg)
+        } else {
+            0
+        };
+        let q = (r + up) >> 29;
+        let q = if M == mode::ODD { q | lost } else { q };
+        let magnitude = if a == 0 { 0 } else { q as u32 };
+        *c = (magnitude | ((neg as u32) << 31)).to_le();
+        inexact += lost;
+    }
+    (!outside).then_some(inexact)
 }
 
 impl super::SliceKernel for ToF32 {
