@@ -6,15 +6,15 @@
 use std::hint::black_box;
 use std::io::IsTerminal;
 use std::process::ExitCode;
-use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Args;
 use half::slice::HalfFloatSliceExt;
-use npusim_numerics::{
-    BulkOptions, CastPolicy, Format, Layout, RoundMode, Storage, cast_elements, kernel_name,
-};
+use npusim_numerics::{BulkOptions, Format, RoundMode, Storage, cast_elements, kernel_name};
 use rayon::prelude::*;
+
+use crate::bench_cases::{Case, Row, cases, human, source};
+use crate::bench_timing::{Timed, median3};
 
 /// Options of `npusim bench`.
 #[derive(Debug, Args)]
@@ -36,221 +36,6 @@ pub struct BenchArgs {
     /// over all threads, and print from which size splitting pays.
     #[arg(long)]
     pub crossover: bool,
-}
-
-/// One benchmark case: a cast between two formats under a policy.
-pub(crate) struct Case {
-    /// Source format.
-    pub(crate) src: Format,
-    dst: Format,
-    round: RoundMode,
-    saturate: bool,
-    /// A 4-bit destination one element per byte instead of packed.
-    unpacked: bool,
-}
-
-impl Case {
-    pub(crate) fn name(&self) -> String {
-        let sat = if self.saturate { " sat" } else { "" };
-        let unpacked = if self.unpacked { " unpacked" } else { "" };
-        format!("{}->{} {}{sat}{unpacked}", self.src, self.dst, self.round)
-    }
-
-    pub(crate) fn dst_storage(&self) -> Storage {
-        if self.unpacked {
-            Storage::new(self.dst, Layout::Unpacked).unwrap_or(Storage::native(self.dst))
-        } else {
-            Storage::native(self.dst)
-        }
-    }
-
-    pub(crate) fn policy(&self) -> CastPolicy {
-        if self.saturate {
-            CastPolicy::saturating(self.round)
-        } else {
-            CastPolicy::new(self.round)
-        }
-    }
-}
-
-pub(crate) fn cases() -> Vec<Case> {
-    let c = |src, dst, round, saturate| Case {
-        src,
-        dst,
-        round,
-        saturate,
-        unpacked: false,
-    };
-    let u = |src, dst, round| Case {
-        src,
-        dst,
-        round,
-        saturate: false,
-        unpacked: true,
-    };
-    use Format::*;
-    use RoundMode::*;
-    vec![
-        c(F32, F16, Rint, false),
-        c(F32, BF16, Rint, false),
-        c(F32, F8E4M3FN, Rint, true),
-        c(F32, F8E5M2, Rint, false),
-        c(F32, I8, Rint, false),
-        c(F32, F16, Trunc, false),
-        c(F32, BF16, Floor, false),
-        c(F32, F8E4M3FN, Odd, true),
-        c(F32, F16, Rint, true),
-        c(F32, F8E5M2, Rint, true),
-        c(F32, F8E8M0, Rint, false),
-        c(F32, HiF8, Rint, false),
-        c(F32, I16, Rint, false),
-        c(F32, F4E2M1, Rint, false),
-        u(F32, F4E2M1, Rint),
-        c(F32, I4, Rint, false),
-        u(F32, I4, Rint),
-        c(F16, F32, Rint, false),
-        c(BF16, F32, Rint, false),
-        c(F8E4M3FN, F32, Rint, false),
-        c(F16, F8E4M3FN, Rint, true),
-        c(I4, F32, Rint, false),
-        c(F8E5M2, F32, Rint, false),
-        c(HiF8, F32, Rint, false),
-        c(F8E8M0, F32, Rint, false),
-        c(F4E2M1, F32, Rint, false),
-        c(I8, F32, Rint, false),
-        c(U8, F32, Rint, false),
-        c(I16, F32, Rint, false),
-        c(U16, F32, Rint, false),
-        c(F32, U8, Rint, false),
-        c(F32, F4E1M2, Rint, false),
-        c(F64, F16, Rint, false),
-        c(F64, BF16, Rint, false),
-        c(F64, F32, Rint, false),
-        c(F64, F32, Floor, false),
-        c(I32, F32, Rint, false),
-        c(I32, F32, Floor, false),
-    ]
-}
-
-/// One measured row.
-pub(crate) struct Row {
-    /// The case's name.
-    pub(crate) case: String,
-    /// The kernel that ran.
-    pub(crate) kernel: &'static str,
-    /// Elements per call.
-    pub(crate) elements: usize,
-    /// Threads of the pool.
-    pub(crate) threads: usize,
-    /// Gelem/s: min, median, max over the repeats.
-    pub(crate) gelem: [f64; 3],
-    /// Input + output bytes per element.
-    pub(crate) bytes_per_elem: f64,
-    /// Median bytes/s as a percentage of the same-run memcpy's.
-    pub(crate) pct_memcpy: f64,
-    /// Median speed over the `half` crate's, where it has the conversion.
-    pub(crate) x_half: Option<f64>,
-}
-
-/// Deterministic pseudo-random source codes: f32 and f64 values spread over the binades
-/// 2^-20 to 2^11, other formats every code.
-pub(crate) fn source(fmt: Format, n: usize) -> Vec<u8> {
-    let s = Storage::native(fmt);
-    let mut buf = vec![0u8; s.bytes_for(n)];
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    for i in 0..n {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let code = if fmt == Format::F32 {
-            // sign, exponent 2^-20..2^11, random mantissa
-            let e = 107 + (x >> 40) % 32;
-            ((x & 1) << 31) | (e << 23) | ((x >> 8) & 0x7F_FFFF)
-        } else if fmt == Format::F64 {
-            // the same binades as the f32 values, a random 52-bit mantissa
-            let e = 1003 + (x >> 56) % 32;
-            let m = (x >> 1) ^ (x << 23);
-            ((x & 1) << 63) | (e << 52) | (m & 0xF_FFFF_FFFF_FFFF)
-        } else {
-            x & fmt.code_mask()
-        };
-        s.write(&mut buf, i, code);
-    }
-    buf
-}
-
-pub(crate) fn median3(mut v: Vec<f64>) -> [f64; 3] {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n == 0 {
-        return [0.0; 3];
-    }
-    [v[0], v[n / 2], v[n - 1]]
-}
-
-/// Shortest time one sample lasts: a call on 1 Mi elements takes well under a millisecond,
-/// so a sample times a batch of calls long enough that timer and scheduler noise stay small.
-const MIN_SAMPLE_SECONDS: f64 = 0.02;
-
-/// Most calls in one sample (a bound for calls too short to time).
-const MAX_BATCH: usize = 100_000;
-
-/// Calls per sample for a call that took `single` seconds: enough for
-/// [`MIN_SAMPLE_SECONDS`], at least one.
-fn batch_for(single: f64) -> usize {
-    if single <= 0.0 {
-        return MAX_BATCH;
-    }
-    ((MIN_SAMPLE_SECONDS / single).ceil() as usize).clamp(1, MAX_BATCH)
-}
-
-/// One timed operation of a measurement: how many calls one of its samples makes, and the
-/// seconds per call of every sample.
-pub(crate) struct Timed<'a> {
-    call: Box<dyn FnMut() -> Result<()> + 'a>,
-    batch: usize,
-    /// Seconds per call, one entry per sample.
-    pub(crate) samples: Vec<f64>,
-}
-
-impl<'a> Timed<'a> {
-    pub(crate) fn new(call: impl FnMut() -> Result<()> + 'a) -> Timed<'a> {
-        Timed {
-            call: Box::new(call),
-            batch: 1,
-            samples: Vec::new(),
-        }
-    }
-
-    /// One untimed call (pages, caches, the kernel's lookup table), then one timed call that
-    /// sets the batch size; a timed call long enough to be a sample on its own is kept as the
-    /// first sample.
-    pub(crate) fn calibrate(&mut self) -> Result<()> {
-        (self.call)()?;
-        let t = Instant::now();
-        (self.call)()?;
-        let single = t.elapsed().as_secs_f64();
-        self.batch = batch_for(single);
-        if single >= MIN_SAMPLE_SECONDS {
-            self.samples.push(single);
-        }
-        Ok(())
-    }
-
-    /// One more sample unless there are `repeats` already: a batch of calls, recorded as
-    /// seconds per call.
-    pub(crate) fn sample(&mut self, repeats: usize) -> Result<()> {
-        if self.samples.len() >= repeats {
-            return Ok(());
-        }
-        let t = Instant::now();
-        for _ in 0..self.batch {
-            (self.call)()?;
-        }
-        self.samples
-            .push(t.elapsed().as_secs_f64() / self.batch as f64);
-        Ok(())
-    }
 }
 
 fn measure(case: &Case, n: usize, threads: usize, repeats: usize) -> Result<Row> {
@@ -470,34 +255,4 @@ fn print_table(rows: &[Row]) {
     println!(
         "\nGB/s counts input + output bytes; %memcpy compares that with a same-run copy of the input on as many threads (its bytes in + out); ×half is the `half` crate's slice conversion of the same data, split the same way."
     );
-}
-
-/// `n` as `NMi` when it is a whole number of Mi.
-pub(crate) fn human(n: usize) -> String {
-    if n.is_multiple_of(1 << 20) {
-        format!("{}Mi", n >> 20)
-    } else {
-        n.to_string()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_batch_lasts_at_least_the_minimum_sample_and_no_call_more_than_needed() {
-        for single in [1.3e-6, 3.1e-5, 4.9e-4, 1.7e-3, 7e-3, 0.019] {
-            let b = batch_for(single);
-            assert!(b as f64 * single >= MIN_SAMPLE_SECONDS, "{single}: {b}");
-            assert!(
-                ((b - 1) as f64) * single < MIN_SAMPLE_SECONDS,
-                "{single}: {b}"
-            );
-        }
-        assert_eq!(batch_for(MIN_SAMPLE_SECONDS), 1);
-        assert_eq!(batch_for(1.0), 1);
-        assert_eq!(batch_for(0.0), MAX_BATCH);
-        assert_eq!(batch_for(1e-12), MAX_BATCH);
-    }
 }

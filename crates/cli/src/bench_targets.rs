@@ -7,7 +7,7 @@
 //! memory bandwidth moves more than the 5–10 % these targets allow in between. A target whose
 //! rows were not measured (`--case`) is left out.
 
-use crate::bench::Row;
+use crate::bench_cases::Row;
 
 /// One checked target: what it asks, what was measured, and whether that meets it.
 pub(crate) struct Verdict {
@@ -80,7 +80,7 @@ pub(crate) fn check(rows: &[Row]) -> Vec<Verdict> {
     let size = |r: &Row| {
         format!(
             "{}, {} thread(s)",
-            crate::bench::human(r.elements),
+            crate::bench_cases::human(r.elements),
             r.threads
         )
     };

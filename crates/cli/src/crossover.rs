@@ -10,7 +10,8 @@ use anyhow::{Context, Result};
 use npusim_numerics::bulk::PARALLEL_THRESHOLD;
 use npusim_numerics::{BulkOptions, Storage, cast_elements};
 
-use crate::bench::{Case, Timed, cases, median3, source};
+use crate::bench_cases::{Case, cases, source};
+use crate::bench_timing::{Timed, median3};
 
 /// The cases measured when none is named: a 16-bit, an 8-bit float, an integer destination
 /// and a widening cast.

@@ -6,7 +6,9 @@
 
 mod ascend;
 mod bench;
+mod bench_cases;
 mod bench_targets;
+mod bench_timing;
 mod cast;
 mod cast_stats;
 mod cerebras;

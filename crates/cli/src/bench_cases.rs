@@ -1,0 +1,161 @@
+//! What `npusim bench` measures: its cases (a cast between two formats under a policy), their
+//! deterministic source data, and the row each measurement gives.
+
+use npusim_numerics::{CastPolicy, Format, Layout, RoundMode, Storage};
+
+/// One benchmark case: a cast between two formats under a policy.
+pub(crate) struct Case {
+    /// Source format.
+    pub(crate) src: Format,
+    /// Destination format.
+    pub(crate) dst: Format,
+    /// Rounding mode.
+    pub(crate) round: RoundMode,
+    /// Saturating overflow instead of the IEEE results.
+    pub(crate) saturate: bool,
+    /// A 4-bit destination one element per byte instead of packed.
+    pub(crate) unpacked: bool,
+}
+
+impl Case {
+    /// The case's name in the table and in `--case`, e.g. `f32->f8e4m3fn rint sat`.
+    pub(crate) fn name(&self) -> String {
+        let sat = if self.saturate { " sat" } else { "" };
+        let unpacked = if self.unpacked { " unpacked" } else { "" };
+        format!("{}->{} {}{sat}{unpacked}", self.src, self.dst, self.round)
+    }
+
+    /// How the destination lays out its codes.
+    pub(crate) fn dst_storage(&self) -> Storage {
+        if self.unpacked {
+            Storage::new(self.dst, Layout::Unpacked).unwrap_or(Storage::native(self.dst))
+        } else {
+            Storage::native(self.dst)
+        }
+    }
+
+    /// The cast's policy: the mode, saturating or not.
+    pub(crate) fn policy(&self) -> CastPolicy {
+        if self.saturate {
+            CastPolicy::saturating(self.round)
+        } else {
+            CastPolicy::new(self.round)
+        }
+    }
+}
+
+/// Every case, in the table's order: the targets first.
+pub(crate) fn cases() -> Vec<Case> {
+    let c = |src, dst, round, saturate| Case {
+        src,
+        dst,
+        round,
+        saturate,
+        unpacked: false,
+    };
+    let u = |src, dst, round| Case {
+        src,
+        dst,
+        round,
+        saturate: false,
+        unpacked: true,
+    };
+    use Format::*;
+    use RoundMode::*;
+    vec![
+        c(F32, F16, Rint, false),
+        c(F32, BF16, Rint, false),
+        c(F32, F8E4M3FN, Rint, true),
+        c(F32, F8E5M2, Rint, false),
+        c(F32, I8, Rint, false),
+        c(F32, F16, Trunc, false),
+        c(F32, BF16, Floor, false),
+        c(F32, F8E4M3FN, Odd, true),
+        c(F32, F16, Rint, true),
+        c(F32, F8E5M2, Rint, true),
+        c(F32, F8E8M0, Rint, false),
+        c(F32, HiF8, Rint, false),
+        c(F32, I16, Rint, false),
+        c(F32, F4E2M1, Rint, false),
+        u(F32, F4E2M1, Rint),
+        c(F32, I4, Rint, false),
+        u(F32, I4, Rint),
+        c(F16, F32, Rint, false),
+        c(BF16, F32, Rint, false),
+        c(F8E4M3FN, F32, Rint, false),
+        c(F16, F8E4M3FN, Rint, true),
+        c(I4, F32, Rint, false),
+        c(F8E5M2, F32, Rint, false),
+        c(HiF8, F32, Rint, false),
+        c(F8E8M0, F32, Rint, false),
+        c(F4E2M1, F32, Rint, false),
+        c(I8, F32, Rint, false),
+        c(U8, F32, Rint, false),
+        c(I16, F32, Rint, false),
+        c(U16, F32, Rint, false),
+        c(F32, U8, Rint, false),
+        c(F32, F4E1M2, Rint, false),
+        c(F64, F16, Rint, false),
+        c(F64, BF16, Rint, false),
+        c(F64, F32, Rint, false),
+        c(F64, F32, Floor, false),
+        c(I32, F32, Rint, false),
+        c(I32, F32, Floor, false),
+    ]
+}
+
+/// One measured row.
+pub(crate) struct Row {
+    /// The case's name.
+    pub(crate) case: String,
+    /// The kernel that ran.
+    pub(crate) kernel: &'static str,
+    /// Elements per call.
+    pub(crate) elements: usize,
+    /// Threads of the pool.
+    pub(crate) threads: usize,
+    /// Gelem/s: min, median, max over the repeats.
+    pub(crate) gelem: [f64; 3],
+    /// Input + output bytes per element.
+    pub(crate) bytes_per_elem: f64,
+    /// Median bytes/s as a percentage of the same-run memcpy's.
+    pub(crate) pct_memcpy: f64,
+    /// Median speed over the `half` crate's, where it has the conversion.
+    pub(crate) x_half: Option<f64>,
+}
+
+/// Deterministic pseudo-random source codes: f32 and f64 values spread over the binades
+/// 2^-20 to 2^11, other formats every code.
+pub(crate) fn source(fmt: Format, n: usize) -> Vec<u8> {
+    let s = Storage::native(fmt);
+    let mut buf = vec![0u8; s.bytes_for(n)];
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    for i in 0..n {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let code = if fmt == Format::F32 {
+            // sign, exponent 2^-20..2^11, random mantissa
+            let e = 107 + (x >> 40) % 32;
+            ((x & 1) << 31) | (e << 23) | ((x >> 8) & 0x7F_FFFF)
+        } else if fmt == Format::F64 {
+            // the same binades as the f32 values, a random 52-bit mantissa
+            let e = 1003 + (x >> 56) % 32;
+            let m = (x >> 1) ^ (x << 23);
+            ((x & 1) << 63) | (e << 52) | (m & 0xF_FFFF_FFFF_FFFF)
+        } else {
+            x & fmt.code_mask()
+        };
+        s.write(&mut buf, i, code);
+    }
+    buf
+}
+
+/// `n` as `NMi` when it is a whole number of Mi.
+pub(crate) fn human(n: usize) -> String {
+    if n.is_multiple_of(1 << 20) {
+        format!("{}Mi", n >> 20)
+    } else {
+        n.to_string()
+    }
+}
