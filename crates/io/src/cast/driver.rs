@@ -72,6 +72,23 @@ impl TensorStream {
     }
 }
 
+#[cfg(test)]
+impl TensorStream {
+    /// `count` little-endian f32 elements from byte 0 on, cast to `to` laid out as `dst_sub`
+    /// (tests).
+    pub(crate) fn f32_to(to: Format, dst_sub: SubByte, count: usize) -> TensorStream {
+        TensorStream {
+            offset: 0,
+            count,
+            from: Format::F32,
+            src_sub: SubByte::OnePerByte,
+            swap: 1,
+            to,
+            dst_sub,
+        }
+    }
+}
+
 /// How every chunk is cast: the policy, the bulk options of the whole tensor (its first
 /// index 0) and whether to gather [`ErrorStats`].
 pub(crate) struct ChunkCast<'a> {
@@ -445,15 +462,7 @@ mod tests {
             seed: 42,
             ..BulkOptions::default()
         };
-        let t = TensorStream {
-            offset: 0,
-            count: n,
-            from: Format::F32,
-            src_sub: SubByte::OnePerByte,
-            swap: 1,
-            to: Format::F4E2M1,
-            dst_sub: SubByte::PackedFlat,
-        };
+        let t = TensorStream::f32_to(Format::F4E2M1, SubByte::PackedFlat, n);
         let mut whole = vec![0u8; d.bytes_for(n)];
         cast_elements(&src, s, &mut whole, d, n, &policy, &bulk).unwrap();
         assert_eq!(streamed(&src, &t, &policy, &bulk), whole);
@@ -467,15 +476,7 @@ mod tests {
         let src = f32_pattern(n);
         let policy = CastPolicy::new(RoundMode::Rint);
         let bulk = BulkOptions::default();
-        let t = TensorStream {
-            offset: 0,
-            count: n,
-            from: Format::F32,
-            src_sub: SubByte::OnePerByte,
-            swap: 1,
-            to: Format::I4,
-            dst_sub: SubByte::PackedRows { row },
-        };
+        let t = TensorStream::f32_to(Format::I4, SubByte::PackedRows { row }, n);
         let got = streamed(&src, &t, &policy, &bulk);
         // The reference: one-per-byte cast, then each row packed on its own.
         let u = SubByte::OnePerByte.storage(Format::I4, n);
@@ -527,15 +528,7 @@ mod tests {
                 None => want = Some(e),
             }
         }
-        let t = TensorStream {
-            offset: 0,
-            count: n,
-            from: Format::F32,
-            src_sub: SubByte::OnePerByte,
-            swap: 1,
-            to: Format::BF16,
-            dst_sub: SubByte::OnePerByte,
-        };
+        let t = TensorStream::f32_to(Format::BF16, SubByte::OnePerByte, n);
         let how = ChunkCast {
             policy: &policy,
             bulk,
@@ -563,15 +556,7 @@ mod tests {
 
     #[test]
     fn a_short_input_is_an_error_not_a_panic() {
-        let t = TensorStream {
-            offset: 0,
-            count: 3,
-            from: Format::F32,
-            src_sub: SubByte::OnePerByte,
-            swap: 1,
-            to: Format::F16,
-            dst_sub: SubByte::OnePerByte,
-        };
+        let t = TensorStream::f32_to(Format::F16, SubByte::OnePerByte, 3);
         let src = [0u8; 8];
         let mut input = Input::new(Cursor::new(&src[..]), Path::new("x.npy"), 8);
         let how = ChunkCast {
@@ -611,15 +596,7 @@ mod tests {
         );
         let policy = CastPolicy::new(RoundMode::Rint);
         let bulk = BulkOptions::default();
-        let t = TensorStream {
-            offset: 0,
-            count: n,
-            from: Format::F32,
-            src_sub: SubByte::OnePerByte,
-            swap: 1,
-            to: Format::F8E5M2,
-            dst_sub: SubByte::OnePerByte,
-        };
+        let t = TensorStream::f32_to(Format::F8E5M2, SubByte::OnePerByte, n);
         let mut whole = vec![0u8; n];
         cast_elements(&src, s, &mut whole, d, n, &policy, &bulk).unwrap();
         let mut want = ErrorStats::default();

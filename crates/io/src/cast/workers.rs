@@ -304,19 +304,6 @@ mod tests {
         }
     }
 
-    /// f32 → bf16 of `n` elements from byte 0 on, rounded to nearest even.
-    fn bf16_tensor(n: usize) -> TensorStream {
-        TensorStream {
-            offset: 0,
-            count: n,
-            from: Format::F32,
-            src_sub: SubByte::OnePerByte,
-            swap: 1,
-            to: Format::BF16,
-            dst_sub: SubByte::OnePerByte,
-        }
-    }
-
     #[test]
     fn a_file_shorter_than_its_tensor_is_a_read_error_naming_it() {
         let n = 10_000;
@@ -328,7 +315,14 @@ mod tests {
             error_stats: false,
         };
         for workers in [2, 3] {
-            let e = by_workers(&file, &bf16_tensor(n), &how, 1_000, workers).expect_err("short");
+            let e = by_workers(
+                &file,
+                &TensorStream::f32_to(Format::BF16, SubByte::OnePerByte, n),
+                &how,
+                1_000,
+                workers,
+            )
+            .expect_err("short");
             assert!(
                 matches!(&e, IoError::CannotRead { path, .. } if path == file.path()),
                 "{e:?}"
@@ -365,7 +359,7 @@ mod tests {
             bulk: BulkOptions::default(),
             error_stats: false,
         };
-        let t = bf16_tensor(n);
+        let t = TensorStream::f32_to(Format::BF16, SubByte::OnePerByte, n);
         let chunks = Chunks::new(&t, &how, 1_000);
         let mut out = Full { ok: 5_000, got: 0 };
         let e = write_behind(&mut out, |sink| {
