@@ -2,22 +2,25 @@
 //! ([`super::f32_e8m0_avx512`], [`super::f32_hif8_avx512`]), and their construction-time check
 //! against the [`super::f32_key`] table.
 //!
-//! Method. A kernel supplies a lane function: for 16 f32 codes, the codes (in the low byte of
-//! each dword), `C` status-class masks, and a mask of the rare lanes the formula does not
-//! cover. Per 64-element step the loop prefetches the source ([`super::stream::prefetch`],
-//! one line per 64 bytes), loads four vectors and applies the lane function. A step with a
-//! rare lane is cast by the key table (the reference's results) instead; otherwise each class's
-//! four masks are joined into one 64-bit mask and counted by `popcnt`, and the 64 codes are
-//! gathered into one vector by two `vpermt2b` and stored (non-temporally with `stream`). The
-//! last `n % 64` elements go to the table too. The kernel turns the per-class counts into
-//! statuses ([`ClassStatus`]).
+//! Method. A kernel supplies its formula at two levels ([`Formula`]): a fast one for the
+//! common lanes and a full one that covers more, each a mask of the lanes it does not cover
+//! (rare) and a lane function giving, for 16 f32 codes, the codes (in the low byte of each
+//! dword) and `C` status-class masks. Per 64-element step the loop prefetches the source
+//! ([`super::stream::prefetch`], one line per 64 bytes), loads four vectors and casts them
+//! by the fast level, or where that has a rare lane the full one, or where that has one too by
+//! the key table (the reference's results). Each class's four masks are joined into one 64-bit
+//! mask and counted by `popcnt`; the 64 codes are gathered into one vector by two `vpermt2b`
+//! (and the sign bits by two more, for a level that leaves the sign to the loop) and stored
+//! (non-temporally with `stream`). The last `n % 64` elements go to the table too. The kernel
+//! turns the per-class counts into statuses ([`ClassStatus`]).
 //!
 //! Exactness. A lane function may read an f32 only through its top 16 bits and comparisons or
 //! rounding adds whose thresholds are multiples of 2^16 (give or take one), so that its
 //! result is a function of the f32's key (top 16 bits, and whether any low bit is set), as the
-//! table's is. [`check`] then compares the lane function with the table on every key (with
-//! three low-bit patterns each), lane by lane: code, status class and the rare mask, and the
-//! whole loop on all keys in order (codes and counts). A kernel that fails is never used.
+//! table's is. [`check`] then compares each level with the table on every key (with three
+//! low-bit patterns each), lane by lane: code and status class where the level does not call
+//! the lane rare; and the whole loop on all keys in order (codes and counts). A kernel that
+//! fails is never used.
 
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
@@ -37,8 +40,18 @@ pub(crate) struct Lanes<const C: usize> {
     pub(crate) codes: __m512i,
     /// Per status class, the lanes in it (the kernel's [`ClassStatus`] says what they mean).
     pub(crate) classes: [__mmask16; C],
-    /// Lanes the formula does not cover: their step is cast by the table.
-    pub(crate) rare: __mmask16,
+}
+
+/// One level of a kernel's formula: which lanes it does not cover, and its results on the
+/// others.
+pub(crate) struct Formula<R, L> {
+    /// The lanes of 16 f32 codes the formula does not cover.
+    pub(crate) rare: R,
+    /// The codes and class masks of 16 f32 codes (meaningful where `rare` is clear).
+    pub(crate) lanes: L,
+    /// Whether the loop or's the sign (bit 31 of the f32, as 0x80) into every code, once per
+    /// step, rather than the lane function.
+    pub(crate) sign: bool,
 }
 
 /// How a kernel's class masks map to statuses: per lane, and for a whole count.
@@ -77,10 +90,11 @@ fn popcount(m: u64) -> u64 {
     r
 }
 
-/// Casts `n` little-endian f32 codes of `src` into one byte each in `dst` by `lanes` (and by
-/// `table` for steps with a rare lane and for the last `n % 64`); with `stream` the 64-byte
-/// blocks are stored non-temporally. Returns the counts of the table-cast elements, the
-/// number of formula-cast ones, and their per-class mask popcounts.
+/// Casts `n` little-endian f32 codes of `src` into one byte each in `dst` by the formula
+/// `fast`, or, for a step where it has a rare lane, `full`, or, where that has one too, by
+/// `table` (which also casts the last `n % 64`); with `stream` the 64-byte blocks are stored
+/// non-temporally. Returns the counts of the table-cast elements, the number of
+/// formula-cast ones, and their per-class mask popcounts.
 ///
 /// # Safety
 /// The CPU must support POPCNT and AVX-512 F, BW, VL, DQ and VBMI; `src` must hold `4 n`
@@ -94,7 +108,8 @@ pub(crate) unsafe fn drive<const C: usize>(
     dst: &mut [u8],
     n: usize,
     stream: bool,
-    lanes: impl Fn(__m512i) -> Lanes<C>,
+    fast: Formula<impl Fn(__m512i) -> __mmask16, impl Fn(__m512i) -> Lanes<C>>,
+    full: Formula<impl Fn(__m512i) -> __mmask16, impl Fn(__m512i) -> Lanes<C>>,
 ) -> (StatusCounts, u64, [u64; C]) {
     use super::stream::prefetch;
     let body = n / STEP * STEP;
@@ -104,22 +119,34 @@ pub(crate) unsafe fn drive<const C: usize>(
     // Byte j of `vpermt2b(a, idx, b)`: the low byte of dword j of a:b (j < 32; above, the
     // same bytes again, which the blend with the second pair replaces).
     let low_bytes: [u8; 64] = std::array::from_fn(|j| ((4 * j) & 127) as u8);
-    // SAFETY: 64 bytes, the size of the unaligned load.
-    let low_bytes = unsafe { _mm512_loadu_si512(low_bytes.as_ptr().cast()) };
+    // The same for the top byte of each dword.
+    let top_bytes: [u8; 64] = std::array::from_fn(|j| ((4 * j + 3) & 127) as u8);
+    // SAFETY: 64 bytes each, the size of the unaligned loads.
+    let (low_bytes, top_bytes) = unsafe {
+        (
+            _mm512_loadu_si512(low_bytes.as_ptr().cast()),
+            _mm512_loadu_si512(top_bytes.as_ptr().cast()),
+        )
+    };
     for (x, y) in src[..4 * body]
         .chunks_exact(4 * STEP)
         .zip(dst[..body].chunks_exact_mut(STEP))
     {
-        let v: [Lanes<C>; 4] = std::array::from_fn(|i| {
+        let xs: [__m512i; 4] = std::array::from_fn(|i| {
             let p = x.as_ptr().wrapping_add(64 * i);
             prefetch(p);
             // SAFETY: `x` holds 256 bytes, so 64 from `64 i`.
-            lanes(unsafe { _mm512_loadu_si512(p.cast()) })
+            unsafe { _mm512_loadu_si512(p.cast()) }
         });
-        if (v[0].rare | v[1].rare | v[2].rare | v[3].rare) != 0 {
+        let rare = |f: &dyn Fn(__m512i) -> __mmask16| xs.iter().fold(0, |m, &v| m | f(v));
+        let (v, sign) = if rare(&fast.rare) == 0 {
+            (xs.map(&fast.lanes), fast.sign)
+        } else if rare(&full.rare) == 0 {
+            (xs.map(&full.lanes), full.sign)
+        } else {
             counts.add(&table.run(x, y, STEP, false));
             continue;
-        }
+        };
         formula += STEP as u64;
         for (c, t) in classes.iter_mut().enumerate() {
             // the class's masks of the four vectors as one 64-bit mask, in mask registers
@@ -129,7 +156,14 @@ pub(crate) unsafe fn drive<const C: usize>(
         }
         let ab = _mm512_permutex2var_epi8(v[0].codes, low_bytes, v[1].codes);
         let cd = _mm512_permutex2var_epi8(v[2].codes, low_bytes, v[3].codes);
-        let z = _mm512_mask_blend_epi8(0xFFFF_FFFF_0000_0000, ab, cd);
+        let mut z = _mm512_mask_blend_epi8(0xFFFF_FFFF_0000_0000, ab, cd);
+        if sign {
+            // the top bytes of the f32 codes, in order: z | (top & 0x80)
+            let ab = _mm512_permutex2var_epi8(xs[0], top_bytes, xs[1]);
+            let cd = _mm512_permutex2var_epi8(xs[2], top_bytes, xs[3]);
+            let top = _mm512_mask_blend_epi8(0xFFFF_FFFF_0000_0000, ab, cd);
+            z = _mm512_ternarylogic_epi32::<0xF8>(z, top, _mm512_set1_epi8(0x80u8 as i8));
+        }
         // SAFETY: `y` holds 64 bytes; with `stream` it starts on a 64-byte boundary (`dst`
         // does and every step is 64 bytes).
         unsafe {
@@ -156,22 +190,23 @@ fn representative(key: u32, pattern: usize) -> u32 {
     }
 }
 
-/// Whether the lane function `lanes` and the step loop `run` (the kernel's cast of a slice,
-/// `None` without the level) give the table's results: lane by lane on every key (code,
-/// status class, or rare) with three low-bit patterns, then the whole loop on every key in
-/// order (codes and counts).
+/// Whether the formulas (`lanes(codes, level)`: the results of level 0, fast, or 1, full, as
+/// [`lanes_of`] gives them; `None` without the CPU features) and the step loop `run` (the
+/// kernel's cast of a slice, `None` without the features) give the table's results: each
+/// level lane by lane on every key (code and status class, where not rare) with three
+/// low-bit patterns, then the whole loop on every key in order (codes and counts).
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn check<const C: usize>(
     table: &KeyTable,
     classes: &impl ClassStatus<C>,
-    lanes: impl Fn(&[u32; 16]) -> Option<([u32; 16], [u16; C], u16)>,
+    lanes: impl Fn(&[u32; 16], usize) -> Option<([u32; 16], [u16; C], u16)>,
     run: impl Fn(&[u8], &mut [u8], usize) -> Option<StatusCounts>,
 ) -> bool {
     const KEYS: u32 = 1 << 17;
-    for pattern in 0..3 {
+    for (level, pattern) in (0..2).flat_map(|l| (0..3).map(move |p| (l, p))) {
         for base in (0..KEYS).step_by(16) {
             let xs: [u32; 16] = std::array::from_fn(|i| representative(base + i as u32, pattern));
-            let Some((codes, masks, rare)) = lanes(&xs) else {
+            let Some((codes, masks, rare)) = lanes(&xs, level) else {
                 return false;
             };
             for (i, &x) in xs.iter().enumerate() {
@@ -203,7 +238,8 @@ pub(crate) fn check<const C: usize>(
     got == want
 }
 
-/// The lane function's results on 16 codes, as arrays.
+/// The results of `f` on 16 codes, as arrays: codes (with the sign or'ed in where the loop
+/// does that), class masks, rare lanes.
 ///
 /// # Safety
 /// The CPU must support POPCNT and AVX-512 F, BW, VL, DQ and VBMI.
@@ -212,12 +248,18 @@ pub(crate) fn check<const C: usize>(
 #[inline]
 pub(crate) unsafe fn lanes_of<const C: usize>(
     xs: &[u32; 16],
-    lanes: impl Fn(__m512i) -> Lanes<C>,
+    f: Formula<impl Fn(__m512i) -> __mmask16, impl Fn(__m512i) -> Lanes<C>>,
 ) -> ([u32; 16], [u16; C], u16) {
     // SAFETY: `xs` holds 16 dwords.
-    let l = lanes(unsafe { _mm512_loadu_si512(xs.as_ptr().cast()) });
+    let x = unsafe { _mm512_loadu_si512(xs.as_ptr().cast()) };
+    let l = (f.lanes)(x);
     let mut codes = [0u32; 16];
     // SAFETY: `codes` holds 16 dwords.
     unsafe { _mm512_storeu_si512(codes.as_mut_ptr().cast(), l.codes) };
-    (codes, l.classes, l.rare)
+    if f.sign {
+        for (c, x) in codes.iter_mut().zip(xs) {
+            *c |= (x >> 24) & 0x80;
+        }
+    }
+    (codes, l.classes, (f.rare)(x))
 }

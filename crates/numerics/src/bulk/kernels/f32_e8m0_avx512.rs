@@ -104,7 +104,7 @@ impl E8m0Avx512 {
         super::f32_byte_avx512::check(
             table,
             &self.status,
-            |xs| {
+            |xs, _level| {
                 present().then(|| {
                     // SAFETY: the CPU has the features `lanes_at` needs (checked just above).
                     unsafe { lanes_at(self, xs) }
@@ -191,7 +191,7 @@ macro_rules! by_mode {
     };
 }
 
-/// The codes, class masks (zero, negative to NaN, inexact) and rare lanes of 16 f32 codes
+/// The codes and class masks (zero, negative to NaN, inexact) of 16 f32 codes
 /// `x`, in mode `M`, negative values to NaN when `NEG_NAN`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
@@ -231,16 +231,40 @@ fn lanes<const M: u8, const NEG_NAN: bool>(
         let inexact = _mm512_test_epi32_mask(x, _mm512_set1_epi32(0x807F_FFFF_u32 as i32));
         (code, 0, inexact & !zero)
     };
-    // f32 subnormals (class 0x20) and exponent fields 254 and 255
+    super::f32_byte_avx512::Lanes {
+        codes: code,
+        classes: [zero, negative, inexact],
+    }
+}
+
+/// The lanes [`lanes`] does not cover: f32 subnormals (class 0x20) and exponent fields 254
+/// and 255 (the top binade, ±Inf, NaN).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn rare(x: __m512i) -> __mmask16 {
     let top = _mm512_cmpge_epu32_mask(
         _mm512_slli_epi32::<1>(x),
         _mm512_set1_epi32(0xFE00_0000_u32 as i32),
     );
-    let rare = top | _mm512_fpclass_ps_mask::<0x20>(_mm512_castsi512_ps(x));
-    super::f32_byte_avx512::Lanes {
-        codes: code,
-        classes: [zero, negative, inexact],
-        rare,
+    top | _mm512_fpclass_ps_mask::<0x20>(_mm512_castsi512_ps(x))
+}
+
+/// The formula in mode `M`, negative values to NaN when `NEG_NAN` (one level: the loop's fast
+/// and full levels are the same).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn formula<const M: u8, const NEG_NAN: bool>(
+    k: &E8m0Avx512,
+) -> super::f32_byte_avx512::Formula<
+    impl Fn(__m512i) -> __mmask16,
+    impl Fn(__m512i) -> super::f32_byte_avx512::Lanes<C>,
+> {
+    super::f32_byte_avx512::Formula {
+        rare: |x| rare(x),
+        lanes: move |x| lanes::<M, NEG_NAN>(k, x),
+        sign: false,
     }
 }
 
@@ -258,7 +282,7 @@ unsafe fn lanes_at(k: &E8m0Avx512, xs: &[u32; 16]) -> ([u32; 16], [u16; C], u16)
         xs: &[u32; 16],
     ) -> ([u32; 16], [u16; C], u16) {
         // SAFETY: the features `lanes_of` needs are enabled here.
-        unsafe { super::f32_byte_avx512::lanes_of(xs, |x| lanes::<M, NEG_NAN>(k, x)) }
+        unsafe { super::f32_byte_avx512::lanes_of(xs, formula::<M, NEG_NAN>(k)) }
     }
     // SAFETY: the caller's guarantees.
     unsafe { by_mode!(at, k, k, xs) }
@@ -299,7 +323,15 @@ unsafe fn cast<const M: u8, const NEG_NAN: bool>(
     // SAFETY: the caller's guarantees; the lane function needs only the features enabled
     // here.
     let (mut counts, formula, classes) = unsafe {
-        super::f32_byte_avx512::drive(table, src, dst, n, stream, |x| lanes::<M, NEG_NAN>(k, x))
+        super::f32_byte_avx512::drive(
+            table,
+            src,
+            dst,
+            n,
+            stream,
+            formula::<M, NEG_NAN>(k),
+            formula::<M, NEG_NAN>(k),
+        )
     };
     counts.add(&k.status.counts(formula, classes));
     counts

@@ -141,10 +141,10 @@ impl HiF8Avx512 {
         super::f32_byte_avx512::check(
             table,
             &self.status,
-            |xs| {
+            |xs, level| {
                 present().then(|| {
                     // SAFETY: the CPU has the features `lanes_at` needs (checked just above).
-                    unsafe { lanes_at(self, xs) }
+                    unsafe { lanes_at(self, xs, level) }
                 })
             },
             |s, d, n| self.run(table, s, d, n, false),
@@ -236,12 +236,13 @@ fn tables(k: &HiF8Avx512) -> Tables {
     }
 }
 
-/// The codes, class masks (zero, flushed, underflow, inexact) and rare lanes of 16 f32 codes
-/// `x` in mode `M`.
+/// The band formula (2^-22 to 2^15) on 16 f32 codes `x` in mode `M`: the magnitude `a`, its
+/// rounding `r` (f32 bits), the code without its sign (low byte), and the inexact and
+/// underflow lanes.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline]
-fn lanes<const M: u8>(t: Tables, x: __m512i) -> super::f32_byte_avx512::Lanes<C> {
+fn band<const M: u8>(t: Tables, x: __m512i) -> (__m512i, __m512i, __mmask16, __mmask16) {
     // byte 0 of each dword: `vpermb` results kept there, the other bytes zeroed
     const BYTE0: u64 = 0x1111_1111_1111_1111;
     let one = _mm512_set1_epi32(1);
@@ -249,78 +250,157 @@ fn lanes<const M: u8>(t: Tables, x: __m512i) -> super::f32_byte_avx512::Lanes<C>
     let s = _mm512_maskz_permutexvar_epi8(BYTE0, _mm512_srli_epi32::<23>(a), t.shift);
     let unit = _mm512_sllv_epi32(one, s);
     let below = _mm512_sub_epi32(unit, one);
-    let negative = _mm512_movepi32_mask(x);
-    let nonzero = _mm512_test_epi32_mask(a, a);
     let sum = match M {
         m::RINT => {
             let t = _mm512_add_epi32(a, _mm512_srli_epi32::<1>(below));
             _mm512_mask_add_epi32(t, _mm512_test_epi32_mask(a, unit), t, one)
         }
         m::ROUND => _mm512_add_epi32(a, _mm512_srli_epi32::<1>(unit)),
-        m::FLOOR => _mm512_mask_add_epi32(a, negative, a, below),
-        m::CEIL => _mm512_mask_add_epi32(a, !negative, a, below),
+        m::FLOOR => _mm512_mask_add_epi32(a, _mm512_movepi32_mask(x), a, below),
+        m::CEIL => _mm512_mask_add_epi32(a, !_mm512_movepi32_mask(x), a, below),
         m::TRUNC => a,
         _ => _mm512_mask_or_epi32(a, _mm512_test_epi32_mask(a, below), a, unit),
     };
-    // the rounded magnitude, as f32 bits
+    // the rounded magnitude, as f32 bits; its exponent's prefix (only the low byte counts)
     let r = _mm512_andnot_si512(below, sum);
-    let prefix = _mm512_maskz_permutexvar_epi8(BYTE0, _mm512_srli_epi32::<23>(r), t.prefix);
+    let prefix = _mm512_permutexvar_epi8(_mm512_srli_epi32::<23>(r), t.prefix);
     let frac = _mm512_srlv_epi32(_mm512_and_si512(r, _mm512_set1_epi32(0x7F_FFFF)), s);
-    let signed = _mm512_ternarylogic_epi32::<0xF8>(
-        _mm512_or_si512(prefix, frac),
-        _mm512_srli_epi32::<24>(x),
-        _mm512_set1_epi32(0x80),
-    );
+    let changed = _mm512_cmpneq_epu32_mask(r, a);
+    let underflow = _mm512_mask_cmplt_epu32_mask(changed, r, _mm512_set1_epi32(MIN_NORMAL as i32));
+    (a, _mm512_or_si512(prefix, frac), changed, underflow)
+}
+
+/// The lanes [`fast`] does not cover: below 2^-22 (zero too) and above 2^15.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn fast_rare(x: __m512i) -> __mmask16 {
+    let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
+    _mm512_cmpgt_epu32_mask(
+        _mm512_sub_epi32(a, _mm512_set1_epi32(TINY as i32)),
+        _mm512_set1_epi32((MAX - TINY) as i32),
+    )
+}
+
+/// The codes (unsigned: the loop adds the sign) and class masks (underflow, inexact) of 16
+/// f32 codes `x` from 2^-22 to 2^15, in mode `M`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn fast<const M: u8>(t: Tables, x: __m512i) -> super::f32_byte_avx512::Lanes<C> {
+    let (_, code, inexact, underflow) = band::<M>(t, x);
+    super::f32_byte_avx512::Lanes {
+        codes: code,
+        classes: [0, 0, underflow, inexact],
+    }
+}
+
+/// The lanes [`full`] does not cover: above 2^15 (the top binade past its start, overflow,
+/// ±Inf, NaN).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn full_rare(x: __m512i) -> __mmask16 {
+    let a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
+    _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(MAX as i32))
+}
+
+/// The codes and class masks (zero, flushed, underflow, inexact) of 16 f32 codes `x` up to
+/// 2^15, in mode `M`: [`band`], with the values below 2^-22 blended in.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn full<const M: u8>(t: Tables, x: __m512i) -> super::f32_byte_avx512::Lanes<C> {
+    let one = _mm512_set1_epi32(1);
+    let (a, code, changed, underflow) = band::<M>(t, x);
+    let sign = _mm512_srli_epi32::<24>(x);
+    let c80 = _mm512_set1_epi32(0x80);
+    let signed = _mm512_ternarylogic_epi32::<0xF8>(code, sign, c80);
     // below 2^-22: 0, or ±2^-22 (code 1) where the mode rounds up
+    let negative = _mm512_movepi32_mask(x);
+    let nonzero = _mm512_test_epi32_mask(a, a);
     let big = _mm512_cmpge_epu32_mask(a, _mm512_set1_epi32(TINY as i32));
     let tiny_nonzero = nonzero & !big;
+    let half = _mm512_set1_epi32(TINY_HALF as i32);
     let up = match M {
-        m::RINT => {
-            _mm512_mask_cmpgt_epu32_mask(tiny_nonzero, a, _mm512_set1_epi32(TINY_HALF as i32))
-        }
-        m::ROUND => {
-            _mm512_mask_cmpge_epu32_mask(tiny_nonzero, a, _mm512_set1_epi32(TINY_HALF as i32))
-        }
+        m::RINT => _mm512_mask_cmpgt_epu32_mask(tiny_nonzero, a, half),
+        m::ROUND => _mm512_mask_cmpge_epu32_mask(tiny_nonzero, a, half),
         m::FLOOR => tiny_nonzero & negative,
         m::CEIL => tiny_nonzero & !negative,
         m::TRUNC => 0,
         _ => tiny_nonzero,
     };
-    let small = _mm512_maskz_mov_epi32(
-        up,
-        _mm512_ternarylogic_epi32::<0xF8>(one, _mm512_srli_epi32::<24>(x), _mm512_set1_epi32(0x80)),
-    );
-    let code = _mm512_mask_mov_epi32(signed, !big, small);
-    let changed = _mm512_mask_cmpneq_epu32_mask(big, r, a);
-    let inexact = changed | tiny_nonzero;
-    let underflow =
-        _mm512_mask_cmplt_epu32_mask(changed, r, _mm512_set1_epi32(MIN_NORMAL as i32)) | up;
-    let flushed = tiny_nonzero & !up;
-    let zero = !(big | nonzero);
-    let rare = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(MAX as i32));
+    let small = _mm512_maskz_mov_epi32(up, _mm512_ternarylogic_epi32::<0xF8>(one, sign, c80));
     super::f32_byte_avx512::Lanes {
-        codes: code,
-        classes: [zero, flushed, underflow, inexact],
-        rare,
+        codes: _mm512_mask_mov_epi32(signed, !big, small),
+        classes: [
+            !(big | nonzero),
+            tiny_nonzero & !up,
+            (underflow & big) | up,
+            (changed & big) | tiny_nonzero,
+        ],
     }
 }
 
-/// [`lanes`] of 16 codes in `k`'s mode, as arrays.
+/// The two levels of the formula in mode `M`: [`fast`] (the sign or'ed in by the loop) and
+/// [`full`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+#[allow(clippy::type_complexity)]
+fn formulas<const M: u8>(
+    t: Tables,
+) -> (
+    super::f32_byte_avx512::Formula<
+        impl Fn(__m512i) -> __mmask16,
+        impl Fn(__m512i) -> super::f32_byte_avx512::Lanes<C>,
+    >,
+    super::f32_byte_avx512::Formula<
+        impl Fn(__m512i) -> __mmask16,
+        impl Fn(__m512i) -> super::f32_byte_avx512::Lanes<C>,
+    >,
+) {
+    (
+        super::f32_byte_avx512::Formula {
+            rare: |x| fast_rare(x),
+            lanes: move |x| fast::<M>(t, x),
+            sign: true,
+        },
+        super::f32_byte_avx512::Formula {
+            rare: |x| full_rare(x),
+            lanes: move |x| full::<M>(t, x),
+            sign: false,
+        },
+    )
+}
+
+/// The results of level `level` (0: [`fast`], 1: [`full`]) on 16 codes in `k`'s mode, as
+/// arrays.
 ///
 /// # Safety
 /// The CPU must support POPCNT and AVX-512 F, BW, VL, DQ and VBMI.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-unsafe fn lanes_at(k: &HiF8Avx512, xs: &[u32; 16]) -> ([u32; 16], [u16; C], u16) {
-    /// [`lanes`] in mode `M`.
+unsafe fn lanes_at(k: &HiF8Avx512, xs: &[u32; 16], level: usize) -> ([u32; 16], [u16; C], u16) {
+    /// The level's results in mode `M`.
     #[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-    unsafe fn at<const M: u8>(k: &HiF8Avx512, xs: &[u32; 16]) -> ([u32; 16], [u16; C], u16) {
-        let t = tables(k);
+    unsafe fn at<const M: u8>(
+        k: &HiF8Avx512,
+        xs: &[u32; 16],
+        level: usize,
+    ) -> ([u32; 16], [u16; C], u16) {
+        let (fast, full) = formulas::<M>(tables(k));
         // SAFETY: the features `lanes_of` needs are enabled here.
-        unsafe { super::f32_byte_avx512::lanes_of(xs, |x| lanes::<M>(t, x)) }
+        unsafe {
+            if level == 0 {
+                super::f32_byte_avx512::lanes_of(xs, fast)
+            } else {
+                super::f32_byte_avx512::lanes_of(xs, full)
+            }
+        }
     }
     // SAFETY: the caller's guarantees.
-    unsafe { by_mode!(at, k, k, xs) }
+    unsafe { by_mode!(at, k, k, xs, level) }
 }
 
 /// The cast of a slice in `k`'s mode.
@@ -355,11 +435,11 @@ unsafe fn cast<const M: u8>(
     stream: bool,
 ) -> StatusCounts {
     let n = dst.len();
-    let t = tables(k);
-    // SAFETY: the caller's guarantees; the lane function needs only the features enabled
+    let (fast, full) = formulas::<M>(tables(k));
+    // SAFETY: the caller's guarantees; the lane functions need only the features enabled
     // here.
     let (mut counts, formula, classes) =
-        unsafe { super::f32_byte_avx512::drive(table, src, dst, n, stream, |x| lanes::<M>(t, x)) };
+        unsafe { super::f32_byte_avx512::drive(table, src, dst, n, stream, fast, full) };
     counts.add(&k.status.counts(formula, classes));
     counts
 }
