@@ -205,9 +205,10 @@ fn lanes<const M: u8, const NEG_NAN: bool>(
     // the exponent field plus the mode's carry, in bits 23..30
     let code = match M {
         m::RINT => {
+            // the exponent's last bit by shift and mask (no compare port)
             let t = _mm512_add_epi32(x, _mm512_set1_epi32(0x3F_FFFF));
-            let odd = _mm512_test_epi32_mask(x, _mm512_set1_epi32(0x80_0000));
-            _mm512_srli_epi32::<23>(_mm512_mask_add_epi32(t, odd, t, one))
+            let lsb = _mm512_and_si512(_mm512_srli_epi32::<23>(x), one);
+            _mm512_srli_epi32::<23>(_mm512_add_epi32(t, lsb))
         }
         m::ROUND => _mm512_srli_epi32::<23>(_mm512_add_epi32(x, _mm512_set1_epi32(0x40_0000))),
         m::CEIL => _mm512_srli_epi32::<23>(_mm512_add_epi32(x, man)),

@@ -252,8 +252,9 @@ fn band<const M: u8>(t: Tables, x: __m512i) -> (__m512i, __m512i, __mmask16, __m
     let below = _mm512_sub_epi32(unit, one);
     let sum = match M {
         m::RINT => {
-            let t = _mm512_add_epi32(a, _mm512_srli_epi32::<1>(below));
-            _mm512_mask_add_epi32(t, _mm512_test_epi32_mask(a, unit), t, one)
+            // half − 1, plus the last kept bit (shift and mask: no compare port)
+            let lsb = _mm512_and_si512(_mm512_srlv_epi32(a, s), one);
+            _mm512_add_epi32(_mm512_add_epi32(a, _mm512_srli_epi32::<1>(below)), lsb)
         }
         m::ROUND => _mm512_add_epi32(a, _mm512_srli_epi32::<1>(unit)),
         m::FLOOR => _mm512_mask_add_epi32(a, _mm512_movepi32_mask(x), a, below),
