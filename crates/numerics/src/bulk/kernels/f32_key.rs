@@ -7,13 +7,17 @@
 //! under a saturating policy (i2, i4, u2, u4: beyond the range every value is clamped with the
 //! same status, whatever its low bits). Each
 //! table entry is the reference routine's result for a representative f32 of its class.
-//! At the AVX-512 level, e8m0 and HiF8 are cast by [`super::f32_key_avx512`] (parameters fitted
-//! to this table and checked against it on every key), built on first use.
+//! At the AVX-512 level, e8m0 and HiF8 are cast by [`super::f32_e8m0_avx512`] and
+//! [`super::f32_hif8_avx512`] (branchless formulas checked against this table on every key),
+//! or, should a check fail, by [`super::f32_key_avx512`] (parameters fitted to this table and
+//! checked the same way), built on first use.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::drive::{self, F32Element};
+use super::f32_e8m0_avx512::E8m0Avx512;
+use super::f32_hif8_avx512::HiF8Avx512;
 use super::f32_key_avx512::KeyAvx512;
 use super::simd::SimdLevel;
 use crate::convert::convert_with_status;
@@ -39,10 +43,59 @@ pub(crate) struct KeyTable {
     entries: Box<[u32; KEYS]>,
     /// The destination.
     dst: Format,
-    /// The rounding mode.
-    mode: crate::round::RoundMode,
+    /// The policy.
+    policy: CastPolicy,
     /// The AVX-512 kernel for these results, if there is one (built on first use).
-    avx512: OnceLock<Option<KeyAvx512>>,
+    avx512: OnceLock<Option<Avx512>>,
+}
+
+/// An AVX-512 kernel that gives a [`KeyTable`]'s results.
+#[derive(Debug)]
+enum Avx512 {
+    /// The e8m0 formula.
+    E8m0(E8m0Avx512),
+    /// The HiF8 formula.
+    HiF8(HiF8Avx512),
+    /// Per-class parameter words, fetched by a gather (where a formula's check fails).
+    Gather(KeyAvx512),
+}
+
+impl Avx512 {
+    /// The kernel for `table`: the destination's formula, else the gather kernel.
+    fn new(table: &KeyTable) -> Option<Avx512> {
+        let p = &table.policy;
+        let formula = match table.dst.kind() {
+            Kind::HiF8 => HiF8Avx512::new(p, table).map(Avx512::HiF8),
+            _ if table.dst == Format::F8E8M0 => E8m0Avx512::new(p, table).map(Avx512::E8m0),
+            _ => None,
+        };
+        formula.or_else(|| KeyAvx512::new(table.dst, p.round, table).map(Avx512::Gather))
+    }
+
+    /// The kernel's short name.
+    fn name(&self) -> &'static str {
+        match self {
+            Avx512::E8m0(_) => "f32-e8m0-avx512",
+            Avx512::HiF8(_) => "f32-hif8-avx512",
+            Avx512::Gather(_) => "f32-key-avx512",
+        }
+    }
+
+    /// Casts `n` f32 codes into bytes (see each kernel's `run`).
+    fn run(
+        &self,
+        table: &KeyTable,
+        src: &[u8],
+        dst: &mut [u8],
+        n: usize,
+        stream: bool,
+    ) -> Option<StatusCounts> {
+        match self {
+            Avx512::E8m0(k) => k.run(table, src, dst, n, stream),
+            Avx512::HiF8(k) => k.run(table, src, dst, n, stream),
+            Avx512::Gather(k) => k.run(table, src, dst, n, stream),
+        }
+    }
 }
 
 /// Table entries: 2^16 top-bit patterns × a sticky bit.
@@ -86,17 +139,20 @@ impl KeyTable {
         Some(KeyTable {
             entries: entries.try_into().ok()?,
             dst,
-            mode: policy.round,
+            policy: *policy,
             avx512: OnceLock::new(),
         })
     }
 
     /// The AVX-512 kernel for this table (e8m0 and HiF8 on a machine with the level), built
     /// and checked on first use.
-    fn avx512(&self) -> Option<&KeyAvx512> {
-        self.avx512
-            .get_or_init(|| KeyAvx512::new(self.dst, self.mode, self))
-            .as_ref()
+    fn avx512(&self) -> Option<&Avx512> {
+        self.avx512.get_or_init(|| Avx512::new(self)).as_ref()
+    }
+
+    /// The short name of the AVX-512 kernel for this table (`f32-key` where there is none).
+    pub(crate) fn avx512_name(&self) -> &'static str {
+        self.avx512().map_or("f32-key", Avx512::name)
     }
 
     /// Whether [`super::f32_key_avx512`] casts (the bulk of) a slice into storage `d` at

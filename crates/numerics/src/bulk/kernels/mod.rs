@@ -16,7 +16,9 @@
 //! | [`f32_to_int`] | f32 → 4/8/16/32-bit integers (4-bit packed or one per byte), every deterministic mode but `odd`; [`f32_to_int_avx2`] at the AVX2 level, [`f32_to_int_avx512`] at the AVX-512 level, for 4 to 16 bits | exact f32 round-to-integral, then the range rule, branchless (AVX-512: a clamp, status k-masks counted by `popcnt`) |
 //! | [`i32_to_int`] | i32 → integers of 2 to 64 bits (2- and 4-bit packed or one per byte), every deterministic mode and policy | in range the value, beyond it the bound or the low bits, out-of-range elements counted per block; branchless |
 //! | [`f32_key`] | f32 → other formats of at most 8 bits whose rounding points lie in the f32's top 16 bits (e8m0, HiF8, fnuz fp8, small integers saturating), deterministic modes | a 2^17-entry table keyed on the top 16 bits and a sticky bit |
-//! | [`f32_key_avx512`] | the e8m0 and HiF8 destinations of [`f32_key`], at the AVX-512 level | per (sign, exponent) class a parameter word fitted to the table (rounding bit, base and carry codes, status ids), fetched by `vpgatherdd`; the rounding in integer ops on 16 lanes, statuses in vector counters; checked against the table on every key at construction, classes it cannot fit go to the table |
+//! | [`f32_e8m0_avx512`] | f32 → e8m0 ([`f32_key`]'s table), at the AVX-512 level | the exponent field plus the mode's carry from the mantissa (`(x + add) >> 23`), negative values and zero blended in, status classes as k-masks counted by `popcnt`; steps with f32 subnormals, the top binade, ±Inf or NaN go to the table ([`f32_byte_avx512`]: the shared step loop, and the check against the table on every key at construction) |
+//! | [`f32_hif8_avx512`] | f32 → HiF8 ([`f32_key`]'s table), at the AVX-512 level | the magnitude rounded at the binade's mantissa width (looked up by `vpermb` on the exponent) by an integer add and mask, the code from the rounded exponent's prefix (a second `vpermb`), mantissa bits and sign; values below 2^-22 blended in; steps with values above 2^15, ±Inf or NaN go to the table; classes and check as for e8m0 |
+//! | [`f32_key_avx512`] | the e8m0 and HiF8 destinations of [`f32_key`] where the formulas' check fails, at the AVX-512 level | per (sign, exponent) class a parameter word fitted to the table (rounding bit, base and carry codes, status ids), fetched by `vpgatherdd`; the rounding in integer ops on 16 lanes, statuses in vector counters; checked against the table on every key at construction, classes it cannot fit go to the table |
 //! | [`to_f32`] | f64 and i32 → f32, every deterministic mode and policy; [`to_f32_avx512`] at the AVX-512 level | nearest-even f64 → f32 conversion (an i32 by way of its exact f64), then one step where the round trip shows the mode rounds the other way, branchless; at AVX-512 the hardware conversion with the mode as embedded rounding (ties-away: the truncation of the magnitude plus half an f32 unit; odd: the truncation, its last bit set where inexact), statuses from masks |
 //! | [`widen`] | f16 / bf16 → f32 (every policy; checked against the table on all codes); [`widen_avx512`] at the AVX-512 level | exact bit arithmetic; at AVX-512 `vcvtph2ps` (f16, signalling NaNs it quiets fixed by a mask) or a shift (bf16), 32 codes per step, NaN/Inf counted from k-masks, streamed stores |
 //! | [`int_to_f32`] | i8 / u8 / i16 / u16 → f32 (every policy; checked against the table on all codes) | the exact value: a vectorised conversion, at the AVX-512 level `vpmovsx`/`vpmovzx` and `vcvtdq2ps` 16 lanes per step |
@@ -28,9 +30,12 @@
 pub(crate) mod drive;
 pub(crate) mod f16c;
 pub(crate) mod f32_bf16;
+pub(crate) mod f32_byte_avx512;
+pub(crate) mod f32_e8m0_avx512;
 pub(crate) mod f32_float;
 pub(crate) mod f32_half;
 pub(crate) mod f32_half_avx512;
+pub(crate) mod f32_hif8_avx512;
 pub(crate) mod f32_key;
 pub(crate) mod f32_key_avx512;
 pub(crate) mod f32_small_float;
@@ -391,7 +396,7 @@ impl Kernel {
             Kernel::F32ToInt(k) if f32_to_int_avx512::serves_at(k, level) => "f32-int-avx512",
             Kernel::F32ToInt(k) if f32_to_int_avx2::serves_at(k, level) => "f32-int-avx2",
             Kernel::Table(t) if t.avx512_at(level, d) => "table-avx512",
-            Kernel::F32Key(t) if t.avx512_at(level, d) => "f32-key-avx512",
+            Kernel::F32Key(t) if t.avx512_at(level, d) => t.avx512_name(),
             Kernel::ToF32(k) => k.name_at(level),
             Kernel::IntToF32(k) => k.name_at(level),
             Kernel::Widen(_) if widen_avx512::serves_at(level) => "widen-avx512",

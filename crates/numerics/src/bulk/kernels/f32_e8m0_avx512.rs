@@ -1,0 +1,339 @@
+//! f32 → e8m0 at the AVX-512 level: the code is the f32's exponent field plus the mode's
+//! rounding carry, a few integer ops per 16 lanes.
+//!
+//! Method. e8m0 code `c` is 2^(c − 127), so a positive normal f32 `2^(E−127) × 1.m` lies
+//! between codes `E` and `E + 1`, and the mode picks one from the mantissa `m` alone (the
+//! reference's "last bit" of the grid is the code's, i.e. `E`'s): the low byte of
+//! `(x + add) >> 23` with `add` = `0x3F_FFFF + (E & 1)` (rint: above half, or at half with `E`
+//! odd), `0x40_0000` (round), `0x7F_FFFF` (ceil; e8m0 rounds magnitudes, so floor is trunc),
+//! 0 (trunc, floor), or `E | (m ≠ 0)` (odd). The sign bit never reaches the low byte. Lanes
+//! with `E` in 1..=253 take that code; ±0 the formula's code too (0, checked); negative
+//! non-zero values under [`UnsignedNegative::Nan`] a constant (the reference's, from the
+//! table); f32 subnormals and `E` ≥ 254 (the top binade, ±Inf, NaN) are rare: their step goes
+//! to the table. Status classes as k-masks: zero, negative (as NaN), inexact (`m ≠ 0`, or any
+//! negative under [`UnsignedNegative::Magnitude`]), else exact; each class's status is the
+//! table's for a representative. Every threshold is on bits 16 and up (or "any mantissa bit
+//! set"), so the result depends only on the key; [`check`](super::f32_byte_avx512::check)
+//! compares it with the table on every key at construction.
+
+#[cfg(target_arch = "x86_64")]
+use std::arch::x86_64::*;
+
+use super::drive::F32Element;
+use super::f32_byte_avx512::{ClassStatus, record_n};
+use super::f32_key::KeyTable;
+use crate::policy::{CastPolicy, UnsignedNegative};
+use crate::round::RoundMode;
+use crate::status::StatusCounts;
+
+/// Class masks: zero, negative (to NaN), inexact.
+const C: usize = 3;
+
+/// f32 → e8m0 under one policy at the AVX-512 level.
+#[derive(Debug)]
+pub(crate) struct E8m0Avx512 {
+    /// The rounding mode.
+    mode: RoundMode,
+    /// Whether negative values become NaN ([`UnsignedNegative::Nan`]) rather than their
+    /// magnitude.
+    neg_nan: bool,
+    /// The code of a negative non-zero value when `neg_nan`.
+    neg_code: u32,
+    /// Raw statuses of the classes: exact, inexact, negative, zero.
+    status: Statuses,
+}
+
+/// Raw statuses of the four classes.
+#[derive(Debug, Clone, Copy)]
+struct Statuses {
+    exact: u16,
+    inexact: u16,
+    negative: u16,
+    zero: u16,
+}
+
+impl ClassStatus<C> for Statuses {
+    fn lane_status(&self, [zero, negative, inexact]: [bool; C]) -> u16 {
+        if zero {
+            self.zero
+        } else if negative {
+            self.negative
+        } else if inexact {
+            self.inexact
+        } else {
+            self.exact
+        }
+    }
+
+    fn counts(&self, total: u64, [zero, negative, inexact]: [u64; C]) -> StatusCounts {
+        let mut c = StatusCounts::default();
+        record_n(&mut c, self.zero, zero);
+        record_n(&mut c, self.negative, negative);
+        record_n(&mut c, self.inexact, inexact);
+        record_n(&mut c, self.exact, total - zero - negative - inexact);
+        c
+    }
+}
+
+impl E8m0Avx512 {
+    /// The kernel for f32 → e8m0 under `policy` whose results are `table`'s, when the mode is
+    /// deterministic, the machine has the AVX-512 level and POPCNT, and the kernel reproduces
+    /// the table on every key.
+    pub(crate) fn new(policy: &CastPolicy, table: &KeyTable) -> Option<E8m0Avx512> {
+        if policy.round == RoundMode::Hybrid || !present() {
+            return None;
+        }
+        let at = |x: u32| table.apply(x);
+        let k = E8m0Avx512 {
+            mode: policy.round,
+            neg_nan: policy.unsigned_negative == UnsignedNegative::Nan,
+            neg_code: at(0xBF80_0000).0,
+            status: Statuses {
+                exact: at(0x3F80_0000).1,
+                inexact: at(0x3F80_0001).1,
+                negative: at(0xBF80_0000).1,
+                zero: at(0).1,
+            },
+        };
+        k.check(table).then_some(k)
+    }
+
+    /// Whether the kernel gives the table's results on every key.
+    #[cfg(target_arch = "x86_64")]
+    fn check(&self, table: &KeyTable) -> bool {
+        super::f32_byte_avx512::check(
+            table,
+            &self.status,
+            |xs, _level| {
+                present().then(|| {
+                    // SAFETY: the CPU has the features `lanes_at` needs (checked just above).
+                    unsafe { lanes_at(self, xs) }
+                })
+            },
+            |s, d, n| self.run(table, s, d, n, false),
+        )
+    }
+
+    /// Never built off x86_64.
+    #[cfg(not(target_arch = "x86_64"))]
+    fn check(&self, _table: &KeyTable) -> bool {
+        false
+    }
+
+    /// Casts `n` little-endian f32 codes into one byte each; `None` without the AVX-512 level
+    /// and POPCNT. Steps with a rare lane and the last `n % 64` elements go through `table`.
+    pub(crate) fn run(
+        &self,
+        table: &KeyTable,
+        src: &[u8],
+        dst: &mut [u8],
+        n: usize,
+        stream: bool,
+    ) -> Option<StatusCounts> {
+        #[cfg(target_arch = "x86_64")]
+        if present() {
+            let (s, t) = (&src[..4 * n], &mut dst[..n]);
+            // SAFETY: the CPU has POPCNT and the AVX-512 level (checked just above); `s` holds
+            // `4 n` bytes and `t` `n`, 64-byte aligned with `stream` (as `stream::split`
+            // arranges).
+            return Some(unsafe { dispatch(self, table, s, t, stream) });
+        }
+        let _ = (table, src, dst, n, stream);
+        None
+    }
+}
+
+/// Whether the CPU has what the kernel needs: the AVX-512 level and POPCNT.
+fn present() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        super::simd::avx512_present() && std::arch::is_x86_feature_detected!("popcnt")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// Rounding modes as const parameters.
+mod m {
+    pub(super) const RINT: u8 = 0;
+    pub(super) const ROUND: u8 = 1;
+    pub(super) const CEIL: u8 = 2;
+    pub(super) const TRUNC: u8 = 3;
+    pub(super) const ODD: u8 = 4;
+}
+
+/// The const mode of `mode` (floor is trunc on e8m0's magnitudes).
+fn mode_id(mode: RoundMode) -> u8 {
+    match mode {
+        RoundMode::Rint | RoundMode::None => m::RINT,
+        RoundMode::Round => m::ROUND,
+        RoundMode::Ceil => m::CEIL,
+        RoundMode::Floor | RoundMode::Trunc | RoundMode::Hybrid => m::TRUNC,
+        RoundMode::Odd => m::ODD,
+    }
+}
+
+/// Calls `$f::<mode, neg_nan>($args)` for `$k`'s mode and negative rule.
+macro_rules! by_mode {
+    ($f:ident, $k:expr, $($arg:expr),*) => {
+        match (mode_id($k.mode), $k.neg_nan) {
+            (m::RINT, true) => $f::<{ m::RINT }, true>($($arg),*),
+            (m::RINT, false) => $f::<{ m::RINT }, false>($($arg),*),
+            (m::ROUND, true) => $f::<{ m::ROUND }, true>($($arg),*),
+            (m::ROUND, false) => $f::<{ m::ROUND }, false>($($arg),*),
+            (m::CEIL, true) => $f::<{ m::CEIL }, true>($($arg),*),
+            (m::CEIL, false) => $f::<{ m::CEIL }, false>($($arg),*),
+            (m::TRUNC, true) => $f::<{ m::TRUNC }, true>($($arg),*),
+            (m::TRUNC, false) => $f::<{ m::TRUNC }, false>($($arg),*),
+            (_, true) => $f::<{ m::ODD }, true>($($arg),*),
+            (_, false) => $f::<{ m::ODD }, false>($($arg),*),
+        }
+    };
+}
+
+/// The codes and class masks (zero, negative to NaN, inexact) of 16 f32 codes
+/// `x`, in mode `M`, negative values to NaN when `NEG_NAN`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn lanes<const M: u8, const NEG_NAN: bool>(
+    k: &E8m0Avx512,
+    x: __m512i,
+) -> super::f32_byte_avx512::Lanes<C> {
+    let one = _mm512_set1_epi32(1);
+    let man = _mm512_set1_epi32(0x7F_FFFF);
+    // the exponent field plus the mode's carry, in bits 23..30
+    let code = match M {
+        m::RINT => {
+            // the exponent's last bit by shift and mask (no compare port)
+            let t = _mm512_add_epi32(x, _mm512_set1_epi32(0x3F_FFFF));
+            let lsb = _mm512_and_si512(_mm512_srli_epi32::<23>(x), one);
+            _mm512_srli_epi32::<23>(_mm512_add_epi32(t, lsb))
+        }
+        m::ROUND => _mm512_srli_epi32::<23>(_mm512_add_epi32(x, _mm512_set1_epi32(0x40_0000))),
+        m::CEIL => _mm512_srli_epi32::<23>(_mm512_add_epi32(x, man)),
+        m::TRUNC => _mm512_srli_epi32::<23>(x),
+        _ => {
+            let e = _mm512_srli_epi32::<23>(x);
+            _mm512_mask_or_epi32(e, _mm512_test_epi32_mask(x, man), e, one)
+        }
+    };
+    let zero = _mm512_testn_epi32_mask(x, _mm512_set1_epi32(0x7FFF_FFFF));
+    let (code, negative, inexact) = if NEG_NAN {
+        let positive = _mm512_cmpge_epi32_mask(x, _mm512_setzero_si512());
+        let negative = !(positive | zero);
+        let code = _mm512_mask_mov_epi32(code, negative, _mm512_set1_epi32(k.neg_code as i32));
+        (
+            code,
+            negative,
+            _mm512_mask_test_epi32_mask(positive, x, man),
+        )
+    } else {
+        let inexact = _mm512_test_epi32_mask(x, _mm512_set1_epi32(0x807F_FFFF_u32 as i32));
+        (code, 0, inexact & !zero)
+    };
+    super::f32_byte_avx512::Lanes {
+        codes: code,
+        classes: [zero, negative, inexact],
+    }
+}
+
+/// The lanes [`lanes`] does not cover: f32 subnormals (class 0x20) and exponent fields 254
+/// and 255 (the top binade, ±Inf, NaN).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn rare(x: __m512i) -> __mmask16 {
+    let top = _mm512_cmpge_epu32_mask(
+        _mm512_slli_epi32::<1>(x),
+        _mm512_set1_epi32(0xFE00_0000_u32 as i32),
+    );
+    top | _mm512_fpclass_ps_mask::<0x20>(_mm512_castsi512_ps(x))
+}
+
+/// The formula in mode `M`, negative values to NaN when `NEG_NAN` (one level: the loop's fast
+/// and full levels are the same).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn formula<const M: u8, const NEG_NAN: bool>(
+    k: &E8m0Avx512,
+) -> super::f32_byte_avx512::Formula<
+    impl Fn(__m512i) -> __mmask16,
+    impl Fn(__m512i) -> super::f32_byte_avx512::Lanes<C>,
+> {
+    super::f32_byte_avx512::Formula {
+        rare: |x| rare(x),
+        lanes: move |x| lanes::<M, NEG_NAN>(k, x),
+        sign: false,
+    }
+}
+
+/// [`lanes`] of 16 codes in `k`'s mode, as arrays.
+///
+/// # Safety
+/// The CPU must support POPCNT and AVX-512 F, BW, VL, DQ and VBMI.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+unsafe fn lanes_at(k: &E8m0Avx512, xs: &[u32; 16]) -> ([u32; 16], [u16; C], u16) {
+    /// [`lanes`] in mode `M`.
+    #[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+    unsafe fn at<const M: u8, const NEG_NAN: bool>(
+        k: &E8m0Avx512,
+        xs: &[u32; 16],
+    ) -> ([u32; 16], [u16; C], u16) {
+        // SAFETY: the features `lanes_of` needs are enabled here.
+        unsafe { super::f32_byte_avx512::lanes_of(xs, formula::<M, NEG_NAN>(k)) }
+    }
+    // SAFETY: the caller's guarantees.
+    unsafe { by_mode!(at, k, k, xs) }
+}
+
+/// The cast of a slice in `k`'s mode.
+///
+/// # Safety
+/// As for [`cast`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+unsafe fn dispatch(
+    k: &E8m0Avx512,
+    table: &KeyTable,
+    src: &[u8],
+    dst: &mut [u8],
+    stream: bool,
+) -> StatusCounts {
+    // SAFETY: the caller's guarantees.
+    unsafe { by_mode!(cast, k, k, table, src, dst, stream) }
+}
+
+/// The cast of `dst.len()` codes in mode `M` (see [`lanes`]).
+///
+/// # Safety
+/// The CPU must support POPCNT and AVX-512 F, BW, VL, DQ and VBMI; `src` must hold 4 bytes
+/// per byte of `dst`, and `dst` start on a 64-byte boundary with `stream`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+unsafe fn cast<const M: u8, const NEG_NAN: bool>(
+    k: &E8m0Avx512,
+    table: &KeyTable,
+    src: &[u8],
+    dst: &mut [u8],
+    stream: bool,
+) -> StatusCounts {
+    let n = dst.len();
+    // SAFETY: the caller's guarantees; the lane function needs only the features enabled
+    // here.
+    let (mut counts, formula, classes) = unsafe {
+        super::f32_byte_avx512::drive(
+            table,
+            src,
+            dst,
+            n,
+            stream,
+            formula::<M, NEG_NAN>(k),
+            formula::<M, NEG_NAN>(k),
+        )
+    };
+    counts.add(&k.status.counts(formula, classes));
+    counts
+}
