@@ -15,8 +15,8 @@
 
 mod kernel_support;
 use kernel_support::{
-    assert_same_codes, bytes, f32s, float_classes, int_classes, layouts, mixed, options,
-    policies, random_f32,
+    assert_same_codes, bytes, f32s, float_classes, int_classes, layouts, mixed, options, policies,
+    random_f32,
 };
 
 use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
@@ -42,7 +42,13 @@ fn modes() -> Vec<RoundMode> {
     v
 }
 
-fn cast(src: &[u8], d: Storage, n: usize, policy: &CastPolicy, k: KernelChoice) -> (Vec<u8>, StatusCounts) {
+fn cast(
+    src: &[u8],
+    d: Storage,
+    n: usize,
+    policy: &CastPolicy,
+    k: KernelChoice,
+) -> (Vec<u8>, StatusCounts) {
     kernel_support::cast(src, f32s(), d, n, policy, &options(k, false))
 }
 
@@ -170,10 +176,42 @@ fn small_float_exact_overflow_nan_and_inf_steps_equal_the_reference() {
 fn byte_int_classes(dst: Format) -> Vec<u32> {
     let mut v = int_classes(dst);
     for x in [
-        128.0f32, 129.0, 200.0, 255.0, 256.0, 257.0, 300.0, -129.0, -200.0, -256.0, -0.3, -0.5,
-        -0.7, -1.0, -1.5, 0.3, 0.5, 0.7, 126.5, 127.5, 254.5, 255.5, -127.5, -128.5, -32767.0,
-        -32768.0, -32769.0, -32768.5, 32767.0, 32768.0, 65535.0, 65536.0, -2147483648.0,
-        2147483648.0, 1e20, -1e20,
+        128.0f32,
+        129.0,
+        200.0,
+        255.0,
+        256.0,
+        257.0,
+        300.0,
+        -129.0,
+        -200.0,
+        -256.0,
+        -0.3,
+        -0.5,
+        -0.7,
+        -1.0,
+        -1.5,
+        0.3,
+        0.5,
+        0.7,
+        126.5,
+        127.5,
+        254.5,
+        255.5,
+        -127.5,
+        -128.5,
+        -32767.0,
+        -32768.0,
+        -32769.0,
+        -32768.5,
+        32767.0,
+        32768.0,
+        65535.0,
+        65536.0,
+        -2147483648.0,
+        2147483648.0,
+        1e20,
+        -1e20,
     ] {
         let c = x.to_bits();
         v.extend([c, c - 1, c + 1]);
@@ -207,9 +245,19 @@ fn byte_ints_on_every_class_and_tie_equal_the_reference() {
 #[test]
 fn every_length_up_to_200_and_some_odd_large_ones_equal_the_reference() {
     let mut cases: Vec<(Storage, CastPolicy)> = Vec::new();
-    for dst in [Format::F8E4M3FN, Format::F8E5M2, Format::F4E2M1, Format::F4E1M2] {
+    for dst in [
+        Format::F8E4M3FN,
+        Format::F8E5M2,
+        Format::F4E2M1,
+        Format::F4E1M2,
+    ] {
         for d in layouts(dst) {
-            for mode in [RoundMode::Rint, RoundMode::Floor, RoundMode::Odd, RoundMode::Round] {
+            for mode in [
+                RoundMode::Rint,
+                RoundMode::Floor,
+                RoundMode::Odd,
+                RoundMode::Round,
+            ] {
                 cases.push((d, CastPolicy::new(mode)));
             }
             cases.push((d, CastPolicy::saturating(RoundMode::Rint)));

@@ -12,10 +12,10 @@
 //! mode's embedded rounding (`vaddps {rn,rz,ru}`) rounds `s` to a whole ulp and leaves the
 //! destination's magnitude code in the low bits of the sum's f32 code (a carry into the next
 //! binade comes out right). Toward −∞ and +∞ round the magnitude up or toward zero by the
-//! sign (a masked second add); ties away adds half an ulp toward zero first; to odd truncates
-//! and sets the last bit where inexact. Inexact is `sum − m ≠ s`. Per lane the sum is
-//! clamped at the code above the largest finite one and the inexact bit put in bit 7 (every
-//! magnitude code is below 128); the 64 low bytes of a step are gathered in order by two
+//! sign (a masked second add); ties away adds half an ulp toward zero first; to odd truncates.
+//! Inexact is `sum − m ≠ s`. Per lane the sum is clamped at the code above the largest
+//! finite one and the inexact bit put in bit 7 (every magnitude code is below 128) by one
+//! masked or, which to odd also sets the last bit (the overflow byte then has it too); the 64 low bytes of a step are gathered in order by two
 //! `vpermt2b` and a blend, and so are the f32 sign bytes. On those 64 bytes one compare each
 //! gives the overflowing lanes (inexact at the clamp code), the underflowing ones (inexact
 //! below the smallest normal), the flushed ones (inexact zero), and the inexact ones (bit 7),
@@ -166,7 +166,7 @@ struct Consts {
     half: __m512,
     /// 1.
     one: __m512i,
-    /// 0x80, the inexact bit of a lane's code byte.
+    /// 0x80, the inexact bit of a lane's code byte (to odd: 0x81, the last bit set too).
     inexact_bit: __m512i,
     /// The biased code (f32 code of `m` at `Emin` plus the magnitude code) one above the
     /// largest finite magnitude: the clamp of every sum.
@@ -187,7 +187,7 @@ struct Consts {
     ovf: [__m512i; 2],
     /// Bytes: the magnitude code one above the largest (an exact overflow, NaN or Inf).
     b_clamp: __m512i,
-    /// Bytes: that code with the inexact bit (an overflow).
+    /// Bytes: that code with the inexact bit, and to odd its last bit (an overflow).
     b_ovf: __m512i,
     /// Bytes: −128 + the smallest normal's code (signed, below it: inexact and subnormal).
     b_under: __m512i,
@@ -233,7 +233,7 @@ impl Consts {
             m_base: set(bias + ((255 - e_min) << man)),
             half: _mm512_set1_ps(f32::from_bits((127 - man) << 23)),
             one: set(1),
-            inexact_bit: set(0x80),
+            inexact_bit: set(if sf.mode == mode::ODD { 0x81 } else { 0x80 }),
             clamp: set(bias + sf.max_code + 1),
             max_code: set(bias + sf.max_code),
             min_normal: set(bias + sf.min_normal),
@@ -243,7 +243,11 @@ impl Consts {
             sign_shift: set(32 - sf.bits),
             ovf: [set(sf.overflow[0].0), set(sf.overflow[1].0)],
             b_clamp: set8(sf.max_code + 1),
-            b_ovf: set8(0x80 | (sf.max_code + 1)),
+            b_ovf: set8(if sf.mode == mode::ODD {
+                0x80 | (sf.max_code + 1) | 1
+            } else {
+                0x80 | (sf.max_code + 1)
+            }),
             b_under: set8(0x80 + sf.min_normal),
             b_flushed: set8(0x80),
             b_mag: set8(0x7F),
@@ -270,8 +274,9 @@ mod rc {
 }
 
 /// 16 lanes `x` in mode `M` (see the module doc): the biased code clamped at one above the
-/// largest finite magnitude, the inexact lanes and the lanes beyond the largest finite value.
-/// A NaN or ±Inf lane gives the clamp code, not inexact.
+/// largest finite magnitude (to odd: before its last bit is set where inexact), the inexact
+/// lanes and the lanes beyond the largest finite value. A NaN or ±Inf lane gives the clamp
+/// code, not inexact.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline]
@@ -305,12 +310,8 @@ fn lanes<const M: u8>(c: &Consts, x: __m512i) -> (__m512i, __mmask16, __mmask16)
     };
     // the rounded s, exactly (both in one binade below 2^24 ulps); NaN: not inexact
     let inexact = _mm512_cmp_ps_mask::<_CMP_NEQ_OQ>(_mm512_sub_ps(y, m), s);
-    let mut yi = _mm512_castps_si512(y);
-    if M == mode::ODD {
-        yi = _mm512_mask_or_epi32(yi, inexact, yi, c.one);
-    }
     // unsigned: a NaN sum (of either sign) clamps too
-    let code = _mm512_min_epu32(yi, c.clamp);
+    let code = _mm512_min_epu32(_mm512_castps_si512(y), c.clamp);
     (code, inexact, _mm512_cmpgt_epi32_mask(a, c.max_abs))
 }
 
@@ -530,6 +531,11 @@ fn special_step<const M: u8, const CLAMP: bool>(
     let count = |k: __mmask16| u64::from(k.count_ones());
     let codes = v.map(|x| {
         let (code, inexact, beyond) = lanes::<M>(c, x);
+        let code = if M == mode::ODD {
+            _mm512_mask_or_epi32(code, inexact, code, c.one)
+        } else {
+            code
+        };
         let a = _mm512_and_si512(x, c.abs_mask);
         let nan = _mm512_cmpgt_epi32_mask(a, inf_bits);
         let inf = _mm512_cmpeq_epi32_mask(a, inf_bits);
