@@ -10,8 +10,13 @@
 //! values beyond 2^31 from the significand), narrowed by byte permutes of two vectors
 //! (`vpackusdw` for 16 bits) and, for packed 4-bit codes, paired into nibbles by a shift and
 //! a `vpermb`. Each flag's four 16-bit masks of a step are joined into one 64-bit mask and
-//! counted by `popcnt`. The rule is [`super::f32_to_int`]'s per-element one (which does the
-//! last `n % 64` elements), tested bit for bit against the reference. With `stream`
+//! counted by `popcnt`. Saturating casts to one byte (i8, u8) take a leaner path (`lean`):
+//! `vcvtps2dq` with the mode's embedded rounding, signed-saturating packs as the clamp and
+//! narrowing, four compares per vector chained by masking and counted in lane counters, out
+//! of range from a compare on the 16-bit values; a step whose packs saturate at −2^15 (NaN,
+//! ±Inf, |x| ≥ 2^31, x below −2^15) takes the full rule. The rule is
+//! [`super::f32_to_int`]'s per-element one (which does the last `n % 64` elements), tested
+//! bit for bit against the reference. With `stream`
 //! ([`stream`](super::stream)) each step's codes (128, 64 or 32 bytes) are stored
 //! non-temporally; every step prefetches its source 4 KiB ahead, one line per 64 bytes.
 
