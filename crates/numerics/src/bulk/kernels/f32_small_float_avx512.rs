@@ -2,23 +2,31 @@
 //! [`f32_small_float`](super::f32_small_float): e4m3fn, e5m2, the other fp8/fp6/fp4 formats,
 //! e2m1 packed or not) at the AVX-512 level, 16 lanes per vector, 64 elements per step.
 //!
-//! The method: the hardware rounds. For a finite magnitude `a`, `e = max(getexp(a), emin)`
-//! is its exponent clamped at the destination's smallest normal exponent, and
-//! `s = scalef(a, man - e)` is `a` in units of the destination's last place (below `2^(man+1)`,
-//! an integer exactly when the destination holds `a`). Adding the integer
-//! `m = 2^23 + (e - emin) · 2^man` with the mode's embedded rounding (`vaddps {rn,rd,ru,rz}`)
-//! rounds `s` to an integer and leaves, in the low bits of the sum's f32 code, the
-//! destination's magnitude code (a carry into the next binade comes out right). Toward −∞ and
-//! +∞ round the magnitude up or toward zero by the sign (a masked second add); ties away adds
-//! a half toward zero first; to odd truncates and sets the last bit where inexact. Inexact is
-//! `sum − m ≠ s`; underflow, flush, saturation and overflow are compares on the biased code,
-//! into k-masks counted by masked adds in vector accumulators. Nothing here makes an f32
-//! denormal from a normal input. The sign goes on by a bit select; overflow clamps to the
-//! policy's code or blends it in by sign. A step whose 64 inputs hold NaN or ±Inf takes an
-//! out-of-line path that also blends the policy's NaN and Inf codes. Codes are packed by
-//! `vpackusdw`/`vpackuswb` and a `vpermd` (or, two 4-bit codes per byte, `vpmaddubsw` and a
-//! `vpermb`). The last `n % 64` elements are left to the per-element rule. With `stream`
-//! ([`stream`](super::stream)) each step's codes (64 bytes, or 32 packed) are stored
+//! The method: the hardware rounds, and the statuses are read off the 64 codes of a step as
+//! bytes. For a finite magnitude `a` with f32 exponent field `E`, let `Ec = max(E, Emin)`
+//! (`Emin`: the field of the destination's smallest normal). The scale `2^(128 − Ec)` is an
+//! f32 whose exponent field is `min(255 − E, 255 − Emin)` (an and-not and a `vpminud`, no
+//! `vgetexpps`/`vscalefps`), and `s = a · 2^(128 − Ec)` (exact) is `a` in units of
+//! `2^(man − 1)` destination ulps, below 4. Adding `m = 2^(24 − man) + (Ec − Emin) · 2` (its
+//! code `bias + (Ec − Emin) · 2^man`, from the scale by a shift and a subtract) with the
+//! mode's embedded rounding (`vaddps {rn,rz,ru}`) rounds `s` to a whole ulp and leaves the
+//! destination's magnitude code in the low bits of the sum's f32 code (a carry into the next
+//! binade comes out right). Toward −∞ and +∞ round the magnitude up or toward zero by the
+//! sign (a masked second add); ties away adds half an ulp toward zero first; to odd truncates.
+//! Inexact is `sum − m ≠ s`. Per lane the sum is clamped at the code above the largest
+//! finite one and the inexact bit put in bit 7 (every magnitude code is below 128) by one
+//! masked or, which to odd also sets the last bit (the overflow byte then has it too); the 64 low bytes of a step are gathered in order by two
+//! `vpermt2b` and a blend, and so are the f32 sign bytes. On those 64 bytes one compare each
+//! gives the overflowing lanes (inexact at the clamp code), the underflowing ones (inexact
+//! below the smallest normal), the flushed ones (inexact zero), and the inexact ones (bit 7),
+//! counted in byte counters by masked subtracts; beyond-the-largest-value (for saturation) is
+//! one compare per vector on `a` and a masked add. A lane at the clamp code that is not
+//! inexact is an exact overflow, NaN or ±Inf (a NaN sum is not inexact and clamps there): a
+//! step with one takes an out-of-line path with the full rule per vector. The code is the
+//! magnitude (clamped to the policy's overflow code, or replaced by the overflow code by
+//! sign) with the sign bit put on by a masked or; two 4-bit codes go into a byte by a shift,
+//! an or and a `vpermb`. The last `n % 64` elements are left to the per-element rule. With
+//! `stream` ([`stream`](super::stream)) each step's codes (64 bytes, or 32 packed) are stored
 //! non-temporally; every step prefetches its source 4 KiB ahead, one line per 64 bytes.
 
 use super::f32_small_float::{Fixed, SmallFloat, mode};
@@ -29,7 +37,9 @@ const STEP: usize = 64;
 
 /// Whether the kernel serves `sf` (laid out one code per byte, or two per byte when `packed`).
 pub(crate) fn serves(sf: &SmallFloat, packed: bool) -> bool {
-    sf.serves(packed) && (1..=16).contains(&(23 - sf.shift)) && sf.e0 <= 126
+    // the magnitude codes up to the clamp code stay below the inexact bit (0x80), and the
+    // code offsets of every binade below 2^23
+    sf.serves(packed) && (1..=7).contains(&(23 - sf.shift)) && sf.e0 <= 126 && sf.max_code < 0x7F
 }
 
 /// Casts the first `n - n % 64` of `n` little-endian f32 codes (into one byte each, or two
@@ -138,32 +148,35 @@ use super::stream::prefetch;
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 
-/// The layout's constants, one per lane.
+/// The layout's constants, one per lane (32-bit) or per byte (`b_` and the byte indices).
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
 struct Consts {
     /// 0x7FFF_FFFF.
     abs_mask: __m512i,
-    /// The destination's smallest normal exponent.
-    emin: __m512,
-    /// Its mantissa bits.
-    man: __m512,
-    /// 2^man.
-    two_man: __m512,
-    /// 2^23 − emin · 2^man: with `e · 2^man` added, the `m` of the module doc.
-    m0: __m512,
-    /// 0.5.
+    /// 0x7F80_0000, the f32 exponent field.
+    exp_field: __m512i,
+    /// The code of the scale `2^(128 − Emin)`, the largest one (lanes below `Emin`).
+    max_scale: __m512i,
+    /// 23 − man: shifts a scale's exponent field to its code offset.
+    to_code: __m512i,
+    /// `bias + (255 − Emin) · 2^man`: less the shifted scale, the code of `m`.
+    m_base: __m512i,
+    /// Half a destination ulp in units of `s` (ties away).
     half: __m512,
     /// 1.
     one: __m512i,
-    /// The biased code (f32 code of 2^23 + magnitude code) of the largest finite value.
+    /// 0x80, the inexact bit of a lane's code byte (to odd: 0x81, the last bit set too).
+    inexact_bit: __m512i,
+    /// The biased code (f32 code of `m` at `Emin` plus the magnitude code) one above the
+    /// largest finite magnitude: the clamp of every sum.
+    clamp: __m512i,
+    /// The biased code of the largest finite value.
     max_code: __m512i,
     /// The biased code of the smallest normal.
     min_normal: __m512i,
     /// The biased code of zero.
     zero: __m512i,
-    /// The biased code of positive overflow (when it clamps).
-    clamp: __m512i,
     /// The f32 magnitude of the largest finite value.
     max_abs: __m512i,
     /// The magnitude bits of a code.
@@ -172,8 +185,28 @@ struct Consts {
     sign_shift: __m512i,
     /// Overflow codes, by sign.
     ovf: [__m512i; 2],
-    /// The largest finite f32 magnitude.
-    max_finite: __m512i,
+    /// Bytes: the magnitude code one above the largest (an exact overflow, NaN or Inf).
+    b_clamp: __m512i,
+    /// Bytes: that code with the inexact bit, and to odd its last bit (an overflow).
+    b_ovf: __m512i,
+    /// Bytes: −128 + the smallest normal's code (signed, below it: inexact and subnormal).
+    b_under: __m512i,
+    /// Bytes: 0x80 (inexact zero).
+    b_flushed: __m512i,
+    /// Bytes: 0x7F (the magnitude of a code byte).
+    b_mag: __m512i,
+    /// Bytes: the positive overflow code (overflow clamps to it).
+    b_ovf_clamp: __m512i,
+    /// Bytes: the code's sign bit.
+    b_sign: __m512i,
+    /// Bytes: the overflow codes by sign.
+    b_ovf_code: [__m512i; 2],
+    /// `vpermt2b` indices of the low bytes of 32 lanes (twice).
+    low_bytes: __m512i,
+    /// `vpermt2b` indices of the top bytes of 32 lanes (twice).
+    top_bytes: __m512i,
+    /// `vpermb` indices of the even bytes (twice).
+    even_bytes: __m512i,
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -182,48 +215,50 @@ impl Consts {
     #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
     fn new(sf: &SmallFloat) -> Consts {
         let set = |v: u32| _mm512_set1_epi32(v as i32);
+        let set8 = |v: u32| _mm512_set1_epi8(v as u8 as i8);
         let man = 23 - sf.shift;
-        let emin = sf.e0 as i32 - 126;
-        let bias = 0x4B00_0000;
+        // the f32 exponent field of the smallest normal
+        let e_min = sf.e0 + 1;
+        let bias = (151 - man) << 23;
+        let idx = |f: fn(usize) -> usize| {
+            let b: [u8; 64] = std::array::from_fn(|j| f(j) as u8);
+            // SAFETY: `b` is 64 bytes, the size of the unaligned load.
+            unsafe { _mm512_loadu_si512(b.as_ptr().cast()) }
+        };
         Consts {
             abs_mask: set(0x7FFF_FFFF),
-            emin: _mm512_set1_ps(emin as f32),
-            man: _mm512_set1_ps(man as f32),
-            two_man: _mm512_set1_ps((1u32 << man) as f32),
-            m0: _mm512_set1_ps((8_388_608 - emin * (1 << man)) as f32),
-            half: _mm512_set1_ps(0.5),
+            exp_field: set(0x7F80_0000),
+            max_scale: set((255 - e_min) << 23),
+            to_code: set(23 - man),
+            m_base: set(bias + ((255 - e_min) << man)),
+            half: _mm512_set1_ps(f32::from_bits((127 - man) << 23)),
             one: set(1),
+            inexact_bit: set(if sf.mode == mode::ODD { 0x81 } else { 0x80 }),
+            clamp: set(bias + sf.max_code + 1),
             max_code: set(bias + sf.max_code),
             min_normal: set(bias + sf.min_normal),
             zero: set(bias),
-            clamp: set(bias + sf.overflow[0].0),
             max_abs: set(sf.max_abs),
             low_mask: set((1 << (sf.bits - 1)) - 1),
             sign_shift: set(32 - sf.bits),
             ovf: [set(sf.overflow[0].0), set(sf.overflow[1].0)],
-            max_finite: set(0x7F7F_FFFF),
+            b_clamp: set8(sf.max_code + 1),
+            b_ovf: set8(if sf.mode == mode::ODD {
+                0x80 | (sf.max_code + 1) | 1
+            } else {
+                0x80 | (sf.max_code + 1)
+            }),
+            b_under: set8(0x80 + sf.min_normal),
+            b_flushed: set8(0x80),
+            b_mag: set8(0x7F),
+            b_ovf_clamp: set8(sf.overflow[0].0),
+            b_sign: set8(1 << (sf.bits - 1)),
+            b_ovf_code: [set8(sf.overflow[0].0), set8(sf.overflow[1].0)],
+            low_bytes: idx(|j| (4 * j) & 127),
+            top_bytes: idx(|j| (4 * j + 3) & 127),
+            even_bytes: idx(|j| (2 * j) & 63),
         }
     }
-}
-
-/// The code of 16 lanes and their status masks.
-#[cfg(target_arch = "x86_64")]
-#[derive(Clone, Copy)]
-struct Lanes {
-    /// The codes (overflow already resolved), one per 32-bit lane.
-    code: __m512i,
-    /// Inexact lanes that do not overflow.
-    inexact: __mmask16,
-    /// Of those, below the smallest normal.
-    under: __mmask16,
-    /// Of those, zero.
-    flushed: __mmask16,
-    /// Beyond the largest finite value.
-    beyond: __mmask16,
-    /// Not overflowing.
-    kept: __mmask16,
-    /// Negative.
-    neg: __mmask16,
 }
 
 /// Rounding control of the embedded-rounding adds (exceptions suppressed).
@@ -238,19 +273,22 @@ mod rc {
     pub const ZERO: i32 = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
 }
 
-/// The codes and masks of 16 finite lanes `x` in mode `M` (see the module doc); `CLAMP`:
-/// overflow clamps (else it blends in the overflow code by sign). Lanes holding NaN or Inf
-/// give garbage, which [`special_step`] replaces.
+/// 16 lanes `x` in mode `M` (see the module doc): the biased code clamped at one above the
+/// largest finite magnitude (to odd: before its last bit is set where inexact), the inexact
+/// lanes and the lanes beyond the largest finite value. A NaN or ±Inf lane gives the clamp
+/// code, not inexact.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline]
-fn lanes<const M: u8, const CLAMP: bool>(c: &Consts, x: __m512i) -> Lanes {
+fn lanes<const M: u8>(c: &Consts, x: __m512i) -> (__m512i, __mmask16, __mmask16) {
     let a = _mm512_and_si512(x, c.abs_mask);
-    let af = _mm512_castsi512_ps(a);
-    let e = _mm512_max_ps(_mm512_getexp_ps(af), c.emin);
-    let s = _mm512_scalef_ps(af, _mm512_sub_ps(c.man, e));
-    let m = _mm512_fmadd_ps(e, c.two_man, c.m0);
-    let neg = _mm512_movepi32_mask(x);
+    // exponent field min(255 − E, 255 − Emin): 2^(128 − Ec); zero for NaN and Inf
+    let scale = _mm512_min_epu32(_mm512_andnot_si512(x, c.exp_field), c.max_scale);
+    let s = _mm512_mul_ps(_mm512_castsi512_ps(a), _mm512_castsi512_ps(scale));
+    let m = _mm512_castsi512_ps(_mm512_sub_epi32(
+        c.m_base,
+        _mm512_srlv_epi32(scale, c.to_code),
+    ));
     let y = match M {
         mode::NEAREST_EVEN => _mm512_add_round_ps::<{ rc::NEAREST }>(s, m),
         mode::NEAREST_AWAY => {
@@ -258,55 +296,37 @@ fn lanes<const M: u8, const CLAMP: bool>(c: &Consts, x: __m512i) -> Lanes {
         }
         mode::FLOOR => _mm512_mask_add_round_ps::<{ rc::UP }>(
             _mm512_add_round_ps::<{ rc::ZERO }>(s, m),
-            neg,
+            _mm512_movepi32_mask(x),
             s,
             m,
         ),
         mode::CEIL => _mm512_mask_add_round_ps::<{ rc::ZERO }>(
             _mm512_add_round_ps::<{ rc::UP }>(s, m),
-            neg,
+            _mm512_movepi32_mask(x),
             s,
             m,
         ),
         _ => _mm512_add_round_ps::<{ rc::ZERO }>(s, m),
     };
-    // the rounded s, exactly (both integers below 2^24)
-    let r = _mm512_sub_ps(y, m);
-    let mut yi = _mm512_castps_si512(y);
-    let (kept, inexact) = if M == mode::ODD {
-        let inexact = _mm512_cmp_ps_mask::<_CMP_NEQ_OQ>(r, s);
-        yi = _mm512_mask_or_epi32(yi, inexact, yi, c.one);
-        let kept = _mm512_cmple_epi32_mask(yi, c.max_code);
-        (kept, inexact & kept)
-    } else {
-        let kept = _mm512_cmple_epi32_mask(yi, c.max_code);
-        (kept, _mm512_mask_cmp_ps_mask::<_CMP_NEQ_OQ>(kept, r, s))
-    };
-    let under = _mm512_mask_cmplt_epi32_mask(inexact, yi, c.min_normal);
-    let flushed = _mm512_mask_cmpeq_epi32_mask(inexact, yi, c.zero);
-    let beyond = _mm512_cmpgt_epi32_mask(a, c.max_abs);
-    let sign = _mm512_srlv_epi32(x, c.sign_shift);
-    let code = if CLAMP {
-        // low_mask ? magnitude : sign
-        _mm512_ternarylogic_epi32::<0xCA>(c.low_mask, _mm512_min_epi32(yi, c.clamp), sign)
-    } else {
-        let finite = _mm512_ternarylogic_epi32::<0xCA>(c.low_mask, yi, sign);
-        let ovf = _mm512_mask_blend_epi32(neg, c.ovf[0], c.ovf[1]);
-        _mm512_mask_blend_epi32(kept, ovf, finite)
-    };
-    Lanes {
-        code,
-        inexact,
-        under,
-        flushed,
-        beyond,
-        kept,
-        neg,
-    }
+    // the rounded s, exactly (both in one binade below 2^24 ulps); NaN: not inexact
+    let inexact = _mm512_cmp_ps_mask::<_CMP_NEQ_OQ>(_mm512_sub_ps(y, m), s);
+    // unsigned: a NaN sum (of either sign) clamps too
+    let code = _mm512_min_epu32(_mm512_castps_si512(y), c.clamp);
+    (code, inexact, _mm512_cmpgt_epi32_mask(a, c.max_abs))
 }
 
-/// Stores the 64 codes of `v` (each below 256) as bytes, or as 4-bit pairs when `PACKED`;
-/// non-temporally with `stream`.
+/// The low (or, with `top`, the top) bytes of the 64 lanes of `v`, in order.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn gather(idx: __m512i, v: [__m512i; 4]) -> __m512i {
+    let ab = _mm512_permutex2var_epi8(v[0], idx, v[1]);
+    let cd = _mm512_permutex2var_epi8(v[2], idx, v[3]);
+    _mm512_mask_blend_epi8(0xFFFF_FFFF_0000_0000, ab, cd)
+}
+
+/// Stores the 64 codes `b` (bytes, each below 256) as bytes, or as 4-bit pairs when
+/// `PACKED`; non-temporally with `stream`.
 ///
 /// # Safety
 /// `y` must hold 64 bytes (32 when `PACKED`), and with `stream` start on a boundary of as
@@ -314,22 +334,12 @@ fn lanes<const M: u8, const CLAMP: bool>(c: &Consts, x: __m512i) -> Lanes {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline]
-unsafe fn store<const PACKED: bool>(v: [__m512i; 4], y: &mut [u8], stream: bool) {
-    // lane i of b: v0[4i..4i+4], v1[4i..], v2[4i..], v3[4i..] as bytes
-    let b = _mm512_packus_epi16(
-        _mm512_packus_epi32(v[0], v[1]),
-        _mm512_packus_epi32(v[2], v[3]),
-    );
+unsafe fn store<const PACKED: bool>(c: &Consts, b: __m512i, y: &mut [u8], stream: bool) {
     if PACKED {
-        // word w: its two bytes as lo | hi << 4; then the low byte of word 8i + 2j + h goes
-        // to byte 8j + 2i + h
-        let nib = _mm512_maddubs_epi16(b, _mm512_set1_epi16(0x1001));
-        let idx = _mm512_set_epi8(
-            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            0, 0, 0, 62, 60, 46, 44, 30, 28, 14, 12, 58, 56, 42, 40, 26, 24, 10, 8, 54, 52, 38, 36,
-            22, 20, 6, 4, 50, 48, 34, 32, 18, 16, 2, 0,
-        );
-        let out = _mm512_castsi512_si256(_mm512_permutexvar_epi8(idx, nib));
+        // byte pairs (lo, hi) → lo | hi << 4 in the low byte of each 16-bit pair, then the
+        // even bytes
+        let pairs = _mm512_or_si512(b, _mm512_srli_epi16::<4>(b));
+        let out = _mm512_castsi512_si256(_mm512_permutexvar_epi8(c.even_bytes, pairs));
         // SAFETY: `y` holds 32 bytes (the caller's contract), the size of the store, and is
         // 32-byte aligned when streamed.
         unsafe {
@@ -340,16 +350,13 @@ unsafe fn store<const PACKED: bool>(v: [__m512i; 4], y: &mut [u8], stream: bool)
             }
         };
     } else {
-        // dword 4i + j of b holds v_j[4i..4i+4]: dword 4j + i of the output
-        let idx = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
-        let out = _mm512_permutexvar_epi32(idx, b);
         // SAFETY: `y` holds 64 bytes (the caller's contract), the size of the store, and is
         // 64-byte aligned when streamed.
         unsafe {
             if stream {
-                _mm512_stream_si512(y.as_mut_ptr().cast(), out)
+                _mm512_stream_si512(y.as_mut_ptr().cast(), b)
             } else {
-                _mm512_storeu_si512(y.as_mut_ptr().cast(), out)
+                _mm512_storeu_si512(y.as_mut_ptr().cast(), b)
             }
         };
     }
@@ -394,30 +401,30 @@ unsafe fn cast<const M: u8, const PACKED: bool, const CLAMP: bool>(
     dst: &mut [u8],
     stream: bool,
 ) -> StatusCounts {
-    /// Steps between two flushes of the 32-bit lane counters (at most 4 per lane per step).
-    const FLUSH: usize = 1 << 12;
+    /// Steps between two flushes of the byte counters (at most 1 per byte per step).
+    const FLUSH: usize = 255;
     let c = Consts::new(sf);
     let out_step = if PACKED { STEP / 2 } else { STEP };
     let steps = src.len() / (4 * STEP);
     let zero = _mm512_setzero_si512();
-    // 1 in every lane, hidden from the optimiser: a masked add of it stays one instruction
-    // (one it can see becomes a mask-to-vector move and a subtract)
+    // all ones (−1) in every byte and 1 in every 32-bit lane, hidden from the optimiser: a
+    // masked subtract or add of them stays one instruction (one it can see becomes a
+    // mask-to-vector move and an add)
+    let minus_one = std::hint::black_box(_mm512_set1_epi8(-1));
     let one = std::hint::black_box(_mm512_set1_epi32(1));
-    // The four masks of a step, each adding 1 to the lanes of `acc` it selects.
-    let count4 = |acc: &mut __m512i, k: [__mmask16; 4]| {
-        for k in k {
-            *acc = _mm512_mask_add_epi32(*acc, k, *acc, one);
-        }
-    };
     let mut tally = Tally::default();
-    // inexact, under, flushed, beyond, kept, negative overflow: 64-bit lane sums
-    let mut wide = [zero; 6];
+    // overflowing, inexact bit, underflowing, flushed, negative overflowing: 64-bit lane
+    // sums of the byte counters; beyond: of the 32-bit lane counters
+    let mut wide = [zero; 5];
+    let mut wide_beyond = zero;
+    let mut special_steps = 0;
     let mut i = 0;
     while i < steps {
         let end = (i + FLUSH).min(steps);
-        let mut acc = [zero; 6];
-        // the finite-only steps from `i` on, up to one whose lanes hold NaN or Inf (no call
-        // in this loop: its constants stay in registers)
+        let mut acc = [zero; 5];
+        let mut beyond = zero;
+        // the steps from `i` on, up to one with an exact overflow, NaN or Inf (no call in
+        // this loop: its constants stay in registers)
         while i < end {
             let (Some(x), Some(y)) = (
                 src.get(4 * STEP * i..4 * STEP * (i + 1)),
@@ -425,38 +432,53 @@ unsafe fn cast<const M: u8, const PACKED: bool, const CLAMP: bool>(
             ) else {
                 break;
             };
-            let v: [__m512i; 4] = std::array::from_fn(|j| {
+            let xs: [__m512i; 4] = std::array::from_fn(|j| {
                 let p = x.as_ptr().wrapping_add(64 * j);
                 prefetch(p);
                 // SAFETY: `x` is 256 bytes, four unaligned 64-byte loads.
                 unsafe { _mm512_loadu_si512(p.cast()) }
             });
-            let special = v
-                .iter()
-                .map(|&x| _mm512_cmpgt_epi32_mask(_mm512_and_si512(x, c.abs_mask), c.max_finite))
-                .fold(0, |a, k| a | k);
-            if special != 0 {
+            let l = xs.map(|x| lanes::<M>(&c, x));
+            let b = gather(
+                c.low_bytes,
+                l.map(|(v, k, _)| _mm512_mask_or_epi32(v, k, v, c.inexact_bit)),
+            );
+            if _mm512_cmpeq_epi8_mask(b, c.b_clamp) != 0 {
                 break;
             }
-            let l = v.map(|x| lanes::<M, CLAMP>(&c, x));
-            count4(&mut acc[0], l.map(|l| l.inexact));
-            count4(&mut acc[1], l.map(|l| l.under));
-            count4(&mut acc[2], l.map(|l| l.flushed));
-            count4(&mut acc[3], l.map(|l| l.beyond));
-            count4(&mut acc[4], l.map(|l| l.kept));
-            if !CLAMP {
-                count4(&mut acc[5], l.map(|l| !l.kept & l.neg));
+            let ovf = _mm512_cmpeq_epi8_mask(b, c.b_ovf);
+            let sign = _mm512_movepi8_mask(gather(c.top_bytes, xs));
+            let count = |acc: &mut __m512i, k: __mmask64| {
+                *acc = _mm512_mask_sub_epi8(*acc, k, *acc, minus_one);
+            };
+            count(&mut acc[0], ovf);
+            count(&mut acc[1], _mm512_movepi8_mask(b));
+            count(&mut acc[2], _mm512_cmplt_epi8_mask(b, c.b_under));
+            count(&mut acc[3], _mm512_cmpeq_epi8_mask(b, c.b_flushed));
+            for (_, _, k) in l {
+                beyond = _mm512_mask_add_epi32(beyond, k, beyond, one);
             }
+            let mag = _mm512_and_si512(b, c.b_mag);
+            let code = if CLAMP {
+                let mag = _mm512_min_epu8(mag, c.b_ovf_clamp);
+                _mm512_mask_add_epi8(mag, sign, mag, c.b_sign)
+            } else {
+                count(&mut acc[4], ovf & sign);
+                let finite = _mm512_mask_add_epi8(mag, sign, mag, c.b_sign);
+                let ovf_code = _mm512_mask_blend_epi8(sign, c.b_ovf_code[0], c.b_ovf_code[1]);
+                _mm512_mask_blend_epi8(ovf, finite, ovf_code)
+            };
             // SAFETY: `y` is `out_step` bytes, what `store` writes, at a multiple of
             // `out_step` from `dst` (64-byte aligned when streamed).
-            unsafe { store::<PACKED>(l.map(|l| l.code), y, stream) };
+            unsafe { store::<PACKED>(&c, code, y, stream) };
             i += 1;
         }
         for (w, a) in wide.iter_mut().zip(acc) {
-            let lo = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(a));
-            let hi = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64::<1>(a));
-            *w = _mm512_add_epi64(*w, _mm512_add_epi64(lo, hi));
+            *w = _mm512_add_epi64(*w, _mm512_sad_epu8(a, zero));
         }
+        let lo = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(beyond));
+        let hi = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64::<1>(beyond));
+        wide_beyond = _mm512_add_epi64(wide_beyond, _mm512_add_epi64(lo, hi));
         if i < end
             && let (Some(x), Some(y)) = (
                 src.get(4 * STEP * i..4 * STEP * (i + 1)),
@@ -470,24 +492,26 @@ unsafe fn cast<const M: u8, const PACKED: bool, const CLAMP: bool>(
             let codes = special_step::<M, CLAMP>(sf, &c, v, &mut tally);
             // SAFETY: `y` is `out_step` bytes, what `store` writes, at a multiple of
             // `out_step` from `dst` (64-byte aligned when streamed).
-            unsafe { store::<PACKED>(codes, y, stream) };
+            unsafe { store::<PACKED>(&c, codes, y, stream) };
+            special_steps += 1;
             i += 1;
         }
     }
-    let [inexact, under, flushed, beyond, kept, ovf_neg] =
+    let [ovf, inexact_bit, under, flushed, ovf_neg] =
         wide.map(|w| _mm512_reduce_add_epi64(w) as u64);
-    tally.inexact += inexact;
+    // the lanes of the fast steps, less those that overflowed
+    tally.kept += (STEP * (steps - special_steps)) as u64 - ovf;
+    tally.inexact += inexact_bit - ovf;
     tally.under += under;
     tally.flushed += flushed;
-    tally.beyond += beyond;
-    tally.kept += kept;
+    tally.beyond += _mm512_reduce_add_epi64(wide_beyond) as u64;
     tally.ovf_neg += ovf_neg;
     tally.counts(sf, (src.len() / 4) as u64)
 }
 
-/// One step of [`cast`] whose lanes hold NaN or ±Inf: the codes of `v`, with the policy's
-/// NaN and Inf codes blended in, and their statuses counted into `tally` (out of line, to
-/// leave the registers of the finite-only loop alone).
+/// One step of [`cast`] with an exact overflow, NaN or ±Inf: the 64 code bytes of `v`, with
+/// the policy's NaN and Inf codes blended in, and their statuses counted into `tally` (out
+/// of line, to leave the registers of the fast loop alone).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline(never)]
@@ -496,7 +520,7 @@ fn special_step<const M: u8, const CLAMP: bool>(
     c: &Consts,
     v: [__m512i; 4],
     tally: &mut Tally,
-) -> [__m512i; 4] {
+) -> __m512i {
     let set = |v: u32| _mm512_set1_epi32(v as i32);
     let inf_bits = set(0x7F80_0000);
     let by_sign = |r: [Fixed; 2]| [set(r[0].0), set(r[1].0)];
@@ -505,31 +529,48 @@ fn special_step<const M: u8, const CLAMP: bool>(
     let payload = set(sf.nan_payload);
     let shift = set(sf.shift);
     let count = |k: __mmask16| u64::from(k.count_ones());
-    v.map(|x| {
-        let l = lanes::<M, CLAMP>(c, x);
+    let codes = v.map(|x| {
+        let (code, inexact, beyond) = lanes::<M>(c, x);
+        let code = if M == mode::ODD {
+            _mm512_mask_or_epi32(code, inexact, code, c.one)
+        } else {
+            code
+        };
         let a = _mm512_and_si512(x, c.abs_mask);
         let nan = _mm512_cmpgt_epi32_mask(a, inf_bits);
         let inf = _mm512_cmpeq_epi32_mask(a, inf_bits);
+        let neg = _mm512_movepi32_mask(x);
         let finite = !(nan | inf);
-        let kept = l.kept & finite;
-        tally.inexact += count(l.inexact & finite);
-        tally.under += count(l.under & finite);
-        tally.flushed += count(l.flushed & finite);
-        tally.beyond += count(l.beyond & finite);
+        let kept = _mm512_mask_cmple_epu32_mask(finite, code, c.max_code);
+        let inexact = inexact & kept;
+        tally.inexact += count(inexact);
+        tally.under += count(_mm512_mask_cmplt_epu32_mask(inexact, code, c.min_normal));
+        tally.flushed += count(_mm512_mask_cmpeq_epi32_mask(inexact, code, c.zero));
+        tally.beyond += count(beyond & finite);
         tally.kept += count(kept);
         if !CLAMP {
-            tally.ovf_neg += count(finite & !kept & l.neg);
+            tally.ovf_neg += count(finite & !kept & neg);
         }
         tally.nan[0] += count(nan);
-        tally.nan[1] += count(nan & l.neg);
+        tally.nan[1] += count(nan & neg);
         tally.inf[0] += count(inf);
-        tally.inf[1] += count(inf & l.neg);
-        let pick = |r: [__m512i; 2]| _mm512_mask_blend_epi32(l.neg, r[0], r[1]);
+        tally.inf[1] += count(inf & neg);
+        let mag = _mm512_sub_epi32(code, c.zero);
+        let sign = _mm512_srlv_epi32(x, c.sign_shift);
+        let pick = |r: [__m512i; 2]| _mm512_mask_blend_epi32(neg, r[0], r[1]);
+        let code = if CLAMP {
+            // low_mask ? magnitude : sign
+            _mm512_ternarylogic_epi32::<0xCA>(c.low_mask, _mm512_min_epu32(mag, c.ovf[0]), sign)
+        } else {
+            let finite = _mm512_ternarylogic_epi32::<0xCA>(c.low_mask, mag, sign);
+            _mm512_mask_blend_epi32(kept, pick(c.ovf), finite)
+        };
         let nan_value = _mm512_or_si512(
             pick(nan_code),
             _mm512_and_si512(_mm512_srlv_epi32(a, shift), payload),
         );
-        let code = _mm512_mask_blend_epi32(inf, l.code, pick(inf_code));
+        let code = _mm512_mask_blend_epi32(inf, code, pick(inf_code));
         _mm512_mask_blend_epi32(nan, code, nan_value)
-    })
+    });
+    gather(c.low_bytes, codes)
 }

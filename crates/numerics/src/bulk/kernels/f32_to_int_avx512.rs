@@ -10,8 +10,13 @@
 //! values beyond 2^31 from the significand), narrowed by byte permutes of two vectors
 //! (`vpackusdw` for 16 bits) and, for packed 4-bit codes, paired into nibbles by a shift and
 //! a `vpermb`. Each flag's four 16-bit masks of a step are joined into one 64-bit mask and
-//! counted by `popcnt`. The rule is [`super::f32_to_int`]'s per-element one (which does the
-//! last `n % 64` elements), tested bit for bit against the reference. With `stream`
+//! counted by `popcnt`. Saturating casts to one byte (i8, u8) take a leaner path (`lean`):
+//! `vcvtps2dq` with the mode's embedded rounding, signed-saturating packs as the clamp and
+//! narrowing, four compares per vector chained by masking and counted in lane counters, out
+//! of range from a compare on the 16-bit values; a step whose packs saturate at −2^15 (NaN,
+//! ±Inf, |x| ≥ 2^31, x below −2^15) takes the full rule. The rule is
+//! [`super::f32_to_int`]'s per-element one (which does the last `n % 64` elements), tested
+//! bit for bit against the reference. With `stream`
 //! ([`stream`](super::stream)) each step's codes (128, 64 or 32 bytes) are stored
 //! non-temporally; every step prefetches its source 4 KiB ahead, one line per 64 bytes.
 
@@ -121,6 +126,200 @@ unsafe fn store64(p: *mut u8, v: std::arch::x86_64::__m512i, stream: bool) {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 unsafe fn cast<const R: i32, const W: usize, const WRAP: bool>(
+    d: &IntDst,
+    src: &[u8],
+    dst: &mut [u8],
+    job: (usize, bool),
+) -> StatusCounts {
+    // SAFETY: the caller's guarantees, passed on.
+    unsafe {
+        match (W, WRAP, d.lo == 0) {
+            (1, false, false) => lean::<R, false>(d, src, dst, job),
+            (1, false, true) => lean::<R, true>(d, src, dst, job),
+            _ => full::<R, W, WRAP>(d, src, dst, job),
+        }
+    }
+}
+
+/// [`cast`] of one byte per element, saturating (`U`: unsigned, `lo` = 0), in fewer
+/// operations per element than [`full`]: per vector the conversion with the mode's embedded
+/// rounding (`vcvtps2dq`; ties away: of the truncation of `x` plus the largest f32 below one
+/// half, signed as `x`) and its exact float value, and four compares: `x` within the range
+/// (two, chained by masking), exact (the value equals `x`, among those), and flushed (the
+/// integer 0 where not exact), counted by masked adds in 32-bit lane counters. The integers
+/// are narrowed by signed-saturating packs (`vpackssdw`, then `vpacksswb` or `vpackuswb`:
+/// the bounds' clamp) and a `vpermd`; out of range is a compare on the 16-bit values (two
+/// vectors of 32 lanes), counted in 16-bit lane counters. A step with a 16-bit value of
+/// −2^15 (from NaN, ±Inf, |x| ≥ 2^31 or x below −2^15) takes [`full`] (out of line).
+///
+/// Per step: saturated = not within the range; inexact = not exact (a lane beyond the range
+/// is never exact); out of range = overflow; flushed.
+///
+/// # Safety
+/// As [`cast`], for `W` = 1 without wrapping.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+unsafe fn lean<const R: i32, const U: bool>(
+    d: &IntDst,
+    src: &[u8],
+    dst: &mut [u8],
+    (n, stream): (usize, bool),
+) -> StatusCounts {
+    use super::stream::prefetch;
+    use std::arch::x86_64::*;
+    /// Steps between two flushes of the lane counters (at most 4 per 32-bit lane and 2 per
+    /// 16-bit lane per step).
+    const FLUSH: usize = 1 << 12;
+    let lo = _mm512_set1_ps(d.lo as f32);
+    let hi = _mm512_set1_ps(d.hi as f32);
+    let lo16 = _mm512_set1_epi16(d.lo as i16);
+    let span16 = _mm512_set1_epi16((d.hi - d.lo) as i16);
+    let min16 = _mm512_set1_epi16(i16::MIN);
+    let sign_mask = _mm512_castsi512_ps(_mm512_set1_epi32(i32::MIN));
+    let below_half = _mm512_set1_ps(f32::from_bits(0x3EFF_FFFF)); // 0.5 - 2^-25
+    let zero = _mm512_setzero_si512();
+    // dword 4l + j of the packed bytes holds vector j's lanes 4l..4l+4: back into order
+    let unpair = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+    // 1 in every 32-bit lane and −1 in every 16-bit one, hidden from the optimiser: a masked
+    // add of them stays one instruction
+    let one = std::hint::black_box(_mm512_set1_epi32(1));
+    let minus_one16 = std::hint::black_box(_mm512_set1_epi16(-1));
+    let convert = |x: __m512| -> __m512i {
+        if R == imm::AWAY {
+            // trunc(x ± the largest f32 below 1/2) is half-away rounding for every f32
+            let t = _mm512_add_ps(x, _mm512_or_ps(_mm512_and_ps(x, sign_mask), below_half));
+            _mm512_cvt_roundps_epi32::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(t)
+        } else if R == imm::FLOOR {
+            _mm512_cvt_roundps_epi32::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(x)
+        } else if R == imm::CEIL {
+            _mm512_cvt_roundps_epi32::<{ _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC }>(x)
+        } else if R == imm::TRUNC {
+            _mm512_cvt_roundps_epi32::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(x)
+        } else {
+            _mm512_cvt_roundps_epi32::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(x)
+        }
+    };
+    let steps = n / STEP;
+    let mut counts = StatusCounts::default();
+    // within the range, exact, flushed (32-bit lanes); out of range (16-bit lanes)
+    let mut wide = [zero; 3];
+    let mut wide_oor = zero;
+    let mut fast = 0u64;
+    let mut i = 0;
+    while i < steps {
+        let end = (i + FLUSH).min(steps);
+        let mut acc = [zero; 3];
+        let mut oor = zero;
+        // the steps from `i` on, up to a special one (no call in this loop)
+        while i < end {
+            let (Some(x), Some(y)) = (
+                src.get(4 * STEP * i..4 * STEP * (i + 1)),
+                dst.get_mut(STEP * i..STEP * (i + 1)),
+            ) else {
+                break;
+            };
+            let xs: [__m512; 4] = std::array::from_fn(|k| {
+                let p = x.as_ptr().wrapping_add(64 * k);
+                prefetch(p);
+                // SAFETY: `x` is 256 bytes, four unaligned 64-byte loads.
+                unsafe { _mm512_loadu_ps(p.cast()) }
+            });
+            let v = xs.map(convert);
+            let w = [
+                _mm512_packs_epi32(v[0], v[1]),
+                _mm512_packs_epi32(v[2], v[3]),
+            ];
+            if _mm512_cmpeq_epi16_mask(_mm512_min_epi16(w[0], w[1]), min16) != 0 {
+                break;
+            }
+            for (&x, &v) in xs.iter().zip(&v) {
+                let f = _mm512_cvtepi32_ps(v);
+                let below = _mm512_cmp_ps_mask::<_CMP_LE_OQ>(x, hi);
+                let within = _mm512_mask_cmp_ps_mask::<_CMP_GE_OQ>(below, x, lo);
+                let exact = _mm512_mask_cmp_ps_mask::<_CMP_EQ_OQ>(within, f, x);
+                let flushed = _mm512_mask_cmpeq_epi32_mask(!exact, v, zero);
+                for (a, k) in acc.iter_mut().zip([within, exact, flushed]) {
+                    *a = _mm512_mask_add_epi32(*a, k, *a, one);
+                }
+            }
+            for w in w {
+                let out = _mm512_cmpgt_epu16_mask(_mm512_sub_epi16(w, lo16), span16);
+                oor = _mm512_mask_sub_epi16(oor, out, oor, minus_one16);
+            }
+            let b = if U {
+                _mm512_packus_epi16(w[0], w[1])
+            } else {
+                _mm512_packs_epi16(w[0], w[1])
+            };
+            // SAFETY: `y` is 64 bytes, the size of the store (64-byte aligned when streamed,
+            // at a multiple of 64 bytes from `dst`).
+            unsafe { store64(y.as_mut_ptr(), _mm512_permutexvar_epi32(unpair, b), stream) };
+            fast += STEP as u64;
+            i += 1;
+        }
+        for (w, a) in wide.iter_mut().zip(acc) {
+            let l = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(a));
+            let h = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64::<1>(a));
+            *w = _mm512_add_epi64(*w, _mm512_add_epi64(l, h));
+        }
+        // 16-bit lane sums: pairs into 32-bit lanes, then as above
+        let pairs = _mm512_madd_epi16(oor, _mm512_set1_epi16(1));
+        let l = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(pairs));
+        let h = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64::<1>(pairs));
+        wide_oor = _mm512_add_epi64(wide_oor, _mm512_add_epi64(l, h));
+        if i < end
+            && let (Some(x), Some(y)) = (
+                src.get(4 * STEP * i..4 * STEP * (i + 1)),
+                dst.get_mut(STEP * i..STEP * (i + 1)),
+            )
+        {
+            // SAFETY: the caller's guarantees; `y` is one step's 64 bytes at a multiple of
+            // 64 from `dst`.
+            counts.add(&unsafe { full_step::<R, U>(d, x, y, stream) });
+            i += 1;
+        }
+    }
+    let [within, exact, flushed] = wide.map(|w| _mm512_reduce_add_epi64(w) as u64);
+    let oor = _mm512_reduce_add_epi64(wide_oor) as u64;
+    counts.total += fast;
+    counts.exact += exact;
+    for (flag, k) in [
+        (Status::INEXACT, fast - exact),
+        (Status::OVERFLOW, oor),
+        (Status::FLUSHED_TO_ZERO, flushed),
+        (Status::SATURATED, fast - within),
+    ] {
+        if let Some(slot) = counts.flags.get_mut(flag.bits().trailing_zeros() as usize) {
+            *slot += k;
+        }
+    }
+    counts
+}
+
+/// One step of [`lean`] by [`full`], out of line.
+///
+/// # Safety
+/// As [`lean`]; `src` is 256 bytes, `dst` 64.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline(never)]
+unsafe fn full_step<const R: i32, const U: bool>(
+    d: &IntDst,
+    src: &[u8],
+    dst: &mut [u8],
+    stream: bool,
+) -> StatusCounts {
+    // SAFETY: the caller's guarantees.
+    unsafe { full::<R, 1, false>(d, src, dst, (STEP, stream)) }
+}
+
+/// [`cast`] by the full rule (any width, wrapping or not).
+///
+/// # Safety
+/// As [`cast`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+unsafe fn full<const R: i32, const W: usize, const WRAP: bool>(
     d: &IntDst,
     src: &[u8],
     dst: &mut [u8],
