@@ -349,7 +349,12 @@ mod simd {
                 let mut acc = Acc::zero();
                 for (xs, ys) in s_run.chunks(block_src).zip(d_run.chunks_mut(block_dst)) {
                     // (a last block of an odd number of groups stays on the AVX2 fast path)
-                    let (fast, beyond) = if WIDE && xs.len() % 64 == 0 {
+                    let (fast, beyond) = if WIDE && xs.len() % 128 == 0 {
+                        // SAFETY: with `WIDE` the caller checked the AVX-512 features.
+                        unsafe {
+                            super::super::f32_half_avx512::f16_lean_block::<M>(xs, ys, stream)
+                        }
+                    } else if WIDE && xs.len() % 64 == 0 {
                         // SAFETY: with `WIDE` the caller checked the AVX-512 features.
                         unsafe {
                             super::super::f32_half_avx512::f16_fast_block::<M>(xs, ys, stream)
