@@ -76,8 +76,12 @@ impl F16c {
         if std::arch::is_x86_feature_detected!("avx2")
             && std::arch::is_x86_feature_detected!("f16c")
         {
-            if wide && super::simd::avx512_present() {
-                // SAFETY: the CPU has AVX2 and F16C and AVX-512 F, BW, VL and DQ (checked).
+            if wide
+                && super::simd::avx512_present()
+                && std::arch::is_x86_feature_detected!("popcnt")
+            {
+                // SAFETY: the CPU has AVX2, F16C, POPCNT and AVX-512 F, BW, VL and DQ
+                // (checked).
                 return Some(unsafe {
                     run_in_mode::<_, true>(self, self.mode, src, dst, n, stream)
                 });
@@ -328,7 +332,8 @@ mod simd {
         /// non-temporally).
         ///
         /// # Safety
-        /// The CPU must support AVX2 and F16C, and with `WIDE` AVX-512 F, BW, VL and DQ.
+        /// The CPU must support AVX2 and F16C, and with `WIDE` POPCNT and AVX-512 F, BW, VL
+        /// and DQ.
         #[target_feature(enable = "avx2,f16c")]
         pub(super) unsafe fn run_mode_impl<const M: u8, const WIDE: bool>(
             &self,

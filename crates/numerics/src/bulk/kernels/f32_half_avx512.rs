@@ -13,8 +13,8 @@
 //! - f16: two `vcvtps2ph` joined into one register. Every lane is taken to be inexact, which
 //!   holds unless its low 13 bits are zero (the f16 drops at least those 13); the smallest
 //!   of those bits over the block (`vpminud`) says whether the block has such a candidate.
-//!   Underflow is then "the f16 exponent field is zero" (one `vptestnmw` and a masked add on
-//!   16-bit counters), and a flushed lane needs a zero result (the smallest magnitude code
+//!   Underflow is then "the f16 exponent field is zero" (one `vptestnmw`, counted by
+//!   `popcnt`), and a flushed lane needs a zero result (the smallest magnitude code
 //!   over the block). A block with a candidate or a zero result is rescanned 16 lanes at a
 //!   time; only the groups with a candidate or a magnitude below 2^-24 (where every zero
 //!   result comes from) are rounded again with the round trip, correcting the counts (and
@@ -244,14 +244,13 @@ mod lean {
         _mm256_testn_epi16_mask, _mm512_add_epi16, _mm512_and_si512, _mm512_castsi256_si512,
         _mm512_castsi512_ps, _mm512_cmpeq_epi32_mask, _mm512_cmpge_epu16_mask,
         _mm512_cmpge_epu32_mask, _mm512_cmple_epu32_mask, _mm512_cmplt_epu32_mask,
-        _mm512_cvt_roundps_ph, _mm512_inserti64x4, _mm512_loadu_si512, _mm512_madd_epi16,
-        _mm512_mask_add_epi16, _mm512_mask_add_epi32, _mm512_mask_test_epi16_mask,
-        _mm512_max_epu16, _mm512_max_epu32, _mm512_min_epu16, _mm512_min_epu32,
-        _mm512_movepi16_mask, _mm512_or_si512, _mm512_permutexvar_epi16, _mm512_set1_epi16,
-        _mm512_set1_epi32, _mm512_setzero_si512, _mm512_slli_epi32, _mm512_srli_epi16,
-        _mm512_srli_epi32, _mm512_storeu_si512, _mm512_stream_si512, _mm512_sub_epi16,
-        _mm512_sub_epi32, _mm512_ternarylogic_epi32, _mm512_testn_epi16_mask,
-        _mm512_testn_epi32_mask,
+        _mm512_cvt_roundps_ph, _mm512_inserti64x4, _mm512_loadu_si512, _mm512_mask_add_epi16,
+        _mm512_mask_add_epi32, _mm512_mask_test_epi16_mask, _mm512_max_epu16, _mm512_max_epu32,
+        _mm512_min_epu16, _mm512_min_epu32, _mm512_movepi16_mask, _mm512_or_si512,
+        _mm512_permutexvar_epi16, _mm512_set1_epi16, _mm512_set1_epi32, _mm512_setzero_si512,
+        _mm512_slli_epi32, _mm512_srli_epi16, _mm512_srli_epi32, _mm512_storeu_si512,
+        _mm512_stream_si512, _mm512_sub_epi16, _mm512_sub_epi32, _mm512_ternarylogic_epi32,
+        _mm512_testn_epi16_mask, _mm512_testn_epi32_mask,
     };
 
     /// `vpternlogd` immediate of `a ? c : b`, bit by bit.
@@ -292,17 +291,6 @@ mod lean {
         }
     }
 
-    /// The sum of the 32 16-bit lanes of `v`.
-    #[target_feature(enable = "avx2,avx512f,avx512bw")]
-    #[inline]
-    fn sum16(v: __m512i) -> u64 {
-        let mut lanes = [0u32; 8];
-        let s = fold(_mm512_madd_epi16(v, _mm512_set1_epi16(1)));
-        // SAFETY: `lanes` is 32 bytes, the size of the unaligned store.
-        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), s) };
-        lanes.iter().map(|&c| u64::from(c)).sum()
-    }
-
     /// A count as a counter vector (all in the first lane; a block's counts fit 31 bits).
     #[target_feature(enable = "avx2")]
     #[inline]
@@ -330,16 +318,16 @@ mod lean {
     /// non-temporally.
     ///
     /// # Safety
-    /// The CPU must support AVX2, F16C and AVX-512 F, BW and VL; with `stream`, `dst` must
-    /// start on a 64-byte boundary.
-    #[target_feature(enable = "avx2,f16c,avx512f,avx512bw,avx512vl")]
+    /// The CPU must support AVX2, F16C, POPCNT and AVX-512 F, BW and VL; with `stream`, `dst`
+    /// must start on a 64-byte boundary.
+    #[target_feature(enable = "avx2,f16c,popcnt,avx512f,avx512bw,avx512vl")]
     pub(crate) unsafe fn f16_lean_block<const M: u8>(
         src: &[u8],
         dst: &mut [u8],
         stream: bool,
     ) -> (Acc, bool) {
         let low13 = _mm512_set1_epi32(0x1FFF);
-        let mut under = _mm512_setzero_si512();
+        let mut under = 0u32;
         let mut candidate = _mm512_set1_epi32(-1);
         let mut largest = _mm512_setzero_si512();
         let mut least = _mm512_set1_epi16(-1);
@@ -357,8 +345,8 @@ mod lean {
                 _mm512_min_epu32(_mm512_and_si512(v0, low13), _mm512_and_si512(v1, low13)),
             );
             // The exponent field zero: a result below the smallest normal.
-            let small = _mm512_testn_epi16_mask(z, _mm512_set1_epi16(0x7C00));
-            under = _mm512_mask_add_epi16(under, small, under, _mm512_set1_epi16(1));
+            // (counted by `popcnt`: one vector-port uop, where a masked add takes two)
+            under += _mm512_testn_epi16_mask(z, _mm512_set1_epi16(0x7C00)).count_ones();
             let m = _mm512_and_si512(z, _mm512_set1_epi16(0x7FFF));
             largest = _mm512_max_epu16(largest, m);
             least = _mm512_min_epu16(least, m);
@@ -371,7 +359,7 @@ mod lean {
         }
         let mut fix = Fix {
             exact: 0,
-            under: sum16(under),
+            under: u64::from(under),
             flushed: 0,
         };
         if _mm512_testn_epi32_mask(candidate, candidate) != 0
@@ -401,9 +389,9 @@ mod lean {
     /// 16 are rounded again with the round trip.
     ///
     /// # Safety
-    /// The CPU must support AVX2, F16C and AVX-512 F, BW and VL; `dst` must hold the codes of
-    /// `src` (half its length).
-    #[target_feature(enable = "avx2,f16c,avx512f,avx512bw,avx512vl")]
+    /// The CPU must support AVX2, F16C, POPCNT and AVX-512 F, BW and VL; `dst` must hold the
+    /// codes of `src` (half its length).
+    #[target_feature(enable = "avx2,f16c,popcnt,avx512f,avx512bw,avx512vl")]
     #[inline(never)]
     #[cold]
     unsafe fn f16_rescan<const M: u8>(src: &[u8], dst: &mut [u8], fix: &mut Fix) {
