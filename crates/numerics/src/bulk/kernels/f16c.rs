@@ -76,12 +76,8 @@ impl F16c {
         if std::arch::is_x86_feature_detected!("avx2")
             && std::arch::is_x86_feature_detected!("f16c")
         {
-            if wide
-                && super::simd::avx512_present()
-                && std::arch::is_x86_feature_detected!("popcnt")
-            {
-                // SAFETY: the CPU has AVX2, F16C, POPCNT and AVX-512 F, BW, VL and DQ
-                // (checked).
+            if wide && super::simd::avx512_present() {
+                // SAFETY: the CPU has AVX2 and F16C and AVX-512 F, BW, VL and DQ (checked).
                 return Some(unsafe {
                     run_in_mode::<_, true>(self, self.mode, src, dst, n, stream)
                 });
@@ -332,8 +328,7 @@ mod simd {
         /// non-temporally).
         ///
         /// # Safety
-        /// The CPU must support AVX2 and F16C, and with `WIDE` POPCNT and AVX-512 F, BW, VL
-        /// and DQ.
+        /// The CPU must support AVX2 and F16C, and with `WIDE` AVX-512 F, BW, VL and DQ.
         #[target_feature(enable = "avx2,f16c")]
         pub(super) unsafe fn run_mode_impl<const M: u8, const WIDE: bool>(
             &self,
@@ -354,12 +349,7 @@ mod simd {
                 let mut acc = Acc::zero();
                 for (xs, ys) in s_run.chunks(block_src).zip(d_run.chunks_mut(block_dst)) {
                     // (a last block of an odd number of groups stays on the AVX2 fast path)
-                    let (fast, beyond) = if WIDE && xs.len() % 128 == 0 {
-                        // SAFETY: with `WIDE` the caller checked the AVX-512 features.
-                        unsafe {
-                            super::super::f32_half_avx512::f16_lean_block::<M>(xs, ys, stream)
-                        }
-                    } else if WIDE && xs.len() % 64 == 0 {
+                    let (fast, beyond) = if WIDE && xs.len() % 64 == 0 {
                         // SAFETY: with `WIDE` the caller checked the AVX-512 features.
                         unsafe {
                             super::super::f32_half_avx512::f16_fast_block::<M>(xs, ys, stream)

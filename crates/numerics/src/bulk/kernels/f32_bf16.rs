@@ -307,12 +307,7 @@ mod simd {
             {
                 let mut acc = Acc::zero();
                 for (xs, ys) in s_run.chunks(block_src).zip(d_run.chunks_mut(block_dst)) {
-                    let (exact, rare) = if WIDE && xs.len() % 128 == 0 {
-                        // SAFETY: with `WIDE` the caller checked the AVX-512 features.
-                        unsafe {
-                            super::super::f32_half_avx512::bf16_lean_block::<M>(xs, ys, stream)
-                        }
-                    } else if WIDE {
+                    let (exact, rare) = if WIDE {
                         // SAFETY: with `WIDE` the caller checked the AVX-512 features.
                         unsafe {
                             super::super::f32_half_avx512::bf16_fast_block::<M>(xs, ys, stream)

@@ -65,8 +65,7 @@ pub(crate) trait ModeLoop {
     ///
     /// # Safety
     /// The CPU must support the kernel's features (AVX2, and F16C for f16), and with `WIDE`
-    /// AVX-512 F, BW, VL and DQ (and POPCNT for f16); with `stream`, `dst` must start on a
-    /// 64-byte boundary.
+    /// AVX-512 F, BW, VL and DQ; with `stream`, `dst` must start on a 64-byte boundary.
     unsafe fn run_mode<const M: u8, const WIDE: bool>(
         &self,
         src: &[u8],
