@@ -13,38 +13,13 @@ mod kernel_support;
 use kernel_support::{bytes, f32s, options, random_f32};
 
 use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
-use npusim_numerics::{
-    CastPolicy, Format, InfRule, KernelChoice, NanRule, Overflow, RoundMode, Storage,
-    UnsignedNegative,
-};
+use npusim_numerics::{CastPolicy, Format, KernelChoice, RoundMode, Storage};
 
 /// The destinations, with their kernel names at the AVX-512 level.
 const DSTS: [(Format, &str); 2] = [
     (Format::F8E8M0, "f32-e8m0-avx512"),
     (Format::HiF8, "f32-hif8-avx512"),
 ];
-
-/// Every combination of the policy rules that matter for these destinations (overflow, ±Inf,
-/// NaN, negative values into e8m0), plus the standard non-saturating policy, in `mode`.
-fn all_policies(mode: RoundMode) -> Vec<CastPolicy> {
-    let mut v = vec![CastPolicy::non_saturating(mode)];
-    for overflow in [Overflow::Ieee, Overflow::Saturate] {
-        for inf in [InfRule::Keep, InfRule::Saturate] {
-            for nan in [NanRule::Keep, NanRule::Zero] {
-                for unsigned_negative in [UnsignedNegative::Nan, UnsignedNegative::Magnitude] {
-                    v.push(CastPolicy {
-                        overflow,
-                        inf,
-                        nan,
-                        unsigned_negative,
-                        ..CastPolicy::new(mode)
-                    });
-                }
-            }
-        }
-    }
-    v
-}
 
 /// Every f32 exponent field with, for each mantissa width 0 to 3 (e8m0 keeps 0 bits, HiF8 0
 /// to 3) and each kept pattern, the cut-off part 0, 1, tie − 1, tie, tie + 1 and all ones,
@@ -144,7 +119,7 @@ fn the_avx512_level_runs_the_formula_kernels_for_every_mode_and_policy() {
     }
     for (dst, name) in DSTS {
         for mode in RoundMode::DETERMINISTIC {
-            for p in all_policies(mode) {
+            for p in kernel_support::key_policies(mode) {
                 let d = Storage::native(dst);
                 assert_eq!(
                     kernel_name_at(f32s(), d, &p, SimdLevel::Avx512),
@@ -164,7 +139,7 @@ fn rounding_boundaries_equal_the_reference_in_every_mode_and_policy() {
     let codes = rounding_boundaries();
     for (dst, _) in DSTS {
         for mode in RoundMode::DETERMINISTIC {
-            for p in all_policies(mode) {
+            for p in kernel_support::key_policies(mode) {
                 assert_equal(&codes, dst, &p);
             }
         }
@@ -188,7 +163,7 @@ fn special_classes_mixed_with_formula_steps_equal_the_reference() {
             codes.extend(filler.by_ref().take(63));
         }
         for mode in RoundMode::DETERMINISTIC {
-            for p in all_policies(mode) {
+            for p in kernel_support::key_policies(mode) {
                 assert_equal(&codes, dst, &p);
             }
         }
@@ -204,7 +179,7 @@ fn random_codes_equal_the_reference_in_every_mode_and_policy() {
     for (k, (dst, _)) in DSTS.into_iter().enumerate() {
         let (lo, hi) = formula_range(dst);
         for (j, mode) in RoundMode::DETERMINISTIC.into_iter().enumerate() {
-            for (i, p) in all_policies(mode).iter().enumerate() {
+            for (i, p) in kernel_support::key_policies(mode).iter().enumerate() {
                 // the full count under the standard policies, 2^14 under every other one
                 let m = if i <= 1 || *p == CastPolicy::saturating(mode) {
                     n

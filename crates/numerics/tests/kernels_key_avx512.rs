@@ -10,10 +10,7 @@ mod kernel_support;
 use kernel_support::{around, bytes, f32s, mixed, options, random_f32};
 
 use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
-use npusim_numerics::{
-    CastPolicy, Format, InfRule, KernelChoice, NanRule, Overflow, RoundMode, Storage,
-    UnsignedNegative,
-};
+use npusim_numerics::{CastPolicy, Format, KernelChoice, RoundMode, Storage};
 
 /// The destinations.
 const DSTS: [Format; 2] = [Format::F8E8M0, Format::HiF8];
@@ -27,28 +24,6 @@ fn name(dst: Format) -> &'static str {
     } else {
         "f32-e8m0-avx512"
     }
-}
-
-/// Every combination of the policy rules that matter for these destinations (overflow, ±Inf,
-/// NaN, negative values into e8m0), plus the standard non-saturating policy, in `mode`.
-fn all_policies(mode: RoundMode) -> Vec<CastPolicy> {
-    let mut v = vec![CastPolicy::non_saturating(mode)];
-    for overflow in [Overflow::Ieee, Overflow::Saturate] {
-        for inf in [InfRule::Keep, InfRule::Saturate] {
-            for nan in [NanRule::Keep, NanRule::Zero] {
-                for unsigned_negative in [UnsignedNegative::Nan, UnsignedNegative::Magnitude] {
-                    v.push(CastPolicy {
-                        overflow,
-                        inf,
-                        nan,
-                        unsigned_negative,
-                        ..CastPolicy::new(mode)
-                    });
-                }
-            }
-        }
-    }
-    v
 }
 
 /// The boundary classes of `dst`: every f32 exponent with mantissa 0, 1, the halves, quarters
@@ -119,7 +94,7 @@ fn the_avx512_level_runs_the_kernel_for_every_mode_and_policy() {
     }
     for dst in DSTS {
         for mode in RoundMode::DETERMINISTIC {
-            for p in all_policies(mode) {
+            for p in kernel_support::key_policies(mode) {
                 let d = Storage::native(dst);
                 assert_eq!(
                     kernel_name_at(f32s(), d, &p, SimdLevel::Avx512),
@@ -140,7 +115,7 @@ fn boundary_classes_equal_the_reference_in_every_mode_and_policy() {
     for (k, dst) in DSTS.into_iter().enumerate() {
         let codes = mixed(&classes(dst), 11 + k as u64);
         for mode in RoundMode::DETERMINISTIC {
-            for p in all_policies(mode) {
+            for p in kernel_support::key_policies(mode) {
                 assert_equal(&codes, dst, &p);
             }
         }
@@ -158,7 +133,7 @@ fn random_patterns_equal_the_reference_in_every_mode_and_policy() {
         .unwrap_or(20);
     for (k, dst) in DSTS.into_iter().enumerate() {
         for (j, mode) in RoundMode::DETERMINISTIC.into_iter().enumerate() {
-            let all = all_policies(mode);
+            let all = kernel_support::key_policies(mode);
             // the full count under the standard policies, 2^14 under every other one
             for (i, p) in all.iter().enumerate() {
                 let n = if i <= 1 || *p == CastPolicy::saturating(mode) {

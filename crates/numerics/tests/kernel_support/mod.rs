@@ -5,8 +5,8 @@
 
 use npusim_numerics::bulk::SimdLevel;
 use npusim_numerics::{
-    BulkOptions, CastPolicy, Format, KernelChoice, Kind, Layout, RoundMode, StatusCounts, Storage,
-    cast_elements_with_status, kernel_name,
+    BulkOptions, CastPolicy, Format, InfRule, KernelChoice, Kind, Layout, NanRule, Overflow,
+    RoundMode, StatusCounts, Storage, UnsignedNegative, cast_elements_with_status, kernel_name,
 };
 
 /// Casts `n` elements of `src` (storage `s`) to storage `d` under `policy` and `options`,
@@ -293,6 +293,28 @@ pub fn int_classes(dst: Format) -> Vec<u32> {
     for a in anchors {
         for w in [a - 0.5, a, a + 0.5, a - 0.25, a + 0.75] {
             around((w as f32).to_bits(), 2, &mut v);
+        }
+    }
+    v
+}
+
+/// Every combination of the policy rules that matter for e8m0 and HiF8 (overflow, ±Inf, NaN,
+/// negative values into e8m0), plus the standard non-saturating policy, in `mode`.
+pub fn key_policies(mode: RoundMode) -> Vec<CastPolicy> {
+    let mut v = vec![CastPolicy::non_saturating(mode)];
+    for overflow in [Overflow::Ieee, Overflow::Saturate] {
+        for inf in [InfRule::Keep, InfRule::Saturate] {
+            for nan in [NanRule::Keep, NanRule::Zero] {
+                for unsigned_negative in [UnsignedNegative::Nan, UnsignedNegative::Magnitude] {
+                    v.push(CastPolicy {
+                        overflow,
+                        inf,
+                        nan,
+                        unsigned_negative,
+                        ..CastPolicy::new(mode)
+                    });
+                }
+            }
         }
     }
     v

@@ -29,6 +29,16 @@ use super::drive::F32Element;
 use super::f32_key::KeyTable;
 use crate::status::{Status, StatusCounts};
 
+/// Whether the CPU has what the formula kernels need: the AVX-512 level and POPCNT.
+pub(super) fn present() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        super::simd::avx512_present() && std::arch::is_x86_feature_detected!("popcnt")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
 /// Elements per step (four vectors of 16).
 pub(crate) const STEP: usize = 64;
 

@@ -20,7 +20,7 @@
 use std::arch::x86_64::*;
 
 use super::drive::F32Element;
-use super::f32_byte_avx512::{ClassStatus, record_n};
+use super::f32_byte_avx512::{ClassStatus, present, record_n};
 use super::f32_key::KeyTable;
 use crate::policy::{CastPolicy, UnsignedNegative};
 use crate::round::RoundMode;
@@ -141,16 +141,6 @@ impl E8m0Avx512 {
         let _ = (table, src, dst, n, stream);
         None
     }
-}
-
-/// Whether the CPU has what the kernel needs: the AVX-512 level and POPCNT.
-fn present() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        super::simd::avx512_present() && std::arch::is_x86_feature_detected!("popcnt")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    false
 }
 
 /// Rounding modes as const parameters.
