@@ -20,7 +20,7 @@ use kernel_support::{
 };
 
 use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
-use npusim_numerics::{CastPolicy, Format, KernelChoice, RoundMode, StatusCounts, Storage};
+use npusim_numerics::{CastPolicy, Format, KernelChoice, Layout, RoundMode, StatusCounts, Storage};
 
 /// The small-float destinations of the lean fast path (each with its layouts).
 const SMALL_FLOATS: [Format; 6] = [
@@ -237,6 +237,28 @@ fn byte_ints_on_every_class_and_tie_equal_the_reference() {
                 assert_equals_reference(&codes, d, &policy);
                 assert_equals_reference(&fast, d, &policy);
                 assert_equals_reference(&ties, d, &policy);
+            }
+        }
+    }
+}
+
+/// Unpacked 4-bit integers are one byte per element too, but their bounds are not the
+/// packs' clamp: a value such as 100 must saturate to 7 (i4) or 15 (u4), not pass as a byte.
+#[test]
+fn unpacked_4_bit_ints_saturate_to_their_own_bounds() {
+    for (k, dst) in [Format::I4, Format::U4].into_iter().enumerate() {
+        let classes = byte_int_classes(Format::I8);
+        let fast: Vec<u32> = classes
+            .iter()
+            .copied()
+            .filter(|&c| f32::from_bits(c).abs() < 32768.0)
+            .collect();
+        let codes = mixed(&fast, 57 + k as u64);
+        let d = Storage::new(dst, Layout::Unpacked).expect("4-bit ints may be unpacked");
+        for mode in modes().into_iter().filter(|&m| m != RoundMode::Odd) {
+            for policy in policies(mode) {
+                assert_equals_reference(&codes, d, &policy);
+                assert_equals_reference(&fast, d, &policy);
             }
         }
     }

@@ -133,9 +133,10 @@ unsafe fn cast<const R: i32, const W: usize, const WRAP: bool>(
 ) -> StatusCounts {
     // SAFETY: the caller's guarantees, passed on.
     unsafe {
-        match (W, WRAP, d.lo == 0) {
-            (1, false, false) => lean::<R, false>(d, src, dst, job),
-            (1, false, true) => lean::<R, true>(d, src, dst, job),
+        // the lean path's packs clamp to the i8 / u8 bounds: only 8-bit codes may take it
+        match (W, WRAP, d.bits == 8, d.lo == 0) {
+            (1, false, true, false) => lean::<R, false>(d, src, dst, job),
+            (1, false, true, true) => lean::<R, true>(d, src, dst, job),
             _ => full::<R, W, WRAP>(d, src, dst, job),
         }
     }
