@@ -1,8 +1,9 @@
 //! The lean AVX-512 fast paths equal the reference routine bit for bit, codes and status
 //! counts: f32 → small floats (`f32-float-avx512`: the scale from integer exponent ops, the
 //! statuses read off the 64 code bytes of a step, exact overflow / NaN / Inf steps out of
-//! line) and f32 → i8 / u8 saturating (`f32-int-avx512`: embedded-rounding conversion,
-//! saturating packs, the range and exactness compares). The sweeps aim at their edges: every
+//! line) and f32 → i8 / u8 / i4 / u4 saturating (`f32-int-avx512`: embedded-rounding
+//! conversion, saturating packs, a byte clamp and nibble pairing for 4-bit codes, the range and
+//! exactness compares). The sweeps aim at their edges: every
 //! f32 exponent with the mantissa at, just below and just above a tie at every bit position
 //! (so every rounding position of every destination binade and of its subnormals), both
 //! signs, every deterministic mode and the three standard policies; values at and around
@@ -242,23 +243,32 @@ fn byte_ints_on_every_class_and_tie_equal_the_reference() {
     }
 }
 
-/// Unpacked 4-bit integers are one byte per element too, but their bounds are not the
-/// packs' clamp: a value such as 100 must saturate to 7 (i4) or 15 (u4), not pass as a byte.
+/// 4-bit integers, one per byte or packed two per byte, take the lean path too, with a byte
+/// clamp to their own bounds after the packs (a value such as 100 must saturate to 7 for i4
+/// and 15 for u4, not pass as a byte): their bounds, ties and the byte integers' classes,
+/// saturating, at every deterministic mode, at lengths that end mid-step and mid-byte.
 #[test]
-fn unpacked_4_bit_ints_saturate_to_their_own_bounds() {
+fn four_bit_ints_saturate_to_their_own_bounds_unpacked_and_packed() {
+    let ties = tie_codes();
     for (k, dst) in [Format::I4, Format::U4].into_iter().enumerate() {
-        let classes = byte_int_classes(Format::I8);
+        let mut classes = int_classes(dst);
+        classes.extend(byte_int_classes(Format::I8));
+        // finite and below 2^15 in magnitude: the lean steps throughout
         let fast: Vec<u32> = classes
             .iter()
             .copied()
             .filter(|&c| f32::from_bits(c).abs() < 32768.0)
             .collect();
-        let codes = mixed(&fast, 57 + k as u64);
-        let d = Storage::new(dst, Layout::Unpacked).expect("4-bit ints may be unpacked");
-        for mode in modes().into_iter().filter(|&m| m != RoundMode::Odd) {
-            for policy in policies(mode) {
-                assert_equals_reference(&codes, d, &policy);
-                assert_equals_reference(&fast, d, &policy);
+        let codes = mixed(&classes, 57 + k as u64);
+        for layout in [Layout::Unpacked, Layout::Packed] {
+            let d = Storage::new(dst, layout).expect("4-bit ints take both layouts");
+            for mode in modes().into_iter().filter(|&m| m != RoundMode::Odd) {
+                for policy in policies(mode) {
+                    assert_equals_reference(&codes, d, &policy);
+                    assert_equals_reference(&fast, d, &policy);
+                    assert_equals_reference(&fast[..fast.len() - 1], d, &policy);
+                    assert_equals_reference(&ties, d, &policy);
+                }
             }
         }
     }

@@ -10,9 +10,10 @@
 //! values beyond 2^31 from the significand), narrowed by byte permutes of two vectors
 //! (`vpackusdw` for 16 bits) and, for packed 4-bit codes, paired into nibbles by a shift and
 //! a `vpermb`. Each flag's four 16-bit masks of a step are joined into one 64-bit mask and
-//! counted by `popcnt`. Saturating casts to one byte (i8, u8) take a leaner path (`lean`):
+//! counted by `popcnt`. Saturating casts to one byte per element or to packed 4-bit codes
+//! take a leaner path (`lean`):
 //! `vcvtps2dq` with the mode's embedded rounding, signed-saturating packs as the clamp and
-//! narrowing, four compares per vector chained by masking and counted in lane counters, out
+//! narrowing (then a byte clamp for 4-bit codes), four compares per vector chained by masking and counted in lane counters, out
 //! of range from a compare on the 16-bit values; a step whose packs saturate at −2^15 (NaN,
 //! ±Inf, |x| ≥ 2^31, x below −2^15) takes the full rule. The rule is
 //! [`super::f32_to_int`]'s per-element one (which does the last `n % 64` elements), tested
@@ -105,6 +106,26 @@ unsafe fn store64(p: *mut u8, v: std::arch::x86_64::__m512i, stream: bool) {
     }
 }
 
+/// Stores the 32 bytes `v` at `p`: non-temporally with `stream`, else unaligned.
+///
+/// # Safety
+/// The CPU must support AVX; `p` must be valid for 32 bytes of writes, and 32-byte aligned
+/// with `stream`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+#[inline]
+unsafe fn store32(p: *mut u8, v: std::arch::x86_64::__m256i, stream: bool) {
+    use std::arch::x86_64::{_mm256_storeu_si256, _mm256_stream_si256};
+    // SAFETY: the caller's guarantees.
+    unsafe {
+        if stream {
+            _mm256_stream_si256(p.cast(), v)
+        } else {
+            _mm256_storeu_si256(p.cast(), v)
+        }
+    }
+}
+
 /// The cast of `n` (a multiple of [`STEP`]) elements, rounding by `R` (see [`imm`](super::f32_to_int_avx2::imm)) into `W`
 /// bytes (`W` = 0: 4-bit codes two per byte, the first in the low nibble), wrapping
 /// out-of-range values when `WRAP`.
@@ -133,34 +154,36 @@ unsafe fn cast<const R: i32, const W: usize, const WRAP: bool>(
 ) -> StatusCounts {
     // SAFETY: the caller's guarantees, passed on.
     unsafe {
-        // the lean path's packs clamp to the i8 / u8 bounds: only 8-bit codes may take it
-        match (W, WRAP, d.bits == 8, d.lo == 0) {
-            (1, false, true, false) => lean::<R, false>(d, src, dst, job),
-            (1, false, true, true) => lean::<R, true>(d, src, dst, job),
+        match (W, WRAP, d.lo == 0) {
+            (0 | 1, false, false) => lean::<R, false, W>(d, src, dst, job),
+            (0 | 1, false, true) => lean::<R, true, W>(d, src, dst, job),
             _ => full::<R, W, WRAP>(d, src, dst, job),
         }
     }
 }
 
-/// [`cast`] of one byte per element, saturating (`U`: unsigned, `lo` = 0), in fewer
+/// [`cast`] of one byte per element or of packed 4-bit codes (`W` = 0), saturating (`U`:
+/// unsigned, `lo` = 0), in fewer
 /// operations per element than [`full`]: per vector the conversion with the mode's embedded
 /// rounding (`vcvtps2dq`; ties away: of the truncation of `x` plus the largest f32 below one
 /// half, signed as `x`) and its exact float value, and four compares: `x` within the range
 /// (two, chained by masking), exact (the value equals `x`, among those), and flushed (the
 /// integer 0 where not exact), counted by masked adds in 32-bit lane counters. The integers
 /// are narrowed by signed-saturating packs (`vpackssdw`, then `vpacksswb` or `vpackuswb`:
-/// the bounds' clamp) and a `vpermd`; out of range is a compare on the 16-bit values (two
-/// vectors of 32 lanes), counted in 16-bit lane counters. A step with a 16-bit value of
+/// the bounds' clamp for i8 / u8; 4-bit codes are then clamped by byte min / max, masked to
+/// their nibble and, packed, paired by a shift) and a byte or dword permute into order; out of
+/// range is a compare on the 16-bit values (two vectors of 32 lanes), counted in 16-bit lane
+/// counters. A step with a 16-bit value of
 /// −2^15 (from NaN, ±Inf, |x| ≥ 2^31 or x below −2^15) takes [`full`] (out of line).
 ///
 /// Per step: saturated = not within the range; inexact = not exact (a lane beyond the range
 /// is never exact); out of range = overflow; flushed.
 ///
 /// # Safety
-/// As [`cast`], for `W` = 1 without wrapping.
+/// As [`cast`], for `W` = 0 or 1 without wrapping.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-unsafe fn lean<const R: i32, const U: bool>(
+unsafe fn lean<const R: i32, const U: bool, const W: usize>(
     d: &IntDst,
     src: &[u8],
     dst: &mut [u8],
@@ -181,6 +204,19 @@ unsafe fn lean<const R: i32, const U: bool>(
     let zero = _mm512_setzero_si512();
     // dword 4l + j of the packed bytes holds vector j's lanes 4l..4l+4: back into order
     let unpair = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+    // 4-bit codes: the bounds as bytes, the nibble mask, and for packed codes byte m of the
+    // output from the byte pair of elements 2m, 2m + 1 (in the packs' order, as above)
+    let four_bit = W == 0 || d.bits == 4;
+    let (lo8, hi8) = (_mm512_set1_epi8(d.lo as i8), _mm512_set1_epi8(d.hi as i8));
+    let nibble = _mm512_set1_epi8(0x0F);
+    let pair_order: [u8; 64] = std::array::from_fn(|m| {
+        let e = (2 * m) % STEP;
+        let k = e / 4;
+        (4 * (4 * (k % 4) + k / 4) + e % 4) as u8
+    });
+    // SAFETY: the array is 64 bytes, the size of the unaligned load.
+    let pair_order = unsafe { _mm512_loadu_si512(pair_order.as_ptr().cast()) };
+    let out_step = if W == 0 { STEP / 2 } else { STEP };
     // 1 in every 32-bit lane and −1 in every 16-bit one, hidden from the optimiser: a masked
     // add of them stays one instruction
     let one = std::hint::black_box(_mm512_set1_epi32(1));
@@ -215,7 +251,7 @@ unsafe fn lean<const R: i32, const U: bool>(
         while i < end {
             let (Some(x), Some(y)) = (
                 src.get(4 * STEP * i..4 * STEP * (i + 1)),
-                dst.get_mut(STEP * i..STEP * (i + 1)),
+                dst.get_mut(out_step * i..out_step * (i + 1)),
             ) else {
                 break;
             };
@@ -247,14 +283,31 @@ unsafe fn lean<const R: i32, const U: bool>(
                 let out = _mm512_cmpgt_epu16_mask(_mm512_sub_epi16(w, lo16), span16);
                 oor = _mm512_mask_sub_epi16(oor, out, oor, minus_one16);
             }
-            let b = if U {
+            let mut b = if U {
                 _mm512_packus_epi16(w[0], w[1])
             } else {
                 _mm512_packs_epi16(w[0], w[1])
             };
-            // SAFETY: `y` is 64 bytes, the size of the store (64-byte aligned when streamed,
-            // at a multiple of 64 bytes from `dst`).
-            unsafe { store64(y.as_mut_ptr(), _mm512_permutexvar_epi32(unpair, b), stream) };
+            if four_bit {
+                let c = if U {
+                    _mm512_min_epu8(b, hi8)
+                } else {
+                    _mm512_min_epi8(_mm512_max_epi8(b, lo8), hi8)
+                };
+                b = _mm512_and_si512(c, nibble);
+            }
+            if W == 0 {
+                // byte pairs (lo, hi) → lo | hi << 4 in the low byte of each 16-bit pair
+                let pairs = _mm512_or_si512(b, _mm512_srli_epi16::<4>(b));
+                let out = _mm512_castsi512_si256(_mm512_permutexvar_epi8(pair_order, pairs));
+                // SAFETY: `y` is 32 bytes, the size of the store, at a multiple of 32 bytes
+                // from `dst` (so 32-byte aligned when streamed).
+                unsafe { store32(y.as_mut_ptr(), out, stream) };
+            } else {
+                // SAFETY: `y` is 64 bytes, the size of the store (64-byte aligned when
+                // streamed, at a multiple of 64 bytes from `dst`).
+                unsafe { store64(y.as_mut_ptr(), _mm512_permutexvar_epi32(unpair, b), stream) };
+            }
             fast += STEP as u64;
             i += 1;
         }
@@ -271,12 +324,12 @@ unsafe fn lean<const R: i32, const U: bool>(
         if i < end
             && let (Some(x), Some(y)) = (
                 src.get(4 * STEP * i..4 * STEP * (i + 1)),
-                dst.get_mut(STEP * i..STEP * (i + 1)),
+                dst.get_mut(out_step * i..out_step * (i + 1)),
             )
         {
-            // SAFETY: the caller's guarantees; `y` is one step's 64 bytes at a multiple of
-            // 64 from `dst`.
-            counts.add(&unsafe { full_step::<R, U>(d, x, y, stream) });
+            // SAFETY: the caller's guarantees; `y` is one step's output bytes at a multiple
+            // of their count from `dst`.
+            counts.add(&unsafe { full_step::<R, W>(d, x, y, stream) });
             i += 1;
         }
     }
@@ -300,18 +353,18 @@ unsafe fn lean<const R: i32, const U: bool>(
 /// One step of [`lean`] by [`full`], out of line.
 ///
 /// # Safety
-/// As [`lean`]; `src` is 256 bytes, `dst` 64.
+/// As [`lean`]; `src` is 256 bytes, `dst` one step's output (64 bytes, or 32 packed).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline(never)]
-unsafe fn full_step<const R: i32, const U: bool>(
+unsafe fn full_step<const R: i32, const W: usize>(
     d: &IntDst,
     src: &[u8],
     dst: &mut [u8],
     stream: bool,
 ) -> StatusCounts {
     // SAFETY: the caller's guarantees.
-    unsafe { full::<R, 1, false>(d, src, dst, (STEP, stream)) }
+    unsafe { full::<R, W, false>(d, src, dst, (STEP, stream)) }
 }
 
 /// [`cast`] by the full rule (any width, wrapping or not).
@@ -496,16 +549,9 @@ unsafe fn full<const R: i32, const W: usize, const WRAP: bool>(
             let b = to_bytes(v);
             let pairs = _mm512_or_si512(b, _mm512_srli_epi16::<4>(b));
             let packed = _mm512_permutexvar_epi8(even_bytes, pairs);
-            let out = _mm512_castsi512_si256(packed);
             // SAFETY: `y` is 32 bytes, the size of the store, at a multiple of 32 bytes from
             // `dst` (so 32-byte aligned when streamed).
-            unsafe {
-                if stream {
-                    _mm256_stream_si256(y.as_mut_ptr().cast(), out)
-                } else {
-                    _mm256_storeu_si256(y.as_mut_ptr().cast(), out)
-                }
-            };
+            unsafe { store32(y.as_mut_ptr(), _mm512_castsi512_si256(packed), stream) };
         }
     }
     let [inexact, overflow, flushed, saturated, invalid] = tally;
