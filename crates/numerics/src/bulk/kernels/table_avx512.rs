@@ -5,8 +5,11 @@
 //! per byte, or packed 4-bit and 2-bit codes spread out by shifts), and each plane is looked
 //! up by two `vpermt2b` (128 entries each, index bits 0–6) and a blend on the index's top
 //! bit, or by one `vpermb` (64 entries, bits 0–5) for sources of at most 6 bits. The planes
-//! of a destination of B bytes are interleaved into B-byte codes by `vpermt2b` zips; 4-bit
-//! and 2-bit destinations are packed by `vpmaddubsw`/`vpmaddwd` and a narrowing move.
+//! of a destination of B bytes are interleaved into B-byte codes by `vpermt2b` zips (for
+//! 4-byte codes, one masked `vpermt2b` per plane pair and output vector); a plane that is zero
+//! for every code (the low half of an fp8 → f32 code) is neither looked up nor zipped, which
+//! took fp8 → f32 from about 3.3 to 5.0 Gelem/s on one thread. 4-bit and 2-bit destinations
+//! are packed by `vpmaddubsw`/`vpmaddwd` and a narrowing move.
 //!
 //! Statuses: each source code's status falls into a class (a distinct non-OK status, or,
 //! when there are more than [`MAX_MARKS`] of them, a flag); one or two further planes hold a
@@ -224,6 +227,23 @@ const fn zip_index(w: usize, h: usize) -> [u8; 64] {
     t
 }
 
+/// The `vpermt2b` indices that build output vector `q` of 4-byte codes from a pair of byte
+/// planes (`x` below 64, `y` from 64): byte `4j + b` takes element `16q + j` of `x` (`b`
+/// even) or of `y` (`b` odd), so one pair fills bytes 0 and 1 of each code and the other,
+/// under a byte mask, bytes 2 and 3.
+const fn quad_index(q: usize) -> [u8; 64] {
+    let mut t = [0u8; 64];
+    let mut j = 0;
+    while j < 64 {
+        t[j] = (16 * q + j / 4 + 64 * (j % 2)) as u8;
+        j += 1;
+    }
+    t
+}
+
+/// [`quad_index`] for the four output vectors of a step.
+const QUADS: [[u8; 64]; 4] = [quad_index(0), quad_index(1), quad_index(2), quad_index(3)];
+
 /// [`zip_index`] for widths 1, 2 and 4, both halves.
 const ZIPS: [[[u8; 64]; 2]; 3] = [
     [zip_index(1, 0), zip_index(1, 1)],
@@ -254,9 +274,10 @@ unsafe fn cast<const SPB: usize, const WIDE: bool, const DB: usize, const DPB: u
         _mm512_cvtepu8_epi16, _mm512_cvtepu8_epi32, _mm512_loadu_si512, _mm512_madd_epi16,
         _mm512_maddubs_epi16, _mm512_mask_blend_epi8, _mm512_mask_storeu_epi8,
         _mm512_mask_test_epi8_mask, _mm512_maskz_loadu_epi8, _mm512_maskz_mov_epi8,
-        _mm512_movepi8_mask, _mm512_or_si512, _mm512_permutex2var_epi8, _mm512_permutexvar_epi8,
-        _mm512_set1_epi8, _mm512_set1_epi16, _mm512_set1_epi32, _mm512_setzero_si512,
-        _mm512_slli_epi16, _mm512_slli_epi32, _mm512_stream_si512,
+        _mm512_maskz_permutex2var_epi8, _mm512_movepi8_mask, _mm512_or_si512,
+        _mm512_permutex2var_epi8, _mm512_permutexvar_epi8, _mm512_set1_epi8, _mm512_set1_epi16,
+        _mm512_set1_epi32, _mm512_setzero_si512, _mm512_slli_epi16, _mm512_slli_epi32,
+        _mm512_stream_si512,
     };
     // The unsafe blocks below are loads and stores: of the 256 bytes of a plane, of a 64-byte
     // index constant, of at most the source bytes left (masked), and of at most the
@@ -281,6 +302,17 @@ unsafe fn cast<const SPB: usize, const WIDE: bool, const DB: usize, const DPB: u
         // SAFETY: the 64 bytes of one index constant.
         std::array::from_fn(|h| unsafe { _mm512_loadu_si512(ZIPS[w][h].as_ptr().cast()) })
     });
+    // SAFETY: the 64 bytes of one index constant.
+    let quads: [__m512i; 4] =
+        std::array::from_fn(|q| unsafe { _mm512_loadu_si512(QUADS[q].as_ptr().cast()) });
+    // Planes that are zero for every source code (the low half of fp8 → f32 codes, say) are
+    // neither looked up nor, for 4-byte codes, zipped.
+    let mut live = [false; MAX_BYTES];
+    for (l, plane) in live.iter_mut().zip(p.code.iter()).take(planes) {
+        *l = plane.iter().any(|&b| b != 0);
+    }
+    let low_pair = live[0] || live[1];
+    let high_pair = live[2] || live[3];
     let classes = p.classes.len();
     let mark_planes = p.marks.len();
     let mut seen = [0u64; MAX_MARKS];
@@ -357,18 +389,31 @@ unsafe fn cast<const SPB: usize, const WIDE: bool, const DB: usize, const DPB: u
         let top = if WIDE { _mm512_movepi8_mask(idx) } else { 0 };
         if DPB == 1 {
             let mut v = [zero; MAX_BYTES];
-            for (x, t) in v.iter_mut().zip(code.iter()).take(DB) {
-                *x = look(t, idx, top);
+            for ((x, t), &l) in v.iter_mut().zip(code.iter()).zip(&live).take(DB) {
+                if l {
+                    *x = look(t, idx, top);
+                }
             }
             let mut out = [zero; MAX_BYTES];
             match DB {
                 1 => out[0] = v[0],
                 2 => zip(&v[..1], &v[1..2], 0, &mut out[..2]),
                 4 => {
-                    let mut a = [zero; 4];
-                    zip(&v[..1], &v[1..2], 0, &mut a[..2]);
-                    zip(&v[2..3], &v[3..4], 0, &mut a[2..]);
-                    zip(&a[..2], &a[2..], 1, &mut out[..4]);
+                    // bytes 0 and 1 of each code from planes 0 and 1, bytes 2 and 3 from 2 and 3
+                    const LOW: u64 = 0x3333_3333_3333_3333;
+                    for (o, &q) in out.iter_mut().zip(&quads) {
+                        let low = if low_pair {
+                            _mm512_maskz_permutex2var_epi8(LOW, v[0], q, v[1])
+                        } else {
+                            zero
+                        };
+                        let high = if high_pair {
+                            _mm512_maskz_permutex2var_epi8(!LOW, v[2], q, v[3])
+                        } else {
+                            zero
+                        };
+                        *o = _mm512_or_si512(low, high);
+                    }
                 }
                 _ => {
                     let mut a = [zero; 8];
@@ -482,6 +527,41 @@ mod tests {
                 assert_eq!(d.read(&out, i), code, "{dst} element {i}");
             }
             assert_eq!(counts, want, "{dst}");
+        }
+    }
+
+    /// 4-byte codes with byte planes that are zero for every code (not looked up, not
+    /// zipped), in every pattern of live and dead planes, equal the results code by code.
+    #[test]
+    fn dead_planes_of_4_byte_codes_are_skipped_without_changing_a_code() {
+        let src: Vec<u8> = (0..=255u8)
+            .chain((0..77u8).map(|i| i.wrapping_mul(151)))
+            .collect();
+        let n = src.len();
+        let (s, d) = (Storage::native(Format::U8), Storage::native(Format::U32));
+        for live in 1..16u32 {
+            // byte k of code c: a mix of c and k where plane k is live, else 0
+            let code = |c: usize| -> u64 {
+                (0..4)
+                    .filter(|k| live & (1 << k) != 0)
+                    .map(|k| (((c * 29 + 7 * k + 1) & 0xFF) as u64) << (8 * k))
+                    .sum()
+            };
+            let Some(p) = Planes::new(8, 4, |c| (code(c), 0)) else {
+                panic!("planes");
+            };
+            let mut out = vec![0xA5u8; d.bytes_for(n)];
+            if p.run(&src, s, &mut out, d, n, false).is_none() {
+                assert!(!super::super::simd::avx512_present());
+                return;
+            }
+            for (i, &b) in src.iter().enumerate() {
+                assert_eq!(
+                    d.read(&out, i),
+                    code(usize::from(b)),
+                    "live {live:04b} element {i}"
+                );
+            }
         }
     }
 
