@@ -13,7 +13,7 @@ use half::slice::HalfFloatSliceExt;
 use npusim_numerics::{BulkOptions, Format, RoundMode, Storage, cast_elements, kernel_name};
 use rayon::prelude::*;
 
-use crate::bench_cases::{Case, Row, cases, human, source};
+use crate::bench_cases::{Case, Pair, Row, cases, human, source};
 use crate::bench_timing::{Timed, median3};
 
 /// Options of `npusim bench`.
@@ -38,21 +38,81 @@ pub struct BenchArgs {
     pub crossover: bool,
 }
 
-fn measure(case: &Case, n: usize, threads: usize, repeats: usize) -> Result<Row> {
-    let s = Storage::native(case.src);
-    let d = case.dst_storage();
-    let src = source(case.src, n);
+/// A rayon pool of `threads` threads for one measurement.
+fn pool(threads: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("cannot start the benchmark's thread pool")
+}
+
+/// One bulk cast of `case` on the `n` elements of `src` (split over the pool when `threads`
+/// is more than one), into an output buffer of its own.
+fn cast_call<'a>(
+    case: &Case,
+    src: &'a [u8],
+    n: usize,
+    threads: usize,
+) -> impl FnMut() -> Result<()> + 'a {
+    let (s, d) = (Storage::native(case.src), case.dst_storage());
     let mut dst = vec![0u8; d.bytes_for(n)];
-    let mut copy = vec![0u8; src.len()];
     let policy = case.policy();
     let options = BulkOptions {
         parallel: threads > 1,
         ..BulkOptions::default()
     };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .context("cannot start the benchmark's thread pool")?;
+    move || {
+        cast_elements(src, s, &mut dst, d, n, &policy, &options)?;
+        black_box(&dst);
+        Ok(())
+    }
+}
+
+/// Times `case` against `base` (the same source format) on `n` elements and `threads`
+/// threads, a sample of one, then one of the other: the median of the samples' speed ratios.
+fn measure_pair(
+    case: &Case,
+    base: &Case,
+    n: usize,
+    threads: usize,
+    repeats: usize,
+) -> Result<Pair> {
+    anyhow::ensure!(
+        case.src == base.src,
+        "cannot pair {} with {}: their sources differ",
+        case.name(),
+        base.name()
+    );
+    let src = source(case.src, n);
+    let (ta, tb) = pool(threads)?.install(|| -> Result<_> {
+        let mut a = Timed::new(cast_call(case, &src, n, threads));
+        let mut b = Timed::new(cast_call(base, &src, n, threads));
+        a.calibrate()?;
+        b.calibrate()?;
+        for _ in 0..repeats {
+            a.sample(repeats)?;
+            b.sample(repeats)?;
+        }
+        Ok((a.samples, b.samples))
+    })?;
+    // seconds per call of the base over the case's: the case's speed relative to the base's
+    let ratios: Vec<f64> = ta.iter().zip(&tb).map(|(a, b)| b / a).collect();
+    Ok(Pair {
+        case: case.name(),
+        base: base.name(),
+        elements: n,
+        threads,
+        speed_ratio: median3(ratios)[1],
+    })
+}
+
+fn measure(case: &Case, n: usize, threads: usize, repeats: usize) -> Result<Row> {
+    let s = Storage::native(case.src);
+    let d = case.dst_storage();
+    let src = source(case.src, n);
+    let mut copy = vec![0u8; src.len()];
+    let policy = case.policy();
+    let pool = pool(threads)?;
     // The half crate's slice conversion, where it has one for this case.
     let half_case = matches!(
         (case.src, case.dst, case.round, case.saturate),
@@ -88,11 +148,7 @@ fn measure(case: &Case, n: usize, threads: usize, repeats: usize) -> Result<Row>
         }
     ];
     let (t_cast, t_copy, t_half) = pool.install(|| -> Result<_> {
-        let mut cast = Timed::new(|| {
-            cast_elements(&src, s, &mut dst, d, n, &policy, &options)?;
-            black_box(&dst);
-            Ok(())
-        });
+        let mut cast = Timed::new(cast_call(case, &src, n, threads));
         // The baselines run on as many threads as the cast, each on an equal share.
         let mut copied = Timed::new(|| {
             let share = src.len().div_ceil(threads).max(1);
@@ -187,18 +243,41 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
             names.join(", ")
         );
     }
-    for case in picked {
-        for (n, threads) in [(1 << 20, 1), (big, all)] {
-            if !args.json {
-                let what = format!("{:<28} {n:>9} elements, {threads} thread(s)", case.name());
-                // A terminal shows one line rewritten in place; a log gets a line per case.
-                if tty {
-                    eprint!("\r{what}   ");
-                } else {
-                    eprintln!("measuring {what}");
-                }
+    // A terminal shows one line rewritten in place; a log gets a line per measurement.
+    let progress = |what: String| {
+        if args.json {
+        } else if tty {
+            eprint!("\r{what}   ");
+        } else {
+            eprintln!("measuring {what}");
+        }
+    };
+    let sizes = [(1 << 20, 1), (big, all)];
+    for case in &picked {
+        for (n, threads) in sizes {
+            progress(format!(
+                "{:<28} {n:>9} elements, {threads} thread(s)",
+                case.name()
+            ));
+            rows.push(measure(case, n, threads, repeats)?);
+        }
+    }
+    // The mode, policy and packing targets' pairs whose cases both ran.
+    let mut pairs = Vec::new();
+    if !args.json {
+        let by_name = |name: &str| picked.iter().find(|c| c.name() == name);
+        for (case, base) in crate::bench_targets::compared() {
+            let (Some(case), Some(base)) = (by_name(case), by_name(base)) else {
+                continue;
+            };
+            for (n, threads) in sizes {
+                progress(format!(
+                    "{} vs {}, {n} elements, {threads} thread(s)",
+                    case.name(),
+                    base.name()
+                ));
+                pairs.push(measure_pair(case, base, n, threads, repeats)?);
             }
-            rows.push(measure(&case, n, threads, repeats)?);
         }
     }
     if args.json {
@@ -209,7 +288,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
             eprintln!();
         }
         print_table(&rows);
-        crate::bench_targets::print(&crate::bench_targets::check(&rows));
+        crate::bench_targets::print(&crate::bench_targets::check(&rows, &pairs));
     }
     Ok(ExitCode::SUCCESS)
 }

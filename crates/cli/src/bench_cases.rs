@@ -124,6 +124,20 @@ pub(crate) struct Row {
     pub(crate) x_half: Option<f64>,
 }
 
+/// One paired comparison: two cases on the same source, their samples taken in turn.
+pub(crate) struct Pair {
+    /// The case compared.
+    pub(crate) case: String,
+    /// The case it is compared with.
+    pub(crate) base: String,
+    /// Elements per call.
+    pub(crate) elements: usize,
+    /// Threads of the pool.
+    pub(crate) threads: usize,
+    /// The median over the sample pairs of `case`'s elements per second over `base`'s.
+    pub(crate) speed_ratio: f64,
+}
+
 /// Deterministic pseudo-random source codes: f32 and f64 values spread over the binades
 /// 2^-20 to 2^11, other formats every code.
 pub(crate) fn source(fmt: Format, n: usize) -> Vec<u8> {
