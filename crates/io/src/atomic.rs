@@ -13,7 +13,6 @@ use std::sync::{Mutex, MutexGuard};
 use tempfile::NamedTempFile;
 
 use crate::error::IoError;
-use crate::write_back::WriteBack;
 
 /// Temporary files being written now.
 static ACTIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
@@ -71,7 +70,7 @@ impl Listed {
         let mut list = active();
         list.retain(|p| *p != self.path);
         if let Some(tmp) = self.tmp.take() {
-            tmp.persist(path).map_err(|e| IoError::CannotRename {
+            crate::replace::replace(tmp, path).map_err(|e| IoError::CannotRename {
                 path: path.to_path_buf(),
                 source: e.error,
             })?;
@@ -120,7 +119,7 @@ where
     F: FnOnce(&mut (dyn Write + Send)) -> Result<(), IoError>,
 {
     let listed = Listed::new(temp_beside(path)?);
-    let mut writer = BufWriter::with_capacity(WRITE_BUFFER_BYTES, WriteBack::new(listed.file()?));
+    let mut writer = BufWriter::with_capacity(WRITE_BUFFER_BYTES, listed.file()?);
     write(&mut writer).map_err(|e| failed(path, e))?;
     writer.flush().map_err(|e| failed(path, IoError::Os(e)))?;
     drop(writer);

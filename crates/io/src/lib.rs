@@ -41,8 +41,8 @@ pub mod inspect;
 pub mod npy;
 mod packing;
 pub mod raw;
+mod replace;
 pub mod safetensors;
-mod write_back;
 
 pub use atomic::{
     Durability, remove_temp_files, write_atomic, write_atomic_via_path, write_atomic_with,
