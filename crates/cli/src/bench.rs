@@ -13,8 +13,9 @@ use half::slice::HalfFloatSliceExt;
 use npusim_numerics::{BulkOptions, Format, RoundMode, Storage, cast_elements, kernel_name};
 use rayon::prelude::*;
 
-use crate::bench_cases::{Case, Pair, Row, cases, human, source};
+use crate::bench_cases::{Case, Pair, Row, cases, human};
 use crate::bench_timing::{Timed, median3};
+use npusim_numerics::bulk::sample_source;
 
 /// Options of `npusim bench`.
 #[derive(Debug, Args)]
@@ -83,7 +84,7 @@ fn measure_pair(
         case.name(),
         base.name()
     );
-    let src = source(case.src, n);
+    let src = sample_source(case.src, n);
     let (ta, tb) = pool(threads)?.install(|| -> Result<_> {
         let mut a = Timed::new(cast_call(case, &src, n, threads));
         let mut b = Timed::new(cast_call(base, &src, n, threads));
@@ -109,7 +110,7 @@ fn measure_pair(
 fn measure(case: &Case, n: usize, threads: usize, repeats: usize) -> Result<Row> {
     let s = Storage::native(case.src);
     let d = case.dst_storage();
-    let src = source(case.src, n);
+    let src = sample_source(case.src, n);
     let mut copy = vec![0u8; src.len()];
     let policy = case.policy();
     let pool = pool(threads)?;

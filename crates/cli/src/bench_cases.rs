@@ -138,33 +138,6 @@ pub(crate) struct Pair {
     pub(crate) speed_ratio: f64,
 }
 
-/// Deterministic pseudo-random source codes: f32 and f64 values spread over the binades
-/// 2^-20 to 2^11, other formats every code.
-pub(crate) fn source(fmt: Format, n: usize) -> Vec<u8> {
-    let s = Storage::native(fmt);
-    let mut buf = vec![0u8; s.bytes_for(n)];
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    for i in 0..n {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let code = if fmt == Format::F32 {
-            // sign, exponent 2^-20..2^11, random mantissa
-            let e = 107 + (x >> 40) % 32;
-            ((x & 1) << 31) | (e << 23) | ((x >> 8) & 0x7F_FFFF)
-        } else if fmt == Format::F64 {
-            // the same binades as the f32 values, a random 52-bit mantissa
-            let e = 1003 + (x >> 56) % 32;
-            let m = (x >> 1) ^ (x << 23);
-            ((x & 1) << 63) | (e << 52) | (m & 0xF_FFFF_FFFF_FFFF)
-        } else {
-            x & fmt.code_mask()
-        };
-        s.write(&mut buf, i, code);
-    }
-    buf
-}
-
 /// `n` as `NMi` when it is a whole number of Mi.
 pub(crate) fn human(n: usize) -> String {
     if n.is_multiple_of(1 << 20) {

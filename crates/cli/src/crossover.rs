@@ -7,10 +7,10 @@ use std::hint::black_box;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use npusim_numerics::bulk::PARALLEL_THRESHOLD;
+use npusim_numerics::bulk::{PARALLEL_THRESHOLD, sample_source};
 use npusim_numerics::{BulkOptions, Storage, cast_elements};
 
-use crate::bench_cases::{Case, cases, source};
+use crate::bench_cases::{Case, cases};
 use crate::bench_timing::{Timed, median3};
 
 /// The cases measured when none is named: a 16-bit, an 8-bit float, an integer destination
@@ -37,7 +37,7 @@ struct Point {
 fn measure(case: &Case, n: usize, repeats: usize) -> Result<Point> {
     let s = Storage::native(case.src);
     let d = case.dst_storage();
-    let src = source(case.src, n);
+    let src = sample_source(case.src, n);
     let mut dst_serial = vec![0u8; d.bytes_for(n)];
     let mut dst_split = vec![0u8; d.bytes_for(n)];
     let policy = case.policy();

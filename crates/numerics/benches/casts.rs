@@ -3,7 +3,7 @@
 //! smaller slice for scale. Run with `cargo bench -p npusim-numerics`.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_main};
-use npusim_numerics::bulk::SimdLevel;
+use npusim_numerics::bulk::{SimdLevel, sample_source};
 use npusim_numerics::{BulkOptions, CastPolicy, Format, KernelChoice, RoundMode, Storage};
 use std::hint::black_box;
 
@@ -47,29 +47,6 @@ const CASES: &[(Format, Format, RoundMode, bool)] = &[
     (Format::F64, Format::F16, RoundMode::Rint, false),
 ];
 
-/// Pseudo-random source codes: f32 values over many binades, other formats every code.
-fn source(fmt: Format, n: usize) -> Vec<u8> {
-    let s = Storage::native(fmt);
-    let mut buf = vec![0u8; s.bytes_for(n)];
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    for i in 0..n {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let code = if fmt == Format::F32 {
-            let e = 107 + (x >> 40) % 32;
-            ((x & 1) << 31) | (e << 23) | ((x >> 8) & 0x7F_FFFF)
-        } else if fmt == Format::F64 {
-            let e = 1023 - 20 + (x >> 40) % 32;
-            ((x & 1) << 63) | (e << 52) | ((x >> 8) & 0x000F_FFFF_FFFF_FFFF)
-        } else {
-            x & fmt.code_mask()
-        };
-        s.write(&mut buf, i, code);
-    }
-    buf
-}
-
 fn casts(c: &mut Criterion) {
     let n = 1 << 20;
     for &(src_fmt, dst_fmt, mode, sat) in CASES {
@@ -80,7 +57,7 @@ fn casts(c: &mut Criterion) {
         } else {
             CastPolicy::new(mode)
         };
-        let src = source(src_fmt, n);
+        let src = sample_source(src_fmt, n);
         let mut dst = vec![0u8; d.bytes_for(n)];
         let sat_name = if sat { " sat" } else { "" };
         let mut group = c.benchmark_group(format!("{src_fmt}->{dst_fmt} {mode}{sat_name}"));
@@ -108,7 +85,7 @@ fn casts(c: &mut Criterion) {
 fn half_baseline(c: &mut Criterion) {
     use half::slice::HalfFloatSliceExt;
     let n = 1 << 20;
-    let f32s: Vec<f32> = source(Format::F32, n)
+    let f32s: Vec<f32> = sample_source(Format::F32, n)
         .chunks_exact(4)
         .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         .collect();

@@ -8,11 +8,13 @@
 
 mod encoded;
 mod kernels;
+mod sample;
 mod storage;
 
 pub use encoded::Encoded;
 pub use kernels::simd::SimdLevel;
 pub use kernels::stream::STREAM_BYTES;
+pub use sample::sample_source;
 pub use storage::{Layout, Storage};
 
 use rayon::prelude::*;
