@@ -39,6 +39,32 @@ pub(super) fn present() -> bool {
     false
 }
 
+/// What a formula kernel's cast of a slice is: `(kernel, table, src, dst, stream)`, run only
+/// where [`present`] holds, with `src` holding 4 bytes per byte of `dst` and `dst` 64-byte
+/// aligned with `stream`.
+#[cfg(target_arch = "x86_64")]
+pub(super) type Dispatch<K> = unsafe fn(&K, &KeyTable, &[u8], &mut [u8], bool) -> StatusCounts;
+
+/// The safe entry of a formula kernel `k`: casts `n` little-endian f32 codes of `src` into one
+/// byte each of `dst` by `dispatch`; `None` without the AVX-512 level and POPCNT.
+#[cfg(target_arch = "x86_64")]
+pub(super) fn run<K>(
+    k: &K,
+    dispatch: Dispatch<K>,
+    table: &KeyTable,
+    (src, dst): (&[u8], &mut [u8]),
+    n: usize,
+    stream: bool,
+) -> Option<StatusCounts> {
+    if !present() {
+        return None;
+    }
+    let (s, t) = (src.get(..4 * n)?, dst.get_mut(..n)?);
+    // SAFETY: the CPU has POPCNT and the AVX-512 level (checked just above); `s` holds `4 n`
+    // bytes and `t` `n`, 64-byte aligned with `stream` (as `stream::split` arranges).
+    Some(unsafe { dispatch(k, table, s, t, stream) })
+}
+
 /// Elements per step (four vectors of 16).
 pub(crate) const STEP: usize = 64;
 

@@ -168,15 +168,12 @@ impl HiF8Avx512 {
         stream: bool,
     ) -> Option<StatusCounts> {
         #[cfg(target_arch = "x86_64")]
-        if present() {
-            let (s, t) = (&src[..4 * n], &mut dst[..n]);
-            // SAFETY: the CPU has POPCNT and the AVX-512 level (checked just above); `s` holds
-            // `4 n` bytes and `t` `n`, 64-byte aligned with `stream` (as `stream::split`
-            // arranges).
-            return Some(unsafe { dispatch(self, table, s, t, stream) });
+        return super::f32_byte_avx512::run(self, dispatch, table, (src, dst), n, stream);
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (table, src, dst, n, stream);
+            None
         }
-        let _ = (table, src, dst, n, stream);
-        None
     }
 }
 
