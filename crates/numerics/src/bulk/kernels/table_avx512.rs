@@ -49,6 +49,9 @@ pub(crate) struct Planes {
     wide: bool,
     /// Byte `k` of each source code's destination code, for `k` below the destination bytes.
     code: Box<[[u8; CODES]]>,
+    /// Whether plane `k` of `code` is non-zero for some code: zero planes are neither looked
+    /// up nor, for 4-byte codes, zipped.
+    live: [bool; MAX_BYTES],
     /// Bit `j % 8` of plane `j / 8` set where the code's status falls in class `j`.
     marks: Box<[[u8; CODES]]>,
     /// What each class counts.
@@ -128,9 +131,14 @@ impl Planes {
         let marks: Box<[[u8; CODES]]> = (0..classes.len().div_ceil(8))
             .map(|p| std::array::from_fn(|c| (of(all[c].1) >> (8 * p)) as u8))
             .collect();
+        let mut live = [false; MAX_BYTES];
+        for (l, plane) in live.iter_mut().zip(code.iter()) {
+            *l = plane.iter().any(|&b| b != 0);
+        }
         Some(Planes {
             wide: src_bits > 6,
             code,
+            live,
             marks,
             classes: classes.into_boxed_slice(),
         })
@@ -307,10 +315,7 @@ unsafe fn cast<const SPB: usize, const WIDE: bool, const DB: usize, const DPB: u
         std::array::from_fn(|q| unsafe { _mm512_loadu_si512(QUADS[q].as_ptr().cast()) });
     // Planes that are zero for every source code (the low half of fp8 → f32 codes, say) are
     // neither looked up nor, for 4-byte codes, zipped.
-    let mut live = [false; MAX_BYTES];
-    for (l, plane) in live.iter_mut().zip(p.code.iter()).take(planes) {
-        *l = plane.iter().any(|&b| b != 0);
-    }
+    let live = p.live;
     let low_pair = live[0] || live[1];
     let high_pair = live[2] || live[3];
     let classes = p.classes.len();
