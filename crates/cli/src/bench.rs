@@ -245,13 +245,10 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         );
     }
     // A terminal shows one line rewritten in place; a log gets a line per measurement.
-    let progress = |what: String| {
-        if args.json {
-        } else if tty {
-            eprint!("\r{what}   ");
-        } else {
-            eprintln!("measuring {what}");
-        }
+    let progress = |what: String| match (args.json, tty) {
+        (true, _) => {}
+        (false, true) => eprint!("\r{what}   "),
+        (false, false) => eprintln!("measuring {what}"),
     };
     let sizes = [(1 << 20, 1), (big, all)];
     for case in &picked {

@@ -47,18 +47,19 @@ const PACKED: [(&str, &str); 2] = [
     ("f32->i4 rint", "f32->i4 rint unpacked"),
 ];
 
-/// Whether the row measured the large size on all threads (more than one, or the only one).
-fn is_big(r: &Row) -> bool {
-    r.elements > 1 << 20
-}
-
-fn is_small(r: &Row) -> bool {
-    r.elements == 1 << 20 && r.threads == 1
+/// Whether a measurement of `elements` on `threads` thread(s) is the size a target names:
+/// the large size on all threads (`big`), or 1 Mi elements on one thread.
+fn at_size(elements: usize, threads: usize, big: bool) -> bool {
+    if big {
+        elements > 1 << 20
+    } else {
+        elements == 1 << 20 && threads == 1
+    }
 }
 
 fn find<'a>(rows: &'a [Row], case: &str, big: bool) -> Option<&'a Row> {
     rows.iter()
-        .find(|r| r.case == case && if big { is_big(r) } else { is_small(r) })
+        .find(|r| r.case == case && at_size(r.elements, r.threads, big))
 }
 
 fn pct(target: String, r: &Row, at_least: f64) -> Verdict {
@@ -77,15 +78,9 @@ pub(crate) fn compared() -> Vec<(&'static str, &'static str)> {
 }
 
 fn find_pair<'a>(pairs: &'a [Pair], case: &str, base: &str, big: bool) -> Option<&'a Pair> {
-    pairs.iter().find(|p| {
-        p.case == case
-            && p.base == base
-            && if big {
-                p.elements > 1 << 20
-            } else {
-                p.elements == 1 << 20 && p.threads == 1
-            }
-    })
+    pairs
+        .iter()
+        .find(|p| p.case == case && p.base == base && at_size(p.elements, p.threads, big))
 }
 
 /// `elements`, on `threads` thread(s), as the targets name a size.
@@ -100,7 +95,7 @@ fn size_of(elements: usize, threads: usize) -> String {
 pub(crate) fn check(rows: &[Row], pairs: &[Pair]) -> Vec<Verdict> {
     let mut out = Vec::new();
     let size = |r: &Row| size_of(r.elements, r.threads);
-    for r in rows.iter().filter(|r| is_big(r)) {
+    for r in rows.iter().filter(|r| at_size(r.elements, r.threads, true)) {
         let (src, _) = r.case.split_once("->").unwrap_or((&r.case, ""));
         let at_least = if AT_MEMCPY.contains(&r.case.as_str()) {
             100.0
@@ -129,7 +124,10 @@ pub(crate) fn check(rows: &[Row], pairs: &[Pair]) -> Vec<Verdict> {
             });
         }
     }
-    for r in rows.iter().filter(|r| is_small(r)) {
+    for r in rows
+        .iter()
+        .filter(|r| at_size(r.elements, r.threads, false))
+    {
         let fp8_or_i8 = ["->f8e4m3fn ", "->f8e5m2 ", "->i8 "]
             .iter()
             .any(|d| r.case.contains(d));

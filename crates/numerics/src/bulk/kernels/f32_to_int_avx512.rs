@@ -13,8 +13,8 @@
 //! counted by `popcnt`. Saturating casts to one byte per element or to packed 4-bit codes
 //! take a leaner path (`lean`):
 //! `vcvtps2dq` with the mode's embedded rounding, signed-saturating packs as the clamp and
-//! narrowing (then a byte clamp for 4-bit codes), four compares per vector chained by masking and counted in lane counters, out
-//! of range from a compare on the 16-bit values; a step whose packs saturate at −2^15 (NaN,
+//! narrowing (then a byte clamp for 4-bit codes), four compares per vector chained by
+//! masking and counted in lane counters, out of range from a compare on the 16-bit values; a step whose packs saturate at −2^15 (NaN,
 //! ±Inf, |x| ≥ 2^31, x below −2^15) takes the full rule. The rule is
 //! [`super::f32_to_int`]'s per-element one (which does the last `n % 64` elements), tested
 //! bit for bit against the reference. With `stream`
@@ -206,7 +206,7 @@ unsafe fn lean<const R: i32, const U: bool, const W: usize>(
     let unpair = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
     // 4-bit codes: the bounds as bytes, the nibble mask, and for packed codes byte m of the
     // output from the byte pair of elements 2m, 2m + 1 (in the packs' order, as above)
-    let four_bit = W == 0 || d.bits == 4;
+    let four_bit = d.bits == 4;
     let (lo8, hi8) = (_mm512_set1_epi8(d.lo as i8), _mm512_set1_epi8(d.hi as i8));
     let nibble = _mm512_set1_epi8(0x0F);
     let pair_order: [u8; 64] = std::array::from_fn(|m| {
