@@ -15,7 +15,7 @@ use rayon::prelude::*;
 
 use crate::bench_cases::{Case, Pair, Row, cases, human};
 use crate::bench_timing::{Timed, median3};
-use npusim_numerics::bulk::sample_source;
+use npusim_numerics::bulk::{sample_source, touch_elements};
 
 /// Options of `npusim bench`.
 #[derive(Debug, Args)]
@@ -148,8 +148,19 @@ fn measure(case: &Case, n: usize, threads: usize, repeats: usize) -> Result<Row>
             0
         }
     ];
-    let (t_cast, t_copy, t_half) = pool.install(|| -> Result<_> {
+    let mut floor_out = vec![0u8; d.bytes_for(n)];
+    let (t_cast, t_copy, t_floor, t_half) = pool.install(|| -> Result<_> {
         let mut cast = Timed::new(cast_call(case, &src, n, threads));
+        // The cast's data movement without its arithmetic, split and streamed the same way.
+        let mut floor = Timed::new(|| {
+            let options = BulkOptions {
+                parallel: threads > 1,
+                ..BulkOptions::default()
+            };
+            black_box(touch_elements(&src, s, &mut floor_out, d, n, &options)?);
+            black_box(&floor_out);
+            Ok(())
+        });
         // The baselines run on as many threads as the cast, each on an equal share.
         let mut copied = Timed::new(|| {
             let share = src.len().div_ceil(threads).max(1);
@@ -186,18 +197,25 @@ fn measure(case: &Case, n: usize, threads: usize, repeats: usize) -> Result<Row>
         });
         cast.calibrate()?;
         copied.calibrate()?;
+        floor.calibrate()?;
         if let Some(h) = half.as_mut() {
             h.calibrate()?;
         }
-        // Interleaved, so a change of machine load touches all three alike.
+        // Interleaved, so a change of machine load touches them all alike.
         for _ in 0..repeats {
             cast.sample(repeats)?;
             copied.sample(repeats)?;
+            floor.sample(repeats)?;
             if let Some(h) = half.as_mut() {
                 h.sample(repeats)?;
             }
         }
-        Ok((cast.samples, copied.samples, half.map(|h| h.samples)))
+        Ok((
+            cast.samples,
+            copied.samples,
+            floor.samples,
+            half.map(|h| h.samples),
+        ))
     })?;
     let rate = |ts: &[f64]| -> Vec<f64> { ts.iter().map(|t| n as f64 / t / 1e9).collect() };
     let cast = median3(rate(&t_cast));
@@ -206,6 +224,8 @@ fn measure(case: &Case, n: usize, threads: usize, repeats: usize) -> Result<Row>
     // memcpy moves src bytes in and out: compare bytes per second of input + output.
     let copy_bytes_per_elem = 2.0 * s.bytes_for(n) as f64 / n as f64;
     let pct_memcpy = 100.0 * cast[1] * bytes_per_elem / (copy_rate * copy_bytes_per_elem);
+    let floor_rate = median3(rate(&t_floor))[1];
+    let floor_pct_memcpy = 100.0 * floor_rate * bytes_per_elem / (copy_rate * copy_bytes_per_elem);
     let x_half = t_half.map(|t| cast[1] / median3(rate(&t))[1]);
     Ok(Row {
         case: case.name(),
@@ -215,6 +235,8 @@ fn measure(case: &Case, n: usize, threads: usize, repeats: usize) -> Result<Row>
         gelem: cast,
         bytes_per_elem,
         pct_memcpy,
+        pct_floor: 100.0 * cast[1] / floor_rate,
+        floor_pct_memcpy,
         x_half,
     })
 }
@@ -294,7 +316,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
 fn json_row(r: &Row) -> String {
     let x_half = r.x_half.map_or("null".to_string(), |x| format!("{x:.3}"));
     format!(
-        "{{\"case\": \"{}\", \"kernel\": \"{}\", \"elements\": {}, \"threads\": {}, \"gelem_s_min\": {:.4}, \"gelem_s_median\": {:.4}, \"gelem_s_max\": {:.4}, \"gb_s_median\": {:.3}, \"pct_memcpy_median\": {:.1}, \"x_half_median\": {x_half}}}",
+        "{{\"case\": \"{}\", \"kernel\": \"{}\", \"elements\": {}, \"threads\": {}, \"gelem_s_min\": {:.4}, \"gelem_s_median\": {:.4}, \"gelem_s_max\": {:.4}, \"gb_s_median\": {:.3}, \"pct_memcpy_median\": {:.1}, \"pct_floor_median\": {:.1}, \"floor_pct_memcpy_median\": {:.1}, \"x_half_median\": {x_half}}}",
         r.case,
         r.kernel,
         r.elements,
@@ -304,18 +326,20 @@ fn json_row(r: &Row) -> String {
         r.gelem[2],
         r.gelem[1] * r.bytes_per_elem,
         r.pct_memcpy,
+        r.pct_floor,
+        r.floor_pct_memcpy,
     )
 }
 
 fn print_table(rows: &[Row]) {
     println!(
-        "{:<26} {:>9} {:>8} {:>3} {:>8} {:>7} {:>9} {:>7}  min/median/max Gelem/s",
-        "case", "kernel", "elements", "thr", "Gelem/s", "GB/s", "%memcpy", "×half"
+        "{:<26} {:>9} {:>8} {:>3} {:>8} {:>7} {:>9} {:>7} {:>7}  min/median/max Gelem/s",
+        "case", "kernel", "elements", "thr", "Gelem/s", "GB/s", "%memcpy", "%floor", "×half"
     );
     for r in rows {
         let x_half = r.x_half.map_or("-".to_string(), |x| format!("{x:.2}"));
         println!(
-            "{:<26} {:>9} {:>8} {:>3} {:>8.3} {:>7.2} {:>8.1}% {:>7}  {:.3}/{:.3}/{:.3}",
+            "{:<26} {:>9} {:>8} {:>3} {:>8.3} {:>7.2} {:>8.1}% {:>6.1}% {:>7}  {:.3}/{:.3}/{:.3}",
             r.case,
             r.kernel,
             human(r.elements),
@@ -323,6 +347,7 @@ fn print_table(rows: &[Row]) {
             r.gelem[1],
             r.gelem[1] * r.bytes_per_elem,
             r.pct_memcpy,
+            r.pct_floor,
             x_half,
             r.gelem[0],
             r.gelem[1],
@@ -330,6 +355,6 @@ fn print_table(rows: &[Row]) {
         );
     }
     println!(
-        "\nGB/s counts input + output bytes; %memcpy compares that with a same-run copy of the input on as many threads (its bytes in + out); ×half is the `half` crate's slice conversion of the same data, split the same way."
+        "\nGB/s counts input + output bytes; %memcpy compares that with a same-run copy of the input on as many threads (its bytes in + out); %floor compares the cast's speed with a same-run pass that only reads its input and writes its output (`bulk::touch_elements`: the cast's data movement without its arithmetic, split and streamed the same way); ×half is the `half` crate's slice conversion of the same data, split the same way."
     );
 }

@@ -120,6 +120,12 @@ pub(crate) struct Row {
     pub(crate) bytes_per_elem: f64,
     /// Median bytes/s as a percentage of the same-run memcpy's.
     pub(crate) pct_memcpy: f64,
+    /// Median speed as a percentage of the same-run floor's: a pass that moves the same bytes
+    /// with no arithmetic.
+    pub(crate) pct_floor: f64,
+    /// The floor's median bytes/s as a percentage of the same-run memcpy's: the most of
+    /// memcpy that any cast between these buffers could reach on this machine.
+    pub(crate) floor_pct_memcpy: f64,
     /// Median speed over the `half` crate's, where it has the conversion.
     pub(crate) x_half: Option<f64>,
 }

@@ -248,25 +248,96 @@ pub fn cast_elements_with_status(
             options,
         )
     };
-    if !options.parallel || count < options.parallel_threshold.max(2 * MIN_CHUNK) {
-        return Ok(work(src, dst, 0, count));
+    let split = Split {
+        src_storage,
+        dst_storage,
+        count,
+        options,
+    };
+    Ok(split.run(src, dst, work, |mut a, b| {
+        a.add(&b);
+        a
+    }))
+}
+
+/// How a bulk operation over `count` elements of two buffers is split: whole on the calling
+/// thread, or in [`chunk_for`] pieces over the rayon pool when `options` ask for it and the
+/// input is large enough.
+struct Split<'a> {
+    src_storage: Storage,
+    dst_storage: Storage,
+    count: usize,
+    options: &'a BulkOptions,
+}
+
+impl Split<'_> {
+    /// Runs `work(src, dst, start, n)` on every piece (elements `start..start + n`) and
+    /// merges the pieces' results with `merge`.
+    fn run<T: Default + Send>(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        work: impl Fn(&[u8], &mut [u8], usize, usize) -> T + Sync + Send,
+        merge: impl Fn(T, T) -> T + Sync + Send,
+    ) -> T {
+        let (count, options) = (self.count, self.options);
+        if !options.parallel || count < options.parallel_threshold.max(2 * MIN_CHUNK) {
+            return work(src, dst, 0, count);
+        }
+        let chunk = chunk_for(count);
+        let src_chunk = self.src_storage.bytes_for(chunk);
+        let dst_chunk = self.dst_storage.bytes_for(chunk);
+        dst.par_chunks_mut(dst_chunk)
+            .zip(src.par_chunks(src_chunk))
+            .enumerate()
+            .map(|(k, (d, s))| {
+                let start = k * chunk;
+                work(s, d, start, chunk.min(count - start))
+            })
+            .reduce(T::default, merge)
     }
-    let chunk = chunk_for(count);
-    let src_chunk = src_storage.bytes_for(chunk);
-    let dst_chunk = dst_storage.bytes_for(chunk);
-    let counts = dst
-        .par_chunks_mut(dst_chunk)
-        .zip(src.par_chunks(src_chunk))
-        .enumerate()
-        .map(|(k, (d, s))| {
-            let start = k * chunk;
-            work(s, d, start, chunk.min(count - start))
-        })
-        .reduce(StatusCounts::default, |mut a, b| {
-            a.add(&b);
-            a
-        });
-    Ok(counts)
+}
+
+/// Reads every byte that a bulk cast of `count` elements from `src` reads and writes every
+/// byte it writes into `dst` (zeros), split over threads and streamed past the cache as
+/// [`cast_elements`] would under `options`, but with no arithmetic: the data movement that no
+/// cast between these buffers can beat. `npusim bench` times it as each cast's floor. Returns
+/// the XOR of the source's 8-byte words per piece, XORed together (so the reads happen).
+///
+/// ```
+/// use npusim_numerics::{BulkOptions, Format, Storage};
+/// use npusim_numerics::bulk::touch_elements;
+///
+/// let src = 0x0102_0304_0506_0708u64.to_le_bytes();
+/// let mut dst = [0xFFu8; 4];
+/// let (f32s, f16s) = (Storage::native(Format::F32), Storage::native(Format::F16));
+/// let sum = touch_elements(&src, f32s, &mut dst, f16s, 2, &BulkOptions::default()).unwrap();
+/// assert_eq!((sum, dst), (0x0102_0304_0506_0708, [0; 4]));
+/// ```
+pub fn touch_elements(
+    src: &[u8],
+    src_storage: Storage,
+    dst: &mut [u8],
+    dst_storage: Storage,
+    count: usize,
+    options: &BulkOptions,
+) -> Result<u64, NumericsError> {
+    src_storage.check_len(src.len(), count, "source")?;
+    dst_storage.check_len(dst.len(), count, "destination")?;
+    let split = Split {
+        src_storage,
+        dst_storage,
+        count,
+        options,
+    };
+    let work = |s: &[u8], d: &mut [u8], _: usize, n: usize| {
+        // a piece's own bytes (a caller's buffers may be longer than `count` needs)
+        let s = s.get(..src_storage.bytes_for(n)).unwrap_or(s);
+        let d_len = dst_storage.bytes_for(n).min(d.len());
+        let d = &mut d[..d_len];
+        kernels::touch::touch(s, d, d.len() >= options.stream_threshold)
+    };
+    Ok(split.run(src, dst, work, |a, b| a ^ b))
 }
 
 /// The name of the kernel a default bulk cast between these storages under `policy` runs: at
@@ -364,6 +435,40 @@ pub fn cast_to_f32(
 mod tests {
     use super::*;
     use crate::{Layout, RoundMode};
+
+    /// The floor pass reads every source word and zeros every destination byte, the same on
+    /// one thread as split over the pool, streamed or not, and refuses short buffers.
+    #[test]
+    fn touching_reads_every_source_word_and_zeros_the_destination_however_split() {
+        let n = 3 * PARALLEL_THRESHOLD + 7;
+        let (s, d) = (Storage::native(Format::F32), Storage::native(Format::I4));
+        let src: Vec<u8> = (0..n as u32)
+            .flat_map(|i| (i.wrapping_mul(2_654_435_761)).to_le_bytes())
+            .collect();
+        // the last word zero-extended
+        let words = src.chunks(8).fold(0u64, |x, w| {
+            let mut word = [0u8; 8];
+            word[..w.len()].copy_from_slice(w);
+            x ^ u64::from_le_bytes(word)
+        });
+        for parallel in [false, true] {
+            for stream_threshold in [0, usize::MAX] {
+                let options = BulkOptions {
+                    parallel,
+                    stream_threshold,
+                    ..BulkOptions::default()
+                };
+                let mut dst = vec![0x5Au8; d.bytes_for(n) + 1];
+                let (body, past) = dst.split_at_mut(d.bytes_for(n));
+                assert_eq!(touch_elements(&src, s, body, d, n, &options), Ok(words));
+                assert!(body.iter().all(|&b| b == 0));
+                assert_eq!(past, [0x5A]);
+            }
+        }
+        let mut short = vec![0u8; d.bytes_for(n) - 1];
+        let err = touch_elements(&src, s, &mut short, d, n, &BulkOptions::default());
+        assert!(err.is_err());
+    }
 
     #[test]
     fn parallel_and_serial_agree_bit_for_bit_including_hybrid() {

@@ -54,6 +54,7 @@ pub(crate) mod table;
 pub(crate) mod table_avx512;
 pub(crate) mod to_f32;
 pub(crate) mod to_f32_avx512;
+pub(crate) mod touch;
 pub(crate) mod widen;
 pub(crate) mod widen_avx512;
 

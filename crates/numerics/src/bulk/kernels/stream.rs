@@ -77,7 +77,7 @@ pub(crate) fn split(
 }
 
 /// Orders the streamed stores before later ones (`sfence`; nothing off x86_64).
-fn fence() {
+pub(crate) fn fence() {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: SSE is part of the x86_64 baseline.
     unsafe {
