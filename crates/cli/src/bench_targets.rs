@@ -198,7 +198,7 @@ pub(crate) fn print(verdicts: &[Verdict]) {
     let met = verdicts.iter().filter(|v| v.met).count();
     println!("{met} of {} targets met", verdicts.len());
     println!(
-        "(floor: the same-run pass that only reads the cast's input and writes its output, as a percentage of memcpy: the most of memcpy any cast between those buffers reaches here)"
+        "(floor: a same-run pass that only reads the cast's input and writes its output, as a percentage of memcpy: how far moving those bytes alone gets here)"
     );
 }
 
