@@ -10,7 +10,9 @@
 //! kernel names at the AVX-512 level are checked so that a silent fallback fails.
 
 mod kernel_support;
-use kernel_support::{bytes, f32s, options, random_f32};
+use kernel_support::{
+    assert_avx512_equals_reference, avx512_here, bytes, f32s, options, random_f32,
+};
 
 use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
 use npusim_numerics::{CastPolicy, Format, KernelChoice, RoundMode, Storage};
@@ -83,26 +85,6 @@ fn formula_range(dst: Format) -> (u32, u32) {
     }
 }
 
-/// The AVX-512 level equals the reference on `codes` into `dst` under `policy` (codes and
-/// counts, the streamed output too).
-fn assert_equal(codes: &[u32], dst: Format, policy: &CastPolicy) {
-    let src = bytes(codes);
-    let (n, d) = (codes.len(), Storage::native(dst));
-    let run = |k| kernel_support::cast(&src, f32s(), d, n, policy, &options(k, false));
-    let want = run(KernelChoice::Reference);
-    let got = run(KernelChoice::Level(SimdLevel::Avx512));
-    kernel_support::assert_same_codes(&got, &want, codes, d, &format!("{policy:?}"));
-}
-
-/// Whether the machine has the level (the tests below are vacuous otherwise).
-fn avx512() -> bool {
-    let here = SimdLevel::Avx512.is_available();
-    if !here {
-        eprintln!("no AVX-512 here: skipped");
-    }
-    here
-}
-
 /// How many random codes a sweep casts: 2^20, or 2^`NPUSIM_SWEEP_LOG2`.
 fn sweep_len() -> usize {
     let log2: u32 = std::env::var("NPUSIM_SWEEP_LOG2")
@@ -114,7 +96,7 @@ fn sweep_len() -> usize {
 
 #[test]
 fn the_avx512_level_runs_the_formula_kernels_for_every_mode_and_policy() {
-    if !avx512() {
+    if !avx512_here() {
         return;
     }
     for (dst, name) in DSTS {
@@ -133,14 +115,14 @@ fn the_avx512_level_runs_the_formula_kernels_for_every_mode_and_policy() {
 
 #[test]
 fn rounding_boundaries_equal_the_reference_in_every_mode_and_policy() {
-    if !avx512() {
+    if !avx512_here() {
         return;
     }
     let codes = rounding_boundaries();
     for (dst, _) in DSTS {
         for mode in RoundMode::DETERMINISTIC {
             for p in kernel_support::key_policies(mode) {
-                assert_equal(&codes, dst, &p);
+                assert_avx512_equals_reference(&codes, dst, &p);
             }
         }
     }
@@ -148,7 +130,7 @@ fn rounding_boundaries_equal_the_reference_in_every_mode_and_policy() {
 
 #[test]
 fn special_classes_mixed_with_formula_steps_equal_the_reference() {
-    if !avx512() {
+    if !avx512_here() {
         return;
     }
     for (k, (dst, _)) in DSTS.into_iter().enumerate() {
@@ -164,7 +146,7 @@ fn special_classes_mixed_with_formula_steps_equal_the_reference() {
         }
         for mode in RoundMode::DETERMINISTIC {
             for p in kernel_support::key_policies(mode) {
-                assert_equal(&codes, dst, &p);
+                assert_avx512_equals_reference(&codes, dst, &p);
             }
         }
     }
@@ -172,7 +154,7 @@ fn special_classes_mixed_with_formula_steps_equal_the_reference() {
 
 #[test]
 fn random_codes_equal_the_reference_in_every_mode_and_policy() {
-    if !avx512() {
+    if !avx512_here() {
         return;
     }
     let n = sweep_len();
@@ -188,8 +170,8 @@ fn random_codes_equal_the_reference_in_every_mode_and_policy() {
                 };
                 let seed = 1000 * k as u64 + 100 * j as u64 + i as u64;
                 // odd lengths: the tail after the last 64-element step too
-                assert_equal(&in_range(m + 37, seed, lo, hi), dst, p);
-                assert_equal(&random_f32(m + 21, seed), dst, p);
+                assert_avx512_equals_reference(&in_range(m + 37, seed, lo, hi), dst, p);
+                assert_avx512_equals_reference(&random_f32(m + 21, seed), dst, p);
             }
         }
     }
@@ -197,7 +179,7 @@ fn random_codes_equal_the_reference_in_every_mode_and_policy() {
 
 #[test]
 fn every_length_up_to_200_equals_the_reference() {
-    if !avx512() {
+    if !avx512_here() {
         return;
     }
     for (k, (dst, _)) in DSTS.into_iter().enumerate() {
@@ -205,7 +187,11 @@ fn every_length_up_to_200_equals_the_reference() {
         for mode in RoundMode::DETERMINISTIC {
             for p in [CastPolicy::new(mode), CastPolicy::saturating(mode)] {
                 for n in 0..200 {
-                    assert_equal(&in_range(n, (n + 300 * k) as u64, lo, hi), dst, &p);
+                    assert_avx512_equals_reference(
+                        &in_range(n, (n + 300 * k) as u64, lo, hi),
+                        dst,
+                        &p,
+                    );
                 }
             }
         }
@@ -214,7 +200,7 @@ fn every_length_up_to_200_equals_the_reference() {
 
 #[test]
 fn the_kernels_are_split_over_threads_and_offsets_like_any_other() {
-    if !avx512() {
+    if !avx512_here() {
         return;
     }
     for (dst, _) in DSTS {

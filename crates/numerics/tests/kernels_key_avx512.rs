@@ -7,7 +7,9 @@
 //! The kernel name at the AVX-512 level is checked so that a silent fallback fails.
 
 mod kernel_support;
-use kernel_support::{around, bytes, f32s, mixed, options, random_f32};
+use kernel_support::{
+    around, assert_avx512_equals_reference, avx512_here, bytes, f32s, mixed, options, random_f32,
+};
 
 use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
 use npusim_numerics::{CastPolicy, Format, KernelChoice, RoundMode, Storage};
@@ -58,38 +60,9 @@ fn classes(dst: Format) -> Vec<u32> {
     v
 }
 
-/// The AVX-512 level equals the reference on `codes` into `dst` under `policy`; names the
-/// first differing code.
-fn assert_equal(codes: &[u32], dst: Format, policy: &CastPolicy) {
-    let src = bytes(codes);
-    let (n, d) = (codes.len(), Storage::native(dst));
-    let run = |k| kernel_support::cast(&src, f32s(), d, n, policy, &options(k, false));
-    let want = run(KernelChoice::Reference);
-    let got = run(KernelChoice::Level(SimdLevel::Avx512));
-    if got == want {
-        return;
-    }
-    if let Some(i) = (0..n).find(|&i| got.0[i] != want.0[i]) {
-        panic!(
-            "{dst:?} {policy:?}: f32 {:#010x} gives {:#04x}, the reference {:#04x}",
-            codes[i], got.0[i], want.0[i]
-        );
-    }
-    assert_eq!(got.1, want.1, "counts {dst:?} {policy:?}");
-}
-
-/// Whether the machine has the level (the tests below are vacuous otherwise).
-fn avx512() -> bool {
-    let here = SimdLevel::Avx512.is_available();
-    if !here {
-        eprintln!("no AVX-512 here: skipped");
-    }
-    here
-}
-
 #[test]
 fn the_avx512_level_runs_the_kernel_for_every_mode_and_policy() {
-    if !avx512() {
+    if !avx512_here() {
         return;
     }
     for dst in DSTS {
@@ -109,14 +82,14 @@ fn the_avx512_level_runs_the_kernel_for_every_mode_and_policy() {
 
 #[test]
 fn boundary_classes_equal_the_reference_in_every_mode_and_policy() {
-    if !avx512() {
+    if !avx512_here() {
         return;
     }
     for (k, dst) in DSTS.into_iter().enumerate() {
         let codes = mixed(&classes(dst), 11 + k as u64);
         for mode in RoundMode::DETERMINISTIC {
             for p in kernel_support::key_policies(mode) {
-                assert_equal(&codes, dst, &p);
+                assert_avx512_equals_reference(&codes, dst, &p);
             }
         }
     }
@@ -124,7 +97,7 @@ fn boundary_classes_equal_the_reference_in_every_mode_and_policy() {
 
 #[test]
 fn random_patterns_equal_the_reference_in_every_mode_and_policy() {
-    if !avx512() {
+    if !avx512_here() {
         return;
     }
     let log2: u32 = std::env::var("NPUSIM_SWEEP_LOG2")
@@ -143,7 +116,7 @@ fn random_patterns_equal_the_reference_in_every_mode_and_policy() {
                 };
                 let seed = 1000 * k as u64 + 100 * j as u64 + i as u64;
                 // odd lengths: the tail after the last 64-element step too
-                assert_equal(&random_f32(n + 37, seed), dst, p);
+                assert_avx512_equals_reference(&random_f32(n + 37, seed), dst, p);
             }
         }
     }
@@ -151,7 +124,7 @@ fn random_patterns_equal_the_reference_in_every_mode_and_policy() {
 
 #[test]
 fn the_kernel_is_split_over_threads_and_offsets_like_any_other() {
-    if !avx512() {
+    if !avx512_here() {
         return;
     }
     let codes = random_f32(300_000, 5);

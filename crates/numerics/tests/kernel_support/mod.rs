@@ -257,6 +257,27 @@ pub fn assert_same_codes(
     assert_eq!(got.1, want.1, "status counts {d:?}: {what}");
 }
 
+/// The AVX-512 level equals the reference on the f32 `codes` cast into `dst` under `policy`
+/// (codes and counts, the streamed output too); names the first differing code.
+pub fn assert_avx512_equals_reference(codes: &[u32], dst: Format, policy: &CastPolicy) {
+    let src = bytes(codes);
+    let (n, d) = (codes.len(), Storage::native(dst));
+    let run = |k| cast(&src, f32s(), d, n, policy, &options(k, false));
+    let want = run(KernelChoice::Reference);
+    let got = run(KernelChoice::Level(SimdLevel::Avx512));
+    assert_same_codes(&got, &want, codes, d, &format!("{policy:?}"));
+}
+
+/// Whether the machine has the AVX-512 level (tests that need it are vacuous otherwise, and
+/// say so on stderr).
+pub fn avx512_here() -> bool {
+    let here = SimdLevel::Avx512.is_available();
+    if !here {
+        eprintln!("no AVX-512 here: skipped");
+    }
+    here
+}
+
 /// The f32 boundary classes of the float `dst`: every finite value, every midpoint (tie)
 /// between neighbours, the largest value plus half an ulp, one ulp and more, fractions of the
 /// smallest nonzero value, each with its f32 neighbours; and [`common_classes`].
