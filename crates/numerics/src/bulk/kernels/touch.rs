@@ -179,11 +179,26 @@ fn lines_avx512(
 mod tests {
     use super::*;
 
+    /// The XOR of the little-endian 8-byte words, byte by byte: byte `i` lands at bit
+    /// `8 (i mod 8)`.
+    fn words_by_bytes(src: &[u8]) -> u64 {
+        src.iter()
+            .enumerate()
+            .fold(0, |x, (i, &b)| x ^ (u64::from(b) << (8 * (i % 8))))
+    }
+
+    /// Both line loops (the portable one, and AVX-512's where the machine has it), streamed
+    /// or not, read every source word once and zero exactly the destination.
     #[test]
     fn every_source_byte_is_read_and_every_destination_byte_zeroed() {
         let data: Vec<u8> = (0..40_016u32)
             .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
             .collect();
+        let widths = if super::super::simd::avx512_present() {
+            vec![false, true]
+        } else {
+            vec![false]
+        };
         for (s_len, d_len) in [
             (0, 0),
             (0, 17),
@@ -191,18 +206,23 @@ mod tests {
             (1, 1),
             (40_000, 5_000),
             (3_001, 24_011),
+            (130, 9_000),
+            (40_000, 17),
+            (130, 0),
         ] {
             for off in [0, 1, 7, 15] {
-                for stream in [false, true] {
+                for (stream, &wide) in [false, true]
+                    .into_iter()
+                    .flat_map(|s| widths.iter().map(move |w| (s, w)))
+                {
                     let src = &data[off..off + s_len];
-                    let mut buf = vec![0xA5u8; d_len + 16];
-                    let dst = &mut buf[off..off + d_len];
-                    let sum = touch(src, dst, stream);
-                    assert_eq!(sum, xor_words(src), "{s_len} {d_len} {off} {stream}");
-                    assert!(
-                        dst.iter().all(|&b| b == 0),
-                        "{s_len} {d_len} {off} {stream}"
-                    );
+                    let mut buf = vec![0xA5u8; d_len + 16 + 1];
+                    let (dst, past) = buf[off..].split_at_mut(d_len);
+                    let sum = touch_at(src, dst, stream, wide);
+                    let case = format!("{s_len} {d_len} {off} stream {stream} wide {wide}");
+                    assert_eq!(sum, words_by_bytes(src), "{case}");
+                    assert!(dst.iter().all(|&b| b == 0), "{case}");
+                    assert_eq!(past[0], 0xA5, "{case}");
                 }
             }
         }
