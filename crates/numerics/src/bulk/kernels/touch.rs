@@ -82,16 +82,19 @@ fn lines(
 ) -> u64 {
     let mut acc = [0u64; 8];
     let (reads, writes) = (inp.len(), out.len());
+    let mut load = |line: &[u8]| {
+        #[cfg(target_arch = "x86_64")]
+        super::stream::prefetch(line.as_ptr());
+        for (a, w) in acc.iter_mut().zip(line.chunks_exact(8)) {
+            *a ^= u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
+        }
+    };
     interleave(
         reads,
         writes,
         || {
             if let Some(line) = inp.next() {
-                #[cfg(target_arch = "x86_64")]
-                super::stream::prefetch(line.as_ptr());
-                for (a, w) in acc.iter_mut().zip(line.chunks_exact(8)) {
-                    *a ^= u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
-                }
+                load(line);
             }
         },
         || {
@@ -101,9 +104,7 @@ fn lines(
         },
     );
     for line in inp {
-        for (a, w) in acc.iter_mut().zip(line.chunks_exact(8)) {
-            *a ^= u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
-        }
+        load(line);
     }
     acc.iter().fold(0, |s, a| s ^ a)
 }
