@@ -47,6 +47,15 @@ fn pool(threads: usize) -> Result<rayon::ThreadPool> {
         .context("cannot start the benchmark's thread pool")
 }
 
+/// The bulk options of every timed call on `threads` thread(s): split over the pool when
+/// there is more than one.
+fn options_for(threads: usize) -> BulkOptions {
+    BulkOptions {
+        parallel: threads > 1,
+        ..BulkOptions::default()
+    }
+}
+
 /// One bulk cast of `case` on the `n` elements of `src` (split over the pool when `threads`
 /// is more than one), into an output buffer of its own.
 fn cast_call<'a>(
@@ -58,10 +67,7 @@ fn cast_call<'a>(
     let (s, d) = (Storage::native(case.src), case.dst_storage());
     let mut dst = vec![0u8; d.bytes_for(n)];
     let policy = case.policy();
-    let options = BulkOptions {
-        parallel: threads > 1,
-        ..BulkOptions::default()
-    };
+    let options = options_for(threads);
     move || {
         cast_elements(src, s, &mut dst, d, n, &policy, &options)?;
         black_box(&dst);
@@ -152,11 +158,8 @@ fn measure(case: &Case, n: usize, threads: usize, repeats: usize) -> Result<Row>
     let (t_cast, t_copy, t_floor, t_half) = pool.install(|| -> Result<_> {
         let mut cast = Timed::new(cast_call(case, &src, n, threads));
         // The cast's data movement without its arithmetic, split and streamed the same way.
+        let options = options_for(threads);
         let mut floor = Timed::new(|| {
-            let options = BulkOptions {
-                parallel: threads > 1,
-                ..BulkOptions::default()
-            };
             black_box(touch_elements(&src, s, &mut floor_out, d, n, &options)?);
             black_box(&floor_out);
             Ok(())
