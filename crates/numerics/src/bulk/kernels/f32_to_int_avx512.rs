@@ -86,26 +86,6 @@ unsafe fn dispatch(d: &IntDst, src: &[u8], dst: &mut [u8], job: (usize, bool)) -
     unsafe { super::f32_to_int_avx2::by_width_mode_and_wrap!(cast, d, src, dst, job) }
 }
 
-/// Stores the 64 bytes `v` at `p`: non-temporally with `stream`, else unaligned.
-///
-/// # Safety
-/// The CPU must support AVX-512 F; `p` must be valid for 64 bytes of writes, and 64-byte
-/// aligned with `stream`.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-#[inline]
-unsafe fn store64(p: *mut u8, v: std::arch::x86_64::__m512i, stream: bool) {
-    use std::arch::x86_64::{_mm512_storeu_si512, _mm512_stream_si512};
-    // SAFETY: the caller's guarantees.
-    unsafe {
-        if stream {
-            _mm512_stream_si512(p.cast(), v)
-        } else {
-            _mm512_storeu_si512(p.cast(), v)
-        }
-    }
-}
-
 /// Stores the 32 bytes `v` at `p`: non-temporally with `stream`, else unaligned.
 ///
 /// # Safety
@@ -189,7 +169,7 @@ unsafe fn lean<const R: i32, const U: bool, const W: usize>(
     dst: &mut [u8],
     (n, stream): (usize, bool),
 ) -> StatusCounts {
-    use super::stream::prefetch;
+    use super::stream::{prefetch, store64};
     use std::arch::x86_64::*;
     /// Steps between two flushes of the lane counters (at most 4 per 32-bit lane and 2 per
     /// 16-bit lane per step).
@@ -379,7 +359,7 @@ unsafe fn full<const R: i32, const W: usize, const WRAP: bool>(
     dst: &mut [u8],
     (n, stream): (usize, bool),
 ) -> StatusCounts {
-    use super::stream::prefetch;
+    use super::stream::{prefetch, store64};
     use std::arch::x86_64::*;
     let lo = _mm512_set1_ps(d.lo as f32);
     let hi = _mm512_set1_ps(d.hi as f32);

@@ -135,8 +135,7 @@ fn lines_avx512(
     stream: bool,
 ) -> u64 {
     use std::arch::x86_64::_mm512_xor_si512;
-    use std::arch::x86_64::{__m512i, _mm512_loadu_si512, _mm512_setzero_si512};
-    use std::arch::x86_64::{_mm512_store_si512, _mm512_storeu_si512, _mm512_stream_si512};
+    use std::arch::x86_64::{_mm512_loadu_si512, _mm512_setzero_si512, _mm512_storeu_si512};
     let mut acc = _mm512_setzero_si512();
     let (reads, writes) = (inp.len(), out.len());
     let mut load = |line: &[u8]| {
@@ -154,16 +153,11 @@ fn lines_avx512(
         },
         || {
             if let Some(line) = out.next() {
-                let p = line.as_mut_ptr().cast::<__m512i>();
                 // SAFETY: `line` is 64 writable bytes on a 64-byte boundary (the lines start
-                // at the destination's first one).
+                // at the destination's first one); the CPU has AVX-512 F (this function's).
                 unsafe {
-                    if stream {
-                        _mm512_stream_si512(p, _mm512_setzero_si512());
-                    } else {
-                        _mm512_store_si512(p, _mm512_setzero_si512());
-                    }
-                }
+                    super::stream::store64(line.as_mut_ptr(), _mm512_setzero_si512(), stream)
+                };
             }
         },
     );
