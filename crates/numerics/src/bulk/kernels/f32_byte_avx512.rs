@@ -147,7 +147,7 @@ pub(crate) unsafe fn drive<const C: usize>(
     fast: Formula<impl Fn(__m512i) -> __mmask16, impl Fn(__m512i) -> Lanes<C>>,
     full: Formula<impl Fn(__m512i) -> __mmask16, impl Fn(__m512i) -> Lanes<C>>,
 ) -> (StatusCounts, u64, [u64; C]) {
-    use super::stream::prefetch;
+    use super::stream::{prefetch, store64};
     let body = n / STEP * STEP;
     let mut counts = StatusCounts::default();
     let mut formula = 0u64;
@@ -202,13 +202,7 @@ pub(crate) unsafe fn drive<const C: usize>(
         }
         // SAFETY: `y` holds 64 bytes; with `stream` it starts on a 64-byte boundary (`dst`
         // does and every step is 64 bytes).
-        unsafe {
-            if stream {
-                _mm512_stream_si512(y.as_mut_ptr().cast(), z);
-            } else {
-                _mm512_storeu_si512(y.as_mut_ptr().cast(), z);
-            }
-        }
+        unsafe { store64(y.as_mut_ptr(), z, stream) };
     }
     counts.add(&table.run(&src[4 * body..4 * n], &mut dst[body..n], n - body, false));
     (counts, formula, classes)

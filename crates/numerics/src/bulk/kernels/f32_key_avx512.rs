@@ -388,7 +388,7 @@ unsafe fn cast<const M: u8>(
     n: usize,
     stream: bool,
 ) -> StatusCounts {
-    use super::stream::prefetch;
+    use super::stream::{prefetch, store64};
     let mut counts = StatusCounts::default();
     // SAFETY: both tables hold 16 dwords.
     let (spread_lo, spread_hi) = unsafe {
@@ -434,13 +434,7 @@ unsafe fn cast<const M: u8>(
         );
         // SAFETY: `y` holds 64 bytes; with `stream` it starts on a 64-byte boundary (`dst`
         // does and every step is 64 bytes).
-        unsafe {
-            if stream {
-                _mm512_stream_si512(y.as_mut_ptr().cast(), z);
-            } else {
-                _mm512_storeu_si512(y.as_mut_ptr().cast(), z);
-            }
-        }
+        unsafe { store64(y.as_mut_ptr(), z, stream) };
         since_fold += 1;
         if since_fold == FOLD_STEPS {
             fold(lo, hi, &mut counts);

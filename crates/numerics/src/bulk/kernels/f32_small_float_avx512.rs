@@ -144,7 +144,7 @@ impl Tally {
 }
 
 #[cfg(target_arch = "x86_64")]
-use super::stream::prefetch;
+use super::stream::{prefetch, store64};
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 
@@ -352,13 +352,7 @@ unsafe fn store<const PACKED: bool>(c: &Consts, b: __m512i, y: &mut [u8], stream
     } else {
         // SAFETY: `y` holds 64 bytes (the caller's contract), the size of the store, and is
         // 64-byte aligned when streamed.
-        unsafe {
-            if stream {
-                _mm512_stream_si512(y.as_mut_ptr().cast(), b)
-            } else {
-                _mm512_storeu_si512(y.as_mut_ptr().cast(), b)
-            }
-        };
+        unsafe { store64(y.as_mut_ptr(), b, stream) };
     }
 }
 

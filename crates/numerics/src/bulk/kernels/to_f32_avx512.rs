@@ -111,25 +111,6 @@ fn lane_sum(v: std::arch::x86_64::__m512i) -> u64 {
     _mm512_reduce_add_epi32(v) as u32 as u64
 }
 
-/// Stores the 64 bytes `v` at `y`: non-temporally with `stream`, else unaligned.
-///
-/// # Safety
-/// `y` must hold at least 64 bytes, and start on a 64-byte boundary with `stream`.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-#[inline]
-unsafe fn store(y: &mut [u8], v: std::arch::x86_64::__m512i, stream: bool) {
-    use std::arch::x86_64::*;
-    // SAFETY: the caller's guarantee.
-    unsafe {
-        if stream {
-            _mm512_stream_si512(y.as_mut_ptr().cast(), v)
-        } else {
-            _mm512_storeu_si512(y.as_mut_ptr().cast(), v)
-        }
-    }
-}
-
 /// Adds `k` results of flag `flag` to `counts`.
 fn add_flag(counts: &mut StatusCounts, flag: Status, k: u64) {
     if let Some(slot) = counts.flags.get_mut(flag.bits().trailing_zeros() as usize) {
@@ -161,7 +142,7 @@ unsafe fn f64_cast<const M: u8>(
     n: usize,
     stream: bool,
 ) -> StatusCounts {
-    use super::stream::prefetch;
+    use super::stream::{prefetch, store64};
     use std::arch::x86_64::*;
     let abs64 = _mm512_castsi512_pd(_mm512_set1_epi64(0x7FFF_FFFF_FFFF_FFFF));
     let sign64 = _mm512_set1_epi64(i64::MIN);
@@ -267,7 +248,7 @@ unsafe fn f64_cast<const M: u8>(
             let c = _mm512_mask_mov_epi32(c, nan & nan_zero, zero);
             // SAFETY: `y` is 64 bytes; streamed, `dst` starts on a 64-byte boundary (the
             // caller's guarantee) and every step writes 64 bytes, so `y` does too.
-            unsafe { store(y, c, stream) };
+            unsafe { store64(y.as_mut_ptr(), c, stream) };
             let tiny = _mm512_mask_testn_epi32_mask(lossy, c, exp32);
             let flushed = _mm512_mask_testn_epi32_mask(lossy, c, abs32);
             // beyond max, the result is ±max (last bit 1) or ±Inf (0)
@@ -315,7 +296,7 @@ unsafe fn i32_cast<const M: u8>(
     n: usize,
     stream: bool,
 ) -> StatusCounts {
-    use super::stream::prefetch;
+    use super::stream::{prefetch, store64};
     use std::arch::x86_64::*;
     let one = _mm512_set1_epi32(1);
     let minus_one = _mm512_set1_epi32(-1);
@@ -367,7 +348,7 @@ unsafe fn i32_cast<const M: u8>(
             let r = round(x);
             // SAFETY: `y` is 64 bytes; streamed, `dst` starts on a 64-byte boundary (the
             // caller's guarantee) and every step writes 64 bytes, so `y` does too.
-            unsafe { store(y, r, stream) };
+            unsafe { store64(y.as_mut_ptr(), r, stream) };
             let inexact = _mm512_cmpneq_epi32_mask(_mm512_cvttps_epi32(_mm512_castsi512_ps(r)), x);
             acc = _mm512_mask_sub_epi32(acc, inexact, acc, minus_one);
         }

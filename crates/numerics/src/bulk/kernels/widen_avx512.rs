@@ -67,7 +67,7 @@ unsafe fn cast<const BF16: bool>(
     dst: &mut [u8],
     stream: bool,
 ) -> (u64, u64) {
-    use super::stream::prefetch;
+    use super::stream::{prefetch, store64};
     use std::arch::x86_64::*;
     let (e, m) = if BF16 {
         (0x7F80u16, 0x007Fu16)
@@ -123,13 +123,8 @@ unsafe fn cast<const BF16: bool>(
         // boundary (the caller's guarantee) and every step writes 128 bytes, so `p` and
         // `p + 64` are on 64-byte boundaries.
         unsafe {
-            if stream {
-                _mm512_stream_si512(p.cast(), w0);
-                _mm512_stream_si512(p.add(64).cast(), w1);
-            } else {
-                _mm512_storeu_si512(p.cast(), w0);
-                _mm512_storeu_si512(p.add(64).cast(), w1);
-            }
+            store64(p, w0, stream);
+            store64(p.add(64), w1, stream);
         }
         nan += u64::from(a.count_ones());
         inf += u64::from(b.count_ones());
