@@ -1,7 +1,9 @@
 //! `npusim bench`: bulk-cast throughput, measured as ratios against baselines run in the same
-//! process on the same bytes and the same number of threads (a memcpy, and the `half` crate's
-//! slice conversions where it has one). Timings are medians over interleaved samples, each a batch of calls lasting at least
-//! 20 ms; nothing here is asserted by a test.
+//! process on the same bytes and the same number of threads: a memcpy, the cast's floor (its
+//! bytes moved without arithmetic), the `half` crate's slice conversions where it has one,
+//! and, on the large size of a case whose target is memcpy's speed, the larger of its two
+//! buffers moved alone. Timings are medians over interleaved samples, each a batch of calls
+//! lasting at least 20 ms; nothing here is asserted by a test.
 
 use std::hint::black_box;
 use std::io::IsTerminal;
@@ -13,9 +15,10 @@ use half::slice::HalfFloatSliceExt;
 use npusim_numerics::{BulkOptions, Format, RoundMode, Storage, cast_elements, kernel_name};
 use rayon::prelude::*;
 
-use crate::bench_cases::{Case, Pair, Row, cases, human};
+use crate::bench_cases::{Alone, Case, Pair, Row, cases, human};
+use crate::bench_targets;
 use crate::bench_timing::{Timed, median3};
-use npusim_numerics::bulk::{sample_source, touch_elements};
+use npusim_numerics::bulk::{Touch, sample_source, touch_elements};
 
 /// Options of `npusim bench`.
 #[derive(Debug, Args)]
@@ -23,7 +26,8 @@ pub struct BenchArgs {
     /// Print the rows as one JSON array instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// A short run (fewer repeats, 16 Mi instead of 64 Mi elements for the parallel size).
+    /// A short run (fewer repeats, 16 Mi instead of 64 Mi elements for the parallel size, no
+    /// one-buffer-alone baseline).
     #[arg(long)]
     pub quick: bool,
     /// Only the cases whose name contains this text (e.g. `f16->f8e4m3fn`); repeatable.
@@ -113,7 +117,10 @@ fn measure_pair(
     })
 }
 
-fn measure(case: &Case, n: usize, threads: usize, repeats: usize) -> Result<Row> {
+/// Times `case` on `n` elements and `threads` threads, interleaved with its baselines: memcpy,
+/// the floor, the `half` crate where it has the conversion, and with `alone` the larger of
+/// the two buffers moved alone.
+fn measure(case: &Case, n: usize, threads: usize, repeats: usize, alone: bool) -> Result<Row> {
     let s = Storage::native(case.src);
     let d = case.dst_storage();
     let src = sample_source(case.src, n);
@@ -155,14 +162,44 @@ fn measure(case: &Case, n: usize, threads: usize, repeats: usize) -> Result<Row>
         }
     ];
     let mut floor_out = vec![0u8; d.bytes_for(n)];
-    let (t_cast, t_copy, t_floor, t_half) = pool.install(|| -> Result<_> {
+    // the larger buffer alone: the input read, or the output written
+    let (side, touch) = if s.bytes_for(n) >= d.bytes_for(n) {
+        ("input", Touch::Source)
+    } else {
+        ("output", Touch::Destination)
+    };
+    let mut alone_out = vec![0u8; if alone { d.bytes_for(n) } else { 0 }];
+    let (t_cast, t_copy, t_floor, t_alone, t_half) = pool.install(|| -> Result<_> {
         let mut cast = Timed::new(cast_call(case, &src, n, threads));
         // The cast's data movement without its arithmetic, split and streamed the same way.
         let options = options_for(threads);
         let mut floor = Timed::new(|| {
-            black_box(touch_elements(&src, s, &mut floor_out, d, n, &options)?);
+            black_box(touch_elements(
+                &src,
+                s,
+                &mut floor_out,
+                d,
+                n,
+                Touch::Both,
+                &options,
+            )?);
             black_box(&floor_out);
             Ok(())
+        });
+        let mut larger = alone.then(|| {
+            Timed::new(|| {
+                black_box(touch_elements(
+                    &src,
+                    s,
+                    &mut alone_out,
+                    d,
+                    n,
+                    touch,
+                    &options,
+                )?);
+                black_box(&alone_out);
+                Ok(())
+            })
         });
         // The baselines run on as many threads as the cast, each on an equal share.
         let mut copied = Timed::new(|| {
@@ -201,22 +238,23 @@ fn measure(case: &Case, n: usize, threads: usize, repeats: usize) -> Result<Row>
         cast.calibrate()?;
         copied.calibrate()?;
         floor.calibrate()?;
-        if let Some(h) = half.as_mut() {
-            h.calibrate()?;
+        for t in larger.iter_mut().chain(half.as_mut()) {
+            t.calibrate()?;
         }
         // Interleaved, so a change of machine load touches them all alike.
         for _ in 0..repeats {
             cast.sample(repeats)?;
             copied.sample(repeats)?;
             floor.sample(repeats)?;
-            if let Some(h) = half.as_mut() {
-                h.sample(repeats)?;
+            for t in larger.iter_mut().chain(half.as_mut()) {
+                t.sample(repeats)?;
             }
         }
         Ok((
             cast.samples,
             copied.samples,
             floor.samples,
+            larger.map(|t| t.samples),
             half.map(|h| h.samples),
         ))
     })?;
@@ -226,9 +264,13 @@ fn measure(case: &Case, n: usize, threads: usize, repeats: usize) -> Result<Row>
     let bytes_per_elem = (s.bytes_for(n) + d.bytes_for(n)) as f64 / n as f64;
     // memcpy moves src bytes in and out: compare bytes per second of input + output.
     let copy_bytes_per_elem = 2.0 * s.bytes_for(n) as f64 / n as f64;
-    let pct_memcpy = 100.0 * cast[1] * bytes_per_elem / (copy_rate * copy_bytes_per_elem);
     let floor_rate = median3(rate(&t_floor))[1];
-    let floor_pct_memcpy = 100.0 * floor_rate * bytes_per_elem / (copy_rate * copy_bytes_per_elem);
+    let of_memcpy = |rate: f64| 100.0 * rate * bytes_per_elem / (copy_rate * copy_bytes_per_elem);
+    let floor_pct_memcpy = of_memcpy(floor_rate);
+    let alone = t_alone.map(|t| Alone {
+        side,
+        pct_memcpy: of_memcpy(median3(rate(&t))[1]),
+    });
     let x_half = t_half.map(|t| cast[1] / median3(rate(&t))[1]);
     Ok(Row {
         case: case.name(),
@@ -237,9 +279,10 @@ fn measure(case: &Case, n: usize, threads: usize, repeats: usize) -> Result<Row>
         threads,
         gelem: cast,
         bytes_per_elem,
-        pct_memcpy,
+        pct_memcpy: of_memcpy(cast[1]),
         pct_floor: 100.0 * cast[1] / floor_rate,
         floor_pct_memcpy,
+        alone,
         x_half,
     })
 }
@@ -282,14 +325,19 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
                 "{:<28} {n:>9} elements, {threads} thread(s)",
                 case.name()
             ));
-            rows.push(measure(case, n, threads, repeats)?);
+            // the larger buffer alone where memcpy speed itself is the target (not in a
+            // quick run, which stays under 30 s)
+            let alone = !args.quick
+                && n == big
+                && bench_targets::memcpy_target(&case.name()) == Some(100.0);
+            rows.push(measure(case, n, threads, repeats, alone)?);
         }
     }
     // The mode, policy and packing targets' pairs whose cases both ran.
     let mut pairs = Vec::new();
     if !args.json {
         let by_name = |name: &str| picked.iter().find(|c| c.name() == name);
-        for (case, base) in crate::bench_targets::compared() {
+        for (case, base) in bench_targets::compared() {
             let (Some(case), Some(base)) = (by_name(case), by_name(base)) else {
                 continue;
             };
@@ -311,15 +359,21 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
             eprintln!();
         }
         print_table(&rows);
-        crate::bench_targets::print(&crate::bench_targets::check(&rows, &pairs));
+        bench_targets::print(&bench_targets::check(&rows, &pairs));
     }
     Ok(ExitCode::SUCCESS)
 }
 
 fn json_row(r: &Row) -> String {
     let x_half = r.x_half.map_or("null".to_string(), |x| format!("{x:.3}"));
+    let (alone_side, alone_pct) = r
+        .alone
+        .as_ref()
+        .map_or(("null".into(), "null".into()), |a| {
+            (format!("\"{}\"", a.side), format!("{:.1}", a.pct_memcpy))
+        });
     format!(
-        "{{\"case\": \"{}\", \"kernel\": \"{}\", \"elements\": {}, \"threads\": {}, \"gelem_s_min\": {:.4}, \"gelem_s_median\": {:.4}, \"gelem_s_max\": {:.4}, \"gb_s_median\": {:.3}, \"pct_memcpy_median\": {:.1}, \"pct_floor_median\": {:.1}, \"floor_pct_memcpy_median\": {:.1}, \"x_half_median\": {x_half}}}",
+        "{{\"case\": \"{}\", \"kernel\": \"{}\", \"elements\": {}, \"threads\": {}, \"gelem_s_min\": {:.4}, \"gelem_s_median\": {:.4}, \"gelem_s_max\": {:.4}, \"gb_s_median\": {:.3}, \"pct_memcpy_median\": {:.1}, \"pct_floor_median\": {:.1}, \"floor_pct_memcpy_median\": {:.1}, \"alone_side\": {alone_side}, \"alone_pct_memcpy_median\": {alone_pct}, \"x_half_median\": {x_half}}}",
         r.case,
         r.kernel,
         r.elements,

@@ -126,8 +126,20 @@ pub(crate) struct Row {
     /// The floor's median bytes/s as a percentage of the same-run memcpy's: the most of
     /// memcpy that any cast between these buffers could reach on this machine.
     pub(crate) floor_pct_memcpy: f64,
+    /// The larger of the cast's two buffers moved alone (measured at the large size only).
+    pub(crate) alone: Option<Alone>,
     /// Median speed over the `half` crate's, where it has the conversion.
     pub(crate) x_half: Option<f64>,
+}
+
+/// A same-run pass that moves only the larger of a cast's two buffers (reads the input, or
+/// writes the output): a cost that every cast between them pays in full.
+pub(crate) struct Alone {
+    /// Which buffer: `"input"` or `"output"`.
+    pub(crate) side: &'static str,
+    /// Its median as a percentage of the same-run memcpy's bytes/s, counted with the cast's
+    /// input + output bytes (as `pct_memcpy`): at most what a cast could reach.
+    pub(crate) pct_memcpy: f64,
 }
 
 /// One paired comparison: two cases on the same source, their samples taken in turn.

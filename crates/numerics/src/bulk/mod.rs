@@ -298,21 +298,38 @@ impl Split<'_> {
     }
 }
 
+/// Which of a cast's two buffers a [`touch_elements`] pass moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Touch {
+    /// Both: every source byte read and every destination byte written, interleaved in
+    /// proportion as a kernel's loop does (the cast's floor).
+    Both,
+    /// Only the source's bytes, read; the destination is left as it was.
+    Source,
+    /// Only the destination's bytes, written; the source is not read.
+    Destination,
+}
+
 /// Reads every byte that a bulk cast of `count` elements from `src` reads and writes every
-/// byte it writes into `dst` (zeros), split over threads and streamed past the cache as
-/// [`cast_elements`] would under `options`, but with no arithmetic: the data movement that no
-/// cast between these buffers can beat. `npusim bench` times it as each cast's floor. Returns
-/// the XOR of the source's 8-byte words per piece, XORed together (so the reads happen).
+/// byte it writes into `dst` (zeros), or with `touch` only one of the two, split over threads,
+/// prefetched and streamed past the cache as [`cast_elements`] would under `options`, but with
+/// no arithmetic: the data movement that no cast between these buffers can beat (one side
+/// alone: a bound that any cast must also pay). `npusim bench` times it as each cast's floor.
+/// Returns the XOR of the source's 8-byte words per piece, XORed together (so the reads
+/// happen; 0 when the source is not read).
 ///
 /// ```
 /// use npusim_numerics::{BulkOptions, Format, Storage};
-/// use npusim_numerics::bulk::touch_elements;
+/// use npusim_numerics::bulk::{Touch, touch_elements};
 ///
 /// let src = 0x0102_0304_0506_0708u64.to_le_bytes();
 /// let mut dst = [0xFFu8; 4];
 /// let (f32s, f16s) = (Storage::native(Format::F32), Storage::native(Format::F16));
-/// let sum = touch_elements(&src, f32s, &mut dst, f16s, 2, &BulkOptions::default()).unwrap();
-/// assert_eq!((sum, dst), (0x0102_0304_0506_0708, [0; 4]));
+/// let o = BulkOptions::default();
+/// assert_eq!(touch_elements(&src, f32s, &mut dst, f16s, 2, Touch::Source, &o), Ok(0x0102_0304_0506_0708));
+/// assert_eq!(dst, [0xFF; 4]);
+/// assert_eq!(touch_elements(&src, f32s, &mut dst, f16s, 2, Touch::Both, &o), Ok(0x0102_0304_0506_0708));
+/// assert_eq!(dst, [0; 4]);
 /// ```
 pub fn touch_elements(
     src: &[u8],
@@ -320,6 +337,7 @@ pub fn touch_elements(
     dst: &mut [u8],
     dst_storage: Storage,
     count: usize,
+    touch: Touch,
     options: &BulkOptions,
 ) -> Result<u64, NumericsError> {
     src_storage.check_len(src.len(), count, "source")?;
@@ -332,10 +350,16 @@ pub fn touch_elements(
     };
     let work = |s: &[u8], d: &mut [u8], _: usize, n: usize| {
         // a piece's own bytes (a caller's buffers may be longer than `count` needs)
-        let s = s.get(..src_storage.bytes_for(n)).unwrap_or(s);
-        let d_len = dst_storage.bytes_for(n).min(d.len());
-        let d = &mut d[..d_len];
-        kernels::touch::touch(s, d, d.len() >= options.stream_threshold)
+        let s_len = match touch {
+            Touch::Destination => 0,
+            _ => src_storage.bytes_for(n).min(s.len()),
+        };
+        let d_len = match touch {
+            Touch::Source => 0,
+            _ => dst_storage.bytes_for(n).min(d.len()),
+        };
+        let stream = dst_storage.bytes_for(n) >= options.stream_threshold;
+        kernels::touch::touch(&s[..s_len], &mut d[..d_len], stream)
     };
     Ok(split.run(src, dst, work, |a, b| a ^ b))
 }
@@ -439,7 +463,7 @@ mod tests {
     /// The floor pass reads every source word and zeros every destination byte, the same on
     /// one thread as split over the pool, streamed or not, and refuses short buffers.
     #[test]
-    fn touching_reads_every_source_word_and_zeros_the_destination_however_split() {
+    fn touching_moves_the_sides_asked_for_however_split() {
         let n = 3 * PARALLEL_THRESHOLD + 7;
         let (s, d) = (Storage::native(Format::F32), Storage::native(Format::I4));
         let src: Vec<u8> = (0..n as u32)
@@ -460,13 +484,31 @@ mod tests {
                 };
                 let mut dst = vec![0x5Au8; d.bytes_for(n) + 1];
                 let (body, past) = dst.split_at_mut(d.bytes_for(n));
-                assert_eq!(touch_elements(&src, s, body, d, n, &options), Ok(words));
+                // one side alone: the source read, the destination untouched
+                let one = touch_elements(&src, s, body, d, n, Touch::Source, &options);
+                assert_eq!(one, Ok(words));
+                assert!(body.iter().all(|&b| b == 0x5A));
+                // the other: the destination zeroed, the source not read
+                let other = touch_elements(&src, s, body, d, n, Touch::Destination, &options);
+                assert_eq!(other, Ok(0));
+                assert!(body.iter().all(|&b| b == 0));
+                body.fill(0x5A);
+                let both = touch_elements(&src, s, body, d, n, Touch::Both, &options);
+                assert_eq!(both, Ok(words));
                 assert!(body.iter().all(|&b| b == 0));
                 assert_eq!(past, [0x5A]);
             }
         }
         let mut short = vec![0u8; d.bytes_for(n) - 1];
-        let err = touch_elements(&src, s, &mut short, d, n, &BulkOptions::default());
+        let err = touch_elements(
+            &src,
+            s,
+            &mut short,
+            d,
+            n,
+            Touch::Both,
+            &BulkOptions::default(),
+        );
         assert!(err.is_err());
     }
 
