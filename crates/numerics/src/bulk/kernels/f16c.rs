@@ -107,7 +107,7 @@ impl super::f32_half::ModeLoop for F16c {
 #[cfg(target_arch = "x86_64")]
 mod simd {
     use super::{BLOCK_GROUPS, F16c, FLUSH_BLOCKS, MAX_F32, Totals};
-    use crate::bulk::kernels::f32_half::{Acc, SpecialCounts, blend, rounding};
+    use crate::bulk::kernels::f32_half::{Acc, blend, rounding};
     use crate::status::StatusCounts;
     use std::arch::x86_64::{
         __m128i, __m256i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi16, _mm_cmpgt_epi16,
@@ -226,15 +226,10 @@ mod simd {
         /// One group of 8 with every status counted: as [`F16c::group`], and the lanes
         /// beyond the largest finite f16 sorted out: overflow by the mode's threshold for the
         /// lane's sign, the special lanes replaced by the policy's results and counted into
-        /// `seen` (and taken off the exact count), the others saturated.
+        /// `acc` (and taken off the exact count), the others saturated.
         #[target_feature(enable = "avx2,f16c")]
         #[inline]
-        fn full<const M: u8>(
-            &self,
-            v: __m256i,
-            acc: &mut Acc,
-            seen: &mut SpecialCounts,
-        ) -> __m128i {
+        fn full<const M: u8>(&self, v: __m256i, acc: &mut Acc) -> __m128i {
             let a = _mm256_and_si256(v, _mm256_set1_epi32(0x7FFF_FFFF));
             let (h, back, _) = Self::round::<M>(v, a);
             let exact = _mm256_cmpeq_epi32(back, v);
@@ -254,7 +249,7 @@ mod simd {
             acc.underflow = _mm256_sub_epi32(acc.underflow, _mm256_andnot_si256(exact, small));
             acc.flushed = _mm256_sub_epi32(acc.flushed, _mm256_andnot_si256(exact, zero));
             acc.saturated = _mm256_sub_epi32(acc.saturated, _mm256_andnot_si256(special, beyond));
-            let code = blend::<13>(&self.specials, v, a, code, special, seen);
+            let code = blend::<13>(&self.specials, v, a, code, special, acc);
             _mm_packus_epi32(
                 _mm256_castsi256_si128(code),
                 _mm256_extracti128_si256::<1>(code),
@@ -265,17 +260,12 @@ mod simd {
         #[target_feature(enable = "avx2,f16c")]
         #[inline(never)]
         #[cold]
-        fn full_block<const M: u8>(
-            &self,
-            src: &[u8],
-            dst: &mut [u8],
-            seen: &mut SpecialCounts,
-        ) -> Acc {
+        fn full_block<const M: u8>(&self, src: &[u8], dst: &mut [u8]) -> Acc {
             let mut acc = Acc::zero();
             for (x, y) in src.chunks_exact(32).zip(dst.chunks_exact_mut(16)) {
                 // SAFETY: `x` is 32 bytes, the size of the unaligned load.
                 let v = unsafe { _mm256_loadu_si256(x.as_ptr().cast()) };
-                let h = self.full::<M>(v, &mut acc, seen);
+                let h = self.full::<M>(v, &mut acc);
                 // SAFETY: `y` is 16 bytes, the size of the unaligned store.
                 unsafe { _mm_storeu_si128(y.as_mut_ptr().cast(), h) };
             }
@@ -314,7 +304,7 @@ mod simd {
                 exact: _mm256_cvtepu16_epi32(acc.exact),
                 underflow: _mm256_cvtepu16_epi32(acc.underflow),
                 flushed: _mm256_cvtepu16_epi32(acc.flushed),
-                saturated: _mm256_setzero_si256(),
+                ..Acc::zero()
             };
             (widened, _mm_testz_si128(beyond, beyond) == 0)
         }
@@ -339,7 +329,6 @@ mod simd {
         ) -> StatusCounts {
             let groups = n / 8;
             let mut totals = Totals::default();
-            let mut seen = SpecialCounts::default();
             let block_src = 32 * BLOCK_GROUPS;
             let block_dst = 16 * BLOCK_GROUPS;
             for (s_run, d_run) in src[..32 * groups]
@@ -358,7 +347,7 @@ mod simd {
                         Self::fast_block::<M>(xs, ys)
                     };
                     if beyond {
-                        acc.add(self.full_block::<M>(xs, ys, &mut seen));
+                        acc.add(self.full_block::<M>(xs, ys));
                     } else {
                         acc.add(fast);
                     }
@@ -373,7 +362,7 @@ mod simd {
                 let mut acc = Acc::zero();
                 // SAFETY: `xs` is 32 bytes, the size of the unaligned load.
                 let v = unsafe { _mm256_loadu_si256(xs.as_ptr().cast()) };
-                let h = self.full::<M>(v, &mut acc, &mut seen);
+                let h = self.full::<M>(v, &mut acc);
                 let mut hs = [0u8; 16];
                 // SAFETY: `hs` is 16 bytes, the size of the unaligned store.
                 unsafe { _mm_storeu_si128(hs.as_mut_ptr().cast(), h) };
@@ -381,7 +370,7 @@ mod simd {
                 acc.add_to(&mut totals);
                 totals.exact = totals.exact.saturating_sub((8 - rest) as u64);
             }
-            totals.into_counts(n, &seen, &self.specials)
+            totals.into_counts(n, &self.specials)
         }
     }
 }

@@ -90,7 +90,7 @@ impl super::f32_half::ModeLoop for Bf16 {
 #[cfg(target_arch = "x86_64")]
 mod simd {
     use super::{BLOCK_STEPS, Bf16, FLUSH_BLOCKS, MAX_CODE, MIN_NORMAL, Totals};
-    use crate::bulk::kernels::f32_half::{Acc, SpecialCounts, blend, rounding};
+    use crate::bulk::kernels::f32_half::{Acc, blend, rounding};
     use crate::status::StatusCounts;
     use std::arch::x86_64::{
         __m256i, _mm256_add_epi32, _mm256_and_si256, _mm256_andnot_si256, _mm256_cmpeq_epi32,
@@ -191,7 +191,7 @@ mod simd {
         /// counted into `seen`.
         #[target_feature(enable = "avx2")]
         #[inline]
-        fn full(&self, v: __m256i, g: Group, acc: &mut Acc, seen: &mut SpecialCounts) -> __m256i {
+        fn full(&self, v: __m256i, g: Group, acc: &mut Acc) -> __m256i {
             let out = _mm256_and_si256(g.code, _mm256_set1_epi32(0x7FFF));
             // Beyond the largest finite after rounding, or NaN (whose rounding may carry).
             let special = _mm256_or_si256(
@@ -213,22 +213,16 @@ mod simd {
                 _mm256_sub_epi32(acc.underflow, _mm256_and_si256(inexact_finite, small));
             acc.flushed = _mm256_sub_epi32(acc.flushed, _mm256_and_si256(inexact_finite, zero));
             acc.saturated = _mm256_sub_epi32(acc.saturated, saturated);
-            blend::<16>(&self.specials, v, g.a, g.code, special, seen)
+            blend::<16>(&self.specials, v, g.a, g.code, special, acc)
         }
 
         /// 16 elements with every status counted (see [`Bf16::full`]).
         #[target_feature(enable = "avx2")]
         #[inline]
-        fn full_step<const M: u8>(
-            &self,
-            x: &[u8; 64],
-            y: &mut [u8; 32],
-            acc: &mut Acc,
-            seen: &mut SpecialCounts,
-        ) {
+        fn full_step<const M: u8>(&self, x: &[u8; 64], y: &mut [u8; 32], acc: &mut Acc) {
             let (v0, v1) = load(x);
-            let c0 = self.full(v0, Self::round::<M>(v0), acc, seen);
-            let c1 = self.full(v1, Self::round::<M>(v1), acc, seen);
+            let c0 = self.full(v0, Self::round::<M>(v0), acc);
+            let c1 = self.full(v1, Self::round::<M>(v1), acc);
             store(y, c0, c1);
         }
 
@@ -236,15 +230,10 @@ mod simd {
         #[target_feature(enable = "avx2")]
         #[inline(never)]
         #[cold]
-        fn full_block<const M: u8>(
-            &self,
-            src: &[u8],
-            dst: &mut [u8],
-            seen: &mut SpecialCounts,
-        ) -> Acc {
+        fn full_block<const M: u8>(&self, src: &[u8], dst: &mut [u8]) -> Acc {
             let mut acc = Acc::zero();
             for (x, y) in steps(src, dst) {
-                self.full_step::<M>(x, y, &mut acc, seen);
+                self.full_step::<M>(x, y, &mut acc);
             }
             acc
         }
@@ -298,7 +287,6 @@ mod simd {
         ) -> StatusCounts {
             let steps16 = n / 16;
             let mut totals = Totals::default();
-            let mut seen = SpecialCounts::default();
             let block_src = 64 * BLOCK_STEPS;
             let block_dst = 32 * BLOCK_STEPS;
             for (s_run, d_run) in src[..64 * steps16]
@@ -316,7 +304,7 @@ mod simd {
                         self.fast_block::<M>(xs, ys)
                     };
                     if rare {
-                        let full = self.full_block::<M>(xs, ys, &mut seen);
+                        let full = self.full_block::<M>(xs, ys);
                         acc.add(full);
                     } else {
                         acc.exact = _mm256_add_epi32(acc.exact, exact);
@@ -331,12 +319,12 @@ mod simd {
                 xs[..4 * rest].copy_from_slice(&src[64 * steps16..4 * n]);
                 let mut ys = [0u8; 32];
                 let mut acc = Acc::zero();
-                self.full_step::<M>(&xs, &mut ys, &mut acc, &mut seen);
+                self.full_step::<M>(&xs, &mut ys, &mut acc);
                 dst[32 * steps16..2 * n].copy_from_slice(&ys[..2 * rest]);
                 acc.add_to(&mut totals);
                 totals.exact = totals.exact.saturating_sub((16 - rest) as u64);
             }
-            totals.into_counts(n, &seen, &self.specials)
+            totals.into_counts(n, &self.specials)
         }
     }
 }

@@ -111,21 +111,23 @@ pub(crate) use simd::{Acc, blend};
 
 #[cfg(target_arch = "x86_64")]
 mod simd {
-    use super::{SpecialCounts, SpecialResults, Totals};
+    use super::{SpecialResults, Totals};
     use std::arch::x86_64::{
-        __m256i, _mm256_and_si256, _mm256_andnot_si256, _mm256_blendv_epi8, _mm256_castsi256_ps,
-        _mm256_cmpeq_epi32, _mm256_cmpgt_epi32, _mm256_movemask_ps, _mm256_or_si256,
-        _mm256_set1_epi32, _mm256_srai_epi32, _mm256_srli_epi32,
+        __m256i, _mm256_and_si256, _mm256_andnot_si256, _mm256_blendv_epi8, _mm256_cmpeq_epi32,
+        _mm256_cmpgt_epi32, _mm256_or_si256, _mm256_set1_epi32, _mm256_srai_epi32,
+        _mm256_srli_epi32, _mm256_sub_epi32,
     };
     use std::arch::x86_64::{_mm256_add_epi32, _mm256_setzero_si256, _mm256_storeu_si256};
 
-    /// Per-lane counters of the finite lanes (32-bit lanes).
+    /// Per-lane counters (32-bit lanes): of the finite lanes' statuses, and of the special
+    /// lanes by class (NaN, Inf, overflow) and sign (positive, negative).
     #[derive(Clone, Copy)]
     pub(crate) struct Acc {
         pub(crate) exact: __m256i,
         pub(crate) underflow: __m256i,
         pub(crate) flushed: __m256i,
         pub(crate) saturated: __m256i,
+        pub(crate) special: [[__m256i; 2]; 3],
     }
 
     /// The sum of the eight 32-bit lanes of `v`.
@@ -148,6 +150,7 @@ mod simd {
                 underflow: z,
                 flushed: z,
                 saturated: z,
+                special: [[z; 2]; 3],
             }
         }
 
@@ -158,6 +161,11 @@ mod simd {
             self.underflow = _mm256_add_epi32(self.underflow, o.underflow);
             self.flushed = _mm256_add_epi32(self.flushed, o.flushed);
             self.saturated = _mm256_add_epi32(self.saturated, o.saturated);
+            for (c, oc) in self.special.iter_mut().zip(o.special) {
+                for (s, os) in c.iter_mut().zip(oc) {
+                    *s = _mm256_add_epi32(*s, os);
+                }
+            }
         }
 
         #[target_feature(enable = "avx2")]
@@ -167,6 +175,11 @@ mod simd {
             t.underflow += sum(self.underflow);
             t.flushed += sum(self.flushed);
             t.saturated += sum(self.saturated);
+            for (c, v) in t.special.lanes.iter_mut().zip(self.special) {
+                for (s, lanes) in c.iter_mut().zip(v) {
+                    *s += sum(lanes);
+                }
+            }
         }
     }
 
@@ -184,7 +197,9 @@ mod simd {
     /// The codes `code` (32-bit lanes) with the lanes of `special` replaced by the policy's
     /// results; `v` are the f32 codes, `a` their magnitudes, `SHIFT` the mantissa bits the
     /// destination drops (where the NaN payload's top bits start). A special lane is NaN, ±Inf,
-    /// or else a finite overflow. Counts the special lanes into `seen`.
+    /// or else a finite overflow. Counts the special lanes into `acc`'s vector counters (no
+    /// per-step mask extraction and popcount: a block full of ±Inf, a causal attention mask
+    /// say, stays on vector code).
     #[target_feature(enable = "avx2")]
     #[inline]
     pub(crate) fn blend<const SHIFT: i32>(
@@ -193,7 +208,7 @@ mod simd {
         a: __m256i,
         code: __m256i,
         special: __m256i,
-        seen: &mut SpecialCounts,
+        acc: &mut Acc,
     ) -> __m256i {
         let inf_bits = _mm256_set1_epi32(0x7F80_0000);
         let sign = _mm256_srai_epi32::<31>(v);
@@ -210,17 +225,16 @@ mod simd {
         let code = _mm256_blendv_epi8(code, by_sign(sp.overflow, sign), overflow);
         let code = _mm256_blendv_epi8(code, by_sign(sp.inf, sign), inf);
         let code = _mm256_blendv_epi8(code, nan_code, nan);
-        let neg = _mm256_movemask_ps(_mm256_castsi256_ps(v)) as u32;
-        for (lanes, mask) in seen.lanes.iter_mut().zip([nan, inf, overflow]) {
-            let m = _mm256_movemask_ps(_mm256_castsi256_ps(mask)) as u32;
-            lanes[0] += u64::from((m & !neg).count_ones());
-            lanes[1] += u64::from((m & neg).count_ones());
+        for (lanes, mask) in acc.special.iter_mut().zip([nan, inf, overflow]) {
+            // (a mask lane is -1: subtracting it counts one)
+            lanes[0] = _mm256_sub_epi32(lanes[0], _mm256_andnot_si256(sign, mask));
+            lanes[1] = _mm256_sub_epi32(lanes[1], _mm256_and_si256(sign, mask));
         }
         code
     }
 }
 
-/// The finite lanes' status counts of a run.
+/// The status counts of a run: of the finite lanes, and the special lanes met.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Totals {
     /// Exact results.
@@ -231,18 +245,15 @@ pub(crate) struct Totals {
     pub flushed: u64,
     /// Results held at the largest finite value.
     pub saturated: u64,
+    /// Special lanes (NaN, Inf, overflow), by sign.
+    pub special: SpecialCounts,
 }
 
 impl Totals {
-    /// The counts of `n` lanes of which `seen` were special.
-    pub(crate) fn into_counts(
-        self,
-        n: usize,
-        seen: &SpecialCounts,
-        specials: &SpecialResults,
-    ) -> StatusCounts {
+    /// The counts of a run of `n` lanes, the special ones given `specials`' results.
+    pub(crate) fn into_counts(self, n: usize, specials: &SpecialResults) -> StatusCounts {
         let mut counts = StatusCounts::default();
-        let finite = (n as u64).saturating_sub(seen.total());
+        let finite = (n as u64).saturating_sub(self.special.total());
         counts.total = finite;
         counts.exact = self.exact;
         for (flag, k) in [
@@ -255,7 +266,7 @@ impl Totals {
                 *slot += k;
             }
         }
-        specials.record(seen, &mut counts);
+        specials.record(&self.special, &mut counts);
         counts
     }
 }

@@ -147,7 +147,7 @@ mod simd {
             exact: fold(exact),
             underflow: fold(underflow),
             flushed: fold(flushed),
-            saturated: _mm256_setzero_si256(),
+            ..Acc::zero()
         };
         (acc, beyond)
     }
