@@ -390,13 +390,13 @@ fn json_row(r: &Row) -> String {
 
 fn print_table(rows: &[Row]) {
     println!(
-        "{:<26} {:>9} {:>8} {:>3} {:>8} {:>7} {:>9} {:>7} {:>7}  min/median/max Gelem/s",
+        "{:<26} {:<16} {:>8} {:>3} {:>8} {:>7} {:>8} {:>7} {:>6}  min/median/max Gelem/s",
         "case", "kernel", "elements", "thr", "Gelem/s", "GB/s", "%memcpy", "%floor", "×half"
     );
     for r in rows {
         let x_half = r.x_half.map_or("-".to_string(), |x| format!("{x:.2}"));
         println!(
-            "{:<26} {:>9} {:>8} {:>3} {:>8.3} {:>7.2} {:>8.1}% {:>6.1}% {:>7}  {:.3}/{:.3}/{:.3}",
+            "{:<26} {:<16} {:>8} {:>3} {:>8.3} {:>7.2} {:>7.1}% {:>6.1}% {:>6}  {:.3}/{:.3}/{:.3}",
             r.case,
             r.kernel,
             human(r.elements),
