@@ -3,7 +3,7 @@
 //! bytes moved without arithmetic), the `half` crate's slice conversions where it has one,
 //! and, on the large size of a case whose target is memcpy's speed, the larger of its two
 //! buffers moved alone. Timings are medians over interleaved samples, each a batch of calls
-//! lasting at least 20 ms; nothing here is asserted by a test.
+//! lasting at least 20 ms (10 ms with `--quick`); nothing here is asserted by a test.
 
 use std::hint::black_box;
 use std::io::IsTerminal;
@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 use crate::bench_cases::{Alone, Case, Pair, Row, cases, human};
 use crate::bench_targets;
-use crate::bench_timing::{Timed, median3};
+use crate::bench_timing::{MIN_SAMPLE_SECONDS, Sampling, Timed, median3};
 use npusim_numerics::bulk::{Touch, sample_source, touch_elements};
 
 /// Options of `npusim bench`.
@@ -26,15 +26,15 @@ pub struct BenchArgs {
     /// Print the rows as one JSON array instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// A short run (fewer repeats, 16 Mi instead of 64 Mi elements for the parallel size, no
-    /// one-buffer-alone baseline).
+    /// A short run (fewer and shorter samples, 16 Mi instead of 64 Mi elements for the
+    /// parallel size, no one-buffer-alone baseline).
     #[arg(long)]
     pub quick: bool,
     /// Only the cases whose name contains this text (e.g. `f16->f8e4m3fn`); repeatable.
     #[arg(long = "case", value_name = "TEXT")]
     pub cases: Vec<String>,
     /// Samples per measurement (default 7, 3 with --quick); each sample times a batch of calls
-    /// lasting at least 20 ms.
+    /// lasting at least 20 ms (10 ms with --quick).
     #[arg(long, value_name = "N")]
     pub repeats: Option<usize>,
     /// Instead of the table: time each case on 2^12 to 2^22 elements on one thread and split
@@ -86,7 +86,7 @@ fn measure_pair(
     base: &Case,
     n: usize,
     threads: usize,
-    repeats: usize,
+    sampling: Sampling,
 ) -> Result<Pair> {
     anyhow::ensure!(
         case.src == base.src,
@@ -98,11 +98,11 @@ fn measure_pair(
     let (ta, tb) = pool(threads)?.install(|| -> Result<_> {
         let mut a = Timed::new(cast_call(case, &src, n, threads));
         let mut b = Timed::new(cast_call(base, &src, n, threads));
-        a.calibrate()?;
-        b.calibrate()?;
-        for _ in 0..repeats {
-            a.sample(repeats)?;
-            b.sample(repeats)?;
+        a.calibrate(sampling.min_seconds)?;
+        b.calibrate(sampling.min_seconds)?;
+        for _ in 0..sampling.repeats {
+            a.sample(sampling.repeats)?;
+            b.sample(sampling.repeats)?;
         }
         Ok((a.samples, b.samples))
     })?;
@@ -120,7 +120,7 @@ fn measure_pair(
 /// Times `case` on `n` elements and `threads` threads, interleaved with its baselines: memcpy,
 /// the floor, the `half` crate where it has the conversion, and with `alone` the larger of
 /// the two buffers moved alone.
-fn measure(case: &Case, n: usize, threads: usize, repeats: usize, alone: bool) -> Result<Row> {
+fn measure(case: &Case, n: usize, threads: usize, sampling: Sampling, alone: bool) -> Result<Row> {
     let s = Storage::native(case.src);
     let d = case.dst_storage();
     let src = sample_source(case.src, n);
@@ -235,11 +235,12 @@ fn measure(case: &Case, n: usize, threads: usize, repeats: usize, alone: bool) -
                 Ok(())
             })
         });
-        cast.calibrate()?;
-        copied.calibrate()?;
-        floor.calibrate()?;
+        let (repeats, min) = (sampling.repeats, sampling.min_seconds);
+        cast.calibrate(min)?;
+        copied.calibrate(min)?;
+        floor.calibrate(min)?;
         for t in larger.iter_mut().chain(half.as_mut()) {
-            t.calibrate()?;
+            t.calibrate(min)?;
         }
         // Interleaved, so a change of machine load touches them all alike.
         for _ in 0..repeats {
@@ -299,6 +300,11 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     if args.crossover {
         return crate::crossover::run(&args.cases, repeats, args.json, tty);
     }
+    // a quick run's samples last half as long
+    let sampling = Sampling {
+        repeats,
+        min_seconds: MIN_SAMPLE_SECONDS / if args.quick { 2.0 } else { 1.0 },
+    };
     let mut rows = Vec::new();
     let picked: Vec<Case> = cases()
         .into_iter()
@@ -330,7 +336,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
             let alone = !args.quick
                 && n == big
                 && bench_targets::memcpy_target(&case.name()) == Some(100.0);
-            rows.push(measure(case, n, threads, repeats, alone)?);
+            rows.push(measure(case, n, threads, sampling, alone)?);
         }
     }
     // The mode, policy and packing targets' pairs whose cases both ran.
@@ -347,7 +353,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
                     case.name(),
                     base.name()
                 ));
-                pairs.push(measure_pair(case, base, n, threads, repeats)?);
+                pairs.push(measure_pair(case, base, n, threads, sampling)?);
             }
         }
     }

@@ -1,6 +1,7 @@
 //! How `npusim bench` times a call: samples that are batches of calls lasting at least
-//! [`MIN_SAMPLE_SECONDS`], taken in turn from every operation of a measurement (interleaved,
-//! so that a change of machine speed touches them all alike), summed up by their medians.
+//! [`Sampling::min_seconds`] ([`MIN_SAMPLE_SECONDS`], or half that in a quick run), taken in
+//! turn from every operation of a measurement (interleaved, so that a change of machine speed
+//! touches them all alike), summed up by their medians.
 
 use std::time::Instant;
 
@@ -18,18 +19,28 @@ pub(crate) fn median3(mut v: Vec<f64>) -> [f64; 3] {
 
 /// Shortest time one sample lasts: a call on 1 Mi elements takes well under a millisecond,
 /// so a sample times a batch of calls long enough that timer and scheduler noise stay small.
-const MIN_SAMPLE_SECONDS: f64 = 0.02;
+pub(crate) const MIN_SAMPLE_SECONDS: f64 = 0.02;
+
+/// How a measurement samples: how many samples per timed operation, each lasting at least
+/// how long.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sampling {
+    /// Samples per operation.
+    pub(crate) repeats: usize,
+    /// Shortest sample, in seconds.
+    pub(crate) min_seconds: f64,
+}
 
 /// Most calls in one sample (a bound for calls too short to time).
 const MAX_BATCH: usize = 100_000;
 
-/// Calls per sample for a call that took `single` seconds: enough for
-/// [`MIN_SAMPLE_SECONDS`], at least one.
-fn batch_for(single: f64) -> usize {
+/// Calls per sample for a call that took `single` seconds: enough for a sample of
+/// `min_seconds`, at least one.
+fn batch_for(single: f64, min_seconds: f64) -> usize {
     if single <= 0.0 {
         return MAX_BATCH;
     }
-    ((MIN_SAMPLE_SECONDS / single).ceil() as usize).clamp(1, MAX_BATCH)
+    ((min_seconds / single).ceil() as usize).clamp(1, MAX_BATCH)
 }
 
 /// One timed operation of a measurement: how many calls one of its samples makes, and the
@@ -52,15 +63,15 @@ impl<'a> Timed<'a> {
     }
 
     /// One untimed call (pages, caches, the kernel's lookup table), then one timed call that
-    /// sets the batch size; a timed call long enough to be a sample on its own is kept as the
-    /// first sample.
-    pub(crate) fn calibrate(&mut self) -> Result<()> {
+    /// sets the batch size for samples of `min_seconds`; a timed call long enough to be a
+    /// sample on its own is kept as the first sample.
+    pub(crate) fn calibrate(&mut self, min_seconds: f64) -> Result<()> {
         (self.call)()?;
         let t = Instant::now();
         (self.call)()?;
         let single = t.elapsed().as_secs_f64();
-        self.batch = batch_for(single);
-        if single >= MIN_SAMPLE_SECONDS {
+        self.batch = batch_for(single, min_seconds);
+        if single >= min_seconds {
             self.samples.push(single);
         }
         Ok(())
@@ -88,17 +99,16 @@ mod tests {
 
     #[test]
     fn a_batch_lasts_at_least_the_minimum_sample_and_no_call_more_than_needed() {
-        for single in [1.3e-6, 3.1e-5, 4.9e-4, 1.7e-3, 7e-3, 0.019] {
-            let b = batch_for(single);
-            assert!(b as f64 * single >= MIN_SAMPLE_SECONDS, "{single}: {b}");
-            assert!(
-                ((b - 1) as f64) * single < MIN_SAMPLE_SECONDS,
-                "{single}: {b}"
-            );
+        for min in [MIN_SAMPLE_SECONDS, MIN_SAMPLE_SECONDS / 2.0] {
+            for single in [1.3e-6, 3.1e-5, 4.9e-4, 1.7e-3, 7e-3, 0.019] {
+                let b = batch_for(single, min);
+                assert!(b as f64 * single >= min, "{single}: {b}");
+                assert!(((b - 1) as f64) * single < min, "{single}: {b}");
+            }
+            assert_eq!(batch_for(min, min), 1);
+            assert_eq!(batch_for(1.0, min), 1);
+            assert_eq!(batch_for(0.0, min), MAX_BATCH);
+            assert_eq!(batch_for(1e-12, min), MAX_BATCH);
         }
-        assert_eq!(batch_for(MIN_SAMPLE_SECONDS), 1);
-        assert_eq!(batch_for(1.0), 1);
-        assert_eq!(batch_for(0.0), MAX_BATCH);
-        assert_eq!(batch_for(1e-12), MAX_BATCH);
     }
 }

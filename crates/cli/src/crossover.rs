@@ -11,7 +11,7 @@ use npusim_numerics::bulk::{PARALLEL_THRESHOLD, sample_source};
 use npusim_numerics::{BulkOptions, Storage, cast_elements};
 
 use crate::bench_cases::{Case, cases};
-use crate::bench_timing::{Timed, median3};
+use crate::bench_timing::{MIN_SAMPLE_SECONDS, Timed, median3};
 
 /// The cases measured when none is named: a 16-bit, an 8-bit float, an integer destination
 /// and a widening cast.
@@ -60,8 +60,8 @@ fn measure(case: &Case, n: usize, repeats: usize) -> Result<Point> {
         black_box(&dst_split);
         Ok(())
     });
-    one.calibrate()?;
-    many.calibrate()?;
+    one.calibrate(MIN_SAMPLE_SECONDS)?;
+    many.calibrate(MIN_SAMPLE_SECONDS)?;
     for _ in 0..repeats {
         one.sample(repeats)?;
         many.sample(repeats)?;
