@@ -304,7 +304,22 @@ mod simd {
                         self.fast_block::<M>(xs, ys)
                     };
                     if rare {
-                        let full = self.full_block::<M>(xs, ys);
+                        let full = if WIDE {
+                            // SAFETY: with `WIDE` the caller checked the AVX-512 features;
+                            // `ys` is 32-byte aligned with `stream` (the caller aligns `dst`
+                            // and every block is a whole number of 32-byte steps).
+                            unsafe {
+                                super::super::f32_half_avx512::bf16_full_block::<M>(
+                                    &self.specials,
+                                    (MAX_CODE, MIN_NORMAL),
+                                    xs,
+                                    ys,
+                                    stream,
+                                )
+                            }
+                        } else {
+                            self.full_block::<M>(xs, ys)
+                        };
                         acc.add(full);
                     } else {
                         acc.exact = _mm256_add_epi32(acc.exact, exact);
