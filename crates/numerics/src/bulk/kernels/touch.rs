@@ -56,20 +56,31 @@ fn xor_words(src: &[u8]) -> u64 {
     })
 }
 
-/// Calls `read` on every source line and `write` on every destination line (of `reads` and
-/// `writes` lines), each destination line after the source lines that keep the reads at or
-/// ahead of the writes' proportion, the source lines left over at the end.
+/// Calls `read` on every line of `inp` and `write` on every line of `out`, each destination
+/// line after the source lines that keep the reads at or ahead of the writes' proportion, the
+/// source lines left over at the end.
 #[inline(always)]
-fn interleave(reads: usize, writes: usize, mut read: impl FnMut(), mut write: impl FnMut()) {
+fn interleave(
+    inp: &mut std::slice::ChunksExact<'_, u8>,
+    out: &mut std::slice::ChunksExactMut<'_, u8>,
+    mut read: impl FnMut(&[u8]),
+    mut write: impl FnMut(&mut [u8]),
+) {
+    let (reads, writes) = (inp.len(), out.len());
     // `owed` counts source lines due, in units of 1 / `writes` lines
     let mut owed = 0usize;
-    for _ in 0..writes {
+    for line in out {
         owed += reads;
         while owed >= writes {
-            read();
+            if let Some(src) = inp.next() {
+                read(src);
+            }
             owed -= writes;
         }
-        write();
+        write(line);
+    }
+    for src in inp {
+        read(src);
     }
 }
 
@@ -81,31 +92,14 @@ fn lines(
     stream: bool,
 ) -> u64 {
     let mut acc = [0u64; 8];
-    let (reads, writes) = (inp.len(), out.len());
-    let mut load = |line: &[u8]| {
+    let load = |line: &[u8]| {
         #[cfg(target_arch = "x86_64")]
         super::stream::prefetch(line.as_ptr());
         for (a, w) in acc.iter_mut().zip(line.chunks_exact(8)) {
             *a ^= u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
         }
     };
-    interleave(
-        reads,
-        writes,
-        || {
-            if let Some(line) = inp.next() {
-                load(line);
-            }
-        },
-        || {
-            if let Some(line) = out.next() {
-                zero_line(line, stream);
-            }
-        },
-    );
-    for line in inp {
-        load(line);
-    }
+    interleave(inp, out, load, |line| zero_line(line, stream));
     acc.iter().fold(0, |s, a| s ^ a)
 }
 
@@ -137,33 +131,17 @@ fn lines_avx512(
     use std::arch::x86_64::_mm512_xor_si512;
     use std::arch::x86_64::{_mm512_loadu_si512, _mm512_setzero_si512, _mm512_storeu_si512};
     let mut acc = _mm512_setzero_si512();
-    let (reads, writes) = (inp.len(), out.len());
-    let mut load = |line: &[u8]| {
+    let load = |line: &[u8]| {
         super::stream::prefetch(line.as_ptr());
         // SAFETY: `line` is 64 readable bytes (an unaligned load).
         acc = _mm512_xor_si512(acc, unsafe { _mm512_loadu_si512(line.as_ptr().cast()) });
     };
-    interleave(
-        reads,
-        writes,
-        || {
-            if let Some(line) = inp.next() {
-                load(line);
-            }
-        },
-        || {
-            if let Some(line) = out.next() {
-                // SAFETY: `line` is 64 writable bytes on a 64-byte boundary (the lines start
-                // at the destination's first one); the CPU has AVX-512 F (this function's).
-                unsafe {
-                    super::stream::store64(line.as_mut_ptr(), _mm512_setzero_si512(), stream)
-                };
-            }
-        },
-    );
-    for line in inp {
-        load(line);
-    }
+    let store = |line: &mut [u8]| {
+        // SAFETY: `line` is 64 writable bytes on a 64-byte boundary (the lines start at the
+        // destination's first one); the CPU has AVX-512 F (this function's).
+        unsafe { super::stream::store64(line.as_mut_ptr(), _mm512_setzero_si512(), stream) };
+    };
+    interleave(inp, out, load, store);
     let mut words = [0u64; 8];
     // SAFETY: `words` is 64 writable bytes (an unaligned store).
     unsafe { _mm512_storeu_si512(words.as_mut_ptr().cast(), acc) };
