@@ -79,6 +79,25 @@ fn cast_call<'a>(
     }
 }
 
+/// A same-run pass of `touch` over the bytes of a cast of `n` elements from `src` (storage
+/// `s`) into storage `d` (split over the pool when `threads` is more than one), into an
+/// output buffer of its own.
+fn touch_call<'a>(
+    src: &'a [u8],
+    (s, d): (Storage, Storage),
+    n: usize,
+    touch: Touch,
+    threads: usize,
+) -> impl FnMut() -> Result<()> + 'a {
+    let mut out = vec![0u8; d.bytes_for(n)];
+    let options = options_for(threads);
+    move || {
+        black_box(touch_elements(src, s, &mut out, d, n, touch, &options)?);
+        black_box(&out);
+        Ok(())
+    }
+}
+
 /// Times `case` against `base` (the same source format) on `n` elements and `threads`
 /// threads, a sample of one, then one of the other: the median of the samples' speed ratios.
 fn measure_pair(
@@ -161,46 +180,17 @@ fn measure(case: &Case, n: usize, threads: usize, sampling: Sampling, alone: boo
             0
         }
     ];
-    let mut floor_out = vec![0u8; d.bytes_for(n)];
     // the larger buffer alone: the input read, or the output written
     let (side, touch) = if s.bytes_for(n) >= d.bytes_for(n) {
         ("input", Touch::Source)
     } else {
         ("output", Touch::Destination)
     };
-    let mut alone_out = vec![0u8; if alone { d.bytes_for(n) } else { 0 }];
     let (t_cast, t_copy, t_floor, t_alone, t_half) = pool.install(|| -> Result<_> {
         let mut cast = Timed::new(cast_call(case, &src, n, threads));
         // The cast's data movement without its arithmetic, split and streamed the same way.
-        let options = options_for(threads);
-        let mut floor = Timed::new(|| {
-            black_box(touch_elements(
-                &src,
-                s,
-                &mut floor_out,
-                d,
-                n,
-                Touch::Both,
-                &options,
-            )?);
-            black_box(&floor_out);
-            Ok(())
-        });
-        let mut larger = alone.then(|| {
-            Timed::new(|| {
-                black_box(touch_elements(
-                    &src,
-                    s,
-                    &mut alone_out,
-                    d,
-                    n,
-                    touch,
-                    &options,
-                )?);
-                black_box(&alone_out);
-                Ok(())
-            })
-        });
+        let mut floor = Timed::new(touch_call(&src, (s, d), n, Touch::Both, threads));
+        let mut larger = alone.then(|| Timed::new(touch_call(&src, (s, d), n, touch, threads)));
         // The baselines run on as many threads as the cast, each on an equal share.
         let mut copied = Timed::new(|| {
             let share = src.len().div_ceil(threads).max(1);
