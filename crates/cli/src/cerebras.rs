@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
+use crate::output::emit;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
 use npusim_cerebras::ElemTy;
@@ -195,20 +196,6 @@ fn access(args: &AccessArgs) -> Result<ExitCode> {
     }
     emit(&out)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// Writes `text` to standard output; a reader that closed the pipe early (`| head`) ends the
-/// output quietly instead of panicking.
-pub(crate) fn emit(text: &str) -> anyhow::Result<()> {
-    use std::io::Write as _;
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        r => Ok(r?),
-    }
 }
 
 fn join<T: ToString>(items: &[T]) -> String {

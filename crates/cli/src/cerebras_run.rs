@@ -14,7 +14,7 @@ use npusim_cerebras::programs::{Output, PROGRAMS, Program, ProgramRun, Values, f
 use npusim_cerebras::sim::PeStats;
 use serde_json::{Value, json};
 
-use crate::cerebras::emit;
+use crate::output::emit;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -144,7 +144,7 @@ struct TraceWritten {
 
 fn write_trace(
     run: &ProgramRun,
-    path: &PathBuf,
+    path: &std::path::Path,
     format: Option<TraceFormat>,
 ) -> Result<TraceWritten> {
     let format = format.unwrap_or(
@@ -161,10 +161,10 @@ fn write_trace(
         TraceFormat::Chrome => run.sim.chrome_trace(),
         TraceFormat::Lines => run.sim.events().iter().map(|e| format!("{e}\n")).collect(),
     };
-    std::fs::write(path, text)
+    crate::output::write_output(path, |out| out.write_all(text.as_bytes()))
         .with_context(|| format!("cannot write the trace to {}", path.display()))?;
     Ok(TraceWritten {
-        path: path.clone(),
+        path: path.to_path_buf(),
         format,
         events: run.sim.events().len(),
     })

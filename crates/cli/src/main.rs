@@ -18,6 +18,7 @@ mod formats;
 mod furiosa;
 mod info;
 mod interrupt;
+mod output;
 mod progress;
 mod tour;
 mod tour_ascend;
@@ -76,6 +77,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match dispatch(cli.command) {
         Ok(code) => code,
+        Err(err) if err.is::<output::ClosedPipe>() => ExitCode::from(output::CLOSED_PIPE_STATUS),
         Err(err) => {
             eprintln!("error: {err:#}");
             ExitCode::FAILURE
