@@ -212,6 +212,16 @@ pub struct StageReport {
     pub layout: String,
     /// The estimate of the engine the stage completes (`cast`, `vector_final`).
     pub estimate: Option<CycleEstimate>,
+    /// For a `vector_final` after an inter-slice reducer: cycles until its first reduced output
+    /// settles (about one ring traversal).
+    pub first_output: Option<u64>,
+}
+
+/// The estimate of a whole run: its engines stream concurrently, so the total is the slowest
+/// engine's streaming time plus the ring tail plus every engine's latency
+/// ([`crate::timing::estimate_pipeline`]).
+pub fn total_estimate(reports: &[StageReport]) -> CycleEstimate {
+    crate::timing::estimate_pipeline(reports.iter().filter_map(|r| r.estimate.as_ref()))
 }
 
 enum Current {
@@ -281,6 +291,7 @@ impl Pipeline {
                 reason: reason.to_string(),
             };
             let mut estimate = None;
+            let mut first_output = None;
             current = match (current, stage) {
                 (Current::Stream(t), StageSpec::Cast { dtype, out_packet }) => {
                     let out = self.mapping(&format!("stage {index} out_packet"), out_packet)?;
@@ -302,6 +313,7 @@ impl Pipeline {
                 }
                 (Current::Vector(v), StageSpec::VectorFinal) => {
                     estimate = Some(v.estimate(self.upstream_cycles_per_flit));
+                    first_output = v.first_output(self.upstream_cycles_per_flit);
                     Current::Stream(v.vector_final().map_err(vector)?)
                 }
                 (Current::Vector(v), stage) => Current::Vector(
@@ -381,6 +393,7 @@ impl Pipeline {
                 name,
                 layout,
                 estimate,
+                first_output,
             });
         }
         match current {

@@ -525,3 +525,92 @@ fn vector_init_refuses_other_streams() {
         "{e}"
     );
 }
+
+/// `Slice = m![R]` (R = 2), `Time = m![time]`, `Packet = m![8]`: no axis in Packet, so every
+/// lane holds the same logical element (a broadcast); reduced with `Add` into `1 # 2`.
+fn broadcast_lanes(time: &str, values: &[i32]) -> StreamTensor {
+    let ax = axes![R = 2].expect("axes");
+    let dims = [
+        mp(&ax, "1"),
+        mp(&ax, "1"),
+        mp(&ax, "R"),
+        mp(&ax, time),
+        mp(&ax, "8"),
+    ];
+    StreamTensor::collect_i32(dims, values)
+        .expect("input")
+        .vector_init()
+        .and_then(|t| {
+            t.vector_inter_slice_reduce(
+                &mp(&ax, "1 # 2"),
+                &mp(&ax, time),
+                InterSliceReduceOpI32::Add,
+            )
+        })
+        .and_then(|t| t.vector_final())
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn broadcast_lanes_are_reduced_per_lane_not_per_copy() {
+    // The hardware reduces each lane across the R = 2 slices: all ones give 2 per lane, in
+    // every broadcast lane and every broadcast time step (never 2 × 8 = 16 or 2 × 2 × 8).
+    for (time, steps) in [("1", 1), ("2", 2)] {
+        let out = broadcast_lanes(time, &vec![1; 2 * steps * 8]);
+        let codes: Vec<i32> = out.codes().iter().map(|&c| c as u32 as i32).collect();
+        let lanes = steps * 8;
+        assert_eq!(
+            &codes[..lanes],
+            &vec![2; lanes][..],
+            "time = {time}: the live slice"
+        );
+        assert_eq!(
+            &codes[lanes..],
+            &vec![0; lanes][..],
+            "time = {time}: the dummy slice"
+        );
+    }
+    // Different values in the copies (a ramp): lane p sums lane p of both slices.
+    let ramp: Vec<i32> = (0..16).collect();
+    let out = broadcast_lanes("1", &ramp);
+    let codes: Vec<i32> = out.codes().iter().map(|&c| c as u32 as i32).collect();
+    let want: Vec<i32> = (0..8).map(|p| p + (8 + p)).collect();
+    assert_eq!(&codes[..8], &want[..]);
+}
+
+#[test]
+fn signed_zeros_in_max_and_min_do_not_depend_on_the_order() {
+    // The seed is silent; npusim orders −0 < +0 (IEEE 754-2019 maximumNumber /
+    // minimumNumber): Max of {−0, +0} is +0 and Min is −0, whichever slice holds which.
+    let ax = axes![R = 2, P = 8].expect("axes");
+    let dims = || {
+        [
+            mp(&ax, "1"),
+            mp(&ax, "1"),
+            mp(&ax, "R"),
+            mp(&ax, "1"),
+            mp(&ax, "P"),
+        ]
+    };
+    for (first, second) in [(-0.0f32, 0.0f32), (0.0, -0.0)] {
+        let data: Vec<f32> = [vec![first; 8], vec![second; 8]].concat();
+        for (op, want) in [
+            (InterSliceReduceOpF32::Max, 0.0f32),
+            (InterSliceReduceOpF32::Min, -0.0),
+        ] {
+            let out = StreamTensor::collect_f32(dims(), &data)
+                .expect("input")
+                .vector_init()
+                .and_then(|t| t.vector_inter_slice_reduce(&mp(&ax, "1 # 2"), &mp(&ax, "1"), op))
+                .and_then(|t| t.vector_final())
+                .unwrap_or_else(|e| panic!("{e}"));
+            for &c in &out.codes()[..8] {
+                assert_eq!(
+                    c as u32,
+                    want.to_bits(),
+                    "{op:?} of [{first:?}, {second:?}]"
+                );
+            }
+        }
+    }
+}

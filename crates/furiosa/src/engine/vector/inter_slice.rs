@@ -10,12 +10,14 @@
 //!    sizes multiplying to `r`; each replacement follows one [`OutputRule`], mixed freely;
 //! 4. OutTime is Time without the promoted factors, in the same order.
 //!
-//! Data: for every live output cell, the left fold from the op's identity over the live input
-//! cells with the same kept coordinates, in ascending input position (the reduced axes in
-//! Slice order, r ascending). Broadcast positions copy the value; dead output cells (the
-//! `n − 1` positions of a dummy) hold the identity.
+//! Data: per physical lane, as the hardware reduces: every output lane (chip, cluster, kept
+//! slice, time step, packet lane) is the left fold from the op's identity over the live input
+//! cells of the same lane in the `r` slices of its group, in ascending input position (r
+//! ascending). A logical element broadcast over several lanes (a bare `n` in Time or Packet)
+//! is reduced once per lane, never once per copy. Broadcast output positions copy the value;
+//! dead output cells (the `n − 1` positions of a dummy) hold the identity.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use crate::limits::SLICES_PER_CLUSTER;
 use crate::mapping::Final;
@@ -23,6 +25,7 @@ use crate::tensor::{Dim, combined_cells};
 use crate::{Mapping, StreamTensor};
 
 use super::VectorError;
+use super::lanes::{compose, digits, digits_of};
 use super::ops::InterSliceReduceOp;
 
 /// How OutSlice replaces the reduced slice factor (seed 003's three rules).
@@ -162,7 +165,10 @@ pub(super) fn reduce(
     }
     let tf = factors(time);
     let mut promoted = vec![false; tf.len()];
+    // For each replacement factor, the Time factor it promotes.
+    let mut sources: Vec<Option<usize>> = Vec::with_capacity(repl.len());
     for g in repl {
+        let mut source = None;
         let axes = names(g);
         let rule = if axes.is_empty() {
             if g.live_count() == 1 {
@@ -176,6 +182,7 @@ pub(super) fn reduce(
             Some(OutputRule::Broadcast)
         } else if let Some(j) = (0..tf.len()).find(|&j| !promoted[j] && tf[j].equivalent(g)) {
             promoted[j] = true;
+            source = Some(j);
             Some(OutputRule::Promotion)
         } else {
             None
@@ -185,6 +192,7 @@ pub(super) fn reduce(
                 "replacement `{g}` fits none of the output rules ({RULES})"
             )));
         }
+        sources.push(source);
     }
 
     // Rule 4: OutTime = Time without the promoted factors.
@@ -202,35 +210,56 @@ pub(super) fn reduce(
         )));
     }
 
-    // Data: fold per kept index in ascending input position.
-    let dims_in: Vec<&Mapping> = [Dim::Chip, Dim::Cluster, Dim::Slice, Dim::Time, Dim::Packet]
-        .iter()
-        .map(|d| input.mapping(*d))
-        .collect();
-    let mut acc: HashMap<BTreeMap<String, usize>, u32> = HashMap::new();
-    for (pos, cell) in combined_cells(&dims_in).into_iter().enumerate() {
-        if let Final::Live(mut index) = cell {
-            index.retain(|a, _| !reduced.contains(a));
-            let v = input.codes()[pos] as u32;
-            let slot = acc.entry(index).or_insert_with(|| op.identity());
-            *slot = op.step(*slot, v);
+    // Data: fold per physical lane (chip, cluster, kept slice, time step, packet lane).
+    let [chips, clusters, _, steps, lanes] = input.shape();
+    let kept_slices: usize = sf[..kept].iter().map(Mapping::size).product();
+    let lane_radices = [chips, clusters, kept_slices, steps, lanes];
+    let slice_radices = [kept_slices, ratio];
+    let identity = op.identity();
+    let mut acc = vec![identity; chips * clusters * kept_slices * steps * lanes];
+    for (pos, cell) in input.cells().into_iter().enumerate() {
+        if let Final::Live(_) = cell {
+            let [c, k, s, t, p] = digits_of(pos, input.shape());
+            let kept_slice = digits_of(s, slice_radices)[0];
+            let slot = &mut acc[compose(&[c, k, kept_slice, t, p], &lane_radices)];
+            *slot = op.step(*slot, input.codes()[pos] as u32);
         }
     }
-    let dims_out: Vec<&Mapping> = vec![
+    let dims_out = [
         input.mapping(Dim::Chip),
         input.mapping(Dim::Cluster),
         out_slice,
         out_time,
         input.mapping(Dim::Packet),
     ];
+    let out_shape = [chips, clusters, out_slice.size(), out_time.size(), lanes];
+    let repl_radices: Vec<usize> = repl.iter().map(Mapping::size).collect();
+    let time_radices: Vec<usize> = tf.iter().map(Mapping::size).collect();
+    let out_time_radices: Vec<usize> = ot.iter().map(Mapping::size).collect();
+    let out_slice_radices = [kept_slices, ratio];
     let data = combined_cells(&dims_out)
         .into_iter()
-        .map(|cell| match cell {
-            Final::Live(mut index) => {
-                index.retain(|a, _| !fresh.contains(a));
-                u64::from(acc.get(&index).copied().unwrap_or_else(|| op.identity()))
+        .enumerate()
+        .map(|(pos, cell)| match cell {
+            Final::Live(_) => {
+                let [c, k, s, t_out, p] = digits_of(pos, out_shape);
+                let [kept_slice, repl_pos] = digits_of(s, out_slice_radices);
+                // The input time step: promoted factors from the replacement, the others
+                // from OutTime in order.
+                let mut time_digits = vec![0; tf.len()];
+                for (d, source) in digits(repl_pos, &repl_radices).into_iter().zip(&sources) {
+                    if let Some(j) = source {
+                        time_digits[*j] = d;
+                    }
+                }
+                let kept_time = (0..tf.len()).filter(|j| !promoted[*j]);
+                for (j, d) in kept_time.zip(digits(t_out, &out_time_radices)) {
+                    time_digits[j] = d;
+                }
+                let t = compose(&time_digits, &time_radices);
+                u64::from(acc[compose(&[c, k, kept_slice, t, p], &lane_radices)])
             }
-            _ => u64::from(op.identity()),
+            _ => u64::from(identity),
         })
         .collect();
     Ok((

@@ -11,12 +11,13 @@
 //! 5. the temporal accumulator has 8 slots: the kept Time factors inside the outermost reduced
 //!    one have at most 8 positions.
 //!
-//! Data: for every live output cell, the left fold from the op's identity over the live input
-//! cells with the same coordinates apart from `R`, in ascending input position (spec §4.4;
-//! the hardware's lane tree may differ for f32 and saturating adds — the CPU fold is the
-//! reference). Dead output cells hold the identity.
-
-use std::collections::{BTreeMap, HashMap};
+//! Data: per physical lane, as the hardware reduces: every output cell (chip, cluster, slice,
+//! kept time step, and the packet lane when Packet is kept) is the left fold from the op's
+//! identity over the live input cells of that lane whose `R` factors vary, in ascending input
+//! position (spec §4.4; the hardware's lane tree may differ for f32 and saturating adds — the
+//! CPU fold is the reference). A logical element broadcast over several slices, time steps or
+//! lanes is reduced once per copy's lane, never summed over its copies. Dead output cells hold
+//! the identity.
 
 use crate::mapping::{Final, PaddingKind};
 use crate::tensor::{Dim, combined_cells};
@@ -24,6 +25,7 @@ use crate::{Mapping, StreamTensor};
 
 use super::VectorError;
 use super::inter_slice::{factors, join, names};
+use super::lanes::{compose, digits, digits_of};
 use super::ops::IntraSliceReduceOp;
 
 /// Slots of the temporal accumulator.
@@ -125,13 +127,34 @@ pub(super) fn reduce(
         }
     }
 
-    // Data.
+    // Data: fold per physical lane (chip, cluster, slice, kept time step, kept packet lane).
+    let per_lane = out_packet.equivalent(packet);
+    let shape = input.shape();
+    let [chips, clusters, slices, _, lanes] = shape;
+    let kept_lanes = if per_lane { lanes } else { 1 };
+    let key_radices = [chips, clusters, slices, out_time.size(), kept_lanes];
+    let time_radices: Vec<usize> = tf.iter().map(Mapping::size).collect();
+    let kept_radices: Vec<usize> = kept.iter().map(Mapping::size).collect();
     let fold = op.fold();
-    let mut acc: HashMap<BTreeMap<String, usize>, (u32, u8)> = HashMap::new();
-    for ((cell, &code), &tag) in input.cells().into_iter().zip(input.codes()).zip(tags) {
-        if let Final::Live(mut index) = cell {
-            index.remove(axis);
-            let slot = acc.entry(index).or_insert_with(|| (fold.identity(), 0));
+    let mut acc = vec![(fold.identity(), 0u8); key_radices.iter().product()];
+    for (pos, ((cell, &code), &tag)) in input
+        .cells()
+        .into_iter()
+        .zip(input.codes())
+        .zip(tags)
+        .enumerate()
+    {
+        if let Final::Live(_) = cell {
+            let [c, k, sl, t, p] = digits_of(pos, shape);
+            let kept_digits: Vec<usize> = digits(t, &time_radices)
+                .into_iter()
+                .zip(&tf)
+                .filter(|(_, f)| !mentions(f))
+                .map(|(d, _)| d)
+                .collect();
+            let t_kept = compose(&kept_digits, &kept_radices);
+            let lane = if per_lane { p } else { 0 };
+            let slot = &mut acc[compose(&[c, k, sl, t_kept, lane], &key_radices)];
             *slot = (fold.step(slot.0, code as u32), tag);
         }
     }
@@ -142,14 +165,19 @@ pub(super) fn reduce(
         out_time,
         out_packet,
     ];
+    let out_shape = [chips, clusters, slices, out_time.size(), out_packet.size()];
     let (data, tags): (Vec<u64>, Vec<u8>) = combined_cells(&dims_out)
         .into_iter()
-        .map(|cell| {
+        .enumerate()
+        .map(|(pos, cell)| {
             let (code, tag) = match cell {
-                Final::Live(index) => acc.get(&index).copied(),
-                _ => None,
-            }
-            .unwrap_or((fold.identity(), 0));
+                Final::Live(_) => {
+                    let [c, k, sl, t, p] = digits_of(pos, out_shape);
+                    let lane = if per_lane { p } else { 0 };
+                    acc[compose(&[c, k, sl, t, lane], &key_radices)]
+                }
+                _ => (fold.identity(), 0),
+            };
             (u64::from(code), tag)
         })
         .unzip();

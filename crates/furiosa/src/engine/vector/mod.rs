@@ -7,6 +7,7 @@
 pub mod branch;
 mod inter_slice;
 pub mod intra_slice;
+mod lanes;
 pub mod ops;
 pub mod stage;
 
@@ -663,6 +664,12 @@ impl VectorTensor {
     /// delivering one flit every `upstream_cycles_per_flit` cycles.
     pub fn estimate(&self, upstream_cycles_per_flit: u64) -> npusim_hw::CycleEstimate {
         crate::timing::estimate_vector(&self.trace, upstream_cycles_per_flit)
+    }
+
+    /// Cycles until the inter-slice reducer's first output settles (see
+    /// [`crate::timing::first_output`]); `None` when the invocation has no reducer.
+    pub fn first_output(&self, upstream_cycles_per_flit: u64) -> Option<u64> {
+        crate::timing::first_output(&self.trace, upstream_cycles_per_flit)
     }
 
     /// `vector_final()`: leaves the Vector Engine as a `VectorFinalTensor` (Way8 only).

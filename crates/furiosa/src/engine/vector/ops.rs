@@ -192,9 +192,31 @@ impl ClipBinaryOp {
     pub fn apply_f32(self, a: f32, b: f32) -> f32 {
         match self {
             ClipBinaryOp::Add | ClipBinaryOp::AddSat => a + b,
-            ClipBinaryOp::Max => a.max(b),
-            ClipBinaryOp::Min => a.min(b),
+            ClipBinaryOp::Max => max_f32(a, b),
+            ClipBinaryOp::Min => min_f32(a, b),
         }
+    }
+}
+
+/// f32 maximum with NaN skipped (the other operand wins) and `−0 < +0`, so the result never
+/// depends on the operand order: `max(−0, +0) = +0` (IEEE 754-2019 `maximumNumber`; the
+/// documents are silent on signed zeros — npusim's choice).
+pub fn max_f32(a: f32, b: f32) -> f32 {
+    if a == b {
+        if a.is_sign_positive() { a } else { b }
+    } else {
+        a.max(b)
+    }
+}
+
+/// f32 minimum with NaN skipped (the other operand wins) and `−0 < +0`, so the result never
+/// depends on the operand order: `min(−0, +0) = −0` (IEEE 754-2019 `minimumNumber`; npusim's
+/// choice).
+pub fn min_f32(a: f32, b: f32) -> f32 {
+    if a == b {
+        if a.is_sign_negative() { a } else { b }
+    } else {
+        a.min(b)
     }
 }
 
@@ -364,8 +386,8 @@ impl InterSliceReduceOp {
                     InterSliceReduceOpF32::Mul => a * b,
                     InterSliceReduceOpF32::Max if b.is_nan() => a,
                     InterSliceReduceOpF32::Min if b.is_nan() => a,
-                    InterSliceReduceOpF32::Max => a.max(b),
-                    InterSliceReduceOpF32::Min => a.min(b),
+                    InterSliceReduceOpF32::Max => max_f32(a, b),
+                    InterSliceReduceOpF32::Min => min_f32(a, b),
                 })
                 .to_bits()
             }
