@@ -1,6 +1,7 @@
 //! `npusim furiosa map`: evaluate a Furiosa mapping expression (m-notation) and print its normal
 //! form, its size and the cell at every position, as text or as one JSON object.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -8,11 +9,13 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, Subcommand};
 use npusim_furiosa::engine::vector::ops::{ClipBinaryOp, FpBinaryOp, FxpBinaryOp, LogicBinaryOp};
 use npusim_furiosa::mapping::{Axes, Final, Mapping};
-use npusim_furiosa::pipeline::{Pipeline, StageSpec};
+use npusim_furiosa::pipeline::{Pipeline, StageSpec, total_estimate};
 use npusim_furiosa::{DType, StreamTensor};
-use npusim_io::{Elements, npy, write_atomic};
+use npusim_io::{Elements, IoError, npy, safetensors};
 use npusim_numerics::{BulkOptions, CastPolicy, Layout, Storage, cast_elements};
 use serde_json::{Map, Value, json};
+
+use crate::output::{emit, with_stdout, write_output};
 use toml::Table;
 
 const RUN_EXAMPLES: &str = "\
@@ -35,7 +38,10 @@ A pipeline file (TOML) declares the input stream and its stages:
 
 The input .npy holds one element per physical position of m![chip, cluster, slice, time, packet]
 (padding positions included); without --input the stream holds the ramp 0, 1, 2, ...
-The output .npy has shape [chip, cluster, slice, time, packet] of the output stream.";
+The output (.npy, or .safetensors with one tensor `output`; - writes the .npy to standard
+output and the report to standard error) has shape [chip, cluster, slice, time, packet] of
+the output stream. Unknown keys are refused. The total: the engines stream concurrently, so it
+is the slowest engine's stream + the inter-slice ring tail + the ALU latency.";
 
 const MAP_EXAMPLES: &str = "\
 Examples:
@@ -74,7 +80,8 @@ pub struct RunArgs {
     /// Input .npy (i32 or f32, one element per physical input position).
     #[arg(long, value_name = "IN")]
     pub input: Option<PathBuf>,
-    /// Output .npy of the output stream.
+    /// Output file of the output stream: .npy, .safetensors (tensor `output`), or - for .npy on
+    /// standard output (the report then goes to standard error).
     #[arg(short, long, value_name = "OUT")]
     pub output: Option<PathBuf>,
 }
@@ -144,10 +151,53 @@ fn named<T>(t: &Table, what: &str, parse: fn(&str) -> Option<T>, names: &str) ->
     parse(&name).ok_or_else(|| anyhow!("{what}: unknown op `{name}` (one of {names})"))
 }
 
+/// The keys of a pipeline file's top level.
+const PIPELINE_KEYS: [&str; 9] = [
+    "axes",
+    "dtype",
+    "chip",
+    "cluster",
+    "slice",
+    "time",
+    "packet",
+    "upstream_cycles_per_flit",
+    "stage",
+];
+
+/// The keys a stage of op `op` takes (`None` for an unknown op).
+fn stage_keys(op: &str) -> Option<&'static [&'static str]> {
+    Some(match op {
+        "cast" => &["op", "dtype", "out_packet"],
+        "vector_init" | "branch" | "vector_final" => &["op"],
+        "logic" | "fxp" | "fp" | "clip" => &["op", "name", "operand"],
+        "narrow_split" | "widen_concat" => &["op", "time2", "packet2"],
+        "fp_div" => &["op", "operand"],
+        "intra_slice_reduce" => &["op", "axis", "name", "out_time", "out_packet"],
+        "widen_pad" => &["op", "packet2"],
+        "fxp_to_fp" | "fp_to_fxp" => &["op", "int_width"],
+        "inter_slice_reduce" => &["op", "name", "out_slice", "out_time"],
+        _ => return None,
+    })
+}
+
+/// Refuses a key of `t` that is not in `known` (a misspelt key would otherwise be ignored).
+fn check_keys(t: &Table, known: &[&str], what: &str) -> Result<()> {
+    if let Some(key) = t.keys().find(|k| !known.contains(&k.as_str())) {
+        bail!(
+            "{what}: unknown key `{key}` (known keys: {})",
+            known.join(", ")
+        );
+    }
+    Ok(())
+}
+
 fn stage(t: &Table, index: usize) -> Result<StageSpec> {
     let what = format!("stage {index}");
     let what = what.as_str();
     let op = text(t, "op", what)?;
+    if let Some(keys) = stage_keys(&op) {
+        check_keys(t, keys, &format!("{what} ({op})"))?;
+    }
     Ok(match op.as_str() {
         "cast" => {
             let name = text(t, "dtype", what)?;
@@ -233,6 +283,7 @@ fn read_pipeline(path: &Path) -> Result<Pipeline> {
 pub fn parse_pipeline(src: &str) -> Result<Pipeline> {
     let t: Table = src.parse().context("not valid TOML")?;
     let what = "pipeline";
+    check_keys(&t, &PIPELINE_KEYS, what)?;
     let dtype_name = text(&t, "dtype", what)?;
     let dtype = DType::parse(&dtype_name).ok_or_else(|| anyhow!("unknown dtype `{dtype_name}`"))?;
     let axes = Axes::parse(&text(&t, "axes", what)?)?;
@@ -269,26 +320,47 @@ pub fn parse_pipeline(src: &str) -> Result<Pipeline> {
     })
 }
 
-fn read_codes(path: &Path, dtype: DType) -> Result<Vec<u64>> {
+/// Reads the input `.npy`: its elements must be of the pipeline's input type (no
+/// reinterpretation) and there must be one per physical input position.
+fn read_codes(path: &Path, dtype: DType, positions: usize) -> Result<Vec<u64>> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read `{}`", path.display()))?;
-    let array = npy::parse(&bytes).with_context(|| format!("reading `{}`", path.display()))?;
-    let format = npy::element_format(&array, Some(dtype.format()))
-        .with_context(|| format!("reading `{}`", path.display()))?;
-    if format != dtype.format() {
-        bail!(
+    let array = match npy::parse(&bytes) {
+        Ok(array) => array,
+        Err(IoError::NpyUnsupportedDtype { descr }) => bail!(
+            "`{}` holds elements of numpy dtype `{descr}` but the pipeline's input dtype is {dtype}",
+            path.display()
+        ),
+        Err(e) => return Err(anyhow!(e).context(format!("reading `{}`", path.display()))),
+    };
+    let format = match npy::element_format(&array, None) {
+        Ok(format) if format == dtype.format() => format,
+        Ok(format) => bail!(
             "`{}` holds {format} elements but the pipeline's input dtype is {dtype}",
             path.display()
-        );
-    }
+        ),
+        Err(_) => bail!(
+            "`{}` holds elements of numpy dtype `{}` but the pipeline's input dtype is {dtype}",
+            path.display(),
+            array.descr
+        ),
+    };
     let e = npy::elements(&array, format, &array.shape, false)
         .with_context(|| format!("reading `{}`", path.display()))?;
+    if e.count != positions {
+        bail!(
+            "`{}` holds {} elements but the input stream has {positions} physical positions (padding included)",
+            path.display(),
+            e.count
+        );
+    }
     Ok(e.bytes
         .chunks_exact(4)
         .map(|c| u64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]])))
         .collect())
 }
 
-fn write_stream(path: &Path, t: &StreamTensor) -> Result<()> {
+/// The output stream's codes as elements of its dtype, one per byte for 4-bit types.
+fn stream_elements(t: &StreamTensor) -> Result<Elements<'static>> {
     let format = t.dtype().format();
     let native = Storage::native(format);
     let count = t.codes().len();
@@ -318,21 +390,72 @@ fn write_stream(path: &Path, t: &StreamTensor) -> Result<()> {
         )?;
         out
     };
-    let elements = Elements {
+    Ok(Elements {
         storage: file,
         count,
         bytes: out.into(),
-    };
-    let shape = t.shape();
-    write_atomic(path, |w| npy::write(w, &elements, &shape, false, false))?;
-    Ok(())
+    })
 }
+
+/// The container `furiosa run -o` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OutKind {
+    Npy,
+    Safetensors,
+}
+
+/// The container of `-o PATH`: `.npy` (or `-`, standard output) or `.safetensors`.
+fn out_kind(path: &Path) -> Result<OutKind> {
+    if path.as_os_str() == "-" {
+        return Ok(OutKind::Npy);
+    }
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("npy") => Ok(OutKind::Npy),
+        Some("safetensors") => Ok(OutKind::Safetensors),
+        _ => bail!(
+            "cannot write `{}`: furiosa run writes .npy or .safetensors files (or - for .npy on standard output)",
+            path.display()
+        ),
+    }
+}
+
+/// The bytes of the output file: a `.npy` of shape [chip, cluster, slice, time, packet], or a
+/// `.safetensors` holding that array as the tensor `output`.
+fn output_bytes(kind: OutKind, t: &StreamTensor) -> Result<Vec<u8>> {
+    let elements = stream_elements(t)?;
+    let shape = t.shape().to_vec();
+    let mut bytes = Vec::new();
+    match kind {
+        OutKind::Npy => npy::write(&mut bytes, &elements, &shape, false, false)?,
+        OutKind::Safetensors => {
+            let enc = safetensors::encode(elements.storage.format(), &shape, false)?;
+            let tensor = safetensors::OutTensor {
+                dtype: enc.dtype,
+                shape: enc.file_shape,
+                data: elements.bytes,
+            };
+            let meta = enc.meta.map(|m| {
+                HashMap::from([(format!("{}{OUTPUT_TENSOR}", safetensors::META_PREFIX), m)])
+            });
+            bytes = safetensors::to_bytes(&[(OUTPUT_TENSOR.to_string(), tensor)], meta.as_ref())?;
+        }
+    }
+    Ok(bytes)
+}
+
+/// The name of the tensor in a `.safetensors` output.
+const OUTPUT_TENSOR: &str = "output";
 
 fn run_pipeline(args: RunArgs) -> Result<ExitCode> {
     let pipeline = read_pipeline(&args.pipeline)?;
-    let count = pipeline_input_count(&pipeline)?;
+    let kind = args.output.as_deref().map(out_kind).transpose()?;
+    let count = pipeline.input_positions()?;
     let codes = match &args.input {
-        Some(path) => read_codes(path, pipeline.dtype)?,
+        Some(path) => read_codes(path, pipeline.dtype, count)?,
         None => (0..count)
             .map(|i| match pipeline.dtype {
                 DType::F32 => u64::from((i as f32).to_bits()),
@@ -341,38 +464,57 @@ fn run_pipeline(args: RunArgs) -> Result<ExitCode> {
             .collect(),
     };
     let (out, reports) = pipeline.run(codes)?;
-    let mut total = 0u64;
+    let mut report = String::new();
     for (i, r) in reports.iter().enumerate() {
-        println!("{:>2} {:<19} {}", i + 1, r.name, r.layout);
+        report += &format!("{:>2} {:<19} {}\n", i + 1, r.name, r.layout);
         if let Some(e) = &r.estimate {
-            println!("   {:<19} {e}", "");
-            total = total.saturating_add(e.total());
+            report += &format!("   {:<19} {e}\n", "");
+        }
+        if let Some(first) = r.first_output {
+            report += &format!(
+                "   {:<19} first reduced output after ~{first} cycles (one ring traversal)\n",
+                ""
+            );
         }
     }
-    println!("output: {out}");
-    println!(
-        "total: ~{total} cycles (model {}; the engines' estimates added, no overlap modelled)",
-        npusim_furiosa::timing::MODEL
-    );
-    if let Some(path) = &args.output {
-        write_stream(path, &out)?;
-        println!("wrote {} ({} elements)", path.display(), out.codes().len());
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn pipeline_input_count(p: &Pipeline) -> Result<usize> {
-    let mut n = 1usize;
-    for (name, text) in ["chip", "cluster", "slice", "time", "packet"]
+    report += &format!("output: {out}\n");
+    let total = total_estimate(&reports);
+    let parts: Vec<String> = total
+        .stages()
         .iter()
-        .zip(&p.dims)
-    {
-        let m = Mapping::parse(text, &p.axes).map_err(|e| anyhow!("{name}: {e}"))?;
-        n = n
-            .checked_mul(m.size())
-            .ok_or_else(|| anyhow!("the input stream is too large"))?;
+        .map(|st| format!("{} {}", st.name, st.cycles))
+        .collect();
+    report += &format!(
+        "total: ~{} cycles = {} (model {}; the engines stream concurrently, so the total is the slowest engine's stream plus the ring tail plus every latency)\n",
+        total.total(),
+        parts.join(" + "),
+        total.model()
+    );
+    let to_stdout = args.output.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    if let (Some(path), Some(kind)) = (&args.output, kind) {
+        let bytes = output_bytes(kind, &out)?;
+        write_output(path, |w| w.write_all(&bytes))?;
+        report += &if to_stdout {
+            format!(
+                "wrote the .npy to standard output ({} elements)\n",
+                out.codes().len()
+            )
+        } else {
+            format!(
+                "wrote {} ({} elements)\n",
+                path.display(),
+                out.codes().len()
+            )
+        };
     }
-    Ok(n)
+    if to_stdout {
+        // Standard output holds the .npy bytes: the report goes to standard error.
+        eprint!("{report}");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        emit(&report)?;
+        Ok(ExitCode::SUCCESS)
+    }
 }
 
 fn cell_json(cell: &Final) -> Value {
@@ -403,22 +545,30 @@ fn map(args: MapArgs) -> Result<ExitCode> {
             args.max_cells
         );
     }
-    if args.json {
-        let cells: Vec<Value> = (0..size).map(|p| cell_json(&mapping.cell(p))).collect();
-        let out = json!({
-            "size": size,
-            "display": mapping.to_string(),
-            "cells": cells,
-        });
-        println!("{out}");
-    } else {
-        println!("mapping:    {mapping}");
-        println!("normalised: {}", mapping.normalize());
-        println!("size:       {size}");
-        let width = size.saturating_sub(1).to_string().len();
-        for p in 0..size {
-            println!("{p:>width$}: {}", mapping.cell(p));
+    // Cells are written as they are produced: memory does not grow with the cell count.
+    with_stdout(|w| {
+        if args.json {
+            // Keys in sorted order, as serde_json writes an object.
+            w.write_all(b"{\"cells\":[")?;
+            for p in 0..size {
+                if p > 0 {
+                    w.write_all(b",")?;
+                }
+                serde_json::to_writer(&mut *w, &cell_json(&mapping.cell(p)))?;
+            }
+            w.write_all(b"],\"display\":")?;
+            serde_json::to_writer(&mut *w, &mapping.to_string())?;
+            writeln!(w, ",\"size\":{size}}}")
+        } else {
+            writeln!(w, "mapping:    {mapping}")?;
+            writeln!(w, "normalised: {}", mapping.normalize())?;
+            writeln!(w, "size:       {size}")?;
+            let width = size.saturating_sub(1).to_string().len();
+            for p in 0..size {
+                writeln!(w, "{p:>width$}: {}", mapping.cell(p))?;
+            }
+            Ok(())
         }
-    }
+    })?;
     Ok(ExitCode::SUCCESS)
 }

@@ -2,7 +2,9 @@
 //! and a list of stages, run over the input's codes with a cycle estimate per engine. This is
 //! what `npusim furiosa run` executes; the file syntax lives in the CLI.
 
-use npusim_hw::CycleEstimate;
+use npusim_hw::{CycleEstimate, LimitError};
+
+use crate::limits::STREAM_POSITIONS;
 use thiserror::Error;
 
 use crate::engine::vector::ops::{
@@ -160,33 +162,43 @@ pub struct Pipeline {
 #[derive(Debug, Error)]
 pub enum PipelineError {
     /// A mapping does not parse.
-    #[error("{field}: {source}")]
+    #[error("{field}: {error}")]
     Mapping {
         /// Which field.
         field: String,
         /// The parse error (with its column).
-        source: Box<ParseError>,
+        error: Box<ParseError>,
+    },
+    /// The input stream has more positions than npusim holds.
+    #[error("the input stream m![{dims}] has {positions} positions: {error}")]
+    TooLarge {
+        /// The five mappings, comma-separated.
+        dims: String,
+        /// Its positions as the product of the five sizes (`2 × 1 × 256 × ..`).
+        positions: String,
+        /// The limit broken.
+        error: LimitError,
     },
     /// The input stream is invalid.
     #[error(transparent)]
     Tensor(#[from] TensorError),
     /// The Cast Engine refused.
-    #[error("stage {index} (cast): {source}")]
+    #[error("stage {index} (cast): {error}")]
     Cast {
         /// Stage number (1-based).
         index: usize,
         /// Why.
-        source: CastError,
+        error: CastError,
     },
     /// The Vector Engine refused.
-    #[error("stage {index} ({name}): {source}")]
+    #[error("stage {index} ({name}): {error}")]
     Vector {
         /// Stage number (1-based).
         index: usize,
         /// Stage name.
         name: &'static str,
         /// Why.
-        source: VectorError,
+        error: VectorError,
     },
     /// A stage at a place it cannot be.
     #[error("stage {index} ({name}): {reason}")]
@@ -257,34 +269,61 @@ fn intra_op(name: &str, dtype: DType) -> Option<IntraSliceReduceOp> {
 
 impl Pipeline {
     fn mapping(&self, field: &str, text: &str) -> Result<Mapping, PipelineError> {
-        Mapping::parse(text, &self.axes).map_err(|source| PipelineError::Mapping {
+        Mapping::parse(text, &self.axes).map_err(|error| PipelineError::Mapping {
             field: field.to_string(),
-            source: Box::new(source),
+            error: Box::new(error),
         })
     }
 
-    /// Runs the pipeline on `codes` (one per physical input position); returns the output
-    /// stream and a report per stage.
-    pub fn run(&self, codes: Vec<u64>) -> Result<(StreamTensor, Vec<StageReport>), PipelineError> {
+    /// The input stream's five mappings `[Chip, Cluster, Slice, Time, Packet]`.
+    pub fn input_dims(&self) -> Result<[Mapping; 5], PipelineError> {
         let [chip, cluster, slice, time, packet] = &self.dims;
-        let dims = [
+        Ok([
             self.mapping("chip", chip)?,
             self.mapping("cluster", cluster)?,
             self.mapping("slice", slice)?,
             self.mapping("time", time)?,
             self.mapping("packet", packet)?,
-        ];
+        ])
+    }
+
+    /// The number of physical input positions (one code each), checked against
+    /// [`STREAM_POSITIONS`] before anything is allocated.
+    pub fn input_positions(&self) -> Result<usize, PipelineError> {
+        let dims = self.input_dims()?;
+        let n = dims
+            .iter()
+            .fold(1i128, |n, m| n.saturating_mul(m.size() as i128));
+        STREAM_POSITIONS
+            .check(n)
+            .map_err(|error| PipelineError::TooLarge {
+                dims: dims
+                    .iter()
+                    .map(Mapping::m_notation)
+                    .collect::<Vec<_>>()
+                    .join("], m!["),
+                positions: dims
+                    .iter()
+                    .map(|m| m.size().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" × "),
+                error,
+            })?;
+        Ok(n as usize)
+    }
+
+    /// Runs the pipeline on `codes` (one per physical input position); returns the output
+    /// stream and a report per stage.
+    pub fn run(&self, codes: Vec<u64>) -> Result<(StreamTensor, Vec<StageReport>), PipelineError> {
+        self.input_positions()?;
+        let dims = self.input_dims()?;
         let input = StreamTensor::from_dims(self.dtype, Position::Collect, dims, codes)?;
         let mut current = Current::Stream(input);
         let mut reports = Vec::new();
         for (i, stage) in self.stages.iter().enumerate() {
             let index = i + 1;
             let name = stage.name();
-            let vector = |e: VectorError| PipelineError::Vector {
-                index,
-                name,
-                source: e,
-            };
+            let vector = |error: VectorError| PipelineError::Vector { index, name, error };
             let order = |reason: &str| PipelineError::Order {
                 index,
                 name,
@@ -298,7 +337,7 @@ impl Pipeline {
                     let flits = t.time().size() as u64;
                     let c = t
                         .cast_to(*dtype, &out, &CastProfile::default())
-                        .map_err(|source| PipelineError::Cast { index, source })?;
+                        .map_err(|error| PipelineError::Cast { index, error })?;
                     estimate = Some(estimate_cast(flits));
                     Current::Stream(c)
                 }
