@@ -51,7 +51,7 @@ pub use atomic::{
 };
 pub use cast::{
     CastJob, CastOutcome, CastProgress, NoProgress, Stats, TensorReport, cast_bytes, cast_file,
-    cast_file_with, cast_reader,
+    cast_file_opts, cast_file_with, cast_reader,
 };
 pub use container::Container;
 pub use elements::{Elements, SubByte, element_count, shape_str};
