@@ -178,3 +178,25 @@ fn every_terminating_signal_mid_write_leaves_no_file() {
         );
     }
 }
+
+/// The issue's case: a file-size limit stops the cast part-way (SIGXFSZ, or the write fails
+/// with "File too large" once the signal is caught); no file is left either way.
+#[test]
+fn a_file_size_limit_leaves_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.npy");
+    write_f32_npy(&input, 4 << 20);
+    let out = dir.path().join("out.npy");
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -f 1000; exec "$0" cast "$1" -o "$2" --to bf16 -q"#)
+        .arg(env!("CARGO_BIN_EXE_npusim"))
+        .arg(&input)
+        .arg(&out)
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(!status.success(), "a 8 MiB output under a 1000-block limit");
+    let left = others(dir.path(), "in.npy");
+    assert!(left.is_empty(), "files left: {left:?}");
+}

@@ -209,7 +209,7 @@ fn a_255_byte_output_name_is_written() {
         })
         .unwrap();
         assert_eq!(std::fs::read(&out).unwrap(), content);
-        assert_eq!(names(dir.path()), [name.clone()]);
+        assert_eq!(names(dir.path()), std::slice::from_ref(&name));
     }
 }
 
