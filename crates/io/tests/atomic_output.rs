@@ -164,6 +164,26 @@ fn an_existing_outputs_permission_bits_are_kept() {
 }
 
 #[test]
+fn an_existing_outputs_owner_is_kept_where_the_process_may_set_it() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o.npy");
+    std::fs::write(&out, b"old").unwrap();
+    // Only a superuser may give a file away: elsewhere there is nothing to test.
+    if std::os::unix::fs::chown(&out, Some(1234), Some(1234)).is_err() {
+        return;
+    }
+    write_atomic(&out, |w| {
+        w.write_all(b"new")?;
+        Ok(())
+    })
+    .unwrap();
+    let meta = std::fs::metadata(&out).unwrap();
+    assert_eq!((meta.uid(), meta.gid()), (1234, 1234));
+    assert_eq!(std::fs::read(&out).unwrap(), b"new");
+}
+
+#[test]
 fn a_read_only_output_is_refused_unless_allowed() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("o.npy");
