@@ -55,13 +55,14 @@ fn a_fifo_output_is_written_into_and_stays_a_fifo() {
         Ok(())
     })
     .unwrap();
-    assert_eq!(reader.join().unwrap(), b"through the pipe");
+    // Checked first: a reader of a replaced FIFO would wait for ever.
     assert!(
         std::fs::symlink_metadata(&fifo)
             .unwrap()
             .file_type()
             .is_fifo()
     );
+    assert_eq!(reader.join().unwrap(), b"through the pipe");
     assert_eq!(names(dir.path()), ["out.npy"]);
 }
 
@@ -81,14 +82,15 @@ fn a_fifo_whose_reader_left_is_a_write_error_not_a_replacement() {
         Ok(())
     })
     .unwrap_err();
-    reader.join().unwrap();
-    assert!(matches!(err, IoError::WriteFailed { .. }), "{err}");
+    // Checked first: a reader of a replaced FIFO would wait for ever.
     assert!(
         std::fs::symlink_metadata(&fifo)
             .unwrap()
             .file_type()
             .is_fifo()
     );
+    reader.join().unwrap();
+    assert!(matches!(err, IoError::WriteFailed { .. }), "{err}");
 }
 
 #[test]
