@@ -13,7 +13,7 @@ use clap::Args;
 use npusim_io::cast::{preview, tally};
 use npusim_io::{
     CastJob, CastProgress, Container, Durability, IoError, NoProgress, TensorReport, WriteOptions,
-    cast_file_opts, cast_reader, check_destination, write_atomic_opts,
+    cast_file_opts, cast_reader, check_destination, is_streamed, write_atomic_opts,
 };
 use npusim_numerics::{CastPolicy, Format, RoundMode};
 
@@ -148,7 +148,7 @@ pub struct CastArgs {
     pub fail_on_empty: bool,
 
     /// Fail, writing nothing, if a finite input becomes NaN or Inf (default: warn). With `-o -`
-    /// the output is held in memory until the cast has passed.
+    /// or a device or FIFO output, the output is held in memory until the cast has passed.
     #[arg(long)]
     pub fail_on_nan: bool,
 
@@ -514,6 +514,18 @@ fn cast_source<R: std::io::Read + std::io::Seek>(
     use std::io::Write;
     let Source { name, reader, len } = source;
     if !is_stdio(&args.output) {
+        if job.fail_on_nan && is_streamed(&args.output, opts).map_err(explain)? {
+            // A device or FIFO is written as the cast goes: hold the output back until the
+            // cast has passed.
+            let mut held = Vec::new();
+            let reports = cast_reader(job, &name, reader, len, &mut held, progress)?;
+            write_atomic_opts(&args.output, opts, |w| {
+                w.write_all(&held)?;
+                Ok(())
+            })
+            .map_err(explain)?;
+            return Ok(reports);
+        }
         let mut reports = Vec::new();
         write_atomic_opts(&args.output, opts, |w| {
             reports = cast_reader(job, &name, reader, len, w, progress)?;

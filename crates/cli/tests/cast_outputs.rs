@@ -128,6 +128,57 @@ fn a_fifo_whose_reader_leaves_is_an_error_naming_it() {
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
+/// Linux's `O_NONBLOCK` on these architectures (no libc here).
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+const O_NONBLOCK: i32 = 0o4000;
+
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+#[test]
+fn a_fifo_output_gets_nothing_from_a_cast_fail_on_nan_refuses() {
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    // Values up to 1023.5: above e4m3fn's 448, they become NaN (it has no Inf).
+    let input = dir.path().join("in.npy");
+    write_f32_npy(&input, 2048);
+    let fifo = dir.path().join("out.npy");
+    mkfifo(&fifo);
+    let reader = read_fifo(&fifo);
+    let got = npusim()
+        .arg("cast")
+        .arg(&input)
+        .args(["--to", "f8e4m3fn", "--fail-on-nan", "-q", "-o"])
+        .arg(&fifo)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&got.stderr);
+    assert_eq!(got.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("became NaN"), "{stderr}");
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    // If the cast never opened the FIFO, the reader still waits: open and close the write end
+    // to end it (without blocking: if the reader has already gone, the open just fails).
+    let _ = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(O_NONBLOCK)
+        .open(&fifo);
+    let got = reader.join().unwrap();
+    assert!(
+        got.is_empty(),
+        "a refused cast wrote {} bytes into the FIFO",
+        got.len()
+    );
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn proc_self_fd_1_on_a_pipe_is_standard_output_not_a_new_file() {

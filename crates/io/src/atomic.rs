@@ -155,6 +155,15 @@ pub fn check_destination(path: &Path, opts: &WriteOptions) -> Result<(), IoError
     destination(path, opts.replace_read_only).map(drop)
 }
 
+/// Whether [`write_atomic_opts`] would write `path` as it goes (a device, FIFO or other
+/// non-regular file) rather than put a complete file in place; errors as it would refuse.
+pub fn is_streamed(path: &Path, opts: &WriteOptions) -> Result<bool, IoError> {
+    Ok(matches!(
+        destination(path, opts.replace_read_only)?,
+        Destination::Stream { .. }
+    ))
+}
+
 /// Like [`write_atomic`] for writers that want a path: `write` is handed the path of a
 /// temporary file (which already exists) and must leave the finished content there.
 pub fn write_atomic_via_path<F>(path: &Path, write: F) -> Result<(), IoError>

@@ -46,7 +46,7 @@ mod replace;
 pub mod safetensors;
 
 pub use atomic::{
-    Durability, WriteOptions, check_destination, remove_temp_files, write_atomic,
+    Durability, WriteOptions, check_destination, is_streamed, remove_temp_files, write_atomic,
     write_atomic_opts, write_atomic_via_path, write_atomic_with,
 };
 pub use cast::{

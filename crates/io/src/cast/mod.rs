@@ -159,6 +159,17 @@ pub fn cast_file_opts(
     job.check_containers()?;
     let mut source = open_input(input)?;
     let plan = plan_cast(job, &mut source)?;
+    if job.fail_on_nan && crate::atomic::is_streamed(output, opts)? {
+        // A device or FIFO is written as the cast goes: hold the output back until the cast
+        // has passed, so a refused cast writes nothing there either.
+        let mut held = Vec::new();
+        let reports = plan.run(job, &mut source, &mut held, progress)?;
+        write_atomic_opts(output, opts, |w| {
+            w.write_all(&held)?;
+            Ok(())
+        })?;
+        return Ok(reports);
+    }
     let mut reports = Vec::new();
     write_atomic_opts(output, opts, |w| {
         reports = plan.run(job, &mut source, w, progress)?;
