@@ -12,8 +12,8 @@ use anyhow::Result;
 use clap::Args;
 use npusim_io::cast::{preview, tally};
 use npusim_io::{
-    CastJob, CastProgress, Container, Durability, IoError, NoProgress, TensorReport,
-    cast_file_with, cast_reader, write_atomic_with,
+    CastJob, CastProgress, Container, Durability, IoError, NoProgress, TensorReport, WriteOptions,
+    cast_file_opts, cast_reader, check_destination, is_streamed, write_atomic_opts,
 };
 use npusim_numerics::{CastPolicy, Format, RoundMode};
 
@@ -66,9 +66,17 @@ Policies: the default is IEEE (overflow to Inf, or NaN where the format has no I
 where it has neither, as fp4 and fp6; integers clamp); --saturate clamps floats to ±max too;
 --no-saturate also wraps integers.
 The input is streamed in chunks (memory stays bounded whatever its size; standard input is read
-into memory first) into a temporary file that is renamed at the end, so a failed or interrupted
-run (Ctrl-C, SIGTERM) leaves nothing behind. Standard output is written chunk by chunk as the
-cast goes (with --fail-on-nan it is held back until the cast has passed).";
+into memory first) into a file that gets the output's name only when it is complete, so a failed
+or interrupted run (Ctrl-C, SIGTERM, any terminating signal) leaves nothing behind. Standard
+output is written chunk by chunk as the cast goes (with --fail-on-nan it is held back until the
+cast has passed).
+
+Outputs: an existing output keeps its permission bits and owner; a read-only one is refused
+unless --force (as cp -f). A symbolic link is followed: the file it points to is replaced and the
+link stays. A device or named pipe (FIFO) is written into directly, never replaced by a file.
+
+Quiet: -q silences what the command says on its own (per-tensor lines, warnings, progress bar),
+never what an option asks for: --stats, --json and --dry-run still print.";
 
 /// Options of `npusim cast`.
 #[derive(Debug, Args)]
@@ -129,12 +137,18 @@ pub struct CastArgs {
     #[arg(long)]
     pub dry_run: bool,
 
-    /// Allow the output path to be the input path (the input is replaced when the cast ends).
+    /// Allow the output path to be the input path (the input is replaced when the cast ends),
+    /// and replace a read-only output (as `cp -f`).
     #[arg(long)]
     pub force: bool,
 
+    /// Fail, writing nothing, if no tensor would be cast (every tensor excluded by
+    /// --tensor/--exclude or kept; default: warn and write a copy).
+    #[arg(long)]
+    pub fail_on_empty: bool,
+
     /// Fail, writing nothing, if a finite input becomes NaN or Inf (default: warn). With `-o -`
-    /// the output is held in memory until the cast has passed.
+    /// or a device or FIFO output, the output is held in memory until the cast has passed.
     #[arg(long)]
     pub fail_on_nan: bool,
 
@@ -145,11 +159,12 @@ pub struct CastArgs {
     pub stats: bool,
 
     /// Print one JSON document on standard output (tensors, counts, error statistics) instead
-    /// of text; implies --stats.
-    #[arg(long, conflicts_with = "quiet")]
+    /// of text; implies --stats. With --dry-run: the preview as JSON.
+    #[arg(long)]
     pub json: bool,
 
-    /// Print nothing but errors (no per-tensor lines, warnings or progress bar).
+    /// Print no per-tensor lines, warnings or progress bar; errors, and what --stats, --json
+    /// or --dry-run ask for, are still printed.
     #[arg(short, long)]
     pub quiet: bool,
 
@@ -205,26 +220,21 @@ fn parse_shape(s: &str) -> Result<Shape, String> {
 /// prints one line per tensor.
 pub fn run(args: CastArgs) -> Result<ExitCode> {
     let job = job_of(&args)?;
+    check_not_in_place(&args)?;
     if args.dry_run {
         return dry_run(&job, &args);
     }
-    check_not_in_place(&args)?;
     if args.json && is_stdio(&args.output) {
         anyhow::bail!("--json prints on standard output, which `-o -` already uses for the data");
     }
     let mut warnings = option_warnings(&args);
-    crate::interrupt::remove_output_on_signal()?;
     let mut bar = Progress::default();
     let progress: &mut dyn CastProgress = if args.quiet {
         &mut NoProgress
     } else {
         &mut bar
     };
-    let durability = if args.sync {
-        Durability::Synced
-    } else {
-        Durability::Lazy
-    };
+    let opts = write_options(&args);
     let reports = if is_stdio(&args.input) {
         let bytes = read_stdin()?;
         let len = bytes.len() as u64;
@@ -233,7 +243,7 @@ pub fn run(args: CastArgs) -> Result<ExitCode> {
             reader: std::io::Cursor::new(bytes),
             len,
         };
-        cast_source(&job, source, &args, durability, progress)?
+        cast_source(&job, source, &args, &opts, progress)?
     } else if is_stdio(&args.output) {
         let (file, len) = open_input(&args.input)?;
         let source = Source {
@@ -241,60 +251,102 @@ pub fn run(args: CastArgs) -> Result<ExitCode> {
             reader: file,
             len,
         };
-        cast_source(&job, source, &args, durability, progress)?
+        cast_source(&job, source, &args, &opts, progress)?
     } else {
-        cast_file_with(&job, &args.input, &args.output, durability, progress)?
+        cast_file_opts(&job, &args.input, &args.output, &opts, progress).map_err(explain)?
     };
+    drop(bar);
     warnings.extend(nonfinite_warning(&reports));
-    if args.quiet {
-        return Ok(ExitCode::SUCCESS);
-    }
+    warnings.extend(empty_warning(&reports));
     if args.json {
-        println!(
-            "{}",
-            crate::cast_stats::json(&args.input, &args.output, &reports)
-        );
+        let doc = crate::cast_stats::json(&args.input, &args.output, &reports);
+        crate::output::emit(&format!("{doc}\n"))?;
+    } else {
+        print_summary(&job, &args, &reports)?;
+    }
+    if !args.quiet {
         for w in warnings {
-            eprintln!("warning: {w}");
+            to_stderr(&format!("warning: {w}\n"));
         }
-        return Ok(ExitCode::SUCCESS);
-    }
-    // With the data on standard output, the summary goes to standard error.
-    let say = |line: String| {
-        if is_stdio(&args.output) {
-            eprintln!("{line}");
-        } else {
-            println!("{line}");
-        }
-    };
-    for report in &reports {
-        say(report.to_string());
-    }
-    let target = if is_stdio(&args.output) {
-        "standard output".to_string()
-    } else {
-        args.output.display().to_string()
-    };
-    if job.input.is_single_tensor() {
-        say(format!("wrote {target}"));
-    } else {
-        let (cast_n, kept_n) = tally(&reports);
-        say(format!(
-            "wrote {target} ({cast_n} tensor(s) cast, {kept_n} left unchanged)"
-        ));
-    }
-    if args.stats {
-        let table = crate::cast_stats::table(&reports);
-        if is_stdio(&args.output) {
-            eprint!("{table}");
-        } else {
-            print!("{table}");
-        }
-    }
-    for w in warnings {
-        eprintln!("warning: {w}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The text summary: one line per tensor and the file written (unless `-q`), then the
+/// `--stats` table. With the data on standard output, it goes to standard error.
+fn print_summary(job: &CastJob, args: &CastArgs, reports: &[TensorReport]) -> Result<()> {
+    let mut text = String::new();
+    if !args.quiet {
+        for report in reports {
+            text.push_str(&format!("{report}\n"));
+        }
+        let target = if is_stdio(&args.output) {
+            "standard output".to_string()
+        } else {
+            args.output.display().to_string()
+        };
+        if job.input.is_single_tensor() {
+            text.push_str(&format!("wrote {target}\n"));
+        } else {
+            let (cast_n, kept_n) = tally(reports);
+            text.push_str(&format!(
+                "wrote {target} ({cast_n} tensor(s) cast, {kept_n} left unchanged)\n"
+            ));
+        }
+    }
+    if args.stats {
+        text.push_str(&crate::cast_stats::table(reports));
+    }
+    if is_stdio(&args.output) {
+        to_stderr(&text);
+        Ok(())
+    } else {
+        crate::output::emit(&text)
+    }
+}
+
+/// Writes `text` to standard error; if standard error itself fails there is no one left to
+/// tell, so the failure is ignored (never a panic).
+fn to_stderr(text: &str) {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(text.as_bytes()).and_then(|()| err.flush());
+}
+
+/// The atomic writer's options: `--sync`, and `--force` replaces a read-only output.
+fn write_options(args: &CastArgs) -> WriteOptions {
+    WriteOptions {
+        durability: if args.sync {
+            Durability::Synced
+        } else {
+            Durability::Lazy
+        },
+        replace_read_only: args.force,
+    }
+}
+
+/// The library's error, with the option that overrides it where there is one.
+fn explain(e: IoError) -> anyhow::Error {
+    match e {
+        IoError::ReadOnlyOutput { .. } => {
+            anyhow::anyhow!("{e}; give --force to replace it (as cp -f)")
+        }
+        IoError::NothingToCast { .. } => anyhow::anyhow!(
+            "{e}: --tensor/--exclude select none of them, or none has a format to cast (--fail-on-empty)"
+        ),
+        e => e.into(),
+    }
+}
+
+/// A warning if no tensor was cast: the output is a copy of the input.
+fn empty_warning(reports: &[TensorReport]) -> Option<String> {
+    let cast_any = reports.iter().any(|r| matches!(r, TensorReport::Cast(_)));
+    (!cast_any).then(|| {
+        format!(
+            "no tensor was cast: all {} tensor(s) were copied unchanged, so the output is a copy of the input; --fail-on-empty makes this an error",
+            reports.len()
+        )
+    })
 }
 
 /// Warnings about options that do nothing as given.
@@ -388,6 +440,7 @@ fn job_of(args: &CastArgs) -> Result<CastJob> {
         tensors: args.tensors.clone(),
         exclude: args.exclude.clone(),
         fail_on_nan: args.fail_on_nan,
+        fail_on_empty: args.fail_on_empty,
         error_stats: args.stats || args.json,
         shape: args.shape.as_ref().map(|s| s.0.clone()),
     })
@@ -455,45 +508,91 @@ fn cast_source<R: std::io::Read + std::io::Seek>(
     job: &CastJob,
     source: Source<R>,
     args: &CastArgs,
-    durability: Durability,
+    opts: &WriteOptions,
     progress: &mut dyn CastProgress,
 ) -> Result<Vec<TensorReport>> {
     use std::io::Write;
     let Source { name, reader, len } = source;
     if !is_stdio(&args.output) {
+        if job.fail_on_nan && is_streamed(&args.output, opts).map_err(explain)? {
+            // A device or FIFO is written as the cast goes: hold the output back until the
+            // cast has passed.
+            let mut held = Vec::new();
+            let reports = cast_reader(job, &name, reader, len, &mut held, progress)?;
+            write_atomic_opts(&args.output, opts, |w| {
+                w.write_all(&held)?;
+                Ok(())
+            })
+            .map_err(explain)?;
+            return Ok(reports);
+        }
         let mut reports = Vec::new();
-        write_atomic_with(&args.output, durability, |w| {
+        write_atomic_opts(&args.output, opts, |w| {
             reports = cast_reader(job, &name, reader, len, w, progress)?;
             Ok(())
-        })?;
+        })
+        .map_err(explain)?;
         return Ok(reports);
     }
-    let cannot_write = |e: std::io::Error| anyhow::anyhow!("cannot write standard output: {e}");
     let mut stdout = std::io::stdout();
     let reports = if job.fail_on_nan {
         let mut held = Vec::new();
         let reports = cast_reader(job, &name, reader, len, &mut held, progress)?;
-        stdout.write_all(&held).map_err(cannot_write)?;
+        stdout
+            .write_all(&held)
+            .map_err(crate::output::stdout_error)?;
         reports
     } else {
         cast_reader(job, &name, reader, len, &mut stdout, progress).map_err(|e| match e {
             // The only operating-system errors of a cast are its writer's.
-            IoError::Os(e) => cannot_write(e),
+            IoError::Os(e) => crate::output::stdout_error(e),
             e => e.into(),
         })?
     };
-    stdout.flush().map_err(cannot_write)?;
+    stdout.flush().map_err(crate::output::stdout_error)?;
     Ok(reports)
 }
 
-/// `--dry-run`: prints the cast's preview as a table, one row per tensor, and the byte totals.
+/// `--dry-run`: checks what the run would check before casting (the output path, as the run
+/// does), then prints the cast's preview as a table (one row per tensor, and the byte totals)
+/// or, with `--json`, as one JSON document.
 fn dry_run(job: &CastJob, args: &CastArgs) -> Result<ExitCode> {
     if is_stdio(&args.input) {
         anyhow::bail!(
             "--dry-run reads the input's header from a file; it cannot read `-` (standard input)"
         );
     }
-    let rows = preview(job, &args.input)?;
+    let rows = preview(job, &args.input).map_err(explain)?;
+    if !is_stdio(&args.output) {
+        check_destination(&args.output, &write_options(args)).map_err(explain)?;
+    }
+    let cast_n = rows.iter().filter(|r| r.action.is_ok()).count();
+    let bytes_in: u64 = rows.iter().map(|r| r.bytes_in).sum();
+    let bytes_out: u64 = rows.iter().map(|r| r.bytes_out).sum();
+    let mut notes = Vec::new();
+    if args.fail_on_nan {
+        notes.push(
+            "--fail-on-nan is checked while the data is cast; the dry run reads no data, so the run may still fail it"
+                .to_string(),
+        );
+    }
+    if cast_n == 0 {
+        notes.push(format!(
+            "no tensor would be cast: all {} tensor(s) would be copied unchanged; --fail-on-empty makes this an error",
+            rows.len()
+        ));
+    }
+    if args.json {
+        let doc = crate::cast_stats::dry_run_json(
+            &args.input,
+            &args.output,
+            &rows,
+            [bytes_in, bytes_out],
+            &notes,
+        );
+        crate::output::emit(&format!("{doc}\n"))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut table = vec![[
         "tensor".to_string(),
         "dtype".into(),
@@ -503,30 +602,26 @@ fn dry_run(job: &CastJob, args: &CastArgs) -> Result<ExitCode> {
         "bytes out".into(),
     ]];
     for r in &rows {
-        let from = r.from.map_or(r.dtype.clone(), |f| f.to_string());
-        let action = match r.action {
-            Ok(to) => format!("{from} -> {to}"),
-            Err(reason) => format!("keep ({reason})"),
-        };
         let dims: Vec<String> = r.shape.iter().map(usize::to_string).collect();
         table.push([
             r.name.clone(),
             r.dtype.clone(),
-            action,
+            crate::cast_stats::preview_action(r),
             format!("[{}]", dims.join(", ")),
             r.bytes_in.to_string(),
             r.bytes_out.to_string(),
         ]);
     }
-    print!("{}", crate::info::align(&table, 4));
-    let cast_n = rows.iter().filter(|r| r.action.is_ok()).count();
-    let bytes_in: u64 = rows.iter().map(|r| r.bytes_in).sum();
-    let bytes_out: u64 = rows.iter().map(|r| r.bytes_out).sum();
-    println!(
-        "dry run: would cast {cast_n} of {} tensor(s), {bytes_in} -> {bytes_out} bytes of data; nothing written to {}",
+    let mut text = crate::info::align(&table, 4);
+    text.push_str(&format!(
+        "dry run: would cast {cast_n} of {} tensor(s), {bytes_in} -> {bytes_out} bytes of data; nothing written to {}\n",
         rows.len(),
         args.output.display()
-    );
+    ));
+    for note in &notes {
+        text.push_str(&format!("note: {note}\n"));
+    }
+    crate::output::emit(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 

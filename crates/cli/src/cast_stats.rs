@@ -1,9 +1,10 @@
-//! `npusim cast --stats` / `--json`: the error statistics of a cast as a table or JSON.
+//! `npusim cast --stats` / `--json`: the error statistics of a cast as a table or JSON, and
+//! the `--dry-run` preview as JSON.
 
 use std::path::Path;
 
 use npusim_io::TensorReport;
-use npusim_io::cast::{CastSummary, ErrorStats};
+use npusim_io::cast::{CastSummary, ErrorStats, TensorPreview};
 use serde_json::json;
 
 use crate::info::align;
@@ -141,5 +142,59 @@ pub fn json(input: &Path, output: &Path, reports: &[TensorReport]) -> serde_json
         "output": output.display().to_string(),
         "tensors": tensors,
         "total": stats_json(&totals(reports)),
+    })
+}
+
+/// What the dry run says a tensor becomes: `f32 -> bf16`, or `keep (reason)`.
+pub fn preview_action(r: &TensorPreview) -> String {
+    let from = r.from.map_or(r.dtype.clone(), |f| f.to_string());
+    match r.action {
+        Ok(to) => format!("{from} -> {to}"),
+        Err(reason) => format!("keep ({reason})"),
+    }
+}
+
+/// The dry run as one JSON document: files, every tensor's planned action and bytes, the
+/// totals (`[bytes in, bytes out]`) and the notes.
+pub fn dry_run_json(
+    input: &Path,
+    output: &Path,
+    rows: &[TensorPreview],
+    bytes: [u64; 2],
+    notes: &[String],
+) -> serde_json::Value {
+    let tensors: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|r| {
+            let mut t = json!({
+                "name": r.name,
+                "dtype": r.dtype,
+                "from": r.from.map(|f| f.to_string()),
+                "shape": r.shape,
+                "bytes_in": r.bytes_in,
+                "bytes_out": r.bytes_out,
+            });
+            match r.action {
+                Ok(to) => {
+                    t["action"] = json!("cast");
+                    t["to"] = json!(to.to_string());
+                }
+                Err(reason) => {
+                    t["action"] = json!("keep");
+                    t["reason"] = json!(reason.to_string());
+                }
+            }
+            t
+        })
+        .collect();
+    json!({
+        "dry_run": true,
+        "input": input.display().to_string(),
+        "output": output.display().to_string(),
+        "tensors": tensors,
+        "cast": rows.iter().filter(|r| r.action.is_ok()).count(),
+        "bytes_in": bytes[0],
+        "bytes_out": bytes[1],
+        "notes": notes,
     })
 }

@@ -75,6 +75,12 @@ fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Every command's outputs go through the atomic writer: a terminating signal removes an
+    // unfinished one before the process exits.
+    if let Err(err) = interrupt::remove_output_on_signal() {
+        eprintln!("error: cannot install the signal handler: {err:#}");
+        return ExitCode::FAILURE;
+    }
     match dispatch(cli.command) {
         Ok(code) => code,
         Err(err) if err.is::<output::ClosedPipe>() => ExitCode::from(output::CLOSED_PIPE_STATUS),

@@ -1,6 +1,8 @@
-//! An interrupted `npusim cast` leaves no file behind: a real run on a large input is killed
-//! with SIGTERM (and SIGINT) while it writes, and neither the temporary nor the output file
-//! remains.
+//! An interrupted `npusim cast` leaves no file behind: a real run on a large input is sent
+//! each signal that ends a process by default while it writes (HUP INT QUIT TERM USR1 USR2
+//! ALRM VTALRM PROF XCPU XFSZ, and on Linux IO PWR STKFLT, a real-time signal and even
+//! SIGKILL), and neither a temporary nor the output file remains; an existing output is left
+//! as it was.
 
 // Test code: an unwrap that fails is a failed test.
 #![allow(clippy::unwrap_used)]
@@ -42,9 +44,30 @@ fn others(dir: &Path, keep: &str) -> Vec<String> {
         .collect()
 }
 
-/// Starts a cast of `input` into `dir`, waits until its temporary file exists, sends `signal`
-/// and returns the exit code; `None` if the cast finished before a temporary file was seen.
-fn interrupt(input: &Path, dir: &Path, signal: &str) -> Option<i32> {
+/// Whether the cast `pid` has started writing its output in `dir`: a temporary name is
+/// there, or (Linux, unnamed output file) the process holds a file of `dir` other than the
+/// input that already has data.
+fn writing(pid: u32, dir: &Path) -> bool {
+    if others(dir, "in.npy").iter().any(|n| n.ends_with(".tmp")) {
+        return true;
+    }
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return false;
+    };
+    fds.flatten().any(|fd| {
+        let Ok(target) = std::fs::read_link(fd.path()) else {
+            return false;
+        };
+        target.parent() == Some(dir)
+            && target.file_name().is_some_and(|n| n != "in.npy")
+            && std::fs::metadata(fd.path()).is_ok_and(|m| m.is_file() && m.len() > 0)
+    })
+}
+
+/// Starts a cast of `input` into `dir`, waits until it writes its output, sends `signal` (a
+/// number) and returns the exit code (`-1` if killed by the signal); `None` if the cast
+/// finished before it was seen writing.
+fn interrupt(input: &Path, dir: &Path, signal: i32) -> Option<i32> {
     let out = dir.join("out.npy");
     let mut child = Command::new(env!("CARGO_BIN_EXE_npusim"))
         .args(["cast", "--to", "bf16", "--round", "odd", "-o"])
@@ -56,13 +79,13 @@ fn interrupt(input: &Path, dir: &Path, signal: &str) -> Option<i32> {
         .unwrap();
     let start = Instant::now();
     let seen = loop {
-        if others(dir, "in.npy").iter().any(|n| n.ends_with(".tmp")) {
+        if writing(child.id(), dir) {
             break true;
         }
         if child.try_wait().unwrap().is_some() || start.elapsed() > Duration::from_secs(60) {
             break false;
         }
-        std::thread::sleep(Duration::from_millis(2));
+        std::thread::sleep(Duration::from_millis(1));
     };
     if !seen {
         let _ = child.kill();
@@ -70,7 +93,7 @@ fn interrupt(input: &Path, dir: &Path, signal: &str) -> Option<i32> {
         return None;
     }
     let killed = Command::new("kill")
-        .args([signal, &child.id().to_string()])
+        .args([format!("-{signal}"), child.id().to_string()])
         .status()
         .unwrap();
     assert!(killed.success());
@@ -78,27 +101,102 @@ fn interrupt(input: &Path, dir: &Path, signal: &str) -> Option<i32> {
     Some(status.code().unwrap_or(-1))
 }
 
+/// Interrupts casts of `input` with `signal` until one is caught mid-write; its exit code.
+/// A cast that finished first is undone: its output removed, or `old_output` put back.
+fn interrupt_mid_write(input: &Path, dir: &Path, signal: i32, old_output: Option<&[u8]>) -> i32 {
+    for _ in 0..5 {
+        match interrupt(input, dir, signal) {
+            Some(code) if code != 0 => return code,
+            // Finished between being seen and the signal: try again.
+            _ => match old_output {
+                Some(old) => std::fs::write(dir.join("out.npy"), old).unwrap(),
+                None => {
+                    let _ = std::fs::remove_file(dir.join("out.npy"));
+                }
+            },
+        }
+    }
+    panic!("every cast finished before signal {signal} could interrupt it");
+}
+
+/// The signals that end a process by default and can be caught, by number: the handler
+/// removes the unfinished output and exits with 128 + the number.
+fn caught_signals() -> Vec<(&'static str, i32)> {
+    let mut v = vec![
+        ("HUP", 1),
+        ("INT", 2),
+        ("QUIT", 3),
+        ("USR1", 10),
+        ("USR2", 12),
+        ("ALRM", 14),
+        ("TERM", 15),
+        ("XCPU", 24),
+        ("XFSZ", 25),
+        ("VTALRM", 26),
+        ("PROF", 27),
+    ];
+    if cfg!(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    )) {
+        v.extend([("STKFLT", 16), ("IO", 29), ("PWR", 30), ("RTMIN+6", 40)]);
+    }
+    v
+}
+
 #[test]
-fn sigterm_and_sigint_mid_write_leave_no_file() {
+fn every_terminating_signal_mid_write_leaves_no_file() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.npy");
     // 256 MiB of f32: long enough to be caught while the output is written.
     write_f32_npy(&input, 64 << 20);
-    for (signal, code) in [("-TERM", 143), ("-INT", 130)] {
-        // A run may finish between seeing its temporary file and the signal: try again then.
-        let mut got = None;
-        for _ in 0..5 {
-            got = interrupt(&input, dir.path(), signal);
-            if got.is_some_and(|c| c != 0) {
-                break;
-            }
-            let _ = std::fs::remove_file(dir.path().join("out.npy"));
-        }
-        let Some(got) = got.filter(|&c| c != 0) else {
-            panic!("every cast finished before it could be interrupted");
-        };
-        assert_eq!(got, code, "exit code after {signal}");
+    for (name, signal) in caught_signals() {
+        let got = interrupt_mid_write(&input, dir.path(), signal, None);
+        assert_eq!(got, 128 + signal, "exit code after SIG{name}");
         let left = others(dir.path(), "in.npy");
-        assert!(left.is_empty(), "after {signal}, files left: {left:?}");
+        assert!(left.is_empty(), "after SIG{name}, files left: {left:?}");
     }
+    // SIGKILL cannot be caught: on Linux the output has no name until it is complete.
+    if cfg!(target_os = "linux") {
+        let got = interrupt_mid_write(&input, dir.path(), 9, None);
+        assert_eq!(got, -1, "SIGKILL kills");
+        let left = others(dir.path(), "in.npy");
+        assert!(left.is_empty(), "after SIGKILL, files left: {left:?}");
+    }
+    // An existing output is left as it was.
+    let out = dir.path().join("out.npy");
+    let old = b"the old output";
+    std::fs::write(&out, old).unwrap();
+    for signal in [15, 3, 9] {
+        interrupt_mid_write(&input, dir.path(), signal, Some(old));
+        assert_eq!(std::fs::read(&out).unwrap(), b"the old output");
+        let mut left = others(dir.path(), "in.npy");
+        left.retain(|n| n != "out.npy");
+        assert!(
+            left.is_empty(),
+            "after signal {signal}, files left: {left:?}"
+        );
+    }
+}
+
+/// The issue's case: a file-size limit stops the cast part-way (SIGXFSZ, or the write fails
+/// with "File too large" once the signal is caught); no file is left either way.
+#[test]
+fn a_file_size_limit_leaves_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.npy");
+    write_f32_npy(&input, 4 << 20);
+    let out = dir.path().join("out.npy");
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -f 1000; exec "$0" cast "$1" -o "$2" --to bf16 -q"#)
+        .arg(env!("CARGO_BIN_EXE_npusim"))
+        .arg(&input)
+        .arg(&out)
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(!status.success(), "a 8 MiB output under a 1000-block limit");
+    let left = others(dir.path(), "in.npy");
+    assert!(left.is_empty(), "files left: {left:?}");
 }

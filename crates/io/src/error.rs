@@ -107,6 +107,38 @@ pub enum IoError {
         /// The system's reason.
         source: std::io::Error,
     },
+    /// The output exists and its permission bits let no one write it (or this user may not
+    /// write it): it is not replaced unless the caller allows replacing read-only outputs.
+    #[error("`{}` is read-only (mode {mode:04o}): not replaced", .path.display())]
+    ReadOnlyOutput {
+        /// The output path.
+        path: PathBuf,
+        /// Its permission bits.
+        mode: u32,
+    },
+    /// A device, FIFO or other non-regular output could not be opened for writing.
+    #[error("cannot open `{}` for writing", .path.display())]
+    CannotOpenOutput {
+        /// The output path.
+        path: PathBuf,
+        /// The system's reason.
+        source: std::io::Error,
+    },
+    /// The output path is a chain of symbolic links too long to follow (or a loop).
+    #[error("cannot write `{}`: more than {limit} symbolic links to follow", .path.display())]
+    SymlinkLoop {
+        /// The output path.
+        path: PathBuf,
+        /// How many links are followed at most.
+        limit: usize,
+    },
+    /// The cast would cast no tensor (every tensor is excluded or kept), and the job asked
+    /// for that to be an error.
+    #[error("no tensor would be cast: all {tensors} tensor(s) would be copied unchanged")]
+    NothingToCast {
+        /// How many tensors the input holds.
+        tensors: usize,
+    },
 
     // ---- shapes ------------------------------------------------------------------------------
     /// A shape whose element count overflows.

@@ -35,6 +35,7 @@
 mod atomic;
 pub mod cast;
 mod container;
+mod destination;
 mod elements;
 mod error;
 pub mod inspect;
@@ -45,11 +46,12 @@ mod replace;
 pub mod safetensors;
 
 pub use atomic::{
-    Durability, remove_temp_files, write_atomic, write_atomic_via_path, write_atomic_with,
+    Durability, WriteOptions, check_destination, is_streamed, remove_temp_files, write_atomic,
+    write_atomic_opts, write_atomic_via_path, write_atomic_with,
 };
 pub use cast::{
     CastJob, CastOutcome, CastProgress, NoProgress, Stats, TensorReport, cast_bytes, cast_file,
-    cast_file_with, cast_reader,
+    cast_file_opts, cast_file_with, cast_reader,
 };
 pub use container::Container;
 pub use elements::{Elements, SubByte, element_count, shape_str};

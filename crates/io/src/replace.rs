@@ -14,16 +14,15 @@
 
 use std::path::Path;
 
-use tempfile::{NamedTempFile, PersistError};
-
-/// Puts the finished `tmp` at `path`, replacing what is there; on failure `tmp` is handed
-/// back with the error.
-pub(crate) fn replace(tmp: NamedTempFile, path: &Path) -> Result<(), PersistError> {
-    if exchange(tmp.path(), path) {
-        // The temporary name now holds the replaced output: dropping `tmp` deletes it.
+/// Puts the finished file named `tmp` at `path`, replacing what is there. On success `tmp`
+/// names nothing; on failure it still names the finished file (the caller removes it).
+pub(crate) fn replace(tmp: &Path, path: &Path) -> std::io::Result<()> {
+    if exchange(tmp, path) {
+        // The temporary name now holds the replaced output.
+        let _ = std::fs::remove_file(tmp);
         return Ok(());
     }
-    tmp.persist(path).map(drop)
+    std::fs::rename(tmp, path)
 }
 
 /// Swaps the names `a` and `b` (both must exist, in one file system); whether it did.
@@ -42,7 +41,6 @@ fn exchange(_a: &Path, _b: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
 
     fn names(dir: &Path) -> Vec<String> {
         let mut v: Vec<String> = std::fs::read_dir(dir)
@@ -62,21 +60,22 @@ mod tests {
     fn an_existing_output_is_replaced_and_no_temporary_name_is_left() {
         let dir = tempfile::tempdir().expect("a directory");
         let path = dir.path().join("out.bin");
+        let tmp = dir.path().join(".tmp");
         for content in [&b"first output, the longer one"[..], b"second"] {
-            let mut tmp = NamedTempFile::new_in(dir.path()).expect("a temporary file");
-            tmp.write_all(content).expect("written");
-            replace(tmp, &path).expect("replaced");
+            std::fs::write(&tmp, content).expect("written");
+            replace(&tmp, &path).expect("replaced");
             assert_eq!(std::fs::read(&path).expect("read back"), content);
             assert_eq!(names(dir.path()), ["out.bin"]);
         }
     }
 
     #[test]
-    fn a_failed_replacement_hands_the_temporary_file_back() {
+    fn a_failed_replacement_leaves_the_temporary_file() {
         let dir = tempfile::tempdir().expect("a directory");
-        let tmp = NamedTempFile::new_in(dir.path()).expect("a temporary file");
+        let tmp = dir.path().join(".tmp");
+        std::fs::write(&tmp, b"x").expect("written");
         let missing = dir.path().join("no such dir").join("out.bin");
-        let e = replace(tmp, &missing).expect_err("no directory to rename into");
-        assert!(e.file.path().exists());
+        assert!(replace(&tmp, &missing).is_err());
+        assert!(tmp.exists());
     }
 }

@@ -36,6 +36,9 @@ pub struct CastJob {
     /// [`IoError::NonFiniteFromFinite`] once every tensor is cast (a file output is then not
     /// written).
     pub fail_on_nan: bool,
+    /// Refuse a cast that would cast no tensor (every tensor excluded or kept): the plan ends
+    /// in [`IoError::NothingToCast`] before anything is written.
+    pub fail_on_empty: bool,
     /// Compute [`super::ErrorStats`] for every cast tensor (in each report's `stats.error`).
     pub error_stats: bool,
     /// Shape of a raw input, or the logical shape of a packed `.npy` input with an odd last
@@ -57,6 +60,7 @@ impl CastJob {
             tensors: Vec::new(),
             exclude: Vec::new(),
             fail_on_nan: false,
+            fail_on_empty: false,
             error_stats: false,
             shape: None,
         }

@@ -39,7 +39,7 @@ pub use report::{CastOutcome, CastSummary, KeptSummary, TensorReport, tally};
 pub use select::{KeepReason, SelectError};
 pub use stats::Stats;
 
-use crate::atomic::{Durability, write_atomic_with};
+use crate::atomic::{Durability, WriteOptions, write_atomic_opts};
 use crate::error::IoError;
 use input::Input;
 use plan::Plan;
@@ -47,11 +47,17 @@ use plan::Plan;
 /// Plans the cast of `input` as `job` says (its header only is read).
 fn plan_cast<R: Read + Seek>(job: &CastJob, input: &mut Input<R>) -> Result<Plan, IoError> {
     job.check_containers()?;
-    if job.input.is_single_tensor() {
-        single::plan_single(job, input)
+    let plan = if job.input.is_single_tensor() {
+        single::plan_single(job, input)?
     } else {
-        multi::plan_safetensors(job, input)
+        multi::plan_safetensors(job, input)?
+    };
+    if job.fail_on_empty && plan.casts_nothing() {
+        return Err(IoError::NothingToCast {
+            tensors: plan.steps.len(),
+        });
     }
+    Ok(plan)
 }
 
 /// Casts the file `bytes` as `job` says; `input` names the file in messages and reports.
@@ -134,11 +140,38 @@ pub fn cast_file_with(
     sync: Durability,
     progress: &mut dyn CastProgress,
 ) -> Result<Vec<TensorReport>, IoError> {
+    let opts = WriteOptions {
+        durability: sync,
+        ..WriteOptions::default()
+    };
+    cast_file_opts(job, input, output, &opts, progress)
+}
+
+/// [`cast_file`] with every option of the atomic writer (durability, replacing a read-only
+/// output).
+pub fn cast_file_opts(
+    job: &CastJob,
+    input: &Path,
+    output: &Path,
+    opts: &WriteOptions,
+    progress: &mut dyn CastProgress,
+) -> Result<Vec<TensorReport>, IoError> {
     job.check_containers()?;
     let mut source = open_input(input)?;
     let plan = plan_cast(job, &mut source)?;
+    if job.fail_on_nan && crate::atomic::is_streamed(output, opts)? {
+        // A device or FIFO is written as the cast goes: hold the output back until the cast
+        // has passed, so a refused cast writes nothing there either.
+        let mut held = Vec::new();
+        let reports = plan.run(job, &mut source, &mut held, progress)?;
+        write_atomic_opts(output, opts, |w| {
+            w.write_all(&held)?;
+            Ok(())
+        })?;
+        return Ok(reports);
+    }
     let mut reports = Vec::new();
-    write_atomic_with(output, sync, |w| {
+    write_atomic_opts(output, opts, |w| {
         reports = plan.run(job, &mut source, w, progress)?;
         Ok(())
     })?;

@@ -86,6 +86,11 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
+    /// Whether no tensor is cast (every one is copied unchanged).
+    pub(crate) fn casts_nothing(&self) -> bool {
+        !self.steps.iter().any(|s| matches!(s, Step::Cast { .. }))
+    }
+
     /// Elements the plan casts.
     fn total_elements(&self) -> u64 {
         self.steps
