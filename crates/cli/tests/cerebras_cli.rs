@@ -195,6 +195,24 @@ fn broken_limits_exit_non_zero_naming_property_and_numbers() {
         &["strict bounds", "element 42", "[0, 10)"],
     );
     fails("|i|{2} -> A[i]", "A=0", &[], &["invalid shape"]);
+    // a u16 array larger than the 48 KiB PE memory cannot exist (the library refuses it)
+    fails(
+        "|i|{2} -> A[i]",
+        "A=30000",
+        &[],
+        &["A=30000", "needs 30000 words", "24576", "49152 bytes"],
+    );
+    fails(
+        "|i|{2} -> A[i, 0]",
+        "A=200,200",
+        &[],
+        &["needs 40000 words", "24576"],
+    );
+    // deep nesting is a clear error, not a stack overflow (SIGABRT before)
+    let deep = format!("|i|{{1}} -> A[{}i{}]", "(".repeat(8_000), ")".repeat(8_000));
+    fails(&deep, "A=4", &[], &["deeper than 64 levels", "column 77"]);
+    let minus = format!("|i|{{1}} -> A[{}i]", "-".repeat(100_000));
+    fails(&minus, "A=4", &[], &["deeper than 64 levels"]);
     fails("|i|{2} -> A[i]", "A", &[], &["NAME=D0,D1"]);
 }
 

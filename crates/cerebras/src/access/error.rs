@@ -3,6 +3,8 @@
 use npusim_hw::LimitError;
 use thiserror::Error;
 
+use super::parse::MAX_NESTING;
+
 /// A tensor access expression that cannot be parsed or lowered.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum AccessError {
@@ -83,6 +85,16 @@ pub enum AccessError {
         array: String,
         /// Its shape.
         shape: Vec<u64>,
+    },
+    /// Parentheses and unary signs nested deeper than [`MAX_NESTING`] levels.
+    #[error(
+        "expression nests deeper than {max} levels at column {column} (parentheses and unary signs each count one level)"
+    )]
+    TooDeep {
+        /// 1-based column of the parenthesis or sign one level too deep.
+        column: usize,
+        /// The most levels allowed.
+        max: usize,
     },
     /// A constant or a lowered value too large to compute with.
     #[error("arithmetic overflow in {what}")]
