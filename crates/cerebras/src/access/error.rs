@@ -3,8 +3,6 @@
 use npusim_hw::LimitError;
 use thiserror::Error;
 
-use super::parse::MAX_NESTING;
-
 /// A tensor access expression that cannot be parsed or lowered.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum AccessError {
@@ -86,7 +84,8 @@ pub enum AccessError {
         /// Its shape.
         shape: Vec<u64>,
     },
-    /// Parentheses and unary signs nested deeper than [`MAX_NESTING`] levels.
+    /// Parentheses and unary signs nested deeper than
+    /// [`MAX_NESTING`](super::parse::MAX_NESTING) levels.
     #[error(
         "expression nests deeper than {max} levels at column {column} (parentheses and unary signs each count one level)"
     )]
