@@ -28,6 +28,10 @@ pub enum Completion {
     Activate(String),
     /// Unblock this task.
     Unblock(String),
+    /// Unblock a channel: a color (WSE-2) or an input queue (WSE-3), as `.unblock = color`
+    /// (seed 004). It unblocks the data task bound to the channel, or, with none, opens the
+    /// channel to control wavelets as [`Action::UnblockChannel`] does.
+    UnblockChannel(u8),
 }
 
 /// `.on_control`: what a control wavelet at the head of the op's fabric input does.
@@ -39,6 +43,9 @@ pub enum OnControl {
     Activate(String),
     /// End it and unblock this task.
     Unblock(String),
+    /// End it and unblock a channel (a color on WSE-2, an input queue on WSE-3), as
+    /// [`Completion::UnblockChannel`].
+    UnblockChannel(u8),
 }
 
 /// The asynchronous part of an operation's configuration (`.async = true, ...`).
@@ -98,10 +105,12 @@ pub enum Action {
     BlockMicrothread(u8),
     /// `@unblock(ut_id)` (WSE-3).
     UnblockMicrothread(u8),
-    /// `@unblock(channel)` of a channel no data task is bound to (a color on WSE-2, an input
-    /// queue on WSE-3): control wavelets reaching its head start the control task they name.
+    /// `@unblock(channel)` with a color (WSE-2) or an input queue (WSE-3): unblocks the data
+    /// task bound to the channel; a channel no data task is bound to is opened to control
+    /// wavelets, which start the control task they name when they reach its head.
     UnblockChannel(u8),
-    /// `@block(channel)`: undoes [`Action::UnblockChannel`].
+    /// `@block(channel)`: blocks the channel's data task, or closes a channel opened by
+    /// [`Action::UnblockChannel`].
     BlockChannel(u8),
     /// `@queue_flush(q)` (WSE-3): the teardown task runs once output queue `q` is empty.
     QueueFlush(u8),
