@@ -53,6 +53,8 @@ pub(super) struct MainThread {
     pub(super) waiting: Option<Wait>,
     /// The output queue whose teardown task this is.
     pub(super) teardown: Option<u8>,
+    /// A `@map` in progress: elements still to count (one per cycle), its outcome and label.
+    pub(super) map: Option<(u64, Outcome, String)>,
 }
 
 /// One PE of the simulation: its machine, tasks, threads and statistics.
@@ -710,6 +712,21 @@ impl Sim {
     }
 
     fn step_main(&mut self, k: usize, cycle: u64, out: &mut PeCycle) -> Result<(), SimError> {
+        // a @map in progress: one element
+        if let Some((left, o, label)) = self.pes[k].main.map.take() {
+            out.progressed = true;
+            let st = &mut self.pes[k];
+            st.stats.elements += 1;
+            if left > 1 {
+                for v in [cycle, k as u64, 0, o.elements - left + 1] {
+                    self.trace.add(v);
+                }
+                self.pes[k].main.map = Some((left - 1, o, label));
+            } else {
+                self.complete(k, cycle, &label, &o, None, "main")?;
+            }
+            return Ok(());
+        }
         // an operation in progress: one element
         if let Some((mut run, label, qs)) = self.pes[k].main.current.take() {
             let before = run.elements();
@@ -884,6 +901,7 @@ impl Sim {
             current: None,
             waiting: None,
             teardown: None,
+            map: None,
         };
         st.stats.tasks_started += 1;
         out.progressed = true;
@@ -945,6 +963,18 @@ impl Sim {
             }
             Action::InitializeOutputQueue(q, c) => {
                 self.initialize_output_queue(k, cycle, &label, q, c)
+            }
+            Action::Map { inputs, output, f } => {
+                let o = self.pes[k]
+                    .pe
+                    .map(&inputs, output.as_ref(), |a| f(a))
+                    .map_err(|e| self.op_error(k, cycle, &label, e))?;
+                if o.elements == 0 {
+                    return self.complete(k, cycle, &label, &o, None, "main");
+                }
+                self.pes[k].main.map = Some((o.elements, o, label));
+                // the first element in this same cycle
+                self.step_main(k, cycle, out)
             }
             Action::Call(f) => {
                 let st = &mut self.pes[k];

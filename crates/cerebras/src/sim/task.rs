@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use crate::dsd::Priority;
 use crate::fabric::Wavelet;
-use crate::ops::{Op, OpConfig, OpError, Operand, Pe};
+use crate::ops::{Op, OpConfig, OpError, Operand, Pe, Scalar};
 
 /// What Rust code in a task body sees.
 pub struct CallCtx<'a> {
@@ -20,6 +20,9 @@ pub struct CallCtx<'a> {
 
 /// Rust code in a task body: runs in one cycle and returns actions to run next.
 pub type CallFn = Rc<dyn Fn(&mut CallCtx<'_>) -> Result<Vec<Action>, OpError>>;
+
+/// The function `@map` applies to each element's arguments (inputs in order).
+pub type MapFn = Rc<dyn Fn(&[Scalar]) -> Scalar>;
 
 /// What an asynchronous operation does when it completes (`.activate` / `.unblock`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -122,6 +125,17 @@ pub enum Action {
     /// `<tile_config>`'s teardown exit for a color: the color leaves teardown mode on this
     /// PE's router and its traffic moves again.
     ExitTeardown(crate::fabric::Color),
+    /// `@map(f, inputs..., output)` (spec §4.6): a synchronous DSD operation of the main
+    /// thread, one element per cycle (its statistics and cycles count like any other; its
+    /// results are written when it starts, as nothing else on the PE reads them meanwhile).
+    Map {
+        /// The inputs: DSDs, DSRs, scalars or pointers.
+        inputs: Vec<Operand>,
+        /// The output, if any.
+        output: Option<Operand>,
+        /// The function.
+        f: MapFn,
+    },
     /// Rust code (one cycle) returning further actions, run before the rest of the body.
     Call(CallFn),
 }
@@ -146,6 +160,19 @@ impl Action {
             srcs,
             cfg: OpConfig::default(),
             asynchronous: Some(cfg),
+        }
+    }
+
+    /// `@map(f, inputs..., output)`.
+    pub fn map(
+        inputs: Vec<Operand>,
+        output: Option<Operand>,
+        f: impl Fn(&[Scalar]) -> Scalar + 'static,
+    ) -> Action {
+        Action::Map {
+            inputs,
+            output,
+            f: Rc::new(f),
         }
     }
 
@@ -179,6 +206,7 @@ impl fmt::Debug for Action {
                 write!(f, "@initialize_queue({q}, .{{ .color = {} }})", c.id())
             }
             Action::ExitTeardown(c) => write!(f, "exit teardown({c})"),
+            Action::Map { .. } => f.write_str("@map"),
             Action::Call(_) => f.write_str("<rust code>"),
         }
     }
