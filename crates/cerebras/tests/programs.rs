@@ -130,3 +130,23 @@ fn map_counts_its_elements_and_cycles() -> Res {
     }
     Ok(())
 }
+
+/// Spec §13 E2 `gemv-05-multiple-pes` (the tutorial's `M:4,N:6,width:4`): the host reads
+/// `np.tile(A.reshape(M,N) @ x + b, width)`, i.e. `[17, 53, 89, 125]` from each of 4 PEs.
+#[test]
+fn gemv_05_multiple_pes_gives_e1_on_each_of_4_pes() -> Res {
+    use npusim_cerebras::programs::find;
+    for arch in [Arch::Wse2, Arch::Wse3] {
+        let run = find("gemv-05-multiple-pes")?.run(arch, false)?;
+        let want: Vec<f32> = (0..4).flat_map(|_| [17.0, 53.0, 89.0, 125.0]).collect();
+        assert_eq!(run.got[0].values, Values::F32(want), "{arch}");
+        assert_eq!(run.report.pes.len(), 4);
+        // no communication: every PE does the same work
+        for pe in &run.report.pes {
+            assert_eq!(pe.elements, run.report.pes[0].elements, "{arch}");
+            assert_eq!(pe.tasks_started, 1, "{arch}");
+        }
+    }
+    assert_eq!(find("E2")?.name, "gemv-05-multiple-pes");
+    Ok(())
+}
