@@ -410,3 +410,68 @@ fn tour_runs_every_program_on_both_architectures() {
         }
     }
 }
+
+/// `--trace -` (issue 28): the trace takes standard output alone (a Chrome trace is one valid
+/// JSON document, lines are events only) and the report goes to standard error, text or
+/// `--json`; the exit status is the run's.
+#[test]
+fn trace_to_standard_output_sends_the_report_to_standard_error() {
+    let out = npusim()
+        .args([
+            "cerebras",
+            "run",
+            "gemv-06-routes-1",
+            "--trace",
+            "-",
+            "--trace-format",
+            "chrome",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let events = v["traceEvents"].as_array().unwrap().len();
+    assert!(events > 0);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains(&format!(
+            "trace: {events} events written to standard output"
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("result: PASS"), "{stderr}");
+    // lines (the default for `-`): every stdout line is an event, the JSON report on stderr
+    let out = npusim()
+        .args(["cerebras", "run", "E3", "--trace", "-", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), events, "{stdout}");
+    assert!(stdout.lines().all(|l| l.contains(" PE (")), "{stdout}");
+    let report: Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(report["pass"], true);
+}
+
+/// gemv-05-multiple-pes (spec E2) completes the gemv tutorial series: `cerebras run` checks
+/// its 4 PEs' `y` against the expected values.
+#[test]
+fn run_gemv_05_multiple_pes_passes() {
+    let out = npusim()
+        .args(["cerebras", "run", "gemv-05-multiple-pes", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["pass"], true);
+    assert_eq!(v["grid"], "4x1");
+    assert_eq!(v["pes"].as_array().unwrap().len(), 4);
+    let got = v["outputs"][0]["got"].as_array().unwrap();
+    let y: Vec<f64> = got.iter().map(|g| g.as_f64().unwrap()).collect();
+    assert_eq!(y, [17.0, 53.0, 89.0, 125.0].repeat(4));
+    npusim()
+        .args(["cerebras", "run", "E2"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("result: PASS"));
+}
