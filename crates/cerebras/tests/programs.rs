@@ -102,3 +102,51 @@ fn the_one_pe_programs_give_the_documented_numbers() -> Res {
     assert_eq!(e10.got[1].values, Values::I32(vec![150]));
     Ok(())
 }
+
+/// `@map` counts like any DSD operation (spec §4.6, decision: one element per cycle, as
+/// `cerebras-simd-v1` costs it): E10's two maps of 5 elements report 10 elements and keep the
+/// main thread busy one cycle per element (before, each ran as one opaque Rust-code cycle
+/// and the statistics said 0 elements, 3 cycles).
+#[test]
+fn map_counts_its_elements_and_cycles() -> Res {
+    use npusim_cerebras::programs::find;
+    for arch in [Arch::Wse2, Arch::Wse3] {
+        let run = find("E10")?.run(arch, true)?;
+        assert!(run.mismatches().is_empty(), "{:?}", run.mismatches());
+        let pe = &run.report.pes[0];
+        assert_eq!(pe.elements, 10, "{arch}");
+        // one cycle to start the task, then one per element of each map
+        assert_eq!(pe.busy_cycles, 1 + 5 + 5, "{arch}");
+        assert_eq!(run.report.cycles, 11, "{arch}");
+        let ends: Vec<&str> = run
+            .sim
+            .events()
+            .iter()
+            .filter(|e| e.text.starts_with("@map"))
+            .map(|e| e.text.as_str())
+            .collect();
+        assert_eq!(ends.len(), 2, "{ends:?}");
+        assert!(ends.iter().all(|t| t.ends_with("(5 elements)")), "{ends:?}");
+    }
+    Ok(())
+}
+
+/// Spec §13 E2 `gemv-05-multiple-pes` (the tutorial's `M:4,N:6,width:4`): the host reads
+/// `np.tile(A.reshape(M,N) @ x + b, width)`, i.e. `[17, 53, 89, 125]` from each of 4 PEs.
+#[test]
+fn gemv_05_multiple_pes_gives_e1_on_each_of_4_pes() -> Res {
+    use npusim_cerebras::programs::find;
+    for arch in [Arch::Wse2, Arch::Wse3] {
+        let run = find("gemv-05-multiple-pes")?.run(arch, false)?;
+        let want: Vec<f32> = (0..4).flat_map(|_| [17.0, 53.0, 89.0, 125.0]).collect();
+        assert_eq!(run.got[0].values, Values::F32(want), "{arch}");
+        assert_eq!(run.report.pes.len(), 4);
+        // no communication: every PE does the same work
+        for pe in &run.report.pes {
+            assert_eq!(pe.elements, run.report.pes[0].elements, "{arch}");
+            assert_eq!(pe.tasks_started, 1, "{arch}");
+        }
+    }
+    assert_eq!(find("E2")?.name, "gemv-05-multiple-pes");
+    Ok(())
+}

@@ -327,3 +327,45 @@ fn strict_accepts_in_bounds_and_names_the_corner() {
         }
     );
 }
+
+/// Deep nesting is refused with a typed error naming the limit, never a stack overflow: the
+/// audit's 8,000 parentheses and 37,000 unary minus signs (which aborted the process), run on
+/// a test thread's small stack, and the deepest accepted nesting still lowers.
+#[test]
+fn deep_nesting_is_a_typed_error_not_a_stack_overflow() {
+    use npusim_cerebras::access::parse::MAX_NESTING;
+    let parens = format!("|i|{{1}} -> A[{}i{}]", "(".repeat(8_000), ")".repeat(8_000));
+    let minus = format!("|i|{{1}} -> A[{}i]", "-".repeat(37_000));
+    let mixed = format!(
+        "|i|{{1}} -> A[{}i{}]",
+        "-(".repeat(5_000),
+        ")".repeat(5_000)
+    );
+    for text in [&parens, &minus, &mixed] {
+        let e = parse(text).unwrap_err();
+        assert!(
+            matches!(e, AccessError::TooDeep { max, .. } if max == MAX_NESTING),
+            "{e}"
+        );
+        assert!(e.to_string().contains("deeper than 64 levels"), "{e}");
+    }
+    // the first parenthesis one level too deep is named by its column
+    assert_eq!(
+        parse(&parens).unwrap_err(),
+        AccessError::TooDeep {
+            column: 13 + MAX_NESTING,
+            max: MAX_NESTING
+        }
+    );
+    // exactly MAX_NESTING levels are fine, and mean what they say
+    let ok = format!(
+        "|i|{{4}} -> A[{}i{}]",
+        "(".repeat(MAX_NESTING),
+        ")".repeat(MAX_NESTING)
+    );
+    let l = lower(&parse(&ok).unwrap(), &[4], BoundsPolicy::Unchecked).unwrap();
+    assert_eq!(l.addresses().collect::<Vec<_>>(), vec![0, 1, 2, 3]);
+    let negs = format!("|i|{{2}} -> A[3 + {}i]", "-".repeat(MAX_NESTING));
+    let l = lower(&parse(&negs).unwrap(), &[4], BoundsPolicy::Unchecked).unwrap();
+    assert_eq!(l.addresses().collect::<Vec<_>>(), vec![3, 4]);
+}

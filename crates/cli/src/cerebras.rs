@@ -9,7 +9,9 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
 use npusim_cerebras::ElemTy;
 use npusim_cerebras::access::{AccessError, BoundsPolicy, lower, parse};
-use npusim_cerebras::dsd::{Base, Mem1d, Mem4d};
+use npusim_cerebras::arch::Arch;
+use npusim_cerebras::dsd::{Mem1d, Mem4d};
+use npusim_cerebras::memory::PeMemory;
 
 const EXAMPLES: &str = "\
 Examples (seed 004's lowering examples):
@@ -117,14 +119,17 @@ fn access(args: &AccessArgs) -> Result<ExitCode> {
     };
     let lowered = lower(&expr, &shape, policy)?;
     let elements = shape.iter().try_fold(1u64, |a, &d| a.checked_mul(d));
-    let base = Base::tensor(
-        name.as_str(),
-        ElemTy::U16,
-        0,
-        elements
-            .and_then(|e| u32::try_from(e).ok())
-            .unwrap_or(u32::MAX),
-    );
+    // the array is a u16 array of one PE's memory (48 KiB on both generations), declared as
+    // the library declares it, so an array that cannot exist is refused here too
+    let base = PeMemory::new(Arch::Wse2)
+        .declare(&name, ElemTy::U16, &shape)
+        .with_context(|| {
+            format!(
+                "--array `{}`: a u16 array must fit in one PE's memory ({} bytes)",
+                args.array,
+                Arch::Wse2.memory_bytes()
+            )
+        })?;
     let kind = args.kind.unwrap_or(if expr.variables.len() == 1 {
         Kind::Mem1d
     } else {

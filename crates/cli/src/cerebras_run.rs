@@ -4,6 +4,7 @@
 //! optionally write an event trace.
 
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -23,7 +24,8 @@ Examples:
   npusim cerebras run E4 --arch wse3 --json
   npusim cerebras run pipeline-02-fifo --trace trace.json --trace-format chrome
 
-A program is named by its SDK example name or its spec label (E3..E9). The exit code is
+A program is named by its SDK example name or its spec label (E1..E10). With --trace -, the
+trace goes to standard output and the report to standard error. The exit code is
 non-zero when an output differs from the expected one (compared bit for bit).";
 
 /// The architecture to simulate.
@@ -66,7 +68,9 @@ pub struct RunArgs {
     /// The architecture to simulate.
     #[arg(long, value_enum, default_value = "wse2")]
     pub arch: ArchArg,
-    /// Write the run's events (hops, task starts, operation ends) to this file.
+    /// Write the run's events (hops, task starts, operation ends) to this file; `-` writes
+    /// them to standard output, and the report (text or --json) then goes to standard error
+    /// so that standard output holds only the trace.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
     /// Format of the trace file (default: chrome for a .json file, lines otherwise).
@@ -95,10 +99,18 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         None => None,
     };
     let pass = run.mismatches().is_empty();
-    if args.json {
-        emit(&format!("{}\n", run_json(program, arch, &run, pass)))?;
+    let report = if args.json {
+        format!("{}\n", run_json(program, arch, &run, pass))
     } else {
-        emit(&run_text(program, arch, &run, pass, trace.as_ref())?)?;
+        run_text(program, arch, &run, pass, trace.as_ref())?
+    };
+    if trace.as_ref().is_some_and(|t| t.to_stdout) {
+        // standard output holds the trace; the report goes beside it on standard error
+        std::io::stderr()
+            .write_all(report.as_bytes())
+            .context("cannot write the report to standard error")?;
+    } else {
+        emit(&report)?;
     }
     Ok(if pass {
         ExitCode::SUCCESS
@@ -138,6 +150,7 @@ fn list(as_json: bool) -> Result<ExitCode> {
 /// Where the trace went: the path, the format and the number of events.
 struct TraceWritten {
     path: PathBuf,
+    to_stdout: bool,
     format: TraceFormat,
     events: usize,
 }
@@ -165,6 +178,7 @@ fn write_trace(
         .with_context(|| format!("cannot write the trace to {}", path.display()))?;
     Ok(TraceWritten {
         path: path.to_path_buf(),
+        to_stdout: path == std::path::Path::new("-"),
         format,
         events: run.sim.events().len(),
     })
@@ -291,7 +305,11 @@ fn run_text(
             out,
             "trace: {} events written to {} ({})",
             t.events,
-            t.path.display(),
+            if t.to_stdout {
+                "standard output".to_string()
+            } else {
+                t.path.display().to_string()
+            },
             match t.format {
                 TraceFormat::Lines => "one event a line",
                 TraceFormat::Chrome => "Chrome trace-event JSON",

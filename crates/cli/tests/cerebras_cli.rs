@@ -195,6 +195,24 @@ fn broken_limits_exit_non_zero_naming_property_and_numbers() {
         &["strict bounds", "element 42", "[0, 10)"],
     );
     fails("|i|{2} -> A[i]", "A=0", &[], &["invalid shape"]);
+    // a u16 array larger than the 48 KiB PE memory cannot exist (the library refuses it)
+    fails(
+        "|i|{2} -> A[i]",
+        "A=30000",
+        &[],
+        &["A=30000", "needs 30000 words", "24576", "49152 bytes"],
+    );
+    fails(
+        "|i|{2} -> A[i, 0]",
+        "A=200,200",
+        &[],
+        &["needs 40000 words", "24576"],
+    );
+    // deep nesting is a clear error, not a stack overflow (SIGABRT before)
+    let deep = format!("|i|{{1}} -> A[{}i{}]", "(".repeat(8_000), ")".repeat(8_000));
+    fails(&deep, "A=4", &[], &["deeper than 64 levels", "column 77"]);
+    let minus = format!("|i|{{1}} -> A[{}i]", "-".repeat(100_000));
+    fails(&minus, "A=4", &[], &["deeper than 64 levels"]);
     fails("|i|{2} -> A[i]", "A", &[], &["NAME=D0,D1"]);
 }
 
@@ -391,4 +409,69 @@ fn tour_runs_every_program_on_both_architectures() {
             assert!(long.lines().any(|l| l.starts_with(&head)), "{head}");
         }
     }
+}
+
+/// `--trace -` (issue 28): the trace takes standard output alone (a Chrome trace is one valid
+/// JSON document, lines are events only) and the report goes to standard error, text or
+/// `--json`; the exit status is the run's.
+#[test]
+fn trace_to_standard_output_sends_the_report_to_standard_error() {
+    let out = npusim()
+        .args([
+            "cerebras",
+            "run",
+            "gemv-06-routes-1",
+            "--trace",
+            "-",
+            "--trace-format",
+            "chrome",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let events = v["traceEvents"].as_array().unwrap().len();
+    assert!(events > 0);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains(&format!(
+            "trace: {events} events written to standard output"
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("result: PASS"), "{stderr}");
+    // lines (the default for `-`): every stdout line is an event, the JSON report on stderr
+    let out = npusim()
+        .args(["cerebras", "run", "E3", "--trace", "-", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), events, "{stdout}");
+    assert!(stdout.lines().all(|l| l.contains(" PE (")), "{stdout}");
+    let report: Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(report["pass"], true);
+}
+
+/// gemv-05-multiple-pes (spec E2) completes the gemv tutorial series: `cerebras run` checks
+/// its 4 PEs' `y` against the expected values.
+#[test]
+fn run_gemv_05_multiple_pes_passes() {
+    let out = npusim()
+        .args(["cerebras", "run", "gemv-05-multiple-pes", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["pass"], true);
+    assert_eq!(v["grid"], "4x1");
+    assert_eq!(v["pes"].as_array().unwrap().len(), 4);
+    let got = v["outputs"][0]["got"].as_array().unwrap();
+    let y: Vec<f64> = got.iter().map(|g| g.as_f64().unwrap()).collect();
+    assert_eq!(y, [17.0, 53.0, 89.0, 125.0].repeat(4));
+    npusim()
+        .args(["cerebras", "run", "E2"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("result: PASS"));
 }

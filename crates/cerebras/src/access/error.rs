@@ -84,6 +84,17 @@ pub enum AccessError {
         /// Its shape.
         shape: Vec<u64>,
     },
+    /// Parentheses and unary signs nested deeper than
+    /// [`MAX_NESTING`](super::parse::MAX_NESTING) levels.
+    #[error(
+        "expression nests deeper than {max} levels at column {column} (parentheses and unary signs each count one level)"
+    )]
+    TooDeep {
+        /// 1-based column of the parenthesis or sign one level too deep.
+        column: usize,
+        /// The most levels allowed.
+        max: usize,
+    },
     /// A constant or a lowered value too large to compute with.
     #[error("arithmetic overflow in {what}")]
     Overflow {

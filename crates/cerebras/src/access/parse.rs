@@ -20,6 +20,11 @@ use super::error::AccessError;
 use super::expr::{Affine, TensorAccess};
 use crate::limits::INDUCTION_VARIABLES;
 
+/// Deepest nesting of parentheses and unary signs an expression may have: the parser
+/// recurses once per level, so deeper text is refused with [`AccessError::TooDeep`] instead
+/// of exhausting the stack (the same policy and number as the Furiosa mapping parser).
+pub const MAX_NESTING: usize = 64;
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Tok {
     Ident(String),
@@ -135,6 +140,8 @@ struct Parser {
     vars: Vec<String>,
     /// Variables declared, for error messages when lengths mention them.
     declared: Vec<String>,
+    /// Parentheses and unary signs open around the current token.
+    depth: usize,
 }
 
 impl Parser {
@@ -171,6 +178,24 @@ impl Parser {
             }
             other => Err(syntax(self.column(), what, other)),
         }
+    }
+
+    /// Runs `inner` one nesting level deeper, refusing more than [`MAX_NESTING`] levels.
+    fn nested<T>(
+        &mut self,
+        column: usize,
+        inner: impl FnOnce(&mut Self) -> Result<T, AccessError>,
+    ) -> Result<T, AccessError> {
+        if self.depth >= MAX_NESTING {
+            return Err(AccessError::TooDeep {
+                column,
+                max: MAX_NESTING,
+            });
+        }
+        self.depth += 1;
+        let out = inner(self);
+        self.depth -= 1;
+        out
     }
 
     fn expr(&mut self) -> Result<Affine, AccessError> {
@@ -214,11 +239,13 @@ impl Parser {
         match self.peek() {
             Tok::Minus => {
                 self.bump();
-                self.unary()?.neg().ok_or_else(|| overflow(column))
+                self.nested(column, Self::unary)?
+                    .neg()
+                    .ok_or_else(|| overflow(column))
             }
             Tok::Plus => {
                 self.bump();
-                self.unary()
+                self.nested(column, Self::unary)
             }
             _ => self.atom(),
         }
@@ -239,11 +266,11 @@ impl Parser {
                     variables: self.declared.clone(),
                 }),
             },
-            Tok::LParen => {
-                let e = self.expr()?;
-                self.expect(&Tok::RParen)?;
+            Tok::LParen => self.nested(column, |p| {
+                let e = p.expr()?;
+                p.expect(&Tok::RParen)?;
                 Ok(e)
-            }
+            }),
             other => Err(syntax(
                 column,
                 "an integer, an induction variable or `(`",
@@ -280,6 +307,7 @@ pub fn parse(text: &str) -> Result<TensorAccess, AccessError> {
         at: 0,
         vars: Vec::new(),
         declared: Vec::new(),
+        depth: 0,
     };
     p.expect(&Tok::Bar)?;
     let variables = p.list(&Tok::Bar, |p, _| p.ident("an induction variable"))?;

@@ -1,5 +1,11 @@
 //! `fabin_dsd` and `fabout_dsd` as validated data (seed 004, spec §2.5–2.6); their behaviour
-//! on the fabric is part 2.
+//! on the fabric is in `ops::fabric_port`.
+//!
+//! Colors and queues: on WSE-2 a fabric DSD names a color, a queue, or both (the SDK's usual
+//! form; the fabin's queue is then bound to the color). On WSE-3 a queue is required and a
+//! color may be named beside it, as the SDK examples do after `@initialize_queue(q, .{ .color
+//! = c })`; the color must then be the one the queue is initialized to (checked when the
+//! operation starts). A color alone is a WSE-2 form (seed 004).
 
 use std::fmt;
 
@@ -81,7 +87,7 @@ pub struct FabIn {
     pub extent: u16,
     /// Input queue.
     pub input_queue: Option<u8>,
-    /// Color (WSE-2 only, instead of a queue).
+    /// Color: instead of the queue or beside it on WSE-2, beside the queue on WSE-3.
     pub fabric_color: Option<u8>,
     /// Mark control wavelets in the index bits.
     pub control_transform: bool,
@@ -93,7 +99,8 @@ pub struct FabIn {
 }
 
 impl FabIn {
-    /// A fabin DSD, checked for `arch`: a queue or (WSE-2) a color is required.
+    /// A fabin DSD, checked for `arch`: a queue or (WSE-2) a color is required; WSE-3 takes a
+    /// color only beside a queue.
     pub fn new(
         arch: Arch,
         extent: i64,
@@ -109,9 +116,9 @@ impl FabIn {
         let color = fabric_color
             .map(|c| check(COLOR, c, "fabin_dsd fabric_color"))
             .transpose()?;
-        if color.is_some() && arch == Arch::Wse3 {
+        if color.is_some() && queue.is_none() && arch == Arch::Wse3 {
             return Err(DsdError::Arch {
-                what: "fabin_dsd fabric_color (use an input_queue)".into(),
+                what: "fabin_dsd fabric_color without an input_queue".into(),
                 arch,
             });
         }
@@ -179,7 +186,7 @@ pub struct FabOut {
     pub extent: u16,
     /// Output queue.
     pub output_queue: Option<u8>,
-    /// Color (WSE-2 only).
+    /// Color: instead of the queue or beside it on WSE-2, beside the queue on WSE-3.
     pub fabric_color: Option<u8>,
     /// Every wavelet sent is a control wavelet.
     pub control: bool,
@@ -198,7 +205,8 @@ pub struct FabOut {
 }
 
 impl FabOut {
-    /// A fabout DSD, checked for `arch`: a queue or (WSE-2) a color is required.
+    /// A fabout DSD, checked for `arch`: a queue or (WSE-2) a color is required; WSE-3 takes a
+    /// color only beside a queue.
     pub fn new(
         arch: Arch,
         extent: i64,
@@ -214,9 +222,9 @@ impl FabOut {
         let color = fabric_color
             .map(|c| check(COLOR, c, "fabout_dsd fabric_color"))
             .transpose()?;
-        if color.is_some() && arch == Arch::Wse3 {
+        if color.is_some() && queue.is_none() && arch == Arch::Wse3 {
             return Err(DsdError::Arch {
-                what: "fabout_dsd fabric_color (use an output_queue)".into(),
+                what: "fabout_dsd fabric_color without an output_queue".into(),
                 arch,
             });
         }

@@ -244,6 +244,12 @@ impl PeQueues {
         Some(q)
     }
 
+    /// The lowest color bound to input queue `queue`, if any.
+    pub fn color_of_input(&self, queue: u8) -> Option<Color> {
+        let k = self.color_queue.iter().position(|&q| q == Some(queue))?;
+        Color::new(k as i64).ok()
+    }
+
     /// The input queue `color` lands in, if bound.
     pub fn input_of(&self, color: Color) -> Option<u8> {
         self.color_queue[color.index()]

@@ -144,6 +144,26 @@ pub enum OpError {
         /// The queue.
         queue: u8,
     },
+    /// A WSE-3 fabric DSD naming a color and a queue whose `@initialize_queue` binding is
+    /// another color, or none.
+    #[error(
+        "@{op}: the {kind} names fabric_color {color} and {side} queue {queue}, but {side} queue {queue} is {}",
+        bound_text(*bound)
+    )]
+    QueueColor {
+        /// The builtin.
+        op: &'static str,
+        /// `fabin_dsd` or `fabout_dsd`.
+        kind: &'static str,
+        /// `input` or `output`.
+        side: &'static str,
+        /// The queue the DSD names.
+        queue: u8,
+        /// The color the DSD names.
+        color: u8,
+        /// The color the queue is initialized to (`@initialize_queue`), if any.
+        bound: Option<u8>,
+    },
     /// A data wavelet whose index bits 15..14 are in use reached a `control_transform` fabin.
     #[error(
         "@{op}: data wavelet 0x{payload:08X} uses index bits 15..14, which control_transform reserves for its marker"
@@ -167,4 +187,12 @@ pub enum OpError {
     /// A fabric error (color, queue binding).
     #[error(transparent)]
     Fabric(#[from] FabricError),
+}
+
+/// How [`OpError::QueueColor`] names a queue's binding.
+fn bound_text(bound: Option<u8>) -> String {
+    match bound {
+        Some(c) => format!("initialized to color {c} (@initialize_queue)"),
+        None => "initialized to no color (WSE-3 needs @initialize_queue)".to_string(),
+    }
 }

@@ -130,9 +130,24 @@ impl fmt::Display for Wait {
 }
 
 impl Pe {
-    /// The queue a fabin pops: `input_queue`, else (WSE-2) the color's default queue.
+    /// The queue a fabin pops: `input_queue`, else (WSE-2) the color's default queue. On WSE-3
+    /// a color named beside the queue must be the one the queue is initialized to.
     pub(super) fn fabin_port(&self, op: Op, d: &FabIn) -> Result<FabInPort, OpError> {
         let queue = match (d.input_queue, d.fabric_color) {
+            (Some(q), Some(c)) if self.arch() == Arch::Wse3 => {
+                let color = Color::new(i64::from(c))?;
+                if self.queues.input_of(color) != Some(q) {
+                    return Err(OpError::QueueColor {
+                        op: op.name(),
+                        kind: "fabin_dsd",
+                        side: "input",
+                        queue: q,
+                        color: c,
+                        bound: self.queues.color_of_input(q).map(|c| c.id()),
+                    });
+                }
+                q
+            }
             (Some(q), _) => q,
             (None, Some(c)) => {
                 let c = Color::new(i64::from(c))?;
@@ -157,13 +172,27 @@ impl Pe {
     }
 
     /// The queue and color a fabout pushes: `output_queue` (else, WSE-2, `color mod 6`) and
-    /// `fabric_color` (else the color the queue is bound to).
+    /// `fabric_color` (else the color the queue is bound to). On WSE-3 a color named beside
+    /// the queue must be the one the queue is initialized to.
     pub(super) fn fabout_port(
         &self,
         op: Op,
         d: &FabOut,
         index: u16,
     ) -> Result<FabOutPort, OpError> {
+        if let (Some(c), Some(q), Arch::Wse3) = (d.fabric_color, d.output_queue, self.arch()) {
+            let bound = self.queues.output_color(q).map(|c| c.id());
+            if bound != Some(c) {
+                return Err(OpError::QueueColor {
+                    op: op.name(),
+                    kind: "fabout_dsd",
+                    side: "output",
+                    queue: q,
+                    color: c,
+                    bound,
+                });
+            }
+        }
         let color = match (d.fabric_color, d.output_queue) {
             (Some(c), _) => Color::new(i64::from(c))?,
             (None, Some(q)) => self.queues.output_color(q).ok_or(OpError::NoOutputColor {
@@ -190,7 +219,10 @@ impl Pe {
         })
     }
 
-    /// Binds WSE-2 default input queues for fabins that name only a color (spec §0.3).
+    /// Binds WSE-2 input queues to the colors of fabins: a fabin naming a color and a queue
+    /// binds that queue to the color (what the compiler does for the SDK's usual form); one
+    /// naming only a color gets the color's default queue (spec §0.3). WSE-3 binds queues only
+    /// through `@initialize_queue`.
     pub(crate) fn bind_fabric_defaults(&mut self, all: &[&Operand]) -> Result<(), OpError> {
         for o in all {
             let d = match o {
@@ -201,8 +233,14 @@ impl Pe {
                 },
                 _ => continue,
             };
-            if let (None, Some(c)) = (d.input_queue, d.fabric_color) {
-                self.queues.default_input(Color::new(i64::from(c))?);
+            match (d.input_queue, d.fabric_color) {
+                (None, Some(c)) => {
+                    self.queues.default_input(Color::new(i64::from(c))?);
+                }
+                (Some(q), Some(c)) if self.arch() == Arch::Wse2 => {
+                    self.queues.bind_input(q, Color::new(i64::from(c))?)?;
+                }
+                _ => {}
             }
         }
         Ok(())

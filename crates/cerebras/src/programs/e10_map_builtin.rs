@@ -1,8 +1,8 @@
 //! Spec §13 E10, `topic-10-map-builtin` (size 5), on a 1×1 grid of the simulator: `@map`
 //! takes the square root of the diagonal of `A = 42` in place, then a pointer-input
 //! reduction sums `B = [10..50]` into `sum = 150`. A one-PE program of part 1
-//! (`examples/e10_map_builtin.rs` runs it on a bare `Pe`). The simulator has no `@map`
-//! action, so each `@map` runs inside one Rust-code action of the task (one cycle each).
+//! (`examples/e10_map_builtin.rs` runs it on a bare `Pe`). Each `@map` is an
+//! [`Action::Map`]: a synchronous operation of one element per cycle (5 + 5 elements).
 //!
 //! The CSL it models:
 //!
@@ -38,24 +38,14 @@ pub fn build(arch: Arch) -> Result<Sim, ProgramError> {
         .declare_with("A", &[SIZE, SIZE], &vec![42.0f32; (SIZE * SIZE) as usize])?;
     pe.mem.declare_with("B", &[SIZE], &b_values())?;
     pe.mem.declare("sum", ElemTy::I32, &[1])?;
-    let sqrt_diag = Action::call(|ctx| {
-        let diag: Operand = ctx
-            .pe
-            .mem
-            .mem1d(&format!("|i|{{{SIZE}}} -> A[i, i]"))?
-            .into();
-        ctx.pe.map(std::slice::from_ref(&diag), Some(&diag), |v| {
-            Scalar::f32(v[0].as_f32().sqrt())
-        })?;
-        Ok(Vec::new())
+    let diag: Operand = pe.mem.mem1d(&format!("|i|{{{SIZE}}} -> A[i, i]"))?.into();
+    let sqrt_diag = Action::map(vec![diag.clone()], Some(diag), |v| {
+        Scalar::f32(v[0].as_f32().sqrt())
     });
-    let reduce = Action::call(|ctx| {
-        let b: Operand = ctx.pe.mem.mem1d(&format!("|i|{{{SIZE}}} -> B[i]"))?.into();
-        let sum = Operand::Ptr(ctx.pe.mem.element("sum", 0)?);
-        ctx.pe.map(&[b, sum.clone()], Some(&sum), |v| {
-            Scalar::i32(v[1].as_i64().wrapping_add(v[0].as_i64()) as i32)
-        })?;
-        Ok(Vec::new())
+    let b: Operand = pe.mem.mem1d(&format!("|i|{{{SIZE}}} -> B[i]"))?.into();
+    let sum = Operand::Ptr(pe.mem.element("sum", 0)?);
+    let reduce = Action::map(vec![b, sum.clone()], Some(sum), |v| {
+        Scalar::i32(v[1].as_i64().wrapping_add(v[0].as_i64()) as i32)
     });
     sim.bind_task(0, 0, TaskKind::Local, 10, "main", vec![sqrt_diag, reduce])?;
     sim.activate(0, 0, "main")?;

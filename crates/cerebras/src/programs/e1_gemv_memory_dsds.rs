@@ -37,7 +37,14 @@ pub const CYCLE_LIMIT: u64 = 1_000;
 /// bound and activated.
 pub fn build(arch: Arch) -> Result<Sim, ProgramError> {
     let mut sim = Sim::new(arch, 1, 1)?;
-    let pe = sim.pe_mut(0, 0)?;
+    gemv_pe(&mut sim, 0, 0)?;
+    Ok(sim)
+}
+
+/// Loads `A`, `x`, `b` and `y` into PE `(px, py)` as the host copies them, binds its `gemv`
+/// task and activates it (the `launch`): the whole of E1 on one PE, also each PE of E2.
+pub(crate) fn gemv_pe(sim: &mut Sim, px: i64, py: i64) -> Result<(), ProgramError> {
+    let pe = sim.pe_mut(px, py)?;
     let a: Vec<f32> = (0..M * N).map(|k| k as f32).collect();
     pe.mem.declare_with("A", &[M * N], &a)?;
     pe.mem.declare_with("x", &[N], &vec![1.0f32; N as usize])?;
@@ -74,9 +81,9 @@ pub fn build(arch: Arch) -> Result<Sim, ProgramError> {
         ));
         Ok(body)
     });
-    sim.bind_task(0, 0, TaskKind::Local, 10, "gemv", vec![gemv])?;
-    sim.activate(0, 0, "gemv")?;
-    Ok(sim)
+    sim.bind_task(px, py, TaskKind::Local, 10, "gemv", vec![gemv])?;
+    sim.activate(px, py, "gemv")?;
+    Ok(())
 }
 
 /// What the program computes: `y = A x + b`.

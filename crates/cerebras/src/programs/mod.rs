@@ -1,4 +1,4 @@
-//! The shipped example programs (spec §13 E1, E3–E10) as one list: each builds a simulation,
+//! The shipped example programs (spec §13 E1–E10) as one list: each builds a simulation,
 //! reads its results back and knows the results it must give. The `examples/`, the tests,
 //! `npusim cerebras run` and the tour all use [`PROGRAMS`].
 //!
@@ -13,6 +13,7 @@
 
 pub mod e10_map_builtin;
 pub mod e1_gemv_memory_dsds;
+pub mod e2_gemv_multiple_pes;
 pub mod e3_gemv_routes_1;
 pub mod e4_gemv_routes_3;
 pub mod e5_gemv_streaming;
@@ -97,6 +98,7 @@ impl Program {
 /// Every shipped program, in spec §13 order.
 pub const PROGRAMS: &[Program] = &[
     e1_gemv_memory_dsds::PROGRAM,
+    e2_gemv_multiple_pes::PROGRAM,
     e3_gemv_routes_1::PROGRAM,
     e4_gemv_routes_3::PROGRAM,
     e5_gemv_streaming::PROGRAM,

@@ -4,6 +4,7 @@ use thiserror::Error;
 
 use crate::fabric::{FabricError, QueueRef};
 use crate::ops::OpError;
+use crate::sim::TaskKind;
 
 /// A run that stopped on an error.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -114,6 +115,29 @@ pub enum SimError {
         /// What is wrong.
         what: String,
     },
+    /// A task named where another kind of task is required (seed 004: the task an
+    /// `.activate` names "must be bound as a local task"; an `.unblock` names a data or local
+    /// task).
+    #[error(
+        "PE ({x}, {y}) cycle {cycle}: {field} names task {task}, which is bound as a {} task; it must be bound as {must}",
+        kind_name(*kind)
+    )]
+    TaskKind {
+        /// Column.
+        x: u32,
+        /// Row.
+        y: u32,
+        /// The cycle.
+        cycle: u64,
+        /// The task named.
+        task: String,
+        /// How it is bound.
+        kind: TaskKind,
+        /// The field naming it (`.activate`, `.on_control = .{ .activate }`, ...).
+        field: &'static str,
+        /// What the field requires.
+        must: &'static str,
+    },
     /// Every thread waits and nothing is in flight.
     #[error("deadlock at cycle {cycle}: {}", waits.join("; "))]
     Deadlock {
@@ -170,4 +194,13 @@ pub enum SimError {
         /// What is unpublished.
         why: &'static str,
     },
+}
+
+/// A task kind as the CSL builtins name it (`@bind_data_task`, `@bind_local_task`, ...).
+fn kind_name(kind: TaskKind) -> &'static str {
+    match kind {
+        TaskKind::Data => "data",
+        TaskKind::Local => "local",
+        TaskKind::Control => "control",
+    }
 }

@@ -19,6 +19,6 @@ pub use queue_flush::TEARDOWN_TASK_ID;
 pub use resources::QueueReusePolicy;
 pub use scheduler::{Sim, control_entry};
 pub use stats::{PeStats, RunReport, TraceHash};
-pub use task::{Action, AsyncConfig, CallCtx, Completion, OnControl, Task, TaskKind};
+pub use task::{Action, AsyncConfig, CallCtx, Completion, MapFn, OnControl, Task, TaskKind};
 pub use task_tables::{ControlTaskTable, MAX_ROTATING_PAIRS};
 pub use trace::{EventKind, TraceEvent, chrome_trace};

@@ -53,6 +53,8 @@ pub(super) struct MainThread {
     pub(super) waiting: Option<Wait>,
     /// The output queue whose teardown task this is.
     pub(super) teardown: Option<u8>,
+    /// A `@map` in progress: elements still to count (one per cycle), its outcome and label.
+    pub(super) map: Option<(u64, Outcome, String)>,
 }
 
 /// One PE of the simulation: its machine, tasks, threads and statistics.
@@ -310,7 +312,7 @@ impl Sim {
     /// start the control task they name.
     pub fn unblock_channel(&mut self, x: i64, y: i64, channel: u8) -> Result<(), SimError> {
         let k = self.fabric.pe_index(x, y)?;
-        self.set_channel(k, channel, true)
+        self.block_channel(k, channel, false)
     }
 
     fn set_channel(&mut self, k: usize, channel: u8, open: bool) -> Result<(), SimError> {
@@ -550,7 +552,7 @@ impl Sim {
             }
         }
         for t in activated {
-            self.set_task(k, &t, |t| t.active = true)?;
+            self.activate_local(k, cycle, &t, FIFO_ACTIVATE)?;
         }
         if let Progress::Done(o) = progress {
             let m = self.pes[k].micro[i].cfg.clone();
@@ -583,28 +585,148 @@ impl Sim {
             format!("{label} ({} elements)", o.elements)
         });
         for t in &o.activated {
-            self.set_task(k, t, |t| t.active = true)?;
+            self.activate_local(k, cycle, t, FIFO_ACTIVATE)?;
         }
         let Some(cfg) = cfg else {
             return Ok(());
         };
-        let action = if o.control_ended {
-            match &cfg.on_control {
+        let (action, field) = if o.control_ended {
+            let action = match &cfg.on_control {
                 Some(OnControl::Activate(t)) => Some(Completion::Activate(t.clone())),
                 Some(OnControl::Unblock(t)) => Some(Completion::Unblock(t.clone())),
+                Some(OnControl::UnblockChannel(c)) => Some(Completion::UnblockChannel(*c)),
                 Some(OnControl::Terminate) | None => None,
-            }
+            };
+            (action, ".on_control")
         } else {
-            cfg.on_done.clone()
+            (cfg.on_done.clone(), "")
         };
         match action {
-            Some(Completion::Activate(t)) => self.set_task(k, &t, |t| t.active = true),
-            Some(Completion::Unblock(t)) => self.set_task(k, &t, |t| t.blocked = false),
+            Some(Completion::Activate(t)) => {
+                let field = if field.is_empty() {
+                    ".activate"
+                } else {
+                    ".on_control = .{ .activate }"
+                };
+                self.activate_local(k, cycle, &t, field)
+            }
+            Some(Completion::Unblock(t)) => {
+                let field = if field.is_empty() {
+                    ".unblock"
+                } else {
+                    ".on_control = .{ .unblock }"
+                };
+                self.check_kind(k, cycle, &t, field, UNBLOCKABLE)?;
+                self.set_task(k, &t, |t| t.blocked = false)
+            }
+            Some(Completion::UnblockChannel(c)) => self.block_channel(k, c, false),
             None => Ok(()),
         }
     }
 
+    /// Activates the task `.activate` (or a FIFO's `activate_push` / `activate_pop`) names,
+    /// which seed 004 requires to be bound as a local task.
+    fn activate_local(
+        &mut self,
+        k: usize,
+        cycle: u64,
+        name: &str,
+        field: &'static str,
+    ) -> Result<(), SimError> {
+        self.check_kind(k, cycle, name, field, &[TaskKind::Local])?;
+        self.set_task(k, name, |t| t.active = true)
+    }
+
+    /// [`SimError::TaskKind`] when task `name` is bound with a kind not in `allowed`; a name
+    /// bound to no task is left to the caller's own error.
+    pub(super) fn check_kind(
+        &self,
+        k: usize,
+        cycle: u64,
+        name: &str,
+        field: &'static str,
+        allowed: &[TaskKind],
+    ) -> Result<(), SimError> {
+        let Some(t) = self.pes[k].tasks.iter().find(|t| t.name == name) else {
+            return Ok(());
+        };
+        if allowed.contains(&t.kind) {
+            return Ok(());
+        }
+        let (x, y) = self.fabric.coords(k);
+        Err(SimError::TaskKind {
+            x,
+            y,
+            cycle,
+            task: name.to_string(),
+            kind: t.kind,
+            field,
+            must: if allowed == [TaskKind::Local] {
+                "a local task"
+            } else {
+                "a data or local task"
+            },
+        })
+    }
+
+    /// Checks the tasks an asynchronous operation's completion names when it starts: an
+    /// `.activate` needs a local task, an `.unblock` a data or local task.
+    fn check_async_targets(&self, k: usize, cycle: u64, cfg: &AsyncConfig) -> Result<(), SimError> {
+        match &cfg.on_done {
+            Some(Completion::Activate(t)) => {
+                self.check_kind(k, cycle, t, ".activate", &[TaskKind::Local])?
+            }
+            Some(Completion::Unblock(t)) => {
+                self.check_kind(k, cycle, t, ".unblock", UNBLOCKABLE)?
+            }
+            Some(Completion::UnblockChannel(_)) | None => {}
+        }
+        match &cfg.on_control {
+            Some(OnControl::Activate(t)) => self.check_kind(
+                k,
+                cycle,
+                t,
+                ".on_control = .{ .activate }",
+                &[TaskKind::Local],
+            ),
+            Some(OnControl::Unblock(t)) => {
+                self.check_kind(k, cycle, t, ".on_control = .{ .unblock }", UNBLOCKABLE)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// `@block(channel)` / `@unblock(channel)` with a color (WSE-2) or an input queue
+    /// (WSE-3): the data task bound to the channel is blocked or unblocked; the channel's
+    /// opening to control wavelets follows too (it matters only without a data task).
+    fn block_channel(&mut self, k: usize, channel: u8, block: bool) -> Result<(), SimError> {
+        self.set_channel(k, channel, !block)?;
+        if let Some(t) = self.pes[k]
+            .tasks
+            .iter_mut()
+            .find(|t| t.kind == TaskKind::Data && t.id == channel)
+        {
+            t.blocked = block;
+        }
+        Ok(())
+    }
+
     fn step_main(&mut self, k: usize, cycle: u64, out: &mut PeCycle) -> Result<(), SimError> {
+        // a @map in progress: one element
+        if let Some((left, o, label)) = self.pes[k].main.map.take() {
+            out.progressed = true;
+            let st = &mut self.pes[k];
+            st.stats.elements += 1;
+            if left > 1 {
+                for v in [cycle, k as u64, 0, o.elements - left + 1] {
+                    self.trace.add(v);
+                }
+                self.pes[k].main.map = Some((left - 1, o, label));
+            } else {
+                self.complete(k, cycle, &label, &o, None, "main")?;
+            }
+            return Ok(());
+        }
         // an operation in progress: one element
         if let Some((mut run, label, qs)) = self.pes[k].main.current.take() {
             let before = run.elements();
@@ -616,7 +738,7 @@ impl Sim {
             st.stats.elements += run.elements() - before;
             let activated = run.take_activated();
             for t in activated {
-                self.set_task(k, &t, |t| t.active = true)?;
+                self.activate_local(k, cycle, &t, FIFO_ACTIVATE)?;
             }
             match progress {
                 Progress::Stalled(w) => {
@@ -779,6 +901,7 @@ impl Sim {
             current: None,
             waiting: None,
             teardown: None,
+            map: None,
         };
         st.stats.tasks_started += 1;
         out.progressed = true;
@@ -830,8 +953,8 @@ impl Sim {
             Action::Unblock(t) => self.set_task(k, &t, |t| t.blocked = false),
             Action::BlockMicrothread(u) => self.block_microthread(k, cycle, label, u, true),
             Action::UnblockMicrothread(u) => self.block_microthread(k, cycle, label, u, false),
-            Action::UnblockChannel(c) => self.set_channel(k, c, true),
-            Action::BlockChannel(c) => self.set_channel(k, c, false),
+            Action::UnblockChannel(c) => self.block_channel(k, c, false),
+            Action::BlockChannel(c) => self.block_channel(k, c, true),
             Action::QueueFlush(q) => self.set_queue_flush(k, cycle, &label, q, true),
             Action::ExitQueueFlush(q) => self.set_queue_flush(k, cycle, &label, q, false),
             Action::ExitTeardown(c) => {
@@ -840,6 +963,18 @@ impl Sim {
             }
             Action::InitializeOutputQueue(q, c) => {
                 self.initialize_output_queue(k, cycle, &label, q, c)
+            }
+            Action::Map { inputs, output, f } => {
+                let o = self.pes[k]
+                    .pe
+                    .map(&inputs, output.as_ref(), |a| f(a))
+                    .map_err(|e| self.op_error(k, cycle, &label, e))?;
+                if o.elements == 0 {
+                    return self.complete(k, cycle, &label, &o, None, "main");
+                }
+                self.pes[k].main.map = Some((o.elements, o, label));
+                // the first element in this same cycle
+                self.step_main(k, cycle, out)
             }
             Action::Call(f) => {
                 let st = &mut self.pes[k];
@@ -875,6 +1010,7 @@ impl Sim {
                         self.step_main(k, cycle, out)
                     }
                     Some(acfg) => {
+                        self.check_async_targets(k, cycle, &acfg)?;
                         run.asynchronous = true;
                         run.on_control = acfg.on_control.is_some();
                         self.spawn(k, cycle, run, acfg, label, queues)
@@ -884,6 +1020,12 @@ impl Sim {
         }
     }
 }
+
+/// The field a FIFO's task activation comes from.
+const FIFO_ACTIVATE: &str = "the FIFO's .activate_push / .activate_pop";
+
+/// The task kinds an `.unblock` may name (seed 004: "bound as a data or local task").
+const UNBLOCKABLE: &[TaskKind] = &[TaskKind::Data, TaskKind::Local];
 
 /// The control task a control wavelet names: payload bits 16..=21 (the layout is not
 /// published; a third-party note puts the entry point from bit 16, the data in bits 0..=15).

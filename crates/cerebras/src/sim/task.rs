@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use crate::dsd::Priority;
 use crate::fabric::Wavelet;
-use crate::ops::{Op, OpConfig, OpError, Operand, Pe};
+use crate::ops::{Op, OpConfig, OpError, Operand, Pe, Scalar};
 
 /// What Rust code in a task body sees.
 pub struct CallCtx<'a> {
@@ -21,6 +21,9 @@ pub struct CallCtx<'a> {
 /// Rust code in a task body: runs in one cycle and returns actions to run next.
 pub type CallFn = Rc<dyn Fn(&mut CallCtx<'_>) -> Result<Vec<Action>, OpError>>;
 
+/// The function `@map` applies to each element's arguments (inputs in order).
+pub type MapFn = Rc<dyn Fn(&[Scalar]) -> Scalar>;
+
 /// What an asynchronous operation does when it completes (`.activate` / `.unblock`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Completion {
@@ -28,6 +31,10 @@ pub enum Completion {
     Activate(String),
     /// Unblock this task.
     Unblock(String),
+    /// Unblock a channel: a color (WSE-2) or an input queue (WSE-3), as `.unblock = color`
+    /// (seed 004). It unblocks the data task bound to the channel, or, with none, opens the
+    /// channel to control wavelets as [`Action::UnblockChannel`] does.
+    UnblockChannel(u8),
 }
 
 /// `.on_control`: what a control wavelet at the head of the op's fabric input does.
@@ -39,6 +46,9 @@ pub enum OnControl {
     Activate(String),
     /// End it and unblock this task.
     Unblock(String),
+    /// End it and unblock a channel (a color on WSE-2, an input queue on WSE-3), as
+    /// [`Completion::UnblockChannel`].
+    UnblockChannel(u8),
 }
 
 /// The asynchronous part of an operation's configuration (`.async = true, ...`).
@@ -98,10 +108,12 @@ pub enum Action {
     BlockMicrothread(u8),
     /// `@unblock(ut_id)` (WSE-3).
     UnblockMicrothread(u8),
-    /// `@unblock(channel)` of a channel no data task is bound to (a color on WSE-2, an input
-    /// queue on WSE-3): control wavelets reaching its head start the control task they name.
+    /// `@unblock(channel)` with a color (WSE-2) or an input queue (WSE-3): unblocks the data
+    /// task bound to the channel; a channel no data task is bound to is opened to control
+    /// wavelets, which start the control task they name when they reach its head.
     UnblockChannel(u8),
-    /// `@block(channel)`: undoes [`Action::UnblockChannel`].
+    /// `@block(channel)`: blocks the channel's data task, or closes a channel opened by
+    /// [`Action::UnblockChannel`].
     BlockChannel(u8),
     /// `@queue_flush(q)` (WSE-3): the teardown task runs once output queue `q` is empty.
     QueueFlush(u8),
@@ -113,6 +125,17 @@ pub enum Action {
     /// `<tile_config>`'s teardown exit for a color: the color leaves teardown mode on this
     /// PE's router and its traffic moves again.
     ExitTeardown(crate::fabric::Color),
+    /// `@map(f, inputs..., output)` (spec §4.6): a synchronous DSD operation of the main
+    /// thread, one element per cycle (its statistics and cycles count like any other; its
+    /// results are written when it starts, as nothing else on the PE reads them meanwhile).
+    Map {
+        /// The inputs: DSDs, DSRs, scalars or pointers.
+        inputs: Vec<Operand>,
+        /// The output, if any.
+        output: Option<Operand>,
+        /// The function.
+        f: MapFn,
+    },
     /// Rust code (one cycle) returning further actions, run before the rest of the body.
     Call(CallFn),
 }
@@ -137,6 +160,19 @@ impl Action {
             srcs,
             cfg: OpConfig::default(),
             asynchronous: Some(cfg),
+        }
+    }
+
+    /// `@map(f, inputs..., output)`.
+    pub fn map(
+        inputs: Vec<Operand>,
+        output: Option<Operand>,
+        f: impl Fn(&[Scalar]) -> Scalar + 'static,
+    ) -> Action {
+        Action::Map {
+            inputs,
+            output,
+            f: Rc::new(f),
         }
     }
 
@@ -170,6 +206,7 @@ impl fmt::Debug for Action {
                 write!(f, "@initialize_queue({q}, .{{ .color = {} }})", c.id())
             }
             Action::ExitTeardown(c) => write!(f, "exit teardown({c})"),
+            Action::Map { .. } => f.write_str("@map"),
             Action::Call(_) => f.write_str("<rust code>"),
         }
     }
