@@ -4,6 +4,7 @@
 
 pub mod ending;
 pub mod error;
+mod label;
 pub mod microthread;
 pub mod queue_flush;
 pub mod resources;

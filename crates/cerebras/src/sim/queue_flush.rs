@@ -5,7 +5,11 @@
 //! Rebinding a WSE-3 queue that still holds wavelets (`Action::InitializeOutputQueue`) is an
 //! error.
 
+use std::fmt;
+use std::rc::Rc;
+
 use super::error::SimError;
+use super::label::Label;
 use super::scheduler::Sim;
 use super::task::Action;
 use crate::arch::Arch;
@@ -26,10 +30,10 @@ impl Sim {
         body: Vec<Action>,
     ) -> Result<(), SimError> {
         let k = self.fabric.pe_index(x, y)?;
-        self.flushable(k, None, "@set_empty_queue_handler", queue)?;
+        self.flushable(k, None, &"@set_empty_queue_handler", queue)?;
         let handlers = &mut self.pes[k].empty_handlers;
         handlers.retain(|(q, _)| *q != queue);
-        handlers.push((queue, body));
+        handlers.push((queue, body.into()));
         Ok(())
     }
 
@@ -38,7 +42,7 @@ impl Sim {
         &self,
         k: usize,
         cycle: Option<u64>,
-        what: &str,
+        what: &dyn fmt::Display,
         queue: u8,
     ) -> Result<(), SimError> {
         let (x, y) = self.fabric.coords(k);
@@ -54,7 +58,7 @@ impl Sim {
                 x,
                 y,
                 cycle,
-                what: what.into(),
+                what: what.to_string(),
                 rule,
             },
             None => SimError::Task { x, y, what: rule },
@@ -66,7 +70,7 @@ impl Sim {
         &mut self,
         k: usize,
         cycle: u64,
-        label: &str,
+        label: &Label,
         queue: u8,
         on: bool,
     ) -> Result<(), SimError> {
@@ -81,7 +85,7 @@ impl Sim {
         &mut self,
         k: usize,
         cycle: u64,
-        label: &str,
+        label: &Label,
         queue: u8,
         color: Color,
     ) -> Result<(), SimError> {
@@ -93,7 +97,7 @@ impl Sim {
                 x,
                 y,
                 cycle,
-                what: label.into(),
+                what: label.to_string(),
                 rule: format!(
                     "output queue {queue} still holds {left} wavelet(s) of color {}; drain it first (@queue_flush)",
                     queues
@@ -116,13 +120,13 @@ impl Sim {
 
     /// The body of the teardown task for `queue`: its handler, else nothing (the flush state
     /// is then cleared by the system).
-    pub(super) fn teardown_body(&mut self, k: usize, queue: u8) -> Vec<Action> {
+    pub(super) fn teardown_body(&mut self, k: usize, queue: u8) -> Rc<[Action]> {
         let st = &mut self.pes[k];
         match st.empty_handlers.iter().find(|(q, _)| *q == queue) {
-            Some((_, body)) => body.clone(),
+            Some((_, body)) => Rc::clone(body),
             None => {
                 st.flushing[usize::from(queue)] = false;
-                Vec::new()
+                Rc::default()
             }
         }
     }

@@ -4,6 +4,7 @@
 //! another operation's wavelets), reported with both operations, the PE and the cycle.
 
 use super::error::SimError;
+use super::label::Label;
 use super::microthread::{default_priority, microthread_of, microthread_rank};
 use super::scheduler::{Microthread, Sim};
 use super::task::AsyncConfig;
@@ -39,7 +40,7 @@ impl Sim {
         &self,
         k: usize,
         cycle: u64,
-        label: &str,
+        label: &Label,
         queues: &[(usize, QueueRef)],
         ut: Option<u8>,
         color: Option<Color>,
@@ -56,8 +57,8 @@ impl Sim {
                     y,
                     cycle,
                     queue: q,
-                    first: m.label.clone(),
-                    second: label.into(),
+                    first: m.label.to_string(),
+                    second: label.to_string(),
                 });
             }
             if ut == Some(m.ut) {
@@ -66,8 +67,8 @@ impl Sim {
                     y,
                     cycle,
                     microthread: m.ut,
-                    first: m.label.clone(),
-                    second: label.into(),
+                    first: m.label.to_string(),
+                    second: label.to_string(),
                 });
             }
         }
@@ -83,9 +84,10 @@ impl Sim {
                 QueueReusePolicy::OtherColor => oq.iter().any(|w| Some(w.color) != color),
                 QueueReusePolicy::Seed => left > 0,
             };
+            // labels are compared by their text (built only here, when a queue is reused)
             if let Some(first) = &st.out_owner[usize::from(q.id)]
                 && reused
-                && first != label
+                && first.to_string() != label.to_string()
             {
                 return Err(SimError::QueueReuse {
                     x,
@@ -93,8 +95,8 @@ impl Sim {
                     cycle,
                     queue: q,
                     left,
-                    first: first.clone(),
-                    second: label.into(),
+                    first: first.to_string(),
+                    second: label.to_string(),
                 });
             }
         }
@@ -107,7 +109,7 @@ impl Sim {
         cycle: u64,
         run: RunningOp,
         cfg: AsyncConfig,
-        label: String,
+        label: Label,
         queues: Vec<(usize, QueueRef)>,
     ) -> Result<(), SimError> {
         let (x, y) = self.fabric.coords(k);
@@ -115,7 +117,7 @@ impl Sim {
             x,
             y,
             cycle,
-            what: label.clone(),
+            what: label.to_string(),
             rule,
         };
         let ut = microthread_of(self.arch, &queues, cfg.ut_id).map_err(async_err)?;

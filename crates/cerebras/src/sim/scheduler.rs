@@ -14,9 +14,13 @@
 //! deadlock (reported with what each waits on), except asynchronous operations with an
 //! unbounded extent, which is how streaming programs end. Every run has a cycle limit.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
+use std::fmt;
+use std::rc::Rc;
 
 use super::error::SimError;
+use super::label::{Label, hash_display};
 use super::microthread::{MainThreadPriority, main_thread_rank};
 use super::queue_flush::TEARDOWN_TASK_ID;
 use super::stats::{PeStats, RunReport, TraceHash};
@@ -31,7 +35,7 @@ use crate::ops::{DsrFile, DsrId, Operand, Outcome, Pe, Progress, RunningOp, Wait
 pub(super) struct Microthread {
     pub(super) ut: u8,
     pub(super) rank: u8,
-    pub(super) label: String,
+    pub(super) label: Label,
     pub(super) run: RunningOp,
     pub(super) cfg: AsyncConfig,
     pub(super) queues: Vec<(usize, QueueRef)>,
@@ -40,21 +44,25 @@ pub(super) struct Microthread {
 }
 
 /// A synchronous operation in progress on the main thread.
-pub(super) type SyncOp = (RunningOp, String, Vec<(usize, QueueRef)>);
+pub(super) type SyncOp = (RunningOp, Label, Vec<(usize, QueueRef)>);
 
 /// The PE's main thread: the running task, its remaining actions and its synchronous op.
 #[derive(Default)]
 pub(super) struct MainThread {
-    pub(super) task: Option<String>,
+    pub(super) task: Option<Rc<str>>,
     pub(super) wavelet: Option<Wavelet>,
-    pub(super) actions: VecDeque<Action>,
+    /// The task's body, shared with its binding, and the index of its next action.
+    pub(super) body: Rc<[Action]>,
+    pub(super) pc: usize,
+    /// Actions returned by Rust code ([`Action::Call`]), run before the rest of the body.
+    pub(super) pending: VecDeque<Action>,
     pub(super) action_no: usize,
     pub(super) current: Option<SyncOp>,
     pub(super) waiting: Option<Wait>,
     /// The output queue whose teardown task this is.
     pub(super) teardown: Option<u8>,
     /// A `@map` in progress: elements still to count (one per cycle), its outcome and label.
-    pub(super) map: Option<(u64, Outcome, String)>,
+    pub(super) map: Option<(u64, Outcome, Label)>,
 }
 
 /// One PE of the simulation: its machine, tasks, threads and statistics.
@@ -65,7 +73,7 @@ pub(super) struct PeState {
     pub(super) micro: Vec<Microthread>,
     pub(super) main_priority: MainThreadPriority,
     pub(super) stats: PeStats,
-    pub(super) out_owner: [Option<String>; 8],
+    pub(super) out_owner: [Option<Label>; 8],
     /// DSRs loaded with an asynchronous configuration (`@load_to_dsr(.., .{ .async = true })`).
     pub(super) dsr_async: Vec<(DsrId, AsyncConfig)>,
     /// WSE-3 microthreads blocked by `@block(ut_id)`.
@@ -75,7 +83,7 @@ pub(super) struct PeState {
     /// WSE-3 output queues being flushed (`@queue_flush`).
     pub(super) flushing: [bool; 8],
     /// Empty-queue handlers (`@set_empty_queue_handler`) by output queue.
-    pub(super) empty_handlers: Vec<(u8, Vec<Action>)>,
+    pub(super) empty_handlers: Vec<(u8, Rc<[Action]>)>,
     /// WSE-3 separate control-task table (`@set_control_task_table`).
     pub(super) control_table: Option<super::task_tables::ControlTaskTable>,
     /// WSE-3 rotating data/control task pairs (`@bind_rotating_tasks`).
@@ -249,7 +257,7 @@ impl Sim {
         if let Some(t) = st
             .tasks
             .iter()
-            .find(|t| (t.id == id && same_table(t.kind)) || t.name == name)
+            .find(|t| (t.id == id && same_table(t.kind)) || t.name.as_ref() == name)
         {
             return Err(bad(format!(
                 "task {name} (id {id}) clashes with task {} (id {})",
@@ -280,7 +288,7 @@ impl Sim {
             name: name.into(),
             id,
             kind,
-            body,
+            body: body.into(),
             active: false,
             blocked: false,
         });
@@ -358,7 +366,11 @@ impl Sim {
         f: impl FnOnce(&mut Task),
     ) -> Result<(), SimError> {
         let (x, y) = self.fabric.coords(k);
-        match self.pes[k].tasks.iter_mut().find(|t| t.name == name) {
+        match self.pes[k]
+            .tasks
+            .iter_mut()
+            .find(|t| t.name.as_ref() == name)
+        {
             Some(t) => {
                 f(t);
                 Ok(())
@@ -376,7 +388,7 @@ impl Sim {
         cycle: u64,
         k: usize,
         kind: EventKind,
-        thread: &str,
+        thread: Thread,
         text: impl FnOnce() -> String,
     ) {
         let (x, y) = self.fabric.coords(k);
@@ -386,7 +398,7 @@ impl Sim {
                 x,
                 y,
                 kind,
-                thread: thread.into(),
+                thread: thread.to_string(),
                 text: text(),
             });
         }
@@ -460,7 +472,7 @@ impl Sim {
         &self,
         k: usize,
         cycle: u64,
-        what: &str,
+        what: impl fmt::Display,
         source: crate::ops::OpError,
     ) -> SimError {
         let (x, y) = self.fabric.coords(k);
@@ -468,7 +480,7 @@ impl Sim {
             x,
             y,
             cycle,
-            what: what.into(),
+            what: what.to_string(),
             source: Box::new(source),
         }
     }
@@ -520,9 +532,10 @@ impl Sim {
             return Ok(false);
         }
         let before = m.run.elements();
-        let progress = st.pe.advance(&mut m.run, 1);
-        let label = m.label.clone();
-        let progress = progress.map_err(|e| self.op_error(k, cycle, &label, e))?;
+        let progress = match st.pe.advance(&mut m.run, 1) {
+            Ok(p) => p,
+            Err(e) => return Err(self.op_error(k, cycle, &self.pes[k].micro[i].label, e)),
+        };
         let st = &mut self.pes[k];
         let m = &mut st.micro[i];
         let activated = m.run.take_activated();
@@ -555,14 +568,15 @@ impl Sim {
             self.activate_local(k, cycle, &t, FIFO_ACTIVATE)?;
         }
         if let Progress::Done(o) = progress {
-            let m = self.pes[k].micro[i].cfg.clone();
-            let queues = self.pes[k].micro[i].queues.clone();
-            for (_, q) in queues {
+            let st = &mut self.pes[k];
+            let m = &st.micro[i];
+            let (cfg, label) = (m.cfg.clone(), m.label.clone());
+            for (_, q) in &m.queues {
                 if q.side == QueueSide::Output {
-                    self.pes[k].out_owner[usize::from(q.id)] = Some(label.clone());
+                    st.out_owner[usize::from(q.id)] = Some(label.clone());
                 }
             }
-            self.complete(k, cycle, &label, &o, Some(&m), &format!("ut {ut}"))?;
+            self.complete(k, cycle, &label, &o, Some(&cfg), Thread::Micro(ut))?;
         }
         Ok(finished)
     }
@@ -572,14 +586,14 @@ impl Sim {
         &mut self,
         k: usize,
         cycle: u64,
-        label: &str,
+        label: &Label,
         o: &Outcome,
         cfg: Option<&AsyncConfig>,
-        thread: &str,
+        thread: Thread,
     ) -> Result<(), SimError> {
         self.trace.add(cycle);
         self.trace.add(k as u64);
-        self.trace.add_str(label);
+        hash_display(&mut self.trace, label);
         self.trace.add(o.elements);
         self.event(cycle, k, EventKind::OpDone, thread, || {
             format!("{label} ({} elements)", o.elements)
@@ -647,7 +661,7 @@ impl Sim {
         field: &'static str,
         allowed: &[TaskKind],
     ) -> Result<(), SimError> {
-        let Some(t) = self.pes[k].tasks.iter().find(|t| t.name == name) else {
+        let Some(t) = self.pes[k].tasks.iter().find(|t| t.name.as_ref() == name) else {
             return Ok(());
         };
         if allowed.contains(&t.kind) {
@@ -723,7 +737,7 @@ impl Sim {
                 }
                 self.pes[k].main.map = Some((left - 1, o, label));
             } else {
-                self.complete(k, cycle, &label, &o, None, "main")?;
+                self.complete(k, cycle, &label, &o, None, Thread::Main)?;
             }
             return Ok(());
         }
@@ -764,23 +778,26 @@ impl Sim {
                             self.pes[k].out_owner[usize::from(q.id)] = Some(label.clone());
                         }
                     }
-                    self.complete(k, cycle, &label, &o, None, "main")?;
+                    self.complete(k, cycle, &label, &o, None, Thread::Main)?;
                 }
             }
             return Ok(());
         }
         // the next action of the running task
-        if let Some(action) = self.pes[k].main.actions.pop_front() {
+        let st = &mut self.pes[k];
+        let body = Rc::clone(&st.main.body);
+        let action = match st.main.pending.pop_front() {
+            Some(a) => Some(Cow::Owned(a)),
+            None => body.get(st.main.pc).map(|a| {
+                st.main.pc += 1;
+                Cow::Borrowed(a)
+            }),
+        };
+        if let Some(action) = action {
             out.progressed = true;
-            let st = &mut self.pes[k];
             st.main.action_no += 1;
-            let label = format!(
-                "{:?} (task {}, action {})",
-                action,
-                st.main.task.as_deref().unwrap_or("?"),
-                st.main.action_no
-            );
-            return self.run_action(k, cycle, action, label, out);
+            let label = Label::new(&action, st.main.task.clone(), st.main.action_no);
+            return self.run_action(k, cycle, &action, label, out);
         }
         if let Some(q) = self.pes[k].main.teardown.take() {
             self.teardown_ended(k, cycle, q)?;
@@ -823,11 +840,11 @@ impl Sim {
         };
         if let Some(q) = teardown.filter(|_| lowest.is_none_or(|id| id > TEARDOWN_TASK_ID)) {
             let body = self.teardown_body(k, q);
-            let name = format!("teardown (output queue {q} drained)");
+            let name: Rc<str> = format!("teardown (output queue {q} drained)").into();
             let st = &mut self.pes[k];
             st.main = MainThread {
-                task: Some(name.clone()),
-                actions: body.into(),
+                task: Some(Rc::clone(&name)),
+                body,
                 teardown: Some(q),
                 ..MainThread::default()
             };
@@ -836,14 +853,17 @@ impl Sim {
             self.trace.add(cycle);
             self.trace.add(k as u64);
             self.trace.add_str(&name);
-            self.event(cycle, k, EventKind::TaskStart, "main", || name.clone());
+            self.event(cycle, k, EventKind::TaskStart, Thread::Main, || {
+                name.to_string()
+            });
             return Ok(());
         }
         let st = &mut self.pes[k];
         let (mut name, mut body, wavelet) = match (channel, pick) {
             (Some((ch, q, _)), _) => {
                 let wavelet = st.pe.queues.input_mut(q).and_then(|iq| iq.pop());
-                (format!("channel {ch} (no data task)"), Vec::new(), wavelet)
+                let name: Rc<str> = format!("channel {ch} (no data task)").into();
+                (name, Rc::default(), wavelet)
             }
             (None, Some(ti)) => {
                 let task = &mut st.tasks[ti];
@@ -873,7 +893,7 @@ impl Sim {
                     x,
                     y,
                     cycle,
-                    task: name,
+                    task: name.to_string(),
                     payload: w.payload,
                     entry,
                 });
@@ -886,7 +906,10 @@ impl Sim {
             // a rotating data task (WSE-3): every limit-th start runs its control task
             let id = st.tasks[ti].id;
             if let Some(control) = self.rotate(k, id)
-                && let Some(t) = self.pes[k].tasks.iter().find(|t| t.name == control)
+                && let Some(t) = self.pes[k]
+                    .tasks
+                    .iter()
+                    .find(|t| t.name.as_ref() == control)
             {
                 name = t.name.clone();
                 body = t.body.clone();
@@ -894,9 +917,11 @@ impl Sim {
         }
         let st = &mut self.pes[k];
         st.main = MainThread {
-            task: Some(name.clone()),
+            task: Some(Rc::clone(&name)),
             wavelet,
-            actions: body.into(),
+            body,
+            pc: 0,
+            pending: VecDeque::new(),
             action_no: 0,
             current: None,
             waiting: None,
@@ -910,7 +935,9 @@ impl Sim {
         self.trace.add_str(&name);
         self.trace
             .add(wavelet.map_or(0, |w| u64::from(w.payload) | 1 << 32));
-        self.event(cycle, k, EventKind::TaskStart, "main", || name.clone());
+        self.event(cycle, k, EventKind::TaskStart, Thread::Main, || {
+            name.to_string()
+        });
         Ok(())
     }
 
@@ -919,7 +946,7 @@ impl Sim {
         &mut self,
         k: usize,
         cycle: u64,
-        label: String,
+        label: Label,
         ut: u8,
         block: bool,
     ) -> Result<(), SimError> {
@@ -933,7 +960,7 @@ impl Sim {
                 x,
                 y,
                 cycle,
-                what: label,
+                what: label.to_string(),
                 rule: format!("@block/@unblock of microthread {ut}: WSE-3 only, ids 0..=7"),
             }),
         }
@@ -943,34 +970,34 @@ impl Sim {
         &mut self,
         k: usize,
         cycle: u64,
-        action: Action,
-        label: String,
+        action: &Action,
+        label: Label,
         out: &mut PeCycle,
     ) -> Result<(), SimError> {
         match action {
-            Action::Activate(t) => self.set_task(k, &t, |t| t.active = true),
-            Action::Block(t) => self.set_task(k, &t, |t| t.blocked = true),
-            Action::Unblock(t) => self.set_task(k, &t, |t| t.blocked = false),
-            Action::BlockMicrothread(u) => self.block_microthread(k, cycle, label, u, true),
-            Action::UnblockMicrothread(u) => self.block_microthread(k, cycle, label, u, false),
-            Action::UnblockChannel(c) => self.block_channel(k, c, false),
-            Action::BlockChannel(c) => self.block_channel(k, c, true),
-            Action::QueueFlush(q) => self.set_queue_flush(k, cycle, &label, q, true),
-            Action::ExitQueueFlush(q) => self.set_queue_flush(k, cycle, &label, q, false),
+            Action::Activate(t) => self.set_task(k, t, |t| t.active = true),
+            Action::Block(t) => self.set_task(k, t, |t| t.blocked = true),
+            Action::Unblock(t) => self.set_task(k, t, |t| t.blocked = false),
+            Action::BlockMicrothread(u) => self.block_microthread(k, cycle, label, *u, true),
+            Action::UnblockMicrothread(u) => self.block_microthread(k, cycle, label, *u, false),
+            Action::UnblockChannel(c) => self.block_channel(k, *c, false),
+            Action::BlockChannel(c) => self.block_channel(k, *c, true),
+            Action::QueueFlush(q) => self.set_queue_flush(k, cycle, &label, *q, true),
+            Action::ExitQueueFlush(q) => self.set_queue_flush(k, cycle, &label, *q, false),
             Action::ExitTeardown(c) => {
-                self.fabric.set_teardown_at(k, c, false);
+                self.fabric.set_teardown_at(k, *c, false);
                 Ok(())
             }
             Action::InitializeOutputQueue(q, c) => {
-                self.initialize_output_queue(k, cycle, &label, q, c)
+                self.initialize_output_queue(k, cycle, &label, *q, *c)
             }
             Action::Map { inputs, output, f } => {
                 let o = self.pes[k]
                     .pe
-                    .map(&inputs, output.as_ref(), |a| f(a))
+                    .map(inputs, output.as_ref(), |a| f(a))
                     .map_err(|e| self.op_error(k, cycle, &label, e))?;
                 if o.elements == 0 {
-                    return self.complete(k, cycle, &label, &o, None, "main");
+                    return self.complete(k, cycle, &label, &o, None, Thread::Main);
                 }
                 self.pes[k].main.map = Some((o.elements, o, label));
                 // the first element in this same cycle
@@ -985,7 +1012,7 @@ impl Sim {
                 let more = f(&mut ctx).map_err(|e| self.op_error(k, cycle, &label, e))?;
                 let st = &mut self.pes[k];
                 for a in more.into_iter().rev() {
-                    st.main.actions.push_front(a);
+                    st.main.pending.push_front(a);
                 }
                 Ok(())
             }
@@ -998,12 +1025,12 @@ impl Sim {
             } => {
                 let mut run = self.pes[k]
                     .pe
-                    .start(op, &dest, &srcs, &cfg)
+                    .start(*op, dest, srcs, cfg)
                     .map_err(|e| self.op_error(k, cycle, &label, e))?;
                 let queues = run.fabric_queues();
                 self.check_queues(k, cycle, &label, &queues, None, run.fabout_color())?;
-                let operands: Vec<&Operand> = std::iter::once(&dest).chain(&srcs).collect();
-                match self.pes[k].effective_async(asynchronous, &operands) {
+                let operands: Vec<&Operand> = std::iter::once(dest).chain(srcs).collect();
+                match self.pes[k].effective_async(asynchronous.clone(), &operands) {
                     None => {
                         self.pes[k].main.current = Some((run, label, queues));
                         // the first element in this same cycle
@@ -1083,5 +1110,21 @@ impl PeState {
                 .priority
                 .or_else(|| dsrs.iter().find_map(|c| c.priority)),
         })
+    }
+}
+
+/// The thread an event happened on, written `main` or `ut N` in a trace.
+#[derive(Clone, Copy, Debug)]
+enum Thread {
+    Main,
+    Micro(u8),
+}
+
+impl fmt::Display for Thread {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Thread::Main => f.write_str("main"),
+            Thread::Micro(ut) => write!(f, "ut {ut}"),
+        }
     }
 }

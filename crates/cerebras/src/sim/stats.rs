@@ -55,13 +55,18 @@ impl TraceHash {
         }
     }
 
-    /// Mixes in a string.
+    /// Mixes in a string: its bytes, then its length.
     pub fn add_str(&mut self, s: &str) {
-        for b in s.bytes() {
+        self.add_bytes(s.as_bytes());
+        self.add(s.len() as u64);
+    }
+
+    /// Mixes in bytes (no length: [`TraceHash::add_str`] adds it).
+    pub(crate) fn add_bytes(&mut self, bytes: &[u8]) {
+        for &b in bytes {
             self.0 ^= u64::from(b);
             self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
         }
-        self.add(s.len() as u64);
     }
 
     /// The hash so far.

@@ -230,13 +230,13 @@ pub enum TaskKind {
 #[derive(Clone, Debug)]
 pub struct Task {
     /// Its name (for `@activate(name)` and messages).
-    pub name: String,
+    pub name: Rc<str>,
     /// Its id (0..=63).
     pub id: u8,
     /// Data or local.
     pub kind: TaskKind,
-    /// Its body.
-    pub body: Vec<Action>,
+    /// Its body, shared by every start of the task.
+    pub body: Rc<[Action]>,
     /// The activation bit (single: activating twice runs once).
     pub active: bool,
     /// Blocked tasks never start.

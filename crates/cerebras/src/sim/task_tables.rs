@@ -107,7 +107,7 @@ impl Sim {
         let kind_of = |name: &str| {
             st.tasks
                 .iter()
-                .find(|t| t.name == name)
+                .find(|t| t.name.as_ref() == name)
                 .map(|t| (t.kind, t.id))
         };
         let Some((TaskKind::Data, data_id)) = kind_of(data_task) else {

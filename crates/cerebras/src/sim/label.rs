@@ -1,0 +1,124 @@
+//! What names an operation or action of a task in errors, deadlock reports, the trace and its
+//! hash: `@fmacs async (task main, action 3)`. It is kept as parts and written out only when
+//! a message, a trace event or the hash needs its text.
+
+use std::fmt;
+use std::rc::Rc;
+
+use super::stats::TraceHash;
+use super::task::Action;
+use crate::ops::Op;
+
+/// The action part of a [`Label`], written as the action's `Debug` form.
+#[derive(Clone)]
+enum Head {
+    /// A DSD operation: `@name`, with ` async` when asynchronous.
+    Op { op: Op, asynchronous: bool },
+    /// `@map`.
+    Map,
+    /// Any other action (none of them holds more than a name or a number).
+    Other(Box<Action>),
+}
+
+/// An action of a running task, with the task and the action's number in it (from 1).
+#[derive(Clone)]
+pub(crate) struct Label {
+    head: Head,
+    task: Option<Rc<str>>,
+    action_no: usize,
+}
+
+impl Label {
+    /// The label of `action`, number `action_no` of `task`.
+    pub(crate) fn new(action: &Action, task: Option<Rc<str>>, action_no: usize) -> Label {
+        let head = match action {
+            Action::Op {
+                op, asynchronous, ..
+            } => Head::Op {
+                op: *op,
+                asynchronous: asynchronous.is_some(),
+            },
+            Action::Map { .. } => Head::Map,
+            other => Head::Other(Box::new(other.clone())),
+        };
+        Label {
+            head,
+            task,
+            action_no,
+        }
+    }
+}
+
+impl fmt::Display for Label {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.head {
+            Head::Op { op, asynchronous } => write!(
+                f,
+                "@{}{}",
+                op.name(),
+                if *asynchronous { " async" } else { "" }
+            )?,
+            Head::Map => f.write_str("@map")?,
+            Head::Other(a) => write!(f, "{a:?}")?,
+        }
+        write!(
+            f,
+            " (task {}, action {})",
+            self.task.as_deref().unwrap_or("?"),
+            self.action_no
+        )
+    }
+}
+
+/// Writes text into a trace hash as [`TraceHash::add_str`] would hash it, without building it.
+struct HashWriter<'a> {
+    hash: &'a mut TraceHash,
+    len: u64,
+}
+
+impl fmt::Write for HashWriter<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.hash.add_bytes(s.as_bytes());
+        self.len += s.len() as u64;
+        Ok(())
+    }
+}
+
+/// Mixes the text of `v` into `hash` exactly as [`TraceHash::add_str`] mixes `v.to_string()`.
+pub(crate) fn hash_display(hash: &mut TraceHash, v: &impl fmt::Display) {
+    use fmt::Write as _;
+    let mut w = HashWriter { hash, len: 0 };
+    // writing into the hash cannot fail
+    let _ = write!(w, "{v}");
+    let len = w.len;
+    hash.add(len);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_label_reads_as_the_action_its_task_and_its_number() {
+        let task: Rc<str> = "main".into();
+        let op = Action::sync(
+            Op::Fmacs,
+            crate::ops::Operand::Fifo(crate::ops::FifoId(0)),
+            vec![],
+        );
+        let l = Label::new(&op, Some(Rc::clone(&task)), 3);
+        assert_eq!(l.to_string(), "@fmacs (task main, action 3)");
+        let l = Label::new(&Action::Activate("recv".into()), None, 1);
+        assert_eq!(l.to_string(), "@activate(recv) (task ?, action 1)");
+    }
+
+    #[test]
+    fn hashing_a_label_is_hashing_its_text() {
+        let l = Label::new(&Action::QueueFlush(2), Some("t".into()), 7);
+        let mut streamed = TraceHash::default();
+        hash_display(&mut streamed, &l);
+        let mut text = TraceHash::default();
+        text.add_str(&l.to_string());
+        assert_eq!(streamed, text);
+    }
+}
