@@ -42,7 +42,7 @@
 //!   is one more kind), the engine, `@map`, the cycle model.
 //! * [`fabric`]: wavelets, colors, per-color routes and switch positions, a grid of routers
 //!   moving one wavelet per link per cycle, input/output queues (seed 004's table).
-//! * [`sim`]: tasks, asynchronous operations on microthreads, resource-conflict detection and
+//! * [`sched`]: tasks, asynchronous operations on microthreads, resource-conflict detection and
 //!   the deterministic cycle-stepped multi-PE scheduler.
 //! * [`programs`]: the shipped example programs (spec §13 E1, E3–E10) as one list, each with its
 //!   expected output (what `npusim cerebras run` and the tour run).
@@ -55,7 +55,7 @@
 //!   `dsr_src1`); `dsr_dest` is destination only, `dsr_src1` source only.
 //! * **§0.2 FIFO count**: with more than one source at most one operand is a FIFO and it is
 //!   not the first source; `mov16(fifoA, fifoB)` (one source) is allowed.
-//! * **§0.3, §0.4, §0.6** concern the fabric (part 2, [`fabric`], [`sim`]): see
+//! * **§0.3, §0.4, §0.6** concern the fabric (part 2, [`fabric`], [`sched`]): see
 //!   `DECISIONS_PART2.md`.
 //! * **§0.5 FIFO lengths**: a non-zero read/write length is the FIFO operand's length; after
 //!   a normal completion it drops by the elements used (0 when all were used); an empty/full
@@ -95,8 +95,8 @@ pub mod memory;
 pub mod npy;
 pub mod ops;
 pub mod programs;
+pub mod sched;
 pub mod seed_examples;
-pub mod sim;
 
 pub use arch::{Arch, PE_MEMORY_BYTES, WSE2_PE_MEMORY_BYTES, WSE3_PE_MEMORY_BYTES};
 pub use elem::{ElemTy, Element};

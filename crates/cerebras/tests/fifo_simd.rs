@@ -7,7 +7,7 @@
 use npusim_cerebras::dsd::{DsdError, FabIn, FabOut, FifoConfig, SimdMode};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
 use npusim_cerebras::ops::{FifoId, OpError, Pe};
-use npusim_cerebras::sim::{Action, AsyncConfig, Sim, TaskKind};
+use npusim_cerebras::sched::{Action, AsyncConfig, Sim, TaskKind};
 use npusim_cerebras::{Arch, ElemTy, Op};
 
 type Res = Result<(), Box<dyn std::error::Error>>;

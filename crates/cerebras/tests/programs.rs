@@ -72,7 +72,7 @@ fn two_runs_of_every_program_give_the_same_trace_hash() -> Res {
 
 #[test]
 fn every_program_also_obeys_the_seed_wording_of_queue_reuse() -> Res {
-    use npusim_cerebras::sim::QueueReusePolicy;
+    use npusim_cerebras::sched::QueueReusePolicy;
     for p in PROGRAMS {
         for arch in [Arch::Wse2, Arch::Wse3] {
             let mut sim = (p.build)(arch)?;

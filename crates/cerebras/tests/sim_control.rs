@@ -3,7 +3,7 @@
 
 use npusim_cerebras::dsd::FabOut;
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route};
-use npusim_cerebras::sim::{Action, Sim, SimError, TaskKind, control_entry};
+use npusim_cerebras::sched::{Action, Sim, SimError, TaskKind, control_entry};
 use npusim_cerebras::{Arch, ElemTy, Op, Scalar};
 
 type Res = Result<(), Box<dyn std::error::Error>>;
@@ -112,7 +112,7 @@ fn unbound_channel(
     unblock: Option<bool>,
 ) -> Result<Sim, Box<dyn std::error::Error>> {
     use npusim_cerebras::dsd::FabIn;
-    use npusim_cerebras::sim::AsyncConfig;
+    use npusim_cerebras::sched::AsyncConfig;
     let c = Color::new(3)?;
     let mut sim = Sim::new(arch, 2, 1)?;
     let f = sim.fabric_mut();

@@ -6,7 +6,7 @@
 
 use npusim_cerebras::dsd::{DsdError, FabIn, FabOut, FifoConfig};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
-use npusim_cerebras::sim::{Action, AsyncConfig, Sim, SimError, TaskKind};
+use npusim_cerebras::sched::{Action, AsyncConfig, Sim, SimError, TaskKind};
 use npusim_cerebras::{Arch, ElemTy, Op};
 
 type Res = Result<(), Box<dyn std::error::Error>>;

@@ -3,7 +3,7 @@
 
 use npusim_cerebras::dsd::{FabIn, FabOut};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
-use npusim_cerebras::sim::{Action, AsyncConfig, Sim, TaskKind};
+use npusim_cerebras::sched::{Action, AsyncConfig, Sim, TaskKind};
 use npusim_cerebras::{Arch, ElemTy, Op, Scalar};
 use proptest::prelude::*;
 

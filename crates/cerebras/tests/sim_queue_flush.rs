@@ -3,7 +3,7 @@
 
 use npusim_cerebras::dsd::FabOut;
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route};
-use npusim_cerebras::sim::{Action, AsyncConfig, Sim, SimError, TaskKind};
+use npusim_cerebras::sched::{Action, AsyncConfig, Sim, SimError, TaskKind};
 use npusim_cerebras::{Arch, Op};
 
 type Res = Result<(), Box<dyn std::error::Error>>;

@@ -5,7 +5,7 @@ use npusim_cerebras::dsd::FabIn;
 use npusim_cerebras::fabric::{
     Color, ColorConfig, CounterFilter, Dir, FabricError, PeQueues, Route, SwapAxis, Wavelet,
 };
-use npusim_cerebras::sim::{Action, Sim, SimError, TaskKind};
+use npusim_cerebras::sched::{Action, Sim, SimError, TaskKind};
 use npusim_cerebras::{Arch, ElemTy, Op};
 
 type Res = Result<(), Box<dyn std::error::Error>>;

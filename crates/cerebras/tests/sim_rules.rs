@@ -3,7 +3,7 @@
 use npusim_cerebras::dsd::{FabIn, FabOut, FifoConfig, Priority};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, QueueRef, QueueSide, Route, Wavelet};
 use npusim_cerebras::ops::FifoId;
-use npusim_cerebras::sim::{
+use npusim_cerebras::sched::{
     Action, AsyncConfig, MainThreadPriority, QueueReusePolicy, Sim, SimError, TaskKind,
     microthread_of,
 };
@@ -211,7 +211,7 @@ fn task_ids_are_checked_per_architecture() -> Res {
 
 #[test]
 fn events_are_recorded_on_request_and_render_as_lines_and_chrome_json() -> Res {
-    use npusim_cerebras::sim::EventKind;
+    use npusim_cerebras::sched::EventKind;
     // off by default
     let mut quiet = one_task(Arch::Wse2, Vec::new())?;
     quiet.run(10)?;

@@ -6,7 +6,7 @@ use npusim_cerebras::fabric::{
     Color, ColorConfig, Dir, DirSet, QueueSide, Route, SwitchPos, Wavelet,
 };
 use npusim_cerebras::ops::DsrFile;
-use npusim_cerebras::sim::{Action, AsyncConfig, OnControl, Sim, SimError, TaskKind};
+use npusim_cerebras::sched::{Action, AsyncConfig, OnControl, Sim, SimError, TaskKind};
 use npusim_cerebras::{Arch, ElemTy, Op, Operand, Scalar};
 
 use npusim_cerebras::programs::e3_gemv_routes_1 as e3;

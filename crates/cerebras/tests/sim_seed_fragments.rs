@@ -2,7 +2,7 @@
 
 use npusim_cerebras::dsd::{FabIn, FabOut, FifoConfig};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
-use npusim_cerebras::sim::{Action, AsyncConfig, Sim, TaskKind};
+use npusim_cerebras::sched::{Action, AsyncConfig, Sim, TaskKind};
 use npusim_cerebras::{Arch, ElemTy, Op};
 
 type Res = Result<(), Box<dyn std::error::Error>>;
@@ -255,7 +255,7 @@ fn seed_async_completion_activates_or_unblocks_mytask() -> Res {
 /// the wavelets after it stay in the queue; `mytask` runs once for activate and unblock.
 #[test]
 fn seed_on_control_terminate_activate_unblock() -> Res {
-    use npusim_cerebras::sim::OnControl;
+    use npusim_cerebras::sched::OnControl;
     for form in 0..3 {
         let rx = Color::new(3)?;
         let mut input: Vec<Wavelet> = (1..=3).map(|k| Wavelet::data32(rx, k)).collect();
@@ -342,7 +342,7 @@ fn seed_async_dsr_loaded_with_activate() -> Res {
 #[test]
 fn seed_wse3_fifo_priority_low() -> Res {
     use npusim_cerebras::dsd::Priority;
-    use npusim_cerebras::sim::EventKind;
+    use npusim_cerebras::sched::EventKind;
     let order =
         |fifo_priority: Option<Priority>| -> Result<Vec<String>, Box<dyn std::error::Error>> {
             let c = Color::new(2)?;

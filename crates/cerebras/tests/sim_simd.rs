@@ -4,7 +4,7 @@
 
 use npusim_cerebras::dsd::{FabIn, FabOut, SimdMode};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
-use npusim_cerebras::sim::{Action, AsyncConfig, Sim, TaskKind};
+use npusim_cerebras::sched::{Action, AsyncConfig, Sim, TaskKind};
 use npusim_cerebras::{Arch, ElemTy, Op};
 
 type Res = Result<(), Box<dyn std::error::Error>>;

@@ -5,7 +5,7 @@
 
 use npusim_cerebras::dsd::{FabIn, FabOut, FifoConfig};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
-use npusim_cerebras::sim::{Action, AsyncConfig, Completion, OnControl, Sim, SimError, TaskKind};
+use npusim_cerebras::sched::{Action, AsyncConfig, Completion, OnControl, Sim, SimError, TaskKind};
 use npusim_cerebras::{Arch, ElemTy, Op};
 
 type Res = Result<(), Box<dyn std::error::Error>>;

@@ -3,7 +3,7 @@
 //! data task.
 
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
-use npusim_cerebras::sim::{Action, ControlTaskTable, Sim, TaskKind};
+use npusim_cerebras::sched::{Action, ControlTaskTable, Sim, TaskKind};
 use npusim_cerebras::{Arch, ElemTy};
 
 type Res = Result<(), Box<dyn std::error::Error>>;

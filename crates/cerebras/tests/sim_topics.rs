@@ -3,7 +3,7 @@
 
 use npusim_cerebras::dsd::{FabIn, FabOut};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
-use npusim_cerebras::sim::{Action, AsyncConfig, Sim, TaskKind};
+use npusim_cerebras::sched::{Action, AsyncConfig, Sim, TaskKind};
 use npusim_cerebras::{Arch, ElemTy, Op, Scalar};
 
 type Res = Result<(), Box<dyn std::error::Error>>;
@@ -112,7 +112,7 @@ fn topic15_wse3_explicit_microthreads() -> Res {
         vec![Action::spawn(Op::Fmovs, out, vec![ly.into()], ut(4))],
     )?;
     let mut recv_cfg = ut(5);
-    recv_cfg.on_done = Some(npusim_cerebras::sim::Completion::Activate("done".into()));
+    recv_cfg.on_done = Some(npusim_cerebras::sched::Completion::Activate("done".into()));
     sim.bind_task(
         1,
         0,

@@ -12,7 +12,7 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use npusim_cerebras::Arch;
 use npusim_cerebras::programs::{Output, PROGRAMS, Program, ProgramRun, Values, find};
-use npusim_cerebras::sim::PeStats;
+use npusim_cerebras::sched::PeStats;
 use serde_json::{Value, json};
 
 use crate::output::emit;

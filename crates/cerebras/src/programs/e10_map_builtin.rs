@@ -17,7 +17,7 @@
 use super::{Output, Program, ProgramError, Values};
 
 use crate::ops::Operand;
-use crate::sim::{Action, Sim, TaskKind};
+use crate::sched::{Action, Sim, TaskKind};
 use crate::{Arch, ElemTy, Scalar};
 
 /// The size of `A` (SIZE × SIZE) and `B`.

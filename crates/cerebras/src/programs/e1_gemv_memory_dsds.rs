@@ -23,7 +23,7 @@
 use super::{Output, Program, ProgramError, Values, gemv_reference};
 
 use crate::dsd::{Dsd, MemProps, get_mem1d, increment_dsd_offset};
-use crate::sim::{Action, Sim, TaskKind};
+use crate::sched::{Action, Sim, TaskKind};
 use crate::{Arch, ElemTy, Op, Scalar};
 
 /// Rows of `A`.

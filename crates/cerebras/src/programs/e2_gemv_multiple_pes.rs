@@ -26,7 +26,7 @@ use super::e1_gemv_memory_dsds::{M, N, gemv_pe};
 use super::{Output, Program, ProgramError, Values, gemv_reference};
 
 use crate::Arch;
-use crate::sim::Sim;
+use crate::sched::Sim;
 
 /// PEs in the row (the tutorial's `width`).
 pub const WIDTH: u32 = 4;

@@ -31,7 +31,7 @@ use super::{Output, Program, ProgramError, Values, gemv_reference};
 
 use crate::dsd::{Dsd, FabIn, FabOut, increment_dsd_offset};
 use crate::fabric::{Color, ColorConfig, Dir, Route};
-use crate::sim::{Action, AsyncConfig, RunReport, Sim, TaskKind};
+use crate::sched::{Action, AsyncConfig, RunReport, Sim, TaskKind};
 use crate::{Arch, ElemTy, Op, Scalar};
 
 const M: u64 = 4;

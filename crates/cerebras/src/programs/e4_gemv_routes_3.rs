@@ -31,7 +31,7 @@ use super::{Output, Program, ProgramError, Values, gemv_reference};
 
 use crate::dsd::{FabIn, FabOut};
 use crate::fabric::{Color, ColorConfig, Dir, Route};
-use crate::sim::{Action, AsyncConfig, RunReport, Sim, TaskKind};
+use crate::sched::{Action, AsyncConfig, RunReport, Sim, TaskKind};
 use crate::{Arch, ElemTy, Op, Scalar};
 
 const M: u64 = 6;

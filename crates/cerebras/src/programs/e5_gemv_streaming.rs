@@ -12,7 +12,7 @@ use super::{Output, Program, ProgramError, Values, gemv_reference};
 
 use crate::dsd::{FabIn, FabOut};
 use crate::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
-use crate::sim::{Action, AsyncConfig, RunReport, Sim, TaskKind};
+use crate::sched::{Action, AsyncConfig, RunReport, Sim, TaskKind};
 use crate::{Arch, ElemTy, Op, Scalar};
 
 const M: u64 = 6;

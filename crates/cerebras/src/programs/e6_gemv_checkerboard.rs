@@ -13,7 +13,7 @@ use super::{Output, Program, ProgramError, Values};
 
 use crate::dsd::{FabIn, FabOut};
 use crate::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
-use crate::sim::{Action, AsyncConfig, Sim, TaskKind};
+use crate::sched::{Action, AsyncConfig, Sim, TaskKind};
 use crate::{Arch, ElemTy, Op, OpConfig, Scalar};
 use half::f16;
 

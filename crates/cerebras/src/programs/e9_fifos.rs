@@ -28,7 +28,7 @@ use super::{Output, Program, ProgramError, Values, one_pe_host_pipe};
 
 use crate::dsd::{FabIn, FabOut, FifoConfig};
 use crate::fabric::{Color, Wavelet};
-use crate::sim::{Action, AsyncConfig, RunReport, Sim, TaskKind};
+use crate::sched::{Action, AsyncConfig, RunReport, Sim, TaskKind};
 use crate::{Arch, ElemTy, Op};
 
 /// Cycle limit of the run.

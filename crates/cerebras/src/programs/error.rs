@@ -6,7 +6,7 @@ use crate::dsd::DsdError;
 use crate::fabric::FabricError;
 use crate::memory::MemoryError;
 use crate::ops::OpError;
-use crate::sim::SimError;
+use crate::sched::SimError;
 
 /// A shipped program failed to build, run or read back its results.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]

@@ -29,7 +29,7 @@ pub use values::{Output, Values};
 
 use crate::arch::Arch;
 use crate::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
-use crate::sim::{RunReport, Sim};
+use crate::sched::{RunReport, Sim};
 
 /// One shipped program.
 #[derive(Clone, Copy, Debug)]

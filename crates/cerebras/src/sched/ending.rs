@@ -4,7 +4,7 @@
 //! was still busy.
 
 use super::error::SimError;
-use super::scheduler::Sim;
+use super::sim::Sim;
 use super::stats::{PeStats, RunReport};
 
 impl Sim {

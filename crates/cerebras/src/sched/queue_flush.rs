@@ -10,13 +10,10 @@ use std::rc::Rc;
 
 use super::error::SimError;
 use super::label::Label;
-use super::scheduler::Sim;
+use super::sim::Sim;
 use super::task::Action;
 use crate::arch::Arch;
 use crate::fabric::Color;
-
-/// The teardown task's id (spec §1.3: system id 29).
-pub const TEARDOWN_TASK_ID: u8 = 29;
 
 impl Sim {
     /// `@set_empty_queue_handler(handler, q)` on PE `(x, y)` (WSE-3): the teardown task runs

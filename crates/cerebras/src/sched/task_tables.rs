@@ -15,40 +15,11 @@
 //!   [`Action::ExitTeardown`](super::Action::ExitTeardown).
 
 use super::error::SimError;
-use super::scheduler::Sim;
+use super::sim::Sim;
+use super::table_settings::{ControlTaskTable, MAX_ROTATING_PAIRS, Rotation};
 use super::task::{Action, TaskKind};
 use crate::arch::Arch;
 use crate::fabric::Color;
-
-/// At most this many rotating pairs per PE (spec §1.3).
-pub const MAX_ROTATING_PAIRS: usize = 2;
-
-/// A WSE-3 separate control-task table (`@set_control_task_table`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ControlTaskTable {
-    /// Instructions per entry: 2, 4 or 8.
-    pub instructions: u8,
-    /// Entry stride: 1..=7.
-    pub stride: u8,
-}
-
-impl Default for ControlTaskTable {
-    fn default() -> ControlTaskTable {
-        ControlTaskTable {
-            instructions: 4,
-            stride: 1,
-        }
-    }
-}
-
-/// One rotating pair: the data task, its control task, the period and the counter.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(super) struct Rotation {
-    pub(super) data_id: u8,
-    pub(super) control: String,
-    pub(super) limit: u16,
-    pub(super) counter: u16,
-}
 
 impl Sim {
     fn wse3_only(&self, x: i64, y: i64, what: &str) -> Result<(u32, u32, usize), SimError> {

@@ -58,6 +58,24 @@ impl fmt::Display for TraceEvent {
     }
 }
 
+/// The thread an event happened on, written `main` or `ut N` in a trace.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Thread {
+    /// The main thread.
+    Main,
+    /// Microthread N.
+    Micro(u8),
+}
+
+impl fmt::Display for Thread {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Thread::Main => f.write_str("main"),
+            Thread::Micro(ut) => write!(f, "ut {ut}"),
+        }
+    }
+}
+
 fn json_string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');

@@ -6,25 +6,14 @@
 use super::error::SimError;
 use super::label::Label;
 use super::microthread::{default_priority, microthread_of, microthread_rank};
-use super::scheduler::{Microthread, Sim};
+use super::pe_state::Microthread;
+use super::queue_reuse::QueueReusePolicy;
+use super::sim::Sim;
 use super::task::AsyncConfig;
 use crate::arch::Arch;
 use crate::dsd::{Dsd, Priority};
 use crate::fabric::{Color, QueueRef, QueueSide};
 use crate::ops::{Operand, RunningOp};
-
-/// When reusing an output queue that still holds another operation's wavelets is reported.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum QueueReusePolicy {
-    /// Only when a wavelet left is of another color than the new operation sends: the same
-    /// color just continues the stream (data followed by a sentinel on one queue, as the
-    /// SDK's examples do).
-    #[default]
-    OtherColor,
-    /// Any wavelet left, as seed 004 words it ("no elements in a queue before reusing it for
-    /// a different operation").
-    Seed,
-}
 
 impl Sim {
     /// Chooses when output-queue reuse is an error ([`QueueReusePolicy::OtherColor`] by

@@ -212,6 +212,9 @@ impl fmt::Debug for Action {
     }
 }
 
+/// The teardown task's id (spec §1.3: system id 29).
+pub const TEARDOWN_TASK_ID: u8 = 29;
+
 /// How a task is started.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TaskKind {

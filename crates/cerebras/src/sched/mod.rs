@@ -1,0 +1,39 @@
+//! The multi-PE simulator (spec §6, §7, §9): tasks, asynchronous operations on microthreads,
+//! resource-conflict detection and a deterministic cycle-stepped scheduler with per-PE
+//! statistics and a trace hash.
+//!
+//! * [`sim`]: the [`Sim`] (grid, routers, per-PE state) and how a program sets it up;
+//!   [`scheduler`] runs it cycle by cycle; [`ending`] says how a run ends.
+//! * [`task`]: tasks, their bodies and completions; [`task_tables`] and [`table_settings`] the
+//!   WSE-3 task-table features; [`microthread`] which microthread and rank an operation takes;
+//!   [`resources`] and [`queue_reuse`] the conflicts an asynchronous operation may cause;
+//!   [`queue_flush`] WSE-3 output-queue flushes.
+//! * [`stats`] and [`trace`]: what a run reports and records.
+
+pub mod ending;
+pub mod error;
+mod label;
+pub mod microthread;
+mod pe_state;
+pub mod queue_flush;
+pub mod queue_reuse;
+pub mod resources;
+pub mod scheduler;
+pub mod sim;
+pub mod stats;
+pub mod table_settings;
+pub mod task;
+pub mod task_tables;
+pub mod trace;
+
+pub use error::SimError;
+pub use microthread::{MainThreadPriority, microthread_of};
+pub use queue_reuse::QueueReusePolicy;
+pub use scheduler::control_entry;
+pub use sim::Sim;
+pub use stats::{PeStats, RunReport, TraceHash};
+pub use table_settings::{ControlTaskTable, MAX_ROTATING_PAIRS};
+pub use task::{
+    Action, AsyncConfig, CallCtx, Completion, MapFn, OnControl, TEARDOWN_TASK_ID, Task, TaskKind,
+};
+pub use trace::{EventKind, TraceEvent, chrome_trace};
