@@ -3,6 +3,7 @@
 
 use std::fmt;
 use std::iter::once;
+use std::ops::ControlFlow;
 
 use npusim_hw::CycleEstimate;
 
@@ -156,6 +157,29 @@ enum Ready {
     Go,
     Wait(Wait),
     ControlEnd,
+}
+
+/// What one element of [`Pe::advance`] did.
+enum Step {
+    /// It went.
+    Went,
+    /// It waits.
+    Wait(Wait),
+    /// The operation ends before its length.
+    Cut(Cut),
+}
+
+/// Why an operation ended before its length.
+enum Cut {
+    /// A control wavelet headed a fabric input (`on_control`).
+    Control,
+    /// An event on FIFO `fifo`: a full destination, or (`empty`) an empty source; `completed`
+    /// is the builtin's result.
+    Fifo {
+        fifo: usize,
+        empty: bool,
+        completed: bool,
+    },
 }
 
 /// How far [`Pe::advance`] got.
@@ -327,127 +351,157 @@ impl Pe {
     /// wait; when the operation ends, completes it (pointer destination, FIFO lengths,
     /// `save_address`, `zero`) and returns its outcome.
     pub fn advance(&mut self, run: &mut RunningOp, budget: u64) -> Result<Progress, OpError> {
-        let op = run.op;
-        let len = run.len;
-        let stop = run.n.saturating_add(budget).min(len);
-        let mut n = run.n;
-        let mut reg = run.reg;
-        let mut carry = run.carry;
-        let accumulate = run.accumulate;
-        let mask = run.mask;
-        let mut completed = true;
-        let mut empty_stop = false;
-        let mut control_ended = false;
-        let mut activated = std::mem::take(&mut run.activated);
-        let mut event_fifo = None;
-        'elements: while n < len {
-            if n >= stop {
-                run.n = n;
-                run.reg = reg;
-                run.carry = carry;
-                run.activated = activated;
+        let stop = run.n.saturating_add(budget).min(run.len);
+        let mut cut = None;
+        while run.n < run.len {
+            if run.n >= stop {
                 return Ok(Progress::Paused);
             }
-            match self.ready(run, n)? {
-                Ready::Go => {}
-                Ready::Wait(wait) => {
-                    run.n = n;
-                    run.reg = reg;
-                    run.carry = carry;
-                    run.activated = activated;
-                    return Ok(Progress::Stalled(wait));
-                }
-                Ready::ControlEnd => {
-                    control_ended = true;
-                    break 'elements;
+            match self.element(run)? {
+                Step::Went => run.n += 1,
+                Step::Wait(wait) => return Ok(Progress::Stalled(wait)),
+                Step::Cut(c) => {
+                    cut = Some(c);
+                    break;
                 }
             }
-            let ports = &mut run.ports;
-            if let Port::Fifo(id) = ports[0] {
-                let f = self.fifo_mut(id)?;
-                let need = f.simd_need(n, len);
-                if f.room() < need {
-                    completed = self.fifo_event(op, id, false, len - n, need)?;
-                    event_fifo = Some(id);
-                    break 'elements;
-                }
+        }
+        self.finish(run, cut).map(Progress::Done)
+    }
+
+    /// Element `run.n` of `run`: waits, is cut short by a control wavelet or a FIFO event, or
+    /// reads its sources, applies the operation and writes its destination.
+    fn element(&mut self, run: &mut RunningOp) -> Result<Step, OpError> {
+        let (op, len, n) = (run.op, run.len, run.n);
+        match self.ready(run, n)? {
+            Ready::Go => {}
+            Ready::Wait(wait) => return Ok(Step::Wait(wait)),
+            Ready::ControlEnd => return Ok(Step::Cut(Cut::Control)),
+        }
+        if let Port::Fifo(id) = run.ports[0] {
+            let f = self.fifo_mut(id)?;
+            let need = f.simd_need(n, len);
+            if f.room() < need {
+                let completed = self.fifo_event(op, id, false, len - n, need)?;
+                return Ok(Step::Cut(Cut::Fifo {
+                    fifo: id,
+                    empty: false,
+                    completed,
+                }));
             }
-            let mut vals = Vec::with_capacity(ports.len() - 1);
-            for (k, port) in ports.iter_mut().enumerate().skip(1) {
-                let v = match port {
-                    Port::Mem {
-                        base,
-                        offsets,
-                        index,
-                    } => {
-                        let off = offsets.next().unwrap_or(0);
-                        self.mem.load(base.element_word(off, *index), base.elem)?
-                    }
-                    Port::Scalar(b) => match (accumulate && k == 1, reg) {
-                        (true, Some(r)) => r,
-                        _ => *b,
-                    },
-                    Port::Ptr(b) => self.mem.load(b.word_addr, b.elem)?,
-                    Port::FabIn(p) => {
-                        let words = run.src_words.get(k - 1).copied().unwrap_or(2);
-                        self.pop_fabin(op, p, words)?
-                    }
-                    Port::FabOut(_) => 0,
-                    Port::Fifo(id) => {
-                        let id = *id;
-                        let f = self.fifo_mut(id)?;
-                        let need = f.simd_need(n, len);
-                        let slot = if f.count >= need { f.pop_slot() } else { None };
-                        match slot {
-                            Some(slot) => {
-                                if f.pop_activates() {
-                                    activated.extend(f.config.activate_pop.clone());
-                                }
-                                let (w, ty) = (f.buffer.element_word(slot, 0), f.buffer.elem);
-                                self.mem.load(w, ty)?
-                            }
-                            None => {
-                                completed = self.fifo_event(op, id, true, len - n, need)?;
-                                empty_stop = true;
-                                event_fifo = Some(id);
-                                break 'elements;
-                            }
-                        }
-                    }
-                };
-                vals.push(v);
-            }
-            let r = op.apply_carrying(&vals, self.fp16.format(), &mut carry) & mask;
-            match &mut ports[0] {
+        }
+        let vals = match self.read_sources(run)? {
+            ControlFlow::Continue(vals) => vals,
+            ControlFlow::Break(cut) => return Ok(Step::Cut(cut)),
+        };
+        let r = op.apply_carrying(&vals, self.fp16.format(), &mut run.carry) & run.mask;
+        self.write_dest(run, r)?;
+        Ok(Step::Went)
+    }
+
+    /// The source values of element `run.n`, or the event of a FIFO source found empty.
+    fn read_sources(&mut self, run: &mut RunningOp) -> Result<ControlFlow<Cut, Vec<u32>>, OpError> {
+        let (op, len, n) = (run.op, run.len, run.n);
+        let RunningOp {
+            ports,
+            reg,
+            accumulate,
+            src_words,
+            activated,
+            ..
+        } = run;
+        let mut vals = Vec::with_capacity(ports.len() - 1);
+        for (k, port) in ports.iter_mut().enumerate().skip(1) {
+            let v = match port {
                 Port::Mem {
                     base,
                     offsets,
                     index,
                 } => {
                     let off = offsets.next().unwrap_or(0);
-                    self.mem
-                        .store(base.element_word(off, *index), base.elem, r)?;
+                    self.mem.load(base.element_word(off, *index), base.elem)?
                 }
+                Port::Scalar(b) => match (*accumulate && k == 1, *reg) {
+                    (true, Some(r)) => r,
+                    _ => *b,
+                },
+                Port::Ptr(b) => self.mem.load(b.word_addr, b.elem)?,
+                Port::FabIn(p) => {
+                    let words = src_words.get(k - 1).copied().unwrap_or(2);
+                    self.pop_fabin(op, p, words)?
+                }
+                Port::FabOut(_) => 0,
                 Port::Fifo(id) => {
                     let id = *id;
                     let f = self.fifo_mut(id)?;
-                    let slot = f.push_slot().unwrap_or(0);
-                    if f.push_activates() {
-                        activated.extend(f.config.activate_push.clone());
+                    let need = f.simd_need(n, len);
+                    let slot = if f.count >= need { f.pop_slot() } else { None };
+                    let Some(slot) = slot else {
+                        let completed = self.fifo_event(op, id, true, len - n, need)?;
+                        return Ok(ControlFlow::Break(Cut::Fifo {
+                            fifo: id,
+                            empty: true,
+                            completed,
+                        }));
+                    };
+                    if f.pop_activates() {
+                        activated.extend(f.config.activate_pop.clone());
                     }
                     let (w, ty) = (f.buffer.element_word(slot, 0), f.buffer.elem);
-                    self.mem.store(w, ty, r)?;
+                    self.mem.load(w, ty)?
                 }
-                Port::FabOut(p) => {
-                    self.push_fabout(op, p, r, run.dest_words, n + 1 == len)?;
-                }
-                Port::Ptr(_) | Port::Scalar(_) | Port::FabIn(_) => reg = Some(r),
-            }
-            n += 1;
+            };
+            vals.push(v);
         }
-        run.n = n;
-        run.reg = reg;
-        run.carry = carry;
+        Ok(ControlFlow::Continue(vals))
+    }
+
+    /// Writes result `r` of element `run.n` to the destination (a pointer, scalar or fabric
+    /// input destination keeps it in the running register).
+    fn write_dest(&mut self, run: &mut RunningOp, r: u32) -> Result<(), OpError> {
+        let last = run.n + 1 == run.len;
+        match &mut run.ports[0] {
+            Port::Mem {
+                base,
+                offsets,
+                index,
+            } => {
+                let off = offsets.next().unwrap_or(0);
+                self.mem
+                    .store(base.element_word(off, *index), base.elem, r)?;
+            }
+            Port::Fifo(id) => {
+                let id = *id;
+                let f = self.fifo_mut(id)?;
+                let slot = f.push_slot().unwrap_or(0);
+                if f.push_activates() {
+                    run.activated.extend(f.config.activate_push.clone());
+                }
+                let (w, ty) = (f.buffer.element_word(slot, 0), f.buffer.elem);
+                self.mem.store(w, ty, r)?;
+            }
+            Port::FabOut(p) => {
+                self.push_fabout(run.op, p, r, run.dest_words, last)?;
+            }
+            Port::Ptr(_) | Port::Scalar(_) | Port::FabIn(_) => run.reg = Some(r),
+        }
+        Ok(())
+    }
+
+    /// Completes an operation that ended (at its length, or `cut` short): the pointer
+    /// destination, FIFO lengths, `save_address`, a half-sent SIMD wavelet, `zero`,
+    /// `advance_switch`, and the outcome with its cycle estimate.
+    fn finish(&mut self, run: &mut RunningOp, cut: Option<Cut>) -> Result<Outcome, OpError> {
+        let (op, n, reg) = (run.op, run.n, run.reg);
+        let (completed, control_ended, empty_stop, event_fifo) = match cut {
+            None => (true, false, false, None),
+            Some(Cut::Control) => (true, true, false, None),
+            Some(Cut::Fifo {
+                fifo,
+                empty,
+                completed,
+            }) => (completed, false, empty, Some(fifo)),
+        };
         let dest = &run.dest;
         let all: Vec<&Operand> = once(dest).chain(&run.srcs).collect();
         // completion: pointer destination, FIFO lengths, save_address
@@ -507,14 +561,14 @@ impl Pe {
                 width = width.min(stride_width(inner_stride(d), width));
             }
         }
-        Ok(Progress::Done(Outcome {
+        Ok(Outcome {
             completed,
             elements: n,
-            activated,
+            activated: std::mem::take(&mut run.activated),
             cycles: CycleEstimate::new(CYCLE_MODEL).stage(op.name(), n.div_ceil(width.max(1))),
             advance_switch,
             control_ended,
-        }))
+        })
     }
 
     /// An empty (`empty == true`) or full event on FIFO `id` with `remaining` elements of the
