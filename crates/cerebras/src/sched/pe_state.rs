@@ -47,6 +47,39 @@ pub(super) struct MainThread {
     pub(super) map: Option<(u64, Outcome, Label)>,
 }
 
+/// The next action of a task: one of its body (shared) or one Rust code returned.
+pub(super) enum NextAction {
+    /// Action `.1` of a body.
+    Body(Rc<[Action]>, usize),
+    /// An action returned by Rust code.
+    Pending(Action),
+}
+
+impl NextAction {
+    /// The action.
+    pub(super) fn action(&self) -> &Action {
+        match self {
+            NextAction::Body(body, i) => &body[*i],
+            NextAction::Pending(a) => a,
+        }
+    }
+}
+
+impl MainThread {
+    /// Takes the next action of the running task: those Rust code returned first, then the
+    /// body's.
+    pub(super) fn next_action(&mut self) -> Option<NextAction> {
+        if let Some(a) = self.pending.pop_front() {
+            return Some(NextAction::Pending(a));
+        }
+        if self.pc < self.body.len() {
+            self.pc += 1;
+            return Some(NextAction::Body(Rc::clone(&self.body), self.pc - 1));
+        }
+        None
+    }
+}
+
 /// One PE of the simulation: its machine, tasks, threads and statistics.
 pub(super) struct PeState {
     pub(super) pe: Pe,

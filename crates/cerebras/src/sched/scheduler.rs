@@ -14,7 +14,6 @@
 //! deadlock (reported with what each waits on), except asynchronous operations with an
 //! unbounded extent, which is how streaming programs end. Every run has a cycle limit.
 
-use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::fmt;
 use std::rc::Rc;
@@ -22,7 +21,7 @@ use std::rc::Rc;
 use super::error::SimError;
 use super::label::{Label, hash_display};
 use super::microthread::main_thread_rank;
-use super::pe_state::MainThread;
+use super::pe_state::{MainThread, SyncOp};
 use super::sim::Sim;
 use super::stats::RunReport;
 use super::task::{
@@ -30,8 +29,15 @@ use super::task::{
 };
 use super::trace::{EventKind, Thread, TraceEvent};
 use crate::arch::Arch;
-use crate::fabric::{Color, PeQueues, QueueSide};
+use crate::fabric::{Color, PeQueues, QueueSide, Wavelet};
 use crate::ops::{Operand, Outcome, Pe, Progress};
+
+/// What the idle main thread starts: a task's name, its body and the wavelet it took.
+struct TaskStart {
+    name: Rc<str>,
+    body: Rc<[Action]>,
+    wavelet: Option<Wavelet>,
+}
 
 /// What one PE did in one cycle.
 #[derive(Default)]
@@ -366,89 +372,158 @@ impl Sim {
         Ok(())
     }
 
+    /// The main thread's turn: one element of a `@map` or a synchronous operation in
+    /// progress, else the next action of its task, else (idle) the start of the next task.
     fn step_main(&mut self, k: usize, cycle: u64, out: &mut PeCycle) -> Result<(), SimError> {
-        // a @map in progress: one element
-        if let Some((left, o, label)) = self.pes[k].main.map.take() {
-            out.progressed = true;
-            let st = &mut self.pes[k];
-            st.stats.elements += 1;
-            if left > 1 {
-                for v in [cycle, k as u64, 0, o.elements - left + 1] {
-                    self.trace.add(v);
-                }
-                self.pes[k].main.map = Some((left - 1, o, label));
-            } else {
-                self.complete(k, cycle, &label, &o, None, Thread::Main)?;
-            }
-            return Ok(());
+        if let Some(map) = self.pes[k].main.map.take() {
+            return self.step_map(k, cycle, map, out);
         }
-        // an operation in progress: one element
-        if let Some((mut run, label, qs)) = self.pes[k].main.current.take() {
-            let before = run.elements();
-            let progress = self.pes[k]
-                .pe
-                .advance(&mut run, 1)
-                .map_err(|e| self.op_error(k, cycle, &label, e))?;
-            let st = &mut self.pes[k];
-            st.stats.elements += run.elements() - before;
-            let activated = run.take_activated();
-            for t in activated {
-                self.activate_local(k, cycle, &t, FIFO_ACTIVATE)?;
-            }
-            match progress {
-                Progress::Stalled(w) => {
-                    let st = &mut self.pes[k];
-                    st.main.waiting = Some(w);
-                    st.stats.stalls += 1;
-                    st.main.current = Some((run, label, qs));
-                }
-                Progress::Paused => {
-                    out.progressed = true;
-                    for v in [cycle, k as u64, 0, run.elements()] {
-                        self.trace.add(v);
-                    }
-                    let st = &mut self.pes[k];
-                    st.main.waiting = None;
-                    st.main.current = Some((run, label, qs));
-                }
-                Progress::Done(o) => {
-                    out.progressed = true;
-                    self.pes[k].main.waiting = None;
-                    for (_, q) in qs {
-                        if q.side == QueueSide::Output {
-                            self.pes[k].out_owner[usize::from(q.id)] = Some(label.clone());
-                        }
-                    }
-                    self.complete(k, cycle, &label, &o, None, Thread::Main)?;
-                }
-            }
-            return Ok(());
+        if let Some(sync) = self.pes[k].main.current.take() {
+            return self.step_sync_op(k, cycle, sync, out);
         }
-        // the next action of the running task
         let st = &mut self.pes[k];
-        let body = Rc::clone(&st.main.body);
-        let action = match st.main.pending.pop_front() {
-            Some(a) => Some(Cow::Owned(a)),
-            None => body.get(st.main.pc).map(|a| {
-                st.main.pc += 1;
-                Cow::Borrowed(a)
-            }),
-        };
-        if let Some(action) = action {
+        if let Some(next) = st.main.next_action() {
             out.progressed = true;
             st.main.action_no += 1;
-            let label = Label::new(&action, st.main.task.clone(), st.main.action_no);
-            return self.run_action(k, cycle, &action, label, out);
+            let label = Label::new(next.action(), st.main.task.clone(), st.main.action_no);
+            return self.run_action(k, cycle, next.action(), label, out);
         }
         if let Some(q) = self.pes[k].main.teardown.take() {
             self.teardown_ended(k, cycle, q)?;
         }
         self.pes[k].main.task = None;
+        self.start_next_task(k, cycle, out)
+    }
+
+    /// One element of a `@map` in progress (`left` elements still to count).
+    fn step_map(
+        &mut self,
+        k: usize,
+        cycle: u64,
+        (left, o, label): (u64, Outcome, Label),
+        out: &mut PeCycle,
+    ) -> Result<(), SimError> {
+        out.progressed = true;
+        let st = &mut self.pes[k];
+        st.stats.elements += 1;
+        if left > 1 {
+            for v in [cycle, k as u64, 0, o.elements - left + 1] {
+                self.trace.add(v);
+            }
+            self.pes[k].main.map = Some((left - 1, o, label));
+        } else {
+            self.complete(k, cycle, &label, &o, None, Thread::Main)?;
+        }
+        Ok(())
+    }
+
+    /// One element of the main thread's synchronous operation.
+    fn step_sync_op(
+        &mut self,
+        k: usize,
+        cycle: u64,
+        (mut run, label, qs): SyncOp,
+        out: &mut PeCycle,
+    ) -> Result<(), SimError> {
+        let before = run.elements();
+        let progress = self.pes[k]
+            .pe
+            .advance(&mut run, 1)
+            .map_err(|e| self.op_error(k, cycle, &label, e))?;
+        let st = &mut self.pes[k];
+        st.stats.elements += run.elements() - before;
+        let activated = run.take_activated();
+        for t in activated {
+            self.activate_local(k, cycle, &t, FIFO_ACTIVATE)?;
+        }
+        match progress {
+            Progress::Stalled(w) => {
+                let st = &mut self.pes[k];
+                st.main.waiting = Some(w);
+                st.stats.stalls += 1;
+                st.main.current = Some((run, label, qs));
+            }
+            Progress::Paused => {
+                out.progressed = true;
+                for v in [cycle, k as u64, 0, run.elements()] {
+                    self.trace.add(v);
+                }
+                let st = &mut self.pes[k];
+                st.main.waiting = None;
+                st.main.current = Some((run, label, qs));
+            }
+            Progress::Done(o) => {
+                out.progressed = true;
+                self.pes[k].main.waiting = None;
+                for (_, q) in qs {
+                    if q.side == QueueSide::Output {
+                        self.pes[k].out_owner[usize::from(q.id)] = Some(label.clone());
+                    }
+                }
+                self.complete(k, cycle, &label, &o, None, Thread::Main)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The idle main thread starts the eligible task with the lowest id: the teardown task of
+    /// a drained flushed queue, a control task named by a control wavelet, a local or a data
+    /// task.
+    fn start_next_task(&mut self, k: usize, cycle: u64, out: &mut PeCycle) -> Result<(), SimError> {
         // the teardown task (system id 29) of a flushed queue that drained, when no eligible
         // task has a lower id
         let teardown = self.teardown_due(k);
-        // idle: start the eligible task with the lowest id
+        let (pick, channel) = self.eligible(k);
+        let st = &self.pes[k];
+        let lowest = match (channel, pick) {
+            (Some((_, _, entry)), _) => Some(entry),
+            (None, Some(ti)) => Some(st.tasks[ti].id),
+            (None, None) => None,
+        };
+        if let Some(q) = teardown.filter(|_| lowest.is_none_or(|id| id > TEARDOWN_TASK_ID)) {
+            self.start_teardown(k, cycle, q, out);
+            return Ok(());
+        }
+        let Some(TaskStart {
+            name,
+            body,
+            wavelet,
+        }) = self.take_task(k, cycle, channel, pick)?
+        else {
+            return Ok(());
+        };
         let st = &mut self.pes[k];
+        st.main = MainThread {
+            task: Some(Rc::clone(&name)),
+            wavelet,
+            body,
+            pc: 0,
+            pending: VecDeque::new(),
+            action_no: 0,
+            current: None,
+            waiting: None,
+            teardown: None,
+            map: None,
+        };
+        st.stats.tasks_started += 1;
+        out.progressed = true;
+        self.trace.add(cycle);
+        self.trace.add(k as u64);
+        self.trace.add_str(&name);
+        self.trace
+            .add(wavelet.map_or(0, |w| u64::from(w.payload) | 1 << 32));
+        self.event(cycle, k, EventKind::TaskStart, Thread::Main, || {
+            name.to_string()
+        });
+        Ok(())
+    }
+
+    /// The task an idle main thread may start: the eligible bound task with the lowest id
+    /// (an index into the PE's tasks), and a control wavelet at the head of an unblocked
+    /// channel without a data task (channel, input queue, control task id) when its id is
+    /// below that task's.
+    fn eligible(&self, k: usize) -> (Option<usize>, Option<(u8, u8, u8)>) {
+        let st = &self.pes[k];
         let pick = st.tasks.iter().position(|t| {
             !t.blocked
                 && match t.kind {
@@ -474,12 +549,12 @@ impl Sim {
         });
         let channel =
             channel.filter(|&(_, _, entry)| pick.is_none_or(|ti| entry < st.tasks[ti].id));
-        let lowest = match (channel, pick) {
-            (Some((_, _, entry)), _) => Some(entry),
-            (None, Some(ti)) => Some(st.tasks[ti].id),
-            (None, None) => None,
-        };
-        if let Some(q) = teardown.filter(|_| lowest.is_none_or(|id| id > TEARDOWN_TASK_ID)) {
+        (pick, channel)
+    }
+
+    /// Starts the teardown task of flushed output queue `q`, now drained.
+    fn start_teardown(&mut self, k: usize, cycle: u64, q: u8, out: &mut PeCycle) {
+        {
             let body = self.teardown_body(k, q);
             let name: Rc<str> = format!("teardown (output queue {q} drained)").into();
             let st = &mut self.pes[k];
@@ -497,8 +572,20 @@ impl Sim {
             self.event(cycle, k, EventKind::TaskStart, Thread::Main, || {
                 name.to_string()
             });
-            return Ok(());
         }
+    }
+
+    /// Takes what the main thread starts, as [`Sim::eligible`] found it: its name, body and
+    /// wavelet (popped from its queue). A control wavelet on a data task's channel starts the
+    /// control task it names instead, and so does every `limit`-th start of a rotating data
+    /// task.
+    fn take_task(
+        &mut self,
+        k: usize,
+        cycle: u64,
+        channel: Option<(u8, u8, u8)>,
+        pick: Option<usize>,
+    ) -> Result<Option<TaskStart>, SimError> {
         let st = &mut self.pes[k];
         let (mut name, mut body, wavelet) = match (channel, pick) {
             (Some((ch, q, _)), _) => {
@@ -519,7 +606,7 @@ impl Sim {
                 };
                 (name, body, wavelet)
             }
-            (None, None) => return Ok(()),
+            (None, None) => return Ok(None),
         };
         // a control wavelet on a data task's channel starts the control task it names
         if let Some(w) = wavelet.filter(|w| w.is_control()) {
@@ -556,30 +643,11 @@ impl Sim {
                 body = t.body.clone();
             }
         }
-        let st = &mut self.pes[k];
-        st.main = MainThread {
-            task: Some(Rc::clone(&name)),
-            wavelet,
+        Ok(Some(TaskStart {
+            name,
             body,
-            pc: 0,
-            pending: VecDeque::new(),
-            action_no: 0,
-            current: None,
-            waiting: None,
-            teardown: None,
-            map: None,
-        };
-        st.stats.tasks_started += 1;
-        out.progressed = true;
-        self.trace.add(cycle);
-        self.trace.add(k as u64);
-        self.trace.add_str(&name);
-        self.trace
-            .add(wavelet.map_or(0, |w| u64::from(w.payload) | 1 << 32));
-        self.event(cycle, k, EventKind::TaskStart, Thread::Main, || {
-            name.to_string()
-        });
-        Ok(())
+            wavelet,
+        }))
     }
 
     /// `@block(ut_id)` / `@unblock(ut_id)` (WSE-3 only).
