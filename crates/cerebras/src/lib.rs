@@ -39,7 +39,10 @@
 //! * [`memory`]: 48 KiB of 16-bit words with named, typed, row-major arrays.
 //! * [`npy`]: arrays read and written as `.npy` files (through `npusim-io`).
 //! * [`ops`]: the operation table, operands (DSD, DSR, FIFO, scalar, pointer; a fabric operand
-//!   is one more kind), the engine, `@map`, the cycle model.
+//!   is one more kind) and the arithmetic of each operation.
+//! * [`pe`]: one PE's compute engine: the machine, the operation engine (a state machine
+//!   advanced element by element, its operands behind ports), `@map`, the cycle model and the
+//!   builtins as methods.
 //! * [`fabric`]: wavelets, colors, per-color routes and switch positions, a grid of routers
 //!   moving one wavelet per link per cycle, input/output queues (seed 004's table).
 //! * [`sched`]: tasks, asynchronous operations on microthreads, resource-conflict detection and
@@ -67,9 +70,9 @@
 //!   ([`access::BoundsPolicy::Unchecked`], default); [`access::BoundsPolicy::Strict`] is the
 //!   opt-in per-array check. An access outside the PE's memory is always an error.
 //! * **§0.9 the seed's typos** are read as meant (`dst_dsd`, a `var` scalar).
-//! * **Lengths** (§4.1): [`ops::LengthPolicy::HardwarePriority`] by default (sources, then the
+//! * **Lengths** (§4.1): [`pe::LengthPolicy::HardwarePriority`] by default (sources, then the
 //!   destination; non-governing operands are walked past their ends, a mem4d continuing in its
-//!   outermost dimension), [`ops::LengthPolicy::Strict`] on request.
+//!   outermost dimension), [`pe::LengthPolicy::Strict`] on request.
 //! * **`wavelet_index_offset` without `.index`** is an error (the seed calls it undefined).
 //! * **mem1d strides** that do not fit `i8` are rejected, not wrapped.
 //! * **Floating point**: IEEE binary16/32, round to nearest even, one rounding per operation
@@ -94,6 +97,7 @@ pub mod limits;
 pub mod memory;
 pub mod npy;
 pub mod ops;
+pub mod pe;
 pub mod programs;
 pub mod sched;
 pub mod seed_examples;
@@ -101,4 +105,5 @@ pub mod seed_examples;
 pub use arch::{Arch, PE_MEMORY_BYTES, WSE2_PE_MEMORY_BYTES, WSE3_PE_MEMORY_BYTES};
 pub use elem::{ElemTy, Element};
 pub use memory::{MemoryError, PeMemory};
-pub use ops::{Op, OpConfig, Operand, Pe, Scalar};
+pub use ops::{Op, Operand, Scalar};
+pub use pe::{OpConfig, Pe};

@@ -333,7 +333,8 @@ fn arrays_round_trip_as_little_endian_bytes() {
 #[test]
 fn fifo_buffers_are_aligned_to_the_architecture_minimum() {
     use npusim_cerebras::memory::DEFAULT_ALIGN_BYTES;
-    use npusim_cerebras::ops::{OpError, Pe};
+    use npusim_cerebras::ops::OpError;
+    use npusim_cerebras::pe::Pe;
     for arch in [Arch::Wse2, Arch::Wse3] {
         let min = arch.fifo_min_align_bytes();
         assert!(DEFAULT_ALIGN_BYTES >= min);

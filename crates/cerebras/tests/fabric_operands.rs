@@ -3,7 +3,8 @@
 use half::f16;
 use npusim_cerebras::dsd::{FabIn, FabOut, FifoConfig, ZeroSource};
 use npusim_cerebras::fabric::{Color, Wavelet};
-use npusim_cerebras::ops::{OpError, Progress, Wait};
+use npusim_cerebras::ops::OpError;
+use npusim_cerebras::pe::{Progress, Wait};
 use npusim_cerebras::{Arch, Op, OpConfig, Operand, Pe, Scalar};
 
 type Res = Result<(), Box<dyn std::error::Error>>;

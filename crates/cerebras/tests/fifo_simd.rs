@@ -6,7 +6,8 @@
 
 use npusim_cerebras::dsd::{DsdError, FabIn, FabOut, FifoConfig, SimdMode};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
-use npusim_cerebras::ops::{FifoId, OpError, Pe};
+use npusim_cerebras::ops::{FifoId, OpError};
+use npusim_cerebras::pe::Pe;
 use npusim_cerebras::sched::{Action, AsyncConfig, Sim, TaskKind};
 use npusim_cerebras::{Arch, ElemTy, Op};
 

@@ -5,7 +5,8 @@
 #![allow(clippy::unwrap_used)]
 
 use half::f16;
-use npusim_cerebras::ops::{Fp16Format, OpError, Operand, Pe, Scalar};
+use npusim_cerebras::ops::{Fp16Format, OpError, Operand, Scalar};
+use npusim_cerebras::pe::Pe;
 use npusim_cerebras::{Arch, ElemTy};
 
 fn ptr(pe: &Pe, name: &str) -> Operand {

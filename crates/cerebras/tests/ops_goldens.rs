@@ -7,7 +7,8 @@ use npusim_cerebras::dsd::{
     CircBuf, Dsd, FifoAction, FifoConfig, MemProps, get_mem1d, increment_dsd_offset,
     set_dsd_base_addr,
 };
-use npusim_cerebras::ops::{DsrFile, LengthPolicy, Op, OpConfig, OpError, Operand, Pe, Scalar};
+use npusim_cerebras::ops::{Op, OpError, Operand, Scalar};
+use npusim_cerebras::pe::{DsrFile, LengthPolicy, OpConfig, Pe};
 use npusim_cerebras::{Arch, ElemTy};
 
 fn pe() -> Pe {
@@ -637,7 +638,7 @@ fn cycle_estimates_follow_the_simd_model() {
 
 #[test]
 fn cycle_model_widths_per_generation_stride_and_map() {
-    use npusim_cerebras::ops::stride_width;
+    use npusim_cerebras::pe::stride_width;
     // the stride rule of spec §4.7, out of a full width of 8
     let want = |s: i64| match s.rem_euclid(8) {
         _ if s == 0 || s == 1 => 8,

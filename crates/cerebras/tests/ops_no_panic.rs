@@ -5,9 +5,8 @@
 use npusim_cerebras::dsd::{FifoAction, FifoConfig, Mem1d};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use npusim_cerebras::ops::{
-    Class, DsrFile, Fp16Format, LengthPolicy, Op, OpConfig, Operand, Pe, Scalar,
-};
+use npusim_cerebras::ops::{Class, Fp16Format, Op, Operand, Scalar};
+use npusim_cerebras::pe::{DsrFile, LengthPolicy, OpConfig, Pe};
 use npusim_cerebras::{Arch, ElemTy};
 use proptest::prelude::*;
 

@@ -392,7 +392,7 @@ fn ut_taken(
     op_ut: Option<u8>,
 ) -> Built<String> {
     use npusim_cerebras::dsd::Dsd;
-    use npusim_cerebras::ops::DsrFile;
+    use npusim_cerebras::pe::DsrFile;
     let cfg = |ut| AsyncConfig {
         ut_id: ut,
         ..AsyncConfig::default()

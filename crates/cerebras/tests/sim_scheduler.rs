@@ -5,7 +5,7 @@ use npusim_cerebras::dsd::{FabIn, FabOut};
 use npusim_cerebras::fabric::{
     Color, ColorConfig, Dir, DirSet, QueueSide, Route, SwitchPos, Wavelet,
 };
-use npusim_cerebras::ops::DsrFile;
+use npusim_cerebras::pe::DsrFile;
 use npusim_cerebras::sched::{Action, AsyncConfig, OnControl, Sim, SimError, TaskKind};
 use npusim_cerebras::{Arch, ElemTy, Op, Operand, Scalar};
 

@@ -306,7 +306,7 @@ fn seed_on_control_terminate_activate_unblock() -> Res {
 #[test]
 fn seed_async_dsr_loaded_with_activate() -> Res {
     use npusim_cerebras::dsd::Dsd;
-    use npusim_cerebras::ops::DsrFile;
+    use npusim_cerebras::pe::DsrFile;
     let rx = Color::new(3)?;
     let input: Vec<Wavelet> = (0..3).map(|k| Wavelet::data16(rx, 0, 7 + k)).collect();
     let mut sim = pipe(rx, Color::new(5)?, input)?;

@@ -1,5 +1,5 @@
 //! `fabin_dsd` and `fabout_dsd` as validated data (seed 004, spec §2.5–2.6); their behaviour
-//! on the fabric is in `ops::fabric_port`.
+//! on the fabric is in `pe::fabric_io`.
 //!
 //! Colors and queues: on WSE-2 a fabric DSD names a color, a queue, or both (the SDK's usual
 //! form; the fabin's queue is then bound to the color). On WSE-3 a queue is required and a

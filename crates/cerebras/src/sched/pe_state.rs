@@ -11,7 +11,8 @@ use super::stats::PeStats;
 use super::table_settings::{ControlTaskTable, Rotation};
 use super::task::{Action, AsyncConfig, Task};
 use crate::fabric::{QueueRef, Wavelet};
-use crate::ops::{DsrId, Operand, Outcome, Pe, RunningOp, Wait};
+use crate::ops::{DsrId, Operand};
+use crate::pe::{Outcome, Pe, RunningOp, Wait};
 
 /// An asynchronous operation running on a hardware microthread.
 pub(super) struct Microthread {

@@ -13,7 +13,8 @@ use super::task::AsyncConfig;
 use crate::arch::Arch;
 use crate::dsd::{Dsd, Priority};
 use crate::fabric::{Color, QueueRef, QueueSide};
-use crate::ops::{Operand, RunningOp};
+use crate::ops::Operand;
+use crate::pe::RunningOp;
 
 impl Sim {
     /// Chooses when output-queue reuse is an error ([`QueueReusePolicy::OtherColor`] by

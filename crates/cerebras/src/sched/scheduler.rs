@@ -30,7 +30,8 @@ use super::task::{
 use super::trace::{EventKind, Thread, TraceEvent};
 use crate::arch::Arch;
 use crate::fabric::{Color, PeQueues, QueueSide, Wavelet};
-use crate::ops::{Operand, Outcome, Pe, Progress};
+use crate::ops::Operand;
+use crate::pe::{Outcome, Pe, Progress};
 
 /// What the idle main thread starts: a task's name, its body and the wavelet it took.
 struct TaskStart {

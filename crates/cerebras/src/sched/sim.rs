@@ -12,7 +12,8 @@ use super::trace::{EventKind, Thread, TraceEvent, chrome_trace};
 use crate::arch::Arch;
 use crate::dsd::Dsd;
 use crate::fabric::{Collected, Color, Fabric};
-use crate::ops::{DsrFile, DsrId, Operand, Pe};
+use crate::ops::{DsrId, Operand};
+use crate::pe::{DsrFile, Pe};
 
 /// A grid of PEs, their routers and their tasks, run cycle by cycle.
 pub struct Sim {

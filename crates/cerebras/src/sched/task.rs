@@ -8,7 +8,8 @@ use std::rc::Rc;
 
 use crate::dsd::Priority;
 use crate::fabric::Wavelet;
-use crate::ops::{Op, OpConfig, OpError, Operand, Pe, Scalar};
+use crate::ops::{Op, OpError, Operand, Scalar};
+use crate::pe::{OpConfig, Pe};
 
 /// What Rust code in a task body sees.
 pub struct CallCtx<'a> {

@@ -7,17 +7,17 @@
 
 use npusim_hw::CycleEstimate;
 
-use super::error::OpError;
-use super::fabric_port::{FabInPort, FabOutPort, fabric_length};
-use super::fp16_format::Fp16Format;
-use super::op::{Class, Op};
-use super::operand::{DsrId, FifoId, Operand};
+use super::port::{Port, dsd_base, fabric_length, position};
 use crate::arch::Arch;
 use crate::dsd::walk::walk_unbounded;
-use crate::dsd::{Base, CircBuf, Dsd, DsdError, Fifo, FifoConfig, Mem4d};
+use crate::dsd::{CircBuf, Dsd, DsdError, Fifo, FifoConfig, Mem4d};
 use crate::elem::ElemTy;
 use crate::fabric::PeQueues;
 use crate::memory::PeMemory;
+use crate::ops::Fp16Format;
+use crate::ops::OpError;
+use crate::ops::{Class, Op};
+use crate::ops::{DsrId, FifoId, Operand};
 
 /// Which operand's length an operation takes (spec §4.1).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -94,28 +94,6 @@ pub struct Pe {
     pub(super) dsrs: Vec<Dsr>,
     /// The input and output queues between the router and this PE (fabric operands).
     pub queues: PeQueues,
-}
-
-/// How an operand produces or takes element `n`.
-pub(super) enum Port {
-    Mem {
-        base: Base,
-        offsets: Box<dyn Iterator<Item = i64>>,
-        index: u16,
-    },
-    Fifo(usize),
-    Scalar(u32),
-    Ptr(Base),
-    FabIn(FabInPort),
-    FabOut(FabOutPort),
-}
-
-pub(super) fn position(k: usize) -> String {
-    if k == 0 {
-        "destination".to_string()
-    } else {
-        format!("source {}", k - 1)
-    }
 }
 
 impl Pe {
@@ -435,14 +413,5 @@ impl Pe {
             }
             Dsd::FabIn(_) | Dsd::FabOut(_) => Port::Scalar(0),
         })
-    }
-}
-
-pub(super) fn dsd_base(d: &Dsd) -> Option<&Base> {
-    match d {
-        Dsd::Mem1d(m) => Some(&m.base),
-        Dsd::Mem4d(m) => Some(&m.base),
-        Dsd::CircBuf(c) => Some(&c.base),
-        Dsd::FabIn(_) | Dsd::FabOut(_) => None,
     }
 }

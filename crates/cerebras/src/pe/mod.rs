@@ -1,0 +1,20 @@
+//! One processing element's compute engine (spec §4, §11): the machine (memory, FIFOs, DSRs,
+//! the fabric queues), the engine that runs a DSD operation element by element as a state
+//! machine ([`RunningOp`], advanced by [`Pe::advance`]), the ports through which it reads and
+//! writes its operands, and the DSD builtins as methods.
+//!
+//! * [`machine`]: the [`Pe`], its FIFOs and DSRs, operand validation and lengths.
+//! * [`engine`]: starting, advancing and completing an operation; `@map`; the cycle model.
+//! * [`port`]: how each operand produces or takes elements, and what a waiting port waits on.
+//! * [`fabric_io`]: fabric operands: popping fabin wavelets, pushing fabout wavelets.
+//! * [`builtins`]: `pe.fmovh(dest, src)` and the other builtins.
+
+pub mod builtins;
+pub mod engine;
+pub mod fabric_io;
+pub mod machine;
+pub mod port;
+
+pub use engine::{CYCLE_MODEL, Progress, RunningOp, stride_width};
+pub use machine::{Dsr, DsrFile, LengthPolicy, OpConfig, Outcome, Pe};
+pub use port::{CONTROL_MARKER, FabInPort, FabOutPort, INFINITE_EXTENT, Wait};

@@ -1,0 +1,158 @@
+//! The port interface of the operation engine: how each operand of a running operation
+//! produces or takes its elements (memory walk, FIFO, scalar, pointer, fabric queue), what a
+//! waiting port waits on, and the fabric facts ports need (lengths, word counts, markers).
+
+use std::fmt;
+
+use crate::dsd::{Base, Dsd, SimdMode};
+use crate::fabric::Color;
+use crate::ops::Class;
+
+/// How an operand produces or takes element `n`.
+pub(super) enum Port {
+    Mem {
+        base: Base,
+        offsets: Box<dyn Iterator<Item = i64>>,
+        index: u16,
+    },
+    Fifo(usize),
+    Scalar(u32),
+    Ptr(Base),
+    FabIn(FabInPort),
+    FabOut(FabOutPort),
+}
+
+/// `extent = 0x7fff` means "infinite" for fabric DSDs (spec §2.7).
+pub const INFINITE_EXTENT: u16 = 0x7fff;
+
+/// The marker `control_transform` writes into index bits 15..14 (payload bits 31..30) of a
+/// control wavelet stored as data (spec §0.4: 0b11, an inference).
+pub const CONTROL_MARKER: u32 = 0b11 << 30;
+
+/// The length of a DSD as an operand: a fabric DSD's extent `0x7fff` is unbounded.
+pub(super) fn fabric_length(d: &Dsd) -> u64 {
+    match d {
+        Dsd::FabIn(f) if f.extent == INFINITE_EXTENT => u64::MAX,
+        Dsd::FabOut(f) if f.extent == INFINITE_EXTENT => u64::MAX,
+        // a SIMD fabric DSD's extent counts wavelets of two 16-bit values (spec §0.6)
+        Dsd::FabOut(f) if f.simd_mode.is_some() => 2 * u64::from(f.extent),
+        Dsd::FabIn(f) if f.simd_mode.is_some() => 2 * u64::from(f.extent),
+        _ => d.length(),
+    }
+}
+
+/// 16-bit words of a class's values.
+pub(super) fn class_words(c: Class) -> u32 {
+    match c {
+        Class::Raw16 | Class::Int16 | Class::F16 => 1,
+        Class::Raw32 | Class::F32 => 2,
+    }
+}
+
+/// A fabin operand ready to run: the input queue it pops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FabInPort {
+    /// The input queue.
+    pub queue: u8,
+    /// Mark control wavelets instead of losing the flag.
+    pub control_transform: bool,
+    /// SIMD mode: two 16-bit values per wavelet, low half first.
+    pub simd: Option<SimdMode>,
+    /// The high half of the last SIMD wavelet popped, not used yet.
+    pub pending: Option<u16>,
+}
+
+impl FabInPort {
+    /// Wavelets the input queue must hold for element `n` of `len`: none while half a SIMD
+    /// wavelet is pending; for `simd_64` two at the start of each group of four elements that
+    /// takes two wavelets (the seed: "two wavelets must be ready, otherwise the DSD operation
+    /// stalls"); else one.
+    pub fn wavelets_needed(&self, n: u64, len: u64) -> u32 {
+        if self.pending.is_some() {
+            return 0;
+        }
+        match self.simd {
+            Some(SimdMode::Simd64) if n.is_multiple_of(4) && n.saturating_add(3) < len => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// A fabout operand ready to run: the output queue it pushes and how it builds wavelets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FabOutPort {
+    /// The output queue.
+    pub queue: u8,
+    /// The color of the wavelets.
+    pub color: Color,
+    /// Send control wavelets.
+    pub control: bool,
+    /// The index put in the high half of 16-bit results.
+    pub index: u16,
+    /// Rebuild marked control wavelets.
+    pub control_transform: bool,
+    /// Mark the operation's last wavelet to advance the color's switch.
+    pub advance_switch: bool,
+    /// SIMD mode: two 16-bit results per wavelet.
+    pub simd: Option<SimdMode>,
+    /// The low half of a SIMD wavelet waiting for its high half.
+    pub pending: Option<u16>,
+}
+
+impl FabOutPort {
+    /// Output-queue room element `n` of `len` needs: one wavelet per element without SIMD;
+    /// with SIMD one when the element completes a pair or is the last, and, for `simd_64`,
+    /// two at the start of each group of four elements that fills two wavelets.
+    pub fn room_needed(&self, n: u64, len: u64) -> u32 {
+        let Some(mode) = self.simd else {
+            return 1;
+        };
+        if mode == SimdMode::Simd64 && n.is_multiple_of(4) && n.saturating_add(3) < len {
+            return 2;
+        }
+        u32::from(self.pending.is_some() || n.saturating_add(1) == len)
+    }
+}
+
+/// What a stalled operation waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Wait {
+    /// A wavelet in this input queue.
+    InputEmpty(u8),
+    /// Room in this output queue.
+    OutputFull(u8),
+    /// An element in this FIFO (by handle).
+    FifoEmpty(usize),
+    /// Room in this FIFO (by handle).
+    FifoFull(usize),
+}
+
+impl fmt::Display for Wait {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Wait::InputEmpty(q) => write!(f, "a wavelet in input queue {q}"),
+            Wait::OutputFull(q) => write!(f, "room in output queue {q}"),
+            Wait::FifoEmpty(id) => write!(f, "an element in FIFO {id}"),
+            Wait::FifoFull(id) => write!(f, "room in FIFO {id}"),
+        }
+    }
+}
+
+/// How an operand is named in messages: `destination`, `source N`.
+pub(super) fn position(k: usize) -> String {
+    if k == 0 {
+        "destination".to_string()
+    } else {
+        format!("source {}", k - 1)
+    }
+}
+
+/// The memory base of a memory DSD.
+pub(super) fn dsd_base(d: &Dsd) -> Option<&Base> {
+    match d {
+        Dsd::Mem1d(m) => Some(&m.base),
+        Dsd::Mem4d(m) => Some(&m.base),
+        Dsd::CircBuf(c) => Some(&c.base),
+        Dsd::FabIn(_) | Dsd::FabOut(_) => None,
+    }
+}
