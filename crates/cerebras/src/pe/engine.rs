@@ -8,13 +8,13 @@ use std::ops::ControlFlow;
 use npusim_hw::CycleEstimate;
 
 use super::machine::{LengthPolicy, OpConfig, Outcome, Pe};
-use super::port::{Port, Wait, class_words, dsd_base, position};
+use super::port::{Port, Wait, class_words, position};
 use crate::dsd::walk::walk_unbounded;
 use crate::dsd::{Dsd, FifoAction};
 use crate::fabric::{Color, QueueRef, QueueSide};
 use crate::ops::Op;
 use crate::ops::OpError;
-use crate::ops::{Operand, Scalar};
+use crate::ops::Operand;
 
 /// Name of the cycle model.
 pub const CYCLE_MODEL: &str = "cerebras-simd-v1";
@@ -642,139 +642,5 @@ impl Pe {
             }
             _ => {}
         }
-    }
-
-    /// `@map(f, inputs..., output)`: reads one element of every DSD input (scalars are passed
-    /// unchanged, pointers read at each iteration), calls `f`, writes the result to `output`;
-    /// stops as soon as a DSD input or the output has no element left (spec §4.6).
-    pub fn map(
-        &mut self,
-        inputs: &[Operand],
-        output: Option<&Operand>,
-        mut f: impl FnMut(&[Scalar]) -> Scalar,
-    ) -> Result<Outcome, OpError> {
-        let all: Vec<&Operand> = inputs.iter().chain(output).collect();
-        if all.iter().any(|o| matches!(o, Operand::Fifo(_))) {
-            return Err(OpError::FifoRule {
-                op: "map",
-                rule: "a FIFO cannot be an operand of @map",
-            });
-        }
-        if !all
-            .iter()
-            .any(|o| matches!(o, Operand::Dsd(_) | Operand::Dsr(_)))
-        {
-            return Err(OpError::Form {
-                op: "map",
-                form: all.iter().map(|o| o.letter()).collect(),
-                accepted: "at least one DSD or DSR argument".into(),
-            });
-        }
-        let cfg = OpConfig::default();
-        let mut ports = Vec::with_capacity(all.len());
-        let mut left = Vec::with_capacity(all.len());
-        let mut types = Vec::with_capacity(all.len());
-        for (k, o) in all.iter().enumerate() {
-            if let Operand::Dsd(d) = o
-                && matches!(d, Dsd::CircBuf(_) | Dsd::FabIn(_) | Dsd::FabOut(_))
-            {
-                return Err(OpError::Kind {
-                    op: "map",
-                    kind: d.kind(),
-                    position: format!("argument {k}"),
-                    why: "only memory DSDs are modelled as @map arguments",
-                });
-            }
-            ports.push(self.port(Op::Mov16, k + 1, o, &cfg)?);
-            left.push(match o {
-                Operand::Dsd(_) | Operand::Dsr(_) => Some(self.length_of(o, false)?),
-                _ => None,
-            });
-            types.push(match o {
-                Operand::Dsd(d) => dsd_base(d).map(|b| b.elem),
-                Operand::Dsr(id) => dsd_base(&self.dsr(*id)?.dsd).map(|b| b.elem),
-                _ => self.elem_of(o)?,
-            });
-        }
-        let n_in = inputs.len();
-        let mut n = 0u64;
-        loop {
-            let mut args = Vec::with_capacity(n_in);
-            for k in 0..n_in {
-                if let Some(l) = &mut left[k] {
-                    if *l == 0 {
-                        return self.map_done(n);
-                    }
-                    *l -= 1;
-                }
-                let ty = types[k].unwrap_or(crate::ElemTy::U16);
-                let bits = match &mut ports[k] {
-                    Port::Mem {
-                        base,
-                        offsets,
-                        index,
-                    } => {
-                        let off = offsets.next().unwrap_or(0);
-                        self.mem.load(base.element_word(off, *index), base.elem)?
-                    }
-                    Port::Scalar(b) => *b,
-                    Port::Ptr(b) => self.mem.load(b.word_addr, b.elem)?,
-                    Port::Fifo(_) | Port::FabIn(_) | Port::FabOut(_) => 0,
-                };
-                args.push(Scalar::from_bits(ty, bits));
-            }
-            let r = f(&args);
-            if output.is_some() {
-                let k = n_in;
-                if let Some(l) = &mut left[k] {
-                    if *l == 0 {
-                        return self.map_done(n);
-                    }
-                    *l -= 1;
-                }
-                if let Some(ty) = types[k]
-                    && ty != r.ty
-                {
-                    return Err(OpError::Type {
-                        op: "map",
-                        position: "output".into(),
-                        found: r.ty,
-                        expected: if ty.words() == 1 {
-                            crate::ops::Class::Raw16
-                        } else {
-                            crate::ops::Class::Raw32
-                        },
-                    });
-                }
-                match &mut ports[k] {
-                    Port::Mem {
-                        base,
-                        offsets,
-                        index,
-                    } => {
-                        let off = offsets.next().unwrap_or(0);
-                        self.mem
-                            .store(base.element_word(off, *index), base.elem, r.bits)?;
-                    }
-                    Port::Ptr(b) => self.mem.store(b.word_addr, b.elem, r.bits)?,
-                    Port::Scalar(_) | Port::Fifo(_) | Port::FabIn(_) | Port::FabOut(_) => {}
-                }
-            }
-            n += 1;
-            if left.iter().all(Option::is_none) {
-                return self.map_done(n);
-            }
-        }
-    }
-
-    fn map_done(&self, n: u64) -> Result<Outcome, OpError> {
-        Ok(Outcome {
-            completed: true,
-            elements: n,
-            activated: Vec::new(),
-            cycles: CycleEstimate::new(CYCLE_MODEL).stage("map", n),
-            advance_switch: Vec::new(),
-            control_ended: false,
-        })
     }
 }

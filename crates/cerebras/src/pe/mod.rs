@@ -4,7 +4,8 @@
 //! writes its operands, and the DSD builtins as methods.
 //!
 //! * [`machine`]: the [`Pe`], its FIFOs and DSRs, operand validation and lengths.
-//! * [`engine`]: starting, advancing and completing an operation; `@map`; the cycle model.
+//! * [`engine`]: starting, advancing and completing an operation; the cycle model.
+//! * [`map`]: the `@map` builtin.
 //! * [`port`]: how each operand produces or takes elements, and what a waiting port waits on.
 //! * [`fabric_io`]: fabric operands: popping fabin wavelets, pushing fabout wavelets.
 //! * [`builtins`]: `pe.fmovh(dest, src)` and the other builtins.
@@ -13,6 +14,7 @@ pub mod builtins;
 pub mod engine;
 pub mod fabric_io;
 pub mod machine;
+pub mod map;
 pub mod port;
 
 pub use engine::{CYCLE_MODEL, Progress, RunningOp, stride_width};
