@@ -316,66 +316,78 @@ impl Fabric {
             }
         }
         for (m, ok) in movers.iter().zip(&allowed) {
-            if !*ok {
-                continue;
+            if *ok {
+                hops.push(self.move_wavelet(m, cycle, queues));
             }
-            let w = Wavelet {
-                advance_switch: false,
-                ..m.wavelet
-            };
-            // color_swap_x: the copy leaving EAST of a wavelet received from WEST
-            let swap = m.port == Dir::West && self.routers[m.pe].color_swap_x;
-            let east = if swap { w.with_color_bit0_toggled() } else { w };
-            for t in &m.targets {
-                match *t {
-                    Target::Slot(k, Dir::West) => {
-                        self.routers[k].slots[Dir::West.index()] = Some(east)
-                    }
-                    Target::Host(k, Dir::East) => {
-                        let (x, y) = self.coords(k);
-                        self.collected.push(Collected {
-                            x,
-                            y,
-                            dir: Dir::East,
-                            cycle,
-                            wavelet: east,
-                        });
-                    }
-                    Target::Slot(k, d) => self.routers[k].slots[d.index()] = Some(w),
-                    Target::Ce(k) => {
-                        if let Some(q) = queues.get_mut(k) {
-                            q.deliver(w);
-                        }
-                    }
-                    Target::Host(k, dir) => {
-                        let (x, y) = self.coords(k);
-                        self.collected.push(Collected {
-                            x,
-                            y,
-                            dir,
-                            cycle,
-                            wavelet: w,
-                        });
-                    }
-                }
-            }
-            if m.wavelet.advance_switch
-                && m.port == Dir::Ramp
-                && let Some(c) = self.routers[m.pe].colors[m.wavelet.color.index()].as_mut()
-            {
-                c.advance_switch();
-            }
-            let (x, y) = self.coords(m.pe);
-            hops.push(Hop {
-                x,
-                y,
-                from: m.port,
-                to: m.to,
-                wavelet: m.wavelet,
-            });
         }
         // refill RAMP slots from output queues and edge slots from host streams
-        let mut changes = hops.len();
+        let changes = hops.len() + self.refill(queues);
+        self.changes = changes;
+        Ok(hops)
+    }
+
+    /// Moves one wavelet the arbitration allowed: into its target slots, the PE's input
+    /// queue or the host's collection (a WEST-received copy leaving EAST with its color's
+    /// bit 0 toggled under `color_swap_x`), advancing its color's switch when it asked to.
+    fn move_wavelet(&mut self, m: &Mover, cycle: u64, queues: &mut [&mut PeQueues]) -> Hop {
+        let w = Wavelet {
+            advance_switch: false,
+            ..m.wavelet
+        };
+        // color_swap_x: the copy leaving EAST of a wavelet received from WEST
+        let swap = m.port == Dir::West && self.routers[m.pe].color_swap_x;
+        let east = if swap { w.with_color_bit0_toggled() } else { w };
+        for t in &m.targets {
+            match *t {
+                Target::Slot(k, Dir::West) => self.routers[k].slots[Dir::West.index()] = Some(east),
+                Target::Host(k, Dir::East) => {
+                    let (x, y) = self.coords(k);
+                    self.collected.push(Collected {
+                        x,
+                        y,
+                        dir: Dir::East,
+                        cycle,
+                        wavelet: east,
+                    });
+                }
+                Target::Slot(k, d) => self.routers[k].slots[d.index()] = Some(w),
+                Target::Ce(k) => {
+                    if let Some(q) = queues.get_mut(k) {
+                        q.deliver(w);
+                    }
+                }
+                Target::Host(k, dir) => {
+                    let (x, y) = self.coords(k);
+                    self.collected.push(Collected {
+                        x,
+                        y,
+                        dir,
+                        cycle,
+                        wavelet: w,
+                    });
+                }
+            }
+        }
+        if m.wavelet.advance_switch
+            && m.port == Dir::Ramp
+            && let Some(c) = self.routers[m.pe].colors[m.wavelet.color.index()].as_mut()
+        {
+            c.advance_switch();
+        }
+        let (x, y) = self.coords(m.pe);
+        Hop {
+            x,
+            y,
+            from: m.port,
+            to: m.to,
+            wavelet: m.wavelet,
+        }
+    }
+
+    /// Refills empty RAMP slots from the PEs' output queues and empty edge slots from host
+    /// streams; the number of slots filled.
+    fn refill(&mut self, queues: &mut [&mut PeQueues]) -> usize {
+        let mut changes = 0;
         for (k, r) in self.routers.iter_mut().enumerate() {
             if r.slots[Dir::Ramp.index()].is_none()
                 && let Some(q) = queues.get_mut(k)
@@ -393,8 +405,7 @@ impl Fabric {
                 }
             }
         }
-        self.changes = changes;
-        Ok(hops)
+        changes
     }
 
     fn plan_router(
