@@ -10,6 +10,7 @@
 //!   [`queue_flush`] WSE-3 output-queue flushes.
 //! * [`stats`] and [`trace`]: what a run reports and records.
 
+mod bound_tasks;
 pub mod ending;
 pub mod error;
 mod label;

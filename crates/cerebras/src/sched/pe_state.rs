@@ -5,11 +5,12 @@
 use std::collections::VecDeque;
 use std::rc::Rc;
 
+use super::bound_tasks::BoundTasks;
 use super::label::Label;
 use super::microthread::MainThreadPriority;
 use super::stats::PeStats;
 use super::table_settings::{ControlTaskTable, Rotation};
-use super::task::{Action, AsyncConfig, Task};
+use super::task::{Action, AsyncConfig};
 use crate::fabric::{QueueRef, Wavelet};
 use crate::ops::{DsrId, Operand};
 use crate::pe::{Outcome, Pe, RunningOp, Wait};
@@ -84,7 +85,7 @@ impl MainThread {
 /// One PE of the simulation: its machine, tasks, threads and statistics.
 pub(super) struct PeState {
     pub(super) pe: Pe,
-    pub(super) tasks: Vec<Task>,
+    pub(super) tasks: BoundTasks,
     pub(super) main: MainThread,
     pub(super) micro: Vec<Microthread>,
     pub(super) main_priority: MainThreadPriority,

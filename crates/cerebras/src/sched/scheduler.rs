@@ -18,6 +18,7 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::rc::Rc;
 
+use super::bound_tasks::TaskIdx;
 use super::error::SimError;
 use super::label::{Label, hash_display};
 use super::microthread::main_thread_rank;
@@ -304,7 +305,8 @@ impl Sim {
         field: &'static str,
         allowed: &[TaskKind],
     ) -> Result<(), SimError> {
-        let Some(t) = self.pes[k].tasks.iter().find(|t| t.name.as_ref() == name) else {
+        let tasks = &self.pes[k].tasks;
+        let Some(t) = tasks.named(name).map(|i| &tasks[i]) else {
             return Ok(());
         };
         if allowed.contains(&t.kind) {
@@ -363,12 +365,9 @@ impl Sim {
         block: bool,
     ) -> Result<(), SimError> {
         self.set_channel(k, channel, !block)?;
-        if let Some(t) = self.pes[k]
-            .tasks
-            .iter_mut()
-            .find(|t| t.kind == TaskKind::Data && t.id == channel)
-        {
-            t.blocked = block;
+        let tasks = &mut self.pes[k].tasks;
+        if let Some(i) = tasks.of_kind(TaskKind::Data, channel) {
+            tasks[i].blocked = block;
         }
         Ok(())
     }
@@ -523,9 +522,9 @@ impl Sim {
     /// (an index into the PE's tasks), and a control wavelet at the head of an unblocked
     /// channel without a data task (channel, input queue, control task id) when its id is
     /// below that task's.
-    fn eligible(&self, k: usize) -> (Option<usize>, Option<(u8, u8, u8)>) {
+    fn eligible(&self, k: usize) -> (Option<TaskIdx>, Option<(u8, u8, u8)>) {
         let st = &self.pes[k];
-        let pick = st.tasks.iter().position(|t| {
+        let pick = st.tasks.position(|t| {
             !t.blocked
                 && match t.kind {
                     TaskKind::Local => t.active,
@@ -585,7 +584,7 @@ impl Sim {
         k: usize,
         cycle: u64,
         channel: Option<(u8, u8, u8)>,
-        pick: Option<usize>,
+        pick: Option<TaskIdx>,
     ) -> Result<Option<TaskStart>, SimError> {
         let st = &mut self.pes[k];
         let (mut name, mut body, wavelet) = match (channel, pick) {
@@ -614,8 +613,8 @@ impl Sim {
             let entry = control_entry(w.payload);
             let Some(t) = st
                 .tasks
-                .iter()
-                .find(|t| t.kind == TaskKind::Control && t.id == entry)
+                .of_kind(TaskKind::Control, entry)
+                .map(|i| &st.tasks[i])
             else {
                 let (x, y) = self.fabric.coords(k);
                 return Err(SimError::UnexpectedControl {
@@ -635,11 +634,9 @@ impl Sim {
             // a rotating data task (WSE-3): every limit-th start runs its control task
             let id = st.tasks[ti].id;
             if let Some(control) = self.rotate(k, id)
-                && let Some(t) = self.pes[k]
-                    .tasks
-                    .iter()
-                    .find(|t| t.name.as_ref() == control)
+                && let Some(i) = self.pes[k].tasks.named(&control)
             {
+                let t = &self.pes[k].tasks[i];
                 name = t.name.clone();
                 body = t.body.clone();
             }

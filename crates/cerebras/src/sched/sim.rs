@@ -2,6 +2,7 @@
 //! up (binding tasks, DSRs loaded for asynchronous use, channels, activations) and reads it
 //! back (PEs, events, collected wavelets). [`super::scheduler`] runs it.
 
+use super::bound_tasks::BoundTasks;
 use super::error::SimError;
 use super::microthread::MainThreadPriority;
 use super::pe_state::{MainThread, PeState};
@@ -47,7 +48,7 @@ impl Sim {
                 let (x, y) = fabric.coords(k);
                 PeState {
                     pe: Pe::new(arch),
-                    tasks: Vec::new(),
+                    tasks: BoundTasks::default(),
                     main: MainThread::default(),
                     micro: Vec::new(),
                     main_priority: MainThreadPriority::default(),
@@ -203,7 +204,7 @@ impl Sim {
                     .map_err(|e| bad(format!("@{}: {e}", op.name())))?;
             }
         }
-        st.tasks.push(Task {
+        st.tasks.bind(Task {
             name: name.into(),
             id,
             kind,
@@ -211,7 +212,6 @@ impl Sim {
             active: false,
             blocked: false,
         });
-        st.tasks.sort_by_key(|t| t.id);
         Ok(())
     }
 
@@ -290,13 +290,10 @@ impl Sim {
         f: impl FnOnce(&mut Task),
     ) -> Result<(), SimError> {
         let (x, y) = self.fabric.coords(k);
-        match self.pes[k]
-            .tasks
-            .iter_mut()
-            .find(|t| t.name.as_ref() == name)
-        {
-            Some(t) => {
-                f(t);
+        let tasks = &mut self.pes[k].tasks;
+        match tasks.named(name) {
+            Some(i) => {
+                f(&mut tasks[i]);
                 Ok(())
             }
             None => Err(SimError::Task {

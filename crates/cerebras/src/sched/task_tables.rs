@@ -77,9 +77,8 @@ impl Sim {
         let st = &mut self.pes[k];
         let kind_of = |name: &str| {
             st.tasks
-                .iter()
-                .find(|t| t.name.as_ref() == name)
-                .map(|t| (t.kind, t.id))
+                .named(name)
+                .map(|i| (st.tasks[i].kind, st.tasks[i].id))
         };
         let Some((TaskKind::Data, data_id)) = kind_of(data_task) else {
             return Err(bad(format!(
