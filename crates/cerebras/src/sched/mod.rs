@@ -3,7 +3,12 @@
 //! statistics and a trace hash.
 //!
 //! * [`sim`]: the [`Sim`] (grid, routers, per-PE state) and how a program sets it up;
-//!   [`scheduler`] runs it cycle by cycle; [`ending`] says how a run ends.
+//!   [`scheduler`] runs it cycle by cycle (routers, then each PE's microthreads and main
+//!   thread); [`ending`] says how a run ends.
+//! * Inside: `pe_state` (one PE's tasks and threads), `bound_tasks` (its task table, by id
+//!   and by name), `main_thread` (a task's actions and the start of the next task),
+//!   `completion` (what a finished operation activates or unblocks), `label` (what names an
+//!   action in messages, the trace and its hash, written only when needed).
 //! * [`task`]: tasks, their bodies and completions; [`task_tables`] and [`table_settings`] the
 //!   WSE-3 task-table features; [`microthread`] which microthread and rank an operation takes;
 //!   [`resources`] and [`queue_reuse`] the conflicts an asynchronous operation may cause;
@@ -11,9 +16,11 @@
 //! * [`stats`] and [`trace`]: what a run reports and records.
 
 mod bound_tasks;
+mod completion;
 pub mod ending;
 pub mod error;
 mod label;
+mod main_thread;
 pub mod microthread;
 mod pe_state;
 pub mod queue_flush;
@@ -28,9 +35,9 @@ pub mod task_tables;
 pub mod trace;
 
 pub use error::SimError;
+pub use main_thread::control_entry;
 pub use microthread::{MainThreadPriority, microthread_of};
 pub use queue_reuse::QueueReusePolicy;
-pub use scheduler::control_entry;
 pub use sim::Sim;
 pub use stats::{PeStats, RunReport, TraceHash};
 pub use table_settings::{ControlTaskTable, MAX_ROTATING_PAIRS};

@@ -148,3 +148,9 @@ impl PeState {
         })
     }
 }
+
+/// What one PE did in one cycle.
+#[derive(Default)]
+pub(super) struct PeCycle {
+    pub(super) progressed: bool,
+}

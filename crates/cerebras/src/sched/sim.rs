@@ -2,6 +2,8 @@
 //! up (binding tasks, DSRs loaded for asynchronous use, channels, activations) and reads it
 //! back (PEs, events, collected wavelets). [`super::scheduler`] runs it.
 
+use std::fmt;
+
 use super::bound_tasks::BoundTasks;
 use super::error::SimError;
 use super::microthread::MainThreadPriority;
@@ -322,6 +324,24 @@ impl Sim {
                 thread: thread.to_string(),
                 text: text(),
             });
+        }
+    }
+
+    /// An operation's error on PE `k` at `cycle`, with what ran.
+    pub(super) fn op_error(
+        &self,
+        k: usize,
+        cycle: u64,
+        what: impl fmt::Display,
+        source: crate::ops::OpError,
+    ) -> SimError {
+        let (x, y) = self.fabric.coords(k);
+        SimError::Op {
+            x,
+            y,
+            cycle,
+            what: what.to_string(),
+            source: Box::new(source),
         }
     }
 }
