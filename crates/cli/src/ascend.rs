@@ -326,13 +326,16 @@ fn cast(a: &AscendCastArgs) -> Result<ExitCode> {
     write_atomic(&a.output, |w| {
         npy::write(w, &file_elements, &[out.dst_len], false, false)
     })?;
-    print!("{}", summary(&out, src));
-    if a.show_lanes {
-        println!("written: {:?}", out.written);
+    let written = if a.show_lanes {
+        format!("{:?}", out.written)
     } else {
-        println!("written: {}", ranges(&out.written));
-    }
-    println!("output: {}", a.output.display());
+        ranges(&out.written)
+    };
+    crate::output::emit(&format!(
+        "{}written: {written}\noutput: {}\n",
+        summary(&out, src),
+        a.output.display()
+    ))?;
     Ok(ExitCode::SUCCESS)
 }
 
