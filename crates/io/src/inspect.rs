@@ -11,13 +11,10 @@ use std::path::{Path, PathBuf};
 use crate::container::Container;
 use crate::elements::element_count;
 use crate::error::IoError;
-use crate::npy::descr_for;
+use crate::npy::{check_header_len, check_header_text, descr_for};
 use crate::safetensors::{header_len, interpret, parse_header};
 use npusim_numerics::Format;
 use npyz::{DType, NpyHeader, Order};
-
-/// Largest `.npy` header `inspect` reads (the `.safetensors` limit too).
-const MAX_HEADER_BYTES: u64 = 100_000_000;
 
 /// Why a file's header could not be inspected.
 #[derive(Debug, thiserror::Error)]
@@ -186,13 +183,11 @@ fn inspect_npy(
         .iter()
         .rev()
         .fold(0u64, |acc, &b| (acc << 8) | u64::from(b));
-    if header_len > MAX_HEADER_BYTES {
-        return Err(bad(format!(
-            "the header length field says {header_len} bytes, more than the {MAX_HEADER_BYTES} npusim reads"
-        )));
-    }
+    // The limits `cast` applies too, before anything parses the header.
+    check_header_len(header_len).map_err(|e| bad(e.to_string()))?;
     let data_start = 8 + len_bytes + header_len;
     let text = read_part(r, header_len, data_start, len, path, "the header")?;
+    check_header_text(&text).map_err(|e| bad(e.to_string()))?;
     prefix.extend_from_slice(&len_field);
     let text_at = prefix.len();
     prefix.extend_from_slice(&text);
