@@ -270,6 +270,7 @@ fn inspect_safetensors(r: &mut dyn Read, len: u64, path: &Path) -> Result<FileIn
     let header_len = header_len(&first, len).map_err(|e| e.reading(path))?;
     let json = read_part(r, header_len, 8 + header_len, len, path, "the JSON header")?;
     let header = parse_header(&json, len - 8 - header_len).map_err(|e| e.reading(path))?;
+    drop(json);
     let mut tensors = Vec::with_capacity(header.tensors.len());
     for t in header.tensors {
         let format =
