@@ -54,7 +54,7 @@ fn shape_text(shape: &[u64]) -> String {
 fn cells(t: &TensorInfo) -> [String; 6] {
     [
         t.name.clone(),
-        t.dtype.clone(),
+        t.dtype.to_string(),
         format_name(t),
         shape_text(&t.shape),
         t.elements.to_string(),

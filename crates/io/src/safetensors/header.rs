@@ -204,10 +204,20 @@ impl NameSet {
 
 /// Parses and checks the JSON header `json` of a file whose data section has `data_len` bytes.
 pub fn parse_header(json: &[u8], data_len: u64) -> Result<Header, IoError> {
-    let collected: Collected =
-        serde_json::from_slice(json).map_err(|e| IoError::SafetensorsHeaderJson {
-            reason: e.to_string(),
-        })?;
+    checked(serde_json::from_slice(json), data_len)
+}
+
+/// [`parse_header`] for a header read from `json` as it is parsed (the text is never held
+/// whole in memory); `json` must end where the header ends.
+pub fn parse_header_from(json: impl std::io::Read, data_len: u64) -> Result<Header, IoError> {
+    checked(serde_json::from_reader(json), data_len)
+}
+
+/// The header of a parsed JSON object, checked against a data section of `data_len` bytes.
+fn checked(parsed: Result<Collected, serde_json::Error>, data_len: u64) -> Result<Header, IoError> {
+    let collected = parsed.map_err(|e| IoError::SafetensorsHeaderJson {
+        reason: e.to_string(),
+    })?;
     if let Some(fault) = collected.fault {
         return Err(fault);
     }
