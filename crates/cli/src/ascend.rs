@@ -230,6 +230,19 @@ fn read_tensor(path: &Path, dtype: Option<(DType, &str)>) -> Result<(DType, Vec<
             return Err(anyhow::Error::from(e).context(format!("reading `{}`", path.display())));
         }
     };
+    // A standard dtype says what the elements are: another type of the same width is refused,
+    // never read bit for bit (an f32 1.0 is not the int32 1065353216). Only a dtype that does
+    // not say (`<V2`, `<V1`) takes the type the call names.
+    if let (Some((t, given_by)), npy::NpyDtype::Standard(f)) = (dtype, &array.dtype)
+        && format != *f
+    {
+        let held = DType::from_format(*f).map_or_else(|| f.to_string(), |d| d.to_string());
+        bail!(
+            "reading `{}`: {given_by} {t}, but the file's dtype '{}' holds {held} elements (npusim does not reinterpret another type's bits)",
+            path.display(),
+            array.descr
+        );
+    }
     let dtype = DType::from_format(format).with_context(|| {
         format!(
             "`{}` holds {format} elements, which AscendC has no type for",
@@ -326,13 +339,16 @@ fn cast(a: &AscendCastArgs) -> Result<ExitCode> {
     write_atomic(&a.output, |w| {
         npy::write(w, &file_elements, &[out.dst_len], false, false)
     })?;
-    print!("{}", summary(&out, src));
-    if a.show_lanes {
-        println!("written: {:?}", out.written);
+    let written = if a.show_lanes {
+        format!("{:?}", out.written)
     } else {
-        println!("written: {}", ranges(&out.written));
-    }
-    println!("output: {}", a.output.display());
+        ranges(&out.written)
+    };
+    crate::output::emit(&format!(
+        "{}written: {written}\noutput: {}\n",
+        summary(&out, src),
+        a.output.display()
+    ))?;
     Ok(ExitCode::SUCCESS)
 }
 
