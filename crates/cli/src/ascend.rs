@@ -11,7 +11,7 @@ use npusim_ascend::call::{Api, CallOutcome, CastCall, run_call};
 use npusim_ascend::{CastRoundMode, DType, HybridKind, Product, RegLayout, SatMode};
 use npusim_numerics::{BulkOptions, CastPolicy, Format, Layout, Storage, cast_elements};
 
-use npusim_io::{Elements, IoError, npy, write_atomic};
+use npusim_io::{Elements, IoError, npy};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -58,7 +58,8 @@ pub struct AscendCastArgs {
     /// Input .npy: the source tensor.
     #[arg(value_name = "IN")]
     pub input: PathBuf,
-    /// Output .npy: the destination tensor.
+    /// Output .npy: the destination tensor (`-`: standard output, with the report on standard
+    /// error).
     #[arg(short, long, value_name = "OUT")]
     pub output: PathBuf,
     /// TOML file describing the call; flags given here override its fields.
@@ -336,19 +337,25 @@ fn cast(a: &AscendCastArgs) -> Result<ExitCode> {
         count: out.dst_len,
         bytes: bytes.into(),
     };
-    write_atomic(&a.output, |w| {
-        npy::write(w, &file_elements, &[out.dst_len], false, false)
-    })?;
+    let mut bytes = Vec::new();
+    npy::write(&mut bytes, &file_elements, &[out.dst_len], false, false)?;
+    crate::output::write_output(&a.output, |w| w.write_all(&bytes))?;
     let written = if a.show_lanes {
         format!("{:?}", out.written)
     } else {
         ranges(&out.written)
     };
-    crate::output::emit(&format!(
+    let report = format!(
         "{}written: {written}\noutput: {}\n",
         summary(&out, src),
         a.output.display()
-    ))?;
+    );
+    if a.output.as_os_str() == "-" {
+        // Standard output holds the .npy alone; the report goes to standard error.
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), report.as_bytes());
+    } else {
+        crate::output::emit(&report)?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -395,3 +395,29 @@ fn a_file_of_another_type_is_refused_naming_both_types() {
         .stderr(predicate::str::contains("bfloat16_t"));
     assert!(!out.exists());
 }
+
+/// `-o -` writes the .npy to standard output (no file named `-`) and the report to standard
+/// error; the bytes equal those of a file output.
+#[test]
+fn dash_output_is_standard_output_with_the_report_on_standard_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("out.npy");
+    let run = |out: &Path| {
+        npusim()
+            .current_dir(dir.path())
+            .args(["ascend", "cast"])
+            .arg(repo("examples/ascend/seed002_src.npy"))
+            .arg("-o")
+            .arg(out)
+            .arg("--call")
+            .arg(repo("examples/ascend/seed002_mask32.toml"))
+            .assert()
+            .success()
+    };
+    run(&file);
+    let piped = run(Path::new("-"));
+    let out = piped.get_output();
+    assert_eq!(out.stdout, std::fs::read(&file).unwrap());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("wrote 256 of 512"));
+    assert!(!dir.path().join("-").exists());
+}
