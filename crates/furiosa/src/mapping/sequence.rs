@@ -15,7 +15,7 @@ use std::fmt;
 
 use thiserror::Error;
 
-use super::{Final, Mapping};
+use super::{Evaluator, Final, Form, Mapping};
 
 /// One loop of the sequencer: `size` iterations `stride` bytes apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -107,8 +107,8 @@ pub enum SequenceError {
 }
 
 fn flatten(m: &Mapping, out: &mut Vec<Mapping>) {
-    match m {
-        Mapping::Pair(l, r) => {
+    match m.form() {
+        Form::Pair(l, r) => {
             flatten(l, out);
             flatten(r, out);
         }
@@ -184,9 +184,9 @@ pub fn sequence(
     // Check every live stream cell against the loops.
     let mut written = vec![0u32; memory.size()];
     let total = time.size().saturating_mul(packet.size());
+    let mut stream = Evaluator::of_dims(&[time, packet]);
     for pos in 0..total {
-        let (t, p) = (pos / packet.size(), pos % packet.size());
-        let cell = time.map(t).combine(packet.map(p)).finalize();
+        let cell = stream.cell(pos);
         if !cell.is_live() {
             continue;
         }
