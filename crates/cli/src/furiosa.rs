@@ -344,6 +344,7 @@ fn map(args: MapArgs) -> Result<ExitCode> {
         );
     }
     // Cells are written as they are produced: memory does not grow with the cell count.
+    let mut cells = mapping.evaluator();
     with_stdout(|w| {
         if args.json {
             // Keys in sorted order, as serde_json writes an object.
@@ -352,7 +353,7 @@ fn map(args: MapArgs) -> Result<ExitCode> {
                 if p > 0 {
                     w.write_all(b",")?;
                 }
-                serde_json::to_writer(&mut *w, &cell_json(&mapping.cell(p)))?;
+                serde_json::to_writer(&mut *w, &cell_json(&cells.cell(p)))?;
             }
             w.write_all(b"],\"display\":")?;
             serde_json::to_writer(&mut *w, &mapping.to_string())?;
@@ -363,7 +364,7 @@ fn map(args: MapArgs) -> Result<ExitCode> {
             writeln!(w, "size:       {size}")?;
             let width = size.saturating_sub(1).to_string().len();
             for p in 0..size {
-                writeln!(w, "{p:>width$}: {}", mapping.cell(p))?;
+                writeln!(w, "{p:>width$}: {}", cells.cell(p))?;
             }
             Ok(())
         }

@@ -134,6 +134,37 @@ impl Evaluator<'_> {
     }
 }
 
+impl Mapping {
+    /// An evaluator of this mapping's positions into flat coordinates, one slot per axis.
+    pub fn evaluator(&self) -> Evaluator<'_> {
+        Evaluator::new(self)
+    }
+
+    /// The finalised cell at `pos` (overshooting coordinates become `Top`, spec §1.6).
+    pub fn cell(&self, pos: usize) -> Final {
+        self.evaluator().cell(pos)
+    }
+
+    /// Every position's finalised cell, in position order.
+    pub fn cells(&self) -> Vec<Final> {
+        let mut e = self.evaluator();
+        (0..self.size()).map(|p| e.cell(p)).collect()
+    }
+
+    /// Whether `self` and `other` are equivalent (spec §1.7): same size and the same finalised
+    /// cell at every position.
+    pub fn equivalent(&self, other: &Mapping) -> bool {
+        let (mut a, mut b) = (self.evaluator(), other.evaluator());
+        self.size() == other.size() && (0..self.size()).all(|p| a.cell(p) == b.cell(p))
+    }
+
+    /// The number of live positions.
+    pub fn live_count(&self) -> usize {
+        let mut e = self.evaluator();
+        (0..self.size()).filter(|&p| e.slot(p).is_live()).count()
+    }
+}
+
 /// The raw cell of `m` at `pos` (spec §1.3): a live cell adds its partial coordinates into
 /// `coords` (slots of `axes`); the major side of a pair decides first, as in `Cell::combine`.
 fn raw(m: &Mapping, pos: usize, axes: &[Axis], coords: &mut [usize]) -> Slot {

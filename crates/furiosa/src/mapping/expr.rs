@@ -5,7 +5,7 @@ use std::fmt;
 
 use thiserror::Error;
 
-use super::{Axis, Cell, Evaluator, Final, PaddingKind};
+use super::{Axis, Cell, PaddingKind};
 
 /// A mapping expression: a size and a function from buffer position to [`Cell`].
 ///
@@ -266,29 +266,6 @@ impl Mapping {
         }
     }
 
-    /// An evaluator of this mapping's positions into flat coordinates, one slot per axis.
-    pub fn evaluator(&self) -> Evaluator<'_> {
-        Evaluator::new(self)
-    }
-
-    /// The finalised cell at `pos` (overshooting coordinates become `Top`, spec §1.6).
-    pub fn cell(&self, pos: usize) -> Final {
-        self.evaluator().cell(pos)
-    }
-
-    /// Every position's finalised cell, in position order.
-    pub fn cells(&self) -> Vec<Final> {
-        let mut e = self.evaluator();
-        (0..self.size).map(|p| e.cell(p)).collect()
-    }
-
-    /// Whether `self` and `other` are equivalent (spec §1.7): same size and the same finalised
-    /// cell at every position.
-    pub fn equivalent(&self, other: &Mapping) -> bool {
-        let (mut a, mut b) = (self.evaluator(), other.evaluator());
-        self.size == other.size && (0..self.size).all(|p| a.cell(p) == b.cell(p))
-    }
-
     /// The axes the mapping mentions, each once, in first-mention order.
     pub fn axes(&self) -> Vec<Axis> {
         let mut out: Vec<Axis> = Vec::new();
@@ -313,12 +290,6 @@ impl Mapping {
             | Node::Resize(l, _)
             | Node::Padding(l, _, _) => l.visit_axes(f),
         }
-    }
-
-    /// The number of live positions.
-    pub fn live_count(&self) -> usize {
-        let mut e = self.evaluator();
-        (0..self.size).filter(|&p| e.slot(p).is_live()).count()
     }
 
     /// The mapping as it is written inside `m![..]`: like [`Display`](fmt::Display) but
