@@ -4,6 +4,7 @@
 //! `crates/furiosa/examples/pipelines/`, and the mapping worked examples
 //! (`npusim_furiosa::worked_mappings`).
 
+use npusim_furiosa::pipeline::Pipeline;
 use npusim_furiosa::seed_examples::SEED_EXAMPLES;
 use npusim_furiosa::worked_mappings::WORKED_MAPPINGS;
 
@@ -14,7 +15,7 @@ use crate::tour::Detail;
 /// Runs a seed example's pipeline file on the example's input; `Ok` when it gives the same
 /// output codes as the API run.
 fn replay(pipeline: &str, input: &[u64], codes: &[u64]) -> Result<(), String> {
-    let p = crate::furiosa::parse_pipeline(pipeline).map_err(|e| format!("{e:#}"))?;
+    let p = Pipeline::parse(pipeline).map_err(|e| e.to_string())?;
     let (out, _) = p.run(input.to_vec()).map_err(|e| e.to_string())?;
     match out.codes().iter().zip(codes).position(|(a, b)| a != b) {
         None if out.codes().len() == codes.len() => Ok(()),
