@@ -284,10 +284,14 @@ pub fn level_here(level: SimdLevel) -> bool {
     let Some(why) = level.absence() else {
         return true;
     };
+    // `<test file>::<test>`: the program's name without cargo's hash, and the test's thread
+    let exe = std::env::current_exe().unwrap_or_default();
+    let stem = exe.file_stem().unwrap_or_default().to_string_lossy();
+    let file = stem.rsplit_once('-').map_or(&*stem, |(f, _)| f).to_string();
     let thread = std::thread::current();
     let test = match thread.name() {
-        Some(name) if name != "main" => name.to_string(),
-        _ => std::env::args().next().unwrap_or_default(),
+        Some(name) if name != "main" => format!("{file}::{name}"),
+        _ => file,
     };
     let line = format!("SKIPPED: {test} needs {}: {why}\n", level.name());
     print!("{line}");
