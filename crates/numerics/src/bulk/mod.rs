@@ -199,7 +199,7 @@ pub fn cast_elements_with_status(
     policy: &CastPolicy,
     options: &BulkOptions,
 ) -> Result<StatusCounts, NumericsError> {
-    KernelSwitch::current()?;
+    switch::check()?;
     src_storage.check_len(src.len(), count, "source")?;
     dst_storage.check_len(dst.len(), count, "destination")?;
     if count == 0 {
@@ -329,7 +329,7 @@ pub fn touch_elements(
     touch: Touch,
     options: &BulkOptions,
 ) -> Result<u64, NumericsError> {
-    KernelSwitch::current()?;
+    switch::check()?;
     src_storage.check_len(src.len(), count, "source")?;
     dst_storage.check_len(dst.len(), count, "destination")?;
     let split = Split {

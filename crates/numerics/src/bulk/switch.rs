@@ -52,18 +52,7 @@ impl KernelSwitch {
 
     /// The switch this process runs under: [`KERNEL_SWITCH_VAR`] as it was when first read.
     pub fn current() -> Result<KernelSwitch, NumericsError> {
-        static SWITCH: OnceLock<Result<KernelSwitch, NumericsError>> = OnceLock::new();
-        SWITCH
-            .get_or_init(|| match std::env::var(KERNEL_SWITCH_VAR) {
-                Ok(v) => KernelSwitch::parse(&v),
-                Err(std::env::VarError::NotPresent) => Ok(KernelSwitch::Fastest),
-                Err(std::env::VarError::NotUnicode(v)) => Err(NumericsError::UnknownKernelSwitch {
-                    variable: KERNEL_SWITCH_VAR,
-                    value: v.to_string_lossy().into_owned(),
-                    valid: KERNEL_SWITCH_VALUES,
-                }),
-            })
-            .clone()
+        read_once().clone()
     }
 
     /// The highest level this switch lets run.
@@ -76,10 +65,33 @@ impl KernelSwitch {
     }
 }
 
+/// [`KERNEL_SWITCH_VAR`] parsed, the first time this is called in the process.
+fn read_once() -> &'static Result<KernelSwitch, NumericsError> {
+    static SWITCH: OnceLock<Result<KernelSwitch, NumericsError>> = OnceLock::new();
+    SWITCH.get_or_init(|| match std::env::var(KERNEL_SWITCH_VAR) {
+        Ok(v) => KernelSwitch::parse(&v),
+        Err(std::env::VarError::NotPresent) => Ok(KernelSwitch::Fastest),
+        Err(std::env::VarError::NotUnicode(v)) => Err(NumericsError::UnknownKernelSwitch {
+            variable: KERNEL_SWITCH_VAR,
+            value: v.to_string_lossy().into_owned(),
+            valid: KERNEL_SWITCH_VALUES,
+        }),
+    })
+}
+
 /// The highest level the kernels may use in this process: [`KernelSwitch::cap`] of the
 /// current switch, `portable` when its value is unknown.
 pub(crate) fn cap() -> SimdLevel {
-    KernelSwitch::current().map_or(SimdLevel::Portable, KernelSwitch::cap)
+    match read_once() {
+        Ok(s) => s.cap(),
+        Err(_) => SimdLevel::Portable,
+    }
+}
+
+/// Fails with [`NumericsError::UnknownKernelSwitch`] when the switch's value is unknown (what
+/// every bulk operation checks first).
+pub(crate) fn check() -> Result<(), NumericsError> {
+    read_once().as_ref().map(|_| ()).map_err(Clone::clone)
 }
 
 #[cfg(test)]

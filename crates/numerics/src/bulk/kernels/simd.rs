@@ -45,7 +45,7 @@ impl SimdLevel {
 
     /// Whether the CPU has every feature of this level, whatever the switch says.
     pub fn on_cpu(self) -> bool {
-        self.missing_features().is_empty()
+        cpu_has(self)
     }
 
     /// The CPU features of this level that this CPU lacks (empty when it has the level).
@@ -181,50 +181,23 @@ fn feature_detected(name: &str) -> bool {
     }
 }
 
-/// Whether the CPU has AVX2, FMA and F16C, whatever the switch says.
-#[cfg(target_arch = "x86_64")]
-fn cpu_has_avx2() -> bool {
-    std::arch::is_x86_feature_detected!("avx2")
-        && std::arch::is_x86_feature_detected!("fma")
-        && std::arch::is_x86_feature_detected!("f16c")
-}
-
-/// Whether the CPU has AVX2, FMA and F16C (never, off x86_64).
-#[cfg(not(target_arch = "x86_64"))]
-fn cpu_has_avx2() -> bool {
-    false
-}
-
-/// Whether the CPU has AVX2, FMA, F16C and AVX-512 F, BW, VL, DQ and VBMI, whatever the switch
-/// says.
-#[cfg(target_arch = "x86_64")]
-fn cpu_has_avx512() -> bool {
-    cpu_has_avx2()
-        && std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("avx512bw")
-        && std::arch::is_x86_feature_detected!("avx512vl")
-        && std::arch::is_x86_feature_detected!("avx512dq")
-        && std::arch::is_x86_feature_detected!("avx512vbmi")
-}
-
-/// Whether the CPU has the AVX-512 level (never, off x86_64).
-#[cfg(not(target_arch = "x86_64"))]
-fn cpu_has_avx512() -> bool {
-    false
+/// Whether the CPU has every feature of `level`, whatever the switch says.
+fn cpu_has(level: SimdLevel) -> bool {
+    level.features().iter().all(|f| feature_detected(f))
 }
 
 /// Whether the kernels may use the [`SimdLevel::Avx2`] level: the CPU has AVX2, FMA and F16C
 /// and the switch allows the level. Every AVX2 code path checks this (or
 /// [`avx512_present`], which implies it) before it runs.
 pub(crate) fn avx2_present() -> bool {
-    super::super::switch::cap() >= SimdLevel::Avx2 && cpu_has_avx2()
+    super::super::switch::cap() >= SimdLevel::Avx2 && cpu_has(SimdLevel::Avx2)
 }
 
 /// Whether the kernels may use the [`SimdLevel::Avx512`] level: the CPU has AVX2, FMA, F16C
 /// and AVX-512 F, BW, VL, DQ and VBMI, and the switch allows the level. Every AVX-512 code
 /// path checks this before it runs.
 pub(crate) fn avx512_present() -> bool {
-    super::super::switch::cap() >= SimdLevel::Avx512 && cpu_has_avx512()
+    super::super::switch::cap() >= SimdLevel::Avx512 && cpu_has(SimdLevel::Avx512)
 }
 
 /// Whether the kernels may run at `level` here; when not, the calling unit test cannot test
