@@ -11,7 +11,7 @@ use npusim_ascend::call::{Api, CallOutcome, CastCall, run_call};
 use npusim_ascend::{CastRoundMode, DType, HybridKind, Product, RegLayout, SatMode};
 use npusim_numerics::{BulkOptions, CastPolicy, Format, Layout, Storage, cast_elements};
 
-use npusim_io::{Elements, IoError, npy, write_atomic};
+use npusim_io::{Elements, IoError, npy};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -58,7 +58,8 @@ pub struct AscendCastArgs {
     /// Input .npy: the source tensor.
     #[arg(value_name = "IN")]
     pub input: PathBuf,
-    /// Output .npy: the destination tensor.
+    /// Output .npy: the destination tensor (`-`: standard output, with the report on standard
+    /// error).
     #[arg(short, long, value_name = "OUT")]
     pub output: PathBuf,
     /// TOML file describing the call; flags given here override its fields.
@@ -230,6 +231,19 @@ fn read_tensor(path: &Path, dtype: Option<(DType, &str)>) -> Result<(DType, Vec<
             return Err(anyhow::Error::from(e).context(format!("reading `{}`", path.display())));
         }
     };
+    // A standard dtype says what the elements are: another type of the same width is refused,
+    // never read bit for bit (an f32 1.0 is not the int32 1065353216). Only a dtype that does
+    // not say (`<V2`, `<V1`) takes the type the call names.
+    if let (Some((t, given_by)), npy::NpyDtype::Standard(f)) = (dtype, &array.dtype)
+        && format != *f
+    {
+        let held = DType::from_format(*f).map_or_else(|| f.to_string(), |d| d.to_string());
+        bail!(
+            "reading `{}`: {given_by} {t}, but the file's dtype '{}' holds {held} elements (npusim does not reinterpret another type's bits)",
+            path.display(),
+            array.descr
+        );
+    }
     let dtype = DType::from_format(format).with_context(|| {
         format!(
             "`{}` holds {format} elements, which AscendC has no type for",
@@ -323,16 +337,25 @@ fn cast(a: &AscendCastArgs) -> Result<ExitCode> {
         count: out.dst_len,
         bytes: bytes.into(),
     };
-    write_atomic(&a.output, |w| {
-        npy::write(w, &file_elements, &[out.dst_len], false, false)
-    })?;
-    print!("{}", summary(&out, src));
-    if a.show_lanes {
-        println!("written: {:?}", out.written);
+    let mut bytes = Vec::new();
+    npy::write(&mut bytes, &file_elements, &[out.dst_len], false, false)?;
+    crate::output::write_output(&a.output, |w| w.write_all(&bytes))?;
+    let written = if a.show_lanes {
+        format!("{:?}", out.written)
     } else {
-        println!("written: {}", ranges(&out.written));
+        ranges(&out.written)
+    };
+    let report = format!(
+        "{}written: {written}\noutput: {}\n",
+        summary(&out, src),
+        a.output.display()
+    );
+    if a.output.as_os_str() == "-" {
+        // Standard output holds the .npy alone; the report goes to standard error.
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), report.as_bytes());
+    } else {
+        crate::output::emit(&report)?;
     }
-    println!("output: {}", a.output.display());
     Ok(ExitCode::SUCCESS)
 }
 

@@ -6,7 +6,7 @@
 //! lasting at least 20 ms (10 ms with `--quick`); nothing here is asserted by a test.
 
 use std::hint::black_box;
-use std::io::IsTerminal;
+use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
@@ -349,13 +349,16 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     }
     if args.json {
         let items: Vec<String> = rows.iter().map(json_row).collect();
-        println!("[{}]", items.join(",\n "));
+        crate::output::emit(&format!("[{}]\n", items.join(",\n ")))?;
     } else {
         if tty {
             eprintln!();
         }
-        print_table(&rows);
-        bench_targets::print(&bench_targets::check(&rows, &pairs));
+        let verdicts = bench_targets::check(&rows, &pairs);
+        crate::output::with_stdout(|out| {
+            print_table(out, &rows)?;
+            bench_targets::print(out, &verdicts)
+        })?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -384,14 +387,17 @@ fn json_row(r: &Row) -> String {
     )
 }
 
-fn print_table(rows: &[Row]) {
-    println!(
+/// Writes the measurements as a table, with what its columns mean.
+fn print_table(out: &mut dyn Write, rows: &[Row]) -> io::Result<()> {
+    writeln!(
+        out,
         "{:<26} {:<16} {:>8} {:>3} {:>8} {:>7} {:>8} {:>7} {:>6}  min/median/max Gelem/s",
         "case", "kernel", "elements", "thr", "Gelem/s", "GB/s", "%memcpy", "%floor", "×half"
-    );
+    )?;
     for r in rows {
         let x_half = r.x_half.map_or("-".to_string(), |x| format!("{x:.2}"));
-        println!(
+        writeln!(
+            out,
             "{:<26} {:<16} {:>8} {:>3} {:>8.3} {:>7.2} {:>7.1}% {:>6.1}% {:>6}  {:.3}/{:.3}/{:.3}",
             r.case,
             r.kernel,
@@ -405,9 +411,10 @@ fn print_table(rows: &[Row]) {
             r.gelem[0],
             r.gelem[1],
             r.gelem[2],
-        );
+        )?;
     }
-    println!(
+    writeln!(
+        out,
         "\nGB/s counts input + output bytes; %memcpy compares that with a same-run copy of the input on as many threads (its bytes in + out); %floor compares the cast's speed with a same-run pass that only reads its input and writes its output (`bulk::touch_elements`: the cast's data movement without its arithmetic, split and streamed the same way); ×half is the `half` crate's slice conversion of the same data, split the same way."
-    );
+    )
 }

@@ -8,6 +8,8 @@
 //! IEEE from the rows of three runs). A target whose rows were not measured (`--case`) is
 //! left out.
 
+use std::io::{self, Write};
+
 use crate::bench_cases::{Pair, Row};
 
 /// One checked target: what it asks, what was measured, and whether that meets it.
@@ -184,9 +186,9 @@ pub(crate) fn check(rows: &[Row], pairs: &[Pair]) -> Vec<Verdict> {
 }
 
 /// Prints the verdicts as a table, with how many were met.
-pub(crate) fn print(verdicts: &[Verdict]) {
+pub(crate) fn print(out: &mut dyn Write, verdicts: &[Verdict]) -> io::Result<()> {
     if verdicts.is_empty() {
-        return;
+        return Ok(());
     }
     let width = verdicts
         .iter()
@@ -198,22 +200,24 @@ pub(crate) fn print(verdicts: &[Verdict]) {
         .map(|v| v.measured.chars().count())
         .max()
         .unwrap_or(0);
-    println!("\nTargets (ratios within this run):");
+    writeln!(out, "\nTargets (ratios within this run):")?;
     for v in verdicts {
         let pad = width - v.target.chars().count();
         let mark = if v.met { "met" } else { "MISSED" };
-        println!(
+        writeln!(
+            out,
             "  {}{} {:>measured$}  {mark}",
             v.target,
             " ".repeat(pad),
             v.measured
-        );
+        )?;
     }
     let met = verdicts.iter().filter(|v| v.met).count();
-    println!("{met} of {} targets met", verdicts.len());
-    println!(
+    writeln!(out, "{met} of {} targets met", verdicts.len())?;
+    writeln!(
+        out,
         "(floor: a same-run pass that only reads the cast's input and writes its output, as a percentage of memcpy: how far moving those bytes alone gets here; input or output alone: a pass that only reads the input or only writes the output, whichever is larger, a cost every cast pays in full)"
-    );
+    )
 }
 
 #[cfg(test)]

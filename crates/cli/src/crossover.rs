@@ -140,42 +140,48 @@ pub fn run(filters: &[String], repeats: usize, json: bool, tty: bool) -> Result<
                 )
             })
             .collect();
-        println!("[{}]", items.join(",\n "));
+        crate::output::emit(&format!("[{}]\n", items.join(",\n ")))?;
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
-        "{:<26} {:>9} {:>10} {:>10} {:>7}",
-        "case",
-        "elements",
-        "1 thread",
-        format!("{threads} threads"),
-        "split×"
-    );
-    for p in &points {
-        println!(
-            "{:<26} {:>9} {:>10.3} {:>10.3} {:>7.2}",
-            p.case,
-            p.elements,
-            p.serial,
-            p.split,
-            p.split / p.serial
-        );
-    }
-    println!();
-    for case in &picked {
-        let name = case.name();
-        let mine: Vec<&Point> = points.iter().filter(|p| p.case == name).collect();
-        match pays_from(&mine) {
-            Some(n) => println!("{name}: splitting pays from {n} elements"),
-            None => println!(
-                "{name}: splitting does not pay at {} elements",
-                1usize << LOG2_SIZES.end()
-            ),
+    crate::output::with_stdout(|out| {
+        writeln!(
+            out,
+            "{:<26} {:>9} {:>10} {:>10} {:>7}",
+            "case",
+            "elements",
+            "1 thread",
+            format!("{threads} threads"),
+            "split×"
+        )?;
+        for p in &points {
+            writeln!(
+                out,
+                "{:<26} {:>9} {:>10.3} {:>10.3} {:>7.2}",
+                p.case,
+                p.elements,
+                p.serial,
+                p.split,
+                p.split / p.serial
+            )?;
         }
-    }
-    println!(
-        "\nGelem/s are medians; the library splits from {PARALLEL_THRESHOLD} elements (npusim_numerics::PARALLEL_THRESHOLD)."
-    );
+        writeln!(out)?;
+        for case in &picked {
+            let name = case.name();
+            let mine: Vec<&Point> = points.iter().filter(|p| p.case == name).collect();
+            match pays_from(&mine) {
+                Some(n) => writeln!(out, "{name}: splitting pays from {n} elements")?,
+                None => writeln!(
+                    out,
+                    "{name}: splitting does not pay at {} elements",
+                    1usize << LOG2_SIZES.end()
+                )?,
+            }
+        }
+        writeln!(
+            out,
+            "\nGelem/s are medians; the library splits from {PARALLEL_THRESHOLD} elements (npusim_numerics::PARALLEL_THRESHOLD)."
+        )
+    })?;
     Ok(ExitCode::SUCCESS)
 }
 

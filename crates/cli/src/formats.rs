@@ -121,29 +121,33 @@ pub fn run(args: FormatsArgs) -> Result<ExitCode> {
             *w = (*w).max(cell.chars().count());
         }
     }
-    for (i, row) in rows.iter().enumerate() {
-        let mut line = String::new();
-        for (k, (cell, w)) in row.iter().zip(widths).enumerate() {
-            if k == row.len() - 1 {
-                line.push_str(cell);
-            } else if (1..=4).contains(&k) {
-                line.push_str(&format!("{cell:>w$}  "));
-            } else {
-                line.push_str(&format!("{cell:<w$}  "));
+    crate::output::with_stdout(|out| {
+        for (i, row) in rows.iter().enumerate() {
+            let mut line = String::new();
+            for (k, (cell, w)) in row.iter().zip(widths).enumerate() {
+                if k == row.len() - 1 {
+                    line.push_str(cell);
+                } else if (1..=4).contains(&k) {
+                    line.push_str(&format!("{cell:>w$}  "));
+                } else {
+                    line.push_str(&format!("{cell:<w$}  "));
+                }
+            }
+            writeln!(out, "{}", line.trim_end())?;
+            if args.long && i > 0 {
+                writeln!(out, "    {}", FORMATS[i - 1].summary)?;
             }
         }
-        println!("{}", line.trim_end());
-        if args.long && i > 0 {
-            println!("    {}", FORMATS[i - 1].summary);
-        }
-    }
-    println!();
-    println!(
-        "exp/man: exponent and mantissa field widths; hif8's widths vary with the value (tapered)."
-    );
-    println!(
-        "Names are case-insensitive; np., numpy., ml_dtypes., jnp. and torch. prefixes are accepted."
-    );
+        writeln!(out)?;
+        writeln!(
+            out,
+            "exp/man: exponent and mantissa field widths; hif8's widths vary with the value (tapered)."
+        )?;
+        writeln!(
+            out,
+            "Names are case-insensitive; np., numpy., ml_dtypes., jnp. and torch. prefixes are accepted."
+        )
+    })?;
     Ok(ExitCode::SUCCESS)
 }
 

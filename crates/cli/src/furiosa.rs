@@ -1,5 +1,7 @@
 //! `npusim furiosa map`: evaluate a Furiosa mapping expression (m-notation) and print its normal
 //! form, its size and the cell at every position, as text or as one JSON object.
+//! `npusim furiosa run`: read a pipeline file (`Pipeline::parse` of npusim-furiosa), run it on an
+//! input `.npy` and write the output stream and a report.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -7,16 +9,14 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, Subcommand};
-use npusim_furiosa::engine::vector::ops::{ClipBinaryOp, FpBinaryOp, FxpBinaryOp, LogicBinaryOp};
 use npusim_furiosa::mapping::{Axes, Final, Mapping};
-use npusim_furiosa::pipeline::{Pipeline, StageSpec, total_estimate};
+use npusim_furiosa::pipeline::{Pipeline, total_estimate};
 use npusim_furiosa::{DType, StreamTensor};
 use npusim_io::{Elements, IoError, npy, safetensors};
 use npusim_numerics::{BulkOptions, CastPolicy, Layout, Storage, cast_elements};
 use serde_json::{Map, Value, json};
 
 use crate::output::{emit, with_stdout, write_output};
-use toml::Table;
 
 const RUN_EXAMPLES: &str = "\
 Examples:
@@ -112,212 +112,10 @@ pub fn run(args: FuriosaArgs) -> Result<ExitCode> {
     }
 }
 
-fn text(t: &Table, key: &str, what: &str) -> Result<String> {
-    match t.get(key) {
-        Some(toml::Value::String(s)) => Ok(s.clone()),
-        Some(toml::Value::Integer(i)) => Ok(i.to_string()),
-        Some(_) => bail!("{what}: `{key}` must be a string"),
-        None => bail!("{what}: `{key}` is missing"),
-    }
-}
-
-fn number(t: &Table, key: &str, what: &str) -> Result<f64> {
-    match t.get(key) {
-        Some(toml::Value::Integer(i)) => Ok(*i as f64),
-        Some(toml::Value::Float(f)) => Ok(*f),
-        Some(_) => bail!("{what}: `{key}` must be a number"),
-        None => bail!("{what}: `{key}` is missing"),
-    }
-}
-
-fn int_operand(t: &Table, what: &str) -> Result<i32> {
-    let v = number(t, "operand", what)?;
-    if v.fract() != 0.0 || v < f64::from(i32::MIN) || v > f64::from(i32::MAX) {
-        bail!("{what}: operand {v} is not an i32");
-    }
-    Ok(v as i32)
-}
-
-fn width(t: &Table, what: &str) -> Result<u32> {
-    let v = number(t, "int_width", what)?;
-    if v.fract() != 0.0 || !(0.0..=31.0).contains(&v) {
-        bail!("{what}: int_width {v} must be an integer in 0..=31");
-    }
-    Ok(v as u32)
-}
-
-fn named<T>(t: &Table, what: &str, parse: fn(&str) -> Option<T>, names: &str) -> Result<T> {
-    let name = text(t, "name", what)?;
-    parse(&name).ok_or_else(|| anyhow!("{what}: unknown op `{name}` (one of {names})"))
-}
-
-/// The keys of a pipeline file's top level.
-const PIPELINE_KEYS: [&str; 9] = [
-    "axes",
-    "dtype",
-    "chip",
-    "cluster",
-    "slice",
-    "time",
-    "packet",
-    "upstream_cycles_per_flit",
-    "stage",
-];
-
-/// The keys a stage of op `op` takes (`None` for an unknown op).
-fn stage_keys(op: &str) -> Option<&'static [&'static str]> {
-    Some(match op {
-        "cast" => &["op", "dtype", "out_packet"],
-        "vector_init" | "branch" | "vector_final" => &["op"],
-        "logic" | "fxp" | "fp" | "clip" => &["op", "name", "operand"],
-        "narrow_split" | "widen_concat" => &["op", "time2", "packet2"],
-        "fp_div" => &["op", "operand"],
-        "intra_slice_reduce" => &["op", "axis", "name", "out_time", "out_packet"],
-        "widen_pad" => &["op", "packet2"],
-        "fxp_to_fp" | "fp_to_fxp" => &["op", "int_width"],
-        "inter_slice_reduce" => &["op", "name", "out_slice", "out_time"],
-        _ => return None,
-    })
-}
-
-/// Refuses a key of `t` that is not in `known` (a misspelt key would otherwise be ignored).
-fn check_keys(t: &Table, known: &[&str], what: &str) -> Result<()> {
-    if let Some(key) = t.keys().find(|k| !known.contains(&k.as_str())) {
-        bail!(
-            "{what}: unknown key `{key}` (known keys: {})",
-            known.join(", ")
-        );
-    }
-    Ok(())
-}
-
-fn stage(t: &Table, index: usize) -> Result<StageSpec> {
-    let what = format!("stage {index}");
-    let what = what.as_str();
-    let op = text(t, "op", what)?;
-    if let Some(keys) = stage_keys(&op) {
-        check_keys(t, keys, &format!("{what} ({op})"))?;
-    }
-    Ok(match op.as_str() {
-        "cast" => {
-            let name = text(t, "dtype", what)?;
-            StageSpec::Cast {
-                dtype: DType::parse(&name)
-                    .ok_or_else(|| anyhow!("{what}: unknown dtype `{name}`"))?,
-                out_packet: text(t, "out_packet", what)?,
-            }
-        }
-        "vector_init" => StageSpec::VectorInit,
-        "branch" => StageSpec::Branch,
-        "vector_final" => StageSpec::VectorFinal,
-        "logic" => StageSpec::Logic {
-            op: named(
-                t,
-                what,
-                LogicBinaryOp::parse,
-                "BitAnd BitOr BitXor LeftShift LogicRightShift ArithRightShift",
-            )?,
-            operand: int_operand(t, what)?,
-        },
-        "fxp" => StageSpec::Fxp {
-            op: named(
-                t,
-                what,
-                FxpBinaryOp::parse,
-                "AddFxp AddFxpSat SubFxp SubFxpSat LeftShift LeftShiftSat MulFxp MulInt LogicRightShift ArithRightShift",
-            )?,
-            operand: int_operand(t, what)?,
-        },
-        "fp" => StageSpec::Fp {
-            op: named(t, what, FpBinaryOp::parse, "AddF SubF MulF")?,
-            operand: number(t, "operand", what)? as f32,
-        },
-        "clip" => StageSpec::Clip {
-            op: named(t, what, ClipBinaryOp::parse, "Add AddSat Max Min")?,
-            operand: number(t, "operand", what)?,
-        },
-        "narrow_split" => StageSpec::NarrowSplit {
-            time2: text(t, "time2", what)?,
-            packet2: text(t, "packet2", what)?,
-        },
-        "fp_div" => StageSpec::FpDiv {
-            operand: number(t, "operand", what)? as f32,
-        },
-        "intra_slice_reduce" => StageSpec::IntraSliceReduce {
-            axis: text(t, "axis", what)?,
-            op: text(t, "name", what)?,
-            out_time: text(t, "out_time", what)?,
-            out_packet: text(t, "out_packet", what)?,
-        },
-        "widen_concat" => StageSpec::WidenConcat {
-            time2: text(t, "time2", what)?,
-            packet2: text(t, "packet2", what)?,
-        },
-        "widen_pad" => StageSpec::WidenPad {
-            packet2: text(t, "packet2", what)?,
-        },
-        "fxp_to_fp" => StageSpec::FxpToFp {
-            int_width: width(t, what)?,
-        },
-        "fp_to_fxp" => StageSpec::FpToFxp {
-            int_width: width(t, what)?,
-        },
-        "inter_slice_reduce" => StageSpec::InterSliceReduce {
-            op: text(t, "name", what)?,
-            out_slice: text(t, "out_slice", what)?,
-            out_time: text(t, "out_time", what)?,
-        },
-        other => bail!(
-            "{what}: unknown op `{other}` (cast, vector_init, branch, logic, fxp, fxp_to_fp, narrow_split, fp, intra_slice_reduce, fp_div, widen_concat, widen_pad, fp_to_fxp, clip, inter_slice_reduce, vector_final)"
-        ),
-    })
-}
-
 fn read_pipeline(path: &Path) -> Result<Pipeline> {
     let src = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read `{}`", path.display()))?;
-    parse_pipeline(&src).with_context(|| format!("in `{}`", path.display()))
-}
-
-/// Reads a pipeline file's text (TOML; see `npusim furiosa run --help`).
-pub fn parse_pipeline(src: &str) -> Result<Pipeline> {
-    let t: Table = src.parse().context("not valid TOML")?;
-    let what = "pipeline";
-    check_keys(&t, &PIPELINE_KEYS, what)?;
-    let dtype_name = text(&t, "dtype", what)?;
-    let dtype = DType::parse(&dtype_name).ok_or_else(|| anyhow!("unknown dtype `{dtype_name}`"))?;
-    let axes = Axes::parse(&text(&t, "axes", what)?)?;
-    let dims = [
-        text(&t, "chip", what)?,
-        text(&t, "cluster", what)?,
-        text(&t, "slice", what)?,
-        text(&t, "time", what)?,
-        text(&t, "packet", what)?,
-    ];
-    let upstream = match t.get("upstream_cycles_per_flit") {
-        None => 1,
-        Some(toml::Value::Integer(i)) if *i >= 1 => *i as u64,
-        Some(_) => bail!("upstream_cycles_per_flit must be an integer >= 1"),
-    };
-    let mut stages = Vec::new();
-    if let Some(list) = t.get("stage") {
-        let list = list
-            .as_array()
-            .ok_or_else(|| anyhow!("`stage` must be an array of tables ([[stage]])"))?;
-        for (i, item) in list.iter().enumerate() {
-            let table = item
-                .as_table()
-                .ok_or_else(|| anyhow!("stage {} must be a table", i + 1))?;
-            stages.push(stage(table, i + 1)?);
-        }
-    }
-    Ok(Pipeline {
-        axes,
-        dtype,
-        dims,
-        stages,
-        upstream_cycles_per_flit: upstream,
-    })
+    Pipeline::parse(&src).with_context(|| format!("in `{}`", path.display()))
 }
 
 /// Reads the input `.npy`: its elements must be of the pipeline's input type (no
@@ -546,6 +344,7 @@ fn map(args: MapArgs) -> Result<ExitCode> {
         );
     }
     // Cells are written as they are produced: memory does not grow with the cell count.
+    let mut cells = mapping.evaluator();
     with_stdout(|w| {
         if args.json {
             // Keys in sorted order, as serde_json writes an object.
@@ -554,7 +353,7 @@ fn map(args: MapArgs) -> Result<ExitCode> {
                 if p > 0 {
                     w.write_all(b",")?;
                 }
-                serde_json::to_writer(&mut *w, &cell_json(&mapping.cell(p)))?;
+                serde_json::to_writer(&mut *w, &cell_json(&cells.cell(p)))?;
             }
             w.write_all(b"],\"display\":")?;
             serde_json::to_writer(&mut *w, &mapping.to_string())?;
@@ -565,7 +364,7 @@ fn map(args: MapArgs) -> Result<ExitCode> {
             writeln!(w, "size:       {size}")?;
             let width = size.saturating_sub(1).to_string().len();
             for p in 0..size {
-                writeln!(w, "{p:>width$}: {}", mapping.cell(p))?;
+                writeln!(w, "{p:>width$}: {}", cells.cell(p))?;
             }
             Ok(())
         }

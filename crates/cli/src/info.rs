@@ -1,5 +1,6 @@
 //! `npusim info`: what a `.npy` or `.safetensors` file holds, read from its header alone.
 
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -20,14 +21,17 @@ pub struct InfoArgs {
     pub json: bool,
 }
 
-/// Runs `npusim info`: one line (or JSON object) per tensor.
+/// Runs `npusim info`: one line (or JSON object) per tensor, written as it is produced (no
+/// whole-output copy, so a header of a million tensors costs no more than its own size).
 pub fn run(args: InfoArgs) -> Result<ExitCode> {
     let info = inspect_file(&args.file)?;
-    if args.json {
-        println!("{}", to_json(&args, &info));
-    } else {
-        print!("{}", table(&info));
-    }
+    crate::output::with_stdout(|out| {
+        if args.json {
+            write_json(out, &args, &info)
+        } else {
+            write_table(out, &info)
+        }
+    })?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -46,37 +50,68 @@ fn shape_text(shape: &[u64]) -> String {
     format!("[{}]", dims.join(", "))
 }
 
-/// The table: a header row, one row per tensor, then the totals and the metadata.
-fn table(info: &FileInfo) -> String {
-    let mut rows = vec![[
-        "tensor".to_string(),
-        "dtype".into(),
-        "format".into(),
-        "shape".into(),
-        "elements".into(),
-        "bytes".into(),
-    ]];
+/// The cells of a tensor's row.
+fn cells(t: &TensorInfo) -> [String; 6] {
+    [
+        t.name.clone(),
+        t.dtype.to_string(),
+        format_name(t),
+        shape_text(&t.shape),
+        t.elements.to_string(),
+        t.bytes.to_string(),
+    ]
+}
+
+/// The table's heading row.
+const HEADING: [&str; 6] = ["tensor", "dtype", "format", "shape", "elements", "bytes"];
+
+/// Writes the table: a header row, one row per tensor (columns as wide as their widest
+/// cell, numbers right-aligned), then the totals and the metadata. Rows are built one at a
+/// time, in two passes (widths, then text).
+fn write_table(out: &mut dyn Write, info: &FileInfo) -> io::Result<()> {
+    let mut widths = HEADING.map(|h| h.chars().count());
     for t in &info.tensors {
-        rows.push([
-            t.name.clone(),
-            t.dtype.clone(),
-            format_name(t),
-            shape_text(&t.shape),
-            t.elements.to_string(),
-            t.bytes.to_string(),
-        ]);
+        for (w, cell) in widths.iter_mut().zip(cells(t)) {
+            *w = (*w).max(cell.chars().count());
+        }
     }
-    let mut out = align(&rows, 4);
+    write_row(out, &HEADING, &widths)?;
+    for t in &info.tensors {
+        write_row(out, &cells(t), &widths)?;
+    }
     let elements: u64 = info.tensors.iter().map(|t| t.elements).sum();
     let bytes: u64 = info.tensors.iter().map(|t| t.bytes).sum();
-    out.push_str(&format!(
-        "{} tensor(s), {elements} elements, {bytes} bytes of data\n",
+    writeln!(
+        out,
+        "{} tensor(s), {elements} elements, {bytes} bytes of data",
         info.tensors.len()
-    ));
+    )?;
     for (k, v) in &info.metadata {
-        out.push_str(&format!("metadata {k} = {v}\n"));
+        writeln!(out, "metadata {k} = {v}")?;
     }
-    out
+    Ok(())
+}
+
+/// Writes one row of the table as [`align`] lays it out (right-aligned from column 4).
+fn write_row<S: AsRef<str>>(
+    out: &mut dyn Write,
+    row: &[S; 6],
+    widths: &[usize; 6],
+) -> io::Result<()> {
+    let mut line = String::new();
+    for (c, (cell, w)) in row.iter().zip(widths).enumerate() {
+        let cell = cell.as_ref();
+        let pad = " ".repeat(w - cell.chars().count());
+        if c >= 4 {
+            line.push_str(&pad);
+            line.push_str(cell);
+        } else {
+            line.push_str(cell);
+            line.push_str(&pad);
+        }
+        line.push_str("  ");
+    }
+    writeln!(out, "{}", line.trim_end())
 }
 
 /// The rows of a table as aligned text: columns padded to their widest cell, columns from
@@ -105,31 +140,36 @@ pub fn align<const N: usize>(rows: &[[String; N]], right_from: usize) -> String 
     out
 }
 
-/// The JSON document: file, container, tensors and metadata.
-fn to_json(args: &InfoArgs, info: &FileInfo) -> serde_json::Value {
-    let tensors: Vec<_> = info
-        .tensors
-        .iter()
-        .map(|t| {
-            json!({
-                "name": t.name,
-                "dtype": t.dtype,
-                "format": t.format.map(|f| f.to_string()),
-                "shape": t.shape,
-                "elements": t.elements,
-                "bytes": t.bytes,
-            })
-        })
-        .collect();
+/// Writes the JSON document (one line): file, container, tensors and metadata, keys in
+/// alphabetical order, one tensor at a time.
+fn write_json(out: &mut dyn Write, args: &InfoArgs, info: &FileInfo) -> io::Result<()> {
+    let text = |v: &serde_json::Value| v.to_string();
+    write!(
+        out,
+        "{{\"container\":{},\"file\":{},\"metadata\":",
+        text(&json!(info.container.name())),
+        text(&json!(args.file.display().to_string())),
+    )?;
     let metadata: serde_json::Map<String, serde_json::Value> = info
         .metadata
         .iter()
         .map(|(k, v)| (k.clone(), json!(v)))
         .collect();
-    json!({
-        "file": args.file.display().to_string(),
-        "container": info.container.name(),
-        "tensors": tensors,
-        "metadata": metadata,
-    })
+    serde_json::to_writer(&mut *out, &metadata)?;
+    out.write_all(b",\"tensors\":[")?;
+    for (i, t) in info.tensors.iter().enumerate() {
+        if i > 0 {
+            out.write_all(b",")?;
+        }
+        let tensor = json!({
+            "name": t.name,
+            "dtype": t.dtype,
+            "format": t.format.map(|f| f.to_string()),
+            "shape": t.shape,
+            "elements": t.elements,
+            "bytes": t.bytes,
+        });
+        serde_json::to_writer(&mut *out, &tensor)?;
+    }
+    out.write_all(b"]}\n")
 }

@@ -12,6 +12,10 @@
 //! (see `npusim_io::write_atomic`), so even those leave nothing; the handler covers the short
 //! moment an existing output is being replaced and the systems without unnamed files.
 //!
+//! A signal that is ignored when the process starts (`nohup` ignores SIGHUP, a shell's
+//! `trap '' XFSZ` ignores SIGXFSZ) stays ignored: the caller asked for that, so no handler
+//! replaces it (read from `/proc/self/status` on Linux; elsewhere every signal is handled).
+//!
 //! A caught SIGXFSZ makes the write fail with "File too large" instead of ending the process
 //! (the handler then ends it); either way the unfinished output is removed.
 
@@ -25,11 +29,16 @@ pub fn remove_output_on_signal() -> anyhow::Result<()> {
     };
     use signal_hook::iterator::Signals;
 
-    let mut signals = Signals::new([
-        SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
-        SIGXFSZ,
-    ])?;
-    for signal in linux_only_signals() {
+    let ignored = ignored_at_start();
+    let mut signals = Signals::new(
+        [
+            SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF,
+            SIGXCPU, SIGXFSZ,
+        ]
+        .into_iter()
+        .filter(|s| !ignored(*s)),
+    )?;
+    for signal in linux_only_signals().into_iter().filter(|s| !ignored(*s)) {
         // A signal the C library reserves for itself cannot be registered: skip it.
         let _ = signals.add_signal(signal);
     }
@@ -50,6 +59,22 @@ pub fn remove_output_on_signal() -> anyhow::Result<()> {
             }
         })?;
     Ok(())
+}
+
+/// Which signals were ignored when the process started, from the `SigIgn` mask of
+/// `/proc/self/status` (bit n - 1 for signal n). Where it cannot be read, none.
+#[cfg(unix)]
+fn ignored_at_start() -> impl Fn(i32) -> bool {
+    let mask = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix("SigIgn:"))
+                .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+        })
+        .unwrap_or(0);
+    move |signal: i32| (1..=64).contains(&signal) && mask >> (signal - 1) & 1 == 1
 }
 
 /// The terminating signals only Linux has: PWR, STKFLT, IO and the real-time signals.

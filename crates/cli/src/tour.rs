@@ -52,25 +52,32 @@ pub fn run(args: TourArgs) -> Result<ExitCode> {
     } else {
         Detail::Summary
     };
-    println!("npusim tour: the worked examples of the vendor documentation, checked bit for bit");
-    println!();
-    let mut failed = crate::tour_ascend::run(detail);
-    println!();
-    failed += crate::tour_cerebras::run(detail);
-    println!();
-    failed += crate::tour_furiosa::run(detail);
-    println!();
-    if detail == Detail::Summary {
-        println!("(--verbose prints every case)");
-    }
-    println!(
-        "tour: {}",
-        if failed == 0 {
-            "all cases PASS".to_string()
-        } else {
-            format!("{failed} FAIL")
+    let mut failed = 0;
+    crate::output::with_stdout(|out| {
+        writeln!(
+            out,
+            "npusim tour: the worked examples of the vendor documentation, checked bit for bit"
+        )?;
+        writeln!(out)?;
+        failed = crate::tour_ascend::run(out, detail)?;
+        writeln!(out)?;
+        failed += crate::tour_cerebras::run(out, detail)?;
+        writeln!(out)?;
+        failed += crate::tour_furiosa::run(out, detail)?;
+        writeln!(out)?;
+        if detail == Detail::Summary {
+            writeln!(out, "(--verbose prints every case)")?;
         }
-    );
+        writeln!(
+            out,
+            "tour: {}",
+            if failed == 0 {
+                "all cases PASS".to_string()
+            } else {
+                format!("{failed} FAIL")
+            }
+        )
+    })?;
     Ok(if failed == 0 {
         ExitCode::SUCCESS
     } else {

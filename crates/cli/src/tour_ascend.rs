@@ -5,6 +5,8 @@ use npusim_ascend::DType;
 use npusim_ascend::goldens::{Golden, GoldenCheck, goldens};
 use npusim_ascend::seed_examples::{run as run_example, seed002_examples};
 
+use std::io::{self, Write};
+
 use crate::tour::Detail;
 
 /// Where the rows come from, by document title and section.
@@ -58,12 +60,12 @@ fn render(row: &Golden, check: &GoldenCheck) -> String {
 }
 
 /// Checks every golden row, printing per `detail`; returns `(checks, failures)`.
-fn run_goldens(detail: Detail) -> (usize, usize) {
+fn run_goldens(out: &mut dyn Write, detail: Detail) -> io::Result<(usize, usize)> {
     let rows = match goldens() {
         Ok(rows) => rows,
         Err(e) => {
-            println!("FAIL the golden data cannot be read: {e}");
-            return (0, 1);
+            writeln!(out, "FAIL the golden data cannot be read: {e}")?;
+            return Ok((0, 1));
         }
     };
     let (mut checks, mut failed) = (0, 0);
@@ -72,15 +74,16 @@ fn run_goldens(detail: Detail) -> (usize, usize) {
             Ok(r) => r,
             Err(e) => {
                 failed += 1;
-                println!("FAIL {:<5} {}: {e}", row.id, row.reference);
+                writeln!(out, "FAIL {:<5} {}: {e}", row.id, row.reference)?;
                 continue;
             }
         };
         if results.is_empty() && detail == Detail::Verbose {
-            println!(
+            writeln!(
+                out,
                 "---- {:<5} {} (no single element: checked by the 512-lane example below)",
                 row.id, row.reference
-            );
+            )?;
         }
         for (i, check) in results.iter().enumerate() {
             checks += 1;
@@ -89,20 +92,21 @@ fn run_goldens(detail: Detail) -> (usize, usize) {
             }
             let representative = i == 0 && REPRESENTATIVE.contains(&row.id.as_str());
             if detail.shows(check.pass, representative) {
-                println!("{}", render(row, check));
+                writeln!(out, "{}", render(row, check))?;
             }
         }
     }
-    println!(
+    writeln!(
+        out,
         "golden rows: {} rows, {checks} checks: {} PASS, {failed} FAIL",
         rows.len(),
         checks - failed.min(checks)
-    );
-    (checks, failed)
+    )?;
+    Ok((checks, failed))
 }
 
 /// Runs seed 002's two 512-lane result examples; prints one line each; returns the failures.
-fn run_lane_examples(detail: Detail) -> usize {
+fn run_lane_examples(out: &mut dyn Write, detail: Detail) -> io::Result<usize> {
     let mut failed = 0;
     let mut lines = Vec::new();
     for ex in seed002_examples() {
@@ -131,21 +135,24 @@ fn run_lane_examples(detail: Detail) -> usize {
             }
         }
     }
-    println!("S2 More Samples: half -> int32 CAST_CEIL over the unified buffer (G206-G208)");
+    writeln!(
+        out,
+        "S2 More Samples: half -> int32 CAST_CEIL over the unified buffer (G206-G208)"
+    )?;
     for l in lines {
-        println!("{l}");
+        writeln!(out, "{l}")?;
     }
-    failed
+    Ok(failed)
 }
 
 /// Runs the Ascend section; returns the number of failures.
-pub fn run(detail: Detail) -> usize {
-    println!("== Ascend (npusim-ascend)");
-    println!("{SOURCES}");
-    println!();
-    let (_, failed) = run_goldens(detail);
-    println!();
-    failed + run_lane_examples(detail)
+pub fn run(out: &mut dyn Write, detail: Detail) -> io::Result<usize> {
+    writeln!(out, "== Ascend (npusim-ascend)")?;
+    writeln!(out, "{SOURCES}")?;
+    writeln!(out)?;
+    let (_, failed) = run_goldens(out, detail)?;
+    writeln!(out)?;
+    Ok(failed + run_lane_examples(out, detail)?)
 }
 
 #[cfg(test)]
@@ -167,7 +174,10 @@ mod tests {
             })
             .collect();
         assert!(failing.is_empty(), "{}", failing.join("\n"));
-        assert_eq!(run_lane_examples(Detail::FailuresOnly), 0);
+        assert_eq!(
+            run_lane_examples(&mut Vec::new(), Detail::FailuresOnly).unwrap(),
+            0
+        );
     }
 
     #[test]

@@ -9,14 +9,17 @@ use npusim_cerebras::Arch;
 use npusim_cerebras::programs::{PROGRAMS, Program, Values};
 use npusim_cerebras::seed_examples::SEED_LOWERINGS;
 
+use std::io::{self, Write};
+
 use crate::tour::Detail;
 
 /// Runs the section; returns the number of failures.
-pub fn run(detail: Detail) -> usize {
-    println!("== Cerebras (npusim-cerebras)");
-    println!(
+pub fn run(out: &mut dyn Write, detail: Detail) -> io::Result<usize> {
+    writeln!(out, "== Cerebras (npusim-cerebras)")?;
+    writeln!(
+        out,
         "sources: CSL documentation, \"Data Structure Descriptors\" (tensor access lowering); the SDK's example programs (multi-PE simulator)."
-    );
+    )?;
     let mut failed = 0;
     for (i, ex) in SEED_LOWERINGS.iter().enumerate() {
         let result = ex.check();
@@ -28,7 +31,8 @@ pub fn run(detail: Detail) -> usize {
         let representative = i == 0 || i + 1 == SEED_LOWERINGS.len();
         if detail.shows(pass, representative) {
             let shape: Vec<String> = ex.shape.iter().map(u64::to_string).collect();
-            println!(
+            writeln!(
+                out,
                 "{} {:<48} over [{}]: offset {}, stride .{{{}}}, {} accesses ({})",
                 if pass { "PASS" } else { "FAIL" },
                 ex.expr,
@@ -41,18 +45,19 @@ pub fn run(detail: Detail) -> usize {
                     .join(","),
                 ex.count,
                 ex.title
-            );
+            )?;
             if let Err(e) = result {
-                println!("     {e}");
+                writeln!(out, "     {e}")?;
             }
         }
     }
-    println!(
+    writeln!(
+        out,
         "lowering examples: {} cases: {} PASS, {failed} FAIL",
         SEED_LOWERINGS.len(),
         SEED_LOWERINGS.len() - failed
-    );
-    failed + programs(detail)
+    )?;
+    Ok(failed + programs(out, detail)?)
 }
 
 /// At most this many values of an output on a passing line.
@@ -103,7 +108,7 @@ fn program_line(p: &Program, arch: Arch) -> (bool, Vec<String>) {
 }
 
 /// Runs every shipped program on both architectures; returns the number of failures.
-fn programs(detail: crate::tour::Detail) -> usize {
+fn programs(out: &mut dyn Write, detail: Detail) -> io::Result<usize> {
     let (mut runs, mut failed) = (0, 0);
     for p in PROGRAMS {
         for arch in [Arch::Wse2, Arch::Wse3] {
@@ -114,17 +119,18 @@ fn programs(detail: crate::tour::Detail) -> usize {
             }
             if detail.shows(pass, false) {
                 for l in lines {
-                    println!("{l}");
+                    writeln!(out, "{l}")?;
                 }
             }
         }
     }
-    println!(
+    writeln!(
+        out,
         "example programs: {} ({}-{}) on wse2 and wse3: {} PASS, {failed} FAIL (npusim cerebras run --list)",
         PROGRAMS.len(),
         PROGRAMS.first().map_or("", |p| p.label),
         PROGRAMS.last().map_or("", |p| p.label),
         runs - failed
-    );
-    failed
+    )?;
+    Ok(failed)
 }

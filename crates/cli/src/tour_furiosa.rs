@@ -4,15 +4,18 @@
 //! `crates/furiosa/examples/pipelines/`, and the mapping worked examples
 //! (`npusim_furiosa::worked_mappings`).
 
+use npusim_furiosa::pipeline::Pipeline;
 use npusim_furiosa::seed_examples::SEED_EXAMPLES;
 use npusim_furiosa::worked_mappings::WORKED_MAPPINGS;
+
+use std::io::{self, Write};
 
 use crate::tour::Detail;
 
 /// Runs a seed example's pipeline file on the example's input; `Ok` when it gives the same
 /// output codes as the API run.
 fn replay(pipeline: &str, input: &[u64], codes: &[u64]) -> Result<(), String> {
-    let p = crate::furiosa::parse_pipeline(pipeline).map_err(|e| format!("{e:#}"))?;
+    let p = Pipeline::parse(pipeline).map_err(|e| e.to_string())?;
     let (out, _) = p.run(input.to_vec()).map_err(|e| e.to_string())?;
     match out.codes().iter().zip(codes).position(|(a, b)| a != b) {
         None if out.codes().len() == codes.len() => Ok(()),
@@ -26,11 +29,12 @@ fn replay(pipeline: &str, input: &[u64], codes: &[u64]) -> Result<(), String> {
 }
 
 /// Runs the section; returns the number of failures.
-pub fn run(detail: Detail) -> usize {
-    println!("== Furiosa RNGD (npusim-furiosa)");
-    println!(
+pub fn run(out: &mut dyn Write, detail: Detail) -> io::Result<usize> {
+    writeln!(out, "== Furiosa RNGD (npusim-furiosa)")?;
+    writeln!(
+        out,
         "sources: Furiosa documentation, \"Cast Engine\" and \"Inter-Slice Block\"; mapping worked examples."
-    );
+    )?;
     let mut failed = 0;
     for (i, ex) in SEED_EXAMPLES.iter().enumerate() {
         // representative: the dummy replacement (the first reduction)
@@ -43,7 +47,8 @@ pub fn run(detail: Detail) -> usize {
                     failed += 1;
                 }
                 if detail.shows(pass, representative) {
-                    println!(
+                    writeln!(
+                        out,
                         "{} seed {} {:<16} {}: {}/{} cells as computed; {}; {}; {}",
                         if pass { "PASS" } else { "FAIL" },
                         ex.seed,
@@ -57,18 +62,18 @@ pub fn run(detail: Detail) -> usize {
                             Err(e) => format!("pipeline {}: {e}", ex.pipeline_file),
                         },
                         run.estimate,
-                    );
+                    )?;
                     if let Some(m) = &run.first_mismatch {
-                        println!("     first difference: {m}");
+                        writeln!(out, "     first difference: {m}")?;
                     }
                     if detail == Detail::Verbose {
-                        println!("     output: {}", run.output);
+                        writeln!(out, "     output: {}", run.output)?;
                     }
                 }
             }
             Err(e) => {
                 failed += 1;
-                println!("FAIL seed {} {}: {e}", ex.seed, ex.name);
+                writeln!(out, "FAIL seed {} {}: {e}", ex.seed, ex.name)?;
             }
         }
     }
@@ -80,7 +85,7 @@ pub fn run(detail: Detail) -> usize {
             Ok(c) => c,
             Err(e) => {
                 failed += 1;
-                println!("FAIL map {:?} over [{}]: {e}", w.expr, w.axes);
+                writeln!(out, "FAIL map {:?} over [{}]: {e}", w.expr, w.axes)?;
                 continue;
             }
         };
@@ -101,7 +106,8 @@ pub fn run(detail: Detail) -> usize {
                     }
                 })
                 .collect();
-            println!(
+            writeln!(
+                out,
                 "{} map {:?} over [{}]: size {} (expected {}); {}",
                 if pass { "PASS" } else { "FAIL" },
                 w.expr,
@@ -109,18 +115,19 @@ pub fn run(detail: Detail) -> usize {
                 check.size,
                 w.size,
                 listed.join(", ")
-            );
+            )?;
         }
     }
-    println!(
+    writeln!(
+        out,
         "seed examples: {} cases: {} PASS, {seed_failed} FAIL; mapping worked examples: {} mappings, {cells} cells: {} PASS, {} FAIL",
         SEED_EXAMPLES.len(),
         SEED_EXAMPLES.len() - seed_failed,
         WORKED_MAPPINGS.len(),
         WORKED_MAPPINGS.len() - (failed - seed_failed),
         failed - seed_failed
-    );
-    failed
+    )?;
+    Ok(failed)
 }
 
 #[cfg(test)]

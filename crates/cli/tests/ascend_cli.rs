@@ -317,3 +317,107 @@ fn unknown_flag_values_list_the_legal_ones() {
         assert!(!out.exists());
     }
 }
+
+/// A `.npy` file (format 1.0) of `descr` elements with these data bytes, one dimension.
+fn write_npy(path: &Path, descr: &str, count: usize, data: &[u8]) {
+    let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({count},), }}");
+    let mut text = dict.into_bytes();
+    while (10 + text.len() + 1) % 64 != 0 {
+        text.push(b' ');
+    }
+    text.push(b'\n');
+    let mut b = b"\x93NUMPY\x01\x00".to_vec();
+    b.extend_from_slice(&(text.len() as u16).to_le_bytes());
+    b.extend_from_slice(&text);
+    b.extend_from_slice(data);
+    std::fs::write(path, b).unwrap();
+}
+
+/// A file whose dtype names another type of the same width is refused, naming both types,
+/// never read bit for bit as the type the call wants (an f32 prior of 1.0 is not the int32
+/// 1065353216): the prior for an `int32_t` destination, and the source for a `half` one.
+#[test]
+fn a_file_of_another_type_is_refused_naming_both_types() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.npy");
+    let prior = dir.path().join("prior_f32.npy");
+    let ones: Vec<u8> = (0..512).flat_map(|_| 1.0f32.to_le_bytes()).collect();
+    write_npy(&prior, "<f4", 512, &ones);
+    npusim()
+        .args(["ascend", "cast"])
+        .arg(repo("examples/ascend/seed002_src.npy"))
+        .arg("-o")
+        .arg(&out)
+        .arg("--call")
+        .arg(repo("examples/ascend/seed002_mask32.toml"))
+        .arg("--prior")
+        .arg(&prior)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("'<f4'"))
+        .stderr(predicate::str::contains("float"))
+        .stderr(predicate::str::contains("int32_t"));
+    assert!(!out.exists());
+    // The source: the call file says `src = "half"`; an int16 file is not half.
+    let src = dir.path().join("src_i16.npy");
+    write_npy(&src, "<i2", 512, &[0u8; 1024]);
+    npusim()
+        .args(["ascend", "cast"])
+        .arg(&src)
+        .arg("-o")
+        .arg(&out)
+        .arg("--call")
+        .arg(repo("examples/ascend/seed002_mask32.toml"))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("'<i2'"))
+        .stderr(predicate::str::contains("int16_t"))
+        .stderr(predicate::str::contains("half"));
+    assert!(!out.exists());
+    // --src names the source type: the same refusal.
+    npusim()
+        .args(["ascend", "cast"])
+        .arg(repo("examples/ascend/seed002_src.npy"))
+        .arg("-o")
+        .arg(&out)
+        .args([
+            "--src",
+            "bfloat16_t",
+            "--dst",
+            "float",
+            "--round",
+            "CAST_NONE",
+        ])
+        .args(["--count", "64"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("'<f2'"))
+        .stderr(predicate::str::contains("bfloat16_t"));
+    assert!(!out.exists());
+}
+
+/// `-o -` writes the .npy to standard output (no file named `-`) and the report to standard
+/// error; the bytes equal those of a file output.
+#[test]
+fn dash_output_is_standard_output_with_the_report_on_standard_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("out.npy");
+    let run = |out: &Path| {
+        npusim()
+            .current_dir(dir.path())
+            .args(["ascend", "cast"])
+            .arg(repo("examples/ascend/seed002_src.npy"))
+            .arg("-o")
+            .arg(out)
+            .arg("--call")
+            .arg(repo("examples/ascend/seed002_mask32.toml"))
+            .assert()
+            .success()
+    };
+    run(&file);
+    let piped = run(Path::new("-"));
+    let out = piped.get_output();
+    assert_eq!(out.stdout, std::fs::read(&file).unwrap());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("wrote 256 of 512"));
+    assert!(!dir.path().join("-").exists());
+}

@@ -200,3 +200,45 @@ fn a_file_size_limit_leaves_no_file() {
     let left = others(dir.path(), "in.npy");
     assert!(left.is_empty(), "files left: {left:?}");
 }
+
+/// A signal ignored when the cast starts (as `nohup` ignores SIGHUP) stays ignored: sent
+/// mid-write, it neither ends the cast nor removes its output, which comes out complete.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_signal_ignored_at_start_stays_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.npy");
+    let n = 32usize << 20;
+    write_f32_npy(&input, n);
+    let out = dir.path().join("out.npy");
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg("trap '' HUP; exec \"$0\" cast --to bf16 --round odd -o \"$1\" \"$2\"")
+        .arg(env!("CARGO_BIN_EXE_npusim"))
+        .arg(&out)
+        .arg(&input)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !writing(child.id(), dir.path()) && start.elapsed() < Duration::from_secs(60) {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    // Sent mid-write, or after the end if the cast was quicker: either way it must not matter.
+    let _ = Command::new("kill")
+        .args(["-HUP", &child.id().to_string()])
+        .status();
+    let status = child.wait().unwrap();
+    assert_eq!(
+        status.code(),
+        Some(0),
+        "the cast was ended by an ignored SIGHUP"
+    );
+    let data_bytes = 2 * n as u64;
+    let len = std::fs::metadata(&out).unwrap().len();
+    assert!(len > data_bytes, "output of {len} bytes is not complete");
+}

@@ -88,6 +88,20 @@ impl DType {
     }
 }
 
+impl<'de> serde::Deserialize<'de> for DType {
+    /// A type by its name ([`DType::parse`]); an unknown name is an error listing the names.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<DType, D::Error> {
+        let name = String::deserialize(d)?;
+        DType::parse(&name).ok_or_else(|| {
+            let names: Vec<&str> = DType::ALL.iter().map(|t| t.name()).collect();
+            serde::de::Error::custom(format!(
+                "unknown dtype `{name}` (one of {})",
+                names.join(", ")
+            ))
+        })
+    }
+}
+
 impl fmt::Display for DType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

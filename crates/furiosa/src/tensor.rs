@@ -12,7 +12,7 @@ use npusim_hw::LimitError;
 use thiserror::Error;
 
 use crate::limits::{CLUSTERS_PER_CHIP, SLICES_PER_CLUSTER};
-use crate::mapping::{Cell, Final};
+use crate::mapping::{Evaluator, Final};
 use crate::{DType, Mapping};
 
 /// Where in the Tensor Unit pipeline a stream tensor is (which engines may take it next).
@@ -253,6 +253,19 @@ impl StreamTensor {
         ])
     }
 
+    /// Whether each physical position of `m![Chip, Cluster, Slice, Time, Packet]` holds a
+    /// logical element, in position order (the cells of [`StreamTensor::cells`] without their
+    /// coordinates).
+    pub fn liveness(&self) -> Vec<bool> {
+        combined_liveness(&[
+            &self.chip,
+            &self.cluster,
+            &self.slice,
+            &self.time,
+            &self.packet,
+        ])
+    }
+
     /// The sizes `[Chip, Cluster, Slice, Time, Packet]` (the shape of the physical buffer).
     pub fn shape(&self) -> [usize; 5] {
         [
@@ -332,21 +345,15 @@ impl StreamTensor {
 /// The finalised cell of every physical position of `m![d0, d1, ...]` (outer to inner), in
 /// position order.
 pub(crate) fn combined_cells(dims: &[&Mapping]) -> Vec<Final> {
-    let raw: Vec<Vec<Cell>> = dims
-        .iter()
-        .map(|m| (0..m.size()).map(|p| m.map(p)).collect())
-        .collect();
-    let mut partial = vec![Cell::empty()];
-    for cells in &raw {
-        let mut next = Vec::with_capacity(partial.len() * cells.len());
-        for major in &partial {
-            for minor in cells {
-                next.push(major.clone().combine(minor.clone()));
-            }
-        }
-        partial = next;
-    }
-    partial.iter().map(Cell::finalize).collect()
+    let mut e = Evaluator::of_dims(dims);
+    (0..e.size()).map(|p| e.cell(p)).collect()
+}
+
+/// Whether each physical position of `m![d0, d1, ...]` (outer to inner) holds a logical
+/// element, in position order.
+pub(crate) fn combined_liveness(dims: &[&Mapping]) -> Vec<bool> {
+    let mut e = Evaluator::of_dims(dims);
+    (0..e.size()).map(|p| e.slot(p).is_live()).collect()
 }
 
 impl fmt::Display for StreamTensor {

@@ -1,7 +1,7 @@
 //! Property tests: random mappings print and re-parse to the same mapping and cells; the
 //! identities of spec §1.7 hold; normal forms are equivalent.
 
-use npusim_furiosa::mapping::{Axes, Mapping, PaddingKind};
+use npusim_furiosa::mapping::{Axes, Form, Mapping, PaddingKind};
 use proptest::prelude::*;
 
 #[derive(Clone, Debug)]
@@ -63,25 +63,24 @@ fn build(r: &Recipe, axes: &Axes) -> Mapping {
 
 /// Whether `m` contains a Zero or Bottom padding.
 fn strict_padding(m: &Mapping) -> bool {
-    match m {
-        Mapping::Axis(_) | Mapping::Broadcast(_) => false,
-        Mapping::Padding(_, _, k) if *k != PaddingKind::Top => true,
-        Mapping::Pair(l, r) => strict_padding(l) || strict_padding(r),
-        Mapping::Stride(l, _)
-        | Mapping::Modulo(l, _)
-        | Mapping::Resize(l, _)
-        | Mapping::Padding(l, _, _) => strict_padding(l),
+    match m.form() {
+        Form::Axis(_) | Form::Broadcast(_) => false,
+        Form::Padding(_, _, k) if k != PaddingKind::Top => true,
+        Form::Pair(l, r) => strict_padding(l) || strict_padding(r),
+        Form::Stride(l, _) | Form::Modulo(l, _) | Form::Resize(l, _) | Form::Padding(l, _, _) => {
+            strict_padding(l)
+        }
     }
 }
 
 /// The split points `n` at which `E ≡ E / n, E % n` holds.
 fn boundaries(e: &Mapping) -> Vec<usize> {
-    match e {
-        Mapping::Axis(_) | Mapping::Broadcast(_) => divisors(e.size()),
-        Mapping::Padding(inner, n, PaddingKind::Top) if matches!(**inner, Mapping::Axis(_)) => {
-            divisors(*n)
+    match e.form() {
+        Form::Axis(_) | Form::Broadcast(_) => divisors(e.size()),
+        Form::Padding(inner, n, PaddingKind::Top) if matches!(inner.form(), Form::Axis(_)) => {
+            divisors(n)
         }
-        Mapping::Pair(l, r) => {
+        Form::Pair(l, r) => {
             let mut out = boundaries(r);
             // A cut through a Top-padded digit overshoots instead of hitting padding; that
             // is the same cell unless a minor Zero/Bottom padding would then win.
@@ -204,4 +203,93 @@ fn deep_inputs_are_errors_not_crashes() {
     assert!(Mapping::parse(&long, &axes).is_err());
     let ok = format!("{}A{}", "(".repeat(60), ")".repeat(60));
     assert!(Mapping::parse(&ok, &axes).is_ok());
+}
+
+/// Builds a mapping from a recipe passing the raw numbers straight to the checked
+/// constructors (0, non-divisors, too large or too small sizes included): `None` where a
+/// constructor refuses.
+fn build_unchecked(r: &Recipe, axes: &Axes) -> Option<Mapping> {
+    let names = ["A", "B", "C", "D"];
+    Some(match r {
+        Recipe::Axis(i) => Mapping::axis(axes.get(names[i % 4])?),
+        Recipe::Broadcast(n) => Mapping::broadcast(*n).ok()?,
+        Recipe::Pair(l, r) => build_unchecked(l, axes)?
+            .pair(build_unchecked(r, axes)?)
+            .ok()?,
+        Recipe::Stride(l, n) => build_unchecked(l, axes)?.stride(*n).ok()?,
+        Recipe::Modulo(l, n) => build_unchecked(l, axes)?.modulo(*n).ok()?,
+        Recipe::Resize(l, n) => build_unchecked(l, axes)?.resize(*n).ok()?,
+        Recipe::Pad(l, n, kind) => {
+            let kind = [PaddingKind::Top, PaddingKind::Zero, PaddingKind::Bottom][kind % 3];
+            build_unchecked(l, axes)?.pad(*n, kind).ok()?
+        }
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1024))]
+
+    /// Whatever numbers reach the constructors, a mapping they accept is well formed: its
+    /// text parses back to it (so `A / 3` over A = 4 is never built), its size is the number
+    /// of positions, and evaluating it never panics (a stride of 0 is refused, not divided by).
+    #[test]
+    fn constructed_mappings_are_well_formed(r in recipe()) {
+        let axes = axes();
+        if let Some(e) = build_unchecked(&r, &axes) {
+            prop_assume!(e.size() <= 4096);
+            let text = e.to_string();
+            let back = Mapping::parse(&text, &axes).map_err(|err| TestCaseError::fail(format!("{text}: {err}")))?;
+            prop_assert_eq!(&back, &e, "{}", text);
+            prop_assert_eq!(e.cells().len(), e.size());
+        }
+    }
+
+    /// The flat-coordinate evaluator gives, at every position, the finalised raw cell of the
+    /// spec's definition (`Mapping::map`, an index by axis), alone and for a pair of
+    /// dimensions.
+    #[test]
+    fn evaluator_matches_the_definition(a in recipe(), b in recipe()) {
+        let axes = axes();
+        let (a, b) = (build(&a, &axes), build(&b, &axes));
+        prop_assume!(a.size() * b.size() <= 4096);
+        let mut e = a.evaluator();
+        for p in 0..=a.size() {
+            prop_assert_eq!(e.cell(p), a.map(p).finalize(), "{} at {}", a, p);
+        }
+        let ab = a.clone().pair(b.clone()).expect("pair");
+        let mut dims = npusim_furiosa::mapping::Evaluator::of_dims(&[&a, &b]);
+        prop_assert_eq!(dims.size(), ab.size());
+        for p in 0..=ab.size() {
+            let want = ab.map(p).finalize();
+            prop_assert_eq!(dims.slot(p).is_live(), want.is_live());
+            prop_assert_eq!(dims.cell(p), want, "{} at {}", ab, p);
+        }
+    }
+}
+
+/// Issue 29 item 5: `Stride(A, 0)` divided by zero in `size()` and `Stride(A(4), 3)` printed
+/// `A / 3`, which `parse` refuses. Both are now refused by the only way to build them.
+#[test]
+fn malformed_strides_are_refused() {
+    let axes = Axes::parse("A=4").expect("axes");
+    let a = || Mapping::axis(axes.get("A").expect("A"));
+    let zero = a().stride(0).expect_err("stride 0");
+    assert_eq!(
+        zero.to_string(),
+        "`A / 0`: stride 0 does not divide the size 4 of `A` (rule: a stride must divide its inner size)"
+    );
+    let three = a().stride(3).expect_err("stride 3");
+    assert_eq!(
+        three.to_string(),
+        "`A / 3`: stride 3 does not divide the size 4 of `A` (rule: a stride must divide its inner size)"
+    );
+    assert!(a().modulo(0).is_err());
+    assert!(a().resize(0).is_err());
+    assert!(a().pad(3, PaddingKind::Top).is_err());
+    assert!(Mapping::broadcast(0).is_err());
+    let big = Mapping::broadcast(usize::MAX).expect("n");
+    assert!(big.clone().pair(Mapping::broadcast(2).expect("2")).is_err());
+    let two = a().stride(2).expect("A / 2");
+    assert_eq!(two.size(), 2);
+    assert_eq!(Mapping::parse(&two.to_string(), &axes), Ok(two));
 }

@@ -631,6 +631,26 @@ pub enum IoError {
     /// A `--tensor` / `--exclude` pattern problem.
     #[error(transparent)]
     Select(#[from] crate::cast::SelectError),
+    /// A `.npy` header longer than npusim parses.
+    #[error(
+        "the .npy header is {header_len} bytes, more than the {max} npusim reads (a plain array's header is under 1 KiB)"
+    )]
+    NpyHeaderTooLarge {
+        /// Bytes the header length field gives.
+        header_len: u64,
+        /// The limit.
+        max: usize,
+    },
+    /// A `.npy` header whose brackets nest deeper than npusim parses.
+    #[error(
+        "the .npy header nests brackets {depth} levels deep, more than the {max} npusim parses (a plain array's header nests 2)"
+    )]
+    NpyHeaderTooDeep {
+        /// How deep the brackets nest.
+        depth: usize,
+        /// The limit.
+        max: usize,
+    },
 }
 
 /// What is wrong with an `npusim.dtype.<tensor>` entry; `Display` gives the rest of the

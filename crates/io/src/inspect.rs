@@ -5,19 +5,17 @@
 //! so inspecting a many-gigabyte checkpoint is instant; the data section is checked against
 //! the file's length, not read.
 
+use std::borrow::Cow;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::container::Container;
 use crate::elements::element_count;
 use crate::error::IoError;
-use crate::npy::descr_for;
-use crate::safetensors::{header_len, interpret, parse_header};
+use crate::npy::{check_header_len, check_header_text, descr_for};
+use crate::safetensors::{header_len, interpret, parse_header_from};
 use npusim_numerics::Format;
 use npyz::{DType, NpyHeader, Order};
-
-/// Largest `.npy` header `inspect` reads (the `.safetensors` limit too).
-const MAX_HEADER_BYTES: u64 = 100_000_000;
 
 /// Why a file's header could not be inspected.
 #[derive(Debug, thiserror::Error)]
@@ -67,7 +65,7 @@ pub struct TensorInfo {
     /// Its name (a `.npy` file's file name).
     pub name: String,
     /// Its dtype as the file writes it (`<f4`, `<V2`, `F32`, `U8`, ...).
-    pub dtype: String,
+    pub dtype: Cow<'static, str>,
     /// The npusim format it holds (`None`: the file does not say, as `<V2`, or npusim has none).
     pub format: Option<Format>,
     /// Shape as stored in the file.
@@ -186,13 +184,11 @@ fn inspect_npy(
         .iter()
         .rev()
         .fold(0u64, |acc, &b| (acc << 8) | u64::from(b));
-    if header_len > MAX_HEADER_BYTES {
-        return Err(bad(format!(
-            "the header length field says {header_len} bytes, more than the {MAX_HEADER_BYTES} npusim reads"
-        )));
-    }
+    // The limits `cast` applies too, before anything parses the header.
+    check_header_len(header_len).map_err(|e| bad(e.to_string()))?;
     let data_start = 8 + len_bytes + header_len;
     let text = read_part(r, header_len, data_start, len, path, "the header")?;
+    check_header_text(&text).map_err(|e| bad(e.to_string()))?;
     prefix.extend_from_slice(&len_field);
     let text_at = prefix.len();
     prefix.extend_from_slice(&text);
@@ -248,7 +244,7 @@ fn inspect_npy(
         container: Container::Npy,
         tensors: vec![TensorInfo {
             name: name.to_string(),
-            dtype: format!("{descr}{fortran}"),
+            dtype: Cow::Owned(format!("{descr}{fortran}")),
             format: npy_format(&descr),
             shape,
             elements,
@@ -268,27 +264,79 @@ fn npy_format(descr: &str) -> Option<Format> {
     })
 }
 
+/// How many tensors [`inspect_safetensors`] converts between two shrinks of the entry list.
+const SHRINK_EVERY: usize = 1 << 16;
+
+/// A safetensors dtype's name, without an allocation for the dtypes the format lists.
+fn dtype_name(dtype: crate::safetensors::Dtype) -> Cow<'static, str> {
+    use crate::safetensors::Dtype as D;
+    let name = match dtype {
+        D::F64 => "F64",
+        D::F32 => "F32",
+        D::F16 => "F16",
+        D::BF16 => "BF16",
+        D::F8_E4M3 => "F8_E4M3",
+        D::F8_E5M2 => "F8_E5M2",
+        D::F8_E8M0 => "F8_E8M0",
+        D::F4 => "F4",
+        D::I64 => "I64",
+        D::I32 => "I32",
+        D::I16 => "I16",
+        D::I8 => "I8",
+        D::U64 => "U64",
+        D::U32 => "U32",
+        D::U16 => "U16",
+        D::U8 => "U8",
+        D::BOOL => "BOOL",
+        other => return Cow::Owned(other.to_string()),
+    };
+    Cow::Borrowed(name)
+}
+
 /// The header of a `.safetensors` file of `len` bytes, parsed and checked as a cast parses it
 /// ([`crate::safetensors::parse_header`]).
 fn inspect_safetensors(r: &mut dyn Read, len: u64, path: &Path) -> Result<FileInfo, InspectError> {
     let first = read_part(r, 8, 8, len, path, "the 8-byte header length")?;
     let header_len = header_len(&first, len).map_err(|e| e.reading(path))?;
-    let json = read_part(r, header_len, 8 + header_len, len, path, "the JSON header")?;
-    let header = parse_header(&json, len - 8 - header_len).map_err(|e| e.reading(path))?;
-    let mut tensors = Vec::with_capacity(header.tensors.len());
-    for t in header.tensors {
+    if 8 + header_len > len {
+        return Err(InspectError::HeaderCut {
+            path: path.to_path_buf(),
+            what: "the JSON header",
+            need: 8 + header_len,
+            have: len,
+        });
+    }
+    // Parsed as it is read: the header text is never held whole.
+    let header =
+        parse_header_from(r.take(header_len), len - 8 - header_len).map_err(|e| e.reading(path))?;
+    // First every check, in data order (the first faulty tensor is the one named), keeping
+    // only each tensor's format and element count.
+    let mut facts = Vec::with_capacity(header.tensors.len());
+    for t in &header.tensors {
         let format =
             interpret(&t.name, t.dtype, &t.shape, header.metadata.as_ref())?.map(|i| i.format);
         let elements = element_count(&t.shape).map_err(|e| e.reading(path))? as u64;
+        facts.push((format, elements));
+    }
+    // Then the entries become infos from the last one back, their names and shapes moved, the
+    // entries' own list shrinking as it empties: the two lists are never both whole.
+    let mut entries = header.tensors;
+    let mut tensors = Vec::with_capacity(entries.len());
+    while let (Some(t), Some((format, elements))) = (entries.pop(), facts.pop()) {
         tensors.push(TensorInfo {
-            dtype: t.dtype.to_string(),
+            dtype: dtype_name(t.dtype),
             format,
-            shape: t.shape.iter().map(|&d| d as u64).collect(),
-            elements,
             bytes: t.len(),
+            shape: t.shape.into_iter().map(|d| d as u64).collect(),
+            elements,
             name: t.name,
         });
+        if entries.len() % SHRINK_EVERY == 0 {
+            entries.shrink_to_fit();
+            facts.shrink_to_fit();
+        }
     }
+    tensors.reverse();
     let mut metadata: Vec<(String, String)> =
         header.metadata.unwrap_or_default().into_iter().collect();
     metadata.sort();
@@ -341,7 +389,7 @@ mod tests {
         let names: Vec<_> = info.tensors.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["a", "b", "q", "z"]);
         let b = &info.tensors[1];
-        assert_eq!((b.dtype.as_str(), b.format), ("BF16", Some(Format::BF16)));
+        assert_eq!((&*b.dtype, b.format), ("BF16", Some(Format::BF16)));
         assert_eq!((b.elements, b.bytes), (6, 12));
         assert_eq!(info.tensors[2].format, Some(Format::HiF8));
         assert_eq!(info.tensors[3].elements, 0);

@@ -5,29 +5,52 @@ use std::fmt;
 
 use thiserror::Error;
 
-use super::{Axis, Cell, Final, PaddingKind};
+use super::{Axis, Cell, PaddingKind};
 
 /// A mapping expression: a size and a function from buffer position to [`Cell`].
 ///
 /// Built by the checked constructors below or by [`Mapping::parse`](crate::mapping::Mapping::parse);
-/// the constructors enforce the static constraints of spec §1.3, so a `Mapping` value is always
-/// well formed.
+/// the constructors enforce the static constraints of spec §1.3 and the constructors are the
+/// only way in (the tree is private), so a `Mapping` value is always well formed: its size is
+/// exact, and its text parses back to it. Read its shape with [`Mapping::form`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Mapping {
-    /// A declared axis: position `p` holds coordinate `p`.
+pub struct Mapping {
+    /// Number of positions, computed once by the constructor.
+    size: usize,
+    /// The top constructor.
+    node: Node,
+}
+
+/// The seven constructors of spec §1.3, as stored (private: built only by checked constructors).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(super) enum Node {
     Axis(Axis),
+    Broadcast(usize),
+    Pair(Box<Mapping>, Box<Mapping>),
+    Stride(Box<Mapping>, usize),
+    Modulo(Box<Mapping>, usize),
+    Resize(Box<Mapping>, usize),
+    Padding(Box<Mapping>, usize, PaddingKind),
+}
+
+/// The top constructor of a mapping, borrowed: what [`Mapping::form`] shows of a well-formed
+/// mapping.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form<'a> {
+    /// A declared axis: position `p` holds coordinate `p`.
+    Axis(&'a Axis),
     /// `n`: `n` live positions holding the empty index (`1` is the identity).
     Broadcast(usize),
     /// `L, R`: `L` major, `R` minor.
-    Pair(Box<Mapping>, Box<Mapping>),
-    /// `L / n`: position `p` holds `L`'s position `p * n`.
-    Stride(Box<Mapping>, usize),
+    Pair(&'a Mapping, &'a Mapping),
+    /// `L / n`: position `p` holds `L`'s position `p * n` (`n` divides `L`'s size).
+    Stride(&'a Mapping, usize),
     /// `L % n`: the first `n` positions of `L`, `n` dividing `L`'s size.
-    Modulo(Box<Mapping>, usize),
-    /// `L = n`: the first `n` positions of `L`, `n` at most `L`'s size.
-    Resize(Box<Mapping>, usize),
-    /// `L # n` / `L #{0} n` / `L #{!} n`: `L` followed by padding up to size `n`.
-    Padding(Box<Mapping>, usize, PaddingKind),
+    Modulo(&'a Mapping, usize),
+    /// `L = n`: the first `n` positions of `L`, `1 <= n <= ` `L`'s size.
+    Resize(&'a Mapping, usize),
+    /// `L # n` / `L #{0} n` / `L #{!} n`: `L` followed by padding up to size `n >= ` `L`'s size.
+    Padding(&'a Mapping, usize, PaddingKind),
 }
 
 /// A constructor constraint of spec §1.3 that a mapping breaks.
@@ -101,9 +124,24 @@ pub enum ShapeError {
 }
 
 impl Mapping {
+    /// Wraps a node whose constraints the caller has checked, computing its size once.
+    ///
+    /// Only this module's constructors and the normaliser (which rewrites well-formed mappings
+    /// into equivalent well-formed ones) call it.
+    pub(super) fn assemble(node: Node) -> Mapping {
+        let size = match &node {
+            Node::Axis(a) => a.size,
+            Node::Broadcast(n) => *n,
+            Node::Pair(l, r) => l.size.saturating_mul(r.size),
+            Node::Stride(l, n) => l.size / n,
+            Node::Modulo(_, n) | Node::Resize(_, n) | Node::Padding(_, n, _) => *n,
+        };
+        Mapping { size, node }
+    }
+
     /// A declared axis.
     pub fn axis(axis: &Axis) -> Mapping {
-        Mapping::Axis(axis.clone())
+        Mapping::assemble(Node::Axis(axis.clone()))
     }
 
     /// `n` (a broadcast; `1` is the identity).
@@ -111,133 +149,121 @@ impl Mapping {
         if n == 0 {
             return Err(ShapeError::ZeroBroadcast);
         }
-        Ok(Mapping::Broadcast(n))
+        Ok(Mapping::assemble(Node::Broadcast(n)))
     }
 
-    /// `self, minor`.
+    /// `self, minor`; the product of the sizes must fit in `usize`.
     pub fn pair(self, minor: Mapping) -> Result<Mapping, ShapeError> {
-        let m = Mapping::Pair(Box::new(self), Box::new(minor));
-        match m.checked_size() {
-            Some(_) => Ok(m),
-            None => Err(ShapeError::Overflow {
-                mapping: m.to_string(),
-            }),
+        if self.size.checked_mul(minor.size).is_none() {
+            return Err(ShapeError::Overflow {
+                mapping: Mapping::assemble(Node::Pair(Box::new(self), Box::new(minor))).to_string(),
+            });
         }
+        Ok(Mapping::assemble(Node::Pair(
+            Box::new(self),
+            Box::new(minor),
+        )))
     }
 
     /// `self / n`; `n` must divide the size.
     pub fn stride(self, n: usize) -> Result<Mapping, ShapeError> {
-        let size = self.size();
+        let size = self.size;
         if n == 0 || !size.is_multiple_of(n) {
             return Err(ShapeError::Stride {
-                mapping: format!("{} / {n}", self.operand()),
+                mapping: format!("{self} / {n}"),
                 inner: self.to_string(),
                 size,
                 n,
             });
         }
-        Ok(Mapping::Stride(Box::new(self), n))
+        Ok(Mapping::assemble(Node::Stride(Box::new(self), n)))
     }
 
     /// `self % n`; `n` must divide the size.
     pub fn modulo(self, n: usize) -> Result<Mapping, ShapeError> {
-        let size = self.size();
+        let size = self.size;
         if n == 0 || !size.is_multiple_of(n) {
             return Err(ShapeError::Modulo {
-                mapping: format!("{} % {n}", self.operand()),
+                mapping: format!("{self} % {n}"),
                 inner: self.to_string(),
                 size,
                 n,
             });
         }
-        Ok(Mapping::Modulo(Box::new(self), n))
+        Ok(Mapping::assemble(Node::Modulo(Box::new(self), n)))
     }
 
     /// `self = n`; `1 <= n <= size`.
     pub fn resize(self, n: usize) -> Result<Mapping, ShapeError> {
-        let size = self.size();
+        let size = self.size;
         if n == 0 || n > size {
             return Err(ShapeError::Resize {
-                mapping: format!("{} = {n}", self.operand()),
+                mapping: format!("{self} = {n}"),
                 inner: self.to_string(),
                 size,
                 n,
             });
         }
-        Ok(Mapping::Resize(Box::new(self), n))
+        Ok(Mapping::assemble(Node::Resize(Box::new(self), n)))
     }
 
     /// `self # n` with padding `kind`; `n >= size`.
     pub fn pad(self, n: usize, kind: PaddingKind) -> Result<Mapping, ShapeError> {
-        let size = self.size();
+        let size = self.size;
         if n < size {
             return Err(ShapeError::Padding {
-                mapping: format!("{} {} {n}", self.operand(), kind.operator()),
+                mapping: format!("{self} {} {n}", kind.operator()),
                 inner: self.to_string(),
                 size,
                 n,
             });
         }
-        Ok(Mapping::Padding(Box::new(self), n, kind))
+        Ok(Mapping::assemble(Node::Padding(Box::new(self), n, kind)))
     }
 
-    fn checked_size(&self) -> Option<usize> {
-        match self {
-            Mapping::Axis(a) => Some(a.size),
-            Mapping::Broadcast(n) => Some(*n),
-            Mapping::Pair(l, r) => l.checked_size()?.checked_mul(r.checked_size()?),
-            Mapping::Stride(l, n) => Some(l.checked_size()? / n),
-            Mapping::Modulo(_, n) | Mapping::Resize(_, n) | Mapping::Padding(_, n, _) => Some(*n),
+    /// The top constructor and its operands (read only).
+    pub fn form(&self) -> Form<'_> {
+        match &self.node {
+            Node::Axis(a) => Form::Axis(a),
+            Node::Broadcast(n) => Form::Broadcast(*n),
+            Node::Pair(l, r) => Form::Pair(l, r),
+            Node::Stride(l, n) => Form::Stride(l, *n),
+            Node::Modulo(l, n) => Form::Modulo(l, *n),
+            Node::Resize(l, n) => Form::Resize(l, *n),
+            Node::Padding(l, n, k) => Form::Padding(l, *n, *k),
         }
     }
 
     /// Number of positions (`SIZE`).
     pub fn size(&self) -> usize {
-        self.checked_size().unwrap_or(usize::MAX)
+        self.size
     }
 
-    /// The raw cell at `pos` (spec §1.3); `pos >= size()` is out of bounds.
+    /// The raw cell at `pos` (spec §1.3), as an index by axis; `pos >= size()` is out of
+    /// bounds. For many positions, [`Mapping::evaluator`] computes the same cells without
+    /// building an index per cell.
     pub fn map(&self, pos: usize) -> Cell {
-        if pos >= self.size() {
+        if pos >= self.size {
             return Cell::OutOfBounds;
         }
-        match self {
-            Mapping::Axis(a) => {
+        match &self.node {
+            Node::Axis(a) => {
                 let mut m = std::collections::BTreeMap::new();
                 m.insert(a.clone(), pos);
                 Cell::Index(m)
             }
-            Mapping::Broadcast(_) => Cell::empty(),
-            Mapping::Pair(l, r) => {
-                let rs = r.size();
-                l.map(pos / rs).combine(r.map(pos % rs))
-            }
-            Mapping::Stride(l, n) => l.map(pos * n),
-            Mapping::Modulo(l, _) | Mapping::Resize(l, _) => l.map(pos),
-            Mapping::Padding(l, _, kind) => {
-                if pos < l.size() {
+            Node::Broadcast(_) => Cell::empty(),
+            Node::Pair(l, r) => l.map(pos / r.size).combine(r.map(pos % r.size)),
+            Node::Stride(l, n) => l.map(pos * n),
+            Node::Modulo(l, _) | Node::Resize(l, _) => l.map(pos),
+            Node::Padding(l, _, kind) => {
+                if pos < l.size {
                     l.map(pos)
                 } else {
                     Cell::Padding(*kind)
                 }
             }
         }
-    }
-
-    /// The finalised cell at `pos` (overshooting coordinates become `Top`, spec §1.6).
-    pub fn cell(&self, pos: usize) -> Final {
-        self.map(pos).finalize()
-    }
-
-    /// Every position's finalised cell, in position order.
-    pub fn cells(&self) -> Vec<Final> {
-        (0..self.size()).map(|p| self.cell(p)).collect()
-    }
-
-    /// Whether `self` and `other` are equivalent (spec §1.7): same size and the same finalised
-    /// cell at every position.
-    pub fn equivalent(&self, other: &Mapping) -> bool {
-        self.size() == other.size() && (0..self.size()).all(|p| self.cell(p) == other.cell(p))
     }
 
     /// The axes the mapping mentions, each once, in first-mention order.
@@ -252,38 +278,28 @@ impl Mapping {
     }
 
     fn visit_axes(&self, f: &mut dyn FnMut(&Axis)) {
-        match self {
-            Mapping::Axis(a) => f(a),
-            Mapping::Broadcast(_) => {}
-            Mapping::Pair(l, r) => {
+        match &self.node {
+            Node::Axis(a) => f(a),
+            Node::Broadcast(_) => {}
+            Node::Pair(l, r) => {
                 l.visit_axes(f);
                 r.visit_axes(f);
             }
-            Mapping::Stride(l, _)
-            | Mapping::Modulo(l, _)
-            | Mapping::Resize(l, _)
-            | Mapping::Padding(l, _, _) => l.visit_axes(f),
+            Node::Stride(l, _)
+            | Node::Modulo(l, _)
+            | Node::Resize(l, _)
+            | Node::Padding(l, _, _) => l.visit_axes(f),
         }
-    }
-
-    /// The number of live positions.
-    pub fn live_count(&self) -> usize {
-        (0..self.size()).filter(|&p| self.cell(p).is_live()).count()
     }
 
     /// The mapping as it is written inside `m![..]`: like [`Display`](fmt::Display) but
     /// without the parentheses of a top-level pair (`A, B` rather than `(A, B)`).
     pub fn m_notation(&self) -> String {
         let s = self.to_string();
-        match self {
-            Mapping::Pair(..) => s[1..s.len() - 1].to_string(),
+        match self.node {
+            Node::Pair(..) => s[1..s.len() - 1].to_string(),
             _ => s,
         }
-    }
-
-    /// The text of `self` as the operand of a postfix operator (pairs are parenthesised anyway).
-    fn operand(&self) -> String {
-        self.to_string()
     }
 }
 
@@ -292,22 +308,22 @@ impl fmt::Display for Mapping {
     /// `A # 64`, `A #{0} 8`, `A #{!} 8`, broadcasts as their size. The text parses back to a
     /// structurally equal mapping.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Mapping::Axis(a) => f.write_str(&a.name),
-            Mapping::Broadcast(n) => write!(f, "{n}"),
-            Mapping::Pair(l, r) => {
+        match &self.node {
+            Node::Axis(a) => f.write_str(&a.name),
+            Node::Broadcast(n) => write!(f, "{n}"),
+            Node::Pair(l, r) => {
                 write!(f, "({l}")?;
                 let mut rest: &Mapping = r;
-                while let Mapping::Pair(a, b) = rest {
+                while let Node::Pair(a, b) = &rest.node {
                     write!(f, ", {a}")?;
                     rest = b;
                 }
                 write!(f, ", {rest})")
             }
-            Mapping::Stride(l, n) => write!(f, "{l} / {n}"),
-            Mapping::Modulo(l, n) => write!(f, "{l} % {n}"),
-            Mapping::Resize(l, n) => write!(f, "{l} = {n}"),
-            Mapping::Padding(l, n, k) => write!(f, "{l} {} {n}", k.operator()),
+            Node::Stride(l, n) => write!(f, "{l} / {n}"),
+            Node::Modulo(l, n) => write!(f, "{l} % {n}"),
+            Node::Resize(l, n) => write!(f, "{l} = {n}"),
+            Node::Padding(l, n, k) => write!(f, "{l} {} {n}", k.operator()),
         }
     }
 }

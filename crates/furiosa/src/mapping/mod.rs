@@ -3,6 +3,7 @@
 
 mod axes;
 mod cell;
+mod eval;
 mod expr;
 mod normal;
 mod parse;
@@ -10,5 +11,6 @@ pub mod sequence;
 
 pub use axes::{Axes, AxesError, Axis, is_axis_name};
 pub use cell::{Cell, Final, PaddingKind};
-pub use expr::{Mapping, ShapeError};
+pub use eval::{Evaluator, Slot};
+pub use expr::{Form, Mapping, ShapeError};
 pub use parse::{ParseError, ParseErrorKind};

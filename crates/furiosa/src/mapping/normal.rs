@@ -12,7 +12,8 @@
 //! vendor's normaliser it makes no uniqueness claim, but equal digit lists print equally, which
 //! is what layout comparisons need.
 
-use super::{Axis, Mapping, PaddingKind};
+use super::expr::Node;
+use super::{Axis, Form, Mapping, PaddingKind};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Factor {
@@ -47,9 +48,9 @@ impl Factor {
                 stride,
                 extent,
             } => digit_mapping(axis, *stride, *extent),
-            Factor::Broadcast(n) => Mapping::Broadcast(*n),
+            Factor::Broadcast(n) => Mapping::assemble(Node::Broadcast(*n)),
             Factor::Padded { inner, size, kind } => {
-                Mapping::Padding(Box::new(list_mapping(inner)), *size, *kind)
+                Mapping::assemble(Node::Padding(Box::new(list_mapping(inner)), *size, *kind))
             }
             Factor::Other(m) => m.clone(),
         }
@@ -59,21 +60,21 @@ impl Factor {
 /// `axis` digit with coordinates `0, stride, .., stride * (extent - 1)` in m-notation.
 fn digit_mapping(axis: &Axis, stride: usize, extent: usize) -> Mapping {
     let n = axis.size;
-    let mut m = Mapping::Axis(axis.clone());
+    let mut m = Mapping::assemble(Node::Axis(axis.clone()));
     let mut size = n;
     if stride > 1 {
         if !n.is_multiple_of(stride) {
             size = n.div_ceil(stride) * stride;
-            m = Mapping::Padding(Box::new(m), size, PaddingKind::Top);
+            m = Mapping::assemble(Node::Padding(Box::new(m), size, PaddingKind::Top));
         }
-        m = Mapping::Stride(Box::new(m), stride);
+        m = Mapping::assemble(Node::Stride(Box::new(m), stride));
         size /= stride;
     }
     if extent < size {
         m = if size.is_multiple_of(extent) {
-            Mapping::Modulo(Box::new(m), extent)
+            Mapping::assemble(Node::Modulo(Box::new(m), extent))
         } else {
-            Mapping::Resize(Box::new(m), extent)
+            Mapping::assemble(Node::Resize(Box::new(m), extent))
         };
     }
     m
@@ -81,9 +82,12 @@ fn digit_mapping(axis: &Axis, stride: usize, extent: usize) -> Mapping {
 
 fn list_mapping(list: &[Factor]) -> Mapping {
     match list {
-        [] => Mapping::Broadcast(1),
+        [] => Mapping::assemble(Node::Broadcast(1)),
         [f] => f.to_mapping(),
-        [f, rest @ ..] => Mapping::Pair(Box::new(f.to_mapping()), Box::new(list_mapping(rest))),
+        [f, rest @ ..] => Mapping::assemble(Node::Pair(
+            Box::new(f.to_mapping()),
+            Box::new(list_mapping(rest)),
+        )),
     }
 }
 
@@ -151,10 +155,10 @@ fn stride_list(mut list: Vec<Factor>, mut n: usize) -> Vec<Factor> {
                 Factor::Padded { inner, size, kind } if list_size(&inner).is_multiple_of(n) => {
                     pad_list(stride_list(inner, n), size / n, kind)
                 }
-                other => vec![Factor::Other(Mapping::Stride(
+                other => vec![Factor::Other(Mapping::assemble(Node::Stride(
                     Box::new(other.to_mapping()),
                     n,
-                ))],
+                )))],
             };
             for f in strided {
                 push(&mut list, f);
@@ -163,10 +167,10 @@ fn stride_list(mut list: Vec<Factor>, mut n: usize) -> Vec<Factor> {
         }
         // Neither divides the other: keep the remaining stride as an expression.
         list.push(last);
-        return vec![Factor::Other(Mapping::Stride(
+        return vec![Factor::Other(Mapping::assemble(Node::Stride(
             Box::new(list_mapping(&list)),
             n,
-        ))];
+        )))];
     }
     list
 }
@@ -207,14 +211,17 @@ fn take_list(mut list: Vec<Factor>, n: usize) -> Vec<Factor> {
                     }]
                 }
             }
-            Factor::Other(m) => vec![Factor::Other(Mapping::Resize(Box::new(m), n))],
+            Factor::Other(m) => vec![Factor::Other(Mapping::assemble(Node::Resize(
+                Box::new(m),
+                n,
+            )))],
         }
     } else {
         list.push(last);
-        vec![Factor::Other(Mapping::Resize(
+        vec![Factor::Other(Mapping::assemble(Node::Resize(
             Box::new(list_mapping(&list)),
             n,
-        ))]
+        )))]
     }
 }
 
@@ -241,8 +248,8 @@ fn pad_list(inner: Vec<Factor>, size: usize, kind: PaddingKind) -> Vec<Factor> {
 }
 
 fn factors(m: &Mapping) -> Vec<Factor> {
-    match m {
-        Mapping::Axis(a) => {
+    match m.form() {
+        Form::Axis(a) => {
             let mut out = Vec::new();
             push(
                 &mut out,
@@ -254,15 +261,15 @@ fn factors(m: &Mapping) -> Vec<Factor> {
             );
             out
         }
-        Mapping::Broadcast(n) => {
+        Form::Broadcast(n) => {
             let mut out = Vec::new();
-            push(&mut out, Factor::Broadcast(*n));
+            push(&mut out, Factor::Broadcast(n));
             out
         }
-        Mapping::Pair(l, r) => concat(factors(l), factors(r)),
-        Mapping::Stride(l, n) => stride_list(factors(l), *n),
-        Mapping::Modulo(l, n) | Mapping::Resize(l, n) => take_list(factors(l), *n),
-        Mapping::Padding(l, n, k) => pad_list(factors(l), *n, *k),
+        Form::Pair(l, r) => concat(factors(l), factors(r)),
+        Form::Stride(l, n) => stride_list(factors(l), n),
+        Form::Modulo(l, n) | Form::Resize(l, n) => take_list(factors(l), n),
+        Form::Padding(l, n, k) => pad_list(factors(l), n, k),
     }
 }
 

@@ -15,7 +15,7 @@ use std::fmt;
 
 use thiserror::Error;
 
-use super::{Final, Mapping};
+use super::{Axis, Evaluator, Form, Mapping};
 
 /// One loop of the sequencer: `size` iterations `stride` bytes apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -107,8 +107,8 @@ pub enum SequenceError {
 }
 
 fn flatten(m: &Mapping, out: &mut Vec<Mapping>) {
-    match m {
-        Mapping::Pair(l, r) => {
+    match m.form() {
+        Form::Pair(l, r) => {
             flatten(l, out);
             flatten(r, out);
         }
@@ -139,25 +139,18 @@ pub fn sequence(
     }
     let bytes = elem_bits / 8;
     let (mt, tt, pt) = (memory.m_notation(), time.m_notation(), packet.m_notation());
-    // Memory: logical index -> position (first position wins; a buffer holds each cell once).
-    let mut at: HashMap<Final, usize> = HashMap::new();
+    // Memory: logical index (coordinates on the memory's axes) -> position (first position
+    // wins; a buffer holds each cell once).
+    let mut cells = memory.evaluator();
+    let held: Vec<Axis> = cells.axes().to_vec();
+    let mut at: HashMap<Vec<usize>, usize> = HashMap::new();
     let mut live_memory = 0usize;
     for p in 0..memory.size() {
-        let c = memory.cell(p);
-        if c.is_live() {
+        if cells.slot(p).is_live() {
             live_memory += 1;
-            at.entry(c).or_insert(p);
+            at.entry(cells.coords().to_vec()).or_insert(p);
         }
     }
-    // Axes the buffer does not have are broadcast: drop them before looking a cell up.
-    let held: Vec<String> = memory.axes().into_iter().map(|a| a.name).collect();
-    let project = |c: Final| match c {
-        Final::Live(mut m) => {
-            m.retain(|a, _| held.contains(a));
-            Final::Live(m)
-        }
-        other => other,
-    };
     let mut factors = Vec::new();
     flatten(time, &mut factors);
     flatten(packet, &mut factors);
@@ -165,13 +158,13 @@ pub fn sequence(
     let mut raw = Vec::with_capacity(factors.len());
     for f in &factors {
         let mut stride = 0;
+        let mut cells = Projected::new(f.evaluator(), &held);
         for k in 1..f.size() {
-            let cell = project(f.cell(k));
-            if !cell.is_live() {
+            let Some(key) = cells.key(k) else {
                 continue;
-            }
+            };
             // A step that does not land on a multiple of k is caught by the check below.
-            if let Some(&pos) = at.get(&cell) {
+            if let Some(&pos) = at.get(key) {
                 stride = pos / k;
             }
             break;
@@ -184,15 +177,14 @@ pub fn sequence(
     // Check every live stream cell against the loops.
     let mut written = vec![0u32; memory.size()];
     let total = time.size().saturating_mul(packet.size());
+    let mut stream = Projected::new(Evaluator::of_dims(&[time, packet]), &held);
     for pos in 0..total {
-        let (t, p) = (pos / packet.size(), pos % packet.size());
-        let cell = time.map(t).combine(packet.map(p)).finalize();
-        if !cell.is_live() {
+        let Some(key) = stream.key(pos) else {
             continue;
-        }
-        let Some(&mem) = at.get(&project(cell.clone())) else {
+        };
+        let Some(&mem) = at.get(key) else {
             return Err(SequenceError::NotInMemory {
-                cell: cell.to_string(),
+                cell: stream.cells.cell(pos).to_string(),
                 memory: mt,
                 time: tt,
                 packet: pt,
@@ -206,7 +198,7 @@ pub fn sequence(
         }
         if expected != mem * bytes {
             return Err(SequenceError::Incompatible {
-                cell: cell.to_string(),
+                cell: stream.cells.cell(pos).to_string(),
                 memory: mt,
                 time: tt,
                 packet: pt,
@@ -294,5 +286,40 @@ impl fmt::Display for Sequence {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let list: Vec<String> = self.raw.iter().map(Entry::to_string).collect();
         write!(f, "[{}] : {}", list.join(", "), self.packet_bytes)
+    }
+}
+
+/// A stream's cells as keys of the memory's index: the coordinates on the memory's axes, in
+/// its order (an axis the memory does not hold is broadcast and dropped).
+struct Projected<'a> {
+    cells: Evaluator<'a>,
+    /// For each memory axis, its slot in `cells` (`None`: the stream does not move it).
+    slots: Vec<Option<usize>>,
+    key: Vec<usize>,
+}
+
+impl<'a> Projected<'a> {
+    fn new(cells: Evaluator<'a>, held: &[Axis]) -> Projected<'a> {
+        let slots = held
+            .iter()
+            .map(|h| cells.axes().iter().position(|a| a.name == h.name))
+            .collect();
+        Projected {
+            cells,
+            slots,
+            key: vec![0; held.len()],
+        }
+    }
+
+    /// The key of position `pos`, or `None` for a dead cell.
+    fn key(&mut self, pos: usize) -> Option<&[usize]> {
+        if !self.cells.slot(pos).is_live() {
+            return None;
+        }
+        let coords = self.cells.coords();
+        for (k, slot) in self.key.iter_mut().zip(&self.slots) {
+            *k = slot.map_or(0, |i| coords[i]);
+        }
+        Some(&self.key)
     }
 }

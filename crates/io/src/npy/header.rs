@@ -2,6 +2,7 @@
 
 use npyz::{DType, Endianness, NpyHeader, Order};
 
+use super::bounds::{check_header_len, check_header_text};
 use super::dtype::{NpyDtype, classify};
 use crate::elements::element_count;
 use crate::error::IoError;
@@ -91,6 +92,7 @@ pub fn header_end(preamble: &[u8], file_len: u64) -> Result<usize, IoError> {
         }
         _ => return Err(IoError::NpyVersion { major, minor }),
     };
+    check_header_len(header_len as u64)?;
     let text_start: usize = 8 + len_bytes;
     let data_start = text_start.saturating_add(header_len);
     if file_len < data_start as u64 {
@@ -111,6 +113,7 @@ pub fn parse_head(prefix: &[u8], data_len: u64) -> Result<NpyHead, IoError> {
         return Err(IoError::NpyMagic);
     }
     let text = &prefix[text_start..];
+    check_header_text(text)?;
     let text_str = String::from_utf8_lossy(text);
     // Refuse shapes whose products overflow before npyz multiplies them (a zero dimension
     // means no elements at all).

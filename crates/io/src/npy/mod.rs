@@ -15,11 +15,13 @@
 //! array is written as a `|u1` array whose last dimension is `ceil(d / 2)`: each row of `d`
 //! elements packed two per byte, element 0 in the low nibble.
 
+mod bounds;
 mod dtype;
 mod header;
 mod read;
 mod write;
 
+pub use bounds::{MAX_HEADER_BYTES, MAX_HEADER_DEPTH, check_header_len, check_header_text};
 pub use dtype::{NpyDtype, descr_for};
 pub use header::{NpyArray, NpyHead, PREAMBLE_BYTES, header_end, parse, parse_head};
 pub use read::{

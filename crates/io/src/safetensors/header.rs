@@ -7,11 +7,12 @@
 //! `shape` and `data_offsets` `[begin, end]` relative to the data section), then the data,
 //! every tensor's bytes contiguous and in offset order.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+use std::hash::{BuildHasher, RandomState};
 
 use safetensors::Dtype;
-use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 
 use crate::elements::element_count;
@@ -80,7 +81,7 @@ pub fn header_len(file: &[u8], file_len: u64) -> Result<u64, IoError> {
     Ok(header_len)
 }
 
-/// The top-level JSON object, entry by entry, duplicates kept.
+/// A JSON object read entry by entry, duplicates kept (the `__metadata__` map).
 struct Entries(Vec<(String, Value)>);
 
 impl<'de> Deserialize<'de> for Entries {
@@ -94,20 +95,7 @@ impl<'de> Deserialize<'de> for Entries {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entries, A::Error> {
                 let mut out = Vec::new();
                 while let Some(key) = map.next_key::<String>()? {
-                    let value = if key == METADATA_KEY {
-                        // Metadata is read entry by entry too, to see duplicate keys.
-                        let inner: Entries = map.next_value()?;
-                        Value::Array(
-                            inner
-                                .0
-                                .into_iter()
-                                .map(|(k, v)| Value::Array(vec![Value::String(k), v]))
-                                .collect(),
-                        )
-                    } else {
-                        map.next_value::<Value>()?
-                    };
-                    out.push((key, value));
+                    out.push((key, map.next_value::<Value>()?));
                 }
                 Ok(Entries(out))
             }
@@ -116,24 +104,128 @@ impl<'de> Deserialize<'de> for Entries {
     }
 }
 
+/// The top-level JSON object, each tensor entry checked and kept as a [`TensorEntry`] as soon
+/// as it is read (its JSON value is dropped at once), so that a header of a million tensors
+/// costs about its own size, not a JSON tree of it. The first fault (a duplicate name, a
+/// faulty entry), in the order of the file, is kept; the rest of the object is still read
+/// (without being kept) so that a JSON syntax error anywhere comes first, as before.
+struct Collected {
+    metadata: Option<HashMap<String, String>>,
+    tensors: Vec<TensorEntry>,
+    fault: Option<IoError>,
+}
+
+impl<'de> Deserialize<'de> for Collected {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct CollectedVisitor;
+        impl<'de> Visitor<'de> for CollectedVisitor {
+            type Value = Collected;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Collected, A::Error> {
+                let mut out = Collected {
+                    metadata: None,
+                    tensors: Vec::new(),
+                    fault: None,
+                };
+                let mut names = NameSet::default();
+                while let Some(key) = map.next_key::<String>()? {
+                    if key == METADATA_KEY {
+                        // Read entry by entry too, to see duplicate keys.
+                        let inner: Entries = map.next_value()?;
+                        if out.fault.is_some() {
+                            continue;
+                        }
+                        if out.metadata.is_some() {
+                            out.fault = Some(IoError::SafetensorsDuplicate { name: key });
+                            continue;
+                        }
+                        match metadata(inner) {
+                            Ok(m) => out.metadata = Some(m),
+                            Err(e) => out.fault = Some(e),
+                        }
+                        continue;
+                    }
+                    if out.fault.is_some() {
+                        map.next_value::<IgnoredAny>()?;
+                        continue;
+                    }
+                    if names.contains(&key, &out.tensors) {
+                        out.fault = Some(IoError::SafetensorsDuplicate { name: key });
+                        map.next_value::<IgnoredAny>()?;
+                        continue;
+                    }
+                    let value: Value = map.next_value()?;
+                    match tensor(key, &value) {
+                        Ok(t) => {
+                            names.insert(&t.name, out.tensors.len());
+                            out.tensors.push(t);
+                        }
+                        Err(e) => out.fault = Some(e),
+                    }
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(CollectedVisitor)
+    }
+}
+
+/// The tensor names seen so far, as 64-bit hashes pointing at their entry (8 + 4 bytes a
+/// name, not a second copy of it); a hash seen before is checked against the name itself.
+#[derive(Default)]
+struct NameSet {
+    hasher: RandomState,
+    first: HashMap<u64, u32>,
+    /// Whether two different names have had the same hash (then a hit is checked by a scan).
+    collided: bool,
+}
+
+impl NameSet {
+    /// Whether `name` is the name of one of `tensors` (the entries inserted so far).
+    fn contains(&mut self, name: &str, tensors: &[TensorEntry]) -> bool {
+        let Some(&at) = self.first.get(&self.hasher.hash_one(name)) else {
+            return false;
+        };
+        if tensors.get(at as usize).is_some_and(|t| t.name == name) {
+            return true;
+        }
+        self.collided = true;
+        tensors.iter().any(|t| t.name == name)
+    }
+
+    /// Records `name` as the name of entry `at`.
+    fn insert(&mut self, name: &str, at: usize) {
+        let at = u32::try_from(at).unwrap_or(u32::MAX);
+        self.first.entry(self.hasher.hash_one(name)).or_insert(at);
+    }
+}
+
 /// Parses and checks the JSON header `json` of a file whose data section has `data_len` bytes.
 pub fn parse_header(json: &[u8], data_len: u64) -> Result<Header, IoError> {
-    let entries: Entries =
-        serde_json::from_slice(json).map_err(|e| IoError::SafetensorsHeaderJson {
-            reason: e.to_string(),
-        })?;
-    let mut seen = HashSet::new();
-    let mut header = Header::default();
-    for (name, value) in entries.0 {
-        if !seen.insert(name.clone()) {
-            return Err(IoError::SafetensorsDuplicate { name });
-        }
-        if name == METADATA_KEY {
-            header.metadata = Some(metadata(value)?);
-        } else {
-            header.tensors.push(tensor(name, &value)?);
-        }
+    checked(serde_json::from_slice(json), data_len)
+}
+
+/// [`parse_header`] for a header read from `json` as it is parsed (the text is never held
+/// whole in memory); `json` must end where the header ends.
+pub fn parse_header_from(json: impl std::io::Read, data_len: u64) -> Result<Header, IoError> {
+    checked(serde_json::from_reader(json), data_len)
+}
+
+/// The header of a parsed JSON object, checked against a data section of `data_len` bytes.
+fn checked(parsed: Result<Collected, serde_json::Error>, data_len: u64) -> Result<Header, IoError> {
+    let collected = parsed.map_err(|e| IoError::SafetensorsHeaderJson {
+        reason: e.to_string(),
+    })?;
+    if let Some(fault) = collected.fault {
+        return Err(fault);
     }
+    let mut header = Header {
+        metadata: collected.metadata,
+        tensors: collected.tensors,
+    };
+    header.tensors.shrink_to_fit();
     header.tensors.sort_by_key(|t| (t.begin, t.end));
     let mut at = 0u64;
     for t in &header.tensors {
@@ -161,17 +253,10 @@ pub fn parse_header(json: &[u8], data_len: u64) -> Result<Header, IoError> {
     Ok(header)
 }
 
-/// The `__metadata__` entries (read as `[key, value]` pairs), every value a string.
-fn metadata(value: Value) -> Result<HashMap<String, String>, IoError> {
+/// The `__metadata__` entries, every value a string.
+fn metadata(entries: Entries) -> Result<HashMap<String, String>, IoError> {
     let mut out = HashMap::new();
-    let Value::Array(pairs) = value else {
-        return Ok(out);
-    };
-    for pair in pairs {
-        let Value::Array(mut kv) = pair else { continue };
-        let (Some(v), Some(Value::String(k))) = (kv.pop(), kv.pop()) else {
-            continue;
-        };
+    for (k, v) in entries.0 {
         let Value::String(v) = v else {
             return Err(IoError::SafetensorsMetadataValue {
                 key: k,
@@ -403,6 +488,47 @@ mod tests {
                 r#"{{"__metadata__":{{"k":"1","k":"1"}},"w":{entry}}}"#
             )),
             "the .safetensors header's __metadata__ names key `k` twice"
+        );
+    }
+
+    #[test]
+    fn the_first_fault_in_file_order_is_reported_and_json_errors_come_first() {
+        let entry = |i: u64| {
+            format!(
+                r#""t{i}":{{"dtype":"U8","shape":[1],"data_offsets":[{i},{}]}}"#,
+                i + 1
+            )
+        };
+        let many: Vec<String> = (0..1000).map(entry).collect();
+        let ok = format!("{{{}}}", many.join(","));
+        assert_eq!(parse(&ok, 1000).unwrap().tensors.len(), 1000);
+        // A duplicate far from its first use, then a faulty entry: the duplicate is named.
+        let dup = format!(
+            r#"{{{},{},"bad":{{"dtype":"F7","shape":[1],"data_offsets":[0,1]}}}}"#,
+            many.join(","),
+            entry(3)
+        );
+        assert_eq!(
+            parse(&dup, 1000).unwrap_err().to_string(),
+            "the .safetensors header names tensor `t3` twice"
+        );
+        // A faulty entry, then broken JSON: the JSON error, as it is the file's first problem
+        // for a reader that parses the whole text first.
+        let broken = format!(
+            r#"{{"bad":{{"dtype":"F7","shape":[1],"data_offsets":[0,1]}},{}"#,
+            many.join(",")
+        );
+        assert!(
+            parse(&broken, 1000)
+                .unwrap_err()
+                .to_string()
+                .starts_with("the .safetensors header is not a JSON object of tensors:")
+        );
+        // __metadata__ twice.
+        let meta = r#"{"__metadata__":{"a":"1"},"__metadata__":{"b":"2"}}"#;
+        assert_eq!(
+            parse(meta, 0).unwrap_err().to_string(),
+            "the .safetensors header names tensor `__metadata__` twice"
         );
     }
 

@@ -20,8 +20,8 @@
 use std::collections::BTreeSet;
 
 use crate::limits::SLICES_PER_CLUSTER;
-use crate::mapping::Final;
-use crate::tensor::{Dim, combined_cells};
+use crate::mapping::Form;
+use crate::tensor::{Dim, combined_liveness};
 use crate::{Mapping, StreamTensor};
 
 use super::VectorError;
@@ -42,8 +42,8 @@ pub enum OutputRule {
 const RULES: &str = "rules: a reduced slice factor is replaced in OutSlice by a dummy `1 # n`, a broadcast over a fresh axis, or a factor promoted from Time, in any mix";
 
 pub(super) fn flatten(m: &Mapping, out: &mut Vec<Mapping>) {
-    match m {
-        Mapping::Pair(l, r) => {
+    match m.form() {
+        Form::Pair(l, r) => {
             flatten(l, out);
             flatten(r, out);
         }
@@ -217,8 +217,8 @@ pub(super) fn reduce(
     let slice_radices = [kept_slices, ratio];
     let identity = op.identity();
     let mut acc = vec![identity; chips * clusters * kept_slices * steps * lanes];
-    for (pos, cell) in input.cells().into_iter().enumerate() {
-        if let Final::Live(_) = cell {
+    for (pos, live) in input.liveness().into_iter().enumerate() {
+        if live {
             let [c, k, s, t, p] = digits_of(pos, input.shape());
             let kept_slice = digits_of(s, slice_radices)[0];
             let slot = &mut acc[compose(&[c, k, kept_slice, t, p], &lane_radices)];
@@ -237,11 +237,11 @@ pub(super) fn reduce(
     let time_radices: Vec<usize> = tf.iter().map(Mapping::size).collect();
     let out_time_radices: Vec<usize> = ot.iter().map(Mapping::size).collect();
     let out_slice_radices = [kept_slices, ratio];
-    let data = combined_cells(&dims_out)
+    let data = combined_liveness(&dims_out)
         .into_iter()
         .enumerate()
-        .map(|(pos, cell)| match cell {
-            Final::Live(_) => {
+        .map(|(pos, live)| {
+            if live {
                 let [c, k, s, t_out, p] = digits_of(pos, out_shape);
                 let [kept_slice, repl_pos] = digits_of(s, out_slice_radices);
                 // The input time step: promoted factors from the replacement, the others
@@ -258,8 +258,9 @@ pub(super) fn reduce(
                 }
                 let t = compose(&time_digits, &time_radices);
                 u64::from(acc[compose(&[c, k, kept_slice, t, p], &lane_radices)])
+            } else {
+                u64::from(identity)
             }
-            _ => u64::from(identity),
         })
         .collect();
     Ok((

@@ -19,8 +19,8 @@
 //! lanes is reduced once per copy's lane, never summed over its copies. Dead output cells hold
 //! the identity.
 
-use crate::mapping::{Final, PaddingKind};
-use crate::tensor::{Dim, combined_cells};
+use crate::mapping::PaddingKind;
+use crate::tensor::{Dim, combined_liveness};
 use crate::{Mapping, StreamTensor};
 
 use super::VectorError;
@@ -137,14 +137,14 @@ pub(super) fn reduce(
     let kept_radices: Vec<usize> = kept.iter().map(Mapping::size).collect();
     let fold = op.fold();
     let mut acc = vec![(fold.identity(), 0u8); key_radices.iter().product()];
-    for (pos, ((cell, &code), &tag)) in input
-        .cells()
+    for (pos, ((live, &code), &tag)) in input
+        .liveness()
         .into_iter()
         .zip(input.codes())
         .zip(tags)
         .enumerate()
     {
-        if let Final::Live(_) = cell {
+        if live {
             let [c, k, sl, t, p] = digits_of(pos, shape);
             let kept_digits: Vec<usize> = digits(t, &time_radices)
                 .into_iter()
@@ -166,17 +166,16 @@ pub(super) fn reduce(
         out_packet,
     ];
     let out_shape = [chips, clusters, slices, out_time.size(), out_packet.size()];
-    let (data, tags): (Vec<u64>, Vec<u8>) = combined_cells(&dims_out)
+    let (data, tags): (Vec<u64>, Vec<u8>) = combined_liveness(&dims_out)
         .into_iter()
         .enumerate()
-        .map(|(pos, cell)| {
-            let (code, tag) = match cell {
-                Final::Live(_) => {
-                    let [c, k, sl, t, p] = digits_of(pos, out_shape);
-                    let lane = if per_lane { p } else { 0 };
-                    acc[compose(&[c, k, sl, t, lane], &key_radices)]
-                }
-                _ => (fold.identity(), 0),
+        .map(|(pos, live)| {
+            let (code, tag) = if live {
+                let [c, k, sl, t, p] = digits_of(pos, out_shape);
+                let lane = if per_lane { p } else { 0 };
+                acc[compose(&[c, k, sl, t, lane], &key_radices)]
+            } else {
+                (fold.identity(), 0)
             };
             (u64::from(code), tag)
         })

@@ -3,31 +3,71 @@
 
 use super::stage::Alu;
 
-/// `Type::parse(name)`: the variant whose name is `name` (as written in Rust).
+/// An error that keeps the variant names serde lists when it meets an unknown one: how
+/// [`names`](LogicBinaryOp::names) reads an enum's names from its `Deserialize` derive.
+#[derive(Debug)]
+struct VariantNames(&'static [&'static str]);
+
+impl std::fmt::Display for VariantNames {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0.join(", "))
+    }
+}
+
+impl std::error::Error for VariantNames {}
+
+impl serde::de::Error for VariantNames {
+    fn custom<T: std::fmt::Display>(_: T) -> Self {
+        VariantNames(&[])
+    }
+
+    fn unknown_variant(_: &str, expected: &'static [&'static str]) -> Self {
+        VariantNames(expected)
+    }
+}
+
+/// `Type::parse(name)` and `Type::names()` for op enums, from their `Deserialize` derive (the
+/// variants' Rust spellings), so a name list never repeats the enum.
 macro_rules! named {
-    ($t:ident: $($v:ident),*) => {
-        impl $t {
+    ($($t:ident),*) => {
+        $(impl $t {
             /// The variant named `name` (its Rust spelling, e.g. `AddFxp`).
             pub fn parse(name: &str) -> Option<$t> {
-                match name {
-                    $(stringify!($v) => Some($t::$v),)*
-                    _ => None,
+                use serde::de::IntoDeserializer;
+                let d: serde::de::value::StrDeserializer<'_, serde::de::value::Error> =
+                    name.into_deserializer();
+                <$t as serde::Deserialize>::deserialize(d).ok()
+            }
+
+            /// Every variant's name, in declaration order.
+            pub fn names() -> &'static [&'static str] {
+                use serde::de::IntoDeserializer;
+                let d: serde::de::value::StrDeserializer<'_, VariantNames> =
+                    "".into_deserializer();
+                match <$t as serde::Deserialize>::deserialize(d) {
+                    Err(VariantNames(names)) => names,
+                    Ok(_) => &[],
                 }
             }
-        }
+        })*
     };
 }
 
-named!(LogicBinaryOp: BitAnd, BitOr, BitXor, LeftShift, LogicRightShift, ArithRightShift);
-named!(FxpBinaryOp: AddFxp, AddFxpSat, SubFxp, SubFxpSat, LeftShift, LeftShiftSat, MulFxp, MulInt,
-    LogicRightShift, ArithRightShift);
-named!(FpBinaryOp: AddF, SubF, MulF);
-named!(ClipBinaryOp: Add, AddSat, Max, Min);
+named!(
+    LogicBinaryOp,
+    FxpBinaryOp,
+    FpBinaryOp,
+    ClipBinaryOp,
+    IntraSliceReduceOpI32,
+    IntraSliceReduceOpF32,
+    InterSliceReduceOpI32,
+    InterSliceReduceOpF32
+);
 
 pub use super::branch::BranchMode;
 
 /// i32 operations of the Logic stage.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Deserialize)]
 pub enum LogicBinaryOp {
     /// `a & b`.
     BitAnd,
@@ -70,7 +110,7 @@ impl LogicBinaryOp {
 }
 
 /// i32 operations of the Fxp stage.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Deserialize)]
 pub enum FxpBinaryOp {
     /// Wrapping add.
     AddFxp,
@@ -134,7 +174,7 @@ impl FxpBinaryOp {
 }
 
 /// f32 operations of the Fp stage (Way4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Deserialize)]
 pub enum FpBinaryOp {
     /// `a + b`.
     AddF,
@@ -156,7 +196,7 @@ impl FpBinaryOp {
 }
 
 /// Operations of the Clip stage (i32 or f32).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Deserialize)]
 pub enum ClipBinaryOp {
     /// Wrapping add (i32) / IEEE add (f32).
     Add,
@@ -241,7 +281,7 @@ pub fn fp_to_fxp(x: f32, int_width: u32) -> i32 {
 }
 
 /// i32 operations of the intra-slice reducer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Deserialize)]
 pub enum IntraSliceReduceOpI32 {
     /// Saturating addition (saturates at every step, in fold order).
     AddSat,
@@ -252,7 +292,7 @@ pub enum IntraSliceReduceOpI32 {
 }
 
 /// f32 operations of the intra-slice reducer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Deserialize)]
 pub enum IntraSliceReduceOpF32 {
     /// IEEE addition from +0.0.
     Add,
@@ -303,7 +343,7 @@ impl IntraSliceReduceOp {
 }
 
 /// i32 operations of the inter-slice reducer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Deserialize)]
 pub enum InterSliceReduceOpI32 {
     /// Wrapping addition.
     Add,
@@ -316,7 +356,7 @@ pub enum InterSliceReduceOpI32 {
 }
 
 /// f32 operations of the inter-slice reducer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Deserialize)]
 pub enum InterSliceReduceOpF32 {
     /// IEEE addition from +0.0.
     Add,

@@ -1,162 +1,21 @@
-//! A Tensor Unit pipeline as data: the input stream (dtype, axes, five mappings in m-notation)
-//! and a list of stages, run over the input's codes with a cycle estimate per engine. This is
-//! what `npusim furiosa run` executes; the file syntax lives in the CLI.
+//! The whole-pipeline schedule: the stages run in order over the input stream, each engine's
+//! estimate reported beside its result.
 
 use npusim_hw::{CycleEstimate, LimitError};
 
 use crate::limits::STREAM_POSITIONS;
 use thiserror::Error;
 
+use super::{Pipeline, StageSpec};
 use crate::engine::vector::ops::{
-    BranchMode, ClipBinaryOp, FpBinaryOp, FxpBinaryOp, InterSliceReduceOp, InterSliceReduceOpF32,
-    InterSliceReduceOpI32, IntraSliceReduceOp, IntraSliceReduceOpF32, IntraSliceReduceOpI32,
-    LogicBinaryOp,
+    BranchMode, InterSliceReduceOp, InterSliceReduceOpF32, InterSliceReduceOpI32,
+    IntraSliceReduceOp, IntraSliceReduceOpF32, IntraSliceReduceOpI32,
 };
 use crate::engine::vector::{ClipOperand, VectorError, VectorTensor};
-use crate::mapping::{Axes, ParseError};
+use crate::mapping::ParseError;
 use crate::tensor::{Position, TensorError};
 use crate::timing::estimate_cast;
 use crate::{CastError, CastProfile, DType, Mapping, StreamTensor};
-
-/// One stage of a pipeline.
-#[derive(Clone, Debug, PartialEq)]
-pub enum StageSpec {
-    /// `cast::<dtype>(out_packet)`.
-    Cast {
-        /// Output type.
-        dtype: DType,
-        /// Output packet, m-notation.
-        out_packet: String,
-    },
-    /// `vector_init()`.
-    VectorInit,
-    /// `vector_intra_slice_branch(BranchMode::Unconditional)`.
-    Branch,
-    /// `vector_logic(op, operand)`.
-    Logic {
-        /// The op.
-        op: LogicBinaryOp,
-        /// The immediate.
-        operand: i32,
-    },
-    /// `vector_fxp(op, operand)`.
-    Fxp {
-        /// The op.
-        op: FxpBinaryOp,
-        /// The immediate.
-        operand: i32,
-    },
-    /// `vector_fxp_to_fp(int_width)`.
-    FxpToFp {
-        /// Integer width.
-        int_width: u32,
-    },
-    /// `vector_fp_binary(op, operand)`.
-    Fp {
-        /// The op.
-        op: FpBinaryOp,
-        /// The immediate.
-        operand: f32,
-    },
-    /// `vector_narrow_split::<Time2, Packet2>()` (Way8 → Way4).
-    NarrowSplit {
-        /// Time2, m-notation.
-        time2: String,
-        /// Packet2, m-notation.
-        packet2: String,
-    },
-    /// `vector_fp_div(operand)` (Way4).
-    FpDiv {
-        /// The divisor.
-        operand: f32,
-    },
-    /// `vector_intra_slice_reduce::<R, OutTime, OutPacket>(op)` (Way4); `op` is read as the
-    /// stream's type.
-    IntraSliceReduce {
-        /// The reduced axis R.
-        axis: String,
-        /// Op name: AddSat, Max, Min (i32) or Add, Max, Min (f32).
-        op: String,
-        /// Output time mapping, m-notation.
-        out_time: String,
-        /// Output packet mapping, m-notation.
-        out_packet: String,
-    },
-    /// `vector_widen_concat::<Time2, Packet2>()` (Way4 → Way8).
-    WidenConcat {
-        /// Time2, m-notation.
-        time2: String,
-        /// Packet2, m-notation.
-        packet2: String,
-    },
-    /// `vector_widen_pad::<Packet2>()` (Way4 → Way8).
-    WidenPad {
-        /// Packet2, m-notation.
-        packet2: String,
-    },
-    /// `vector_fp_to_fxp(int_width)`.
-    FpToFxp {
-        /// Integer width.
-        int_width: u32,
-    },
-    /// `vector_clip(op, operand)`; the operand is read as the stream's type.
-    Clip {
-        /// The op.
-        op: ClipBinaryOp,
-        /// The immediate.
-        operand: f64,
-    },
-    /// `vector_inter_slice_reduce(out_slice, out_time, op)`; `op` is read as the stream's type.
-    InterSliceReduce {
-        /// Op name: Add, AddSat, Max, Min (i32) or Add, Max, Min, Mul (f32).
-        op: String,
-        /// Output slice mapping, m-notation.
-        out_slice: String,
-        /// Output time mapping, m-notation.
-        out_time: String,
-    },
-    /// `vector_final()`.
-    VectorFinal,
-}
-
-impl StageSpec {
-    /// The stage's name in pipeline files and reports.
-    pub fn name(&self) -> &'static str {
-        match self {
-            StageSpec::Cast { .. } => "cast",
-            StageSpec::VectorInit => "vector_init",
-            StageSpec::Branch => "branch",
-            StageSpec::Logic { .. } => "logic",
-            StageSpec::Fxp { .. } => "fxp",
-            StageSpec::FxpToFp { .. } => "fxp_to_fp",
-            StageSpec::Fp { .. } => "fp",
-            StageSpec::NarrowSplit { .. } => "narrow_split",
-            StageSpec::FpDiv { .. } => "fp_div",
-            StageSpec::IntraSliceReduce { .. } => "intra_slice_reduce",
-            StageSpec::WidenConcat { .. } => "widen_concat",
-            StageSpec::WidenPad { .. } => "widen_pad",
-            StageSpec::FpToFxp { .. } => "fp_to_fxp",
-            StageSpec::Clip { .. } => "clip",
-            StageSpec::InterSliceReduce { .. } => "inter_slice_reduce",
-            StageSpec::VectorFinal => "vector_final",
-        }
-    }
-}
-
-/// A pipeline: the input stream and its stages.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Pipeline {
-    /// Axis declarations.
-    pub axes: Axes,
-    /// Input scalar type.
-    pub dtype: DType,
-    /// Input `[Chip, Cluster, Slice, Time, Packet]` in m-notation.
-    pub dims: [String; 5],
-    /// The stages, in order.
-    pub stages: Vec<StageSpec>,
-    /// Upstream delivery rate for the Vector Engine's estimate (cycles per flit, ≥ 1).
-    pub upstream_cycles_per_flit: u64,
-}
 
 /// Why a pipeline cannot run.
 #[derive(Debug, Error)]
@@ -242,29 +101,19 @@ enum Current {
 }
 
 fn reduce_op(name: &str, dtype: DType) -> Option<InterSliceReduceOp> {
-    Some(match (dtype, name) {
-        (DType::I32, "Add") => InterSliceReduceOpI32::Add.into(),
-        (DType::I32, "AddSat") => InterSliceReduceOpI32::AddSat.into(),
-        (DType::I32, "Max") => InterSliceReduceOpI32::Max.into(),
-        (DType::I32, "Min") => InterSliceReduceOpI32::Min.into(),
-        (DType::F32, "Add") => InterSliceReduceOpF32::Add.into(),
-        (DType::F32, "Max") => InterSliceReduceOpF32::Max.into(),
-        (DType::F32, "Min") => InterSliceReduceOpF32::Min.into(),
-        (DType::F32, "Mul") => InterSliceReduceOpF32::Mul.into(),
-        _ => return None,
-    })
+    match dtype {
+        DType::I32 => InterSliceReduceOpI32::parse(name).map(Into::into),
+        DType::F32 => InterSliceReduceOpF32::parse(name).map(Into::into),
+        _ => None,
+    }
 }
 
 fn intra_op(name: &str, dtype: DType) -> Option<IntraSliceReduceOp> {
-    Some(match (dtype, name) {
-        (DType::I32, "AddSat") => IntraSliceReduceOpI32::AddSat.into(),
-        (DType::I32, "Max") => IntraSliceReduceOpI32::Max.into(),
-        (DType::I32, "Min") => IntraSliceReduceOpI32::Min.into(),
-        (DType::F32, "Add") => IntraSliceReduceOpF32::Add.into(),
-        (DType::F32, "Max") => IntraSliceReduceOpF32::Max.into(),
-        (DType::F32, "Min") => IntraSliceReduceOpF32::Min.into(),
-        _ => return None,
-    })
+    match dtype {
+        DType::I32 => IntraSliceReduceOpI32::parse(name).map(Into::into),
+        DType::F32 => IntraSliceReduceOpF32::parse(name).map(Into::into),
+        _ => None,
+    }
 }
 
 impl Pipeline {
@@ -387,7 +236,9 @@ impl Pipeline {
                             let dtype = v.tensor().dtype();
                             let Some(op) = intra_op(op, dtype) else {
                                 return Err(order(&format!(
-                                    "`{op}` is not an intra-slice op for {dtype} (i32: AddSat, Max, Min; f32: Add, Max, Min)"
+                                    "`{op}` is not an intra-slice op for {dtype} (i32: {}; f32: {})",
+                                    IntraSliceReduceOpI32::names().join(", "),
+                                    IntraSliceReduceOpF32::names().join(", ")
                                 )));
                             };
                             let t = self.mapping(&format!("stage {index} out_time"), out_time)?;
@@ -410,7 +261,9 @@ impl Pipeline {
                             let dtype = v.tensor().dtype();
                             let Some(op) = reduce_op(op, dtype) else {
                                 return Err(order(&format!(
-                                    "`{op}` is not an inter-slice op for {dtype} (i32: Add, AddSat, Max, Min; f32: Add, Max, Min, Mul)"
+                                    "`{op}` is not an inter-slice op for {dtype} (i32: {}; f32: {})",
+                                    InterSliceReduceOpI32::names().join(", "),
+                                    InterSliceReduceOpF32::names().join(", ")
                                 )));
                             };
                             let s = self.mapping(&format!("stage {index} out_slice"), out_slice)?;
