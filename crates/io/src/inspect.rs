@@ -111,9 +111,8 @@ pub fn inspect_file(path: &Path) -> Result<FileInfo, InspectError> {
         Container::Safetensors => inspect_safetensors(&mut reader, len, path),
         Container::Raw => Err(InspectError::BadHeader {
             path: path.to_path_buf(),
-            problem:
-                "a raw file has no header: its format and shape are what --from and --shape say"
-                    .into(),
+            problem: "a raw file has no header: its source format and shape are not in the file"
+                .into(),
         }),
     }
 }

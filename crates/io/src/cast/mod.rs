@@ -36,7 +36,7 @@ pub use job::CastJob;
 pub use preview::{TensorPreview, preview};
 pub use progress::{CastProgress, NoProgress};
 pub use report::{CastOutcome, CastSummary, KeptSummary, TensorReport, tally};
-pub use select::{KeepReason, SelectError};
+pub use select::{KeepReason, PatternList, SelectError};
 pub use stats::Stats;
 
 use crate::atomic::{Durability, WriteOptions, write_atomic_opts};
