@@ -254,7 +254,7 @@ fn inspect_npy(
 }
 
 /// The format of a standard `.npy` dtype in either byte order (`None` for the opaque `<V2`,
-/// `<V1`, `<f1` that need `--from`): the format npusim itself writes under that dtype.
+/// `<V1`, `<f1` that need a source format): the format npusim itself writes under that dtype.
 fn npy_format(descr: &str) -> Option<Format> {
     let little = descr.replacen('>', "<", 1);
     Format::ALL.into_iter().find(|&f| {

@@ -85,7 +85,7 @@ pub fn cast_bytes(
 
 /// Casts the `len`-byte file `reader` as `job` says, writing the output to `out` in chunks as
 /// it is cast; `input` names the file in messages and reports. Returns one report per
-/// tensor. On an error (including `--fail-on-nan`'s) part of the output may have been
+/// tensor. On an error (including [`CastJob::fail_on_nan`]'s) part of the output may have been
 /// written: [`cast_file`] writes through a temporary file for that reason. (Standard input
 /// is seekable once read into memory: wrap the bytes in a [`Cursor`].)
 pub fn cast_reader<R: Read + Seek>(

@@ -4,9 +4,9 @@
 //! The selection ([`CastJob::tensors`], `npusim cast --tensor`) takes exact names or glob
 //! patterns (`*`, `?`, `[...]`, matched by the `glob` crate; `*` also matches dots, so
 //! `model.layers.*.mlp.*` picks every MLP tensor of every layer), and the exclusion
-//! ([`CastJob::exclude`], `--exclude`) takes the same and wins over the selection. Every pattern must match
-//! at least one tensor. An exact name of a tensor npusim has no format for is an error; a
-//! glob that also matches such tensors keeps them.
+//! ([`CastJob::exclude`], `--exclude`) takes the same and wins over the selection. Every
+//! pattern must match at least one tensor. An exact name of a tensor npusim has no format for
+//! is an error; a glob that also matches such tensors keeps them.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
