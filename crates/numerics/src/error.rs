@@ -67,4 +67,15 @@ pub enum NumericsError {
         /// Bytes needed.
         needed: usize,
     },
+    /// The environment variable that caps the kernels' instruction sets holds a value that
+    /// names no switch.
+    #[error("{variable} is `{value}`, which names no kernel switch; valid values: {valid}")]
+    UnknownKernelSwitch {
+        /// The variable's name.
+        variable: &'static str,
+        /// The value found.
+        value: String,
+        /// Every valid value.
+        valid: &'static str,
+    },
 }

@@ -7,7 +7,7 @@
 //! level the cast really runs the SIMD kernel (a silent fallback fails the name test).
 
 mod kernel_support;
-use kernel_support::{fast_choices, options, random_f32};
+use kernel_support::{fast_choices, level_here, options, random_f32};
 
 use npusim_numerics::bulk::SimdLevel;
 use npusim_numerics::{
@@ -174,6 +174,8 @@ fn assert_same(codes: &[u32], dst: Format, policy: &CastPolicy, k: KernelChoice)
 
 #[test]
 fn at_the_avx2_and_avx512_levels_f16_and_bf16_run_their_simd_kernels_in_every_mode_and_policy() {
+    level_here(SimdLevel::Avx2);
+    level_here(SimdLevel::Avx512);
     let s = Storage::native(Format::F32);
     for dst in DSTS {
         let d = Storage::native(dst);

@@ -9,8 +9,8 @@
 
 mod kernel_support;
 use kernel_support::{
-    assert_same_codes, bytes, f32s, float_classes, int_classes, mixed, options, policies,
-    random_f32,
+    assert_same_codes, bytes, f32s, float_classes, int_classes, level_here, mixed, options,
+    policies, random_f32,
 };
 
 use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
@@ -81,7 +81,7 @@ fn assert_fast_equals_reference(codes: &[u32], d: Storage, policy: &CastPolicy) 
 
 #[test]
 fn avx2_kernels_are_the_ones_that_run() {
-    let avx2 = SimdLevel::Avx2.is_available();
+    let avx2 = level_here(SimdLevel::Avx2);
     for d in INTS.into_iter().flat_map(layouts) {
         let dst = d.format();
         for mode in RoundMode::DETERMINISTIC {

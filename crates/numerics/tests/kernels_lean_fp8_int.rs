@@ -16,8 +16,8 @@
 
 mod kernel_support;
 use kernel_support::{
-    assert_same_codes, bytes, f32s, float_classes, int_classes, layouts, mixed, options, policies,
-    random_f32,
+    assert_same_codes, bytes, f32s, float_classes, int_classes, layouts, level_here, mixed,
+    options, policies, random_f32,
 };
 
 use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
@@ -102,7 +102,7 @@ fn exact_overflows(dst: Format) -> Vec<u32> {
 
 #[test]
 fn the_lean_paths_are_the_kernels_that_run_at_the_avx512_level() {
-    let avx512 = SimdLevel::Avx512.is_available();
+    let avx512 = level_here(SimdLevel::Avx512);
     let mut checked = 0;
     for dst in SMALL_FLOATS {
         for d in layouts(dst) {

@@ -11,7 +11,8 @@
 
 mod kernel_support;
 use kernel_support::{
-    assert_same_codes, boundary_classes, bytes, f32s, mixed, options, random_f32,
+    assert_absent_level_names_portable, assert_same_codes, boundary_classes, bytes, f32s,
+    level_here, mixed, options, random_f32,
 };
 
 use npusim_numerics::bulk::{STREAM_BYTES, SimdLevel, kernel_name_at};
@@ -108,7 +109,10 @@ fn at_offset(
 
 #[test]
 fn the_avx512_kernels_run_at_their_level() {
-    if !SimdLevel::Avx512.is_available() {
+    if !level_here(SimdLevel::Avx512) {
+        for (d, policy, _) in cases() {
+            assert_absent_level_names_portable(f32s(), d, &policy, SimdLevel::Avx512);
+        }
         return;
     }
     for (d, policy, name) in cases() {

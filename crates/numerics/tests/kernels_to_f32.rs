@@ -9,7 +9,7 @@
 //! level, serial and over threads, at awkward lengths and misaligned.
 
 mod kernel_support;
-use kernel_support::{fast_choices, options};
+use kernel_support::{fast_choices, level_here, options};
 
 use npusim_numerics::bulk::SimdLevel;
 use npusim_numerics::{
@@ -282,6 +282,7 @@ fn awkward_lengths_misalignment_and_threads_equal_the_reference() {
 
 #[test]
 fn kernel_names_per_level() {
+    level_here(SimdLevel::Avx512);
     for (fmt, name) in [(Format::F64, "f64-f32"), (Format::I32, "i32-f32")] {
         let s = Storage::native(fmt);
         for mode in modes() {

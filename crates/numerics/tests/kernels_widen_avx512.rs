@@ -8,7 +8,7 @@
 //! also re-run streamed by `kernel_support::cast`.
 
 mod kernel_support;
-use kernel_support::{cast, options, policies};
+use kernel_support::{assert_absent_level_names_portable, cast, level_here, options, policies};
 
 use npusim_numerics::bulk::SimdLevel;
 use npusim_numerics::{
@@ -67,8 +67,9 @@ fn xorshift(seed: u64) -> impl FnMut() -> u64 {
     }
 }
 
-/// `src` (16-bit codes of `f`) cast at the AVX-512 level equals the reference, codes and
-/// counts, naming the first differing code.
+/// `src` (16-bit codes of `f`) cast at the AVX-512 level (the best level there is, where the
+/// kernels may not use it) equals the reference, codes and counts, naming the first
+/// differing code.
 fn assert_avx512_equals_reference(src: &[u8], f: Format, policy: &CastPolicy) {
     let (s, n) = (Storage::native(f), src.len() / 2);
     let want = cast(
@@ -79,7 +80,7 @@ fn assert_avx512_equals_reference(src: &[u8], f: Format, policy: &CastPolicy) {
         policy,
         &options(KernelChoice::Reference, false),
     );
-    let level = KernelChoice::Level(SimdLevel::Avx512);
+    let level = KernelChoice::Level(SimdLevel::best());
     let got = cast(src, s, f32s(), n, policy, &options(level, false));
     if got.0 != want.0 {
         let i = (0..n)
@@ -97,7 +98,13 @@ fn assert_avx512_equals_reference(src: &[u8], f: Format, policy: &CastPolicy) {
 
 #[test]
 fn the_avx512_level_runs_the_widening_kernel() {
-    if !SimdLevel::Avx512.is_available() {
+    if !level_here(SimdLevel::Avx512) {
+        for src in SOURCES {
+            for p in all_policies() {
+                let s = Storage::native(src);
+                assert_absent_level_names_portable(s, f32s(), &p, SimdLevel::Avx512);
+            }
+        }
         return;
     }
     for src in SOURCES {
@@ -124,6 +131,7 @@ fn the_avx512_level_runs_the_widening_kernel() {
 
 #[test]
 fn every_code_under_every_served_policy_equals_the_reference() {
+    level_here(SimdLevel::Avx512);
     let all: Vec<u16> = (0..=u16::MAX).collect();
     let buf = bytes16(&all);
     for src in SOURCES {
@@ -137,6 +145,7 @@ fn every_code_under_every_served_policy_equals_the_reference() {
 
 #[test]
 fn every_offset_and_tail_length_equals_the_reference() {
+    level_here(SimdLevel::Avx512);
     // Windows over the special codes of both formats and the subnormal/normal boundary,
     // starting at every offset into a 32-code step, of every length up to 3 steps.
     let all: Vec<u16> = (0..=u16::MAX).collect();
@@ -171,6 +180,7 @@ fn boundary_classes(f: Format) -> Vec<u16> {
 
 #[test]
 fn boundary_classes_among_random_codes_equal_the_reference() {
+    level_here(SimdLevel::Avx512);
     for src in SOURCES {
         let classes = boundary_classes(src);
         let mut next = xorshift(0x5EED ^ src.bits() as u64);
@@ -221,6 +231,7 @@ fn cast_at(
 
 #[test]
 fn outputs_above_the_streaming_threshold_at_the_default_options_equal_the_reference() {
+    level_here(SimdLevel::Avx512);
     // 4 MiB and more of f32 output per cast: streamed by default (serial, and split over
     // threads), from a destination at several offsets from a 64-byte boundary.
     let n = (1 << 20) + 13;
@@ -232,7 +243,7 @@ fn outputs_above_the_streaming_threshold_at_the_default_options_equal_the_refere
             parallel: false,
             ..BulkOptions::default()
         },
-        options(KernelChoice::Level(SimdLevel::Avx512), false),
+        options(KernelChoice::Level(SimdLevel::best()), false),
     ];
     let wide = |f: Format, next: &mut dyn FnMut() -> u64| -> Vec<u8> {
         match f {

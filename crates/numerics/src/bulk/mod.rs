@@ -10,12 +10,14 @@ mod encoded;
 mod kernels;
 mod sample;
 mod storage;
+mod switch;
 
 pub use encoded::Encoded;
-pub use kernels::simd::SimdLevel;
+pub use kernels::simd::{LevelAbsence, SimdLevel};
 pub use kernels::stream::STREAM_BYTES;
 pub use sample::sample_source;
 pub use storage::{Layout, Storage};
+pub use switch::{KERNEL_SWITCH_VALUES, KERNEL_SWITCH_VAR, KernelSwitch};
 
 use rayon::prelude::*;
 
@@ -75,48 +77,31 @@ pub struct BulkOptions {
 /// Which bulk-cast kernels may run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum KernelChoice {
-    /// The fastest kernel for the combination at the best instruction-set level this machine
-    /// has. The environment variable `NPUSIM_KERNEL` (`reference`, `portable`, `avx2` or `avx512`)
-    /// overrides this choice for the whole process.
+    /// The fastest kernel for the combination at the best instruction-set level the kernels
+    /// may use here ([`SimdLevel::best`]); under the switch `NPUSIM_KERNEL=reference`
+    /// ([`KernelSwitch`]) the reference routine.
     #[default]
     Fastest,
-    /// The fast kernels at one instruction-set level (a level the machine lacks runs the
-    /// portable code; [`SimdLevel::available`] lists the ones it has).
+    /// The fast kernels at one instruction-set level (a level the kernels may not use here,
+    /// because the CPU lacks it or the switch caps it away, runs the portable code;
+    /// [`SimdLevel::available`] lists the ones they may).
     Level(SimdLevel),
     /// Only the reference routine, element by element (the definition; slow).
     Reference,
 }
 
 impl KernelChoice {
-    /// What this choice means on this machine: `None` for the reference routine, else the
-    /// instruction-set level of the fast kernels.
+    /// What this choice means here: `None` for the reference routine, else the
+    /// instruction-set level of the fast kernels (never above the switch's cap).
     pub fn resolve(self) -> Option<SimdLevel> {
         match self {
-            KernelChoice::Fastest => match env_choice() {
-                Some(KernelChoice::Fastest) | None => Some(SimdLevel::best()),
-                Some(other) => other.resolve(),
-            },
+            KernelChoice::Fastest if KernelSwitch::current() == Ok(KernelSwitch::Reference) => None,
+            KernelChoice::Fastest => Some(SimdLevel::best()),
             KernelChoice::Level(l) if l.is_available() => Some(l),
             KernelChoice::Level(_) => Some(SimdLevel::Portable),
             KernelChoice::Reference => None,
         }
     }
-}
-
-/// The choice named by `NPUSIM_KERNEL`, read once (unknown names are ignored).
-fn env_choice() -> Option<KernelChoice> {
-    static CHOICE: std::sync::OnceLock<Option<KernelChoice>> = std::sync::OnceLock::new();
-    *CHOICE.get_or_init(|| {
-        let v = std::env::var("NPUSIM_KERNEL").ok()?;
-        match v.trim().to_ascii_lowercase().as_str() {
-            "reference" => Some(KernelChoice::Reference),
-            "portable" => Some(KernelChoice::Level(SimdLevel::Portable)),
-            "avx2" => Some(KernelChoice::Level(SimdLevel::Avx2)),
-            "avx512" => Some(KernelChoice::Level(SimdLevel::Avx512)),
-            "fastest" | "" => Some(KernelChoice::Fastest),
-            _ => None,
-        }
-    })
 }
 
 impl Default for BulkOptions {
@@ -190,6 +175,9 @@ pub fn cast_elements(
 /// many were exact, inexact, saturated, flushed to zero, became NaN or Inf, ...), computed in
 /// the same pass as the cast.
 ///
+/// Fails on buffers of the wrong size, and with [`NumericsError::UnknownKernelSwitch`] when
+/// `NPUSIM_KERNEL` holds a value that names no switch ([`KernelSwitch`]).
+///
 /// ```
 /// use npusim_numerics::{cast_elements_with_status, BulkOptions, CastPolicy, Format, Status, Storage};
 /// let src: Vec<u8> = [1.0f32, 1000.0, 1e-9, f32::NAN].iter().flat_map(|x| x.to_le_bytes()).collect();
@@ -211,6 +199,7 @@ pub fn cast_elements_with_status(
     policy: &CastPolicy,
     options: &BulkOptions,
 ) -> Result<StatusCounts, NumericsError> {
+    switch::check()?;
     src_storage.check_len(src.len(), count, "source")?;
     dst_storage.check_len(dst.len(), count, "destination")?;
     if count == 0 {
@@ -340,6 +329,7 @@ pub fn touch_elements(
     touch: Touch,
     options: &BulkOptions,
 ) -> Result<u64, NumericsError> {
+    switch::check()?;
     src_storage.check_len(src.len(), count, "source")?;
     dst_storage.check_len(dst.len(), count, "destination")?;
     let split = Split {
@@ -365,7 +355,8 @@ pub fn touch_elements(
 }
 
 /// The name of the kernel a default bulk cast between these storages under `policy` runs: at
-/// the best instruction-set level of this machine, or the one `NPUSIM_KERNEL` names. One of
+/// the best instruction-set level the kernels may use here (capped by `NPUSIM_KERNEL`,
+/// [`KernelSwitch`]). One of
 /// `"table"`, `"widen"`, `"f32-float"`, `"f16c"`, `"f32-bf16"`, `"f32-int"`, `"f32-key"`,
 /// `"f64-float"`, `"i32-float"`, `"f64-f32"`, `"i32-f32"`, `"i32-int"`, `"reference"` or
 /// `"copy"`, with `-avx2` or `-avx512` where an explicit kernel of that level casts the bulk
@@ -388,7 +379,8 @@ pub fn kernel_name(src: Storage, dst: Storage, policy: &CastPolicy) -> &'static 
 }
 
 /// Like [`kernel_name`], at instruction-set level `level` (what
-/// [`KernelChoice::Level`] runs; a level this machine lacks runs the portable code).
+/// [`KernelChoice::Level`] runs; a level the kernels may not use here, for want of CPU features
+/// or under the switch's cap, runs the portable code).
 ///
 /// ```
 /// use npusim_numerics::{kernel_name_at, CastPolicy, Format, Storage, bulk::SimdLevel};

@@ -1,5 +1,7 @@
 //! What the kernel test files share: one bulk cast with its status counts, the fast kernels
-//! at every instruction-set level this machine has, and pseudo-random f32 codes.
+//! at every instruction-set level the kernels may use here (the CPU's, capped by
+//! `NPUSIM_KERNEL`: the library's own [`SimdLevel::available`]), a visible note when a test
+//! cannot run at the level it exists for ([`level_here`]), and pseudo-random f32 codes.
 
 #![allow(dead_code)]
 
@@ -7,6 +9,7 @@ use npusim_numerics::bulk::SimdLevel;
 use npusim_numerics::{
     BulkOptions, CastPolicy, Format, InfRule, KernelChoice, Kind, Layout, NanRule, Overflow,
     RoundMode, StatusCounts, Storage, UnsignedNegative, cast_elements_with_status, kernel_name,
+    kernel_name_at,
 };
 
 /// Casts `n` elements of `src` (storage `s`) to storage `d` under `policy` and `options`,
@@ -58,7 +61,7 @@ pub fn options(kernels: KernelChoice, parallel: bool) -> BulkOptions {
     }
 }
 
-/// The fast kernels at every instruction-set level this machine has (the portable one first).
+/// The fast kernels at every instruction-set level they may use here (the portable one first).
 pub fn fast_choices() -> Vec<KernelChoice> {
     SimdLevel::available()
         .into_iter()
@@ -257,25 +260,69 @@ pub fn assert_same_codes(
     assert_eq!(got.1, want.1, "status counts {d:?}: {what}");
 }
 
-/// The AVX-512 level equals the reference on the f32 `codes` cast into `dst` under `policy`
-/// (codes and counts, the streamed output too); names the first differing code.
-pub fn assert_avx512_equals_reference(codes: &[u32], dst: Format, policy: &CastPolicy) {
+/// The best level the kernels may run at here ([`SimdLevel::best`], the AVX-512 one where
+/// it is available) equals the reference on the f32 `codes` cast into `dst` under `policy`
+/// (codes and counts, the streamed output too); names the first differing code. A test that
+/// exists for the AVX-512 level calls [`level_here`] first, so that running it at a lower
+/// level says so.
+pub fn assert_best_equals_reference(codes: &[u32], dst: Format, policy: &CastPolicy) {
     let src = bytes(codes);
     let (n, d) = (codes.len(), Storage::native(dst));
     let run = |k| cast(&src, f32s(), d, n, policy, &options(k, false));
     let want = run(KernelChoice::Reference);
-    let got = run(KernelChoice::Level(SimdLevel::Avx512));
-    assert_same_codes(&got, &want, codes, d, &format!("{policy:?}"));
+    let level = SimdLevel::best();
+    let got = run(KernelChoice::Level(level));
+    assert_same_codes(&got, &want, codes, d, &format!("{policy:?} {level:?}"));
 }
 
-/// Whether the machine has the AVX-512 level (tests that need it are vacuous otherwise, and
-/// say so on stderr).
-pub fn avx512_here() -> bool {
-    let here = SimdLevel::Avx512.is_available();
-    if !here {
-        eprintln!("no AVX-512 here: skipped");
+/// Whether the kernels may run at `level` here (the CPU has it and `NPUSIM_KERNEL` does not
+/// cap it away). When not, the calling test cannot test that level, and says so where it
+/// shows: `SKIPPED: <test> needs <level>: <why>` on standard output (shown by
+/// `cargo test -- --nocapture` or `--show-output`), and the same line appended to the file
+/// named by `NPUSIM_SKIP_LOG` when that is set (`.ci/run` prints it after the tests).
+pub fn level_here(level: SimdLevel) -> bool {
+    let Some(why) = level.absence() else {
+        return true;
+    };
+    // `<test file>::<test>`: the program's name without cargo's hash, and the test's thread
+    let exe = std::env::current_exe().unwrap_or_default();
+    let stem = exe.file_stem().unwrap_or_default().to_string_lossy();
+    let file = stem.rsplit_once('-').map_or(&*stem, |(f, _)| f).to_string();
+    let thread = std::thread::current();
+    let test = match thread.name() {
+        Some(name) if name != "main" => format!("{file}::{name}"),
+        _ => file,
+    };
+    let line = format!("SKIPPED: {test} needs {}: {why}\n", level.name());
+    print!("{line}");
+    if let Some(path) = std::env::var_os("NPUSIM_SKIP_LOG") {
+        use std::io::Write;
+        let logged = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .and_then(|mut f| f.write_all(line.as_bytes()));
+        if let Err(e) = logged {
+            panic!("cannot append to NPUSIM_SKIP_LOG {}: {e}", path.display());
+        }
     }
-    here
+    false
+}
+
+/// At a level the kernels may not use here, a cast runs the portable code: its kernel name
+/// at `level` is the portable one, for `s` → `d` under `policy`.
+pub fn assert_absent_level_names_portable(
+    s: Storage,
+    d: Storage,
+    policy: &CastPolicy,
+    level: SimdLevel,
+) {
+    assert!(!level.is_available(), "{level:?} is available");
+    assert_eq!(
+        kernel_name_at(s, d, policy, level),
+        kernel_name_at(s, d, policy, SimdLevel::Portable),
+        "{s:?} -> {d:?} {policy:?} at {level:?}"
+    );
 }
 
 /// The f32 boundary classes of the float `dst`: every finite value, every midpoint (tie)

@@ -73,9 +73,7 @@ impl F16c {
         stream: bool,
     ) -> Option<StatusCounts> {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("f16c")
-        {
+        if super::simd::avx2_present() {
             if wide && super::simd::avx512_present() {
                 // SAFETY: the CPU has AVX2 and F16C and AVX-512 F, BW, VL and DQ (checked).
                 return Some(unsafe {

@@ -58,7 +58,7 @@ impl Bf16 {
         stream: bool,
     ) -> Option<StatusCounts> {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
+        if super::simd::avx2_present() {
             if wide && super::simd::avx512_present() {
                 // SAFETY: the CPU has AVX2 and AVX-512 F, BW, VL and DQ (checked).
                 return Some(unsafe {

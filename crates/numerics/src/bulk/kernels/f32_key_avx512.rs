@@ -159,15 +159,26 @@ fn fit(table: &KeyTable, c: u32, k: u32, kernel: &KeyAvx512, ids: &mut Ids) -> O
 
 impl KeyAvx512 {
     /// The kernel for f32 → `dst` whose results are `table`'s, when `dst` is e8m0 or HiF8, the
-    /// mode deterministic, the machine has the AVX-512 level, and the fitted parameters
+    /// mode deterministic, the kernels may use the AVX-512 level, and the fitted parameters
     /// reproduce the table on every key.
     pub(crate) fn new(dst: Format, mode: RoundMode, table: &KeyTable) -> Option<KeyAvx512> {
+        if !super::simd::avx512_present() {
+            return None;
+        }
+        let k = KeyAvx512::fitted(dst, mode, table)?;
+        k.check(table).then_some(k)
+    }
+
+    /// The parameters fitted to `table` for f32 → `dst` in `mode` (e8m0 or HiF8, a
+    /// deterministic mode), not yet checked against it: plain integer work that needs no
+    /// CPU feature, so that the fitting is tested on every machine.
+    fn fitted(dst: Format, mode: RoundMode, table: &KeyTable) -> Option<KeyAvx512> {
         let signed = match dst.kind() {
             Kind::HiF8 => true,
             _ if dst == Format::F8E8M0 => false,
             _ => return None,
         };
-        if mode == RoundMode::Hybrid || !super::simd::avx512_present() {
+        if mode == RoundMode::Hybrid {
             return None;
         }
         let mut k = KeyAvx512 {
@@ -217,7 +228,7 @@ impl KeyAvx512 {
                 k.spread_hi[i] |= 1 << (FIELD * 4);
             }
         }
-        k.check(table).then_some(k)
+        Some(k)
     }
 
     /// Whether the kernel gives the table's code and status on every key (a 64-key block
@@ -450,14 +461,16 @@ mod tests {
     use super::*;
     use crate::policy::CastPolicy;
 
-    /// The classes no parameter word fits, as (sign, unbiased exponent).
+    /// The classes no parameter word fits, as (sign, unbiased exponent); where the kernels
+    /// may use the AVX-512 level, the fitted words also pass the check against the table
+    /// (the kernel is built).
     fn irregular(dst: Format, policy: &CastPolicy) -> Vec<(u32, i32)> {
-        let Some(t) = KeyTable::cached(dst, policy) else {
-            return Vec::new();
-        };
-        let Some(k) = KeyAvx512::new(dst, policy.round, &t) else {
-            return Vec::new();
-        };
+        let t = KeyTable::cached(dst, policy).expect("e8m0 and HiF8 have a key table");
+        let k = KeyAvx512::fitted(dst, policy.round, &t).expect("a deterministic mode");
+        if super::super::simd::avx512_present() {
+            assert!(k.check(&t), "{dst} {policy:?}");
+            assert!(KeyAvx512::new(dst, policy.round, &t).is_some());
+        }
         (0..512u32)
             .filter(|&c| k.params[c as usize] >> 20 == IRREGULAR * 0x111)
             .map(|c| (c >> 8, (c & 0xFF) as i32 - 127))
@@ -467,8 +480,11 @@ mod tests {
     /// The parameter words fit every class but the few the method cannot express: f32
     /// subnormals into e8m0 (0 and 2^-127 share a code, with different statuses) and HiF8's
     /// top binade (a finite maximum at its start), on the sides where the mode can reach them.
+    /// The fitting needs no CPU feature and is checked on every machine; the check of the
+    /// fitted words against the table runs them, at the AVX-512 level only.
     #[test]
     fn every_class_but_the_edge_ones_is_fitted() {
+        super::super::simd::level_here(super::super::simd::SimdLevel::Avx512);
         for mode in RoundMode::DETERMINISTIC {
             for p in [CastPolicy::new(mode), CastPolicy::saturating(mode)] {
                 let e8 = irregular(Format::F8E8M0, &p);

@@ -3,7 +3,11 @@
 //! or inside a function compiled with AVX2, FMA and F16C enabled (or those and AVX-512), where
 //! the compiler vectorises it. Kernels with explicit SIMD code check the level themselves
 //! (`level >= SimdLevel::Avx2` for the AVX2 kernels, which also serve at `Avx512`). The level is
-//! detected at run time, never assumed.
+//! detected at run time, never assumed, and capped by the one switch of
+//! [`KernelSwitch`](crate::bulk::KernelSwitch) (`NPUSIM_KERNEL`): [`avx2_present`] and [`avx512_present`],
+//! which every level check calls, are false above the cap.
+
+use std::fmt;
 
 /// An instruction-set level a kernel can run at.
 ///
@@ -29,12 +33,50 @@ impl SimdLevel {
         }
     }
 
-    /// Whether this machine can run the level.
+    /// Whether the kernels may run at this level here: the CPU has it and the switch
+    /// (`NPUSIM_KERNEL`) does not cap it away.
     pub fn is_available(self) -> bool {
         match self {
             SimdLevel::Portable => true,
             SimdLevel::Avx2 => avx2_present(),
             SimdLevel::Avx512 => avx512_present(),
+        }
+    }
+
+    /// Whether the CPU has every feature of this level, whatever the switch says.
+    pub fn on_cpu(self) -> bool {
+        cpu_has(self)
+    }
+
+    /// The CPU features of this level that this CPU lacks (empty when it has the level).
+    pub fn missing_features(self) -> Vec<&'static str> {
+        self.features()
+            .iter()
+            .copied()
+            .filter(|f| !feature_detected(f))
+            .collect()
+    }
+
+    /// The CPU features this level needs.
+    pub fn features(self) -> &'static [&'static str] {
+        match self {
+            SimdLevel::Portable => &[],
+            SimdLevel::Avx2 => &AVX512_FEATURES[..3],
+            SimdLevel::Avx512 => &AVX512_FEATURES,
+        }
+    }
+
+    /// Why the kernels may not run at this level here (`None` when they may).
+    pub fn absence(self) -> Option<LevelAbsence> {
+        let missing = self.missing_features();
+        if !missing.is_empty() {
+            Some(LevelAbsence::NotOnCpu { missing })
+        } else if self > super::super::switch::cap() {
+            Some(LevelAbsence::Capped {
+                cap: super::super::switch::cap(),
+            })
+        } else {
+            None
         }
     }
 
@@ -45,7 +87,7 @@ impl SimdLevel {
             .find(|l| l.name().eq_ignore_ascii_case(name.trim()))
     }
 
-    /// The best level this machine has.
+    /// The best level the kernels may run at here (the CPU's best, capped by the switch).
     pub fn best() -> SimdLevel {
         if avx512_present() {
             SimdLevel::Avx512
@@ -62,7 +104,8 @@ impl SimdLevel {
         self == SimdLevel::Avx512 && avx512_present()
     }
 
-    /// Every level this machine can run, the portable one first.
+    /// Every level the kernels may run at here (the CPU has it, the switch allows it), the
+    /// portable one first.
     pub fn available() -> Vec<SimdLevel> {
         [SimdLevel::Portable, SimdLevel::Avx2, SimdLevel::Avx512]
             .into_iter()
@@ -71,35 +114,116 @@ impl SimdLevel {
     }
 }
 
-/// Whether the CPU has AVX2, FMA and F16C (the [`SimdLevel::Avx2`] level).
-#[cfg(target_arch = "x86_64")]
+/// Why the kernels may not run at a level here ([`SimdLevel::absence`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LevelAbsence {
+    /// The CPU lacks these features of the level.
+    NotOnCpu {
+        /// The missing features, by their `is_x86_feature_detected!` names.
+        missing: Vec<&'static str>,
+    },
+    /// The CPU has the level, but the switch (`NPUSIM_KERNEL`) caps the kernels below it.
+    Capped {
+        /// The highest level the switch allows.
+        cap: SimdLevel,
+    },
+}
+
+impl fmt::Display for LevelAbsence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LevelAbsence::NotOnCpu { missing } => {
+                write!(f, "this CPU lacks {}", missing.join(", "))
+            }
+            LevelAbsence::Capped { cap } => write!(
+                f,
+                "{} caps the kernels at {}",
+                super::super::switch::KERNEL_SWITCH_VAR,
+                cap.name()
+            ),
+        }
+    }
+}
+
+/// The features of the AVX-512 level, those of the AVX2 level first.
+const AVX512_FEATURES: [&str; 8] = [
+    "avx2",
+    "fma",
+    "f16c",
+    "avx512f",
+    "avx512bw",
+    "avx512vl",
+    "avx512dq",
+    "avx512vbmi",
+];
+
+/// Whether the CPU has the feature named `name` (one of [`AVX512_FEATURES`]; false for any
+/// other name, and off x86_64).
+fn feature_detected(name: &str) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        match name {
+            "avx2" => std::arch::is_x86_feature_detected!("avx2"),
+            "fma" => std::arch::is_x86_feature_detected!("fma"),
+            "f16c" => std::arch::is_x86_feature_detected!("f16c"),
+            "avx512f" => std::arch::is_x86_feature_detected!("avx512f"),
+            "avx512bw" => std::arch::is_x86_feature_detected!("avx512bw"),
+            "avx512vl" => std::arch::is_x86_feature_detected!("avx512vl"),
+            "avx512dq" => std::arch::is_x86_feature_detected!("avx512dq"),
+            "avx512vbmi" => std::arch::is_x86_feature_detected!("avx512vbmi"),
+            _ => false,
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = name;
+        false
+    }
+}
+
+/// Whether the CPU has every feature of `level`, whatever the switch says.
+fn cpu_has(level: SimdLevel) -> bool {
+    level.features().iter().all(|f| feature_detected(f))
+}
+
+/// Whether the kernels may use the [`SimdLevel::Avx2`] level: the CPU has AVX2, FMA and F16C
+/// and the switch allows the level. Every AVX2 code path checks this (or
+/// [`avx512_present`], which implies it) before it runs.
 pub(crate) fn avx2_present() -> bool {
-    std::arch::is_x86_feature_detected!("avx2")
-        && std::arch::is_x86_feature_detected!("fma")
-        && std::arch::is_x86_feature_detected!("f16c")
+    super::super::switch::cap() >= SimdLevel::Avx2 && cpu_has(SimdLevel::Avx2)
 }
 
-/// Whether the CPU has AVX2, FMA and F16C (never, off x86_64).
-#[cfg(not(target_arch = "x86_64"))]
-pub(crate) fn avx2_present() -> bool {
-    false
-}
-
-/// Whether the CPU has the [`SimdLevel::Avx512`] level: AVX2, FMA, F16C and AVX-512 F, BW, VL,
-/// DQ and VBMI.
-#[cfg(target_arch = "x86_64")]
+/// Whether the kernels may use the [`SimdLevel::Avx512`] level: the CPU has AVX2, FMA, F16C
+/// and AVX-512 F, BW, VL, DQ and VBMI, and the switch allows the level. Every AVX-512 code
+/// path checks this before it runs.
 pub(crate) fn avx512_present() -> bool {
-    avx2_present()
-        && std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("avx512bw")
-        && std::arch::is_x86_feature_detected!("avx512vl")
-        && std::arch::is_x86_feature_detected!("avx512dq")
-        && std::arch::is_x86_feature_detected!("avx512vbmi")
+    super::super::switch::cap() >= SimdLevel::Avx512 && cpu_has(SimdLevel::Avx512)
 }
 
-/// Whether the CPU has the [`SimdLevel::Avx512`] level (never, off x86_64).
-#[cfg(not(target_arch = "x86_64"))]
-pub(crate) fn avx512_present() -> bool {
+/// Whether the kernels may run at `level` here; when not, the calling unit test cannot test
+/// that level and says so where it shows: `SKIPPED: <test> needs <level>: <why>` on standard
+/// output, and appended to the file named by `NPUSIM_SKIP_LOG` when that is set (as the
+/// integration tests' `kernel_support::level_here` does).
+#[cfg(test)]
+pub(crate) fn level_here(level: SimdLevel) -> bool {
+    let Some(why) = level.absence() else {
+        return true;
+    };
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("a unit test");
+    let line = format!("SKIPPED: {test} needs {}: {why}\n", level.name());
+    print!("{line}");
+    if let Some(path) = std::env::var_os("NPUSIM_SKIP_LOG") {
+        use std::io::Write;
+        let logged = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .and_then(|mut f| f.write_all(line.as_bytes()));
+        if let Err(e) = logged {
+            panic!("cannot append to NPUSIM_SKIP_LOG {}: {e}", path.display());
+        }
+    }
     false
 }
 

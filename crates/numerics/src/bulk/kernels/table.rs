@@ -391,7 +391,7 @@ mod gather {
                 return None;
             }
             #[cfg(target_arch = "x86_64")]
-            if std::arch::is_x86_feature_detected!("avx2") {
+            if crate::bulk::kernels::simd::avx2_present() {
                 // SAFETY: the CPU has AVX2 (checked just above).
                 return Some(unsafe { self.run_avx2::<S, D>(src, dst, n) });
             }
@@ -717,7 +717,7 @@ mod tests {
 
     #[test]
     fn avx2_gathers_equal_the_portable_lookup_at_every_length() {
-        if !SimdLevel::Avx2.is_available() {
+        if !crate::bulk::kernels::simd::level_here(SimdLevel::Avx2) {
             return;
         }
         let mut checked = 0;

@@ -524,7 +524,9 @@ mod tests {
             };
             let mut out = vec![0u8; d.bytes_for(n)];
             let Some(counts) = p.run(&src, s, &mut out, d, n, false) else {
-                assert!(!super::super::simd::avx512_present());
+                assert!(!super::super::simd::level_here(
+                    super::super::simd::SimdLevel::Avx512
+                ));
                 return;
             };
             for (i, &b) in src[..n].iter().enumerate() {
@@ -557,7 +559,9 @@ mod tests {
             };
             let mut out = vec![0xA5u8; d.bytes_for(n)];
             if p.run(&src, s, &mut out, d, n, false).is_none() {
-                assert!(!super::super::simd::avx512_present());
+                assert!(!super::super::simd::level_here(
+                    super::super::simd::SimdLevel::Avx512
+                ));
                 return;
             }
             for (i, &b) in src.iter().enumerate() {

@@ -167,7 +167,7 @@ mod tests {
         let data: Vec<u8> = (0..40_016u32)
             .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
             .collect();
-        let widths = if super::super::simd::avx512_present() {
+        let widths = if super::super::simd::level_here(super::super::simd::SimdLevel::Avx512) {
             vec![false, true]
         } else {
             vec![false]

@@ -194,9 +194,7 @@ impl Widen {
     /// as `vcvtph2ps` does; `None` otherwise.
     fn run_avx2(&self, src: &[u8], dst: &mut [u8], n: usize) -> Option<StatusCounts> {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("f16c")
-        {
+        if super::simd::avx2_present() {
             return match self.half {
                 // SAFETY: the CPU has AVX2 and F16C (checked just above).
                 Half::BF16 => Some(unsafe { self.run_avx2_unchecked::<true>(src, dst, n) }),

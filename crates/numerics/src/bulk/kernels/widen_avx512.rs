@@ -162,7 +162,7 @@ mod tests {
     /// element rule of [`Widen`], streamed or not, at every length up to 3 steps.
     #[test]
     fn every_code_equals_the_element_rule() {
-        if !simd::avx512_present() {
+        if !simd::level_here(simd::SimdLevel::Avx512) {
             return;
         }
         let codes: Vec<u8> = (0..=u16::MAX).flat_map(|c| c.to_le_bytes()).collect();
