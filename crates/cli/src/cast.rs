@@ -17,6 +17,7 @@ use npusim_io::{
 };
 use npusim_numerics::{CastPolicy, Format, RoundMode};
 
+use crate::cast_errors::explain;
 use crate::progress::Progress;
 
 const EXAMPLES: &str = "\
@@ -278,7 +279,7 @@ fn print_summary(job: &CastJob, args: &CastArgs, reports: &[TensorReport]) -> Re
     let mut text = String::new();
     if !args.quiet {
         for report in reports {
-            text.push_str(&format!("{report}\n"));
+            text.push_str(&format!("{}\n", crate::cast_stats::report_line(report)));
         }
         let target = if is_stdio(&args.output) {
             "standard output".to_string()
@@ -322,19 +323,6 @@ fn write_options(args: &CastArgs) -> WriteOptions {
             Durability::Lazy
         },
         replace_read_only: args.force,
-    }
-}
-
-/// The library's error, with the option that overrides it where there is one.
-fn explain(e: IoError) -> anyhow::Error {
-    match e {
-        IoError::ReadOnlyOutput { .. } => {
-            anyhow::anyhow!("{e}; give --force to replace it (as cp -f)")
-        }
-        IoError::NothingToCast { .. } => anyhow::anyhow!(
-            "{e}: --tensor/--exclude select none of them, or none has a format to cast (--fail-on-empty)"
-        ),
-        e => e.into(),
     }
 }
 
@@ -518,7 +506,8 @@ fn cast_source<R: std::io::Read + std::io::Seek>(
             // A device or FIFO is written as the cast goes: hold the output back until the
             // cast has passed.
             let mut held = Vec::new();
-            let reports = cast_reader(job, &name, reader, len, &mut held, progress)?;
+            let reports =
+                cast_reader(job, &name, reader, len, &mut held, progress).map_err(explain)?;
             write_atomic_opts(&args.output, opts, |w| {
                 w.write_all(&held)?;
                 Ok(())
@@ -537,7 +526,7 @@ fn cast_source<R: std::io::Read + std::io::Seek>(
     let mut stdout = std::io::stdout();
     let reports = if job.fail_on_nan {
         let mut held = Vec::new();
-        let reports = cast_reader(job, &name, reader, len, &mut held, progress)?;
+        let reports = cast_reader(job, &name, reader, len, &mut held, progress).map_err(explain)?;
         stdout
             .write_all(&held)
             .map_err(crate::output::stdout_error)?;
@@ -546,7 +535,7 @@ fn cast_source<R: std::io::Read + std::io::Seek>(
         cast_reader(job, &name, reader, len, &mut stdout, progress).map_err(|e| match e {
             // The only operating-system errors of a cast are its writer's.
             IoError::Os(e) => crate::output::stdout_error(e),
-            e => e.into(),
+            e => explain(e),
         })?
     };
     stdout.flush().map_err(crate::output::stdout_error)?;

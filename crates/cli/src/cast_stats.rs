@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use npusim_io::TensorReport;
-use npusim_io::cast::{CastSummary, ErrorStats, TensorPreview};
+use npusim_io::cast::{CastSummary, ErrorStats, KeepReason, TensorPreview};
+use npusim_io::{TensorReport, shape_str};
 use serde_json::json;
 
 use crate::info::align;
@@ -133,7 +133,7 @@ pub fn json(input: &Path, output: &Path, reports: &[TensorReport]) -> serde_json
                 "action": "kept",
                 "dtype": k.dtype.to_string(),
                 "shape": k.shape,
-                "reason": k.reason.to_string(),
+                "reason": keep_reason(k.reason),
             }),
         })
         .collect();
@@ -145,12 +145,34 @@ pub fn json(input: &Path, output: &Path, reports: &[TensorReport]) -> serde_json
     })
 }
 
+/// Why a tensor is kept, naming the option that would cast it where there is one.
+pub fn keep_reason(reason: KeepReason) -> String {
+    match reason {
+        KeepReason::ScaleTensor => "f8e8m0 scale tensor; name it with --tensor to cast it".into(),
+        other => other.to_string(),
+    }
+}
+
+/// A report's summary line, with the reason a tensor is kept in the options' words.
+pub fn report_line(report: &TensorReport) -> String {
+    match report {
+        TensorReport::Kept(k) => format!(
+            "{}: {} {} left unchanged ({})",
+            k.name,
+            k.dtype,
+            shape_str(&k.shape),
+            keep_reason(k.reason)
+        ),
+        cast => cast.to_string(),
+    }
+}
+
 /// What the dry run says a tensor becomes: `f32 -> bf16`, or `keep (reason)`.
 pub fn preview_action(r: &TensorPreview) -> String {
     let from = r.from.map_or(r.dtype.clone(), |f| f.to_string());
     match r.action {
         Ok(to) => format!("{from} -> {to}"),
-        Err(reason) => format!("keep ({reason})"),
+        Err(reason) => format!("keep ({})", keep_reason(reason)),
     }
 }
 
@@ -181,7 +203,7 @@ pub fn dry_run_json(
                 }
                 Err(reason) => {
                     t["action"] = json!("keep");
-                    t["reason"] = json!(reason.to_string());
+                    t["reason"] = json!(keep_reason(reason));
                 }
             }
             t

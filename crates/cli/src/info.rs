@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Args;
-use npusim_io::{FileInfo, TensorInfo, inspect_file};
+use npusim_io::{Container, FileInfo, InspectError, TensorInfo, inspect_file};
 use serde_json::json;
 
 /// Options of `npusim info`.
@@ -24,7 +24,7 @@ pub struct InfoArgs {
 /// Runs `npusim info`: one line (or JSON object) per tensor, written as it is produced (no
 /// whole-output copy, so a header of a million tensors costs no more than its own size).
 pub fn run(args: InfoArgs) -> Result<ExitCode> {
-    let info = inspect_file(&args.file)?;
+    let info = inspect_file(&args.file).map_err(|e| explain(e, &args))?;
     crate::output::with_stdout(|out| {
         if args.json {
             write_json(out, &args, &info)
@@ -172,4 +172,16 @@ fn write_json(out: &mut dyn Write, args: &InfoArgs, info: &FileInfo) -> io::Resu
         serde_json::to_writer(&mut *out, &tensor)?;
     }
     out.write_all(b"]}\n")
+}
+
+/// The library's error; for a raw file (which has no header to show), where its format and
+/// shape are given instead: `npusim cast`'s `--from` and `--shape`.
+fn explain(e: InspectError, args: &InfoArgs) -> anyhow::Error {
+    let raw = matches!(Container::of(&args.file), Ok(Container::Raw));
+    match e {
+        InspectError::BadHeader { .. } if raw => {
+            anyhow::anyhow!("{e}; `npusim cast` reads it given --from FMT --shape DIMS")
+        }
+        e => e.into(),
+    }
 }

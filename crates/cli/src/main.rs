@@ -10,6 +10,7 @@ mod bench_cases;
 mod bench_targets;
 mod bench_timing;
 mod cast;
+mod cast_errors;
 mod cast_stats;
 mod cerebras;
 mod cerebras_run;

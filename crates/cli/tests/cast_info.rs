@@ -81,5 +81,9 @@ fn the_table_has_a_row_per_tensor_and_raw_files_are_refused() {
         .arg(example("x.bin"))
         .assert()
         .failure()
-        .stderr(predicates::str::contains("a raw file has no header"));
+        .stderr(predicates::str::contains("a raw file has no header"))
+        // The library says what is missing; the CLI says which options give it.
+        .stderr(predicates::str::contains(
+            "`npusim cast` reads it given --from FMT --shape DIMS",
+        ));
 }

@@ -5,8 +5,11 @@
 //! [`IoError::InTensor`], whose message is the place; the cause is the error's `source()`, so
 //! that a report chain (`anyhow`'s `{:#}`) reads "reading `x.npy`: truncated .npy data: …".
 //!
-//! Messages that concern a field of a [`crate::CastJob`] name it the way the `npusim cast`
-//! command line spells it (`--packed`, `--from`, `--shape`, `--tensor`).
+//! Messages say what is wrong in this crate's own words: a field of a [`crate::CastJob`] is
+//! named by what it means (the source format, the destination format, the shape, packed 4-bit
+//! storage, the tensor selection), never by a command-line option; a front end (the `npusim`
+//! CLI) maps the variants that concern a user-given option to that option's name. Lists of
+//! formats in messages come from the format table ([`npusim_numerics::Format::ALL`]).
 
 use crate::packing::is_nibble;
 use std::path::PathBuf;
@@ -215,7 +218,7 @@ pub enum IoError {
     },
     /// A dtype npusim has no format for.
     #[error(
-        "dtype '{descr}' is not supported: npusim reads <f8 <f4 <f2 |i1 <i2 <i4 <i8 |u1 <u2 <u4, and 1- or 2-byte raw (void) elements with --from"
+        "dtype '{descr}' is not supported: npusim reads <f8 <f4 <f2 |i1 <i2 <i4 <i8 |u1 <u2 <u4, and 1- or 2-byte raw (void) elements given their source format"
     )]
     NpyUnsupportedDtype {
         /// The dtype as written.
@@ -256,19 +259,22 @@ pub enum IoError {
     },
     /// A raw (void) dtype read without saying which format it holds.
     #[error(
-        "the file's dtype '{descr}' holds raw {bytes}-byte elements and does not say their format; {hint}"
+        "the file's dtype '{descr}' holds raw {bytes}-byte elements and does not say their format; {hint}: give the source format, {}",
+        examples(.formats)
     )]
     NpyOpaqueNeedsFrom {
         /// The dtype as written.
         descr: String,
         /// Bytes per element.
         bytes: usize,
-        /// Which `--from` to give.
+        /// What usually writes this dtype (`ml_dtypes saves bfloat16 this way`).
         hint: &'static str,
+        /// The source formats such files usually hold.
+        formats: &'static [Format],
     },
-    /// `--from` names a format of another element size than the file's dtype.
+    /// The source format given has another element size than the file's dtype.
     #[error(
-        "--from {from} has {from_bytes}-byte elements but the file's dtype '{descr}' has {file_bytes}-byte elements"
+        "the source format {from} has {from_bytes}-byte elements but the file's dtype '{descr}' has {file_bytes}-byte elements"
     )]
     NpyFromSize {
         /// The format asked for.
@@ -280,8 +286,8 @@ pub enum IoError {
         /// The dtype's element size.
         file_bytes: usize,
     },
-    /// `--shape` given for an unpacked `.npy` file disagrees with its header.
-    #[error("--shape {given:?} does not match the .npy file's shape {file:?}")]
+    /// The shape given for an unpacked `.npy` file disagrees with its header.
+    #[error("the shape {given:?} given does not match the .npy file's shape {file:?}")]
     NpyShapeMismatch {
         /// The shape given.
         given: Vec<usize>,
@@ -294,9 +300,9 @@ pub enum IoError {
     /// A logical shape that cannot be formed.
     #[error("shape too large")]
     NpyLogicalShapeTooLarge,
-    /// `--shape` that cannot be the logical shape of a packed `.npy` array.
+    /// A shape given that cannot be the logical shape of a packed `.npy` array.
     #[error(
-        "--shape {given:?} does not fit the packed .npy shape {file:?} (the last dimension must be {} or {})",
+        "the shape {given:?} given does not fit the packed .npy shape {file:?} (the last dimension must be {} or {})",
         2 * .last_bytes - 1,
         2 * .last_bytes
     )]
@@ -325,19 +331,19 @@ pub enum IoError {
         need: usize,
     },
     /// A packed 4-bit array (or tensor) must have a last dimension to pack along.
-    #[error("--packed needs an array with at least one dimension")]
+    #[error("packed 4-bit storage needs an array with at least one dimension")]
     PackedScalar,
 
     // ---- raw .bin ----------------------------------------------------------------------------
     /// A raw shape whose byte size overflows.
-    #[error("--shape {shape:?} is too large")]
+    #[error("the raw shape {shape:?} is too large")]
     RawShapeTooLarge {
         /// The shape.
         shape: Vec<usize>,
     },
     /// A raw file whose size is not shape × element size.
     #[error(
-        "the raw file has {have} bytes but --shape {shape:?} of --from {format} needs {need} bytes ({count} elements, {})",
+        "the raw file has {have} bytes but shape {shape:?} of source format {format} needs {need} bytes ({count} elements, {})",
         per_element(*.format, *.packed)
     )]
     RawSize {
@@ -355,9 +361,7 @@ pub enum IoError {
         packed: bool,
     },
     /// A raw input without its format and shape.
-    #[error(
-        "a raw .bin input has no header: give its element format and shape with --from FMT --shape DIMS"
-    )]
+    #[error("a raw .bin input has no header: it needs a source format and a shape")]
     RawNeedsFromAndShape,
 
     // ---- .safetensors ------------------------------------------------------------------------
@@ -538,8 +542,8 @@ pub enum IoError {
         /// Bytes present.
         bytes: usize,
     },
-    /// `--packed` for a tensor without dimensions.
-    #[error("--packed needs tensors with at least one dimension")]
+    /// Packed 4-bit storage for a tensor without dimensions.
+    #[error("packed 4-bit storage needs tensors with at least one dimension")]
     PackedScalarTensor,
 
     // ---- cast jobs ---------------------------------------------------------------------------
@@ -553,9 +557,10 @@ pub enum IoError {
         /// Output container name.
         output: &'static str,
     },
-    /// `--packed` on a cast where neither side is 4 bits wide.
+    /// Packed storage asked for a cast where neither side is 4 bits wide.
     #[error(
-        "--packed applies only to 4-bit formats (f4e2m1, f4e1m2, i4, u4), but this casts {from} ({} bits) to {to} ({} bits)",
+        "packed storage applies only to 4-bit formats ({}), but this casts {from} ({} bits) to {to} ({} bits)",
+        nibble_names(),
         .from.bits(),
         .to.bits()
     )]
@@ -565,39 +570,42 @@ pub enum IoError {
         /// Destination format.
         to: Format,
     },
-    /// `--packed` on a safetensors cast to a format wider than 4 bits.
+    /// Packed storage asked for a safetensors cast to a format wider than 4 bits.
     #[error(
-        "--packed applies only to 4-bit formats (f4e2m1, f4e1m2, i4, u4), not to --to {to} ({} bits); a .safetensors file records how its own tensors are stored",
+        "packed storage applies only to 4-bit formats ({}), not to the destination format {to} ({} bits); a .safetensors file records how its own tensors are stored",
+        nibble_names(),
         .to.bits()
     )]
     PackedNot4BitTo {
         /// Destination format.
         to: Format,
     },
-    /// `--tensor` on a single-tensor file.
-    #[error("--tensor applies to .safetensors files; a {container} file holds one tensor")]
+    /// A tensor selection for a single-tensor file.
+    #[error("selecting tensors applies to .safetensors files; a {container} file holds one tensor")]
     TensorOnSingle {
         /// The input container's name.
         container: &'static str,
     },
-    /// `--shape` on an unpacked `.npy` input.
+    /// A shape given for an unpacked `.npy` input.
     #[error(
-        "--shape is for raw .bin inputs (and packed 4-bit .npy inputs); a .npy file states its shape"
+        "a shape is given only for raw .bin inputs (and packed 4-bit .npy inputs); a .npy file states its shape"
     )]
     ShapeOnNpy,
-    /// `--packed` with a Fortran-ordered `.npy` array.
-    #[error("--packed needs a C-order .npy array (`{}` is in Fortran order)", .path.display())]
+    /// Packed 4-bit storage asked for a Fortran-ordered `.npy` array.
+    #[error("packed 4-bit storage needs a C-order .npy array (`{}` is in Fortran order)", .path.display())]
     PackedFortran {
         /// The input file.
         path: PathBuf,
     },
-    /// `--from` on a safetensors input.
-    #[error("--from does not apply to .safetensors inputs: each tensor's dtype is in the file")]
+    /// A source format given for a safetensors input.
+    #[error(
+        "a source format does not apply to .safetensors inputs: each tensor's dtype is in the file"
+    )]
     FromOnSafetensors,
-    /// `--shape` on a safetensors input.
-    #[error("--shape does not apply to .safetensors inputs: each tensor's shape is in the file")]
+    /// A shape given for a safetensors input.
+    #[error("a shape does not apply to .safetensors inputs: each tensor's shape is in the file")]
     ShapeOnSafetensors,
-    /// `--tensor` naming a tensor the file does not have.
+    /// The tensor selection names a tensor the file does not have.
     #[error("no tensor named `{wanted}` in `{}`; its tensors are: {}", .path.display(), .names.join(", "))]
     NoSuchTensor {
         /// The name asked for.
@@ -607,7 +615,7 @@ pub enum IoError {
         /// The file's tensors.
         names: Vec<String>,
     },
-    /// `--tensor` naming a tensor whose dtype npusim cannot read.
+    /// The tensor selection names a tensor whose dtype npusim cannot read.
     #[error("tensor `{name}` has dtype {dtype}, which npusim has no format for")]
     NoFormatForTensor {
         /// The tensor.
@@ -618,9 +626,10 @@ pub enum IoError {
     /// The numeric cast refused its buffers (a bug: the job sizes them).
     #[error("cast failed: {0}")]
     Cast(NumericsError),
-    /// `--fail-on-nan`: the cast made NaN or ±Inf out of finite inputs.
+    /// The job refuses new non-finite values ([`crate::CastJob::fail_on_nan`]) and the cast
+    /// made NaN or ±Inf out of finite inputs.
     #[error(
-        "--fail-on-nan: {count} finite input value(s) became NaN or Inf ({tensors}); nothing was written (use --saturate to clamp overflow to ±max)"
+        "{count} finite input value(s) became NaN or Inf ({tensors}); nothing was written (a saturating cast clamps overflow to ±max)"
     )]
     NonFiniteFromFinite {
         /// How many.
@@ -628,7 +637,7 @@ pub enum IoError {
         /// Which tensors, with their counts (`name: n, ...`).
         tensors: String,
     },
-    /// A `--tensor` / `--exclude` pattern problem.
+    /// A problem with a pattern of the tensor selection or exclusion.
     #[error(transparent)]
     Select(#[from] crate::cast::SelectError),
     /// A `.npy` header longer than npusim parses.
@@ -695,6 +704,24 @@ fn bits_as_bytes(bits: u64) -> String {
         format!("{} bytes", bits / 8)
     } else {
         format!("{bits} bits, not a whole number of bytes")
+    }
+}
+
+/// The names of the 4-bit formats (those files pack two per byte), from the format table.
+fn nibble_names() -> String {
+    let names: Vec<&str> = crate::packing::nibble_formats().map(Format::name).collect();
+    names.join(", ")
+}
+
+/// `bf16`, or `e.g. f8e4m3fn, f8e5m2 or i4`: example formats for a message.
+fn examples(formats: &[Format]) -> String {
+    match formats {
+        [] => "which the file does not say".to_string(),
+        [one] => one.name().to_string(),
+        [rest @ .., last] => {
+            let rest: Vec<&str> = rest.iter().map(|f| f.name()).collect();
+            format!("e.g. {} or {}", rest.join(", "), last.name())
+        }
     }
 }
 

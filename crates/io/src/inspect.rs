@@ -111,9 +111,8 @@ pub fn inspect_file(path: &Path) -> Result<FileInfo, InspectError> {
         Container::Safetensors => inspect_safetensors(&mut reader, len, path),
         Container::Raw => Err(InspectError::BadHeader {
             path: path.to_path_buf(),
-            problem:
-                "a raw file has no header: its format and shape are what --from and --shape say"
-                    .into(),
+            problem: "a raw file has no header: its source format and shape are not in the file"
+                .into(),
         }),
     }
 }
@@ -255,7 +254,7 @@ fn inspect_npy(
 }
 
 /// The format of a standard `.npy` dtype in either byte order (`None` for the opaque `<V2`,
-/// `<V1`, `<f1` that need `--from`): the format npusim itself writes under that dtype.
+/// `<V1`, `<f1` that need a source format): the format npusim itself writes under that dtype.
 fn npy_format(descr: &str) -> Option<Format> {
     let little = descr.replacen('>', "<", 1);
     Format::ALL.into_iter().find(|&f| {

@@ -57,3 +57,4 @@ pub use container::Container;
 pub use elements::{Elements, SubByte, element_count, shape_str};
 pub use error::{IoError, MetaProblem};
 pub use inspect::{FileInfo, InspectError, TensorInfo, inspect_file};
+pub use packing::nibble_formats;

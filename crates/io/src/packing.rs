@@ -7,3 +7,8 @@ use npusim_numerics::Format;
 pub(crate) const fn is_nibble(format: Format) -> bool {
     matches!(format.per_packed_byte(), Some(2))
 }
+
+/// The formats files pack two per byte, in format-table order.
+pub fn nibble_formats() -> impl Iterator<Item = Format> {
+    Format::ALL.into_iter().filter(|f| is_nibble(*f))
+}

@@ -78,7 +78,7 @@ mod tests {
             .to_string();
         assert_eq!(
             e,
-            "the raw file has 10 bytes but --shape [2, 2] of --from f32 needs 16 bytes (4 elements, 4 byte(s) each)"
+            "the raw file has 10 bytes but shape [2, 2] of source format f32 needs 16 bytes (4 elements, 4 byte(s) each)"
         );
         let e = elements(&[0u8; 2], Format::I4, &[5], true)
             .unwrap_err()

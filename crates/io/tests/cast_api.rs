@@ -171,7 +171,7 @@ fn job_rules_are_typed_errors() {
     let e = cast_bytes(&job, Path::new("a.npy"), &input, &mut NoProgress).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "--packed applies only to 4-bit formats (f4e2m1, f4e1m2, i4, u4), but this casts f32 (32 bits) to bf16 (16 bits)"
+        "packed storage applies only to 4-bit formats (f4e2m1, f4e1m2, i4, u4), but this casts f32 (32 bits) to bf16 (16 bits)"
     );
     let e = cast_bytes(
         &job,
@@ -398,7 +398,7 @@ fn the_preview_is_the_plan_the_cast_runs_selection_and_bytes_included() {
         .to_string();
     assert_eq!(a, b);
     assert!(
-        a.starts_with("--exclude applies to .safetensors files"),
+        a.starts_with("excluding tensors applies to .safetensors files"),
         "{a}"
     );
 }

@@ -7,8 +7,9 @@ use npusim_numerics::{BulkOptions, CastPolicy, Format};
 use crate::container::Container;
 use crate::error::IoError;
 
-/// What to cast and how. Field names follow the `npusim cast` options, and errors about a
-/// field name it as that option (`--packed`, `--from`, `--shape`, `--tensor`).
+/// What to cast and how. Field names follow the `npusim cast` options; errors about a field
+/// name what it means (the source format, the shape, packed 4-bit storage, the tensor
+/// selection), and the command line maps them to its options.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CastJob {
     /// The input container.

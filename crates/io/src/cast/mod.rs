@@ -36,7 +36,7 @@ pub use job::CastJob;
 pub use preview::{TensorPreview, preview};
 pub use progress::{CastProgress, NoProgress};
 pub use report::{CastOutcome, CastSummary, KeptSummary, TensorReport, tally};
-pub use select::{KeepReason, SelectError};
+pub use select::{KeepReason, PatternList, SelectError};
 pub use stats::Stats;
 
 use crate::atomic::{Durability, WriteOptions, write_atomic_opts};
@@ -85,7 +85,7 @@ pub fn cast_bytes(
 
 /// Casts the `len`-byte file `reader` as `job` says, writing the output to `out` in chunks as
 /// it is cast; `input` names the file in messages and reports. Returns one report per
-/// tensor. On an error (including `--fail-on-nan`'s) part of the output may have been
+/// tensor. On an error (including [`CastJob::fail_on_nan`]'s) part of the output may have been
 /// written: [`cast_file`] writes through a temporary file for that reason. (Standard input
 /// is seekable once read into memory: wrap the bytes in a [`Cursor`].)
 pub fn cast_reader<R: Read + Seek>(

@@ -1,11 +1,12 @@
 //! Which tensors of a `.safetensors` file a cast converts, and why the others are kept. The
 //! streamed cast and its dry run ([`super::preview`]) both decide here.
 //!
-//! `--tensor` takes exact names or glob patterns (`*`, `?`, `[...]`, matched by the `glob`
-//! crate; `*` also matches dots, so `model.layers.*.mlp.*` picks every MLP tensor of every
-//! layer), and `--exclude` takes the same and wins over `--tensor`. Every pattern must match
-//! at least one tensor. An exact name of a tensor npusim has no format for is an error; a
-//! glob that also matches such tensors keeps them.
+//! The selection ([`CastJob::tensors`], `npusim cast --tensor`) takes exact names or glob
+//! patterns (`*`, `?`, `[...]`, matched by the `glob` crate; `*` also matches dots, so
+//! `model.layers.*.mlp.*` picks every MLP tensor of every layer), and the exclusion
+//! ([`CastJob::exclude`], `--exclude`) takes the same and wins over the selection. Every
+//! pattern must match at least one tensor. An exact name of a tensor npusim has no format for
+//! is an error; a glob that also matches such tensors keeps them.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -23,7 +24,7 @@ use crate::safetensors::Interp;
 pub enum KeepReason {
     /// Tensors were named and this is not one of them.
     NotSelected,
-    /// An `--exclude` pattern matches it.
+    /// An exclusion pattern matches it.
     Excluded,
     /// Its dtype has no npusim format (BOOL, U64, ...).
     NoFormat,
@@ -39,20 +40,38 @@ impl fmt::Display for KeepReason {
             KeepReason::NotSelected => "not selected",
             KeepReason::Excluded => "excluded",
             KeepReason::NoFormat => "no npusim format",
-            KeepReason::ScaleTensor => "f8e8m0 scale tensor; name it with --tensor to cast it",
+            KeepReason::ScaleTensor => "f8e8m0 scale tensor; cast only when selected by name",
             KeepReason::Integer => "integer tensor",
         })
     }
 }
 
-/// A `--tensor` or `--exclude` problem.
+/// Which list of a cast's tensor patterns: the selection or the exclusion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PatternList {
+    /// The tensors to cast ([`CastJob::tensors`]).
+    Selection,
+    /// The tensors not to cast ([`CastJob::exclude`]).
+    Exclusion,
+}
+
+impl fmt::Display for PatternList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            PatternList::Selection => "tensor selection",
+            PatternList::Exclusion => "tensor exclusion",
+        })
+    }
+}
+
+/// A problem with the tensor selection or exclusion.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SelectError {
     /// A pattern the glob matcher refuses.
     #[error("{option} `{pattern}` is not a valid glob pattern: {reason} (at character {pos})")]
     BadPattern {
-        /// `--tensor` or `--exclude`.
-        option: &'static str,
+        /// The list the pattern is in.
+        option: PatternList,
         /// The pattern.
         pattern: String,
         /// What the matcher said.
@@ -66,8 +85,8 @@ pub enum SelectError {
         .path.display(), .count, .names
     )]
     NoMatch {
-        /// `--tensor` or `--exclude`.
-        option: &'static str,
+        /// The list the pattern is in.
+        option: PatternList,
         /// The pattern.
         pattern: String,
         /// The input file.
@@ -77,15 +96,15 @@ pub enum SelectError {
         /// The first tensor names, comma-separated (`...` if there are more).
         names: String,
     },
-    /// `--exclude` given for a single-tensor file.
-    #[error("--exclude applies to .safetensors files; a {container} file holds one tensor")]
+    /// A tensor exclusion given for a single-tensor file.
+    #[error("excluding tensors applies to .safetensors files; a {container} file holds one tensor")]
     ExcludeOnSingle {
         /// The input container's name.
         container: &'static str,
     },
 }
 
-/// One `--tensor` / `--exclude` entry: the text and, if it has glob characters, its pattern.
+/// One entry of the selection or exclusion: the text and, if it has glob characters, its pattern.
 #[derive(Clone, Debug)]
 struct Entry {
     text: String,
@@ -93,7 +112,7 @@ struct Entry {
 }
 
 impl Entry {
-    fn new(option: &'static str, text: &str) -> Result<Entry, SelectError> {
+    fn new(option: PatternList, text: &str) -> Result<Entry, SelectError> {
         let is_glob = text.contains(['*', '?', '[']);
         let pattern = if is_glob {
             Some(Pattern::new(text).map_err(|e| SelectError::BadPattern {
@@ -116,7 +135,7 @@ impl Entry {
     }
 }
 
-/// The `--tensor` and `--exclude` patterns of a cast.
+/// The selection and exclusion patterns of a cast.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct TensorFilter {
     include: Vec<Entry>,
@@ -135,8 +154,8 @@ impl TensorFilter {
                 .collect::<Result<Vec<_>, _>>()
         };
         Ok(TensorFilter {
-            include: compile("--tensor", include)?,
-            exclude: compile("--exclude", exclude)?,
+            include: compile(PatternList::Selection, include)?,
+            exclude: compile(PatternList::Exclusion, exclude)?,
         })
     }
 
@@ -146,13 +165,16 @@ impl TensorFilter {
     }
 
     /// Every pattern must match a tensor of `names` (the tensors of `path`); an exact
-    /// `--tensor` name that is missing is [`IoError::NoSuchTensor`].
+    /// name of the selection that is missing is [`IoError::NoSuchTensor`].
     pub(crate) fn check_matches(&self, names: &[String], path: &Path) -> Result<(), IoError> {
-        let lists = [("--tensor", &self.include), ("--exclude", &self.exclude)];
+        let lists = [
+            (PatternList::Selection, &self.include),
+            (PatternList::Exclusion, &self.exclude),
+        ];
         for (option, list) in lists {
             for entry in list.iter() {
                 if !names.iter().any(|n| entry.matches(n)) {
-                    if option == "--tensor" && entry.pattern.is_none() {
+                    if option == PatternList::Selection && entry.pattern.is_none() {
                         return Err(IoError::NoSuchTensor {
                             wanted: entry.text.clone(),
                             path: path.to_path_buf(),
@@ -178,17 +200,17 @@ impl TensorFilter {
         Ok(())
     }
 
-    /// Whether `name` is named exactly (not only by a glob) by `--tensor`.
+    /// Whether `name` is named exactly (not only by a glob) by the selection.
     fn named_exactly(&self, name: &str) -> bool {
         self.include.iter().any(|e| e.text == name)
     }
 
-    /// Whether a `--tensor` entry matches `name`.
+    /// Whether an entry of the selection matches `name`.
     fn included(&self, name: &str) -> bool {
         self.include.iter().any(|e| e.matches(name))
     }
 
-    /// Whether an `--exclude` entry matches `name`.
+    /// Whether an entry of the exclusion matches `name`.
     fn excluded(&self, name: &str) -> bool {
         self.exclude.iter().any(|e| e.matches(name))
     }
@@ -204,7 +226,7 @@ pub(crate) enum Selection {
 }
 
 /// Decides for tensor `name` of `dtype`, read as `interp` (`None`: no npusim format), given
-/// the `filter` (no `--tensor`: every floating-point tensor but f8e8m0 scales).
+/// the `filter` (no selection: every floating-point tensor but f8e8m0 scales).
 pub(crate) fn select(
     name: &str,
     dtype: Dtype,
@@ -329,7 +351,7 @@ mod tests {
             .to_string();
         assert_eq!(
             e,
-            "--tensor `*.mlp.gate_proj.*` matches no tensor of `m.safetensors` (4 tensors: model.layers.0.mlp.up_proj.weight, model.layers.0.self_attn.q_proj.weight, model.layers.11.mlp.down_proj.weight, lm_head.weight)"
+            "tensor selection `*.mlp.gate_proj.*` matches no tensor of `m.safetensors` (4 tensors: model.layers.0.mlp.up_proj.weight, model.layers.0.self_attn.q_proj.weight, model.layers.11.mlp.down_proj.weight, lm_head.weight)"
         );
         let e = filter(&["lm_head"], &[])
             .check_matches(&owned, Path::new("m.safetensors"))
@@ -343,7 +365,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            e.starts_with("--exclude `a[` is not a valid glob pattern"),
+            e.starts_with("tensor exclusion `a[` is not a valid glob pattern"),
             "{e}"
         );
     }

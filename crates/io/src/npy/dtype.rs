@@ -18,6 +18,8 @@ pub enum NpyDtype {
         bytes: usize,
         /// What usually writes this dtype, for the error message.
         hint: &'static str,
+        /// The source formats such files usually hold, for the error message.
+        formats: &'static [Format],
     },
 }
 
@@ -43,15 +45,26 @@ pub(super) fn classify(ts: &TypeStr, descr: &str, ml_e5m2: bool) -> Result<NpyDt
     match (ts.type_char(), size) {
         (TypeChar::RawData, 1) if ml_e5m2 => Ok(NpyDtype::Opaque {
             bytes: 1,
-            hint: "ml_dtypes 0.6 saves float8_e5m2 this way: use --from f8e5m2",
+            hint: "ml_dtypes 0.6 saves float8_e5m2 this way",
+            formats: &[Format::F8E5M2],
         }),
         (TypeChar::RawData, 1) => Ok(NpyDtype::Opaque {
             bytes: 1,
-            hint: "ml_dtypes saves float8_*, float4_e2m1fn and int4 this way: use e.g. --from f8e4m3fn, f8e5m2, f8e8m0, hif8, f4e2m1, f4e1m2 or i4",
+            hint: "ml_dtypes saves float8_*, float4_e2m1fn and int4 this way",
+            formats: &[
+                Format::F8E4M3FN,
+                Format::F8E5M2,
+                Format::F8E8M0,
+                Format::HiF8,
+                Format::F4E2M1,
+                Format::F4E1M2,
+                Format::I4,
+            ],
         }),
         (TypeChar::RawData, 2) => Ok(NpyDtype::Opaque {
             bytes: 2,
-            hint: "ml_dtypes saves bfloat16 this way: use --from bf16",
+            hint: "ml_dtypes saves bfloat16 this way",
+            formats: &[Format::BF16],
         }),
         _ => Err(IoError::NpyUnsupportedDtype {
             descr: descr.to_string(),

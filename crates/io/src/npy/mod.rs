@@ -6,7 +6,7 @@
 //! dtypes that do not say which format they hold: `bfloat16` as `<V2`; `float8_e4m3fn`,
 //! `float8_e8m0fnu`, `float4_e2m1fn`, `int4` (and the other 8/4-bit types) as `<V1`; and
 //! `float8_e5m2` as `<f1`, a descr numpy itself refuses to load. Such files need the caller to
-//! name the format (`--from`).
+//! name the format ([`crate::CastJob::from`]).
 //!
 //! npusim writes little-endian files, and narrow formats the way ml_dtypes does, so that
 //! `np.load(path).view(ml_dtypes.X)` gives the values: `bf16` as `<V2`, every 8-bit narrow

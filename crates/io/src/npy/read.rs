@@ -30,10 +30,18 @@ fn format_of(
 ) -> Result<Format, IoError> {
     match (from, dtype) {
         (None, NpyDtype::Standard(f)) => Ok(*f),
-        (None, NpyDtype::Opaque { bytes, hint }) => Err(IoError::NpyOpaqueNeedsFrom {
+        (
+            None,
+            NpyDtype::Opaque {
+                bytes,
+                hint,
+                formats,
+            },
+        ) => Err(IoError::NpyOpaqueNeedsFrom {
             descr: descr.to_string(),
             bytes: *bytes,
             hint,
+            formats,
         }),
         (Some(f), _) if f.unpacked_bytes() != item_bytes => Err(IoError::NpyFromSize {
             from: f,
@@ -159,7 +167,7 @@ mod tests {
             .to_string();
         assert_eq!(
             e,
-            "--shape [2, 5] does not fit the packed .npy shape [2, 2] (the last dimension must be 3 or 4)"
+            "the shape [2, 5] given does not fit the packed .npy shape [2, 2] (the last dimension must be 3 or 4)"
         );
         assert!(logical_shape(&[3], false, Some(&[4])).is_err());
     }
