@@ -8,17 +8,6 @@ use npusim_cerebras::Arch;
 use npusim_cerebras::programs::e3_gemv_routes_1::PROGRAM;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let run = PROGRAM.run(Arch::Wse2, false)?;
-    for o in &run.got {
-        println!("{} = {}", o.name, o.values);
-    }
-    println!(
-        "cycles = {}, trace hash = {:016x}",
-        run.report.cycles, run.report.trace_hash
-    );
-    println!(
-        "matches the expected output: {}",
-        run.mismatches().is_empty()
-    );
+    print!("{}", PROGRAM.run(Arch::Wse2, false)?.summary());
     Ok(())
 }

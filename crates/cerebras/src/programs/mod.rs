@@ -77,6 +77,24 @@ impl ProgramRun {
         }
         out
     }
+
+    /// The run as the examples print it: one `name = values` line per output read back, then
+    /// the cycles and trace hash, then whether it matches the expected output.
+    pub fn summary(&self) -> String {
+        let mut text = String::new();
+        for o in &self.got {
+            text.push_str(&format!("{} = {}\n", o.name, o.values));
+        }
+        text.push_str(&format!(
+            "cycles = {}, trace hash = {:016x}\n",
+            self.report.cycles, self.report.trace_hash
+        ));
+        text.push_str(&format!(
+            "matches the expected output: {}\n",
+            self.mismatches().is_empty()
+        ));
+        text
+    }
 }
 
 impl Program {
