@@ -4,11 +4,13 @@
 //! `activate_pop` / `activate_push` rule counts the room (data) in the stalled step's width.
 //! The reading is an inference from the seed's fabric-DSD SIMD text (`DECISIONS_PART2.md`).
 
+mod common;
+
 use npusim_cerebras::dsd::{DsdError, FabIn, FabOut, FifoConfig, SimdMode};
-use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
+use npusim_cerebras::fabric::{Color, Wavelet};
 use npusim_cerebras::ops::{FifoId, OpError};
 use npusim_cerebras::pe::Pe;
-use npusim_cerebras::sched::{Action, AsyncConfig, Sim, TaskKind};
+use npusim_cerebras::sched::{Action, AsyncConfig, TaskKind};
 use npusim_cerebras::{Arch, ElemTy, Op};
 
 type Res = Result<(), Box<dyn std::error::Error>>;
@@ -240,26 +242,10 @@ fn async_producer_and_consumer_through_a_simd_fifo() -> Res {
     for mode in MODES {
         let (h2d, d2h) = (Color::new(1)?, Color::new(2)?);
         let input: Vec<u16> = (0..7).map(|k| 500 + 7 * k).collect();
-        let mut sim = Sim::new(Arch::Wse2, 1, 1)?;
-        let f = sim.fabric_mut();
-        f.set_color_config(
-            0,
-            0,
+        let mut sim = common::host_pipe(
+            Arch::Wse2,
             h2d,
-            ColorConfig::fixed(Route::new(&[Dir::West], &[Dir::Ramp])),
-        )?;
-        f.set_color_config(
-            0,
-            0,
             d2h,
-            ColorConfig::fixed(Route::new(&[Dir::Ramp], &[Dir::East])),
-        )?;
-        f.open_edge(0, 0, Dir::West)?;
-        f.open_edge(0, 0, Dir::East)?;
-        f.stream_in(
-            0,
-            0,
-            Dir::West,
             input.iter().map(|&v| Wavelet::data16(h2d, 0, v)),
         )?;
         let pe = sim.pe_mut(0, 0)?;

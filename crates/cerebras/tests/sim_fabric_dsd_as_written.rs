@@ -4,6 +4,8 @@
 //! same DSDs after `@initialize_queue(q, .{ .color = c })`. No queue is bound by hand beyond
 //! what the CSL itself says.
 
+mod common;
+
 use npusim_cerebras::dsd::{DsdError, FabIn, FabOut, FifoConfig};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
 use npusim_cerebras::sched::{Action, AsyncConfig, Sim, SimError, TaskKind};
@@ -18,32 +20,8 @@ const SEND: u8 = 7;
 /// from the ramp out of the east edge; every tenth of the 100 wavelets is a control wavelet.
 fn relay_grid(arch: Arch) -> Result<(Sim, Vec<Wavelet>), Box<dyn std::error::Error>> {
     let (recv, send) = (Color::new(RECV.into())?, Color::new(SEND.into())?);
-    let mut sim = Sim::new(arch, 1, 1)?;
-    let f = sim.fabric_mut();
-    f.set_color_config(
-        0,
-        0,
-        recv,
-        ColorConfig::fixed(Route::new(&[Dir::West], &[Dir::Ramp])),
-    )?;
-    f.set_color_config(
-        0,
-        0,
-        send,
-        ColorConfig::fixed(Route::new(&[Dir::Ramp], &[Dir::East])),
-    )?;
-    f.open_edge(0, 0, Dir::West)?;
-    f.open_edge(0, 0, Dir::East)?;
-    let input: Vec<Wavelet> = (0..100u32)
-        .map(|k| {
-            if k % 10 == 9 {
-                Wavelet::control(recv, 0x0012_0000 | k)
-            } else {
-                Wavelet::data32(recv, (k << 16) | (1000 + k))
-            }
-        })
-        .collect();
-    f.stream_in(0, 0, Dir::West, input.clone())?;
+    let input = common::relay_input(recv);
+    let sim = common::host_pipe(arch, recv, send, input.clone())?;
     Ok((sim, input))
 }
 

@@ -2,20 +2,16 @@
 //! after a full event, `activate_push` only on a push after an empty event; asynchronous
 //! operations suspend on a full/empty FIFO (`test_or_suspend`).
 
+mod common;
+
+use common::counter;
+
 use npusim_cerebras::dsd::{FabIn, FifoConfig};
 use npusim_cerebras::fabric::{Color, Wavelet};
 use npusim_cerebras::sched::{Action, AsyncConfig, Sim, TaskKind};
 use npusim_cerebras::{Arch, ElemTy, Op};
 
 type Res = Result<(), Box<dyn std::error::Error>>;
-
-fn counter(name: &'static str) -> Vec<Action> {
-    vec![Action::call(move |ctx| {
-        let n = ctx.pe.mem.read::<u32>(name)?[0];
-        ctx.pe.mem.write(name, &[n + 1])?;
-        Ok(Vec::new())
-    })]
-}
 
 /// An async producer moves `n` wavelets from input queue 0 into a FIFO of `cap` elements;
 /// a local task `drain` pops `take` elements synchronously when activated.

@@ -1,7 +1,11 @@
 //! Seed 004's fabric fragments run on the simulator as written (asynchronous forms).
 
+mod common;
+
+use common::counter;
+
 use npusim_cerebras::dsd::{FabIn, FabOut, FifoConfig};
-use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
+use npusim_cerebras::fabric::{Color, Wavelet};
 use npusim_cerebras::sched::{Action, AsyncConfig, Sim, TaskKind};
 use npusim_cerebras::{Arch, ElemTy, Op};
 
@@ -28,32 +32,8 @@ type Res = Result<(), Box<dyn std::error::Error>>;
 fn control_transform_relay_through_a_fifo() -> Res {
     for arch in [Arch::Wse2, Arch::Wse3] {
         let (recv, send) = (Color::new(6)?, Color::new(7)?);
-        let mut sim = Sim::new(arch, 1, 1)?;
-        let f = sim.fabric_mut();
-        f.set_color_config(
-            0,
-            0,
-            recv,
-            ColorConfig::fixed(Route::new(&[Dir::West], &[Dir::Ramp])),
-        )?;
-        f.set_color_config(
-            0,
-            0,
-            send,
-            ColorConfig::fixed(Route::new(&[Dir::Ramp], &[Dir::East])),
-        )?;
-        f.open_edge(0, 0, Dir::West)?;
-        f.open_edge(0, 0, Dir::East)?;
-        let input: Vec<Wavelet> = (0..100u32)
-            .map(|k| {
-                if k % 10 == 9 {
-                    Wavelet::control(recv, 0x0012_0000 | k)
-                } else {
-                    Wavelet::data32(recv, (k << 16) | (1000 + k))
-                }
-            })
-            .collect();
-        f.stream_in(0, 0, Dir::West, input.clone())?;
+        let input = common::relay_input(recv);
+        let mut sim = common::host_pipe(arch, recv, send, input.clone())?;
         let pe = sim.pe_mut(0, 0)?;
         pe.mem.declare("buf", ElemTy::U32, &[5])?;
         let fifo = pe.allocate_fifo("buf", FifoConfig::default())?;
@@ -94,38 +74,6 @@ fn control_transform_relay_through_a_fifo() -> Res {
     Ok(())
 }
 
-/// A 1×1 WSE-2 grid: `rx` streamed in from the west edge to the ramp, `tx` from the ramp out
-/// of the east edge.
-fn pipe(rx: Color, tx: Color, input: Vec<Wavelet>) -> Result<Sim, Box<dyn std::error::Error>> {
-    let mut sim = Sim::new(Arch::Wse2, 1, 1)?;
-    let f = sim.fabric_mut();
-    f.set_color_config(
-        0,
-        0,
-        rx,
-        ColorConfig::fixed(Route::new(&[Dir::West], &[Dir::Ramp])),
-    )?;
-    f.set_color_config(
-        0,
-        0,
-        tx,
-        ColorConfig::fixed(Route::new(&[Dir::Ramp], &[Dir::East])),
-    )?;
-    f.open_edge(0, 0, Dir::West)?;
-    f.open_edge(0, 0, Dir::East)?;
-    f.stream_in(0, 0, Dir::West, input)?;
-    Ok(sim)
-}
-
-/// A local task that adds 1 to `name[0]` each time it runs.
-fn count_into(name: &'static str) -> Vec<Action> {
-    vec![Action::call(move |ctx| {
-        let n = ctx.pe.mem.read::<u32>(name)?[0];
-        ctx.pe.mem.write(name, &[n + 1])?;
-        Ok(Vec::new())
-    })]
-}
-
 /// `const inDsd = @get_dsd(fabin_dsd, .{ .extent = 5, .fabric_color = trigger });` (WSE-2):
 /// an operation reading it takes exactly 5 of the wavelets arriving on `trigger`.
 #[test]
@@ -134,7 +82,7 @@ fn seed_fabin_of_5_wavelets_on_color_trigger() -> Res {
     let input: Vec<Wavelet> = (0..7)
         .map(|k| Wavelet::data16(trigger, 0, 30 + k))
         .collect();
-    let mut sim = pipe(trigger, Color::new(5)?, input)?;
+    let mut sim = common::host_pipe(Arch::Wse2, trigger, Color::new(5)?, input)?;
     let pe = sim.pe_mut(0, 0)?;
     pe.mem.declare("mem", ElemTy::U16, &[7])?;
     let in_dsd = FabIn::new(Arch::Wse2, 5, None, Some(trigger.id().into()))?;
@@ -161,7 +109,7 @@ fn seed_fabin_of_5_wavelets_on_color_trigger() -> Res {
 #[test]
 fn seed_fabout_of_1024_wavelets_on_color_tx() -> Res {
     let tx = Color::new(9)?;
-    let mut sim = pipe(Color::new(8)?, tx, Vec::new())?;
+    let mut sim = common::host_pipe(Arch::Wse2, Color::new(8)?, tx, Vec::new())?;
     let pe = sim.pe_mut(0, 0)?;
     let vals: Vec<u16> = (0..1024u32).map(|k| (k * 37 % 65_521) as u16).collect();
     pe.mem.declare_with("mem", &[1024], &vals)?;
@@ -203,7 +151,7 @@ fn seed_async_completion_activates_or_unblocks_mytask() -> Res {
     for unblock in [false, true] {
         let rx = Color::new(3)?;
         let input: Vec<Wavelet> = (1..=4).map(|k| Wavelet::data32(rx, 10 * k)).collect();
-        let mut sim = pipe(rx, Color::new(5)?, input)?;
+        let mut sim = common::host_pipe(Arch::Wse2, rx, Color::new(5)?, input)?;
         let pe = sim.pe_mut(0, 0)?;
         pe.mem.declare("dst", ElemTy::U32, &[4])?;
         pe.mem.declare("seen", ElemTy::U32, &[4])?;
@@ -261,7 +209,7 @@ fn seed_on_control_terminate_activate_unblock() -> Res {
         let mut input: Vec<Wavelet> = (1..=3).map(|k| Wavelet::data32(rx, k)).collect();
         input.push(Wavelet::control(rx, 0));
         input.push(Wavelet::data32(rx, 99));
-        let mut sim = pipe(rx, Color::new(5)?, input)?;
+        let mut sim = common::host_pipe(Arch::Wse2, rx, Color::new(5)?, input)?;
         let pe = sim.pe_mut(0, 0)?;
         pe.mem.declare("dst", ElemTy::U32, &[5])?;
         pe.mem.declare("runs", ElemTy::U32, &[1])?;
@@ -284,7 +232,7 @@ fn seed_on_control_terminate_activate_unblock() -> Res {
         };
         body.push(Action::spawn(Op::Mov32, dst, vec![src.into()], cfg));
         sim.bind_task(0, 0, TaskKind::Local, 10, "t", body)?;
-        sim.bind_task(0, 0, TaskKind::Local, 11, "mytask", count_into("runs"))?;
+        sim.bind_task(0, 0, TaskKind::Local, 11, "mytask", counter("runs"))?;
         sim.activate(0, 0, "t")?;
         let report = sim.run(200)?;
         let pe = sim.pe(0, 0)?;
@@ -309,7 +257,7 @@ fn seed_async_dsr_loaded_with_activate() -> Res {
     use npusim_cerebras::pe::DsrFile;
     let rx = Color::new(3)?;
     let input: Vec<Wavelet> = (0..3).map(|k| Wavelet::data16(rx, 0, 7 + k)).collect();
-    let mut sim = pipe(rx, Color::new(5)?, input)?;
+    let mut sim = common::host_pipe(Arch::Wse2, rx, Color::new(5)?, input)?;
     let pe = sim.pe_mut(0, 0)?;
     pe.mem.declare("dst", ElemTy::U16, &[3])?;
     pe.mem.declare("runs", ElemTy::U32, &[1])?;
@@ -326,7 +274,7 @@ fn seed_async_dsr_loaded_with_activate() -> Res {
         "t",
         vec![Action::sync(Op::Mov16, dst, vec![source_dsr.into()])],
     )?;
-    sim.bind_task(0, 0, TaskKind::Local, 11, "my_task", count_into("runs"))?;
+    sim.bind_task(0, 0, TaskKind::Local, 11, "my_task", counter("runs"))?;
     sim.activate(0, 0, "t")?;
     sim.run(200)?;
     let pe = sim.pe(0, 0)?;

@@ -2,9 +2,11 @@
 //! `fabin`, `@add16` and a SIMD `fabout` (seed 004 "SIMD Mode"; spec §0.6: extent counts
 //! wavelets, low half first).
 
+mod common;
+
 use npusim_cerebras::dsd::{FabIn, FabOut, SimdMode};
-use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
-use npusim_cerebras::sched::{Action, AsyncConfig, Sim, TaskKind};
+use npusim_cerebras::fabric::{Color, Wavelet};
+use npusim_cerebras::sched::{Action, AsyncConfig, TaskKind};
 use npusim_cerebras::{Arch, ElemTy, Op};
 
 type Res = Result<(), Box<dyn std::error::Error>>;
@@ -17,26 +19,10 @@ fn plus_one(
 ) -> Result<Vec<u32>, Box<dyn std::error::Error>> {
     let (h2d, d2h) = (Color::new(1)?, Color::new(2)?);
     let n = payloads.len() as i64;
-    let mut sim = Sim::new(arch, 1, 1)?;
-    let f = sim.fabric_mut();
-    f.set_color_config(
-        0,
-        0,
+    let mut sim = common::host_pipe(
+        arch,
         h2d,
-        ColorConfig::fixed(Route::new(&[Dir::West], &[Dir::Ramp])),
-    )?;
-    f.set_color_config(
-        0,
-        0,
         d2h,
-        ColorConfig::fixed(Route::new(&[Dir::Ramp], &[Dir::East])),
-    )?;
-    f.open_edge(0, 0, Dir::West)?;
-    f.open_edge(0, 0, Dir::East)?;
-    f.stream_in(
-        0,
-        0,
-        Dir::West,
         payloads.iter().map(|&p| Wavelet::data32(h2d, p)),
     )?;
     let pe = sim.pe_mut(0, 0)?;

@@ -3,6 +3,10 @@
 //! be bound as a local task"; an `.unblock` names a data or local task, or a color (WSE-2) /
 //! an input queue (WSE-3), and `@block` / `@unblock` of a channel act on its data task.
 
+mod common;
+
+use common::counter;
+
 use npusim_cerebras::dsd::{FabIn, FabOut, FifoConfig};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
 use npusim_cerebras::sched::{Action, AsyncConfig, Completion, OnControl, Sim, SimError, TaskKind};
@@ -12,14 +16,6 @@ type Res = Result<(), Box<dyn std::error::Error>>;
 
 const SEND: u8 = 7;
 const DATA: u8 = 3;
-
-fn counter(name: &'static str) -> Vec<Action> {
-    vec![Action::call(move |ctx| {
-        let n = ctx.pe.mem.read::<u32>(name)?[0];
-        ctx.pe.mem.write(name, &[n + 1])?;
-        Ok(Vec::new())
-    })]
-}
 
 /// A WSE-2 1×1 grid sending on color 7 out of the east edge, a data task `recv` on color 3
 /// and a control task `ctl`; `main` sends four words asynchronously with `cfg`.
@@ -177,26 +173,10 @@ fn fifo_activate_pop_naming_a_data_task_is_an_error() -> Res {
 fn unblock_channel(arch: Arch) -> Res {
     let color = Color::new(DATA.into())?;
     let send = Color::new(SEND.into())?;
-    let mut sim = Sim::new(arch, 1, 1)?;
-    let f = sim.fabric_mut();
-    f.set_color_config(
-        0,
-        0,
+    let mut sim = common::host_pipe(
+        arch,
         color,
-        ColorConfig::fixed(Route::new(&[Dir::West], &[Dir::Ramp])),
-    )?;
-    f.set_color_config(
-        0,
-        0,
         send,
-        ColorConfig::fixed(Route::new(&[Dir::Ramp], &[Dir::East])),
-    )?;
-    f.open_edge(0, 0, Dir::West)?;
-    f.open_edge(0, 0, Dir::East)?;
-    f.stream_in(
-        0,
-        0,
-        Dir::West,
         (0..3u32)
             .map(|k| Wavelet::data32(color, 10 + k))
             .collect::<Vec<_>>(),

@@ -1,6 +1,8 @@
 //! Small official tutorials on the simulator: topic-04 (two 16-bit task arguments, G42) and
 //! topic-15 (WSE-3 explicit microthread ids).
 
+mod common;
+
 use npusim_cerebras::dsd::{FabIn, FabOut};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
 use npusim_cerebras::sched::{Action, AsyncConfig, Sim, TaskKind};
@@ -14,26 +16,10 @@ type Res = Result<(), Box<dyn std::error::Error>>;
 fn g42_two_16_bit_task_arguments() -> Res {
     for arch in [Arch::Wse2, Arch::Wse3] {
         let (cin, cout) = (Color::new(1)?, Color::new(2)?);
-        let mut sim = Sim::new(arch, 1, 1)?;
-        let f = sim.fabric_mut();
-        f.set_color_config(
-            0,
-            0,
+        let mut sim = common::host_pipe(
+            arch,
             cin,
-            ColorConfig::fixed(Route::new(&[Dir::West], &[Dir::Ramp])),
-        )?;
-        f.set_color_config(
-            0,
-            0,
             cout,
-            ColorConfig::fixed(Route::new(&[Dir::Ramp], &[Dir::East])),
-        )?;
-        f.open_edge(0, 0, Dir::West)?;
-        f.open_edge(0, 0, Dir::East)?;
-        f.stream_in(
-            0,
-            0,
-            Dir::West,
             [0x0000_002A, 0x0003_001A].map(|p| Wavelet::data32(cin, p)),
         )?;
         let pe = sim.pe_mut(0, 0)?;
