@@ -290,28 +290,34 @@ fn way4_rules_around_the_reducer() {
     assert!(e.to_string().contains("Packet2 = Packet # 8"), "{e}");
 }
 
+/// `input` (`Time = m![R]`, `Packet = m![G, 4]`) through the whole chain: narrowed to
+/// Packet `4`, R reduced per lane with `AddSat`, widened back to `G, 4`; the output's codes.
+fn reduce_r_of_broadcast_lanes(ax: &Axes, input: StreamTensor) -> Vec<i32> {
+    let out = input
+        .vector_init()
+        .and_then(|t| t.vector_intra_slice_branch(BranchMode::Unconditional))
+        .and_then(|t| t.vector_narrow_split(&mp(ax, "R, G"), &mp(ax, "4")))
+        .and_then(|t| {
+            t.vector_intra_slice_reduce(
+                "R",
+                &mp(ax, "G"),
+                &mp(ax, "4"),
+                IntraSliceReduceOpI32::AddSat,
+            )
+        })
+        .and_then(|t| t.vector_widen_concat(&mp(ax, "1"), &mp(ax, "G, 4")))
+        .and_then(|t| t.vector_final())
+        .unwrap_or_else(|e| panic!("{e}"));
+    out.codes().iter().map(|&c| c as u32 as i32).collect()
+}
+
 #[test]
 fn broadcast_lanes_are_reduced_per_lane_not_per_copy() {
     // `Packet = m![G, 4]`: the four lanes of each G hold the same logical element. Reducing R
     // (4 time steps of ones) gives 4 in every lane, not 4 × 4 copies = 16.
     let ax = axes![R = 4, G = 2].expect("axes");
     let input = StreamTensor::collect_i32(dims(&ax, "R", "G, 4"), &[1; 4 * 8]).expect("input");
-    let out = input
-        .vector_init()
-        .and_then(|t| t.vector_intra_slice_branch(BranchMode::Unconditional))
-        .and_then(|t| t.vector_narrow_split(&mp(&ax, "R, G"), &mp(&ax, "4")))
-        .and_then(|t| {
-            t.vector_intra_slice_reduce(
-                "R",
-                &mp(&ax, "G"),
-                &mp(&ax, "4"),
-                IntraSliceReduceOpI32::AddSat,
-            )
-        })
-        .and_then(|t| t.vector_widen_concat(&mp(&ax, "1"), &mp(&ax, "G, 4")))
-        .and_then(|t| t.vector_final())
-        .unwrap_or_else(|e| panic!("{e}"));
-    let codes: Vec<i32> = out.codes().iter().map(|&c| c as u32 as i32).collect();
+    let codes = reduce_r_of_broadcast_lanes(&ax, input);
     assert_eq!(codes, vec![4; 8]);
     // A broadcast slice (`Slice = m![2]`): each slice reduces its own copy.
     let dims2 = [
@@ -322,23 +328,8 @@ fn broadcast_lanes_are_reduced_per_lane_not_per_copy() {
         mp(&ax, "G, 4"),
     ];
     let ramp: Vec<i32> = (0..2 * 4 * 8).collect();
-    let out = StreamTensor::collect_i32(dims2, &ramp)
-        .expect("input")
-        .vector_init()
-        .and_then(|t| t.vector_intra_slice_branch(BranchMode::Unconditional))
-        .and_then(|t| t.vector_narrow_split(&mp(&ax, "R, G"), &mp(&ax, "4")))
-        .and_then(|t| {
-            t.vector_intra_slice_reduce(
-                "R",
-                &mp(&ax, "G"),
-                &mp(&ax, "4"),
-                IntraSliceReduceOpI32::AddSat,
-            )
-        })
-        .and_then(|t| t.vector_widen_concat(&mp(&ax, "1"), &mp(&ax, "G, 4")))
-        .and_then(|t| t.vector_final())
-        .unwrap_or_else(|e| panic!("{e}"));
-    let codes: Vec<i32> = out.codes().iter().map(|&c| c as u32 as i32).collect();
+    let input = StreamTensor::collect_i32(dims2, &ramp).expect("input");
+    let codes = reduce_r_of_broadcast_lanes(&ax, input);
     // slice s, lane l (0..8): sum over t of s·32 + t·8 + l.
     let want: Vec<i32> = (0..2)
         .flat_map(|s| (0..8).map(move |l| (0..4).map(|t| s * 32 + t * 8 + l).sum::<i32>()))
