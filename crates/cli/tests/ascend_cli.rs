@@ -11,6 +11,24 @@ fn npusim() -> Command {
     Command::cargo_bin("npusim").unwrap()
 }
 
+/// `npusim ascend cast <src> -o <out>`, ready for more arguments.
+fn ascend_cast(src: impl AsRef<std::ffi::OsStr>, out: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut cmd = npusim();
+    cmd.args(["ascend", "cast"]).arg(src).arg("-o").arg(out);
+    cmd
+}
+
+/// Turns the 64 raw f32 values of `bin` into the .npy `npy` with `npusim cast`.
+fn f32_npy(bin: &Path, npy: &Path) {
+    npusim()
+        .arg("cast")
+        .arg(bin)
+        .args(["--from", "f32", "--shape", "64", "--to", "f32", "-o"])
+        .arg(npy)
+        .assert()
+        .success();
+}
+
 fn repo(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
@@ -44,11 +62,7 @@ fn seed_src() -> Vec<f64> {
 fn seed002_mask32_from_the_call_file() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.npy");
-    npusim()
-        .args(["ascend", "cast"])
-        .arg(repo("examples/ascend/seed002_src.npy"))
-        .arg("-o")
-        .arg(&out)
+    ascend_cast(repo("examples/ascend/seed002_src.npy"), &out)
         .arg("--call")
         .arg(repo("examples/ascend/seed002_mask32.toml"))
         .assert()
@@ -85,11 +99,7 @@ fn prior_contents_survive_on_masked_lanes_and_flags_override_the_file() {
         .assert()
         .success();
     let out = dir.path().join("out.npy");
-    npusim()
-        .args(["ascend", "cast"])
-        .arg(repo("examples/ascend/seed002_src.npy"))
-        .arg("-o")
-        .arg(&out)
+    ascend_cast(repo("examples/ascend/seed002_src.npy"), &out)
         .arg("--call")
         .arg(repo("examples/ascend/seed002_mask32.toml"))
         .args(["--round", "CAST_FLOOR", "--prior"])
@@ -120,19 +130,9 @@ fn reg_api_call_on_the_950() {
             .collect::<Vec<_>>(),
     )
     .unwrap();
-    npusim()
-        .arg("cast")
-        .arg(&bin)
-        .args(["--from", "f32", "--shape", "64", "--to", "f32", "-o"])
-        .arg(&x)
-        .assert()
-        .success();
+    f32_npy(&bin, &x);
     let out = dir.path().join("y.npy");
-    npusim()
-        .args(["ascend", "cast"])
-        .arg(&x)
-        .arg("-o")
-        .arg(&out)
+    ascend_cast(&x, &out)
         .args([
             "--product",
             "950",
@@ -230,11 +230,7 @@ fn bad_calls_fail_cleanly_without_output() {
         ),
     ];
     for (args, msg) in cases {
-        npusim()
-            .args(["ascend", "cast"])
-            .arg(&src)
-            .arg("-o")
-            .arg(&out)
+        ascend_cast(&src, &out)
             .args(*args)
             .assert()
             .failure()
@@ -247,11 +243,7 @@ fn bad_calls_fail_cleanly_without_output() {
         "dst = \"int32_t\"\nround = \"CAST_CEIL\"\nmaks = 32\n",
     )
     .unwrap();
-    npusim()
-        .args(["ascend", "cast"])
-        .arg(&src)
-        .arg("-o")
-        .arg(&out)
+    ascend_cast(&src, &out)
         .arg("--call")
         .arg(&bad_toml)
         .assert()
@@ -268,19 +260,9 @@ fn microapi_alias_runs_and_reports_the_reg_api() {
     let bin = dir.path().join("x.bin");
     let x = dir.path().join("x.npy");
     std::fs::write(&bin, 2.0f32.to_le_bytes().repeat(64)).unwrap();
-    npusim()
-        .arg("cast")
-        .arg(&bin)
-        .args(["--from", "f32", "--shape", "64", "--to", "f32", "-o"])
-        .arg(&x)
-        .assert()
-        .success();
+    f32_npy(&bin, &x);
     let out = dir.path().join("y.npy");
-    npusim()
-        .args(["ascend", "cast"])
-        .arg(&x)
-        .arg("-o")
-        .arg(&out)
+    ascend_cast(&x, &out)
         .args(["--product", "950", "--api", "microapi", "--dst", "half"])
         .args(["--round", "CAST_RINT", "--layout", "ZERO", "--sat", "SAT"])
         .assert()
@@ -304,11 +286,7 @@ fn unknown_flag_values_list_the_legal_ones() {
         ("--layout", "FIVE", "THREE"),
         ("--product", "910b", "950"),
     ] {
-        npusim()
-            .args(["ascend", "cast"])
-            .arg(&src)
-            .arg("-o")
-            .arg(&out)
+        ascend_cast(&src, &out)
             .args(["--dst", "int32_t", flag, value])
             .assert()
             .failure()
@@ -343,11 +321,7 @@ fn a_file_of_another_type_is_refused_naming_both_types() {
     let prior = dir.path().join("prior_f32.npy");
     let ones: Vec<u8> = (0..512).flat_map(|_| 1.0f32.to_le_bytes()).collect();
     write_npy(&prior, "<f4", 512, &ones);
-    npusim()
-        .args(["ascend", "cast"])
-        .arg(repo("examples/ascend/seed002_src.npy"))
-        .arg("-o")
-        .arg(&out)
+    ascend_cast(repo("examples/ascend/seed002_src.npy"), &out)
         .arg("--call")
         .arg(repo("examples/ascend/seed002_mask32.toml"))
         .arg("--prior")
@@ -361,11 +335,7 @@ fn a_file_of_another_type_is_refused_naming_both_types() {
     // The source: the call file says `src = "half"`; an int16 file is not half.
     let src = dir.path().join("src_i16.npy");
     write_npy(&src, "<i2", 512, &[0u8; 1024]);
-    npusim()
-        .args(["ascend", "cast"])
-        .arg(&src)
-        .arg("-o")
-        .arg(&out)
+    ascend_cast(&src, &out)
         .arg("--call")
         .arg(repo("examples/ascend/seed002_mask32.toml"))
         .assert()
@@ -375,11 +345,7 @@ fn a_file_of_another_type_is_refused_naming_both_types() {
         .stderr(predicate::str::contains("half"));
     assert!(!out.exists());
     // --src names the source type: the same refusal.
-    npusim()
-        .args(["ascend", "cast"])
-        .arg(repo("examples/ascend/seed002_src.npy"))
-        .arg("-o")
-        .arg(&out)
+    ascend_cast(repo("examples/ascend/seed002_src.npy"), &out)
         .args([
             "--src",
             "bfloat16_t",
@@ -403,12 +369,8 @@ fn dash_output_is_standard_output_with_the_report_on_standard_error() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("out.npy");
     let run = |out: &Path| {
-        npusim()
+        ascend_cast(repo("examples/ascend/seed002_src.npy"), out)
             .current_dir(dir.path())
-            .args(["ascend", "cast"])
-            .arg(repo("examples/ascend/seed002_src.npy"))
-            .arg("-o")
-            .arg(out)
             .arg("--call")
             .arg(repo("examples/ascend/seed002_mask32.toml"))
             .assert()

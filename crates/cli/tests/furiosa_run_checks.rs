@@ -41,12 +41,20 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
+/// `npusim furiosa run <pipeline>`, ready for more arguments.
+fn furiosa_run(pipeline: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut cmd = npusim();
+    cmd.args(["furiosa", "run"]).arg(pipeline);
+    cmd
+}
+
+/// The standard error of `cmd` once it has run.
+fn run_stderr(cmd: &mut Command) -> String {
+    String::from_utf8(cmd.output().unwrap().stderr).unwrap()
+}
+
 fn run_stdout(pipeline: &Path) -> String {
-    let out = npusim()
-        .args(["furiosa", "run"])
-        .arg(pipeline)
-        .output()
-        .unwrap();
+    let out = furiosa_run(pipeline).output().unwrap();
     assert!(
         out.status.success(),
         "{}",
@@ -154,9 +162,7 @@ fn broadcast_lanes_are_reduced_once_per_lane() {
             &i32_bytes(&vec![1; 2 * steps * 8]),
         );
         let out = dir.path().join("y.npy");
-        npusim()
-            .args(["furiosa", "run"])
-            .arg(&p)
+        furiosa_run(&p)
             .arg("--input")
             .arg(&input)
             .arg("-o")
@@ -179,9 +185,7 @@ fn unknown_keys_are_refused_with_the_known_ones() {
     let dir = tempfile::tempdir().unwrap();
     let typo =
         dummy_with_time(16, 4).replace("upstream_cycles_per_flit", "upstream_cycle_per_flit");
-    npusim()
-        .args(["furiosa", "run"])
-        .arg(write(dir.path(), "p.toml", &typo))
+    furiosa_run(write(dir.path(), "p.toml", &typo))
         .assert()
         .failure()
         .stderr(predicate::str::contains(
@@ -189,9 +193,7 @@ fn unknown_keys_are_refused_with_the_known_ones() {
         ))
         .stderr(predicate::str::contains("upstream_cycles_per_flit"));
     let typo = pipeline_text("seed003_dummy.toml").replace("out_slice", "out_slices");
-    npusim()
-        .args(["furiosa", "run"])
-        .arg(write(dir.path(), "p.toml", &typo))
+    furiosa_run(write(dir.path(), "p.toml", &typo))
         .assert()
         .failure()
         .stderr(predicate::str::contains(
@@ -210,9 +212,7 @@ fn an_input_of_another_type_is_refused_not_reinterpreted() {
     let floats: Vec<u8> = (0..32).flat_map(|i| (i as f32).to_le_bytes()).collect();
     let input = dir.path().join("f.npy");
     write_npy(&input, "<f4", &[32], &floats);
-    let out = npusim()
-        .args(["furiosa", "run"])
-        .arg(&pipeline)
+    let out = furiosa_run(&pipeline)
         .arg("--input")
         .arg(&input)
         .output()
@@ -226,21 +226,12 @@ fn an_input_of_another_type_is_refused_not_reinterpreted() {
     assert!(!err.contains("--from"), "furiosa run has no --from: {err}");
     // A numpy dtype npusim has no format for.
     write_npy(&input, "<c8", &[0], &[]);
-    let out = npusim()
-        .args(["furiosa", "run"])
-        .arg(&pipeline)
-        .arg("--input")
-        .arg(&input)
-        .output()
-        .unwrap();
-    let err = String::from_utf8(out.stderr).unwrap();
+    let err = run_stderr(furiosa_run(&pipeline).arg("--input").arg(&input));
     assert!(err.contains("numpy dtype `<c8`"), "{err}");
     assert!(!err.contains("--from"), "{err}");
     // The wrong number of elements.
     write_npy(&input, "<i4", &[31], &i32_bytes(&[0; 31]));
-    npusim()
-        .args(["furiosa", "run"])
-        .arg(&pipeline)
+    furiosa_run(&pipeline)
         .arg("--input")
         .arg(&input)
         .assert()
@@ -253,7 +244,7 @@ fn an_input_of_another_type_is_refused_not_reinterpreted() {
 fn a_huge_stream_is_an_error_naming_its_size_and_the_limit() {
     let dir = tempfile::tempdir().unwrap();
     let p = write(dir.path(), "p.toml", &dummy_with_time(1 << 40, 1));
-    let out = npusim().args(["furiosa", "run"]).arg(&p).output().unwrap();
+    let out = furiosa_run(&p).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "an error, not an abort");
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
@@ -273,13 +264,7 @@ fn output_files_are_real_npy_or_safetensors_and_others_are_refused() {
         &pipeline_text("seed000_cast_i32_to_i8.toml"),
     );
     let st = dir.path().join("y.safetensors");
-    npusim()
-        .args(["furiosa", "run"])
-        .arg(&pipeline)
-        .arg("-o")
-        .arg(&st)
-        .assert()
-        .success();
+    furiosa_run(&pipeline).arg("-o").arg(&st).assert().success();
     let bytes = std::fs::read(&st).unwrap();
     let file = safetensors::SafeTensors::deserialize(&bytes).unwrap();
     let t = file.tensor("output").unwrap();
@@ -291,9 +276,7 @@ fn output_files_are_real_npy_or_safetensors_and_others_are_refused() {
     assert_eq!(t.data()[8], 0, "padding lane");
 
     let bin = dir.path().join("y.bin");
-    npusim()
-        .args(["furiosa", "run"])
-        .arg(&pipeline)
+    furiosa_run(&pipeline)
         .arg("-o")
         .arg(&bin)
         .assert()
@@ -334,31 +317,16 @@ fn dash_means_standard_output() {
 fn run_errors_print_their_message_once() {
     let dir = tempfile::tempdir().unwrap();
     let text = "axes = \"A=4\"\ndtype = \"i32\"\nchip = \"1\"\ncluster = \"1\"\nslice = \"1\"\ntime = \"1\"\npacket = \"A\"\n[[stage]]\nop = \"cast\"\ndtype = \"i8\"\nout_packet = \"A # 32\"\n";
-    let out = npusim()
-        .args(["furiosa", "run"])
-        .arg(write(dir.path(), "p.toml", text))
-        .output()
-        .unwrap();
-    let err = String::from_utf8(out.stderr).unwrap();
+    let err = run_stderr(&mut furiosa_run(write(dir.path(), "p.toml", text)));
     assert_eq!(err.matches("not one 32-byte flit").count(), 1, "{err}");
     // A Vector Engine refusal and a mapping error.
     let text = pipeline_text("seed003_dummy.toml").replace("out_time = \"1\"", "out_time = \"A\"");
-    let out = npusim()
-        .args(["furiosa", "run"])
-        .arg(write(dir.path(), "p.toml", &text))
-        .output()
-        .unwrap();
-    let err = String::from_utf8(out.stderr).unwrap();
+    let err = run_stderr(&mut furiosa_run(write(dir.path(), "p.toml", &text)));
     assert!(err.contains("stage 2 (inter_slice_reduce)"), "{err}");
     assert_eq!(err.matches("OutTime must be").count(), 1, "{err}");
     let text = pipeline_text("seed003_dummy.toml")
         .replace("out_slice = \"A / 8, 1 # 4\"", "out_slice = \"A / \"");
-    let out = npusim()
-        .args(["furiosa", "run"])
-        .arg(write(dir.path(), "p.toml", &text))
-        .output()
-        .unwrap();
-    let err = String::from_utf8(out.stderr).unwrap();
+    let err = run_stderr(&mut furiosa_run(write(dir.path(), "p.toml", &text)));
     assert_eq!(err.matches("column").count(), 1, "{err}");
 }
 
