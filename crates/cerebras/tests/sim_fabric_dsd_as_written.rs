@@ -55,29 +55,7 @@ fn seed_relay(arch: Arch, initialize_queues: bool) -> Res {
         pe.queues.bind_input(0, Color::new(RECV.into())?)?;
         pe.queues.bind_output(1, Color::new(SEND.into())?)?;
     }
-    sim.bind_task(
-        0,
-        0,
-        TaskKind::Local,
-        10,
-        "buffer",
-        vec![
-            Action::spawn(Op::Mov32, fifo, vec![in_dsd.into()], AsyncConfig::default()),
-            Action::spawn(
-                Op::Mov32,
-                out_dsd,
-                vec![fifo.into()],
-                AsyncConfig::default(),
-            ),
-        ],
-    )?;
-    sim.activate(0, 0, "buffer")?;
-    let report = sim.run(10_000)?;
-    let got: Vec<(u32, bool)> = sim
-        .collected()
-        .iter()
-        .map(|c| (c.wavelet.payload, c.wavelet.is_control()))
-        .collect();
+    let (report, got) = common::run_relay(&mut sim, fifo, in_dsd, out_dsd)?;
     let want: Vec<(u32, bool)> = input.iter().map(|w| (w.payload, w.is_control())).collect();
     assert_eq!(
         got, want,

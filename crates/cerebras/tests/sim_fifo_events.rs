@@ -39,27 +39,7 @@ fn program(n: u32, cap: u64, take: u64) -> Result<Sim, Box<dyn std::error::Error
     let fifo = pe.allocate_fifo("buf", cfg)?;
     let fin = FabIn::new(Arch::Wse2, i64::from(n), Some(0), None)?;
     let out = pe.mem.mem1d(&format!("|i|{{{take}}} -> out[i]"))?;
-    sim.bind_task(
-        0,
-        0,
-        TaskKind::Local,
-        10,
-        "main",
-        vec![Action::spawn(
-            Op::Mov32,
-            fifo,
-            vec![fin.into()],
-            AsyncConfig::default(),
-        )],
-    )?;
-    sim.bind_task(
-        0,
-        0,
-        TaskKind::Local,
-        11,
-        "drain",
-        vec![Action::sync(Op::Mov32, out, vec![fifo.into()])],
-    )?;
+    common::fifo_producer_and_drain(&mut sim, fifo, fin, out)?;
     sim.bind_task(0, 0, TaskKind::Local, 12, "on_pop", counter("pops"))?;
     sim.bind_task(0, 0, TaskKind::Local, 13, "on_push", counter("pushes"))?;
     sim.activate(0, 0, "main")?;

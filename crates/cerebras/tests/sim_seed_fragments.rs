@@ -43,29 +43,7 @@ fn control_transform_relay_through_a_fifo() -> Res {
         in_dsd.control_transform = true;
         let mut out_dsd = FabOut::new(arch, 100, Some(1), None)?;
         out_dsd.control_transform = true;
-        sim.bind_task(
-            0,
-            0,
-            TaskKind::Local,
-            10,
-            "buffer",
-            vec![
-                Action::spawn(Op::Mov32, fifo, vec![in_dsd.into()], AsyncConfig::default()),
-                Action::spawn(
-                    Op::Mov32,
-                    out_dsd,
-                    vec![fifo.into()],
-                    AsyncConfig::default(),
-                ),
-            ],
-        )?;
-        sim.activate(0, 0, "buffer")?;
-        let report = sim.run(10_000)?;
-        let got: Vec<(u32, bool)> = sim
-            .collected()
-            .iter()
-            .map(|c| (c.wavelet.payload, c.wavelet.is_control()))
-            .collect();
+        let (report, got) = common::run_relay(&mut sim, fifo, in_dsd, out_dsd)?;
         let want: Vec<(u32, bool)> = input.iter().map(|w| (w.payload, w.is_control())).collect();
         assert_eq!(got, want, "{arch}");
         assert!(report.idle.is_empty());

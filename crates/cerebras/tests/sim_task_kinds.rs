@@ -131,27 +131,7 @@ fn fifo_activate_pop_naming_a_data_task_is_an_error() -> Res {
     let fifo = pe.allocate_fifo("buf", cfg)?;
     let fin = FabIn::new(Arch::Wse2, 3, Some(0), None)?;
     let out = pe.mem.mem1d("|i|{2} -> out[i]")?;
-    sim.bind_task(
-        0,
-        0,
-        TaskKind::Local,
-        10,
-        "main",
-        vec![Action::spawn(
-            Op::Mov32,
-            fifo,
-            vec![fin.into()],
-            AsyncConfig::default(),
-        )],
-    )?;
-    sim.bind_task(
-        0,
-        0,
-        TaskKind::Local,
-        11,
-        "drain",
-        vec![Action::sync(Op::Mov32, out, vec![fifo.into()])],
-    )?;
+    common::fifo_producer_and_drain(&mut sim, fifo, fin, out)?;
     sim.bind_task(0, 0, TaskKind::Data, DATA, "recv", counter("n"))?;
     sim.activate(0, 0, "main")?;
     assert!(sim.run(100).is_err(), "the producer waits on the full FIFO");

@@ -1,9 +1,11 @@
 //! Set-ups the simulator tests share (each test file uses some of them).
 #![allow(dead_code)]
 
-use npusim_cerebras::Arch;
+use npusim_cerebras::dsd::{FabIn, FabOut, Mem1d};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
-use npusim_cerebras::sched::{Action, Sim};
+use npusim_cerebras::ops::FifoId;
+use npusim_cerebras::sched::{Action, AsyncConfig, RunReport, Sim, TaskKind};
+use npusim_cerebras::{Arch, Op};
 
 /// A 1×1 grid on `arch`: `rx` streamed in from the west edge to the ramp (carrying `input`),
 /// `tx` from the ramp out of the east edge.
@@ -53,4 +55,74 @@ pub fn relay_input(recv: Color) -> Vec<Wavelet> {
             }
         })
         .collect()
+}
+
+/// Binds local task `main` (10), an asynchronous `@mov32(fifo, fin)`, and local task `drain`
+/// (11), a synchronous `@mov32(out, fifo)`, on PE (0, 0).
+pub fn fifo_producer_and_drain(
+    sim: &mut Sim,
+    fifo: FifoId,
+    fin: FabIn,
+    out: Mem1d,
+) -> Result<(), Box<dyn std::error::Error>> {
+    sim.bind_task(
+        0,
+        0,
+        TaskKind::Local,
+        10,
+        "main",
+        vec![Action::spawn(
+            Op::Mov32,
+            fifo,
+            vec![fin.into()],
+            AsyncConfig::default(),
+        )],
+    )?;
+    sim.bind_task(
+        0,
+        0,
+        TaskKind::Local,
+        11,
+        "drain",
+        vec![Action::sync(Op::Mov32, out, vec![fifo.into()])],
+    )?;
+    Ok(())
+}
+
+/// Wavelets collected at the edges, as `(payload, is control)`.
+pub type Collected = Vec<(u32, bool)>;
+
+/// Seed 004's relay task on PE (0, 0): local task `buffer` (10) moving `in_dsd` into `fifo` and
+/// `fifo` out to `out_dsd`, both asynchronously; activates it, runs up to 10 000 cycles and
+/// returns the report with every collected wavelet as `(payload, is control)`.
+pub fn run_relay(
+    sim: &mut Sim,
+    fifo: FifoId,
+    in_dsd: FabIn,
+    out_dsd: FabOut,
+) -> Result<(RunReport, Collected), Box<dyn std::error::Error>> {
+    sim.bind_task(
+        0,
+        0,
+        TaskKind::Local,
+        10,
+        "buffer",
+        vec![
+            Action::spawn(Op::Mov32, fifo, vec![in_dsd.into()], AsyncConfig::default()),
+            Action::spawn(
+                Op::Mov32,
+                out_dsd,
+                vec![fifo.into()],
+                AsyncConfig::default(),
+            ),
+        ],
+    )?;
+    sim.activate(0, 0, "buffer")?;
+    let report = sim.run(10_000)?;
+    let got = sim
+        .collected()
+        .iter()
+        .map(|c| (c.wavelet.payload, c.wavelet.is_control()))
+        .collect();
+    Ok((report, got))
 }
