@@ -26,6 +26,7 @@ use crate::error::NumericsError;
 use crate::format::Format;
 use crate::policy::CastPolicy;
 use crate::status::StatusCounts;
+use kernels::plan::Plan;
 
 /// Inputs smaller than this many elements are cast on the calling thread. Measured with
 /// `npusim bench --crossover` (2-core Xeon VM with AVX-512, quiet, 2026-11-26): splitting over
@@ -221,21 +222,9 @@ pub fn cast_elements_with_status(
         // The unused high bits of the last packed byte are zero, never stale memory.
         dst[count / per] = 0;
     }
-    let level = options.kernels.resolve();
-    let kernel = kernels::select(src_storage, dst_storage, policy, level.is_none());
-    let level = level.unwrap_or(SimdLevel::Portable);
+    let plan = Plan::new(src_storage, dst_storage, policy, options.kernels);
     let work = |src: &[u8], dst: &mut [u8], start: usize, n: usize| {
-        kernel.run(
-            level,
-            src,
-            src_storage,
-            dst,
-            dst_storage,
-            start,
-            n,
-            policy,
-            options,
-        )
+        plan.run(src, dst, start, n, policy, options)
     };
     let split = Split {
         src_storage,
@@ -371,11 +360,10 @@ pub fn touch_elements(
 /// assert!(kernel_name(s(Format::F32), s(Format::F8E5M2), &CastPolicy::default()).starts_with("f32-float"));
 /// ```
 pub fn kernel_name(src: Storage, dst: Storage, policy: &CastPolicy) -> &'static str {
-    match KernelChoice::Fastest.resolve() {
-        Some(level) => kernel_name_at(src, dst, policy, level),
-        None if src == dst => "copy",
-        None => "reference",
+    if src == dst {
+        return "copy";
     }
+    Plan::new(src, dst, policy, KernelChoice::Fastest).name()
 }
 
 /// Like [`kernel_name`], at instruction-set level `level` (what
@@ -400,7 +388,7 @@ pub fn kernel_name_at(
     if src == dst {
         return "copy";
     }
-    kernels::select(src, dst, policy, false).name_at(level, dst)
+    Plan::at(src, dst, policy, level).name()
 }
 
 /// Casts `f32` values to any format (4-bit formats packed).

@@ -448,6 +448,7 @@ impl FloatDst {
             && let Some((done, mut counts)) =
                 f32_small_float_avx512::run_body(&self.small_float(), src, dst, n, packed, stream)
         {
+            super::plan::ran("f32-float-avx512");
             let out = if packed { done / 2 } else { done };
             let rest = self.run_per_element(&src[4 * done..], &mut dst[out..], n - done, packed);
             counts.add(&rest);
@@ -456,11 +457,13 @@ impl FloatDst {
         if level >= super::simd::SimdLevel::Avx2
             && let Some((done, mut counts)) = self.small_float().run_body(src, dst, n, packed)
         {
+            super::plan::ran("f32-float-avx2");
             let out = if packed { done / 2 } else { done };
             let rest = self.run_per_element(&src[4 * done..], &mut dst[out..], n - done, packed);
             counts.add(&rest);
             return counts;
         }
+        super::plan::ran("f32-float");
         match self.mode {
             mode::NEAREST_EVEN => self.run_mode::<{ mode::NEAREST_EVEN }>(src, dst, n, packed),
             mode::NEAREST_AWAY => self.run_mode::<{ mode::NEAREST_AWAY }>(src, dst, n, packed),

@@ -260,13 +260,16 @@ impl super::SliceKernel for IntDst {
         if level == super::simd::SimdLevel::Avx512
             && let Some(counts) = super::f32_to_int_avx512::run(self, src, dst, n, stream)
         {
+            super::plan::ran("f32-int-avx512");
             return counts;
         }
         if level >= super::simd::SimdLevel::Avx2
             && let Some(counts) = super::f32_to_int_avx2::run(self, src, dst, n)
         {
+            super::plan::ran("f32-int-avx2");
             return counts;
         }
+        super::plan::ran("f32-int");
         self.run(src, dst, n)
     }
 }

@@ -325,8 +325,13 @@ impl super::SliceKernel for ToF32 {
         if super::to_f32_avx512::serves_at(level)
             && let Some(counts) = super::to_f32_avx512::run(self, src, dst, n, stream)
         {
+            super::plan::ran(match self.source {
+                Source::F64 => "f64-f32-avx512",
+                Source::I32 => "i32-f32-avx512",
+            });
             return counts;
         }
+        super::plan::ran(self.name());
         self.run_portable(src, dst, n)
     }
 }
