@@ -28,12 +28,9 @@ use crate::policy::CastPolicy;
 use crate::status::StatusCounts;
 use kernels::plan::Plan;
 
-/// Inputs smaller than this many elements are cast on the calling thread. Measured with
-/// `npusim bench --crossover` (2-core Xeon VM with AVX-512, quiet, 2026-11-26): splitting over
-/// both threads paid from 2^15 elements for f32 → bf16 and f32 → f8e4m3fn and from 2^16 for
-/// f32 → i8 and f16 → f32 (at 2^16: 1.22×, 1.23×, 1.83×, 1.09× the one-thread speed; at 2^13
-/// 0.46–0.79×), so 2^16 is where every measured case gains. An earlier measurement on a loaded
-/// 2-core VM found rayon's fork/join at about 15 µs.
+/// Inputs smaller than this many elements are cast on the calling thread: the size from which
+/// splitting over threads paid in every measured case (`docs/speed.md`; `npusim bench
+/// --crossover` measures it on a machine).
 pub const PARALLEL_THRESHOLD: usize = 1 << 16;
 /// Smallest elements per parallel task (a multiple of 4, so packed chunks never share a byte).
 const MIN_CHUNK: usize = 1 << 12;

@@ -47,6 +47,7 @@ pub(crate) mod f64_src;
 pub(crate) mod flags;
 pub(crate) mod i32_to_int;
 pub(crate) mod int_to_f32;
+pub(crate) mod mode;
 pub(crate) mod plan;
 pub(crate) mod reference;
 pub(crate) mod simd;

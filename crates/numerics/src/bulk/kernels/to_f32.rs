@@ -32,8 +32,8 @@ pub(crate) const F32_INF: u32 = 0x7F80_0000;
 /// The f32 code of the largest finite value.
 pub(crate) const F32_MAX: u32 = 0x7F7F_FFFF;
 
-/// The rounding modes as const-generic parameters: the one numbering the f32 kernels use.
-pub(crate) use super::f32_float::mode;
+/// The rounding-mode numbering of every kernel ([`super::mode`]).
+pub(crate) use super::mode;
 
 /// The source of a [`ToF32`] cast.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
