@@ -26,13 +26,11 @@ use crate::error::NumericsError;
 use crate::format::Format;
 use crate::policy::CastPolicy;
 use crate::status::StatusCounts;
+use kernels::plan::Plan;
 
-/// Inputs smaller than this many elements are cast on the calling thread. Measured with
-/// `npusim bench --crossover` (2-core Xeon VM with AVX-512, quiet, 2026-11-26): splitting over
-/// both threads paid from 2^15 elements for f32 → bf16 and f32 → f8e4m3fn and from 2^16 for
-/// f32 → i8 and f16 → f32 (at 2^16: 1.22×, 1.23×, 1.83×, 1.09× the one-thread speed; at 2^13
-/// 0.46–0.79×), so 2^16 is where every measured case gains. An earlier measurement on a loaded
-/// 2-core VM found rayon's fork/join at about 15 µs.
+/// Inputs smaller than this many elements are cast on the calling thread: the size from which
+/// splitting over threads paid in every measured case (`docs/speed.md`; `npusim bench
+/// --crossover` measures it on a machine).
 pub const PARALLEL_THRESHOLD: usize = 1 << 16;
 /// Smallest elements per parallel task (a multiple of 4, so packed chunks never share a byte).
 const MIN_CHUNK: usize = 1 << 12;
@@ -221,21 +219,9 @@ pub fn cast_elements_with_status(
         // The unused high bits of the last packed byte are zero, never stale memory.
         dst[count / per] = 0;
     }
-    let level = options.kernels.resolve();
-    let kernel = kernels::select(src_storage, dst_storage, policy, level.is_none());
-    let level = level.unwrap_or(SimdLevel::Portable);
+    let plan = Plan::new(src_storage, dst_storage, policy, options.kernels);
     let work = |src: &[u8], dst: &mut [u8], start: usize, n: usize| {
-        kernel.run(
-            level,
-            src,
-            src_storage,
-            dst,
-            dst_storage,
-            start,
-            n,
-            policy,
-            options,
-        )
+        plan.run(src, dst, start, n, policy, options)
     };
     let split = Split {
         src_storage,
@@ -371,11 +357,10 @@ pub fn touch_elements(
 /// assert!(kernel_name(s(Format::F32), s(Format::F8E5M2), &CastPolicy::default()).starts_with("f32-float"));
 /// ```
 pub fn kernel_name(src: Storage, dst: Storage, policy: &CastPolicy) -> &'static str {
-    match KernelChoice::Fastest.resolve() {
-        Some(level) => kernel_name_at(src, dst, policy, level),
-        None if src == dst => "copy",
-        None => "reference",
+    if src == dst {
+        return "copy";
     }
+    Plan::new(src, dst, policy, KernelChoice::Fastest).name()
 }
 
 /// Like [`kernel_name`], at instruction-set level `level` (what
@@ -400,7 +385,7 @@ pub fn kernel_name_at(
     if src == dst {
         return "copy";
     }
-    kernels::select(src, dst, policy, false).name_at(level, dst)
+    Plan::at(src, dst, policy, level).name()
 }
 
 /// Casts `f32` values to any format (4-bit formats packed).

@@ -75,11 +75,13 @@ impl F16c {
         #[cfg(target_arch = "x86_64")]
         if super::simd::avx2_present() {
             if wide && super::simd::avx512_present() {
+                super::plan::ran("f16c-avx512");
                 // SAFETY: the CPU has AVX2 and F16C and AVX-512 F, BW, VL and DQ (checked).
                 return Some(unsafe {
                     run_in_mode::<_, true>(self, self.mode, src, dst, n, stream)
                 });
             }
+            super::plan::ran("f16c");
             // SAFETY: the CPU has AVX2 and F16C (checked just above).
             return Some(unsafe { run_in_mode::<_, false>(self, self.mode, src, dst, n, false) });
         }

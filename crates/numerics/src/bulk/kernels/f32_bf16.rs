@@ -60,11 +60,13 @@ impl Bf16 {
         #[cfg(target_arch = "x86_64")]
         if super::simd::avx2_present() {
             if wide && super::simd::avx512_present() {
+                super::plan::ran("f32-bf16-avx512");
                 // SAFETY: the CPU has AVX2 and AVX-512 F, BW, VL and DQ (checked).
                 return Some(unsafe {
                     run_in_mode::<_, true>(self, self.mode, src, dst, n, stream)
                 });
             }
+            super::plan::ran("f32-bf16");
             // SAFETY: the CPU has AVX2 (checked just above).
             return Some(unsafe { run_in_mode::<_, false>(self, self.mode, src, dst, n, false) });
         }

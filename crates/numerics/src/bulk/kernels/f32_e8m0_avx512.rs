@@ -22,8 +22,8 @@ use std::arch::x86_64::*;
 use super::drive::F32Element;
 use super::f32_byte_avx512::{ClassStatus, present, record_n};
 use super::f32_key::KeyTable;
+use super::mode;
 use crate::policy::{CastPolicy, UnsignedNegative};
-use crate::round::RoundMode;
 use crate::status::StatusCounts;
 
 /// Class masks: zero, negative (to NaN), inexact.
@@ -33,7 +33,7 @@ const C: usize = 3;
 #[derive(Debug)]
 pub(crate) struct E8m0Avx512 {
     /// The rounding mode.
-    mode: RoundMode,
+    mode: u8,
     /// Whether negative values become NaN ([`UnsignedNegative::Nan`]) rather than their
     /// magnitude.
     neg_nan: bool,
@@ -80,12 +80,17 @@ impl E8m0Avx512 {
     /// deterministic, the machine has the AVX-512 level and POPCNT, and the kernel reproduces
     /// the table on every key.
     pub(crate) fn new(policy: &CastPolicy, table: &KeyTable) -> Option<E8m0Avx512> {
-        if policy.round == RoundMode::Hybrid || !present() {
+        if !present() {
             return None;
         }
+        // floor is trunc on e8m0's magnitudes (negative values are blended in apart)
+        let mode = match mode::of(policy.round)? {
+            mode::FLOOR => mode::TRUNC,
+            m => m,
+        };
         let at = |x: u32| table.apply(x);
         let k = E8m0Avx512 {
-            mode: policy.round,
+            mode,
             neg_nan: policy.unsigned_negative == UnsignedNegative::Nan,
             neg_code: at(0xBF80_0000).0,
             status: Statuses {
@@ -140,40 +145,20 @@ impl E8m0Avx512 {
     }
 }
 
-/// Rounding modes as const parameters.
-mod m {
-    pub(super) const RINT: u8 = 0;
-    pub(super) const ROUND: u8 = 1;
-    pub(super) const CEIL: u8 = 2;
-    pub(super) const TRUNC: u8 = 3;
-    pub(super) const ODD: u8 = 4;
-}
-
-/// The const mode of `mode` (floor is trunc on e8m0's magnitudes).
-fn mode_id(mode: RoundMode) -> u8 {
-    match mode {
-        RoundMode::Rint | RoundMode::None => m::RINT,
-        RoundMode::Round => m::ROUND,
-        RoundMode::Ceil => m::CEIL,
-        RoundMode::Floor | RoundMode::Trunc | RoundMode::Hybrid => m::TRUNC,
-        RoundMode::Odd => m::ODD,
-    }
-}
-
 /// Calls `$f::<mode, neg_nan>($args)` for `$k`'s mode and negative rule.
 macro_rules! by_mode {
     ($f:ident, $k:expr, $($arg:expr),*) => {
-        match (mode_id($k.mode), $k.neg_nan) {
-            (m::RINT, true) => $f::<{ m::RINT }, true>($($arg),*),
-            (m::RINT, false) => $f::<{ m::RINT }, false>($($arg),*),
-            (m::ROUND, true) => $f::<{ m::ROUND }, true>($($arg),*),
-            (m::ROUND, false) => $f::<{ m::ROUND }, false>($($arg),*),
-            (m::CEIL, true) => $f::<{ m::CEIL }, true>($($arg),*),
-            (m::CEIL, false) => $f::<{ m::CEIL }, false>($($arg),*),
-            (m::TRUNC, true) => $f::<{ m::TRUNC }, true>($($arg),*),
-            (m::TRUNC, false) => $f::<{ m::TRUNC }, false>($($arg),*),
-            (_, true) => $f::<{ m::ODD }, true>($($arg),*),
-            (_, false) => $f::<{ m::ODD }, false>($($arg),*),
+        match ($k.mode, $k.neg_nan) {
+            (mode::NEAREST_EVEN, true) => $f::<{ mode::NEAREST_EVEN }, true>($($arg),*),
+            (mode::NEAREST_EVEN, false) => $f::<{ mode::NEAREST_EVEN }, false>($($arg),*),
+            (mode::NEAREST_AWAY, true) => $f::<{ mode::NEAREST_AWAY }, true>($($arg),*),
+            (mode::NEAREST_AWAY, false) => $f::<{ mode::NEAREST_AWAY }, false>($($arg),*),
+            (mode::CEIL, true) => $f::<{ mode::CEIL }, true>($($arg),*),
+            (mode::CEIL, false) => $f::<{ mode::CEIL }, false>($($arg),*),
+            (mode::TRUNC, true) => $f::<{ mode::TRUNC }, true>($($arg),*),
+            (mode::TRUNC, false) => $f::<{ mode::TRUNC }, false>($($arg),*),
+            (_, true) => $f::<{ mode::ODD }, true>($($arg),*),
+            (_, false) => $f::<{ mode::ODD }, false>($($arg),*),
         }
     };
 }
@@ -191,15 +176,17 @@ fn lanes<const M: u8, const NEG_NAN: bool>(
     let man = _mm512_set1_epi32(0x7F_FFFF);
     // the exponent field plus the mode's carry, in bits 23..30
     let code = match M {
-        m::RINT => {
+        mode::NEAREST_EVEN => {
             // the exponent's last bit by shift and mask (no compare port)
             let t = _mm512_add_epi32(x, _mm512_set1_epi32(0x3F_FFFF));
             let lsb = _mm512_and_si512(_mm512_srli_epi32::<23>(x), one);
             _mm512_srli_epi32::<23>(_mm512_add_epi32(t, lsb))
         }
-        m::ROUND => _mm512_srli_epi32::<23>(_mm512_add_epi32(x, _mm512_set1_epi32(0x40_0000))),
-        m::CEIL => _mm512_srli_epi32::<23>(_mm512_add_epi32(x, man)),
-        m::TRUNC => _mm512_srli_epi32::<23>(x),
+        mode::NEAREST_AWAY => {
+            _mm512_srli_epi32::<23>(_mm512_add_epi32(x, _mm512_set1_epi32(0x40_0000)))
+        }
+        mode::CEIL => _mm512_srli_epi32::<23>(_mm512_add_epi32(x, man)),
+        mode::TRUNC => _mm512_srli_epi32::<23>(x),
         _ => {
             let e = _mm512_srli_epi32::<23>(x);
             _mm512_mask_or_epi32(e, _mm512_test_epi32_mask(x, man), e, one)

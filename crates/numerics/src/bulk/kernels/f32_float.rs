@@ -14,34 +14,16 @@ use super::f32_bf16::Bf16;
 use super::f32_half::{SpecialResults, rounding};
 use super::f32_small_float;
 use super::f32_small_float_avx512;
+use super::mode;
 use crate::convert::convert_with_status;
 use crate::format::{Format, Kind, Specials};
 use crate::policy::CastPolicy;
-use crate::round::RoundMode;
 use crate::status::Status;
 
 const INEXACT: u16 = Status::INEXACT.bits();
 const UNDERFLOW: u16 = Status::UNDERFLOW.bits();
 const FLUSHED: u16 = Status::FLUSHED_TO_ZERO.bits();
 const SATURATED: u16 = Status::SATURATED.bits();
-
-/// The rounding modes as const-generic parameters (one vectorised loop per mode); the SIMD
-/// kernels ([`f16c`](super::f16c), [`f32_bf16`](super::f32_bf16),
-/// [`f32_small_float`](super::f32_small_float)) use the same numbering.
-pub(crate) mod mode {
-    /// To nearest, ties to even (`rint`, `none`).
-    pub const NEAREST_EVEN: u8 = 0;
-    /// To nearest, ties away from zero (`round`).
-    pub const NEAREST_AWAY: u8 = 1;
-    /// Toward −∞.
-    pub const FLOOR: u8 = 2;
-    /// Toward +∞.
-    pub const CEIL: u8 = 3;
-    /// Toward zero.
-    pub const TRUNC: u8 = 4;
-    /// To odd: truncate, then set the last bit when inexact.
-    pub const ODD: u8 = 5;
-}
 
 /// Destination layouts whose constants are compiled into the loop (const-generic parameter:
 /// immediate shifts, no constants spilled to the stack); `GENERIC` reads them from the kernel.
@@ -162,15 +144,7 @@ impl FloatDst {
         {
             return None;
         }
-        let mode = match policy.round {
-            RoundMode::Rint | RoundMode::None => mode::NEAREST_EVEN,
-            RoundMode::Round => mode::NEAREST_AWAY,
-            RoundMode::Floor => mode::FLOOR,
-            RoundMode::Ceil => mode::CEIL,
-            RoundMode::Trunc => mode::TRUNC,
-            RoundMode::Odd => mode::ODD,
-            RoundMode::Hybrid => return None,
-        };
+        let mode = mode::of(policy.round)?;
         let max_abs = (dst.max_finite() as f32).to_bits();
         let max = reference(max_abs, dst, policy);
         let sign_bit = 1u32 << (dst.bits() - 1);
@@ -448,6 +422,7 @@ impl FloatDst {
             && let Some((done, mut counts)) =
                 f32_small_float_avx512::run_body(&self.small_float(), src, dst, n, packed, stream)
         {
+            super::plan::ran("f32-float-avx512");
             let out = if packed { done / 2 } else { done };
             let rest = self.run_per_element(&src[4 * done..], &mut dst[out..], n - done, packed);
             counts.add(&rest);
@@ -456,11 +431,13 @@ impl FloatDst {
         if level >= super::simd::SimdLevel::Avx2
             && let Some((done, mut counts)) = self.small_float().run_body(src, dst, n, packed)
         {
+            super::plan::ran("f32-float-avx2");
             let out = if packed { done / 2 } else { done };
             let rest = self.run_per_element(&src[4 * done..], &mut dst[out..], n - done, packed);
             counts.add(&rest);
             return counts;
         }
+        super::plan::ran("f32-float");
         match self.mode {
             mode::NEAREST_EVEN => self.run_mode::<{ mode::NEAREST_EVEN }>(src, dst, n, packed),
             mode::NEAREST_AWAY => self.run_mode::<{ mode::NEAREST_AWAY }>(src, dst, n, packed),
@@ -590,6 +567,7 @@ impl super::SliceKernel for FloatDst {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::round::RoundMode;
 
     #[test]
     fn f16_and_bf16_take_their_simd_kernel_in_every_mode_and_policy_and_others_do_not() {

@@ -8,7 +8,7 @@ use super::flags;
 use crate::status::{Status, StatusCounts};
 
 /// The rounding modes, as const-generic parameters of the kernels' loops.
-pub(crate) use super::f32_float::mode as rounding;
+pub(crate) use super::mode as rounding;
 
 /// A result fixed by the policy: destination code and raw status bits.
 pub(crate) type Fixed = (u32, u16);

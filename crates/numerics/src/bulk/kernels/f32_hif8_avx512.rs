@@ -27,6 +27,7 @@ use std::arch::x86_64::*;
 use super::drive::F32Element;
 use super::f32_byte_avx512::{ClassStatus, present, record_n};
 use super::f32_key::KeyTable;
+use super::mode;
 use crate::encoding::hif8::{MAX_EXP, MIN_DENORMAL_EXP, mantissa_bits};
 use crate::policy::CastPolicy;
 use crate::round::RoundMode;
@@ -50,7 +51,7 @@ const MAX: u32 = ((127 + MAX_EXP) as u32) << 23;
 #[derive(Debug)]
 pub(crate) struct HiF8Avx512 {
     /// The rounding mode.
-    mode: RoundMode,
+    mode: u8,
     /// Per exponent field `E` (at `E mod 64`) of the binades −22..15: `s`, the bit the grid
     /// starts at.
     shift: [u8; 64],
@@ -101,9 +102,10 @@ impl HiF8Avx512 {
     /// deterministic, the machine has the AVX-512 level and POPCNT, and the kernel reproduces
     /// the table on every key.
     pub(crate) fn new(policy: &CastPolicy, table: &KeyTable) -> Option<HiF8Avx512> {
-        if policy.round == RoundMode::Hybrid || !present() {
+        if !present() {
             return None;
         }
+        let mode = mode::of(policy.round)?;
         let at = |x: u32| table.apply(x);
         let (mut shift, mut prefix) = ([23u8; 64], [0u8; 64]);
         for e in MIN_DENORMAL_EXP..=MAX_EXP {
@@ -113,7 +115,7 @@ impl HiF8Avx512 {
             prefix[i] = at(field << 23).0 as u8;
         }
         let k = HiF8Avx512 {
-            mode: policy.round,
+            mode,
             shift,
             prefix,
             status: Statuses {
@@ -177,26 +179,16 @@ impl HiF8Avx512 {
     }
 }
 
-/// Rounding modes as const parameters.
-mod m {
-    pub(super) const RINT: u8 = 0;
-    pub(super) const ROUND: u8 = 1;
-    pub(super) const FLOOR: u8 = 2;
-    pub(super) const CEIL: u8 = 3;
-    pub(super) const TRUNC: u8 = 4;
-    pub(super) const ODD: u8 = 5;
-}
-
 /// Calls `$f::<mode>($args)` for `$k`'s mode.
 macro_rules! by_mode {
     ($f:ident, $k:expr, $($arg:expr),*) => {
         match $k.mode {
-            RoundMode::Rint | RoundMode::None => $f::<{ m::RINT }>($($arg),*),
-            RoundMode::Round => $f::<{ m::ROUND }>($($arg),*),
-            RoundMode::Floor => $f::<{ m::FLOOR }>($($arg),*),
-            RoundMode::Ceil => $f::<{ m::CEIL }>($($arg),*),
-            RoundMode::Trunc | RoundMode::Hybrid => $f::<{ m::TRUNC }>($($arg),*),
-            RoundMode::Odd => $f::<{ m::ODD }>($($arg),*),
+            mode::NEAREST_EVEN => $f::<{ mode::NEAREST_EVEN }>($($arg),*),
+            mode::NEAREST_AWAY => $f::<{ mode::NEAREST_AWAY }>($($arg),*),
+            mode::FLOOR => $f::<{ mode::FLOOR }>($($arg),*),
+            mode::CEIL => $f::<{ mode::CEIL }>($($arg),*),
+            mode::TRUNC => $f::<{ mode::TRUNC }>($($arg),*),
+            _ => $f::<{ mode::ODD }>($($arg),*),
         }
     };
 }
@@ -238,15 +230,15 @@ fn band<const M: u8>(t: Tables, x: __m512i) -> (__m512i, __m512i, __mmask16, __m
     let unit = _mm512_sllv_epi32(one, s);
     let below = _mm512_sub_epi32(unit, one);
     let sum = match M {
-        m::RINT => {
+        mode::NEAREST_EVEN => {
             // half − 1, plus the last kept bit (shift and mask: no compare port)
             let lsb = _mm512_and_si512(_mm512_srlv_epi32(a, s), one);
             _mm512_add_epi32(_mm512_add_epi32(a, _mm512_srli_epi32::<1>(below)), lsb)
         }
-        m::ROUND => _mm512_add_epi32(a, _mm512_srli_epi32::<1>(unit)),
-        m::FLOOR => _mm512_mask_add_epi32(a, _mm512_movepi32_mask(x), a, below),
-        m::CEIL => _mm512_mask_add_epi32(a, !_mm512_movepi32_mask(x), a, below),
-        m::TRUNC => a,
+        mode::NEAREST_AWAY => _mm512_add_epi32(a, _mm512_srli_epi32::<1>(unit)),
+        mode::FLOOR => _mm512_mask_add_epi32(a, _mm512_movepi32_mask(x), a, below),
+        mode::CEIL => _mm512_mask_add_epi32(a, !_mm512_movepi32_mask(x), a, below),
+        mode::TRUNC => a,
         _ => _mm512_mask_or_epi32(a, _mm512_test_epi32_mask(a, below), a, unit),
     };
     // the rounded magnitude, as f32 bits; its exponent's prefix (only the low byte counts)
@@ -311,11 +303,11 @@ fn full<const M: u8>(t: Tables, x: __m512i) -> super::f32_byte_avx512::Lanes<C> 
     let tiny_nonzero = nonzero & !big;
     let half = _mm512_set1_epi32(TINY_HALF as i32);
     let up = match M {
-        m::RINT => _mm512_mask_cmpgt_epu32_mask(tiny_nonzero, a, half),
-        m::ROUND => _mm512_mask_cmpge_epu32_mask(tiny_nonzero, a, half),
-        m::FLOOR => tiny_nonzero & negative,
-        m::CEIL => tiny_nonzero & !negative,
-        m::TRUNC => 0,
+        mode::NEAREST_EVEN => _mm512_mask_cmpgt_epu32_mask(tiny_nonzero, a, half),
+        mode::NEAREST_AWAY => _mm512_mask_cmpge_epu32_mask(tiny_nonzero, a, half),
+        mode::FLOOR => tiny_nonzero & negative,
+        mode::CEIL => tiny_nonzero & !negative,
+        mode::TRUNC => 0,
         _ => tiny_nonzero,
     };
     let small = _mm512_maskz_mov_epi32(up, _mm512_ternarylogic_epi32::<0xF8>(one, sign, c80));

@@ -199,8 +199,10 @@ impl super::SliceKernel for KeyTable {
             && let Some(k) = self.avx512()
             && let Some(counts) = k.run(self, src, dst, n, stream)
         {
+            super::plan::ran(k.name());
             return counts;
         }
+        super::plan::ran("f32-key");
         self.run(src, dst, n, d.is_packed())
     }
 }

@@ -20,6 +20,7 @@
 //! never used; the tests check it against the reference too.
 
 use super::f32_key::KeyTable;
+use super::mode;
 use crate::format::{Format, Kind};
 use crate::round::RoundMode;
 use crate::status::{Status, StatusCounts};
@@ -50,25 +51,25 @@ pub(crate) struct KeyAvx512 {
     /// Per status id: flags 5-8 and "exact" in 6-bit fields.
     spread_hi: [u32; 16],
     /// The rounding mode.
-    mode: RoundMode,
+    mode: u8,
     /// Whether the sign decides `floor` / `ceil` (false for e8m0, which rounds magnitudes).
     signed: bool,
 }
 
 /// The kept units, cut-off class and decision of the scalar model (used to fit parameters).
-fn model_up(mode: RoundMode, negative: bool, sig: u32, k: u32, base: u32) -> (u32, bool, bool) {
+fn model_up(mode: u8, negative: bool, sig: u32, k: u32, base: u32) -> (u32, bool, bool) {
     let t = sig >> k;
     let rem = sig & ((1 << k) - 1);
     let half = (1u32 << k) >> 1;
     let lsb_odd = t != 0 && (base.wrapping_add(t) & 1) == 1;
     let nz = rem != 0;
     let up = match mode {
-        RoundMode::Rint | RoundMode::None => rem > half || (rem == half && lsb_odd),
-        RoundMode::Round => rem >= half,
-        RoundMode::Floor => negative && nz,
-        RoundMode::Ceil => !negative && nz,
-        RoundMode::Trunc | RoundMode::Hybrid => false,
-        RoundMode::Odd => nz && !lsb_odd,
+        mode::NEAREST_EVEN => rem > half || (rem == half && lsb_odd),
+        mode::NEAREST_AWAY => rem >= half,
+        mode::FLOOR => negative && nz,
+        mode::CEIL => !negative && nz,
+        mode::ODD => nz && !lsb_odd,
+        _ => false,
     };
     (t + u32::from(up), nz, (t + u32::from(up)) << k >= 512)
 }
@@ -178,9 +179,7 @@ impl KeyAvx512 {
             _ if dst == Format::F8E8M0 => false,
             _ => return None,
         };
-        if mode == RoundMode::Hybrid {
-            return None;
-        }
+        let mode = mode::of(mode)?;
         let mut k = KeyAvx512 {
             params: Box::new([0; CLASSES]),
             spread_lo: [0; 16],
@@ -272,14 +271,16 @@ impl KeyAvx512 {
             // `body` is a multiple of STEP within both slices.
             let mut counts = unsafe {
                 match self.mode {
-                    RoundMode::Rint | RoundMode::None => cast::<0>(self, table, s, t, body, stream),
-                    RoundMode::Round => cast::<1>(self, table, s, t, body, stream),
-                    RoundMode::Floor => cast::<2>(self, table, s, t, body, stream),
-                    RoundMode::Ceil => cast::<3>(self, table, s, t, body, stream),
-                    RoundMode::Trunc | RoundMode::Hybrid => {
-                        cast::<4>(self, table, s, t, body, stream)
+                    mode::NEAREST_EVEN => {
+                        cast::<{ mode::NEAREST_EVEN }>(self, table, s, t, body, stream)
                     }
-                    RoundMode::Odd => cast::<5>(self, table, s, t, body, stream),
+                    mode::NEAREST_AWAY => {
+                        cast::<{ mode::NEAREST_AWAY }>(self, table, s, t, body, stream)
+                    }
+                    mode::FLOOR => cast::<{ mode::FLOOR }>(self, table, s, t, body, stream),
+                    mode::CEIL => cast::<{ mode::CEIL }>(self, table, s, t, body, stream),
+                    mode::TRUNC => cast::<{ mode::TRUNC }>(self, table, s, t, body, stream),
+                    _ => cast::<{ mode::ODD }>(self, table, s, t, body, stream),
                 }
             };
             counts.add(&table.run(&s[4 * body..], &mut t[body..], n - body, false));
@@ -338,11 +339,13 @@ fn lanes<const M: u8>(k: &KeyAvx512, x: __m512i) -> (__m512i, __m512i) {
         if k.signed { _mm512_movepi32_mask(x) } else { 0 }
     };
     let up: __mmask16 = match M {
-        0 => _mm512_cmpgt_epu32_mask(rem, half) | (_mm512_cmpeq_epi32_mask(rem, half) & lsb_odd()),
-        1 => _mm512_cmpge_epu32_mask(rem, half),
-        2 => nz & negative(),
-        3 => nz & !negative(),
-        5 => nz & !lsb_odd(),
+        mode::NEAREST_EVEN => {
+            _mm512_cmpgt_epu32_mask(rem, half) | (_mm512_cmpeq_epi32_mask(rem, half) & lsb_odd())
+        }
+        mode::NEAREST_AWAY => _mm512_cmpge_epu32_mask(rem, half),
+        mode::FLOOR => nz & negative(),
+        mode::CEIL => nz & !negative(),
+        mode::ODD => nz & !lsb_odd(),
         _ => 0,
     };
     let n = _mm512_mask_add_epi32(t, up, t, one);

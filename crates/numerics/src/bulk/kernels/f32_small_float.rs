@@ -16,8 +16,8 @@ pub(crate) type Fixed = (u32, u16);
 /// Elements per step (two vectors of 8).
 const STEP: usize = 16;
 
-/// The rounding modes (the [`super::f32_float`] kernel's numbering).
-pub(crate) use super::f32_float::mode;
+/// The rounding-mode numbering of every kernel ([`super::mode`]).
+pub(crate) use super::mode;
 
 /// One f32 → small float cast: the layout, the mode and the policy's fixed results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -16,14 +16,7 @@ const SATURATED: u16 = Status::SATURATED.bits();
 const WRAPPED: u16 = Status::WRAPPED.bits();
 const INVALID: u16 = Status::INVALID.bits();
 
-/// The rounding modes as const-generic parameters.
-mod mode {
-    pub const NEAREST_EVEN: u8 = 0;
-    pub const NEAREST_AWAY: u8 = 1;
-    pub const FLOOR: u8 = 2;
-    pub const CEIL: u8 = 3;
-    pub const TRUNC: u8 = 4;
-}
+use super::mode;
 
 /// The integer destination.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -260,13 +253,16 @@ impl super::SliceKernel for IntDst {
         if level == super::simd::SimdLevel::Avx512
             && let Some(counts) = super::f32_to_int_avx512::run(self, src, dst, n, stream)
         {
+            super::plan::ran("f32-int-avx512");
             return counts;
         }
         if level >= super::simd::SimdLevel::Avx2
             && let Some(counts) = super::f32_to_int_avx2::run(self, src, dst, n)
         {
+            super::plan::ran("f32-int-avx2");
             return counts;
         }
+        super::plan::ran("f32-int");
         self.run(src, dst, n)
     }
 }

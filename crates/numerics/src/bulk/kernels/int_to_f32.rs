@@ -116,6 +116,7 @@ impl super::SliceKernel for IntToF32 {
         let _ = (s, d);
         #[cfg(target_arch = "x86_64")]
         if level.runs_avx512() {
+            super::plan::ran("int-f32-avx512");
             let done = n - n % 16;
             // SAFETY: the CPU has AVX-512 F and BW (checked just above); `src` and `dst` hold
             // the bytes of `n` elements (checked by the caller); a streamed `dst` starts on a
@@ -132,6 +133,7 @@ impl super::SliceKernel for IntToF32 {
             return self.counts(n);
         }
         let _ = (level, stream);
+        super::plan::ran("int-f32");
         self.run_portable(src, dst, n);
         self.counts(n)
     }

@@ -47,6 +47,8 @@ pub(crate) mod f64_src;
 pub(crate) mod flags;
 pub(crate) mod i32_to_int;
 pub(crate) mod int_to_f32;
+pub(crate) mod mode;
+pub(crate) mod plan;
 pub(crate) mod reference;
 pub(crate) mod simd;
 pub(crate) mod stream;
@@ -142,9 +144,10 @@ fn widening_kernel(
     k
 }
 
-/// Which kernel to use. `force_reference` skips the fast kernels (tests compare the two).
-pub(crate) fn select(s: Storage, d: Storage, policy: &CastPolicy, force_reference: bool) -> Kernel {
-    if force_reference || policy.round == RoundMode::Hybrid {
+/// The fastest kernel for a cast from `s` to `d` under `policy` (the reference routine where
+/// no fast kernel serves it); [`plan::Plan`] pairs it with a level.
+fn select(s: Storage, d: Storage, policy: &CastPolicy) -> Kernel {
+    if policy.round == RoundMode::Hybrid {
         return Kernel::Reference;
     }
     if matches!(s.format(), Format::F64 | Format::I32)
@@ -337,6 +340,7 @@ impl Kernel {
                 } else {
                     f64_src::WideSource::F64
                 };
+                plan::ran(self.name());
                 f64_src::F64Float::run(
                     level,
                     source,
@@ -349,12 +353,18 @@ impl Kernel {
                 )
             }
             Kernel::F32ToInt(k) => fast(level, k, src, s, dst, d, n, st),
-            Kernel::I32Int(k) => fast(level, k, src, s, dst, d, n, st),
+            Kernel::I32Int(k) => {
+                plan::ran(self.name());
+                fast(level, k, src, s, dst, d, n, st)
+            }
             Kernel::F32Key(t) => fast(level, &**t, src, s, dst, d, n, st),
             Kernel::Widen(k) => fast(level, k, src, s, dst, d, n, st),
             Kernel::IntToF32(k) => fast(level, k, src, s, dst, d, n, st),
             Kernel::ToF32(k) => fast(level, k, src, s, dst, d, n, st),
-            Kernel::Reference => reference::run(src, s, dst, d, start, n, policy, options),
+            Kernel::Reference => {
+                plan::ran(self.name());
+                reference::run(src, s, dst, d, start, n, policy, options)
+            }
         }
     }
 

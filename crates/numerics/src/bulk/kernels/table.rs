@@ -196,8 +196,10 @@ impl Table {
             && let Some(p) = &self.planes
             && let Some(counts) = p.run(src, s, dst, d, n, stream)
         {
+            super::plan::ran("table-avx512");
             return counts;
         }
+        super::plan::ran("table");
         if level >= SimdLevel::Avx2
             && let Some(counts) = self.gathered(src, s, dst, d, n)
         {

@@ -32,8 +32,8 @@ pub(crate) const F32_INF: u32 = 0x7F80_0000;
 /// The f32 code of the largest finite value.
 pub(crate) const F32_MAX: u32 = 0x7F7F_FFFF;
 
-/// The rounding modes as const-generic parameters: the one numbering the f32 kernels use.
-pub(crate) use super::f32_float::mode;
+/// The rounding-mode numbering of every kernel ([`super::mode`]).
+pub(crate) use super::mode;
 
 /// The source of a [`ToF32`] cast.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -325,8 +325,13 @@ impl super::SliceKernel for ToF32 {
         if super::to_f32_avx512::serves_at(level)
             && let Some(counts) = super::to_f32_avx512::run(self, src, dst, n, stream)
         {
+            super::plan::ran(match self.source {
+                Source::F64 => "f64-f32-avx512",
+                Source::I32 => "i32-f32-avx512",
+            });
             return counts;
         }
+        super::plan::ran(self.name());
         self.run_portable(src, dst, n)
     }
 }

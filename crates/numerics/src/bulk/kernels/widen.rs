@@ -304,8 +304,10 @@ impl super::SliceKernel for Widen {
         if super::widen_avx512::serves_at(level)
             && let Some(counts) = super::widen_avx512::run(self, src, dst, n, stream)
         {
+            super::plan::ran("widen-avx512");
             return counts;
         }
+        super::plan::ran("widen");
         if level >= super::simd::SimdLevel::Avx2
             && let Some(counts) = self.run_avx2(src, dst, n)
         {
