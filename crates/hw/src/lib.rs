@@ -4,7 +4,8 @@
 //!   fails with a [`LimitError`] naming the limit, its range and the offending number;
 //! * [`CycleEstimate`]: a timing model's estimate (total, per-stage breakdown, model name),
 //!   reported next to a functional result and never mixed into it;
-//! * [`ByteRange`]: a half-open byte address range with checked construction and overlap tests.
+//! * [`ByteRange`]: a half-open byte address range with checked construction and overlap tests;
+//! * [`lex`]: the token layer the descriptor-language parsers share (tokens, spans, one error).
 //!
 //! ```
 //! use npusim_hw::{ByteRange, Limit};
@@ -16,6 +17,7 @@
 //! ```
 
 pub mod cycles;
+pub mod lex;
 pub mod limit;
 pub mod range;
 

@@ -16,6 +16,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use npusim_hw::lex::{self, Token};
+
 use super::error::AccessError;
 use super::expr::{Affine, TensorAccess};
 use crate::limits::INDUCTION_VARIABLES;
@@ -74,62 +76,46 @@ fn syntax(column: usize, expected: &str, found: impl fmt::Display) -> AccessErro
     }
 }
 
-/// Splits the text into tokens with their 1-based columns.
+/// Converts the shared lexer's lexemes into this grammar's tokens with their 1-based columns,
+/// refusing the kinds it does not use (`/`, `%`, `#`, ...) where they appear.
 fn lex(text: &str) -> Result<Vec<(Tok, usize)>, AccessError> {
-    let chars: Vec<char> = text.chars().collect();
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        let column = i + 1;
-        if c.is_whitespace() {
-            i += 1;
-            continue;
-        }
-        if c.is_ascii_alphabetic() || c == '_' {
-            let start = i;
-            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
-                i += 1;
+    for lexeme in lex::lex(text) {
+        let lexeme = lexeme.map_err(|e| syntax(e.column, "a token", format!("`{}`", e.text)))?;
+        let column = lexeme.span.column;
+        let tok = match lexeme.token {
+            Token::Ident => Tok::Ident(lexeme.text.to_string()),
+            Token::Number => {
+                let value = lexeme
+                    .unsigned(i64::MAX.unsigned_abs())
+                    .ok()
+                    .and_then(|v| i64::try_from(v).ok());
+                let word = || format!("`{}`", lexeme.text.replace('_', ""));
+                Tok::Int(value.ok_or_else(|| syntax(column, "an integer", word()))?)
             }
-            out.push((Tok::Ident(chars[start..i].iter().collect()), column));
-            continue;
-        }
-        if c.is_ascii_digit() {
-            let start = i;
-            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
-                i += 1;
+            Token::Bar => Tok::Bar,
+            Token::LBrace => Tok::LBrace,
+            Token::RBrace => Tok::RBrace,
+            Token::LBracket => Tok::LBracket,
+            Token::RBracket => Tok::RBracket,
+            Token::Comma => Tok::Comma,
+            Token::Plus => Tok::Plus,
+            Token::Star => Tok::Star,
+            Token::LParen => Tok::LParen,
+            Token::RParen => Tok::RParen,
+            Token::Arrow => Tok::Arrow,
+            Token::Minus => Tok::Minus,
+            _ => {
+                return Err(syntax(
+                    column,
+                    "a token",
+                    format!("`{}`", lexeme.first_char()),
+                ));
             }
-            let word: String = chars[start..i].iter().filter(|&&c| c != '_').collect();
-            let parsed = match word.strip_prefix("0x").or_else(|| word.strip_prefix("0X")) {
-                Some(hex) => i64::from_str_radix(hex, 16),
-                None => word.parse::<i64>(),
-            };
-            let value = parsed.map_err(|_| syntax(column, "an integer", format!("`{word}`")))?;
-            out.push((Tok::Int(value), column));
-            continue;
-        }
-        let tok = match c {
-            '|' => Tok::Bar,
-            '{' => Tok::LBrace,
-            '}' => Tok::RBrace,
-            '[' => Tok::LBracket,
-            ']' => Tok::RBracket,
-            ',' => Tok::Comma,
-            '+' => Tok::Plus,
-            '*' => Tok::Star,
-            '(' => Tok::LParen,
-            ')' => Tok::RParen,
-            '-' if chars.get(i + 1) == Some(&'>') => {
-                i += 1;
-                Tok::Arrow
-            }
-            '-' => Tok::Minus,
-            other => return Err(syntax(column, "a token", format!("`{other}`"))),
         };
         out.push((tok, column));
-        i += 1;
     }
-    out.push((Tok::End, chars.len() + 1));
+    out.push((Tok::End, lex::end_column(text)));
     Ok(out)
 }
 

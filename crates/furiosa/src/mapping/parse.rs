@@ -12,6 +12,7 @@
 
 use std::fmt;
 
+use npusim_hw::lex::{self, Lexeme, Token};
 use thiserror::Error;
 
 use super::{Axes, Mapping, PaddingKind, ShapeError};
@@ -84,86 +85,85 @@ impl fmt::Display for Tok {
     }
 }
 
-struct Lexed {
-    toks: Vec<(Tok, usize)>,
-}
-
-fn lex(text: &str) -> Result<Lexed, (usize, String)> {
-    let chars: Vec<char> = text.chars().collect();
+/// Converts the shared lexer's lexemes into this grammar's tokens with their 1-based columns,
+/// refusing the kinds it does not use (`*`, `->`, `|`, ...) where they appear. Numbers are
+/// plain decimals: a number word is its digits then an identifier (`8abc` is `8`, `abc`).
+fn lex(text: &str) -> Result<Vec<(Tok, usize)>, (usize, String)> {
+    let mut lexemes = Vec::new();
+    for lexeme in lex::lex(text) {
+        match lexeme {
+            Ok(l) => {
+                let (number, glued) = l.split_decimal();
+                lexemes.push(Ok(number));
+                lexemes.extend(glued.map(Ok));
+            }
+            Err(e) => lexemes.push(Err(e)),
+        }
+    }
     let mut toks = Vec::new();
     let mut i = 0;
-    let skip_ws = |mut j: usize| {
-        while j < chars.len() && chars[j].is_whitespace() {
-            j += 1;
-        }
-        j
-    };
-    while i < chars.len() {
-        let c = chars[i];
-        let col = i + 1;
-        if c.is_whitespace() {
-            i += 1;
-            continue;
-        }
-        if c.is_ascii_alphabetic() || c == '_' {
-            let start = i;
-            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
-                i += 1;
+    while let Some(lexeme) = lexemes.get(i) {
+        let lexeme = match lexeme {
+            Ok(l) => l,
+            Err(e) => return Err((e.column, format!("unexpected character `{}`", e.text))),
+        };
+        let col = lexeme.span.column;
+        i += 1;
+        let tok = match lexeme.token {
+            Token::Ident => Tok::Ident(lexeme.text.to_string()),
+            Token::Number => {
+                let n = lexeme.unsigned(u64::MAX).ok();
+                let n = n.and_then(|n| usize::try_from(n).ok()).ok_or_else(|| {
+                    let digits = lexeme.text.replace('_', "");
+                    (col, format!("number `{digits}` is too large"))
+                })?;
+                Tok::Nat(n)
             }
-            let word: String = chars[start..i].iter().collect();
-            toks.push((Tok::Ident(word), col));
-            continue;
-        }
-        if c.is_ascii_digit() {
-            let start = i;
-            while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '_') {
-                i += 1;
-            }
-            let digits: String = chars[start..i].iter().filter(|c| **c != '_').collect();
-            let n = digits
-                .parse::<usize>()
-                .map_err(|_| (col, format!("number `{digits}` is too large")))?;
-            toks.push((Tok::Nat(n), col));
-            continue;
-        }
-        let tok = match c {
-            ',' => Tok::Comma,
-            '/' => Tok::Slash,
-            '%' => Tok::Percent,
-            '=' => Tok::Eq,
-            '(' | '[' | '{' => Tok::Open(c),
-            ')' | ']' | '}' => Tok::Close(c),
-            '#' => {
+            Token::Comma => Tok::Comma,
+            Token::Slash => Tok::Slash,
+            Token::Percent => Tok::Percent,
+            Token::Eq => Tok::Eq,
+            Token::LParen => Tok::Open('('),
+            Token::LBracket => Tok::Open('['),
+            Token::LBrace => Tok::Open('{'),
+            Token::RParen => Tok::Close(')'),
+            Token::RBracket => Tok::Close(']'),
+            Token::RBrace => Tok::Close('}'),
+            Token::Hash => {
                 // `#{*}`, `#{0}`, `#{!}` are fill-kind markers; any other brace group after `#`
                 // is an escaped number and is left to the parser.
-                let mut kind = PaddingKind::Top;
-                let j = skip_ws(i + 1);
-                if j < chars.len() && chars[j] == '{' {
-                    let k = skip_ws(j + 1);
-                    let marker = chars.get(k).copied();
-                    let close = skip_ws(k + 1);
-                    if chars.get(close) == Some(&'}') {
-                        let found = match marker {
-                            Some('*') => Some(PaddingKind::Top),
-                            Some('0') => Some(PaddingKind::Zero),
-                            Some('!') => Some(PaddingKind::Bottom),
-                            _ => None,
-                        };
-                        if let Some(found) = found {
-                            kind = found;
-                            i = close;
-                        }
+                let kind = match lexemes.get(i..i + 3) {
+                    Some([Ok(open), Ok(marker), Ok(close)])
+                        if open.token == Token::LBrace && close.token == Token::RBrace =>
+                    {
+                        fill_marker(marker)
                     }
+                    _ => None,
+                };
+                if kind.is_some() {
+                    i += 3;
                 }
-                Tok::Hash(kind)
+                Tok::Hash(kind.unwrap_or(PaddingKind::Top))
             }
-            _ => return Err((col, format!("unexpected character `{c}`"))),
+            _ => {
+                let c = lexeme.first_char();
+                return Err((col, format!("unexpected character `{c}`")));
+            }
         };
         toks.push((tok, col));
-        i += 1;
     }
-    toks.push((Tok::End, chars.len() + 1));
-    Ok(Lexed { toks })
+    toks.push((Tok::End, lex::end_column(text)));
+    Ok(toks)
+}
+
+/// The fill kind a lexeme between `#{` and `}` names: `*`, `0` or `!`.
+fn fill_marker(marker: &Lexeme<'_>) -> Option<PaddingKind> {
+    match (marker.token, marker.text) {
+        (Token::Star, _) => Some(PaddingKind::Top),
+        (Token::Number, "0") => Some(PaddingKind::Zero),
+        (Token::Bang, _) => Some(PaddingKind::Bottom),
+        _ => None,
+    }
 }
 
 /// Most tokens a mapping text may have (keeps evaluation recursion shallow).
@@ -312,16 +312,16 @@ impl Mapping {
             kind,
             text: text.to_string(),
         };
-        let lexed = lex(text).map_err(|(c, m)| fail((c, ParseErrorKind::Syntax(m))))?;
-        if lexed.toks.len() > MAX_TOKENS {
-            let col = lexed.toks[MAX_TOKENS].1;
+        let toks = lex(text).map_err(|(c, m)| fail((c, ParseErrorKind::Syntax(m))))?;
+        if toks.len() > MAX_TOKENS {
+            let col = toks[MAX_TOKENS].1;
             return Err(fail((
                 col,
                 ParseErrorKind::Syntax(format!("a mapping has at most {MAX_TOKENS} tokens")),
             )));
         }
         let mut p = Parser {
-            toks: lexed.toks,
+            toks,
             at: 0,
             axes,
             depth: 0,
