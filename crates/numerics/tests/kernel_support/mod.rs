@@ -5,6 +5,9 @@
 
 #![allow(dead_code)]
 
+#[path = "../../src/bulk/kernels/skip_log.rs"]
+mod skip_log;
+
 use npusim_numerics::bulk::SimdLevel;
 use npusim_numerics::{
     BulkOptions, CastPolicy, Format, InfRule, KernelChoice, Kind, Layout, NanRule, Overflow,
@@ -293,19 +296,7 @@ pub fn level_here(level: SimdLevel) -> bool {
         Some(name) if name != "main" => format!("{file}::{name}"),
         _ => file,
     };
-    let line = format!("SKIPPED: {test} needs {}: {why}\n", level.name());
-    print!("{line}");
-    if let Some(path) = std::env::var_os("NPUSIM_SKIP_LOG") {
-        use std::io::Write;
-        let logged = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .and_then(|mut f| f.write_all(line.as_bytes()));
-        if let Err(e) = logged {
-            panic!("cannot append to NPUSIM_SKIP_LOG {}: {e}", path.display());
-        }
-    }
+    skip_log::report_skip(&test, level.name(), &why.to_string());
     false
 }
 

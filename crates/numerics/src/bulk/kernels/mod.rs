@@ -51,6 +51,8 @@ pub(crate) mod mode;
 pub(crate) mod plan;
 pub(crate) mod reference;
 pub(crate) mod simd;
+#[cfg(test)]
+mod skip_log;
 pub(crate) mod stream;
 pub(crate) mod table;
 pub(crate) mod table_avx512;

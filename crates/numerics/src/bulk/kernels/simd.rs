@@ -211,19 +211,7 @@ pub(crate) fn level_here(level: SimdLevel) -> bool {
     };
     let thread = std::thread::current();
     let test = thread.name().unwrap_or("a unit test");
-    let line = format!("SKIPPED: {test} needs {}: {why}\n", level.name());
-    print!("{line}");
-    if let Some(path) = std::env::var_os("NPUSIM_SKIP_LOG") {
-        use std::io::Write;
-        let logged = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .and_then(|mut f| f.write_all(line.as_bytes()));
-        if let Err(e) = logged {
-            panic!("cannot append to NPUSIM_SKIP_LOG {}: {e}", path.display());
-        }
-    }
+    super::skip_log::report_skip(test, level.name(), &why.to_string());
     false
 }
 
