@@ -115,25 +115,14 @@ pub fn table() -> Vec<[String; 12]> {
 /// Runs `npusim formats`.
 pub fn run(args: FormatsArgs) -> Result<ExitCode> {
     let rows = table();
-    let mut widths = [0usize; 12];
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
+    let widths = crate::table::widths(&rows);
     crate::output::with_stdout(|out| {
         for (i, row) in rows.iter().enumerate() {
-            let mut line = String::new();
-            for (k, (cell, w)) in row.iter().zip(widths).enumerate() {
-                if k == row.len() - 1 {
-                    line.push_str(cell);
-                } else if (1..=4).contains(&k) {
-                    line.push_str(&format!("{cell:>w$}  "));
-                } else {
-                    line.push_str(&format!("{cell:<w$}  "));
-                }
-            }
-            writeln!(out, "{}", line.trim_end())?;
+            writeln!(
+                out,
+                "{}",
+                crate::table::row_text(row, &widths, |k| (1..=4).contains(&k))
+            )?;
             if args.long && i > 0 {
                 writeln!(out, "    {}", FORMATS[i - 1].summary)?;
             }

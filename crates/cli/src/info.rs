@@ -9,6 +9,8 @@ use clap::Args;
 use npusim_io::{Container, FileInfo, InspectError, TensorInfo, inspect_file};
 use serde_json::json;
 
+use crate::table::row_text;
+
 /// Options of `npusim info`.
 #[derive(Debug, Args)]
 pub struct InfoArgs {
@@ -75,9 +77,9 @@ fn write_table(out: &mut dyn Write, info: &FileInfo) -> io::Result<()> {
             *w = (*w).max(cell.chars().count());
         }
     }
-    write_row(out, &HEADING, &widths)?;
+    writeln!(out, "{}", row_text(&HEADING, &widths, |c| c >= 4))?;
     for t in &info.tensors {
-        write_row(out, &cells(t), &widths)?;
+        writeln!(out, "{}", row_text(&cells(t), &widths, |c| c >= 4))?;
     }
     let elements: u64 = info.tensors.iter().map(|t| t.elements).sum();
     let bytes: u64 = info.tensors.iter().map(|t| t.bytes).sum();
@@ -90,54 +92,6 @@ fn write_table(out: &mut dyn Write, info: &FileInfo) -> io::Result<()> {
         writeln!(out, "metadata {k} = {v}")?;
     }
     Ok(())
-}
-
-/// Writes one row of the table as [`align`] lays it out (right-aligned from column 4).
-fn write_row<S: AsRef<str>>(
-    out: &mut dyn Write,
-    row: &[S; 6],
-    widths: &[usize; 6],
-) -> io::Result<()> {
-    let mut line = String::new();
-    for (c, (cell, w)) in row.iter().zip(widths).enumerate() {
-        let cell = cell.as_ref();
-        let pad = " ".repeat(w - cell.chars().count());
-        if c >= 4 {
-            line.push_str(&pad);
-            line.push_str(cell);
-        } else {
-            line.push_str(cell);
-            line.push_str(&pad);
-        }
-        line.push_str("  ");
-    }
-    writeln!(out, "{}", line.trim_end())
-}
-
-/// The rows of a table as aligned text: columns padded to their widest cell, columns from
-/// `right_from` on right-aligned (numbers).
-pub fn align<const N: usize>(rows: &[[String; N]], right_from: usize) -> String {
-    let widths: Vec<usize> = (0..N)
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
-    let mut out = String::new();
-    for row in rows {
-        let mut line = String::new();
-        for (c, cell) in row.iter().enumerate() {
-            let pad = " ".repeat(widths[c] - cell.chars().count());
-            if c >= right_from {
-                line.push_str(&pad);
-                line.push_str(cell);
-            } else {
-                line.push_str(cell);
-                line.push_str(&pad);
-            }
-            line.push_str("  ");
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
 }
 
 /// Writes the JSON document (one line): file, container, tensors and metadata, keys in

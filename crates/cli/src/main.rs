@@ -1,8 +1,10 @@
 //! The `npusim` command-line tool: the thin face of the npusim golden model.
 //!
-//! Each subcommand lives in its own module with an `Args` struct (clap derive) and a
-//! `run(args) -> anyhow::Result<ExitCode>` function. Adding a subcommand means adding a
-//! module, one variant to [`Command`] and one arm to [`dispatch`].
+//! Each command group lives in its own module (a folder for the groups with several files:
+//! `cast/`, `ascend/`, `furiosa/`, `cerebras/`) with an `Args` struct (clap derive) and a
+//! `run(args) -> anyhow::Result<ExitCode>` function; `output`, `interrupt`, `progress`,
+//! `table` and `npy_file` are shared by all. Adding a command means adding a module, one
+//! variant to [`Command`] and one arm to [`dispatch`].
 
 mod ascend;
 mod bench;
@@ -10,17 +12,16 @@ mod bench_cases;
 mod bench_targets;
 mod bench_timing;
 mod cast;
-mod cast_errors;
-mod cast_stats;
 mod cerebras;
-mod cerebras_run;
 mod crossover;
 mod formats;
 mod furiosa;
 mod info;
 mod interrupt;
+mod npy_file;
 mod output;
 mod progress;
+mod table;
 mod tour;
 mod tour_ascend;
 mod tour_cerebras;
@@ -50,11 +51,13 @@ enum Command {
     Tour(tour::TourArgs),
     /// Measure bulk-cast throughput against memcpy and the `half` crate, in one process.
     Bench(bench::BenchArgs),
-    /// Huawei Ascend: run AscendC Cast calls (LocalTensor API, Ascend 950 Reg API).
+    /// Huawei Ascend: run AscendC Cast calls (cast; LocalTensor API, Ascend 950 Reg API).
     Ascend(ascend::AscendArgs),
-    /// Cerebras WSE: lower CSL tensor access expressions to DSDs; run the example programs.
+    /// Cerebras WSE: lower CSL tensor access expressions to DSDs (access); run the SDK
+    /// tutorials' example programs on the simulator (run).
     Cerebras(cerebras::CerebrasArgs),
-    /// Furiosa RNGD: evaluate mapping expressions (m-notation).
+    /// Furiosa RNGD: evaluate mapping expressions, the text of Furiosa's `m![...]` (map); run
+    /// Tensor Unit pipeline files (run).
     Furiosa(furiosa::FuriosaArgs),
     /// Print every tensor's name, dtype, shape, element count and bytes (.npy, .safetensors).
     Info(info::InfoArgs),

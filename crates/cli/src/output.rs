@@ -42,13 +42,31 @@ pub(crate) fn stdout_error(e: io::Error) -> anyhow::Error {
     }
 }
 
+/// Whether `path` is `-` (standard input or output).
+pub(crate) fn is_stdio(path: &std::path::Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Prints a command's report: on standard output, or on standard error when standard output
+/// carries the command's data (`-o -`). If standard error itself fails there is no one left
+/// to tell, so that failure is ignored (never a panic).
+pub(crate) fn report(text: &str, data_on_stdout: bool) -> anyhow::Result<()> {
+    if data_on_stdout {
+        let mut err = io::stderr().lock();
+        let _ = err.write_all(text.as_bytes()).and_then(|()| err.flush());
+        Ok(())
+    } else {
+        emit(text)
+    }
+}
+
 /// Writes a command's output file: `-` means standard output, any other path goes through
 /// the atomic writer of `npusim-io` (complete or not at all, never a partial file).
 pub(crate) fn write_output<F>(path: &std::path::Path, write: F) -> anyhow::Result<()>
 where
     F: FnOnce(&mut dyn Write) -> io::Result<()>,
 {
-    if path.as_os_str() == "-" {
+    if is_stdio(path) {
         return with_stdout(write);
     }
     npusim_io::write_atomic(path, |out| write(out).map_err(npusim_io::IoError::Os))

@@ -171,3 +171,53 @@ fn format_names_the_type_of_pipes_and_unknown_extensions() {
         assert_eq!(dtype, want, "{name}");
     }
 }
+
+/// Issue 29, item 7: "`--format` ... is ignored when the output has a known extension: `-o y.npy
+/// --format raw` writes `.npy`". Decision: a path's extension says its own type and `--format`
+/// the type of `-` and of other extensions; a `--format` that no path uses and that an
+/// extension contradicts is refused (naming the flag, the file and its type), writing nothing.
+#[test]
+fn a_format_that_an_extension_contradicts_and_no_path_uses_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let out = npusim(d)
+        .arg("cast")
+        .arg(example("w.npy"))
+        .args(["-o", "y.npy", "--format", "raw", "--to", "bf16"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("--format raw contradicts `y.npy`, a .npy file by its extension"),
+        "{err}"
+    );
+    assert!(!d.join("y.npy").exists(), "nothing written");
+    // Agreeing with the extensions is fine, and so is a --format that a path uses: here the
+    // input `x.dat` is raw, the output y.npy a .npy by its name.
+    npusim(d)
+        .arg("cast")
+        .arg(example("w.npy"))
+        .args(["-o", "y.npy", "--format", "npy", "--to", "bf16", "-q"])
+        .assert()
+        .success();
+    std::fs::copy(example("x.bin"), d.join("x.dat")).unwrap();
+    npusim(d)
+        .args([
+            "cast", "x.dat", "-o", "z.npy", "--format", "raw", "--to", "f32",
+        ])
+        .args(["--from", "f16", "--shape", "2,3,4", "-q"])
+        .assert()
+        .success();
+    assert_eq!(&std::fs::read(d.join("z.npy")).unwrap()[..6], b"\x93NUMPY");
+    // An unknown type is clap's error, listing the three.
+    npusim(d)
+        .arg("cast")
+        .arg(example("w.npy"))
+        .args(["-o", "y.npy", "--format", "npz", "--to", "bf16"])
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains(
+            "[possible values: npy, safetensors, raw]",
+        ));
+}

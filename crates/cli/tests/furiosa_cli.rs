@@ -346,3 +346,53 @@ fn run_intra_slice_reduce_on_a_ramp() {
     let want: Vec<i32> = (0..8).map(|k| (0..4).map(|r| r * 8 + k).sum()).collect();
     assert_eq!(got, want);
 }
+
+/// Issue 29, item 8: "`furiosa run` prints types and a cycle count but no values and no
+/// verdict: show the output values ... and, for the shipped pipelines, PASS/FAIL against their
+/// expected values, as `cerebras run` does."
+#[test]
+fn run_prints_the_values_and_checks_a_shipped_worked_example() {
+    // Seed 000's single-flit packet on the default ramp: lanes 0..8 of each flit hold the
+    // ramp, the 24 padding lanes 0.
+    let out = furiosa_run_pipeline("seed000_cast_i32_to_i8.toml")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let zeros = vec!["0"; 24].join(", ");
+    assert!(
+        text.contains(&format!(
+            "values: i8[0, 1, 2, 3, 4, 5, 6, 7, {zeros}, ... 96 more]"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("\"Single-flit packet\" (Furiosa documentation, \"Cast Engine\")"),
+        "{text}"
+    );
+    assert!(text.contains("all 128 expected output codes"), "{text}");
+    assert!(text.trim_end().ends_with("result: PASS"), "{text}");
+    // Every shipped worked example passes; a pipeline of one's own has no expected values.
+    for name in [
+        "seed000_cast_padded.toml",
+        "seed003_dummy.toml",
+        "seed003_broadcast.toml",
+        "seed003_promotion.toml",
+        "seed003_reduce_then_add.toml",
+        "seed003_add_then_reduce.toml",
+    ] {
+        furiosa_run_pipeline(name)
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("result: PASS"));
+    }
+    furiosa_run_pipeline("intra_slice_reduce.toml")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "values: i32[48, 52, 56, 60, 64, 68, 72, 76]",
+        ))
+        .stdout(
+            predicate::str::contains("check: none").and(predicate::str::contains("result:").not()),
+        );
+}

@@ -4,7 +4,6 @@
 //! optionally write an event trace.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -15,7 +14,7 @@ use npusim_cerebras::programs::{Output, PROGRAMS, Program, ProgramRun, Values, f
 use npusim_cerebras::sched::PeStats;
 use serde_json::{Value, json};
 
-use crate::output::emit;
+use crate::output::{emit, report as report_to, write_output};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -24,7 +23,8 @@ Examples:
   npusim cerebras run E4 --arch wse3 --json
   npusim cerebras run pipeline-02-fifo --trace trace.json --trace-format chrome
 
-A program is named by its SDK example name or its spec label (E1..E10). With --trace -, the
+A program is named by its SDK example name or its label E1..E10 (the order of the SDK
+tutorials' programs, as --list shows them). With --trace -, the
 trace goes to standard output and the report to standard error. The exit code is
 non-zero when an output differs from the expected one (compared bit for bit).";
 
@@ -59,7 +59,8 @@ pub enum TraceFormat {
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES)]
 pub struct RunArgs {
-    /// The program: its SDK name (e.g. gemv-06-routes-1) or spec label (e.g. E3).
+    /// The program: its SDK example name (e.g. gemv-06-routes-1) or its label E1..E10 (e.g.
+    /// E3; `--list` shows both).
     #[arg(value_name = "EXAMPLE", required_unless_present = "list")]
     pub example: Option<String>,
     /// List the shipped programs and exit.
@@ -104,14 +105,8 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     } else {
         run_text(program, arch, &run, pass, trace.as_ref())?
     };
-    if trace.as_ref().is_some_and(|t| t.to_stdout) {
-        // standard output holds the trace; the report goes beside it on standard error
-        std::io::stderr()
-            .write_all(report.as_bytes())
-            .context("cannot write the report to standard error")?;
-    } else {
-        emit(&report)?;
-    }
+    // With `--trace -` standard output holds the trace; the report goes to standard error.
+    report_to(&report, trace.as_ref().is_some_and(|t| t.to_stdout))?;
     Ok(if pass {
         ExitCode::SUCCESS
     } else {
@@ -174,7 +169,7 @@ fn write_trace(
         TraceFormat::Chrome => run.sim.chrome_trace(),
         TraceFormat::Lines => run.sim.events().iter().map(|e| format!("{e}\n")).collect(),
     };
-    crate::output::write_output(path, |out| out.write_all(text.as_bytes()))
+    write_output(path, |out| out.write_all(text.as_bytes()))
         .with_context(|| format!("cannot write the trace to {}", path.display()))?;
     Ok(TraceWritten {
         path: path.to_path_buf(),

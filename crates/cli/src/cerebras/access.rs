@@ -1,20 +1,22 @@
-//! `npusim cerebras access` (and the dispatch of `npusim cerebras run`): lower one CSL tensor access expression over an array of a given
+//! `npusim cerebras access`: lower one CSL tensor access expression over an array of a given
 //! shape, print the DSD in CSL syntax and the element indices it visits, in access order.
 
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
-use crate::output::emit;
 use anyhow::{Context, Result, bail};
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, ValueEnum};
 use npusim_cerebras::ElemTy;
 use npusim_cerebras::access::{AccessError, BoundsPolicy, lower, parse};
 use npusim_cerebras::arch::Arch;
 use npusim_cerebras::dsd::{Mem1d, Mem4d};
 use npusim_cerebras::memory::PeMemory;
 
+use crate::output::emit;
+
 const EXAMPLES: &str = "\
-Examples (seed 004's lowering examples):
+Examples (the lowering examples of the Cerebras SDK documentation's \"Data Structure
+Descriptors\" page):
   npusim cerebras access '|i|{5} -> array[2 * i + 1]' --array array=10
   npusim cerebras access '|i|{20} -> array[i,i]' --array array=20,20
   npusim cerebras access '|i,j|{5,5} -> A[2*i + j]' --array A=20
@@ -22,27 +24,10 @@ Examples (seed 004's lowering examples):
 
 Extents are printed outermost first, strides innermost first (as CSL's lowered struct);
 addresses are row-major element indices into the array. Indices outside the array are allowed
-(the seed's own 4-D example reaches beyond its array) unless --strict is given.";
+(that page's own 4-D example reaches beyond its array) unless --strict is given.";
 
 /// Most addresses the command lists (a 4-D access can name 2^64 elements).
 const MAX_ADDRESSES: u64 = 1 << 24;
-
-/// `npusim cerebras ...`
-#[derive(Debug, Args)]
-pub struct CerebrasArgs {
-    /// What to do.
-    #[command(subcommand)]
-    pub command: CerebrasCommand,
-}
-
-/// Subcommands of `npusim cerebras`.
-#[derive(Debug, Subcommand)]
-pub enum CerebrasCommand {
-    /// Lower a tensor access expression to a mem1d/mem4d DSD and list what it addresses.
-    Access(AccessArgs),
-    /// Run a shipped example program on the multi-PE simulator (`--list` lists them).
-    Run(crate::cerebras_run::RunArgs),
-}
 
 /// The memory DSD kind to lower to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -74,14 +59,6 @@ pub struct AccessArgs {
     pub json: bool,
 }
 
-/// Runs `npusim cerebras ...`.
-pub fn run(args: CerebrasArgs) -> Result<ExitCode> {
-    match args.command {
-        CerebrasCommand::Access(a) => access(&a),
-        CerebrasCommand::Run(a) => crate::cerebras_run::run(&a),
-    }
-}
-
 /// Parses `NAME=D0,D1,...`.
 fn parse_array(spec: &str) -> Result<(String, Vec<u64>)> {
     let Some((name, dims)) = spec.split_once('=') else {
@@ -102,7 +79,8 @@ fn parse_array(spec: &str) -> Result<(String, Vec<u64>)> {
     Ok((name.to_string(), shape))
 }
 
-fn access(args: &AccessArgs) -> Result<ExitCode> {
+/// Runs `npusim cerebras access`.
+pub fn run(args: &AccessArgs) -> Result<ExitCode> {
     let (name, shape) = parse_array(&args.array)?;
     let expr = parse(&args.expr)?;
     if expr.array != name {
@@ -203,6 +181,7 @@ fn access(args: &AccessArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The items joined by commas.
 fn join<T: ToString>(items: &[T]) -> String {
     items
         .iter()

@@ -7,7 +7,7 @@ use npusim_io::cast::{CastSummary, ErrorStats, KeepReason, TensorPreview};
 use npusim_io::{TensorReport, shape_str};
 use serde_json::json;
 
-use crate::info::align;
+use crate::table::align;
 
 /// The error statistics of every cast tensor and their merge.
 fn totals(reports: &[TensorReport]) -> ErrorStats {

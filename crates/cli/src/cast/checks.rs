@@ -1,0 +1,93 @@
+//! What `npusim cast` checks before it casts (an output that is the input) and the warnings it
+//! gives after (options without effect, values that became NaN or Inf, nothing cast).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use npusim_io::TensorReport;
+use npusim_numerics::RoundMode;
+
+use super::args::CastArgs;
+use crate::output::is_stdio;
+
+/// A warning if no tensor was cast: the output is a copy of the input.
+pub fn empty_warning(reports: &[TensorReport]) -> Option<String> {
+    let cast_any = reports.iter().any(|r| matches!(r, TensorReport::Cast(_)));
+    (!cast_any).then(|| {
+        format!(
+            "no tensor was cast: all {} tensor(s) were copied unchanged, so the output is a copy of the input; --fail-on-empty makes this an error",
+            reports.len()
+        )
+    })
+}
+
+/// Warnings about options that do nothing as given.
+pub fn option_warnings(args: &CastArgs) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(seed) = args.seed
+        && args.round != RoundMode::Hybrid
+    {
+        out.push(format!(
+                "--seed {seed} has no effect: only --round hybrid (stochastic rounding) uses a seed, and this cast rounds with --round {}",
+                args.round
+            ));
+    }
+    out
+}
+
+/// A warning if finite inputs became NaN or Inf, with the count per tensor.
+pub fn nonfinite_warning(reports: &[TensorReport]) -> Option<String> {
+    let bad: Vec<String> = reports
+        .iter()
+        .filter_map(|r| match r {
+            TensorReport::Cast(c) if c.stats.nonfinite_from_finite > 0 => {
+                Some(format!("{}: {}", c.name, c.stats.nonfinite_from_finite))
+            }
+            _ => None,
+        })
+        .collect();
+    let total: u64 = reports
+        .iter()
+        .map(|r| match r {
+            TensorReport::Cast(c) => c.stats.nonfinite_from_finite,
+            TensorReport::Kept(_) => 0,
+        })
+        .sum();
+    (total > 0).then(|| {
+        format!(
+            "{total} finite input value(s) became NaN or Inf ({}); --saturate clamps overflow to ±max, --fail-on-nan makes this an error",
+            bad.join(", ")
+        )
+    })
+}
+
+/// The path a file would have once written: the canonical path of the file if it exists, or of
+/// its directory joined with its name.
+fn resolved(path: &Path) -> Option<PathBuf> {
+    if let Ok(p) = std::fs::canonicalize(path) {
+        return Some(p);
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    Some(std::fs::canonicalize(dir).ok()?.join(path.file_name()?))
+}
+
+/// Refuses an output path that is the input file, unless `--force`.
+pub fn check_not_in_place(args: &CastArgs) -> Result<()> {
+    if args.force || is_stdio(&args.input) || is_stdio(&args.output) {
+        return Ok(());
+    }
+    let (Some(input), Some(output)) = (resolved(&args.input), resolved(&args.output)) else {
+        return Ok(());
+    };
+    if input == output {
+        anyhow::bail!(
+            "the output `{}` is the input file `{}`: the cast would replace it; give another -o, or --force to replace the input",
+            args.output.display(),
+            input.display()
+        );
+    }
+    Ok(())
+}

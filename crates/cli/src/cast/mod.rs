@@ -1,0 +1,111 @@
+//! `npusim cast`: cast the tensors of a file to another format.
+//!
+//! The options become an [`npusim_io::CastJob`]; reading, selecting, casting and writing are
+//! `npusim_io::cast_file_with`'s (`cast_reader`'s for pipes, `cast::preview`'s for
+//! `--dry-run`). This folder parses the options, shows progress and prints the per-tensor
+//! summaries, warnings and statistics.
+
+mod args;
+mod checks;
+mod dry_run;
+mod errors;
+mod pipe;
+mod stats;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use npusim_io::cast::tally;
+use npusim_io::{CastJob, CastProgress, NoProgress, TensorReport, cast_file_opts};
+
+pub use args::CastArgs;
+use checks::{check_not_in_place, empty_warning, nonfinite_warning, option_warnings};
+use errors::explain;
+use pipe::{Source, cast_source, open_input, read_stdin};
+
+use crate::output::{emit, is_stdio, report};
+use crate::progress::Progress;
+
+/// Runs `npusim cast`: maps the options to a [`CastJob`], runs it with a progress bar and
+/// prints one line per tensor.
+pub fn run(args: CastArgs) -> Result<ExitCode> {
+    let job = args.job()?;
+    check_not_in_place(&args)?;
+    if args.dry_run {
+        return dry_run::dry_run(&job, &args);
+    }
+    if args.json && is_stdio(&args.output) {
+        anyhow::bail!("--json prints on standard output, which `-o -` already uses for the data");
+    }
+    let mut warnings = option_warnings(&args);
+    let mut bar = Progress::default();
+    let progress: &mut dyn CastProgress = if args.quiet {
+        &mut NoProgress
+    } else {
+        &mut bar
+    };
+    let opts = args.write_options();
+    let reports = if is_stdio(&args.input) {
+        let bytes = read_stdin()?;
+        let len = bytes.len() as u64;
+        let source = Source {
+            name: PathBuf::from("<stdin>"),
+            reader: std::io::Cursor::new(bytes),
+            len,
+        };
+        cast_source(&job, source, &args.output, &opts, progress)?
+    } else if is_stdio(&args.output) {
+        let (file, len) = open_input(&args.input)?;
+        let source = Source {
+            name: args.input.clone(),
+            reader: file,
+            len,
+        };
+        cast_source(&job, source, &args.output, &opts, progress)?
+    } else {
+        cast_file_opts(&job, &args.input, &args.output, &opts, progress).map_err(explain)?
+    };
+    drop(bar);
+    warnings.extend(nonfinite_warning(&reports));
+    warnings.extend(empty_warning(&reports));
+    if args.json {
+        let doc = stats::json(&args.input, &args.output, &reports);
+        emit(&format!("{doc}\n"))?;
+    } else {
+        print_summary(&job, &args, &reports)?;
+    }
+    if !args.quiet {
+        let text: String = warnings.iter().map(|w| format!("warning: {w}\n")).collect();
+        report(&text, true)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The text summary: one line per tensor and the file written (unless `-q`), then the
+/// `--stats` table. With the data on standard output, it goes to standard error.
+fn print_summary(job: &CastJob, args: &CastArgs, reports: &[TensorReport]) -> Result<()> {
+    let mut text = String::new();
+    if !args.quiet {
+        for report in reports {
+            text.push_str(&format!("{}\n", stats::report_line(report)));
+        }
+        let target = if is_stdio(&args.output) {
+            "standard output".to_string()
+        } else {
+            args.output.display().to_string()
+        };
+        if job.input.is_single_tensor() {
+            text.push_str(&format!("wrote {target}\n"));
+        } else {
+            let (cast_n, kept_n) = tally(reports);
+            text.push_str(&format!(
+                "wrote {target} ({cast_n} tensor(s) cast, {kept_n} left unchanged)\n"
+            ));
+        }
+    }
+    if args.stats {
+        text.push_str(&stats::table(reports));
+    }
+    report(&text, is_stdio(&args.output))
+}

@@ -1,0 +1,275 @@
+//! `npusim furiosa run`: read a pipeline file (`Pipeline::parse` of npusim-furiosa), run it on
+//! an input `.npy` (or a ramp), print the output values and a cycle estimate, write the
+//! output stream, and check a shipped worked example against its expected output.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, anyhow, bail};
+use clap::Args;
+use npusim_furiosa::pipeline::{Pipeline, total_estimate};
+use npusim_furiosa::seed_examples::{SEED_EXAMPLES, SeedExample};
+use npusim_furiosa::{DType, StreamTensor};
+use npusim_io::{IoError, npy};
+
+use super::stream_file::{out_kind, output_bytes};
+use crate::output::{is_stdio, report as report_to, write_output};
+
+const RUN_EXAMPLES: &str = "\
+Examples:
+  npusim furiosa run crates/furiosa/examples/pipelines/seed003_reduce_then_add.toml
+  npusim furiosa run crates/furiosa/examples/pipelines/seed000_cast_i32_to_i8.toml --input x.npy -o y.npy
+
+A pipeline file (TOML) declares the input stream and its stages:
+  axes = \"R=4, A=512\"          dtype = \"i32\" (or \"f32\")
+  chip = \"1\"  cluster = \"1 # 2\"  slice = \"A / 8, R\"  time = \"1\"  packet = \"A % 8\"
+  upstream_cycles_per_flit = 1   (optional)
+  [[stage]] op = \"vector_init\" | \"branch\" | \"vector_final\"
+  [[stage]] op = \"inter_slice_reduce\"  name = \"AddSat\"  out_slice = \"A / 8, 1 # 4\"  out_time = \"1\"
+  [[stage]] op = \"fxp\" | \"logic\" | \"fp\" | \"clip\"  name = \"AddFxp\"  operand = 100
+  [[stage]] op = \"fxp_to_fp\" | \"fp_to_fxp\"  int_width = 31
+  [[stage]] op = \"narrow_split\" | \"widen_concat\"  time2 = \"T, G\"  packet2 = \"L\"
+  [[stage]] op = \"intra_slice_reduce\"  axis = \"R\"  name = \"AddSat\"  out_time = \"G\"  out_packet = \"L\"
+  [[stage]] op = \"widen_pad\"  packet2 = \"1 # 8\"     [[stage]] op = \"fp_div\"  operand = 4.0
+  [[stage]] op = \"cast\"  dtype = \"i8\"  out_packet = \"A # 32\"
+
+The input .npy holds one element per physical position of m![chip, cluster, slice, time, packet]
+(padding positions included); without --input the stream holds the ramp 0, 1, 2, ...
+The output (.npy, or .safetensors with one tensor `output`; - writes the .npy to standard
+output and the report to standard error) has shape [chip, cluster, slice, time, packet] of
+the output stream. Unknown keys are refused. The total: the engines stream concurrently, so it
+is the slowest engine's stream + the inter-slice ring tail + the ALU latency.";
+
+/// Options of `npusim furiosa run`.
+#[derive(Debug, Args)]
+#[command(after_help = RUN_EXAMPLES)]
+pub struct RunArgs {
+    /// The pipeline file (TOML).
+    #[arg(value_name = "PIPELINE")]
+    pub pipeline: PathBuf,
+    /// Input .npy (i32 or f32, one element per physical input position).
+    #[arg(long, value_name = "IN")]
+    pub input: Option<PathBuf>,
+    /// Output file of the output stream: .npy, .safetensors (tensor `output`), or - for .npy on
+    /// standard output (the report then goes to standard error).
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
+}
+
+/// Reads and parses the pipeline file; returns its text and the pipeline.
+fn read_pipeline(path: &Path) -> Result<(String, Pipeline)> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read `{}`", path.display()))?;
+    let pipeline = Pipeline::parse(&text).with_context(|| format!("in `{}`", path.display()))?;
+    Ok((text, pipeline))
+}
+
+/// Reads the input `.npy`: its elements must be of the pipeline's input type (no
+/// reinterpretation) and there must be one per physical input position.
+fn read_codes(path: &Path, dtype: DType, positions: usize) -> Result<Vec<u64>> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read `{}`", path.display()))?;
+    let array = match npy::parse(&bytes) {
+        Ok(array) => array,
+        Err(IoError::NpyUnsupportedDtype { descr }) => bail!(
+            "`{}` holds elements of numpy dtype `{descr}` but the pipeline's input dtype is {dtype}",
+            path.display()
+        ),
+        Err(e) => return Err(anyhow!(e).context(format!("reading `{}`", path.display()))),
+    };
+    let format = match npy::element_format(&array, None) {
+        Ok(format) if format == dtype.format() => format,
+        Ok(format) => bail!(
+            "`{}` holds {format} elements but the pipeline's input dtype is {dtype}",
+            path.display()
+        ),
+        Err(_) => bail!(
+            "`{}` holds elements of numpy dtype `{}` but the pipeline's input dtype is {dtype}",
+            path.display(),
+            array.descr
+        ),
+    };
+    let e = npy::elements(&array, format, &array.shape, false)
+        .with_context(|| format!("reading `{}`", path.display()))?;
+    if e.count != positions {
+        bail!(
+            "`{}` holds {} elements but the input stream has {positions} physical positions (padding included)",
+            path.display(),
+            e.count
+        );
+    }
+    Ok(e.bytes
+        .chunks_exact(4)
+        .map(|c| u64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+        .collect())
+}
+
+/// Runs `npusim furiosa run`.
+pub fn run(args: RunArgs) -> Result<ExitCode> {
+    let (text, pipeline) = read_pipeline(&args.pipeline)?;
+    let kind = args.output.as_deref().map(out_kind).transpose()?;
+    let count = pipeline.input_positions()?;
+    let codes = match &args.input {
+        Some(path) => read_codes(path, pipeline.dtype, count)?,
+        None => (0..count)
+            .map(|i| match pipeline.dtype {
+                DType::F32 => u64::from((i as f32).to_bits()),
+                _ => u64::from(i as u32),
+            })
+            .collect(),
+    };
+    let (out, reports) = pipeline.run(codes)?;
+    let mut report = String::new();
+    for (i, r) in reports.iter().enumerate() {
+        report += &format!("{:>2} {:<19} {}\n", i + 1, r.name, r.layout);
+        if let Some(e) = &r.estimate {
+            report += &format!("   {:<19} {e}\n", "");
+        }
+        if let Some(first) = r.first_output {
+            report += &format!(
+                "   {:<19} first reduced output after ~{first} cycles (one ring traversal)\n",
+                ""
+            );
+        }
+    }
+    report += &format!("output: {out}\n");
+    report += &format!("values: {}\n", values_text(&out));
+    let total = total_estimate(&reports);
+    let parts: Vec<String> = total
+        .stages()
+        .iter()
+        .map(|st| format!("{} {}", st.name, st.cycles))
+        .collect();
+    report += &format!(
+        "total: ~{} cycles = {} (model {}; the engines stream concurrently, so the total is the slowest engine's stream plus the ring tail plus every latency)\n",
+        total.total(),
+        parts.join(" + "),
+        total.model()
+    );
+    let to_stdout = args.output.as_deref().is_some_and(is_stdio);
+    if let (Some(path), Some(kind)) = (&args.output, kind) {
+        let bytes = output_bytes(kind, &out)?;
+        write_output(path, |w| w.write_all(&bytes))?;
+        let place = if to_stdout {
+            "the .npy to standard output".to_string()
+        } else {
+            path.display().to_string()
+        };
+        report += &format!("wrote {place} ({} elements)\n", out.codes().len());
+    }
+    let pass = match worked_example(&text) {
+        Some(ex) => {
+            let verdict = check(ex, &pipeline);
+            report += &format!("check: {}\n", verdict.as_ref().unwrap_or_else(|e| e));
+            report += if verdict.is_ok() {
+                "result: PASS\n"
+            } else {
+                "result: FAIL\n"
+            };
+            verdict.is_ok()
+        }
+        None => {
+            report +=
+                "check: none (not one of the shipped worked examples, so no expected values)\n";
+            true
+        }
+    };
+    // With `-o -` standard output holds the .npy bytes: the report goes to standard error.
+    report_to(&report, to_stdout)?;
+    Ok(if pass {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// How many output values the report shows.
+const SHOWN_VALUES: usize = 32;
+
+/// The first [`SHOWN_VALUES`] output values in physical order, as `i8[0, 1, ...]`.
+fn values_text(t: &StreamTensor) -> String {
+    let format = t.dtype().format();
+    let shown: Vec<String> = t
+        .codes()
+        .iter()
+        .take(SHOWN_VALUES)
+        .map(|&c| format.decode(c).to_f64().to_string())
+        .collect();
+    let more = t.codes().len().saturating_sub(SHOWN_VALUES);
+    let rest = if more > 0 {
+        format!(", ... {more} more")
+    } else {
+        String::new()
+    };
+    format!("{}[{}{rest}]", t.dtype(), shown.join(", "))
+}
+
+/// The shipped worked example whose pipeline file `text` is (line endings and trailing
+/// spaces aside), if any.
+fn worked_example(text: &str) -> Option<&'static SeedExample> {
+    fn lines(t: &str) -> Vec<&str> {
+        t.lines().map(str::trim_end).collect()
+    }
+    SEED_EXAMPLES
+        .iter()
+        .find(|ex| lines(ex.pipeline) == lines(text))
+}
+
+/// Checks `pipeline` against the worked example `ex`: run on the example's own input, it must
+/// give the example's output, every cell of which the example's oracle (written over logical
+/// coordinates) has checked. `Ok` says what passed; `Err` what failed.
+fn check(ex: &SeedExample, pipeline: &Pipeline) -> Result<String, String> {
+    let page = match ex.seed {
+        "000" => "Cast Engine",
+        _ => "Inter-Slice Block",
+    };
+    let name = format!("\"{}\" (Furiosa documentation, \"{page}\")", ex.title);
+    let run = (ex.run)().map_err(|e| format!("the worked example {name} did not run: {e}"))?;
+    if !run.pass() {
+        return Err(format!(
+            "{} of {} output cells of the worked example {name} differ from its oracle",
+            run.mismatches, run.checked
+        ));
+    }
+    let (out, _) = pipeline
+        .run(run.input.clone())
+        .map_err(|e| format!("on the input of the worked example {name}: {e}"))?;
+    if let Some(i) = (0..run.codes.len().max(out.codes().len()))
+        .find(|&i| out.codes().get(i) != run.codes.get(i))
+    {
+        let show = |c: Option<&u64>| c.map_or("nothing".to_string(), |c| format!("{c:#x}"));
+        return Err(format!(
+            "on the input of the worked example {name}, output code {i} is {} where {} is expected ({} codes, {} expected)",
+            show(out.codes().get(i)),
+            show(run.codes.get(i)),
+            out.codes().len(),
+            run.codes.len()
+        ));
+    }
+    Ok(format!(
+        "on the input of the worked example {name}, this pipeline gives all {} expected output codes (each cell checked against the example's oracle)",
+        run.codes.len()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pipeline_that_differs_from_its_worked_example_fails_the_check() {
+        let ex = &SEED_EXAMPLES[0];
+        let same = Pipeline::parse(ex.pipeline).unwrap();
+        assert!(check(ex, &same).is_ok());
+        // The same stream cast to i16 (16 lanes a flit): other codes, so FAIL naming one.
+        let other = ex
+            .pipeline
+            .replace("dtype = \"i8\"", "dtype = \"i16\"")
+            .replace("A # 32", "A # 16");
+        assert!(worked_example(&other).is_none());
+        let err = check(ex, &Pipeline::parse(&other).unwrap()).unwrap_err();
+        assert!(
+            err.contains("output code ") && err.contains(" is expected"),
+            "{err}"
+        );
+    }
+}
