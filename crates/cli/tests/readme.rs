@@ -170,3 +170,41 @@ fn extraction_joins_continuations_and_reads_fail_marks() {
         ]
     );
 }
+
+/// Issue 29, item 8: "README examples write a dozen files into the repository root (two of them
+/// the same `y.npy`): write them to a scratch directory." The command-line section moves to a
+/// new temporary directory before its first `npusim` command; no command that succeeds writes
+/// into `examples/` or `crates/` (links to the repository there), and no two write one file.
+#[test]
+fn readme_commands_write_into_a_scratch_directory_and_never_one_file_twice() {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).expect("read README.md");
+    let lines = sh_lines(&readme);
+    let first = lines.iter().position(|l| l.starts_with("npusim "));
+    let scratch = lines
+        .iter()
+        .position(|l| l.starts_with("cd \"$(mktemp -d)\""));
+    assert!(
+        matches!((scratch, first), (Some(s), Some(f)) if s < f),
+        "no `cd \"$(mktemp -d)\"` before the first npusim command"
+    );
+    let mut written = std::collections::HashSet::new();
+    for command in npusim_commands(&lines).iter().filter(|c| !c.must_fail) {
+        let words: Vec<&str> = command.line.split_whitespace().collect();
+        for pair in words.windows(2) {
+            let [flag, path] = pair else { continue };
+            if !["-o", "--trace"].contains(flag) || *path == "-" {
+                continue;
+            }
+            assert!(
+                !path.starts_with("examples/") && !path.starts_with("crates/"),
+                "`{}` writes into the repository",
+                command.line
+            );
+            assert!(
+                written.insert(path.to_string()),
+                "`{}` writes {path} again",
+                command.line
+            );
+        }
+    }
+}
