@@ -46,19 +46,13 @@ fn format_name(t: &TensorInfo) -> String {
     }
 }
 
-/// The shape as `[2, 3]`.
-fn shape_text(shape: &[u64]) -> String {
-    let dims: Vec<String> = shape.iter().map(u64::to_string).collect();
-    format!("[{}]", dims.join(", "))
-}
-
 /// The cells of a tensor's row.
 fn cells(t: &TensorInfo) -> [String; 6] {
     [
         t.name.clone(),
         t.dtype.to_string(),
         format_name(t),
-        shape_text(&t.shape),
+        format!("{:?}", t.shape),
         t.elements.to_string(),
         t.bytes.to_string(),
     ]

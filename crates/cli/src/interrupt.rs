@@ -77,47 +77,24 @@ fn ignored_at_start() -> impl Fn(i32) -> bool {
     move |signal: i32| (1..=64).contains(&signal) && mask >> (signal - 1) & 1 == 1
 }
 
-/// The terminating signals only Linux has: PWR, STKFLT, IO and the real-time signals.
+/// The terminating signals only Linux has: IO, the real-time signals, and STKFLT and PWR in the
+/// numbering most Linux architectures share (16 and 30; elsewhere left to their default).
 #[cfg(all(unix, target_os = "linux"))]
 fn linux_only_signals() -> Vec<i32> {
     use signal_hook::consts::signal::SIGIO;
-    // glibc and musl keep 32..=34 for themselves at most; 35..=64 are free real-time signals.
     let mut v = vec![SIGIO];
-    v.extend(power_and_stack_fault());
+    if cfg!(any(
+        target_arch = "x86_64",
+        target_arch = "x86",
+        target_arch = "aarch64",
+        target_arch = "arm",
+        target_arch = "riscv64"
+    )) {
+        v.extend([16, 30]);
+    }
+    // glibc and musl keep 32..=34 for themselves at most; 35..=64 are free real-time signals.
     v.extend(35..=64);
     v
-}
-
-/// SIGSTKFLT and SIGPWR in the numbering most Linux architectures share (16 and 30).
-#[cfg(all(
-    unix,
-    target_os = "linux",
-    any(
-        target_arch = "x86_64",
-        target_arch = "x86",
-        target_arch = "aarch64",
-        target_arch = "arm",
-        target_arch = "riscv64"
-    )
-))]
-fn power_and_stack_fault() -> [i32; 2] {
-    [16, 30]
-}
-
-/// Other Linux architectures number them differently: left to their default.
-#[cfg(all(
-    unix,
-    target_os = "linux",
-    not(any(
-        target_arch = "x86_64",
-        target_arch = "x86",
-        target_arch = "aarch64",
-        target_arch = "arm",
-        target_arch = "riscv64"
-    ))
-))]
-fn power_and_stack_fault() -> [i32; 0] {
-    []
 }
 
 /// Other systems: only the POSIX signals.

@@ -218,7 +218,7 @@ fn bad_calls_fail_cleanly_without_output() {
                 "--params",
                 "1,1,8",
             ],
-            "--params takes 4",
+            "'--params <DB,SB,DR,SR>': takes 4 comma-separated numbers, got 3",
         ),
         (
             &["--round", "CAST_CEIL", "--count", "64"],

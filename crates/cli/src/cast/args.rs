@@ -11,69 +11,12 @@ use npusim_numerics::{CastPolicy, Format, RoundMode};
 
 use crate::output::is_stdio;
 
-const EXAMPLES: &str = "\
-Examples:
-  # f32 weights in a .npy to OCP fp8 e4m3fn (round to nearest even, overflow clamps to ±448)
-  npusim cast w.npy -o w_e4m3.npy --to f8e4m3fn --saturate
-  # load the result in Python:  np.load('w_e4m3.npy').view(ml_dtypes.float8_e4m3fn)
-
-  # an ml_dtypes bfloat16 .npy (dtype '<V2') back to float32
-  npusim cast act_bf16.npy -o act.npy --from bf16 --to f32
-
-  # every floating-point tensor of a checkpoint to bf16 with round-to-odd, then one back
-  npusim cast model.safetensors -o model_bf16.safetensors --to bf16 --round odd
-  npusim cast model_bf16.safetensors -o fixed.safetensors --tensor lm_head.weight --to f32
-
-  # raw bytes: 2x3x4 half values to int4 packed two per byte, stochastic rounding
-  npusim cast x.bin --from f16 --shape 2,3,4 -o x_i4.bin --to i4 --packed --round hybrid --seed 7
-
-  # the MLP weights of every layer but the down projections to fp4: first see what would
-  # happen, then cast and print the error statistics (max abs/rel error, RMSE, SQNR, counts)
-  npusim cast model.safetensors -o m.safetensors --to f4e2m1 \
-      --tensor 'model.layers.*.mlp.*' --exclude '*.down_proj.*' --dry-run
-  npusim cast model.safetensors -o m.safetensors --to f4e2m1 \
-      --tensor 'model.layers.*.mlp.*' --exclude '*.down_proj.*' --stats
-
-  # pipes: '-' is standard input / output (a .npy unless --format says otherwise)
-  cat w.npy | npusim cast - -o - --to bf16 -q > w_bf16.npy
-
-Files:
-  .npy          standard dtypes <f8 <f4 <f2 |i1 <i2 <i4 <i8 |u1 <u2 <u4 map to formats, and so do
-                their big-endian forms ('>f4', '>i2', '>f8', ...), swapped on read (outputs are
-                always little-endian). ml_dtypes' narrow types are saved as '<V2' (bfloat16),
-                '<V1' or '<f1' (float8_e5m2) and need --from. Narrow outputs are written as
-                ml_dtypes writes them ('<V2', '<V1'; e5m2 as '<V1'), 4-bit one element per byte.
-                With --packed a 4-bit array is a '|u1' array whose last dimension is ceil(d/2):
-                each row packed two per byte, element 0 in the low nibble (a packed input's
-                last dimension is read as 2k elements; give --shape if it is odd).
-  .safetensors  every floating-point tensor is cast (f8e8m0 scale tensors and integer tensors are
-                kept), or only those --tensor names or globs pick ('model.layers.*.mlp.*'),
-                minus --exclude ones; other tensors and __metadata__ are kept. --dry-run lists
-                what would become what, reading only the header. hif8,
-                f4e1m2 and i4 are stored as U8 plus a metadata entry npusim.dtype.<tensor>.
-  .bin          raw little-endian elements; needs --from and --shape. --packed: two 4-bit
-                elements per byte over the whole buffer.
-
-Policies: the default is IEEE (overflow to Inf, or NaN where the format has no Inf, or ±max
-where it has neither, as fp4 and fp6; integers clamp); --saturate clamps floats to ±max too;
---no-saturate also wraps integers. Under every policy NaN stays NaN where the format has a NaN;
-formats without one (fp4, fp6, integers) get 0.
-The input is streamed in chunks (memory stays bounded whatever its size; standard input is read
-into memory first) into a file that gets the output's name only when it is complete, so a failed
-or interrupted run (Ctrl-C, SIGTERM, any terminating signal) leaves nothing behind. Standard
-output is written chunk by chunk as the cast goes (with --fail-on-nan it is held back until the
-cast has passed).
-
-Outputs: an existing output keeps its permission bits and owner; a read-only one is refused
-unless --force (as cp -f). A symbolic link is followed: the file it points to is replaced and the
-link stays. A device or named pipe (FIFO) is written into directly, never replaced by a file.
-
-Quiet: -q silences what the command says on its own (per-tensor lines, warnings, progress bar),
-never what an option asks for: --stats, --json and --dry-run still print.";
+/// The worked examples and notes shown after the options in `--help`.
+const EXAMPLES: &str = include_str!("examples.txt");
 
 /// Options of `npusim cast`.
 #[derive(Debug, Args)]
-#[command(after_help = EXAMPLES)]
+#[command(after_help = EXAMPLES.trim_end())]
 pub struct CastArgs {
     /// Input file: .npy, .safetensors or raw .bin; `-` reads standard input (a .npy unless
     /// --format says otherwise).

@@ -37,26 +37,21 @@ pub fn option_warnings(args: &CastArgs) -> Vec<String> {
 
 /// A warning if finite inputs became NaN or Inf, with the count per tensor.
 pub fn nonfinite_warning(reports: &[TensorReport]) -> Option<String> {
-    let bad: Vec<String> = reports
+    let bad: Vec<(&str, u64)> = reports
         .iter()
         .filter_map(|r| match r {
             TensorReport::Cast(c) if c.stats.nonfinite_from_finite > 0 => {
-                Some(format!("{}: {}", c.name, c.stats.nonfinite_from_finite))
+                Some((c.name.as_str(), c.stats.nonfinite_from_finite))
             }
             _ => None,
         })
         .collect();
-    let total: u64 = reports
-        .iter()
-        .map(|r| match r {
-            TensorReport::Cast(c) => c.stats.nonfinite_from_finite,
-            TensorReport::Kept(_) => 0,
-        })
-        .sum();
+    let total: u64 = bad.iter().map(|(_, n)| n).sum();
+    let each: Vec<String> = bad.iter().map(|(name, n)| format!("{name}: {n}")).collect();
     (total > 0).then(|| {
         format!(
             "{total} finite input value(s) became NaN or Inf ({}); --saturate clamps overflow to ±max, --fail-on-nan makes this an error",
-            bad.join(", ")
+            each.join(", ")
         )
     })
 }

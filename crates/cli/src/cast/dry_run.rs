@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use npusim_io::cast::preview;
-use npusim_io::{CastJob, check_destination};
+use npusim_io::{CastJob, check_destination, shape_str};
 
 use super::args::CastArgs;
 use super::errors::explain;
@@ -61,12 +61,11 @@ pub fn dry_run(job: &CastJob, args: &CastArgs) -> Result<ExitCode> {
         "bytes out".into(),
     ]];
     for r in &rows {
-        let dims: Vec<String> = r.shape.iter().map(usize::to_string).collect();
         table.push([
             r.name.clone(),
             r.dtype.clone(),
             preview_action(r),
-            format!("[{}]", dims.join(", ")),
+            shape_str(&r.shape),
             r.bytes_in.to_string(),
             r.bytes_out.to_string(),
         ]);

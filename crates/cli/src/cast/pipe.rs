@@ -62,20 +62,22 @@ pub fn cast_source<R: std::io::Read + std::io::Seek>(
 ) -> Result<Vec<TensorReport>> {
     use std::io::Write;
     let Source { name, reader, len } = source;
-    if !is_stdio(output) {
-        if job.fail_on_nan && is_streamed(output, opts).map_err(explain)? {
-            // A device or FIFO is written as the cast goes: hold the output back until the
-            // cast has passed.
-            let mut held = Vec::new();
-            let reports =
-                cast_reader(job, &name, reader, len, &mut held, progress).map_err(explain)?;
-            write_atomic_opts(output, opts, |w| {
-                w.write_all(&held)?;
-                Ok(())
-            })
-            .map_err(explain)?;
-            return Ok(reports);
+    let to_stdout = is_stdio(output);
+    if job.fail_on_nan && (to_stdout || is_streamed(output, opts).map_err(explain)?) {
+        // Standard output, a device or a FIFO is written as the cast goes: hold the output
+        // back until the cast has passed.
+        let mut held = Vec::new();
+        let reports = cast_reader(job, &name, reader, len, &mut held, progress).map_err(explain)?;
+        if to_stdout {
+            let mut stdout = std::io::stdout();
+            stdout.write_all(&held).map_err(stdout_error)?;
+            stdout.flush().map_err(stdout_error)?;
+        } else {
+            write_atomic_opts(output, opts, |w| Ok(w.write_all(&held)?)).map_err(explain)?;
         }
+        return Ok(reports);
+    }
+    if !to_stdout {
         let mut reports = Vec::new();
         write_atomic_opts(output, opts, |w| {
             reports = cast_reader(job, &name, reader, len, w, progress)?;
@@ -85,18 +87,12 @@ pub fn cast_source<R: std::io::Read + std::io::Seek>(
         return Ok(reports);
     }
     let mut stdout = std::io::stdout();
-    let reports = if job.fail_on_nan {
-        let mut held = Vec::new();
-        let reports = cast_reader(job, &name, reader, len, &mut held, progress).map_err(explain)?;
-        stdout.write_all(&held).map_err(stdout_error)?;
-        reports
-    } else {
+    let reports =
         cast_reader(job, &name, reader, len, &mut stdout, progress).map_err(|e| match e {
             // The only operating-system errors of a cast are its writer's.
             IoError::Os(e) => stdout_error(e),
             e => explain(e),
-        })?
-    };
+        })?;
     stdout.flush().map_err(stdout_error)?;
     Ok(reports)
 }

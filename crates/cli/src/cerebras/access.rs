@@ -14,17 +14,8 @@ use npusim_cerebras::memory::PeMemory;
 
 use crate::output::emit;
 
-const EXAMPLES: &str = "\
-Examples (the lowering examples of the Cerebras SDK documentation's \"Data Structure
-Descriptors\" page):
-  npusim cerebras access '|i|{5} -> array[2 * i + 1]' --array array=10
-  npusim cerebras access '|i|{20} -> array[i,i]' --array array=20,20
-  npusim cerebras access '|i,j|{5,5} -> A[2*i + j]' --array A=20
-  npusim cerebras access '|i,j,k,l|{5,5,5,5} -> A[i + j, k + l + 2]' --array A=4,5 --json
-
-Extents are printed outermost first, strides innermost first (as CSL's lowered struct);
-addresses are row-major element indices into the array. Indices outside the array are allowed
-(that page's own 4-D example reaches beyond its array) unless --strict is given.";
+/// The worked examples and notes shown after the options in `--help`.
+const EXAMPLES: &str = include_str!("access_examples.txt");
 
 /// Most addresses the command lists (a 4-D access can name 2^64 elements).
 const MAX_ADDRESSES: u64 = 1 << 24;
@@ -40,7 +31,7 @@ pub enum Kind {
 
 /// Options of `npusim cerebras access`.
 #[derive(Debug, Args)]
-#[command(after_help = EXAMPLES)]
+#[command(after_help = EXAMPLES.trim_end())]
 pub struct AccessArgs {
     /// The tensor access expression, e.g. `|i,j|{2,2} -> A[i, j]`.
     #[arg(value_name = "EXPR", allow_hyphen_values = true)]

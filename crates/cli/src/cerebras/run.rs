@@ -16,17 +16,8 @@ use serde_json::{Value, json};
 
 use crate::output::{emit, report as report_to, write_output};
 
-const EXAMPLES: &str = "\
-Examples:
-  npusim cerebras run --list
-  npusim cerebras run gemv-06-routes-1
-  npusim cerebras run E4 --arch wse3 --json
-  npusim cerebras run pipeline-02-fifo --trace trace.json --trace-format chrome
-
-A program is named by its SDK example name or its label E1..E10 (the order of the SDK
-tutorials' programs, as --list shows them). With --trace -, the
-trace goes to standard output and the report to standard error. The exit code is
-non-zero when an output differs from the expected one (compared bit for bit).";
+/// The worked examples and notes shown after the options in `--help`.
+const EXAMPLES: &str = include_str!("run_examples.txt");
 
 /// The architecture to simulate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -57,7 +48,7 @@ pub enum TraceFormat {
 
 /// Options of `npusim cerebras run`.
 #[derive(Debug, Args)]
-#[command(after_help = EXAMPLES)]
+#[command(after_help = EXAMPLES.trim_end())]
 pub struct RunArgs {
     /// The program: its SDK example name (e.g. gemv-06-routes-1) or its label E1..E10 (e.g.
     /// E3; `--list` shows both).

@@ -11,19 +11,12 @@ use serde_json::{Map, Value, json};
 
 use crate::output::with_stdout;
 
-const MAP_EXAMPLES: &str = "\
-Examples:
-  npusim furiosa map 'A, B' --axes A=8,B=512
-  npusim furiosa map 'B / 64, B % 32, B / 32 % 2' --axes B=512 --json
-  npusim furiosa map 'A #{0} 4, B #{!} 4' --axes A=3,B=3
-
-Cells are finalised: axis coordinates with zeros left out ({} is the live cell at the origin),
-or the padding kind top, zero or bottom; a cell whose coordinate overshoots its axis (a split
-of a padded axis) is top.";
+/// The worked examples and notes shown after the options in `--help`.
+const MAP_EXAMPLES: &str = include_str!("map_examples.txt");
 
 /// Options of `npusim furiosa map`.
 #[derive(Debug, Args)]
-#[command(after_help = MAP_EXAMPLES)]
+#[command(after_help = MAP_EXAMPLES.trim_end())]
 pub struct MapArgs {
     /// The mapping: the text inside Furiosa's `m![...]`, e.g. `A / 8, R # 4` (axis A in steps
     /// of 8, then axis R padded to 4).

@@ -15,34 +15,12 @@ use npusim_io::{IoError, npy};
 use super::stream_file::{out_kind, output_bytes};
 use crate::output::{is_stdio, report as report_to, write_output};
 
-const RUN_EXAMPLES: &str = "\
-Examples:
-  npusim furiosa run crates/furiosa/examples/pipelines/seed003_reduce_then_add.toml
-  npusim furiosa run crates/furiosa/examples/pipelines/seed000_cast_i32_to_i8.toml --input x.npy -o y.npy
-
-A pipeline file (TOML) declares the input stream and its stages:
-  axes = \"R=4, A=512\"          dtype = \"i32\" (or \"f32\")
-  chip = \"1\"  cluster = \"1 # 2\"  slice = \"A / 8, R\"  time = \"1\"  packet = \"A % 8\"
-  upstream_cycles_per_flit = 1   (optional)
-  [[stage]] op = \"vector_init\" | \"branch\" | \"vector_final\"
-  [[stage]] op = \"inter_slice_reduce\"  name = \"AddSat\"  out_slice = \"A / 8, 1 # 4\"  out_time = \"1\"
-  [[stage]] op = \"fxp\" | \"logic\" | \"fp\" | \"clip\"  name = \"AddFxp\"  operand = 100
-  [[stage]] op = \"fxp_to_fp\" | \"fp_to_fxp\"  int_width = 31
-  [[stage]] op = \"narrow_split\" | \"widen_concat\"  time2 = \"T, G\"  packet2 = \"L\"
-  [[stage]] op = \"intra_slice_reduce\"  axis = \"R\"  name = \"AddSat\"  out_time = \"G\"  out_packet = \"L\"
-  [[stage]] op = \"widen_pad\"  packet2 = \"1 # 8\"     [[stage]] op = \"fp_div\"  operand = 4.0
-  [[stage]] op = \"cast\"  dtype = \"i8\"  out_packet = \"A # 32\"
-
-The input .npy holds one element per physical position of m![chip, cluster, slice, time, packet]
-(padding positions included); without --input the stream holds the ramp 0, 1, 2, ...
-The output (.npy, or .safetensors with one tensor `output`; - writes the .npy to standard
-output and the report to standard error) has shape [chip, cluster, slice, time, packet] of
-the output stream. Unknown keys are refused. The total: the engines stream concurrently, so it
-is the slowest engine's stream + the inter-slice ring tail + the ALU latency.";
+/// The worked examples and notes shown after the options in `--help`.
+const RUN_EXAMPLES: &str = include_str!("run_examples.txt");
 
 /// Options of `npusim furiosa run`.
 #[derive(Debug, Args)]
-#[command(after_help = RUN_EXAMPLES)]
+#[command(after_help = RUN_EXAMPLES.trim_end())]
 pub struct RunArgs {
     /// The pipeline file (TOML).
     #[arg(value_name = "PIPELINE")]
