@@ -31,7 +31,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// Bit-exact CPU golden model of the numeric casts AI accelerators do.
+/// The command line; its summary (`about`) is the package description in Cargo.toml.
 #[derive(Debug, Parser)]
 #[command(name = "npusim", version, about, propagate_version = true)]
 struct Cli {
