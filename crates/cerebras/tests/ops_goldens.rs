@@ -517,7 +517,7 @@ fn g36_write_to_a_full_fifo() {
 #[test]
 fn g37_activate_push_only_after_an_empty_event() {
     let cfg = FifoConfig {
-        activate_push: Some("T".into()),
+        activate_push: Some(push_task()),
         ..FifoConfig::default()
     };
     let (mut pe, f) = fifo_pe(4, cfg);
@@ -525,14 +525,17 @@ fn g37_activate_push_only_after_an_empty_event() {
     let dst = pe.mem.mem1d("|i|{1} -> dst[i]").unwrap();
     assert!(!pe.mov16(&dst, f).unwrap().completed);
     pe.set_fifo_read_length(f, 0).unwrap();
-    assert_eq!(pe.mov16(f, Scalar::i16(5)).unwrap().activated, ["T"]);
+    assert_eq!(
+        pe.mov16(f, Scalar::i16(5)).unwrap().activated,
+        [push_task()]
+    );
     assert!(pe.mov16(f, Scalar::i16(6)).unwrap().activated.is_empty());
 }
 
 #[test]
 fn g37_mirror_activate_pop_only_after_a_full_event() {
     let cfg = FifoConfig {
-        activate_pop: Some("P".into()),
+        activate_pop: Some(pop_task()),
         ..FifoConfig::default()
     };
     let (mut pe, f) = fifo_pe(2, cfg);
@@ -554,7 +557,7 @@ fn g37_mirror_activate_pop_only_after_a_full_event() {
             o.activated.as_slice(),
             pe.mem.read::<i16>("dst").unwrap()[0]
         ),
-        (&["P".to_string()][..], 1)
+        (&[pop_task()][..], 1)
     );
     let o = pe.mov16(&dst, f).unwrap();
     assert!(o.activated.is_empty());
@@ -799,4 +802,14 @@ fn fifo_terminate_and_fault_actions_on_wse3() {
     let src = pe.mem.mem1d("|i|{6} -> src[i]").unwrap();
     let e = pe.mov16(f, &src).unwrap_err();
     assert!(matches!(e, OpError::FifoFault { state: "full", .. }), "{e}");
+}
+
+/// The local task a FIFO's `activate_pop` names in these tests.
+fn pop_task() -> npusim_cerebras::ids::LocalTaskId {
+    npusim_cerebras::ids::LocalTaskId::new(12).expect("a local task id")
+}
+
+/// The local task a FIFO's `activate_push` names in these tests.
+fn push_task() -> npusim_cerebras::ids::LocalTaskId {
+    npusim_cerebras::ids::LocalTaskId::new(13).expect("a local task id")
 }

@@ -12,6 +12,7 @@ use super::port::{Port, Wait, class_words, position};
 use crate::dsd::walk::walk_unbounded;
 use crate::dsd::{Dsd, FifoAction};
 use crate::fabric::{Color, QueueRef, QueueSide};
+use crate::ids::LocalTaskId;
 use crate::ops::Op;
 use crate::ops::OpError;
 use crate::ops::Operand;
@@ -56,7 +57,7 @@ pub struct RunningOp {
     reg: Option<u32>,
     /// The carry `@addc16` chains from element to element.
     carry: u32,
-    activated: Vec<String>,
+    activated: Vec<LocalTaskId>,
     /// Asynchronous: a FIFO `test_or_suspend` event suspends the operation instead of ending it.
     pub asynchronous: bool,
     /// `on_control`: a control wavelet at the head of a fabric input ends the operation (it is
@@ -147,7 +148,7 @@ impl RunningOp {
     }
 
     /// Tasks activated by FIFO push/pop events since the last call.
-    pub fn take_activated(&mut self) -> Vec<String> {
+    pub fn take_activated(&mut self) -> Vec<LocalTaskId> {
         std::mem::take(&mut self.activated)
     }
 }
@@ -445,7 +446,7 @@ impl Pe {
                         }));
                     };
                     if f.pop_activates() {
-                        activated.extend(f.config.activate_pop.clone());
+                        activated.extend(f.config.activate_pop);
                     }
                     let (w, ty) = (f.buffer.element_word(slot, 0), f.buffer.elem);
                     self.mem.load(w, ty)?
@@ -475,7 +476,7 @@ impl Pe {
                 let f = self.fifo_mut(id)?;
                 let slot = f.push_slot().unwrap_or(0);
                 if f.push_activates() {
-                    run.activated.extend(f.config.activate_push.clone());
+                    run.activated.extend(f.config.activate_push);
                 }
                 let (w, ty) = (f.buffer.element_word(slot, 0), f.buffer.elem);
                 self.mem.store(w, ty, r)?;

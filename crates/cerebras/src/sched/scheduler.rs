@@ -169,7 +169,7 @@ impl Sim {
             }
         }
         for t in activated {
-            self.activate_local(k, cycle, &t, FIFO_ACTIVATE)?;
+            self.activate_local(k, cycle, t, FIFO_ACTIVATE)?;
         }
         if let Progress::Done(o) = progress {
             let st = &mut self.pes[k];
