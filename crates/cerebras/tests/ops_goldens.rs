@@ -452,6 +452,35 @@ fn g31_map_sqrt_on_the_diagonal_and_reductions() {
     );
 }
 
+/// Spec §4.6: `@map` takes memory DSDs (directly or through a DSR), scalars and pointers. A
+/// DSR holding a fabric DSD is refused like the fabric DSD itself (it used to read zeros and
+/// leave the queue untouched).
+#[test]
+fn map_refuses_a_dsr_holding_a_fabric_dsd() {
+    let mut pe = pe();
+    pe.mem.declare("out", ElemTy::U32, &[2]).unwrap();
+    let out = pe.mem.mem1d("|i|{2} -> out[i]").unwrap();
+    let fin = npusim_cerebras::dsd::FabIn::new(Arch::Wse2, 2, Some(1), Some(3)).unwrap();
+    let dsr = pe
+        .load_to_dsr(
+            DsrFile::Src0,
+            &npusim_cerebras::dsd::Dsd::FabIn(fin.clone()),
+            false,
+        )
+        .unwrap();
+    let e = pe
+        .map(&[dsr.into()], Some(&out.clone().into()), |v| v[0])
+        .unwrap_err();
+    assert!(
+        matches!(&e, OpError::Kind { op: "map", position, .. } if position == "argument 0"),
+        "{e}"
+    );
+    let e = pe
+        .map(&[fin.into()], Some(&out.into()), |v| v[0])
+        .unwrap_err();
+    assert!(matches!(&e, OpError::Kind { op: "map", .. }), "{e}");
+}
+
 fn fifo_pe(elems: u64, cfg: FifoConfig) -> (Pe, npusim_cerebras::ops::FifoId) {
     let mut pe = pe();
     pe.mem
