@@ -4,7 +4,7 @@ use thiserror::Error;
 
 use crate::fabric::{FabricError, QueueRef};
 use crate::ops::OpError;
-use crate::sched::TaskKind;
+use crate::ids::TaskKind;
 
 /// A run that stopped on an error.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
