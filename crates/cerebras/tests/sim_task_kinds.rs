@@ -66,6 +66,8 @@ fn kind_error(e: &SimError, task: &str, kind: TaskKind, field: &str) {
     }
 }
 
+/// On WSE-2 one task table holds every kind, so a local task id can name the slot a data or
+/// control task is bound at; `.activate` of such a slot is the seed's error.
 #[test]
 fn activate_naming_a_data_task_is_an_error() -> Res {
     let e = sender(AsyncConfig::activate(local_task(DATA)))?
