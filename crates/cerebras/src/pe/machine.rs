@@ -88,7 +88,7 @@ pub struct Pe {
     /// The length rule.
     pub length_policy: LengthPolicy,
     /// The FP16 type the `h` operations compute in. Build `f16` scalars for it with
-    /// [`Fp16Format::scalar`] ([`super::Scalar::f16`] is IEEE binary16), and read `f16` bits
+    /// [`Fp16Format::scalar`] ([`crate::ops::Scalar::f16`] is IEEE binary16), and read `f16` bits
     /// back with [`Fp16Format::value`].
     pub fp16: Fp16Format,
     pub(super) fifos: Vec<Fifo>,

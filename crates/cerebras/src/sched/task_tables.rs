@@ -12,7 +12,7 @@
 //!   carried by a control wavelet, whose layout is unpublished.
 //! * A color's teardown mode itself (`teardown = true` at start, left through
 //!   `<tile_config>`) is [`crate::fabric::Fabric::set_teardown`] and
-//!   [`Action::ExitTeardown`](super::Action::ExitTeardown).
+//!   [`super::Action::ExitTeardown`].
 
 use super::error::SimError;
 use super::sim::Sim;
