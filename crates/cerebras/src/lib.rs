@@ -43,6 +43,8 @@
 //! * [`pe`]: one PE's compute engine: the machine, the operation engine (a state machine
 //!   advanced element by element, its operands behind ports), `@map`, the cycle model and the
 //!   builtins as methods.
+//! * [`ids`]: the ids a program names tasks, queues, microthreads and channels by, as CSL's
+//!   `@get_local_task_id`, `@get_data_task_id`, `@get_input_queue`, ... make them (checked).
 //! * [`fabric`]: wavelets, colors, per-color routes and switch positions, a grid of routers
 //!   moving one wavelet per link per cycle, input/output queues (seed 004's table).
 //! * [`sched`]: tasks, asynchronous operations on microthreads, resource-conflict detection and
@@ -93,6 +95,7 @@ pub mod arch;
 pub mod dsd;
 pub mod elem;
 pub mod fabric;
+pub mod ids;
 pub mod limits;
 pub mod memory;
 pub mod npy;

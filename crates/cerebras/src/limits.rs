@@ -34,3 +34,9 @@ pub const INDEX: Limit = Limit::new("index", 0, u16::MAX as i64);
 pub const QUEUE: Limit = Limit::new("queue", 0, 7);
 /// Routable colors are 0..=23 (spec §1.2).
 pub const COLOR: Limit = Limit::new("fabric_color", 0, 23);
+/// Local task ids are 0..=30 (spec §1.3: WSE-2 0..=30, WSE-3 8..=30, checked when bound).
+pub const LOCAL_TASK_ID: Limit = Limit::new("local task id", 0, 30);
+/// Control task ids are 0..=63 (the 6-bit entry a control wavelet names, spec §1.3).
+pub const CONTROL_TASK_ID: Limit = Limit::new("control task id", 0, 63);
+/// Microthread ids are 0..=7 (WSE-3 `.ut_id`, spec §6).
+pub const MICROTHREAD_ID: Limit = Limit::new("microthread id", 0, 7);

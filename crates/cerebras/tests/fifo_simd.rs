@@ -6,11 +6,13 @@
 
 mod common;
 
+use common::*;
+
 use npusim_cerebras::dsd::{DsdError, FabIn, FabOut, FifoConfig, SimdMode};
 use npusim_cerebras::fabric::{Color, Wavelet};
 use npusim_cerebras::ops::{FifoId, OpError};
 use npusim_cerebras::pe::Pe;
-use npusim_cerebras::sched::{Action, AsyncConfig, TaskKind};
+use npusim_cerebras::sched::{Action, AsyncConfig};
 use npusim_cerebras::{Arch, ElemTy, Op};
 
 type Res = Result<(), Box<dyn std::error::Error>>;
@@ -177,7 +179,7 @@ fn activate_pop_fires_on_the_pop_that_makes_room_for_the_stalled_simd_step() -> 
         (Some(SimdMode::Simd32Or64), 5),
     ] {
         let config = FifoConfig {
-            activate_pop: Some("P".into()),
+            activate_pop: Some(pop_task()),
             ..cfg(mode)
         };
         let (mut pe, f) = fifo_pe(cap, config)?;
@@ -198,7 +200,7 @@ fn activate_pop_fires_on_the_pop_that_makes_room_for_the_stalled_simd_step() -> 
             let fires = room >= need && room - 1 < need;
             assert_eq!(
                 o.activated,
-                if fires { vec!["P".to_string()] } else { vec![] },
+                if fires { vec![pop_task()] } else { vec![] },
                 "{mode:?}: pop {k}, room {room}, need {need}"
             );
         }
@@ -210,7 +212,7 @@ fn activate_pop_fires_on_the_pop_that_makes_room_for_the_stalled_simd_step() -> 
 fn activate_push_fires_on_the_push_that_makes_data_for_the_stalled_simd_step() -> Res {
     for mode in MODES {
         let config = FifoConfig {
-            activate_push: Some("T".into()),
+            activate_push: Some(push_task()),
             ..cfg(mode)
         };
         let (mut pe, f) = fifo_pe(8, config)?;
@@ -226,7 +228,7 @@ fn activate_push_fires_on_the_push_that_makes_data_for_the_stalled_simd_step() -
             let fires = k == need;
             assert_eq!(
                 o.activated,
-                if fires { vec!["T".to_string()] } else { vec![] },
+                if fires { vec![push_task()] } else { vec![] },
                 "{mode:?}: push {k}, need {need}"
             );
         }
@@ -261,8 +263,8 @@ fn async_producer_and_consumer_through_a_simd_fifo() -> Res {
             spawn(fifo.into(), vec![fin.into()]),
             spawn(fout.into(), vec![fifo.into()]),
         ];
-        sim.bind_task(0, 0, TaskKind::Local, 10, "main", body)?;
-        sim.activate(0, 0, "main")?;
+        sim.bind_task(0, 0, local_task(10), "main", body)?;
+        sim.activate(0, 0, local_task(10))?;
         sim.run(500)?;
         let got: Vec<u16> = sim
             .collected()
@@ -291,4 +293,14 @@ fn seed_fifo_simd_64_on_wse2_only() -> Res {
         assert_eq!(pe.fifo(my_fifo)?.config.simd_mode, want, "{arch}");
     }
     Ok(())
+}
+
+/// The local task a FIFO's `activate_pop` names in these tests.
+fn pop_task() -> npusim_cerebras::ids::LocalTaskId {
+    npusim_cerebras::ids::LocalTaskId::new(12).expect("a local task id")
+}
+
+/// The local task a FIFO's `activate_push` names in these tests.
+fn push_task() -> npusim_cerebras::ids::LocalTaskId {
+    npusim_cerebras::ids::LocalTaskId::new(13).expect("a local task id")
 }

@@ -452,6 +452,35 @@ fn g31_map_sqrt_on_the_diagonal_and_reductions() {
     );
 }
 
+/// Spec §4.6: `@map` takes memory DSDs (directly or through a DSR), scalars and pointers. A
+/// DSR holding a fabric DSD is refused like the fabric DSD itself (it used to read zeros and
+/// leave the queue untouched).
+#[test]
+fn map_refuses_a_dsr_holding_a_fabric_dsd() {
+    let mut pe = pe();
+    pe.mem.declare("out", ElemTy::U32, &[2]).unwrap();
+    let out = pe.mem.mem1d("|i|{2} -> out[i]").unwrap();
+    let fin = npusim_cerebras::dsd::FabIn::new(Arch::Wse2, 2, Some(1), Some(3)).unwrap();
+    let dsr = pe
+        .load_to_dsr(
+            DsrFile::Src0,
+            &npusim_cerebras::dsd::Dsd::FabIn(fin.clone()),
+            false,
+        )
+        .unwrap();
+    let e = pe
+        .map(&[dsr.into()], Some(&out.clone().into()), |v| v[0])
+        .unwrap_err();
+    assert!(
+        matches!(&e, OpError::Kind { op: "map", position, .. } if position == "argument 0"),
+        "{e}"
+    );
+    let e = pe
+        .map(&[fin.into()], Some(&out.into()), |v| v[0])
+        .unwrap_err();
+    assert!(matches!(&e, OpError::Kind { op: "map", .. }), "{e}");
+}
+
 fn fifo_pe(elems: u64, cfg: FifoConfig) -> (Pe, npusim_cerebras::ops::FifoId) {
     let mut pe = pe();
     pe.mem
@@ -517,7 +546,7 @@ fn g36_write_to_a_full_fifo() {
 #[test]
 fn g37_activate_push_only_after_an_empty_event() {
     let cfg = FifoConfig {
-        activate_push: Some("T".into()),
+        activate_push: Some(push_task()),
         ..FifoConfig::default()
     };
     let (mut pe, f) = fifo_pe(4, cfg);
@@ -525,14 +554,17 @@ fn g37_activate_push_only_after_an_empty_event() {
     let dst = pe.mem.mem1d("|i|{1} -> dst[i]").unwrap();
     assert!(!pe.mov16(&dst, f).unwrap().completed);
     pe.set_fifo_read_length(f, 0).unwrap();
-    assert_eq!(pe.mov16(f, Scalar::i16(5)).unwrap().activated, ["T"]);
+    assert_eq!(
+        pe.mov16(f, Scalar::i16(5)).unwrap().activated,
+        [push_task()]
+    );
     assert!(pe.mov16(f, Scalar::i16(6)).unwrap().activated.is_empty());
 }
 
 #[test]
 fn g37_mirror_activate_pop_only_after_a_full_event() {
     let cfg = FifoConfig {
-        activate_pop: Some("P".into()),
+        activate_pop: Some(pop_task()),
         ..FifoConfig::default()
     };
     let (mut pe, f) = fifo_pe(2, cfg);
@@ -554,7 +586,7 @@ fn g37_mirror_activate_pop_only_after_a_full_event() {
             o.activated.as_slice(),
             pe.mem.read::<i16>("dst").unwrap()[0]
         ),
-        (&["P".to_string()][..], 1)
+        (&[pop_task()][..], 1)
     );
     let o = pe.mov16(&dst, f).unwrap();
     assert!(o.activated.is_empty());
@@ -799,4 +831,14 @@ fn fifo_terminate_and_fault_actions_on_wse3() {
     let src = pe.mem.mem1d("|i|{6} -> src[i]").unwrap();
     let e = pe.mov16(f, &src).unwrap_err();
     assert!(matches!(e, OpError::FifoFault { state: "full", .. }), "{e}");
+}
+
+/// The local task a FIFO's `activate_pop` names in these tests.
+fn pop_task() -> npusim_cerebras::ids::LocalTaskId {
+    npusim_cerebras::ids::LocalTaskId::new(12).expect("a local task id")
+}
+
+/// The local task a FIFO's `activate_push` names in these tests.
+fn push_task() -> npusim_cerebras::ids::LocalTaskId {
+    npusim_cerebras::ids::LocalTaskId::new(13).expect("a local task id")
 }

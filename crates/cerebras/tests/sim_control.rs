@@ -1,9 +1,13 @@
 //! Control wavelets and control tasks (spec §7, G46): a control wavelet reaching the head of a
 //! data task's channel starts the control task it names, after the data before it.
 
+mod common;
+
+use common::*;
 use npusim_cerebras::dsd::FabOut;
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route};
-use npusim_cerebras::sched::{Action, Sim, SimError, TaskKind, control_entry};
+use npusim_cerebras::ids::{Channel, InputQueue};
+use npusim_cerebras::sched::{Action, Sim, SimError, control_entry};
 use npusim_cerebras::{Arch, ElemTy, Op, Scalar};
 
 type Res = Result<(), Box<dyn std::error::Error>>;
@@ -43,8 +47,7 @@ fn sentinel(arch: Arch, values: &[f32], entry: u32) -> Result<Sim, Box<dyn std::
     sim.bind_task(
         0,
         0,
-        TaskKind::Local,
-        10,
+        local_task(10),
         "send",
         vec![
             Action::sync(Op::Fmovs, data, vec![v.into()]),
@@ -65,9 +68,9 @@ fn sentinel(arch: Arch, values: &[f32], entry: u32) -> Result<Sim, Box<dyn std::
         ctx.pe.mem.write("result", &[s, k as f32])?;
         Ok(Vec::new())
     });
-    sim.bind_task(1, 0, TaskKind::Data, 3, "recv", vec![add])?;
-    sim.bind_task(1, 0, TaskKind::Control, 43, "done", vec![store])?;
-    sim.activate(0, 0, "send")?;
+    sim.bind_task(1, 0, data_task(3), "recv", vec![add])?;
+    sim.bind_task(1, 0, control_task(43), "done", vec![store])?;
+    sim.activate(0, 0, local_task(10))?;
     Ok(sim)
 }
 
@@ -139,8 +142,7 @@ fn unbound_channel(
     sim.bind_task(
         0,
         0,
-        TaskKind::Local,
-        10,
+        local_task(10),
         "send",
         vec![
             Action::sync(Op::Fmovs, data, vec![v.into()]),
@@ -157,6 +159,11 @@ fn unbound_channel(
     pe1.queues.bind_input(3, c)?;
     let buf = pe1.mem.mem1d(&format!("|i|{{{n}}} -> buf[i]"))?;
     let fin = FabIn::new(arch, n as i64, Some(3), None)?;
+    // the channel: the color on WSE-2, the input queue bound to it on WSE-3
+    let channel: Channel = match arch {
+        Arch::Wse2 => c.into(),
+        Arch::Wse3 => in_queue(3).into(),
+    };
     let mut main = vec![Action::spawn(
         Op::Fmovs,
         &buf,
@@ -164,7 +171,7 @@ fn unbound_channel(
         AsyncConfig::default(),
     )];
     if unblock == Some(false) {
-        main.push(Action::UnblockChannel(3));
+        main.push(Action::UnblockChannel(channel));
     }
     let store = Action::call(|ctx| {
         let s: f32 = ctx.pe.mem.read::<f32>("buf")?.iter().sum();
@@ -172,13 +179,13 @@ fn unbound_channel(
         ctx.pe.mem.write("result", &[s, d as f32])?;
         Ok(Vec::new())
     });
-    sim.bind_task(1, 0, TaskKind::Local, 10, "main", main)?;
-    sim.bind_task(1, 0, TaskKind::Control, 43, "done", vec![store])?;
-    sim.activate(1, 0, "main")?;
+    sim.bind_task(1, 0, local_task(10), "main", main)?;
+    sim.bind_task(1, 0, control_task(43), "done", vec![store])?;
+    sim.activate(1, 0, local_task(10))?;
     if unblock == Some(true) {
-        sim.unblock_channel(1, 0, 3)?;
+        sim.unblock_channel(1, 0, channel)?;
     }
-    sim.activate(0, 0, "send")?;
+    sim.activate(0, 0, local_task(10))?;
     Ok(sim)
 }
 
@@ -219,16 +226,30 @@ fn an_unblocked_channel_control_wavelet_naming_no_control_task_is_an_error() -> 
         matches!(&e, SimError::UnexpectedControl { x: 1, y: 0, entry: 44, task, .. } if task.contains("channel 3")),
         "{e}"
     );
+    // WSE-3 channels are input queues 0..=7, WSE-2 channels colors 0..=23
+    let e = InputQueue::new(8).expect_err("queues are 0..=7");
+    assert_eq!(e.to_string(), "input queue 8 is out of range [0, 7]");
+    let e = Color::new(24).expect_err("colors are 0..=23");
+    assert!(e.to_string().contains("24"), "{e}");
     let mut sim = Sim::new(Arch::Wse3, 1, 1)?;
+    assert!(sim.unblock_channel(0, 0, in_queue(7)).is_ok());
     let e = sim
-        .unblock_channel(0, 0, 8)
-        .expect_err("WSE-3 channels are queues 0..=7");
+        .unblock_channel(0, 0, Color::new(3)?)
+        .expect_err("a color is no WSE-3 channel");
     assert!(
-        e.to_string().contains("channel 8") && e.to_string().contains("0..=7"),
+        e.to_string()
+            .contains("channel color 3: a channel is an input queue on wse3"),
         "{e}"
     );
     let mut sim = Sim::new(Arch::Wse2, 1, 1)?;
-    assert!(sim.unblock_channel(0, 0, 23).is_ok());
-    assert!(sim.unblock_channel(0, 0, 24).is_err());
+    assert!(sim.unblock_channel(0, 0, Color::new(23)?).is_ok());
+    let e = sim
+        .unblock_channel(0, 0, in_queue(3))
+        .expect_err("an input queue is no WSE-2 channel");
+    assert!(
+        e.to_string()
+            .contains("channel input queue 3: a channel is a color on wse2"),
+        "{e}"
+    );
     Ok(())
 }

@@ -6,9 +6,11 @@
 
 mod common;
 
+use common::*;
+
 use npusim_cerebras::dsd::{DsdError, FabIn, FabOut, FifoConfig};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
-use npusim_cerebras::sched::{Action, AsyncConfig, Sim, SimError, TaskKind};
+use npusim_cerebras::sched::{Action, AsyncConfig, Sim, SimError};
 use npusim_cerebras::{Arch, ElemTy, Op};
 
 type Res = Result<(), Box<dyn std::error::Error>>;
@@ -96,8 +98,7 @@ fn wse3_color_must_match_the_initialized_queue() -> Res {
     sim.bind_task(
         0,
         0,
-        TaskKind::Local,
-        10,
+        local_task(10),
         "send",
         vec![Action::spawn(
             Op::Mov32,
@@ -106,7 +107,7 @@ fn wse3_color_must_match_the_initialized_queue() -> Res {
             AsyncConfig::default(),
         )],
     )?;
-    sim.activate(0, 0, "send")?;
+    sim.activate(0, 0, local_task(10))?;
     let e = sim.run(1_000).unwrap_err();
     assert!(matches!(e, SimError::Op { .. }), "{e}");
     let text = e.to_string();
@@ -123,8 +124,7 @@ fn wse3_color_must_match_the_initialized_queue() -> Res {
     sim.bind_task(
         0,
         0,
-        TaskKind::Local,
-        10,
+        local_task(10),
         "recv",
         vec![Action::spawn(
             Op::Mov32,
@@ -133,7 +133,7 @@ fn wse3_color_must_match_the_initialized_queue() -> Res {
             AsyncConfig::default(),
         )],
     )?;
-    sim.activate(0, 0, "recv")?;
+    sim.activate(0, 0, local_task(10))?;
     let text = sim.run(1_000).unwrap_err().to_string();
     for needle in ["fabric_color 6", "input queue 2", "initialized to no color"] {
         assert!(text.contains(needle), "{text}");
@@ -177,7 +177,7 @@ fn reduce_as_written(arch: Arch) -> Res {
                 Op::Fmovs,
                 out,
                 vec![(&y).into()],
-                AsyncConfig::activate("exit_task"),
+                AsyncConfig::activate(local_task(9)),
             )
         } else {
             let fin = FabIn::new(arch, M, Some(iq.into()), Some(ax.id().into()))?;
@@ -185,7 +185,7 @@ fn reduce_as_written(arch: Arch) -> Res {
                 Op::Fadds,
                 &y,
                 vec![(&y).into(), fin.into()],
-                AsyncConfig::activate("exit_task"),
+                AsyncConfig::activate(local_task(9)),
             )
         };
         let exit = vec![Action::call(|ctx| {
@@ -193,9 +193,9 @@ fn reduce_as_written(arch: Arch) -> Res {
             ctx.pe.mem.write("exits", &[n + 1])?;
             Ok(Vec::new())
         })];
-        sim.bind_task(x, 0, TaskKind::Local, 9, "exit_task", exit)?;
-        sim.bind_task(x, 0, TaskKind::Local, 10, "reduce", vec![reduce])?;
-        sim.activate(x, 0, "reduce")?;
+        sim.bind_task(x, 0, local_task(9), "exit_task", exit)?;
+        sim.bind_task(x, 0, local_task(10), "reduce", vec![reduce])?;
+        sim.activate(x, 0, local_task(10))?;
     }
     sim.run(10_000)?;
     // y(right) = y(left) + y(right): (i + 0.5) + (10 + i + 0.5), exact in f32

@@ -4,11 +4,11 @@
 
 mod common;
 
-use common::counter;
+use common::*;
 
 use npusim_cerebras::dsd::{FabIn, FifoConfig};
 use npusim_cerebras::fabric::{Color, Wavelet};
-use npusim_cerebras::sched::{Action, AsyncConfig, Sim, TaskKind};
+use npusim_cerebras::sched::{Action, AsyncConfig, Sim};
 use npusim_cerebras::{Arch, ElemTy, Op};
 
 type Res = Result<(), Box<dyn std::error::Error>>;
@@ -32,17 +32,17 @@ fn program(n: u32, cap: u64, take: u64) -> Result<Sim, Box<dyn std::error::Error
             .expect("room");
     }
     let cfg = FifoConfig {
-        activate_pop: Some("on_pop".into()),
-        activate_push: Some("on_push".into()),
+        activate_pop: Some(local_task(12)),
+        activate_push: Some(local_task(13)),
         ..FifoConfig::default()
     };
     let fifo = pe.allocate_fifo("buf", cfg)?;
     let fin = FabIn::new(Arch::Wse2, i64::from(n), Some(0), None)?;
     let out = pe.mem.mem1d(&format!("|i|{{{take}}} -> out[i]"))?;
     common::fifo_producer_and_drain(&mut sim, fifo, fin, out)?;
-    sim.bind_task(0, 0, TaskKind::Local, 12, "on_pop", counter("pops"))?;
-    sim.bind_task(0, 0, TaskKind::Local, 13, "on_push", counter("pushes"))?;
-    sim.activate(0, 0, "main")?;
+    sim.bind_task(0, 0, local_task(12), "on_pop", counter("pops"))?;
+    sim.bind_task(0, 0, local_task(13), "on_push", counter("pushes"))?;
+    sim.activate(0, 0, local_task(10))?;
     Ok(sim)
 }
 
@@ -53,7 +53,7 @@ fn activate_pop_fires_once_after_a_full_event() -> Res {
     let e = sim.run(100).expect_err("the producer waits forever");
     assert!(e.to_string().contains("room in FIFO 0"), "{e}");
     // the host activates the drain once the producer waits: two pops after the full event
-    sim.activate(0, 0, "drain")?;
+    sim.activate(0, 0, local_task(11))?;
     sim.run(200)?;
     // on_pop ran once (the first pop clears the event; activation is one bit)
     let pe = sim.pe(0, 0)?;
@@ -70,7 +70,7 @@ fn no_full_event_no_activate_pop() -> Res {
     // 2 wavelets into a FIFO of 4: never full
     let mut sim = program(2, 4, 2)?;
     sim.run(100)?;
-    sim.activate(0, 0, "drain")?;
+    sim.activate(0, 0, local_task(11))?;
     sim.run(200)?;
     let pe = sim.pe(0, 0)?;
     assert_eq!(pe.mem.read::<u32>("out")?[..2], [100, 101]);
@@ -98,7 +98,7 @@ fn activate_push_fires_once_after_an_empty_event() -> Res {
     let fifo = pe.allocate_fifo(
         "buf",
         FifoConfig {
-            activate_push: Some("on_push".into()),
+            activate_push: Some(local_task(13)),
             ..FifoConfig::default()
         },
     )?;
@@ -107,8 +107,7 @@ fn activate_push_fires_once_after_an_empty_event() -> Res {
     sim.bind_task(
         0,
         0,
-        TaskKind::Local,
-        10,
+        local_task(10),
         "main",
         vec![Action::spawn(
             Op::Mov32,
@@ -120,18 +119,17 @@ fn activate_push_fires_once_after_an_empty_event() -> Res {
     sim.bind_task(
         0,
         0,
-        TaskKind::Local,
-        11,
+        local_task(11),
         "fill",
         vec![Action::sync(Op::Mov32, fifo, vec![src.into()])],
     )?;
-    sim.bind_task(0, 0, TaskKind::Local, 13, "on_push", counter("pushes"))?;
-    sim.activate(0, 0, "main")?;
+    sim.bind_task(0, 0, local_task(13), "on_push", counter("pushes"))?;
+    sim.activate(0, 0, local_task(10))?;
     let e = sim
         .run(100)
         .expect_err("the consumer waits on the empty FIFO");
     assert!(e.to_string().contains("an element in FIFO 0"), "{e}");
-    sim.activate(0, 0, "fill")?;
+    sim.activate(0, 0, local_task(11))?;
     sim.run(200)?;
     assert_eq!(sim.pe(0, 0)?.mem.read::<u32>("pushes")?, [1]);
     let sent: Vec<u32> = sim.collected().iter().map(|c| c.wavelet.payload).collect();
@@ -161,18 +159,17 @@ fn empty_consumer(
     sim.bind_task(
         0,
         0,
-        TaskKind::Local,
-        10,
+        local_task(10),
         "main",
         vec![Action::spawn(
             Op::Mov32,
             out,
             vec![fifo.into()],
-            AsyncConfig::activate("after"),
+            AsyncConfig::activate(local_task(11)),
         )],
     )?;
-    sim.bind_task(0, 0, TaskKind::Local, 11, "after", counter("done"))?;
-    sim.activate(0, 0, "main")?;
+    sim.bind_task(0, 0, local_task(11), "after", counter("done"))?;
+    sim.activate(0, 0, local_task(10))?;
     Ok(sim)
 }
 

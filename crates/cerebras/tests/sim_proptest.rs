@@ -1,9 +1,12 @@
 //! Random small programs: the simulator never panics, always stops (result, error or cycle
 //! limit), and two runs of one program end the same way.
 
+mod common;
+
+use common::*;
 use npusim_cerebras::dsd::{FabIn, FabOut};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
-use npusim_cerebras::sched::{Action, AsyncConfig, Sim, TaskKind};
+use npusim_cerebras::sched::{Action, AsyncConfig, Sim};
 use npusim_cerebras::{Arch, ElemTy, Op, Scalar};
 use proptest::prelude::*;
 
@@ -63,7 +66,7 @@ fn build(
                     Op::Mov16,
                     m,
                     vec![FabIn::new(arch, ext, Some(q), None)?.into()],
-                    AsyncConfig::activate("t"),
+                    AsyncConfig::activate(local_task(11)),
                 ),
                 2 => Action::sync(Op::Add16, m.clone(), vec![m.into(), Scalar::u16(1).into()]),
                 3 => Action::sync(
@@ -71,20 +74,19 @@ fn build(
                     FabOut::new(arch, ext, Some(q), None)?,
                     vec![Scalar::u16(7).into()],
                 ),
-                4 => Action::Activate("t".into()),
-                _ => Action::Block("t".into()),
+                4 => Action::Activate(local_task(11)),
+                _ => Action::Block(local_task(11).into()),
             });
         }
-        sim.bind_task(x, 0, TaskKind::Local, 10, "main", actions)?;
+        sim.bind_task(x, 0, local_task(10), "main", actions)?;
         sim.bind_task(
             x,
             0,
-            TaskKind::Local,
-            11,
+            local_task(11),
             "t",
-            vec![Action::Unblock("t".into())],
+            vec![Action::Unblock(local_task(11).into())],
         )?;
-        sim.activate(x, 0, "main")?;
+        sim.activate(x, 0, local_task(10))?;
     }
     Ok(sim)
 }

@@ -1,9 +1,12 @@
 //! WSE-3 output-queue flush (spec §6, EX topic-16): a queue moves to another color only after
 //! it drained; `@queue_flush` runs the teardown task with the empty-queue handler once it has.
 
+mod common;
+
+use common::*;
 use npusim_cerebras::dsd::FabOut;
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route};
-use npusim_cerebras::sched::{Action, AsyncConfig, Sim, SimError, TaskKind};
+use npusim_cerebras::sched::{Action, AsyncConfig, Sim, SimError};
 use npusim_cerebras::{Arch, Op};
 
 type Res = Result<(), Box<dyn std::error::Error>>;
@@ -63,37 +66,35 @@ fn build(
     sim.bind_task(
         0,
         0,
-        TaskKind::Local,
-        10,
+        local_task(10),
         "first",
         vec![Action::spawn(
             Op::Mov16,
             o1,
             vec![m1.into()],
-            AsyncConfig::activate("after"),
+            AsyncConfig::activate(local_task(11)),
         )],
     )?;
-    sim.bind_task(0, 0, TaskKind::Local, 11, "after", after)?;
+    sim.bind_task(0, 0, local_task(11), "after", after)?;
     sim.bind_task(
         0,
         0,
-        TaskKind::Local,
-        12,
+        local_task(12),
         "second",
         vec![Action::sync(Op::Mov16, o2, vec![m2.into()])],
     )?;
     if let Some(h) = handler {
-        sim.set_empty_queue_handler(0, 0, 0, h)?;
+        sim.set_empty_queue_handler(0, 0, out_queue(0), h)?;
     }
-    sim.activate(0, 0, "first")?;
+    sim.activate(0, 0, local_task(10))?;
     Ok(sim)
 }
 
 fn handler() -> Vec<Action> {
     vec![
-        Action::ExitQueueFlush(0),
-        Action::InitializeOutputQueue(0, col(2)),
-        Action::Activate("second".into()),
+        Action::ExitQueueFlush(out_queue(0)),
+        Action::InitializeOutputQueue(out_queue(0), col(2)),
+        Action::Activate(local_task(12)),
     ]
 }
 
@@ -106,7 +107,7 @@ fn a_flushed_queue_moves_to_another_color_after_the_teardown_task() -> Res {
             Arch::Wse3,
             &first,
             &second,
-            vec![Action::QueueFlush(0)],
+            vec![Action::QueueFlush(out_queue(0))],
             Some(handler()),
             false,
         )?;
@@ -148,7 +149,10 @@ fn a_flushed_queue_moves_to_another_color_after_the_teardown_task() -> Res {
         Arch::Wse3,
         &[1, 2],
         &[3],
-        vec![Action::QueueFlush(0), Action::Activate("second".into())],
+        vec![
+            Action::QueueFlush(out_queue(0)),
+            Action::Activate(local_task(12)),
+        ],
         None,
         false,
     )?;
@@ -170,7 +174,7 @@ fn rebinding_a_queue_that_holds_wavelets_is_an_error_and_a_flush_that_never_drai
         Arch::Wse3,
         &first,
         &[7],
-        vec![Action::InitializeOutputQueue(0, col(2))],
+        vec![Action::InitializeOutputQueue(out_queue(0), col(2))],
         None,
         true,
     )?
@@ -187,7 +191,7 @@ fn rebinding_a_queue_that_holds_wavelets_is_an_error_and_a_flush_that_never_drai
         Arch::Wse2,
         &first[..7],
         &[7],
-        vec![Action::InitializeOutputQueue(0, col(2))],
+        vec![Action::InitializeOutputQueue(out_queue(0), col(2))],
         None,
         true,
     )?;
@@ -200,7 +204,7 @@ fn rebinding_a_queue_that_holds_wavelets_is_an_error_and_a_flush_that_never_drai
         Arch::Wse3,
         &first,
         &[7],
-        vec![Action::QueueFlush(0)],
+        vec![Action::QueueFlush(out_queue(0))],
         Some(handler()),
         true,
     )?
@@ -225,7 +229,7 @@ fn flush_rules() -> Res {
         Arch::Wse3,
         &[1],
         &[2],
-        vec![Action::QueueFlush(0)],
+        vec![Action::QueueFlush(out_queue(0))],
         Some(Vec::new()),
         false,
     )?
@@ -237,7 +241,7 @@ fn flush_rules() -> Res {
         Arch::Wse2,
         &[1],
         &[2],
-        vec![Action::QueueFlush(0)],
+        vec![Action::QueueFlush(out_queue(0))],
         None,
         false,
     )?
@@ -245,11 +249,11 @@ fn flush_rules() -> Res {
     .expect_err("WSE-3 only");
     assert!(e.to_string().contains("WSE-3 only"), "{e}");
     let mut sim = Sim::new(Arch::Wse2, 1, 1)?;
-    assert!(sim.set_empty_queue_handler(0, 0, 0, Vec::new()).is_err());
-    let mut sim = Sim::new(Arch::Wse3, 1, 1)?;
-    let e = sim
-        .set_empty_queue_handler(0, 0, 8, Vec::new())
-        .expect_err("queues 0..=7");
-    assert!(e.to_string().contains("output queue 8"), "{e}");
+    assert!(
+        sim.set_empty_queue_handler(0, 0, out_queue(0), Vec::new())
+            .is_err()
+    );
+    let e = npusim_cerebras::ids::OutputQueue::new(8).expect_err("queues 0..=7");
+    assert_eq!(e.to_string(), "output queue 8 is out of range [0, 7]");
     Ok(())
 }

@@ -1,11 +1,14 @@
 //! Router modes and filters beyond routes (spec §8): a color's teardown mode, the WSE-2
 //! color swap, and the counter filters npusim refuses (their behaviour is unpublished).
 
+mod common;
+
+use common::*;
 use npusim_cerebras::dsd::FabIn;
 use npusim_cerebras::fabric::{
     Color, ColorConfig, CounterFilter, Dir, FabricError, PeQueues, Route, SwapAxis, Wavelet,
 };
-use npusim_cerebras::sched::{Action, Sim, SimError, TaskKind};
+use npusim_cerebras::sched::{Action, Sim, SimError};
 use npusim_cerebras::{Arch, ElemTy, Op};
 
 type Res = Result<(), Box<dyn std::error::Error>>;
@@ -148,8 +151,8 @@ fn teardown_run(arch: Arch, body: Vec<Action>) -> Result<Sim, Box<dyn std::error
     let mem = pe.mem.mem1d("|i|{3} -> mem[i]")?;
     let mut body = body;
     body.push(Action::sync(Op::Mov16, mem, vec![fin.into()]));
-    sim.bind_task(0, 0, TaskKind::Local, 10, "t", body)?;
-    sim.activate(0, 0, "t")?;
+    sim.bind_task(0, 0, local_task(10), "t", body)?;
+    sim.activate(0, 0, local_task(10))?;
     Ok(sim)
 }
 

@@ -1,11 +1,14 @@
 //! Resource and configuration rules of asynchronous operations and tasks.
 
+mod common;
+
+use common::*;
 use npusim_cerebras::dsd::{FabIn, FabOut, FifoConfig, Priority};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, QueueRef, QueueSide, Route, Wavelet};
+use npusim_cerebras::ids::MicrothreadId;
 use npusim_cerebras::ops::FifoId;
 use npusim_cerebras::sched::{
-    Action, AsyncConfig, MainThreadPriority, QueueReusePolicy, Sim, SimError, TaskKind,
-    microthread_of,
+    Action, AsyncConfig, MainThreadPriority, QueueReusePolicy, Sim, SimError, microthread_of,
 };
 use npusim_cerebras::{Arch, ElemTy, Op, Scalar};
 
@@ -28,10 +31,10 @@ fn microthread_ids_follow_the_seed_per_architecture() {
         microthread_of(Arch::Wse2, &[(2, q(Input, 6)), (1, q(Input, 3))], None),
         Ok(3)
     );
-    assert!(microthread_of(Arch::Wse2, &[(0, q(Output, 1))], Some(4)).is_err());
+    assert!(microthread_of(Arch::Wse2, &[(0, q(Output, 1))], Some(ut(4))).is_err());
     // WSE-3: explicit id, else the first fabric operand (destination, source 0, source 1)
     assert_eq!(
-        microthread_of(Arch::Wse3, &[(0, q(Output, 2))], Some(4)),
+        microthread_of(Arch::Wse3, &[(0, q(Output, 2))], Some(ut(4))),
         Ok(4)
     );
     assert_eq!(
@@ -42,7 +45,8 @@ fn microthread_ids_follow_the_seed_per_architecture() {
         microthread_of(Arch::Wse3, &[(1, q(Input, 3)), (0, q(Output, 7))], None),
         Ok(7)
     );
-    assert!(microthread_of(Arch::Wse3, &[(0, q(Output, 1))], Some(8)).is_err());
+    let e = MicrothreadId::new(8).expect_err("microthread ids are 0..=7");
+    assert_eq!(e.to_string(), "microthread id 8 is out of range [0, 7]");
     // no fabric operand
     for arch in [Arch::Wse2, Arch::Wse3] {
         let e = microthread_of(arch, &[], None).expect_err("needs a fabric operand");
@@ -59,8 +63,8 @@ fn task_sim(
 ) -> Built<Sim> {
     let mut sim = Sim::new(arch, width, 1)?;
     let body = setup(&mut sim)?;
-    sim.bind_task(0, 0, TaskKind::Local, 10, "t", body)?;
-    sim.activate(0, 0, "t")?;
+    sim.bind_task(0, 0, local_task(10), "t", body)?;
+    sim.activate(0, 0, local_task(10))?;
     Ok(sim)
 }
 
@@ -190,21 +194,27 @@ fn same_color_leftovers_are_a_reuse_only_under_the_seed_policy() -> Res {
 fn task_ids_are_checked_per_architecture() -> Res {
     let mut sim = Sim::new(Arch::Wse3, 1, 1)?;
     let e = sim
-        .bind_task(0, 0, TaskKind::Local, 5, "low", Vec::new())
+        .bind_task(0, 0, local_task(5), "low", Vec::new())
         .expect_err("WSE-3 local ids start at 8");
     assert!(e.to_string().contains("8..=30"), "{e}");
     let e = sim
-        .bind_task(0, 0, TaskKind::Data, 8, "d", Vec::new())
+        .bind_task(0, 0, data_task(8), "d", Vec::new())
         .expect_err("WSE-3 data ids are queues 0..=7");
     assert!(e.to_string().contains("0..=7"), "{e}");
-    sim.bind_task(0, 0, TaskKind::Local, 8, "a", Vec::new())?;
+    sim.bind_task(0, 0, local_task(8), "a", Vec::new())?;
     let e = sim
-        .bind_task(0, 0, TaskKind::Local, 9, "a", Vec::new())
+        .bind_task(0, 0, local_task(9), "a", Vec::new())
         .expect_err("name taken");
     assert!(e.to_string().contains("clashes"), "{e}");
-    let e = sim.activate(0, 0, "missing").expect_err("unknown task");
-    assert!(e.to_string().contains("no task named missing"), "{e}");
-    let e = sim.activate(3, 0, "a").expect_err("off the grid");
+    let e = sim
+        .activate(0, 0, local_task(20))
+        .expect_err("unknown task");
+    assert!(
+        e.to_string()
+            .contains("no task is bound at local task id 20"),
+        "{e}"
+    );
+    let e = sim.activate(3, 0, local_task(9)).expect_err("off the grid");
     assert!(e.to_string().contains("PE (3, 0)"), "{e}");
     Ok(())
 }
@@ -393,8 +403,8 @@ fn ut_taken(
 ) -> Built<String> {
     use npusim_cerebras::dsd::Dsd;
     use npusim_cerebras::pe::DsrFile;
-    let cfg = |ut| AsyncConfig {
-        ut_id: ut,
+    let cfg = |ut: Option<u8>| AsyncConfig {
+        ut_id: ut.map(common::ut),
         ..AsyncConfig::default()
     };
     let mut sim = task_sim(Arch::Wse3, 1, |sim| {
@@ -451,15 +461,15 @@ fn wse3_blocked_microthreads_wait_for_unblock() -> Res {
             sim.pe_mut(0, 0)?.queues.bind_output(0, c)?;
             let out = FabOut::new(Arch::Wse3, 3, Some(0), None)?;
             let cfg = AsyncConfig {
-                ut_id: Some(6),
+                ut_id: Some(ut(6)),
                 ..AsyncConfig::default()
             };
             let mut body = vec![
-                Action::BlockMicrothread(6),
+                Action::BlockMicrothread(ut(6)),
                 Action::spawn(Op::Mov16, out, vec![Scalar::u16(9).into()], cfg),
             ];
             if unblock {
-                body.push(Action::UnblockMicrothread(6));
+                body.push(Action::UnblockMicrothread(ut(6)));
             }
             Ok(body)
         })
@@ -473,7 +483,7 @@ fn wse3_blocked_microthreads_wait_for_unblock() -> Res {
     sim.run(100)?;
     assert_eq!(sim.collected().len(), 3);
     // WSE-2 has no explicit microthread ids
-    let e = one_task(Arch::Wse2, vec![Action::BlockMicrothread(1)])?
+    let e = one_task(Arch::Wse2, vec![Action::BlockMicrothread(ut(1))])?
         .run(100)
         .expect_err("WSE-3 only");
     assert!(e.to_string().contains("WSE-3 only"), "{e}");

@@ -1,12 +1,15 @@
 //! The multi-PE simulator: the E3 port, determinism, resource conflicts (seed 004's bad
 //! examples), deadlock and cycle-limit reports, tasks and completions.
 
+mod common;
+
+use common::*;
 use npusim_cerebras::dsd::{FabIn, FabOut};
 use npusim_cerebras::fabric::{
     Color, ColorConfig, Dir, DirSet, QueueSide, Route, SwitchPos, Wavelet,
 };
 use npusim_cerebras::pe::DsrFile;
-use npusim_cerebras::sched::{Action, AsyncConfig, OnControl, Sim, SimError, TaskKind};
+use npusim_cerebras::sched::{Action, AsyncConfig, OnControl, Sim, SimError};
 use npusim_cerebras::{Arch, ElemTy, Op, Operand, Scalar};
 
 use npusim_cerebras::programs::e3_gemv_routes_1 as e3;
@@ -64,8 +67,8 @@ fn one_pe(
     pe.queues.bind_output(1, c(1))?;
     pe.queues.bind_input(0, c(2))?;
     let body = body(&mut sim)?;
-    sim.bind_task(0, 0, TaskKind::Local, 10, "t", body)?;
-    sim.activate(0, 0, "t")?;
+    sim.bind_task(0, 0, local_task(10), "t", body)?;
+    sim.activate(0, 0, local_task(10))?;
     Ok(sim)
 }
 
@@ -144,13 +147,13 @@ fn wse3_explicit_microthread_ids_let_the_same_two_ops_run() -> Res {
         let fin = FabIn::new(Arch::Wse3, 2, Some(0), None)?;
         let m1 = pe.mem.mem1d("|i|{4} -> mem1[i]")?;
         let m2 = pe.mem.mem1d("|i|{2} -> mem2[i]")?;
-        let ut = |u| AsyncConfig {
-            ut_id: Some(u),
+        let on_ut = |u: u8| AsyncConfig {
+            ut_id: Some(ut(u)),
             ..AsyncConfig::default()
         };
         Ok(vec![
-            Action::spawn(Op::Mov16, out, vec![m1.into()], ut(4)),
-            Action::spawn(Op::Mov16, m2, vec![fin.into()], ut(5)),
+            Action::spawn(Op::Mov16, out, vec![m1.into()], on_ut(4)),
+            Action::spawn(Op::Mov16, m2, vec![fin.into()], on_ut(5)),
         ])
     })?;
     {
@@ -202,7 +205,7 @@ fn a_sync_op_waiting_for_wavelets_that_never_come_is_a_deadlock() -> Res {
 
 #[test]
 fn every_run_has_a_cycle_limit() -> Res {
-    let mut sim = one_pe(Arch::Wse2, |_| Ok(vec![Action::Activate("t".into())]))?;
+    let mut sim = one_pe(Arch::Wse2, |_| Ok(vec![Action::Activate(local_task(10))]))?;
     let e = sim.run(50).expect_err("runs forever");
     assert!(
         matches!(&e, SimError::CycleLimit { limit: 50, busy } if busy.iter().any(|b| b.contains("task t"))),
@@ -225,24 +228,23 @@ fn the_picker_takes_the_lowest_active_unblocked_id_and_activation_is_one_bit() -
             Ok(Vec::new())
         })
     };
-    sim.bind_task(0, 0, TaskKind::Local, 20, "late", vec![log(20)])?;
-    sim.bind_task(0, 0, TaskKind::Local, 12, "early", vec![log(12)])?;
-    sim.bind_task(0, 0, TaskKind::Local, 15, "blocked", vec![log(15)])?;
+    sim.bind_task(0, 0, local_task(20), "late", vec![log(20)])?;
+    sim.bind_task(0, 0, local_task(12), "early", vec![log(12)])?;
+    sim.bind_task(0, 0, local_task(15), "blocked", vec![log(15)])?;
     sim.bind_task(
         0,
         0,
-        TaskKind::Local,
-        11,
+        local_task(11),
         "main",
         vec![
-            Action::Block("blocked".into()),
-            Action::Activate("late".into()),
-            Action::Activate("late".into()),
-            Action::Activate("blocked".into()),
-            Action::Activate("early".into()),
+            Action::Block(local_task(15).into()),
+            Action::Activate(local_task(20)),
+            Action::Activate(local_task(20)),
+            Action::Activate(local_task(15)),
+            Action::Activate(local_task(12)),
         ],
     )?;
-    sim.activate(0, 0, "main")?;
+    sim.activate(0, 0, local_task(11))?;
     sim.run(100)?;
     // "late" activated twice runs once; "blocked" never runs
     assert_eq!(
@@ -270,22 +272,20 @@ fn on_control_ends_an_unbounded_async_op_and_activates_its_task() -> Res {
     }
     let fin = FabIn::new(Arch::Wse2, 0x7fff, Some(1), None)?;
     let cfg = AsyncConfig {
-        on_control: Some(OnControl::Activate("after".into())),
+        on_control: Some(OnControl::Activate(local_task(11))),
         ..AsyncConfig::default()
     };
     sim.bind_task(
         0,
         0,
-        TaskKind::Local,
-        10,
+        local_task(10),
         "t",
         vec![Action::spawn(Op::Mov32, mem, vec![fin.into()], cfg)],
     )?;
     sim.bind_task(
         0,
         0,
-        TaskKind::Local,
-        11,
+        local_task(11),
         "after",
         vec![Action::call(|ctx| {
             let n = ctx.pe.mem.read::<u32>("done")?[0];
@@ -293,7 +293,7 @@ fn on_control_ends_an_unbounded_async_op_and_activates_its_task() -> Res {
             Ok(Vec::new())
         })],
     )?;
-    sim.activate(0, 0, "t")?;
+    sim.activate(0, 0, local_task(10))?;
     let r = sim.run(100)?;
     assert!(r.idle.is_empty());
     assert_eq!(
@@ -366,7 +366,7 @@ fn data_tasks_receive_their_wavelet_and_advance_switch_redirects_g45() -> Res {
             ctx.pe.mem.write("got", &got)?;
             Ok(Vec::new())
         });
-        sim.bind_task(x, y, TaskKind::Data, 7, "recv", vec![store])?;
+        sim.bind_task(x, y, data_task(7), "recv", vec![store])?;
     }
     let pe = sim.pe_mut(0, 0)?;
     pe.mem.declare_with("v", &[3], &[10u32, 11, 12])?;
@@ -377,15 +377,14 @@ fn data_tasks_receive_their_wavelet_and_advance_switch_redirects_g45() -> Res {
     sim.bind_task(
         0,
         0,
-        TaskKind::Local,
-        10,
+        local_task(10),
         "send",
         vec![
             Action::sync(Op::Mov32, out, vec![v.into()]),
             Action::sync(Op::Mov32, one, vec![Scalar::u32(99).into()]),
         ],
     )?;
-    sim.activate(0, 0, "send")?;
+    sim.activate(0, 0, local_task(10))?;
     sim.run(200)?;
     assert_eq!(sim.pe(1, 0)?.mem.read::<u32>("got")?, [10, 11, 12, 0]);
     assert_eq!(sim.pe(0, 1)?.mem.read::<u32>("got")?, [99, 0, 0, 0]);

@@ -2,11 +2,11 @@
 
 mod common;
 
-use common::counter;
+use common::*;
 
 use npusim_cerebras::dsd::{FabIn, FabOut, FifoConfig};
 use npusim_cerebras::fabric::{Color, Wavelet};
-use npusim_cerebras::sched::{Action, AsyncConfig, Sim, TaskKind};
+use npusim_cerebras::sched::{Action, AsyncConfig, Sim};
 use npusim_cerebras::{Arch, ElemTy, Op};
 
 type Res = Result<(), Box<dyn std::error::Error>>;
@@ -68,12 +68,11 @@ fn seed_fabin_of_5_wavelets_on_color_trigger() -> Res {
     sim.bind_task(
         0,
         0,
-        TaskKind::Local,
-        10,
+        local_task(10),
         "t",
         vec![Action::sync(Op::Mov16, mem, vec![in_dsd.into()])],
     )?;
-    sim.activate(0, 0, "t")?;
+    sim.activate(0, 0, local_task(10))?;
     sim.run(200)?;
     assert_eq!(
         sim.pe(0, 0)?.mem.read::<u16>("mem")?,
@@ -96,12 +95,11 @@ fn seed_fabout_of_1024_wavelets_on_color_tx() -> Res {
     sim.bind_task(
         0,
         0,
-        TaskKind::Local,
-        10,
+        local_task(10),
         "t",
         vec![Action::sync(Op::Mov16, out_dsd, vec![mem.into()])],
     )?;
-    sim.activate(0, 0, "t")?;
+    sim.activate(0, 0, local_task(10))?;
     sim.run(10_000)?;
     let got: Vec<(u32, bool, u8)> = sim
         .collected()
@@ -139,22 +137,21 @@ fn seed_async_completion_activates_or_unblocks_mytask() -> Res {
         let (cfg, mut body) = if unblock {
             // mytask is active but blocked: only the completion's unblock lets it run
             (
-                AsyncConfig::unblock("mytask"),
+                AsyncConfig::unblock(local_task(11)),
                 vec![
-                    Action::Block("mytask".into()),
-                    Action::Activate("mytask".into()),
+                    Action::Block(local_task(11).into()),
+                    Action::Activate(local_task(11)),
                 ],
             )
         } else {
-            (AsyncConfig::activate("mytask"), Vec::new())
+            (AsyncConfig::activate(local_task(11)), Vec::new())
         };
         body.push(Action::spawn(Op::Mov32, dst, vec![src.into()], cfg));
-        sim.bind_task(0, 0, TaskKind::Local, 10, "t", body)?;
+        sim.bind_task(0, 0, local_task(10), "t", body)?;
         sim.bind_task(
             0,
             0,
-            TaskKind::Local,
-            11,
+            local_task(11),
             "mytask",
             vec![Action::call(|ctx| {
                 let d = ctx.pe.mem.read::<u32>("dst")?;
@@ -163,7 +160,7 @@ fn seed_async_completion_activates_or_unblocks_mytask() -> Res {
                 Ok(Vec::new())
             })],
         )?;
-        sim.activate(0, 0, "t")?;
+        sim.activate(0, 0, local_task(10))?;
         sim.run(200)?;
         let pe = sim.pe(0, 0)?;
         assert_eq!(pe.mem.read::<u32>("dst")?, [10, 20, 30, 40]);
@@ -196,22 +193,22 @@ fn seed_on_control_terminate_activate_unblock() -> Res {
         let dst = pe.mem.mem1d("|i|{5} -> dst[i]")?;
         let on_control = match form {
             0 => OnControl::Terminate,
-            1 => OnControl::Activate("mytask".into()),
-            _ => OnControl::Unblock("mytask".into()),
+            1 => OnControl::Activate(local_task(11)),
+            _ => OnControl::Unblock(local_task(11).into()),
         };
         let mut body = Vec::new();
         if form == 2 {
-            body.push(Action::Block("mytask".into()));
-            body.push(Action::Activate("mytask".into()));
+            body.push(Action::Block(local_task(11).into()));
+            body.push(Action::Activate(local_task(11)));
         }
         let cfg = AsyncConfig {
             on_control: Some(on_control),
             ..AsyncConfig::default()
         };
         body.push(Action::spawn(Op::Mov32, dst, vec![src.into()], cfg));
-        sim.bind_task(0, 0, TaskKind::Local, 10, "t", body)?;
-        sim.bind_task(0, 0, TaskKind::Local, 11, "mytask", counter("runs"))?;
-        sim.activate(0, 0, "t")?;
+        sim.bind_task(0, 0, local_task(10), "t", body)?;
+        sim.bind_task(0, 0, local_task(11), "mytask", counter("runs"))?;
+        sim.activate(0, 0, local_task(10))?;
         let report = sim.run(200)?;
         let pe = sim.pe(0, 0)?;
         assert_eq!(pe.mem.read::<u32>("dst")?, [1, 2, 3, 0, 0], "form {form}");
@@ -241,19 +238,23 @@ fn seed_async_dsr_loaded_with_activate() -> Res {
     pe.mem.declare("runs", ElemTy::U32, &[1])?;
     pe.queues.bind_input(0, rx)?;
     let fin = Dsd::FabIn(FabIn::new(Arch::Wse2, 3, Some(0), None)?);
-    let source_dsr =
-        sim.load_to_dsr_async(0, 0, DsrFile::Src0, &fin, AsyncConfig::activate("my_task"))?;
+    let source_dsr = sim.load_to_dsr_async(
+        0,
+        0,
+        DsrFile::Src0,
+        &fin,
+        AsyncConfig::activate(local_task(11)),
+    )?;
     let dst = sim.pe(0, 0)?.mem.mem1d("|i|{3} -> dst[i]")?;
     sim.bind_task(
         0,
         0,
-        TaskKind::Local,
-        10,
+        local_task(10),
         "t",
         vec![Action::sync(Op::Mov16, dst, vec![source_dsr.into()])],
     )?;
-    sim.bind_task(0, 0, TaskKind::Local, 11, "my_task", counter("runs"))?;
-    sim.activate(0, 0, "t")?;
+    sim.bind_task(0, 0, local_task(11), "my_task", counter("runs"))?;
+    sim.activate(0, 0, local_task(10))?;
     sim.run(200)?;
     let pe = sim.pe(0, 0)?;
     assert_eq!(pe.mem.read::<u16>("dst")?, [7, 8, 9]);
@@ -298,8 +299,8 @@ fn seed_wse3_fifo_priority_low() -> Res {
                     AsyncConfig::default(),
                 ),
             ];
-            sim.bind_task(0, 0, TaskKind::Local, 10, "t", body)?;
-            sim.activate(0, 0, "t")?;
+            sim.bind_task(0, 0, local_task(10), "t", body)?;
+            sim.activate(0, 0, local_task(10))?;
             sim.run(100).expect_err("both wait");
             let pe = sim.pe_mut(0, 0)?;
             for q in [0u8, 1] {

@@ -4,9 +4,11 @@
 
 mod common;
 
+use common::*;
+
 use npusim_cerebras::dsd::{FabIn, FabOut, SimdMode};
 use npusim_cerebras::fabric::{Color, Wavelet};
-use npusim_cerebras::sched::{Action, AsyncConfig, TaskKind};
+use npusim_cerebras::sched::{Action, AsyncConfig};
 use npusim_cerebras::{Arch, ElemTy, Op};
 
 type Res = Result<(), Box<dyn std::error::Error>>;
@@ -37,8 +39,7 @@ fn plus_one(
     sim.bind_task(
         0,
         0,
-        TaskKind::Local,
-        10,
+        local_task(10),
         "main",
         vec![Action::spawn(
             Op::Add16,
@@ -47,7 +48,7 @@ fn plus_one(
             AsyncConfig::default(),
         )],
     )?;
-    sim.activate(0, 0, "main")?;
+    sim.activate(0, 0, local_task(10))?;
     sim.run(10_000)?;
     Ok(sim.collected().iter().map(|c| c.wavelet.payload).collect())
 }

@@ -5,10 +5,11 @@
 
 mod common;
 
-use common::counter;
+use common::*;
 
 use npusim_cerebras::dsd::{FabIn, FabOut, FifoConfig};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
+use npusim_cerebras::ids::{Channel, DataTaskId};
 use npusim_cerebras::sched::{Action, AsyncConfig, Completion, OnControl, Sim, SimError, TaskKind};
 use npusim_cerebras::{Arch, ElemTy, Op};
 
@@ -16,6 +17,8 @@ type Res = Result<(), Box<dyn std::error::Error>>;
 
 const SEND: u8 = 7;
 const DATA: u8 = 3;
+/// The control task's id: a slot of the one WSE-2 task table that a local task id can name.
+const CTL: u8 = 20;
 
 /// A WSE-2 1×1 grid sending on color 7 out of the east edge, a data task `recv` on color 3
 /// and a control task `ctl`; `main` sends four words asynchronously with `cfg`.
@@ -35,18 +38,17 @@ fn sender(cfg: AsyncConfig) -> Result<Sim, Box<dyn std::error::Error>> {
     pe.mem.declare("n", ElemTy::U32, &[1])?;
     let v = pe.mem.mem1d("|i|{4} -> v[i]")?;
     let out = FabOut::new(Arch::Wse2, 4, Some(1), Some(SEND.into()))?;
-    sim.bind_task(0, 0, TaskKind::Data, DATA, "recv", counter("n"))?;
-    sim.bind_task(0, 0, TaskKind::Control, 40, "ctl", counter("n"))?;
-    sim.bind_task(0, 0, TaskKind::Local, 12, "done", counter("n"))?;
+    sim.bind_task(0, 0, data_task(DATA), "recv", counter("n"))?;
+    sim.bind_task(0, 0, control_task(CTL), "ctl", counter("n"))?;
+    sim.bind_task(0, 0, local_task(12), "done", counter("n"))?;
     sim.bind_task(
         0,
         0,
-        TaskKind::Local,
-        10,
+        local_task(10),
         "main",
         vec![Action::spawn(Op::Mov32, out, vec![v.into()], cfg)],
     )?;
-    sim.activate(0, 0, "main")?;
+    sim.activate(0, 0, local_task(10))?;
     Ok(sim)
 }
 
@@ -64,9 +66,11 @@ fn kind_error(e: &SimError, task: &str, kind: TaskKind, field: &str) {
     }
 }
 
+/// On WSE-2 one task table holds every kind, so a local task id can name the slot a data or
+/// control task is bound at; `.activate` of such a slot is the seed's error.
 #[test]
 fn activate_naming_a_data_task_is_an_error() -> Res {
-    let e = sender(AsyncConfig::activate("recv"))?
+    let e = sender(AsyncConfig::activate(local_task(DATA)))?
         .run(1_000)
         .unwrap_err();
     kind_error(&e, "recv", TaskKind::Data, ".activate");
@@ -74,12 +78,12 @@ fn activate_naming_a_data_task_is_an_error() -> Res {
     assert!(text.contains("bound as a data task"), "{text}");
     assert!(text.contains("must be bound as a local task"), "{text}");
     // a control task is no local task either
-    let e = sender(AsyncConfig::activate("ctl"))?
+    let e = sender(AsyncConfig::activate(local_task(CTL)))?
         .run(1_000)
         .unwrap_err();
     kind_error(&e, "ctl", TaskKind::Control, ".activate");
     // a local task is what the seed asks for
-    let mut sim = sender(AsyncConfig::activate("done"))?;
+    let mut sim = sender(AsyncConfig::activate(local_task(12)))?;
     sim.run(1_000)?;
     assert_eq!(sim.pe(0, 0)?.mem.read::<u32>("n")?, vec![1]);
     Ok(())
@@ -88,7 +92,7 @@ fn activate_naming_a_data_task_is_an_error() -> Res {
 #[test]
 fn on_control_activate_naming_a_data_task_is_an_error() -> Res {
     let cfg = AsyncConfig {
-        on_control: Some(OnControl::Activate("recv".into())),
+        on_control: Some(OnControl::Activate(local_task(DATA))),
         ..AsyncConfig::default()
     };
     let e = sender(cfg)?.run(1_000).unwrap_err();
@@ -98,11 +102,13 @@ fn on_control_activate_naming_a_data_task_is_an_error() -> Res {
 
 #[test]
 fn unblock_naming_a_control_task_is_an_error() -> Res {
-    let e = sender(AsyncConfig::unblock("ctl"))?.run(1_000).unwrap_err();
+    let e = sender(AsyncConfig::unblock(control_task(CTL)))?
+        .run(1_000)
+        .unwrap_err();
     kind_error(&e, "ctl", TaskKind::Control, ".unblock");
     assert!(e.to_string().contains("a data or local task"), "{e}");
     // a data task may be unblocked
-    sender(AsyncConfig::unblock("recv"))?.run(1_000)?;
+    sender(AsyncConfig::unblock(data_task(DATA)))?.run(1_000)?;
     Ok(())
 }
 
@@ -125,17 +131,17 @@ fn fifo_activate_pop_naming_a_data_task_is_an_error() -> Res {
             .map_err(|_| "input queue full")?;
     }
     let cfg = FifoConfig {
-        activate_pop: Some("recv".into()),
+        activate_pop: Some(local_task(DATA)),
         ..FifoConfig::default()
     };
     let fifo = pe.allocate_fifo("buf", cfg)?;
     let fin = FabIn::new(Arch::Wse2, 3, Some(0), None)?;
     let out = pe.mem.mem1d("|i|{2} -> out[i]")?;
     common::fifo_producer_and_drain(&mut sim, fifo, fin, out)?;
-    sim.bind_task(0, 0, TaskKind::Data, DATA, "recv", counter("n"))?;
-    sim.activate(0, 0, "main")?;
+    sim.bind_task(0, 0, data_task(DATA), "recv", counter("n"))?;
+    sim.activate(0, 0, local_task(10))?;
     assert!(sim.run(100).is_err(), "the producer waits on the full FIFO");
-    sim.activate(0, 0, "drain")?;
+    sim.activate(0, 0, local_task(11))?;
     let e = sim.run(200).unwrap_err();
     kind_error(
         &e,
@@ -162,9 +168,9 @@ fn unblock_channel(arch: Arch) -> Res {
             .collect::<Vec<_>>(),
     )?;
     // the channel: the color on WSE-2, the data task's input queue on WSE-3
-    let (channel, id) = match arch {
-        Arch::Wse2 => (DATA, DATA),
-        Arch::Wse3 => (1, 1),
+    let (channel, id): (Channel, _) = match arch {
+        Arch::Wse2 => (color.into(), data_task(DATA)),
+        Arch::Wse3 => (in_queue(1).into(), DataTaskId::of_queue(in_queue(1))),
     };
     let pe = sim.pe_mut(0, 0)?;
     pe.mem.declare("buf", ElemTy::U32, &[1])?;
@@ -196,7 +202,7 @@ fn unblock_channel(arch: Arch) -> Res {
             },
         ),
     ];
-    sim.bind_task(0, 0, TaskKind::Data, id, "process_task", body)?;
+    sim.bind_task(0, 0, id, "process_task", body)?;
     let report = sim.run(1_000)?;
     let got: Vec<u32> = sim.collected().iter().map(|c| c.wavelet.payload).collect();
     assert_eq!(got, vec![30, 33, 36], "{arch}");
@@ -222,9 +228,9 @@ fn block_of_a_data_tasks_color_blocks_the_task() -> Res {
     let mut sim = Sim::new(Arch::Wse2, 1, 1)?;
     let pe = sim.pe_mut(0, 0)?;
     pe.mem.declare("n", ElemTy::U32, &[1])?;
-    let mut body = vec![Action::BlockChannel(DATA)];
+    let mut body = vec![Action::BlockChannel(color.into())];
     body.extend(counter("n"));
-    sim.bind_task(0, 0, TaskKind::Data, DATA, "recv", body)?;
+    sim.bind_task(0, 0, data_task(DATA), "recv", body)?;
     let pe = sim.pe_mut(0, 0)?;
     let q = pe.queues.input_of(color).ok_or("no queue bound")?;
     for k in 0..3 {

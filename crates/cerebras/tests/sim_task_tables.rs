@@ -2,8 +2,12 @@
 //! space; `@bind_rotating_tasks` runs the paired control task on every `limit`-th start of a
 //! data task.
 
+mod common;
+
+use common::*;
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
-use npusim_cerebras::sched::{Action, ControlTaskTable, Sim, TaskKind};
+use npusim_cerebras::ids::{ControlTaskId, DataTaskId};
+use npusim_cerebras::sched::{Action, ControlTaskTable, Sim};
 use npusim_cerebras::{Arch, ElemTy};
 
 type Res = Result<(), Box<dyn std::error::Error>>;
@@ -11,23 +15,23 @@ type Res = Result<(), Box<dyn std::error::Error>>;
 #[test]
 fn a_separate_control_table_lets_control_ids_reuse_task_ids() -> Res {
     let mut sim = Sim::new(Arch::Wse3, 1, 1)?;
-    sim.bind_task(0, 0, TaskKind::Local, 12, "local", Vec::new())?;
+    sim.bind_task(0, 0, local_task(12), "local", Vec::new())?;
     let e = sim
-        .bind_task(0, 0, TaskKind::Control, 12, "ctrl", Vec::new())
+        .bind_task(0, 0, control_task(12), "ctrl", Vec::new())
         .expect_err("one table: id 12 clashes");
     assert!(
         e.to_string().contains("clashes with task local (id 12)"),
         "{e}"
     );
     sim.set_control_task_table(0, 0, ControlTaskTable::default())?;
-    sim.bind_task(0, 0, TaskKind::Control, 12, "ctrl", Vec::new())?;
+    sim.bind_task(0, 0, control_task(12), "ctrl", Vec::new())?;
     // still one id per table, and one name per PE
     let e = sim
-        .bind_task(0, 0, TaskKind::Control, 12, "ctrl2", Vec::new())
+        .bind_task(0, 0, control_task(12), "ctrl2", Vec::new())
         .expect_err("control 12 twice");
     assert!(e.to_string().contains("ctrl (id 12)"), "{e}");
     assert!(
-        sim.bind_task(0, 0, TaskKind::Local, 13, "ctrl", Vec::new())
+        sim.bind_task(0, 0, local_task(13), "ctrl", Vec::new())
             .is_err()
     );
     Ok(())
@@ -111,9 +115,10 @@ fn rotation_run(
         })]
     };
     sim.set_control_task_table(0, 0, ControlTaskTable::default())?;
-    sim.bind_task(0, 0, TaskKind::Data, 0, "recv", logger("data"))?;
-    sim.bind_task(0, 0, TaskKind::Control, 0, "rot", logger("ctrl"))?;
-    sim.bind_rotating_tasks(0, 0, "recv", "rot", limit, init)?;
+    let (recv, rot) = (DataTaskId::of_queue(in_queue(0)), control_task(0));
+    sim.bind_task(0, 0, recv, "recv", logger("data"))?;
+    sim.bind_task(0, 0, rot, "rot", logger("ctrl"))?;
+    sim.bind_rotating_tasks(0, 0, recv, rot, limit, init)?;
     sim.run(1_000)?;
     let read = |log| -> Result<Vec<u32>, Box<dyn std::error::Error>> {
         let v = sim.pe(0, 0)?.mem.read::<u32>(log)?;
@@ -148,25 +153,29 @@ fn every_limit_th_start_of_a_rotating_data_task_runs_its_control_task() -> Res {
 fn rotating_tasks_are_checked() -> Res {
     let mut sim = Sim::new(Arch::Wse3, 1, 1)?;
     sim.set_control_task_table(0, 0, ControlTaskTable::default())?;
+    let d = |q| DataTaskId::of_queue(in_queue(q));
     for q in 0..3u8 {
-        sim.bind_task(0, 0, TaskKind::Data, q, &format!("d{q}"), Vec::new())?;
-        sim.bind_task(0, 0, TaskKind::Control, q, &format!("c{q}"), Vec::new())?;
+        sim.bind_task(0, 0, d(q), &format!("d{q}"), Vec::new())?;
+        sim.bind_task(0, 0, control_task(q), &format!("c{q}"), Vec::new())?;
     }
-    sim.bind_task(0, 0, TaskKind::Local, 10, "local", Vec::new())?;
-    let err = |sim: &mut Sim, d: &str, c: &str, limit, init| {
+    sim.bind_task(0, 0, local_task(10), "local", Vec::new())?;
+    let err = |sim: &mut Sim, d: DataTaskId, c: ControlTaskId, limit, init| {
         sim.bind_rotating_tasks(0, 0, d, c, limit, init)
             .expect_err("refused")
             .to_string()
     };
-    assert!(err(&mut sim, "local", "c0", 2, 0).contains("local is not a bound data task"));
-    assert!(err(&mut sim, "d0", "d1", 2, 0).contains("d1 is not a bound control task"));
-    assert!(err(&mut sim, "d0", "c0", 0, 0).contains("limit 0"));
-    assert!(err(&mut sim, "d0", "c0", 2, 2).contains("init 2"));
-    sim.bind_rotating_tasks(0, 0, "d0", "c0", 2, 0)?;
-    assert!(err(&mut sim, "d0", "c1", 2, 0).contains("already rotates"));
-    sim.bind_rotating_tasks(0, 0, "d1", "c1", 2, 0)?;
-    assert!(err(&mut sim, "d2", "c2", 2, 0).contains("at most 2 pairs"));
+    let c = control_task;
+    assert!(err(&mut sim, d(5), c(0), 2, 0).contains("no data task is bound at data task id 5"));
+    assert!(
+        err(&mut sim, d(0), c(7), 2, 0).contains("no control task is bound at control task id 7")
+    );
+    assert!(err(&mut sim, d(0), c(0), 0, 0).contains("limit 0"));
+    assert!(err(&mut sim, d(0), c(0), 2, 2).contains("init 2"));
+    sim.bind_rotating_tasks(0, 0, d(0), c(0), 2, 0)?;
+    assert!(err(&mut sim, d(0), c(1), 2, 0).contains("already rotates"));
+    sim.bind_rotating_tasks(0, 0, d(1), c(1), 2, 0)?;
+    assert!(err(&mut sim, d(2), c(2), 2, 0).contains("at most 2 pairs"));
     let mut sim = Sim::new(Arch::Wse2, 1, 1)?;
-    assert!(err(&mut sim, "d0", "c0", 2, 0).contains("WSE-3 only"));
+    assert!(err(&mut sim, d(0), c(0), 2, 0).contains("WSE-3 only"));
     Ok(())
 }

@@ -3,9 +3,11 @@
 
 mod common;
 
+use common::*;
+
 use npusim_cerebras::dsd::{FabIn, FabOut};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
-use npusim_cerebras::sched::{Action, AsyncConfig, Sim, TaskKind};
+use npusim_cerebras::sched::{Action, AsyncConfig, Sim};
 use npusim_cerebras::{Arch, ElemTy, Op, Scalar};
 
 type Res = Result<(), Box<dyn std::error::Error>>;
@@ -45,7 +47,7 @@ fn g42_two_16_bit_task_arguments() -> Res {
             Arch::Wse2 => cin.id(),
             Arch::Wse3 => 1,
         };
-        sim.bind_task(0, 0, TaskKind::Data, id, "recv", vec![task])?;
+        sim.bind_task(0, 0, data_task(id), "recv", vec![task])?;
         sim.run(100)?;
         assert_eq!(sim.pe(0, 0)?.mem.read::<i16>("result")?, [42, 0, 0, 26]);
         let echoed: Vec<u32> = sim.collected().iter().map(|c| c.wavelet.payload).collect();
@@ -83,8 +85,8 @@ fn topic15_wse3_explicit_microthreads() -> Res {
     right.mem.declare("done", ElemTy::U32, &[1])?;
     right.queues.bind_input(2, c)?;
     let ry = right.mem.mem1d("|i|{10} -> y[i]")?;
-    let ut = |u| AsyncConfig {
-        ut_id: Some(u),
+    let on_ut = |u: u8| AsyncConfig {
+        ut_id: Some(ut(u)),
         ..AsyncConfig::default()
     };
     let out = FabOut::new(Arch::Wse3, 10, Some(2), None)?;
@@ -92,34 +94,31 @@ fn topic15_wse3_explicit_microthreads() -> Res {
     sim.bind_task(
         0,
         0,
-        TaskKind::Local,
-        10,
+        local_task(10),
         "send",
-        vec![Action::spawn(Op::Fmovs, out, vec![ly.into()], ut(4))],
+        vec![Action::spawn(Op::Fmovs, out, vec![ly.into()], on_ut(4))],
     )?;
-    let mut recv_cfg = ut(5);
-    recv_cfg.on_done = Some(npusim_cerebras::sched::Completion::Activate("done".into()));
+    let mut recv_cfg = on_ut(5);
+    recv_cfg.on_done = Some(npusim_cerebras::sched::Completion::Activate(local_task(11)));
     sim.bind_task(
         1,
         0,
-        TaskKind::Local,
-        10,
+        local_task(10),
         "recv",
         vec![Action::spawn(Op::Fmovs, ry, vec![fin.into()], recv_cfg)],
     )?;
     sim.bind_task(
         1,
         0,
-        TaskKind::Local,
-        11,
+        local_task(11),
         "done",
         vec![Action::call(|ctx| {
             ctx.pe.mem.write("done", &[1u32])?;
             Ok(Vec::new())
         })],
     )?;
-    sim.activate(0, 0, "send")?;
-    sim.activate(1, 0, "recv")?;
+    sim.activate(0, 0, local_task(10))?;
+    sim.activate(1, 0, local_task(10))?;
     let report = sim.run(1000)?;
     assert_eq!(sim.pe(1, 0)?.mem.read::<f32>("y")?, y);
     assert_eq!(sim.pe(1, 0)?.mem.read::<u32>("done")?, [1]);
@@ -160,12 +159,11 @@ fn g44_range_filters() -> Res {
     sim.bind_task(
         0,
         0,
-        TaskKind::Local,
-        10,
+        local_task(10),
         "send",
         vec![Action::sync(Op::Mov32, out, vec![v.into()])],
     )?;
-    sim.activate(0, 0, "send")?;
+    sim.activate(0, 0, local_task(10))?;
     for k in 1..4i64 {
         let pe = sim.pe_mut(k, 0)?;
         pe.mem.declare("result", ElemTy::F32, &[3])?;
@@ -189,7 +187,7 @@ fn g44_range_filters() -> Res {
             ctx.pe.mem.write("n", &[n + 1])?;
             Ok(Vec::new())
         });
-        sim.bind_task(k, 0, TaskKind::Data, c.id(), "recv", vec![store])?;
+        sim.bind_task(k, 0, data_task(c.id()), "recv", vec![store])?;
     }
     sim.run(1000)?;
     for (k, want) in [

@@ -9,6 +9,7 @@ use super::base::Base;
 use super::error::DsdError;
 use super::fabric::{Priority, SimdMode};
 use crate::arch::Arch;
+use crate::ids::LocalTaskId;
 use crate::limits::LENGTH;
 
 /// What an operation does on reading an empty / writing a full FIFO (seed 004).
@@ -44,9 +45,9 @@ pub struct FifoConfig {
     /// Action on writing a full FIFO (WSE-3 only).
     pub full_action: Option<FifoAction>,
     /// Local task activated on pop after a full event.
-    pub activate_pop: Option<String>,
+    pub activate_pop: Option<LocalTaskId>,
     /// Local task activated on push after an empty event.
-    pub activate_push: Option<String>,
+    pub activate_push: Option<LocalTaskId>,
     /// Microthread priority (WSE-3 only).
     pub priority: Option<Priority>,
     /// SIMD mode (WSE-2 only).
@@ -249,11 +250,11 @@ impl fmt::Display for Fifo {
         if let Some(a) = c.full_action {
             fields.push(format!(".full_action = {}", a.csl()));
         }
-        if let Some(t) = &c.activate_pop {
-            fields.push(format!(".activate_pop = {t}"));
+        if let Some(t) = c.activate_pop {
+            fields.push(format!(".activate_pop = @get_local_task_id({})", t.id()));
         }
-        if let Some(t) = &c.activate_push {
-            fields.push(format!(".activate_push = {t}"));
+        if let Some(t) = c.activate_push {
+            fields.push(format!(".activate_push = @get_local_task_id({})", t.id()));
         }
         if let Some(p) = c.priority {
             fields.push(format!(".priority = {p}"));

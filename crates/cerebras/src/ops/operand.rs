@@ -1,6 +1,6 @@
 //! What a DSD operation's arguments can be: a DSD, a DSR, a FIFO, a scalar value or a pointer
 //! to a scalar. A fabric operand (`fabin_dsd`, `fabout_dsd`) is one more DSD kind, run by
-//! [`super::fabric_port`].
+//! the PE's fabric ports ([`crate::pe::FabInPort`], [`crate::pe::FabOutPort`]).
 
 use std::fmt;
 

@@ -9,9 +9,11 @@ use npusim_hw::CycleEstimate;
 
 use super::machine::{LengthPolicy, OpConfig, Outcome, Pe};
 use super::port::{Port, Wait, class_words, position};
+use super::port_io::{ElementAt, PortRead, PortReady, PortWrite};
+use crate::dsd::Dsd;
 use crate::dsd::walk::walk_unbounded;
-use crate::dsd::{Dsd, FifoAction};
-use crate::fabric::{Color, QueueRef, QueueSide};
+use crate::fabric::{Color, QueueRef};
+use crate::ids::LocalTaskId;
 use crate::ops::Op;
 use crate::ops::OpError;
 use crate::ops::Operand;
@@ -56,7 +58,7 @@ pub struct RunningOp {
     reg: Option<u32>,
     /// The carry `@addc16` chains from element to element.
     carry: u32,
-    activated: Vec<String>,
+    activated: Vec<LocalTaskId>,
     /// Asynchronous: a FIFO `test_or_suspend` event suspends the operation instead of ending it.
     pub asynchronous: bool,
     /// `on_control`: a control wavelet at the head of a fabric input ends the operation (it is
@@ -103,60 +105,31 @@ impl RunningOp {
 
     /// The fabric queues its operands use, with the operand position (0 = destination).
     pub fn fabric_queues(&self) -> Vec<(usize, QueueRef)> {
-        self.ports
-            .iter()
+        let queues = self.ports.iter().map(Port::queue);
+        queues
             .enumerate()
-            .filter_map(|(k, p)| match p {
-                Port::FabIn(f) => Some((
-                    k,
-                    QueueRef {
-                        side: QueueSide::Input,
-                        id: f.queue,
-                    },
-                )),
-                Port::FabOut(f) => Some((
-                    k,
-                    QueueRef {
-                        side: QueueSide::Output,
-                        id: f.queue,
-                    },
-                )),
-                _ => None,
-            })
+            .filter_map(|(k, q)| Some((k, q?)))
             .collect()
     }
 
     /// The color a fabout destination sends on.
     pub fn fabout_color(&self) -> Option<Color> {
-        match self.ports.first() {
-            Some(Port::FabOut(p)) => Some(p.color),
-            _ => None,
-        }
+        self.ports.first().and_then(Port::fabout_color)
     }
 
     /// The FIFOs its operands use, with the operand position (0 = destination).
     pub fn fifos(&self) -> Vec<(usize, usize)> {
-        self.ports
-            .iter()
+        let fifos = self.ports.iter().map(Port::fifo);
+        fifos
             .enumerate()
-            .filter_map(|(k, p)| match p {
-                Port::Fifo(id) => Some((k, *id)),
-                _ => None,
-            })
+            .filter_map(|(k, f)| Some((k, f?)))
             .collect()
     }
 
     /// Tasks activated by FIFO push/pop events since the last call.
-    pub fn take_activated(&mut self) -> Vec<String> {
+    pub fn take_activated(&mut self) -> Vec<LocalTaskId> {
         std::mem::take(&mut self.activated)
     }
-}
-
-/// Whether an element can go.
-enum Ready {
-    Go,
-    Wait(Wait),
-    ControlEnd,
 }
 
 /// What one element of [`Pe::advance`] did.
@@ -289,62 +262,17 @@ impl Pe {
         })
     }
 
-    /// Whether the next element of `run` can go; an `on_control` control wavelet heading a
-    /// fabric input is consumed here.
-    fn ready(&mut self, run: &RunningOp, n: u64) -> Result<Ready, OpError> {
+    /// Whether the next element of `run` can go: the first port that does not let it go
+    /// decides (an `on_control` control wavelet heading a fabric input is consumed there).
+    fn ready(&mut self, run: &RunningOp) -> Result<PortReady, OpError> {
         for (k, port) in run.ports.iter().enumerate() {
-            match port {
-                Port::FabIn(p) if p.wavelets_needed(n, run.len) == 0 => {}
-                Port::FabIn(p) => {
-                    let need = p.wavelets_needed(n, run.len);
-                    let q = self.queues.input_mut(p.queue);
-                    match q.as_ref().and_then(|q| q.peek(0)) {
-                        None => return Ok(Ready::Wait(Wait::InputEmpty(p.queue))),
-                        Some(w) if w.is_control() && run.on_control => {
-                            if let Some(q) = q {
-                                q.pop();
-                            }
-                            return Ok(Ready::ControlEnd);
-                        }
-                        Some(_) if q.as_ref().is_some_and(|q| q.len() < need) => {
-                            return Ok(Ready::Wait(Wait::InputEmpty(p.queue)));
-                        }
-                        Some(_) => {}
-                    }
-                }
-                Port::FabOut(p)
-                    if self
-                        .queues
-                        .output(p.queue)
-                        .is_none_or(|q| q.room() < p.room_needed(n, run.len)) =>
-                {
-                    return Ok(Ready::Wait(Wait::OutputFull(p.queue)));
-                }
-                Port::Fifo(id) if run.asynchronous => {
-                    let f = self.fifo_mut(*id)?;
-                    let action = if k == 0 {
-                        f.config.full_action
-                    } else {
-                        f.config.empty_action
-                    };
-                    let suspends = matches!(
-                        action.unwrap_or_default(),
-                        FifoAction::TestOrSuspend | FifoAction::Suspend
-                    );
-                    let need = f.simd_need(n, run.len);
-                    if suspends && k == 0 && f.room() < need {
-                        f.note_full(need);
-                        return Ok(Ready::Wait(Wait::FifoFull(*id)));
-                    }
-                    if suspends && k > 0 && f.count < need {
-                        f.note_empty(need);
-                        return Ok(Ready::Wait(Wait::FifoEmpty(*id)));
-                    }
-                }
-                _ => {}
+            let at = (run.n, run.len);
+            match self.port_ready(port, k, at, run.asynchronous, run.on_control)? {
+                PortReady::Go => {}
+                other => return Ok(other),
             }
         }
-        Ok(Ready::Go)
+        Ok(PortReady::Go)
     }
 
     /// Runs at most `budget` further elements of `run`, stopping early when an element would
@@ -372,37 +300,50 @@ impl Pe {
     /// Element `run.n` of `run`: waits, is cut short by a control wavelet or a FIFO event, or
     /// reads its sources, applies the operation and writes its destination.
     fn element(&mut self, run: &mut RunningOp) -> Result<Step, OpError> {
-        let (op, len, n) = (run.op, run.len, run.n);
-        match self.ready(run, n)? {
-            Ready::Go => {}
-            Ready::Wait(wait) => return Ok(Step::Wait(wait)),
-            Ready::ControlEnd => return Ok(Step::Cut(Cut::Control)),
+        match self.ready(run)? {
+            PortReady::Go => {}
+            PortReady::Wait(wait) => return Ok(Step::Wait(wait)),
+            PortReady::ControlEnd => return Ok(Step::Cut(Cut::Control)),
         }
-        if let Port::Fifo(id) = run.ports[0] {
-            let f = self.fifo_mut(id)?;
-            let need = f.simd_need(n, len);
-            if f.room() < need {
-                let completed = self.fifo_event(op, id, false, len - n, need)?;
-                return Ok(Step::Cut(Cut::Fifo {
-                    fifo: id,
-                    empty: false,
-                    completed,
-                }));
-            }
+        let RunningOp {
+            op,
+            len,
+            n,
+            ports,
+            activated,
+            ..
+        } = run;
+        let at = ElementAt {
+            op: *op,
+            n: *n,
+            len: *len,
+            activated,
+        };
+        if let Some((fifo, completed)) = self.port_full(&ports[0], &at)? {
+            return Ok(Step::Cut(Cut::Fifo {
+                fifo,
+                empty: false,
+                completed,
+            }));
         }
         let vals = match self.read_sources(run)? {
             ControlFlow::Continue(vals) => vals,
             ControlFlow::Break(cut) => return Ok(Step::Cut(cut)),
         };
-        let r = op.apply_carrying(&vals, self.fp16.format(), &mut run.carry) & run.mask;
+        let r = run
+            .op
+            .apply_carrying(&vals, self.fp16.format(), &mut run.carry)
+            & run.mask;
         self.write_dest(run, r)?;
         Ok(Step::Went)
     }
 
     /// The source values of element `run.n`, or the event of a FIFO source found empty.
     fn read_sources(&mut self, run: &mut RunningOp) -> Result<ControlFlow<Cut, Vec<u32>>, OpError> {
-        let (op, len, n) = (run.op, run.len, run.n);
         let RunningOp {
+            op,
+            len,
+            n,
             ports,
             reg,
             accumulate,
@@ -410,48 +351,27 @@ impl Pe {
             activated,
             ..
         } = run;
+        let mut at = ElementAt {
+            op: *op,
+            n: *n,
+            len: *len,
+            activated,
+        };
         let mut vals = Vec::with_capacity(ports.len() - 1);
         for (k, port) in ports.iter_mut().enumerate().skip(1) {
-            let v = match port {
-                Port::Mem {
-                    base,
-                    offsets,
-                    index,
-                } => {
-                    let off = offsets.next().unwrap_or(0);
-                    self.mem.load(base.element_word(off, *index), base.elem)?
+            let words = src_words.get(k - 1).copied().unwrap_or(2);
+            // an accumulating operation reads its running value in place of source 0's scalar
+            let register = reg.filter(|_| *accumulate && k == 1);
+            match self.port_read(port, &mut at, words, register)? {
+                PortRead::Value(v) => vals.push(v),
+                PortRead::FifoEmpty { fifo, completed } => {
+                    return Ok(ControlFlow::Break(Cut::Fifo {
+                        fifo,
+                        empty: true,
+                        completed,
+                    }));
                 }
-                Port::Scalar(b) => match (*accumulate && k == 1, *reg) {
-                    (true, Some(r)) => r,
-                    _ => *b,
-                },
-                Port::Ptr(b) => self.mem.load(b.word_addr, b.elem)?,
-                Port::FabIn(p) => {
-                    let words = src_words.get(k - 1).copied().unwrap_or(2);
-                    self.pop_fabin(op, p, words)?
-                }
-                Port::FabOut(_) => 0,
-                Port::Fifo(id) => {
-                    let id = *id;
-                    let f = self.fifo_mut(id)?;
-                    let need = f.simd_need(n, len);
-                    let slot = if f.count >= need { f.pop_slot() } else { None };
-                    let Some(slot) = slot else {
-                        let completed = self.fifo_event(op, id, true, len - n, need)?;
-                        return Ok(ControlFlow::Break(Cut::Fifo {
-                            fifo: id,
-                            empty: true,
-                            completed,
-                        }));
-                    };
-                    if f.pop_activates() {
-                        activated.extend(f.config.activate_pop.clone());
-                    }
-                    let (w, ty) = (f.buffer.element_word(slot, 0), f.buffer.elem);
-                    self.mem.load(w, ty)?
-                }
-            };
-            vals.push(v);
+            }
         }
         Ok(ControlFlow::Continue(vals))
     }
@@ -459,31 +379,15 @@ impl Pe {
     /// Writes result `r` of element `run.n` to the destination (a pointer, scalar or fabric
     /// input destination keeps it in the running register).
     fn write_dest(&mut self, run: &mut RunningOp, r: u32) -> Result<(), OpError> {
-        let last = run.n + 1 == run.len;
-        match &mut run.ports[0] {
-            Port::Mem {
-                base,
-                offsets,
-                index,
-            } => {
-                let off = offsets.next().unwrap_or(0);
-                self.mem
-                    .store(base.element_word(off, *index), base.elem, r)?;
-            }
-            Port::Fifo(id) => {
-                let id = *id;
-                let f = self.fifo_mut(id)?;
-                let slot = f.push_slot().unwrap_or(0);
-                if f.push_activates() {
-                    run.activated.extend(f.config.activate_push.clone());
-                }
-                let (w, ty) = (f.buffer.element_word(slot, 0), f.buffer.elem);
-                self.mem.store(w, ty, r)?;
-            }
-            Port::FabOut(p) => {
-                self.push_fabout(run.op, p, r, run.dest_words, last)?;
-            }
-            Port::Ptr(_) | Port::Scalar(_) | Port::FabIn(_) => run.reg = Some(r),
+        let mut at = ElementAt {
+            op: run.op,
+            n: run.n,
+            len: run.len,
+            activated: &mut run.activated,
+        };
+        match self.port_write(&mut run.ports[0], &mut at, r, run.dest_words, false)? {
+            PortWrite::Stored => {}
+            PortWrite::Kept => run.reg = Some(r),
         }
         Ok(())
     }
@@ -534,20 +438,14 @@ impl Pe {
             },
             _ => None,
         };
-        if let Port::FabOut(p) = &mut run.ports[0]
-            && let Some(low) = p.pending.take()
-            && self.queues.output(p.queue).is_some_and(|q| q.room() > 0)
-        {
-            // an operation cut short with half a SIMD wavelet: send it, high half 0
-            let mut q = *p;
-            self.push_fabout(op, &mut q, u32::from(low), 1, true)?;
-        }
-        if let (Some(f), Port::FabOut(p)) = (&fabout, &run.ports[0]) {
+        // an operation cut short with half a SIMD wavelet sends it
+        self.port_flush(&mut run.ports[0], op)?;
+        if let (Some(f), Some(color)) = (&fabout, run.ports[0].fabout_color()) {
             if let Some(which) = f.zero {
                 self.zero_source(&run.srcs, which)?;
             }
             if f.advance_switch {
-                advance_switch.push(p.color);
+                advance_switch.push(color);
             }
         }
         let mut width = op.simd_width(self.arch());
@@ -569,46 +467,6 @@ impl Pe {
             advance_switch,
             control_ended,
         })
-    }
-
-    /// An empty (`empty == true`) or full event on FIFO `id` with `remaining` elements of the
-    /// operation left, the step having needed `need` elements (its SIMD group): sets the
-    /// FIFO's length, records the event and applies the action.
-    /// Returns the builtin's result.
-    fn fifo_event(
-        &mut self,
-        op: Op,
-        id: usize,
-        empty: bool,
-        remaining: u64,
-        need: u32,
-    ) -> Result<bool, OpError> {
-        let f = self.fifo_mut(id)?;
-        let rem = remaining.min(u64::from(u16::MAX)) as u16;
-        let action = if empty {
-            f.read_length = rem;
-            f.note_empty(need);
-            f.config.empty_action
-        } else {
-            f.write_length = rem;
-            f.note_full(need);
-            f.config.full_action
-        };
-        let state = if empty { "empty" } else { "full" };
-        match action.unwrap_or_default() {
-            FifoAction::TestOrSuspend => Ok(false),
-            FifoAction::Terminate => Ok(true),
-            FifoAction::Suspend => Err(OpError::WouldSuspend {
-                op: op.name(),
-                fifo: f.buffer.name.clone(),
-                state,
-            }),
-            FifoAction::Fault => Err(OpError::FifoFault {
-                op: op.name(),
-                fifo: f.buffer.name.clone(),
-                state,
-            }),
-        }
     }
 
     /// `save_address`: moves a DSR's DSD past the `n` elements an operation used.

@@ -13,6 +13,7 @@ use crate::dsd::walk::walk_unbounded;
 use crate::dsd::{CircBuf, Dsd, DsdError, Fifo, FifoConfig, Mem4d};
 use crate::elem::ElemTy;
 use crate::fabric::PeQueues;
+use crate::ids::LocalTaskId;
 use crate::memory::PeMemory;
 use crate::ops::Fp16Format;
 use crate::ops::OpError;
@@ -69,7 +70,7 @@ pub struct Outcome {
     /// Elements processed.
     pub elements: u64,
     /// Tasks activated by FIFO push/pop events, in order.
-    pub activated: Vec<String>,
+    pub activated: Vec<LocalTaskId>,
     /// The cycle estimate (model `cerebras-simd-v1`), never part of the result.
     pub cycles: CycleEstimate,
     /// Colors whose switch position advances (a fabout with `advance_switch`): the op's last
@@ -87,7 +88,7 @@ pub struct Pe {
     /// The length rule.
     pub length_policy: LengthPolicy,
     /// The FP16 type the `h` operations compute in. Build `f16` scalars for it with
-    /// [`Fp16Format::scalar`] ([`super::Scalar::f16`] is IEEE binary16), and read `f16` bits
+    /// [`Fp16Format::scalar`] ([`crate::ops::Scalar::f16`] is IEEE binary16), and read `f16` bits
     /// back with [`Fp16Format::value`].
     pub fp16: Fp16Format,
     pub(super) fifos: Vec<Fifo>,

@@ -6,6 +6,7 @@ use npusim_hw::CycleEstimate;
 use super::engine::CYCLE_MODEL;
 use super::machine::{OpConfig, Outcome, Pe};
 use super::port::{Port, dsd_base};
+use super::port_io::{ElementAt, PortRead};
 use crate::dsd::Dsd;
 use crate::elem::ElemTy;
 use crate::ops::{Class, Op, OpError, Operand, Scalar};
@@ -52,14 +53,14 @@ impl Pe {
                 if !args.take(k) {
                     return Ok(map_done(n));
                 }
-                values.push(self.map_input(&mut args, k)?);
+                values.push(self.map_input(&mut args, k, n)?);
             }
             let r = f(&values);
             if output.is_some() {
                 if !args.take(n_in) {
                     return Ok(map_done(n));
                 }
-                self.map_output(&mut args, n_in, r)?;
+                self.map_output(&mut args, n_in, n, r)?;
             }
             n += 1;
             if args.left.iter().all(Option::is_none) {
@@ -94,9 +95,14 @@ impl Pe {
             types: Vec::with_capacity(all.len()),
         };
         for (k, o) in all.iter().enumerate() {
-            if let Operand::Dsd(d) = o
-                && matches!(d, Dsd::CircBuf(_) | Dsd::FabIn(_) | Dsd::FabOut(_))
-            {
+            // a DSR may hold a circular buffer (walked from its head), never a fabric DSD
+            let refused = match o {
+                Operand::Dsd(d @ (Dsd::CircBuf(_) | Dsd::FabIn(_) | Dsd::FabOut(_))) => Some(d),
+                Operand::Dsr(id) => Some(&self.dsr(*id)?.dsd)
+                    .filter(|d| matches!(d, Dsd::FabIn(_) | Dsd::FabOut(_))),
+                _ => None,
+            };
+            if let Some(d) = refused {
                 return Err(OpError::Kind {
                     op: "map",
                     kind: d.kind(),
@@ -118,27 +124,28 @@ impl Pe {
         Ok(args)
     }
 
-    /// The next value of input `k`.
-    fn map_input(&mut self, args: &mut MapArgs, k: usize) -> Result<Scalar, OpError> {
+    /// The next value of input `k` (element `n`).
+    fn map_input(&mut self, args: &mut MapArgs, k: usize, n: u64) -> Result<Scalar, OpError> {
         let ty = args.types[k].unwrap_or(ElemTy::U16);
-        let bits = match &mut args.ports[k] {
-            Port::Mem {
-                base,
-                offsets,
-                index,
-            } => {
-                let off = offsets.next().unwrap_or(0);
-                self.mem.load(base.element_word(off, *index), base.elem)?
-            }
-            Port::Scalar(b) => *b,
-            Port::Ptr(b) => self.mem.load(b.word_addr, b.elem)?,
-            Port::Fifo(_) | Port::FabIn(_) | Port::FabOut(_) => 0,
+        let mut activated = Vec::new();
+        let mut at = map_element(n, &mut activated);
+        // memory, pointer and scalar ports only (map_args refuses the others)
+        let bits = match self.port_read(&mut args.ports[k], &mut at, ty.words(), None)? {
+            PortRead::Value(v) => v,
+            PortRead::FifoEmpty { .. } => 0,
         };
         Ok(Scalar::from_bits(ty, bits))
     }
 
-    /// Writes result `r` to the output (argument `k`), which must be of `r`'s type.
-    fn map_output(&mut self, args: &mut MapArgs, k: usize, r: Scalar) -> Result<(), OpError> {
+    /// Writes result `r` of element `n` to the output (argument `k`), which must be of `r`'s
+    /// type; a pointer output is written at every element.
+    fn map_output(
+        &mut self,
+        args: &mut MapArgs,
+        k: usize,
+        n: u64,
+        r: Scalar,
+    ) -> Result<(), OpError> {
         if let Some(ty) = args.types[k]
             && ty != r.ty
         {
@@ -153,20 +160,22 @@ impl Pe {
                 },
             });
         }
-        match &mut args.ports[k] {
-            Port::Mem {
-                base,
-                offsets,
-                index,
-            } => {
-                let off = offsets.next().unwrap_or(0);
-                self.mem
-                    .store(base.element_word(off, *index), base.elem, r.bits)?;
-            }
-            Port::Ptr(b) => self.mem.store(b.word_addr, b.elem, r.bits)?,
-            Port::Scalar(_) | Port::Fifo(_) | Port::FabIn(_) | Port::FabOut(_) => {}
-        }
+        let mut activated = Vec::new();
+        let mut at = map_element(n, &mut activated);
+        let words = r.ty.words();
+        self.port_write(&mut args.ports[k], &mut at, r.bits, words, true)?;
         Ok(())
+    }
+}
+
+/// Element `n` of a `@map` as its ports see it (its arguments hold no FIFO, so nothing is
+/// activated into `activated`).
+fn map_element(n: u64, activated: &mut Vec<crate::ids::LocalTaskId>) -> ElementAt<'_> {
+    ElementAt {
+        op: Op::Mov16,
+        n,
+        len: u64::MAX,
+        activated,
     }
 }
 

@@ -6,7 +6,9 @@
 //! * [`machine`]: the [`Pe`], its FIFOs and DSRs, operand validation and lengths.
 //! * [`engine`]: starting, advancing and completing an operation; the cycle model.
 //! * [`map`]: the `@map` builtin.
-//! * [`port`]: how each operand produces or takes elements, and what a waiting port waits on.
+//! * [`port`]: how each operand produces or takes elements, and what a waiting port waits on;
+//!   `port_io` the port interface the engine and `@map` call (may an element go, read it,
+//!   write it, end).
 //! * [`fabric_io`]: fabric operands: popping fabin wavelets, pushing fabout wavelets.
 //! * [`builtins`]: `pe.fmovh(dest, src)` and the other builtins.
 
@@ -16,6 +18,7 @@ pub mod fabric_io;
 pub mod machine;
 pub mod map;
 pub mod port;
+mod port_io;
 
 pub use engine::{CYCLE_MODEL, Progress, RunningOp, stride_width};
 pub use machine::{Dsr, DsrFile, LengthPolicy, OpConfig, Outcome, Pe};

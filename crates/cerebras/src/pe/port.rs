@@ -5,7 +5,7 @@
 use std::fmt;
 
 use crate::dsd::{Base, Dsd, SimdMode};
-use crate::fabric::Color;
+use crate::fabric::{Color, QueueRef, QueueSide};
 use crate::ops::Class;
 
 /// How an operand produces or takes element `n`.
@@ -20,6 +20,39 @@ pub(super) enum Port {
     Ptr(Base),
     FabIn(FabInPort),
     FabOut(FabOutPort),
+}
+
+impl Port {
+    /// The fabric queue a fabric port uses.
+    pub(super) fn queue(&self) -> Option<QueueRef> {
+        match self {
+            Port::FabIn(f) => Some(QueueRef {
+                side: QueueSide::Input,
+                id: f.queue,
+            }),
+            Port::FabOut(f) => Some(QueueRef {
+                side: QueueSide::Output,
+                id: f.queue,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The FIFO (by handle) a FIFO port uses.
+    pub(super) fn fifo(&self) -> Option<usize> {
+        match self {
+            Port::Fifo(id) => Some(*id),
+            _ => None,
+        }
+    }
+
+    /// The color a fabric output port sends on.
+    pub(super) fn fabout_color(&self) -> Option<Color> {
+        match self {
+            Port::FabOut(p) => Some(p.color),
+            _ => None,
+        }
+    }
 }
 
 /// `extent = 0x7fff` means "infinite" for fabric DSDs (spec §2.7).

@@ -16,8 +16,9 @@
 
 use super::{Output, Program, ProgramError, Values};
 
+use crate::ids::LocalTaskId;
 use crate::ops::Operand;
-use crate::sched::{Action, Sim, TaskKind};
+use crate::sched::{Action, Sim};
 use crate::{Arch, ElemTy, Scalar};
 
 /// The size of `A` (SIZE × SIZE) and `B`.
@@ -47,8 +48,9 @@ pub fn build(arch: Arch) -> Result<Sim, ProgramError> {
     let reduce = Action::map(vec![b, sum.clone()], Some(sum), |v| {
         Scalar::i32(v[1].as_i64().wrapping_add(v[0].as_i64()) as i32)
     });
-    sim.bind_task(0, 0, TaskKind::Local, 10, "main", vec![sqrt_diag, reduce])?;
-    sim.activate(0, 0, "main")?;
+    let main_id = LocalTaskId::new(10)?;
+    sim.bind_task(0, 0, main_id, "main", vec![sqrt_diag, reduce])?;
+    sim.activate(0, 0, main_id)?;
     Ok(sim)
 }
 

@@ -23,7 +23,8 @@
 use super::{Output, Program, ProgramError, Values, gemv_reference};
 
 use crate::dsd::{Dsd, MemProps, get_mem1d, increment_dsd_offset};
-use crate::sched::{Action, Sim, TaskKind};
+use crate::ids::LocalTaskId;
+use crate::sched::{Action, Sim};
 use crate::{Arch, ElemTy, Op, Scalar};
 
 /// Rows of `A`.
@@ -81,8 +82,9 @@ pub(crate) fn gemv_pe(sim: &mut Sim, px: i64, py: i64) -> Result<(), ProgramErro
         ));
         Ok(body)
     });
-    sim.bind_task(px, py, TaskKind::Local, 10, "gemv", vec![gemv])?;
-    sim.activate(px, py, "gemv")?;
+    let gemv_id = LocalTaskId::new(10)?;
+    sim.bind_task(px, py, gemv_id, "gemv", vec![gemv])?;
+    sim.activate(px, py, gemv_id)?;
     Ok(())
 }
 

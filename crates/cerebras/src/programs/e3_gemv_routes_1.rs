@@ -31,7 +31,8 @@ use super::{Output, Program, ProgramError, Values, gemv_reference};
 
 use crate::dsd::{Dsd, FabIn, FabOut, increment_dsd_offset};
 use crate::fabric::{Color, ColorConfig, Dir, Route};
-use crate::sched::{Action, AsyncConfig, RunReport, Sim, TaskKind};
+use crate::ids::LocalTaskId;
+use crate::sched::{Action, AsyncConfig, RunReport, Sim};
 use crate::{Arch, ElemTy, Op, Scalar};
 
 const M: u64 = 4;
@@ -54,6 +55,8 @@ pub struct E3 {
 /// Builds the program on `arch`.
 pub fn build(arch: Arch) -> Result<Sim, ProgramError> {
     let color = Color::new(0)?;
+    let compute_id = LocalTaskId::new(8)?;
+    let exit_id = LocalTaskId::new(9)?;
     let mut sim = Sim::new(arch, WIDTH as u32, 1)?;
     let per_pe = N / WIDTH;
     for px in 0..WIDTH {
@@ -97,7 +100,7 @@ pub fn build(arch: Arch) -> Result<Sim, ProgramError> {
                 Op::Fmovs,
                 out,
                 vec![(&y).into()],
-                AsyncConfig::activate("exit"),
+                AsyncConfig::activate(exit_id),
             ));
         } else {
             let fin = FabIn::new(arch, M as i64, Some(i64::from(QUEUE)), None)?;
@@ -105,7 +108,7 @@ pub fn build(arch: Arch) -> Result<Sim, ProgramError> {
                 Op::Fadds,
                 &y,
                 vec![(&y).into(), fin.into()],
-                AsyncConfig::activate("exit"),
+                AsyncConfig::activate(exit_id),
             ));
         }
         let exit = vec![Action::call(|ctx| {
@@ -113,9 +116,9 @@ pub fn build(arch: Arch) -> Result<Sim, ProgramError> {
             ctx.pe.mem.write("exits", &[n + 1])?;
             Ok(Vec::new())
         })];
-        sim.bind_task(x, 0, TaskKind::Local, 8, "compute", body)?;
-        sim.bind_task(x, 0, TaskKind::Local, 9, "exit", exit)?;
-        sim.activate(x, 0, "compute")?;
+        sim.bind_task(x, 0, compute_id, "compute", body)?;
+        sim.bind_task(x, 0, exit_id, "exit", exit)?;
+        sim.activate(x, 0, compute_id)?;
     }
     Ok(sim)
 }

@@ -31,7 +31,8 @@ use super::{Output, Program, ProgramError, Values, gemv_reference};
 
 use crate::dsd::{FabIn, FabOut};
 use crate::fabric::{Color, ColorConfig, Dir, Route};
-use crate::sched::{Action, AsyncConfig, RunReport, Sim, TaskKind};
+use crate::ids::{DataTaskId, InputQueue, LocalTaskId};
+use crate::sched::{Action, AsyncConfig, RunReport, Sim};
 use crate::{Arch, ElemTy, Op, Scalar};
 
 const M: u64 = 6;
@@ -63,6 +64,10 @@ fn route(rx: Dir, tx: &[Dir]) -> ColorConfig {
 pub fn build(arch: Arch) -> Result<Sim, ProgramError> {
     let mut sim = Sim::new(arch, WIDTH as u32, HEIGHT as u32)?;
     let x_color = Color::new(i64::from(X))?;
+    let recv_x_id = DataTaskId::on(arch, x_color, InputQueue::new(i64::from(X))?);
+    let reduce_id = LocalTaskId::new(10)?;
+    let exit_id = LocalTaskId::new(11)?;
+    let send_x_id = LocalTaskId::new(12)?;
     for py in 0..HEIGHT {
         for px in 0..WIDTH {
             let (x, y) = (px as i64, py as i64);
@@ -102,7 +107,7 @@ pub fn build(arch: Arch) -> Result<Sim, ProgramError> {
             let x_dsd = pe.mem.mem1d(&format!("|i|{{{NP}}} -> x[i]"))?;
             let out = FabOut::new(arch, MP as i64, Some(2), None)?;
             let fin = FabIn::new(arch, MP as i64, Some(3), None)?;
-            let exit = AsyncConfig::activate("exit");
+            let exit = AsyncConfig::activate(exit_id);
             let reduce = if px == 0 {
                 Action::spawn(Op::Fmovs, out, vec![(&y_dsd).into()], exit)
             } else if px == WIDTH - 1 {
@@ -110,7 +115,7 @@ pub fn build(arch: Arch) -> Result<Sim, ProgramError> {
             } else {
                 Action::spawn(Op::Fadds, out, vec![(&y_dsd).into(), fin.into()], exit)
             };
-            let recv_x = Action::call(|ctx| {
+            let recv_x = Action::call(move |ctx| {
                 let data = f32::from_bits(ctx.wavelet.map_or(0, |w| w.payload));
                 let count = u64::from(ctx.pe.mem.read::<u32>("count")?[0]);
                 ctx.pe.mem.write("count", &[count as u32 + 1])?;
@@ -125,7 +130,7 @@ pub fn build(arch: Arch) -> Result<Sim, ProgramError> {
                     vec![(&y).into(), a.into(), Scalar::f32(data).into()],
                 )];
                 if count + 1 == NP {
-                    next.push(Action::Activate("reduce".into()));
+                    next.push(Action::Activate(reduce_id));
                 }
                 Ok(next)
             });
@@ -134,15 +139,15 @@ pub fn build(arch: Arch) -> Result<Sim, ProgramError> {
                 ctx.pe.mem.write("exits", &[n + 1])?;
                 Ok(Vec::new())
             });
-            sim.bind_task(x, y, TaskKind::Data, X, "recv_x", vec![recv_x])?;
-            sim.bind_task(x, y, TaskKind::Local, 10, "reduce", vec![reduce])?;
-            sim.bind_task(x, y, TaskKind::Local, 11, "exit", vec![exit_body])?;
+            sim.bind_task(x, y, recv_x_id, "recv_x", vec![recv_x])?;
+            sim.bind_task(x, y, reduce_id, "reduce", vec![reduce])?;
+            sim.bind_task(x, y, exit_id, "exit", vec![exit_body])?;
             if py == 0 {
                 let x_out = FabOut::new(arch, NP as i64, Some(1), None)?;
                 let send_x =
                     Action::spawn(Op::Fmovs, x_out, vec![x_dsd.into()], AsyncConfig::default());
-                sim.bind_task(x, y, TaskKind::Local, 12, "send_x", vec![send_x])?;
-                sim.activate(x, y, "send_x")?;
+                sim.bind_task(x, y, send_x_id, "send_x", vec![send_x])?;
+                sim.activate(x, y, send_x_id)?;
             }
         }
     }

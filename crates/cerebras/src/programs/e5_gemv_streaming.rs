@@ -12,7 +12,8 @@ use super::{Output, Program, ProgramError, Values, gemv_reference};
 
 use crate::dsd::{FabIn, FabOut};
 use crate::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
-use crate::sched::{Action, AsyncConfig, RunReport, Sim, TaskKind};
+use crate::ids::{DataTaskId, InputQueue, LocalTaskId};
+use crate::sched::{Action, AsyncConfig, RunReport, Sim};
 use crate::{Arch, ElemTy, Op, Scalar};
 
 const M: u64 = 6;
@@ -40,6 +41,12 @@ fn route(rx: Dir, tx: &[Dir]) -> ColorConfig {
 /// Builds the program on `arch` with `x` and `b`.
 pub fn build(arch: Arch, x: &[f32], b: &[f32]) -> Result<Sim, ProgramError> {
     let mut sim = Sim::new(arch, WIDTH as u32, HEIGHT as u32)?;
+    let reduce_id = LocalTaskId::new(10)?;
+    // queue id = color id for every color a PE receives
+    let data_task = |c: Color| -> Result<DataTaskId, ProgramError> {
+        Ok(DataTaskId::on(arch, c, InputQueue::new(c.id().into())?))
+    };
+    let recv_b_id = data_task(Color::new(i64::from(B_HOST))?)?;
     for py in 0..HEIGHT {
         for px in 0..WIDTH {
             let (cx, cy) = (px as i64, py as i64);
@@ -47,6 +54,7 @@ pub fn build(arch: Arch, x: &[f32], b: &[f32]) -> Result<Sim, ProgramError> {
             let xout = Color::new(i64::from(x_in(py + 1)))?;
             let send = Color::new((px % 2) as i64)?;
             let recv = Color::new(((px + 1) % 2) as i64)?;
+            let recv_x_id = data_task(xin)?;
             let last_col = px + 1 == WIDTH;
             let bottom = py + 1 == HEIGHT;
             let f = sim.fabric_mut();
@@ -122,7 +130,7 @@ pub fn build(arch: Arch, x: &[f32], b: &[f32]) -> Result<Sim, ProgramError> {
             let maybe_reduce = move |counts: [u32; 2]| -> Vec<Action> {
                 let b_done = !needs_b || u64::from(counts[1]) == MP;
                 if u64::from(counts[0]) == NP && b_done {
-                    vec![Action::Activate("reduce".into())]
+                    vec![Action::Activate(reduce_id)]
                 } else {
                     Vec::new()
                 }
@@ -145,19 +153,19 @@ pub fn build(arch: Arch, x: &[f32], b: &[f32]) -> Result<Sim, ProgramError> {
                     vec![(&y).into(), a.into(), Scalar::f32(v).into()],
                 )];
                 if !bottom {
-                    next.push(Action::Block("recv_x".into()));
+                    next.push(Action::Block(recv_x_id.into()));
                     next.push(Action::spawn(
                         Op::Fmovs,
                         x_fwd.clone(),
                         vec![Scalar::f32(v).into()],
-                        AsyncConfig::unblock("recv_x"),
+                        AsyncConfig::unblock(recv_x_id),
                     ));
                 }
                 next.extend(maybe_reduce([counts[0], counts[1]]));
                 Ok(next)
             });
-            sim.bind_task(cx, cy, TaskKind::Data, xin.id(), "recv_x", vec![recv_x])?;
-            sim.bind_task(cx, cy, TaskKind::Local, 10, "reduce", vec![reduce])?;
+            sim.bind_task(cx, cy, recv_x_id, "recv_x", vec![recv_x])?;
+            sim.bind_task(cx, cy, reduce_id, "reduce", vec![reduce])?;
             if needs_b {
                 let recv_b = Action::call(move |ctx| {
                     let v = f32::from_bits(ctx.wavelet.map_or(0, |w| w.payload));
@@ -174,7 +182,7 @@ pub fn build(arch: Arch, x: &[f32], b: &[f32]) -> Result<Sim, ProgramError> {
                     next.extend(maybe_reduce([counts[0], counts[1]]));
                     Ok(next)
                 });
-                sim.bind_task(cx, cy, TaskKind::Data, B_HOST, "recv_b", vec![recv_b])?;
+                sim.bind_task(cx, cy, recv_b_id, "recv_b", vec![recv_b])?;
             }
         }
     }

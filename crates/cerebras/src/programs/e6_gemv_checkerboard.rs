@@ -13,7 +13,8 @@ use super::{Output, Program, ProgramError, Values};
 
 use crate::dsd::{FabIn, FabOut};
 use crate::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
-use crate::sched::{Action, AsyncConfig, Sim, TaskKind};
+use crate::ids::{DataTaskId, InputQueue, LocalTaskId};
+use crate::sched::{Action, AsyncConfig, Sim};
 use crate::{Arch, ElemTy, Op, OpConfig, Scalar};
 use half::f16;
 
@@ -61,6 +62,10 @@ pub fn build(arch: Arch) -> Result<Sim, ProgramError> {
         Color::new(i64::from(B_HOST))?,
         Color::new(i64::from(Y_HOST))?,
     );
+    // queue id = color id for every color a PE receives
+    let recv_x_id = DataTaskId::on(arch, xc, InputQueue::new(xc.id().into())?);
+    let recv_b_id = DataTaskId::on(arch, bc, InputQueue::new(bc.id().into())?);
+    let reduce_id = LocalTaskId::new(10)?;
     for py in 0..SIDE {
         for px in 0..SIDE {
             let (cx, cy) = (px as i64, py as i64);
@@ -135,7 +140,7 @@ pub fn build(arch: Arch) -> Result<Sim, ProgramError> {
             let ready = move |counts: &[u32]| -> Vec<Action> {
                 let b_done = !needs_b || u64::from(counts[1]) == MP;
                 if u64::from(counts[0]) == NP && b_done {
-                    vec![Action::Activate("reduce".into())]
+                    vec![Action::Activate(reduce_id)]
                 } else {
                     Vec::new()
                 }
@@ -161,8 +166,8 @@ pub fn build(arch: Arch) -> Result<Sim, ProgramError> {
                 next.extend(ready(&counts));
                 Ok(next)
             });
-            sim.bind_task(cx, cy, TaskKind::Data, X_HOST, "recv_x", vec![recv_x])?;
-            sim.bind_task(cx, cy, TaskKind::Local, 10, "reduce", vec![reduce])?;
+            sim.bind_task(cx, cy, recv_x_id, "recv_x", vec![recv_x])?;
+            sim.bind_task(cx, cy, reduce_id, "reduce", vec![reduce])?;
             if needs_b {
                 let recv_b = Action::call(move |ctx| {
                     let w = ctx.wavelet.unwrap_or(Wavelet::data32(Color::new(0)?, 0));
@@ -176,7 +181,7 @@ pub fn build(arch: Arch) -> Result<Sim, ProgramError> {
                     ctx.pe.mem.write("counts", &counts)?;
                     Ok(ready(&counts))
                 });
-                sim.bind_task(cx, cy, TaskKind::Data, B_HOST, "recv_b", vec![recv_b])?;
+                sim.bind_task(cx, cy, recv_b_id, "recv_b", vec![recv_b])?;
             }
         }
     }

@@ -21,7 +21,8 @@ use super::{Output, Program, ProgramError, Values, one_pe_host_pipe};
 
 use crate::dsd::{FabIn, FabOut};
 use crate::fabric::{Color, Wavelet};
-use crate::sched::{Action, AsyncConfig, RunReport, Sim, TaskKind};
+use crate::ids::LocalTaskId;
+use crate::sched::{Action, AsyncConfig, RunReport, Sim};
 use crate::{Arch, ElemTy, Op};
 
 /// Cycle limit of the run.
@@ -41,11 +42,11 @@ pub fn build(arch: Arch, input: &[i16]) -> Result<Sim, ProgramError> {
     let one = pe.mem.mem1d(&format!("|i|{{{size}}} -> one[0]"))?;
     let fin = FabIn::new(arch, size, Some(1), None)?;
     let fout = FabOut::new(arch, size, Some(1), None)?;
+    let main_id = LocalTaskId::new(10)?;
     sim.bind_task(
         0,
         0,
-        TaskKind::Local,
-        10,
+        main_id,
         "main",
         vec![Action::spawn(
             Op::Add16,
@@ -54,7 +55,7 @@ pub fn build(arch: Arch, input: &[i16]) -> Result<Sim, ProgramError> {
             AsyncConfig::default(),
         )],
     )?;
-    sim.activate(0, 0, "main")?;
+    sim.activate(0, 0, main_id)?;
     Ok(sim)
 }
 

@@ -29,7 +29,8 @@ use super::{Output, Program, ProgramError, Values, one_pe_host_pipe};
 
 use crate::dsd::{FabIn, FabOut, FifoConfig};
 use crate::fabric::{Color, Wavelet};
-use crate::sched::{Action, AsyncConfig, RunReport, Sim, TaskKind};
+use crate::ids::LocalTaskId;
+use crate::sched::{Action, AsyncConfig, RunReport, Sim};
 use crate::{Arch, ElemTy, Op};
 
 /// Cycle limit of the run.
@@ -60,8 +61,9 @@ pub fn build(arch: Arch, input: &[i16]) -> Result<Sim, ProgramError> {
         spawn(Op::Mov16, loop_out.into(), vec![fifo.into()]),
         spawn(Op::Add16, out_dsd.into(), vec![loop_in.into(), one.into()]),
     ];
-    sim.bind_task(0, 0, TaskKind::Local, 10, "main", body)?;
-    sim.activate(0, 0, "main")?;
+    let main_id = LocalTaskId::new(10)?;
+    sim.bind_task(0, 0, main_id, "main", body)?;
+    sim.activate(0, 0, main_id)?;
     Ok(sim)
 }
 

@@ -28,7 +28,8 @@ use super::{Output, Program, ProgramError, Values, one_pe_host_pipe};
 
 use crate::dsd::{FabIn, FabOut, FifoConfig};
 use crate::fabric::{Color, Wavelet};
-use crate::sched::{Action, AsyncConfig, RunReport, Sim, TaskKind};
+use crate::ids::{DataTaskId, InputQueue, LocalTaskId};
+use crate::sched::{Action, AsyncConfig, RunReport, Sim};
 use crate::{Arch, ElemTy, Op};
 
 /// Cycle limit of the run.
@@ -41,10 +42,9 @@ pub fn build(arch: Arch, input: &[f32]) -> Result<Sim, ProgramError> {
     let wavelets = input.iter().map(|v| Wavelet::data32(h2d, v.to_bits()));
     let mut sim = one_pe_host_pipe(arch, h2d, d2h, &[lb], wavelets)?;
     // the data task's queue: its color on WSE-2, queue 4 bound to the color on WSE-3
-    let data_id = match arch {
-        Arch::Wse2 => lb.id(),
-        Arch::Wse3 => 4,
-    };
+    let process_queue = InputQueue::new(4)?;
+    let process_id = DataTaskId::on(arch, lb, process_queue);
+    let main_id = LocalTaskId::new(10)?;
     let pe = sim.pe_mut(0, 0)?;
     pe.mem.declare("fifo_buffer", ElemTy::F32, &[16])?;
     pe.mem.declare_with("ten", &[1], &[10.0f32])?;
@@ -55,7 +55,7 @@ pub fn build(arch: Arch, input: &[f32]) -> Result<Sim, ProgramError> {
     pe.queues.bind_output(1, lb)?;
     pe.queues.bind_output(2, d2h)?;
     if arch == Arch::Wse3 {
-        pe.queues.bind_input(data_id, lb)?;
+        pe.queues.bind_input(process_queue.id(), lb)?;
     }
     let ten = pe.mem.mem1d(&format!("|i|{{{n}}} -> ten[0]"))?;
     let in_dsd = FabIn::new(arch, n, Some(0), None)?;
@@ -83,18 +83,18 @@ pub fn build(arch: Arch, input: &[f32]) -> Result<Sim, ProgramError> {
         Ok(vec![
             Action::sync(Op::Fmuls, &buf, vec![(&elem).into(), (&elem).into()]),
             Action::sync(Op::Fmuls, &buf, vec![(&buf).into(), (&elem).into()]),
-            Action::Block("process".into()),
+            Action::Block(process_id.into()),
             Action::spawn(
                 Op::Fmovs,
                 out_dsd.clone(),
                 vec![buf.into()],
-                AsyncConfig::unblock("process"),
+                AsyncConfig::unblock(process_id),
             ),
         ])
     })];
-    sim.bind_task(0, 0, TaskKind::Local, 10, "main", main)?;
-    sim.bind_task(0, 0, TaskKind::Data, data_id, "process", process)?;
-    sim.activate(0, 0, "main")?;
+    sim.bind_task(0, 0, main_id, "main", main)?;
+    sim.bind_task(0, 0, process_id, "process", process)?;
+    sim.activate(0, 0, main_id)?;
     Ok(sim)
 }
 

@@ -4,6 +4,7 @@ use thiserror::Error;
 
 use crate::dsd::DsdError;
 use crate::fabric::FabricError;
+use crate::ids::IdError;
 use crate::memory::MemoryError;
 use crate::ops::OpError;
 use crate::sched::SimError;
@@ -26,6 +27,9 @@ pub enum ProgramError {
     /// An operation was malformed.
     #[error(transparent)]
     Op(#[from] OpError),
+    /// A task, queue or microthread id was out of range.
+    #[error(transparent)]
+    Id(#[from] IdError),
     /// No program has this name.
     #[error("no shipped program is called `{name}`; known: {known}")]
     Unknown {

@@ -1,41 +1,40 @@
 //! The tasks bound on one PE: kept in ascending id order (the order an idle main thread looks
-//! for an eligible task in), and found by name, by kind and id, or by a [`TaskIdx`] in O(1).
+//! for an eligible task in), and found by id, by kind and id, or by a [`TaskIdx`] in O(1).
 
-use std::collections::HashMap;
 use std::ops::{Index, IndexMut};
-use std::rc::Rc;
 
 use super::task::{Task, TaskKind};
+use crate::ids::TaskId;
 
 /// A bound task's place among its PE's [`BoundTasks`]; valid until the next binding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(super) struct TaskIdx(usize);
 
-/// One PE's bound tasks. Names are unique (binding refuses a clash) and never change once
-/// bound, which keeps the name index valid.
+/// One PE's bound tasks. Ids are unique within a task table (binding refuses a clash): one
+/// table for all kinds, or, with a separate control-task table, one for control tasks and
+/// one for the others.
 #[derive(Debug, Default)]
 pub(super) struct BoundTasks {
     tasks: Vec<Task>,
-    by_name: HashMap<Rc<str>, TaskIdx>,
 }
 
 impl BoundTasks {
-    /// Adds a task (its name must be new) and keeps the tasks in ascending id order, tasks of
+    /// Adds a task (its id must be free in its table) and keeps the tasks in ascending id order, tasks of
     /// one id in binding order.
     pub(super) fn bind(&mut self, task: Task) {
         self.tasks.push(task);
         self.tasks.sort_by_key(|t| t.id);
-        self.by_name = self
-            .tasks
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (Rc::clone(&t.name), TaskIdx(i)))
-            .collect();
     }
 
-    /// The task named `name`.
-    pub(super) fn named(&self, name: &str) -> Option<TaskIdx> {
-        self.by_name.get(name).copied()
+    /// The task bound at `id`'s slot of its table: any kind with that number, or, with a
+    /// separate control-task table, a task of the same table (control or not). The kind may
+    /// differ from `id`'s (a local task id naming a data task's slot on WSE-2); callers check
+    /// the kind they need.
+    pub(super) fn at(&self, id: TaskId, separate_control: bool) -> Option<TaskIdx> {
+        let control = id.kind() == TaskKind::Control;
+        self.position(|t| {
+            t.id == id.id() && (!separate_control || (t.kind == TaskKind::Control) == control)
+        })
     }
 
     /// The first task (in id order) of `kind` with id `id`.
@@ -77,25 +76,31 @@ mod tests {
             name: name.into(),
             id,
             kind,
-            body: Rc::default(),
+            body: std::rc::Rc::default(),
             active: false,
             blocked: false,
         }
     }
 
     #[test]
-    fn tasks_stay_in_id_order_and_are_found_by_name_after_every_binding() {
+    fn tasks_stay_in_id_order_and_are_found_by_id_after_every_binding() {
+        use crate::ids::{ControlTaskId, LocalTaskId};
         let mut t = BoundTasks::default();
         t.bind(task("late", 9, TaskKind::Local));
         t.bind(task("early", 2, TaskKind::Data));
         t.bind(task("ctrl", 2, TaskKind::Control));
         let ids: Vec<(u8, &str)> = t.iter().map(|x| (x.id, x.name.as_ref())).collect();
         assert_eq!(ids, [(2, "early"), (2, "ctrl"), (9, "late")]);
-        for name in ["late", "early", "ctrl"] {
-            let i = t.named(name).map(|i| t[i].name.to_string());
-            assert_eq!(i.as_deref(), Some(name));
-        }
-        assert_eq!(t.named("none"), None);
+        let name = |id: TaskId, separate: bool| t.at(id, separate).map(|i| t[i].name.to_string());
+        let local = |n| TaskId::from(LocalTaskId::new(n).unwrap());
+        let control = |n| TaskId::from(ControlTaskId::new(n).unwrap());
+        assert_eq!(name(local(9), false).as_deref(), Some("late"));
+        // one table: slot 2 is the first task bound at 2, whatever its kind
+        assert_eq!(name(local(2), false).as_deref(), Some("early"));
+        // a separate control table: control ids have their own slots
+        assert_eq!(name(control(2), true).as_deref(), Some("ctrl"));
+        assert_eq!(name(local(2), true).as_deref(), Some("early"));
+        assert_eq!(name(local(3), false), None);
         let c = t
             .of_kind(TaskKind::Control, 2)
             .map(|i| t[i].name.to_string());

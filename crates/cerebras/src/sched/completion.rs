@@ -7,6 +7,7 @@ use super::label::{Label, hash_display};
 use super::sim::Sim;
 use super::task::{AsyncConfig, Completion, OnControl, TaskKind};
 use super::trace::{EventKind, Thread};
+use crate::ids::{Channel, LocalTaskId, TaskId};
 use crate::pe::Outcome;
 
 /// The field a FIFO's task activation comes from.
@@ -33,7 +34,7 @@ impl Sim {
         self.event(cycle, k, EventKind::OpDone, thread, || {
             format!("{label} ({} elements)", o.elements)
         });
-        for t in &o.activated {
+        for &t in &o.activated {
             self.activate_local(k, cycle, t, FIFO_ACTIVATE)?;
         }
         let Some(cfg) = cfg else {
@@ -41,8 +42,8 @@ impl Sim {
         };
         let (action, field) = if o.control_ended {
             let action = match &cfg.on_control {
-                Some(OnControl::Activate(t)) => Some(Completion::Activate(t.clone())),
-                Some(OnControl::Unblock(t)) => Some(Completion::Unblock(t.clone())),
+                Some(OnControl::Activate(t)) => Some(Completion::Activate(*t)),
+                Some(OnControl::Unblock(t)) => Some(Completion::Unblock(*t)),
                 Some(OnControl::UnblockChannel(c)) => Some(Completion::UnblockChannel(*c)),
                 Some(OnControl::Terminate) | None => None,
             };
@@ -57,7 +58,7 @@ impl Sim {
                 } else {
                     ".on_control = .{ .activate }"
                 };
-                self.activate_local(k, cycle, &t, field)
+                self.activate_local(k, cycle, t, field)
             }
             Some(Completion::Unblock(t)) => {
                 let field = if field.is_empty() {
@@ -65,8 +66,8 @@ impl Sim {
                 } else {
                     ".on_control = .{ .unblock }"
                 };
-                self.check_kind(k, cycle, &t, field, UNBLOCKABLE)?;
-                self.set_task(k, &t, |t| t.blocked = false)
+                self.check_kind(k, cycle, t, field, UNBLOCKABLE)?;
+                self.set_task(k, t, |t| t.blocked = false)
             }
             Some(Completion::UnblockChannel(c)) => self.block_channel(k, c, false),
             None => Ok(()),
@@ -79,25 +80,27 @@ impl Sim {
         &mut self,
         k: usize,
         cycle: u64,
-        name: &str,
+        id: LocalTaskId,
         field: &'static str,
     ) -> Result<(), SimError> {
-        self.check_kind(k, cycle, name, field, &[TaskKind::Local])?;
-        self.set_task(k, name, |t| t.active = true)
+        let id = TaskId::from(id);
+        self.check_kind(k, cycle, id, field, &[TaskKind::Local])?;
+        self.set_task(k, id, |t| t.active = true)
     }
 
-    /// [`SimError::TaskKind`] when task `name` is bound with a kind not in `allowed`; a name
-    /// bound to no task is left to the caller's own error.
+    /// [`SimError::TaskKind`] when the task bound at `id` has a kind not in `allowed` (on
+    /// WSE-2 one table holds every kind, so a local task id may name a data task's slot); an
+    /// id bound to no task is left to the caller's own error.
     pub(super) fn check_kind(
         &self,
         k: usize,
         cycle: u64,
-        name: &str,
+        id: impl Into<TaskId>,
         field: &'static str,
         allowed: &[TaskKind],
     ) -> Result<(), SimError> {
-        let tasks = &self.pes[k].tasks;
-        let Some(t) = tasks.named(name).map(|i| &tasks[i]) else {
+        let st = &self.pes[k];
+        let Some(t) = st.task_at(id.into()).map(|i| &st.tasks[i]) else {
             return Ok(());
         };
         if allowed.contains(&t.kind) {
@@ -108,7 +111,7 @@ impl Sim {
             x,
             y,
             cycle,
-            task: name.to_string(),
+            task: t.name.to_string(),
             kind: t.kind,
             field,
             must: if allowed == [TaskKind::Local] {
@@ -129,10 +132,10 @@ impl Sim {
     ) -> Result<(), SimError> {
         match &cfg.on_done {
             Some(Completion::Activate(t)) => {
-                self.check_kind(k, cycle, t, ".activate", &[TaskKind::Local])?
+                self.check_kind(k, cycle, *t, ".activate", &[TaskKind::Local])?
             }
             Some(Completion::Unblock(t)) => {
-                self.check_kind(k, cycle, t, ".unblock", UNBLOCKABLE)?
+                self.check_kind(k, cycle, *t, ".unblock", UNBLOCKABLE)?
             }
             Some(Completion::UnblockChannel(_)) | None => {}
         }
@@ -140,12 +143,12 @@ impl Sim {
             Some(OnControl::Activate(t)) => self.check_kind(
                 k,
                 cycle,
-                t,
+                *t,
                 ".on_control = .{ .activate }",
                 &[TaskKind::Local],
             ),
             Some(OnControl::Unblock(t)) => {
-                self.check_kind(k, cycle, t, ".on_control = .{ .unblock }", UNBLOCKABLE)
+                self.check_kind(k, cycle, *t, ".on_control = .{ .unblock }", UNBLOCKABLE)
             }
             _ => Ok(()),
         }
@@ -157,12 +160,12 @@ impl Sim {
     pub(super) fn block_channel(
         &mut self,
         k: usize,
-        channel: u8,
+        channel: Channel,
         block: bool,
     ) -> Result<(), SimError> {
         self.set_channel(k, channel, !block)?;
         let tasks = &mut self.pes[k].tasks;
-        if let Some(i) = tasks.of_kind(TaskKind::Data, channel) {
+        if let Some(i) = tasks.of_kind(TaskKind::Data, channel.id()) {
             tasks[i].blocked = block;
         }
         Ok(())

@@ -3,8 +3,8 @@
 use thiserror::Error;
 
 use crate::fabric::{FabricError, QueueRef};
+use crate::ids::TaskKind;
 use crate::ops::OpError;
-use crate::sched::TaskKind;
 
 /// A run that stopped on an error.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]

@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use super::stats::TraceHash;
 use super::task::Action;
+use crate::ids::TaskId;
 use crate::ops::Op;
 
 /// The action part of a [`Label`], written as the action's `Debug` form.
@@ -16,7 +17,9 @@ enum Head {
     Op { op: Op, asynchronous: bool },
     /// `@map`.
     Map,
-    /// Any other action (none of them holds more than a name or a number).
+    /// `@activate` / `@block` / `@unblock` of a task, written with the task's name.
+    Task { verb: &'static str, target: Rc<str> },
+    /// Any other action (none of them holds more than a number).
     Other(Box<Action>),
 }
 
@@ -29,8 +32,14 @@ pub(crate) struct Label {
 }
 
 impl Label {
-    /// The label of `action`, number `action_no` of `task`.
-    pub(crate) fn new(action: &Action, task: Option<Rc<str>>, action_no: usize) -> Label {
+    /// The label of `action`, number `action_no` of `task`; `name` gives the name of a task
+    /// the action names.
+    pub(crate) fn new(
+        action: &Action,
+        task: Option<Rc<str>>,
+        action_no: usize,
+        name: impl FnOnce(TaskId) -> Rc<str>,
+    ) -> Label {
         let head = match action {
             Action::Op {
                 op, asynchronous, ..
@@ -39,6 +48,18 @@ impl Label {
                 asynchronous: asynchronous.is_some(),
             },
             Action::Map { .. } => Head::Map,
+            Action::Activate(t) => Head::Task {
+                verb: "activate",
+                target: name((*t).into()),
+            },
+            Action::Block(t) => Head::Task {
+                verb: "block",
+                target: name(*t),
+            },
+            Action::Unblock(t) => Head::Task {
+                verb: "unblock",
+                target: name(*t),
+            },
             other => Head::Other(Box::new(other.clone())),
         };
         Label {
@@ -59,6 +80,7 @@ impl fmt::Display for Label {
                 if *asynchronous { " async" } else { "" }
             )?,
             Head::Map => f.write_str("@map")?,
+            Head::Task { verb, target } => write!(f, "@{verb}({target})")?,
             Head::Other(a) => write!(f, "{a:?}")?,
         }
         write!(
@@ -97,6 +119,7 @@ pub(crate) fn hash_display(hash: &mut TraceHash, v: &impl fmt::Display) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::{LocalTaskId, OutputQueue};
 
     #[test]
     fn a_label_reads_as_the_action_its_task_and_its_number() {
@@ -106,15 +129,20 @@ mod tests {
             crate::ops::Operand::Fifo(crate::ops::FifoId(0)),
             vec![],
         );
-        let l = Label::new(&op, Some(Rc::clone(&task)), 3);
+        let named = |_: TaskId| -> Rc<str> { "recv".into() };
+        let l = Label::new(&op, Some(Rc::clone(&task)), 3, named);
         assert_eq!(l.to_string(), "@fmacs (task main, action 3)");
-        let l = Label::new(&Action::Activate("recv".into()), None, 1);
+        let recv = LocalTaskId::new(12).unwrap();
+        let l = Label::new(&Action::Activate(recv), None, 1, named);
         assert_eq!(l.to_string(), "@activate(recv) (task ?, action 1)");
     }
 
     #[test]
     fn hashing_a_label_is_hashing_its_text() {
-        let l = Label::new(&Action::QueueFlush(2), Some("t".into()), 7);
+        let q = OutputQueue::new(2).unwrap();
+        let l = Label::new(&Action::QueueFlush(q), Some("t".into()), 7, |id| {
+            id.to_string().into()
+        });
         let mut streamed = TraceHash::default();
         hash_display(&mut streamed, &l);
         let mut text = TraceHash::default();

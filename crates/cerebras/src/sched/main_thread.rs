@@ -45,7 +45,12 @@ impl Sim {
         if let Some(next) = st.main.next_action() {
             out.progressed = true;
             st.main.action_no += 1;
-            let label = Label::new(next.action(), st.main.task.clone(), st.main.action_no);
+            let label = Label::new(
+                next.action(),
+                st.main.task.clone(),
+                st.main.action_no,
+                |id| st.task_name(id),
+            );
             return self.run_action(k, cycle, next.action(), label, out);
         }
         if let Some(q) = self.pes[k].main.teardown.take() {
@@ -94,7 +99,7 @@ impl Sim {
         st.stats.elements += run.elements() - before;
         let activated = run.take_activated();
         for t in activated {
-            self.activate_local(k, cycle, &t, FIFO_ACTIVATE)?;
+            self.activate_local(k, cycle, t, FIFO_ACTIVATE)?;
         }
         match progress {
             Progress::Stalled(w) => {
@@ -294,7 +299,7 @@ impl Sim {
             // a rotating data task (WSE-3): every limit-th start runs its control task
             let id = st.tasks[ti].id;
             if let Some(control) = self.rotate(k, id)
-                && let Some(i) = self.pes[k].tasks.named(&control)
+                && let Some(i) = self.pes[k].tasks.of_kind(TaskKind::Control, control)
             {
                 let t = &self.pes[k].tasks[i];
                 name = t.name.clone();
@@ -342,21 +347,21 @@ impl Sim {
         out: &mut PeCycle,
     ) -> Result<(), SimError> {
         match action {
-            Action::Activate(t) => self.set_task(k, t, |t| t.active = true),
-            Action::Block(t) => self.set_task(k, t, |t| t.blocked = true),
-            Action::Unblock(t) => self.set_task(k, t, |t| t.blocked = false),
-            Action::BlockMicrothread(u) => self.block_microthread(k, cycle, label, *u, true),
-            Action::UnblockMicrothread(u) => self.block_microthread(k, cycle, label, *u, false),
+            Action::Activate(t) => self.set_task(k, (*t).into(), |t| t.active = true),
+            Action::Block(t) => self.set_task(k, *t, |t| t.blocked = true),
+            Action::Unblock(t) => self.set_task(k, *t, |t| t.blocked = false),
+            Action::BlockMicrothread(u) => self.block_microthread(k, cycle, label, u.id(), true),
+            Action::UnblockMicrothread(u) => self.block_microthread(k, cycle, label, u.id(), false),
             Action::UnblockChannel(c) => self.block_channel(k, *c, false),
             Action::BlockChannel(c) => self.block_channel(k, *c, true),
-            Action::QueueFlush(q) => self.set_queue_flush(k, cycle, &label, *q, true),
-            Action::ExitQueueFlush(q) => self.set_queue_flush(k, cycle, &label, *q, false),
+            Action::QueueFlush(q) => self.set_queue_flush(k, cycle, &label, q.id(), true),
+            Action::ExitQueueFlush(q) => self.set_queue_flush(k, cycle, &label, q.id(), false),
             Action::ExitTeardown(c) => {
                 self.fabric.set_teardown_at(k, *c, false);
                 Ok(())
             }
             Action::InitializeOutputQueue(q, c) => {
-                self.initialize_output_queue(k, cycle, &label, *q, *c)
+                self.initialize_output_queue(k, cycle, &label, q.id(), *c)
             }
             Action::Map { inputs, output, f } => {
                 let o = self.pes[k]

@@ -6,6 +6,7 @@ use std::fmt;
 use crate::arch::Arch;
 use crate::dsd::Priority;
 use crate::fabric::{QueueRef, QueueSide};
+use crate::ids::MicrothreadId;
 
 /// Microthread ids are 0..=7.
 pub const MICROTHREADS: u8 = 8;
@@ -20,7 +21,7 @@ pub const MICROTHREADS: u8 = 8;
 pub fn microthread_of(
     arch: Arch,
     queues: &[(usize, QueueRef)],
-    explicit: Option<u8>,
+    explicit: Option<MicrothreadId>,
 ) -> Result<u8, String> {
     let mut sorted = queues.to_vec();
     sorted.sort_by_key(|&(k, _)| k);
@@ -38,10 +39,7 @@ pub fn microthread_of(
         }
         Arch::Wse3 => {
             if let Some(u) = explicit {
-                if u >= MICROTHREADS {
-                    return Err(format!("microthread id {u} is outside 0..=7"));
-                }
-                return Ok(u);
+                return Ok(u.id());
             }
             sorted
                 .first()

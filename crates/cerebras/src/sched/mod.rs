@@ -5,8 +5,8 @@
 //! * [`sim`]: the [`Sim`] (grid, routers, per-PE state) and how a program sets it up;
 //!   [`scheduler`] runs it cycle by cycle (routers, then each PE's microthreads and main
 //!   thread); [`ending`] says how a run ends.
-//! * Inside: `pe_state` (one PE's tasks and threads), `bound_tasks` (its task table, by id
-//!   and by name), `main_thread` (a task's actions and the start of the next task),
+//! * Inside: `pe_state` (one PE's tasks and threads), `bound_tasks` (its task table, found
+//!   by id), `main_thread` (a task's actions and the start of the next task),
 //!   `completion` (what a finished operation activates or unblocks), `label` (what names an
 //!   action in messages, the trace and its hash, written only when needed).
 //! * [`task`]: tasks, their bodies and completions; [`task_tables`] and [`table_settings`] the

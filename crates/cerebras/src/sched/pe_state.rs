@@ -12,6 +12,7 @@ use super::stats::PeStats;
 use super::table_settings::{ControlTaskTable, Rotation};
 use super::task::{Action, AsyncConfig};
 use crate::fabric::{QueueRef, Wavelet};
+use crate::ids::TaskId;
 use crate::ops::{DsrId, Operand};
 use crate::pe::{Outcome, Pe, RunningOp, Wait};
 
@@ -108,6 +109,19 @@ pub(super) struct PeState {
 }
 
 impl PeState {
+    /// The task bound at `id` (see [`BoundTasks::at`]).
+    pub(super) fn task_at(&self, id: TaskId) -> Option<super::bound_tasks::TaskIdx> {
+        self.tasks.at(id, self.control_table.is_some())
+    }
+
+    /// The name of the task bound at `id`, or the id written out when none is.
+    pub(super) fn task_name(&self, id: TaskId) -> Rc<str> {
+        match self.task_at(id) {
+            Some(i) => Rc::clone(&self.tasks[i].name),
+            None => id.to_string().into(),
+        }
+    }
+
     /// The asynchronous configuration an operation runs with: its own, completed by those of
     /// DSR operands loaded with `.async = true` (which make it asynchronous on their own).
     /// Completion actions and priority: the operation's, else the first DSR's (destination,

@@ -14,6 +14,7 @@ use super::sim::Sim;
 use super::task::Action;
 use crate::arch::Arch;
 use crate::fabric::Color;
+use crate::ids::OutputQueue;
 
 impl Sim {
     /// `@set_empty_queue_handler(handler, q)` on PE `(x, y)` (WSE-3): the teardown task runs
@@ -23,9 +24,10 @@ impl Sim {
         &mut self,
         x: i64,
         y: i64,
-        queue: u8,
+        queue: OutputQueue,
         body: Vec<Action>,
     ) -> Result<(), SimError> {
+        let queue = queue.id();
         let k = self.fabric.pe_index(x, y)?;
         self.flushable(k, None, &"@set_empty_queue_handler", queue)?;
         let handlers = &mut self.pes[k].empty_handlers;

@@ -1,7 +1,7 @@
 //! The deterministic cycle-stepped simulator over a grid of PEs (spec §9).
 //!
 //! One cycle:
-//! 1. every router moves wavelets ([`Fabric::step`]: PEs row-major, ports N, E, S, W, RAMP);
+//! 1. every router moves wavelets ([`crate::fabric::Fabric::step`]: PEs row-major, ports N, E, S, W, RAMP);
 //! 2. every PE in row-major order runs its threads once, in this order: microthreads ranked
 //!    at or above the main thread (by rank, then microthread id), the main thread, then the
 //!    lower-ranked microthreads. A microthread does at most one element. The main thread
@@ -169,7 +169,7 @@ impl Sim {
             }
         }
         for t in activated {
-            self.activate_local(k, cycle, &t, FIFO_ACTIVATE)?;
+            self.activate_local(k, cycle, t, FIFO_ACTIVATE)?;
         }
         if let Progress::Done(o) = progress {
             let st = &mut self.pes[k];

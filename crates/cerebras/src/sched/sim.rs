@@ -15,6 +15,7 @@ use super::trace::{EventKind, Thread, TraceEvent, chrome_trace};
 use crate::arch::Arch;
 use crate::dsd::Dsd;
 use crate::fabric::{Collected, Color, Fabric};
+use crate::ids::{Channel, LocalTaskId, TaskId};
 use crate::ops::{DsrId, Operand};
 use crate::pe::{DsrFile, Pe};
 
@@ -140,18 +141,21 @@ impl Sim {
         Ok(())
     }
 
-    /// Binds a task on PE `(x, y)`. A data task's id is its color on WSE-2 (its input queue
-    /// is the color's default queue) and its input queue on WSE-3 (bound to a color with
-    /// [`PeQueues::bind_input`]); local task ids are 0..=30 on WSE-2, 8..=30 on WSE-3.
+    /// `@bind_local_task` / `@bind_data_task` / `@bind_control_task` on PE `(x, y)`: binds
+    /// task `name` (used in messages and traces only) at `id`. A data task's id is its color
+    /// on WSE-2 (its input queue is the color's default queue) and its input queue on WSE-3
+    /// (bound to a color with [`crate::fabric::PeQueues::bind_input`]); local task ids are
+    /// 0..=30 on WSE-2, 8..=30 on WSE-3. Names and ids are unique per PE (ids per table).
     pub fn bind_task(
         &mut self,
         x: i64,
         y: i64,
-        kind: TaskKind,
-        id: u8,
+        id: impl Into<TaskId>,
         name: &str,
         body: Vec<Action>,
     ) -> Result<(), SimError> {
+        let id = id.into();
+        let (kind, id) = (id.kind(), id.id());
         let k = self.fabric.pe_index(x, y)?;
         let (px, py) = self.fabric.coords(k);
         let bad = |what: String| SimError::Task { x: px, y: py, what };
@@ -239,37 +243,40 @@ impl Sim {
     /// Host-side (comptime) `@unblock(channel)` on PE `(x, y)`: control wavelets reaching the
     /// head of a channel no data task is bound to (a color on WSE-2, an input queue on WSE-3)
     /// start the control task they name.
-    pub fn unblock_channel(&mut self, x: i64, y: i64, channel: u8) -> Result<(), SimError> {
+    pub fn unblock_channel(
+        &mut self,
+        x: i64,
+        y: i64,
+        channel: impl Into<Channel>,
+    ) -> Result<(), SimError> {
         let k = self.fabric.pe_index(x, y)?;
-        self.block_channel(k, channel, false)
+        self.block_channel(k, channel.into(), false)
     }
 
+    /// Opens or closes `channel` of PE `k` to control wavelets; the channel must be a color
+    /// on WSE-2 and an input queue on WSE-3.
     pub(super) fn set_channel(
         &mut self,
         k: usize,
-        channel: u8,
+        channel: Channel,
         open: bool,
     ) -> Result<(), SimError> {
-        let max = match self.arch {
-            Arch::Wse2 => 23,
-            Arch::Wse3 => 7,
+        let what = match (self.arch, channel) {
+            (Arch::Wse2, Channel::Color(_)) | (Arch::Wse3, Channel::Queue(_)) => None,
+            (Arch::Wse2, Channel::Queue(q)) => Some(format!(
+                "channel {q}: a channel is a color on {}",
+                self.arch
+            )),
+            (Arch::Wse3, Channel::Color(c)) => Some(format!(
+                "channel {c}: a channel is an input queue on {}",
+                self.arch
+            )),
         };
-        if channel > max {
+        if let Some(what) = what {
             let (x, y) = self.fabric.coords(k);
-            return Err(SimError::Task {
-                x,
-                y,
-                what: format!(
-                    "channel {channel} is outside 0..={max} (a {} on {})",
-                    if self.arch == Arch::Wse2 {
-                        "color"
-                    } else {
-                        "input queue"
-                    },
-                    self.arch
-                ),
-            });
+            return Err(SimError::Task { x, y, what });
         }
+        let channel = channel.id();
         let open_channels = &mut self.pes[k].open_channels;
         open_channels.retain(|&c| c != channel);
         if open {
@@ -280,28 +287,29 @@ impl Sim {
     }
 
     /// Host-side `@activate(task)` on PE `(x, y)` (the port of an RPC `launch`).
-    pub fn activate(&mut self, x: i64, y: i64, task: &str) -> Result<(), SimError> {
+    pub fn activate(&mut self, x: i64, y: i64, task: LocalTaskId) -> Result<(), SimError> {
         let k = self.fabric.pe_index(x, y)?;
-        self.set_task(k, task, |t| t.active = true)
+        self.set_task(k, task.into(), |t| t.active = true)
     }
 
+    /// Applies `f` to the task bound at `id` on PE `k`; an error when none is.
     pub(super) fn set_task(
         &mut self,
         k: usize,
-        name: &str,
+        id: TaskId,
         f: impl FnOnce(&mut Task),
     ) -> Result<(), SimError> {
         let (x, y) = self.fabric.coords(k);
-        let tasks = &mut self.pes[k].tasks;
-        match tasks.named(name) {
+        let st = &mut self.pes[k];
+        match st.task_at(id) {
             Some(i) => {
-                f(&mut tasks[i]);
+                f(&mut st.tasks[i]);
                 Ok(())
             }
             None => Err(SimError::Task {
                 x,
                 y,
-                what: format!("no task named {name}"),
+                what: format!("no task is bound at {id}"),
             }),
         }
     }

@@ -27,7 +27,7 @@ impl Default for ControlTaskTable {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Rotation {
     pub(crate) data_id: u8,
-    pub(crate) control: String,
+    pub(crate) control: u8,
     pub(crate) limit: u16,
     pub(crate) counter: u16,
 }

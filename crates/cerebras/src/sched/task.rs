@@ -7,7 +7,8 @@ use std::fmt;
 use std::rc::Rc;
 
 use crate::dsd::Priority;
-use crate::fabric::Wavelet;
+use crate::fabric::{Color, Wavelet};
+use crate::ids::{Channel, LocalTaskId, MicrothreadId, OutputQueue, TaskId};
 use crate::ops::{Op, OpError, Operand, Scalar};
 use crate::pe::{OpConfig, Pe};
 
@@ -29,13 +30,13 @@ pub type MapFn = Rc<dyn Fn(&[Scalar]) -> Scalar>;
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Completion {
     /// Activate this local task.
-    Activate(String),
+    Activate(LocalTaskId),
     /// Unblock this task.
-    Unblock(String),
+    Unblock(TaskId),
     /// Unblock a channel: a color (WSE-2) or an input queue (WSE-3), as `.unblock = color`
     /// (seed 004). It unblocks the data task bound to the channel, or, with none, opens the
     /// channel to control wavelets as [`Action::UnblockChannel`] does.
-    UnblockChannel(u8),
+    UnblockChannel(Channel),
 }
 
 /// `.on_control`: what a control wavelet at the head of the op's fabric input does.
@@ -44,12 +45,12 @@ pub enum OnControl {
     /// End the operation.
     Terminate,
     /// End it and activate this local task.
-    Activate(String),
+    Activate(LocalTaskId),
     /// End it and unblock this task.
-    Unblock(String),
+    Unblock(TaskId),
     /// End it and unblock a channel (a color on WSE-2, an input queue on WSE-3), as
     /// [`Completion::UnblockChannel`].
-    UnblockChannel(u8),
+    UnblockChannel(Channel),
 }
 
 /// The asynchronous part of an operation's configuration (`.async = true, ...`).
@@ -60,22 +61,22 @@ pub struct AsyncConfig {
     /// `.on_control`.
     pub on_control: Option<OnControl>,
     /// WSE-3 `.ut_id`.
-    pub ut_id: Option<u8>,
+    pub ut_id: Option<MicrothreadId>,
     /// WSE-2 `.priority` (WSE-3 takes it from the fabric DSD or FIFO).
     pub priority: Option<Priority>,
 }
 
 impl AsyncConfig {
     /// `.async = true, .activate = task`.
-    pub fn activate(task: &str) -> AsyncConfig {
+    pub fn activate(task: LocalTaskId) -> AsyncConfig {
         AsyncConfig {
-            on_done: Some(Completion::Activate(task.into())),
+            on_done: Some(Completion::Activate(task)),
             ..AsyncConfig::default()
         }
     }
 
     /// `.async = true, .unblock = task`.
-    pub fn unblock(task: &str) -> AsyncConfig {
+    pub fn unblock(task: impl Into<TaskId>) -> AsyncConfig {
         AsyncConfig {
             on_done: Some(Completion::Unblock(task.into())),
             ..AsyncConfig::default()
@@ -100,32 +101,32 @@ pub enum Action {
         asynchronous: Option<AsyncConfig>,
     },
     /// `@activate(task)`.
-    Activate(String),
+    Activate(LocalTaskId),
     /// `@block(task)`.
-    Block(String),
+    Block(TaskId),
     /// `@unblock(task)`.
-    Unblock(String),
+    Unblock(TaskId),
     /// `@block(ut_id)` (WSE-3): the microthread does no element until unblocked.
-    BlockMicrothread(u8),
+    BlockMicrothread(MicrothreadId),
     /// `@unblock(ut_id)` (WSE-3).
-    UnblockMicrothread(u8),
+    UnblockMicrothread(MicrothreadId),
     /// `@unblock(channel)` with a color (WSE-2) or an input queue (WSE-3): unblocks the data
     /// task bound to the channel; a channel no data task is bound to is opened to control
     /// wavelets, which start the control task they name when they reach its head.
-    UnblockChannel(u8),
+    UnblockChannel(Channel),
     /// `@block(channel)`: blocks the channel's data task, or closes a channel opened by
     /// [`Action::UnblockChannel`].
-    BlockChannel(u8),
+    BlockChannel(Channel),
     /// `@queue_flush(q)` (WSE-3): the teardown task runs once output queue `q` is empty.
-    QueueFlush(u8),
+    QueueFlush(OutputQueue),
     /// Leaves the flush state of output queue `q` (what an empty-queue handler must do).
-    ExitQueueFlush(u8),
+    ExitQueueFlush(OutputQueue),
     /// `@initialize_queue(q, .{ .color = c })` at run time: binds output queue `q` to a
     /// color; on WSE-3 an error while it still holds wavelets of another color.
-    InitializeOutputQueue(u8, crate::fabric::Color),
+    InitializeOutputQueue(OutputQueue, Color),
     /// `<tile_config>`'s teardown exit for a color: the color leaves teardown mode on this
     /// PE's router and its traffic moves again.
-    ExitTeardown(crate::fabric::Color),
+    ExitTeardown(Color),
     /// `@map(f, inputs..., output)` (spec §4.6): a synchronous DSD operation of the main
     /// thread, one element per cycle (its statistics and cycles count like any other; its
     /// results are written when it starts, as nothing else on the PE reads them meanwhile).
@@ -197,14 +198,19 @@ impl fmt::Debug for Action {
             Action::Activate(t) => write!(f, "@activate({t})"),
             Action::Block(t) => write!(f, "@block({t})"),
             Action::Unblock(t) => write!(f, "@unblock({t})"),
-            Action::BlockMicrothread(u) => write!(f, "@block(ut {u})"),
-            Action::UnblockMicrothread(u) => write!(f, "@unblock(ut {u})"),
-            Action::UnblockChannel(c) => write!(f, "@unblock(channel {c})"),
-            Action::BlockChannel(c) => write!(f, "@block(channel {c})"),
-            Action::QueueFlush(q) => write!(f, "@queue_flush({q})"),
-            Action::ExitQueueFlush(q) => write!(f, "exit flush({q})"),
+            Action::BlockMicrothread(u) => write!(f, "@block(ut {})", u.id()),
+            Action::UnblockMicrothread(u) => write!(f, "@unblock(ut {})", u.id()),
+            Action::UnblockChannel(c) => write!(f, "@unblock(channel {})", c.id()),
+            Action::BlockChannel(c) => write!(f, "@block(channel {})", c.id()),
+            Action::QueueFlush(q) => write!(f, "@queue_flush({})", q.id()),
+            Action::ExitQueueFlush(q) => write!(f, "exit flush({})", q.id()),
             Action::InitializeOutputQueue(q, c) => {
-                write!(f, "@initialize_queue({q}, .{{ .color = {} }})", c.id())
+                write!(
+                    f,
+                    "@initialize_queue({}, .{{ .color = {} }})",
+                    q.id(),
+                    c.id()
+                )
             }
             Action::ExitTeardown(c) => write!(f, "exit teardown({c})"),
             Action::Map { .. } => f.write_str("@map"),
@@ -216,28 +222,16 @@ impl fmt::Debug for Action {
 /// The teardown task's id (spec §1.3: system id 29).
 pub const TEARDOWN_TASK_ID: u8 = 29;
 
-/// How a task is started.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TaskKind {
-    /// By a wavelet in the input queue of its color (WSE-2, id = color) or its queue (WSE-3,
-    /// id = queue); the wavelet is the task's argument.
-    Data,
-    /// By `@activate` or a completion.
-    Local,
-    /// By a control wavelet naming its id (payload bits 16..=21) that reaches the head of a
-    /// data task's channel, or of a channel unblocked with [`Action::UnblockChannel`]; the
-    /// wavelet is the task's argument (its data in bits 0..=15).
-    Control,
-}
+pub use crate::ids::TaskKind;
 
 /// A bound task.
 #[derive(Clone, Debug)]
 pub struct Task {
-    /// Its name (for `@activate(name)` and messages).
+    /// Its name (for messages and traces only).
     pub name: Rc<str>,
     /// Its id (0..=63).
     pub id: u8,
-    /// Data or local.
+    /// Data, local or control.
     pub kind: TaskKind,
     /// Its body, shared by every start of the task.
     pub body: Rc<[Action]>,

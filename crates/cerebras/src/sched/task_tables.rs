@@ -12,14 +12,15 @@
 //!   carried by a control wavelet, whose layout is unpublished.
 //! * A color's teardown mode itself (`teardown = true` at start, left through
 //!   `<tile_config>`) is [`crate::fabric::Fabric::set_teardown`] and
-//!   [`Action::ExitTeardown`](super::Action::ExitTeardown).
+//!   [`super::Action::ExitTeardown`].
 
 use super::error::SimError;
 use super::sim::Sim;
 use super::table_settings::{ControlTaskTable, MAX_ROTATING_PAIRS, Rotation};
-use super::task::{Action, TaskKind};
+use super::task::Action;
 use crate::arch::Arch;
 use crate::fabric::Color;
+use crate::ids::{ControlTaskId, DataTaskId, TaskId};
 
 impl Sim {
     fn wse3_only(&self, x: i64, y: i64, what: &str) -> Result<(u32, u32, usize), SimError> {
@@ -67,29 +68,26 @@ impl Sim {
         &mut self,
         x: i64,
         y: i64,
-        data_task: &str,
-        control_task: &str,
+        data_task: DataTaskId,
+        control_task: ControlTaskId,
         limit: u16,
         init: u16,
     ) -> Result<(), SimError> {
         let (px, py, k) = self.wse3_only(x, y, "@bind_rotating_tasks")?;
         let bad = |what: String| SimError::Task { x: px, y: py, what };
         let st = &mut self.pes[k];
-        let kind_of = |name: &str| {
-            st.tasks
-                .named(name)
-                .map(|i| (st.tasks[i].kind, st.tasks[i].id))
-        };
-        let Some((TaskKind::Data, data_id)) = kind_of(data_task) else {
+        let bound = |id: TaskId| st.tasks.of_kind(id.kind(), id.id()).is_some();
+        if !bound(data_task.into()) {
             return Err(bad(format!(
-                "@bind_rotating_tasks: {data_task} is not a bound data task"
-            )));
-        };
-        if !matches!(kind_of(control_task), Some((TaskKind::Control, _))) {
-            return Err(bad(format!(
-                "@bind_rotating_tasks: {control_task} is not a bound control task"
+                "@bind_rotating_tasks: no data task is bound at {data_task}"
             )));
         }
+        if !bound(control_task.into()) {
+            return Err(bad(format!(
+                "@bind_rotating_tasks: no control task is bound at {control_task}"
+            )));
+        }
+        let data_id = data_task.id();
         if limit == 0 || init >= limit {
             return Err(bad(format!(
                 "@bind_rotating_tasks: limit {limit}, init {init} (need limit >= 1 and init < limit)"
@@ -107,7 +105,7 @@ impl Sim {
         }
         st.rotations.push(Rotation {
             data_id,
-            control: control_task.into(),
+            control: control_task.id(),
             limit,
             counter: init,
         });
@@ -134,7 +132,7 @@ impl Sim {
 
     /// A start of data task `data_id` on PE `k`: the control task to run instead, when the
     /// task rotates and this is the `limit`-th start.
-    pub(super) fn rotate(&mut self, k: usize, data_id: u8) -> Option<String> {
+    pub(super) fn rotate(&mut self, k: usize, data_id: u8) -> Option<u8> {
         let r = self.pes[k]
             .rotations
             .iter_mut()
@@ -144,6 +142,6 @@ impl Sim {
             return None;
         }
         r.counter = 0;
-        Some(r.control.clone())
+        Some(r.control)
     }
 }

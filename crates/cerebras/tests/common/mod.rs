@@ -3,8 +3,11 @@
 
 use npusim_cerebras::dsd::{FabIn, FabOut, Mem1d};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
+use npusim_cerebras::ids::{
+    ControlTaskId, DataTaskId, InputQueue, LocalTaskId, MicrothreadId, OutputQueue,
+};
 use npusim_cerebras::ops::FifoId;
-use npusim_cerebras::sched::{Action, AsyncConfig, RunReport, Sim, TaskKind};
+use npusim_cerebras::sched::{Action, AsyncConfig, RunReport, Sim};
 use npusim_cerebras::{Arch, Op};
 
 /// A 1×1 grid on `arch`: `rx` streamed in from the west edge to the ramp (carrying `input`),
@@ -68,8 +71,7 @@ pub fn fifo_producer_and_drain(
     sim.bind_task(
         0,
         0,
-        TaskKind::Local,
-        10,
+        local_task(10),
         "main",
         vec![Action::spawn(
             Op::Mov32,
@@ -81,8 +83,7 @@ pub fn fifo_producer_and_drain(
     sim.bind_task(
         0,
         0,
-        TaskKind::Local,
-        11,
+        local_task(11),
         "drain",
         vec![Action::sync(Op::Mov32, out, vec![fifo.into()])],
     )?;
@@ -104,8 +105,7 @@ pub fn run_relay(
     sim.bind_task(
         0,
         0,
-        TaskKind::Local,
-        10,
+        local_task(10),
         "buffer",
         vec![
             Action::spawn(Op::Mov32, fifo, vec![in_dsd.into()], AsyncConfig::default()),
@@ -117,7 +117,7 @@ pub fn run_relay(
             ),
         ],
     )?;
-    sim.activate(0, 0, "buffer")?;
+    sim.activate(0, 0, local_task(10))?;
     let report = sim.run(10_000)?;
     let got = sim
         .collected()
@@ -125,4 +125,35 @@ pub fn run_relay(
         .map(|c| (c.wavelet.payload, c.wavelet.is_control()))
         .collect();
     Ok((report, got))
+}
+
+/// `@get_local_task_id(n)` (tests only: panics on a bad id).
+pub fn local_task(n: impl Into<i64>) -> LocalTaskId {
+    LocalTaskId::new(n.into()).expect("a local task id in 0..=30")
+}
+
+/// `@get_control_task_id(n)` (tests only: panics on a bad id).
+pub fn control_task(n: impl Into<i64>) -> ControlTaskId {
+    ControlTaskId::new(n.into()).expect("a control task id in 0..=63")
+}
+
+/// The data task of color `n` (WSE-2); on WSE-3 input queue `n`'s data task has the same id
+/// (tests only: panics on a bad color).
+pub fn data_task(n: impl Into<i64>) -> DataTaskId {
+    DataTaskId::of_color(Color::new(n.into()).expect("a color in 0..=23"))
+}
+
+/// `@get_input_queue(n)` (tests only: panics on a bad id).
+pub fn in_queue(n: impl Into<i64>) -> InputQueue {
+    InputQueue::new(n.into()).expect("an input queue in 0..=7")
+}
+
+/// `@get_output_queue(n)` (tests only: panics on a bad id).
+pub fn out_queue(n: impl Into<i64>) -> OutputQueue {
+    OutputQueue::new(n.into()).expect("an output queue in 0..=7")
+}
+
+/// Microthread `n` (tests only: panics on a bad id).
+pub fn ut(n: impl Into<i64>) -> MicrothreadId {
+    MicrothreadId::new(n.into()).expect("a microthread id in 0..=7")
 }
