@@ -6,15 +6,11 @@
 
 mod ascend;
 mod bench;
-mod bench_cases;
-mod bench_targets;
-mod bench_timing;
 mod cast;
 mod cast_errors;
 mod cast_stats;
 mod cerebras;
 mod cerebras_run;
-mod crossover;
 mod formats;
 mod furiosa;
 mod info;
@@ -22,9 +18,6 @@ mod interrupt;
 mod output;
 mod progress;
 mod tour;
-mod tour_ascend;
-mod tour_cerebras;
-mod tour_furiosa;
 
 use std::process::ExitCode;
 
