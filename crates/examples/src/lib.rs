@@ -7,6 +7,10 @@
 //!   concrete data, and worked mapping expressions;
 //! * [`tour`]: every one of them (and the Cerebras examples of `npusim-cerebras`) run and
 //!   checked bit for bit, written as a report.
+//!
+//! Cerebras's fixtures (the "Data Structure Descriptors" lowering examples and the SDK tutorial
+//! programs) still live in `npusim-cerebras`; their place here is a `cerebras` module beside
+//! the other two vendors.
 
 pub mod ascend;
 pub mod furiosa;

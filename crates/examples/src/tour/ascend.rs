@@ -16,7 +16,7 @@ const SOURCES: &str = "\
 sources: AscendC API reference, \"Cast\" for the Ascend 950PR/950DT MicroAPI (S1: conversion
 tables 3-8 and the constraints) and \"Cast\" for the Atlas training series LocalTensor API (S2:
 precision conversion rules, Table 4, More Samples); \"derived\" rows pin what the two leave open.
-G001-G213: npusim's golden table, one element per row, [the API that ran it], (the row's source; \"repo\": CANN asc-devkit's newer AscendC docs).";
+G001, G002, ...: the rows of npusim's golden table, one element each; [the API that ran it]; (the row's source; \"repo\": CANN asc-devkit's newer AscendC docs).";
 
 /// Rows shown in the summary: one per kind of rule (S2 float->half, training-series saturation,
 /// CAST_ODD, the fp4 carry S1 misprints, e8m0, the literal HiF8 hybrid threshold,
