@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Extract the two 512-element result examples of seed 002 (AscendC Cast, Atlas training
-series) into plain text files for the npusim-ascend tests.
+series) into plain text files for npusim-examples (the tour and the npusim-ascend tests).
 
 Each output file holds two lines of whitespace-separated numbers: the 512 inputs exactly as
 the seed prints them (numpy float16 reprs) and the 512 printed outputs (int32).
 
-Usage: python3 tools/extract_seed002_examples.py ../shared/seeds/002_*.txt crates/ascend/data
+Usage: python3 tools/extract_seed002_examples.py ../shared/seeds/002_*.txt crates/examples/data/ascend
 """
 import re
 import sys

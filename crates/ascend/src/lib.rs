@@ -24,14 +24,12 @@ pub mod deq_scale;
 pub mod dtype;
 pub mod element;
 pub mod error;
-pub mod goldens;
 pub mod limits;
 pub mod memory;
 pub mod modes;
 pub mod profile;
 pub mod reg;
 pub mod repeat;
-pub mod seed_examples;
 pub mod ty;
 
 mod text;

@@ -2,8 +2,8 @@
 
 use npusim_ascend::call::{CastCall, run_call};
 use npusim_ascend::limits::{LimitError, REPEAT_TIMES};
-use npusim_ascend::seed_examples::seed002_examples;
 use npusim_ascend::{Api, AscendError, DType, Product, RegLayout, SatMode};
+use npusim_examples::ascend::document_examples::lane_examples;
 use npusim_numerics::RoundMode;
 
 fn le16(v: &[u16]) -> Vec<u8> {
@@ -12,7 +12,7 @@ fn le16(v: &[u16]) -> Vec<u8> {
 
 #[test]
 fn seed002_mask32_as_a_call_with_prior_contents() {
-    let ex = seed002_examples().remove(1);
+    let ex = lane_examples().remove(1);
     let call = CastCall {
         product: Product::AtlasTraining,
         src: Some(DType::Half),

@@ -1,11 +1,11 @@
-//! Every row of the golden vectors (`npusim_ascend::goldens`, 213 rows): the seeds' worked
+//! Every row of the golden vectors (`npusim_examples::ascend::goldens`, 213 rows): the seeds' worked
 //! examples plus derived cases, each run through the API the row names (see
-//! [`npusim_ascend::goldens::SatColumn`]). G206–G208 (the seed 002 "More Samples" lanes) are
+//! [`npusim_examples::ascend::goldens::SatColumn`]). G206–G208 (the seed 002 "More Samples" lanes) are
 //! element checks here; the whole 512-lane example, masked lanes included, is in
 //! seed002_examples.rs.
 
-use npusim_ascend::goldens::goldens;
 use npusim_ascend::{CastOptions, Ctrl, DType, ElementCast, Product, SatMode};
+use npusim_examples::ascend::goldens::goldens;
 use npusim_numerics::RoundMode;
 
 #[test]

@@ -1,5 +1,5 @@
 //! Seed 002's two 512-element result examples, bit for bit (data extracted verbatim from the
-//! seed by tools/extract_seed002_examples.py into crates/ascend/data/).
+//! seed by tools/extract_seed002_examples.py into crates/examples/data/ascend/).
 //!
 //! Inputs are printed as numpy float16 reprs (shortest round-trip decimals), so parsing each one
 //! to the nearest f16 recovers the exact input bits.
@@ -55,7 +55,9 @@ fn outputs(core: &AiCore, dst: &LocalTensor<ty::Int32>) -> Vec<i64> {
 
 #[test]
 fn mask64_repeat8_ceil_reproduces_all_512_outputs() {
-    let ex = load(include_str!("../data/seed002_ceil_mask64.txt"));
+    let ex = load(include_str!(
+        "../../examples/data/ascend/seed002_ceil_mask64.txt"
+    ));
     assert_eq!((ex.src.len(), ex.dst.len()), (512, 512));
     // Independent check of the printed data: every output is the ceiling of its input.
     for (h, d) in ex.src.iter().zip(&ex.dst) {
@@ -110,7 +112,9 @@ fn mask64_repeat8_ceil_reproduces_all_512_outputs() {
 
 #[test]
 fn mask32_leaves_masked_lanes_with_their_prior_contents() {
-    let ex = load(include_str!("../data/seed002_ceil_mask32.txt"));
+    let ex = load(include_str!(
+        "../../examples/data/ascend/seed002_ceil_mask32.txt"
+    ));
     let (mut core, src, dst) = setup(&ex);
     // Model the destination's prior contents explicitly: the stale words the seed printed for
     // lanes 32..63 of every repeat, and a marker for the lanes the cast must overwrite.
@@ -144,8 +148,8 @@ fn mask32_leaves_masked_lanes_with_their_prior_contents() {
 
 #[test]
 fn the_library_runner_reproduces_both_examples() {
-    for e in npusim_ascend::seed_examples::seed002_examples() {
-        let (got, report) = npusim_ascend::seed_examples::run(&e).expect("runs");
+    for e in npusim_examples::ascend::document_examples::lane_examples() {
+        let (got, report) = npusim_examples::ascend::document_examples::run(&e).expect("runs");
         assert_eq!(got, e.expected, "{}", e.name);
         assert_eq!(report.written.len(), 8 * e.mask as usize, "{}", e.name);
     }

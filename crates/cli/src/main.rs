@@ -8,12 +8,8 @@
 
 mod ascend;
 mod bench;
-mod bench_cases;
-mod bench_targets;
-mod bench_timing;
 mod cast;
 mod cerebras;
-mod crossover;
 mod formats;
 mod furiosa;
 mod info;
@@ -23,9 +19,6 @@ mod output;
 mod progress;
 mod table;
 mod tour;
-mod tour_ascend;
-mod tour_cerebras;
-mod tour_furiosa;
 
 use std::process::ExitCode;
 

@@ -262,7 +262,7 @@ fn cell_as_json(text: &str) -> Value {
 /// to the same cells.
 #[test]
 fn map_matches_every_worked_example_of_1_9() {
-    use npusim_furiosa::worked_mappings::WORKED_MAPPINGS;
+    use npusim_examples::furiosa::worked_mappings::WORKED_MAPPINGS;
     for w in WORKED_MAPPINGS {
         let v = map_json(w.expr, w.axes);
         assert_eq!(v["size"], json!(w.size), "{}", w.expr);
@@ -314,7 +314,10 @@ fn tour_furiosa_section_passes() {
         .lines()
         .filter(|l| l.starts_with("PASS map"))
         .count();
-    assert_eq!(maps, npusim_furiosa::worked_mappings::WORKED_MAPPINGS.len());
+    assert_eq!(
+        maps,
+        npusim_examples::furiosa::worked_mappings::WORKED_MAPPINGS.len()
+    );
     assert!(!section.lines().any(|l| l.starts_with("FAIL")), "{section}");
     assert!(section.contains("7 cases: 7 PASS, 0 FAIL"), "{section}");
     assert!(section.contains("model: furiosa-rngd-v1"), "{section}");

@@ -16,10 +16,8 @@ pub mod limits;
 pub mod mapping;
 pub mod pipeline;
 pub mod profile;
-pub mod seed_examples;
 pub mod tensor;
 pub mod timing;
-pub mod worked_mappings;
 
 pub use dtype::{DType, Scalar};
 pub use engine::cast::CastError;

@@ -7,8 +7,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
+use npusim_examples::furiosa::document_examples::{DOCUMENT_EXAMPLES, DocumentExample};
 use npusim_furiosa::pipeline::{Pipeline, total_estimate};
-use npusim_furiosa::seed_examples::{SEED_EXAMPLES, SeedExample};
 use npusim_furiosa::{DType, StreamTensor};
 use npusim_io::{IoError, npy};
 
@@ -183,11 +183,11 @@ fn values_text(t: &StreamTensor) -> String {
 
 /// The shipped worked example whose pipeline file `text` is (line endings and trailing
 /// spaces aside), if any.
-fn worked_example(text: &str) -> Option<&'static SeedExample> {
+fn worked_example(text: &str) -> Option<&'static DocumentExample> {
     fn lines(t: &str) -> Vec<&str> {
         t.lines().map(str::trim_end).collect()
     }
-    SEED_EXAMPLES
+    DOCUMENT_EXAMPLES
         .iter()
         .find(|ex| lines(ex.pipeline) == lines(text))
 }
@@ -195,7 +195,7 @@ fn worked_example(text: &str) -> Option<&'static SeedExample> {
 /// Checks `pipeline` against the worked example `ex`: run on the example's own input, it must
 /// give the example's output, every cell of which the example's oracle (written over logical
 /// coordinates) has checked. `Ok` says what passed; `Err` what failed.
-fn check(ex: &SeedExample, pipeline: &Pipeline) -> Result<String, String> {
+fn check(ex: &DocumentExample, pipeline: &Pipeline) -> Result<String, String> {
     let page = match ex.seed {
         "000" => "Cast Engine",
         _ => "Inter-Slice Block",
@@ -235,7 +235,7 @@ mod tests {
 
     #[test]
     fn a_pipeline_that_differs_from_its_worked_example_fails_the_check() {
-        let ex = &SEED_EXAMPLES[0];
+        let ex = &DOCUMENT_EXAMPLES[0];
         let same = Pipeline::parse(ex.pipeline).unwrap();
         assert!(check(ex, &same).is_ok());
         // The same stream cast to i16 (16 lanes a flit): other codes, so FAIL naming one.

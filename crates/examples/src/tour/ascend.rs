@@ -1,22 +1,25 @@
-//! The tour's Ascend section: every golden row of `npusim_ascend::goldens`, run through the API
-//! it names, and seed 002's two 512-lane LocalTensor examples.
+//! The tour's Ascend section: every golden row of [`crate::ascend::goldens`], run through the
+//! API it names, and the two 512-lane LocalTensor examples of the Atlas training series `Cast`
+//! page ([`crate::ascend::document_examples`]).
 
+use crate::ascend::document_examples::{lane_examples, run as run_example};
+use crate::ascend::goldens::{Golden, GoldenCheck, goldens};
 use npusim_ascend::DType;
-use npusim_ascend::goldens::{Golden, GoldenCheck, goldens};
-use npusim_ascend::seed_examples::{run as run_example, seed002_examples};
 
 use std::io::{self, Write};
 
-use crate::tour::Detail;
+use super::detail::Detail;
 
-/// Where the rows come from, by document title and section.
+/// Where the rows come from, by document title and section, and what the labels of the lines
+/// below mean.
 const SOURCES: &str = "\
 sources: AscendC API reference, \"Cast\" for the Ascend 950PR/950DT MicroAPI (S1: conversion
 tables 3-8 and the constraints) and \"Cast\" for the Atlas training series LocalTensor API (S2:
-precision conversion rules, Table 4, More Samples); \"derived\" rows pin what the two leave open.";
+precision conversion rules, Table 4, More Samples); \"derived\" rows pin what the two leave open.
+G001, G002, ...: the rows of npusim's golden table, one element each; [the API that ran it]; (the row's source; \"repo\": CANN asc-devkit's newer AscendC docs).";
 
 /// Rows shown in the summary: one per kind of rule (S2 float->half, training-series saturation,
-/// CAST_ODD, the fp4 carry seed 001 misprints, e8m0, the literal HiF8 hybrid threshold,
+/// CAST_ODD, the fp4 carry S1 misprints, e8m0, the literal HiF8 hybrid threshold,
 /// SetDeqScale).
 const REPRESENTATIVE: &[&str] = &["G006", "G046", "G110", "G120", "G151", "G183", "G204"];
 
@@ -105,11 +108,11 @@ fn run_goldens(out: &mut dyn Write, detail: Detail) -> io::Result<(usize, usize)
     Ok((checks, failed))
 }
 
-/// Runs seed 002's two 512-lane result examples; prints one line each; returns the failures.
+/// Runs S2's two 512-lane result examples (More Samples); prints one line each; returns the failures.
 fn run_lane_examples(out: &mut dyn Write, detail: Detail) -> io::Result<usize> {
     let mut failed = 0;
     let mut lines = Vec::new();
-    for ex in seed002_examples() {
+    for ex in lane_examples() {
         match run_example(&ex) {
             Ok((got, report)) => {
                 let same = got.iter().zip(&ex.expected).filter(|(a, b)| a == b).count();

@@ -1,17 +1,22 @@
-//! `npusim bench --crossover`: from how many elements splitting a bulk cast over the thread
+//! The crossover measurement: from how many elements splitting a bulk cast over the thread
 //! pool beats casting it on the calling thread. Each case runs on 2^13 to 2^22 elements, once
 //! with `parallel: false` and once split over all threads (`parallel_threshold: 0`), the two
 //! timed in interleaved samples in the same process; nothing here is asserted by a test.
 
 use std::hint::black_box;
-use std::process::ExitCode;
+use std::io::{self, Write};
 
-use anyhow::{Context, Result};
 use npusim_numerics::bulk::{PARALLEL_THRESHOLD, sample_source};
 use npusim_numerics::{BulkOptions, Storage, cast_elements};
 
-use crate::bench_cases::{Case, cases};
-use crate::bench_timing::{MIN_SAMPLE_SECONDS, Timed, median3};
+use crate::cases::{Case, cases};
+use crate::error::BenchError;
+use crate::options::BenchOptions;
+use crate::report::{Kind, Report};
+use crate::timing::{MIN_SAMPLE_SECONDS, Timed, median3};
+
+/// The result of this module's steps.
+type Result<T> = std::result::Result<T, BenchError>;
 
 /// The cases measured when none is named: a 16-bit, an 8-bit float, an integer destination
 /// and a widening cast.
@@ -88,9 +93,23 @@ fn pays_from(points: &[&Point]) -> Option<usize> {
     from
 }
 
-/// Runs the crossover measurement for the cases whose name contains one of `filters` (or the
-/// default cases), printing a table or, with `json`, a JSON array.
-pub fn run(filters: &[String], repeats: usize, json: bool, tty: bool) -> Result<ExitCode> {
+/// The crossover measurement: every size of every picked case, on how many threads the
+/// split casts ran.
+pub(crate) struct Crossover {
+    /// The picked cases' names, in order.
+    names: Vec<String>,
+    /// Every case at every size.
+    points: Vec<Point>,
+    /// Threads of the split casts.
+    threads: usize,
+}
+
+/// Runs the crossover measurement for the cases whose name contains one of the options' texts
+/// (or the default cases), calling `progress` before each size (not in a JSON run): a table
+/// or, for a JSON run, a JSON array.
+pub(crate) fn run(options: &BenchOptions, progress: &mut dyn FnMut(&str)) -> Result<Report> {
+    let filters = &options.cases;
+    let repeats = options.samples();
     let picked: Vec<Case> = cases()
         .into_iter()
         .filter(|c| {
@@ -103,34 +122,27 @@ pub fn run(filters: &[String], repeats: usize, json: bool, tty: bool) -> Result<
         })
         .collect();
     if picked.is_empty() {
-        anyhow::bail!(
-            "no benchmark case contains {filters:?}; `npusim bench --help` lists how to pick cases"
-        );
+        return Err(BenchError::NoCase {
+            filters: filters.clone(),
+            cases: cases().iter().map(Case::name).collect(),
+        });
     }
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
-        .context("cannot start the benchmark's thread pool")?;
+        .map_err(BenchError::ThreadPool)?;
     let mut points = Vec::new();
     for case in &picked {
         for log2 in LOG2_SIZES {
             let n = 1usize << log2;
-            if !json {
-                let what = format!("{:<28} 2^{log2} elements", case.name());
-                if tty {
-                    eprint!("\r{what}   ");
-                } else {
-                    eprintln!("measuring {what}");
-                }
+            if !options.json {
+                progress(&format!("{:<28} 2^{log2} elements", case.name()));
             }
             points.push(pool.install(|| measure(case, n, repeats))?);
         }
     }
-    if tty && !json {
-        eprintln!();
-    }
-    if json {
+    if options.json {
         let items: Vec<String> = points
             .iter()
             .map(|p| {
@@ -140,10 +152,20 @@ pub fn run(filters: &[String], repeats: usize, json: bool, tty: bool) -> Result<
                 )
             })
             .collect();
-        crate::output::emit(&format!("[{}]\n", items.join(",\n ")))?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(Report(Kind::Json(format!("[{}]\n", items.join(",\n ")))));
     }
-    crate::output::with_stdout(|out| {
+    Ok(Report(Kind::Crossover(Crossover {
+        names: picked.iter().map(Case::name).collect(),
+        points,
+        threads,
+    })))
+}
+
+impl Crossover {
+    /// Writes the table, from which size splitting pays for each case, and the library's
+    /// threshold.
+    pub(crate) fn write(&self, out: &mut dyn Write) -> io::Result<()> {
+        let threads = self.threads;
         writeln!(
             out,
             "{:<26} {:>9} {:>10} {:>10} {:>7}",
@@ -153,7 +175,7 @@ pub fn run(filters: &[String], repeats: usize, json: bool, tty: bool) -> Result<
             format!("{threads} threads"),
             "split×"
         )?;
-        for p in &points {
+        for p in &self.points {
             writeln!(
                 out,
                 "{:<26} {:>9} {:>10.3} {:>10.3} {:>7.2}",
@@ -165,9 +187,8 @@ pub fn run(filters: &[String], repeats: usize, json: bool, tty: bool) -> Result<
             )?;
         }
         writeln!(out)?;
-        for case in &picked {
-            let name = case.name();
-            let mine: Vec<&Point> = points.iter().filter(|p| p.case == name).collect();
+        for name in &self.names {
+            let mine: Vec<&Point> = self.points.iter().filter(|p| &p.case == name).collect();
             match pays_from(&mine) {
                 Some(n) => writeln!(out, "{name}: splitting pays from {n} elements")?,
                 None => writeln!(
@@ -181,8 +202,7 @@ pub fn run(filters: &[String], repeats: usize, json: bool, tty: bool) -> Result<
             out,
             "\nGelem/s are medians; the library splits from {PARALLEL_THRESHOLD} elements (npusim_numerics::PARALLEL_THRESHOLD)."
         )
-    })?;
-    Ok(ExitCode::SUCCESS)
+    }
 }
 
 #[cfg(test)]

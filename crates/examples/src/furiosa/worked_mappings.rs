@@ -1,27 +1,29 @@
-//! The worked examples of spec §1.9 ("pos -> finalized cell", verified there against the
-//! vendor's type-level reference) as data. The tour evaluates them, `tests/mapping_goldens.rs`
-//! checks them through the library and the CLI tests through `npusim furiosa map --json`.
+//! Worked examples of Furiosa's mapping expressions (`m![...]`) as data: each one's size and
+//! the finalized cell at some buffer positions, as Furiosa's type-level mapping library
+//! (`furiosa-mapping-types`, furiosa-opt v0.6) computes them. The tour evaluates them,
+//! npusim-furiosa's `tests/mapping_goldens.rs` checks them through the library and the CLI
+//! tests through `npusim furiosa map --json`.
 //!
-//! Cells are written as [`Final`](crate::Final) prints them: `{}` (the live origin),
+//! Cells are written as [`Final`](npusim_furiosa::Final) prints them: `{}` (the live origin),
 //! `{A: 1, B: 7}`, `top`, `zero`, `bottom`, and `out of bounds` for a position at or beyond the
 //! size.
 
-use crate::mapping::{Axes, AxesError, Mapping, ParseError};
+use npusim_furiosa::mapping::{Axes, AxesError, Mapping, ParseError};
 
-/// One mapping of §1.9 with its size and the cells the spec states.
+/// One worked mapping with its size and the cells the reference gives.
 #[derive(Clone, Copy, Debug)]
 pub struct WorkedMapping {
     /// Axis declarations (`A=8,B=512`).
     pub axes: &'static str,
-    /// The mapping in m-notation.
+    /// The mapping as written inside `m![...]`.
     pub expr: &'static str,
     /// Its number of positions.
     pub size: usize,
-    /// `(position, cell)` as the spec lists them.
+    /// `(position, cell)` as the reference gives them.
     pub cells: &'static [(usize, &'static str)],
 }
 
-/// Every worked example of spec §1.9 (the NCHW trace as one mapping per dimension).
+/// Every worked mapping (an NCHW trace as one mapping per dimension).
 pub const WORKED_MAPPINGS: [WorkedMapping; 19] = [
     WorkedMapping {
         axes: "A=4",

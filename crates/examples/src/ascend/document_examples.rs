@@ -1,22 +1,20 @@
-//! Seed 002's two 512-lane result examples as built-in data (extracted verbatim from the seed
-//! by `tools/extract_seed002_examples.py`), with a runner: the tests and `npusim tour` use both.
+//! The two 512-lane result examples of the AscendC API reference's `Cast` page for the Atlas
+//! training series (LocalTensor API, section "More Samples") as built-in data, extracted
+//! verbatim from that page (npusim's seed 002) by `tools/extract_seed002_examples.py`, with a
+//! runner: the tests and `npusim tour` use both.
 //!
 //! Both examples cast half → int32 with CAST_CEIL, `repeatTimes = 8`, `{1, 1, 8, 4}`:
 //! `mask = 64` computes all 512 lanes; `mask = 32` computes the first 32 lanes of every 64 and
-//! leaves the others with whatever the destination held before (the seed prints stale words).
+//! leaves the others with whatever the destination held before (the page prints stale words).
 
 use npusim_numerics::{CastPolicy, Format, RoundMode, convert};
 
-use crate::cast::local_tensor::{AiCore, CastReport};
-use crate::error::AscendError;
-use crate::profile::Product;
-use crate::repeat::{Mask, UnaryRepeatParams};
-use crate::ty;
+use npusim_ascend::{AiCore, AscendError, CastReport, Mask, Product, UnaryRepeatParams, ty};
 
 /// One printed example: its call and its printed inputs and outputs.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SeedExample {
-    /// Short name.
+pub struct LaneExample {
+    /// Short name: the page's label (`S2`, as in the golden table) and the mask.
     pub name: &'static str,
     /// The AscendC call it reproduces.
     pub call: &'static str,
@@ -28,10 +26,10 @@ pub struct SeedExample {
     pub mask: u64,
 }
 
-const MASK64: &str = include_str!("../data/seed002_ceil_mask64.txt");
-const MASK32: &str = include_str!("../data/seed002_ceil_mask32.txt");
+const MASK64: &str = include_str!("../../data/ascend/seed002_ceil_mask64.txt");
+const MASK32: &str = include_str!("../../data/ascend/seed002_ceil_mask32.txt");
 
-fn parse(name: &'static str, call: &'static str, mask: u64, text: &str) -> SeedExample {
+fn parse(name: &'static str, call: &'static str, mask: u64, text: &str) -> LaneExample {
     let mut lines = text.lines();
     let mut next = || lines.next().unwrap_or_default().split_whitespace();
     // numpy prints float16 with the shortest decimal that round-trips; the nearest f16 to it
@@ -48,7 +46,7 @@ fn parse(name: &'static str, call: &'static str, mask: u64, text: &str) -> SeedE
         })
         .collect();
     let expected = next().filter_map(|t| t.parse::<i32>().ok()).collect();
-    SeedExample {
+    LaneExample {
         name,
         call,
         src,
@@ -58,16 +56,16 @@ fn parse(name: &'static str, call: &'static str, mask: u64, text: &str) -> SeedE
 }
 
 /// Both examples.
-pub fn seed002_examples() -> Vec<SeedExample> {
+pub fn lane_examples() -> Vec<LaneExample> {
     vec![
         parse(
-            "seed002-mask64",
+            "S2-mask64",
             "Cast(dst, src, CAST_CEIL, mask = 64, repeatTimes = 8, {1, 1, 8, 4})",
             64,
             MASK64,
         ),
         parse(
-            "seed002-mask32",
+            "S2-mask32",
             "Cast(dst, src, CAST_CEIL, mask = 32, repeatTimes = 8, {1, 1, 8, 4})",
             32,
             MASK32,
@@ -78,7 +76,7 @@ pub fn seed002_examples() -> Vec<SeedExample> {
 /// Runs an example on an Atlas training core: the destination starts with the printed words on
 /// the lanes the mask leaves alone (and a marker elsewhere), so a correct run reproduces all
 /// 512 printed outputs. Returns the 512 outputs and the report.
-pub fn run(example: &SeedExample) -> Result<(Vec<i32>, CastReport), AscendError> {
+pub fn run(example: &LaneExample) -> Result<(Vec<i32>, CastReport), AscendError> {
     let mut core = AiCore::new(Product::AtlasTraining);
     let n = example.src.len();
     let src = core.ub.tensor::<ty::Half>(0, n)?;
@@ -117,7 +115,7 @@ mod tests {
 
     #[test]
     fn both_examples_parse_to_512_lanes() {
-        for e in seed002_examples() {
+        for e in lane_examples() {
             assert_eq!((e.src.len(), e.expected.len()), (512, 512), "{}", e.name);
         }
     }

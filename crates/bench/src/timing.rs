@@ -1,11 +1,14 @@
-//! How `npusim bench` times a call: samples that are batches of calls lasting at least
+//! How the benchmark times a call: samples that are batches of calls lasting at least
 //! [`Sampling::min_seconds`] ([`MIN_SAMPLE_SECONDS`], or half that in a quick run), taken in
 //! turn from every operation of a measurement (interleaved, so that a change of machine speed
 //! touches them all alike), summed up by their medians.
 
 use std::time::Instant;
 
-use anyhow::Result;
+use crate::error::BenchError;
+
+/// What a timed call returns.
+type Result<T> = std::result::Result<T, BenchError>;
 
 /// The smallest, median and largest of `v` (zeros when it is empty).
 pub(crate) fn median3(mut v: Vec<f64>) -> [f64; 3] {

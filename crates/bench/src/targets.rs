@@ -1,4 +1,4 @@
-//! The speed targets of the bulk casts, checked against the rows of one `npusim bench` run:
+//! The speed targets of the bulk casts, checked against the rows of one benchmark run:
 //! every target is a ratio between two figures measured in the same process (a cast against
 //! memcpy or the `half` crate, one mode or policy against another), so that a machine's speed
 //! and load cancel out. Two cases (a mode against rint, packed against unpacked) are compared
@@ -10,7 +10,7 @@
 
 use std::io::{self, Write};
 
-use crate::bench_cases::{Pair, Row};
+use crate::cases::{Pair, Row};
 
 /// One checked target: what it asks, what was measured, and whether that meets it.
 pub(crate) struct Verdict {
@@ -93,10 +93,7 @@ fn find_pair<'a>(pairs: &'a [Pair], case: &str, base: &str, big: bool) -> Option
 
 /// `elements`, on `threads` thread(s), as the targets name a size.
 fn size_of(elements: usize, threads: usize) -> String {
-    format!(
-        "{}, {threads} thread(s)",
-        crate::bench_cases::human(elements)
-    )
+    format!("{}, {threads} thread(s)", crate::cases::human(elements))
 }
 
 /// The share of a same-run memcpy (in percent) that `case` must reach on the large size, if
@@ -235,7 +232,7 @@ mod tests {
             pct_memcpy: pct,
             pct_floor: 90.0,
             floor_pct_memcpy: 75.0,
-            alone: (elements > 1 << 20).then_some(crate::bench_cases::Alone {
+            alone: (elements > 1 << 20).then_some(crate::cases::Alone {
                 side: "input",
                 pct_memcpy: 98.0,
             }),

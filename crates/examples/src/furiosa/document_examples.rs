@@ -1,11 +1,12 @@
-//! Every worked example of seed 000 (Cast Engine) and seed 003 (Inter-Slice Block) as data: the
-//! seed's chain of calls, run on concrete input, and every output cell compared with an oracle
-//! written over logical coordinates (not over buffer positions). The tour, the tests and the
-//! examples under `examples/` run the same rows.
+//! Every worked example of Furiosa's documentation pages "Cast Engine" and "Inter-Slice Block"
+//! (npusim's seeds 000 and 003) as data: the page's chain of calls, run on concrete input, and
+//! every output cell compared with an oracle written over logical coordinates (not over buffer
+//! positions). The tour and the tests run the same rows; the pipeline files of
+//! npusim-furiosa's `examples/pipelines/` write the same chains.
 //!
 //! Inputs are filled cell by cell from a function of the logical coordinates; padding input
 //! cells hold a marker value that no oracle uses, so a run that read padding would fail.
-//! Expected values of dead output cells follow the CPU reference (spec §4.1, §4.4): the Cast
+//! Expected values of dead output cells follow Furiosa's CPU reference interpreter: the Cast
 //! Engine leaves 0 there, a reducer leaves its identity, and a later elementwise stage applies
 //! to them too.
 
@@ -14,20 +15,20 @@ use std::collections::BTreeMap;
 use npusim_hw::CycleEstimate;
 use thiserror::Error;
 
-use crate::engine::vector::ops::{
+use npusim_furiosa::engine::vector::ops::{
     BranchMode, FxpBinaryOp, InterSliceReduceOp, InterSliceReduceOpF32, InterSliceReduceOpI32,
 };
-use crate::mapping::{Axes, AxesError, Final, ParseError};
-use crate::tensor::{Position, TensorError};
-use crate::timing::estimate_cast;
-use crate::{CastError, DType, Mapping, StreamTensor, VectorError};
+use npusim_furiosa::mapping::{Axes, AxesError, Final, ParseError};
+use npusim_furiosa::tensor::{Position, TensorError};
+use npusim_furiosa::timing::estimate_cast;
+use npusim_furiosa::{CastError, DType, Mapping, StreamTensor, VectorError};
 
 /// Logical coordinates of a cell (axis name → coordinate; absent axes are 0).
 pub type Coords = BTreeMap<String, usize>;
 
-/// Why a seed example could not run (an engine refused what the seed says it accepts).
+/// Why a document example could not run (an engine refused what the page says it accepts).
 #[derive(Debug, Error)]
-pub enum SeedError {
+pub enum ExampleError {
     /// The axes declaration.
     #[error(transparent)]
     Axes(#[from] AxesError),
@@ -45,28 +46,28 @@ pub enum SeedError {
     Vector(#[from] VectorError),
 }
 
-/// One worked example of a seed.
+/// One worked example of a documentation page.
 #[derive(Clone, Copy, Debug)]
-pub struct SeedExample {
-    /// The seed file's number (`000`, `003`).
+pub struct DocumentExample {
+    /// The page's number in npusim's seed set: `000` ("Cast Engine"), `003` ("Inter-Slice Block").
     pub seed: &'static str,
-    /// The seed's function name (`cast_i32_to_i8`, `inter_slice_add`, ...).
+    /// The page's function name (`cast_i32_to_i8`, `inter_slice_add`, ...).
     pub name: &'static str,
-    /// The seed's heading for it.
+    /// The page's heading for it.
     pub title: &'static str,
-    /// The seed's chain of calls, shortened.
+    /// The page's chain of calls, shortened.
     pub chain: &'static str,
     /// The pipeline file under `examples/pipelines/` that writes the same chain.
     pub pipeline_file: &'static str,
     /// That file's text.
     pub pipeline: &'static str,
     /// Runs the example and compares every output cell with the oracle.
-    pub run: fn() -> Result<SeedRun, SeedError>,
+    pub run: fn() -> Result<ExampleRun, ExampleError>,
 }
 
-/// What running a seed example gave.
+/// What running a document example gave.
 #[derive(Clone, Debug)]
-pub struct SeedRun {
+pub struct ExampleRun {
     /// The output stream (type, position and mappings).
     pub output: String,
     /// Output cells compared (live and dead).
@@ -85,76 +86,76 @@ pub struct SeedRun {
     pub codes: Vec<u64>,
 }
 
-impl SeedRun {
+impl ExampleRun {
     /// Whether every output cell matched.
     pub fn pass(&self) -> bool {
         self.mismatches == 0 && self.checked > 0
     }
 }
 
-/// Every example of seeds 000 and 003, in the seeds' order.
-pub const SEED_EXAMPLES: [SeedExample; 7] = [
-    SeedExample {
+/// Every example of the two pages, in the pages' order.
+pub const DOCUMENT_EXAMPLES: [DocumentExample; 7] = [
+    DocumentExample {
         seed: "000",
         name: "cast_i32_to_i8",
         title: "Single-flit packet",
         chain: "i32 Time [B] Packet [A] -> cast::<i8> Packet [A # 32]",
         pipeline_file: "seed000_cast_i32_to_i8.toml",
-        pipeline: include_str!("../examples/pipelines/seed000_cast_i32_to_i8.toml"),
+        pipeline: include_str!("../../../furiosa/examples/pipelines/seed000_cast_i32_to_i8.toml"),
         run: cast_i32_to_i8,
     },
-    SeedExample {
+    DocumentExample {
         seed: "000",
         name: "cast_padded",
         title: "Padded input packet",
         chain: "i32 Packet [A # 8] -> cast::<i8> Packet [A # 32]",
         pipeline_file: "seed000_cast_padded.toml",
-        pipeline: include_str!("../examples/pipelines/seed000_cast_padded.toml"),
+        pipeline: include_str!("../../../furiosa/examples/pipelines/seed000_cast_padded.toml"),
         run: cast_padded,
     },
-    SeedExample {
+    DocumentExample {
         seed: "003",
         name: "inter_slice_add",
         title: "Dummy Replacement",
         chain: "i32 Slice [A / 8, R] -> inter_slice_reduce AddSat -> Slice [A / 8, 1 # 4]",
         pipeline_file: "seed003_dummy.toml",
-        pipeline: include_str!("../examples/pipelines/seed003_dummy.toml"),
+        pipeline: include_str!("../../../furiosa/examples/pipelines/seed003_dummy.toml"),
         run: inter_slice_add,
     },
-    SeedExample {
+    DocumentExample {
         seed: "003",
         name: "broadcast_into_x",
         title: "Broadcast Into a New Slice Axis",
         chain: "f32 Slice [W, R] -> inter_slice_reduce Add -> Slice [W, X]",
         pipeline_file: "seed003_broadcast.toml",
-        pipeline: include_str!("../examples/pipelines/seed003_broadcast.toml"),
+        pipeline: include_str!("../../../furiosa/examples/pipelines/seed003_broadcast.toml"),
         run: broadcast_into_x,
     },
-    SeedExample {
+    DocumentExample {
         seed: "003",
         name: "axis_promotion",
         title: "Promotion from Time into SliceOut",
         chain: "f32 Slice [W, R] Time [T0, T2, T1] -> Add -> Slice [W, T2] Time [T0, T1]",
         pipeline_file: "seed003_promotion.toml",
-        pipeline: include_str!("../examples/pipelines/seed003_promotion.toml"),
+        pipeline: include_str!("../../../furiosa/examples/pipelines/seed003_promotion.toml"),
         run: axis_promotion,
     },
-    SeedExample {
+    DocumentExample {
         seed: "003",
         name: "reduce_then_add",
         title: "Inter-Slice Reduce with AddSat, Then Intra-Slice",
         chain: "AddSat over R, then branch(Unconditional), fxp(AddFxp, 100)",
         pipeline_file: "seed003_reduce_then_add.toml",
-        pipeline: include_str!("../examples/pipelines/seed003_reduce_then_add.toml"),
+        pipeline: include_str!("../../../furiosa/examples/pipelines/seed003_reduce_then_add.toml"),
         run: reduce_then_add,
     },
-    SeedExample {
+    DocumentExample {
         seed: "003",
         name: "add_then_reduce",
         title: "Intra-Slice Then Inter-Slice Reduce with AddSat",
         chain: "branch(Unconditional), fxp(AddFxp, 100), then AddSat over R",
         pipeline_file: "seed003_add_then_reduce.toml",
-        pipeline: include_str!("../examples/pipelines/seed003_add_then_reduce.toml"),
+        pipeline: include_str!("../../../furiosa/examples/pipelines/seed003_add_then_reduce.toml"),
         run: add_then_reduce,
     },
 ];
@@ -164,11 +165,11 @@ const PAD_I32: i32 = 0x5a5a_5a5a;
 /// Marker stored in padding input cells of f32 streams (a NaN).
 const PAD_F32: u32 = 0x7fa5_a5a5;
 
-fn parse(axes: &Axes, text: &str) -> Result<Mapping, SeedError> {
-    Mapping::parse(text, axes).map_err(|e| SeedError::Mapping(Box::new(e)))
+fn parse(axes: &Axes, text: &str) -> Result<Mapping, ExampleError> {
+    Mapping::parse(text, axes).map_err(|e| ExampleError::Mapping(Box::new(e)))
 }
 
-fn dims(axes: &Axes, texts: [&str; 5]) -> Result<[Mapping; 5], SeedError> {
+fn dims(axes: &Axes, texts: [&str; 5]) -> Result<[Mapping; 5], ExampleError> {
     let [a, b, c, d, e] = texts;
     Ok([
         parse(axes, a)?,
@@ -194,14 +195,17 @@ fn stream(
     dtype: DType,
     dims: [Mapping; 5],
     value: impl Fn(&Coords) -> u64,
-) -> Result<StreamTensor, SeedError> {
+) -> Result<StreamTensor, ExampleError> {
     let pad = match dtype {
         DType::F32 => u64::from(PAD_F32),
         _ => u64::from(PAD_I32 as u32),
     };
-    let [chip, cluster, slice, time, packet] = &dims;
-    let cells = crate::tensor::combined_cells(&[chip, cluster, slice, time, packet]);
-    let data = cells
+    // The cells of the combined mappings, from a stream of the same shape holding zeros.
+    let positions = dims.iter().map(Mapping::size).product();
+    let shape =
+        StreamTensor::from_dims(dtype, Position::Collect, dims.clone(), vec![0; positions])?;
+    let data = shape
+        .cells()
         .iter()
         .map(|c| match c {
             Final::Live(coords) => value(coords),
@@ -233,9 +237,9 @@ fn compare(
     live: impl Fn(&Coords) -> u64,
     dead: u64,
     estimate: CycleEstimate,
-) -> SeedRun {
+) -> ExampleRun {
     let dtype = out.dtype();
-    let mut run = SeedRun {
+    let mut run = ExampleRun {
         output: out.to_string(),
         checked: 0,
         mismatches: 0,
@@ -288,8 +292,8 @@ fn cast_value(c: &Coords) -> i32 {
 }
 
 /// Seed 000, `cast_i32_to_i8`.
-fn cast_i32_to_i8() -> Result<SeedRun, SeedError> {
-    let ax = crate::axes![B = 4, A = 8]?;
+fn cast_i32_to_i8() -> Result<ExampleRun, ExampleError> {
+    let ax = npusim_furiosa::axes![B = 4, A = 8]?;
     let input = stream(DType::I32, dims(&ax, ["1", "1", "1", "B", "A"])?, |c| {
         i32c(cast_value(c))
     })?;
@@ -307,8 +311,8 @@ fn cast_i32_to_i8() -> Result<SeedRun, SeedError> {
 }
 
 /// Seed 000, `cast_padded`.
-fn cast_padded() -> Result<SeedRun, SeedError> {
-    let ax = crate::axes![A = 4]?;
+fn cast_padded() -> Result<ExampleRun, ExampleError> {
+    let ax = npusim_furiosa::axes![A = 4]?;
     let input = stream(DType::I32, dims(&ax, ["1", "1", "1", "1", "A # 8"])?, |c| {
         i32c(cast_value(c))
     })?;
@@ -353,8 +357,8 @@ fn fold_r(op: InterSliceReduceOp, c: &Coords, value: impl Fn(&Coords) -> u64) ->
 const DUMMY_DIMS: [&str; 5] = ["1", "1 # 2", "A / 8, R", "1", "A % 8"];
 
 /// Seed 003, "Dummy Replacement" (`inter_slice_add`).
-fn inter_slice_add() -> Result<SeedRun, SeedError> {
-    let ax = crate::axes![R = 4, A = 512]?;
+fn inter_slice_add() -> Result<ExampleRun, ExampleError> {
+    let ax = npusim_furiosa::axes![R = 4, A = 512]?;
     let op = InterSliceReduceOpI32::AddSat;
     let (codes, v) = input_vector(&ax, DType::I32, DUMMY_DIMS, |c| i32c(big(c)))?;
     let v = v.vector_inter_slice_reduce(&parse(&ax, "A / 8, 1 # 4")?, &parse(&ax, "1")?, op)?;
@@ -373,7 +377,7 @@ fn input_vector(
     dtype: DType,
     texts: [&str; 5],
     value: impl Fn(&Coords) -> u64,
-) -> Result<(Vec<u64>, crate::VectorTensor), SeedError> {
+) -> Result<(Vec<u64>, npusim_furiosa::VectorTensor), ExampleError> {
     let input = stream(dtype, dims(ax, texts)?, value)?;
     Ok((input.codes().to_vec(), input.vector_init()?))
 }
@@ -382,18 +386,18 @@ fn input_vector(
 /// the cycle estimate of the chain as run.
 fn finish(
     codes: Vec<u64>,
-    v: crate::VectorTensor,
+    v: npusim_furiosa::VectorTensor,
     live: impl Fn(&Coords) -> u64,
     dead: u64,
-) -> Result<SeedRun, SeedError> {
+) -> Result<ExampleRun, ExampleError> {
     let estimate = v.estimate(1);
     let out = v.vector_final()?;
     Ok(compare(codes, &out, live, dead, estimate))
 }
 
 /// Seed 003, "Broadcast Into a New Slice Axis" (`broadcast_into_x`).
-fn broadcast_into_x() -> Result<SeedRun, SeedError> {
-    let ax = crate::axes![W = 64, R = 4, X = 4, P = 8]?;
+fn broadcast_into_x() -> Result<ExampleRun, ExampleError> {
+    let ax = npusim_furiosa::axes![W = 64, R = 4, X = 4, P = 8]?;
     let keys = ["W", "R", "P"];
     let op = InterSliceReduceOpF32::Add;
     let (codes, v) = input_vector(&ax, DType::F32, ["1", "1 # 2", "W, R", "1", "P"], |c| {
@@ -411,8 +415,8 @@ fn broadcast_into_x() -> Result<SeedRun, SeedError> {
 }
 
 /// Seed 003, "Promotion from Time into SliceOut" (`axis_promotion`).
-fn axis_promotion() -> Result<SeedRun, SeedError> {
-    let ax = crate::axes![W = 32, R = 4, T0 = 2, T2 = 4, T1 = 2, P = 8]?;
+fn axis_promotion() -> Result<ExampleRun, ExampleError> {
+    let ax = npusim_furiosa::axes![W = 32, R = 4, T0 = 2, T2 = 4, T1 = 2, P = 8]?;
     let keys = ["W", "R", "T0", "T2", "T1", "P"];
     let op = InterSliceReduceOpF32::Add;
     let (codes, v) = input_vector(
@@ -432,8 +436,8 @@ fn axis_promotion() -> Result<SeedRun, SeedError> {
 }
 
 /// Seed 003, "Inter-Slice Reduce with AddSat, Then Intra-Slice" (`reduce_then_add`).
-fn reduce_then_add() -> Result<SeedRun, SeedError> {
-    let ax = crate::axes![R = 4, A = 512]?;
+fn reduce_then_add() -> Result<ExampleRun, ExampleError> {
+    let ax = npusim_furiosa::axes![R = 4, A = 512]?;
     let op = InterSliceReduceOpI32::AddSat;
     let (codes, v) = input_vector(&ax, DType::I32, DUMMY_DIMS, |c| i32c(big(c)))?;
     let v = v
@@ -452,8 +456,8 @@ fn reduce_then_add() -> Result<SeedRun, SeedError> {
 }
 
 /// Seed 003, "Intra-Slice Then Inter-Slice Reduce with AddSat" (`add_then_reduce`).
-fn add_then_reduce() -> Result<SeedRun, SeedError> {
-    let ax = crate::axes![R = 4, A = 512]?;
+fn add_then_reduce() -> Result<ExampleRun, ExampleError> {
+    let ax = npusim_furiosa::axes![R = 4, A = 512]?;
     let op = InterSliceReduceOpI32::AddSat;
     let (codes, v) = input_vector(&ax, DType::I32, DUMMY_DIMS, |c| i32c(big(c)))?;
     let v = v
@@ -475,7 +479,7 @@ mod tests {
 
     #[test]
     fn every_seed_example_passes() {
-        for ex in SEED_EXAMPLES {
+        for ex in DOCUMENT_EXAMPLES {
             let run = (ex.run)().unwrap_or_else(|e| panic!("{}: {e}", ex.name));
             assert!(
                 run.pass(),
@@ -508,7 +512,7 @@ mod tests {
 
     #[test]
     fn a_wrong_cell_is_reported() {
-        let ax = crate::axes![A = 8].expect("axes");
+        let ax = npusim_furiosa::axes![A = 8].expect("axes");
         let d = dims(&ax, ["1", "1", "1", "1", "A"]).expect("dims");
         let t = stream(DType::I32, d, |c| i32c(coord(c, "A") as i32)).expect("stream");
         let run = compare(

@@ -1,16 +1,16 @@
-//! The Furiosa section of the tour: every example of seed 000 (Cast Engine) and seed 003
-//! (Inter-Slice Block) run on concrete data with every output cell checked
-//! (`npusim_furiosa::seed_examples`) and replayed from its pipeline file under
+//! The Furiosa section of the tour: every example of the "Cast Engine" and "Inter-Slice Block"
+//! pages run on concrete data with every output cell checked
+//! ([`crate::furiosa::document_examples`]) and replayed from its pipeline file under
 //! `crates/furiosa/examples/pipelines/`, and the mapping worked examples
-//! (`npusim_furiosa::worked_mappings`).
+//! ([`crate::furiosa::worked_mappings`]).
 
+use crate::furiosa::document_examples::DOCUMENT_EXAMPLES;
+use crate::furiosa::worked_mappings::WORKED_MAPPINGS;
 use npusim_furiosa::pipeline::Pipeline;
-use npusim_furiosa::seed_examples::SEED_EXAMPLES;
-use npusim_furiosa::worked_mappings::WORKED_MAPPINGS;
 
 use std::io::{self, Write};
 
-use crate::tour::Detail;
+use super::detail::Detail;
 
 /// Runs a seed example's pipeline file on the example's input; `Ok` when it gives the same
 /// output codes as the API run.
@@ -33,10 +33,11 @@ pub fn run(out: &mut dyn Write, detail: Detail) -> io::Result<usize> {
     writeln!(out, "== Furiosa RNGD (npusim-furiosa)")?;
     writeln!(
         out,
-        "sources: Furiosa documentation, \"Cast Engine\" and \"Inter-Slice Block\"; mapping worked examples."
+        "sources: Furiosa documentation, \"Cast Engine\" (seed 000 below) and \"Inter-Slice Block\" (seed 003), each example replayed
+from its pipeline file in crates/furiosa/examples/pipelines/; mapping worked examples: m![...] cells as Furiosa's furiosa-opt types give them."
     )?;
     let mut failed = 0;
-    for (i, ex) in SEED_EXAMPLES.iter().enumerate() {
+    for (i, ex) in DOCUMENT_EXAMPLES.iter().enumerate() {
         // representative: the dummy replacement (the first reduction)
         let representative = i == 2;
         match (ex.run)() {
@@ -121,8 +122,8 @@ pub fn run(out: &mut dyn Write, detail: Detail) -> io::Result<usize> {
     writeln!(
         out,
         "seed examples: {} cases: {} PASS, {seed_failed} FAIL; mapping worked examples: {} mappings, {cells} cells: {} PASS, {} FAIL",
-        SEED_EXAMPLES.len(),
-        SEED_EXAMPLES.len() - seed_failed,
+        DOCUMENT_EXAMPLES.len(),
+        DOCUMENT_EXAMPLES.len() - seed_failed,
         WORKED_MAPPINGS.len(),
         WORKED_MAPPINGS.len() - (failed - seed_failed),
         failed - seed_failed
@@ -136,7 +137,7 @@ mod tests {
 
     #[test]
     fn a_pipeline_that_computes_something_else_is_caught() {
-        let ex = SEED_EXAMPLES
+        let ex = DOCUMENT_EXAMPLES
             .iter()
             .find(|e| e.name == "inter_slice_add")
             .expect("the dummy example");

@@ -2,7 +2,7 @@
 //! Structure Descriptors" document (`npusim_cerebras::seed_examples`), lowered and compared,
 //! then every shipped example program (`npusim_cerebras::programs`, the list
 //! `npusim cerebras run` uses) run on both architectures against its expected output. The
-//! short tour prints one summary line for the programs (and every failure); `--verbose`
+//! summary prints one line for the programs (and every failure); [`Detail::Verbose`]
 //! prints one line per program and architecture.
 
 use npusim_cerebras::Arch;
@@ -11,14 +11,14 @@ use npusim_cerebras::seed_examples::SEED_LOWERINGS;
 
 use std::io::{self, Write};
 
-use crate::tour::Detail;
+use super::detail::Detail;
 
 /// Runs the section; returns the number of failures.
 pub fn run(out: &mut dyn Write, detail: Detail) -> io::Result<usize> {
     writeln!(out, "== Cerebras (npusim-cerebras)")?;
     writeln!(
         out,
-        "sources: CSL documentation, \"Data Structure Descriptors\" (tensor access lowering); the SDK's example programs (multi-PE simulator)."
+        "sources: CSL documentation, \"Data Structure Descriptors\" (tensor access lowering); the Cerebras SDK's tutorial programs E1-E10, ported by hand (multi-PE simulator)."
     )?;
     let mut failed = 0;
     for (i, ex) in SEED_LOWERINGS.iter().enumerate() {

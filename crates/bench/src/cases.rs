@@ -1,4 +1,4 @@
-//! What `npusim bench` measures: its cases (a cast between two formats under a policy), their
+//! What the benchmark measures: its cases (a cast between two formats under a policy), their
 //! deterministic source data, and the row each measurement gives.
 
 use npusim_numerics::{CastPolicy, Format, Layout, RoundMode, Storage};
@@ -18,7 +18,7 @@ pub(crate) struct Case {
 }
 
 impl Case {
-    /// The case's name in the table and in `--case`, e.g. `f32->f8e4m3fn rint sat`.
+    /// The case's name in the table and in the case filter, e.g. `f32->f8e4m3fn rint sat`.
     pub(crate) fn name(&self) -> String {
         let sat = if self.saturate { " sat" } else { "" };
         let unpacked = if self.unpacked { " unpacked" } else { "" };

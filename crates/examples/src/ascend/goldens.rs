@@ -3,12 +3,12 @@
 //! constraints) and the Atlas training series LocalTensor page (`S2`: its precision conversion
 //! rules, Table 4 and "More Samples") — plus derived cases that pin the gaps between them.
 //!
-//! The data is `data/ascend_goldens.json`, built in; [`goldens`] reads it and [`Golden::check`]
+//! The data is `data/ascend/ascend_goldens.json`, built in; [`goldens`] reads it and [`Golden::check`]
 //! runs one row through the API its `sat` column names. This is the one reader: the crate's tests
 //! and `npusim tour` both use it.
 //!
 //! ```
-//! let rows = npusim_ascend::goldens::goldens().unwrap();
+//! let rows = npusim_examples::ascend::goldens::goldens().unwrap();
 //! assert_eq!(rows.len(), 213);
 //! let g120 = &rows[119];
 //! assert_eq!(g120.id, "G120");
@@ -19,16 +19,23 @@ use npusim_numerics::RoundMode;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::cast::local_tensor::AiCore;
-use crate::ctrl::Ctrl;
-use crate::dtype::DType;
-use crate::element::{CastOptions, ElementCast, HybridThreshold};
-use crate::error::AscendError;
-use crate::modes::{CastRoundMode, SatMode};
-use crate::profile::Product;
+use npusim_ascend::{
+    AiCore, AscendError, CastOptions, CastRoundMode, Ctrl, DType, ElementCast, HybridThreshold,
+    Product, SatMode,
+};
+
+/// A golden row that cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[error("golden row {row}: {why}")]
+pub struct GoldenError {
+    /// 1-based row number (0: the file as a whole).
+    pub row: usize,
+    /// What is wrong.
+    pub why: String,
+}
 
 /// The golden rows as shipped (JSON written by Python: non-finite numbers are bare `NaN`).
-pub const GOLDENS_JSON: &str = include_str!("../data/ascend_goldens.json");
+pub const GOLDENS_JSON: &str = include_str!("../../data/ascend/ascend_goldens.json");
 
 /// The `sat` column: which API, and which saturation, a row names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -77,7 +84,7 @@ pub struct Golden {
     /// The API and saturation the row names.
     pub sat: SatColumn,
     /// Expected destination code; `None` for a row that states no code (G208: "unchanged",
-    /// a masked lane, checked by the 512-lane example in [`crate::seed_examples`]).
+    /// a masked lane, checked by the 512-lane example in [`super::document_examples`]).
     pub expected: Option<u64>,
     /// The mode column as written (`CEIL (dst lane 0, mask=32)`).
     pub mode_text: String,
@@ -124,13 +131,13 @@ fn code(bits: &Value, val: &Value, dtype: DType) -> Option<u64> {
 }
 
 /// Reads every built-in golden row.
-pub fn goldens() -> Result<Vec<Golden>, AscendError> {
+pub fn goldens() -> Result<Vec<Golden>, GoldenError> {
     parse(GOLDENS_JSON)
 }
 
 /// Reads golden rows from JSON text in the shipped layout.
-pub fn parse(json: &str) -> Result<Vec<Golden>, AscendError> {
-    let bad = |row: usize, why: String| AscendError::BadGolden { row, why };
+pub fn parse(json: &str) -> Result<Vec<Golden>, GoldenError> {
+    let bad = |row: usize, why: String| GoldenError { row, why };
     let text = json
         .replace(": -Infinity", ": null")
         .replace(": Infinity", ": null")
@@ -186,7 +193,7 @@ impl Golden {
     /// The rounding mode as AscendC spells it (`CAST_CEIL`, or `CAST_NONE(deq)` for the
     /// SetDeqScale rows).
     pub fn round_name(&self) -> String {
-        let name = crate::modes::round_mode_name(self.round);
+        let name = npusim_ascend::round_mode_name(self.round);
         if self.deq_scale.is_some() {
             format!("{name}(deq)")
         } else {

@@ -1,0 +1,381 @@
+//! The throughput table: bulk-cast throughput, measured as ratios against baselines run in
+//! the same process on the same bytes and the same number of threads: a memcpy, the cast's
+//! floor (its bytes moved without arithmetic), the `half` crate's slice conversions where it
+//! has one, and, on the large size of a case whose target is memcpy's speed, the larger of its
+//! two buffers moved alone. Timings are medians over interleaved samples, each a batch of
+//! calls lasting at least 20 ms (10 ms in a quick run); nothing here is asserted by a test.
+
+use std::hint::black_box;
+use std::io::{self, Write};
+
+use half::slice::HalfFloatSliceExt;
+use npusim_numerics::{BulkOptions, Format, RoundMode, Storage, cast_elements, kernel_name};
+use rayon::prelude::*;
+
+use crate::cases::{Alone, Case, Pair, Row, cases, human};
+use crate::error::BenchError;
+use crate::options::BenchOptions;
+use crate::report::{Kind, Report};
+use crate::targets;
+use crate::timing::{MIN_SAMPLE_SECONDS, Sampling, Timed, median3};
+use npusim_numerics::bulk::{Touch, sample_source, touch_elements};
+
+/// The result of this module's steps.
+type Result<T> = std::result::Result<T, BenchError>;
+
+/// A rayon pool of `threads` threads for one measurement.
+fn pool(threads: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(BenchError::ThreadPool)
+}
+
+/// The bulk options of every timed call on `threads` thread(s): split over the pool when
+/// there is more than one.
+fn options_for(threads: usize) -> BulkOptions {
+    BulkOptions {
+        parallel: threads > 1,
+        ..BulkOptions::default()
+    }
+}
+
+/// One bulk cast of `case` on the `n` elements of `src` (split over the pool when `threads`
+/// is more than one), into an output buffer of its own.
+fn cast_call<'a>(
+    case: &Case,
+    src: &'a [u8],
+    n: usize,
+    threads: usize,
+) -> impl FnMut() -> Result<()> + 'a {
+    let (s, d) = (Storage::native(case.src), case.dst_storage());
+    let mut dst = vec![0u8; d.bytes_for(n)];
+    let policy = case.policy();
+    let options = options_for(threads);
+    move || {
+        cast_elements(src, s, &mut dst, d, n, &policy, &options)?;
+        black_box(&dst);
+        Ok(())
+    }
+}
+
+/// A same-run pass of `touch` over the bytes of a cast of `n` elements from `src` (storage
+/// `s`) into storage `d` (split over the pool when `threads` is more than one), into an
+/// output buffer of its own.
+fn touch_call<'a>(
+    src: &'a [u8],
+    (s, d): (Storage, Storage),
+    n: usize,
+    touch: Touch,
+    threads: usize,
+) -> impl FnMut() -> Result<()> + 'a {
+    let mut out = vec![0u8; d.bytes_for(n)];
+    let options = options_for(threads);
+    move || {
+        black_box(touch_elements(src, s, &mut out, d, n, touch, &options)?);
+        black_box(&out);
+        Ok(())
+    }
+}
+
+/// Times `case` against `base` (the same source format) on `n` elements and `threads`
+/// threads, a sample of one, then one of the other: the median of the samples' speed ratios.
+fn measure_pair(
+    case: &Case,
+    base: &Case,
+    n: usize,
+    threads: usize,
+    sampling: Sampling,
+) -> Result<Pair> {
+    if case.src != base.src {
+        return Err(BenchError::Unpairable {
+            case: case.name(),
+            base: base.name(),
+        });
+    }
+    let src = sample_source(case.src, n);
+    let (ta, tb) = pool(threads)?.install(|| -> Result<_> {
+        let mut a = Timed::new(cast_call(case, &src, n, threads));
+        let mut b = Timed::new(cast_call(base, &src, n, threads));
+        a.calibrate(sampling.min_seconds)?;
+        b.calibrate(sampling.min_seconds)?;
+        for _ in 0..sampling.repeats {
+            a.sample(sampling.repeats)?;
+            b.sample(sampling.repeats)?;
+        }
+        Ok((a.samples, b.samples))
+    })?;
+    // seconds per call of the base over the case's: the case's speed relative to the base's
+    let ratios: Vec<f64> = ta.iter().zip(&tb).map(|(a, b)| b / a).collect();
+    Ok(Pair {
+        case: case.name(),
+        base: base.name(),
+        elements: n,
+        threads,
+        speed_ratio: median3(ratios)[1],
+    })
+}
+
+/// Times `case` on `n` elements and `threads` threads, interleaved with its baselines: memcpy,
+/// the floor, the `half` crate where it has the conversion, and with `alone` the larger of
+/// the two buffers moved alone.
+fn measure(case: &Case, n: usize, threads: usize, sampling: Sampling, alone: bool) -> Result<Row> {
+    let s = Storage::native(case.src);
+    let d = case.dst_storage();
+    let src = sample_source(case.src, n);
+    let mut copy = vec![0u8; src.len()];
+    let policy = case.policy();
+    let pool = pool(threads)?;
+    // The half crate's slice conversion, where it has one for this case.
+    let half_case = matches!(
+        (case.src, case.dst, case.round, case.saturate),
+        (
+            Format::F32,
+            Format::F16 | Format::BF16,
+            RoundMode::Rint,
+            false
+        ) | (Format::F16 | Format::BF16, Format::F32, _, _)
+    );
+    let f32s: Vec<f32> = if case.src == Format::F32 {
+        src.chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let bits16: Vec<u16> = if case.src.bits() == 16 {
+        src.chunks_exact(2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
+            .collect()
+    } else {
+        vec![0; if half_case { n } else { 0 }]
+    };
+    let mut h16: Vec<half::f16> = bits16.iter().map(|&b| half::f16::from_bits(b)).collect();
+    let mut hb16: Vec<half::bf16> = bits16.iter().map(|&b| half::bf16::from_bits(b)).collect();
+    let mut out32 = vec![
+        0f32;
+        if half_case && case.dst == Format::F32 {
+            n
+        } else {
+            0
+        }
+    ];
+    // the larger buffer alone: the input read, or the output written
+    let (side, touch) = if s.bytes_for(n) >= d.bytes_for(n) {
+        ("input", Touch::Source)
+    } else {
+        ("output", Touch::Destination)
+    };
+    let (t_cast, t_copy, t_floor, t_alone, t_half) = pool.install(|| -> Result<_> {
+        let mut cast = Timed::new(cast_call(case, &src, n, threads));
+        // The cast's data movement without its arithmetic, split and streamed the same way.
+        let mut floor = Timed::new(touch_call(&src, (s, d), n, Touch::Both, threads));
+        let mut larger = alone.then(|| Timed::new(touch_call(&src, (s, d), n, touch, threads)));
+        // The baselines run on as many threads as the cast, each on an equal share.
+        let mut copied = Timed::new(|| {
+            let share = src.len().div_ceil(threads).max(1);
+            copy.par_chunks_mut(share)
+                .zip(black_box(&src).par_chunks(share))
+                .for_each(|(d, s)| d.copy_from_slice(s));
+            black_box(&copy);
+            Ok(())
+        });
+        let mut half = half_case.then(|| {
+            Timed::new(|| {
+                let share = n.div_ceil(threads).max(1);
+                match (case.src, case.dst) {
+                    (Format::F32, Format::F16) => h16
+                        .par_chunks_mut(share)
+                        .zip(f32s.par_chunks(share))
+                        .for_each(|(h, f)| h.convert_from_f32_slice(f)),
+                    (Format::F32, Format::BF16) => hb16
+                        .par_chunks_mut(share)
+                        .zip(f32s.par_chunks(share))
+                        .for_each(|(h, f)| h.convert_from_f32_slice(f)),
+                    (Format::F16, Format::F32) => h16
+                        .par_chunks(share)
+                        .zip(out32.par_chunks_mut(share))
+                        .for_each(|(h, f)| h.convert_to_f32_slice(f)),
+                    _ => hb16
+                        .par_chunks(share)
+                        .zip(out32.par_chunks_mut(share))
+                        .for_each(|(h, f)| h.convert_to_f32_slice(f)),
+                }
+                black_box((&h16, &hb16, &out32));
+                Ok(())
+            })
+        });
+        let (repeats, min) = (sampling.repeats, sampling.min_seconds);
+        cast.calibrate(min)?;
+        copied.calibrate(min)?;
+        floor.calibrate(min)?;
+        for t in larger.iter_mut().chain(half.as_mut()) {
+            t.calibrate(min)?;
+        }
+        // Interleaved, so a change of machine load touches them all alike.
+        for _ in 0..repeats {
+            cast.sample(repeats)?;
+            copied.sample(repeats)?;
+            floor.sample(repeats)?;
+            for t in larger.iter_mut().chain(half.as_mut()) {
+                t.sample(repeats)?;
+            }
+        }
+        Ok((
+            cast.samples,
+            copied.samples,
+            floor.samples,
+            larger.map(|t| t.samples),
+            half.map(|h| h.samples),
+        ))
+    })?;
+    let rate = |ts: &[f64]| -> Vec<f64> { ts.iter().map(|t| n as f64 / t / 1e9).collect() };
+    let cast = median3(rate(&t_cast));
+    let copy_rate = median3(rate(&t_copy))[1];
+    let bytes_per_elem = (s.bytes_for(n) + d.bytes_for(n)) as f64 / n as f64;
+    // memcpy moves src bytes in and out: compare bytes per second of input + output.
+    let copy_bytes_per_elem = 2.0 * s.bytes_for(n) as f64 / n as f64;
+    let floor_rate = median3(rate(&t_floor))[1];
+    let of_memcpy = |rate: f64| 100.0 * rate * bytes_per_elem / (copy_rate * copy_bytes_per_elem);
+    let floor_pct_memcpy = of_memcpy(floor_rate);
+    let alone = t_alone.map(|t| Alone {
+        side,
+        pct_memcpy: of_memcpy(median3(rate(&t))[1]),
+    });
+    let x_half = t_half.map(|t| cast[1] / median3(rate(&t))[1]);
+    Ok(Row {
+        case: case.name(),
+        kernel: kernel_name(s, d, &policy),
+        elements: n,
+        threads,
+        gelem: cast,
+        bytes_per_elem,
+        pct_memcpy: of_memcpy(cast[1]),
+        pct_floor: 100.0 * cast[1] / floor_rate,
+        floor_pct_memcpy,
+        alone,
+        x_half,
+    })
+}
+
+/// Measures every picked case at both sizes, and the pairs the targets compare (not in a
+/// JSON run), calling `progress` before each measurement (not in a JSON run).
+pub(crate) fn run(options: &BenchOptions, progress: &mut dyn FnMut(&str)) -> Result<Report> {
+    let repeats = options.samples();
+    let big = if options.quick { 16 << 20 } else { 64 << 20 };
+    let all = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // a quick run's samples last half as long
+    let sampling = Sampling {
+        repeats,
+        min_seconds: MIN_SAMPLE_SECONDS / if options.quick { 2.0 } else { 1.0 },
+    };
+    let mut rows = Vec::new();
+    let picked: Vec<Case> = cases()
+        .into_iter()
+        .filter(|c| options.cases.is_empty() || options.cases.iter().any(|t| c.name().contains(t)))
+        .collect();
+    if picked.is_empty() {
+        return Err(BenchError::NoCase {
+            filters: options.cases.clone(),
+            cases: cases().iter().map(Case::name).collect(),
+        });
+    }
+    let mut progress = |what: String| {
+        if !options.json {
+            progress(&what);
+        }
+    };
+    let sizes = [(1 << 20, 1), (big, all)];
+    for case in &picked {
+        for (n, threads) in sizes {
+            progress(format!(
+                "{:<28} {n:>9} elements, {threads} thread(s)",
+                case.name()
+            ));
+            // the larger buffer alone where memcpy speed itself is the target (not in a
+            // quick run, which stays under 30 s)
+            let alone =
+                !options.quick && n == big && targets::memcpy_target(&case.name()) == Some(100.0);
+            rows.push(measure(case, n, threads, sampling, alone)?);
+        }
+    }
+    if options.json {
+        let items: Vec<String> = rows.iter().map(json_row).collect();
+        return Ok(Report(Kind::Json(format!("[{}]\n", items.join(",\n ")))));
+    }
+    // The mode, policy and packing targets' pairs whose cases both ran.
+    let mut pairs = Vec::new();
+    let by_name = |name: &str| picked.iter().find(|c| c.name() == name);
+    for (case, base) in targets::compared() {
+        let (Some(case), Some(base)) = (by_name(case), by_name(base)) else {
+            continue;
+        };
+        for (n, threads) in sizes {
+            progress(format!(
+                "{} vs {}, {n} elements, {threads} thread(s)",
+                case.name(),
+                base.name()
+            ));
+            pairs.push(measure_pair(case, base, n, threads, sampling)?);
+        }
+    }
+    let verdicts = targets::check(&rows, &pairs);
+    Ok(Report(Kind::Table { rows, verdicts }))
+}
+
+/// One row as a JSON object.
+fn json_row(r: &Row) -> String {
+    let x_half = r.x_half.map_or("null".to_string(), |x| format!("{x:.3}"));
+    let (alone_side, alone_pct) = r
+        .alone
+        .as_ref()
+        .map_or(("null".into(), "null".into()), |a| {
+            (format!("\"{}\"", a.side), format!("{:.1}", a.pct_memcpy))
+        });
+    format!(
+        "{{\"case\": \"{}\", \"kernel\": \"{}\", \"elements\": {}, \"threads\": {}, \"gelem_s_min\": {:.4}, \"gelem_s_median\": {:.4}, \"gelem_s_max\": {:.4}, \"gb_s_median\": {:.3}, \"pct_memcpy_median\": {:.1}, \"pct_floor_median\": {:.1}, \"floor_pct_memcpy_median\": {:.1}, \"alone_side\": {alone_side}, \"alone_pct_memcpy_median\": {alone_pct}, \"x_half_median\": {x_half}}}",
+        r.case,
+        r.kernel,
+        r.elements,
+        r.threads,
+        r.gelem[0],
+        r.gelem[1],
+        r.gelem[2],
+        r.gelem[1] * r.bytes_per_elem,
+        r.pct_memcpy,
+        r.pct_floor,
+        r.floor_pct_memcpy,
+    )
+}
+
+/// Writes the measurements as a table, with what its columns mean.
+pub(crate) fn print_table(out: &mut dyn Write, rows: &[Row]) -> io::Result<()> {
+    writeln!(
+        out,
+        "{:<26} {:<16} {:>8} {:>3} {:>8} {:>7} {:>8} {:>7} {:>6}  min/median/max Gelem/s",
+        "case", "kernel", "elements", "thr", "Gelem/s", "GB/s", "%memcpy", "%floor", "×half"
+    )?;
+    for r in rows {
+        let x_half = r.x_half.map_or("-".to_string(), |x| format!("{x:.2}"));
+        writeln!(
+            out,
+            "{:<26} {:<16} {:>8} {:>3} {:>8.3} {:>7.2} {:>7.1}% {:>6.1}% {:>6}  {:.3}/{:.3}/{:.3}",
+            r.case,
+            r.kernel,
+            human(r.elements),
+            r.threads,
+            r.gelem[1],
+            r.gelem[1] * r.bytes_per_elem,
+            r.pct_memcpy,
+            r.pct_floor,
+            x_half,
+            r.gelem[0],
+            r.gelem[1],
+            r.gelem[2],
+        )?;
+    }
+    writeln!(
+        out,
+        "\nGB/s counts input + output bytes; %memcpy compares that with a same-run copy of the input on as many threads (its bytes in + out); %floor compares the cast's speed with a same-run pass that only reads its input and writes its output (`bulk::touch_elements`: the cast's data movement without its arithmetic, split and streamed the same way); ×half is the `half` crate's slice conversion of the same data, split the same way."
+    )
+}

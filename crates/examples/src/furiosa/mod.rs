@@ -1,0 +1,4 @@
+//! Furiosa RNGD: the worked examples of Furiosa's documentation, run through `npusim-furiosa`.
+
+pub mod document_examples;
+pub mod worked_mappings;
