@@ -260,8 +260,9 @@ pub fn run(args: CastArgs) -> Result<ExitCode> {
     warnings.extend(nonfinite_warning(&reports));
     warnings.extend(empty_warning(&reports));
     if args.json {
-        let doc = crate::cast_stats::json(&args.input, &args.output, &reports);
-        crate::output::emit(&format!("{doc}\n"))?;
+        crate::output::with_stdout(|w| {
+            crate::cast_stats::write_json(w, &args.input, &args.output, &reports)
+        })?;
     } else {
         print_summary(&job, &args, &reports)?;
     }
@@ -276,33 +277,39 @@ pub fn run(args: CastArgs) -> Result<ExitCode> {
 /// The text summary: one line per tensor and the file written (unless `-q`), then the
 /// `--stats` table. With the data on standard output, it goes to standard error.
 fn print_summary(job: &CastJob, args: &CastArgs, reports: &[TensorReport]) -> Result<()> {
-    let mut text = String::new();
-    if !args.quiet {
-        for report in reports {
-            text.push_str(&format!("{}\n", crate::cast_stats::report_line(report)));
+    // Written line by line: a million tensors make no whole-summary string.
+    let write = |w: &mut dyn std::io::Write| -> std::io::Result<()> {
+        if !args.quiet {
+            for report in reports {
+                writeln!(w, "{}", crate::cast_stats::report_line(report))?;
+            }
+            let target = if is_stdio(&args.output) {
+                "standard output".to_string()
+            } else {
+                args.output.display().to_string()
+            };
+            if job.input.is_single_tensor() {
+                writeln!(w, "wrote {target}")?;
+            } else {
+                let (cast_n, kept_n) = tally(reports);
+                writeln!(
+                    w,
+                    "wrote {target} ({cast_n} tensor(s) cast, {kept_n} left unchanged)"
+                )?;
+            }
         }
-        let target = if is_stdio(&args.output) {
-            "standard output".to_string()
-        } else {
-            args.output.display().to_string()
-        };
-        if job.input.is_single_tensor() {
-            text.push_str(&format!("wrote {target}\n"));
-        } else {
-            let (cast_n, kept_n) = tally(reports);
-            text.push_str(&format!(
-                "wrote {target} ({cast_n} tensor(s) cast, {kept_n} left unchanged)\n"
-            ));
+        if args.stats {
+            w.write_all(crate::cast_stats::table(reports).as_bytes())?;
         }
-    }
-    if args.stats {
-        text.push_str(&crate::cast_stats::table(reports));
-    }
+        Ok(())
+    };
     if is_stdio(&args.output) {
-        to_stderr(&text);
+        // If standard error itself fails there is no one left to tell (never a panic).
+        let mut err = std::io::BufWriter::new(std::io::stderr().lock());
+        let _ = write(&mut err).and_then(|()| std::io::Write::flush(&mut err));
         Ok(())
     } else {
-        crate::output::emit(&text)
+        crate::output::with_stdout(write)
     }
 }
 

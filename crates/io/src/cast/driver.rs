@@ -376,7 +376,7 @@ fn cast_stream_in_chunks<R: Read + Seek>(
         sink.send(out)?;
         progress.advance(span.1);
     }
-    stats.error = errors.and_then(GroupedErrors::finish);
+    stats.error = errors.and_then(GroupedErrors::finish).map(Box::new);
     Ok(stats)
 }
 
@@ -550,7 +550,7 @@ mod tests {
             })
             .unwrap();
             assert_eq!(out, whole, "chunks of {target}");
-            assert_eq!(stats.error, want, "chunks of {target}");
+            assert_eq!(stats.error.as_deref(), want.as_ref(), "chunks of {target}");
         }
     }
 
