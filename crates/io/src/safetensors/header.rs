@@ -109,7 +109,8 @@ impl<'de> Deserialize<'de> for Entries {
 /// as it is read (its JSON value is dropped at once), so that a header of a million tensors
 /// costs about its own size, not a JSON tree of it. The first fault (a duplicate name, a
 /// faulty entry), in the order of the file, is kept; the rest of the object is still read
-/// (without being kept) so that a JSON syntax error anywhere comes first, as before.
+/// (without being kept) so that a JSON syntax error anywhere comes first, as for a reader
+/// that parses the whole text before checking it.
 struct Collected {
     metadata: Option<HashMap<String, String>>,
     tensors: Vec<TensorEntry>,
