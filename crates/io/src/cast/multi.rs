@@ -1,6 +1,6 @@
 //! Planning the cast of a `.safetensors` file into a `.safetensors` file: the header is read
-//! and checked, every tensor's fate and output size decided, and the output header written
-//! before any data.
+//! and checked, and every tensor's fate, output size and place in the output decided (the
+//! output header is written from the plan, before any data, when it runs).
 
 use std::collections::HashMap;
 use std::io::{Read, Seek};
