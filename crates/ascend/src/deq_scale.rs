@@ -3,7 +3,8 @@
 use npusim_numerics::{CastPolicy, Format, RoundMode, convert, mul_round};
 
 /// int32 → half with SetDeqScale: `RINT_f16(RINT_f32(RINT_f32(src) × scale))` — the 950
-/// emulation's sequence, with the half result saturated or not by `policy` (spec §4.5, A-D1).
+/// emulation's sequence, with the half result saturated or not by `policy` (the training series'
+/// own sequence is not published).
 ///
 /// The emulation's `× 2^-17` and `× 2^17` around the product are exact for every int32 and
 /// half scale (the product stays within 2^-41..2^64), so they drop out; the product itself is

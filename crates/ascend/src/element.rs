@@ -24,7 +24,8 @@ pub enum HybridThreshold {
         seed: u64,
     },
     /// The AscendC pseudocode read literally: the threshold is the input's own low bits
-    /// (`f[13:0]` of an f32, `{f[0], 1}` of an f16). Exact f32 inputs then round up (spec A-H2).
+    /// (`f[13:0]` of an f32, `{f[0], 1}` of an f16). Exact f32 inputs then round up (the pages'
+    /// `≥`, taken literally).
     InputLowBits,
 }
 
@@ -88,10 +89,10 @@ impl FromStr for HybridKind {
 /// Which mask bit governs a lane of a widening Reg-API cast with a layout other than ZERO.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum WideningMask {
-    /// The wider (destination) element's bit, as seeds 001/002 say (default).
+    /// The wider (destination) element's bit, as both Ascend `Cast` references say (default).
     #[default]
     WiderType,
-    /// The source element's bit, as the newer AscendC RegLayout text says (spec A-M1).
+    /// The source element's bit, as the newer AscendC RegLayout text says.
     SourceElement,
 }
 
@@ -126,14 +127,14 @@ impl FromStr for WideningMask {
     }
 }
 
-/// Choices for the points the documentation leaves open (spec §11); defaults follow the seeds.
+/// Choices for the points the documentation leaves open; defaults follow the vendor documents.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct CastOptions {
     /// Atlas training: run in Inf/NaN overflow mode (`ACL_RT_OVERFLOW_MODE=INFNAN`) instead of
-    /// the default saturation mode (spec A-S1).
+    /// the default saturation mode (the documents are silent; npusim's choice).
     pub training_inf_nan: bool,
     /// Ascend 950 bf16 ±Inf → e8m0 gives 0xFF (the library's shifts) instead of the
-    /// documented 0xFE (seed 001; spec A-E1).
+    /// documented 0xFE (the 950 `Cast` page).
     pub e8m0_inf_to_nan: bool,
     /// CAST_HYBRID's threshold.
     pub hybrid: HybridThreshold,
@@ -146,10 +147,10 @@ pub struct CastOptions {
 pub enum Special {
     /// A plain numerics conversion.
     Plain,
-    /// float → float: round to an integral float value (seed 002 table 1).
+    /// float → float: round to an integral float value (the training `Cast` page, table 1).
     RoundToIntegral,
     /// e8m0 → bf16: code 0x00 gives +0.0, not 2^-127, and 0xFF the quiet NaN 0x7FC0 whatever
-    /// the saturation state (950 library, spec §1.2 and A-E2).
+    /// the saturation state (the 950 library's reading).
     E8m0ToBf16,
     /// int32 → half with SetDeqScale: `half(float(src) × 2^-17 × scale × 2^17)`.
     Deq {
@@ -207,12 +208,12 @@ impl ElementCast {
 
     /// Resolves a LocalTensor-API cast under a CTRL register value.
     ///
-    /// The Ascend 950 runs its LocalTensor `Cast` on the MicroAPI with a `SatMode::SAT` trait
-    /// (spec §3), so CTRL decides as for the Reg API: with `CTRL[60]` = 1 (reset) bits 48
+    /// The Ascend 950 runs its LocalTensor `Cast` on the MicroAPI with a `SatMode::SAT` trait,
+    /// so CTRL decides as for the Reg API: with `CTRL[60]` = 1 (reset) bits 48
     /// (float outputs keep Inf/NaN), 50 (fp8 NaN kept) and 59 (integer outputs truncate) choose,
     /// with `CTRL[60]` = 0 the trait's SAT does. The Atlas training series' Cast does not read
-    /// CTRL (seed 002 names no control bit; its overflow mode is [`CastOptions::training_inf_nan`]),
-    /// so `ctrl` is ignored there.
+    /// CTRL (the training `Cast` page names no control bit; its overflow mode is
+    /// [`CastOptions::training_inf_nan`]), so `ctrl` is ignored there.
     #[allow(clippy::too_many_arguments)]
     pub fn local_tensor_with_ctrl(
         product: Product,

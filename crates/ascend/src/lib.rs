@@ -6,6 +6,11 @@
 //! Inf/NaN rules as numerics policies ([`ElementCast`]), the unified buffer with its masks,
 //! repeats and strides ([`AiCore`]), and the vector registers with their lane layouts ([`cast_reg`]).
 //!
+//! The vendor documents the doc comments name: *the training `Cast` page* is the AscendC API
+//! reference's `Cast` page for the Atlas training series (LocalTensor API, in English); *the
+//! 950 `Cast` page* is its `Cast` page for the Ascend 950PR / 950DT (Reg API `CastTrait`, in
+//! Chinese).
+//!
 //! ```
 //! use npusim_ascend::{AiCore, Product, ty};
 //! use npusim_numerics::RoundMode;

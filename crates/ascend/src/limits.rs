@@ -9,31 +9,34 @@ pub use npusim_hw::{Limit, LimitError};
 use crate::memory::BLOCK_BYTES;
 
 /// Bytes of the wider operand one repeat (iteration) processes: "The Vector Unit reads 256 bytes
-/// of contiguous data for computation each time" (seed 002, `repeatTimes`).
+/// of contiguous data for computation each time" (the training `Cast` page, `repeatTimes`).
 pub const REPEAT_BYTES: usize = 256;
 
-/// `repeatTimes ∈ [0, 255]`, a `uint8_t` (seed 002: the prototypes and the `repeatTimes` row).
+/// `repeatTimes ∈ [0, 255]`, a `uint8_t` (the training `Cast` page: the prototypes and the
+/// `repeatTimes` row).
 pub const REPEAT_TIMES: Limit = Limit::new("repeatTimes", 0, u8::MAX as i64);
 
-/// `dstRepStride ∈ [0, 255]`, a `uint8_t` in blocks (seed 002: "dstRepStride/srcRepStride ∈ [0, 255]").
+/// `dstRepStride ∈ [0, 255]`, a `uint8_t` in blocks (the training `Cast` page:
+/// "dstRepStride/srcRepStride ∈ [0, 255]").
 pub const DST_REP_STRIDE: Limit = Limit::new("dstRepStride", 0, u8::MAX as i64);
 
-/// `srcRepStride ∈ [0, 255]` (seed 002, as [`DST_REP_STRIDE`]).
+/// `srcRepStride ∈ [0, 255]` (the training `Cast` page, as [`DST_REP_STRIDE`]).
 pub const SRC_REP_STRIDE: Limit = DST_REP_STRIDE.named("srcRepStride");
 
 /// `dstBlkStride ∈ [0, 65535]`, a `uint16_t` in blocks. Seed 002 gives no range for block
 /// strides; the width is that of `UnaryRepeatParams::dstBlkStride` in the AscendC headers
-/// (spec §7, "repStride is uint8, blkStride uint16").
+/// ("repStride is uint8, blkStride uint16").
 pub const DST_BLK_STRIDE: Limit = Limit::new("dstBlkStride", 0, u16::MAX as i64);
 
 /// `srcBlkStride ∈ [0, 65535]` (as [`DST_BLK_STRIDE`]).
 pub const SRC_BLK_STRIDE: Limit = DST_BLK_STRIDE.named("srcBlkStride");
 
-/// Contiguous `mask` with 16-bit operands: `[1, 128]` (seed 002, `mask`, contiguous mode).
+/// Contiguous `mask` with 16-bit operands: `[1, 128]` (the training `Cast` page, `mask`, contiguous
+/// mode).
 pub const MASK_B16: Limit = Limit::new("contiguous mask", 1, 128);
-/// Contiguous `mask` with 32-bit operands: `[1, 64]` (seed 002).
+/// Contiguous `mask` with 32-bit operands: `[1, 64]` (the training `Cast` page).
 pub const MASK_B32: Limit = Limit::new("contiguous mask", 1, 64);
-/// Contiguous `mask` with 64-bit operands: `[1, 32]` (seed 002).
+/// Contiguous `mask` with 64-bit operands: `[1, 32]` (the training `Cast` page).
 pub const MASK_B64: Limit = Limit::new("contiguous mask", 1, 32);
 
 /// The contiguous-mask limit of a cast whose wider operand is `wide_bits` wide: the elements of
@@ -53,13 +56,13 @@ pub const fn contiguous_mask(wide_bits: u32) -> Limit {
 }
 
 /// LocalTensor start addresses are multiples of 32 bytes: "The start address of the LocalTensor
-/// must be 32-byte aligned" (seed 002, `dstLocal` / `srcLocal`).
+/// must be 32-byte aligned" (the training `Cast` page, `dstLocal` / `srcLocal`).
 pub const TENSOR_ALIGN_BYTES: usize = BLOCK_BYTES;
 
 /// Sizes accepted for a modelled unified buffer (`ub_bytes` of a call description): at least
-/// one 32-byte block, at most 16 MiB. Not a documented hardware figure — the seeds give no UB
-/// size; npusim's default is 256 KiB — but a bound that keeps a description from asking for an
-/// absurd allocation.
+/// one 32-byte block, at most 16 MiB. Not a documented hardware figure — the vendor documents give
+/// no UB size; npusim's default is 256 KiB — but a bound that keeps a description from asking for
+/// an absurd allocation.
 pub const UB_BYTES: Limit = Limit::new("ub_bytes", BLOCK_BYTES as i64, 16 << 20);
 
 #[cfg(test)]

@@ -263,7 +263,7 @@ impl FromStr for MaskMergeMode {
 /// ```
 /// use npusim_ascend::{CastTrait, RegLayout, SatMode};
 /// use npusim_numerics::RoundMode;
-/// // the trait of the seed's CastVF example
+/// // the trait of the 950 `Cast` reference's CastVF example
 /// let t = CastTrait::new(RegLayout::Zero, SatMode::NoSat, RoundMode::Rint);
 /// assert_eq!(t.round, Some(RoundMode::Rint));
 /// ```

@@ -2,8 +2,8 @@
 //!
 //! One repeat (iteration) processes 256 bytes of the *wider* operand as 8 data blocks of
 //! 32 bytes; the narrower operand uses the first 8·narrow/wide blocks. Lane `j` of repeat `r`
-//! of an operand lives at `base + (r·repStride + (j / perBlock)·blkStride)·32 + (j % perBlock)·size`.
-//! The mask selects lanes by the wider type's element count.
+//! of an operand lives at `base + (r·repStride + (j / perBlock)·blkStride)·32 + (j %
+//! perBlock)·size`. The mask selects lanes by the wider type's element count.
 
 use crate::dtype::DType;
 use crate::error::AscendError;
@@ -26,7 +26,7 @@ pub enum Mask {
     ///
     /// Seed 002 is inconsistent here: its range rule ("32-bit: `mask[1]` is 0") and the AscendC
     /// library put lanes 0..63 in `mask[0]`, while two of its examples read `mask[1]` as the low
-    /// word. npusim follows the range rule and the library (spec §11 A-M2).
+    /// word. npusim follows the range rule and the library.
     Bitwise([u64; 2]),
 }
 

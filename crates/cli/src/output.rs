@@ -51,12 +51,20 @@ pub(crate) fn is_stdio(path: &std::path::Path) -> bool {
 /// carries the command's data (`-o -`). If standard error itself fails there is no one left
 /// to tell, so that failure is ignored (never a panic).
 pub(crate) fn report(text: &str, data_on_stdout: bool) -> anyhow::Result<()> {
+    report_with(data_on_stdout, |w| w.write_all(text.as_bytes()))
+}
+
+/// [`report`] written piece by piece by `write` (no whole-report `String`).
+pub(crate) fn report_with<F>(data_on_stdout: bool, write: F) -> anyhow::Result<()>
+where
+    F: FnOnce(&mut dyn Write) -> io::Result<()>,
+{
     if data_on_stdout {
-        let mut err = io::stderr().lock();
-        let _ = err.write_all(text.as_bytes()).and_then(|()| err.flush());
+        let mut err = io::BufWriter::new(io::stderr().lock());
+        let _ = write(&mut err).and_then(|()| err.flush());
         Ok(())
     } else {
-        emit(text)
+        with_stdout(write)
     }
 }
 

@@ -1,4 +1,4 @@
-//! Scalar types of the RNGD stream (spec §2.3), each tied to an npusim-numerics format.
+//! Scalar types of the RNGD stream, each tied to an npusim-numerics format.
 
 use std::fmt;
 
@@ -20,7 +20,7 @@ pub enum DType {
     F8E4M3,
     /// fp8 E5M2 (IEEE-like, bias 15, with infinities).
     F8E5M2,
-    /// IEEE binary16 (a Cast Engine output per seed 000).
+    /// IEEE binary16 (a Cast Engine output, per the Cast Engine page).
     F16,
     /// bfloat16.
     BF16,

@@ -1,6 +1,7 @@
 //! Furiosa RNGD model for npusim: mapping expressions (`m![..]`), stream tensors, the Cast
 //! Engine and the Vector Engine's inter-slice reducer, following Furiosa's documentation of the
-//! Cast Engine and of the Inter-Slice Block.
+//! Cast Engine and of the Inter-Slice Block: the RNGD book's *Cast Engine page* and *Inter-Slice
+//! Block page*, as the doc comments name them.
 //!
 //! ```
 //! use npusim_furiosa::{axes, m};

@@ -1,4 +1,4 @@
-//! RNGD hardware counts and sizes (spec §2.2) as named constants; the ones a stream tensor or an
+//! RNGD hardware counts and sizes as named constants; the ones a stream tensor or an
 //! engine checks are [`Limit`]s, so that breaking one is an error naming the limit.
 
 use npusim_hw::Limit;
@@ -11,8 +11,8 @@ pub const FLIT_BYTES: usize = 32;
 pub const FLIT: Limit = Limit::new("packet bytes (one 32-byte flit)", 32, 32);
 
 /// Slices per cluster: a `Slice` mapping has at most 256 positions, and a reduction group lies
-/// within one cluster. (The vendor's code also accepts only 64, 128 or 256; seed 000's examples use
-/// `Slice = m![1]`, so npusim checks the upper bound only — spec §0.3.)
+/// within one cluster. (The vendor's code also accepts only 64, 128 or 256; the Cast Engine page's
+/// examples use `Slice = m![1]`, so npusim checks the upper bound only.)
 pub const SLICES_PER_CLUSTER: Limit = Limit::new("Slice size (slices per cluster)", 1, 256);
 
 /// Clusters per chip: a `Cluster` mapping has 1 or 2 positions.

@@ -1,4 +1,5 @@
-//! Furiosa's conversion rules (spec §4.2) as a cast profile handed to npusim-numerics.
+//! Furiosa's conversion rules (the Cast Engine's, as npusim models them) as a cast profile handed
+//! to npusim-numerics.
 //!
 //! Each legal Cast Engine pair has a numerics [`CastPolicy`] for its regular values; the few
 //! rules a policy cannot say (a canonical NaN code, bf16's flush of f32 subnormals, f8e5m2's
@@ -11,7 +12,7 @@
 //! | f32 → bf16 | NaN → `0x7fc0`; f32 subnormal → signed zero; RNE; overflow → ±∞ |
 //! | f32 → f8e4m3 | NaN → `0x7f`; RNE; overflow and ±∞ saturate to ±448 |
 //! | f32 → f8e5m2 | NaN → `0x7e`; ±∞ kept; normals round half away from zero; overflow → ±∞; below 2^−14: `min(round_half_away(|x|·2^16), 3)` with the sign |
-//! | f32 → f16 | IEEE: RNE, overflow → ±∞, NaN stays NaN (quiet, sign and top payload kept), subnormals kept — npusim's choice, switchable ([`CastProfile::f16`]); no vendor rule is published (spec §0.1) |
+//! | f32 → f16 | IEEE: RNE, overflow → ±∞, NaN stays NaN (quiet, sign and top payload kept), subnormals kept — npusim's choice, switchable ([`CastProfile::f16`]); no vendor rule is published |
 
 use npusim_numerics::{CastPolicy, IntOverflow, Overflow, RoundMode, convert};
 
@@ -20,7 +21,8 @@ use crate::DType;
 /// The Cast Engine's conversion rules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CastProfile {
-    /// Policy of f32 → f16 (seed 000 only; default IEEE round-to-nearest-even).
+    /// Policy of f32 → f16 (named only by the Cast Engine page; default IEEE
+    /// round-to-nearest-even).
     pub f16: CastPolicy,
 }
 
@@ -32,7 +34,7 @@ impl Default for CastProfile {
     }
 }
 
-/// The legal Cast Engine pairs (seed 000's precision-lowering table).
+/// The legal Cast Engine pairs (the Cast Engine page, its precision-lowering table).
 pub const CAST_PAIRS: [(DType, DType); 7] = [
     (DType::I32, DType::I4),
     (DType::I32, DType::I8),

@@ -1,4 +1,4 @@
-//! Stream tensors (spec §2.4): a scalar type, the five mappings Chip / Cluster / Slice / Time /
+//! Stream tensors: a scalar type, the five mappings Chip / Cluster / Slice / Time /
 //! Packet, the pipeline position, and the data.
 //!
 //! The data is one code per physical position of the combined mapping

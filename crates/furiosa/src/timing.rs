@@ -1,20 +1,20 @@
-//! Cycle model of the engines npusim runs (spec §4.7, seed 003's ring tail). It is a model:
-//! the vendor publishes rules of thumb, not a cycle-accurate description, and every estimate
+//! Cycle model of the engines npusim runs (with the Inter-Slice Block page's ring tail). It is a
+//! model: the vendor publishes rules of thumb, not a cycle-accurate description, and every estimate
 //! says which model produced it. Estimates are reported beside results, never inside them.
 //!
 //! Model `furiosa-rngd-v1`, per slice (slices run in parallel):
 //! * **Cast Engine**: one flit per cycle: `Time.SIZE` cycles of streaming, no latency of its
-//!   own (seed 000: a pass-through stage that is never the bottleneck).
+//!   own (the Cast Engine page: a pass-through stage that is never the bottleneck).
 //! * **Vector Engine, streaming**: a Way8 stage takes one flit (8 × 32-bit) per cycle; a Way4
 //!   stage takes half a flit per cycle, so a chain containing one takes `2 · T` cycles for `T`
 //!   input flits. Upstream delivering a flit every `c` cycles makes streaming `c · T` when
 //!   that is slower: the stream lasts the later of the two.
 //! * **ALU latency**: +1 cycle per ALU the chain uses.
 //! * **Inter-slice ring tail**: a reduction over `r` slices settles `r − 1` ring hops (no
-//!   published constant; one cycle per hop, spec §0.7) after its last flit enters the ring.
-//!   Seed 003: total time = input streaming time + the ring-sized tail; a slow upstream hides
-//!   the per-flit inter-slice cost (the reducer keeps up with it) but not the tail, which
-//!   starts after the later of the upstream and the Vector Engine stream.
+//!   published constant; one cycle per hop, npusim's choice) after its last flit enters the ring.
+//!   The Inter-Slice Block page: total time = input streaming time + the ring-sized tail; a
+//!   slow upstream hides the per-flit inter-slice cost (the reducer keeps up with it) but not
+//!   the tail, which starts after the later of the upstream and the Vector Engine stream.
 //! * **First reduced output**: about one ring traversal after the first flit enters the ring
 //!   ([`first_output`]).
 //!
@@ -88,8 +88,8 @@ pub fn estimate_vector(trace: &[StageRecord], upstream_cycles_per_flit: u64) -> 
 
 /// Cycles until the first reduced output of the inter-slice reducer in `trace` settles (`None`
 /// without a reducer): the first flit enters the ring after `max(upstream, VE)` cycles per
-/// flit, then one ring traversal (`r − 1` hops) — seed 003's "first output appears after
-/// roughly O(r) cycles".
+/// flit, then one ring traversal (`r − 1` hops) — the Inter-Slice Block page: "first output appears
+/// after roughly O(r) cycles".
 pub fn first_output(trace: &[StageRecord], upstream_cycles_per_flit: u64) -> Option<u64> {
     let r = reduction_ratio(trace)?;
     let enter = upstream_cycles_per_flit

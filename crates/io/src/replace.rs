@@ -6,11 +6,11 @@
 //! Either way the destination names the old file or the complete new one at every instant.
 //!
 //! Why not always `rename`: ext4 flushes a new file's data to the disk inside a `rename` that
-//! replaces an existing file (its guard against empty files after a crash). For a 128 MiB
-//! output on this project's test machine that rename waited about 80 ms, more than the whole
-//! cast of 64 Mi f32 elements; an exchange is not a replacement, so the data is written back
-//! later by the kernel as for any new file (as with [`Durability::Lazy`](crate::Durability)
-//! it is on the disk only after that, or at once with [`Durability::Synced`](crate::Durability)).
+//! replaces an existing file (its guard against empty files after a crash), which can take
+//! longer than the cast that wrote the file (a measurement: `docs/cast-io.md`); an exchange
+//! is not a replacement, so the data is written back later by the kernel as for any new file
+//! (as with [`Durability::Lazy`](crate::Durability) it is on the disk only after that, or at
+//! once with [`Durability::Synced`](crate::Durability)).
 
 use std::path::Path;
 

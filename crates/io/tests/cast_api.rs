@@ -417,7 +417,7 @@ fn fail_on_nan_refuses_the_output_and_leaves_no_file() {
         panic!("{reports:?}");
     };
     assert_eq!((c.stats.nan, c.stats.nonfinite_from_finite), (3, 2));
-    let e = c.stats.error.unwrap();
+    let e = c.stats.error.as_deref().unwrap();
     assert_eq!((e.total, e.nan_inputs, e.exact), (4, 1, 2));
     std::fs::remove_file(&output).unwrap();
     job.fail_on_nan = true;

@@ -68,8 +68,8 @@ impl AiCore {
 
     /// `SetCtrlSpr<start, end>(value)`: writes bits `start..=end` of CTRL.
     ///
-    /// On the Ascend 950 this changes how later casts saturate (seed 001's constraints; the
-    /// bits are listed in [`crate::ctrl`]). For example float → half overflow gives half's
+    /// On the Ascend 950 this changes how later casts saturate (the 950 `Cast` page's constraints;
+    /// the bits are listed in [`crate::ctrl`]). For example float → half overflow gives half's
     /// largest finite value by default and +Inf after `SetCtrlSpr<48, 48>(1)`:
     ///
     /// ```

@@ -6,8 +6,8 @@
 //!   b16 → b4 keeps pairs: `(src[2k], src[2k+1])` go to byte `4k + L` (even element low nibble);
 //! * widening by r: `dst[k] = cast(src[r·k + L])`; b4 → b16: `dst[2k], dst[2k+1]` come from byte `4k + L`.
 //!
-//! The mask follows the wider type (seed 001): an element is cast when the mask bit of the
-//! wider side's element is set; 4-bit pairs follow the even element's bit. Unselected lanes are
+//! The mask follows the wider type (the 950 `Cast` page): an element is cast when the mask bit of
+//! the wider side's element is set; 4-bit pairs follow the even element's bit. Unselected lanes are
 //! zero (`ZEROING`).
 
 use crate::ctrl::Ctrl;
@@ -62,9 +62,9 @@ pub fn check_layout(src: DType, dst: DType, layout: RegLayout) -> Result<(), Asc
 /// pairs: the layout and mask rules of the module docs as data. Lanes not listed become 0.
 ///
 /// ```
-/// use npusim_ascend::{cast::reg::lane_map, DType, MaskReg, MaskPattern, RegLayout, WideningMask, ty};
-/// let m = MaskReg::create::<ty::Float>(MaskPattern::First(2)).unwrap();
-/// let map = lane_map(DType::Float, DType::Half, RegLayout::One, &m, WideningMask::WiderType);
+/// use npusim_ascend::{cast::reg::lane_map, DType, MaskReg, MaskPattern, RegLayout, WideningMask,
+/// ty}; let m = MaskReg::create::<ty::Float>(MaskPattern::First(2)).unwrap(); let map =
+/// lane_map(DType::Float, DType::Half, RegLayout::One, &m, WideningMask::WiderType);
 /// assert_eq!(map, vec![(1, 0), (3, 1)]);
 /// ```
 pub fn lane_map(

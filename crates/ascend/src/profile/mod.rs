@@ -1,6 +1,6 @@
 //! Vendor cast profiles: which conversions a product's `Cast` supports, and the numerics
-//! [`CastPolicy`](npusim_numerics::CastPolicy) that reproduces its rounding, saturation and Inf/NaN rules.
-//! Each product's pair table and its policy rules live together in one file (`training.rs`,
+//! [`CastPolicy`](npusim_numerics::CastPolicy) that reproduces its rounding, saturation and Inf/NaN
+//! rules. Each product's pair table and its policy rules live together in one file (`training.rs`,
 //! `v950.rs`).
 //!
 //! Numerics knows no vendor; this module is where AscendC's rules become plain policies.
@@ -25,10 +25,10 @@ pub use v950::{V950_LOCAL_TENSOR_EXTRA, V950_PAIRS};
 /// A modelled Ascend product.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Product {
-    /// Atlas training series (seed 002, LocalTensor API, no `SatMode`); the default.
+    /// Atlas training series (the training `Cast` page, no `SatMode`); the default.
     #[default]
     AtlasTraining,
-    /// Ascend 950PR / 950DT (seed 001, Reg API `CastTrait`, CTRL-governed saturation).
+    /// Ascend 950PR / 950DT (the 950 `Cast` page, `CastTrait`, CTRL-governed saturation).
     Ascend950,
 }
 
@@ -114,7 +114,7 @@ pub struct PairRule {
     pub ignores_mode: bool,
     /// Which saturation modes the pair takes.
     pub sat: SatSupport,
-    /// Where the row comes from when it is not in the seed's own table.
+    /// Where the row comes from when it is not in the vendor document's own table.
     pub note: &'static str,
 }
 

@@ -1,7 +1,8 @@
-//! Atlas training series: seed 002 table 4, the only conversions its `Cast` supports.
+//! Atlas training series: the training `Cast` page, table 4, the only conversions its `Cast`
+//! supports.
 //!
 //! Seed 002's larger "precision conversion rules" table describes rules shared with other
-//! products; it is not a list of what the training series supports (spec §11 A-N4).
+//! products; it is not a list of what the training series supports.
 
 use npusim_numerics::RoundMode::{self, Ceil, Floor, None as CastNone, Odd, Rint, Round, Trunc};
 use npusim_numerics::{CastPolicy, InfRule, IntOverflow, NanRule, Overflow};
@@ -39,7 +40,8 @@ pub static TRAINING_PAIRS: [PairRule; 10] = [
     },
 ];
 
-/// The training series: everything saturates, NaN → 0 (spec A-S1), unless Inf/NaN mode.
+/// The training series: everything saturates, NaN → 0 (undocumented; npusim's choice), unless
+/// Inf/NaN mode.
 pub(crate) fn training_policy(round: RoundMode, options: &CastOptions) -> CastPolicy {
     if options.training_inf_nan {
         CastPolicy::new(round)

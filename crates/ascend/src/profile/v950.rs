@@ -1,4 +1,4 @@
-//! Ascend 950: seed 001 tables 3–6 (Reg API `Cast`), plus the rows the spec adds from the
+//! Ascend 950: the 950 `Cast` page, tables 3–6, plus the rows npusim adds from the
 //! newer AscendC documentation and library (each marked in `note`).
 
 use npusim_numerics::RoundMode::{self, Hybrid, None as CastNone, Odd, Rint, Round};
@@ -133,7 +133,7 @@ pub static V950_LOCAL_TENSOR_EXTRA: [PairRule; 2] = [
     },
 ];
 
-/// Ascend 950: seed 001's constraints, with saturation chosen by CTRL (spec §3.1).
+/// Ascend 950: the 950 `Cast` page's constraints, with saturation chosen by CTRL.
 pub(crate) fn v950_policy(
     rule: &PairRule,
     round: RoundMode,
@@ -164,7 +164,8 @@ pub(crate) fn v950_policy(
         ..CastPolicy::default()
     };
     match dst {
-        // float32 outputs are never saturating (seed 001); nothing listed can overflow them.
+        // float32 outputs are never saturating (the 950 `Cast` page); nothing listed can
+        // overflow them.
         DType::Float => base,
         // bf16 -> fp4: Inf/overflow → ±max, NaN → 0, always.
         DType::Fp4E2M1 | DType::Fp4E1M2 => CastPolicy {

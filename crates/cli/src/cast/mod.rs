@@ -24,7 +24,7 @@ use checks::{check_not_in_place, empty_warning, nonfinite_warning, option_warnin
 use errors::explain;
 use pipe::{Source, cast_source, open_input, read_stdin};
 
-use crate::output::{emit, is_stdio, report};
+use crate::output::{is_stdio, report, report_with, with_stdout};
 use crate::progress::Progress;
 
 /// Runs `npusim cast`: maps the options to a [`CastJob`], runs it with a progress bar and
@@ -70,8 +70,7 @@ pub fn run(args: CastArgs) -> Result<ExitCode> {
     warnings.extend(nonfinite_warning(&reports));
     warnings.extend(empty_warning(&reports));
     if args.json {
-        let doc = stats::json(&args.input, &args.output, &reports);
-        emit(&format!("{doc}\n"))?;
+        with_stdout(|w| stats::write_json(w, &args.input, &args.output, &reports))?;
     } else {
         print_summary(&job, &args, &reports)?;
     }
@@ -85,27 +84,30 @@ pub fn run(args: CastArgs) -> Result<ExitCode> {
 /// The text summary: one line per tensor and the file written (unless `-q`), then the
 /// `--stats` table. With the data on standard output, it goes to standard error.
 fn print_summary(job: &CastJob, args: &CastArgs, reports: &[TensorReport]) -> Result<()> {
-    let mut text = String::new();
-    if !args.quiet {
-        for report in reports {
-            text.push_str(&format!("{}\n", stats::report_line(report)));
+    // Written line by line: a million tensors make no whole-summary string.
+    report_with(is_stdio(&args.output), |w| {
+        if !args.quiet {
+            for report in reports {
+                writeln!(w, "{}", stats::report_line(report))?;
+            }
+            let target = if is_stdio(&args.output) {
+                "standard output".to_string()
+            } else {
+                args.output.display().to_string()
+            };
+            if job.input.is_single_tensor() {
+                writeln!(w, "wrote {target}")?;
+            } else {
+                let (cast_n, kept_n) = tally(reports);
+                writeln!(
+                    w,
+                    "wrote {target} ({cast_n} tensor(s) cast, {kept_n} left unchanged)"
+                )?;
+            }
         }
-        let target = if is_stdio(&args.output) {
-            "standard output".to_string()
-        } else {
-            args.output.display().to_string()
-        };
-        if job.input.is_single_tensor() {
-            text.push_str(&format!("wrote {target}\n"));
-        } else {
-            let (cast_n, kept_n) = tally(reports);
-            text.push_str(&format!(
-                "wrote {target} ({cast_n} tensor(s) cast, {kept_n} left unchanged)\n"
-            ));
+        if args.stats {
+            w.write_all(stats::table(reports).as_bytes())?;
         }
-    }
-    if args.stats {
-        text.push_str(&stats::table(reports));
-    }
-    report(&text, is_stdio(&args.output))
+        Ok(())
+    })
 }

@@ -110,39 +110,58 @@ fn stats_json(e: &ErrorStats) -> serde_json::Value {
     })
 }
 
-/// The whole cast as one JSON document: files, every tensor (cast or kept), the total.
-pub fn json(input: &Path, output: &Path, reports: &[TensorReport]) -> serde_json::Value {
-    let tensors: Vec<serde_json::Value> = reports
-        .iter()
-        .map(|r| match r {
-            TensorReport::Cast(c) => json!({
-                "name": c.name,
-                "action": "cast",
-                "from": c.from.to_string(),
-                "to": c.to.to_string(),
-                "shape": c.shape,
-                "elements": c.count,
-                "nan": c.stats.nan,
-                "inf": c.stats.inf,
-                "saturated": c.stats.saturated,
-                "nonfinite_from_finite": c.stats.nonfinite_from_finite,
-                "error": c.stats.error.as_ref().map(stats_json),
-            }),
-            TensorReport::Kept(k) => json!({
-                "name": k.name,
-                "action": "kept",
-                "dtype": k.dtype.to_string(),
-                "shape": k.shape,
-                "reason": keep_reason(k.reason),
-            }),
-        })
-        .collect();
-    json!({
-        "input": input.display().to_string(),
-        "output": output.display().to_string(),
-        "tensors": tensors,
-        "total": stats_json(&totals(reports)),
-    })
+/// The JSON of one tensor's report.
+fn report_json(r: &TensorReport) -> serde_json::Value {
+    match r {
+        TensorReport::Cast(c) => json!({
+            "name": c.name,
+            "action": "cast",
+            "from": c.from.to_string(),
+            "to": c.to.to_string(),
+            "shape": c.shape,
+            "elements": c.count,
+            "nan": c.stats.nan,
+            "inf": c.stats.inf,
+            "saturated": c.stats.saturated,
+            "nonfinite_from_finite": c.stats.nonfinite_from_finite,
+            "error": c.stats.error.as_deref().map(stats_json),
+        }),
+        TensorReport::Kept(k) => json!({
+            "name": k.name,
+            "action": "kept",
+            "dtype": k.dtype.to_string(),
+            "shape": k.shape,
+            "reason": keep_reason(k.reason),
+        }),
+    }
+}
+
+/// Writes the whole cast as one JSON document and a newline to `w`: files, every tensor (cast
+/// or kept), the total. Written tensor by tensor (a million tensors make no document tree in
+/// memory); the bytes are those of the document as one `serde_json::Value` (keys sorted).
+pub fn write_json(
+    w: &mut dyn std::io::Write,
+    input: &Path,
+    output: &Path,
+    reports: &[TensorReport],
+) -> std::io::Result<()> {
+    let text = |w: &mut dyn std::io::Write, v: &serde_json::Value| {
+        serde_json::to_writer(w, v).map_err(std::io::Error::from)
+    };
+    w.write_all(b"{\"input\":")?;
+    text(w, &json!(input.display().to_string()))?;
+    w.write_all(b",\"output\":")?;
+    text(w, &json!(output.display().to_string()))?;
+    w.write_all(b",\"tensors\":[")?;
+    for (i, r) in reports.iter().enumerate() {
+        if i > 0 {
+            w.write_all(b",")?;
+        }
+        text(w, &report_json(r))?;
+    }
+    w.write_all(b"],\"total\":")?;
+    text(w, &stats_json(&totals(reports)))?;
+    w.write_all(b"}\n")
 }
 
 /// Why a tensor is kept, naming the option that would cast it where there is one.

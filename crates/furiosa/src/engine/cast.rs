@@ -1,4 +1,4 @@
-//! The Cast Engine (seed 000, spec §3.8): narrows the one-flit `i32`/`f32` packets of a
+//! The Cast Engine (the Cast Engine page): narrows the one-flit `i32`/`f32` packets of a
 //! Collect, Contraction or Vector-final stream to a lower-precision type and re-pads the packet
 //! to one 32-byte output flit. Time and the spatial dimensions pass through.
 //!

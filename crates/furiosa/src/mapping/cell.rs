@@ -1,4 +1,4 @@
-//! Cells: what a mapping position holds (spec §1.2) — a live index, a padding kind, or nothing.
+//! Cells: what a mapping position holds — a live index, a padding kind, or nothing.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -42,7 +42,7 @@ impl PaddingKind {
 /// coordinates of the same axis.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Cell {
-    /// A live cell: axis → summed partial coordinate (may overshoot the axis, spec §1.6).
+    /// A live cell: axis → summed partial coordinate (may overshoot the axis).
     Index(BTreeMap<Axis, usize>),
     /// A padding cell of the given kind.
     Padding(PaddingKind),
@@ -56,7 +56,7 @@ impl Cell {
         Cell::Index(BTreeMap::new())
     }
 
-    /// `major ⊕ minor` (spec §1.2): the major side's padding or out-of-bounds wins, two live
+    /// `major ⊕ minor`: the major side's padding or out-of-bounds wins, two live
     /// indices add their coordinates axis by axis.
     pub fn combine(self, minor: Cell) -> Cell {
         match (self, minor) {
@@ -74,7 +74,7 @@ impl Cell {
     }
 
     /// Finalises the cell: drops zero coordinates, and turns a cell whose coordinate overshoots
-    /// its axis into `Top` padding (spec §1.6 and §8.6).
+    /// its axis into `Top` padding.
     pub fn finalize(&self) -> Final {
         match self {
             Cell::OutOfBounds => Final::OutOfBounds,

@@ -8,7 +8,7 @@ use super::{Axis, Final, Form, Mapping, PaddingKind};
 pub enum Slot {
     /// A logical element.
     Live,
-    /// A padding cell (including a coordinate that overshoots its axis: `Top`, spec §1.6).
+    /// A padding cell (including a coordinate that overshoots its axis: `Top`).
     Padding(PaddingKind),
     /// At or beyond the mapping's size.
     OutOfBounds,
@@ -140,7 +140,7 @@ impl Mapping {
         Evaluator::new(self)
     }
 
-    /// The finalised cell at `pos` (overshooting coordinates become `Top`, spec §1.6).
+    /// The finalised cell at `pos` (overshooting coordinates become `Top`).
     pub fn cell(&self, pos: usize) -> Final {
         self.evaluator().cell(pos)
     }
@@ -151,7 +151,7 @@ impl Mapping {
         (0..self.size()).map(|p| e.cell(p)).collect()
     }
 
-    /// Whether `self` and `other` are equivalent (spec §1.7): same size and the same finalised
+    /// Whether `self` and `other` are equivalent: same size and the same finalised
     /// cell at every position.
     pub fn equivalent(&self, other: &Mapping) -> bool {
         let (mut a, mut b) = (self.evaluator(), other.evaluator());
@@ -165,7 +165,7 @@ impl Mapping {
     }
 }
 
-/// The raw cell of `m` at `pos` (spec §1.3): a live cell adds its partial coordinates into
+/// The raw cell of `m` at `pos`: a live cell adds its partial coordinates into
 /// `coords` (slots of `axes`); the major side of a pair decides first, as in `Cell::combine`.
 fn raw(m: &Mapping, pos: usize, axes: &[Axis], coords: &mut [usize]) -> Slot {
     if pos >= m.size() {

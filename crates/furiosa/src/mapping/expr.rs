@@ -1,4 +1,4 @@
-//! The mapping expression as data (spec §1.1, §1.3): seven constructors, their sizes and the
+//! The mapping expression as data: seven constructors, their sizes and the
 //! position → cell function.
 
 use std::fmt;
@@ -9,10 +9,11 @@ use super::{Axis, Cell, PaddingKind};
 
 /// A mapping expression: a size and a function from buffer position to [`Cell`].
 ///
-/// Built by the checked constructors below or by [`Mapping::parse`](crate::mapping::Mapping::parse);
-/// the constructors enforce the static constraints of spec §1.3 and the constructors are the
-/// only way in (the tree is private), so a `Mapping` value is always well formed: its size is
-/// exact, and its text parses back to it. Read its shape with [`Mapping::form`].
+/// Built by the checked constructors below or by
+/// [`Mapping::parse`](crate::mapping::Mapping::parse); the constructors enforce the static
+/// constraints of the notation and the constructors are the only way in (the tree is private), so a
+/// `Mapping` value is always well formed: its size is exact, and its text parses back to it. Read
+/// its shape with [`Mapping::form`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Mapping {
     /// Number of positions, computed once by the constructor.
@@ -21,7 +22,7 @@ pub struct Mapping {
     node: Node,
 }
 
-/// The seven constructors of spec §1.3, as stored (private: built only by checked constructors).
+/// The seven constructors of the notation, as stored (private: built only by checked constructors).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(super) enum Node {
     Axis(Axis),
@@ -53,7 +54,7 @@ pub enum Form<'a> {
     Padding(&'a Mapping, usize, PaddingKind),
 }
 
-/// A constructor constraint of spec §1.3 that a mapping breaks.
+/// A constructor constraint of the notation that a mapping breaks.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum ShapeError {
     /// `L / n` with `n` not dividing `L`'s size (or `n` = 0).
@@ -239,7 +240,7 @@ impl Mapping {
         self.size
     }
 
-    /// The raw cell at `pos` (spec §1.3), as an index by axis; `pos >= size()` is out of
+    /// The raw cell at `pos`, as an index by axis; `pos >= size()` is out of
     /// bounds. For many positions, [`Mapping::evaluator`] computes the same cells without
     /// building an index per cell.
     pub fn map(&self, pos: usize) -> Cell {

@@ -1,5 +1,5 @@
-//! Mapping expressions (spec §1): axes, the expression AST, its parser and printer, the
-//! position → cell evaluator and normalisation.
+//! Mapping expressions (the RNGD book's m-notation): axes, the expression AST, its parser and
+//! printer, the position → cell evaluator and normalisation.
 
 mod axes;
 mod cell;

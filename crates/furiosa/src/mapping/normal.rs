@@ -1,4 +1,4 @@
-//! Normalisation (spec §1.7): rewrite a mapping into an equivalent canonical-ish form.
+//! Normalisation: rewrite a mapping into an equivalent canonical-ish form.
 //!
 //! The normal form is a list of factors, major to minor. A factor is an axis digit
 //! `(axis, stride, extent)` — position `p` holds coordinate `p * stride` — a broadcast, a padded

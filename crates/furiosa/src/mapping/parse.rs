@@ -1,4 +1,4 @@
-//! The runtime parser of m-notation (spec §1.4): `"A / 8, R # 4"` → [`Mapping`], with errors
+//! The runtime parser of m-notation: `"A / 8, R # 4"` → [`Mapping`], with errors
 //! that point at the offending column.
 //!
 //! Grammar (`,` right-associative and weakest; postfix operators left-associative):

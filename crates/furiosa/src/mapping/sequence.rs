@@ -1,4 +1,4 @@
-//! The sequencer view of a stream access (spec §7.2, goldens G13–G19): which memory bytes a
+//! The sequencer view of a stream access: which memory bytes a
 //! stream `Time`/`Packet` pair reads from (or writes to) a buffer laid out by a memory mapping,
 //! as nested `[size:stride]` loops.
 //!

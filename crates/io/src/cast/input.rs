@@ -86,6 +86,24 @@ impl<R: Read + Seek> Input<R> {
             })
     }
 
+    /// Runs `parse` on a buffered stream of the `len` bytes from `offset` on (for a header
+    /// parsed as it is read, never whole in memory).
+    pub(crate) fn stream_at<T>(
+        &mut self,
+        offset: u64,
+        len: u64,
+        parse: impl FnOnce(&mut dyn Read) -> T,
+    ) -> Result<T, IoError> {
+        self.reader
+            .seek(SeekFrom::Start(offset))
+            .map_err(|source| IoError::CannotRead {
+                path: self.path.clone(),
+                source,
+            })?;
+        let mut stream = std::io::BufReader::new((&mut self.reader).take(len));
+        Ok(parse(&mut stream))
+    }
+
     /// The first `n` bytes (fewer if the input is shorter).
     pub(crate) fn head(&mut self, n: u64) -> Result<Vec<u8>, IoError> {
         let n = usize::try_from(n.min(self.len)).unwrap_or(usize::MAX);

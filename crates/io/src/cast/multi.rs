@@ -1,6 +1,6 @@
 //! Planning the cast of a `.safetensors` file into a `.safetensors` file: the header is read
-//! and checked, every tensor's fate and output size decided, and the output header written
-//! before any data.
+//! and checked, and every tensor's fate, output size and place in the output decided (the
+//! output header is written from the plan, before any data, when it runs).
 
 use std::collections::HashMap;
 use std::io::{Read, Seek};
@@ -8,14 +8,12 @@ use std::io::{Read, Seek};
 use super::driver::TensorStream;
 use super::input::Input;
 use super::job::CastJob;
-use super::plan::{Plan, Step};
-use super::report::{CastSummary, KeptSummary};
+use super::plan::{CastStep, CopyStep, OutHeader, Plan, SHRINK_BYTES, Step};
 use super::select::{Selection, TensorFilter, select};
-use super::stats::Stats;
 use crate::elements::element_count;
 use crate::error::IoError;
 use crate::packing::is_nibble;
-use crate::safetensors::{self as st, EntryOut, META_PREFIX};
+use crate::safetensors::{self as st, Dtype, META_PREFIX, TensorEntry};
 
 /// Plans the cast of the `.safetensors` file `input` as `job` says (its header only is read).
 pub(super) fn plan_safetensors<R: Read + Seek>(
@@ -35,43 +33,52 @@ pub(super) fn plan_safetensors<R: Read + Seek>(
     let file_len = input.len();
     let first = input.head(8)?;
     let header_len = st::header_len(&first, file_len).map_err(|e| e.reading(&path))?;
-    let mut json = vec![0u8; usize::try_from(header_len).unwrap_or(usize::MAX)];
-    input.read_at(8, &mut json)?;
     let data_start = 8 + header_len;
-    let header = st::parse_header(&json, file_len - data_start).map_err(|e| e.reading(&path))?;
-    drop(json);
-    let names: Vec<String> = header.tensors.iter().map(|t| t.name.clone()).collect();
+    // Parsed as it is read: the header text is never held whole.
+    let header = input
+        .stream_at(8, header_len, |json| {
+            st::parse_header_from(json, file_len - data_start)
+        })?
+        .map_err(|e| e.reading(&path))?;
     let filter = TensorFilter::of(job)?;
-    filter.check_matches(&names, &path)?;
+    filter.check_matches(|| header.tensors.iter().map(|t| t.name.as_str()), &path)?;
     let mut metadata = header.metadata.clone();
-    let mut steps: Vec<Step> = Vec::with_capacity(header.tensors.len());
-    // Output header entries: name, dtype, header shape, bytes.
-    let mut out_entries = Vec::with_capacity(header.tensors.len());
-    for t in &header.tensors {
+    // Whether the input records formats in its metadata (whose entries a cast replaces).
+    let recorded = metadata
+        .as_ref()
+        .is_some_and(|m| m.keys().any(|k| k.starts_with(META_PREFIX)));
+    let mut entries = header.tensors;
+    let mut steps: Vec<Step> = Vec::with_capacity(entries.len());
+    // The entries become steps in data order, taken from the back of the reversed list,
+    // their names and shapes moved, the list shrinking as it empties: the entries and the
+    // steps are never both whole in memory.
+    entries.reverse();
+    let shrink_every = (SHRINK_BYTES / size_of::<TensorEntry>().max(1)).max(1);
+    while let Some(t) = entries.pop() {
+        if entries.capacity() - entries.len() >= shrink_every {
+            entries.shrink_to_fit();
+        }
         let interp = st::interpret(&t.name, t.dtype, &t.shape, header.metadata.as_ref())
             .map_err(|e| e.reading(&path))?;
         let format = interp.as_ref().map(|i| i.format);
+        let len = t.len();
+        let offset = data_start + t.begin;
         match select(&t.name, t.dtype, interp, &filter)? {
-            Selection::Keep(reason) => {
-                out_entries.push((t.name.clone(), t.dtype, t.shape.clone(), t.len()));
-                steps.push(Step::Copy {
-                    offset: data_start + t.begin,
-                    len: t.len(),
-                    summary: KeptSummary {
-                        name: t.name.clone(),
-                        dtype: t.dtype,
-                        shape: t.shape.clone(),
-                        reason,
-                    },
-                    format,
-                });
-            }
+            Selection::Keep(reason) => steps.push(Step::Copy(CopyStep {
+                name: t.name.into_boxed_str(),
+                shape: t.shape.into_boxed_slice(),
+                offset,
+                len,
+                dtype: t.dtype,
+                format,
+                reason,
+            })),
             Selection::Cast(interp) => {
                 let count = element_count(&interp.shape)?;
-                if interp.sub.file_bytes(interp.format, count) != usize::try_from(t.len()).ok() {
+                if interp.sub.file_bytes(interp.format, count) != usize::try_from(len).ok() {
                     return Err(IoError::TensorSize {
-                        name: t.name.clone(),
-                        bytes: usize::try_from(t.len()).unwrap_or(usize::MAX),
+                        name: t.name,
+                        bytes: usize::try_from(len).unwrap_or(usize::MAX),
                         count,
                         format: interp.format,
                     });
@@ -79,7 +86,7 @@ pub(super) fn plan_safetensors<R: Read + Seek>(
                 let enc = st::encode(job.to, &interp.shape, job.packed)
                     .map_err(|e| e.in_tensor(&t.name))?;
                 let stream = TensorStream {
-                    offset: data_start + t.begin,
+                    offset,
                     count,
                     from: interp.format,
                     src_sub: interp.sub,
@@ -87,48 +94,54 @@ pub(super) fn plan_safetensors<R: Read + Seek>(
                     to: job.to,
                     dst_sub: enc.sub,
                 };
-                let out_len = stream.output_bytes().map_err(|_| IoError::TensorTooLarge {
+                stream.output_bytes().map_err(|_| IoError::TensorTooLarge {
                     name: t.name.clone(),
                 })?;
-                let key = format!("{META_PREFIX}{}", t.name);
-                if let Some(m) = metadata.as_mut() {
-                    m.remove(&key);
+                if recorded || enc.meta.is_some() {
+                    let key = format!("{META_PREFIX}{}", t.name);
+                    if let Some(m) = metadata.as_mut() {
+                        m.remove(&key);
+                    }
+                    if let Some(value) = enc.meta {
+                        metadata.get_or_insert_with(HashMap::new).insert(key, value);
+                    }
                 }
-                if let Some(value) = enc.meta {
-                    metadata.get_or_insert_with(HashMap::new).insert(key, value);
-                }
-                out_entries.push((t.name.clone(), enc.dtype, enc.file_shape, out_len));
-                steps.push(Step::Cast {
-                    stream,
-                    summary: Box::new(CastSummary {
-                        name: t.name.clone(),
-                        from: interp.format,
-                        to: job.to,
-                        count,
-                        shape: interp.shape,
-                        stats: Stats::default(),
-                    }),
-                    dtype: t.dtype.to_string(),
-                });
+                steps.push(Step::Cast(CastStep {
+                    name: t.name.into_boxed_str(),
+                    shape: interp.shape.into_boxed_slice(),
+                    count,
+                    offset,
+                    from: interp.format,
+                    to: job.to,
+                    src_sub: interp.sub,
+                    dst_sub: enc.sub,
+                    swap: 1,
+                    dtype: Some(t.dtype),
+                    out_dtype: Some(enc.dtype),
+                }));
             }
         }
     }
-    // Output data in the layout order, each tensor read from wherever it is in the input.
-    let mut both: Vec<_> = out_entries.into_iter().zip(steps).collect();
-    both.sort_by_key(|((name, dtype, _, _), _)| st::layout_key(name, *dtype));
-    let (out_entries, steps): (Vec<_>, Vec<_>) = both.into_iter().unzip();
-    let entries: Vec<EntryOut<'_>> = out_entries
-        .iter()
-        .map(|(name, dtype, shape, len)| EntryOut {
-            name,
-            dtype: *dtype,
-            shape,
-            len: *len,
-        })
-        .collect();
+    drop(entries);
+    // Output data in the layout order (widest dtype first, then by name; names are unique),
+    // each tensor read from wherever it is in the input.
+    steps.sort_unstable_by(|a, b| layout_order(a).cmp(&layout_order(b)));
     Ok(Plan {
-        header: st::header_bytes(&entries, metadata.as_ref()),
+        header: OutHeader::Safetensors {
+            metadata,
+            packed: job.packed,
+        },
         steps,
         name_tensors: true,
+        single_dtype: None,
     })
+}
+
+/// Where a step's tensor goes in the output ([`st::layout_key`]'s order).
+fn layout_order(step: &Step) -> (std::cmp::Reverse<Option<Dtype>>, &str) {
+    let dtype = match step {
+        Step::Cast(c) => c.out_dtype,
+        Step::Copy(k) => Some(k.dtype),
+    };
+    (std::cmp::Reverse(dtype), step.name())
 }

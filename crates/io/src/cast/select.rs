@@ -164,33 +164,38 @@ impl TensorFilter {
         TensorFilter::new(&job.tensors, &job.exclude)
     }
 
-    /// Every pattern must match a tensor of `names` (the tensors of `path`); an exact
-    /// name of the selection that is missing is [`IoError::NoSuchTensor`].
-    pub(crate) fn check_matches(&self, names: &[String], path: &Path) -> Result<(), IoError> {
+    /// Every pattern must match a tensor of those `names` gives (the tensors of `path`, as
+    /// often as asked); an exact name of the selection that is missing is
+    /// [`IoError::NoSuchTensor`].
+    pub(crate) fn check_matches<'n, I: Iterator<Item = &'n str>>(
+        &self,
+        names: impl Fn() -> I,
+        path: &Path,
+    ) -> Result<(), IoError> {
         let lists = [
             (PatternList::Selection, &self.include),
             (PatternList::Exclusion, &self.exclude),
         ];
         for (option, list) in lists {
             for entry in list.iter() {
-                if !names.iter().any(|n| entry.matches(n)) {
+                if !names().any(|n| entry.matches(n)) {
                     if option == PatternList::Selection && entry.pattern.is_none() {
                         return Err(IoError::NoSuchTensor {
                             wanted: entry.text.clone(),
                             path: path.to_path_buf(),
-                            names: names.to_vec(),
+                            names: names().map(str::to_string).collect(),
                         });
                     }
-                    let mut shown: Vec<&str> =
-                        names.iter().take(NAMES_SHOWN).map(String::as_str).collect();
-                    if names.len() > NAMES_SHOWN {
+                    let count = names().count();
+                    let mut shown: Vec<&str> = names().take(NAMES_SHOWN).collect();
+                    if count > NAMES_SHOWN {
                         shown.push("...");
                     }
                     return Err(SelectError::NoMatch {
                         option,
                         pattern: entry.text.clone(),
                         path: path.to_path_buf(),
-                        count: names.len(),
+                        count,
                         names: shown.join(", "),
                     }
                     .into());
@@ -343,10 +348,10 @@ mod tests {
             select(names[2], Dtype::F32, interp(Format::F32), &f).unwrap(),
             Selection::Keep(KeepReason::Excluded)
         );
-        let owned: Vec<String> = names.iter().map(|n| n.to_string()).collect();
-        f.check_matches(&owned, Path::new("m.safetensors")).unwrap();
+        let owned = || names.iter().copied();
+        f.check_matches(owned, Path::new("m.safetensors")).unwrap();
         let e = filter(&["*.mlp.gate_proj.*"], &[])
-            .check_matches(&owned, Path::new("m.safetensors"))
+            .check_matches(owned, Path::new("m.safetensors"))
             .unwrap_err()
             .to_string();
         assert_eq!(
@@ -354,7 +359,7 @@ mod tests {
             "tensor selection `*.mlp.gate_proj.*` matches no tensor of `m.safetensors` (4 tensors: model.layers.0.mlp.up_proj.weight, model.layers.0.self_attn.q_proj.weight, model.layers.11.mlp.down_proj.weight, lm_head.weight)"
         );
         let e = filter(&["lm_head"], &[])
-            .check_matches(&owned, Path::new("m.safetensors"))
+            .check_matches(owned, Path::new("m.safetensors"))
             .unwrap_err()
             .to_string();
         assert!(

@@ -2,13 +2,10 @@
 
 use std::io::{Read, Seek};
 
-use super::driver::TensorStream;
 use super::input::Input;
 use super::job::CastJob;
-use super::plan::{Plan, Step};
-use super::report::CastSummary;
+use super::plan::{CastStep, OutHeader, Plan, Step};
 use super::select::SelectError;
-use super::stats::Stats;
 use crate::container::Container;
 use crate::elements::{SubByte, element_count};
 use crate::error::IoError;
@@ -24,7 +21,8 @@ struct Source {
     offset: u64,
     from: Format,
     sub: SubByte,
-    swap: usize,
+    /// Width of big-endian elements to swap (1: none).
+    swap: u8,
     shape: Vec<usize>,
     fortran: bool,
 }
@@ -74,30 +72,24 @@ pub(super) fn plan_single<R: Read + Seek>(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let step = Step::Cast {
-        stream: TensorStream {
-            offset: src.offset,
-            count,
-            from: src.from,
-            src_sub: src.sub,
-            swap: src.swap,
-            to,
-            dst_sub,
-        },
-        summary: Box::new(CastSummary {
-            name,
-            from: src.from,
-            to,
-            count,
-            shape: src.shape,
-            stats: Stats::default(),
-        }),
-        dtype: src.dtype,
-    };
+    let step = Step::Cast(CastStep {
+        name: name.into_boxed_str(),
+        shape: src.shape.into_boxed_slice(),
+        count,
+        offset: src.offset,
+        from: src.from,
+        to,
+        src_sub: src.sub,
+        dst_sub,
+        swap: src.swap,
+        dtype: None,
+        out_dtype: None,
+    });
     Ok(Plan {
-        header,
+        header: OutHeader::Bytes(header),
         steps: vec![step],
         name_tensors: false,
+        single_dtype: Some(src.dtype),
     })
 }
 
@@ -140,7 +132,11 @@ fn read_npy<R: Read + Seek>(job: &CastJob, input: &mut Input<R>) -> Result<Sourc
         };
         return Err(e.reading(&path));
     }
-    let swap = if head.big_endian { head.item_bytes } else { 1 };
+    let swap = if head.big_endian {
+        u8::try_from(head.item_bytes).unwrap_or(u8::MAX)
+    } else {
+        1
+    };
     Ok(Source {
         dtype: head.descr,
         offset: data_start as u64,

@@ -8,7 +8,10 @@ use super::error_stats::ErrorStats;
 use npusim_numerics::{Exact, Status, StatusCounts, Storage};
 
 /// What became of the elements of one cast.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+///
+/// Every report of a cast holds one, so it is kept small: the error statistics, asked for
+/// or not, are boxed (40 bytes in all, not 144; a file of a million tensors holds a million).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
     /// Results that are NaN.
     pub nan: u64,
@@ -21,7 +24,7 @@ pub struct Stats {
     /// saturation, a negative value into an unsigned float, ...).
     pub nonfinite_from_finite: u64,
     /// Error statistics, when the cast was asked for them ([`super::CastJob::error_stats`]).
-    pub error: Option<ErrorStats>,
+    pub error: Option<Box<ErrorStats>>,
 }
 
 impl Stats {
@@ -31,7 +34,7 @@ impl Stats {
         self.inf += other.inf;
         self.saturated += other.saturated;
         self.nonfinite_from_finite += other.nonfinite_from_finite;
-        self.error = match (self.error, other.error) {
+        self.error = match (self.error.take(), other.error) {
             (Some(mut a), Some(b)) => {
                 a.merge(&b);
                 Some(a)

@@ -351,7 +351,8 @@ mod tests {
 
     #[test]
     fn a_failing_writer_stops_every_worker_with_its_error() {
-        let n = 100_000;
+        // Chunks of 80 000 output bytes: each is handed to the writer on its own.
+        let n = 400_000;
         let file = file_with(0, &f32_codes(n));
         let policy = CastPolicy::new(RoundMode::Rint);
         let how = ChunkCast {
@@ -360,8 +361,11 @@ mod tests {
             error_stats: false,
         };
         let t = TensorStream::f32_to(Format::BF16, SubByte::OnePerByte, n);
-        let chunks = Chunks::new(&t, &how, 1_000);
-        let mut out = Full { ok: 5_000, got: 0 };
+        let chunks = Chunks::new(&t, &how, 40_000);
+        let mut out = Full {
+            ok: 200_000,
+            got: 0,
+        };
         let e = write_behind(&mut out, |sink| {
             cast_by_workers(
                 file.as_file(),
@@ -374,6 +378,6 @@ mod tests {
         })
         .expect_err("the disk is full");
         assert_eq!(e.to_string(), "disk full");
-        assert_eq!(out.got, 4_000, "two whole chunks of 2000 bytes");
+        assert_eq!(out.got, 160_000, "two whole chunks of 80 000 bytes");
     }
 }

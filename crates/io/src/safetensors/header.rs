@@ -10,6 +10,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::hash::{BuildHasher, RandomState};
+use std::io::Write;
 
 use safetensors::Dtype;
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
@@ -108,7 +109,8 @@ impl<'de> Deserialize<'de> for Entries {
 /// as it is read (its JSON value is dropped at once), so that a header of a million tensors
 /// costs about its own size, not a JSON tree of it. The first fault (a duplicate name, a
 /// faulty entry), in the order of the file, is kept; the rest of the object is still read
-/// (without being kept) so that a JSON syntax error anywhere comes first, as before.
+/// (without being kept) so that a JSON syntax error anywhere comes first, as for a reader
+/// that parses the whole text before checking it.
 struct Collected {
     metadata: Option<HashMap<String, String>>,
     tensors: Vec<TensorEntry>,
@@ -390,44 +392,104 @@ pub fn header_bytes(
     tensors: &[EntryOut<'_>],
     metadata: Option<&HashMap<String, String>>,
 ) -> Vec<u8> {
-    let mut json = String::from("{");
-    let mut first = true;
-    let mut push = |json: &mut String, key: &str, value: &Value| {
-        if !first {
-            json.push(',');
-        }
-        first = false;
-        json.push_str(&Value::String(key.to_string()).to_string());
-        json.push(':');
-        json.push_str(&value.to_string());
+    let mut out = Vec::new();
+    // Writing to a vector cannot fail, and the tensors are given as they are.
+    let _ = write_header(&mut out, metadata, |entry| {
+        tensors.iter().try_for_each(|t| entry(*t))
+    });
+    out
+}
+
+/// Writes the header of a file holding the tensors `each` gives and `metadata` to `out`, in
+/// pieces (never whole in memory): the 8-byte length field, then the JSON text, keys sorted,
+/// each tensor's data following the one before it, padded with spaces to a multiple of 8.
+/// `each` hands every tensor, in output order, to the function it is given; it is called
+/// twice (once to measure the text, whose length comes first) and must give the same
+/// tensors both times.
+pub fn write_header<W: Write + ?Sized>(
+    out: &mut W,
+    metadata: Option<&HashMap<String, String>>,
+    each: impl Fn(&mut dyn FnMut(EntryOut<'_>) -> Result<(), IoError>) -> Result<(), IoError>,
+) -> Result<(), IoError> {
+    let mut measured = Counted {
+        inner: std::io::sink(),
+        bytes: 0,
     };
+    write_json(&mut measured, metadata, &each)?;
+    let padded = measured.bytes.next_multiple_of(8);
+    let mut written = Counted {
+        inner: out,
+        bytes: 0,
+    };
+    written.write_all(&padded.to_le_bytes())?;
+    write_json(&mut written, metadata, &each)?;
+    let text = written.bytes - 8;
+    if text != measured.bytes {
+        return Err(IoError::Os(std::io::Error::other(format!(
+            "the header's tensors changed between its two passes ({} then {text} bytes)",
+            measured.bytes
+        ))));
+    }
+    for _ in text..padded {
+        written.write_all(b" ")?;
+    }
+    Ok(())
+}
+
+/// A writer that counts the bytes written through it.
+struct Counted<W> {
+    inner: W,
+    bytes: u64,
+}
+
+impl<W: Write> Write for Counted<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// The JSON text of a header (unpadded): `{"__metadata__":{...},"name":{...},...}`.
+fn write_json<W: Write>(
+    w: &mut W,
+    metadata: Option<&HashMap<String, String>>,
+    each: &impl Fn(&mut dyn FnMut(EntryOut<'_>) -> Result<(), IoError>) -> Result<(), IoError>,
+) -> Result<(), IoError> {
+    let json_err = |e: serde_json::Error| IoError::Os(e.into());
+    w.write_all(b"{")?;
+    let mut first = true;
     if let Some(m) = metadata {
-        // serde_json's map keeps its keys sorted: the output does not depend on hashing.
+        // Sorted keys: the output does not depend on hashing.
         let sorted: BTreeMap<&String, &String> = m.iter().collect();
-        let obj = sorted
-            .into_iter()
-            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-            .collect();
-        push(&mut json, METADATA_KEY, &Value::Object(obj));
+        serde_json::to_writer(&mut *w, METADATA_KEY).map_err(json_err)?;
+        w.write_all(b":")?;
+        serde_json::to_writer(&mut *w, &sorted).map_err(json_err)?;
+        first = false;
     }
     let mut at = 0u64;
-    for t in tensors {
-        let dtype = serde_json::to_value(t.dtype).unwrap_or(Value::Null);
-        let entry = serde_json::json!({
-            "dtype": dtype,
-            "shape": t.shape,
-            "data_offsets": [at, at + t.len],
-        });
-        push(&mut json, t.name, &entry);
-        at += t.len;
-    }
-    json.push('}');
-    while json.len() % 8 != 0 {
-        json.push(' ');
-    }
-    let mut out = (json.len() as u64).to_le_bytes().to_vec();
-    out.extend_from_slice(json.as_bytes());
-    out
+    each(&mut |t: EntryOut<'_>| {
+        if !first {
+            w.write_all(b",")?;
+        }
+        first = false;
+        // The entry's keys in sorted order, as a JSON map writes them.
+        let end = at + t.len;
+        serde_json::to_writer(&mut *w, t.name).map_err(json_err)?;
+        write!(w, ":{{\"data_offsets\":[{at},{end}],\"dtype\":")?;
+        serde_json::to_writer(&mut *w, &t.dtype).map_err(json_err)?;
+        w.write_all(b",\"shape\":")?;
+        serde_json::to_writer(&mut *w, t.shape).map_err(json_err)?;
+        w.write_all(b"}")?;
+        at = end;
+        Ok(())
+    })?;
+    w.write_all(b"}")?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ mod write;
 pub use convention::{Encoding, Interp, META_PREFIX, encode, interpret, native_format};
 pub use header::{
     EntryOut, Header, MAX_HEADER_BYTES, TensorEntry, header_bytes, header_len, layout_key,
-    parse_header, parse_header_from,
+    parse_header, parse_header_from, write_header,
 };
 pub use read::{SafetensorsFile, TensorView, parse};
 pub use write::{OutTensor, to_bytes};

@@ -1,4 +1,4 @@
-//! Tags and guarded operands (spec §3.6.3): `vector_intra_slice_branch(BranchMode::Comparison)`
+//! Tags and guarded operands: `vector_intra_slice_branch(BranchMode::Comparison)`
 //! gives every element a 4-bit tag from four comparisons of its input value; a binary stage
 //! may then take up to three immediates, each behind a [`TagGuard`], and every element takes
 //! the first slot whose guard admits its tag (elements no slot admits pass through).

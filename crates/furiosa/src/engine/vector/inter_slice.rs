@@ -1,5 +1,5 @@
-//! The inter-slice reducer (seed 003, spec §3.7): folds the innermost slice factor(s) of each
-//! cluster and rewrites Slice and Time; Chip, Cluster and Packet pass through.
+//! The inter-slice reducer (the Inter-Slice Block page): folds the innermost slice factor(s) of
+//! each cluster and rewrites Slice and Time; Chip, Cluster and Packet pass through.
 //!
 //! Validation (npusim's; the vendor checks these in its compiler only):
 //! 1. the reduced axes are the Slice axes that appear nowhere in the output; they appear in no
@@ -28,7 +28,7 @@ use super::VectorError;
 use super::lanes::{compose, digits, digits_of};
 use super::ops::InterSliceReduceOp;
 
-/// How OutSlice replaces the reduced slice factor (seed 003's three rules).
+/// How OutSlice replaces the reduced slice factor (the Inter-Slice Block page's three rules).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum OutputRule {
     /// `1 # n`: one live position holds the result, `n − 1` padding positions.

@@ -1,4 +1,4 @@
-//! The intra-slice reducer (spec §3.6.6): folds the factors of one axis `R` out of Time and
+//! The intra-slice reducer: folds the factors of one axis `R` out of Time and
 //! Packet, within each slice; Chip, Cluster and Slice pass through.
 //!
 //! Validation (`config_reduce_label`, plus the accumulator limit the vendor's compiler checks):
@@ -14,7 +14,7 @@
 //! Data: per physical lane, as the hardware reduces: every output cell (chip, cluster, slice,
 //! kept time step, and the packet lane when Packet is kept) is the left fold from the op's
 //! identity over the live input cells of that lane whose `R` factors vary, in ascending input
-//! position (spec §4.4; the hardware's lane tree may differ for f32 and saturating adds — the
+//! position (npusim's order; the hardware's lane tree may differ for f32 and saturating adds — the
 //! CPU fold is the reference). A logical element broadcast over several slices, time steps or
 //! lanes is reduced once per copy's lane, never summed over its copies. Dead output cells hold
 //! the identity.
@@ -32,7 +32,7 @@ use super::ops::IntraSliceReduceOp;
 pub const ACCUMULATOR_SLOTS: usize = 8;
 
 /// Runs the reducer over `axis`; returns the new stream and its tags (each output cell keeps
-/// the tag of the last input cell folded into it, spec §4.4).
+/// the tag of the last input cell folded into it).
 pub(super) fn reduce(
     input: &StreamTensor,
     tags: &[u8],

@@ -1,7 +1,7 @@
-//! The Vector Engine (spec §3.6, seed 003): `vector_init`, the intra-slice chain with its
-//! Way8/Way4 states and ALU budget, the inter-slice reducer, and `vector_final`.
+//! The Vector Engine (as the RNGD book describes it): `vector_init`, the intra-slice chain with
+//! its Way8/Way4 states and ALU budget, the inter-slice reducer, and `vector_final`.
 //!
-//! Elementwise stages apply their op to every physical cell, padding included (spec §4.1);
+//! Elementwise stages apply their op to every physical cell, padding included;
 //! later relayouts and reductions skip dead cells.
 
 pub mod branch;
@@ -646,7 +646,7 @@ impl VectorTensor {
             self.order = Some(VeOrder::InterFirst);
         }
         // The CPU reference starts a fresh ALU budget and resets every tag after the reducer
-        // (spec §3.6.1).
+        // (the RNGD book's stage graph).
         self.alus.clear();
         self.tags = vec![0; self.tensor.codes().len()];
         self.trace.push(StageRecord {

@@ -1,4 +1,4 @@
-//! Vector Engine operations and their bit-exact CPU semantics (spec §3.6.2), one enum per
+//! Vector Engine operations and their bit-exact CPU semantics, one enum per
 //! stage. Integer ops wrap unless the name says `Sat`; float ops are plain IEEE f32 (no flush).
 
 use super::stage::Alu;
@@ -325,7 +325,7 @@ impl From<IntraSliceReduceOpF32> for IntraSliceReduceOp {
 
 impl IntraSliceReduceOp {
     /// The same fold as a reducer op (identity and step are shared with the inter-slice
-    /// reducer: spec §4.4 has one generic reduction routine).
+    /// reducer: npusim has one generic reduction routine).
     pub fn fold(self) -> InterSliceReduceOp {
         match self {
             IntraSliceReduceOp::I32(op) => InterSliceReduceOp::I32(match op {

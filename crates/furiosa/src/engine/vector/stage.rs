@@ -1,5 +1,5 @@
-//! The Vector Engine's type-state graph (spec §3.6.1, seed 003) as data: stages, their way,
-//! the legal transitions and the ALU budget.
+//! The Vector Engine's type-state graph (as the RNGD book describes it) as data: stages, their
+//! way, the legal transitions and the ALU budget.
 
 use std::fmt;
 
@@ -26,7 +26,7 @@ pub enum VeOrder {
 pub enum Stage {
     /// Fresh after `vector_init()`.
     Init,
-    /// `vector_intra_slice_branch` (the chain's entry, which sets the tags; the spec's Tag
+    /// `vector_intra_slice_branch` (the chain's entry, which sets the tags; npusim's Tag
     /// stage).
     Branch,
     /// `vector_logic`.
@@ -96,7 +96,7 @@ impl Stage {
         })
     }
 
-    /// The seed's method name for the stage.
+    /// The vendor's method name for the stage (as the RNGD book writes it).
     pub fn method(self) -> &'static str {
         match self {
             Stage::Init => "vector_init",
