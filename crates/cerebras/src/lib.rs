@@ -46,36 +46,37 @@
 //! * [`ids`]: the ids a program names tasks, queues, microthreads and channels by, as CSL's
 //!   `@get_local_task_id`, `@get_data_task_id`, `@get_input_queue`, ... make them (checked).
 //! * [`fabric`]: wavelets, colors, per-color routes and switch positions, a grid of routers
-//!   moving one wavelet per link per cycle, input/output queues (seed 004's table).
+//!   moving one wavelet per link per cycle, input/output queues (the queue table of the SDK's "Data Structure Descriptors" page).
 //! * [`sched`]: tasks, asynchronous operations on microthreads, resource-conflict detection and
 //!   the deterministic cycle-stepped multi-PE scheduler.
-//! * [`programs`]: the shipped example programs (spec §13 E1, E3–E10) as one list, each with its
-//!   expected output (what `npusim cerebras run` and the tour run).
 //!
-//! # Decisions the seed leaves open (spec §0) and other policies
+//! The SDK tutorial programs ported onto this simulator (E1-E10, what `npusim cerebras run` and
+//! the tour run) live in the `npusim-examples` crate, outside this library's API.
+//!
+//! # Decisions the documentation leaves open, and other policies
 //!
 //! `DECISIONS.md` beside this crate's manifest lists each with the test that pins it.
 //!
-//! * **§0.1 operand roles**: a single source may sit in either source DSR (`dsr_src0` or
+//! * **Operand roles**: a single source may sit in either source DSR (`dsr_src0` or
 //!   `dsr_src1`); `dsr_dest` is destination only, `dsr_src1` source only.
-//! * **§0.2 FIFO count**: with more than one source at most one operand is a FIFO and it is
+//! * **FIFO count**: with more than one source at most one operand is a FIFO and it is
 //!   not the first source; `mov16(fifoA, fifoB)` (one source) is allowed.
-//! * **§0.3, §0.4, §0.6** concern the fabric (part 2, [`fabric`], [`sched`]): see
+//! * **Fabric decisions** concern the fabric (part 2, [`fabric`], [`sched`]): see
 //!   `DECISIONS_PART2.md`.
-//! * **§0.5 FIFO lengths**: a non-zero read/write length is the FIFO operand's length; after
+//! * **FIFO lengths**: a non-zero read/write length is the FIFO operand's length; after
 //!   a normal completion it drops by the elements used (0 when all were used); an empty/full
 //!   event sets it to what remained. A length above the capacity is allowed. Capacity = the
 //!   buffer's element count. A synchronous `suspend` is an error (nothing could serve it).
-//! * **§0.7 pointer destinations**: `(ptr, dsd)` forms keep the last element (`@fmovh` ends
+//! * **Pointer destinations**: `(ptr, dsd)` forms keep the last element (`@fmovh` ends
 //!   with 6); `(ptr, scalar, dsd)` forms accumulate, one rounding per step (an inference: the documentation does not say).
-//! * **§0.8 bounds**: lowering never rejects an index outside the array
+//! * **Bounds**: lowering never rejects an index outside the array
 //!   ([`access::BoundsPolicy::Unchecked`], default); [`access::BoundsPolicy::Strict`] is the
 //!   opt-in per-array check. An access outside the PE's memory is always an error.
-//! * **§0.9 the seed's typos** are read as meant (`dst_dsd`, a `var` scalar).
-//! * **Lengths** (§4.1): [`pe::LengthPolicy::HardwarePriority`] by default (sources, then the
+//! * **Typos in the documentation's examples** are read as meant (`dst_dsd`, a `var` scalar).
+//! * **Lengths**: [`pe::LengthPolicy::HardwarePriority`] by default (sources, then the
 //!   destination; non-governing operands are walked past their ends, a mem4d continuing in its
 //!   outermost dimension), [`pe::LengthPolicy::Strict`] on request.
-//! * **`wavelet_index_offset` without `.index`** is an error (the seed calls it undefined).
+//! * **`wavelet_index_offset` without `.index`** is an error (the documentation calls it undefined).
 //! * **mem1d strides** that do not fit `i8` are rejected, not wrapped.
 //! * **Floating point**: IEEE binary16/32, round to nearest even, one rounding per operation
 //!   (fused `fmach`/`fmacs`), through numerics; `fmax` of a NaN returns the other operand.
@@ -88,7 +89,7 @@
 //! * **FIFO buffers** are 4-byte aligned by default; an explicit alignment below
 //!   [`Arch::fifo_min_align_bytes`] is refused.
 //! * **Cycle model** `cerebras-simd-v1`: `ceil(elements / width)`, width = the op's SIMD width
-//!   (§4.7) reduced by the strides of its memory operands (stride mod 8 = 4 taken as width 2).
+//!   (the DSD page's table) reduced by the strides of its memory operands (stride mod 8 = 4 taken as width 2).
 
 pub mod access;
 pub mod arch;
@@ -101,9 +102,7 @@ pub mod memory;
 pub mod npy;
 pub mod ops;
 pub mod pe;
-pub mod programs;
 pub mod sched;
-pub mod seed_examples;
 
 pub use arch::{Arch, PE_MEMORY_BYTES, WSE2_PE_MEMORY_BYTES, WSE3_PE_MEMORY_BYTES};
 pub use elem::{ElemTy, Element};

@@ -1,9 +1,9 @@
-//! Every shipped program (the one list `npusim_cerebras::programs::PROGRAMS` that the CLI and
+//! Every shipped program (the one list `npusim_examples::cerebras::programs::PROGRAMS` that the CLI and
 //! the tour use) gives its expected output on both architectures, and runs deterministically:
 //! two runs give the same report (cycles, statistics, trace hash) and the same event trace.
 
 use npusim_cerebras::Arch;
-use npusim_cerebras::programs::{PROGRAMS, Values};
+use npusim_examples::cerebras::programs::{PROGRAMS, Values};
 
 type Res = Result<(), Box<dyn std::error::Error>>;
 
@@ -56,7 +56,7 @@ fn two_runs_of_every_program_give_the_same_trace_hash() -> Res {
             let [a, b] = &runs;
             assert_eq!(a.report, b.report, "{} on {arch}", p.name);
             assert_ne!(a.report.trace_hash, 0);
-            let lines = |r: &npusim_cerebras::programs::ProgramRun| -> Vec<String> {
+            let lines = |r: &npusim_examples::cerebras::programs::ProgramRun| -> Vec<String> {
                 r.sim.events().iter().map(ToString::to_string).collect()
             };
             assert!(!a.sim.events().is_empty(), "{}", p.name);
@@ -88,7 +88,7 @@ fn every_program_also_obeys_the_seed_wording_of_queue_reuse() -> Res {
 /// The one-PE programs of part 1 (E1, E10) in the list give the numbers spec §13 documents.
 #[test]
 fn the_one_pe_programs_give_the_documented_numbers() -> Res {
-    use npusim_cerebras::programs::find;
+    use npusim_examples::cerebras::programs::find;
     let e1 = find("E1")?.run(Arch::Wse2, false)?;
     assert_eq!(e1.got[0].values, Values::F32(vec![17.0, 53.0, 89.0, 125.0]));
     let e10 = find("topic-10-map-builtin")?.run(Arch::Wse3, false)?;
@@ -109,7 +109,7 @@ fn the_one_pe_programs_give_the_documented_numbers() -> Res {
 /// and the statistics said 0 elements, 3 cycles).
 #[test]
 fn map_counts_its_elements_and_cycles() -> Res {
-    use npusim_cerebras::programs::find;
+    use npusim_examples::cerebras::programs::find;
     for arch in [Arch::Wse2, Arch::Wse3] {
         let run = find("E10")?.run(arch, true)?;
         assert!(run.mismatches().is_empty(), "{:?}", run.mismatches());
@@ -135,7 +135,7 @@ fn map_counts_its_elements_and_cycles() -> Res {
 /// `np.tile(A.reshape(M,N) @ x + b, width)`, i.e. `[17, 53, 89, 125]` from each of 4 PEs.
 #[test]
 fn gemv_05_multiple_pes_gives_e1_on_each_of_4_pes() -> Res {
-    use npusim_cerebras::programs::find;
+    use npusim_examples::cerebras::programs::find;
     for arch in [Arch::Wse2, Arch::Wse3] {
         let run = find("gemv-05-multiple-pes")?.run(arch, false)?;
         let want: Vec<f32> = (0..4).flat_map(|_| [17.0, 53.0, 89.0, 125.0]).collect();

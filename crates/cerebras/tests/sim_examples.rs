@@ -1,12 +1,12 @@
 //! The ported programs (spec §13 E4–E9) give their documented outputs, on both
 //! architectures, and two runs give the same trace.
 
-use npusim_cerebras::programs::e4_gemv_routes_3 as e4;
-use npusim_cerebras::programs::e5_gemv_streaming as e5;
-use npusim_cerebras::programs::e6_gemv_checkerboard as e6;
-use npusim_cerebras::programs::e7_pipeline_basic as e7;
-use npusim_cerebras::programs::e8_pipeline_fifo as e8;
-use npusim_cerebras::programs::e9_fifos as e9;
+use npusim_examples::cerebras::programs::e4_gemv_routes_3 as e4;
+use npusim_examples::cerebras::programs::e5_gemv_streaming as e5;
+use npusim_examples::cerebras::programs::e6_gemv_checkerboard as e6;
+use npusim_examples::cerebras::programs::e7_pipeline_basic as e7;
+use npusim_examples::cerebras::programs::e8_pipeline_fifo as e8;
+use npusim_examples::cerebras::programs::e9_fifos as e9;
 
 use npusim_cerebras::Arch;
 

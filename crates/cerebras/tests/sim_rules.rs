@@ -227,7 +227,7 @@ fn events_are_recorded_on_request_and_render_as_lines_and_chrome_json() -> Res {
     quiet.run(10)?;
     assert!(quiet.events().is_empty());
     // E3 with events: task starts, hops and completions, in cycle order
-    use npusim_cerebras::programs::e3_gemv_routes_1 as e3;
+    use npusim_examples::cerebras::programs::e3_gemv_routes_1 as e3;
     let mut sim = e3::build(Arch::Wse2)?;
     sim.record_events(true);
     sim.run(e3::CYCLE_LIMIT)?;

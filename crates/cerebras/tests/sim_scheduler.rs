@@ -12,7 +12,7 @@ use npusim_cerebras::pe::DsrFile;
 use npusim_cerebras::sched::{Action, AsyncConfig, OnControl, Sim, SimError};
 use npusim_cerebras::{Arch, ElemTy, Op, Operand, Scalar};
 
-use npusim_cerebras::programs::e3_gemv_routes_1 as e3;
+use npusim_examples::cerebras::programs::e3_gemv_routes_1 as e3;
 
 type Res = Result<(), Box<dyn std::error::Error>>;
 

@@ -245,7 +245,7 @@ fn run_list_names_every_shipped_program() {
         .iter()
         .map(|p| p["name"].as_str().unwrap())
         .collect();
-    let want: Vec<&str> = npusim_cerebras::programs::PROGRAMS
+    let want: Vec<&str> = npusim_examples::cerebras::programs::PROGRAMS
         .iter()
         .map(|p| p.name)
         .collect();
@@ -263,7 +263,7 @@ fn run_list_names_every_shipped_program() {
 
 #[test]
 fn run_every_program_on_both_architectures_passes_with_its_statistics() {
-    for p in npusim_cerebras::programs::PROGRAMS {
+    for p in npusim_examples::cerebras::programs::PROGRAMS {
         for arch in ["wse2", "wse3"] {
             let v = run_json(p.name, arch);
             assert_eq!(v["pass"], true, "{} {arch}: {v}", p.name);
@@ -389,21 +389,21 @@ fn run_refuses_unknown_programs_and_a_trace_format_without_a_trace() {
 
 #[test]
 fn tour_runs_every_program_on_both_architectures() {
-    let n = npusim_cerebras::programs::PROGRAMS.len();
+    let n = npusim_examples::cerebras::programs::PROGRAMS.len();
     let short = npusim().arg("tour").assert().success();
     let short = String::from_utf8(short.get_output().stdout.clone()).unwrap();
     assert!(
         short.contains(&format!(
             "example programs: {n} ({}-{}) on wse2 and wse3: {} PASS, 0 FAIL",
-            npusim_cerebras::programs::PROGRAMS[0].label,
-            npusim_cerebras::programs::PROGRAMS[n - 1].label,
+            npusim_examples::cerebras::programs::PROGRAMS[0].label,
+            npusim_examples::cerebras::programs::PROGRAMS[n - 1].label,
             2 * n
         )),
         "{short}"
     );
     let long = npusim().args(["tour", "--verbose"]).assert().success();
     let long = String::from_utf8(long.get_output().stdout.clone()).unwrap();
-    for p in npusim_cerebras::programs::PROGRAMS {
+    for p in npusim_examples::cerebras::programs::PROGRAMS {
         for arch in ["wse2", "wse3"] {
             let head = format!("PASS {} {} ({} PEs, {arch}): ", p.label, p.name, p.grid);
             assert!(long.lines().any(|l| l.starts_with(&head)), "{head}");

@@ -5,13 +5,11 @@
 //!   the Atlas training series `Cast` page;
 //! * [`furiosa`]: the examples of Furiosa's "Cast Engine" and "Inter-Slice Block" pages run on
 //!   concrete data, and worked mapping expressions;
-//! * [`tour`]: every one of them (and the Cerebras examples of `npusim-cerebras`) run and
-//!   checked bit for bit, written as a report.
-//!
-//! Cerebras's fixtures (the "Data Structure Descriptors" lowering examples and the SDK tutorial
-//! programs) still live in `npusim-cerebras`; their place here is a `cerebras` module beside
-//! the other two vendors.
+//! * [`cerebras`]: the tensor-access lowerings of the SDK's "Data Structure Descriptors" page
+//!   and the SDK tutorial programs E1-E10 ported onto the multi-PE simulator;
+//! * [`tour`]: every one of them run and checked bit for bit, written as a report.
 
 pub mod ascend;
+pub mod cerebras;
 pub mod furiosa;
 pub mod tour;

@@ -1,5 +1,5 @@
 //! `npusim cerebras run`: run one of the shipped Cerebras example programs
-//! (`npusim_cerebras::programs`) on the multi-PE simulator, print the arrays it reads back,
+//! (`npusim_examples::cerebras::programs`) on the multi-PE simulator, print the arrays it reads back,
 //! the cycle count and per-PE statistics, check them against the expected output and
 //! optionally write an event trace.
 
@@ -10,8 +10,8 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use npusim_cerebras::Arch;
-use npusim_cerebras::programs::{Output, PROGRAMS, Program, ProgramRun, Values, find};
 use npusim_cerebras::sched::PeStats;
+use npusim_examples::cerebras::programs::{Output, PROGRAMS, Program, ProgramRun, Values, find};
 use serde_json::{Value, json};
 
 use crate::output::{emit, report as report_to, write_output};

@@ -1,13 +1,13 @@
 //! The Cerebras section of the tour: the tensor-access lowering examples of the CSL "Data
-//! Structure Descriptors" document (`npusim_cerebras::seed_examples`), lowered and compared,
-//! then every shipped example program (`npusim_cerebras::programs`, the list
+//! Structure Descriptors" document (`crate::cerebras::document_examples`), lowered and compared,
+//! then every shipped example program (`crate::cerebras::programs`, the list
 //! `npusim cerebras run` uses) run on both architectures against its expected output. The
 //! summary prints one line for the programs (and every failure); [`Detail::Verbose`]
 //! prints one line per program and architecture.
 
+use crate::cerebras::document_examples::DOCUMENT_LOWERINGS;
+use crate::cerebras::programs::{PROGRAMS, Program, Values};
 use npusim_cerebras::Arch;
-use npusim_cerebras::programs::{PROGRAMS, Program, Values};
-use npusim_cerebras::seed_examples::SEED_LOWERINGS;
 
 use std::io::{self, Write};
 
@@ -21,14 +21,14 @@ pub fn run(out: &mut dyn Write, detail: Detail) -> io::Result<usize> {
         "sources: CSL documentation, \"Data Structure Descriptors\" (tensor access lowering); the Cerebras SDK's tutorial programs E1-E10, ported by hand (multi-PE simulator)."
     )?;
     let mut failed = 0;
-    for (i, ex) in SEED_LOWERINGS.iter().enumerate() {
+    for (i, ex) in DOCUMENT_LOWERINGS.iter().enumerate() {
         let result = ex.check();
         let pass = result.is_ok();
         if !pass {
             failed += 1;
         }
         // representative: the first 1-D case and the four-variable case
-        let representative = i == 0 || i + 1 == SEED_LOWERINGS.len();
+        let representative = i == 0 || i + 1 == DOCUMENT_LOWERINGS.len();
         if detail.shows(pass, representative) {
             let shape: Vec<String> = ex.shape.iter().map(u64::to_string).collect();
             writeln!(
@@ -54,8 +54,8 @@ pub fn run(out: &mut dyn Write, detail: Detail) -> io::Result<usize> {
     writeln!(
         out,
         "lowering examples: {} cases: {} PASS, {failed} FAIL",
-        SEED_LOWERINGS.len(),
-        SEED_LOWERINGS.len() - failed
+        DOCUMENT_LOWERINGS.len(),
+        DOCUMENT_LOWERINGS.len() - failed
     )?;
     Ok(failed + programs(out, detail)?)
 }

@@ -1,10 +1,10 @@
-//! The shipped example programs (spec §13 E1–E10) as one list: each builds a simulation,
+//! The Cerebras SDK tutorial programs E1–E10, ported by hand, as one list: each builds a simulation,
 //! reads its results back and knows the results it must give. The `examples/`, the tests,
 //! `npusim cerebras run` and the tour all use [`PROGRAMS`].
 //!
 //! ```
 //! use npusim_cerebras::Arch;
-//! use npusim_cerebras::programs::find;
+//! use npusim_examples::cerebras::programs::find;
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let run = find("gemv-06-routes-1")?.run(Arch::Wse2, false)?;
 //! assert!(run.mismatches().is_empty());
@@ -27,16 +27,16 @@ pub mod values;
 pub use error::ProgramError;
 pub use values::{Output, Values};
 
-use crate::arch::Arch;
-use crate::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
-use crate::sched::{RunReport, Sim};
+use npusim_cerebras::arch::Arch;
+use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
+use npusim_cerebras::sched::{RunReport, Sim};
 
 /// One shipped program.
 #[derive(Clone, Copy, Debug)]
 pub struct Program {
     /// The SDK example's name, e.g. `gemv-06-routes-1`.
     pub name: &'static str,
-    /// The spec §13 label, e.g. `E3`.
+    /// The label E1..E10 of the tutorial program, e.g. `E3`.
     pub label: &'static str,
     /// What it computes, in one line.
     pub description: &'static str,
@@ -113,7 +113,7 @@ impl Program {
     }
 }
 
-/// Every shipped program, in spec §13 order.
+/// Every shipped program, in label order E1..E10.
 pub const PROGRAMS: &[Program] = &[
     e1_gemv_memory_dsds::PROGRAM,
     e2_gemv_multiple_pes::PROGRAM,
@@ -127,7 +127,7 @@ pub const PROGRAMS: &[Program] = &[
     e10_map_builtin::PROGRAM,
 ];
 
-/// The program called `name` (its SDK name or its spec label, case-insensitive: `E3`).
+/// The program called `name` (its SDK name or its label, case-insensitive: `E3`).
 pub fn find(name: &str) -> Result<&'static Program, ProgramError> {
     PROGRAMS
         .iter()

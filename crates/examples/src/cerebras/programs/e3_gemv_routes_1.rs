@@ -1,4 +1,4 @@
-//! Spec §13 E3, `gemv-06-routes-1` on a 2×1 grid: `y = A x + b` with M = 4, N = 6,
+//! Tutorial program E3 of the Cerebras SDK (csl-examples), `gemv-06-routes-1` on a 2×1 grid: `y = A x + b` with M = 4, N = 6,
 //! `A = arange(24)` (row-major 4×6), `x = 1`, `b = 2`. The left PE holds columns 0–2, the
 //! right PE columns 3–5 (each column-major); each computes its partial `y` with `@fmacs`,
 //! the left one adds `b` and sends its `y` east on color 0; the right one adds what it
@@ -29,11 +29,11 @@
 
 use super::{Output, Program, ProgramError, Values, gemv_reference};
 
-use crate::dsd::{Dsd, FabIn, FabOut, increment_dsd_offset};
-use crate::fabric::{Color, ColorConfig, Dir, Route};
-use crate::ids::LocalTaskId;
-use crate::sched::{Action, AsyncConfig, RunReport, Sim};
-use crate::{Arch, ElemTy, Op, Scalar};
+use npusim_cerebras::dsd::{Dsd, FabIn, FabOut, increment_dsd_offset};
+use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route};
+use npusim_cerebras::ids::LocalTaskId;
+use npusim_cerebras::sched::{Action, AsyncConfig, RunReport, Sim};
+use npusim_cerebras::{Arch, ElemTy, Op, Scalar};
 
 const M: u64 = 4;
 const N: u64 = 6;

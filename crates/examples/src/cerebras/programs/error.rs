@@ -2,12 +2,12 @@
 
 use thiserror::Error;
 
-use crate::dsd::DsdError;
-use crate::fabric::FabricError;
-use crate::ids::IdError;
-use crate::memory::MemoryError;
-use crate::ops::OpError;
-use crate::sched::SimError;
+use npusim_cerebras::dsd::DsdError;
+use npusim_cerebras::fabric::FabricError;
+use npusim_cerebras::ids::IdError;
+use npusim_cerebras::memory::MemoryError;
+use npusim_cerebras::ops::OpError;
+use npusim_cerebras::sched::SimError;
 
 /// A shipped program failed to build, run or read back its results.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]

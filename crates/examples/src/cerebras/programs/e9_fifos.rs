@@ -1,4 +1,4 @@
-//! Spec §13 E9, `topic-09-fifos` on one PE: the host streams f32 values in; an asynchronous
+//! Tutorial program E9 of the Cerebras SDK (csl-examples), `topic-09-fifos` on one PE: the host streams f32 values in; an asynchronous
 //! `@fadds` adds 10 into an unconfigured FIFO; a second asynchronous `@fnegs` pops the FIFO,
 //! negates and sends on a loopback color; each wavelet coming back starts a data task that
 //! cubes it and sends the cube to the host with an asynchronous `@fmovs` that unblocks the
@@ -26,11 +26,11 @@
 
 use super::{Output, Program, ProgramError, Values, one_pe_host_pipe};
 
-use crate::dsd::{FabIn, FabOut, FifoConfig};
-use crate::fabric::{Color, Wavelet};
-use crate::ids::{DataTaskId, InputQueue, LocalTaskId};
-use crate::sched::{Action, AsyncConfig, RunReport, Sim};
-use crate::{Arch, ElemTy, Op};
+use npusim_cerebras::dsd::{FabIn, FabOut, FifoConfig};
+use npusim_cerebras::fabric::{Color, Wavelet};
+use npusim_cerebras::ids::{DataTaskId, InputQueue, LocalTaskId};
+use npusim_cerebras::sched::{Action, AsyncConfig, RunReport, Sim};
+use npusim_cerebras::{Arch, ElemTy, Op};
 
 /// Cycle limit of the run.
 pub const CYCLE_LIMIT: u64 = 100_000;

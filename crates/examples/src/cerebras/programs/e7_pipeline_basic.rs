@@ -1,4 +1,4 @@
-//! Spec §13 E7, `pipeline-01-basic` on one PE: the host streams `size` i16 values in on one
+//! Tutorial program E7 of the Cerebras SDK (csl-examples), `pipeline-01-basic` on one PE: the host streams `size` i16 values in on one
 //! color; one asynchronous `@add16` adds 1 from a stride-0 memory DSD and sends the sums out
 //! on another color: `out = in + 1`.
 //!
@@ -15,15 +15,15 @@
 //! ```
 //!
 //! The memcpy PEs are not simulated: the host stream enters through the PE's west edge and
-//! the results leave through its east edge (spec §13's porting recipe).
+//! the results leave through its east edge (the porting recipe of this module).
 
 use super::{Output, Program, ProgramError, Values, one_pe_host_pipe};
 
-use crate::dsd::{FabIn, FabOut};
-use crate::fabric::{Color, Wavelet};
-use crate::ids::LocalTaskId;
-use crate::sched::{Action, AsyncConfig, RunReport, Sim};
-use crate::{Arch, ElemTy, Op};
+use npusim_cerebras::dsd::{FabIn, FabOut};
+use npusim_cerebras::fabric::{Color, Wavelet};
+use npusim_cerebras::ids::LocalTaskId;
+use npusim_cerebras::sched::{Action, AsyncConfig, RunReport, Sim};
+use npusim_cerebras::{Arch, ElemTy, Op};
 
 /// Cycle limit of the run.
 pub const CYCLE_LIMIT: u64 = 10_000;

@@ -1,4 +1,4 @@
-//! Spec §13 E5, `gemv-09-streaming` on a 4×3 grid: as E4 (`y = A x + b`, M = 6, N = 8,
+//! Tutorial program E5 of the Cerebras SDK (csl-examples), `gemv-09-streaming` on a 4×3 grid: as E4 (`y = A x + b`, M = 6, N = 8,
 //! `A = arange(48)`), but `x` and `b` are streamed from the host and `y` is streamed back.
 //! `x` enters the top row through its north edge; each PE's data task `recv_x` uses the
 //! value (one `@fmacs`), then `@block`s itself and forwards the value south with an
@@ -10,11 +10,11 @@
 
 use super::{Output, Program, ProgramError, Values, gemv_reference};
 
-use crate::dsd::{FabIn, FabOut};
-use crate::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
-use crate::ids::{DataTaskId, InputQueue, LocalTaskId};
-use crate::sched::{Action, AsyncConfig, RunReport, Sim};
-use crate::{Arch, ElemTy, Op, Scalar};
+use npusim_cerebras::dsd::{FabIn, FabOut};
+use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
+use npusim_cerebras::ids::{DataTaskId, InputQueue, LocalTaskId};
+use npusim_cerebras::sched::{Action, AsyncConfig, RunReport, Sim};
+use npusim_cerebras::{Arch, ElemTy, Op, Scalar};
 
 const M: u64 = 6;
 const N: u64 = 8;

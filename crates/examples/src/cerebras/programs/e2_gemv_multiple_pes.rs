@@ -1,4 +1,4 @@
-//! Spec §13 E2, `gemv-05-multiple-pes`, on a 4×1 grid: the E1 program (`y = A x + b`, M = 4,
+//! Tutorial program E2 of the Cerebras SDK (csl-examples), `gemv-05-multiple-pes`, on a 4×1 grid: the E1 program (`y = A x + b`, M = 4,
 //! N = 6, `A = arange(24)` row-major, `x = 1`, `b = 2`) duplicated on every PE of the row,
 //! with no communication between PEs. The host copies the same `A`, `x` and `b` to each of
 //! the `width` PEs (the tutorial's tiled `memcpy_h2d`), launches `compute` on all of them and
@@ -25,8 +25,8 @@
 use super::e1_gemv_memory_dsds::{M, N, gemv_pe};
 use super::{Output, Program, ProgramError, Values, gemv_reference};
 
-use crate::Arch;
-use crate::sched::Sim;
+use npusim_cerebras::Arch;
+use npusim_cerebras::sched::Sim;
 
 /// PEs in the row (the tutorial's `width`).
 pub const WIDTH: u32 = 4;

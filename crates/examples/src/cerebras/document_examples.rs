@@ -2,11 +2,11 @@
 //! data: each expression with its array shape and the offset, strides and accesses the
 //! document states. The tour runs them; `tests/seed_lowering.rs` checks them one by one too.
 
-use crate::access::{BoundsPolicy, Lowered, lower, parse};
+use npusim_cerebras::access::{BoundsPolicy, Lowered, lower, parse};
 
 /// One worked lowering example of the document.
 #[derive(Clone, Copy, Debug)]
-pub struct SeedLowering {
+pub struct DocumentLowering {
     /// What the document calls it.
     pub title: &'static str,
     /// The tensor access expression, as written there.
@@ -24,8 +24,8 @@ pub struct SeedLowering {
 }
 
 /// Every lowering example of the document that needs no fabric.
-pub const SEED_LOWERINGS: [SeedLowering; 8] = [
-    SeedLowering {
+pub const DOCUMENT_LOWERINGS: [DocumentLowering; 8] = [
+    DocumentLowering {
         title: "odd elements",
         expr: "|i|{5} -> array[2 * i + 1]",
         shape: &[10],
@@ -34,7 +34,7 @@ pub const SEED_LOWERINGS: [SeedLowering; 8] = [
         first: &[1, 3, 5, 7, 9],
         count: 5,
     },
-    SeedLowering {
+    DocumentLowering {
         title: "the first element, ten times",
         expr: "|i|{10} -> array[0]",
         shape: &[10],
@@ -43,7 +43,7 @@ pub const SEED_LOWERINGS: [SeedLowering; 8] = [
         first: &[0, 0, 0],
         count: 10,
     },
-    SeedLowering {
+    DocumentLowering {
         title: "the diagonal of a 20 x 20 array",
         expr: "|i|{20} -> array[i,i]",
         shape: &[20, 20],
@@ -52,7 +52,7 @@ pub const SEED_LOWERINGS: [SeedLowering; 8] = [
         first: &[0, 21, 42],
         count: 20,
     },
-    SeedLowering {
+    DocumentLowering {
         title: "A[2*i + 42]",
         expr: "|i|{10} -> A[2*i + 42]",
         shape: &[10],
@@ -61,7 +61,7 @@ pub const SEED_LOWERINGS: [SeedLowering; 8] = [
         first: &[42, 44, 46],
         count: 10,
     },
-    SeedLowering {
+    DocumentLowering {
         title: "a 2 x 2 subset of a 4 x 3 array",
         expr: "|i,j|{2,2} -> array[i, j]",
         shape: &[4, 3],
@@ -70,7 +70,7 @@ pub const SEED_LOWERINGS: [SeedLowering; 8] = [
         first: &[0, 1, 3, 4],
         count: 4,
     },
-    SeedLowering {
+    DocumentLowering {
         title: "eight elements of a 1 x 2 x 3 x 4 array",
         expr: "|i,j,k,l|{1,2,1,4} -> array[i, j, 1+k, l]",
         shape: &[1, 2, 3, 4],
@@ -79,7 +79,7 @@ pub const SEED_LOWERINGS: [SeedLowering; 8] = [
         first: &[4, 5, 6, 7, 16, 17, 18, 19],
         count: 8,
     },
-    SeedLowering {
+    DocumentLowering {
         title: "2*i + j: reset-relative stride -2",
         expr: "|i,j|{5,5} -> A[2*i + j]",
         shape: &[20],
@@ -88,7 +88,7 @@ pub const SEED_LOWERINGS: [SeedLowering; 8] = [
         first: &[0, 1, 2, 3, 4, 2, 3],
         count: 25,
     },
-    SeedLowering {
+    DocumentLowering {
         title: "four variables over a 4 x 5 array",
         expr: "|i, j, k, l|{5, 5, 5, 5} -> A[i + j, k + l + 2]",
         shape: &[4, 5],
@@ -99,7 +99,7 @@ pub const SEED_LOWERINGS: [SeedLowering; 8] = [
     },
 ];
 
-impl SeedLowering {
+impl DocumentLowering {
     /// Lowers the expression (no bounds check, as the document's own examples go beyond
     /// their arrays) and compares it with the document's numbers; `Err` says what differs.
     pub fn check(&self) -> Result<Lowered, String> {
@@ -132,8 +132,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_seed_lowering_matches_the_document() {
-        for ex in SEED_LOWERINGS {
+    fn every_document_lowering_matches_the_document() {
+        for ex in DOCUMENT_LOWERINGS {
             if let Err(e) = ex.check() {
                 panic!("{}: {e}", ex.title);
             }

@@ -1,4 +1,4 @@
-//! Spec §13 E10, `topic-10-map-builtin` on one PE (size 5): `@map` takes the square root of
+//! Tutorial program E10 of the Cerebras SDK (csl-examples), `topic-10-map-builtin` on one PE (size 5): `@map` takes the square root of
 //! the diagonal of `A = 42` in place, then a pointer-input reduction sums `B = [10..50]` into
 //! `sum = 150`.
 //!

@@ -1,4 +1,4 @@
-//! Spec §13 E6, `gemv-checkerboard-pattern` on a 4×4 grid in f16: `y = A x + b` with
+//! Tutorial program E6 of the Cerebras SDK (csl-examples), `gemv-checkerboard-pattern` on a 4×4 grid in f16: `y = A x + b` with
 //! M = 32, N = 16. PE `(px, py)` holds the 8×4 block of `A` at rows `8py..`, columns `4px..`
 //! (row-major). `x` enters the top row through its north edge with each value's local column
 //! in the wavelet's high half and is multicast down the columns; the two-argument data task
@@ -11,12 +11,12 @@
 
 use super::{Output, Program, ProgramError, Values};
 
-use crate::dsd::{FabIn, FabOut};
-use crate::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
-use crate::ids::{DataTaskId, InputQueue, LocalTaskId};
-use crate::sched::{Action, AsyncConfig, Sim};
-use crate::{Arch, ElemTy, Op, OpConfig, Scalar};
 use half::f16;
+use npusim_cerebras::dsd::{FabIn, FabOut};
+use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
+use npusim_cerebras::ids::{DataTaskId, InputQueue, LocalTaskId};
+use npusim_cerebras::sched::{Action, AsyncConfig, Sim};
+use npusim_cerebras::{Arch, ElemTy, Op, OpConfig, Scalar};
 
 /// Rows of `A`.
 pub const M: u64 = 32;

@@ -1,4 +1,4 @@
-//! Spec §13 E1, `gemv-02-memory-dsds`, on a 1×1 grid of the simulator: `y = A x + b` with
+//! Tutorial program E1 of the Cerebras SDK (csl-examples), `gemv-02-memory-dsds`, on a 1×1 grid of the simulator: `y = A x + b` with
 //! M = 4, N = 6, `A = arange(24)` (row-major 4×6), `x = 1`, `b = 2`, so `y = [17, 53, 89,
 //! 125]`. A one-PE program of part 1 (`examples/e1_gemv_memory_dsds.rs` runs the same
 //! operations on a bare `Pe`); here its `gemv` function is the body of a local task, so the
@@ -22,10 +22,10 @@
 
 use super::{Output, Program, ProgramError, Values, gemv_reference};
 
-use crate::dsd::{Dsd, MemProps, get_mem1d, increment_dsd_offset};
-use crate::ids::LocalTaskId;
-use crate::sched::{Action, Sim};
-use crate::{Arch, ElemTy, Op, Scalar};
+use npusim_cerebras::dsd::{Dsd, MemProps, get_mem1d, increment_dsd_offset};
+use npusim_cerebras::ids::LocalTaskId;
+use npusim_cerebras::sched::{Action, Sim};
+use npusim_cerebras::{Arch, ElemTy, Op, Scalar};
 
 /// Rows of `A`.
 pub const M: u64 = 4;

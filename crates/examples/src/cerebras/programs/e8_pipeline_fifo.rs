@@ -1,4 +1,4 @@
-//! Spec §13 E8, `pipeline-02-fifo` on one PE: three asynchronous operations on three
+//! Tutorial program E8 of the Cerebras SDK (csl-examples), `pipeline-02-fifo` on one PE: three asynchronous operations on three
 //! microthreads. The host stream goes into a FIFO, a second operation moves the FIFO out on
 //! a loopback color (RAMP to RAMP), a third adds 1 and sends the sums to the host:
 //! `out = in + 1`. All three have the unbounded extent `0x7fff`, so the run ends with them
@@ -27,11 +27,11 @@
 
 use super::{Output, Program, ProgramError, Values, one_pe_host_pipe};
 
-use crate::dsd::{FabIn, FabOut, FifoConfig};
-use crate::fabric::{Color, Wavelet};
-use crate::ids::LocalTaskId;
-use crate::sched::{Action, AsyncConfig, RunReport, Sim};
-use crate::{Arch, ElemTy, Op};
+use npusim_cerebras::dsd::{FabIn, FabOut, FifoConfig};
+use npusim_cerebras::fabric::{Color, Wavelet};
+use npusim_cerebras::ids::LocalTaskId;
+use npusim_cerebras::sched::{Action, AsyncConfig, RunReport, Sim};
+use npusim_cerebras::{Arch, ElemTy, Op};
 
 /// Cycle limit of the run.
 pub const CYCLE_LIMIT: u64 = 10_000;
@@ -55,7 +55,8 @@ pub fn build(arch: Arch, input: &[i16]) -> Result<Sim, ProgramError> {
     let loop_out = FabOut::new(arch, inf, Some(1), None)?;
     let loop_in = FabIn::new(arch, inf, Some(1), None)?;
     let out_dsd = FabOut::new(arch, inf, Some(2), None)?;
-    let spawn = |op, d: crate::Operand, s| Action::spawn(op, d, s, AsyncConfig::default());
+    let spawn =
+        |op, d: npusim_cerebras::Operand, s| Action::spawn(op, d, s, AsyncConfig::default());
     let body = vec![
         spawn(Op::Mov16, fifo.into(), vec![in_dsd.into()]),
         spawn(Op::Mov16, loop_out.into(), vec![fifo.into()]),

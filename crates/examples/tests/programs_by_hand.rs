@@ -1,4 +1,4 @@
-//! The ported example programs (spec §13 E1, E10) produce their documented outputs.
+//! The hand-written SDK tutorial programs E1 and E10 produce their documented outputs.
 
 #![allow(clippy::unwrap_used)]
 

@@ -1,4 +1,4 @@
-//! Spec §13 E1, `gemv-02-memory-dsds` on one PE: `y = A x + b` with M = 4, N = 6,
+//! Tutorial program E1 of the Cerebras SDK (csl-examples), `gemv-02-memory-dsds` on one PE: `y = A x + b` with M = 4, N = 6,
 //! `A = arange(24)` (row-major 4×6), `x = 1`, `b = 2`; prints `y = [17, 53, 89, 125]`.
 //!
 //! The CSL it models:

@@ -1,4 +1,4 @@
-//! Spec §13 E10, `topic-10-map-builtin` (size 5), on a 1×1 grid of the simulator: `@map`
+//! Tutorial program E10 of the Cerebras SDK (csl-examples), `topic-10-map-builtin` (size 5), on a 1×1 grid of the simulator: `@map`
 //! takes the square root of the diagonal of `A = 42` in place, then a pointer-input
 //! reduction sums `B = [10..50]` into `sum = 150`. A one-PE program of part 1
 //! (`examples/e10_map_builtin.rs` runs it on a bare `Pe`). Each `@map` is an
@@ -16,10 +16,10 @@
 
 use super::{Output, Program, ProgramError, Values};
 
-use crate::ids::LocalTaskId;
-use crate::ops::Operand;
-use crate::sched::{Action, Sim};
-use crate::{Arch, ElemTy, Scalar};
+use npusim_cerebras::ids::LocalTaskId;
+use npusim_cerebras::ops::Operand;
+use npusim_cerebras::sched::{Action, Sim};
+use npusim_cerebras::{Arch, ElemTy, Scalar};
 
 /// The size of `A` (SIZE × SIZE) and `B`.
 pub const SIZE: u64 = 5;

@@ -1,4 +1,4 @@
-//! Spec §13 E4, `gemv-08-routes-3` on a 4×3 grid: `y = A x + b` with M = 6, N = 8,
+//! Tutorial program E4 of the Cerebras SDK (csl-examples), `gemv-08-routes-3` on a 4×3 grid: `y = A x + b` with M = 6, N = 8,
 //! `A = arange(48)` (row-major 6×8), `x = 1`, `b = 2`. PE `(px, py)` holds rows
 //! `2py..2py+2` and columns `2px..2px+2` of `A` (column-major). The top row sends its part
 //! of `x` on color 2, broadcast down each column (RAMP → SOUTH + RAMP); every `x` wavelet
@@ -29,11 +29,11 @@
 
 use super::{Output, Program, ProgramError, Values, gemv_reference};
 
-use crate::dsd::{FabIn, FabOut};
-use crate::fabric::{Color, ColorConfig, Dir, Route};
-use crate::ids::{DataTaskId, InputQueue, LocalTaskId};
-use crate::sched::{Action, AsyncConfig, RunReport, Sim};
-use crate::{Arch, ElemTy, Op, Scalar};
+use npusim_cerebras::dsd::{FabIn, FabOut};
+use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route};
+use npusim_cerebras::ids::{DataTaskId, InputQueue, LocalTaskId};
+use npusim_cerebras::sched::{Action, AsyncConfig, RunReport, Sim};
+use npusim_cerebras::{Arch, ElemTy, Op, Scalar};
 
 const M: u64 = 6;
 const N: u64 = 8;
