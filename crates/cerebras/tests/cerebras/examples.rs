@@ -2,9 +2,9 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "../examples/e1_gemv_memory_dsds.rs"]
+#[path = "../../examples/e1_gemv_memory_dsds.rs"]
 mod e1;
-#[path = "../examples/e10_map_builtin.rs"]
+#[path = "../../examples/e10_map_builtin.rs"]
 mod e10;
 
 #[test]
