@@ -1,8 +1,8 @@
 //! Seed 004's fabric fragments run on the simulator as written (asynchronous forms).
 
-mod common;
+use crate::common;
 
-use common::*;
+use crate::common::*;
 
 use npusim_cerebras::dsd::{FabIn, FabOut, FifoConfig};
 use npusim_cerebras::fabric::{Color, Wavelet};

@@ -8,37 +8,37 @@ use npusim_furiosa::{
     IntraSliceReduceOpF32, IntraSliceReduceOpI32, LogicBinaryOp,
 };
 
-const DUMMY: &str = include_str!("../examples/pipelines/seed003_dummy.toml");
+const DUMMY: &str = include_str!("../../examples/pipelines/seed003_dummy.toml");
 
 const SHIPPED: [(&str, &str); 8] = [
     (
         "intra_slice_reduce",
-        include_str!("../examples/pipelines/intra_slice_reduce.toml"),
+        include_str!("../../examples/pipelines/intra_slice_reduce.toml"),
     ),
     (
         "seed000_cast_i32_to_i8",
-        include_str!("../examples/pipelines/seed000_cast_i32_to_i8.toml"),
+        include_str!("../../examples/pipelines/seed000_cast_i32_to_i8.toml"),
     ),
     (
         "seed000_cast_padded",
-        include_str!("../examples/pipelines/seed000_cast_padded.toml"),
+        include_str!("../../examples/pipelines/seed000_cast_padded.toml"),
     ),
     (
         "seed003_add_then_reduce",
-        include_str!("../examples/pipelines/seed003_add_then_reduce.toml"),
+        include_str!("../../examples/pipelines/seed003_add_then_reduce.toml"),
     ),
     (
         "seed003_broadcast",
-        include_str!("../examples/pipelines/seed003_broadcast.toml"),
+        include_str!("../../examples/pipelines/seed003_broadcast.toml"),
     ),
     ("seed003_dummy", DUMMY),
     (
         "seed003_promotion",
-        include_str!("../examples/pipelines/seed003_promotion.toml"),
+        include_str!("../../examples/pipelines/seed003_promotion.toml"),
     ),
     (
         "seed003_reduce_then_add",
-        include_str!("../examples/pipelines/seed003_reduce_then_add.toml"),
+        include_str!("../../examples/pipelines/seed003_reduce_then_add.toml"),
     ),
 ];
 

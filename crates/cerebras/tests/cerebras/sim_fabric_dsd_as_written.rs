@@ -4,9 +4,9 @@
 //! same DSDs after `@initialize_queue(q, .{ .color = c })`. No queue is bound by hand beyond
 //! what the CSL itself says.
 
-mod common;
+use crate::common;
 
-use common::*;
+use crate::common::*;
 
 use npusim_cerebras::dsd::{DsdError, FabIn, FabOut, FifoConfig};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};

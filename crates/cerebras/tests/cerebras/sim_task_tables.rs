@@ -2,9 +2,7 @@
 //! space; `@bind_rotating_tasks` runs the paired control task on every `limit`-th start of a
 //! data task.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
 use npusim_cerebras::ids::{ControlTaskId, DataTaskId};
 use npusim_cerebras::sched::{Action, ControlTaskTable, Sim};

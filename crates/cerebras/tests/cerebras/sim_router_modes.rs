@@ -1,9 +1,7 @@
 //! Router modes and filters beyond routes (spec §8): a color's teardown mode, the WSE-2
 //! color swap, and the counter filters npusim refuses (their behaviour is unpublished).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use npusim_cerebras::dsd::FabIn;
 use npusim_cerebras::fabric::{
     Color, ColorConfig, CounterFilter, Dir, FabricError, PeQueues, Route, SwapAxis, Wavelet,

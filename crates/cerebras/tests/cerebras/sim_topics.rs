@@ -1,9 +1,9 @@
 //! Small official tutorials on the simulator: topic-04 (two 16-bit task arguments, G42) and
 //! topic-15 (WSE-3 explicit microthread ids).
 
-mod common;
+use crate::common;
 
-use common::*;
+use crate::common::*;
 
 use npusim_cerebras::dsd::{FabIn, FabOut};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};

@@ -3,9 +3,9 @@
 //! be bound as a local task"; an `.unblock` names a data or local task, or a color (WSE-2) /
 //! an input queue (WSE-3), and `@block` / `@unblock` of a channel act on its data task.
 
-mod common;
+use crate::common;
 
-use common::*;
+use crate::common::*;
 
 use npusim_cerebras::dsd::{FabIn, FabOut, FifoConfig};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};

@@ -2,9 +2,9 @@
 //! after a full event, `activate_push` only on a push after an empty event; asynchronous
 //! operations suspend on a full/empty FIFO (`test_or_suspend`).
 
-mod common;
+use crate::common;
 
-use common::*;
+use crate::common::*;
 
 use npusim_cerebras::dsd::{FabIn, FifoConfig};
 use npusim_cerebras::fabric::{Color, Wavelet};

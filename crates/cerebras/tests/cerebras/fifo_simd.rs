@@ -4,9 +4,9 @@
 //! `activate_pop` / `activate_push` rule counts the room (data) in the stalled step's width.
 //! The reading is an inference from the seed's fabric-DSD SIMD text (`DECISIONS_PART2.md`).
 
-mod common;
+use crate::common;
 
-use common::*;
+use crate::common::*;
 
 use npusim_cerebras::dsd::{DsdError, FabIn, FabOut, FifoConfig, SimdMode};
 use npusim_cerebras::fabric::{Color, Wavelet};

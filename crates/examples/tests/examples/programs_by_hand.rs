@@ -1,10 +1,8 @@
 //! The hand-written SDK tutorial programs E1 and E10 produce their documented outputs.
 
-#![allow(clippy::unwrap_used)]
-
-#[path = "../examples/e1_gemv_memory_dsds.rs"]
+#[path = "../../examples/e1_gemv_memory_dsds.rs"]
 mod e1;
-#[path = "../examples/e10_map_builtin.rs"]
+#[path = "../../examples/e10_map_builtin.rs"]
 mod e10;
 
 #[test]

@@ -1,9 +1,7 @@
 //! Random small programs: the simulator never panics, always stops (result, error or cycle
 //! limit), and two runs of one program end the same way.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use npusim_cerebras::dsd::{FabIn, FabOut};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
 use npusim_cerebras::sched::{Action, AsyncConfig, Sim};

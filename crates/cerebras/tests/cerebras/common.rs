@@ -1,5 +1,4 @@
-//! Set-ups the simulator tests share (each test file uses some of them).
-#![allow(dead_code)]
+//! Set-ups the simulator tests share (each test module uses some of them).
 
 use npusim_cerebras::dsd::{FabIn, FabOut, Mem1d};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};

@@ -2,9 +2,9 @@
 //! `fabin`, `@add16` and a SIMD `fabout` (seed 004 "SIMD Mode"; spec §0.6: extent counts
 //! wavelets, low half first).
 
-mod common;
+use crate::common;
 
-use common::*;
+use crate::common::*;
 
 use npusim_cerebras::dsd::{FabIn, FabOut, SimdMode};
 use npusim_cerebras::fabric::{Color, Wavelet};

@@ -1,9 +1,7 @@
 //! The multi-PE simulator: the E3 port, determinism, resource conflicts (seed 004's bad
 //! examples), deadlock and cycle-limit reports, tasks and completions.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use npusim_cerebras::dsd::{FabIn, FabOut};
 use npusim_cerebras::fabric::{
     Color, ColorConfig, Dir, DirSet, QueueSide, Route, SwitchPos, Wavelet,

@@ -1,9 +1,7 @@
 //! WSE-3 output-queue flush (spec §6, EX topic-16): a queue moves to another color only after
 //! it drained; `@queue_flush` runs the teardown task with the empty-queue handler once it has.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use npusim_cerebras::dsd::FabOut;
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route};
 use npusim_cerebras::sched::{Action, AsyncConfig, Sim, SimError};

@@ -1,8 +1,8 @@
 //! Resource and configuration rules of asynchronous operations and tasks.
 
-mod common;
+use crate::common;
 
-use common::*;
+use crate::common::*;
 use npusim_cerebras::dsd::{FabIn, FabOut, FifoConfig, Priority};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, QueueRef, QueueSide, Route, Wavelet};
 use npusim_cerebras::ids::MicrothreadId;

@@ -1,9 +1,7 @@
 //! Control wavelets and control tasks (spec §7, G46): a control wavelet reaching the head of a
 //! data task's channel starts the control task it names, after the data before it.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use npusim_cerebras::dsd::FabOut;
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route};
 use npusim_cerebras::ids::{Channel, InputQueue};

@@ -1,0 +1,19 @@
+//! The integration tests of npusim-furiosa, linked into one test program (one link of the
+//! crate graph instead of one per file). Each file of this folder is a module; a test's name is
+//! its module path, e.g. `mapping_goldens::...`. A new test file becomes a `mod` line here, not
+//! a file directly under `tests/` (that would link a second program).
+//!
+//! proptest keeps the failing cases of a module beside the folder that holds `main.rs`:
+//! `mapping_props.rs` reads and writes `tests/proptest-regressions/mapping_props.txt`.
+
+mod branch;
+mod cast_engine;
+mod inter_slice;
+mod intra_slice;
+mod mapping_goldens;
+mod mapping_lexing;
+mod mapping_props;
+mod pipeline_file;
+mod sequence_goldens;
+mod timing;
+mod vector_goldens;
