@@ -1,6 +1,6 @@
 //! The tensor-access lowering examples of the CSL "Data Structure Descriptors" document, as
 //! data: each expression with its array shape and the offset, strides and accesses the
-//! document states. The tour runs them; `tests/seed_lowering.rs` checks them one by one too.
+//! document states. The tour runs them; npusim-cerebras's `tests/cerebras/seed_lowering.rs` checks them one by one too.
 
 use npusim_cerebras::access::{BoundsPolicy, Lowered, lower, parse};
 

@@ -1,7 +1,7 @@
 //! Worked examples of Furiosa's mapping expressions (`m![...]`) as data: each one's size and
 //! the finalized cell at some buffer positions, as Furiosa's type-level mapping library
 //! (`furiosa-mapping-types`, furiosa-opt v0.6) computes them. The tour evaluates them,
-//! npusim-furiosa's `tests/mapping_goldens.rs` checks them through the library and the CLI
+//! npusim-furiosa's `tests/furiosa/mapping_goldens.rs` checks them through the library and the CLI
 //! tests through `npusim furiosa map --json`.
 //!
 //! Cells are written as [`Final`](npusim_furiosa::Final) prints them: `{}` (the live origin),
