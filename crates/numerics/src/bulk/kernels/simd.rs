@@ -271,3 +271,17 @@ unsafe fn with_avx2<J: Job>(job: J) -> J::Output {
 unsafe fn with_avx512<J: Job>(job: J) -> J::Output {
     job.run()
 }
+
+/// `$x86` on x86_64 and `$other` elsewhere: how portable code hands work to the loops of the
+/// `x86_avx2` and `x86_avx512` folders, which exist on x86_64 only. Besides the `mod` lines
+/// of those folders, this is the one place that tests the target.
+macro_rules! on_x86_64 {
+    ($x86:expr, $other:expr $(,)?) => {{
+        #[cfg(target_arch = "x86_64")]
+        let value = $x86;
+        #[cfg(not(target_arch = "x86_64"))]
+        let value = $other;
+        value
+    }};
+}
+pub(crate) use on_x86_64;

@@ -12,7 +12,7 @@
 //! went from 65 % to 92 % of a 2-thread memcpy's bytes per second on the Sapphire Rapids VM
 //! (plain stores with the prefetch: 66 %; streaming without it: 72 %).
 
-use super::super::Storage;
+use crate::bulk::Storage;
 use crate::status::StatusCounts;
 
 /// Destination bytes of one call from which the output is streamed by default: 2 MiB, a

@@ -1,5 +1,5 @@
 //! The data movement of a cast without its arithmetic: every source byte read (prefetched
-//! [`PREFETCH_AHEAD`](super::stream::PREFETCH_AHEAD) bytes ahead, as the kernels do) and
+//! [`PREFETCH_AHEAD`](crate::bulk::kernels::stream::PREFETCH_AHEAD) bytes ahead, as the kernels do) and
 //! every destination byte written (zeros; streamed past the cache when asked, as the kernels
 //! do above the stream threshold), the two interleaved line by line in the proportion of the
 //! buffers, as a kernel's loop interleaves its loads and stores. `npusim bench` times it as
@@ -13,7 +13,12 @@
 /// 16-byte stores. Returns the XOR of the source's 8-byte little-endian words (its last bytes
 /// zero-extended), so that the reads are not optimised away.
 pub(crate) fn touch(src: &[u8], dst: &mut [u8], stream: bool) -> u64 {
-    touch_at(src, dst, stream, super::simd::avx512_present())
+    touch_at(
+        src,
+        dst,
+        stream,
+        crate::bulk::kernels::simd::avx512_present(),
+    )
 }
 
 /// [`touch`], by AVX-512 lines when `wide` (which only a machine with AVX-512 F may ask for).
@@ -42,7 +47,7 @@ fn touch_at(src: &[u8], dst: &mut [u8], stream: bool, wide: bool) -> u64 {
     };
     out.into_remainder().fill(0);
     if stream {
-        super::stream::fence();
+        crate::bulk::kernels::stream::fence();
     }
     sum ^ xor_words(inp.remainder())
 }
@@ -94,7 +99,7 @@ fn lines(
     let mut acc = [0u64; 8];
     let load = |line: &[u8]| {
         #[cfg(target_arch = "x86_64")]
-        super::stream::prefetch(line.as_ptr());
+        crate::bulk::kernels::stream::prefetch(line.as_ptr());
         for (a, w) in acc.iter_mut().zip(line.chunks_exact(8)) {
             *a ^= u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
         }
@@ -132,14 +137,16 @@ fn lines_avx512(
     use std::arch::x86_64::{_mm512_loadu_si512, _mm512_setzero_si512, _mm512_storeu_si512};
     let mut acc = _mm512_setzero_si512();
     let load = |line: &[u8]| {
-        super::stream::prefetch(line.as_ptr());
+        crate::bulk::kernels::stream::prefetch(line.as_ptr());
         // SAFETY: `line` is 64 readable bytes (an unaligned load).
         acc = _mm512_xor_si512(acc, unsafe { _mm512_loadu_si512(line.as_ptr().cast()) });
     };
     let store = |line: &mut [u8]| {
         // SAFETY: `line` is 64 writable bytes on a 64-byte boundary (the lines start at the
         // destination's first one); the CPU has AVX-512 F (this function's).
-        unsafe { super::stream::store64(line.as_mut_ptr(), _mm512_setzero_si512(), stream) };
+        unsafe {
+            crate::bulk::kernels::stream::store64(line.as_mut_ptr(), _mm512_setzero_si512(), stream)
+        };
     };
     interleave(inp, out, load, store);
     let mut words = [0u64; 8];
@@ -167,7 +174,9 @@ mod tests {
         let data: Vec<u8> = (0..40_016u32)
             .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
             .collect();
-        let widths = if super::super::simd::level_here(super::super::simd::SimdLevel::Avx512) {
+        let widths = if crate::bulk::kernels::simd::level_here(
+            crate::bulk::kernels::simd::SimdLevel::Avx512,
+        ) {
             vec![false, true]
         } else {
             vec![false]

@@ -7,23 +7,14 @@
 //! Inexact ⇔ the rest is not zero, counted in a vector accumulator on every step. A result
 //! below the smallest normal (underflow, flush to zero) or at or beyond the largest finite
 //! value (saturation; NaN, ±Inf and overflow, whose results the policy fixes, see
-//! [`f32_half`](super::f32_half)) sends its 16 lanes through a cold branch that counts those
+//! [`f32_half`](crate::bulk::kernels::x86_avx2::f32_half)) sends its 16 lanes through a cold branch that counts those
 //! statuses and blends in the special results, still 8 lanes at a time. Tested bit for bit
 //! against the reference like every kernel.
 
-#[cfg(target_arch = "x86_64")]
-use super::f32_half::run_in_mode;
-use super::f32_half::{SpecialResults, Totals};
+use crate::bulk::kernels::portable::f32_half::Bf16;
+use crate::bulk::kernels::x86_avx2::f32_half::Totals;
+use crate::bulk::kernels::x86_avx2::f32_half::run_in_mode;
 use crate::status::StatusCounts;
-
-/// f32 → bf16 in one mode under one policy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Bf16 {
-    /// The rounding mode (see [`rounding`](super::f32_half::rounding)).
-    mode: u8,
-    /// What NaN, ±Inf and overflow become.
-    specials: SpecialResults,
-}
 
 /// Largest finite bf16 magnitude code.
 const MAX_CODE: u32 = 0x7F7F;
@@ -39,14 +30,8 @@ const BLOCK_STEPS: usize = 32;
 const FLUSH_BLOCKS: usize = 1 << 20;
 
 impl Bf16 {
-    /// The kernel for rounding mode `mode` (see [`rounding`](super::f32_half::rounding)) whose special lanes become
-    /// `specials`.
-    pub(crate) fn new(mode: u8, specials: SpecialResults) -> Bf16 {
-        Bf16 { mode, specials }
-    }
-
     /// Casts `n` little-endian f32 codes into bf16 codes; `None` when the machine lacks AVX2.
-    /// `wide` takes the AVX-512 fast blocks ([`f32_half_avx512`](super::f32_half_avx512))
+    /// `wide` takes the AVX-512 fast blocks ([`f32_half_avx512`](crate::bulk::kernels::x86_avx512::f32_half))
     /// where the machine has them, and `stream` (a 64-byte aligned `dst`) their non-temporal
     /// stores.
     pub(crate) fn run(
@@ -57,16 +42,15 @@ impl Bf16 {
         wide: bool,
         stream: bool,
     ) -> Option<StatusCounts> {
-        #[cfg(target_arch = "x86_64")]
-        if super::simd::avx2_present() {
-            if wide && super::simd::avx512_present() {
-                super::plan::ran("f32-bf16-avx512");
+        if crate::bulk::kernels::simd::avx2_present() {
+            if wide && crate::bulk::kernels::simd::avx512_present() {
+                crate::bulk::kernels::plan::ran("f32-bf16-avx512");
                 // SAFETY: the CPU has AVX2 and AVX-512 F, BW, VL and DQ (checked).
                 return Some(unsafe {
                     run_in_mode::<_, true>(self, self.mode, src, dst, n, stream)
                 });
             }
-            super::plan::ran("f32-bf16");
+            crate::bulk::kernels::plan::ran("f32-bf16");
             // SAFETY: the CPU has AVX2 (checked just above).
             return Some(unsafe { run_in_mode::<_, false>(self, self.mode, src, dst, n, false) });
         }
@@ -75,8 +59,7 @@ impl Bf16 {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-impl super::f32_half::ModeLoop for Bf16 {
+impl crate::bulk::kernels::x86_avx2::f32_half::ModeLoop for Bf16 {
     unsafe fn run_mode<const M: u8, const WIDE: bool>(
         &self,
         src: &[u8],
@@ -89,10 +72,9 @@ impl super::f32_half::ModeLoop for Bf16 {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
 mod simd {
     use super::{BLOCK_STEPS, Bf16, FLUSH_BLOCKS, MAX_CODE, MIN_NORMAL, Totals};
-    use crate::bulk::kernels::f32_half::{Acc, blend, rounding};
+    use crate::bulk::kernels::x86_avx2::f32_half::{Acc, blend, rounding};
     use crate::status::StatusCounts;
     use std::arch::x86_64::{
         __m256i, _mm256_add_epi32, _mm256_and_si256, _mm256_andnot_si256, _mm256_cmpeq_epi32,
@@ -300,7 +282,9 @@ mod simd {
                     let (exact, rare) = if WIDE {
                         // SAFETY: with `WIDE` the caller checked the AVX-512 features.
                         unsafe {
-                            super::super::f32_half_avx512::bf16_fast_block::<M>(xs, ys, stream)
+                            crate::bulk::kernels::x86_avx512::f32_half::bf16_fast_block::<M>(
+                                xs, ys, stream,
+                            )
                         }
                     } else {
                         self.fast_block::<M>(xs, ys)
@@ -311,7 +295,7 @@ mod simd {
                             // `ys` is 32-byte aligned with `stream` (the caller aligns `dst`
                             // and every block is a whole number of 32-byte steps).
                             unsafe {
-                                super::super::f32_half_avx512::bf16_full_block::<M>(
+                                crate::bulk::kernels::x86_avx512::f32_half::bf16_full_block::<M>(
                                     &self.specials,
                                     (MAX_CODE, MIN_NORMAL),
                                     xs,

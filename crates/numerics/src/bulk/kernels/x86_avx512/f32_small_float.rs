@@ -1,5 +1,5 @@
 //! f32 → binary floats of at most 8 bits (the destinations of
-//! [`f32_small_float`](super::f32_small_float): e4m3fn, e5m2, the other fp8/fp6/fp4 formats,
+//! [`f32_small_float`](crate::bulk::kernels::x86_avx2::f32_small_float): e4m3fn, e5m2, the other fp8/fp6/fp4 formats,
 //! e2m1 packed or not) at the AVX-512 level, 16 lanes per vector, 64 elements per step.
 //!
 //! The method: the hardware rounds, and the statuses are read off the 64 codes of a step as
@@ -26,27 +26,21 @@
 //! magnitude (clamped to the policy's overflow code, or replaced by the overflow code by
 //! sign) with the sign bit put on by a masked or; two 4-bit codes go into a byte by a shift,
 //! an or and a `vpermb`. The last `n % 64` elements are left to the per-element rule. With
-//! `stream` ([`stream`](super::stream)) each step's codes (64 bytes, or 32 packed) are stored
+//! `stream` ([`stream`](crate::bulk::kernels::stream)) each step's codes (64 bytes, or 32 packed) are stored
 //! non-temporally; every step prefetches its source 4 KiB ahead, one line per 64 bytes.
 
-use super::f32_small_float::{Fixed, SmallFloat, mode};
+use crate::bulk::kernels::mode;
+use crate::bulk::kernels::portable::f32_small_float::{Fixed, SmallFloat};
 use crate::status::{Status, StatusCounts};
 
 /// Elements per step (four vectors of 16).
 const STEP: usize = 64;
 
-/// Whether the kernel serves `sf` (laid out one code per byte, or two per byte when `packed`).
-pub(crate) fn serves(sf: &SmallFloat, packed: bool) -> bool {
-    // the magnitude codes up to the clamp code stay below the inexact bit (0x80), and the
-    // code offsets of every binade below 2^23
-    sf.serves(packed) && (1..=7).contains(&(23 - sf.shift)) && sf.e0 <= 126 && sf.max_code < 0x7F
-}
-
 /// Casts the first `n - n % 64` of `n` little-endian f32 codes (into one byte each, or two
 /// 4-bit codes per byte, the first in the low nibble, when `packed`) at the AVX-512 level, and
 /// returns how many it cast with their statuses; `None` when the machine lacks AVX-512 or the
 /// kernel does not serve `sf`. With `stream` (honoured when `dst` starts on a 64-byte
-/// boundary, as [`stream::split`](super::stream::split) arranges) the codes are stored
+/// boundary, as [`stream::split`](crate::bulk::kernels::stream::split) arranges) the codes are stored
 /// non-temporally.
 pub(crate) fn run_body(
     sf: &SmallFloat,
@@ -56,8 +50,7 @@ pub(crate) fn run_body(
     packed: bool,
     stream: bool,
 ) -> Option<(usize, StatusCounts)> {
-    #[cfg(target_arch = "x86_64")]
-    if serves(sf, packed) && super::simd::avx512_present() {
+    if sf.serves_avx512(packed) && crate::bulk::kernels::simd::avx512_present() {
         let body = n - n % STEP;
         let out = if packed { body / 2 } else { body };
         let (s, d) = (src.get(..4 * body)?, dst.get_mut(..out)?);
@@ -136,20 +129,17 @@ impl Tally {
             (sf.overflow, ovf, self.ovf_neg),
         ];
         for (f, all, neg) in fixed {
-            super::flags::record_n(f[0].1, all - neg, &mut counts);
-            super::flags::record_n(f[1].1, neg, &mut counts);
+            crate::bulk::kernels::flags::record_n(f[0].1, all - neg, &mut counts);
+            crate::bulk::kernels::flags::record_n(f[1].1, neg, &mut counts);
         }
         counts
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-use super::stream::{prefetch, store64};
-#[cfg(target_arch = "x86_64")]
+use crate::bulk::kernels::stream::{prefetch, store64};
 use std::arch::x86_64::*;
 
 /// The layout's constants, one per lane (32-bit) or per byte (`b_` and the byte indices).
-#[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
 struct Consts {
     /// 0x7FFF_FFFF.
@@ -209,7 +199,6 @@ struct Consts {
     even_bytes: __m512i,
 }
 
-#[cfg(target_arch = "x86_64")]
 impl Consts {
     /// The constants of `sf`.
     #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
@@ -262,7 +251,6 @@ impl Consts {
 }
 
 /// Rounding control of the embedded-rounding adds (exceptions suppressed).
-#[cfg(target_arch = "x86_64")]
 mod rc {
     use std::arch::x86_64::*;
     /// To nearest, ties to even.
@@ -277,7 +265,6 @@ mod rc {
 /// largest finite magnitude (to odd: before its last bit is set where inexact), the inexact
 /// lanes and the lanes beyond the largest finite value. A NaN or ±Inf lane gives the clamp
 /// code, not inexact.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline]
 fn lanes<const M: u8>(c: &Consts, x: __m512i) -> (__m512i, __mmask16, __mmask16) {
@@ -316,7 +303,6 @@ fn lanes<const M: u8>(c: &Consts, x: __m512i) -> (__m512i, __mmask16, __mmask16)
 }
 
 /// The low (or, with `top`, the top) bytes of the 64 lanes of `v`, in order.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline]
 fn gather(idx: __m512i, v: [__m512i; 4]) -> __m512i {
@@ -331,7 +317,6 @@ fn gather(idx: __m512i, v: [__m512i; 4]) -> __m512i {
 /// # Safety
 /// `y` must hold 64 bytes (32 when `PACKED`), and with `stream` start on a boundary of as
 /// many bytes.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline]
 unsafe fn store<const PACKED: bool>(c: &Consts, b: __m512i, y: &mut [u8], stream: bool) {
@@ -362,7 +347,6 @@ unsafe fn store<const PACKED: bool>(c: &Consts, b: __m512i, y: &mut [u8], stream
 /// # Safety
 /// The CPU must support AVX2, FMA, F16C and AVX-512 F, BW, VL, DQ and VBMI; with `stream`,
 /// `dst` must start on a 64-byte boundary.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 unsafe fn dispatch<const M: u8>(
     sf: &SmallFloat,
@@ -387,7 +371,6 @@ unsafe fn dispatch<const M: u8>(
 /// # Safety
 /// The CPU must support the features enabled here; with `stream`, `dst` must start on a
 /// 64-byte boundary.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 unsafe fn cast<const M: u8, const PACKED: bool, const CLAMP: bool>(
     sf: &SmallFloat,
@@ -506,7 +489,6 @@ unsafe fn cast<const M: u8, const PACKED: bool, const CLAMP: bool>(
 /// One step of [`cast`] with an exact overflow, NaN or ±Inf: the 64 code bytes of `v`, with
 /// the policy's NaN and Inf codes blended in, and their statuses counted into `tally` (out
 /// of line, to leave the registers of the fast loop alone).
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline(never)]
 fn special_step<const M: u8, const CLAMP: bool>(

@@ -17,144 +17,14 @@
 //! The counts equal the reference's: total, exact and per flag.
 //!
 //! The last step of a slice is masked (loads, stores and counts), so every length is served.
-//! With `stream` ([`stream`](super::stream)), the full steps of a one-per-element destination
+//! With `stream` ([`stream`](crate::bulk::kernels::stream)), the full steps of a one-per-element destination
 //! are stored non-temporally (the widening casts write up to 8 bytes per source byte).
 
-use super::super::Storage;
-use crate::status::{Status, StatusCounts};
-
-/// Entries of a plane: one per 8-bit source code.
-const CODES: usize = 256;
-/// Most status classes counted (two planes of 8 bits).
-const MAX_MARKS: usize = 16;
-/// Most destination bytes (one plane each).
-const MAX_BYTES: usize = 8;
-/// Raw status bits that make a result inexact in [`StatusCounts::exact`]'s sense.
-const LOSSY: u16 = Status::INEXACT.bits() | Status::INVALID.bits();
-
-/// What one class bit counts: the raw status bits added per element marked, and whether it
-/// takes the element out of the exact count.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Mark {
-    /// Flags counted once per marked element.
-    flags: u16,
-    /// Whether a marked element is not exact.
-    lossy: bool,
-}
-
-/// The byte planes of one (source of at most 8 bits, destination, policy) table.
-#[derive(Debug)]
-pub(crate) struct Planes {
-    /// Whether source codes have more than 6 bits (two permutes and a blend per plane).
-    wide: bool,
-    /// Byte `k` of each source code's destination code, for `k` below the destination bytes.
-    code: Box<[[u8; CODES]]>,
-    /// Whether plane `k` of `code` is non-zero for some code: zero planes are neither looked
-    /// up nor, for 4-byte codes, zipped.
-    live: [bool; MAX_BYTES],
-    /// Bit `j % 8` of plane `j / 8` set where the code's status falls in class `j`.
-    marks: Box<[[u8; CODES]]>,
-    /// What each class counts.
-    classes: Box<[Mark]>,
-}
+use crate::bulk::Storage;
+use crate::bulk::kernels::table::planes::{CODES, MAX_BYTES, MAX_MARKS, Planes};
+use crate::status::StatusCounts;
 
 impl Planes {
-    /// The planes of a source of `src_bits` (at most 8) into codes of `dst_bytes` bytes, from
-    /// `result(c)`: the code and raw status bits of source code `c & (2^src_bits - 1)`, for
-    /// every `c` below 256. `None` for a wider source or destination.
-    pub(crate) fn new(
-        src_bits: u32,
-        dst_bytes: usize,
-        result: impl Fn(usize) -> (u64, u16),
-    ) -> Option<Planes> {
-        if src_bits > 8 || dst_bytes > MAX_BYTES {
-            return None;
-        }
-        let all: Vec<(u64, u16)> = (0..CODES).map(result).collect();
-        let code: Box<[[u8; CODES]]> = (0..dst_bytes)
-            .map(|k| std::array::from_fn(|c| all[c].0.to_le_bytes()[k]))
-            .collect();
-        // A class per distinct non-OK status if there are few; else one per flag, and one for
-        // "not exact".
-        let mut distinct: Vec<u16> = all.iter().map(|r| r.1).filter(|&s| s != 0).collect();
-        distinct.sort_unstable();
-        distinct.dedup();
-        let (classes, of): (Vec<Mark>, Box<dyn Fn(u16) -> u16>) = if distinct.len() <= MAX_MARKS {
-            let classes = distinct
-                .iter()
-                .map(|&s| Mark {
-                    flags: s,
-                    lossy: s & LOSSY != 0,
-                })
-                .collect();
-            let d = distinct.clone();
-            let of = move |s: u16| {
-                d.iter()
-                    .position(|&x| x == s && s != 0)
-                    .map_or(0, |j| 1u16 << j)
-            };
-            (classes, Box::new(of))
-        } else {
-            let any = distinct.iter().fold(0u16, |a, &s| a | s);
-            let bits: Vec<u16> = (0..16)
-                .map(|i| 1u16 << i)
-                .filter(|b| any & b != 0)
-                .collect();
-            let mut classes: Vec<Mark> = bits
-                .iter()
-                .map(|&b| Mark {
-                    flags: b,
-                    lossy: false,
-                })
-                .collect();
-            classes.push(Mark {
-                flags: 0,
-                lossy: true,
-            });
-            let of = move |s: u16| {
-                let mut m = 0u16;
-                for (j, &b) in bits.iter().enumerate() {
-                    if s & b != 0 {
-                        m |= 1 << j;
-                    }
-                }
-                if s & LOSSY != 0 {
-                    m |= 1 << bits.len();
-                }
-                m
-            };
-            (classes, Box::new(of))
-        };
-        if classes.len() > MAX_MARKS {
-            return None;
-        }
-        let marks: Box<[[u8; CODES]]> = (0..classes.len().div_ceil(8))
-            .map(|p| std::array::from_fn(|c| (of(all[c].1) >> (8 * p)) as u8))
-            .collect();
-        let mut live = [false; MAX_BYTES];
-        for (l, plane) in live.iter_mut().zip(code.iter()) {
-            *l = plane.iter().any(|&b| b != 0);
-        }
-        Some(Planes {
-            wide: src_bits > 6,
-            code,
-            live,
-            marks,
-            classes: classes.into_boxed_slice(),
-        })
-    }
-
-    /// Whether [`Planes::run`] casts into storage `d` (codes of at most [`MAX_BYTES`] bytes,
-    /// one per element or packed four or two per byte).
-    pub(crate) fn serves(&self, d: Storage) -> bool {
-        if d.is_packed() {
-            matches!(d.per_byte(), 2 | 4) && !self.code.is_empty()
-        } else {
-            matches!(self.code.len(), 1 | 2 | 4 | 8)
-                && d.format().unpacked_bytes() == self.code.len()
-        }
-    }
-
     /// Casts `n` elements of `src` (storage `s`: one code per byte, or packed two or four per
     /// byte) into `dst` (storage `d`) by the byte planes; `None` when the machine lacks the
     /// AVX-512 level (or POPCNT), a buffer is short, or [`Planes::serves`] does not hold.
@@ -177,8 +47,9 @@ impl Planes {
         if src.len() < s.bytes_for(n) || dst.len() < d.bytes_for(n) {
             return None;
         }
-        #[cfg(target_arch = "x86_64")]
-        if super::simd::avx512_present() && std::arch::is_x86_feature_detected!("popcnt") {
+        if crate::bulk::kernels::simd::avx512_present()
+            && std::arch::is_x86_feature_detected!("popcnt")
+        {
             let (db, dpb) = if d.is_packed() {
                 (0, d.per_byte())
             } else {
@@ -267,7 +138,6 @@ const ZIPS: [[[u8; 64]; 2]; 3] = [
 /// The CPU must support AVX-512 F, BW, VL, VBMI and POPCNT; `src` must hold the bytes of `n`
 /// source elements and `dst` those of `n` destination elements; with `stream`, `dst` must be
 /// 64-byte aligned.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,popcnt")]
 unsafe fn cast<const SPB: usize, const WIDE: bool, const DB: usize, const DPB: usize>(
     p: &Planes,
@@ -498,6 +368,7 @@ mod tests {
     use super::*;
     use crate::bulk::Layout;
     use crate::format::Format;
+    use crate::status::Status;
 
     /// The planes of made-up results with `statuses(c)` as the raw status of code `c`, run on
     /// every byte value and random ones (u8 → u32 codes, and u8 → packed u4), equal the
@@ -515,7 +386,7 @@ mod tests {
         let s = Storage::native(Format::U8);
         let mut want = StatusCounts::default();
         for &b in &src[..n] {
-            super::super::flags::record_n(result(usize::from(b)).1, 1, &mut want);
+            crate::bulk::kernels::flags::record_n(result(usize::from(b)).1, 1, &mut want);
         }
         for (dst, bytes) in [(Format::U32, 4), (Format::U4, 1)] {
             let d = Storage::new(dst, Layout::Packed).unwrap_or(Storage::native(dst));
@@ -524,8 +395,8 @@ mod tests {
             };
             let mut out = vec![0u8; d.bytes_for(n)];
             let Some(counts) = p.run(&src, s, &mut out, d, n, false) else {
-                assert!(!super::super::simd::level_here(
-                    super::super::simd::SimdLevel::Avx512
+                assert!(!crate::bulk::kernels::simd::level_here(
+                    crate::bulk::kernels::simd::SimdLevel::Avx512
                 ));
                 return;
             };
@@ -559,8 +430,8 @@ mod tests {
             };
             let mut out = vec![0xA5u8; d.bytes_for(n)];
             if p.run(&src, s, &mut out, d, n, false).is_none() {
-                assert!(!super::super::simd::level_here(
-                    super::super::simd::SimdLevel::Avx512
+                assert!(!crate::bulk::kernels::simd::level_here(
+                    crate::bulk::kernels::simd::SimdLevel::Avx512
                 ));
                 return;
             }

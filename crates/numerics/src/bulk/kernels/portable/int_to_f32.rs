@@ -4,10 +4,10 @@
 //! policy that did anything else to these values would keep the table). The portable loop is
 //! plain Rust that the compiler vectorises; at the AVX-512 level 16 lanes are widened
 //! (`vpmovsx`/`vpmovzx`) and converted (`vcvtdq2ps`) per step, stored non-temporally when the
-//! slice is streamed ([`stream`](super::stream)).
+//! slice is streamed ([`stream`](crate::bulk::kernels::stream)).
 
-use super::simd::SimdLevel;
-use super::table::Table;
+use crate::bulk::kernels::simd::{SimdLevel, on_x86_64};
+use crate::bulk::kernels::table::codes::Table;
 use crate::format::Format;
 use crate::status::StatusCounts;
 
@@ -66,7 +66,7 @@ impl IntToF32 {
     /// The counts of `n` elements.
     fn counts(&self, n: usize) -> StatusCounts {
         let mut counts = StatusCounts::default();
-        super::flags::record_n(self.status, n as u64, &mut counts);
+        crate::bulk::kernels::flags::record_n(self.status, n as u64, &mut counts);
         counts
     }
 
@@ -101,99 +101,40 @@ impl IntToF32 {
     }
 }
 
-impl super::SliceKernel for IntToF32 {
+impl crate::bulk::kernels::SliceKernel for IntToF32 {
     #[inline(always)]
     fn cast(
         &self,
         level: SimdLevel,
         src: &[u8],
-        s: super::super::Storage,
+        s: crate::bulk::Storage,
         dst: &mut [u8],
-        d: super::super::Storage,
+        d: crate::bulk::Storage,
         n: usize,
         stream: bool,
     ) -> StatusCounts {
         let _ = (s, d);
-        #[cfg(target_arch = "x86_64")]
-        if level.runs_avx512() {
-            super::plan::ran("int-f32-avx512");
-            let done = n - n % 16;
-            // SAFETY: the CPU has AVX-512 F and BW (checked just above); `src` and `dst` hold
-            // the bytes of `n` elements (checked by the caller); a streamed `dst` starts on a
-            // 64-byte boundary (`stream::split`).
-            unsafe {
-                match (self.bytes, self.signed) {
-                    (1, true) => avx512::run::<1, true>(src, dst, done, stream),
-                    (1, false) => avx512::run::<1, false>(src, dst, done, stream),
-                    (_, true) => avx512::run::<2, true>(src, dst, done, stream),
-                    _ => avx512::run::<2, false>(src, dst, done, stream),
-                }
-            }
+        let done = n - n % 16;
+        if level.runs_avx512()
+            && on_x86_64!(
+                crate::bulk::kernels::x86_avx512::int_to_f32::cast(
+                    self.bytes,
+                    self.signed,
+                    src,
+                    dst,
+                    done,
+                    stream
+                ),
+                false
+            )
+        {
+            crate::bulk::kernels::plan::ran("int-f32-avx512");
             self.run_portable(&src[self.bytes * done..], &mut dst[4 * done..], n - done);
             return self.counts(n);
         }
-        let _ = (level, stream);
-        super::plan::ran("int-f32");
+        let _ = stream;
+        crate::bulk::kernels::plan::ran("int-f32");
         self.run_portable(src, dst, n);
         self.counts(n)
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-mod avx512 {
-    use super::super::stream::prefetch;
-    use std::arch::x86_64::{
-        __m512i, _mm_loadu_si128, _mm256_loadu_si256, _mm512_cvtepi8_epi32, _mm512_cvtepi16_epi32,
-        _mm512_cvtepi32_ps, _mm512_cvtepu8_epi32, _mm512_cvtepu16_epi32, _mm512_storeu_ps,
-        _mm512_stream_ps,
-    };
-
-    /// Converts the first `n` (a multiple of 16) integers of `B` bytes each (`S`: signed) of
-    /// `src` into f32 codes in `dst`, 16 per step; with `stream`, stored non-temporally.
-    ///
-    /// # Safety
-    /// The CPU must support AVX-512 F and BW; `src` must hold `n * B` bytes and `dst`
-    /// `4 * n`; with `stream`, `dst` must start on a 64-byte boundary.
-    #[target_feature(enable = "avx512f,avx512bw")]
-    pub(super) unsafe fn run<const B: usize, const S: bool>(
-        src: &[u8],
-        dst: &mut [u8],
-        n: usize,
-        stream: bool,
-    ) {
-        for (x, y) in src[..B * n]
-            .chunks_exact(16 * B)
-            .zip(dst[..4 * n].chunks_exact_mut(64))
-        {
-            prefetch(x.as_ptr());
-            // SAFETY: `x` is 16 * B bytes, the size of the unaligned load.
-            let wide: __m512i = unsafe {
-                if B == 1 {
-                    let v = _mm_loadu_si128(x.as_ptr().cast());
-                    if S {
-                        _mm512_cvtepi8_epi32(v)
-                    } else {
-                        _mm512_cvtepu8_epi32(v)
-                    }
-                } else {
-                    let v = _mm256_loadu_si256(x.as_ptr().cast());
-                    if S {
-                        _mm512_cvtepi16_epi32(v)
-                    } else {
-                        _mm512_cvtepu16_epi32(v)
-                    }
-                }
-            };
-            let f = _mm512_cvtepi32_ps(wide);
-            // SAFETY: `y` is 64 bytes, on a 64-byte boundary when streamed (every step moves
-            // 64 bytes on from the aligned start).
-            unsafe {
-                if stream {
-                    _mm512_stream_ps(y.as_mut_ptr().cast(), f);
-                } else {
-                    _mm512_storeu_ps(y.as_mut_ptr().cast(), f);
-                }
-            }
-        }
     }
 }

@@ -1,4 +1,4 @@
-//! f32 → e8m0 and HiF8 at the AVX-512 level: the [`super::f32_key`] table's results computed
+//! f32 → e8m0 and HiF8 at the AVX-512 level: the [`crate::bulk::kernels::table::f32_key`] table's results computed
 //! 16 lanes at a time from one 32-bit parameter word per (sign, exponent) class.
 //!
 //! Method. Within the class of an f32 (its sign and biased exponent; every NaN forms a class of
@@ -19,11 +19,68 @@
 //! result depends on nothing else), so a parameter set that does not reproduce the table is
 //! never used; the tests check it against the reference too.
 
-use super::f32_key::KeyTable;
-use super::mode;
+use crate::bulk::kernels::mode;
+use crate::bulk::kernels::table::f32_key::{KeyLoop, KeyTable};
+use crate::bulk::kernels::x86_avx512::f32_e8m0::E8m0Avx512;
+use crate::bulk::kernels::x86_avx512::f32_hif8::HiF8Avx512;
 use crate::format::{Format, Kind};
 use crate::round::RoundMode;
 use crate::status::{Status, StatusCounts};
+
+/// An AVX-512 kernel that gives a [`KeyTable`]'s results.
+#[derive(Debug)]
+pub(crate) enum Avx512 {
+    /// The e8m0 formula.
+    E8m0(E8m0Avx512),
+    /// The HiF8 formula.
+    HiF8(HiF8Avx512),
+    /// Per-class parameter words, fetched by a gather (where a formula's check fails).
+    Gather(KeyAvx512),
+}
+
+impl Avx512 {
+    /// The kernel for `table`: the destination's formula, else the gather kernel.
+    fn new(table: &KeyTable) -> Option<Avx512> {
+        let p = &table.policy;
+        let formula = match table.dst.kind() {
+            Kind::HiF8 => HiF8Avx512::new(p, table).map(Avx512::HiF8),
+            _ if table.dst == Format::F8E8M0 => E8m0Avx512::new(p, table).map(Avx512::E8m0),
+            _ => None,
+        };
+        formula.or_else(|| KeyAvx512::new(table.dst, p.round, table).map(Avx512::Gather))
+    }
+}
+
+impl KeyLoop for Avx512 {
+    fn name(&self) -> &'static str {
+        match self {
+            Avx512::E8m0(_) => "f32-e8m0-avx512",
+            Avx512::HiF8(_) => "f32-hif8-avx512",
+            Avx512::Gather(_) => "f32-key-avx512",
+        }
+    }
+
+    fn run(
+        &self,
+        table: &KeyTable,
+        src: &[u8],
+        dst: &mut [u8],
+        n: usize,
+        stream: bool,
+    ) -> Option<StatusCounts> {
+        match self {
+            Avx512::E8m0(k) => k.run(table, src, dst, n, stream),
+            Avx512::HiF8(k) => k.run(table, src, dst, n, stream),
+            Avx512::Gather(k) => k.run(table, src, dst, n, stream),
+        }
+    }
+}
+
+/// The AVX-512 loop for `table`'s results (e8m0 and HiF8 on a machine with the level), built
+/// and checked against the table; `None` where there is none.
+pub(crate) fn loop_for(table: &KeyTable) -> Option<Box<dyn KeyLoop>> {
+    Avx512::new(table).map(|k| Box::new(k) as Box<dyn KeyLoop>)
+}
 
 /// Elements per step (four vectors of 16).
 const STEP: usize = 64;
@@ -76,7 +133,7 @@ fn model_up(mode: u8, negative: bool, sig: u32, k: u32, base: u32) -> (u32, bool
 
 /// The table entry (code, raw status) of `top16` and `sticky`.
 fn entry(table: &KeyTable, top16: u32, sticky: u32) -> (u32, u16) {
-    use super::drive::F32Element;
+    use crate::bulk::kernels::drive::F32Element;
     table.apply((top16 << 16) | sticky)
 }
 
@@ -163,7 +220,7 @@ impl KeyAvx512 {
     /// mode deterministic, the kernels may use the AVX-512 level, and the fitted parameters
     /// reproduce the table on every key.
     pub(crate) fn new(dst: Format, mode: RoundMode, table: &KeyTable) -> Option<KeyAvx512> {
-        if !super::simd::avx512_present() {
+        if !crate::bulk::kernels::simd::avx512_present() {
             return None;
         }
         let k = KeyAvx512::fitted(dst, mode, table)?;
@@ -263,8 +320,7 @@ impl KeyAvx512 {
         n: usize,
         stream: bool,
     ) -> Option<StatusCounts> {
-        #[cfg(target_arch = "x86_64")]
-        if super::simd::avx512_present() {
+        if crate::bulk::kernels::simd::avx512_present() {
             let body = n / STEP * STEP;
             let (s, t) = (&src[..4 * n], &mut dst[..n]);
             // SAFETY: the CPU has every feature of the AVX-512 level (checked just above);
@@ -291,12 +347,10 @@ impl KeyAvx512 {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 
 /// The codes (in the low byte of each lane) and status ids of 16 f32 codes `x` in mode `M`
 /// (0 rint, 1 round, 2 floor, 3 ceil, 4 trunc, 5 odd).
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline]
 fn lanes<const M: u8>(k: &KeyAvx512, x: __m512i) -> (__m512i, __m512i) {
@@ -361,7 +415,6 @@ fn lanes<const M: u8>(k: &KeyAvx512, x: __m512i) -> (__m512i, __m512i) {
 }
 
 /// The sum of the 6-bit field `j` over the lanes of `acc`.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 #[inline]
 fn field(acc: __m512i, j: u32) -> u64 {
@@ -373,7 +426,6 @@ fn field(acc: __m512i, j: u32) -> u64 {
 }
 
 /// Adds the counters' fields to `counts` (flags and exact; not the total).
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 #[inline]
 fn fold(lo: __m512i, hi: __m512i, counts: &mut StatusCounts) {
@@ -392,7 +444,6 @@ fn fold(lo: __m512i, hi: __m512i, counts: &mut StatusCounts) {
 /// # Safety
 /// The CPU must support AVX-512 F, BW, VL, DQ and VBMI; `src` must hold `4 n` bytes and `dst`
 /// `n`, `dst` 64-byte aligned with `stream`.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 unsafe fn cast<const M: u8>(
     k: &KeyAvx512,
@@ -402,7 +453,7 @@ unsafe fn cast<const M: u8>(
     n: usize,
     stream: bool,
 ) -> StatusCounts {
-    use super::stream::{prefetch, store64};
+    use crate::bulk::kernels::stream::{prefetch, store64};
     let mut counts = StatusCounts::default();
     // SAFETY: both tables hold 16 dwords.
     let (spread_lo, spread_hi) = unsafe {
@@ -470,7 +521,7 @@ mod tests {
     fn irregular(dst: Format, policy: &CastPolicy) -> Vec<(u32, i32)> {
         let t = KeyTable::cached(dst, policy).expect("e8m0 and HiF8 have a key table");
         let k = KeyAvx512::fitted(dst, policy.round, &t).expect("a deterministic mode");
-        if super::super::simd::avx512_present() {
+        if crate::bulk::kernels::simd::avx512_present() {
             assert!(k.check(&t), "{dst} {policy:?}");
             assert!(KeyAvx512::new(dst, policy.round, &t).is_some());
         }
@@ -487,7 +538,7 @@ mod tests {
     /// fitted words against the table runs them, at the AVX-512 level only.
     #[test]
     fn every_class_but_the_edge_ones_is_fitted() {
-        super::super::simd::level_here(super::super::simd::SimdLevel::Avx512);
+        crate::bulk::kernels::simd::level_here(crate::bulk::kernels::simd::SimdLevel::Avx512);
         for mode in RoundMode::DETERMINISTIC {
             for p in [CastPolicy::new(mode), CastPolicy::saturating(mode)] {
                 let e8 = irregular(Format::F8E8M0, &p);

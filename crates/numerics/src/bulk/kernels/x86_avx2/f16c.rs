@@ -5,31 +5,14 @@
 //! differs). The statuses of the finite lanes come from the f32 code, the f16 code and the
 //! round trip, counted in the same pass in vector accumulators. The fast loop runs over blocks
 //! of 512; a block with a lane beyond the largest finite f16 is cast again by a full loop that
-//! blends in what the policy makes of NaN, ±Inf and overflow ([`f32_half`](super::f32_half))
+//! blends in what the policy makes of NaN, ±Inf and overflow ([`f32_half`](crate::bulk::kernels::x86_avx2::f32_half))
 //! and counts saturation; nothing is cast element by element. Tested bit for bit against the
 //! reference like every kernel.
 
-#[cfg(target_arch = "x86_64")]
-use super::f32_half::run_in_mode;
-use super::f32_half::{SpecialResults, Totals, rounding};
+use crate::bulk::kernels::portable::f32_half::{F16c, MAX_F32};
+use crate::bulk::kernels::x86_avx2::f32_half::Totals;
+use crate::bulk::kernels::x86_avx2::f32_half::run_in_mode;
 use crate::status::StatusCounts;
-
-/// f32 → f16 in one mode under one policy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct F16c {
-    /// The rounding mode (see [`rounding`]).
-    mode: u8,
-    /// What NaN, ±Inf and overflow become.
-    specials: SpecialResults,
-    /// By sign, the f32 magnitude bits from which a finite input overflows in this mode,
-    /// minus one (a lane overflows when its magnitude is greater).
-    overflow_above: [u32; 2],
-}
-
-/// Largest finite f16 (65504) as f32 bits.
-const MAX_F32: u32 = 0x477F_E000;
-/// The f32 bits of 65536: a magnitude that large or larger overflows in every mode.
-const BEYOND_F32: u32 = 0x4780_0000;
 
 /// Groups of 8 per block: what the fast loop casts at once, and casts again with every
 /// status counted when it met a lane beyond the largest finite f16.
@@ -40,28 +23,9 @@ const BLOCK_GROUPS: usize = 64;
 const FLUSH_BLOCKS: usize = 1 << 20;
 
 impl F16c {
-    /// The kernel for rounding mode `mode` (see [`rounding`]) whose special lanes become
-    /// `specials`.
-    pub(crate) fn new(mode: u8, specials: SpecialResults) -> F16c {
-        // Nearest modes overflow from max + half an ulp (65520, a tie that goes up in both);
-        // the modes that round the magnitude down from 65536; a magnitude rounded up (floor of
-        // a negative, ceil of a positive) from anything beyond max.
-        let (pos, neg) = match mode {
-            rounding::NEAREST_EVEN | rounding::NEAREST_AWAY => (MAX_F32 + 0x1000, MAX_F32 + 0x1000),
-            rounding::FLOOR => (BEYOND_F32, MAX_F32 + 1),
-            rounding::CEIL => (MAX_F32 + 1, BEYOND_F32),
-            _ => (BEYOND_F32, BEYOND_F32),
-        };
-        F16c {
-            mode,
-            specials,
-            overflow_above: [pos - 1, neg - 1],
-        }
-    }
-
     /// Casts `n` little-endian f32 codes into f16 codes; `None` when the machine lacks AVX2 or
     /// F16C.
-    /// `wide` takes the AVX-512 fast blocks ([`f32_half_avx512`](super::f32_half_avx512))
+    /// `wide` takes the AVX-512 fast blocks ([`f32_half_avx512`](crate::bulk::kernels::x86_avx512::f32_half))
     /// where the machine has them, and `stream` (a 64-byte aligned `dst`) their non-temporal
     /// stores.
     pub(crate) fn run(
@@ -72,16 +36,15 @@ impl F16c {
         wide: bool,
         stream: bool,
     ) -> Option<StatusCounts> {
-        #[cfg(target_arch = "x86_64")]
-        if super::simd::avx2_present() {
-            if wide && super::simd::avx512_present() {
-                super::plan::ran("f16c-avx512");
+        if crate::bulk::kernels::simd::avx2_present() {
+            if wide && crate::bulk::kernels::simd::avx512_present() {
+                crate::bulk::kernels::plan::ran("f16c-avx512");
                 // SAFETY: the CPU has AVX2 and F16C and AVX-512 F, BW, VL and DQ (checked).
                 return Some(unsafe {
                     run_in_mode::<_, true>(self, self.mode, src, dst, n, stream)
                 });
             }
-            super::plan::ran("f16c");
+            crate::bulk::kernels::plan::ran("f16c");
             // SAFETY: the CPU has AVX2 and F16C (checked just above).
             return Some(unsafe { run_in_mode::<_, false>(self, self.mode, src, dst, n, false) });
         }
@@ -90,8 +53,7 @@ impl F16c {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-impl super::f32_half::ModeLoop for F16c {
+impl crate::bulk::kernels::x86_avx2::f32_half::ModeLoop for F16c {
     unsafe fn run_mode<const M: u8, const WIDE: bool>(
         &self,
         src: &[u8],
@@ -104,10 +66,9 @@ impl super::f32_half::ModeLoop for F16c {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
 mod simd {
     use super::{BLOCK_GROUPS, F16c, FLUSH_BLOCKS, MAX_F32, Totals};
-    use crate::bulk::kernels::f32_half::{Acc, blend, rounding};
+    use crate::bulk::kernels::x86_avx2::f32_half::{Acc, blend, rounding};
     use crate::status::StatusCounts;
     use std::arch::x86_64::{
         __m128i, __m256i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi16, _mm_cmpgt_epi16,
@@ -341,7 +302,9 @@ mod simd {
                     let (fast, beyond) = if WIDE && xs.len() % 64 == 0 {
                         // SAFETY: with `WIDE` the caller checked the AVX-512 features.
                         unsafe {
-                            super::super::f32_half_avx512::f16_fast_block::<M>(xs, ys, stream)
+                            crate::bulk::kernels::x86_avx512::f32_half::f16_fast_block::<M>(
+                                xs, ys, stream,
+                            )
                         }
                     } else {
                         Self::fast_block::<M>(xs, ys)

@@ -3,10 +3,10 @@
 //! `vroundps` (nearest-even, floor, ceil, trunc; half-away from the truncation and the exact
 //! fraction), the range rule by compares and blends, the codes narrowed by unsigned packs of
 //! the masked low bits, and the statuses counted in vector accumulators in the same pass.
-//! The same rule as [`super::f32_to_int`]'s per-element one (which does the last `n % 16`
+//! The same rule as [`crate::bulk::kernels::portable::f32_to_int`]'s per-element one (which does the last `n % 16`
 //! elements), tested bit for bit against the reference.
 
-use super::f32_to_int::IntDst;
+use crate::bulk::kernels::portable::f32_to_int::IntDst;
 use crate::policy::IntOverflow;
 use crate::round::RoundMode;
 use crate::status::{Status, StatusCounts};
@@ -14,30 +14,11 @@ use crate::status::{Status, StatusCounts};
 /// Elements per step (two vectors of 8).
 const STEP: usize = 16;
 
-/// Whether this kernel serves `d` (4-, 8- or 16-bit destinations, every mode it has).
-pub(crate) fn serves(d: &IntDst) -> bool {
-    matches!(d.bits, 4 | 8 | 16)
-        && matches!(
-            d.mode,
-            RoundMode::Rint
-                | RoundMode::None
-                | RoundMode::Round
-                | RoundMode::Floor
-                | RoundMode::Ceil
-                | RoundMode::Trunc
-        )
-}
-
-/// Whether this kernel casts (the bulk of) a slice for `d` at `level` on this machine.
-pub(crate) fn serves_at(d: &IntDst, level: super::simd::SimdLevel) -> bool {
-    level >= super::simd::SimdLevel::Avx2 && level.is_available() && serves(d)
-}
-
 /// Casts `n` little-endian f32 codes into `d.bytes`-byte integers at the AVX2 level; `None`
-/// when the machine lacks AVX2 or [`serves`] does not hold.
+/// when the machine lacks AVX2 or
+/// [`IntDst::simd_serves`] does not hold.
 pub(crate) fn run(d: &IntDst, src: &[u8], dst: &mut [u8], n: usize) -> Option<StatusCounts> {
-    #[cfg(target_arch = "x86_64")]
-    if serves(d) && super::simd::avx2_present() {
+    if d.simd_serves() && crate::bulk::kernels::simd::avx2_present() {
         return Some(body_then_tail(d, src, dst, n, STEP, |s, t, m| {
             // SAFETY: the CPU has AVX2 (checked just above).
             unsafe { dispatch(d, s, t, m) }
@@ -49,7 +30,6 @@ pub(crate) fn run(d: &IntDst, src: &[u8], dst: &mut [u8], n: usize) -> Option<St
 
 /// Casts the first `n - n % step` elements with `body` (given the source and destination
 /// bytes and the element count) and the last `n % step` by the per-element rule.
-#[cfg(target_arch = "x86_64")]
 pub(crate) fn body_then_tail(
     d: &IntDst,
     src: &[u8],
@@ -75,7 +55,7 @@ pub(crate) fn body_then_tail(
 /// const parameters, for both the AVX2 and the AVX-512 kernel.
 macro_rules! by_width_mode_and_wrap {
     ($cast:ident, $d:expr, $src:expr, $dst:expr, $n:expr) => {{
-        use $crate::bulk::kernels::f32_to_int_avx2::imm;
+        use $crate::bulk::kernels::x86_avx2::f32_to_int::imm;
         let (d, src, dst, n) = ($d, $src, $dst, $n);
         let wrap = d.overflow == IntOverflow::Wrap;
         macro_rules! by_mode {
@@ -121,7 +101,6 @@ pub(crate) mod imm {
 ///
 /// # Safety
 /// The CPU must support AVX2.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn dispatch(d: &IntDst, src: &[u8], dst: &mut [u8], n: usize) -> StatusCounts {
     by_width_mode_and_wrap!(cast, d, src, dst, n)
@@ -140,7 +119,6 @@ unsafe fn dispatch(d: &IntDst, src: &[u8], dst: &mut [u8], n: usize) -> StatusCo
 ///   beyond the range.
 ///
 /// Callable only where AVX2 is enabled (from [`dispatch`]).
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn cast<const R: i32, const W: usize, const WRAP: bool>(
     d: &IntDst,

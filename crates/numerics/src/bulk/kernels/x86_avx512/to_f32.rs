@@ -7,22 +7,17 @@
 //! from masks (the widening round trip compared with the source, |x| against the f32 range,
 //! tests on the result's bits), counted by masked adds in vector accumulators. The policy's
 //! overflow, ±Inf and NaN results are blended in by masks. The last `n % 16` elements take the
-//! portable loop of [`super::to_f32`], whose rule this is; both are tested bit for bit against
-//! the reference. With `stream` ([`super::stream`]) every step's 64-byte store is
+//! portable loop of [`crate::bulk::kernels::portable::to_f32`], whose rule this is; both are tested bit for bit against
+//! the reference. With `stream` ([`crate::bulk::kernels::stream`]) every step's 64-byte store is
 //! non-temporal (the destination then starts on a 64-byte boundary, and every step writes 64
 //! bytes); the source is prefetched ahead once per 64 bytes.
 
-use super::simd::{self, SimdLevel};
-use super::to_f32::{Source, ToF32, mode};
+use crate::bulk::kernels::portable::to_f32::{Source, ToF32, mode};
+use crate::bulk::kernels::simd;
 use crate::status::{Status, StatusCounts};
 
 /// Elements per step.
 const STEP: usize = 16;
-
-/// Whether this kernel casts the bulk of a slice at `level` on this machine.
-pub(crate) fn serves_at(level: SimdLevel) -> bool {
-    level.runs_avx512()
-}
 
 /// Casts `n` little-endian source codes of `k` into f32 codes at the AVX-512 level, the full
 /// steps stored non-temporally with `stream` where `dst` starts on a 64-byte boundary; `None`
@@ -34,7 +29,6 @@ pub(crate) fn run(
     n: usize,
     stream: bool,
 ) -> Option<StatusCounts> {
-    #[cfg(target_arch = "x86_64")]
     if simd::avx512_present() {
         let w = match k.source {
             Source::F64 => 8,
@@ -73,7 +67,6 @@ mod imm {
 /// # Safety
 /// The CPU must support every feature of the AVX-512 level ([`simd::avx512_present`]); with
 /// `stream`, `dst` must start on a 64-byte boundary.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 unsafe fn dispatch(k: &ToF32, src: &[u8], dst: &mut [u8], n: usize, stream: bool) -> StatusCounts {
     // SAFETY: the caller's guarantees are those of every cast below.
@@ -103,7 +96,6 @@ unsafe fn dispatch(k: &ToF32, src: &[u8], dst: &mut [u8], n: usize, stream: bool
 const FLUSH: usize = 1 << 24;
 
 /// The sum of the 16 lane counters.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 fn lane_sum(v: std::arch::x86_64::__m512i) -> u64 {
     use std::arch::x86_64::*;
@@ -133,7 +125,6 @@ fn add_flag(counts: &mut StatusCounts, flag: Status, k: u64) {
 /// # Safety
 /// The CPU must support every feature of the AVX-512 level; with `stream`, `dst` must start
 /// on a 64-byte boundary.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 unsafe fn f64_cast<const M: u8>(
     k: &ToF32,
@@ -142,7 +133,7 @@ unsafe fn f64_cast<const M: u8>(
     n: usize,
     stream: bool,
 ) -> StatusCounts {
-    use super::stream::{prefetch, store64};
+    use crate::bulk::kernels::stream::{prefetch, store64};
     use std::arch::x86_64::*;
     let abs64 = _mm512_castsi512_pd(_mm512_set1_epi64(0x7FFF_FFFF_FFFF_FFFF));
     let sign64 = _mm512_set1_epi64(i64::MIN);
@@ -288,7 +279,6 @@ unsafe fn f64_cast<const M: u8>(
 /// # Safety
 /// The CPU must support every feature of the AVX-512 level; with `stream`, `dst` must start
 /// on a 64-byte boundary.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 unsafe fn i32_cast<const M: u8>(
     src: &[u8],
@@ -296,7 +286,7 @@ unsafe fn i32_cast<const M: u8>(
     n: usize,
     stream: bool,
 ) -> StatusCounts {
-    use super::stream::{prefetch, store64};
+    use crate::bulk::kernels::stream::{prefetch, store64};
     use std::arch::x86_64::*;
     let one = _mm512_set1_epi32(1);
     let minus_one = _mm512_set1_epi32(-1);

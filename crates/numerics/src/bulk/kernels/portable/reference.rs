@@ -1,6 +1,6 @@
 //! The reference kernel: the one rounding routine per element. It defines every result.
 
-use super::super::{BulkOptions, Storage, entropy};
+use crate::bulk::{BulkOptions, Storage, entropy};
 use crate::convert::convert_with_status;
 use crate::policy::CastPolicy;
 use crate::round::RoundMode;

@@ -7,7 +7,7 @@
 //! that the compiler vectorises at each instruction-set level, with one count of the
 //! out-of-range elements per block, from which every status count follows.
 
-use super::flags::BLOCK;
+use crate::bulk::kernels::flags::BLOCK;
 use crate::format::{Format, Kind};
 use crate::policy::{CastPolicy, IntOverflow};
 use crate::status::{Status, StatusCounts};
@@ -225,15 +225,15 @@ impl Code for u64 {
     }
 }
 
-impl super::SliceKernel for I32Int {
+impl crate::bulk::kernels::SliceKernel for I32Int {
     #[inline(always)]
     fn cast(
         &self,
-        level: super::simd::SimdLevel,
+        level: crate::bulk::kernels::simd::SimdLevel,
         src: &[u8],
-        s: super::super::Storage,
+        s: crate::bulk::Storage,
         dst: &mut [u8],
-        d: super::super::Storage,
+        d: crate::bulk::Storage,
         n: usize,
         _stream: bool,
     ) -> StatusCounts {

@@ -8,13 +8,11 @@
 //! when the kernel is built, and the kernel checks itself against the reference on a set of
 //! probe codes before it is used (if any differs, the slice falls back to another kernel).
 
-use super::drive::{self, F32Element};
-use super::f16c::F16c;
-use super::f32_bf16::Bf16;
-use super::f32_half::{SpecialResults, rounding};
-use super::f32_small_float;
-use super::f32_small_float_avx512;
-use super::mode;
+use crate::bulk::kernels::drive::{self, F32Element};
+use crate::bulk::kernels::mode;
+use crate::bulk::kernels::portable::f32_half::{Bf16, F16c, SpecialResults, rounding};
+use crate::bulk::kernels::portable::f32_small_float::SmallFloat;
+use crate::bulk::kernels::simd::{SimdLevel, on_x86_64};
 use crate::convert::convert_with_status;
 use crate::format::{Format, Kind, Specials};
 use crate::policy::CastPolicy;
@@ -217,13 +215,25 @@ impl FloatDst {
         };
         if is(layout::F16, 0x7BFF, 0x477F_E000) {
             let k = F16c::new(rounding, specials);
-            let agrees =
-                |wide| self.simd_agrees(dst, policy, |s, d, n| k.run(s, d, n, wide, false));
+            let agrees = |wide| {
+                self.simd_agrees(dst, policy, |s, d, n| {
+                    on_x86_64!(k.run(s, d, n, wide, false), {
+                        let _ = (s, d, n, wide);
+                        None
+                    })
+                })
+            };
             self.f16c = (agrees(false) && agrees(true)).then_some(k);
         } else if is(layout::BF16, 0x7F7F, 0x7F7F_0000) {
             let k = Bf16::new(rounding, specials);
-            let agrees =
-                |wide| self.simd_agrees(dst, policy, |s, d, n| k.run(s, d, n, wide, false));
+            let agrees = |wide| {
+                self.simd_agrees(dst, policy, |s, d, n| {
+                    on_x86_64!(k.run(s, d, n, wide, false), {
+                        let _ = (s, d, n, wide);
+                        None
+                    })
+                })
+            };
             self.bf16 = (agrees(false) && agrees(true)).then_some(k);
         }
         self
@@ -246,7 +256,7 @@ impl FloatDst {
         let mut want = crate::status::StatusCounts::default();
         let codes_agree = codes.iter().zip(out.chunks_exact(2)).all(|(&x, got)| {
             let (code, status) = reference(x, dst, policy);
-            super::flags::record_n(status, 1, &mut want);
+            crate::bulk::kernels::flags::record_n(status, 1, &mut want);
             u32::from(u16::from_le_bytes([got[0], got[1]])) == code
         });
         codes_agree && counts == want
@@ -266,20 +276,26 @@ impl FloatDst {
             .iter()
             .map(|&x| {
                 let (code, status) = reference(x, dst, policy);
-                super::flags::record_n(status, 1, &mut want);
+                crate::bulk::kernels::flags::record_n(status, 1, &mut want);
                 code
             })
             .collect();
         let n = codes.len();
         let mut agrees = false;
         for packed in [false, true] {
-            if !f32_small_float_avx512::serves(&sf, packed) {
+            if !sf.serves_avx512(packed) {
                 continue;
             }
             let mut out = vec![0u8; if packed { n / 2 } else { n }];
-            let Some((done, counts)) =
-                f32_small_float_avx512::run_body(&sf, &src, &mut out, n, packed, false)
-            else {
+            let Some((done, counts)) = on_x86_64!(
+                crate::bulk::kernels::x86_avx512::f32_small_float::run_body(
+                    &sf, &src, &mut out, n, packed, false
+                ),
+                {
+                    let _ = (&src, &mut out);
+                    None::<(usize, crate::status::StatusCounts)>
+                }
+            ) else {
                 return false;
             };
             let got = |i: usize| match out.get(if packed { i / 2 } else { i }) {
@@ -397,47 +413,65 @@ impl FloatDst {
     #[inline(always)]
     pub(crate) fn run(
         &self,
-        level: super::simd::SimdLevel,
+        level: SimdLevel,
         src: &[u8],
         dst: &mut [u8],
         n: usize,
         packed: bool,
         stream: bool,
     ) -> crate::status::StatusCounts {
-        if level >= super::simd::SimdLevel::Avx2 && !packed {
-            let wide = level == super::simd::SimdLevel::Avx512;
+        if level >= SimdLevel::Avx2 && !packed {
+            let wide = level == SimdLevel::Avx512;
             if let Some(p) = self.f16c
-                && let Some(counts) = p.run(src, dst, n, wide, stream)
+                && let Some(counts) = on_x86_64!(p.run(src, dst, n, wide, stream), {
+                    let _ = (p, wide, stream);
+                    None
+                })
             {
                 return counts;
             }
             if let Some(p) = self.bf16
-                && let Some(counts) = p.run(src, dst, n, wide, stream)
+                && let Some(counts) = on_x86_64!(p.run(src, dst, n, wide, stream), {
+                    let _ = (p, wide, stream);
+                    None
+                })
             {
                 return counts;
             }
         }
-        if level >= super::simd::SimdLevel::Avx512
+        if level >= SimdLevel::Avx512
             && self.avx512
+            && let Some((done, mut counts)) = on_x86_64!(
+                crate::bulk::kernels::x86_avx512::f32_small_float::run_body(
+                    &self.small_float(),
+                    src,
+                    dst,
+                    n,
+                    packed,
+                    stream
+                ),
+                None::<(usize, crate::status::StatusCounts)>
+            )
+        {
+            crate::bulk::kernels::plan::ran("f32-float-avx512");
+            let out = if packed { done / 2 } else { done };
+            let rest = self.run_per_element(&src[4 * done..], &mut dst[out..], n - done, packed);
+            counts.add(&rest);
+            return counts;
+        }
+        if level >= SimdLevel::Avx2
             && let Some((done, mut counts)) =
-                f32_small_float_avx512::run_body(&self.small_float(), src, dst, n, packed, stream)
+                on_x86_64!(self.small_float().run_body(src, dst, n, packed), {
+                    None::<(usize, crate::status::StatusCounts)>
+                })
         {
-            super::plan::ran("f32-float-avx512");
+            crate::bulk::kernels::plan::ran("f32-float-avx2");
             let out = if packed { done / 2 } else { done };
             let rest = self.run_per_element(&src[4 * done..], &mut dst[out..], n - done, packed);
             counts.add(&rest);
             return counts;
         }
-        if level >= super::simd::SimdLevel::Avx2
-            && let Some((done, mut counts)) = self.small_float().run_body(src, dst, n, packed)
-        {
-            super::plan::ran("f32-float-avx2");
-            let out = if packed { done / 2 } else { done };
-            let rest = self.run_per_element(&src[4 * done..], &mut dst[out..], n - done, packed);
-            counts.add(&rest);
-            return counts;
-        }
-        super::plan::ran("f32-float");
+        crate::bulk::kernels::plan::ran("f32-float");
         match self.mode {
             mode::NEAREST_EVEN => self.run_mode::<{ mode::NEAREST_EVEN }>(src, dst, n, packed),
             mode::NEAREST_AWAY => self.run_mode::<{ mode::NEAREST_AWAY }>(src, dst, n, packed),
@@ -479,20 +513,16 @@ impl FloatDst {
 
 impl FloatDst {
     /// Whether the AVX-512 small-float kernel casts (the bulk of) a slice at `level`.
-    pub(crate) fn small_float_avx512_at(
-        &self,
-        level: super::simd::SimdLevel,
-        packed: bool,
-    ) -> bool {
-        level >= super::simd::SimdLevel::Avx512
+    pub(crate) fn small_float_avx512_at(&self, level: SimdLevel, packed: bool) -> bool {
+        level >= SimdLevel::Avx512
             && level.is_available()
             && self.avx512
-            && f32_small_float_avx512::serves(&self.small_float(), packed)
+            && self.small_float().serves_avx512(packed)
     }
 
     /// Whether the explicit AVX2 small-float kernel casts (the bulk of) a slice at `level`.
-    pub(crate) fn small_float_at(&self, level: super::simd::SimdLevel, packed: bool) -> bool {
-        level >= super::simd::SimdLevel::Avx2
+    pub(crate) fn small_float_at(&self, level: SimdLevel, packed: bool) -> bool {
+        level >= SimdLevel::Avx2
             && level.is_available()
             && (packed || self.f16c.is_none())
             && self.small_float().serves(packed)
@@ -520,8 +550,8 @@ impl FloatDst {
     }
 
     /// The parameters of the AVX2 kernel for destinations of at most 8 bits.
-    fn small_float(&self) -> f32_small_float::SmallFloat {
-        f32_small_float::SmallFloat {
+    fn small_float(&self) -> SmallFloat {
+        SmallFloat {
             bits: self.bits,
             shift: self.shift,
             e0: self.e0,
@@ -547,15 +577,15 @@ impl<const M: u8, const L: u8> F32Element for InMode<M, L> {
     }
 }
 
-impl super::SliceKernel for FloatDst {
+impl crate::bulk::kernels::SliceKernel for FloatDst {
     #[inline(always)]
     fn cast(
         &self,
-        level: super::simd::SimdLevel,
+        level: SimdLevel,
         src: &[u8],
-        s: super::super::Storage,
+        s: crate::bulk::Storage,
         dst: &mut [u8],
-        d: super::super::Storage,
+        d: crate::bulk::Storage,
         n: usize,
         stream: bool,
     ) -> crate::status::StatusCounts {

@@ -1,36 +1,20 @@
-//! What the two f32 → 16-bit float SIMD kernels ([`f16c`](super::f16c) and
-//! [`f32_bf16`](super::f32_bf16)) share: the rounding mode as a const-generic parameter, and
+//! What the two f32 → 16-bit float SIMD kernels ([`f16c`](crate::bulk::kernels::x86_avx2::f16c) and
+//! [`f32_bf16`](crate::bulk::kernels::x86_avx2::f32_bf16)) share: the rounding mode as a const-generic parameter, and
 //! the lanes they do not round themselves — NaN, ±Inf and finite overflow — whose results the
 //! policy fixes by sign (NaN: plus the payload's top bits). Those lanes are blended in with
 //! vector selects and counted per class and sign; no element is cast one by one.
 
-use super::flags;
 use crate::status::{Status, StatusCounts};
 
-/// The rounding modes, as const-generic parameters of the kernels' loops.
-pub(crate) use super::mode as rounding;
-
-/// A result fixed by the policy: destination code and raw status bits.
-pub(crate) type Fixed = (u32, u16);
-
-/// The results the policy gives the special lanes, by sign (`[+, −]`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct SpecialResults {
-    /// NaN inputs: the code's fixed bits and the status ...
-    pub nan: [Fixed; 2],
-    /// ... and the mask of the payload bits kept (the f32 magnitude shifted down by the
-    /// mantissa bits dropped; zero when NaN gives a fixed code).
-    pub nan_payload: u32,
-    /// ±Inf inputs.
-    pub inf: [Fixed; 2],
-    /// Finite inputs whose rounded magnitude exceeds the largest finite value.
-    pub overflow: [Fixed; 2],
-}
+use crate::bulk::kernels::flags;
+pub(crate) use crate::bulk::kernels::mode as rounding;
+pub(crate) use crate::bulk::kernels::portable::f32_half::{Fixed, SpecialResults};
 
 /// How many special lanes a kernel met, by class (NaN, Inf, overflow) and sign.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct SpecialCounts {
-    lanes: [[u64; 2]; 3],
+    /// By class (NaN, Inf, overflow) and sign (`[+, −]`).
+    pub(crate) lanes: [[u64; 2]; 3],
 }
 
 impl SpecialCounts {
@@ -56,12 +40,11 @@ impl SpecialResults {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
 /// A 16-bit float kernel whose loop takes the rounding mode and the width of its fast blocks
 /// as const parameters.
 pub(crate) trait ModeLoop {
     /// The loop in mode `M`; with `WIDE` the fast blocks run at the AVX-512 level, and with
-    /// `stream` as well they store non-temporally ([`stream`](super::stream)).
+    /// `stream` as well they store non-temporally ([`stream`](crate::bulk::kernels::stream)).
     ///
     /// # Safety
     /// The CPU must support the kernel's features (AVX2, and F16C for f16), and with `WIDE`
@@ -80,7 +63,6 @@ pub(crate) trait ModeLoop {
 ///
 /// # Safety
 /// As [`ModeLoop::run_mode`].
-#[cfg(target_arch = "x86_64")]
 pub(crate) unsafe fn run_in_mode<K: ModeLoop, const WIDE: bool>(
     k: &K,
     mode: u8,
@@ -106,10 +88,8 @@ pub(crate) unsafe fn run_in_mode<K: ModeLoop, const WIDE: bool>(
     }
 }
 
-#[cfg(target_arch = "x86_64")]
 pub(crate) use simd::{Acc, blend};
 
-#[cfg(target_arch = "x86_64")]
 mod simd {
     use super::{SpecialResults, Totals};
     use std::arch::x86_64::{

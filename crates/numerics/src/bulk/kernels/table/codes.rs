@@ -5,10 +5,11 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::super::Storage;
-use super::flags::{self, BLOCK};
-use super::simd::SimdLevel;
-use super::table_avx512;
+use crate::bulk::Storage;
+use crate::bulk::kernels::flags::{self, BLOCK};
+use crate::bulk::kernels::simd::SimdLevel;
+use crate::bulk::kernels::simd::on_x86_64;
+use crate::bulk::kernels::table::planes::Planes;
 use crate::convert::convert_with_status;
 use crate::format::Format;
 use crate::policy::CastPolicy;
@@ -18,7 +19,7 @@ use crate::status::StatusCounts;
 pub(crate) const MAX_SOURCE_BITS: u32 = 16;
 /// Entries of every table: one per 16-bit code, so that a `u16` index needs no bounds check
 /// (narrower sources fill only the first `2^bits` entries; their codes are masked).
-const ENTRIES: usize = 1 << 16;
+pub(crate) const ENTRIES: usize = 1 << 16;
 
 /// The results of every code of one source format under one policy.
 #[derive(Debug)]
@@ -33,32 +34,32 @@ pub(crate) struct Table {
     arrays: OnceLock<Arrays>,
     /// Whether every source code's status is OK (exact, no flag): the bulk loops then count
     /// without reading statuses.
-    all_ok: bool,
+    pub(crate) all_ok: bool,
     /// For sources of at most 8 bits with a few codes whose status is not OK (fp8 NaN and
     /// Inf codes): those codes and their raw statuses, so that the gather loop counts them by
     /// comparing source bytes instead of reading a status per element.
-    flagged: Option<Box<[(u8, u16)]>>,
+    pub(crate) flagged: Option<Box<[(u8, u16)]>>,
     /// For sources of at most 8 bits: the results as byte planes for the AVX-512 permute
-    /// lookup ([`table_avx512`]).
-    planes: Option<Box<table_avx512::Planes>>,
+    /// lookup ([`crate::bulk::kernels::x86_avx512::table`]).
+    planes: Option<Box<Planes>>,
 }
 
 /// The lookup arrays of a [`Table`]: one entry per 16-bit code, so that a `u16` index needs
 /// no bounds check (narrower sources repeat their `2^bits` results; their codes are masked).
 #[derive(Debug)]
-struct Arrays {
+pub(crate) struct Arrays {
     /// Destination code of each source code (in the low bits).
     codes: Box<[u64; ENTRIES]>,
     /// For destinations of at most 16 bits: the code in the low 16 bits and the raw status
     /// bits above, so that one lookup gives both.
-    narrow: Option<Box<[u32; ENTRIES]>>,
+    pub(crate) narrow: Option<Box<[u32; ENTRIES]>>,
     /// For 32-bit destinations: the code.
-    wide: Option<Box<[u32; ENTRIES]>>,
+    pub(crate) wide: Option<Box<[u32; ENTRIES]>>,
     /// Raw status bits of each source code.
     status: Box<[u16; ENTRIES]>,
     /// For 32-bit destinations whose statuses are not all OK: the raw status bits as `u32`,
     /// so that an 8-lane gather reads them.
-    status32: Option<Box<[u32; ENTRIES]>>,
+    pub(crate) status32: Option<Box<[u32; ENTRIES]>>,
 }
 
 /// Most flagged codes [`Table::flagged`] lists (each costs one compare pass per block).
@@ -127,7 +128,7 @@ impl Table {
         let few = src.bits() <= 8 && !all_ok && flagged.len() <= MAX_FLAGGED;
         let bytes = dst.unpacked_bytes();
         // Entry c holds the result of code c & mask.
-        let planes = table_avx512::Planes::new(src.bits(), bytes, |c| results[c & (n - 1)]);
+        let planes = Planes::new(src.bits(), bytes, |c| results[c & (n - 1)]);
         let table = Table {
             results,
             dst_bytes: bytes,
@@ -144,7 +145,7 @@ impl Table {
     }
 
     /// The lookup arrays, built on first use.
-    fn arrays(&self) -> &Arrays {
+    pub(crate) fn arrays(&self) -> &Arrays {
         self.arrays.get_or_init(|| {
             let n = self.results.len();
             let at = |i: usize| self.results[i & (n - 1)];
@@ -170,7 +171,7 @@ impl Table {
         self.results[usize::from(c) & (self.results.len() - 1)]
     }
 
-    /// Whether the AVX-512 permute lookup ([`table_avx512`]) casts slices into storage `d` at
+    /// Whether the AVX-512 permute lookup ([`crate::bulk::kernels::x86_avx512::table`]) casts slices into storage `d` at
     /// `level` on this machine (every source storage of at most 8 bits).
     pub(crate) fn avx512_at(&self, level: SimdLevel, d: Storage) -> bool {
         level.runs_avx512() && self.planes.as_ref().is_some_and(|p| p.serves(d))
@@ -194,14 +195,17 @@ impl Table {
     ) -> StatusCounts {
         if level == SimdLevel::Avx512
             && let Some(p) = &self.planes
-            && let Some(counts) = p.run(src, s, dst, d, n, stream)
+            && let Some(counts) = on_x86_64!(p.run(src, s, dst, d, n, stream), {
+                let _ = (p, stream);
+                None
+            })
         {
-            super::plan::ran("table-avx512");
+            crate::bulk::kernels::plan::ran("table-avx512");
             return counts;
         }
-        super::plan::ran("table");
+        crate::bulk::kernels::plan::ran("table");
         if level >= SimdLevel::Avx2
-            && let Some(counts) = self.gathered(src, s, dst, d, n)
+            && let Some(counts) = on_x86_64!(self.gathered(src, s, dst, d, n), None)
         {
             return counts;
         }
@@ -210,48 +214,6 @@ impl Table {
         } else {
             self.run_counting::<{ count::EACH }>(src, s, dst, d, n)
         }
-    }
-
-    /// The AVX2 gather path of [`Table::run`]: `None` when the layouts or the machine do not
-    /// allow it.
-    #[inline(always)]
-    fn gathered(
-        &self,
-        src: &[u8],
-        s: Storage,
-        dst: &mut [u8],
-        d: Storage,
-        n: usize,
-    ) -> Option<StatusCounts> {
-        if s.is_packed() || d.is_packed() {
-            return None;
-        }
-        let mask = s.format().code_mask() as u16;
-        let (table, status) = match d.format().unpacked_bytes() {
-            1 | 2 => (self.arrays().narrow.as_deref()?, None),
-            4 => (
-                self.arrays().wide.as_deref()?,
-                self.arrays().status32.as_deref(),
-            ),
-            _ => return None,
-        };
-        let g = gather::Gather {
-            table,
-            status,
-            mask,
-            count: !self.all_ok,
-            flagged: self.flagged.as_deref(),
-        };
-        let counts = match (s.format().unpacked_bytes(), d.format().unpacked_bytes()) {
-            (1, 1) => g.run::<1, 1>(src, dst, n),
-            (1, 2) => g.run::<1, 2>(src, dst, n),
-            (1, 4) => g.run::<1, 4>(src, dst, n),
-            (2, 1) => g.run::<2, 1>(src, dst, n),
-            (2, 2) => g.run::<2, 2>(src, dst, n),
-            (2, 4) => g.run::<2, 4>(src, dst, n),
-            _ => None,
-        }?;
-        Some(counts)
     }
 
     /// [`Table::run`], counting statuses as `COUNT` says (see [`count`]).
@@ -342,201 +304,6 @@ impl Table {
             i += m;
         }
         counts
-    }
-}
-
-/// The table lookup with AVX2 8-lane gathers, for unpacked little-endian sources of 1 or 2
-/// bytes and destinations of 1, 2 or 4 bytes.
-mod gather {
-    use super::super::flags::{self, BLOCK};
-    use super::ENTRIES;
-    use crate::status::StatusCounts;
-
-    /// One gathered lookup: the table of `u32` entries (for destinations of at most 2 bytes the
-    /// code in the low 16 bits and the raw status above; for 4-byte destinations the code, the
-    /// status then in `status`), the source code mask, and whether statuses are counted.
-    pub(super) struct Gather<'a> {
-        pub table: &'a [u32; ENTRIES],
-        pub status: Option<&'a [u32; ENTRIES]>,
-        pub mask: u16,
-        pub count: bool,
-        /// For 1-byte sources: the only codes whose status is not OK, counted by comparing
-        /// the block's source bytes with each (the statuses are then not read per element).
-        pub flagged: Option<&'a [(u8, u16)]>,
-    }
-
-    impl Gather<'_> {
-        /// Raw status of entry `e` of source code `c`.
-        #[inline(always)]
-        fn status_of<const D: usize>(&self, e: u32, c: usize) -> u16 {
-            if D == 4 {
-                self.status.map_or(0, |t| t[c & (ENTRIES - 1)] as u16)
-            } else {
-                (e >> 16) as u16
-            }
-        }
-
-        /// Casts `n` elements of `S` source bytes into `D` destination bytes; `None` when the
-        /// machine lacks AVX2, a buffer is short, or a 4-byte destination's statuses are
-        /// missing.
-        pub(super) fn run<const S: usize, const D: usize>(
-            &self,
-            src: &[u8],
-            dst: &mut [u8],
-            n: usize,
-        ) -> Option<StatusCounts> {
-            let sized = src.len() >= n.checked_mul(S)? && dst.len() >= n.checked_mul(D)?;
-            if !sized || !matches!(S, 1 | 2) || !matches!(D, 1 | 2 | 4) {
-                return None;
-            }
-            if D == 4 && self.count && self.status.is_none() {
-                return None;
-            }
-            #[cfg(target_arch = "x86_64")]
-            if crate::bulk::kernels::simd::avx2_present() {
-                // SAFETY: the CPU has AVX2 (checked just above).
-                return Some(unsafe { self.run_avx2::<S, D>(src, dst, n) });
-            }
-            None
-        }
-
-        /// [`Gather::run`] on a CPU with AVX2: per group of 8, the source codes are widened to
-        /// 32-bit lanes and masked, the entries gathered, and the codes (and statuses) packed
-        /// and stored; the statuses of a block are counted as the scalar lookup counts them.
-        ///
-        /// # Safety
-        /// The CPU must support AVX2; `src` must hold `n * S` bytes and `dst` `n * D`.
-        #[cfg(target_arch = "x86_64")]
-        #[target_feature(enable = "avx2")]
-        unsafe fn run_avx2<const S: usize, const D: usize>(
-            &self,
-            src: &[u8],
-            dst: &mut [u8],
-            n: usize,
-        ) -> StatusCounts {
-            use std::arch::x86_64::{
-                __m128i, __m256i, _mm_loadl_epi64, _mm_loadu_si128, _mm_storel_epi64,
-                _mm_storeu_si128, _mm256_and_si256, _mm256_castsi256_si128, _mm256_cvtepu8_epi32,
-                _mm256_cvtepu16_epi32, _mm256_i32gather_epi32, _mm256_permute4x64_epi64,
-                _mm256_permutevar8x32_epi32, _mm256_set1_epi32, _mm256_setr_epi8,
-                _mm256_setr_epi32, _mm256_shuffle_epi8, _mm256_storeu_si256,
-            };
-            // Per 128-bit lane: byte 0 of each 32-bit entry; bytes 0-1; bytes 2-3.
-            let low8 = _mm256_setr_epi8(
-                0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12, -1, -1,
-                -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-            );
-            let low16 = _mm256_setr_epi8(
-                0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 4, 5, 8, 9, 12, 13,
-                -1, -1, -1, -1, -1, -1, -1, -1,
-            );
-            let high16 = _mm256_setr_epi8(
-                2, 3, 6, 7, 10, 11, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1, 2, 3, 6, 7, 10, 11, 14,
-                15, -1, -1, -1, -1, -1, -1, -1, -1,
-            );
-            let first_dwords = _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0);
-            // The 8 bytes (2 per lane) or 8 u16 (4 per lane) gathered into the low half.
-            let low_half8 = |v: __m256i| {
-                _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(
-                    _mm256_shuffle_epi8(v, low8),
-                    first_dwords,
-                ))
-            };
-            let low_half16 = |v: __m256i, pick: __m256i| {
-                _mm256_castsi256_si128(_mm256_permute4x64_epi64::<0b00_00_10_00>(
-                    _mm256_shuffle_epi8(v, pick),
-                ))
-            };
-            let flagged = if S == 1 && self.count {
-                self.flagged
-            } else {
-                None
-            };
-            // Statuses read per element only when they are counted and not by flagged codes.
-            let per_element = self.count && flagged.is_none();
-            let mask = _mm256_set1_epi32(i32::from(self.mask));
-            let table = self.table.as_ptr().cast::<i32>();
-            let status_table = self.status.map(|t| t.as_ptr().cast::<i32>());
-            let mut counts = StatusCounts::default();
-            let mut st = [0u16; BLOCK];
-            for (sb, db) in src[..n * S]
-                .chunks(S * BLOCK)
-                .zip(dst[..n * D].chunks_mut(D * BLOCK))
-            {
-                let m = sb.len() / S;
-                let groups = m / 8;
-                for ((x, y), t) in sb
-                    .chunks_exact(8 * S)
-                    .zip(db.chunks_exact_mut(8 * D))
-                    .zip(st.chunks_exact_mut(8))
-                {
-                    if S == 1 && D == 4 && !per_element {
-                        // 256 entries in L1: eight scalar loads beat one gather here.
-                        for (&b, out) in x.iter().zip(y.chunks_exact_mut(4)) {
-                            let e = self.table[usize::from(u16::from(b) & self.mask)];
-                            out.copy_from_slice(&e.to_le_bytes());
-                        }
-                        continue;
-                    }
-                    // SAFETY: `x` holds 8 * S bytes, the size of the load; every index is
-                    // masked to at most 0xFFFF < ENTRIES, inside both tables; `y` holds 8 * D
-                    // bytes and `t` 8 u16, the sizes of the stores; AVX2 is enabled here.
-                    unsafe {
-                        let idx = if S == 1 {
-                            _mm256_cvtepu8_epi32(_mm_loadl_epi64(x.as_ptr().cast::<__m128i>()))
-                        } else {
-                            _mm256_cvtepu16_epi32(_mm_loadu_si128(x.as_ptr().cast::<__m128i>()))
-                        };
-                        let idx = _mm256_and_si256(idx, mask);
-                        let v = _mm256_i32gather_epi32::<4>(table, idx);
-                        let out = y.as_mut_ptr();
-                        match D {
-                            1 => _mm_storel_epi64(out.cast::<__m128i>(), low_half8(v)),
-                            2 => _mm_storeu_si128(out.cast::<__m128i>(), low_half16(v, low16)),
-                            _ => _mm256_storeu_si256(out.cast::<__m256i>(), v),
-                        }
-                        if per_element {
-                            let stv = match (D, status_table) {
-                                (4, Some(s)) => {
-                                    low_half16(_mm256_i32gather_epi32::<4>(s, idx), low16)
-                                }
-                                _ => low_half16(v, high16),
-                            };
-                            _mm_storeu_si128(t.as_mut_ptr().cast::<__m128i>(), stv);
-                        }
-                    }
-                }
-                // The last block's tail of fewer than 8, one by one.
-                for k in 8 * groups..m {
-                    let c = if S == 1 {
-                        usize::from(sb[k])
-                    } else {
-                        usize::from(u16::from_le_bytes([sb[2 * k], sb[2 * k + 1]]))
-                    } & usize::from(self.mask);
-                    let e = self.table[c];
-                    db[D * k..D * (k + 1)].copy_from_slice(&e.to_le_bytes()[..D]);
-                    st[k] = self.status_of::<D>(e, c);
-                }
-                if let Some(codes) = flagged {
-                    let mut seen = 0usize;
-                    for &(code, status) in codes {
-                        let k = sb
-                            .iter()
-                            .filter(|&&b| u16::from(b) & self.mask == u16::from(code))
-                            .count();
-                        flags::record_n(status, k as u64, &mut counts);
-                        seen += k;
-                    }
-                    flags::record_n(0, (m - seen) as u64, &mut counts);
-                } else if self.count {
-                    flags::count(&st[..m], &mut counts);
-                } else {
-                    counts.total += m as u64;
-                    counts.exact += m as u64;
-                }
-            }
-            counts
-        }
     }
 }
 
@@ -678,15 +445,15 @@ impl Entry<8> for Wide64<'_> {
     }
 }
 
-impl super::SliceKernel for Table {
+impl crate::bulk::kernels::SliceKernel for Table {
     #[inline(always)]
     fn cast(
         &self,
-        level: super::simd::SimdLevel,
+        level: crate::bulk::kernels::simd::SimdLevel,
         src: &[u8],
-        s: super::super::Storage,
+        s: crate::bulk::Storage,
         dst: &mut [u8],
-        d: super::super::Storage,
+        d: crate::bulk::Storage,
         n: usize,
         stream: bool,
     ) -> crate::status::StatusCounts {
@@ -757,7 +524,7 @@ mod tests {
                         let gc = t.run(SimdLevel::Avx2, x, s, &mut got, d, n, false);
                         assert_eq!(got, want, "{from} -> {to} {policy:?} n {n}");
                         assert_eq!(gc, wc, "{from} -> {to} {policy:?} n {n}");
-                        assert!(t.gathered(x, s, &mut got, d, n).is_some());
+                        assert!(on_x86_64!(t.gathered(x, s, &mut got, d, n).is_some(), true));
                         checked += 1;
                     }
                 }

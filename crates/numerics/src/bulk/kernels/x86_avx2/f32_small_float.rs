@@ -1,5 +1,5 @@
 //! f32 → binary floats of at most 8 bits (e4m3fn, e5m2, the other fp8/fp6/fp4 formats the
-//! [`super::f32_float`] kernel serves, and packed e2m1) at the AVX2 level: the same rounding
+//! [`crate::bulk::kernels::portable::f32_float`] kernel serves, and packed e2m1) at the AVX2 level: the same rounding
 //! on the bit patterns as that kernel's per-element rule, 8 lanes per instruction, with the
 //! destination's layout (exponent bits, mantissa bits, bias, largest finite value, the codes
 //! and statuses of Inf, NaN and overflow) as run-time parameters held in registers. Normal
@@ -8,43 +8,12 @@
 //! special cases are blended in. Statuses are counted in vector accumulators in the same
 //! pass. The last `n % 16` elements take the per-element rule.
 
+use crate::bulk::kernels::mode;
+use crate::bulk::kernels::portable::f32_small_float::{Fixed, SmallFloat};
 use crate::status::{Status, StatusCounts};
-
-/// A result fixed by the policy: destination code and raw status bits.
-pub(crate) type Fixed = (u32, u16);
 
 /// Elements per step (two vectors of 8).
 const STEP: usize = 16;
-
-/// The rounding-mode numbering of every kernel ([`super::mode`]).
-pub(crate) use super::mode;
-
-/// One f32 → small float cast: the layout, the mode and the policy's fixed results.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct SmallFloat {
-    /// Destination width in bits (at most 8).
-    pub bits: u32,
-    /// Mantissa bits dropped from a normal f32.
-    pub shift: u32,
-    /// The f32 biased exponent of the destination's biased exponent 0.
-    pub e0: u32,
-    /// Smallest normal magnitude code.
-    pub min_normal: u32,
-    /// Largest finite magnitude code.
-    pub max_code: u32,
-    /// The f32 magnitude bits of the largest finite value.
-    pub max_abs: u32,
-    /// The mode (see [`mode`]).
-    pub mode: u8,
-    /// ±Inf inputs, by sign.
-    pub inf: [Fixed; 2],
-    /// Finite inputs beyond the largest finite value after rounding, by sign.
-    pub overflow: [Fixed; 2],
-    /// NaN inputs, by sign: the code's fixed bits and the status ...
-    pub nan_fixed: [Fixed; 2],
-    /// ... and the mask of the payload bits kept (the f32 mantissa shifted by `shift`).
-    pub nan_payload: u32,
-}
 
 impl SmallFloat {
     /// Casts the first `n - n % 16` of `n` little-endian f32 codes (16 codes per step into 16
@@ -58,8 +27,7 @@ impl SmallFloat {
         n: usize,
         packed: bool,
     ) -> Option<(usize, StatusCounts)> {
-        #[cfg(target_arch = "x86_64")]
-        if self.serves(packed) && super::simd::avx2_present() {
+        if self.serves(packed) && crate::bulk::kernels::simd::avx2_present() {
             let body = n - n % STEP;
             let out = if packed { body / 2 } else { body };
             let (s, d) = (&src[..4 * body], &mut dst[..out]);
@@ -86,11 +54,6 @@ impl SmallFloat {
         None
     }
 
-    /// Whether this kernel serves the destination: at most 8 bits, and at most 4 when `packed`.
-    pub(crate) fn serves(&self, packed: bool) -> bool {
-        self.bits <= 8 && (!packed || self.bits <= 4)
-    }
-
     /// Whether finite overflow gives, for both signs, the largest finite magnitude or the next
     /// code up, with the sign bit by sign: then the code is the rounded magnitude clamped to
     /// that code, with the sign put on (no blend).
@@ -104,7 +67,6 @@ impl SmallFloat {
     ///
     /// # Safety
     /// The CPU must support AVX2.
-    #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn dispatch<const M: u8>(
         &self,
@@ -128,7 +90,6 @@ impl SmallFloat {
     ///
     /// # Safety
     /// The CPU must support AVX2.
-    #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn cast<const M: u8, const PACKED: bool, const CLAMP: bool>(
         &self,
@@ -326,8 +287,8 @@ impl SmallFloat {
                 (self.inf, inf, inf_neg),
                 (self.overflow, ovf, ovf_neg),
             ] {
-                super::flags::record_n(fixed[0].1, all - neg, &mut counts);
-                super::flags::record_n(fixed[1].1, neg, &mut counts);
+                crate::bulk::kernels::flags::record_n(fixed[0].1, all - neg, &mut counts);
+                crate::bulk::kernels::flags::record_n(fixed[1].1, neg, &mut counts);
             }
         }
         counts
@@ -339,7 +300,6 @@ impl SmallFloat {
     ///
     /// # Safety
     /// The CPU must support AVX2.
-    #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     #[inline(never)]
     unsafe fn full_step<const M: u8>(

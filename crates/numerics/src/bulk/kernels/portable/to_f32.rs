@@ -6,14 +6,14 @@
 //! last bit set where inexact; ties away steps away from zero where the source is an exact tie
 //! that nearest-even rounded toward zero, the two distances being exact f64 differences).
 //! Overflow, ±Inf, NaN and the statuses are selected branchlessly per element, so the loop
-//! vectorises at every instruction-set level ([`super::simd::run_at`]). A block whose values
+//! vectorises at every instruction-set level ([`crate::bulk::kernels::simd::run_at`]). A block whose values
 //! are all ±0 or within the normal f32 range (every i32, and most data) takes a shorter loop
 //! first: integer rounding of the f64 bits, where the only status is inexact. At the AVX-512 level
-//! [`super::to_f32_avx512`] casts the bulk of a slice. Both are tested bit for bit (codes and
+//! [`crate::bulk::kernels::x86_avx512::to_f32`] casts the bulk of a slice. Both are tested bit for bit (codes and
 //! status counts) against the reference.
 
-use super::flags::{self, BLOCK};
-use super::simd::SimdLevel;
+use crate::bulk::kernels::flags::{self, BLOCK};
+use crate::bulk::kernels::simd::{SimdLevel, on_x86_64};
 use crate::policy::{CastPolicy, InfRule, NanRule, Overflow};
 use crate::round::RoundMode;
 use crate::status::{Status, StatusCounts};
@@ -32,8 +32,8 @@ pub(crate) const F32_INF: u32 = 0x7F80_0000;
 /// The f32 code of the largest finite value.
 pub(crate) const F32_MAX: u32 = 0x7F7F_FFFF;
 
-/// The rounding-mode numbering of every kernel ([`super::mode`]).
-pub(crate) use super::mode;
+/// The rounding-mode numbering of every kernel ([`crate::bulk::kernels::mode`]).
+pub(crate) use crate::bulk::kernels::mode;
 
 /// The source of a [`ToF32`] cast.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,7 +94,7 @@ impl ToF32 {
 
     /// Short name of the code that casts the bulk of a slice at `level`.
     pub(crate) fn name_at(&self, level: SimdLevel) -> &'static str {
-        match (self.source, super::to_f32_avx512::serves_at(level)) {
+        match (self.source, level.runs_avx512()) {
             (Source::F64, true) => "f64-f32-avx512",
             (Source::I32, true) => "i32-f32-avx512",
             _ => self.name(),
@@ -309,29 +309,33 @@ fn normal_block<const M: u8>(block: &[u64], codes: &mut [u32]) -> Option<u64> {
     (!outside).then_some(inexact)
 }
 
-impl super::SliceKernel for ToF32 {
+impl crate::bulk::kernels::SliceKernel for ToF32 {
     #[inline(always)]
     fn cast(
         &self,
         level: SimdLevel,
         src: &[u8],
-        s: super::super::Storage,
+        s: crate::bulk::Storage,
         dst: &mut [u8],
-        d: super::super::Storage,
+        d: crate::bulk::Storage,
         n: usize,
         stream: bool,
     ) -> StatusCounts {
         let _ = (s, d);
-        if super::to_f32_avx512::serves_at(level)
-            && let Some(counts) = super::to_f32_avx512::run(self, src, dst, n, stream)
+        if level.runs_avx512()
+            && let Some(counts) = on_x86_64!(
+                crate::bulk::kernels::x86_avx512::to_f32::run(self, src, dst, n, stream),
+                None
+            )
         {
-            super::plan::ran(match self.source {
+            crate::bulk::kernels::plan::ran(match self.source {
                 Source::F64 => "f64-f32-avx512",
                 Source::I32 => "i32-f32-avx512",
             });
             return counts;
         }
-        super::plan::ran(self.name());
+        let _ = stream;
+        crate::bulk::kernels::plan::ran(self.name());
         self.run_portable(src, dst, n)
     }
 }

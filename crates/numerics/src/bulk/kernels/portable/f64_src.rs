@@ -1,4 +1,4 @@
-//! f64 and i32 → the binary floats of at most 16 bits the [`super::f32_float`] kernel serves
+//! f64 and i32 → the binary floats of at most 16 bits the [`crate::bulk::kernels::portable::f32_float`] kernel serves
 //! (f16, bf16, fp8, fp6, fp4), every deterministic mode and policy: each f64 (each i32, by way
 //! of its exact f64 value) is first rounded to f32 by round-to-odd (exact integer arithmetic
 //! on the bit pattern), then the block goes through the f32 kernel. Round-to-odd keeps every rounding decision of the narrower format:
@@ -11,9 +11,9 @@
 //! down to its own largest value without overflow under `floor`, but not 1e300) takes the
 //! reference routine. Tested bit for bit against the reference.
 
+use crate::bulk::kernels::flags::BLOCK;
 #[cfg(doc)]
-use super::f32_float::FloatDst;
-use super::flags::BLOCK;
+use crate::bulk::kernels::portable::f32_float::FloatDst;
 use crate::status::StatusCounts;
 
 /// f64 or i32 → small float, through round-to-odd f32 codes and a [`FloatDst`] kernel.
@@ -93,7 +93,7 @@ fn round_to_odd_branchless(x: u64) -> (u32, bool) {
     (sign | if e >= 1 { normal } else { sub }, beyond)
 }
 
-/// A block of f64 codes into round-to-odd f32 codes, as a [`super::simd::Job`] (so that the
+/// A block of f64 codes into round-to-odd f32 codes, as a [`crate::bulk::kernels::simd::Job`] (so that the
 /// loop is compiled at the cast's instruction-set level): whether any needs the reference.
 struct OddBlock<'a> {
     source: WideSource,
@@ -101,7 +101,7 @@ struct OddBlock<'a> {
     out: &'a mut [u32],
 }
 
-impl super::simd::Job for OddBlock<'_> {
+impl crate::bulk::kernels::simd::Job for OddBlock<'_> {
     type Output = bool;
     #[inline(always)]
     fn run(self) -> bool {
@@ -136,7 +136,7 @@ impl F64Float {
     /// element `i` (a multiple of the block length, or the end).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn run(
-        level: super::simd::SimdLevel,
+        level: crate::bulk::kernels::simd::SimdLevel,
         source: WideSource,
         src: &[u8],
         dst: &mut [u8],
@@ -157,7 +157,7 @@ impl F64Float {
                 src: block,
                 out: &mut f32s[..m],
             };
-            let needs_reference = super::simd::run_at(level, job);
+            let needs_reference = crate::bulk::kernels::simd::run_at(level, job);
             let out = &mut dst[out_bytes(start)..out_bytes(start + m)];
             let got = if needs_reference {
                 reference(block, out, start, m)

@@ -6,18 +6,35 @@
 //! status) come from two k-mask tests on the 32 source lanes, counted by `popcnt`. With
 //! `stream` the two 64-byte stores of a step are non-temporal (the destination then starts on
 //! a 64-byte boundary, and every step writes 128 bytes); the source is prefetched ahead once
-//! per step ([`stream::prefetch`](super::stream::prefetch)). The last `n % 32` codes are one
+//! per step ([`stream::prefetch`](crate::bulk::kernels::stream::prefetch)). The last `n % 32` codes are one
 //! masked step. Tested bit for bit (codes and status counts) against the reference on every
 //! code.
 
-use super::flags;
-use super::simd::{self, SimdLevel};
-use super::widen::Widen;
+use crate::bulk::kernels::flags;
+use crate::bulk::kernels::portable::widen::{Half, Widen};
+use crate::bulk::kernels::simd;
 use crate::status::StatusCounts;
 
-/// Whether this kernel casts the slices of a [`Widen`] at `level` on this machine.
-pub(crate) fn serves_at(level: SimdLevel) -> bool {
-    level.runs_avx512()
+impl Widen {
+    /// Whether the source is bf16 (else f16).
+    fn is_bf16(&self) -> bool {
+        self.half == Half::BF16
+    }
+
+    /// Bits OR-ed into a NaN's f32 code: the quiet bit `0x0040_0000`, or none.
+    fn nan_quiet(&self) -> u32 {
+        self.nan_quiet
+    }
+
+    /// Raw status bits of a NaN input.
+    fn nan_status(&self) -> u16 {
+        self.nan_status
+    }
+
+    /// Raw status bits of a ±Inf input.
+    fn inf_status(&self) -> u16 {
+        self.inf_status
+    }
 }
 
 /// Casts `n` little-endian 16-bit codes of `src` into f32 codes in `dst` at the AVX-512 level,
@@ -30,7 +47,6 @@ pub(crate) fn run(
     n: usize,
     stream: bool,
 ) -> Option<StatusCounts> {
-    #[cfg(target_arch = "x86_64")]
     if simd::avx512_present() {
         let (src, dst) = (&src[..2 * n], &mut dst[..4 * n]);
         let stream = stream && (dst.as_ptr() as usize).is_multiple_of(64);
@@ -59,7 +75,6 @@ pub(crate) fn run(
 /// # Safety
 /// The CPU must support every feature of the AVX-512 level ([`simd::avx512_present`]); with
 /// `stream`, `dst` must start on a 64-byte boundary.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 unsafe fn cast<const BF16: bool>(
     k: &Widen,
@@ -67,7 +82,7 @@ unsafe fn cast<const BF16: bool>(
     dst: &mut [u8],
     stream: bool,
 ) -> (u64, u64) {
-    use super::stream::{prefetch, store64};
+    use crate::bulk::kernels::stream::{prefetch, store64};
     use std::arch::x86_64::*;
     let (e, m) = if BF16 {
         (0x7F80u16, 0x007Fu16)

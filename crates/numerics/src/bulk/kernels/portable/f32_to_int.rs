@@ -4,7 +4,7 @@
 //! equal the reference routine's (tested over random codes and every boundary class per
 //! destination, mode and policy).
 
-use super::drive::{self, F32Element};
+use crate::bulk::kernels::drive::{self, F32Element};
 use crate::policy::IntOverflow;
 use crate::round::RoundMode;
 use crate::status::{Status, StatusCounts};
@@ -16,7 +16,8 @@ const SATURATED: u16 = Status::SATURATED.bits();
 const WRAPPED: u16 = Status::WRAPPED.bits();
 const INVALID: u16 = Status::INVALID.bits();
 
-use super::mode;
+use crate::bulk::kernels::mode;
+use crate::bulk::kernels::simd::{SimdLevel, on_x86_64};
 
 /// The integer destination.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +39,31 @@ pub(crate) struct IntDst {
 }
 
 impl IntDst {
+    /// Whether the explicit SIMD loops serve this destination (4-, 8- or 16-bit, every mode
+    /// but `odd`).
+    pub(crate) fn simd_serves(&self) -> bool {
+        matches!(self.bits, 4 | 8 | 16)
+            && matches!(
+                self.mode,
+                RoundMode::Rint
+                    | RoundMode::None
+                    | RoundMode::Round
+                    | RoundMode::Floor
+                    | RoundMode::Ceil
+                    | RoundMode::Trunc
+            )
+    }
+
+    /// Whether the AVX2 loop casts (the bulk of) a slice at `level` on this machine.
+    pub(crate) fn avx2_at(&self, level: SimdLevel) -> bool {
+        level >= SimdLevel::Avx2 && level.is_available() && self.simd_serves()
+    }
+
+    /// Whether the AVX-512 loop casts (the bulk of) a slice at `level` on this machine.
+    pub(crate) fn avx512_at(&self, level: SimdLevel) -> bool {
+        level.runs_avx512() && self.simd_serves()
+    }
+
     /// `x` truncated towards zero, by clearing its fraction bits (exact; ±Inf and NaN stay).
     #[inline(always)]
     fn trunc(bits: u32) -> f32 {
@@ -237,32 +263,39 @@ impl<const M: u8, const W: usize, const WRAP: bool> F32Element for Typed<M, W, W
     }
 }
 
-impl super::SliceKernel for IntDst {
+impl crate::bulk::kernels::SliceKernel for IntDst {
     #[inline(always)]
     fn cast(
         &self,
-        level: super::simd::SimdLevel,
+        level: SimdLevel,
         src: &[u8],
-        s: super::super::Storage,
+        s: crate::bulk::Storage,
         dst: &mut [u8],
-        d: super::super::Storage,
+        d: crate::bulk::Storage,
         n: usize,
         stream: bool,
     ) -> crate::status::StatusCounts {
         let _ = (s, d);
-        if level == super::simd::SimdLevel::Avx512
-            && let Some(counts) = super::f32_to_int_avx512::run(self, src, dst, n, stream)
+        if level == SimdLevel::Avx512
+            && let Some(counts) = on_x86_64!(
+                crate::bulk::kernels::x86_avx512::f32_to_int::run(self, src, dst, n, stream),
+                None
+            )
         {
-            super::plan::ran("f32-int-avx512");
+            crate::bulk::kernels::plan::ran("f32-int-avx512");
             return counts;
         }
-        if level >= super::simd::SimdLevel::Avx2
-            && let Some(counts) = super::f32_to_int_avx2::run(self, src, dst, n)
+        if level >= SimdLevel::Avx2
+            && let Some(counts) = on_x86_64!(
+                crate::bulk::kernels::x86_avx2::f32_to_int::run(self, src, dst, n),
+                None
+            )
         {
-            super::plan::ran("f32-int-avx2");
+            crate::bulk::kernels::plan::ran("f32-int-avx2");
             return counts;
         }
-        super::plan::ran("f32-int");
+        let _ = stream;
+        crate::bulk::kernels::plan::ran("f32-int");
         self.run(src, dst, n)
     }
 }

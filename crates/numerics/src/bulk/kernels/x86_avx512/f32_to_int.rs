@@ -16,14 +16,13 @@
 //! narrowing (then a byte clamp for 4-bit codes), four compares per vector chained by
 //! masking and counted in lane counters, out of range from a compare on the 16-bit values; a step whose packs saturate at −2^15 (NaN,
 //! ±Inf, |x| ≥ 2^31, x below −2^15) takes the full rule. The rule is
-//! [`super::f32_to_int`]'s per-element one (which does the last `n % 64` elements), tested
+//! [`crate::bulk::kernels::portable::f32_to_int`]'s per-element one (which does the last `n % 64` elements), tested
 //! bit for bit against the reference. With `stream`
-//! ([`stream`](super::stream)) each step's codes (128, 64 or 32 bytes) are stored
+//! ([`stream`](crate::bulk::kernels::stream)) each step's codes (128, 64 or 32 bytes) are stored
 //! non-temporally; every step prefetches its source 4 KiB ahead, one line per 64 bytes.
 
-use super::f32_to_int::IntDst;
-use super::f32_to_int_avx2::imm;
-use super::simd::SimdLevel;
+use crate::bulk::kernels::portable::f32_to_int::IntDst;
+use crate::bulk::kernels::x86_avx2::f32_to_int::imm;
 use crate::policy::IntOverflow;
 use crate::round::RoundMode;
 use crate::status::{Status, StatusCounts};
@@ -31,17 +30,10 @@ use crate::status::{Status, StatusCounts};
 /// Elements per step (four vectors of 16).
 const STEP: usize = 64;
 
-/// Whether this kernel casts (the bulk of) a slice for `d` at `level` on this machine: the
-/// destinations and modes of the AVX2 kernel ([`super::f32_to_int_avx2::serves`]), at the
-/// AVX-512 level only.
-pub(crate) fn serves_at(d: &IntDst, level: SimdLevel) -> bool {
-    level.runs_avx512() && super::f32_to_int_avx2::serves(d)
-}
-
 /// Casts `n` little-endian f32 codes into `d.bytes`-byte integers (or nibbles, packed) at the
 /// AVX-512 level; `None` when the machine lacks the level or `d` is not served. With `stream`
 /// (honoured when `dst` starts on a 64-byte boundary, as
-/// [`stream::split`](super::stream::split) arranges) the full steps are stored
+/// [`stream::split`](crate::bulk::kernels::stream::split) arranges) the full steps are stored
 /// non-temporally.
 pub(crate) fn run(
     d: &IntDst,
@@ -50,13 +42,12 @@ pub(crate) fn run(
     n: usize,
     stream: bool,
 ) -> Option<StatusCounts> {
-    #[cfg(target_arch = "x86_64")]
-    if super::f32_to_int_avx2::serves(d)
-        && super::simd::avx512_present()
+    if d.simd_serves()
+        && crate::bulk::kernels::simd::avx512_present()
         && std::arch::is_x86_feature_detected!("popcnt")
     {
         let stream = stream && (dst.as_ptr() as usize).is_multiple_of(64);
-        return Some(super::f32_to_int_avx2::body_then_tail(
+        return Some(crate::bulk::kernels::x86_avx2::f32_to_int::body_then_tail(
             d,
             src,
             dst,
@@ -78,12 +69,13 @@ pub(crate) fn run(
 /// # Safety
 /// The CPU must support POPCNT and AVX-512 F, BW, VL, DQ and VBMI; with `stream`, `dst` must
 /// start on a 64-byte boundary.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 unsafe fn dispatch(d: &IntDst, src: &[u8], dst: &mut [u8], job: (usize, bool)) -> StatusCounts {
     // SAFETY: the caller's guarantees, passed on (the shared dispatch macro hands `job` to
     // `cast` as its element count argument).
-    unsafe { super::f32_to_int_avx2::by_width_mode_and_wrap!(cast, d, src, dst, job) }
+    unsafe {
+        crate::bulk::kernels::x86_avx2::f32_to_int::by_width_mode_and_wrap!(cast, d, src, dst, job)
+    }
 }
 
 /// Stores the 32 bytes `v` at `p`: non-temporally with `stream`, else unaligned.
@@ -91,7 +83,6 @@ unsafe fn dispatch(d: &IntDst, src: &[u8], dst: &mut [u8], job: (usize, bool)) -
 /// # Safety
 /// The CPU must support AVX; `p` must be valid for 32 bytes of writes, and 32-byte aligned
 /// with `stream`.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
 #[inline]
 unsafe fn store32(p: *mut u8, v: std::arch::x86_64::__m256i, stream: bool) {
@@ -106,7 +97,7 @@ unsafe fn store32(p: *mut u8, v: std::arch::x86_64::__m256i, stream: bool) {
     }
 }
 
-/// The cast of `n` (a multiple of [`STEP`]) elements, rounding by `R` (see [`imm`](super::f32_to_int_avx2::imm)) into `W`
+/// The cast of `n` (a multiple of [`STEP`]) elements, rounding by `R` (see [`imm`](crate::bulk::kernels::x86_avx2::f32_to_int::imm)) into `W`
 /// bytes (`W` = 0: 4-bit codes two per byte, the first in the low nibble), wrapping
 /// out-of-range values when `WRAP`.
 ///
@@ -124,7 +115,6 @@ unsafe fn store32(p: *mut u8, v: std::arch::x86_64::__m256i, stream: bool) {
 /// # Safety
 /// Callable only where the AVX-512 level is enabled (from [`dispatch`]); with `stream`, `dst`
 /// must start on a 64-byte boundary.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 unsafe fn cast<const R: i32, const W: usize, const WRAP: bool>(
     d: &IntDst,
@@ -161,7 +151,6 @@ unsafe fn cast<const R: i32, const W: usize, const WRAP: bool>(
 ///
 /// # Safety
 /// As [`cast`], for `W` = 0 or 1 without wrapping.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 unsafe fn lean<const R: i32, const U: bool, const W: usize>(
     d: &IntDst,
@@ -169,7 +158,7 @@ unsafe fn lean<const R: i32, const U: bool, const W: usize>(
     dst: &mut [u8],
     (n, stream): (usize, bool),
 ) -> StatusCounts {
-    use super::stream::{prefetch, store64};
+    use crate::bulk::kernels::stream::{prefetch, store64};
     use std::arch::x86_64::*;
     /// Steps between two flushes of the lane counters (at most 4 per 32-bit lane and 2 per
     /// 16-bit lane per step).
@@ -334,7 +323,6 @@ unsafe fn lean<const R: i32, const U: bool, const W: usize>(
 ///
 /// # Safety
 /// As [`lean`]; `src` is 256 bytes, `dst` one step's output (64 bytes, or 32 packed).
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline(never)]
 unsafe fn full_step<const R: i32, const W: usize>(
@@ -351,7 +339,6 @@ unsafe fn full_step<const R: i32, const W: usize>(
 ///
 /// # Safety
 /// As [`cast`].
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 unsafe fn full<const R: i32, const W: usize, const WRAP: bool>(
     d: &IntDst,
@@ -359,7 +346,7 @@ unsafe fn full<const R: i32, const W: usize, const WRAP: bool>(
     dst: &mut [u8],
     (n, stream): (usize, bool),
 ) -> StatusCounts {
-    use super::stream::{prefetch, store64};
+    use crate::bulk::kernels::stream::{prefetch, store64};
     use std::arch::x86_64::*;
     let lo = _mm512_set1_ps(d.lo as f32);
     let hi = _mm512_set1_ps(d.hi as f32);

@@ -13,16 +13,15 @@
 //! to the table. Status classes as k-masks: zero, negative (as NaN), inexact (`m ≠ 0`, or any
 //! negative under [`UnsignedNegative::Magnitude`]), else exact; each class's status is the
 //! table's for a representative. Every threshold is on bits 16 and up (or "any mantissa bit
-//! set"), so the result depends only on the key; [`check`](super::f32_byte_avx512::check)
+//! set"), so the result depends only on the key; [`check`](crate::bulk::kernels::x86_avx512::f32_byte::check)
 //! compares it with the table on every key at construction.
 
-#[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 
-use super::drive::F32Element;
-use super::f32_byte_avx512::{ClassStatus, present, record_n};
-use super::f32_key::KeyTable;
-use super::mode;
+use crate::bulk::kernels::drive::F32Element;
+use crate::bulk::kernels::mode;
+use crate::bulk::kernels::table::f32_key::KeyTable;
+use crate::bulk::kernels::x86_avx512::f32_byte::{ClassStatus, present, record_n};
 use crate::policy::{CastPolicy, UnsignedNegative};
 use crate::status::StatusCounts;
 
@@ -104,9 +103,8 @@ impl E8m0Avx512 {
     }
 
     /// Whether the kernel gives the table's results on every key.
-    #[cfg(target_arch = "x86_64")]
     fn check(&self, table: &KeyTable) -> bool {
-        super::f32_byte_avx512::check(
+        crate::bulk::kernels::x86_avx512::f32_byte::check(
             table,
             &self.status,
             |xs, _level| {
@@ -119,12 +117,6 @@ impl E8m0Avx512 {
         )
     }
 
-    /// Never built off x86_64.
-    #[cfg(not(target_arch = "x86_64"))]
-    fn check(&self, _table: &KeyTable) -> bool {
-        false
-    }
-
     /// Casts `n` little-endian f32 codes into one byte each; `None` without the AVX-512 level
     /// and POPCNT. Steps with a rare lane and the last `n % 64` elements go through `table`.
     pub(crate) fn run(
@@ -135,13 +127,14 @@ impl E8m0Avx512 {
         n: usize,
         stream: bool,
     ) -> Option<StatusCounts> {
-        #[cfg(target_arch = "x86_64")]
-        return super::f32_byte_avx512::run(self, dispatch, table, (src, dst), n, stream);
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            let _ = (table, src, dst, n, stream);
-            None
-        }
+        crate::bulk::kernels::x86_avx512::f32_byte::run(
+            self,
+            dispatch,
+            table,
+            (src, dst),
+            n,
+            stream,
+        )
     }
 }
 
@@ -165,13 +158,12 @@ macro_rules! by_mode {
 
 /// The codes and class masks (zero, negative to NaN, inexact) of 16 f32 codes
 /// `x`, in mode `M`, negative values to NaN when `NEG_NAN`.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline]
 fn lanes<const M: u8, const NEG_NAN: bool>(
     k: &E8m0Avx512,
     x: __m512i,
-) -> super::f32_byte_avx512::Lanes<C> {
+) -> crate::bulk::kernels::x86_avx512::f32_byte::Lanes<C> {
     let one = _mm512_set1_epi32(1);
     let man = _mm512_set1_epi32(0x7F_FFFF);
     // the exponent field plus the mode's carry, in bits 23..30
@@ -206,7 +198,7 @@ fn lanes<const M: u8, const NEG_NAN: bool>(
         let inexact = _mm512_test_epi32_mask(x, _mm512_set1_epi32(0x807F_FFFF_u32 as i32));
         (code, 0, inexact & !zero)
     };
-    super::f32_byte_avx512::Lanes {
+    crate::bulk::kernels::x86_avx512::f32_byte::Lanes {
         codes: code,
         classes: [zero, negative, inexact],
     }
@@ -214,7 +206,6 @@ fn lanes<const M: u8, const NEG_NAN: bool>(
 
 /// The lanes [`lanes`] does not cover: f32 subnormals (class 0x20) and exponent fields 254
 /// and 255 (the top binade, ±Inf, NaN).
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline]
 fn rare(x: __m512i) -> __mmask16 {
@@ -227,16 +218,15 @@ fn rare(x: __m512i) -> __mmask16 {
 
 /// The formula in mode `M`, negative values to NaN when `NEG_NAN` (one level: the loop's fast
 /// and full levels are the same).
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline]
 fn formula<const M: u8, const NEG_NAN: bool>(
     k: &E8m0Avx512,
-) -> super::f32_byte_avx512::Formula<
+) -> crate::bulk::kernels::x86_avx512::f32_byte::Formula<
     impl Fn(__m512i) -> __mmask16,
-    impl Fn(__m512i) -> super::f32_byte_avx512::Lanes<C>,
+    impl Fn(__m512i) -> crate::bulk::kernels::x86_avx512::f32_byte::Lanes<C>,
 > {
-    super::f32_byte_avx512::Formula {
+    crate::bulk::kernels::x86_avx512::f32_byte::Formula {
         rare: |x| rare(x),
         lanes: move |x| lanes::<M, NEG_NAN>(k, x),
         sign: false,
@@ -247,7 +237,6 @@ fn formula<const M: u8, const NEG_NAN: bool>(
 ///
 /// # Safety
 /// The CPU must support POPCNT and AVX-512 F, BW, VL, DQ and VBMI.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 unsafe fn lanes_at(k: &E8m0Avx512, xs: &[u32; 16]) -> ([u32; 16], [u16; C], u16) {
     /// [`lanes`] in mode `M`.
@@ -257,7 +246,9 @@ unsafe fn lanes_at(k: &E8m0Avx512, xs: &[u32; 16]) -> ([u32; 16], [u16; C], u16)
         xs: &[u32; 16],
     ) -> ([u32; 16], [u16; C], u16) {
         // SAFETY: the features `lanes_of` needs are enabled here.
-        unsafe { super::f32_byte_avx512::lanes_of(xs, formula::<M, NEG_NAN>(k)) }
+        unsafe {
+            crate::bulk::kernels::x86_avx512::f32_byte::lanes_of(xs, formula::<M, NEG_NAN>(k))
+        }
     }
     // SAFETY: the caller's guarantees.
     unsafe { by_mode!(at, k, k, xs) }
@@ -267,7 +258,6 @@ unsafe fn lanes_at(k: &E8m0Avx512, xs: &[u32; 16]) -> ([u32; 16], [u16; C], u16)
 ///
 /// # Safety
 /// As for [`cast`].
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 unsafe fn dispatch(
     k: &E8m0Avx512,
@@ -285,7 +275,6 @@ unsafe fn dispatch(
 /// # Safety
 /// The CPU must support POPCNT and AVX-512 F, BW, VL, DQ and VBMI; `src` must hold 4 bytes
 /// per byte of `dst`, and `dst` start on a 64-byte boundary with `stream`.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 unsafe fn cast<const M: u8, const NEG_NAN: bool>(
     k: &E8m0Avx512,
@@ -298,7 +287,7 @@ unsafe fn cast<const M: u8, const NEG_NAN: bool>(
     // SAFETY: the caller's guarantees; the lane function needs only the features enabled
     // here.
     let (mut counts, formula, classes) = unsafe {
-        super::f32_byte_avx512::drive(
+        crate::bulk::kernels::x86_avx512::f32_byte::drive(
             table,
             src,
             dst,

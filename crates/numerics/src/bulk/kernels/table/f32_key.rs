@@ -7,19 +7,16 @@
 //! under a saturating policy (i2, i4, u2, u4: beyond the range every value is clamped with the
 //! same status, whatever its low bits). Each
 //! table entry is the reference routine's result for a representative f32 of its class.
-//! At the AVX-512 level, e8m0 and HiF8 are cast by [`super::f32_e8m0_avx512`] and
-//! [`super::f32_hif8_avx512`] (branchless formulas checked against this table on every key),
-//! or, should a check fail, by [`super::f32_key_avx512`] (parameters fitted to this table and
+//! At the AVX-512 level, e8m0 and HiF8 are cast by [`crate::bulk::kernels::x86_avx512::f32_e8m0`] and
+//! [`crate::bulk::kernels::x86_avx512::f32_hif8`] (branchless formulas checked against this table on every key),
+//! or, should a check fail, by [`crate::bulk::kernels::x86_avx512::f32_key`] (parameters fitted to this table and
 //! checked the same way), built on first use.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::drive::{self, F32Element};
-use super::f32_e8m0_avx512::E8m0Avx512;
-use super::f32_hif8_avx512::HiF8Avx512;
-use super::f32_key_avx512::KeyAvx512;
-use super::simd::SimdLevel;
+use crate::bulk::kernels::drive::{self, F32Element};
+use crate::bulk::kernels::simd::{SimdLevel, on_x86_64};
 use crate::convert::convert_with_status;
 use crate::format::{Format, Kind};
 use crate::policy::{CastPolicy, IntOverflow};
@@ -42,46 +39,21 @@ pub(crate) fn applies(dst: Format, policy: &CastPolicy) -> bool {
 pub(crate) struct KeyTable {
     entries: Box<[u32; KEYS]>,
     /// The destination.
-    dst: Format,
+    pub(crate) dst: Format,
     /// The policy.
-    policy: CastPolicy,
-    /// The AVX-512 kernel for these results, if there is one (built on first use).
-    avx512: OnceLock<Option<Avx512>>,
+    pub(crate) policy: CastPolicy,
+    /// The AVX-512 loop for these results, if there is one (built on first use).
+    avx512: OnceLock<Option<Box<dyn KeyLoop>>>,
 }
 
-/// An AVX-512 kernel that gives a [`KeyTable`]'s results.
-#[derive(Debug)]
-enum Avx512 {
-    /// The e8m0 formula.
-    E8m0(E8m0Avx512),
-    /// The HiF8 formula.
-    HiF8(HiF8Avx512),
-    /// Per-class parameter words, fetched by a gather (where a formula's check fails).
-    Gather(KeyAvx512),
-}
+/// A loop that gives a [`KeyTable`]'s results faster than the lookup (the AVX-512 ones of
+/// [`crate::bulk::kernels::x86_avx512::f32_key`]), checked against the table when built.
+pub(crate) trait KeyLoop: std::fmt::Debug + Send + Sync {
+    /// The loop's short name.
+    fn name(&self) -> &'static str;
 
-impl Avx512 {
-    /// The kernel for `table`: the destination's formula, else the gather kernel.
-    fn new(table: &KeyTable) -> Option<Avx512> {
-        let p = &table.policy;
-        let formula = match table.dst.kind() {
-            Kind::HiF8 => HiF8Avx512::new(p, table).map(Avx512::HiF8),
-            _ if table.dst == Format::F8E8M0 => E8m0Avx512::new(p, table).map(Avx512::E8m0),
-            _ => None,
-        };
-        formula.or_else(|| KeyAvx512::new(table.dst, p.round, table).map(Avx512::Gather))
-    }
-
-    /// The kernel's short name.
-    fn name(&self) -> &'static str {
-        match self {
-            Avx512::E8m0(_) => "f32-e8m0-avx512",
-            Avx512::HiF8(_) => "f32-hif8-avx512",
-            Avx512::Gather(_) => "f32-key-avx512",
-        }
-    }
-
-    /// Casts `n` f32 codes into bytes (see each kernel's `run`).
+    /// Casts `n` little-endian f32 codes into one byte each; `None` where the machine lacks
+    /// the loop's level.
     fn run(
         &self,
         table: &KeyTable,
@@ -89,13 +61,7 @@ impl Avx512 {
         dst: &mut [u8],
         n: usize,
         stream: bool,
-    ) -> Option<StatusCounts> {
-        match self {
-            Avx512::E8m0(k) => k.run(table, src, dst, n, stream),
-            Avx512::HiF8(k) => k.run(table, src, dst, n, stream),
-            Avx512::Gather(k) => k.run(table, src, dst, n, stream),
-        }
-    }
+    ) -> Option<StatusCounts>;
 }
 
 /// Table entries: 2^16 top-bit patterns × a sticky bit.
@@ -146,18 +112,25 @@ impl KeyTable {
 
     /// The AVX-512 kernel for this table (e8m0 and HiF8 on a machine with the level), built
     /// and checked on first use.
-    fn avx512(&self) -> Option<&Avx512> {
-        self.avx512.get_or_init(|| Avx512::new(self)).as_ref()
+    fn avx512(&self) -> Option<&dyn KeyLoop> {
+        self.avx512
+            .get_or_init(|| {
+                on_x86_64!(
+                    crate::bulk::kernels::x86_avx512::f32_key::loop_for(self),
+                    None
+                )
+            })
+            .as_deref()
     }
 
     /// The short name of the AVX-512 kernel for this table (`f32-key` where there is none).
     pub(crate) fn avx512_name(&self) -> &'static str {
-        self.avx512().map_or("f32-key", Avx512::name)
+        self.avx512().map_or("f32-key", |k| k.name())
     }
 
-    /// Whether [`super::f32_key_avx512`] casts (the bulk of) a slice into storage `d` at
+    /// Whether [`crate::bulk::kernels::x86_avx512::f32_key`] casts (the bulk of) a slice into storage `d` at
     /// `level` on this machine.
-    pub(crate) fn avx512_at(&self, level: SimdLevel, d: super::super::Storage) -> bool {
+    pub(crate) fn avx512_at(&self, level: SimdLevel, d: crate::bulk::Storage) -> bool {
         level.runs_avx512() && !d.is_packed() && self.avx512().is_some()
     }
 
@@ -182,15 +155,15 @@ impl F32Element for KeyTable {
     }
 }
 
-impl super::SliceKernel for KeyTable {
+impl crate::bulk::kernels::SliceKernel for KeyTable {
     #[inline(always)]
     fn cast(
         &self,
-        level: super::simd::SimdLevel,
+        level: SimdLevel,
         src: &[u8],
-        s: super::super::Storage,
+        s: crate::bulk::Storage,
         dst: &mut [u8],
-        d: super::super::Storage,
+        d: crate::bulk::Storage,
         n: usize,
         stream: bool,
     ) -> crate::status::StatusCounts {
@@ -199,10 +172,10 @@ impl super::SliceKernel for KeyTable {
             && let Some(k) = self.avx512()
             && let Some(counts) = k.run(self, src, dst, n, stream)
         {
-            super::plan::ran(k.name());
+            crate::bulk::kernels::plan::ran(k.name());
             return counts;
         }
-        super::plan::ran("f32-key");
+        crate::bulk::kernels::plan::ran("f32-key");
         self.run(src, dst, n, d.is_packed())
     }
 }

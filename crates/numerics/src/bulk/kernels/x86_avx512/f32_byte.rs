@@ -1,12 +1,12 @@
 //! The step loop of the AVX-512 kernels that cast f32 to one-byte codes by a per-lane formula
-//! ([`super::f32_e8m0_avx512`], [`super::f32_hif8_avx512`]), and their construction-time check
-//! against the [`super::f32_key`] table.
+//! ([`crate::bulk::kernels::x86_avx512::f32_e8m0`], [`crate::bulk::kernels::x86_avx512::f32_hif8`]), and their construction-time check
+//! against the [`crate::bulk::kernels::table::f32_key`] table.
 //!
 //! Method. A kernel supplies its formula at two levels ([`Formula`]): a fast one for the
 //! common lanes and a full one that covers more, each a mask of the lanes it does not cover
 //! (rare) and a lane function giving, for 16 f32 codes, the codes (in the low byte of each
 //! dword) and `C` status-class masks. Per 64-element step the loop prefetches the source
-//! ([`super::stream::prefetch`], one line per 64 bytes), loads four vectors and casts them
+//! ([`crate::bulk::kernels::stream::prefetch`], one line per 64 bytes), loads four vectors and casts them
 //! by the fast level, or where that has a rare lane the full one, or where that has one too by
 //! the key table (the reference's results). Each class's four masks are joined into one 64-bit
 //! mask and counted by `popcnt`; the 64 codes are gathered into one vector by two `vpermt2b`
@@ -22,32 +22,24 @@
 //! the lane rare; and the whole loop on all keys in order (codes and counts). A kernel that
 //! fails is never used.
 
-#[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 
-use super::drive::F32Element;
-use super::f32_key::KeyTable;
+use crate::bulk::kernels::drive::F32Element;
+use crate::bulk::kernels::table::f32_key::KeyTable;
 use crate::status::{Status, StatusCounts};
 
 /// Whether the CPU has what the formula kernels need: the AVX-512 level and POPCNT.
 pub(super) fn present() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        super::simd::avx512_present() && std::arch::is_x86_feature_detected!("popcnt")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    false
+    crate::bulk::kernels::simd::avx512_present() && std::arch::is_x86_feature_detected!("popcnt")
 }
 
 /// What a formula kernel's cast of a slice is: `(kernel, table, src, dst, stream)`, run only
 /// where [`present`] holds, with `src` holding 4 bytes per byte of `dst` and `dst` 64-byte
 /// aligned with `stream`.
-#[cfg(target_arch = "x86_64")]
 pub(super) type Dispatch<K> = unsafe fn(&K, &KeyTable, &[u8], &mut [u8], bool) -> StatusCounts;
 
 /// The safe entry of a formula kernel `k`: casts `n` little-endian f32 codes of `src` into one
 /// byte each of `dst` by `dispatch`; `None` without the AVX-512 level and POPCNT.
-#[cfg(target_arch = "x86_64")]
 pub(super) fn run<K>(
     k: &K,
     dispatch: Dispatch<K>,
@@ -69,7 +61,6 @@ pub(super) fn run<K>(
 pub(crate) const STEP: usize = 64;
 
 /// The output of a lane function on 16 f32 codes.
-#[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
 pub(crate) struct Lanes<const C: usize> {
     /// The codes, in the low byte of each dword (the other bytes are ignored).
@@ -113,7 +104,6 @@ pub(crate) fn record_n(counts: &mut StatusCounts, s: u16, n: u64) {
 
 /// `popcnt` in assembly: the compiler would turn several `count_ones` into a far slower
 /// vector nibble-table count.
-#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn popcount(m: u64) -> u64 {
     let r: u64;
@@ -135,7 +125,6 @@ fn popcount(m: u64) -> u64 {
 /// # Safety
 /// The CPU must support POPCNT and AVX-512 F, BW, VL, DQ and VBMI; `src` must hold `4 n`
 /// bytes, `dst` `n`, and `dst` must start on a 64-byte boundary with `stream`.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline]
 pub(crate) unsafe fn drive<const C: usize>(
@@ -147,7 +136,7 @@ pub(crate) unsafe fn drive<const C: usize>(
     fast: Formula<impl Fn(__m512i) -> __mmask16, impl Fn(__m512i) -> Lanes<C>>,
     full: Formula<impl Fn(__m512i) -> __mmask16, impl Fn(__m512i) -> Lanes<C>>,
 ) -> (StatusCounts, u64, [u64; C]) {
-    use super::stream::{prefetch, store64};
+    use crate::bulk::kernels::stream::{prefetch, store64};
     let body = n / STEP * STEP;
     let mut counts = StatusCounts::default();
     let mut formula = 0u64;
@@ -225,7 +214,6 @@ fn representative(key: u32, pattern: usize) -> u32 {
 /// kernel's cast of a slice, `None` without the features) give the table's results: each
 /// level lane by lane on every key (code and status class, where not rare) with three
 /// low-bit patterns, then the whole loop on every key in order (codes and counts).
-#[cfg(target_arch = "x86_64")]
 pub(crate) fn check<const C: usize>(
     table: &KeyTable,
     classes: &impl ClassStatus<C>,
@@ -273,7 +261,6 @@ pub(crate) fn check<const C: usize>(
 ///
 /// # Safety
 /// The CPU must support POPCNT and AVX-512 F, BW, VL, DQ and VBMI.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline]
 pub(crate) unsafe fn lanes_of<const C: usize>(

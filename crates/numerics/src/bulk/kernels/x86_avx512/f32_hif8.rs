@@ -18,16 +18,15 @@
 //! zero; flushed (non-zero, rounded to 0); underflow (inexact, result below 2^−15); inexact
 //! (result changed); else exact; each class's status is the table's for a representative.
 //! Every threshold is on bits 16 and up (`s ≥ 20`), so the result depends only on the key;
-//! [`check`](super::f32_byte_avx512::check) compares it with the table on every key at
+//! [`check`](crate::bulk::kernels::x86_avx512::f32_byte::check) compares it with the table on every key at
 //! construction.
 
-#[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 
-use super::drive::F32Element;
-use super::f32_byte_avx512::{ClassStatus, present, record_n};
-use super::f32_key::KeyTable;
-use super::mode;
+use crate::bulk::kernels::drive::F32Element;
+use crate::bulk::kernels::mode;
+use crate::bulk::kernels::table::f32_key::KeyTable;
+use crate::bulk::kernels::x86_avx512::f32_byte::{ClassStatus, present, record_n};
 use crate::encoding::hif8::{MAX_EXP, MIN_DENORMAL_EXP, mantissa_bits};
 use crate::policy::CastPolicy;
 use crate::round::RoundMode;
@@ -138,9 +137,8 @@ impl HiF8Avx512 {
     }
 
     /// Whether the kernel gives the table's results on every key.
-    #[cfg(target_arch = "x86_64")]
     fn check(&self, table: &KeyTable) -> bool {
-        super::f32_byte_avx512::check(
+        crate::bulk::kernels::x86_avx512::f32_byte::check(
             table,
             &self.status,
             |xs, level| {
@@ -153,12 +151,6 @@ impl HiF8Avx512 {
         )
     }
 
-    /// Never built off x86_64.
-    #[cfg(not(target_arch = "x86_64"))]
-    fn check(&self, _table: &KeyTable) -> bool {
-        false
-    }
-
     /// Casts `n` little-endian f32 codes into one byte each; `None` without the AVX-512 level
     /// and POPCNT. Steps with a rare lane and the last `n % 64` elements go through `table`.
     pub(crate) fn run(
@@ -169,13 +161,14 @@ impl HiF8Avx512 {
         n: usize,
         stream: bool,
     ) -> Option<StatusCounts> {
-        #[cfg(target_arch = "x86_64")]
-        return super::f32_byte_avx512::run(self, dispatch, table, (src, dst), n, stream);
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            let _ = (table, src, dst, n, stream);
-            None
-        }
+        crate::bulk::kernels::x86_avx512::f32_byte::run(
+            self,
+            dispatch,
+            table,
+            (src, dst),
+            n,
+            stream,
+        )
     }
 }
 
@@ -194,7 +187,6 @@ macro_rules! by_mode {
 }
 
 /// The two lookup tables in registers: `shift`, `prefix`.
-#[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
 struct Tables {
     shift: __m512i,
@@ -202,7 +194,6 @@ struct Tables {
 }
 
 /// `k`'s tables, loaded.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 #[inline]
 fn tables(k: &HiF8Avx512) -> Tables {
@@ -218,7 +209,6 @@ fn tables(k: &HiF8Avx512) -> Tables {
 /// The band formula (2^-22 to 2^15) on 16 f32 codes `x` in mode `M`: the magnitude `a`, its
 /// rounding `r` (f32 bits), the code without its sign (low byte), and the inexact and
 /// underflow lanes.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline]
 fn band<const M: u8>(t: Tables, x: __m512i) -> (__m512i, __m512i, __mmask16, __mmask16) {
@@ -251,7 +241,6 @@ fn band<const M: u8>(t: Tables, x: __m512i) -> (__m512i, __m512i, __mmask16, __m
 }
 
 /// The lanes [`fast`] does not cover: below 2^-22 (zero too) and above 2^15.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline]
 fn fast_rare(x: __m512i) -> __mmask16 {
@@ -264,12 +253,14 @@ fn fast_rare(x: __m512i) -> __mmask16 {
 
 /// The codes (unsigned: the loop adds the sign) and class masks (underflow, inexact) of 16
 /// f32 codes `x` from 2^-22 to 2^15, in mode `M`.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline]
-fn fast<const M: u8>(t: Tables, x: __m512i) -> super::f32_byte_avx512::Lanes<C> {
+fn fast<const M: u8>(
+    t: Tables,
+    x: __m512i,
+) -> crate::bulk::kernels::x86_avx512::f32_byte::Lanes<C> {
     let (_, code, inexact, underflow) = band::<M>(t, x);
-    super::f32_byte_avx512::Lanes {
+    crate::bulk::kernels::x86_avx512::f32_byte::Lanes {
         codes: code,
         classes: [0, 0, underflow, inexact],
     }
@@ -277,7 +268,6 @@ fn fast<const M: u8>(t: Tables, x: __m512i) -> super::f32_byte_avx512::Lanes<C> 
 
 /// The lanes [`full`] does not cover: above 2^15 (the top binade past its start, overflow,
 /// ±Inf, NaN).
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline]
 fn full_rare(x: __m512i) -> __mmask16 {
@@ -287,10 +277,12 @@ fn full_rare(x: __m512i) -> __mmask16 {
 
 /// The codes and class masks (zero, flushed, underflow, inexact) of 16 f32 codes `x` up to
 /// 2^15, in mode `M`: [`band`], with the values below 2^-22 blended in.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline]
-fn full<const M: u8>(t: Tables, x: __m512i) -> super::f32_byte_avx512::Lanes<C> {
+fn full<const M: u8>(
+    t: Tables,
+    x: __m512i,
+) -> crate::bulk::kernels::x86_avx512::f32_byte::Lanes<C> {
     let one = _mm512_set1_epi32(1);
     let (a, code, changed, underflow) = band::<M>(t, x);
     let sign = _mm512_srli_epi32::<24>(x);
@@ -311,7 +303,7 @@ fn full<const M: u8>(t: Tables, x: __m512i) -> super::f32_byte_avx512::Lanes<C> 
         _ => tiny_nonzero,
     };
     let small = _mm512_maskz_mov_epi32(up, _mm512_ternarylogic_epi32::<0xF8>(one, sign, c80));
-    super::f32_byte_avx512::Lanes {
+    crate::bulk::kernels::x86_avx512::f32_byte::Lanes {
         codes: _mm512_mask_mov_epi32(signed, !big, small),
         classes: [
             !(big | nonzero),
@@ -324,29 +316,28 @@ fn full<const M: u8>(t: Tables, x: __m512i) -> super::f32_byte_avx512::Lanes<C> 
 
 /// The two levels of the formula in mode `M`: [`fast`] (the sign or'ed in by the loop) and
 /// [`full`].
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline]
 #[allow(clippy::type_complexity)]
 fn formulas<const M: u8>(
     t: Tables,
 ) -> (
-    super::f32_byte_avx512::Formula<
+    crate::bulk::kernels::x86_avx512::f32_byte::Formula<
         impl Fn(__m512i) -> __mmask16,
-        impl Fn(__m512i) -> super::f32_byte_avx512::Lanes<C>,
+        impl Fn(__m512i) -> crate::bulk::kernels::x86_avx512::f32_byte::Lanes<C>,
     >,
-    super::f32_byte_avx512::Formula<
+    crate::bulk::kernels::x86_avx512::f32_byte::Formula<
         impl Fn(__m512i) -> __mmask16,
-        impl Fn(__m512i) -> super::f32_byte_avx512::Lanes<C>,
+        impl Fn(__m512i) -> crate::bulk::kernels::x86_avx512::f32_byte::Lanes<C>,
     >,
 ) {
     (
-        super::f32_byte_avx512::Formula {
+        crate::bulk::kernels::x86_avx512::f32_byte::Formula {
             rare: |x| fast_rare(x),
             lanes: move |x| fast::<M>(t, x),
             sign: true,
         },
-        super::f32_byte_avx512::Formula {
+        crate::bulk::kernels::x86_avx512::f32_byte::Formula {
             rare: |x| full_rare(x),
             lanes: move |x| full::<M>(t, x),
             sign: false,
@@ -359,7 +350,6 @@ fn formulas<const M: u8>(
 ///
 /// # Safety
 /// The CPU must support POPCNT and AVX-512 F, BW, VL, DQ and VBMI.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 unsafe fn lanes_at(k: &HiF8Avx512, xs: &[u32; 16], level: usize) -> ([u32; 16], [u16; C], u16) {
     /// The level's results in mode `M`.
@@ -373,9 +363,9 @@ unsafe fn lanes_at(k: &HiF8Avx512, xs: &[u32; 16], level: usize) -> ([u32; 16], 
         // SAFETY: the features `lanes_of` needs are enabled here.
         unsafe {
             if level == 0 {
-                super::f32_byte_avx512::lanes_of(xs, fast)
+                crate::bulk::kernels::x86_avx512::f32_byte::lanes_of(xs, fast)
             } else {
-                super::f32_byte_avx512::lanes_of(xs, full)
+                crate::bulk::kernels::x86_avx512::f32_byte::lanes_of(xs, full)
             }
         }
     }
@@ -387,7 +377,6 @@ unsafe fn lanes_at(k: &HiF8Avx512, xs: &[u32; 16], level: usize) -> ([u32; 16], 
 ///
 /// # Safety
 /// As for [`cast`].
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 unsafe fn dispatch(
     k: &HiF8Avx512,
@@ -405,7 +394,6 @@ unsafe fn dispatch(
 /// # Safety
 /// The CPU must support POPCNT and AVX-512 F, BW, VL, DQ and VBMI; `src` must hold 4 bytes
 /// per byte of `dst`, and `dst` start on a 64-byte boundary with `stream`.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 unsafe fn cast<const M: u8>(
     k: &HiF8Avx512,
@@ -418,8 +406,9 @@ unsafe fn cast<const M: u8>(
     let (fast, full) = formulas::<M>(tables(k));
     // SAFETY: the caller's guarantees; the lane functions need only the features enabled
     // here.
-    let (mut counts, formula, classes) =
-        unsafe { super::f32_byte_avx512::drive(table, src, dst, n, stream, fast, full) };
+    let (mut counts, formula, classes) = unsafe {
+        crate::bulk::kernels::x86_avx512::f32_byte::drive(table, src, dst, n, stream, fast, full)
+    };
     counts.add(&k.status.counts(formula, classes));
     counts
 }

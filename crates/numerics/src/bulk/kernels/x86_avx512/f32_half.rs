@@ -1,5 +1,5 @@
-//! The fast blocks of the f32 → f16 ([`f16c`](super::f16c)) and f32 → bf16
-//! ([`f32_bf16`](super::f32_bf16)) kernels at the AVX-512 level: the same rounding and the
+//! The fast blocks of the f32 → f16 ([`f16c`](crate::bulk::kernels::x86_avx2::f16c)) and f32 → bf16
+//! ([`f32_bf16`](crate::bulk::kernels::x86_avx2::f32_bf16)) kernels at the AVX-512 level: the same rounding and the
 //! same per-block answers as their AVX2 fast blocks, 16 lanes per step, with the statuses
 //! taken from compare masks (`k` registers) and counted by masked adds. A block with a rare
 //! lane is cast again with every status counted: for bf16 by `bf16_full_block` (the AVX2
@@ -8,13 +8,11 @@
 //! elements of a slice take the AVX2 code in both. Tested bit for bit against the reference
 //! at every level, like every kernel.
 
-#[cfg(target_arch = "x86_64")]
 pub(crate) use simd::{bf16_fast_block, bf16_full_block, f16_fast_block};
 
-#[cfg(target_arch = "x86_64")]
 mod simd {
-    use crate::bulk::kernels::f32_half::{Acc, Fixed, SpecialResults, rounding};
     use crate::bulk::kernels::stream::prefetch;
+    use crate::bulk::kernels::x86_avx2::f32_half::{Acc, Fixed, SpecialResults, rounding};
     use std::arch::x86_64::{
         __m256i, __m512i, _mm256_add_epi32, _mm256_and_si256, _mm256_cmpge_epu16_mask,
         _mm256_cmplt_epu16_mask, _mm256_mask_mov_epi16, _mm256_max_epu16, _mm256_or_si256,
