@@ -13,6 +13,7 @@
 //! (plain stores with the prefetch: 66 %; streaming without it: 72 %).
 
 use crate::bulk::Storage;
+use crate::bulk::kernels::simd::on_x86_64;
 use crate::status::StatusCounts;
 
 /// Destination bytes of one call from which the output is streamed by default: 2 MiB, a
@@ -78,41 +79,28 @@ pub(crate) fn split(
 
 /// Orders the streamed stores before later ones (`sfence`; nothing off x86_64).
 pub(crate) fn fence() {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: SSE is part of the x86_64 baseline.
-    unsafe {
-        std::arch::x86_64::_mm_sfence()
-    };
+    on_x86_64!(
+        // SAFETY: SSE is part of the x86_64 baseline.
+        unsafe { std::arch::x86_64::_mm_sfence() },
+        ()
+    )
 }
 
-/// Asks for the source line [`PREFETCH_AHEAD`] bytes after `p` to be brought into the L2.
-/// Never faults, whatever the address (the pointer is only formed, never read through).
-#[cfg(target_arch = "x86_64")]
+/// Asks for the source line [`PREFETCH_AHEAD`] bytes after `p` to be brought into the L2
+/// (nothing off x86_64). Never faults, whatever the address (the pointer is only formed,
+/// never read through).
 #[inline(always)]
 pub(crate) fn prefetch(p: *const u8) {
-    use std::arch::x86_64::{_MM_HINT_T1, _mm_prefetch};
-    // SAFETY: a prefetch is a hint: it reads nothing architecturally and never faults.
-    unsafe { _mm_prefetch::<_MM_HINT_T1>(p.wrapping_add(PREFETCH_AHEAD).cast()) };
-}
-
-/// Stores the 64 bytes `v` at `p`: non-temporally with `stream`, else unaligned.
-///
-/// # Safety
-/// The CPU must support AVX-512 F; `p` must be valid for 64 bytes of writes, and 64-byte
-/// aligned with `stream`.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-#[inline]
-pub(crate) unsafe fn store64(p: *mut u8, v: std::arch::x86_64::__m512i, stream: bool) {
-    use std::arch::x86_64::{_mm512_storeu_si512, _mm512_stream_si512};
-    // SAFETY: the caller's guarantees.
-    unsafe {
-        if stream {
-            _mm512_stream_si512(p.cast(), v)
-        } else {
-            _mm512_storeu_si512(p.cast(), v)
+    on_x86_64!(
+        {
+            use std::arch::x86_64::{_MM_HINT_T1, _mm_prefetch};
+            // SAFETY: a prefetch is a hint: it reads nothing architecturally and never faults.
+            unsafe { _mm_prefetch::<_MM_HINT_T1>(p.wrapping_add(PREFETCH_AHEAD).cast()) }
+        },
+        {
+            let _ = (p, PREFETCH_AHEAD);
         }
-    }
+    )
 }
 
 #[cfg(test)]

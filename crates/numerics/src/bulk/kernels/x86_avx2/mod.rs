@@ -9,3 +9,15 @@ pub(crate) mod f32_small_float;
 pub(crate) mod f32_to_int;
 pub(crate) mod table;
 pub(crate) mod widen;
+
+use super::simd::Job;
+
+/// `job.run()`, compiled with AVX2, FMA and F16C enabled.
+///
+/// # Safety
+/// The CPU must support AVX2, FMA and F16C.
+#[target_feature(enable = "avx2,fma,f16c")]
+#[inline(never)]
+pub(crate) unsafe fn run<J: Job>(job: J) -> J::Output {
+    job.run()
+}

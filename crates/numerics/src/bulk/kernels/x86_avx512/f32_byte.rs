@@ -136,7 +136,8 @@ pub(crate) unsafe fn drive<const C: usize>(
     fast: Formula<impl Fn(__m512i) -> __mmask16, impl Fn(__m512i) -> Lanes<C>>,
     full: Formula<impl Fn(__m512i) -> __mmask16, impl Fn(__m512i) -> Lanes<C>>,
 ) -> (StatusCounts, u64, [u64; C]) {
-    use crate::bulk::kernels::stream::{prefetch, store64};
+    use crate::bulk::kernels::stream::prefetch;
+    use crate::bulk::kernels::x86_avx512::store::store64;
     let body = n / STEP * STEP;
     let mut counts = StatusCounts::default();
     let mut formula = 0u64;

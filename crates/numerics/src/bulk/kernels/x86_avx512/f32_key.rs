@@ -453,7 +453,8 @@ unsafe fn cast<const M: u8>(
     n: usize,
     stream: bool,
 ) -> StatusCounts {
-    use crate::bulk::kernels::stream::{prefetch, store64};
+    use crate::bulk::kernels::stream::prefetch;
+    use crate::bulk::kernels::x86_avx512::store::store64;
     let mut counts = StatusCounts::default();
     // SAFETY: both tables hold 16 dwords.
     let (spread_lo, spread_hi) = unsafe {

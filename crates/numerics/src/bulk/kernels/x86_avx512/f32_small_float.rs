@@ -136,7 +136,8 @@ impl Tally {
     }
 }
 
-use crate::bulk::kernels::stream::{prefetch, store64};
+use crate::bulk::kernels::stream::prefetch;
+use crate::bulk::kernels::x86_avx512::store::store64;
 use std::arch::x86_64::*;
 
 /// The layout's constants, one per lane (32-bit) or per byte (`b_` and the byte indices).

@@ -158,7 +158,8 @@ unsafe fn lean<const R: i32, const U: bool, const W: usize>(
     dst: &mut [u8],
     (n, stream): (usize, bool),
 ) -> StatusCounts {
-    use crate::bulk::kernels::stream::{prefetch, store64};
+    use crate::bulk::kernels::stream::prefetch;
+    use crate::bulk::kernels::x86_avx512::store::store64;
     use std::arch::x86_64::*;
     /// Steps between two flushes of the lane counters (at most 4 per 32-bit lane and 2 per
     /// 16-bit lane per step).
@@ -346,7 +347,8 @@ unsafe fn full<const R: i32, const W: usize, const WRAP: bool>(
     dst: &mut [u8],
     (n, stream): (usize, bool),
 ) -> StatusCounts {
-    use crate::bulk::kernels::stream::{prefetch, store64};
+    use crate::bulk::kernels::stream::prefetch;
+    use crate::bulk::kernels::x86_avx512::store::store64;
     use std::arch::x86_64::*;
     let lo = _mm512_set1_ps(d.lo as f32);
     let hi = _mm512_set1_ps(d.hi as f32);

@@ -10,6 +10,20 @@ pub(crate) mod f32_key;
 pub(crate) mod f32_small_float;
 pub(crate) mod f32_to_int;
 pub(crate) mod int_to_f32;
+pub(crate) mod store;
 pub(crate) mod table;
 pub(crate) mod to_f32;
+pub(crate) mod touch;
 pub(crate) mod widen;
+
+use super::simd::Job;
+
+/// `job.run()`, compiled with AVX2, FMA, F16C and AVX-512 F, BW, VL, DQ and VBMI enabled.
+///
+/// # Safety
+/// The CPU must support every feature [`avx512_present`](super::simd::avx512_present) checks.
+#[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline(never)]
+pub(crate) unsafe fn run<J: Job>(job: J) -> J::Output {
+    job.run()
+}

@@ -133,7 +133,8 @@ unsafe fn f64_cast<const M: u8>(
     n: usize,
     stream: bool,
 ) -> StatusCounts {
-    use crate::bulk::kernels::stream::{prefetch, store64};
+    use crate::bulk::kernels::stream::prefetch;
+    use crate::bulk::kernels::x86_avx512::store::store64;
     use std::arch::x86_64::*;
     let abs64 = _mm512_castsi512_pd(_mm512_set1_epi64(0x7FFF_FFFF_FFFF_FFFF));
     let sign64 = _mm512_set1_epi64(i64::MIN);
@@ -286,7 +287,8 @@ unsafe fn i32_cast<const M: u8>(
     n: usize,
     stream: bool,
 ) -> StatusCounts {
-    use crate::bulk::kernels::stream::{prefetch, store64};
+    use crate::bulk::kernels::stream::prefetch;
+    use crate::bulk::kernels::x86_avx512::store::store64;
     use std::arch::x86_64::*;
     let one = _mm512_set1_epi32(1);
     let minus_one = _mm512_set1_epi32(-1);

@@ -82,7 +82,8 @@ unsafe fn cast<const BF16: bool>(
     dst: &mut [u8],
     stream: bool,
 ) -> (u64, u64) {
-    use crate::bulk::kernels::stream::{prefetch, store64};
+    use crate::bulk::kernels::stream::prefetch;
+    use crate::bulk::kernels::x86_avx512::store::store64;
     use std::arch::x86_64::*;
     let (e, m) = if BF16 {
         (0x7F80u16, 0x007Fu16)
