@@ -106,6 +106,87 @@ unsafe fn dispatch(d: &IntDst, src: &[u8], dst: &mut [u8], n: usize) -> StatusCo
     by_width_mode_and_wrap!(cast, d, src, dst, n)
 }
 
+/// `x` rounded to integral by `R` (see [`imm`]; half away: the truncation of `x` plus the
+/// largest f32 below one half, signed as `x`).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn round<const R: i32>(x: std::arch::x86_64::__m256) -> std::arch::x86_64::__m256 {
+    use std::arch::x86_64::*;
+    let sign_mask = _mm256_castsi256_ps(_mm256_set1_epi32(i32::MIN));
+    let below_half = _mm256_set1_ps(f32::from_bits(0x3EFF_FFFF)); // 0.5 - 2^-25
+    if R == imm::AWAY {
+        // trunc(x ± the largest f32 below 1/2): equals half-away rounding for every
+        // f32 (checked exhaustively against `f32::round` over all 2^32 codes, up to the
+        // sign of a zero result, which nothing here reads)
+        _mm256_round_ps::<{ imm::TRUNC }>(_mm256_add_ps(
+            x,
+            _mm256_or_ps(_mm256_and_ps(x, sign_mask), below_half),
+        ))
+    } else {
+        _mm256_round_ps::<R>(x)
+    }
+}
+
+/// Stores the codes of one step, `ca` (elements 0..8) and `cb` (8..16) in 32-bit lanes, into
+/// `y` as `W`-byte integers (`W` = 0: 4-bit codes two per byte, the first in the low nibble).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn store<const W: usize>(
+    ca: std::arch::x86_64::__m256i,
+    cb: std::arch::x86_64::__m256i,
+    y: &mut [u8],
+) {
+    use std::arch::x86_64::*;
+    // a0..3 b0..3 | a4..7 b4..7 → a0..7 b0..7 as 16-bit codes
+    let p = _mm256_permute4x64_epi64::<0xD8>(_mm256_packus_epi32(ca, cb));
+    if W == 2 {
+        // SAFETY: `y` is 32 bytes, the size of the unaligned store.
+        unsafe { _mm256_storeu_si256(y.as_mut_ptr().cast(), p) };
+    } else {
+        let q = _mm256_permute4x64_epi64::<0x08>(_mm256_packus_epi16(p, p));
+        let bytes = _mm256_castsi256_si128(q);
+        if W == 0 {
+            // byte pairs (lo, hi) → lo | hi << 4
+            let lo = _mm_and_si128(bytes, _mm_set1_epi16(0x000F));
+            let hi = _mm_and_si128(_mm_srli_epi16::<4>(bytes), _mm_set1_epi16(0x00F0));
+            let nib = _mm_packus_epi16(_mm_or_si128(lo, hi), _mm_setzero_si128());
+            // SAFETY: `y` is 8 bytes, the size of the unaligned store.
+            unsafe { _mm_storel_epi64(y.as_mut_ptr().cast(), nib) };
+        } else {
+            // SAFETY: `y` is 16 bytes, the size of the unaligned store.
+            unsafe { _mm_storeu_si128(y.as_mut_ptr().cast(), bytes) };
+        }
+    }
+}
+
+/// Adds the statuses of a run of `m` elements to `counts`, from the lane counters' sums
+/// (inexact, overflow, flushed, saturated input, invalid); `WRAP` as in [`cast`].
+fn add_run<const WRAP: bool>(counts: &mut StatusCounts, m: u64, sums: [u64; 5]) {
+    let [inexact, overflow, flushed, saturated, invalid] = sums;
+    counts.total += m;
+    // Every invalid or overflowing result is also inexact.
+    counts.exact += m - inexact;
+    for (flag, k) in [
+        (Status::INEXACT, inexact),
+        (Status::OVERFLOW, overflow),
+        (
+            if WRAP {
+                Status::WRAPPED
+            } else {
+                Status::SATURATED
+            },
+            if WRAP { overflow } else { 0 },
+        ),
+        (Status::FLUSHED_TO_ZERO, flushed),
+        (Status::SATURATED, saturated),
+        (Status::INVALID, invalid),
+    ] {
+        if let Some(slot) = counts.flags.get_mut(flag.bits().trailing_zeros() as usize) {
+            *slot += k;
+        }
+    }
+}
+
 /// The cast of `n` (a multiple of [`STEP`]) elements, rounding by `R` (see [`imm`]) into `W`
 /// bytes (`W` = 0: 4-bit codes two per byte, the first in the low nibble), wrapping
 /// out-of-range values when `WRAP`.
@@ -135,9 +216,7 @@ fn cast<const R: i32, const W: usize, const WRAP: bool>(
     let hi_i = _mm256_set1_epi32(d.hi as i32);
     let code_mask = _mm256_set1_epi32(((1u64 << d.bits) - 1) as i32);
     let abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFF_FFFF));
-    let sign_mask = _mm256_castsi256_ps(_mm256_set1_epi32(i32::MIN));
     let inf = _mm256_set1_ps(f32::INFINITY);
-    let below_half = _mm256_set1_ps(f32::from_bits(0x3EFF_FFFF)); // 0.5 - 2^-25
     let zero_ps = _mm256_setzero_ps();
     let zero = _mm256_setzero_si256();
     let exp_big = _mm256_set1_epi32(158); // |r| ≥ 2^31: beyond `vcvtps2dq`
@@ -145,22 +224,9 @@ fn cast<const R: i32, const W: usize, const WRAP: bool>(
     let implicit = _mm256_set1_epi32(0x80_0000);
     let bias_shift = _mm256_set1_epi32(150);
 
-    let round = |x: __m256| -> __m256 {
-        if R == imm::AWAY {
-            // trunc(x ± the largest f32 below 1/2): equals half-away rounding for every
-            // f32 (checked exhaustively against `f32::round` over all 2^32 codes, up to the
-            // sign of a zero result, which nothing here reads)
-            _mm256_round_ps::<{ imm::TRUNC }>(_mm256_add_ps(
-                x,
-                _mm256_or_ps(_mm256_and_ps(x, sign_mask), below_half),
-            ))
-        } else {
-            _mm256_round_ps::<R>(x)
-        }
-    };
     // The code (low bits, unmasked) and the status masks of 8 lanes.
     let lanes = |x: __m256| {
-        let r = round(x);
+        let r = round::<R>(x);
         let nan = _mm256_cmp_ps::<_CMP_UNORD_Q>(x, x);
         let is_inf = _mm256_cmp_ps::<_CMP_EQ_OQ>(_mm256_and_ps(x, abs_mask), inf);
         let above = _mm256_cmp_ps::<_CMP_GT_OQ>(r, hi);
@@ -239,51 +305,9 @@ fn cast<const R: i32, const W: usize, const WRAP: bool>(
             for ((t, p), q) in acc.iter_mut().zip(sa).zip(sb) {
                 *t = _mm256_sub_epi32(_mm256_sub_epi32(*t, p), q);
             }
-            // a0..3 b0..3 | a4..7 b4..7 → a0..7 b0..7 as 16-bit codes
-            let p = _mm256_permute4x64_epi64::<0xD8>(_mm256_packus_epi32(ca, cb));
-            if W == 2 {
-                // SAFETY: `y` is 32 bytes, the size of the unaligned store.
-                unsafe { _mm256_storeu_si256(y.as_mut_ptr().cast(), p) };
-            } else {
-                let q = _mm256_permute4x64_epi64::<0x08>(_mm256_packus_epi16(p, p));
-                let bytes = _mm256_castsi256_si128(q);
-                if W == 0 {
-                    // byte pairs (lo, hi) → lo | hi << 4
-                    let lo = _mm_and_si128(bytes, _mm_set1_epi16(0x000F));
-                    let hi = _mm_and_si128(_mm_srli_epi16::<4>(bytes), _mm_set1_epi16(0x00F0));
-                    let nib = _mm_packus_epi16(_mm_or_si128(lo, hi), _mm_setzero_si128());
-                    // SAFETY: `y` is 8 bytes, the size of the unaligned store.
-                    unsafe { _mm_storel_epi64(y.as_mut_ptr().cast(), nib) };
-                } else {
-                    // SAFETY: `y` is 16 bytes, the size of the unaligned store.
-                    unsafe { _mm_storeu_si128(y.as_mut_ptr().cast(), bytes) };
-                }
-            }
+            store::<W>(ca, cb, y);
         }
-        let m = (s_run.len() / 4) as u64;
-        let [inexact, overflow, flushed, saturated, invalid] = acc.map(sum);
-        counts.total += m;
-        // Every invalid or overflowing result is also inexact.
-        counts.exact += m - inexact;
-        for (flag, k) in [
-            (Status::INEXACT, inexact),
-            (Status::OVERFLOW, overflow),
-            (
-                if WRAP {
-                    Status::WRAPPED
-                } else {
-                    Status::SATURATED
-                },
-                if WRAP { overflow } else { 0 },
-            ),
-            (Status::FLUSHED_TO_ZERO, flushed),
-            (Status::SATURATED, saturated),
-            (Status::INVALID, invalid),
-        ] {
-            if let Some(slot) = counts.flags.get_mut(flag.bits().trailing_zeros() as usize) {
-                *slot += k;
-            }
-        }
+        add_run::<WRAP>(&mut counts, (s_run.len() / 4) as u64, acc.map(sum));
     }
     counts
 }

@@ -200,35 +200,63 @@ impl Gather<'_> {
                     }
                 }
             }
-            // The last block's tail of fewer than 8, one by one.
-            for k in 8 * groups..m {
-                let c = if S == 1 {
-                    usize::from(sb[k])
-                } else {
-                    usize::from(u16::from_le_bytes([sb[2 * k], sb[2 * k + 1]]))
-                } & usize::from(self.mask);
-                let e = self.table[c];
-                db[D * k..D * (k + 1)].copy_from_slice(&e.to_le_bytes()[..D]);
-                st[k] = self.status_of::<D>(e, c);
-            }
-            if let Some(codes) = flagged {
-                let mut seen = 0usize;
-                for &(code, status) in codes {
-                    let k = sb
-                        .iter()
-                        .filter(|&&b| u16::from(b) & self.mask == u16::from(code))
-                        .count();
-                    flags::record_n(status, k as u64, &mut counts);
-                    seen += k;
-                }
-                flags::record_n(0, (m - seen) as u64, &mut counts);
-            } else if self.count {
-                flags::count(&st[..m], &mut counts);
-            } else {
-                counts.total += m as u64;
-                counts.exact += m as u64;
-            }
+            self.tail::<S, D>(sb, db, &mut st, 8 * groups, m);
+            self.count_block(sb, &st[..m], flagged, &mut counts);
         }
         counts
+    }
+
+    /// Looks up elements `from..m` of a block (source bytes `sb`, destination bytes `db`) one
+    /// by one, their raw statuses into `st`: the block's last elements, fewer than 8.
+    #[inline(always)]
+    fn tail<const S: usize, const D: usize>(
+        &self,
+        sb: &[u8],
+        db: &mut [u8],
+        st: &mut [u16; BLOCK],
+        from: usize,
+        m: usize,
+    ) {
+        for k in from..m {
+            let c = if S == 1 {
+                usize::from(sb[k])
+            } else {
+                usize::from(u16::from_le_bytes([sb[2 * k], sb[2 * k + 1]]))
+            } & usize::from(self.mask);
+            let e = self.table[c];
+            db[D * k..D * (k + 1)].copy_from_slice(&e.to_le_bytes()[..D]);
+            st[k] = self.status_of::<D>(e, c);
+        }
+    }
+
+    /// Counts the statuses of a block of `st.len()` elements (source bytes `sb`) into
+    /// `counts`: by comparing source bytes with the `flagged` codes, from the raw statuses
+    /// `st` when statuses are counted, else all exact.
+    #[inline(always)]
+    fn count_block(
+        &self,
+        sb: &[u8],
+        st: &[u16],
+        flagged: Option<&[(u8, u16)]>,
+        counts: &mut StatusCounts,
+    ) {
+        let m = st.len();
+        if let Some(codes) = flagged {
+            let mut seen = 0usize;
+            for &(code, status) in codes {
+                let k = sb
+                    .iter()
+                    .filter(|&&b| u16::from(b) & self.mask == u16::from(code))
+                    .count();
+                flags::record_n(status, k as u64, counts);
+                seen += k;
+            }
+            flags::record_n(0, (m - seen) as u64, counts);
+        } else if self.count {
+            flags::count(st, counts);
+        } else {
+            counts.total += m as u64;
+            counts.exact += m as u64;
+        }
     }
 }

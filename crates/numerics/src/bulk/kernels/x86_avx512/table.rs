@@ -21,8 +21,18 @@
 //! are stored non-temporally (the widening casts write up to 8 bytes per source byte).
 
 use crate::bulk::Storage;
-use crate::bulk::kernels::table::planes::{CODES, MAX_BYTES, MAX_MARKS, Planes};
+use crate::bulk::kernels::table::planes::{CODES, MAX_BYTES, MAX_MARKS, Mark, Planes};
 use crate::status::StatusCounts;
+use std::arch::x86_64::{
+    __m512i, _mm_mask_storeu_epi8, _mm_maskz_loadu_epi8, _mm256_mask_storeu_epi8,
+    _mm256_maskz_loadu_epi8, _mm512_and_si512, _mm512_cvtepi16_epi8, _mm512_cvtepi32_epi8,
+    _mm512_cvtepu8_epi16, _mm512_cvtepu8_epi32, _mm512_loadu_si512, _mm512_madd_epi16,
+    _mm512_maddubs_epi16, _mm512_mask_blend_epi8, _mm512_mask_storeu_epi8,
+    _mm512_mask_test_epi8_mask, _mm512_maskz_loadu_epi8, _mm512_maskz_mov_epi8,
+    _mm512_maskz_permutex2var_epi8, _mm512_movepi8_mask, _mm512_or_si512, _mm512_permutex2var_epi8,
+    _mm512_permutexvar_epi8, _mm512_set1_epi8, _mm512_set1_epi16, _mm512_set1_epi32,
+    _mm512_setzero_si512, _mm512_slli_epi16, _mm512_slli_epi32, _mm512_stream_si512,
+};
 
 impl Planes {
     /// Casts `n` elements of `src` (storage `s`: one code per byte, or packed two or four per
@@ -130,6 +140,97 @@ const ZIPS: [[[u8; 64]; 2]; 3] = [
     [zip_index(4, 0), zip_index(4, 1)],
 ];
 
+/// The 64 source codes from element `i` on (the first `rem` of them, at most 64; the rest
+/// zero), one per byte in element order: loaded from one code per byte, or spread out of
+/// packed 4-bit (`SPB` 2) or 2-bit (`SPB` 4) codes.
+///
+/// # Safety
+/// The CPU must support AVX-512 F, BW and VL; `src` must hold the bytes of elements
+/// `i..i + rem`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,popcnt")]
+#[inline]
+unsafe fn indices<const SPB: usize>(src: &[u8], i: usize, rem: usize) -> __m512i {
+    let sp = src.as_ptr();
+    let valid = first(rem);
+    match SPB {
+        // SAFETY: the `rem` source bytes from element i (masked).
+        1 => unsafe { _mm512_maskz_loadu_epi8(valid, sp.add(i).cast()) },
+        2 => {
+            // SAFETY: the bytes of the `rem` packed source codes from element i (masked).
+            let b = unsafe {
+                _mm256_maskz_loadu_epi8(first(rem.div_ceil(2)) as u32, sp.add(i / 2).cast())
+            };
+            let w = _mm512_cvtepu8_epi16(b);
+            _mm512_or_si512(
+                _mm512_and_si512(w, _mm512_set1_epi16(0x0F)),
+                _mm512_and_si512(_mm512_slli_epi16::<4>(w), _mm512_set1_epi16(0x0F00)),
+            )
+        }
+        _ => {
+            // SAFETY: the bytes of the `rem` packed source codes from element i (masked).
+            let b = unsafe {
+                _mm_maskz_loadu_epi8(first(rem.div_ceil(4)) as u16, sp.add(i / 4).cast())
+            };
+            let w = _mm512_cvtepu8_epi32(b);
+            let part = |v: __m512i, m: i32| _mm512_and_si512(v, _mm512_set1_epi32(m));
+            _mm512_or_si512(
+                _mm512_or_si512(part(w, 0x3), part(_mm512_slli_epi32::<6>(w), 0x300)),
+                _mm512_or_si512(
+                    part(_mm512_slli_epi32::<12>(w), 0x3_0000),
+                    part(_mm512_slli_epi32::<18>(w), 0x300_0000),
+                ),
+            )
+        }
+    }
+}
+
+/// Stores the codes `c` (one per byte, zero past element `rem`) of elements `i..i + rem`
+/// packed `DPB` to a byte (2: 4-bit, 4: 2-bit; the first in the low bits).
+///
+/// # Safety
+/// The CPU must support AVX-512 F, BW and VL; `dp` must be valid for writes of the bytes of
+/// packed elements `i..i + rem`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,popcnt")]
+#[inline]
+unsafe fn store_packed<const DPB: usize>(c: __m512i, dp: *mut u8, i: usize, rem: usize) {
+    if DPB == 2 {
+        let c = _mm512_and_si512(c, _mm512_set1_epi8(0x0F));
+        let w = _mm512_maddubs_epi16(c, _mm512_set1_epi16(0x1001));
+        let packed = _mm512_cvtepi16_epi8(w);
+        let m = first(rem.div_ceil(2)) as u32;
+        // SAFETY: the bytes of packed elements i..i + rem only (masked).
+        unsafe { _mm256_mask_storeu_epi8(dp.add(i / 2).cast(), m, packed) };
+    } else {
+        let c = _mm512_and_si512(c, _mm512_set1_epi8(0x03));
+        let w = _mm512_maddubs_epi16(c, _mm512_set1_epi16(0x0401));
+        let d = _mm512_madd_epi16(w, _mm512_set1_epi32(0x0010_0001));
+        let packed = _mm512_cvtepi32_epi8(d);
+        let m = first(rem.div_ceil(4)) as u16;
+        // SAFETY: the bytes of packed elements i..i + rem only (masked).
+        unsafe { _mm_mask_storeu_epi8(dp.add(i / 4).cast(), m, packed) };
+    }
+}
+
+/// The status counts of `n` elements of which `seen[j]` fell in class `classes[j]`.
+fn counts_of(classes: &[Mark], seen: &[u64; MAX_MARKS], n: usize) -> StatusCounts {
+    let mut counts = StatusCounts {
+        total: n as u64,
+        exact: n as u64,
+        ..StatusCounts::default()
+    };
+    for (mark, &k) in classes.iter().zip(seen.iter()) {
+        if mark.lossy {
+            counts.exact -= k;
+        }
+        for (f, slot) in counts.flags.iter_mut().enumerate() {
+            if mark.flags & (1 << f) != 0 {
+                *slot += k;
+            }
+        }
+    }
+    counts
+}
+
 /// The AVX-512 loop of [`Planes::run`]: sources of `SPB` codes per byte (`WIDE`: more than 6
 /// bits), destinations of `DB` bytes per code (`DPB` 1), or packed `DPB` codes per byte;
 /// `stream`: full steps of a one-per-element destination are stored non-temporally.
@@ -146,17 +247,6 @@ unsafe fn cast<const SPB: usize, const WIDE: bool, const DB: usize, const DPB: u
     n: usize,
     stream: bool,
 ) -> StatusCounts {
-    use std::arch::x86_64::{
-        __m512i, _mm_mask_storeu_epi8, _mm_maskz_loadu_epi8, _mm256_mask_storeu_epi8,
-        _mm256_maskz_loadu_epi8, _mm512_and_si512, _mm512_cvtepi16_epi8, _mm512_cvtepi32_epi8,
-        _mm512_cvtepu8_epi16, _mm512_cvtepu8_epi32, _mm512_loadu_si512, _mm512_madd_epi16,
-        _mm512_maddubs_epi16, _mm512_mask_blend_epi8, _mm512_mask_storeu_epi8,
-        _mm512_mask_test_epi8_mask, _mm512_maskz_loadu_epi8, _mm512_maskz_mov_epi8,
-        _mm512_maskz_permutex2var_epi8, _mm512_movepi8_mask, _mm512_or_si512,
-        _mm512_permutex2var_epi8, _mm512_permutexvar_epi8, _mm512_set1_epi8, _mm512_set1_epi16,
-        _mm512_set1_epi32, _mm512_setzero_si512, _mm512_slli_epi16, _mm512_slli_epi32,
-        _mm512_stream_si512,
-    };
     // The unsafe blocks below are loads and stores: of the 256 bytes of a plane, of a 64-byte
     // index constant, of at most the source bytes left (masked), and of at most the
     // destination bytes left (masked); the caller guarantees the buffer sizes, and the CPU
@@ -224,43 +314,13 @@ unsafe fn cast<const SPB: usize, const WIDE: bool, const DB: usize, const DPB: u
         }
     };
 
-    let sp = src.as_ptr();
     let dp = dst.as_mut_ptr();
     let mut i = 0;
     while i < n {
         let rem = (n - i).min(64);
         let valid = first(rem);
-        // 64 source codes, one per byte, in element order.
-        let idx = match SPB {
-            // SAFETY: the `rem` source bytes from element i (masked).
-            1 => unsafe { _mm512_maskz_loadu_epi8(valid, sp.add(i).cast()) },
-            2 => {
-                // SAFETY: the bytes of the `rem` packed source codes from element i (masked).
-                let b = unsafe {
-                    _mm256_maskz_loadu_epi8(first(rem.div_ceil(2)) as u32, sp.add(i / 2).cast())
-                };
-                let w = _mm512_cvtepu8_epi16(b);
-                _mm512_or_si512(
-                    _mm512_and_si512(w, _mm512_set1_epi16(0x0F)),
-                    _mm512_and_si512(_mm512_slli_epi16::<4>(w), _mm512_set1_epi16(0x0F00)),
-                )
-            }
-            _ => {
-                // SAFETY: the bytes of the `rem` packed source codes from element i (masked).
-                let b = unsafe {
-                    _mm_maskz_loadu_epi8(first(rem.div_ceil(4)) as u16, sp.add(i / 4).cast())
-                };
-                let w = _mm512_cvtepu8_epi32(b);
-                let part = |v: __m512i, m: i32| _mm512_and_si512(v, _mm512_set1_epi32(m));
-                _mm512_or_si512(
-                    _mm512_or_si512(part(w, 0x3), part(_mm512_slli_epi32::<6>(w), 0x300)),
-                    _mm512_or_si512(
-                        part(_mm512_slli_epi32::<12>(w), 0x3_0000),
-                        part(_mm512_slli_epi32::<18>(w), 0x300_0000),
-                    ),
-                )
-            }
-        };
+        // SAFETY: the caller's guarantees on `src`; i < n.
+        let idx = unsafe { indices::<SPB>(src, i, rem) };
         let top = if WIDE { _mm512_movepi8_mask(idx) } else { 0 };
         if DPB == 1 {
             let mut v = [zero; MAX_BYTES];
@@ -325,42 +385,13 @@ unsafe fn cast<const SPB: usize, const WIDE: bool, const DB: usize, const DPB: u
         } else {
             // Codes past the end are zero, so that an odd count leaves the padding zero.
             let c = _mm512_maskz_mov_epi8(valid, look(&code[0], idx, top));
-            if DPB == 2 {
-                let c = _mm512_and_si512(c, _mm512_set1_epi8(0x0F));
-                let w = _mm512_maddubs_epi16(c, _mm512_set1_epi16(0x1001));
-                let packed = _mm512_cvtepi16_epi8(w);
-                let m = first(rem.div_ceil(2)) as u32;
-                // SAFETY: the bytes of packed elements i..i + rem only (masked).
-                unsafe { _mm256_mask_storeu_epi8(dp.add(i / 2).cast(), m, packed) };
-            } else {
-                let c = _mm512_and_si512(c, _mm512_set1_epi8(0x03));
-                let w = _mm512_maddubs_epi16(c, _mm512_set1_epi16(0x0401));
-                let d = _mm512_madd_epi16(w, _mm512_set1_epi32(0x0010_0001));
-                let packed = _mm512_cvtepi32_epi8(d);
-                let m = first(rem.div_ceil(4)) as u16;
-                // SAFETY: the bytes of packed elements i..i + rem only (masked).
-                unsafe { _mm_mask_storeu_epi8(dp.add(i / 4).cast(), m, packed) };
-            }
+            // SAFETY: the caller's guarantees on `dst`; i < n.
+            unsafe { store_packed::<DPB>(c, dp, i, rem) };
         }
         count(idx, top, valid, &mut seen);
         i += rem;
     }
-    let mut counts = StatusCounts {
-        total: n as u64,
-        exact: n as u64,
-        ..StatusCounts::default()
-    };
-    for (mark, &k) in p.classes.iter().zip(seen.iter()) {
-        if mark.lossy {
-            counts.exact -= k;
-        }
-        for (f, slot) in counts.flags.iter_mut().enumerate() {
-            if mark.flags & (1 << f) != 0 {
-                *slot += k;
-            }
-        }
-    }
-    counts
+    counts_of(&p.classes, &seen, n)
 }
 
 #[cfg(test)]

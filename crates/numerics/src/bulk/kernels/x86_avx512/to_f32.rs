@@ -110,6 +110,67 @@ fn add_flag(counts: &mut StatusCounts, flag: Status, k: u64) {
     }
 }
 
+/// The f32 codes of the 8 f64 lanes of `x` rounded by mode `M`, before the policy: the
+/// hardware conversion with the mode as embedded rounding; ties away as the truncation of
+/// `x` plus half an f32 unit of its binade; odd as the truncation with its last bit set where
+/// inexact.
+#[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn round8<const M: u8>(x: std::arch::x86_64::__m512d) -> std::arch::x86_64::__m256i {
+    use std::arch::x86_64::*;
+    let sign64 = _mm512_set1_epi64(i64::MIN);
+    let exp64 = _mm512_set1_epi64(0x7FF0_0000_0000_0000);
+    // the f64 exponent field of the smallest f32 normal binade
+    let min_exp = _mm512_set1_epi64((1023 - 126) << 52);
+    let half_unit = _mm512_set1_epi64(24 << 52);
+    match M {
+        mode::NEAREST_EVEN => _mm256_castps_si256(_mm512_cvt_roundpd_ps::<{ imm::NEAREST }>(x)),
+        mode::FLOOR => _mm256_castps_si256(_mm512_cvt_roundpd_ps::<{ imm::DOWN }>(x)),
+        mode::CEIL => _mm256_castps_si256(_mm512_cvt_roundpd_ps::<{ imm::UP }>(x)),
+        mode::TRUNC => _mm256_castps_si256(_mm512_cvt_roundpd_ps::<{ imm::ZERO }>(x)),
+        mode::NEAREST_AWAY => {
+            // x + half an f32 unit of its binade (2^-150 below the normals), signed like
+            // x, the sum truncated: its truncation to f32 is x's ties-away rounding
+            let xi = _mm512_castpd_si512(x);
+            let e = _mm512_max_epu64(_mm512_and_si512(xi, exp64), min_exp);
+            let h = _mm512_ternarylogic_epi64::<0xEA>(xi, sign64, _mm512_sub_epi64(e, half_unit));
+            let y = _mm512_add_round_pd::<{ imm::ZERO }>(x, _mm512_castsi512_pd(h));
+            _mm256_castps_si256(_mm512_cvt_roundpd_ps::<{ imm::ZERO }>(y))
+        }
+        _ => {
+            // odd: the truncation, its last bit set where inexact (never for NaN)
+            let t = _mm512_cvt_roundpd_ps::<{ imm::ZERO }>(x);
+            let inexact = _mm512_cmp_pd_mask::<_CMP_NEQ_OQ>(_mm512_cvtps_pd(t), x);
+            let ti = _mm256_castps_si256(t);
+            _mm256_mask_or_epi32(ti, inexact, ti, _mm256_set1_epi32(1))
+        }
+    }
+}
+
+/// Adds the statuses of a run of `m` f64 elements to `counts`, from its lane counters `acc`
+/// (lossy, overflow, underflow, flushed, beyond max, Inf results, NaN, ±Inf inputs) under
+/// `k`'s policy.
+#[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn add_run(k: &ToF32, counts: &mut StatusCounts, m: u64, acc: [std::arch::x86_64::__m512i; 8]) {
+    let [lossy, ovf, tiny, flushed, beyond, inf_out, nan, inf_in] = acc.map(|v| lane_sum(v));
+    let inexact =
+        lossy + if k.inf_saturate { inf_in } else { 0 } + if k.nan_zero { nan } else { 0 };
+    counts.total += m;
+    counts.exact += m - inexact;
+    add_flag(counts, Status::INEXACT, inexact);
+    add_flag(counts, Status::OVERFLOW, ovf);
+    add_flag(counts, Status::UNDERFLOW, tiny);
+    add_flag(counts, Status::FLUSHED_TO_ZERO, flushed);
+    add_flag(counts, Status::SATURATED, beyond - inf_out);
+    add_flag(counts, Status::INF, inf_out);
+    if k.nan_zero {
+        add_flag(counts, Status::INVALID, nan);
+    } else {
+        add_flag(counts, Status::NAN, nan);
+    }
+}
+
 /// The cast of `n` (a multiple of [`STEP`]) f64 codes rounded by mode `M` under `k`'s policy.
 ///
 /// Per lane, with `r` the rounded code before the policy and `c` the code written:
@@ -137,11 +198,6 @@ unsafe fn f64_cast<const M: u8>(
     use crate::bulk::kernels::x86_avx512::store::store64;
     use std::arch::x86_64::*;
     let abs64 = _mm512_castsi512_pd(_mm512_set1_epi64(0x7FFF_FFFF_FFFF_FFFF));
-    let sign64 = _mm512_set1_epi64(i64::MIN);
-    let exp64 = _mm512_set1_epi64(0x7FF0_0000_0000_0000);
-    // the f64 exponent field of the smallest f32 normal binade
-    let min_exp = _mm512_set1_epi64((1023 - 126) << 52);
-    let half_unit = _mm512_set1_epi64(24 << 52);
     let max_d = _mm512_set1_pd(f64::from(f32::MAX));
     // |x| from which a finite x overflows whatever `r` is: 2^128, or max + half a unit
     let big_d = _mm512_set1_pd(if M == mode::NEAREST_AWAY {
@@ -161,33 +217,6 @@ unsafe fn f64_cast<const M: u8>(
     let ovf_neg = _mm512_set1_epi32(code(k.max_neg) | i32::MIN);
     let inf_sat: __mmask16 = if k.inf_saturate { 0xFFFF } else { 0 };
     let nan_zero: __mmask16 = if k.nan_zero { 0xFFFF } else { 0 };
-
-    // The rounded f32 codes of 8 lanes, before the policy.
-    let round8 = |x: __m512d| -> __m256i {
-        match M {
-            mode::NEAREST_EVEN => _mm256_castps_si256(_mm512_cvt_roundpd_ps::<{ imm::NEAREST }>(x)),
-            mode::FLOOR => _mm256_castps_si256(_mm512_cvt_roundpd_ps::<{ imm::DOWN }>(x)),
-            mode::CEIL => _mm256_castps_si256(_mm512_cvt_roundpd_ps::<{ imm::UP }>(x)),
-            mode::TRUNC => _mm256_castps_si256(_mm512_cvt_roundpd_ps::<{ imm::ZERO }>(x)),
-            mode::NEAREST_AWAY => {
-                // x + half an f32 unit of its binade (2^-150 below the normals), signed like
-                // x, the sum truncated: its truncation to f32 is x's ties-away rounding
-                let xi = _mm512_castpd_si512(x);
-                let e = _mm512_max_epu64(_mm512_and_si512(xi, exp64), min_exp);
-                let h =
-                    _mm512_ternarylogic_epi64::<0xEA>(xi, sign64, _mm512_sub_epi64(e, half_unit));
-                let y = _mm512_add_round_pd::<{ imm::ZERO }>(x, _mm512_castsi512_pd(h));
-                _mm256_castps_si256(_mm512_cvt_roundpd_ps::<{ imm::ZERO }>(y))
-            }
-            _ => {
-                // odd: the truncation, its last bit set where inexact (never for NaN)
-                let t = _mm512_cvt_roundpd_ps::<{ imm::ZERO }>(x);
-                let inexact = _mm512_cmp_pd_mask::<_CMP_NEQ_OQ>(_mm512_cvtps_pd(t), x);
-                let ti = _mm256_castps_si256(t);
-                _mm256_mask_or_epi32(ti, inexact, ti, _mm256_set1_epi32(1))
-            }
-        }
-    };
 
     let mut counts = StatusCounts::default();
     let steps = n / STEP;
@@ -212,7 +241,7 @@ unsafe fn f64_cast<const M: u8>(
                     _mm512_loadu_pd(x.as_ptr().add(64).cast()),
                 )
             };
-            let (r0, r1) = (round8(x0), round8(x1));
+            let (r0, r1) = (round8::<M>(x0), round8::<M>(x1));
             let r = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(r0), r1);
             let back = |ri: __m256i, xd: __m512d| {
                 _mm512_cmp_pd_mask::<_CMP_EQ_OQ>(_mm512_cvtps_pd(_mm256_castsi256_ps(ri)), xd)
@@ -252,23 +281,7 @@ unsafe fn f64_cast<const M: u8>(
                 *t = _mm512_mask_sub_epi32(*t, m, *t, minus_one);
             }
         }
-        let m = (s_run.len() / 8) as u64;
-        let [lossy, ovf, tiny, flushed, beyond, inf_out, nan, inf_in] = acc.map(|v| lane_sum(v));
-        let inexact =
-            lossy + if k.inf_saturate { inf_in } else { 0 } + if k.nan_zero { nan } else { 0 };
-        counts.total += m;
-        counts.exact += m - inexact;
-        add_flag(&mut counts, Status::INEXACT, inexact);
-        add_flag(&mut counts, Status::OVERFLOW, ovf);
-        add_flag(&mut counts, Status::UNDERFLOW, tiny);
-        add_flag(&mut counts, Status::FLUSHED_TO_ZERO, flushed);
-        add_flag(&mut counts, Status::SATURATED, beyond - inf_out);
-        add_flag(&mut counts, Status::INF, inf_out);
-        if k.nan_zero {
-            add_flag(&mut counts, Status::INVALID, nan);
-        } else {
-            add_flag(&mut counts, Status::NAN, nan);
-        }
+        add_run(k, &mut counts, (s_run.len() / 8) as u64, acc);
     }
     counts
 }
