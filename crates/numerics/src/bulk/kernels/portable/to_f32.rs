@@ -1,16 +1,7 @@
-//! f64 and i32 → f32, every deterministic mode and policy. The portable kernel converts each
-//! f64 (each i32 by way of its exact f64 value) to f32 rounding to nearest-even, which is
-//! correctly rounded (f32 subnormals included), and then moves the code one step where the
-//! mode rounds the other way: the exact widening of the result compared with the source says
-//! on which side of it the source lies (floor, ceil, trunc; odd is the truncation with its
-//! last bit set where inexact; ties away steps away from zero where the source is an exact tie
-//! that nearest-even rounded toward zero, the two distances being exact f64 differences).
-//! Overflow, ±Inf, NaN and the statuses are selected branchlessly per element, so the loop
-//! vectorises at every instruction-set level ([`crate::bulk::kernels::simd::run_at`]). A block whose values
-//! are all ±0 or within the normal f32 range (every i32, and most data) takes a shorter loop
-//! first: integer rounding of the f64 bits, where the only status is inexact. At the AVX-512 level
-//! [`crate::bulk::kernels::x86_avx512::to_f32`] casts the bulk of a slice. Both are tested bit for bit (codes and
-//! status counts) against the reference.
+//! f64 and i32 → f32, every deterministic mode and policy: nearest-even conversion, then one
+//! step where the mode rounds the other way, branchless so that it vectorises at every
+//! level; at the AVX-512 level [`crate::bulk::kernels::x86_avx512::to_f32`] casts the bulk of a
+//! slice. The method is in `docs/kernels.md`.
 
 use crate::bulk::kernels::flags::{self, BLOCK};
 use crate::bulk::kernels::simd::{SimdLevel, on_x86_64};

@@ -1,16 +1,7 @@
-//! f32 → narrow formats by a 2^17-entry table keyed on the f32's top 16 bits and a sticky bit.
-//!
-//! When every rounding point of the destination lies within the f32's top 16 bits (sign,
-//! exponent, 7 mantissa bits), the result and its status depend only on those bits and on
-//! whether any of the low 16 bits is set. That holds for binary floats with at most 6 mantissa
-//! bits (fp8, fp6, fp4, e8m0), HiF8 (at most 3), and integers whose range lies within ±127
-//! under a saturating policy (i2, i4, u2, u4: beyond the range every value is clamped with the
-//! same status, whatever its low bits). Each
-//! table entry is the reference routine's result for a representative f32 of its class.
-//! At the AVX-512 level, e8m0 and HiF8 are cast by [`crate::bulk::kernels::x86_avx512::f32_e8m0`] and
-//! [`crate::bulk::kernels::x86_avx512::f32_hif8`] (branchless formulas checked against this table on every key),
-//! or, should a check fail, by [`crate::bulk::kernels::x86_avx512::f32_key`] (parameters fitted to this table and
-//! checked the same way), built on first use.
+//! f32 → narrow formats by a 2^17-entry table keyed on the f32's top 16 bits and a sticky bit
+//! (binary floats with at most 6 mantissa bits, HiF8, and small integers under a saturating
+//! policy), with the AVX-512 loops of [`KeyLoop`] where they are checked equal to it. Why the
+//! key suffices is in `docs/kernels.md`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};

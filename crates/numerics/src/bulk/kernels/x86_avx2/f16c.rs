@@ -25,7 +25,7 @@ const FLUSH_BLOCKS: usize = 1 << 20;
 impl F16c {
     /// Casts `n` little-endian f32 codes into f16 codes; `None` when the machine lacks AVX2 or
     /// F16C.
-    /// `wide` takes the AVX-512 fast blocks ([`f32_half_avx512`](crate::bulk::kernels::x86_avx512::f32_half))
+    /// `wide` takes the AVX-512 fast blocks ([`x86_avx512::f32_half`](crate::bulk::kernels::x86_avx512::f32_half))
     /// where the machine has them, and `stream` (a 64-byte aligned `dst`) their non-temporal
     /// stores.
     pub(crate) fn run(

@@ -1,26 +1,7 @@
 //! The step loop of the AVX-512 kernels that cast f32 to one-byte codes by a per-lane formula
-//! ([`crate::bulk::kernels::x86_avx512::f32_e8m0`], [`crate::bulk::kernels::x86_avx512::f32_hif8`]), and their construction-time check
-//! against the [`crate::bulk::kernels::table::f32_key`] table.
-//!
-//! Method. A kernel supplies its formula at two levels ([`Formula`]): a fast one for the
-//! common lanes and a full one that covers more, each a mask of the lanes it does not cover
-//! (rare) and a lane function giving, for 16 f32 codes, the codes (in the low byte of each
-//! dword) and `C` status-class masks. Per 64-element step the loop prefetches the source
-//! ([`crate::bulk::kernels::stream::prefetch`], one line per 64 bytes), loads four vectors and casts them
-//! by the fast level, or where that has a rare lane the full one, or where that has one too by
-//! the key table (the reference's results). Each class's four masks are joined into one 64-bit
-//! mask and counted by `popcnt`; the 64 codes are gathered into one vector by two `vpermt2b`
-//! (and the sign bits by two more, for a level that leaves the sign to the loop) and stored
-//! (non-temporally with `stream`). The last `n % 64` elements go to the table too. The kernel
-//! turns the per-class counts into statuses ([`ClassStatus`]).
-//!
-//! Exactness. A lane function may read an f32 only through its top 16 bits and comparisons or
-//! rounding adds whose thresholds are multiples of 2^16 (give or take one), so that its
-//! result is a function of the f32's key (top 16 bits, and whether any low bit is set), as the
-//! table's is. [`check`] then compares each level with the table on every key (with three
-//! low-bit patterns each), lane by lane: code and status class where the level does not call
-//! the lane rare; and the whole loop on all keys in order (codes and counts). A kernel that
-//! fails is never used.
+//! ([`crate::bulk::kernels::x86_avx512::f32_e8m0`], [`crate::bulk::kernels::x86_avx512::f32_hif8`]),
+//! and their check against the [`crate::bulk::kernels::table::f32_key`] table on every key at
+//! construction. The method and the exactness argument are in `docs/kernels.md`.
 
 use std::arch::x86_64::*;
 

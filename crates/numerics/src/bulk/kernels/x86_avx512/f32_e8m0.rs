@@ -1,20 +1,6 @@
 //! f32 → e8m0 at the AVX-512 level: the code is the f32's exponent field plus the mode's
-//! rounding carry, a few integer ops per 16 lanes.
-//!
-//! Method. e8m0 code `c` is 2^(c − 127), so a positive normal f32 `2^(E−127) × 1.m` lies
-//! between codes `E` and `E + 1`, and the mode picks one from the mantissa `m` alone (the
-//! reference's "last bit" of the grid is the code's, i.e. `E`'s): the low byte of
-//! `(x + add) >> 23` with `add` = `0x3F_FFFF + (E & 1)` (rint: above half, or at half with `E`
-//! odd), `0x40_0000` (round), `0x7F_FFFF` (ceil; e8m0 rounds magnitudes, so floor is trunc),
-//! 0 (trunc, floor), or `E | (m ≠ 0)` (odd). The sign bit never reaches the low byte. Lanes
-//! with `E` in 1..=253 take that code; ±0 the formula's code too (0, checked); negative
-//! non-zero values under [`UnsignedNegative::Nan`] a constant (the reference's, from the
-//! table); f32 subnormals and `E` ≥ 254 (the top binade, ±Inf, NaN) are rare: their step goes
-//! to the table. Status classes as k-masks: zero, negative (as NaN), inexact (`m ≠ 0`, or any
-//! negative under [`UnsignedNegative::Magnitude`]), else exact; each class's status is the
-//! table's for a representative. Every threshold is on bits 16 and up (or "any mantissa bit
-//! set"), so the result depends only on the key; [`check`](crate::bulk::kernels::x86_avx512::f32_byte::check)
-//! compares it with the table on every key at construction.
+//! rounding carry, a few integer ops per 16 lanes; steps with f32 subnormals, the top binade,
+//! ±Inf or NaN go to the key table. The method is in `docs/kernels.md`.
 
 use std::arch::x86_64::*;
 

@@ -1,12 +1,8 @@
-//! The fast blocks of the f32 → f16 ([`f16c`](crate::bulk::kernels::x86_avx2::f16c)) and f32 → bf16
-//! ([`f32_bf16`](crate::bulk::kernels::x86_avx2::f32_bf16)) kernels at the AVX-512 level: the same rounding and the
-//! same per-block answers as their AVX2 fast blocks, 16 lanes per step, with the statuses
-//! taken from compare masks (`k` registers) and counted by masked adds. A block with a rare
-//! lane is cast again with every status counted: for bf16 by `bf16_full_block` (the AVX2
-//! full block's rules at 16 lanes, which took a causal attention mask, 0 and −∞, from 0.8 to
-//! 1.7–1.8 Gelem/s on 2 threads), for f16 by the AVX2 kernel's full block. The last
-//! elements of a slice take the AVX2 code in both. Tested bit for bit against the reference
-//! at every level, like every kernel.
+//! The fast blocks of the f32 → f16 ([`crate::bulk::kernels::x86_avx2::f16c`]) and f32 → bf16
+//! ([`crate::bulk::kernels::x86_avx2::f32_bf16`]) kernels at the AVX-512 level: the same
+//! rounding and per-block answers as their AVX2 fast blocks, 16 lanes per step, statuses from
+//! compare masks; a bf16 block with a rare lane is cast again by `bf16_full_block`, an f16 one
+//! by the AVX2 full block. Measurements are in `docs/kernels.md`.
 
 pub(crate) use simd::{bf16_fast_block, bf16_full_block, f16_fast_block};
 

@@ -1,25 +1,7 @@
 //! f32 → HiF8 at the AVX-512 level: the magnitude rounded in place at its binade's mantissa
-//! width, then the code from a per-exponent prefix, by two `vpermb` lookups per 16 lanes.
-//!
-//! Method. HiF8 keeps `w(e)` mantissa bits in binade `e` (3 for |e| ≤ 3, 2 up to 7, 1 up to
-//! 15, 0 in the denormal band −22..−16), so on the f32 magnitude bits `a` its grid is the
-//! multiples of `2^s`, `s = 23 − w(e)`, looked up by the exponent field (a 64-byte table,
-//! `vpermb`). The mode's rounding is an integer add (rint: `2^(s−1) − 1` plus bit `s` of `a`;
-//! round: `2^(s−1)`; the side of floor / ceil that rounds away: `2^s − 1`; odd: bit `s` set
-//! where inexact) and a mask of the bits below `s`; a carry moves the value into the next
-//! binade with a zero mantissa. Bit `s` of `a` is the parity of the code HiF8 gives the kept
-//! value (the mantissa's last bit, or in the denormal band, whose code is `E − 104`, the
-//! exponent's), which is what ties-to-even and odd look at. The code is the prefix of the
-//! rounded exponent (the code of `2^e`, a second `vpermb`), or'ed with the rounded mantissa
-//! bits and the sign. Values below 2^−22 (zero, f32 subnormals) take code 0, or ±2^−22 (code
-//! 1, signed) where the mode rounds them up (rint: above 2^−23; round: from 2^−23; the
-//! directed modes: non-zero on their side). Values above 2^15 (the top binade past its start,
-//! overflow, ±Inf, NaN) are rare: their step goes to the table. Status classes as k-masks:
-//! zero; flushed (non-zero, rounded to 0); underflow (inexact, result below 2^−15); inexact
-//! (result changed); else exact; each class's status is the table's for a representative.
-//! Every threshold is on bits 16 and up (`s ≥ 20`), so the result depends only on the key;
-//! [`check`](crate::bulk::kernels::x86_avx512::f32_byte::check) compares it with the table on every key at
-//! construction.
+//! width, then the code from a per-exponent prefix, by two `vpermb` lookups per 16 lanes;
+//! steps with values above 2^15, ±Inf or NaN go to the key table. The method is in
+//! `docs/kernels.md`.
 
 use std::arch::x86_64::*;
 

@@ -1,23 +1,7 @@
-//! f32 → e8m0 and HiF8 at the AVX-512 level: the [`crate::bulk::kernels::table::f32_key`] table's results computed
-//! 16 lanes at a time from one 32-bit parameter word per (sign, exponent) class.
-//!
-//! Method. Within the class of an f32 (its sign and biased exponent; every NaN forms a class of
-//! its own) the reference result is a rounding of the 9-bit significand key
-//! `sig = implicit bit | top 7 mantissa bits | sticky` at a class-dependent bit `k`: the kept
-//! units `t = sig >> k`, the mode's decision from the cut-off part (zero, below, at or above
-//! half a unit, the sign, the last kept code bit), `n = t + up`. The code is `base + n` (mod
-//! 256), or the class's `carry` code where `n << k` reaches 512 (the value rounded out of the
-//! binade: into the next binade, the overflow result, the smallest value). Its status is one
-//! of the class's three: exact, inexact, or carried. Each class's word holds `base`, `carry`,
-//! `k` and the three statuses as 4-bit ids into a 15-entry status list; it is found by
-//! fitting every `k` to the class's 256 table entries, and a class no `k` fits (f32
-//! subnormals into e8m0, HiF8's top binade) gets id 15: a 64-element step with such a lane is
-//! cast by the table. The words are fetched by `vpgatherdd` (2 KiB, L1-resident). Statuses are
-//! counted in vector counters: a status id picks (`vpermd`) two words that hold its flags (and
-//! whether it is exact) in 6-bit fields, summed per lane and folded out before a field can
-//! carry. The whole kernel is checked at construction against the table on all 2^17 keys (its
-//! result depends on nothing else), so a parameter set that does not reproduce the table is
-//! never used; the tests check it against the reference too.
+//! f32 → e8m0 and HiF8 at the AVX-512 level where the formulas' check fails: the
+//! [`crate::bulk::kernels::table::f32_key`] table's results computed 16 lanes at a time from
+//! one 32-bit parameter word per (sign, exponent) class, fitted to the table and checked
+//! against it on every key. The method is in `docs/kernels.md`.
 
 use crate::bulk::kernels::mode;
 use crate::bulk::kernels::table::f32_key::{KeyLoop, KeyTable};

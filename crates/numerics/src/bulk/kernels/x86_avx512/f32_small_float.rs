@@ -1,33 +1,8 @@
-//! f32 → binary floats of at most 8 bits (the destinations of
-//! [`f32_small_float`](crate::bulk::kernels::x86_avx2::f32_small_float): e4m3fn, e5m2, the other fp8/fp6/fp4 formats,
-//! e2m1 packed or not) at the AVX-512 level, 16 lanes per vector, 64 elements per step.
-//!
-//! The method: the hardware rounds, and the statuses are read off the 64 codes of a step as
-//! bytes. For a finite magnitude `a` with f32 exponent field `E`, let `Ec = max(E, Emin)`
-//! (`Emin`: the field of the destination's smallest normal). The scale `2^(128 − Ec)` is an
-//! f32 whose exponent field is `min(255 − E, 255 − Emin)` (an and-not and a `vpminud`, no
-//! `vgetexpps`/`vscalefps`), and `s = a · 2^(128 − Ec)` (exact) is `a` in units of
-//! `2^(man − 1)` destination ulps, below 4. Adding `m = 2^(24 − man) + (Ec − Emin) · 2` (its
-//! code `bias + (Ec − Emin) · 2^man`, from the scale by a shift and a subtract) with the
-//! mode's embedded rounding (`vaddps {rn,rz,ru}`) rounds `s` to a whole ulp and leaves the
-//! destination's magnitude code in the low bits of the sum's f32 code (a carry into the next
-//! binade comes out right). Toward −∞ and +∞ round the magnitude up or toward zero by the
-//! sign (a masked second add); ties away adds half an ulp toward zero first; to odd truncates.
-//! Inexact is `sum − m ≠ s`. Per lane the sum is clamped at the code above the largest
-//! finite one and the inexact bit put in bit 7 (every magnitude code is below 128) by one
-//! masked or, which to odd also sets the last bit (the overflow byte then has it too); the 64 low bytes of a step are gathered in order by two
-//! `vpermt2b` and a blend, and so are the f32 sign bytes. On those 64 bytes one compare each
-//! gives the overflowing lanes (inexact at the clamp code), the underflowing ones (inexact
-//! below the smallest normal), the flushed ones (inexact zero), and the inexact ones (bit 7),
-//! counted in byte counters by masked subtracts; beyond-the-largest-value (for saturation) is
-//! one compare per vector on `a` and a masked add. A lane at the clamp code that is not
-//! inexact is an exact overflow, NaN or ±Inf (a NaN sum is not inexact and clamps there): a
-//! step with one takes an out-of-line path with the full rule per vector. The code is the
-//! magnitude (clamped to the policy's overflow code, or replaced by the overflow code by
-//! sign) with the sign bit put on by a masked or; two 4-bit codes go into a byte by a shift,
-//! an or and a `vpermb`. The last `n % 64` elements are left to the per-element rule. With
-//! `stream` ([`stream`](crate::bulk::kernels::stream)) each step's codes (64 bytes, or 32 packed) are stored
-//! non-temporally; every step prefetches its source 4 KiB ahead, one line per 64 bytes.
+//! f32 → binary floats of at most 8 bits (e4m3fn, e5m2, the other fp8/fp6/fp4 formats, e2m1
+//! packed or not) at the AVX-512 level, 64 elements per step: the hardware rounds a scaled
+//! magnitude with the mode's embedded rounding, and the statuses are read off the step's 64
+//! codes as bytes. The last `n % 64` elements are left to the per-element rule. The method
+//! is in `docs/kernels.md`.
 
 use crate::bulk::kernels::mode;
 use crate::bulk::kernels::portable::f32_small_float::{Fixed, SmallFloat};

@@ -1,25 +1,8 @@
 //! f32 → 4-, 8- and 16-bit integers (4-bit ones packed two per byte or one per byte) at the
-//! AVX-512 level: 16 lanes per instruction, four vectors (64 elements) per step. The rounding
-//! is `vrndscaleps` (nearest-even, floor, ceil, trunc; half-away as the truncation of `x` plus
-//! the largest f32 below one half, signed as `x`), the range rule is a clamp of `r` to the
-//! destination's bounds in f32, and every status comes from a few compares into k-masks:
-//! inexact `clamp(r) ≠ x`, out of range `clamp(r) ≠ r`, saturated input `clamp(x) ≠ x`,
-//! flushed `r = 0` among the inexact. A step without NaN or ±Inf (when wrapping: without
-//! |x| ≥ 2^31), the usual case, skips their masks (one `vfpclassps` per vector tells). The
-//! codes are `vcvtps2dq` of the clamped value (or, when wrapping, of `r`, with the low bits of
-//! values beyond 2^31 from the significand), narrowed by byte permutes of two vectors
-//! (`vpackusdw` for 16 bits) and, for packed 4-bit codes, paired into nibbles by a shift and
-//! a `vpermb`. Each flag's four 16-bit masks of a step are joined into one 64-bit mask and
-//! counted by `popcnt`. Saturating casts to one byte per element or to packed 4-bit codes
-//! take a leaner path (`lean`):
-//! `vcvtps2dq` with the mode's embedded rounding, signed-saturating packs as the clamp and
-//! narrowing (then a byte clamp for 4-bit codes), four compares per vector chained by
-//! masking and counted in lane counters, out of range from a compare on the 16-bit values; a step whose packs saturate at −2^15 (NaN,
-//! ±Inf, |x| ≥ 2^31, x below −2^15) takes the full rule. The rule is
-//! [`crate::bulk::kernels::portable::f32_to_int`]'s per-element one (which does the last `n % 64` elements), tested
-//! bit for bit against the reference. With `stream`
-//! ([`stream`](crate::bulk::kernels::stream)) each step's codes (128, 64 or 32 bytes) are stored
-//! non-temporally; every step prefetches its source 4 KiB ahead, one line per 64 bytes.
+//! AVX-512 level, 64 elements per step, with the rule of
+//! [`crate::bulk::kernels::portable::f32_to_int`] (which casts the last `n % 64` elements); a
+//! leaner path (`lean`) for saturating casts to one byte or packed 4-bit codes. The method is
+//! in `docs/kernels.md`.
 
 use crate::bulk::kernels::portable::f32_to_int::IntDst;
 use crate::bulk::kernels::x86_avx2::f32_to_int::imm;

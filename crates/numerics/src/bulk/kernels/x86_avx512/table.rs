@@ -1,24 +1,6 @@
-//! The table lookup at the AVX-512 level for sources of at most 8 bits, by VBMI byte permutes
-//! instead of gathers. The results of the 256 source codes are held as byte planes in
-//! registers: plane `k` is byte `k` of every destination code, 256 bytes in four registers.
-//! Per step of 64 elements, the source codes become one vector of 64 byte indices (one code
-//! per byte, or packed 4-bit and 2-bit codes spread out by shifts), and each plane is looked
-//! up by two `vpermt2b` (128 entries each, index bits 0–6) and a blend on the index's top
-//! bit, or by one `vpermb` (64 entries, bits 0–5) for sources of at most 6 bits. The planes
-//! of a destination of B bytes are interleaved into B-byte codes by `vpermt2b` zips (for
-//! 4-byte codes, one masked `vpermt2b` per plane pair and output vector); a plane that is zero
-//! for every code (the low half of an fp8 → f32 code) is neither looked up nor zipped, which
-//! took fp8 → f32 from about 3.3 to 5.0 Gelem/s on one thread. 4-bit and 2-bit destinations
-//! are packed by `vpmaddubsw`/`vpmaddwd` and a narrowing move.
-//!
-//! Statuses: each source code's status falls into a class (a distinct non-OK status, or,
-//! when there are more than [`MAX_MARKS`] of them, a flag); one or two further planes hold a
-//! bit per class, looked up the same way and counted per class by `vptestmb` and a popcount.
-//! The counts equal the reference's: total, exact and per flag.
-//!
-//! The last step of a slice is masked (loads, stores and counts), so every length is served.
-//! With `stream` ([`stream`](crate::bulk::kernels::stream)), the full steps of a one-per-element destination
-//! are stored non-temporally (the widening casts write up to 8 bytes per source byte).
+//! The table lookup at the AVX-512 level for sources of at most 8 bits: the results held as
+//! byte planes ([`Planes`]) in registers and looked up 64 codes at a time by VBMI byte
+//! permutes, the statuses counted per class. The method is in `docs/kernels.md`.
 
 use crate::bulk::Storage;
 use crate::bulk::kernels::table::planes::{CODES, MAX_BYTES, MAX_MARKS, Mark, Planes};

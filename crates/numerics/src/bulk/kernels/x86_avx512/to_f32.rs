@@ -1,16 +1,7 @@
 //! f64 and i32 → f32 at the AVX-512 level, 16 elements per step, every deterministic mode and
-//! policy. The rounding is the hardware's: `vcvtpd2ps` / `vcvtdq2ps` with the mode as embedded
-//! rounding (nearest-even, down, up, toward zero); ties away from zero as the truncation of
-//! the magnitude plus half an f32 unit of its binade (for f64 the addition itself truncated,
-//! so nothing is lost before the conversion; for i32 on the unsigned magnitude); round to odd
-//! as the truncation with its last bit set where the round trip differs. The statuses come
-//! from masks (the widening round trip compared with the source, |x| against the f32 range,
-//! tests on the result's bits), counted by masked adds in vector accumulators. The policy's
-//! overflow, ±Inf and NaN results are blended in by masks. The last `n % 16` elements take the
-//! portable loop of [`crate::bulk::kernels::portable::to_f32`], whose rule this is; both are tested bit for bit against
-//! the reference. With `stream` ([`crate::bulk::kernels::stream`]) every step's 64-byte store is
-//! non-temporal (the destination then starts on a 64-byte boundary, and every step writes 64
-//! bytes); the source is prefetched ahead once per 64 bytes.
+//! policy: the hardware conversion with the mode as embedded rounding, statuses from masks.
+//! The last `n % 16` elements take the portable loop of
+//! [`crate::bulk::kernels::portable::to_f32`]. The method is in `docs/kernels.md`.
 
 use crate::bulk::kernels::portable::to_f32::{Source, ToF32, mode};
 use crate::bulk::kernels::simd;
