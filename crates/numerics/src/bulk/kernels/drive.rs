@@ -4,7 +4,7 @@
 //! per byte, packed), and count the statuses ([`flags`]). Fixed-size local arrays leave the
 //! compiler nothing to prove about bounds or aliasing, so the middle loop vectorises.
 
-use super::flags::{self, BLOCK};
+use crate::bulk::kernels::flags::{self, BLOCK};
 use crate::status::StatusCounts;
 
 /// A per-element cast of an f32 code: the destination code and the raw status bits. An

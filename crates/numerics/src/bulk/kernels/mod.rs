@@ -4,63 +4,52 @@
 //!
 //! | kernel | when | how |
 //! |---|---|---|
-//! | [`table`] | source of at most 16 bits, any destination, any deterministic mode and policy | the result (code and status) of every source code, computed once by the reference routine and cached; the cast is a lookup |
-//! | [`table_avx512`] | the [`table`] sources of at most 8 bits (one per byte, or packed 4-bit and 2-bit), destinations of 1, 2, 4 or 8 bytes or packed 4-bit and 2-bit, at the AVX-512 level | the table as byte planes in registers, looked up 64 codes at a time by VBMI permutes (`vpermt2b`, `vpermb`), zipped into codes; statuses as per-class bit planes counted by `vptestmb` and popcount |
-//! | [`f32_float`] | f32 → signed binary floats of at most 16 bits (f16, bf16, fp8 with Inf/NaN or fn-style, fp6, fp4), every deterministic mode and policy | branchless integer rounding of the f32 code; Inf/NaN/overflow results from the reference |
-//! | [`f16c`] | f32 → f16, every deterministic mode and policy, at the AVX2 + F16C level (the portable level runs [`f32_float`]) | `vcvtps2ph` with the mode's immediate (ties-away: the truncation of the magnitude plus half an ulp added on the f32 bits; odd: the truncation, its last bit set where the round trip differs), statuses from the round trip in vector accumulators, NaN/Inf/overflow lanes blended in ([`f32_half`]) |
-//! | [`f32_bf16`] | f32 → bf16, every deterministic mode and policy, at the AVX2 level (the portable level runs [`f32_float`]) | integer rounding of the top 16 bits on 8 lanes, packed 16 per store, statuses from the low 16 bits in vector accumulators, NaN/Inf/overflow lanes blended in ([`f32_half`]) |
-//! | [`f32_half_avx512`] | the fast blocks of [`f16c`] and [`f32_bf16`] at the AVX-512 level | the same rounding 16 lanes per step (`vcvtps2ph` zmm, integer rounding), statuses from compare masks by masked adds; rare blocks go to the AVX2 full block |
-//! | [`f32_small_float`] | the [`f32_float`] destinations of at most 8 bits (e4m3fn, e5m2, fp6, fp4 packed or not), at the AVX2 level | the same rounding on 8 lanes with the layout in registers, statuses in vector counters; the last `n % 16` per element |
-//! | [`f32_small_float_avx512`] | the destinations of [`f32_small_float`], at the AVX-512 level | 16 lanes: the magnitude scaled by a power of two from the exponent clamped at the destination's `emin` (integer ops), the rounding by an add with the mode's embedded rounding that leaves the code in the low bits, the inexact bit put in each code byte; statuses from byte compares on the 64 codes of a step, in byte counters; exact overflow, NaN and Inf steps by the full rule out of line; the last `n % 64` per element |
-//! | [`f64_src`] | f64 and i32 → the destinations of [`f32_float`] | round-to-odd f32 codes (keeping every rounding decision; an i32 by way of its exact f64), then that kernel; f64 blocks with a NaN or a value of at least 2^128 take the reference |
-//! | [`f32_to_int`] | f32 → 4/8/16/32-bit integers (4-bit packed or one per byte), every deterministic mode but `odd`; [`f32_to_int_avx2`] at the AVX2 level, [`f32_to_int_avx512`] at the AVX-512 level, for 4 to 16 bits | exact f32 round-to-integral, then the range rule, branchless (AVX-512: a clamp, status k-masks counted by `popcnt`; saturating i8/u8: `vcvtps2dq` with embedded rounding, saturating packs, compares counted in lane counters) |
-//! | [`i32_to_int`] | i32 → integers of 2 to 64 bits (2- and 4-bit packed or one per byte), every deterministic mode and policy | in range the value, beyond it the bound or the low bits, out-of-range elements counted per block; branchless |
-//! | [`f32_key`] | f32 → other formats of at most 8 bits whose rounding points lie in the f32's top 16 bits (e8m0, HiF8, fnuz fp8, small integers saturating), deterministic modes | a 2^17-entry table keyed on the top 16 bits and a sticky bit |
-//! | [`f32_e8m0_avx512`] | f32 → e8m0 ([`f32_key`]'s table), at the AVX-512 level | the exponent field plus the mode's carry from the mantissa (`(x + add) >> 23`), negative values and zero blended in, status classes as k-masks counted by `popcnt`; steps with f32 subnormals, the top binade, ±Inf or NaN go to the table ([`f32_byte_avx512`]: the shared step loop, and the check against the table on every key at construction) |
-//! | [`f32_hif8_avx512`] | f32 → HiF8 ([`f32_key`]'s table), at the AVX-512 level | the magnitude rounded at the binade's mantissa width (looked up by `vpermb` on the exponent) by an integer add and mask, the code from the rounded exponent's prefix (a second `vpermb`), mantissa bits and sign; values below 2^-22 blended in; steps with values above 2^15, ±Inf or NaN go to the table; classes and check as for e8m0 |
-//! | [`f32_key_avx512`] | the e8m0 and HiF8 destinations of [`f32_key`] where the formulas' check fails, at the AVX-512 level | per (sign, exponent) class a parameter word fitted to the table (rounding bit, base and carry codes, status ids), fetched by `vpgatherdd`; the rounding in integer ops on 16 lanes, statuses in vector counters; checked against the table on every key at construction, classes it cannot fit go to the table |
-//! | [`to_f32`] | f64 and i32 → f32, every deterministic mode and policy; [`to_f32_avx512`] at the AVX-512 level | nearest-even f64 → f32 conversion (an i32 by way of its exact f64), then one step where the round trip shows the mode rounds the other way, branchless; at AVX-512 the hardware conversion with the mode as embedded rounding (ties-away: the truncation of the magnitude plus half an f32 unit; odd: the truncation, its last bit set where inexact), statuses from masks |
-//! | [`widen`] | f16 / bf16 → f32 (every policy; checked against the table on all codes); [`widen_avx512`] at the AVX-512 level | exact bit arithmetic; at AVX-512 `vcvtph2ps` (f16, signalling NaNs it quiets fixed by a mask) or a shift (bf16), 32 codes per step, NaN/Inf counted from k-masks, streamed stores |
-//! | [`int_to_f32`] | i8 / u8 / i16 / u16 → f32 (every policy; checked against the table on all codes) | the exact value: a vectorised conversion, at the AVX-512 level `vpmovsx`/`vpmovzx` and `vcvtdq2ps` 16 lanes per step |
-//! | [`reference`] | everything else (other 64-bit source pairs, stochastic rounding) | [`convert_with_status`](crate::convert_with_status) per element |
+//! | [`table::codes`] | source of at most 16 bits, any destination, any deterministic mode and policy | the result (code and status) of every source code, computed once by the reference routine and cached; the cast is a lookup |
+//! | [`x86_avx512::table`] | the [`table::codes`] sources of at most 8 bits (one per byte, or packed 4-bit and 2-bit), destinations of 1, 2, 4 or 8 bytes or packed 4-bit and 2-bit, at the AVX-512 level | the table as byte planes in registers, looked up 64 codes at a time by VBMI permutes (`vpermt2b`, `vpermb`), zipped into codes; statuses as per-class bit planes counted by `vptestmb` and popcount |
+//! | [`portable::f32_float`] | f32 → signed binary floats of at most 16 bits (f16, bf16, fp8 with Inf/NaN or fn-style, fp6, fp4), every deterministic mode and policy | branchless integer rounding of the f32 code; Inf/NaN/overflow results from the reference |
+//! | [`x86_avx2::f16c`] | f32 → f16, every deterministic mode and policy, at the AVX2 + F16C level (the portable level runs [`portable::f32_float`]) | `vcvtps2ph` with the mode's immediate (ties-away: the truncation of the magnitude plus half an ulp added on the f32 bits; odd: the truncation, its last bit set where the round trip differs), statuses from the round trip in vector accumulators, NaN/Inf/overflow lanes blended in ([`x86_avx2::f32_half`]) |
+//! | [`x86_avx2::f32_bf16`] | f32 → bf16, every deterministic mode and policy, at the AVX2 level (the portable level runs [`portable::f32_float`]) | integer rounding of the top 16 bits on 8 lanes, packed 16 per store, statuses from the low 16 bits in vector accumulators, NaN/Inf/overflow lanes blended in ([`x86_avx2::f32_half`]) |
+//! | [`x86_avx512::f32_half`] | the fast blocks of [`x86_avx2::f16c`] and [`x86_avx2::f32_bf16`] at the AVX-512 level | the same rounding 16 lanes per step (`vcvtps2ph` zmm, integer rounding), statuses from compare masks by masked adds; rare blocks go to the AVX2 full block |
+//! | [`x86_avx2::f32_small_float`] | the [`portable::f32_float`] destinations of at most 8 bits (e4m3fn, e5m2, fp6, fp4 packed or not), at the AVX2 level | the same rounding on 8 lanes with the layout in registers, statuses in vector counters; the last `n % 16` per element |
+//! | [`x86_avx512::f32_small_float`] | the destinations of [`x86_avx2::f32_small_float`], at the AVX-512 level | 16 lanes: the magnitude scaled by a power of two from the exponent clamped at the destination's `emin` (integer ops), the rounding by an add with the mode's embedded rounding that leaves the code in the low bits, the inexact bit put in each code byte; statuses from byte compares on the 64 codes of a step, in byte counters; exact overflow, NaN and Inf steps by the full rule out of line; the last `n % 64` per element |
+//! | [`portable::f64_src`] | f64 and i32 → the destinations of [`portable::f32_float`] | round-to-odd f32 codes (keeping every rounding decision; an i32 by way of its exact f64), then that kernel; f64 blocks with a NaN or a value of at least 2^128 take the reference |
+//! | [`portable::f32_to_int`] | f32 → 4/8/16/32-bit integers (4-bit packed or one per byte), every deterministic mode but `odd`; [`x86_avx2::f32_to_int`] at the AVX2 level, [`x86_avx512::f32_to_int`] at the AVX-512 level, for 4 to 16 bits | exact f32 round-to-integral, then the range rule, branchless (AVX-512: a clamp, status k-masks counted by `popcnt`; saturating i8/u8: `vcvtps2dq` with embedded rounding, saturating packs, compares counted in lane counters) |
+//! | [`portable::i32_to_int`] | i32 → integers of 2 to 64 bits (2- and 4-bit packed or one per byte), every deterministic mode and policy | in range the value, beyond it the bound or the low bits, out-of-range elements counted per block; branchless |
+//! | [`table::f32_key`] | f32 → other formats of at most 8 bits whose rounding points lie in the f32's top 16 bits (e8m0, HiF8, fnuz fp8, small integers saturating), deterministic modes | a 2^17-entry table keyed on the top 16 bits and a sticky bit |
+//! | [`x86_avx512::f32_e8m0`] | f32 → e8m0 ([`table::f32_key`]'s table), at the AVX-512 level | the exponent field plus the mode's carry from the mantissa (`(x + add) >> 23`), negative values and zero blended in, status classes as k-masks counted by `popcnt`; steps with f32 subnormals, the top binade, ±Inf or NaN go to the table ([`x86_avx512::f32_byte`]: the shared step loop, and the check against the table on every key at construction) |
+//! | [`x86_avx512::f32_hif8`] | f32 → HiF8 ([`table::f32_key`]'s table), at the AVX-512 level | the magnitude rounded at the binade's mantissa width (looked up by `vpermb` on the exponent) by an integer add and mask, the code from the rounded exponent's prefix (a second `vpermb`), mantissa bits and sign; values below 2^-22 blended in; steps with values above 2^15, ±Inf or NaN go to the table; classes and check as for e8m0 |
+//! | [`x86_avx512::f32_key`] | the e8m0 and HiF8 destinations of [`table::f32_key`] where the formulas' check fails, at the AVX-512 level | per (sign, exponent) class a parameter word fitted to the table (rounding bit, base and carry codes, status ids), fetched by `vpgatherdd`; the rounding in integer ops on 16 lanes, statuses in vector counters; checked against the table on every key at construction, classes it cannot fit go to the table |
+//! | [`portable::to_f32`] | f64 and i32 → f32, every deterministic mode and policy; [`x86_avx512::to_f32`] at the AVX-512 level | nearest-even f64 → f32 conversion (an i32 by way of its exact f64), then one step where the round trip shows the mode rounds the other way, branchless; at AVX-512 the hardware conversion with the mode as embedded rounding (ties-away: the truncation of the magnitude plus half an f32 unit; odd: the truncation, its last bit set where inexact), statuses from masks |
+//! | [`portable::widen`] | f16 / bf16 → f32 (every policy; checked against the table on all codes); [`x86_avx512::widen`] at the AVX-512 level | exact bit arithmetic; at AVX-512 `vcvtph2ps` (f16, signalling NaNs it quiets fixed by a mask) or a shift (bf16), 32 codes per step, NaN/Inf counted from k-masks, streamed stores |
+//! | [`portable::int_to_f32`] | i8 / u8 / i16 / u16 → f32 (every policy; checked against the table on all codes) | the exact value: a vectorised conversion, at the AVX-512 level `vpmovsx`/`vpmovzx` and `vcvtdq2ps` 16 lanes per step |
+//! | [`portable::reference`] | everything else (other 64-bit source pairs, stochastic rounding) | [`convert_with_status`](crate::convert_with_status) per element |
+//!
+//! The folders say what each file needs: `portable/` (plain Rust for every target, compiled at
+//! each level by [`simd::run_at`]), `table/` (the lookups), `x86_avx2/` and `x86_avx512/`
+//! (explicit SIMD loops; each folder is compiled on x86_64 only, the gate written once on its
+//! `mod` line). Portable code reaches those loops through [`simd::on_x86_64`]. The shared
+//! pieces sit here: the plan ([`plan`]), the mode numbering ([`mode`]), the levels
+//! ([`simd`]), the element drivers ([`drive`]), status counting ([`flags`]) and streamed
+//! stores ([`stream`]).
 //!
 //! The reference routine is the definition: every other kernel is tested bit for bit (codes
 //! and statuses) against it, at every instruction-set level the machine has.
 
 pub(crate) mod drive;
-pub(crate) mod f16c;
-pub(crate) mod f32_bf16;
-pub(crate) mod f32_byte_avx512;
-pub(crate) mod f32_e8m0_avx512;
-pub(crate) mod f32_float;
-pub(crate) mod f32_half;
-pub(crate) mod f32_half_avx512;
-pub(crate) mod f32_hif8_avx512;
-pub(crate) mod f32_key;
-pub(crate) mod f32_key_avx512;
-pub(crate) mod f32_small_float;
-pub(crate) mod f32_small_float_avx512;
-pub(crate) mod f32_to_int;
-pub(crate) mod f32_to_int_avx2;
-pub(crate) mod f32_to_int_avx512;
-pub(crate) mod f64_src;
 pub(crate) mod flags;
-pub(crate) mod i32_to_int;
-pub(crate) mod int_to_f32;
 pub(crate) mod mode;
 pub(crate) mod plan;
-pub(crate) mod reference;
+pub(crate) mod portable;
 pub(crate) mod simd;
 #[cfg(test)]
 mod skip_log;
 pub(crate) mod stream;
 pub(crate) mod table;
-pub(crate) mod table_avx512;
-pub(crate) mod to_f32;
-pub(crate) mod to_f32_avx512;
 pub(crate) mod touch;
-pub(crate) mod widen;
-pub(crate) mod widen_avx512;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod x86_avx2;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod x86_avx512;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -70,13 +59,15 @@ use crate::format::{Format, Kind};
 use crate::policy::CastPolicy;
 use crate::round::RoundMode;
 use crate::status::StatusCounts;
+use portable::{f32_float, f32_to_int, f64_src, i32_to_int, int_to_f32, reference, to_f32, widen};
 use simd::SimdLevel;
+use table::f32_key;
 
 /// A chosen kernel for one (source storage, destination storage, policy) combination.
 #[derive(Clone, Debug)]
 pub(crate) enum Kernel {
     /// Lookup in the cached results of every source code.
-    Table(Arc<table::Table>),
+    Table(Arc<table::codes::Table>),
     /// f32 → binary floats of at most 16 bits by integer rounding.
     F32Float(f32_float::FloatDst),
     /// f32 → f16: F16C at the AVX2 level, else as [`Kernel::F32Float`].
@@ -123,7 +114,7 @@ fn float_kernel(dst: Format, policy: &CastPolicy) -> Option<f32_float::FloatDst>
 /// The exact widening kernel for `s` → `d` (f16 / bf16 or an 8- or 16-bit integer → f32)
 /// whose results are `table`'s, built (and checked against every code) once per combination.
 fn widening_kernel(
-    table: &table::Table,
+    table: &table::codes::Table,
     s: Storage,
     d: Storage,
     policy: &CastPolicy,
@@ -221,7 +212,7 @@ fn select(s: Storage, d: Storage, policy: &CastPolicy) -> Kernel {
     {
         return Kernel::F32Key(t);
     }
-    match table::Table::cached(s.format(), d.format(), policy) {
+    match table::codes::Table::cached(s.format(), d.format(), policy) {
         Some(t) if !s.is_packed() && !d.is_packed() => {
             widening_kernel(&t, s, d, policy).unwrap_or(Kernel::Table(t))
         }
@@ -406,13 +397,13 @@ impl Kernel {
                 "f32-float-avx512"
             }
             Kernel::F32Float(k) if k.small_float_at(level, d.is_packed()) => "f32-float-avx2",
-            Kernel::F32ToInt(k) if f32_to_int_avx512::serves_at(k, level) => "f32-int-avx512",
-            Kernel::F32ToInt(k) if f32_to_int_avx2::serves_at(k, level) => "f32-int-avx2",
+            Kernel::F32ToInt(k) if k.avx512_at(level) => "f32-int-avx512",
+            Kernel::F32ToInt(k) if k.avx2_at(level) => "f32-int-avx2",
             Kernel::Table(t) if t.avx512_at(level, d) => "table-avx512",
             Kernel::F32Key(t) if t.avx512_at(level, d) => t.avx512_name(),
             Kernel::ToF32(k) => k.name_at(level),
             Kernel::IntToF32(k) => k.name_at(level),
-            Kernel::Widen(_) if widen_avx512::serves_at(level) => "widen-avx512",
+            Kernel::Widen(_) if level.runs_avx512() => "widen-avx512",
             _ => self.name(),
         }
     }

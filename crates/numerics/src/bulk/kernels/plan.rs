@@ -2,9 +2,9 @@
 //! instruction-set level it runs at on this machine. A plan is made once per cast; the same
 //! value runs the slices ([`Plan::run`]) and names what runs ([`Plan::name`]).
 
-use super::super::{BulkOptions, KernelChoice, Storage};
-use super::simd::SimdLevel;
 use super::{Kernel, select};
+use crate::bulk::kernels::simd::SimdLevel;
+use crate::bulk::{BulkOptions, KernelChoice, Storage};
 use crate::policy::CastPolicy;
 use crate::status::StatusCounts;
 

@@ -160,8 +160,7 @@ const AVX512_FEATURES: [&str; 8] = [
 /// Whether the CPU has the feature named `name` (one of [`AVX512_FEATURES`]; false for any
 /// other name, and off x86_64).
 fn feature_detected(name: &str) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
+    on_x86_64!(
         match name {
             "avx2" => std::arch::is_x86_feature_detected!("avx2"),
             "fma" => std::arch::is_x86_feature_detected!("fma"),
@@ -172,13 +171,12 @@ fn feature_detected(name: &str) -> bool {
             "avx512dq" => std::arch::is_x86_feature_detected!("avx512dq"),
             "avx512vbmi" => std::arch::is_x86_feature_detected!("avx512vbmi"),
             _ => false,
+        },
+        {
+            let _ = name;
+            false
         }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = name;
-        false
-    }
+    )
 }
 
 /// Whether the CPU has every feature of `level`, whatever the switch says.
@@ -230,17 +228,14 @@ pub(crate) trait Job {
 /// the baseline target.
 #[inline(always)]
 pub(crate) fn run_at<J: Job>(level: SimdLevel, job: J) -> J::Output {
-    #[cfg(target_arch = "x86_64")]
     if level == SimdLevel::Avx512 && avx512_present() {
-        // SAFETY: `with_avx512` only requires the CPU features checked just above.
-        return unsafe { with_avx512(job) };
+        // SAFETY: `x86_avx512::run` only requires the CPU features checked just above.
+        return on_x86_64!(unsafe { super::x86_avx512::run(job) }, portable(job));
     }
-    #[cfg(target_arch = "x86_64")]
     if level >= SimdLevel::Avx2 && avx2_present() {
-        // SAFETY: `with_avx2` only requires the CPU features checked just above.
-        return unsafe { with_avx2(job) };
+        // SAFETY: `x86_avx2::run` only requires the CPU features checked just above.
+        return on_x86_64!(unsafe { super::x86_avx2::run(job) }, portable(job));
     }
-    let _ = level;
     portable(job)
 }
 
@@ -250,24 +245,16 @@ fn portable<J: Job>(job: J) -> J::Output {
     job.run()
 }
 
-/// `job.run()`, compiled with AVX2, FMA and F16C enabled.
-///
-/// # Safety
-/// The CPU must support AVX2, FMA and F16C.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma,f16c")]
-#[inline(never)]
-unsafe fn with_avx2<J: Job>(job: J) -> J::Output {
-    job.run()
+/// `$x86` on x86_64 and `$other` elsewhere: how portable code hands work to the loops of the
+/// `x86_avx2` and `x86_avx512` folders, which exist on x86_64 only. Besides the `mod` lines
+/// of those folders, this is the one place that tests the target.
+macro_rules! on_x86_64 {
+    ($x86:expr, $other:expr $(,)?) => {{
+        #[cfg(target_arch = "x86_64")]
+        let value = $x86;
+        #[cfg(not(target_arch = "x86_64"))]
+        let value = $other;
+        value
+    }};
 }
-
-/// `job.run()`, compiled with AVX2, FMA, F16C and AVX-512 F, BW, VL, DQ and VBMI enabled.
-///
-/// # Safety
-/// The CPU must support every feature [`avx512_present`] checks.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-#[inline(never)]
-unsafe fn with_avx512<J: Job>(job: J) -> J::Output {
-    job.run()
-}
+pub(crate) use on_x86_64;

@@ -1,28 +1,17 @@
-//! Large outputs written past the cache: where a slice's streamed part starts, and the
-//! non-temporal stores and source prefetches the kernels use in it.
-//!
-//! A plain store first reads its cache line for ownership, so a cast that writes more than
-//! the cache holds moves each output byte twice and evicts the source it is about to read.
-//! Above [`BulkOptions::stream_threshold`](crate::BulkOptions::stream_threshold) bytes of
-//! output per call, [`split`] casts the few elements before the destination's first 64-byte
-//! boundary with plain stores and the rest with `stream` set; kernels that honour it store
-//! their full vectors non-temporally (`vmovntdq`: no read for ownership, the cache left to
-//! the source) and fence once at the end. Every kernel also prefetches its source
-//! [`PREFETCH_AHEAD`] bytes ahead into the L2: with both, a 2-thread f32 → 16-bit narrowing
-//! went from 65 % to 92 % of a 2-thread memcpy's bytes per second on the Sapphire Rapids VM
-//! (plain stores with the prefetch: 66 %; streaming without it: 72 %).
+//! Large outputs written past the cache: where a slice's streamed part starts ([`split`]),
+//! and the non-temporal stores and source prefetches the kernels use in it. Why, and what it
+//! measured, is in `docs/kernels.md`.
 
-use super::super::Storage;
+use crate::bulk::Storage;
+use crate::bulk::kernels::simd::on_x86_64;
 use crate::status::StatusCounts;
 
 /// Destination bytes of one call from which the output is streamed by default: 2 MiB, a
 /// core's L2 on recent Intel server parts; smaller outputs stay in the cache for what reads
-/// them next. Above it streaming measured faster (1 Mi fp8 or i4 → f32 elements, one thread:
-/// 4.2 → 4.7 and 4.9 → 5.9 Gelem/s).
+/// them next.
 pub const STREAM_BYTES: usize = 2 << 20;
 
-/// How far ahead of its loads a kernel prefetches the source (4 KiB: 2, 4, 6 and 8 KiB were
-/// measured; 4 and 6 were best).
+/// How far ahead of its loads a kernel prefetches the source.
 pub(crate) const PREFETCH_AHEAD: usize = 4096;
 
 /// How many leading elements of a cast of `n` elements into `dst` (storage `d`, source
@@ -78,41 +67,28 @@ pub(crate) fn split(
 
 /// Orders the streamed stores before later ones (`sfence`; nothing off x86_64).
 pub(crate) fn fence() {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: SSE is part of the x86_64 baseline.
-    unsafe {
-        std::arch::x86_64::_mm_sfence()
-    };
+    on_x86_64!(
+        // SAFETY: SSE is part of the x86_64 baseline.
+        unsafe { std::arch::x86_64::_mm_sfence() },
+        ()
+    )
 }
 
-/// Asks for the source line [`PREFETCH_AHEAD`] bytes after `p` to be brought into the L2.
-/// Never faults, whatever the address (the pointer is only formed, never read through).
-#[cfg(target_arch = "x86_64")]
+/// Asks for the source line [`PREFETCH_AHEAD`] bytes after `p` to be brought into the L2
+/// (nothing off x86_64). Never faults, whatever the address (the pointer is only formed,
+/// never read through).
 #[inline(always)]
 pub(crate) fn prefetch(p: *const u8) {
-    use std::arch::x86_64::{_MM_HINT_T1, _mm_prefetch};
-    // SAFETY: a prefetch is a hint: it reads nothing architecturally and never faults.
-    unsafe { _mm_prefetch::<_MM_HINT_T1>(p.wrapping_add(PREFETCH_AHEAD).cast()) };
-}
-
-/// Stores the 64 bytes `v` at `p`: non-temporally with `stream`, else unaligned.
-///
-/// # Safety
-/// The CPU must support AVX-512 F; `p` must be valid for 64 bytes of writes, and 64-byte
-/// aligned with `stream`.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-#[inline]
-pub(crate) unsafe fn store64(p: *mut u8, v: std::arch::x86_64::__m512i, stream: bool) {
-    use std::arch::x86_64::{_mm512_storeu_si512, _mm512_stream_si512};
-    // SAFETY: the caller's guarantees.
-    unsafe {
-        if stream {
-            _mm512_stream_si512(p.cast(), v)
-        } else {
-            _mm512_storeu_si512(p.cast(), v)
+    on_x86_64!(
+        {
+            use std::arch::x86_64::{_MM_HINT_T1, _mm_prefetch};
+            // SAFETY: a prefetch is a hint: it reads nothing architecturally and never faults.
+            unsafe { _mm_prefetch::<_MM_HINT_T1>(p.wrapping_add(PREFETCH_AHEAD).cast()) }
+        },
+        {
+            let _ = (p, PREFETCH_AHEAD);
         }
-    }
+    )
 }
 
 #[cfg(test)]

@@ -1,10 +1,12 @@
 //! The data movement of a cast without its arithmetic: every source byte read (prefetched
-//! [`PREFETCH_AHEAD`](super::stream::PREFETCH_AHEAD) bytes ahead, as the kernels do) and
+//! [`PREFETCH_AHEAD`](crate::bulk::kernels::stream::PREFETCH_AHEAD) bytes ahead, as the kernels do) and
 //! every destination byte written (zeros; streamed past the cache when asked, as the kernels
 //! do above the stream threshold), the two interleaved line by line in the proportion of the
 //! buffers, as a kernel's loop interleaves its loads and stores. `npusim bench` times it as
 //! each cast's floor: what moving the bytes alone costs on the machine. It is a reference, not
 //! a proof: a kernel that orders its loads and stores better can beat it by a little.
+
+use crate::bulk::kernels::simd::on_x86_64;
 
 /// Reads all of `src` and writes zeros over all of `dst`, one 64-byte line of the destination
 /// after each share of source lines that keeps the two in proportion; with `stream` the
@@ -13,7 +15,12 @@
 /// 16-byte stores. Returns the XOR of the source's 8-byte little-endian words (its last bytes
 /// zero-extended), so that the reads are not optimised away.
 pub(crate) fn touch(src: &[u8], dst: &mut [u8], stream: bool) -> u64 {
-    touch_at(src, dst, stream, super::simd::avx512_present())
+    touch_at(
+        src,
+        dst,
+        stream,
+        crate::bulk::kernels::simd::avx512_present(),
+    )
 }
 
 /// [`touch`], by AVX-512 lines when `wide` (which only a machine with AVX-512 F may ask for).
@@ -26,23 +33,18 @@ fn touch_at(src: &[u8], dst: &mut [u8], stream: bool, wide: bool) -> u64 {
     head.fill(0);
     let mut out = dst.chunks_exact_mut(64);
     let mut inp = src.chunks_exact(64);
-    let sum = {
-        #[cfg(target_arch = "x86_64")]
-        if wide {
+    let sum = if wide {
+        on_x86_64!(
             // SAFETY: `wide` is only set where the machine has AVX-512 F.
-            unsafe { lines_avx512(&mut inp, &mut out, stream) }
-        } else {
+            unsafe { crate::bulk::kernels::x86_avx512::touch::lines(&mut inp, &mut out, stream) },
             lines(&mut inp, &mut out, stream)
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            let _ = wide;
-            lines(&mut inp, &mut out, stream)
-        }
+        )
+    } else {
+        lines(&mut inp, &mut out, stream)
     };
     out.into_remainder().fill(0);
     if stream {
-        super::stream::fence();
+        crate::bulk::kernels::stream::fence();
     }
     sum ^ xor_words(inp.remainder())
 }
@@ -60,7 +62,7 @@ fn xor_words(src: &[u8]) -> u64 {
 /// line after the source lines that keep the reads at or ahead of the writes' proportion, the
 /// source lines left over at the end.
 #[inline(always)]
-fn interleave(
+pub(crate) fn interleave(
     inp: &mut std::slice::ChunksExact<'_, u8>,
     out: &mut std::slice::ChunksExactMut<'_, u8>,
     mut read: impl FnMut(&[u8]),
@@ -93,8 +95,7 @@ fn lines(
 ) -> u64 {
     let mut acc = [0u64; 8];
     let load = |line: &[u8]| {
-        #[cfg(target_arch = "x86_64")]
-        super::stream::prefetch(line.as_ptr());
+        crate::bulk::kernels::stream::prefetch(line.as_ptr());
         for (a, w) in acc.iter_mut().zip(line.chunks_exact(8)) {
             *a ^= u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
         }
@@ -106,46 +107,24 @@ fn lines(
 /// Zeros over one 64-byte aligned line: by non-temporal 16-byte stores with `stream` on
 /// x86_64, else plainly.
 fn zero_line(line: &mut [u8], stream: bool) {
-    #[cfg(target_arch = "x86_64")]
-    if stream {
-        use std::arch::x86_64::{__m128i, _mm_setzero_si128, _mm_stream_si128};
-        for part in line.chunks_exact_mut(16) {
-            // SAFETY: `part` is 16 writable bytes on a 16-byte boundary (the line is 64-byte
-            // aligned); SSE2 is part of the x86_64 baseline.
-            unsafe { _mm_stream_si128(part.as_mut_ptr().cast::<__m128i>(), _mm_setzero_si128()) };
-        }
-        return;
+    let streamed = stream
+        && on_x86_64!(
+            {
+                use std::arch::x86_64::{__m128i, _mm_setzero_si128, _mm_stream_si128};
+                for part in line.chunks_exact_mut(16) {
+                    // SAFETY: `part` is 16 writable bytes on a 16-byte boundary (the line is
+                    // 64-byte aligned); SSE2 is part of the x86_64 baseline.
+                    unsafe {
+                        _mm_stream_si128(part.as_mut_ptr().cast::<__m128i>(), _mm_setzero_si128())
+                    };
+                }
+                true
+            },
+            false
+        );
+    if !streamed {
+        line.fill(0);
     }
-    let _ = stream;
-    line.fill(0);
-}
-
-/// [`lines`] by 64-byte AVX-512 loads and stores.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-fn lines_avx512(
-    inp: &mut std::slice::ChunksExact<'_, u8>,
-    out: &mut std::slice::ChunksExactMut<'_, u8>,
-    stream: bool,
-) -> u64 {
-    use std::arch::x86_64::_mm512_xor_si512;
-    use std::arch::x86_64::{_mm512_loadu_si512, _mm512_setzero_si512, _mm512_storeu_si512};
-    let mut acc = _mm512_setzero_si512();
-    let load = |line: &[u8]| {
-        super::stream::prefetch(line.as_ptr());
-        // SAFETY: `line` is 64 readable bytes (an unaligned load).
-        acc = _mm512_xor_si512(acc, unsafe { _mm512_loadu_si512(line.as_ptr().cast()) });
-    };
-    let store = |line: &mut [u8]| {
-        // SAFETY: `line` is 64 writable bytes on a 64-byte boundary (the lines start at the
-        // destination's first one); the CPU has AVX-512 F (this function's).
-        unsafe { super::stream::store64(line.as_mut_ptr(), _mm512_setzero_si512(), stream) };
-    };
-    interleave(inp, out, load, store);
-    let mut words = [0u64; 8];
-    // SAFETY: `words` is 64 writable bytes (an unaligned store).
-    unsafe { _mm512_storeu_si512(words.as_mut_ptr().cast(), acc) };
-    words.iter().fold(0, |s, w| s ^ w)
 }
 
 #[cfg(test)]
@@ -167,7 +146,9 @@ mod tests {
         let data: Vec<u8> = (0..40_016u32)
             .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
             .collect();
-        let widths = if super::super::simd::level_here(super::super::simd::SimdLevel::Avx512) {
+        let widths = if crate::bulk::kernels::simd::level_here(
+            crate::bulk::kernels::simd::SimdLevel::Avx512,
+        ) {
             vec![false, true]
         } else {
             vec![false]

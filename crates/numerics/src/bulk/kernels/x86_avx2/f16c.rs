@@ -1,0 +1,339 @@
+//! f32 → f16 at the AVX2 + F16C level, in every deterministic rounding mode and under every
+//! policy: `vcvtps2ph` rounds 8 lanes per instruction (its immediate gives nearest-even,
+//! floor, ceil and trunc; ties-away truncates the magnitude plus half an f16 ulp added on the
+//! f32 bits; odd sets the truncation's last bit where its exact round trip `vcvtph2ps`
+//! differs). The statuses of the finite lanes come from the f32 code, the f16 code and the
+//! round trip, counted in the same pass in vector accumulators. The fast loop runs over blocks
+//! of 512; a block with a lane beyond the largest finite f16 is cast again by a full loop that
+//! blends in what the policy makes of NaN, ±Inf and overflow ([`f32_half`](crate::bulk::kernels::x86_avx2::f32_half))
+//! and counts saturation; nothing is cast element by element. Tested bit for bit against the
+//! reference like every kernel.
+
+use crate::bulk::kernels::portable::f32_half::{F16c, MAX_F32};
+use crate::bulk::kernels::x86_avx2::f32_half::Totals;
+use crate::bulk::kernels::x86_avx2::f32_half::run_in_mode;
+use crate::status::StatusCounts;
+
+/// Groups of 8 per block: what the fast loop casts at once, and casts again with every
+/// status counted when it met a lane beyond the largest finite f16.
+const BLOCK_GROUPS: usize = 64;
+
+/// Blocks between two flushes of the 32-bit lane counters (each lane adds at most one per
+/// group).
+const FLUSH_BLOCKS: usize = 1 << 20;
+
+impl F16c {
+    /// Casts `n` little-endian f32 codes into f16 codes; `None` when the machine lacks AVX2 or
+    /// F16C.
+    /// `wide` takes the AVX-512 fast blocks ([`x86_avx512::f32_half`](crate::bulk::kernels::x86_avx512::f32_half))
+    /// where the machine has them, and `stream` (a 64-byte aligned `dst`) their non-temporal
+    /// stores.
+    pub(crate) fn run(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        n: usize,
+        wide: bool,
+        stream: bool,
+    ) -> Option<StatusCounts> {
+        if crate::bulk::kernels::simd::avx2_present() {
+            if wide && crate::bulk::kernels::simd::avx512_present() {
+                crate::bulk::kernels::plan::ran("f16c-avx512");
+                // SAFETY: the CPU has AVX2 and F16C and AVX-512 F, BW, VL and DQ (checked).
+                return Some(unsafe {
+                    run_in_mode::<_, true>(self, self.mode, src, dst, n, stream)
+                });
+            }
+            crate::bulk::kernels::plan::ran("f16c");
+            // SAFETY: the CPU has AVX2 and F16C (checked just above).
+            return Some(unsafe { run_in_mode::<_, false>(self, self.mode, src, dst, n, false) });
+        }
+        let _ = (src, dst, n);
+        None
+    }
+}
+
+impl crate::bulk::kernels::x86_avx2::f32_half::ModeLoop for F16c {
+    unsafe fn run_mode<const M: u8, const WIDE: bool>(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        n: usize,
+        stream: bool,
+    ) -> StatusCounts {
+        // SAFETY: the caller's guarantee, passed on.
+        unsafe { self.run_mode_impl::<M, WIDE>(src, dst, n, stream) }
+    }
+}
+
+mod simd {
+    use super::{BLOCK_GROUPS, F16c, FLUSH_BLOCKS, MAX_F32, Totals};
+    use crate::bulk::kernels::x86_avx2::f32_half::{Acc, blend, rounding};
+    use crate::status::StatusCounts;
+    use std::arch::x86_64::{
+        __m128i, __m256i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi16, _mm_cmpgt_epi16,
+        _mm_max_epu16, _mm_or_si128, _mm_packs_epi32, _mm_packus_epi32, _mm_set1_epi16,
+        _mm_setzero_si128, _mm_storeu_si128, _mm_sub_epi16, _mm_testz_si128, _mm256_add_epi32,
+        _mm256_and_si256, _mm256_andnot_si256, _mm256_blendv_ps, _mm256_castps_si256,
+        _mm256_castsi256_ps, _mm256_castsi256_si128, _mm256_cmpeq_epi32, _mm256_cmpgt_epi32,
+        _mm256_cvtepu16_epi32, _mm256_cvtph_ps, _mm256_cvtps_ph, _mm256_extracti128_si256,
+        _mm256_loadu_si256, _mm256_min_epi32, _mm256_or_si256, _mm256_set1_epi32,
+        _mm256_setzero_si256, _mm256_srli_epi32, _mm256_srlv_epi32, _mm256_sub_epi32,
+        _mm256_xor_si256,
+    };
+
+    /// The fast loop's per-lane counters over one block (at most [`BLOCK_GROUPS`] each), and
+    /// the largest f16 magnitude code met.
+    #[derive(Clone, Copy)]
+    struct Acc16 {
+        exact: __m128i,
+        underflow: __m128i,
+        flushed: __m128i,
+        largest: __m128i,
+    }
+
+    /// The 32-bit lane masks of `m` narrowed to 16-bit lanes.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn narrow(m: __m256i) -> __m128i {
+        _mm_packs_epi32(_mm256_castsi256_si128(m), _mm256_extracti128_si256::<1>(m))
+    }
+
+    impl F16c {
+        /// The f16 codes of the f32 codes `v` in mode `M`, the f32 value of a code whose
+        /// round trip equals `v` exactly when `v` is an f16 value, and the codes whose
+        /// magnitude decides underflow (for odd the truncation, a shorter dependency chain:
+        /// setting the last bit never moves a code across 0x400; else the codes themselves).
+        #[target_feature(enable = "avx2,f16c")]
+        #[inline]
+        fn round<const M: u8>(v: __m256i, a: __m256i) -> (__m128i, __m256i, __m128i) {
+            let x = _mm256_castsi256_ps(v);
+            let back = |h: __m128i| _mm256_castps_si256(_mm256_cvtph_ps(h));
+            match M {
+                rounding::NEAREST_EVEN => {
+                    let h = _mm256_cvtps_ph::<0>(x);
+                    (h, back(h), h)
+                }
+                rounding::FLOOR => {
+                    let h = _mm256_cvtps_ph::<1>(x);
+                    (h, back(h), h)
+                }
+                rounding::CEIL => {
+                    let h = _mm256_cvtps_ph::<2>(x);
+                    (h, back(h), h)
+                }
+                rounding::TRUNC => {
+                    let h = _mm256_cvtps_ph::<3>(x);
+                    (h, back(h), h)
+                }
+                rounding::ODD => {
+                    // The truncation, its last bit set where it is inexact.
+                    let t = _mm256_cvtps_ph::<3>(x);
+                    let bt = back(t);
+                    let exact = narrow(_mm256_cmpeq_epi32(bt, v));
+                    (
+                        _mm_or_si128(t, _mm_andnot_si128(exact, _mm_set1_epi16(1))),
+                        bt,
+                        t,
+                    )
+                }
+                _ => {
+                    // Ties away: truncate |x| + half an f16 ulp, the addition done on the f32
+                    // bits. Half an ulp of x's f32 binade e, in f32 ulps, is 2^12 for f16
+                    // normals (e >= 113), 2^(125 - e) for f16 subnormals (e in 102..=112) and
+                    // 0 below 2^-25 (an out-of-range `srlv` count gives 0). A carry across a
+                    // binade stops at a power of two, an f16 value: the comparison with the
+                    // next f16 value stays exact. NaN is clamped to Inf first so that the sum
+                    // cannot reach the sign bit (and stays NaN for the special lanes' check).
+                    let e = _mm256_srli_epi32::<23>(a);
+                    let d = _mm256_min_epi32(
+                        _mm256_sub_epi32(e, _mm256_set1_epi32(102)),
+                        _mm256_set1_epi32(11),
+                    );
+                    let half = _mm256_srlv_epi32(_mm256_set1_epi32(0x80_0000), d);
+                    let lifted =
+                        _mm256_add_epi32(_mm256_min_epi32(a, _mm256_set1_epi32(0x7F80_0000)), half);
+                    let sign = _mm256_xor_si256(v, a);
+                    let h =
+                        _mm256_cvtps_ph::<3>(_mm256_castsi256_ps(_mm256_or_si256(lifted, sign)));
+                    (h, back(h), h)
+                }
+            }
+        }
+
+        /// One group of 8 on the fast path: the f16 codes of the f32 codes `v`; exactness,
+        /// underflow and flush counted into `acc` (16-bit lanes, one per element), the
+        /// largest magnitude code kept.
+        #[target_feature(enable = "avx2,f16c")]
+        #[inline]
+        fn group<const M: u8>(v: __m256i, acc: &mut Acc16) -> __m128i {
+            let a = _mm256_and_si256(v, _mm256_set1_epi32(0x7FFF_FFFF));
+            let (h, back, base) = Self::round::<M>(v, a);
+            let exact = narrow(_mm256_cmpeq_epi32(back, v));
+            let m = _mm_and_si128(base, _mm_set1_epi16(0x7FFF));
+            // Underflow and flush: inexact with a subnormal or zero result (never zero in odd:
+            // an inexact result has its last bit set).
+            let small = _mm_cmpgt_epi16(_mm_set1_epi16(0x400), m);
+            acc.exact = _mm_sub_epi16(acc.exact, exact);
+            acc.underflow = _mm_sub_epi16(acc.underflow, _mm_andnot_si128(exact, small));
+            if M != rounding::ODD {
+                let zero = _mm_cmpeq_epi16(m, _mm_setzero_si128());
+                acc.flushed = _mm_sub_epi16(acc.flushed, _mm_andnot_si128(exact, zero));
+            }
+            acc.largest = _mm_max_epu16(acc.largest, m);
+            h
+        }
+
+        /// One group of 8 with every status counted: as [`F16c::group`], and the lanes
+        /// beyond the largest finite f16 sorted out: overflow by the mode's threshold for the
+        /// lane's sign, the special lanes replaced by the policy's results and counted into
+        /// `acc` (and taken off the exact count), the others saturated.
+        #[target_feature(enable = "avx2,f16c")]
+        #[inline]
+        fn full<const M: u8>(&self, v: __m256i, acc: &mut Acc) -> __m128i {
+            let a = _mm256_and_si256(v, _mm256_set1_epi32(0x7FFF_FFFF));
+            let (h, back, _) = Self::round::<M>(v, a);
+            let exact = _mm256_cmpeq_epi32(back, v);
+            let code = _mm256_cvtepu16_epi32(h);
+            let m = _mm256_and_si256(code, _mm256_set1_epi32(0x7FFF));
+            let small = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x400), m);
+            let zero = _mm256_cmpeq_epi32(m, _mm256_setzero_si256());
+            let above = _mm256_castps_si256(_mm256_blendv_ps(
+                _mm256_castsi256_ps(_mm256_set1_epi32(self.overflow_above[0] as i32)),
+                _mm256_castsi256_ps(_mm256_set1_epi32(self.overflow_above[1] as i32)),
+                _mm256_castsi256_ps(v),
+            ));
+            let special = _mm256_cmpgt_epi32(a, above);
+            let beyond = _mm256_cmpgt_epi32(a, _mm256_set1_epi32(MAX_F32 as i32));
+            // (special lanes are never small: their f16 magnitude is at least 0x7BFF)
+            acc.exact = _mm256_sub_epi32(acc.exact, _mm256_andnot_si256(special, exact));
+            acc.underflow = _mm256_sub_epi32(acc.underflow, _mm256_andnot_si256(exact, small));
+            acc.flushed = _mm256_sub_epi32(acc.flushed, _mm256_andnot_si256(exact, zero));
+            acc.saturated = _mm256_sub_epi32(acc.saturated, _mm256_andnot_si256(special, beyond));
+            let code = blend::<13>(&self.specials, v, a, code, special, acc);
+            _mm_packus_epi32(
+                _mm256_castsi256_si128(code),
+                _mm256_extracti128_si256::<1>(code),
+            )
+        }
+
+        /// A block cast again with every status counted: the counts.
+        #[target_feature(enable = "avx2,f16c")]
+        #[inline(never)]
+        #[cold]
+        fn full_block<const M: u8>(&self, src: &[u8], dst: &mut [u8]) -> Acc {
+            let mut acc = Acc::zero();
+            for (x, y) in src.chunks_exact(32).zip(dst.chunks_exact_mut(16)) {
+                // SAFETY: `x` is 32 bytes, the size of the unaligned load.
+                let v = unsafe { _mm256_loadu_si256(x.as_ptr().cast()) };
+                let h = self.full::<M>(v, &mut acc);
+                // SAFETY: `y` is 16 bytes, the size of the unaligned store.
+                unsafe { _mm_storeu_si128(y.as_mut_ptr().cast(), h) };
+            }
+            acc
+        }
+
+        /// A block on the fast path: the codes, exactness, underflow and flush counted, and
+        /// whether a lane lies beyond the largest finite f16 (NaN, Inf, overflow or
+        /// saturation: the block must be cast again by [`F16c::full_block`]).
+        #[target_feature(enable = "avx2,f16c")]
+        #[inline]
+        fn fast_block<const M: u8>(src: &[u8], dst: &mut [u8]) -> (Acc, bool) {
+            let z = _mm_setzero_si128();
+            let mut acc = Acc16 {
+                exact: z,
+                underflow: z,
+                flushed: z,
+                largest: z,
+            };
+            for (x, y) in src.chunks_exact(32).zip(dst.chunks_exact_mut(16)) {
+                // SAFETY: `x` is 32 bytes, the size of the unaligned load.
+                let v = unsafe { _mm256_loadu_si256(x.as_ptr().cast()) };
+                let h = Self::group::<M>(v, &mut acc);
+                // SAFETY: `y` is 16 bytes, the size of the unaligned store.
+                unsafe { _mm_storeu_si128(y.as_mut_ptr().cast(), h) };
+            }
+            // A code of 0x7BFF or more: the lane may saturate, overflow or be special (a
+            // superset: exact ±65504 lanes take the full loop too; for odd, whose `largest`
+            // is the truncation's, 0x7BFE or more).
+            let limit = if M == rounding::ODD { 0x7BFE } else { 0x7BFF };
+            let beyond = _mm_cmpeq_epi16(
+                _mm_max_epu16(acc.largest, _mm_set1_epi16(limit)),
+                acc.largest,
+            );
+            let widened = Acc {
+                exact: _mm256_cvtepu16_epi32(acc.exact),
+                underflow: _mm256_cvtepu16_epi32(acc.underflow),
+                flushed: _mm256_cvtepu16_epi32(acc.flushed),
+                ..Acc::zero()
+            };
+            (widened, _mm_testz_si128(beyond, beyond) == 0)
+        }
+
+        /// [`F16c::run`] in mode `M`: one pass over blocks of [`BLOCK_GROUPS`] × 8 elements,
+        /// read from `src` and written to `dst` in place; a block with a lane beyond the
+        /// largest finite f16 is cast again with every status counted; the last `n % 8`
+        /// through a zero-padded group.
+        ///
+        /// With `WIDE`, the fast blocks run at the AVX-512 level (`stream`: storing
+        /// non-temporally).
+        ///
+        /// # Safety
+        /// The CPU must support AVX2 and F16C, and with `WIDE` AVX-512 F, BW, VL and DQ.
+        #[target_feature(enable = "avx2,f16c")]
+        pub(super) unsafe fn run_mode_impl<const M: u8, const WIDE: bool>(
+            &self,
+            src: &[u8],
+            dst: &mut [u8],
+            n: usize,
+            stream: bool,
+        ) -> StatusCounts {
+            let groups = n / 8;
+            let mut totals = Totals::default();
+            let block_src = 32 * BLOCK_GROUPS;
+            let block_dst = 16 * BLOCK_GROUPS;
+            for (s_run, d_run) in src[..32 * groups]
+                .chunks(block_src * FLUSH_BLOCKS)
+                .zip(dst[..16 * groups].chunks_mut(block_dst * FLUSH_BLOCKS))
+            {
+                let mut acc = Acc::zero();
+                for (xs, ys) in s_run.chunks(block_src).zip(d_run.chunks_mut(block_dst)) {
+                    // (a last block of an odd number of groups stays on the AVX2 fast path)
+                    let (fast, beyond) = if WIDE && xs.len() % 64 == 0 {
+                        // SAFETY: with `WIDE` the caller checked the AVX-512 features.
+                        unsafe {
+                            crate::bulk::kernels::x86_avx512::f32_half::f16_fast_block::<M>(
+                                xs, ys, stream,
+                            )
+                        }
+                    } else {
+                        Self::fast_block::<M>(xs, ys)
+                    };
+                    if beyond {
+                        acc.add(self.full_block::<M>(xs, ys));
+                    } else {
+                        acc.add(fast);
+                    }
+                }
+                acc.add_to(&mut totals);
+            }
+            let rest = n % 8;
+            if rest > 0 {
+                // +0 in the padding lanes: exact, never special; taken off the exact count.
+                let mut xs = [0u8; 32];
+                xs[..4 * rest].copy_from_slice(&src[32 * groups..4 * n]);
+                let mut acc = Acc::zero();
+                // SAFETY: `xs` is 32 bytes, the size of the unaligned load.
+                let v = unsafe { _mm256_loadu_si256(xs.as_ptr().cast()) };
+                let h = self.full::<M>(v, &mut acc);
+                let mut hs = [0u8; 16];
+                // SAFETY: `hs` is 16 bytes, the size of the unaligned store.
+                unsafe { _mm_storeu_si128(hs.as_mut_ptr().cast(), h) };
+                dst[16 * groups..2 * n].copy_from_slice(&hs[..2 * rest]);
+                acc.add_to(&mut totals);
+                totals.exact = totals.exact.saturating_sub((8 - rest) as u64);
+            }
+            totals.into_counts(n, &self.specials)
+        }
+    }
+}

@@ -1,0 +1,530 @@
+//! f32 → 4-, 8- and 16-bit integers (4-bit ones packed two per byte or one per byte) at the
+//! AVX-512 level, 64 elements per step, with the rule of
+//! [`crate::bulk::kernels::portable::f32_to_int`] (which casts the last `n % 64` elements); a
+//! leaner path (`lean`) for saturating casts to one byte or packed 4-bit codes. The method is
+//! in `docs/kernels.md`.
+
+use crate::bulk::kernels::portable::f32_to_int::IntDst;
+use crate::bulk::kernels::x86_avx2::f32_to_int::imm;
+use crate::policy::IntOverflow;
+use crate::round::RoundMode;
+use crate::status::{Status, StatusCounts};
+
+/// Elements per step (four vectors of 16).
+const STEP: usize = 64;
+
+/// Casts `n` little-endian f32 codes into `d.bytes`-byte integers (or nibbles, packed) at the
+/// AVX-512 level; `None` when the machine lacks the level or `d` is not served. With `stream`
+/// (honoured when `dst` starts on a 64-byte boundary, as
+/// [`stream::split`](crate::bulk::kernels::stream::split) arranges) the full steps are stored
+/// non-temporally.
+pub(crate) fn run(
+    d: &IntDst,
+    src: &[u8],
+    dst: &mut [u8],
+    n: usize,
+    stream: bool,
+) -> Option<StatusCounts> {
+    if d.simd_serves()
+        && crate::bulk::kernels::simd::avx512_present()
+        && std::arch::is_x86_feature_detected!("popcnt")
+    {
+        let stream = stream && (dst.as_ptr() as usize).is_multiple_of(64);
+        return Some(crate::bulk::kernels::x86_avx2::f32_to_int::body_then_tail(
+            d,
+            src,
+            dst,
+            n,
+            STEP,
+            |s, t, m| {
+                // SAFETY: the CPU has POPCNT and every feature of the AVX-512 level (checked just
+                // above); `t` starts where `dst` does, on a 64-byte boundary when `stream`.
+                unsafe { dispatch(d, s, t, (m, stream)) }
+            },
+        ));
+    }
+    let _ = (d, src, dst, n, stream);
+    None
+}
+
+/// The [`cast`] for `d`'s width, mode and overflow rule, of `(n, stream)`.
+///
+/// # Safety
+/// The CPU must support POPCNT and AVX-512 F, BW, VL, DQ and VBMI; with `stream`, `dst` must
+/// start on a 64-byte boundary.
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+unsafe fn dispatch(d: &IntDst, src: &[u8], dst: &mut [u8], job: (usize, bool)) -> StatusCounts {
+    // SAFETY: the caller's guarantees, passed on (the shared dispatch macro hands `job` to
+    // `cast` as its element count argument).
+    unsafe {
+        crate::bulk::kernels::x86_avx2::f32_to_int::by_width_mode_and_wrap!(cast, d, src, dst, job)
+    }
+}
+
+/// Stores the 32 bytes `v` at `p`: non-temporally with `stream`, else unaligned.
+///
+/// # Safety
+/// The CPU must support AVX; `p` must be valid for 32 bytes of writes, and 32-byte aligned
+/// with `stream`.
+#[target_feature(enable = "avx")]
+#[inline]
+unsafe fn store32(p: *mut u8, v: std::arch::x86_64::__m256i, stream: bool) {
+    use std::arch::x86_64::{_mm256_storeu_si256, _mm256_stream_si256};
+    // SAFETY: the caller's guarantees.
+    unsafe {
+        if stream {
+            _mm256_stream_si256(p.cast(), v)
+        } else {
+            _mm256_storeu_si256(p.cast(), v)
+        }
+    }
+}
+
+/// The cast of `n` (a multiple of [`STEP`]) elements, rounding by `R` (see [`imm`](crate::bulk::kernels::x86_avx2::f32_to_int::imm)) into `W`
+/// bytes (`W` = 0: 4-bit codes two per byte, the first in the low nibble), wrapping
+/// out-of-range values when `WRAP`.
+///
+/// Per lane, with `r` the rounded value and `c` its clamp to `[lo, hi]` (a NaN `r` clamps to
+/// `lo`), the scalar rule's cases as k-masks:
+/// - NaN: code 0, invalid and inexact (`c ≠ x` unordered);
+/// - ±Inf: the bound on its side, saturated (`clamp(x) ≠ x`) and inexact;
+/// - finite `r` beyond the range (`c ≠ r`): the bound (saturated) or the low bits of `r`
+///   (wrapped), and overflow and inexact (`c ≠ x`: `x` lies beyond the bound too);
+/// - otherwise `r`, inexact if `r ≠ x`, flushed if `r = 0 ≠ x` (`r = 0` among the inexact:
+///   0 is in every range), saturated if `x` itself lies beyond the range.
+///
+/// With `stream` the full steps' codes are stored non-temporally.
+///
+/// # Safety
+/// Callable only where the AVX-512 level is enabled (from [`dispatch`]); with `stream`, `dst`
+/// must start on a 64-byte boundary.
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+unsafe fn cast<const R: i32, const W: usize, const WRAP: bool>(
+    d: &IntDst,
+    src: &[u8],
+    dst: &mut [u8],
+    job: (usize, bool),
+) -> StatusCounts {
+    // SAFETY: the caller's guarantees, passed on.
+    unsafe {
+        match (W, WRAP, d.lo == 0) {
+            (0 | 1, false, false) => lean::<R, false, W>(d, src, dst, job),
+            (0 | 1, false, true) => lean::<R, true, W>(d, src, dst, job),
+            _ => full::<R, W, WRAP>(d, src, dst, job),
+        }
+    }
+}
+
+/// [`cast`] of one byte per element or of packed 4-bit codes (`W` = 0), saturating (`U`:
+/// unsigned, `lo` = 0), in fewer
+/// operations per element than [`full`]: per vector the conversion with the mode's embedded
+/// rounding (`vcvtps2dq`; ties away: of the truncation of `x` plus the largest f32 below one
+/// half, signed as `x`) and its exact float value, and four compares: `x` within the range
+/// (two, chained by masking), exact (the value equals `x`, among those), and flushed (the
+/// integer 0 where not exact), counted by masked adds in 32-bit lane counters. The integers
+/// are narrowed by signed-saturating packs (`vpackssdw`, then `vpacksswb` or `vpackuswb`:
+/// the bounds' clamp for i8 / u8; 4-bit codes are then clamped by byte min / max, masked to
+/// their nibble and, packed, paired by a shift) and a byte or dword permute into order; out of
+/// range is a compare on the 16-bit values (two vectors of 32 lanes), counted in 16-bit lane
+/// counters. A step with a 16-bit value of
+/// −2^15 (from NaN, ±Inf, |x| ≥ 2^31 or x below −2^15) takes [`full`] (out of line).
+///
+/// Per step: saturated = not within the range; inexact = not exact (a lane beyond the range
+/// is never exact); out of range = overflow; flushed.
+///
+/// # Safety
+/// As [`cast`], for `W` = 0 or 1 without wrapping.
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+unsafe fn lean<const R: i32, const U: bool, const W: usize>(
+    d: &IntDst,
+    src: &[u8],
+    dst: &mut [u8],
+    (n, stream): (usize, bool),
+) -> StatusCounts {
+    use crate::bulk::kernels::stream::prefetch;
+    use crate::bulk::kernels::x86_avx512::store::store64;
+    use std::arch::x86_64::*;
+    /// Steps between two flushes of the lane counters (at most 4 per 32-bit lane and 2 per
+    /// 16-bit lane per step).
+    const FLUSH: usize = 1 << 12;
+    let lo = _mm512_set1_ps(d.lo as f32);
+    let hi = _mm512_set1_ps(d.hi as f32);
+    let lo16 = _mm512_set1_epi16(d.lo as i16);
+    let span16 = _mm512_set1_epi16((d.hi - d.lo) as i16);
+    let min16 = _mm512_set1_epi16(i16::MIN);
+    let sign_mask = _mm512_castsi512_ps(_mm512_set1_epi32(i32::MIN));
+    let below_half = _mm512_set1_ps(f32::from_bits(0x3EFF_FFFF)); // 0.5 - 2^-25
+    let zero = _mm512_setzero_si512();
+    // dword 4l + j of the packed bytes holds vector j's lanes 4l..4l+4: back into order
+    let unpair = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+    // 4-bit codes: the bounds as bytes, the nibble mask, and for packed codes byte m of the
+    // output from the byte pair of elements 2m, 2m + 1 (in the packs' order, as above)
+    let four_bit = d.bits == 4;
+    let (lo8, hi8) = (_mm512_set1_epi8(d.lo as i8), _mm512_set1_epi8(d.hi as i8));
+    let nibble = _mm512_set1_epi8(0x0F);
+    let pair_order: [u8; 64] = std::array::from_fn(|m| {
+        let e = (2 * m) % STEP;
+        let k = e / 4;
+        (4 * (4 * (k % 4) + k / 4) + e % 4) as u8
+    });
+    // SAFETY: the array is 64 bytes, the size of the unaligned load.
+    let pair_order = unsafe { _mm512_loadu_si512(pair_order.as_ptr().cast()) };
+    let out_step = if W == 0 { STEP / 2 } else { STEP };
+    // 1 in every 32-bit lane and −1 in every 16-bit one, hidden from the optimiser: a masked
+    // add of them stays one instruction
+    let one = std::hint::black_box(_mm512_set1_epi32(1));
+    let minus_one16 = std::hint::black_box(_mm512_set1_epi16(-1));
+    let convert = |x: __m512| -> __m512i {
+        if R == imm::AWAY {
+            // trunc(x ± the largest f32 below 1/2) is half-away rounding for every f32
+            let t = _mm512_add_ps(x, _mm512_or_ps(_mm512_and_ps(x, sign_mask), below_half));
+            _mm512_cvt_roundps_epi32::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(t)
+        } else if R == imm::FLOOR {
+            _mm512_cvt_roundps_epi32::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(x)
+        } else if R == imm::CEIL {
+            _mm512_cvt_roundps_epi32::<{ _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC }>(x)
+        } else if R == imm::TRUNC {
+            _mm512_cvt_roundps_epi32::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(x)
+        } else {
+            _mm512_cvt_roundps_epi32::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(x)
+        }
+    };
+    let steps = n / STEP;
+    let mut counts = StatusCounts::default();
+    // within the range, exact, flushed (32-bit lanes); out of range (16-bit lanes)
+    let mut wide = [zero; 3];
+    let mut wide_oor = zero;
+    let mut fast = 0u64;
+    let mut i = 0;
+    while i < steps {
+        let end = (i + FLUSH).min(steps);
+        let mut acc = [zero; 3];
+        let mut oor = zero;
+        // the steps from `i` on, up to a special one (no call in this loop)
+        while i < end {
+            let (Some(x), Some(y)) = (
+                src.get(4 * STEP * i..4 * STEP * (i + 1)),
+                dst.get_mut(out_step * i..out_step * (i + 1)),
+            ) else {
+                break;
+            };
+            let xs: [__m512; 4] = std::array::from_fn(|k| {
+                let p = x.as_ptr().wrapping_add(64 * k);
+                prefetch(p);
+                // SAFETY: `x` is 256 bytes, four unaligned 64-byte loads.
+                unsafe { _mm512_loadu_ps(p.cast()) }
+            });
+            let v = xs.map(convert);
+            let w = [
+                _mm512_packs_epi32(v[0], v[1]),
+                _mm512_packs_epi32(v[2], v[3]),
+            ];
+            if _mm512_cmpeq_epi16_mask(_mm512_min_epi16(w[0], w[1]), min16) != 0 {
+                break;
+            }
+            for (&x, &v) in xs.iter().zip(&v) {
+                let f = _mm512_cvtepi32_ps(v);
+                let below = _mm512_cmp_ps_mask::<_CMP_LE_OQ>(x, hi);
+                let within = _mm512_mask_cmp_ps_mask::<_CMP_GE_OQ>(below, x, lo);
+                let exact = _mm512_mask_cmp_ps_mask::<_CMP_EQ_OQ>(within, f, x);
+                let flushed = _mm512_mask_cmpeq_epi32_mask(!exact, v, zero);
+                for (a, k) in acc.iter_mut().zip([within, exact, flushed]) {
+                    *a = _mm512_mask_add_epi32(*a, k, *a, one);
+                }
+            }
+            for w in w {
+                let out = _mm512_cmpgt_epu16_mask(_mm512_sub_epi16(w, lo16), span16);
+                oor = _mm512_mask_sub_epi16(oor, out, oor, minus_one16);
+            }
+            let mut b = if U {
+                _mm512_packus_epi16(w[0], w[1])
+            } else {
+                _mm512_packs_epi16(w[0], w[1])
+            };
+            if four_bit {
+                let c = if U {
+                    _mm512_min_epu8(b, hi8)
+                } else {
+                    _mm512_min_epi8(_mm512_max_epi8(b, lo8), hi8)
+                };
+                b = _mm512_and_si512(c, nibble);
+            }
+            if W == 0 {
+                // byte pairs (lo, hi) → lo | hi << 4 in the low byte of each 16-bit pair
+                let pairs = _mm512_or_si512(b, _mm512_srli_epi16::<4>(b));
+                let out = _mm512_castsi512_si256(_mm512_permutexvar_epi8(pair_order, pairs));
+                // SAFETY: `y` is 32 bytes, the size of the store, at a multiple of 32 bytes
+                // from `dst` (so 32-byte aligned when streamed).
+                unsafe { store32(y.as_mut_ptr(), out, stream) };
+            } else {
+                // SAFETY: `y` is 64 bytes, the size of the store (64-byte aligned when
+                // streamed, at a multiple of 64 bytes from `dst`).
+                unsafe { store64(y.as_mut_ptr(), _mm512_permutexvar_epi32(unpair, b), stream) };
+            }
+            fast += STEP as u64;
+            i += 1;
+        }
+        for (w, a) in wide.iter_mut().zip(acc) {
+            let l = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(a));
+            let h = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64::<1>(a));
+            *w = _mm512_add_epi64(*w, _mm512_add_epi64(l, h));
+        }
+        // 16-bit lane sums: pairs into 32-bit lanes, then as above
+        let pairs = _mm512_madd_epi16(oor, _mm512_set1_epi16(1));
+        let l = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(pairs));
+        let h = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64::<1>(pairs));
+        wide_oor = _mm512_add_epi64(wide_oor, _mm512_add_epi64(l, h));
+        if i < end
+            && let (Some(x), Some(y)) = (
+                src.get(4 * STEP * i..4 * STEP * (i + 1)),
+                dst.get_mut(out_step * i..out_step * (i + 1)),
+            )
+        {
+            // SAFETY: the caller's guarantees; `y` is one step's output bytes at a multiple
+            // of their count from `dst`.
+            counts.add(&unsafe { full_step::<R, W>(d, x, y, stream) });
+            i += 1;
+        }
+    }
+    let [within, exact, flushed] = wide.map(|w| _mm512_reduce_add_epi64(w) as u64);
+    let oor = _mm512_reduce_add_epi64(wide_oor) as u64;
+    counts.total += fast;
+    counts.exact += exact;
+    for (flag, k) in [
+        (Status::INEXACT, fast - exact),
+        (Status::OVERFLOW, oor),
+        (Status::FLUSHED_TO_ZERO, flushed),
+        (Status::SATURATED, fast - within),
+    ] {
+        if let Some(slot) = counts.flags.get_mut(flag.bits().trailing_zeros() as usize) {
+            *slot += k;
+        }
+    }
+    counts
+}
+
+/// One step of [`lean`] by [`full`], out of line.
+///
+/// # Safety
+/// As [`lean`]; `src` is 256 bytes, `dst` one step's output (64 bytes, or 32 packed).
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline(never)]
+unsafe fn full_step<const R: i32, const W: usize>(
+    d: &IntDst,
+    src: &[u8],
+    dst: &mut [u8],
+    stream: bool,
+) -> StatusCounts {
+    // SAFETY: the caller's guarantees.
+    unsafe { full::<R, W, false>(d, src, dst, (STEP, stream)) }
+}
+
+/// [`cast`] by the full rule (any width, wrapping or not).
+///
+/// # Safety
+/// As [`cast`].
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+unsafe fn full<const R: i32, const W: usize, const WRAP: bool>(
+    d: &IntDst,
+    src: &[u8],
+    dst: &mut [u8],
+    (n, stream): (usize, bool),
+) -> StatusCounts {
+    use crate::bulk::kernels::stream::prefetch;
+    use crate::bulk::kernels::x86_avx512::store::store64;
+    use std::arch::x86_64::*;
+    let lo = _mm512_set1_ps(d.lo as f32);
+    let hi = _mm512_set1_ps(d.hi as f32);
+    let lo_i = _mm512_set1_epi32(d.lo as i32);
+    let hi_i = _mm512_set1_epi32(d.hi as i32);
+    let sign_mask = _mm512_castsi512_ps(_mm512_set1_epi32(i32::MIN));
+    let below_half = _mm512_set1_ps(f32::from_bits(0x3EFF_FFFF)); // 0.5 - 2^-25
+    let zero_ps = _mm512_setzero_ps();
+    let two_31 = _mm512_set1_ps(2_147_483_648.0);
+    let abs_i = _mm512_set1_epi32(0x7FFF_FFFF);
+    let exp_big = _mm512_set1_epi32(158); // |r| ≥ 2^31: beyond `vcvtps2dq`
+    let sig_mask = _mm512_set1_epi32(0x7F_FFFF);
+    let implicit = _mm512_set1_epi32(0x80_0000);
+    let bias_shift = _mm512_set1_epi32(150);
+    let low16 = _mm512_set1_epi32(0xFFFF);
+    let nibble = _mm512_set1_epi8(0x0F);
+    let four_bit = d.bits == 4;
+    // Byte j of `vpermt2b(a, idx, b)`: the low byte of dword j of a:b (j < 32; above, the
+    // same bytes again, which the blend with the second pair replaces).
+    let low_bytes: [u8; 64] = std::array::from_fn(|j| ((4 * j) & 127) as u8);
+    // Byte j: byte 2j (j < 32), the low byte of each 16-bit pair of nibbles.
+    let even_bytes: [u8; 64] = std::array::from_fn(|j| ((2 * j) & 63) as u8);
+    // SAFETY: both arrays are 64 bytes, the size of the unaligned loads.
+    let (low_bytes, even_bytes) = unsafe {
+        (
+            _mm512_loadu_si512(low_bytes.as_ptr().cast()),
+            _mm512_loadu_si512(even_bytes.as_ptr().cast()),
+        )
+    };
+    // 64-bit groups of `vpackusdw(a, b)` (a0-3 b0-3 | a4-7 b4-7 | …) back into order.
+    let unpair = _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0);
+
+    let round = |x: __m512| -> __m512 {
+        if R == imm::AWAY {
+            // trunc(x ± the largest f32 below 1/2) is half-away rounding for every f32 (as
+            // in the AVX2 kernel, checked there over all 2^32 codes)
+            _mm512_roundscale_ps::<{ imm::TRUNC }>(_mm512_add_ps(
+                x,
+                _mm512_or_ps(_mm512_and_ps(x, sign_mask), below_half),
+            ))
+        } else {
+            _mm512_roundscale_ps::<R>(x)
+        }
+    };
+    // Lanes that need the full rule: NaN and ±Inf, and when wrapping also |x| ≥ 2^31 (whose
+    // low bits `vcvtps2dq` cannot give).
+    let special = |x: __m512| -> __mmask16 {
+        if WRAP {
+            _mm512_cmp_ps_mask::<_CMP_NLT_UQ>(_mm512_andnot_ps(sign_mask, x), two_31)
+        } else {
+            _mm512_fpclass_ps_mask::<0x99>(x) // QNaN, +Inf, -Inf, SNaN
+        }
+    };
+    // The code (low bits, unmasked) and the status masks of 16 lanes: inexact, overflow,
+    // flushed, saturated, invalid. `full`: the rule for every f32; otherwise for vectors
+    // without special lanes (the masks of the ±Inf, NaN and big-value cases are then empty).
+    let lanes = |x: __m512, full: bool| -> (__m512i, [__mmask16; 5]) {
+        let r = round(x);
+        // `vmaxps` gives its second operand when the first is NaN: a NaN clamps to `lo`.
+        let c = _mm512_min_ps(_mm512_max_ps(r, lo), hi);
+        let cx = _mm512_min_ps(_mm512_max_ps(x, lo), hi);
+        let oor = _mm512_cmp_ps_mask::<_CMP_NEQ_OQ>(c, r);
+        let inexact = _mm512_cmp_ps_mask::<_CMP_NEQ_UQ>(c, x);
+        let x_out = _mm512_cmp_ps_mask::<_CMP_NEQ_OQ>(cx, x);
+        let flushed = _mm512_mask_cmp_ps_mask::<_CMP_EQ_OQ>(inexact, r, zero_ps);
+        if !full {
+            let saturated = if WRAP { x_out & !oor } else { x_out };
+            let value = _mm512_cvtps_epi32(if WRAP { r } else { c });
+            return (value, [inexact, oor, flushed, saturated, 0]);
+        }
+        let nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
+        let inf = _mm512_fpclass_ps_mask::<0x18>(x); // +Inf, -Inf
+        let overflow = oor & !inf;
+        let saturated = if WRAP { x_out & !overflow } else { x_out };
+        let value = if WRAP {
+            // Below 2^31 the conversion; beyond, the significand shifted into place (zero
+            // from 2^55 on), negated for negative values; ±Inf saturate.
+            let small = _mm512_cvtps_epi32(r);
+            let bits = _mm512_castps_si512(r);
+            let e = _mm512_srli_epi32::<23>(_mm512_and_si512(bits, abs_i));
+            let sig = _mm512_or_si512(_mm512_and_si512(bits, sig_mask), implicit);
+            let mag = _mm512_sllv_epi32(sig, _mm512_sub_epi32(e, bias_shift));
+            let neg = _mm512_srai_epi32::<31>(bits);
+            let big_v = _mm512_sub_epi32(_mm512_xor_si512(mag, neg), neg);
+            let big = _mm512_cmpge_epi32_mask(e, exp_big);
+            let v = _mm512_mask_mov_epi32(small, big, big_v);
+            let sat = _mm512_mask_blend_epi32(_mm512_movepi32_mask(bits), hi_i, lo_i);
+            _mm512_maskz_mov_epi32(!nan, _mm512_mask_mov_epi32(v, inf, sat))
+        } else {
+            _mm512_maskz_cvtps_epi32(!nan, c)
+        };
+        (value, [inexact, overflow, flushed, saturated, nan])
+    };
+    // The 64 codes of four vectors as bytes, in order (4-bit codes masked to their nibble).
+    let to_bytes = |v: [__m512i; 4]| -> __m512i {
+        let ab = _mm512_permutex2var_epi8(v[0], low_bytes, v[1]);
+        let cd = _mm512_permutex2var_epi8(v[2], low_bytes, v[3]);
+        let b = _mm512_mask_blend_epi8(0xFFFF_FFFF_0000_0000, ab, cd);
+        if four_bit {
+            _mm512_and_si512(b, nibble)
+        } else {
+            b
+        }
+    };
+    // The 32 codes of two vectors as 16-bit codes, in order.
+    let to_words = |a: __m512i, b: __m512i| -> __m512i {
+        let p = _mm512_packus_epi32(_mm512_and_si512(a, low16), _mm512_and_si512(b, low16));
+        _mm512_permutexvar_epi64(unpair, p)
+    };
+
+    // per flag (inexact, overflow, flushed, saturated, invalid): how many lanes had it
+    let mut tally = [0u64; 5];
+    // `popcnt` in assembly: the compiler would turn `count_ones` over several masks into a
+    // far slower vector nibble-table count.
+    let popcount = |m: u64| -> u64 {
+        let r: u64;
+        // SAFETY: `popcnt` reads and writes only the two registers named (the CPU has POPCNT,
+        // checked before this function is called).
+        unsafe {
+            std::arch::asm!("popcnt {r}, {m}", m = in(reg) m, r = lateout(reg) r,
+                options(pure, nomem, nostack))
+        };
+        r
+    };
+    let steps = n / STEP;
+    // destination bytes per step
+    let out_step = if W == 0 { STEP / 2 } else { W * STEP };
+    for (x, y) in src[..4 * STEP * steps]
+        .chunks_exact(4 * STEP)
+        .zip(dst[..out_step * steps].chunks_exact_mut(out_step))
+    {
+        let xs: [__m512; 4] = std::array::from_fn(|k| {
+            let p = x.as_ptr().wrapping_add(64 * k);
+            prefetch(p);
+            // SAFETY: `x` is 256 bytes, four unaligned 64-byte loads.
+            unsafe { _mm512_loadu_ps(p.cast()) }
+        });
+        let any_special = xs.iter().fold(0, |a, &x| a | special(x)) != 0;
+        let mut v = [_mm512_setzero_si512(); 4];
+        let mut masks = [[0; 5]; 4];
+        for ((vk, mk), &xk) in v.iter_mut().zip(&mut masks).zip(&xs) {
+            (*vk, *mk) = if any_special {
+                lanes(xk, true)
+            } else {
+                lanes(xk, false)
+            };
+        }
+        for (f, t) in tally.iter_mut().enumerate() {
+            // the flag's masks of the four vectors as one 64-bit mask, in mask registers
+            let ab = _mm512_kunpackw(masks[1][f].into(), masks[0][f].into());
+            let cd = _mm512_kunpackw(masks[3][f].into(), masks[2][f].into());
+            let all = _mm512_kunpackd(cd.into(), ab.into());
+            *t += popcount(all);
+        }
+        if W == 2 {
+            let (p, q) = (to_words(v[0], v[1]), to_words(v[2], v[3]));
+            // SAFETY: `y` is 128 bytes, two 64-byte stores (64-byte aligned when streamed).
+            unsafe {
+                store64(y.as_mut_ptr(), p, stream);
+                store64(y.as_mut_ptr().add(64), q, stream);
+            }
+        } else if W == 1 {
+            // SAFETY: `y` is 64 bytes, the size of the store (64-byte aligned when streamed).
+            unsafe { store64(y.as_mut_ptr(), to_bytes(v), stream) };
+        } else {
+            // byte pairs (lo, hi) → lo | hi << 4 in the low byte of each 16-bit pair
+            let b = to_bytes(v);
+            let pairs = _mm512_or_si512(b, _mm512_srli_epi16::<4>(b));
+            let packed = _mm512_permutexvar_epi8(even_bytes, pairs);
+            // SAFETY: `y` is 32 bytes, the size of the store, at a multiple of 32 bytes from
+            // `dst` (so 32-byte aligned when streamed).
+            unsafe { store32(y.as_mut_ptr(), _mm512_castsi512_si256(packed), stream) };
+        }
+    }
+    let [inexact, overflow, flushed, saturated, invalid] = tally;
+    let m = (steps * STEP) as u64;
+    let mut counts = StatusCounts {
+        total: m,
+        // Every invalid or overflowing result is also inexact.
+        exact: m - inexact,
+        ..StatusCounts::default()
+    };
+    for (flag, k) in [
+        (Status::INEXACT, inexact),
+        (Status::OVERFLOW, overflow),
+        (Status::WRAPPED, if WRAP { overflow } else { 0 }),
+        (Status::FLUSHED_TO_ZERO, flushed),
+        (Status::SATURATED, saturated),
+        (Status::INVALID, invalid),
+    ] {
+        if let Some(slot) = counts.flags.get_mut(flag.bits().trailing_zeros() as usize) {
+            *slot += k;
+        }
+    }
+    counts
+}

@@ -1,0 +1,212 @@
+//! f16 → f32 and bf16 → f32 ([`Widen`]) at the AVX-512 level, 32 codes (64 source bytes) per
+//! step. f16: `vcvtph2ps` on each half of the step, exact for every finite code; it quiets
+//! signalling NaNs, so where the cast keeps them signalling (the kernel's quiet bit clear) the
+//! quiet bit of those lanes is cleared again by a masked `andn`. bf16: zero-extend and shift
+//! left 16, the policy's quiet bit OR-ed into NaN lanes. NaN and ±Inf (the only codes with a
+//! status) come from two k-mask tests on the 32 source lanes, counted by `popcnt`. With
+//! `stream` the two 64-byte stores of a step are non-temporal (the destination then starts on
+//! a 64-byte boundary, and every step writes 128 bytes); the source is prefetched ahead once
+//! per step ([`stream::prefetch`](crate::bulk::kernels::stream::prefetch)). The last `n % 32` codes are one
+//! masked step. Tested bit for bit (codes and status counts) against the reference on every
+//! code.
+
+use crate::bulk::kernels::flags;
+use crate::bulk::kernels::portable::widen::{Half, Widen};
+use crate::bulk::kernels::simd;
+use crate::status::StatusCounts;
+
+impl Widen {
+    /// Whether the source is bf16 (else f16).
+    fn is_bf16(&self) -> bool {
+        self.half == Half::BF16
+    }
+
+    /// Bits OR-ed into a NaN's f32 code: the quiet bit `0x0040_0000`, or none.
+    fn nan_quiet(&self) -> u32 {
+        self.nan_quiet
+    }
+
+    /// Raw status bits of a NaN input.
+    fn nan_status(&self) -> u16 {
+        self.nan_status
+    }
+
+    /// Raw status bits of a ±Inf input.
+    fn inf_status(&self) -> u16 {
+        self.inf_status
+    }
+}
+
+/// Casts `n` little-endian 16-bit codes of `src` into f32 codes in `dst` at the AVX-512 level,
+/// streamed with `stream` (then `dst` must start on a 64-byte boundary); `None` when the
+/// machine lacks the level.
+pub(crate) fn run(
+    k: &Widen,
+    src: &[u8],
+    dst: &mut [u8],
+    n: usize,
+    stream: bool,
+) -> Option<StatusCounts> {
+    if simd::avx512_present() {
+        let (src, dst) = (&src[..2 * n], &mut dst[..4 * n]);
+        let stream = stream && (dst.as_ptr() as usize).is_multiple_of(64);
+        // SAFETY: the CPU has every feature of the AVX-512 level (checked just above); a
+        // streamed `dst` starts on a 64-byte boundary (checked just above).
+        let (nan, inf) = unsafe {
+            if k.is_bf16() {
+                cast::<true>(k, src, dst, stream)
+            } else {
+                cast::<false>(k, src, dst, stream)
+            }
+        };
+        let mut counts = StatusCounts::default();
+        flags::record_n(k.nan_status(), nan, &mut counts);
+        flags::record_n(k.inf_status(), inf, &mut counts);
+        flags::record_n(0, n as u64 - nan - inf, &mut counts);
+        return Some(counts);
+    }
+    let _ = (k, src, dst, n, stream);
+    None
+}
+
+/// Widens every code of `src` (`dst` holds twice its bytes) and returns how many were NaN and
+/// how many ±Inf. `BF16` picks the source format.
+///
+/// # Safety
+/// The CPU must support every feature of the AVX-512 level ([`simd::avx512_present`]); with
+/// `stream`, `dst` must start on a 64-byte boundary.
+#[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+unsafe fn cast<const BF16: bool>(
+    k: &Widen,
+    src: &[u8],
+    dst: &mut [u8],
+    stream: bool,
+) -> (u64, u64) {
+    use crate::bulk::kernels::stream::prefetch;
+    use crate::bulk::kernels::x86_avx512::store::store64;
+    use std::arch::x86_64::*;
+    let (e, m) = if BF16 {
+        (0x7F80u16, 0x007Fu16)
+    } else {
+        (0x7C00, 0x03FF)
+    };
+    let exp = _mm512_set1_epi16(e as i16);
+    let man = _mm512_set1_epi16(m as i16);
+    let quiet16 = _mm512_set1_epi16(0x0200);
+    let quiet = _mm512_set1_epi32(k.nan_quiet() as i32);
+    let quiet_bit = _mm512_set1_epi32(0x0040_0000);
+    // f16 lanes whose quiet bit `vcvtph2ps` set and the cast does not: none when it quiets
+    let unquiet: __mmask32 = if k.nan_quiet() == 0 { !0 } else { 0 };
+
+    // The 32 f32 codes of the 32 codes `h` (two halves) and the NaN and ±Inf lane masks.
+    let step = |h: __m512i| -> (__m512i, __m512i, u32, u32) {
+        let special = _mm512_cmpeq_epi16_mask(_mm512_and_si512(h, exp), exp);
+        let zero_man = _mm512_testn_epi16_mask(h, man);
+        let nan = special & !zero_man;
+        let inf = special & zero_man;
+        let lo = _mm512_castsi512_si256(h);
+        let hi = _mm512_extracti64x4_epi64::<1>(h);
+        let (w0, w1) = if BF16 {
+            let w0 = _mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(lo));
+            let w1 = _mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(hi));
+            (
+                _mm512_mask_or_epi32(w0, nan as __mmask16, w0, quiet),
+                _mm512_mask_or_epi32(w1, (nan >> 16) as __mmask16, w1, quiet),
+            )
+        } else {
+            let w0 = _mm512_castps_si512(_mm512_cvtph_ps(lo));
+            let w1 = _mm512_castps_si512(_mm512_cvtph_ps(hi));
+            // signalling NaNs the cast keeps signalling: their quiet bit cleared again
+            let snan = _mm512_mask_testn_epi16_mask(nan & unquiet, h, quiet16);
+            (
+                _mm512_mask_andnot_epi32(w0, snan as __mmask16, quiet_bit, w0),
+                _mm512_mask_andnot_epi32(w1, (snan >> 16) as __mmask16, quiet_bit, w1),
+            )
+        };
+        (w0, w1, nan, inf)
+    };
+
+    let (mut nan, mut inf) = (0u64, 0u64);
+    let mut xs = src.chunks_exact(64);
+    let mut ys = dst.chunks_exact_mut(128);
+    for (x, y) in (&mut xs).zip(&mut ys) {
+        prefetch(x.as_ptr());
+        // SAFETY: `x` is 64 bytes, the size of the unaligned load.
+        let h = unsafe { _mm512_loadu_si512(x.as_ptr().cast()) };
+        let (w0, w1, a, b) = step(h);
+        let p = y.as_mut_ptr();
+        // SAFETY: `y` is 128 bytes, two 64-byte stores; streamed, `dst` starts on a 64-byte
+        // boundary (the caller's guarantee) and every step writes 128 bytes, so `p` and
+        // `p + 64` are on 64-byte boundaries.
+        unsafe {
+            store64(p, w0, stream);
+            store64(p.add(64), w1, stream);
+        }
+        nan += u64::from(a.count_ones());
+        inf += u64::from(b.count_ones());
+    }
+    let (x, y) = (xs.remainder(), ys.into_remainder());
+    let rest = x.len() / 2;
+    if rest > 0 {
+        let load: __mmask32 = (1u32 << rest) - 1;
+        // SAFETY: the mask selects the `rest` 16-bit lanes of `x` (`rest` < 32), and masked-off
+        // lanes are not read (nor can they fault).
+        let h = unsafe { _mm512_maskz_loadu_epi16(load, x.as_ptr().cast()) };
+        // masked-off lanes are zero: neither NaN nor ±Inf
+        let (w0, w1, a, b) = step(h);
+        let p = y.as_mut_ptr();
+        // SAFETY: `y` is `4 * rest` bytes; the masks select the first `rest` 32-bit lanes of
+        // the two 64-byte stores (the second only past 16), and masked-off lanes are not
+        // written.
+        unsafe {
+            _mm512_mask_storeu_epi32(p.cast(), load as __mmask16, w0);
+            if rest > 16 {
+                _mm512_mask_storeu_epi32(p.add(64).cast(), (load >> 16) as __mmask16, w1);
+            }
+        }
+        nan += u64::from(a.count_ones());
+        inf += u64::from(b.count_ones());
+    }
+    (nan, inf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both formats, with and without the quiet bit for NaNs: every code equals the
+    /// element rule of [`Widen`], streamed or not, at every length up to 3 steps.
+    #[test]
+    fn every_code_equals_the_element_rule() {
+        if !simd::level_here(simd::SimdLevel::Avx512) {
+            return;
+        }
+        let codes: Vec<u8> = (0..=u16::MAX).flat_map(|c| c.to_le_bytes()).collect();
+        for bf16 in [false, true] {
+            for nan_quiet in [0, 0x0040_0000] {
+                let k = Widen::for_test(bf16, nan_quiet);
+                let want: Vec<u8> = (0..=u16::MAX)
+                    .flat_map(|c| k.convert_code(c).to_le_bytes())
+                    .collect();
+                let mut out = vec![0u8; 4 * 65536 + 64];
+                let at = (64 - out.as_ptr() as usize % 64) % 64;
+                for stream in [false, true] {
+                    out.fill(0x5A);
+                    let got = run(&k, &codes, &mut out[at..], 65536, stream);
+                    assert!(got.is_some());
+                    assert!(out[at..at + 4 * 65536] == want[..], "{bf16} {nan_quiet:#x}");
+                }
+                for n in 0..=96 {
+                    for skip in [0usize, 1, 31] {
+                        out.fill(0x5A);
+                        let src = &codes[2 * (0x7C00 + skip)..];
+                        run(&k, src, &mut out, n, false);
+                        let w = &want[4 * (0x7C00 + skip)..];
+                        assert!(out[..4 * n] == w[..4 * n], "n = {n}");
+                        assert!(out[4 * n..].iter().all(|&b| b == 0x5A), "n = {n}");
+                    }
+                }
+            }
+        }
+    }
+}
