@@ -1,7 +1,7 @@
 //! The integration tests of npusim-numerics, linked into one test program (one link of the
 //! crate graph instead of one per file). Each file of this folder is a module; a test's name
-//! is its module path, e.g. `kernels_f16_bf16::f16_and_bf16_kernels_equal_the_reference_on_boundaries_and_random_codes`,
-//! so `cargo test -p npusim-numerics --test numerics -- kernels` runs the kernel modules.
+//! is its module path, e.g. `wide_sources::f32_sources`, so
+//! `cargo test -p npusim-numerics --test numerics -- kernels` runs the kernel modules.
 //! `oracle` and `kernel_support` are shared helpers; `sweep` sizes the random sweeps (see
 //! `README.md` next to this folder). A new test file becomes a `mod` line here, not a new
 //! file directly under `tests/` (that would link a second program).

@@ -1,11 +1,10 @@
 //! How many random patterns the random sweeps cast. By default each sweep is sized for a quick
-//! check (its `quick` log2 count, chosen so that the whole program runs in about a minute on
-//! two cores); the boundary codes and the exhaustive sweeps of small sources stay complete. With
-//! `NPUSIM_SWEEP_LOG2=L` set, every random sweep casts 2^L patterns (a sweep that scales its
-//! count, such as the 64-bit sources of `wide_sources`, scales 2^L the same way):
-//! `NPUSIM_SWEEP_LOG2=24` is the full sweep. Setting the variable also runs whole the sweeps
-//! that the quick check cuts down ([`full_sweeps`]). A value that is not a whole number from 0 to 32
-//! fails the test that reads it, naming the value.
+//! check (its `quick` log2 count); the boundary codes and the exhaustive sweeps of small
+//! sources stay complete. With `NPUSIM_SWEEP_LOG2=L` set, every random sweep casts 2^L patterns
+//! (a sweep that scales its count, such as the 64-bit sources of `wide_sources`, scales 2^L the
+//! same way): `NPUSIM_SWEEP_LOG2=24` is the full sweep. Setting the variable also runs whole
+//! the sweeps that the quick check cuts down ([`full_sweeps`]). A value that is not a whole
+//! number from 0 to 32 fails the test that reads it, naming the value.
 
 /// The environment variable that sets the log2 count of every random sweep.
 pub const SWEEP_LOG2_VAR: &str = "NPUSIM_SWEEP_LOG2";
