@@ -7,8 +7,8 @@
 //! exact value (when it is representable) or `rustc_apfloat`; integer destinations use f64 /
 //! i128 arithmetic.
 //!
-//! Shared by several integration tests (each includes it with `mod oracle;`), so not every
-//! item is used by every test.
+//! Shared by several test modules of this program (each uses it as `crate::oracle`), so not
+//! every item is used.
 #![allow(dead_code)]
 
 use std::cmp::Ordering;

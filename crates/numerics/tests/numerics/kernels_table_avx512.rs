@@ -8,7 +8,7 @@
 //! threads. The kernel name at the AVX-512 level is checked too, so that a silent fallback to
 //! the gather or scalar loop fails a test.
 
-mod kernel_support;
+use crate::kernel_support;
 use kernel_support::{layouts, level_here, options};
 
 use npusim_numerics::bulk::{SimdLevel, kernel_name_at};

@@ -9,7 +9,7 @@
 //! so that a silent fallback fails a test. On a machine without AVX-512 the comparisons run
 //! the best level it has.
 
-mod kernel_support;
+use crate::kernel_support;
 use kernel_support::{
     assert_absent_level_names_portable, assert_same_codes, boundary_classes, bytes, f32s,
     level_here, mixed, options, random_f32,

@@ -7,7 +7,7 @@
 //! f64 → f32 and i32 → f32 AVX-512 kernels, which stream too, as well). Every fast cast is
 //! also re-run streamed by `kernel_support::cast`.
 
-mod kernel_support;
+use crate::kernel_support;
 use kernel_support::{assert_absent_level_names_portable, cast, level_here, options, policies};
 
 use npusim_numerics::bulk::SimdLevel;

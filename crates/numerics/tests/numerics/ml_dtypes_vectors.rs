@@ -9,7 +9,7 @@
 //! contain must have a nonzero count, so the test notices if ml_dtypes' behaviour changes
 //! when the vectors are regenerated.
 
-mod oracle;
+use crate::oracle;
 
 use std::collections::BTreeMap;
 use std::io::Read;

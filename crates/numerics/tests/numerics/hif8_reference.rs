@@ -6,7 +6,8 @@
 //! it bit for bit with `npusim_numerics::convert` / `convert_with_entropy`:
 //!
 //! 1. all 65536 f16 codes under TA NO_SAT, TA SAT and literal HYBRID (plus every 2-bit threshold);
-//! 2. f32: 2^24 random bit patterns (`NPUSIM_SWEEP_LOG2` overrides the log2 count), random
+//! 2. f32: 2^22 random bit patterns by default (`NPUSIM_SWEEP_LOG2` sets the log2 count; 24 for
+//!    the full sweep), random
 //!    values inside HiF8's range, and a boundary set (every HiF8 value, midpoints, ±ulp, …);
 //! 3. verbatim spot checks;
 //! 4. decode of all 256 codes against an independent decoder, and encode(decode(c)) == c.
@@ -418,11 +419,12 @@ fn rand_at(seed: u64, i: u64) -> u64 {
     splitmix64(seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
 }
 
+/// The log2 count of the f32 random sweep by default: a quick check.
+const QUICK_LOG2: u32 = 22;
+
+/// The log2 count of the f32 random sweep: [`QUICK_LOG2`], or `NPUSIM_SWEEP_LOG2`.
 fn sweep_log2() -> u32 {
-    std::env::var("NPUSIM_SWEEP_LOG2")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(24)
+    crate::sweep::sweep_log2(QUICK_LOG2)
 }
 
 /// Every finite HiF8 value (both signs), as f64, sorted, deduplicated.
@@ -612,7 +614,7 @@ fn f32_random_sweep() {
     report(
         &format!(
             "f32 in-range random 2^{} TA NO_SAT / TA SAT / HYBRID literal",
-            log2 - 2
+            log2.saturating_sub(2)
         ),
         F32,
         sweep(&inputs, F32, &LITERAL_CASES),
@@ -646,7 +648,7 @@ fn f32_random_sweep() {
     println!(
         "timing: 2^{log2} random x3 modes {:?}; in-range 2^{} x4 {:?}; threads {}",
         t_random,
-        log2 - 2,
+        log2.saturating_sub(2),
         t2.elapsed(),
         rayon::current_num_threads()
     );

@@ -3,7 +3,7 @@
 //! not a multiple of the vector width or status block, packed 4-bit with an odd count, and
 //! lengths that cross the parallel threshold and split into uneven chunks.
 
-mod kernel_support;
+use crate::kernel_support;
 
 use npusim_numerics::bulk::SimdLevel;
 use npusim_numerics::{

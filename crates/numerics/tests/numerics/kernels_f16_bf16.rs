@@ -6,16 +6,21 @@
 //! and random codes, in slices of every awkward length and element by element. And at the AVX2
 //! level the cast really runs the SIMD kernel (a silent fallback fails the name test).
 
-mod kernel_support;
+use crate::kernel_support;
 use kernel_support::{fast_choices, level_here, options, random_f32};
 
 use npusim_numerics::bulk::SimdLevel;
+
+use crate::sweep::sweep_log2;
 use npusim_numerics::{
     BulkOptions, CastPolicy, Format, InfRule, KernelChoice, NanRule, Overflow, RoundMode,
     StatusCounts, Storage, cast_elements_with_status, kernel_name, kernel_name_at,
 };
 
 const DSTS: [Format; 2] = [Format::F16, Format::BF16];
+
+/// The log2 count of the random codes by default (2^`NPUSIM_SWEEP_LOG2` when set).
+const QUICK_LOG2: u32 = 14;
 
 /// The SIMD kernel's name for `dst`.
 fn simd_name(dst: Format) -> &'static str {
@@ -200,10 +205,7 @@ fn at_the_avx2_and_avx512_levels_f16_and_bf16_run_their_simd_kernels_in_every_mo
 
 #[test]
 fn f16_and_bf16_kernels_equal_the_reference_on_boundaries_and_random_codes() {
-    let log2: u32 = std::env::var("NPUSIM_SWEEP_LOG2")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(14);
+    let log2 = sweep_log2(QUICK_LOG2);
     for dst in DSTS {
         let mut codes = boundaries(dst, true);
         // boundary codes among random ones too, so that special lanes share groups with others

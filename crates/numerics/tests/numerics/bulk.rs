@@ -2,7 +2,7 @@
 //! per-element `convert`, parallel against serial execution, and a statistical check of
 //! stochastic (`hybrid`) rounding.
 
-mod oracle;
+use crate::oracle;
 
 use npusim_numerics::{
     BulkOptions, CastPolicy, Format, Layout, RoundMode, Storage, cast_elements, cast_slice,

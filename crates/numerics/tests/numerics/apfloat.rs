@@ -16,7 +16,7 @@
 //! rules with 4 or 3 exponent bits and bias 2^(e-1)-1), defined here with `Semantics`: every
 //! f16, bf16, small integer and fp8 code, and random and boundary f32/f64 codes, to both.
 
-mod oracle;
+use crate::oracle;
 
 use std::time::Instant;
 

@@ -1,4 +1,4 @@
-//! What the kernel test files share: one bulk cast with its status counts, the fast kernels
+//! What the kernel test modules share: one bulk cast with its status counts, the fast kernels
 //! at every instruction-set level the kernels may use here (the CPU's, capped by
 //! `NPUSIM_KERNEL`: the library's own [`SimdLevel::available`]), a visible note when a test
 //! cannot run at the level it exists for ([`level_here`]), and pseudo-random f32 codes.
@@ -287,14 +287,17 @@ pub fn level_here(level: SimdLevel) -> bool {
     let Some(why) = level.absence() else {
         return true;
     };
-    // `<test file>::<test>`: the program's name without cargo's hash, and the test's thread
-    let exe = std::env::current_exe().unwrap_or_default();
-    let stem = exe.file_stem().unwrap_or_default().to_string_lossy();
-    let file = stem.rsplit_once('-').map_or(&*stem, |(f, _)| f).to_string();
+    // `<test file>::<test>`: the harness names the test's thread by the test's module path
+    // (the file's module, then the test); on the main thread, the program's name without
+    // cargo's hash
     let thread = std::thread::current();
     let test = match thread.name() {
-        Some(name) if name != "main" => format!("{file}::{name}"),
-        _ => file,
+        Some(name) if name != "main" => name.to_string(),
+        _ => {
+            let exe = std::env::current_exe().unwrap_or_default();
+            let stem = exe.file_stem().unwrap_or_default().to_string_lossy();
+            stem.rsplit_once('-').map_or(&*stem, |(f, _)| f).to_string()
+        }
     };
     skip_log::report_skip(&test, level.name(), &why.to_string());
     false

@@ -8,7 +8,7 @@
 //! That the kernel is the one that runs at the AVX-512 level is checked too, so that a silent
 //! fallback fails a test. On a machine without AVX-512 the comparisons run the other levels.
 
-mod kernel_support;
+use crate::kernel_support;
 use kernel_support::{
     assert_same_codes, bytes, f32s, float_classes, layouts, level_here, mixed, options, policies,
     random_f32,

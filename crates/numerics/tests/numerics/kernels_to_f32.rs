@@ -3,15 +3,24 @@
 //! neighbours, the f32 subnormal range and below it, the exact tie between every sampled pair
 //! of f32 neighbours (subnormal ones included) and the f64 codes just off it, the top of the
 //! f32 range (max, max + half a unit, and just below and above it, 2^128 and beyond), ±Inf,
-//! quiet and signalling NaNs with payloads, ±0, f64 subnormals and 2^20 random f64 codes;
-//! i32 ends, ties between f32 values above 2^24 and random codes; every deterministic mode
+//! quiet and signalling NaNs with payloads, ±0, f64 subnormals and 2^16 random f64 codes;
+//! i32 ends, ties between f32 values above 2^24 and 2^14 random codes (by default, a quick
+//! check; 2^`NPUSIM_SWEEP_LOG2` random codes of each when set); every deterministic mode
 //! (and `none`), every combination of the overflow, Inf and NaN rules, every instruction-set
 //! level, serial and over threads, at awkward lengths and misaligned.
 
-mod kernel_support;
+use crate::kernel_support;
 use kernel_support::{fast_choices, level_here, options};
 
 use npusim_numerics::bulk::SimdLevel;
+
+use crate::sweep::sweep_len;
+
+/// The log2 count of the random f64 codes by default.
+const QUICK_F64_LOG2: u32 = 16;
+
+/// The log2 count of the random i32 codes by default.
+const QUICK_I32_LOG2: u32 = 14;
 use npusim_numerics::{
     CastPolicy, Format, InfRule, KernelChoice, NanRule, Overflow, RoundMode, StatusCounts, Storage,
     kernel_name_at,
@@ -224,8 +233,9 @@ fn assert_all_equal_reference(s: Storage, src: &[u8], n: usize, show: impl Fn(us
 
 #[test]
 fn f64_boundary_classes_and_random_codes_equal_the_reference() {
-    let codes = f64_codes(1 << 20, 7);
-    assert!(codes.len() > 1 << 20);
+    let random = sweep_len(QUICK_F64_LOG2);
+    let codes = f64_codes(random, 7);
+    assert!(codes.len() > random);
     let src: Vec<u8> = codes.iter().flat_map(|c| c.to_le_bytes()).collect();
     assert_all_equal_reference(Storage::native(Format::F64), &src, codes.len(), |i| {
         format!("f64 {:#018x}", codes[i])
@@ -234,7 +244,7 @@ fn f64_boundary_classes_and_random_codes_equal_the_reference() {
 
 #[test]
 fn i32_ends_ties_and_random_codes_equal_the_reference() {
-    let codes = i32_codes(1 << 18, 11);
+    let codes = i32_codes(sweep_len(QUICK_I32_LOG2), 11);
     let src: Vec<u8> = codes.iter().flat_map(|c| c.to_le_bytes()).collect();
     assert_all_equal_reference(Storage::native(Format::I32), &src, codes.len(), |i| {
         format!("i32 {}", codes[i])

@@ -9,7 +9,7 @@
 //! lengths (packed odd counts) and split over threads. The kernel names are checked, so that
 //! a silent fallback to another kernel fails a test.
 
-mod kernel_support;
+use crate::kernel_support;
 use kernel_support::{
     assert_same_codes, bytes, f32s, int_classes, layouts, level_here, mixed, options, policies,
     random_f32,

@@ -14,7 +14,7 @@
 //! 0..200 and some odd large ones. The kernel names are checked, so that a silent fallback
 //! fails a test. On a machine without AVX-512 the comparisons run the best level it has.
 
-mod kernel_support;
+use crate::kernel_support;
 use kernel_support::{
     assert_same_codes, bytes, f32s, float_classes, int_classes, layouts, level_here, mixed,
     options, policies, random_f32,

@@ -2,14 +2,15 @@
 //! routine bit for bit, codes and status counts: on every f32 exponent with the mantissas that
 //! matter (0, 1, the destination's ties and their neighbours, all ones), every destination
 //! value and midpoint, the largest value and beyond, subnormals, ±0, ±Inf and NaN payloads,
-//! mixed with random codes, and on 2^20 random patterns (2^`NPUSIM_SWEEP_LOG2`), in every
+//! mixed with random codes, and on 2^16 random patterns by default (2^`NPUSIM_SWEEP_LOG2` when
+//! set, 2^24 for the full sweep), in every
 //! deterministic mode under every policy the key table serves, with the output streamed too.
 //! The kernel name at the AVX-512 level is checked so that a silent fallback fails. Where the
 //! kernels may not use the AVX-512 level (the CPU lacks it or `NPUSIM_KERNEL` caps it away)
 //! each test says `SKIPPED: ... needs avx512` and checks the same cases at the best level
 //! there is (the key table).
 
-mod kernel_support;
+use crate::kernel_support;
 use kernel_support::{
     around, assert_absent_level_names_portable, assert_best_equals_reference, bytes, f32s,
     level_here, mixed, options, random_f32,
@@ -17,6 +18,11 @@ use kernel_support::{
 
 use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
 use npusim_numerics::{CastPolicy, Format, KernelChoice, RoundMode, Storage};
+
+use crate::sweep::sweep_log2;
+
+/// The log2 count of the random sweep by default: a quick check.
+const QUICK_LOG2: u32 = 16;
 
 /// The destinations.
 const DSTS: [Format; 2] = [Format::F8E8M0, Format::HiF8];
@@ -102,19 +108,16 @@ fn boundary_classes_equal_the_reference_in_every_mode_and_policy() {
 #[test]
 fn random_patterns_equal_the_reference_in_every_mode_and_policy() {
     level_here(SimdLevel::Avx512);
-    let log2: u32 = std::env::var("NPUSIM_SWEEP_LOG2")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(20);
+    let log2 = sweep_log2(QUICK_LOG2);
     for (k, dst) in DSTS.into_iter().enumerate() {
         for (j, mode) in RoundMode::DETERMINISTIC.into_iter().enumerate() {
             let all = kernel_support::key_policies(mode);
-            // the full count under the standard policies, 2^14 under every other one
+            // the full count under the standard policies, 1/64 of it under every other one
             for (i, p) in all.iter().enumerate() {
                 let n = if i <= 1 || *p == CastPolicy::saturating(mode) {
                     1usize << log2
                 } else {
-                    1 << 14
+                    1 << log2.saturating_sub(6)
                 };
                 let seed = 1000 * k as u64 + 100 * j as u64 + i as u64;
                 // odd lengths: the tail after the last 64-element step too

@@ -3,7 +3,7 @@
 //! deterministic rounding mode (plus `None`, which must equal `Rint`) and the three standard
 //! policies; and a check of the library's `Format::decode` against the oracle's own decoder.
 
-mod oracle;
+use crate::oracle;
 
 use std::time::Instant;
 

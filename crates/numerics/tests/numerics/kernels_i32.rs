@@ -5,7 +5,7 @@
 //! range and random codes; every deterministic mode, the three standard policies, every
 //! instruction-set level, serial and over threads, at awkward lengths.
 
-mod kernel_support;
+use crate::kernel_support;
 use kernel_support::{assert_kernel_equals_reference_for_small_floats, layouts, options};
 
 use npusim_numerics::{CastPolicy, Format, KernelChoice, RoundMode, StatusCounts, Storage};

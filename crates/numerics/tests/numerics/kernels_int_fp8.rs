@@ -7,7 +7,7 @@
 //! status-counter flush, and split over threads. The kernel names at the AVX2 level are
 //! checked too, so that a silent fallback to the per-element loop fails a test.
 
-mod kernel_support;
+use crate::kernel_support;
 use kernel_support::{
     assert_same_codes, bytes, f32s, float_classes, int_classes, level_here, mixed, options,
     policies, random_f32,

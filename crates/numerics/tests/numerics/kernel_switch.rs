@@ -12,12 +12,16 @@ use npusim_numerics::{
     kernel_name, kernel_name_at,
 };
 
-/// Runs the test `name` of this program again in a child process with `NPUSIM_KERNEL=value`
-/// and `NPUSIM_SWITCH_CHILD` set, and fails unless it passes there.
+/// Runs the test `name` of this module again in a child process (this test program, filtered
+/// to the test's full name, its module path included) with `NPUSIM_KERNEL=value` and
+/// `NPUSIM_SWITCH_CHILD` set, and fails unless it passes there.
 fn run_child(name: &str, value: &str) {
     let exe = std::env::current_exe().expect("the test program's path");
+    // the harness names a test by its module path without the program's own name
+    let module = module_path!().split_once("::").map_or("", |(_, m)| m);
+    let full = format!("{module}::{name}");
     let out = Command::new(exe)
-        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .args([full.as_str(), "--exact", "--nocapture", "--test-threads=1"])
         .env("NPUSIM_KERNEL", value)
         .env("NPUSIM_SWITCH_CHILD", "1")
         .output()

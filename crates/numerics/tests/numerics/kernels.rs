@@ -1,12 +1,27 @@
 //! Every fast bulk kernel equals the reference routine bit for bit, codes and status counts:
 //! for every source of at most 16 bits (every code, in every storage layout it has) into every
-//! destination, under every deterministic mode and the three standard policies; at awkward
-//! lengths; and with stray high bits in one-per-byte sub-byte sources.
+//! destination, under every deterministic mode and the three standard policies (a 16-bit source
+//! under one mode per destination in turn by default, every mode when the full sweeps run:
+//! `crate::sweep`); on f32 boundary and random codes; at awkward lengths; and with stray high
+//! bits in one-per-byte sub-byte sources.
 
-mod kernel_support;
+use crate::kernel_support;
 use kernel_support::{fast_choices, level_here, options};
 
 use npusim_numerics::bulk::SimdLevel;
+
+use crate::sweep::{full_sweeps, sweep_len, sweep_log2};
+
+/// The log2 count of the random f32 codes of `f32_to_16_bit_kernels_equal_the_reference` by
+/// default (2^`NPUSIM_SWEEP_LOG2` when set).
+const QUICK_F32_TO_16_LOG2: u32 = 16;
+
+/// The log2 count of the random f32 codes per destination of
+/// `every_f32_fast_kernel_equals_the_reference` by default.
+const QUICK_EVERY_F32_LOG2: u32 = 12;
+
+/// The log2 count of the random f32 codes of the key-table and integer kernel tests by default.
+const QUICK_KEY_AND_INT_LOG2: u32 = 14;
 use npusim_numerics::{
     BulkOptions, CastPolicy, Format, KernelChoice, Layout, RoundMode, Storage,
     cast_elements_with_status, convert_with_status, kernel_name,
@@ -70,6 +85,8 @@ fn assert_same_f32_casts(
 #[test]
 fn table_kernel_equals_the_reference_for_every_small_source() {
     let mut pairs = 0;
+    let full = full_sweeps();
+    let mut turn = 0;
     for src in Format::ALL.into_iter().filter(|f| f.bits() <= 16) {
         for s in layouts(src) {
             let (buf, n) = all_codes(s, 1);
@@ -78,7 +95,15 @@ fn table_kernel_equals_the_reference_for_every_small_source() {
                     if s == d {
                         continue;
                     }
-                    for mode in RoundMode::DETERMINISTIC {
+                    // the 16-bit sources (65536 codes each) under one mode per destination in
+                    // turn, so that every mode meets every source; every mode in the full sweep
+                    turn += 1;
+                    let modes: Vec<RoundMode> = if full || src.bits() < 16 {
+                        RoundMode::DETERMINISTIC.to_vec()
+                    } else {
+                        vec![RoundMode::DETERMINISTIC[turn % RoundMode::DETERMINISTIC.len()]]
+                    };
+                    for mode in modes {
                         for policy in [
                             CastPolicy::new(mode),
                             CastPolicy::saturating(mode),
@@ -106,7 +131,7 @@ fn table_kernel_equals_the_reference_for_every_small_source() {
             }
         }
     }
-    assert!(pairs > 10_000, "{pairs}");
+    assert!(pairs > if full { 10_000 } else { 2_000 }, "{pairs}");
 }
 
 #[test]
@@ -227,10 +252,7 @@ fn f32_codes(random: usize) -> Vec<u32> {
 
 #[test]
 fn f32_to_16_bit_kernels_equal_the_reference() {
-    let log2: u32 = std::env::var("NPUSIM_SWEEP_LOG2")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(20);
+    let log2 = sweep_log2(QUICK_F32_TO_16_LOG2);
     let codes = f32_codes(1 << log2);
     let src: Vec<u8> = codes.iter().flat_map(|c| c.to_le_bytes()).collect();
     let n = codes.len();
@@ -259,13 +281,10 @@ fn f32_to_16_bit_kernels_equal_the_reference() {
 /// Every f32-source fast kernel (every destination of at most 16 bits in every layout, every
 /// deterministic mode, the three standard policies, every instruction-set level) equals the
 /// reference on the destination's boundary codes and random patterns
-/// (`NPUSIM_SWEEP_LOG2`, default 2^14 random codes per destination).
+/// (`NPUSIM_SWEEP_LOG2`, default 2^12 random codes per destination).
 #[test]
 fn every_f32_fast_kernel_equals_the_reference() {
-    let log2: u32 = std::env::var("NPUSIM_SWEEP_LOG2")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(14);
+    let log2 = sweep_log2(QUICK_EVERY_F32_LOG2);
     let random = f32_codes(1 << log2);
     let s = Storage::native(Format::F32);
     let mut served = std::collections::BTreeMap::new();
@@ -357,7 +376,7 @@ fn f32_codes_around(dst: Format) -> Vec<u32> {
 
 #[test]
 fn f32_key_kernel_equals_the_reference() {
-    let random = f32_codes(1 << 18);
+    let random = f32_codes(sweep_len(QUICK_KEY_AND_INT_LOG2));
     let s = Storage::native(Format::F32);
     let mut served = 0;
     // (the key table serves destinations of at most 8 bits only)
@@ -392,7 +411,7 @@ fn f32_key_kernel_equals_the_reference() {
 
 #[test]
 fn f32_to_int_kernel_equals_the_reference() {
-    let random = f32_codes(1 << 18);
+    let random = f32_codes(sweep_len(QUICK_KEY_AND_INT_LOG2));
     let s = Storage::native(Format::F32);
     let mut served = 0;
     for dst in [

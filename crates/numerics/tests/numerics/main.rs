@@ -1,0 +1,35 @@
+//! The integration tests of npusim-numerics, linked into one test program (one link of the
+//! crate graph instead of one per file). Each file of this folder is a module; a test's name
+//! is its module path, e.g. `wide_sources::f32_sources`, so
+//! `cargo test -p npusim-numerics --test numerics -- kernels` runs the kernel modules.
+//! `oracle` and `kernel_support` are shared helpers; `sweep` sizes the random sweeps (see
+//! `README.md` next to this folder). A new test file becomes a `mod` line here, not a new
+//! file directly under `tests/` (that would link a second program).
+
+mod apfloat;
+mod bulk;
+mod exhaustive_small;
+mod hif8_reference;
+mod kernel_levels;
+mod kernel_support;
+mod kernel_switch;
+mod kernels;
+mod kernels_e8m0_hif8;
+mod kernels_f16_bf16;
+mod kernels_f64;
+mod kernels_i32;
+mod kernels_int_avx512;
+mod kernels_int_fp8;
+mod kernels_key_avx512;
+mod kernels_lean_fp8_int;
+mod kernels_parallel;
+mod kernels_small_float_avx512;
+mod kernels_stream_small;
+mod kernels_table_avx512;
+mod kernels_to_f32;
+mod kernels_widen_avx512;
+mod ml_dtypes_vectors;
+mod oracle;
+mod status;
+mod sweep;
+mod wide_sources;
