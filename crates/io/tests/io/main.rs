@@ -6,5 +6,6 @@
 mod atomic_output;
 mod big_endian;
 mod cast_api;
+mod cast_memory;
 mod cast_nothing;
 mod error_words;
