@@ -855,6 +855,22 @@ fn errors_name_the_problem() {
     .expect("parts");
     assert_eq!(&q.dequantize()[..4], &[0.5, 1.0, 0.5, 1.0]);
     assert_eq!(q.dequantize()[33], 2.0); // block 1: X = 2
+    let e = Quantized::from_parts(
+        Scheme::Mxfp4,
+        &[64],
+        0,
+        vec![0; 32],
+        vec![127; 2],
+        Some(1.0),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(e, BlockError::TensorScaleNotApplicable { .. }),
+        "{e}"
+    );
+    let e = Quantized::from_parts(Scheme::Nvfp4, &[16], 0, vec![0; 8], vec![0x38], Some(0.0))
+        .unwrap_err();
+    assert_eq!(e, BlockError::BadTensorScale { value: 0.0 });
     assert!(matches!(
         q.dequantize_to(Format::I8),
         Err(BlockError::OutputFormat { .. })

@@ -87,14 +87,6 @@ pub enum BlockError {
         /// The scheme.
         scheme: String,
     },
-    /// A per-tensor scale missing (NVFP4 read back with none) or present where none belongs.
-    #[error("{scheme} data {state} a per-tensor scale")]
-    TensorScalePresence {
-        /// The scheme.
-        scheme: String,
-        /// "lacks" or "must not have".
-        state: &'static str,
-    },
     /// Dequantisation to a format that is not one of f32, f64, f16, bf16.
     #[error("block formats dequantise to f32, f64, f16 or bf16, not {format}")]
     OutputFormat {

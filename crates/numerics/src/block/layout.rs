@@ -115,3 +115,30 @@ impl BlockLayout {
         (start..end).map(move |j| (o * n + j) * step + i)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_along_a_middle_axis() {
+        // shape [2, 5, 3] in blocks of 2 along axis 1: 3 blocks per (outer, inner) pair.
+        let l = BlockLayout::new(&[2, 5, 3], 1, 2).unwrap();
+        assert_eq!((l.block_count(), l.scale_shape()), (18, vec![2, 3, 3]));
+        // block 0: outer 0, k 0, inner 0 → rows 0, 1 of column 0
+        assert_eq!(l.block_indices(0).collect::<Vec<_>>(), vec![0, 3]);
+        // block 7: inner 1, k 2 (the short tail: row 4 only), outer 0
+        assert_eq!(l.block_indices(7).collect::<Vec<_>>(), vec![13]);
+        // block 9: outer 1, k 0, inner 0
+        assert_eq!(l.block_indices(9).collect::<Vec<_>>(), vec![15, 18]);
+        let mut all: Vec<usize> = (0..18).flat_map(|b| l.block_indices(b)).collect();
+        all.sort_unstable();
+        assert_eq!(all, (0..30).collect::<Vec<_>>());
+        assert_eq!(BlockLayout::new(&[2, 5, 3], -2, 2).unwrap(), l);
+        assert!(BlockLayout::new(&[], 0, 2).is_err());
+        assert!(BlockLayout::new(&[usize::MAX, 2], 0, 2).is_err());
+        // an empty dimension: no blocks, no elements
+        let e = BlockLayout::new(&[0, 4], 1, 32).unwrap();
+        assert_eq!((e.len(), e.block_count()), (0, 0));
+    }
+}

@@ -58,14 +58,16 @@ impl Quantized {
         };
         check("codes", codes.len(), scheme.code_bytes(layout.len()))?;
         check("scales", scales.len(), layout.block_count())?;
-        match (scheme == Scheme::Nvfp4, tensor_scale) {
-            (false, Some(_)) => {
-                return Err(BlockError::TensorScalePresence {
+        match (scheme.is_mx(), tensor_scale) {
+            (true, Some(value)) => {
+                return Err(BlockError::TensorScaleNotApplicable {
                     scheme: scheme.to_string(),
-                    state: "must not have",
+                    value,
                 });
             }
-            (true, None) => {} // block scales only
+            (false, Some(value)) if !(value.is_finite() && value > 0.0) => {
+                return Err(BlockError::BadTensorScale { value });
+            }
             _ => {}
         }
         Ok(Quantized {
