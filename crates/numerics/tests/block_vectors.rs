@@ -736,6 +736,20 @@ fn rounding_modes_apply_to_the_elements() {
     let (a, b) = (sr(1), sr(1));
     assert_eq!(a, b);
     assert_ne!(a.codes(), sr(2).codes());
+    // Quantised in two pieces with first_index, the same bits as in one call.
+    let piece = |range: std::ops::Range<usize>| {
+        let o = Options {
+            policy: CastPolicy::new(RoundMode::Hybrid),
+            seed: 1,
+            first_index: range.start as u64,
+            ..Options::default()
+        };
+        let n = range.len();
+        quantize(Source::F32(&x[range]), &[n], 0, Scheme::Mxfp4, &o).expect("q")
+    };
+    let (p0, p1) = (piece(0..2048), piece(2048..4096));
+    assert_eq!([p0.codes(), p1.codes()].concat(), a.codes());
+    assert_eq!([p0.scales(), p1.scales()].concat(), a.scales());
     let (mut n_up, mut n_between) = (0, 0);
     for i in 0..4096 {
         let c = a.code(i);

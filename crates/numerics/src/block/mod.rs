@@ -105,7 +105,7 @@ pub fn quantize(
                 scheme,
                 rule,
                 &policy,
-                options.seed,
+                (options.seed, options.first_index),
                 &mut codes,
                 &mut stats,
             )
@@ -115,7 +115,7 @@ pub fn quantize(
                 &idx,
                 tensor_scale,
                 &policy,
-                options.seed,
+                (options.seed, options.first_index),
                 &mut codes,
                 &mut stats,
             )

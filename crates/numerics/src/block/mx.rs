@@ -61,7 +61,7 @@ pub(crate) fn quantize_block(
     scheme: Scheme,
     rule: ScaleRule,
     policy: &CastPolicy,
-    seed: u64,
+    (seed, first_index): (u64, u64),
     codes: &mut [u8],
     stats: &mut BlockStats,
 ) -> u8 {
@@ -106,7 +106,12 @@ pub(crate) fn quantize_block(
             Exact::Finite { negative, sig, exp } => Exact::finite(negative, sig, exp - e + shift),
             other => other,
         };
-        let mut r = round_exact(&x, dst, policy, entropy(seed, i as u64));
+        let mut r = round_exact(
+            &x,
+            dst,
+            policy,
+            entropy(seed, first_index.wrapping_add(i as u64)),
+        );
         if scheme == Scheme::Mxint8 && r.code == 0x80 {
             // MXINT8 is symmetric: -2.0 (0x80) is clamped to -127/64.
             r.code = 0x81;

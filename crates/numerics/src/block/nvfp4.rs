@@ -47,7 +47,7 @@ pub(crate) fn quantize_block(
     idx: &[usize],
     tensor_scale: Option<f32>,
     policy: &CastPolicy,
-    seed: u64,
+    (seed, first_index): (u64, u64),
     codes: &mut [u8],
     stats: &mut BlockStats,
 ) -> u8 {
@@ -84,7 +84,7 @@ pub(crate) fn quantize_block(
             &Format::F32.decode(y.code),
             Format::F4E2M1,
             policy,
-            entropy(seed, i as u64),
+            entropy(seed, first_index.wrapping_add(i as u64)),
         );
         if !s.is_nan() {
             saturated |= q.status.contains(Status::SATURATED);

@@ -31,8 +31,11 @@ pub struct Options {
     /// overflow and ±Inf always clamp to the element's max normal (the spec's rule).
     pub policy: CastPolicy,
     /// Seed of the stochastic (`hybrid`) rounding thresholds; element `i` (flat index) uses
-    /// [`entropy`](crate::bulk::entropy)`(seed, i)`.
+    /// [`entropy`](crate::bulk::entropy)`(seed, first_index + i)`.
     pub seed: u64,
+    /// Flat index of the first value in the whole tensor, when a tensor is quantised in
+    /// pieces (whole blocks at a time), so stochastic rounding gives the same bits as one call.
+    pub first_index: u64,
 }
 
 impl Default for Options {
@@ -42,6 +45,7 @@ impl Default for Options {
             tensor_scale: TensorScale::FromAmax,
             policy: CastPolicy::default(),
             seed: DEFAULT_SEED,
+            first_index: 0,
         }
     }
 }
