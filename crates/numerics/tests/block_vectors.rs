@@ -684,6 +684,42 @@ fn every_source_format_gives_the_same_bits_for_the_same_values() {
 }
 
 #[test]
+fn wide_and_narrow_sources_at_the_edges() {
+    // f64 beyond f32: e clamps at 127, the element saturates, f32 output overflows to Inf
+    // while f64 output keeps 448 x 2^127.
+    let mut w = vec![1.0f64; 32];
+    w[0] = 1e300;
+    let q = quantize(
+        Source::F64(&w),
+        &[32],
+        0,
+        Scheme::Mxfp8E4m3,
+        &Options::default(),
+    )
+    .expect("q");
+    assert_eq!((q.scales()[0], q.code(0)), (254, Some(0x7E)));
+    assert_eq!(q.stats().scale_saturated, 1);
+    assert_eq!(q.dequantize()[0], f32::INFINITY);
+    let wide = q.dequantize_to(Format::F64).expect("f64");
+    assert_eq!(f64::from_bits(wide[0]), 448.0 * 2f64.powi(127));
+    // f16 Inf: the block's scale is NaN (decision 3), the other block is untouched.
+    let mut h = vec![half::f16::from_f32(2.0).to_bits(); 64];
+    h[40] = half::f16::INFINITY.to_bits();
+    let q = quantize(
+        Source::F16(&h),
+        &[64],
+        0,
+        Scheme::Mxfp6E3m2,
+        &Options::default(),
+    )
+    .expect("q");
+    assert_eq!(q.scales(), &[127 + 1 - 4, 0xFF]);
+    let bf = q.dequantize_to(Format::BF16).expect("bf16");
+    assert_eq!(bf[0], 0x4000); // 2.0
+    assert!(f32::from_bits((bf[40] as u32) << 16).is_nan());
+}
+
+#[test]
 fn rounding_modes_apply_to_the_elements() {
     let mut v = [0.0f32; 32];
     v[0] = 4.0; // X = 1 for e2m1 under FLOOR

@@ -46,7 +46,16 @@ impl Source<'_> {
         match self {
             Source::F32(v) => f64::from(v[i]),
             Source::F64(v) => v[i],
-            Source::F16(v) => Format::F16.decode(u64::from(v[i])).to_f64(),
+            Source::F16(v) => match Format::F16.decode(u64::from(v[i])) {
+                // |sig| < 2^11 and exp in [-24, 5]: exact in f64
+                Exact::Finite { negative, sig, exp } => {
+                    let m = sig as f64 * 2f64.powi(exp);
+                    if negative { -m } else { m }
+                }
+                Exact::Inf { negative: true } => f64::NEG_INFINITY,
+                Exact::Inf { negative: false } => f64::INFINITY,
+                Exact::Nan { .. } => f64::NAN,
+            },
             Source::BF16(v) => f64::from(f32::from_bits(u32::from(v[i]) << 16)),
         }
     }
