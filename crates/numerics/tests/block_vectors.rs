@@ -737,6 +737,18 @@ fn rounding_modes_apply_to_the_elements() {
     assert_eq!(with(RoundMode::Round), (3.0, 3.0));
     assert_eq!(with(RoundMode::Trunc), (2.0, 2.0));
     assert_eq!(with(RoundMode::Ceil), (3.0, 3.0));
+    assert_eq!(with(RoundMode::Floor), (2.0, 2.0));
+    // odd: an inexact value takes the neighbour whose code is odd (3.0 is 0x5)
+    assert_eq!(with(RoundMode::Odd), (3.0, 3.0));
+    // Overflow always clamps, whatever the mode: 7.6 under ceil (X = 1) is 6, not NaN.
+    let mut w = v;
+    w[3] = 7.6;
+    let o = Options {
+        policy: CastPolicy::new(RoundMode::Ceil),
+        ..Options::default()
+    };
+    let q = quantize(Source::F32(&w), &[32], 0, Scheme::Mxfp4, &o).expect("q");
+    assert_eq!((q.scales()[0], q.dequantize()[3]), (127, 6.0));
     // Stochastic: every element is one of its two neighbours, and a seed gives the same bits.
     let x: Vec<f32> = (0..4096).map(|i| 1.0 + (i % 97) as f32 / 97.0).collect();
     let sr = |seed| {
