@@ -50,6 +50,7 @@
 //! assert_eq!(h, 0x57B3);
 //! ```
 
+pub mod block;
 pub mod bulk;
 pub mod convert;
 mod encoding;

@@ -1,0 +1,140 @@
+//! Block-scaled formats: OCP Microscaling v1.0 (MXFP8, MXFP6, MXFP4, MXINT8) and NVIDIA's
+//! NVFP4, quantised along any axis of an n-d array.
+//!
+//! A block is [`Scheme::block_size`] consecutive elements along the chosen axis; it stores
+//! one scale (e8m0 for MX, chosen by a [`ScaleRule`]; e4m3fn for NVFP4, with one f32 scale
+//! per tensor) and one element code per value, cast by the rounding routine of this crate
+//! under the caller's rounding mode (stochastic included), clamped to the element's max
+//! normal. The decisions where the specification is silent are in `docs/block_formats.md`.
+//!
+//! ```
+//! use npusim_numerics::block::{quantize, Options, ScaleRule, Scheme, Source};
+//! let x: Vec<f32> = (0..64).map(|i| i as f32 / 8.0).collect();
+//! let q = quantize(Source::F32(&x), &[2, 32], -1, Scheme::Mxfp8E4m3,
+//!                  &Options::with_rule(ScaleRule::Floor)).unwrap();
+//! // amax 3.875 and 7.875: floor(log2) is 1 and 2, e4m3's top binade is 8: X = 2^-7, 2^-6
+//! assert_eq!(q.scales(), &[120, 121]);
+//! // FLOOR saturates: 7.875 / 2^-6 = 504 is beyond 448, so it comes back as 448 × 2^-6
+//! assert_eq!(q.dequantize()[63], 7.0);
+//! ```
+
+mod error;
+mod f32_arith;
+mod layout;
+mod mx;
+mod nvfp4;
+mod options;
+mod quantized;
+mod scale_rule;
+mod scheme;
+mod source;
+mod stats;
+
+pub use error::BlockError;
+pub use layout::BlockLayout;
+pub use options::{Options, TensorScale};
+pub use quantized::Quantized;
+pub use scale_rule::ScaleRule;
+pub use scheme::Scheme;
+pub use source::Source;
+pub use stats::BlockStats;
+
+/// Quantises `src`, an array of `shape` (row-major), in blocks along `axis` (negative counts
+/// from the end).
+///
+/// The last block along the axis is shorter when the block size does not divide the axis
+/// (the same bits as padding it with zeros). Errors name what does not fit: a shape that
+/// does not match the values, an axis out of range, a scale rule or tensor scale the scheme
+/// does not have.
+pub fn quantize(
+    src: Source<'_>,
+    shape: &[usize],
+    axis: isize,
+    scheme: Scheme,
+    options: &Options,
+) -> Result<Quantized, BlockError> {
+    let layout = BlockLayout::new(shape, axis, scheme.block_size())?;
+    if layout.len() != src.len() {
+        return Err(BlockError::ShapeMismatch {
+            shape: shape.to_vec(),
+            elements: layout.len(),
+            values: src.len(),
+        });
+    }
+    let rule = match (scheme.is_mx(), options.scale_rule) {
+        (true, rule) => rule.unwrap_or_default(),
+        (false, Some(rule)) => {
+            return Err(BlockError::ScaleRuleNotApplicable {
+                rule: rule.to_string(),
+                scheme: scheme.to_string(),
+            });
+        }
+        (false, None) => ScaleRule::default(),
+    };
+    let tensor_scale = match (scheme.is_mx(), options.tensor_scale) {
+        (true, TensorScale::Given(value)) => {
+            return Err(BlockError::TensorScaleNotApplicable {
+                scheme: scheme.to_string(),
+                value,
+            });
+        }
+        (true, _) | (false, TensorScale::Off) => None,
+        (false, TensorScale::Given(value)) => {
+            if !(value.is_finite() && value > 0.0) {
+                return Err(BlockError::BadTensorScale { value });
+            }
+            Some(value)
+        }
+        (false, TensorScale::FromAmax) => Some(nvfp4::tensor_scale_from_amax(nvfp4::amax_of(
+            &src,
+            0..src.len(),
+        ))),
+    };
+    let policy = options.element_policy();
+    let mut codes = vec![0u8; layout.len()];
+    let mut scales = vec![0u8; layout.block_count()];
+    let mut stats = BlockStats::default();
+    let mut idx = Vec::with_capacity(scheme.block_size());
+    for (b, scale) in scales.iter_mut().enumerate() {
+        idx.clear();
+        idx.extend(layout.block_indices(b));
+        *scale = if scheme.is_mx() {
+            mx::quantize_block(
+                &src,
+                &idx,
+                scheme,
+                rule,
+                &policy,
+                (options.seed, options.first_index),
+                &mut codes,
+                &mut stats,
+            )
+        } else {
+            nvfp4::quantize_block(
+                &src,
+                &idx,
+                tensor_scale,
+                &policy,
+                (options.seed, options.first_index),
+                &mut codes,
+                &mut stats,
+            )
+        };
+    }
+    if scheme.element() == crate::format::Format::F4E2M1 {
+        codes = quantized::pack_nibbles(&codes);
+    }
+    Ok(Quantized {
+        scheme,
+        layout,
+        codes,
+        scales,
+        tensor_scale,
+        stats,
+    })
+}
+
+/// Dequantises to f32, in the tensor's element order (see [`Quantized::dequantize_to`]).
+pub fn dequantize(q: &Quantized) -> Vec<f32> {
+    q.dequantize()
+}

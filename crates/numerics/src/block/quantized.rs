@@ -1,0 +1,181 @@
+//! A quantised tensor: element codes, per-block scales and the optional tensor scale, and
+//! dequantisation back to a float format.
+
+use super::error::BlockError;
+use super::layout::BlockLayout;
+use super::mx::{E8M0_NAN, element_value};
+use super::nvfp4;
+use super::scheme::Scheme;
+use super::stats::BlockStats;
+use crate::convert::round_exact;
+use crate::exact::Exact;
+use crate::format::Format;
+use crate::policy::CastPolicy;
+
+/// The result of [`quantize`](super::quantize): what a block-scaled tensor stores.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Quantized {
+    pub(crate) scheme: Scheme,
+    pub(crate) layout: BlockLayout,
+    pub(crate) codes: Vec<u8>,
+    pub(crate) scales: Vec<u8>,
+    pub(crate) tensor_scale: Option<f32>,
+    pub(crate) stats: BlockStats,
+}
+
+/// Packs one-per-byte e2m1 codes two per byte, element 2i in the low nibble.
+pub(crate) fn pack_nibbles(codes: &[u8]) -> Vec<u8> {
+    codes
+        .chunks(2)
+        .map(|c| (c[0] & 0x0F) | (c.get(1).copied().unwrap_or(0) & 0x0F) << 4)
+        .collect()
+}
+
+impl Quantized {
+    /// Rebuilds a quantised tensor from stored parts (e.g. read from a checkpoint), checking
+    /// that the buffers fit the shape.
+    pub fn from_parts(
+        scheme: Scheme,
+        shape: &[usize],
+        axis: isize,
+        codes: Vec<u8>,
+        scales: Vec<u8>,
+        tensor_scale: Option<f32>,
+    ) -> Result<Quantized, BlockError> {
+        let layout = BlockLayout::new(shape, axis, scheme.block_size())?;
+        let check = |what, len, needed| {
+            if len == needed {
+                Ok(())
+            } else {
+                Err(BlockError::PartsLength {
+                    what,
+                    len,
+                    needed,
+                    shape: shape.to_vec(),
+                    scheme: scheme.to_string(),
+                })
+            }
+        };
+        check("codes", codes.len(), scheme.code_bytes(layout.len()))?;
+        check("scales", scales.len(), layout.block_count())?;
+        match (scheme.is_mx(), tensor_scale) {
+            (true, Some(value)) => {
+                return Err(BlockError::TensorScaleNotApplicable {
+                    scheme: scheme.to_string(),
+                    value,
+                });
+            }
+            (false, Some(value)) if !(value.is_finite() && value > 0.0) => {
+                return Err(BlockError::BadTensorScale { value });
+            }
+            _ => {}
+        }
+        Ok(Quantized {
+            scheme,
+            layout,
+            codes,
+            scales,
+            tensor_scale,
+            stats: BlockStats::default(),
+        })
+    }
+
+    /// The scheme.
+    pub fn scheme(&self) -> Scheme {
+        self.scheme
+    }
+
+    /// Shape, axis and block size.
+    pub fn layout(&self) -> &BlockLayout {
+        &self.layout
+    }
+
+    /// The element codes in the tensor's element order, stored as the element format is:
+    /// e2m1 packed two per byte (element 2i in the low nibble, a last odd element's high
+    /// nibble 0), fp6 in the low 6 bits of a byte, fp8 and MXINT8 one byte each.
+    pub fn codes(&self) -> &[u8] {
+        &self.codes
+    }
+
+    /// The code of element `i` (flat index), unpacked.
+    pub fn code(&self, i: usize) -> Option<u8> {
+        if i >= self.layout.len() {
+            return None;
+        }
+        if self.scheme.element() == Format::F4E2M1 {
+            let b = *self.codes.get(i / 2)?;
+            Some(if i.is_multiple_of(2) {
+                b & 0x0F
+            } else {
+                b >> 4
+            })
+        } else {
+            self.codes.get(i).copied()
+        }
+    }
+
+    /// One scale byte per block (e8m0 or e4m3fn), in the row-major order of
+    /// [`BlockLayout::scale_shape`].
+    pub fn scales(&self) -> &[u8] {
+        &self.scales
+    }
+
+    /// NVFP4's per-tensor f32 scale (`None` for MX, or NVFP4 quantised without one).
+    pub fn tensor_scale(&self) -> Option<f32> {
+        self.tensor_scale
+    }
+
+    /// What happened while quantising (all zero for a tensor built by [`Quantized::from_parts`]).
+    pub fn stats(&self) -> &BlockStats {
+        &self.stats
+    }
+
+    /// The exact value of element `i` of block `b` (MX), or its f32 value (NVFP4).
+    fn element(&self, b: usize, i: usize) -> Exact {
+        let code = self.code(i).unwrap_or(0);
+        let scale = self.scales.get(b).copied().unwrap_or(E8M0_NAN);
+        if self.scheme == Scheme::Nvfp4 {
+            let v = nvfp4::element_value(code, scale, self.tensor_scale);
+            return Format::F32.decode(u64::from(v.to_bits()));
+        }
+        if scale == E8M0_NAN {
+            return Exact::NAN;
+        }
+        element_value(self.scheme, code, i32::from(scale) - 127)
+    }
+
+    /// The tensor's values rounded (nearest-even, IEEE overflow to ±Inf) to `format`
+    /// (f32, f64, f16 or bf16), as codes in the tensor's element order.
+    ///
+    /// MX values `X × P_i` are exact before that one rounding; NVFP4 values are computed in
+    /// f32 as published (fl32(P_i × fl32(p × s))) and then rounded.
+    pub fn dequantize_to(&self, format: Format) -> Result<Vec<u64>, BlockError> {
+        if !matches!(
+            format,
+            Format::F32 | Format::F64 | Format::F16 | Format::BF16
+        ) {
+            return Err(BlockError::OutputFormat { format });
+        }
+        let policy = CastPolicy::default();
+        let mut out = vec![0u64; self.layout.len()];
+        for b in 0..self.layout.block_count() {
+            for i in self.layout.block_indices(b) {
+                out[i] = round_exact(&self.element(b, i), format, &policy, 0).code;
+            }
+        }
+        Ok(out)
+    }
+
+    /// The tensor's values as f32, in element order.
+    pub fn dequantize(&self) -> Vec<f32> {
+        let policy = CastPolicy::default();
+        let mut out = vec![0f32; self.layout.len()];
+        for b in 0..self.layout.block_count() {
+            for i in self.layout.block_indices(b) {
+                let c = round_exact(&self.element(b, i), Format::F32, &policy, 0).code;
+                out[i] = f32::from_bits(c as u32);
+            }
+        }
+        out
+    }
+}
