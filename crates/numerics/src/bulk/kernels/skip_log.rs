@@ -1,7 +1,7 @@
 //! The one way a kernel test says it could not test a level: `SKIPPED: <test> needs <level>:
 //! <why>` on standard output, and the same line appended to the file named by
 //! `NPUSIM_SKIP_LOG` when that is set (`.ci/run` prints that file after the tests). Shared by
-//! the unit tests (`simd::level_here`) and the integration tests (`tests/kernel_support`,
+//! the unit tests (`simd::level_here`) and the integration tests (`tests/numerics/kernel_support.rs`,
 //! which include this file by path).
 
 /// Prints and logs the skip line of `test`, which needs `level` but cannot have it for `why`.
