@@ -11,6 +11,7 @@
 //! [`CastProgress`]. [`cast_reader`] streams any seekable input to any writer (pipes), and
 //! [`preview`] lists what the cast would do without doing it (`--dry-run`).
 
+mod chunks;
 mod driver;
 mod error_stats;
 mod input;

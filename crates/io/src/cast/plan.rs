@@ -15,7 +15,8 @@ use std::io::{Read, Seek, Write};
 use npusim_numerics::Format;
 use safetensors::Dtype;
 
-use super::driver::{Buffers, ChunkCast, TensorStream, cast_stream, copy_stream};
+use super::chunks::{Buffers, ChunkCast, TensorStream};
+use super::driver::{cast_stream, copy_stream};
 use super::input::Input;
 use super::job::CastJob;
 use super::keep_reason::KeepReason;
