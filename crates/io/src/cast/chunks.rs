@@ -15,7 +15,7 @@ use crate::npy::swap_in_place;
 
 /// Elements per group of the error statistics: each group's sums are accumulated element by
 /// element and then added to the tensor's, so the `f64` figures (RMSE, SQNR) do not depend on
-/// [`CHUNK_ELEMENTS`].
+/// [`CHUNK_ELEMENTS`](super::CHUNK_ELEMENTS).
 pub const STATS_GROUP_ELEMENTS: usize = 1 << 22;
 
 /// One tensor to cast: where its elements are and how each side lays them out.
@@ -78,7 +78,7 @@ pub(crate) struct ChunkCast<'a> {
 }
 
 /// Buffers reused from chunk to chunk and tensor to tensor (output buffers come back from
-/// the [`Sink`] once written).
+/// the [`Sink`](super::sink::Sink) once written).
 #[derive(Default)]
 pub(crate) struct Buffers {
     /// The input bytes of a chunk.

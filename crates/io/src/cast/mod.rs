@@ -9,7 +9,7 @@
 //! index from one to the next, so results equal a one-shot cast; the NaN / Inf counts and,
 //! if asked, the [`ErrorStats`] are gathered chunk by chunk; progress goes to a
 //! [`CastProgress`]. [`cast_reader`] streams any seekable input to any writer (pipes), and
-//! [`preview`] lists what the cast would do without doing it (`--dry-run`).
+//! [`preview()`] lists what the cast would do without doing it (`--dry-run`).
 
 mod chunks;
 mod driver;

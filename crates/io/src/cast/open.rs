@@ -1,5 +1,5 @@
 //! The start of a cast: the input file opened, and the plan read from its header. The cast
-//! and its dry run ([`super::preview`]) both start here.
+//! and its dry run ([`super::preview()`]) both start here.
 
 use std::fs::File;
 use std::io::{Read, Seek};

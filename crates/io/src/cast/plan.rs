@@ -1,6 +1,6 @@
 //! A file cast decided before any element is cast: the output header, and for each tensor
 //! whether it is cast (and how) or copied. Running the plan streams the output; listing it is
-//! the dry run ([`super::preview`]), so the two cannot disagree.
+//! the dry run ([`super::preview()`]), so the two cannot disagree.
 //!
 //! A plan holds one [`Step`] per tensor and nothing else per tensor: its name and shape
 //! (moved from the parsed header, never copied), what happens to it and where its bytes

@@ -1,6 +1,6 @@
-//! One row of a cast's dry run (`npusim cast --dry-run`, [`super::preview`]): what would become what, and the bytes read
-//! and written, from the input's header alone. It lists the very plan a cast runs, so the
-//! selection and the predicted sizes are the cast's own.
+//! One row of a cast's dry run (`npusim cast --dry-run`, [`super::preview()`]): what would
+//! become what, and the bytes read and written, from the input's header alone. It lists the
+//! very plan a cast runs, so the selection and the predicted sizes are the cast's own.
 
 use npusim_numerics::Format;
 

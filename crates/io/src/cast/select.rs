@@ -1,5 +1,5 @@
 //! Which tensors of a `.safetensors` file a cast converts, and why the others are kept. The
-//! streamed cast and its dry run ([`super::preview`]) both decide here.
+//! streamed cast and its dry run ([`super::preview()`]) both decide here.
 //!
 //! The selection ([`CastJob::tensors`], `npusim cast --tensor`) takes exact names or glob
 //! patterns (`*`, `?`, `[...]`, matched by the `glob` crate; `*` also matches dots, so

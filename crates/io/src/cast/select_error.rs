@@ -8,9 +8,9 @@ use std::path::PathBuf;
 /// Which list of a cast's tensor patterns: the selection or the exclusion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PatternList {
-    /// The tensors to cast ([`CastJob::tensors`]).
+    /// The tensors to cast ([`CastJob::tensors`](super::CastJob::tensors)).
     Selection,
-    /// The tensors not to cast ([`CastJob::exclude`]).
+    /// The tensors not to cast ([`CastJob::exclude`](super::CastJob::exclude)).
     Exclusion,
 }
 
