@@ -6,7 +6,8 @@
 
 pub use npusim_hw::{Limit, LimitError};
 
-use crate::memory::BLOCK_BYTES;
+/// A data block: the unit of block strides and of tensor-start alignment.
+pub const BLOCK_BYTES: usize = 32;
 
 /// Bytes of the wider operand one repeat (iteration) processes: "The Vector Unit reads 256 bytes
 /// of contiguous data for computation each time" (the training `Cast` page, `repeatTimes`).

@@ -16,8 +16,6 @@ use crate::repeat::Loc;
 
 /// Default unified buffer size: 256 KiB.
 pub const UB_BYTES_DEFAULT: usize = 256 * 1024;
-/// A data block: the unit of block strides and of tensor-start alignment.
-pub const BLOCK_BYTES: usize = 32;
 
 /// Element types usable as `LocalTensor<T>` parameters (marker types in [`crate::ty`]).
 pub trait Element: Copy + 'static {

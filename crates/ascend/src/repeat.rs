@@ -8,9 +8,9 @@
 use crate::dtype::DType;
 use crate::error::AscendError;
 use crate::limits::{
-    DST_BLK_STRIDE, DST_REP_STRIDE, REPEAT_TIMES, SRC_BLK_STRIDE, SRC_REP_STRIDE, contiguous_mask,
+    BLOCK_BYTES, DST_BLK_STRIDE, DST_REP_STRIDE, REPEAT_TIMES, SRC_BLK_STRIDE, SRC_REP_STRIDE,
+    contiguous_mask,
 };
-use crate::memory::BLOCK_BYTES;
 
 pub use crate::limits::REPEAT_BYTES;
 

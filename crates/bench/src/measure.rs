@@ -6,13 +6,12 @@
 //! calls lasting at least 20 ms (10 ms in a quick run); nothing here is asserted by a test.
 
 use std::hint::black_box;
-use std::io::{self, Write};
 
 use half::slice::HalfFloatSliceExt;
 use npusim_numerics::{BulkOptions, Format, RoundMode, Storage, cast_elements, kernel_name};
 use rayon::prelude::*;
 
-use crate::cases::{Alone, Case, Pair, Row, cases, human};
+use crate::cases::{Alone, Case, Pair, Row, cases};
 use crate::error::BenchError;
 use crate::options::BenchOptions;
 use crate::report::{Kind, Report};
@@ -345,37 +344,5 @@ fn json_row(r: &Row) -> String {
         r.pct_memcpy,
         r.pct_floor,
         r.floor_pct_memcpy,
-    )
-}
-
-/// Writes the measurements as a table, with what its columns mean.
-pub(crate) fn print_table(out: &mut dyn Write, rows: &[Row]) -> io::Result<()> {
-    writeln!(
-        out,
-        "{:<26} {:<16} {:>8} {:>3} {:>8} {:>7} {:>8} {:>7} {:>6}  min/median/max Gelem/s",
-        "case", "kernel", "elements", "thr", "Gelem/s", "GB/s", "%memcpy", "%floor", "×half"
-    )?;
-    for r in rows {
-        let x_half = r.x_half.map_or("-".to_string(), |x| format!("{x:.2}"));
-        writeln!(
-            out,
-            "{:<26} {:<16} {:>8} {:>3} {:>8.3} {:>7.2} {:>7.1}% {:>6.1}% {:>6}  {:.3}/{:.3}/{:.3}",
-            r.case,
-            r.kernel,
-            human(r.elements),
-            r.threads,
-            r.gelem[1],
-            r.gelem[1] * r.bytes_per_elem,
-            r.pct_memcpy,
-            r.pct_floor,
-            x_half,
-            r.gelem[0],
-            r.gelem[1],
-            r.gelem[2],
-        )?;
-    }
-    writeln!(
-        out,
-        "\nGB/s counts input + output bytes; %memcpy compares that with a same-run copy of the input on as many threads (its bytes in + out); %floor compares the cast's speed with a same-run pass that only reads its input and writes its output (`bulk::touch_elements`: the cast's data movement without its arithmetic, split and streamed the same way); ×half is the `half` crate's slice conversion of the same data, split the same way."
     )
 }

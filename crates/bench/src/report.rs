@@ -2,8 +2,8 @@
 
 use std::io::{self, Write};
 
-use crate::cases::Row;
-use crate::crossover::Crossover;
+use crate::cases::{Row, human};
+use crate::crossover::table::Crossover;
 use crate::targets::Verdict;
 
 /// What a benchmark run measured, ready to be written: a table with the targets' verdicts, a
@@ -31,10 +31,42 @@ impl Report {
         match &self.0 {
             Kind::Json(text) => out.write_all(text.as_bytes()),
             Kind::Table { rows, verdicts } => {
-                crate::measure::print_table(out, rows)?;
+                print_table(out, rows)?;
                 crate::targets::print(out, verdicts)
             }
             Kind::Crossover(c) => c.write(out),
         }
     }
+}
+
+/// Writes the measurements as a table, with what its columns mean.
+fn print_table(out: &mut dyn Write, rows: &[Row]) -> io::Result<()> {
+    writeln!(
+        out,
+        "{:<26} {:<16} {:>8} {:>3} {:>8} {:>7} {:>8} {:>7} {:>6}  min/median/max Gelem/s",
+        "case", "kernel", "elements", "thr", "Gelem/s", "GB/s", "%memcpy", "%floor", "×half"
+    )?;
+    for r in rows {
+        let x_half = r.x_half.map_or("-".to_string(), |x| format!("{x:.2}"));
+        writeln!(
+            out,
+            "{:<26} {:<16} {:>8} {:>3} {:>8.3} {:>7.2} {:>7.1}% {:>6.1}% {:>6}  {:.3}/{:.3}/{:.3}",
+            r.case,
+            r.kernel,
+            human(r.elements),
+            r.threads,
+            r.gelem[1],
+            r.gelem[1] * r.bytes_per_elem,
+            r.pct_memcpy,
+            r.pct_floor,
+            x_half,
+            r.gelem[0],
+            r.gelem[1],
+            r.gelem[2],
+        )?;
+    }
+    writeln!(
+        out,
+        "\nGB/s counts input + output bytes; %memcpy compares that with a same-run copy of the input on as many threads (its bytes in + out); %floor compares the cast's speed with a same-run pass that only reads its input and writes its output (`bulk::touch_elements`: the cast's data movement without its arithmetic, split and streamed the same way); ×half is the `half` crate's slice conversion of the same data, split the same way."
+    )
 }

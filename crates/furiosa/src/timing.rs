@@ -26,8 +26,7 @@
 
 use npusim_hw::CycleEstimate;
 
-use crate::engine::vector::StageRecord;
-use crate::engine::vector::stage::{Stage, Way};
+use crate::engine::vector::stage::{Stage, StageRecord, Way};
 
 /// Name of the model in every estimate.
 pub const MODEL: &str = "furiosa-rngd-v1";

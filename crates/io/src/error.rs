@@ -639,7 +639,7 @@ pub enum IoError {
     },
     /// A problem with a pattern of the tensor selection or exclusion.
     #[error(transparent)]
-    Select(#[from] crate::cast::SelectError),
+    Select(#[from] crate::cast::select_error::SelectError),
     /// A `.npy` header longer than npusim parses.
     #[error(
         "the .npy header is {header_len} bytes, more than the {max} npusim reads (a plain array's header is under 1 KiB)"

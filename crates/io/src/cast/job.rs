@@ -40,7 +40,7 @@ pub struct CastJob {
     /// Refuse a cast that would cast no tensor (every tensor excluded or kept): the plan ends
     /// in [`IoError::NothingToCast`] before anything is written.
     pub fail_on_empty: bool,
-    /// Compute [`super::ErrorStats`] for every cast tensor (in each report's `stats.error`).
+    /// Compute [`super::error_stats::ErrorStats`] for every cast tensor (in each report's `stats.error`).
     pub error_stats: bool,
     /// Shape of a raw input, or the logical shape of a packed `.npy` input with an odd last
     /// dimension.
@@ -90,14 +90,17 @@ impl CastJob {
 
     /// With [`CastJob::fail_on_nan`], refuses an outcome in which finite inputs became NaN or
     /// ±Inf, naming the tensors and counts.
-    pub(crate) fn check_nonfinite(&self, reports: &[super::TensorReport]) -> Result<(), IoError> {
+    pub(crate) fn check_nonfinite(
+        &self,
+        reports: &[super::report::TensorReport],
+    ) -> Result<(), IoError> {
         if !self.fail_on_nan {
             return Ok(());
         }
         let bad: Vec<(&str, u64)> = reports
             .iter()
             .filter_map(|r| match r {
-                super::TensorReport::Cast(c) if c.stats.nonfinite_from_finite > 0 => {
+                super::report::TensorReport::Cast(c) if c.stats.nonfinite_from_finite > 0 => {
                     Some((c.name.as_str(), c.stats.nonfinite_from_finite))
                 }
                 _ => None,

@@ -9,56 +9,44 @@
 //! index from one to the next, so results equal a one-shot cast; the NaN / Inf counts and,
 //! if asked, the [`ErrorStats`] are gathered chunk by chunk; progress goes to a
 //! [`CastProgress`]. [`cast_reader`] streams any seekable input to any writer (pipes), and
-//! [`preview`] lists what the cast would do without doing it (`--dry-run`).
+//! [`preview()`] lists what the cast would do without doing it (`--dry-run`).
 
+mod chunks;
 mod driver;
 mod error_stats;
 mod input;
 mod job;
+mod keep_reason;
 mod multi;
+mod open;
 mod plan;
 mod preview;
 mod progress;
 mod report;
 mod select;
+pub(crate) mod select_error;
 mod single;
 mod sink;
 mod stats;
 mod workers;
 
-use std::fs::File;
 use std::io::{Cursor, Read, Seek, Write};
 use std::path::Path;
 
 pub use driver::{CHUNK_ELEMENTS, WORKER_CHUNK_ELEMENTS};
 pub use error_stats::ErrorStats;
 pub use job::CastJob;
-pub use preview::{TensorPreview, preview};
+pub use keep_reason::KeepReason;
+pub use preview::TensorPreview;
 pub use progress::{CastProgress, NoProgress};
 pub use report::{CastOutcome, CastSummary, KeptSummary, TensorReport, tally};
-pub use select::{KeepReason, PatternList, SelectError};
+pub use select_error::{PatternList, SelectError};
 pub use stats::Stats;
 
 use crate::atomic::{Durability, WriteOptions, write_atomic_opts};
 use crate::error::IoError;
 use input::Input;
-use plan::Plan;
-
-/// Plans the cast of `input` as `job` says (its header only is read).
-fn plan_cast<R: Read + Seek>(job: &CastJob, input: &mut Input<R>) -> Result<Plan, IoError> {
-    job.check_containers()?;
-    let plan = if job.input.is_single_tensor() {
-        single::plan_single(job, input)?
-    } else {
-        multi::plan_safetensors(job, input)?
-    };
-    if job.fail_on_empty && plan.casts_nothing() {
-        return Err(IoError::NothingToCast {
-            tensors: plan.steps.len(),
-        });
-    }
-    Ok(plan)
-}
+use open::{open_input, plan_cast};
 
 /// Casts the file `bytes` as `job` says; `input` names the file in messages and reports.
 /// Nothing is written to disk: the outcome holds the output's bytes.
@@ -100,22 +88,12 @@ pub fn cast_reader<R: Read + Seek>(
     plan_cast(job, &mut source)?.run(job, &mut source, out, progress)
 }
 
-/// Opens the input file `path` (a directory is refused by name).
-fn open_input(path: &Path) -> Result<Input<File>, IoError> {
-    let cannot_read = |source| IoError::CannotRead {
-        path: path.to_path_buf(),
-        source,
-    };
-    let file = File::open(path).map_err(cannot_read)?;
-    let meta = file.metadata().map_err(cannot_read)?;
-    if meta.is_dir() {
-        return Err(IoError::InputIsDirectory {
-            path: path.to_path_buf(),
-        });
-    }
-    // A second handle for positional reads from several threads at once.
-    let positional = file.try_clone().ok();
-    Ok(Input::new(file, path, meta.len()).with_positional(positional))
+/// What `job` would do with the file `input`, one row per tensor in output order, reading its
+/// header only: nothing is cast or written. The header and sizes are checked as the cast
+/// checks them.
+pub fn preview(job: &CastJob, input: &Path) -> Result<Vec<TensorPreview>, IoError> {
+    let mut source = open_input(input)?;
+    plan_cast(job, &mut source)?.preview()
 }
 
 /// Reads `input`, casts it as `job` says and writes `output` atomically, streaming (a failed

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::io::{Read, Seek};
 
-use super::driver::TensorStream;
+use super::chunks::TensorStream;
 use super::input::Input;
 use super::job::CastJob;
 use super::plan::{CastStep, CopyStep, OutHeader, Plan, SHRINK_BYTES, Step};

@@ -1,6 +1,6 @@
 //! A file cast decided before any element is cast: the output header, and for each tensor
 //! whether it is cast (and how) or copied. Running the plan streams the output; listing it is
-//! the dry run ([`super::preview`]), so the two cannot disagree.
+//! the dry run ([`super::preview()`]), so the two cannot disagree.
 //!
 //! A plan holds one [`Step`] per tensor and nothing else per tensor: its name and shape
 //! (moved from the parsed header, never copied), what happens to it and where its bytes
@@ -15,13 +15,14 @@ use std::io::{Read, Seek, Write};
 use npusim_numerics::Format;
 use safetensors::Dtype;
 
-use super::driver::{Buffers, ChunkCast, TensorStream, cast_stream, copy_stream};
+use super::chunks::{Buffers, ChunkCast, TensorStream};
+use super::driver::{cast_stream, copy_stream};
 use super::input::Input;
 use super::job::CastJob;
+use super::keep_reason::KeepReason;
 use super::preview::TensorPreview;
 use super::progress::CastProgress;
 use super::report::{CastSummary, KeptSummary, TensorReport};
-use super::select::KeepReason;
 use super::sink::{SinkWriter, write_behind};
 use crate::elements::SubByte;
 use crate::error::IoError;

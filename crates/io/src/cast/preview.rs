@@ -1,15 +1,10 @@
-//! The dry run of a cast (`npusim cast --dry-run`): what would become what, and the bytes read
-//! and written, from the input's header alone. It lists the very plan a cast runs, so the
-//! selection and the predicted sizes are the cast's own.
-
-use std::path::Path;
+//! One row of a cast's dry run (`npusim cast --dry-run`, [`super::preview()`]): what would
+//! become what, and the bytes read and written, from the input's header alone. It lists the
+//! very plan a cast runs, so the selection and the predicted sizes are the cast's own.
 
 use npusim_numerics::Format;
 
-use super::job::CastJob;
-use super::select::KeepReason;
-use super::{open_input, plan_cast};
-use crate::error::IoError;
+use super::keep_reason::KeepReason;
 
 /// One tensor of a cast's dry run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,12 +23,4 @@ pub struct TensorPreview {
     pub bytes_in: u64,
     /// Data bytes written to the output.
     pub bytes_out: u64,
-}
-
-/// What `job` would do with the file `input`, one row per tensor in output order, reading its
-/// header only: nothing is cast or written. The header and sizes are checked as the cast
-/// checks them.
-pub fn preview(job: &CastJob, input: &Path) -> Result<Vec<TensorPreview>, IoError> {
-    let mut source = open_input(input)?;
-    plan_cast(job, &mut source)?.preview()
 }

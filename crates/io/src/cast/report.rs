@@ -5,7 +5,7 @@ use std::fmt;
 use npusim_numerics::Format;
 use safetensors::Dtype;
 
-use super::select::KeepReason;
+use super::keep_reason::KeepReason;
 use super::stats::Stats;
 use crate::elements::shape_str;
 

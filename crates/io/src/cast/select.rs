@@ -1,5 +1,5 @@
 //! Which tensors of a `.safetensors` file a cast converts, and why the others are kept. The
-//! streamed cast and its dry run ([`super::preview`]) both decide here.
+//! streamed cast and its dry run ([`super::preview()`]) both decide here.
 //!
 //! The selection ([`CastJob::tensors`], `npusim cast --tensor`) takes exact names or glob
 //! patterns (`*`, `?`, `[...]`, matched by the `glob` crate; `*` also matches dots, so
@@ -8,101 +8,17 @@
 //! pattern must match at least one tensor. An exact name of a tensor npusim has no format for
 //! is an error; a glob that also matches such tensors keeps them.
 
-use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use glob::Pattern;
 use npusim_numerics::Format;
 use safetensors::Dtype;
 
 use super::job::CastJob;
+use super::keep_reason::KeepReason;
+use super::select_error::{PatternList, SelectError};
 use crate::error::IoError;
 use crate::safetensors::Interp;
-
-/// Why a tensor is copied unchanged.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KeepReason {
-    /// Tensors were named and this is not one of them.
-    NotSelected,
-    /// An exclusion pattern matches it.
-    Excluded,
-    /// Its dtype has no npusim format (BOOL, U64, ...).
-    NoFormat,
-    /// An f8e8m0 tensor (microscaling scales), kept unless named.
-    ScaleTensor,
-    /// An integer tensor (ids, indices), kept unless named.
-    Integer,
-}
-
-impl fmt::Display for KeepReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            KeepReason::NotSelected => "not selected",
-            KeepReason::Excluded => "excluded",
-            KeepReason::NoFormat => "no npusim format",
-            KeepReason::ScaleTensor => "f8e8m0 scale tensor; cast only when selected by name",
-            KeepReason::Integer => "integer tensor",
-        })
-    }
-}
-
-/// Which list of a cast's tensor patterns: the selection or the exclusion.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PatternList {
-    /// The tensors to cast ([`CastJob::tensors`]).
-    Selection,
-    /// The tensors not to cast ([`CastJob::exclude`]).
-    Exclusion,
-}
-
-impl fmt::Display for PatternList {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            PatternList::Selection => "tensor selection",
-            PatternList::Exclusion => "tensor exclusion",
-        })
-    }
-}
-
-/// A problem with the tensor selection or exclusion.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum SelectError {
-    /// A pattern the glob matcher refuses.
-    #[error("{option} `{pattern}` is not a valid glob pattern: {reason} (at character {pos})")]
-    BadPattern {
-        /// The list the pattern is in.
-        option: PatternList,
-        /// The pattern.
-        pattern: String,
-        /// What the matcher said.
-        reason: String,
-        /// Where (0-based character index).
-        pos: usize,
-    },
-    /// A pattern that matches no tensor of the file.
-    #[error(
-        "{option} `{pattern}` matches no tensor of `{}` ({} tensors: {})",
-        .path.display(), .count, .names
-    )]
-    NoMatch {
-        /// The list the pattern is in.
-        option: PatternList,
-        /// The pattern.
-        pattern: String,
-        /// The input file.
-        path: PathBuf,
-        /// How many tensors the file has.
-        count: usize,
-        /// The first tensor names, comma-separated (`...` if there are more).
-        names: String,
-    },
-    /// A tensor exclusion given for a single-tensor file.
-    #[error("excluding tensors applies to .safetensors files; a {container} file holds one tensor")]
-    ExcludeOnSingle {
-        /// The input container's name.
-        container: &'static str,
-    },
-}
 
 /// One entry of the selection or exclusion: the text and, if it has glob characters, its pattern.
 #[derive(Clone, Debug)]

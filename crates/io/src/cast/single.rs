@@ -5,7 +5,7 @@ use std::io::{Read, Seek};
 use super::input::Input;
 use super::job::CastJob;
 use super::plan::{CastStep, OutHeader, Plan, Step};
-use super::select::SelectError;
+use super::select_error::SelectError;
 use crate::container::Container;
 use crate::elements::{SubByte, element_count};
 use crate::error::IoError;

@@ -17,7 +17,7 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::mpsc::{Receiver, Sender, SyncSender, channel, sync_channel};
 
-use super::driver::Chunks;
+use super::chunks::Chunks;
 use super::progress::CastProgress;
 use super::sink::Sink;
 use super::stats::Stats;
@@ -132,7 +132,8 @@ fn read_exact_at(_file: &File, _buf: &mut [u8], _offset: u64) -> std::io::Result
 mod tests {
     use super::*;
     use crate::cast::NoProgress;
-    use crate::cast::driver::{Buffers, ChunkCast, TensorStream, cast_stream};
+    use crate::cast::chunks::{Buffers, ChunkCast, TensorStream};
+    use crate::cast::driver::cast_stream;
     use crate::cast::input::Input;
     use crate::cast::sink::write_behind;
     use crate::elements::SubByte;

@@ -26,6 +26,7 @@ use ops::{
     BranchMode, ClipBinaryOp, FpBinaryOp, FxpBinaryOp, InterSliceReduceOp, IntraSliceReduceOp,
     LogicBinaryOp,
 };
+pub use stage::StageRecord;
 use stage::{Alu, Stage, VeOrder, Way, final_refusal, transition_refusal};
 
 /// Why the Vector Engine refuses a call.
@@ -111,21 +112,6 @@ pub enum VectorError {
         /// The width.
         width: u32,
     },
-}
-
-/// One stage run, kept for the cycle model.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StageRecord {
-    /// The stage.
-    pub stage: Stage,
-    /// The way it ran in.
-    pub way: Way,
-    /// Flits per slice that went through it.
-    pub flits: u64,
-    /// ALUs it used.
-    pub alus: u64,
-    /// For the inter-slice reducer: the reduction ratio r.
-    pub ratio: u64,
 }
 
 /// A stream inside the Vector Engine (`VectorInitTensor`, `VectorTensor`,

@@ -249,3 +249,18 @@ pub enum Alu {
     /// Clip cluster: min.
     ClipMin,
 }
+
+/// One stage run, kept for the cycle model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StageRecord {
+    /// The stage.
+    pub stage: Stage,
+    /// The way it ran in.
+    pub way: Way,
+    /// Flits per slice that went through it.
+    pub flits: u64,
+    /// ALUs it used.
+    pub alus: u64,
+    /// For the inter-slice reducer: the reduction ratio r.
+    pub ratio: u64,
+}
