@@ -10,8 +10,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use npusim_cerebras::Arch;
-use npusim_cerebras::sched::PeStats;
-use npusim_examples::cerebras::programs::{Output, PROGRAMS, Program, ProgramRun, Values, find};
+use npusim_examples::cerebras::programs::{PROGRAMS, Program, ProgramRun, find};
 use serde_json::{Value, json};
 
 use crate::output::{emit, report as report_to, write_output};
@@ -90,11 +89,11 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         Some(path) => Some(write_trace(&run, path, args.trace_format)?),
         None => None,
     };
-    let pass = run.mismatches().is_empty();
+    let pass = run.passes();
     let report = if args.json {
-        format!("{}\n", run_json(program, arch, &run, pass))
+        format!("{}\n", run.report_json(program, arch))
     } else {
-        run_text(program, arch, &run, pass, trace.as_ref())?
+        run_text(&run, program, arch, trace.as_ref())
     };
     // With `--trace -` standard output holds the trace; the report goes to standard error.
     report_to(&report, trace.as_ref().is_some_and(|t| t.to_stdout))?;
@@ -170,176 +169,30 @@ fn write_trace(
     })
 }
 
-fn values_json(v: &Values) -> Result<Value> {
-    Ok(serde_json::from_str(&format!(
-        "[{}]",
-        v.to_json_items().join(",")
-    ))?)
-}
-
-fn pe_json(s: &PeStats) -> Value {
-    json!({
-        "x": s.x,
-        "y": s.y,
-        "busy_cycles": s.busy_cycles,
-        "stalls": s.stalls,
-        "elements": s.elements,
-        "tasks_started": s.tasks_started,
-        "input_high_water": s.input_high_water,
-        "output_high_water": s.output_high_water,
-    })
-}
-
-fn run_json(program: &Program, arch: Arch, run: &ProgramRun, pass: bool) -> Value {
-    let output = |want: &Output| -> Value {
-        let got = run.got.iter().find(|g| g.name == want.name);
-        json!({
-            "name": want.name,
-            "type": want.values.type_name(),
-            "got": got.and_then(|g| values_json(&g.values).ok()),
-            "expected": values_json(&want.values).ok(),
-            "pass": got.is_some_and(|g| g.values.same_bits(&want.values)),
-        })
-    };
-    json!({
-        "program": program.name,
-        "label": program.label,
-        "arch": arch.to_string(),
-        "grid": program.grid,
-        "cycles": run.report.cycles,
-        "trace_hash": format!("{:016x}", run.report.trace_hash),
-        "outputs": run.expected.iter().map(output).collect::<Vec<_>>(),
-        "pes": run.report.pes.iter().map(pe_json).collect::<Vec<_>>(),
-        "idle": run.report.idle,
-        "pass": pass,
-    })
-}
-
-/// Queue high-water marks as `q1:3 q2:1`, skipping empty queues (`-` when all are).
-fn high_water(marks: &[u32]) -> String {
-    let used: Vec<String> = marks
-        .iter()
-        .enumerate()
-        .filter(|&(_, &m)| m > 0)
-        .map(|(q, m)| format!("q{q}:{m}"))
-        .collect();
-    if used.is_empty() {
-        "-".into()
-    } else {
-        used.join(" ")
-    }
-}
-
+/// The text report: the run's own, then where the trace went, then the verdict.
 fn run_text(
+    run: &ProgramRun,
     program: &Program,
     arch: Arch,
-    run: &ProgramRun,
-    pass: bool,
     trace: Option<&TraceWritten>,
-) -> Result<String> {
-    let mut out = String::new();
-    writeln!(
-        out,
-        "{} ({}, {} PEs, {arch}): {}",
-        program.name, program.label, program.grid, program.description
-    )?;
-    for want in &run.expected {
-        let got = run.got.iter().find(|g| g.name == want.name);
-        let ok = got.is_some_and(|g| g.values.same_bits(&want.values));
-        match got {
-            Some(g) => writeln!(
-                out,
-                "{} {} = {}",
-                if ok { "PASS" } else { "FAIL" },
-                want.name,
-                g.values
-            )?,
-            None => writeln!(out, "FAIL {} was not read back", want.name)?,
-        }
-        if !ok {
-            writeln!(out, "     expected {}", want.values)?;
-        }
-    }
-    writeln!(
-        out,
-        "cycles {}, trace hash {:016x}",
-        run.report.cycles, run.report.trace_hash
-    )?;
-    writeln!(
-        out,
-        "{:<10} {:>6} {:>6} {:>8} {:>5}  queue high water (input | output)",
-        "PE", "busy", "stalls", "elements", "tasks"
-    )?;
-    for s in &run.report.pes {
-        writeln!(
-            out,
-            "{:<10} {:>6} {:>6} {:>8} {:>5}  {} | {}",
-            format!("({}, {})", s.x, s.y),
-            s.busy_cycles,
-            s.stalls,
-            s.elements,
-            s.tasks_started,
-            high_water(&s.input_high_water),
-            high_water(&s.output_high_water)
-        )?;
-    }
-    for line in &run.report.idle {
-        writeln!(out, "idle at the end (unbounded extent): {line}")?;
-    }
+) -> String {
+    let mut out = run.report_text(program, arch);
     if let Some(t) = trace {
-        writeln!(
-            out,
-            "trace: {} events written to {} ({})",
-            t.events,
-            if t.to_stdout {
-                "standard output".to_string()
-            } else {
-                t.path.display().to_string()
-            },
-            match t.format {
-                TraceFormat::Lines => "one event a line",
-                TraceFormat::Chrome => "Chrome trace-event JSON",
-            }
-        )?;
-    }
-    writeln!(
-        out,
-        "{}",
-        if pass {
-            "result: PASS (every output matches bit for bit)"
+        let target = if t.to_stdout {
+            "standard output".to_string()
         } else {
-            "result: FAIL"
-        }
-    )?;
-    Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_wrong_output_prints_fail_with_the_expected_values() -> Result<()> {
-        let p = find("E3")?;
-        let mut run = p.run(Arch::Wse2, false)?;
-        if let Some(Values::F32(v)) = run.got.first_mut().map(|o| &mut o.values) {
-            v[1] += 1.0;
-        }
-        assert!(!run.mismatches().is_empty());
-        let text = run_text(p, Arch::Wse2, &run, false, None)?;
-        assert!(
-            text.contains("FAIL y (PE (1, 0)) = f32[17.0, 54.0"),
-            "{text}"
-        );
-        assert!(text.contains("     expected f32[17.0, 53.0"), "{text}");
-        assert!(text.trim_end().ends_with("result: FAIL"), "{text}");
-        let json = run_json(p, Arch::Wse2, &run, false);
-        assert_eq!(json["pass"], false);
-        assert_eq!(json["outputs"][0]["pass"], false);
-        assert_eq!(json["outputs"][1]["pass"], true);
-        run.got.clear();
-        let text = run_text(p, Arch::Wse2, &run, false, None)?;
-        assert!(text.contains("was not read back"), "{text}");
-        Ok(())
+            t.path.display().to_string()
+        };
+        let format = match t.format {
+            TraceFormat::Lines => "one event a line",
+            TraceFormat::Chrome => "Chrome trace-event JSON",
+        };
+        out.push_str(&format!(
+            "trace: {} events written to {target} ({format})\n",
+            t.events
+        ));
     }
+    out.push_str(run.verdict());
+    out.push('\n');
+    out
 }

@@ -22,6 +22,7 @@ pub mod e7_pipeline_basic;
 pub mod e8_pipeline_fifo;
 pub mod e9_fifos;
 pub mod error;
+mod run_report;
 pub mod values;
 
 pub use error::ProgramError;
