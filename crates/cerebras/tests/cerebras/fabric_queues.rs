@@ -1,5 +1,6 @@
 //! Seed 004's queue-length table and bounded queues.
 
+use crate::common::{in_queue, out_queue};
 use npusim_cerebras::Arch;
 use npusim_cerebras::fabric::{
     Color, FabricError, PeQueues, QueueSide, Wavelet, WaveletQueue, queue_length,
@@ -29,11 +30,11 @@ fn queue_lengths_are_the_seed_table() {
         let q = PeQueues::new(arch);
         for id in 0..8u8 {
             assert_eq!(
-                q.input(id).map(WaveletQueue::capacity),
+                q.input(in_queue(id)).map(WaveletQueue::capacity),
                 queue_length(arch, QueueSide::Input, id)
             );
             assert_eq!(
-                q.output(id).map(WaveletQueue::capacity),
+                q.output(out_queue(id)).map(WaveletQueue::capacity),
                 queue_length(arch, QueueSide::Output, id)
             );
         }
@@ -61,7 +62,13 @@ fn a_queue_is_bounded_and_first_in_first_out() {
 fn binding_a_missing_queue_is_an_error() {
     let c = Color::new(0).expect("color");
     let mut q = PeQueues::new(Arch::Wse2);
-    let e = q.bind_input(8, c).expect_err("no queue 8");
-    assert!(matches!(e, FabricError::NoSuchQueue { .. }));
+    // input queue 8 cannot be named at all: the id is refused where it is made
+    let e = npusim_cerebras::fabric::InputQueue::new(8).expect_err("no queue 8");
     assert!(e.to_string().contains("input queue 8"), "{e}");
+    // an id that exists on WSE-3 but not on WSE-2 is refused where it is bound
+    let e = q
+        .bind_output(out_queue(6), c)
+        .expect_err("WSE-2 has no output queue 6");
+    assert!(matches!(e, FabricError::NoSuchQueue { .. }));
+    assert!(e.to_string().contains("output queue 6"), "{e}");
 }
