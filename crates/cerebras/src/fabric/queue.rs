@@ -350,16 +350,17 @@ impl PeQueues {
 
     /// The wavelet the router takes from the output queues this cycle, if any: the queues are
     /// served round robin, starting after the one served last.
-    pub fn peek_send(&self) -> Option<(usize, Wavelet)> {
+    pub fn peek_send(&self) -> Option<(OutputQueue, Wavelet)> {
         let n = self.output.len();
         (0..n).map(|k| (self.next_output + k) % n).find_map(|q| {
             let w = self.output[q].as_ref()?.peek(0)?;
-            Some((q, *w))
+            Some((*OutputQueue::ALL.get(q)?, *w))
         })
     }
 
-    /// Removes the wavelet [`PeQueues::peek_send`] chose from output queue `q`.
-    pub fn take_sent(&mut self, q: usize) -> Option<Wavelet> {
+    /// Removes the wavelet [`PeQueues::peek_send`] chose from output queue `queue`.
+    pub fn take_sent(&mut self, queue: OutputQueue) -> Option<Wavelet> {
+        let q = usize::from(queue.id());
         let w = self.output.get_mut(q)?.as_mut()?.pop()?;
         self.next_output = (q + 1) % self.output.len().max(1);
         Some(w)

@@ -2,9 +2,11 @@
 
 use crate::common::{in_queue, out_queue};
 use npusim_cerebras::Arch;
+use npusim_cerebras::dsd::FabIn;
 use npusim_cerebras::fabric::{
-    Color, FabricError, PeQueues, QueueSide, Wavelet, WaveletQueue, queue_length,
+    Color, FabricError, PeQueues, QueueRef, QueueSide, Wavelet, WaveletQueue, queue_length,
 };
+use npusim_cerebras::pe::Wait;
 
 #[test]
 fn queue_lengths_are_the_seed_table() {
@@ -71,4 +73,37 @@ fn binding_a_missing_queue_is_an_error() {
         .expect_err("WSE-2 has no output queue 6");
     assert!(matches!(e, FabricError::NoSuchQueue { .. }));
     assert!(e.to_string().contains("output queue 6"), "{e}");
+}
+
+#[test]
+fn typed_queue_ids_read_as_csl_numbers_them() {
+    // `@get_input_queue(3)` / `@get_output_queue(5)`: messages keep "input queue N" wording
+    let (i3, o5) = (QueueRef::from(in_queue(3)), QueueRef::from(out_queue(5)));
+    assert_eq!(i3.to_string(), "input queue 3");
+    assert_eq!(o5.to_string(), "output queue 5");
+    assert_eq!((i3.side(), i3.id()), (QueueSide::Input, 3));
+    assert_eq!((o5.side(), o5.id()), (QueueSide::Output, 5));
+    assert_eq!(
+        Wait::InputEmpty(in_queue(1)).to_string(),
+        "a wavelet in input queue 1"
+    );
+    assert_eq!(
+        Wait::OutputFull(out_queue(0)).to_string(),
+        "room in output queue 0"
+    );
+    let d = FabIn::new(Arch::Wse3, 4, Some(in_queue(3)), None).expect("fabin");
+    assert!(
+        d.to_string().contains(".input_queue = @get_input_queue(3)"),
+        "{d}"
+    );
+    // the router's round robin names the output queue it serves
+    let mut q = PeQueues::new(Arch::Wse3);
+    let w = Wavelet::data32(Color::new(4).expect("color"), 9);
+    q.output_mut(out_queue(2))
+        .expect("queue 2")
+        .push(w)
+        .expect("room");
+    assert_eq!(q.peek_send(), Some((out_queue(2), w)));
+    assert_eq!(q.take_sent(out_queue(2)), Some(w));
+    assert_eq!(q.peek_send(), None);
 }
