@@ -11,7 +11,8 @@ use std::fmt;
 
 use super::error::DsdError;
 use crate::arch::Arch;
-use crate::limits::{COLOR, EXTENT, QUEUE};
+use crate::fabric::{InputQueue, OutputQueue};
+use crate::limits::{COLOR, EXTENT};
 use npusim_hw::Limit;
 
 /// Output queues: 0..=5 on WSE-2, 0..=7 on WSE-3 (spec §1.3).
@@ -86,7 +87,7 @@ pub struct FabIn {
     /// Number of wavelets.
     pub extent: u16,
     /// Input queue.
-    pub input_queue: Option<u8>,
+    pub input_queue: Option<InputQueue>,
     /// Color: instead of the queue or beside it on WSE-2, beside the queue on WSE-3.
     pub fabric_color: Option<u8>,
     /// Mark control wavelets in the index bits.
@@ -104,15 +105,13 @@ impl FabIn {
     pub fn new(
         arch: Arch,
         extent: i64,
-        input_queue: Option<i64>,
+        input_queue: Option<InputQueue>,
         fabric_color: Option<i64>,
     ) -> Result<FabIn, DsdError> {
         EXTENT
             .check(i128::from(extent))
             .map_err(|e| DsdError::limit("fabin_dsd extent", e))?;
-        let queue = input_queue
-            .map(|q| check(QUEUE.named("input_queue"), q, "fabin_dsd input_queue"))
-            .transpose()?;
+        let queue = input_queue;
         let color = fabric_color
             .map(|c| check(COLOR, c, "fabin_dsd fabric_color"))
             .transpose()?;
@@ -164,7 +163,7 @@ impl fmt::Display for FabIn {
             write!(f, ", .fabric_color = {c}")?;
         }
         if let Some(q) = self.input_queue {
-            write!(f, ", .input_queue = @get_input_queue({q})")?;
+            write!(f, ", .input_queue = @get_input_queue({})", q.id())?;
         }
         if self.control_transform {
             f.write_str(", .control_transform = true")?;
@@ -185,7 +184,7 @@ pub struct FabOut {
     /// Number of wavelets.
     pub extent: u16,
     /// Output queue.
-    pub output_queue: Option<u8>,
+    pub output_queue: Option<OutputQueue>,
     /// Color: instead of the queue or beside it on WSE-2, beside the queue on WSE-3.
     pub fabric_color: Option<u8>,
     /// Every wavelet sent is a control wavelet.
@@ -210,15 +209,20 @@ impl FabOut {
     pub fn new(
         arch: Arch,
         extent: i64,
-        output_queue: Option<i64>,
+        output_queue: Option<OutputQueue>,
         fabric_color: Option<i64>,
     ) -> Result<FabOut, DsdError> {
         EXTENT
             .check(i128::from(extent))
             .map_err(|e| DsdError::limit("fabout_dsd extent", e))?;
-        let queue = output_queue
-            .map(|q| check(output_queue_limit(arch), q, "fabout_dsd output_queue"))
-            .transpose()?;
+        if let Some(q) = output_queue {
+            check(
+                output_queue_limit(arch),
+                i64::from(q.id()),
+                "fabout_dsd output_queue",
+            )?;
+        }
+        let queue = output_queue;
         let color = fabric_color
             .map(|c| check(COLOR, c, "fabout_dsd fabric_color"))
             .transpose()?;
@@ -256,7 +260,7 @@ impl fmt::Display for FabOut {
             write!(f, ", .fabric_color = {c}")?;
         }
         if let Some(q) = self.output_queue {
-            write!(f, ", .output_queue = @get_output_queue({q})")?;
+            write!(f, ", .output_queue = @get_output_queue({})", q.id())?;
         }
         if self.control {
             f.write_str(", .control = true")?;

@@ -17,6 +17,7 @@ use super::color::Color;
 use super::direction::{Dir, DirSet};
 use super::error::FabricError;
 use super::queue::{Delivery, PeQueues};
+use super::queue_id::InputQueue;
 use super::route::ColorConfig;
 use super::wavelet::Wavelet;
 use crate::arch::Arch;
@@ -488,7 +489,7 @@ impl Fabric {
         loop {
             let mut changed = false;
             let mut claimed: Vec<Target> = Vec::new();
-            let mut ce_room: Vec<(usize, u8, u32)> = Vec::new();
+            let mut ce_room: Vec<(usize, InputQueue, u32)> = Vec::new();
             for (i, m) in movers.iter().enumerate() {
                 if !allowed[i] {
                     continue;

@@ -7,6 +7,7 @@ use std::fmt;
 use super::color::Color;
 use super::error::FabricError;
 use super::filter::{CounterFilter, RangeFilter};
+use super::queue_id::{InputQueue, OutputQueue};
 use super::wavelet::Wavelet;
 use crate::arch::Arch;
 
@@ -28,18 +29,51 @@ impl fmt::Display for QueueSide {
     }
 }
 
-/// A queue named by side and id (`@get_input_queue(2)`).
+/// A queue of either side, by its typed id (`@get_input_queue(2)`, `@get_output_queue(0)`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct QueueRef {
+pub enum QueueRef {
+    /// An input queue.
+    Input(InputQueue),
+    /// An output queue.
+    Output(OutputQueue),
+}
+
+impl QueueRef {
     /// Input or output.
-    pub side: QueueSide,
-    /// 0..=7.
-    pub id: u8,
+    pub const fn side(self) -> QueueSide {
+        match self {
+            QueueRef::Input(_) => QueueSide::Input,
+            QueueRef::Output(_) => QueueSide::Output,
+        }
+    }
+
+    /// The queue's number, 0..=7.
+    pub const fn id(self) -> u8 {
+        match self {
+            QueueRef::Input(q) => q.id(),
+            QueueRef::Output(q) => q.id(),
+        }
+    }
+}
+
+impl From<InputQueue> for QueueRef {
+    fn from(q: InputQueue) -> QueueRef {
+        QueueRef::Input(q)
+    }
+}
+
+impl From<OutputQueue> for QueueRef {
+    fn from(q: OutputQueue) -> QueueRef {
+        QueueRef::Output(q)
+    }
 }
 
 impl fmt::Display for QueueRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}", self.side, self.id)
+        match self {
+            QueueRef::Input(q) => q.fmt(f),
+            QueueRef::Output(q) => q.fmt(f),
+        }
     }
 }
 
@@ -158,7 +192,7 @@ pub struct PeQueues {
     arch: Arch,
     input: Vec<WaveletQueue>,
     output: Vec<Option<WaveletQueue>>,
-    color_queue: [Option<u8>; Color::COUNT],
+    color_queue: [Option<InputQueue>; Color::COUNT],
     output_color: [Option<Color>; QUEUE_IDS],
     filters: [Option<RangeFilter>; Color::COUNT],
     filtered: u64,
@@ -193,13 +227,10 @@ impl PeQueues {
     /// Routes wavelets of `color` arriving on the RAMP into input queue `queue`
     /// (`@initialize_queue` on WSE-3, implicit on WSE-2). A queue may serve one color at a
     /// time; the previous binding of `color` is replaced.
-    pub fn bind_input(&mut self, queue: u8, color: Color) -> Result<(), FabricError> {
-        if self.input.get(usize::from(queue)).is_none() {
+    pub fn bind_input(&mut self, queue: InputQueue, color: Color) -> Result<(), FabricError> {
+        if self.input(queue).is_none() {
             return Err(FabricError::NoSuchQueue {
-                queue: QueueRef {
-                    side: QueueSide::Input,
-                    id: queue,
-                },
+                queue: queue.into(),
                 arch: self.arch,
             });
         }
@@ -209,70 +240,68 @@ impl PeQueues {
 
     /// Binds output queue `queue` to `color` (`@initialize_queue` on WSE-3): a fabout naming
     /// only the queue sends on that color.
-    pub fn bind_output(&mut self, queue: u8, color: Color) -> Result<(), FabricError> {
+    pub fn bind_output(&mut self, queue: OutputQueue, color: Color) -> Result<(), FabricError> {
         if self.output(queue).is_none() {
             return Err(FabricError::NoSuchQueue {
-                queue: QueueRef {
-                    side: QueueSide::Output,
-                    id: queue,
-                },
+                queue: queue.into(),
                 arch: self.arch,
             });
         }
-        self.output_color[usize::from(queue)] = Some(color);
+        self.output_color[usize::from(queue.id())] = Some(color);
         Ok(())
     }
 
     /// The color output queue `queue` is bound to, if any.
-    pub fn output_color(&self, queue: u8) -> Option<Color> {
-        *self.output_color.get(usize::from(queue))?
+    pub fn output_color(&self, queue: OutputQueue) -> Option<Color> {
+        *self.output_color.get(usize::from(queue.id()))?
     }
 
     /// The input queue a WSE-2 fabin naming only `color` uses: the queue already bound to the
     /// color, else the first unbound queue from `color mod 8` upward (wrapping), which is then
     /// bound. `None` when all eight queues serve other colors.
-    pub fn default_input(&mut self, color: Color) -> Option<u8> {
+    pub fn default_input(&mut self, color: Color) -> Option<InputQueue> {
         if let Some(q) = self.input_of(color) {
             return Some(q);
         }
         let n = self.input.len();
         let start = color.index() % n.max(1);
         let q = (0..n)
-            .map(|k| ((start + k) % n) as u8)
+            .filter_map(|k| InputQueue::ALL.get((start + k) % n).copied())
             .find(|&q| !self.color_queue.contains(&Some(q)))?;
         self.color_queue[color.index()] = Some(q);
         Some(q)
     }
 
     /// The lowest color bound to input queue `queue`, if any.
-    pub fn color_of_input(&self, queue: u8) -> Option<Color> {
+    pub fn color_of_input(&self, queue: InputQueue) -> Option<Color> {
         let k = self.color_queue.iter().position(|&q| q == Some(queue))?;
         Color::new(k as i64).ok()
     }
 
     /// The input queue `color` lands in, if bound.
-    pub fn input_of(&self, color: Color) -> Option<u8> {
+    pub fn input_of(&self, color: Color) -> Option<InputQueue> {
         self.color_queue[color.index()]
     }
 
-    /// Input queue `id`.
-    pub fn input(&self, id: u8) -> Option<&WaveletQueue> {
-        self.input.get(usize::from(id))
+    /// Input queue `queue`.
+    pub fn input(&self, queue: InputQueue) -> Option<&WaveletQueue> {
+        self.input.get(usize::from(queue.id()))
     }
 
-    /// Input queue `id`, mutable.
-    pub fn input_mut(&mut self, id: u8) -> Option<&mut WaveletQueue> {
-        self.input.get_mut(usize::from(id))
+    /// Input queue `queue`, mutable.
+    pub fn input_mut(&mut self, queue: InputQueue) -> Option<&mut WaveletQueue> {
+        self.input.get_mut(usize::from(queue.id()))
     }
 
-    /// Output queue `id` (`None` if the architecture has none with that id).
-    pub fn output(&self, id: u8) -> Option<&WaveletQueue> {
-        self.output.get(usize::from(id))?.as_ref()
+    /// Output queue `queue` (`None` if the architecture has none with that id: WSE-2 output
+    /// queues 6 and 7).
+    pub fn output(&self, queue: OutputQueue) -> Option<&WaveletQueue> {
+        self.output.get(usize::from(queue.id()))?.as_ref()
     }
 
-    /// Output queue `id`, mutable.
-    pub fn output_mut(&mut self, id: u8) -> Option<&mut WaveletQueue> {
-        self.output.get_mut(usize::from(id))?.as_mut()
+    /// Output queue `queue`, mutable.
+    pub fn output_mut(&mut self, queue: OutputQueue) -> Option<&mut WaveletQueue> {
+        self.output.get_mut(usize::from(queue.id()))?.as_mut()
     }
 
     /// Sets (or, with `None`, removes) the range filter of `color`.
@@ -309,7 +338,7 @@ impl PeQueues {
         }
         let Some(queue) = self
             .input_of(w.color)
-            .and_then(|q| self.input.get_mut(usize::from(q)))
+            .and_then(|q| self.input.get_mut(usize::from(q.id())))
         else {
             return Delivery::Unbound;
         };
@@ -321,16 +350,17 @@ impl PeQueues {
 
     /// The wavelet the router takes from the output queues this cycle, if any: the queues are
     /// served round robin, starting after the one served last.
-    pub fn peek_send(&self) -> Option<(usize, Wavelet)> {
+    pub fn peek_send(&self) -> Option<(OutputQueue, Wavelet)> {
         let n = self.output.len();
         (0..n).map(|k| (self.next_output + k) % n).find_map(|q| {
             let w = self.output[q].as_ref()?.peek(0)?;
-            Some((q, *w))
+            Some((*OutputQueue::ALL.get(q)?, *w))
         })
     }
 
-    /// Removes the wavelet [`PeQueues::peek_send`] chose from output queue `q`.
-    pub fn take_sent(&mut self, q: usize) -> Option<Wavelet> {
+    /// Removes the wavelet [`PeQueues::peek_send`] chose from output queue `queue`.
+    pub fn take_sent(&mut self, queue: OutputQueue) -> Option<Wavelet> {
+        let q = usize::from(queue.id());
         let w = self.output.get_mut(q)?.as_mut()?.pop()?;
         self.next_output = (q + 1) % self.output.len().max(1);
         Some(w)

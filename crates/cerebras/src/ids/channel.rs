@@ -3,8 +3,8 @@
 
 use std::fmt;
 
-use super::queue::InputQueue;
 use crate::fabric::Color;
+use crate::fabric::InputQueue;
 
 /// A channel wavelets reach a PE's compute engine on: a color (WSE-2) or an input queue
 /// (WSE-3); using one on the other architecture is an error where it is used.

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::error::IdError;
+use crate::fabric::IdError;
 use crate::limits::MICROTHREAD_ID;
 
 /// A microthread id, 0..=7 (WSE-3; WSE-2 picks microthreads itself).

@@ -3,17 +3,14 @@
 //! `@get_output_queue`), microthreads and channels; colors are [`crate::fabric::Color`]
 //! (`@get_color`). Each checked constructor refuses a number outside its limit with an
 //! [`IdError`] naming the limit and the number. A task's name is given once, where it is
-//! bound, and serves only messages and traces.
+//! bound, and serves only messages and traces. Colors, queue ids and [`IdError`] live in
+//! [`crate::fabric`] (the fabric knows nothing of tasks) and are re-exported here.
 
 mod channel;
-mod error;
 mod microthread;
-mod queue;
 mod task;
 
-pub use crate::fabric::Color;
+pub use crate::fabric::{Color, IdError, InputQueue, OutputQueue};
 pub use channel::Channel;
-pub use error::IdError;
 pub use microthread::MicrothreadId;
-pub use queue::{InputQueue, OutputQueue};
 pub use task::{ControlTaskId, DataTaskId, LocalTaskId, TaskId, TaskKind};

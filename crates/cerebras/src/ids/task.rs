@@ -3,10 +3,10 @@
 
 use std::fmt;
 
-use super::error::IdError;
-use super::queue::InputQueue;
 use crate::arch::Arch;
 use crate::fabric::Color;
+use crate::fabric::IdError;
+use crate::fabric::InputQueue;
 use crate::limits::{CONTROL_TASK_ID, LOCAL_TASK_ID};
 
 /// How a task is started.

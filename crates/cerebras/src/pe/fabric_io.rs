@@ -7,7 +7,7 @@ use super::machine::Pe;
 use super::port::{CONTROL_MARKER, FabInPort, FabOutPort, class_words, position};
 use crate::arch::Arch;
 use crate::dsd::{Dsd, FabIn, FabOut, ZeroSource};
-use crate::fabric::{Color, Wavelet, WaveletKind};
+use crate::fabric::{Color, OutputQueue, Wavelet, WaveletKind};
 use crate::ops::Op;
 use crate::ops::OpError;
 use crate::ops::Operand;
@@ -24,7 +24,7 @@ impl Pe {
                         op: op.name(),
                         kind: "fabin_dsd",
                         side: "input",
-                        queue: q,
+                        queue: q.id(),
                         color: c,
                         bound: self.queues.color_of_input(q).map(|c| c.id()),
                     });
@@ -70,7 +70,7 @@ impl Pe {
                     op: op.name(),
                     kind: "fabout_dsd",
                     side: "output",
-                    queue: q,
+                    queue: q.id(),
                     color: c,
                     bound,
                 });
@@ -80,7 +80,7 @@ impl Pe {
             (Some(c), _) => Color::new(i64::from(c))?,
             (None, Some(q)) => self.queues.output_color(q).ok_or(OpError::NoOutputColor {
                 op: op.name(),
-                queue: q,
+                queue: q.id(),
             })?,
             (None, None) => {
                 return Err(OpError::FabricRule {
@@ -89,7 +89,9 @@ impl Pe {
                 });
             }
         };
-        let queue = d.output_queue.unwrap_or(color.id() % 6);
+        let queue = d
+            .output_queue
+            .unwrap_or(OutputQueue::ALL[usize::from(color.id() % 6)]);
         Ok(FabOutPort {
             queue,
             color,

@@ -5,7 +5,7 @@
 use std::fmt;
 
 use crate::dsd::{Base, Dsd, SimdMode};
-use crate::fabric::{Color, QueueRef, QueueSide};
+use crate::fabric::{Color, InputQueue, OutputQueue, QueueRef};
 use crate::ops::Class;
 
 /// How an operand produces or takes element `n`.
@@ -26,14 +26,8 @@ impl Port {
     /// The fabric queue a fabric port uses.
     pub(super) fn queue(&self) -> Option<QueueRef> {
         match self {
-            Port::FabIn(f) => Some(QueueRef {
-                side: QueueSide::Input,
-                id: f.queue,
-            }),
-            Port::FabOut(f) => Some(QueueRef {
-                side: QueueSide::Output,
-                id: f.queue,
-            }),
+            Port::FabIn(f) => Some(QueueRef::Input(f.queue)),
+            Port::FabOut(f) => Some(QueueRef::Output(f.queue)),
             _ => None,
         }
     }
@@ -86,7 +80,7 @@ pub(super) fn class_words(c: Class) -> u32 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FabInPort {
     /// The input queue.
-    pub queue: u8,
+    pub queue: InputQueue,
     /// Mark control wavelets instead of losing the flag.
     pub control_transform: bool,
     /// SIMD mode: two 16-bit values per wavelet, low half first.
@@ -115,7 +109,7 @@ impl FabInPort {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FabOutPort {
     /// The output queue.
-    pub queue: u8,
+    pub queue: OutputQueue,
     /// The color of the wavelets.
     pub color: Color,
     /// Send control wavelets.
@@ -151,9 +145,9 @@ impl FabOutPort {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Wait {
     /// A wavelet in this input queue.
-    InputEmpty(u8),
+    InputEmpty(InputQueue),
     /// Room in this output queue.
-    OutputFull(u8),
+    OutputFull(OutputQueue),
     /// An element in this FIFO (by handle).
     FifoEmpty(usize),
     /// Room in this FIFO (by handle).
@@ -163,8 +157,8 @@ pub enum Wait {
 impl fmt::Display for Wait {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Wait::InputEmpty(q) => write!(f, "a wavelet in input queue {q}"),
-            Wait::OutputFull(q) => write!(f, "room in output queue {q}"),
+            Wait::InputEmpty(q) => write!(f, "a wavelet in {q}"),
+            Wait::OutputFull(q) => write!(f, "room in {q}"),
             Wait::FifoEmpty(id) => write!(f, "an element in FIFO {id}"),
             Wait::FifoFull(id) => write!(f, "room in FIFO {id}"),
         }

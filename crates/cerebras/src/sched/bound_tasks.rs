@@ -23,7 +23,7 @@ impl BoundTasks {
     /// one id in binding order.
     pub(super) fn bind(&mut self, task: Task) {
         self.tasks.push(task);
-        self.tasks.sort_by_key(|t| t.id);
+        self.tasks.sort_by_key(|t| t.number());
     }
 
     /// The task bound at `id`'s slot of its table: any kind with that number, or, with a
@@ -33,13 +33,14 @@ impl BoundTasks {
     pub(super) fn at(&self, id: TaskId, separate_control: bool) -> Option<TaskIdx> {
         let control = id.kind() == TaskKind::Control;
         self.position(|t| {
-            t.id == id.id() && (!separate_control || (t.kind == TaskKind::Control) == control)
+            t.number() == id.id()
+                && (!separate_control || (t.kind() == TaskKind::Control) == control)
         })
     }
 
     /// The first task (in id order) of `kind` with id `id`.
     pub(super) fn of_kind(&self, kind: TaskKind, id: u8) -> Option<TaskIdx> {
-        self.position(|t| t.kind == kind && t.id == id)
+        self.position(|t| t.kind() == kind && t.number() == id)
     }
 
     /// The first task (in id order) for which `pred` holds.
@@ -71,11 +72,10 @@ impl IndexMut<TaskIdx> for BoundTasks {
 mod tests {
     use super::*;
 
-    fn task(name: &str, id: u8, kind: TaskKind) -> Task {
+    fn task(name: &str, id: impl Into<TaskId>) -> Task {
         Task {
             name: name.into(),
-            id,
-            kind,
+            id: id.into(),
             body: std::rc::Rc::default(),
             active: false,
             blocked: false,
@@ -84,12 +84,16 @@ mod tests {
 
     #[test]
     fn tasks_stay_in_id_order_and_are_found_by_id_after_every_binding() {
-        use crate::ids::{ControlTaskId, LocalTaskId};
+        use crate::fabric::InputQueue;
+        use crate::ids::{ControlTaskId, DataTaskId, LocalTaskId};
         let mut t = BoundTasks::default();
-        t.bind(task("late", 9, TaskKind::Local));
-        t.bind(task("early", 2, TaskKind::Data));
-        t.bind(task("ctrl", 2, TaskKind::Control));
-        let ids: Vec<(u8, &str)> = t.iter().map(|x| (x.id, x.name.as_ref())).collect();
+        t.bind(task("late", LocalTaskId::new(9).unwrap()));
+        t.bind(task(
+            "early",
+            DataTaskId::of_queue(InputQueue::new(2).unwrap()),
+        ));
+        t.bind(task("ctrl", ControlTaskId::new(2).unwrap()));
+        let ids: Vec<(u8, &str)> = t.iter().map(|x| (x.number(), x.name.as_ref())).collect();
         assert_eq!(ids, [(2, "early"), (2, "ctrl"), (9, "late")]);
         let name = |id: TaskId, separate: bool| t.at(id, separate).map(|i| t[i].name.to_string());
         let local = |n| TaskId::from(LocalTaskId::new(n).unwrap());

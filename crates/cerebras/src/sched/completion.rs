@@ -103,7 +103,7 @@ impl Sim {
         let Some(t) = st.task_at(id.into()).map(|i| &st.tasks[i]) else {
             return Ok(());
         };
-        if allowed.contains(&t.kind) {
+        if allowed.contains(&t.kind()) {
             return Ok(());
         }
         let (x, y) = self.fabric.coords(k);
@@ -112,7 +112,7 @@ impl Sim {
             y,
             cycle,
             task: t.name.to_string(),
-            kind: t.kind,
+            kind: t.kind(),
             field,
             must: if allowed == [TaskKind::Local] {
                 "a local task"

@@ -15,7 +15,7 @@ use super::sim::Sim;
 use super::task::{Action, CallCtx, TEARDOWN_TASK_ID, TaskKind};
 use super::trace::{EventKind, Thread};
 use crate::arch::Arch;
-use crate::fabric::{Color, QueueSide, Wavelet};
+use crate::fabric::{Color, InputQueue, OutputQueue, QueueRef, Wavelet};
 use crate::ops::Operand;
 use crate::pe::{Outcome, Pe, Progress};
 
@@ -121,8 +121,8 @@ impl Sim {
                 out.progressed = true;
                 self.pes[k].main.waiting = None;
                 for (_, q) in qs {
-                    if q.side == QueueSide::Output {
-                        self.pes[k].out_owner[usize::from(q.id)] = Some(label.clone());
+                    if let QueueRef::Output(q) = q {
+                        self.pes[k].out_owner[usize::from(q.id())] = Some(label.clone());
                     }
                 }
                 self.complete(k, cycle, &label, &o, None, Thread::Main)?;
@@ -142,7 +142,7 @@ impl Sim {
         let st = &self.pes[k];
         let lowest = match (channel, pick) {
             (Some((_, _, entry)), _) => Some(entry),
-            (None, Some(ti)) => Some(st.tasks[ti].id),
+            (None, Some(ti)) => Some(st.tasks[ti].number()),
             (None, None) => None,
         };
         if let Some(q) = teardown.filter(|_| lowest.is_none_or(|id| id > TEARDOWN_TASK_ID)) {
@@ -187,13 +187,13 @@ impl Sim {
     /// (an index into the PE's tasks), and a control wavelet at the head of an unblocked
     /// channel without a data task (channel, input queue, control task id) when its id is
     /// below that task's.
-    fn eligible(&self, k: usize) -> (Option<TaskIdx>, Option<(u8, u8, u8)>) {
+    fn eligible(&self, k: usize) -> (Option<TaskIdx>, Option<(u8, InputQueue, u8)>) {
         let st = &self.pes[k];
         let pick = st.tasks.position(|t| {
             !t.blocked
-                && match t.kind {
+                && match t.kind() {
                     TaskKind::Local => t.active,
-                    TaskKind::Data => data_queue(&st.pe, t.id)
+                    TaskKind::Data => data_queue(&st.pe, t.number())
                         .is_some_and(|q| st.pe.queues.input(q).is_some_and(|iq| !iq.is_empty())),
                     TaskKind::Control => false,
                 }
@@ -204,7 +204,7 @@ impl Sim {
             if st
                 .tasks
                 .iter()
-                .any(|t| t.kind == TaskKind::Data && t.id == ch)
+                .any(|t| t.kind() == TaskKind::Data && t.number() == ch)
             {
                 return None;
             }
@@ -213,15 +213,15 @@ impl Sim {
             w.is_control().then_some((ch, q, control_entry(w.payload)))
         });
         let channel =
-            channel.filter(|&(_, _, entry)| pick.is_none_or(|ti| entry < st.tasks[ti].id));
+            channel.filter(|&(_, _, entry)| pick.is_none_or(|ti| entry < st.tasks[ti].number()));
         (pick, channel)
     }
 
     /// Starts the teardown task of flushed output queue `q`, now drained.
-    fn start_teardown(&mut self, k: usize, cycle: u64, q: u8, out: &mut PeCycle) {
+    fn start_teardown(&mut self, k: usize, cycle: u64, q: OutputQueue, out: &mut PeCycle) {
         {
             let body = self.teardown_body(k, q);
-            let name: Rc<str> = format!("teardown (output queue {q} drained)").into();
+            let name: Rc<str> = format!("teardown ({q} drained)").into();
             let st = &mut self.pes[k];
             st.main = MainThread {
                 task: Some(Rc::clone(&name)),
@@ -248,7 +248,7 @@ impl Sim {
         &mut self,
         k: usize,
         cycle: u64,
-        channel: Option<(u8, u8, u8)>,
+        channel: Option<(u8, InputQueue, u8)>,
         pick: Option<TaskIdx>,
     ) -> Result<Option<TaskStart>, SimError> {
         let st = &mut self.pes[k];
@@ -261,8 +261,12 @@ impl Sim {
             (None, Some(ti)) => {
                 let task = &mut st.tasks[ti];
                 task.active = false;
-                let (name, body, kind, id) =
-                    (task.name.clone(), task.body.clone(), task.kind, task.id);
+                let (name, body, kind, id) = (
+                    task.name.clone(),
+                    task.body.clone(),
+                    task.kind(),
+                    task.number(),
+                );
                 let wavelet = match kind {
                     TaskKind::Data => data_queue(&st.pe, id)
                         .and_then(|q| st.pe.queues.input_mut(q))
@@ -294,10 +298,10 @@ impl Sim {
             name = t.name.clone();
             body = t.body.clone();
         } else if let (None, Some(ti)) = (channel, pick)
-            && st.tasks[ti].kind == TaskKind::Data
+            && st.tasks[ti].kind() == TaskKind::Data
         {
             // a rotating data task (WSE-3): every limit-th start runs its control task
-            let id = st.tasks[ti].id;
+            let id = st.tasks[ti].number();
             if let Some(control) = self.rotate(k, id)
                 && let Some(i) = self.pes[k].tasks.of_kind(TaskKind::Control, control)
             {
@@ -354,14 +358,14 @@ impl Sim {
             Action::UnblockMicrothread(u) => self.block_microthread(k, cycle, label, u.id(), false),
             Action::UnblockChannel(c) => self.block_channel(k, *c, false),
             Action::BlockChannel(c) => self.block_channel(k, *c, true),
-            Action::QueueFlush(q) => self.set_queue_flush(k, cycle, &label, q.id(), true),
-            Action::ExitQueueFlush(q) => self.set_queue_flush(k, cycle, &label, q.id(), false),
+            Action::QueueFlush(q) => self.set_queue_flush(k, cycle, &label, *q, true),
+            Action::ExitQueueFlush(q) => self.set_queue_flush(k, cycle, &label, *q, false),
             Action::ExitTeardown(c) => {
                 self.fabric.set_teardown_at(k, *c, false);
                 Ok(())
             }
             Action::InitializeOutputQueue(q, c) => {
-                self.initialize_output_queue(k, cycle, &label, q.id(), *c)
+                self.initialize_output_queue(k, cycle, &label, *q, *c)
             }
             Action::Map { inputs, output, f } => {
                 let o = self.pes[k]
@@ -428,11 +432,11 @@ pub fn control_entry(payload: u32) -> u8 {
 
 /// The input queue of data task `id`: the queue bound to color `id` on WSE-2, queue `id` on
 /// WSE-3.
-fn data_queue(pe: &Pe, id: u8) -> Option<u8> {
+fn data_queue(pe: &Pe, id: u8) -> Option<InputQueue> {
     match pe.arch() {
         Arch::Wse2 => Color::new(i64::from(id))
             .ok()
             .and_then(|c| pe.queues.input_of(c)),
-        Arch::Wse3 => Some(id),
+        Arch::Wse3 => InputQueue::new(i64::from(id)).ok(),
     }
 }

@@ -32,9 +32,9 @@ pub fn microthread_of(
             }
             sorted
                 .iter()
-                .find(|(_, q)| q.side == QueueSide::Output)
-                .or_else(|| sorted.iter().find(|(_, q)| q.side == QueueSide::Input))
-                .map(|(_, q)| q.id)
+                .find(|(_, q)| q.side() == QueueSide::Output)
+                .or_else(|| sorted.iter().find(|(_, q)| q.side() == QueueSide::Input))
+                .map(|(_, q)| q.id())
                 .ok_or_else(|| "an asynchronous operation needs a fabric operand".into())
         }
         Arch::Wse3 => {
@@ -43,7 +43,7 @@ pub fn microthread_of(
             }
             sorted
                 .first()
-                .map(|(_, q)| q.id)
+                .map(|(_, q)| q.id())
                 .ok_or_else(|| "an asynchronous operation needs a fabric operand".into())
         }
     }

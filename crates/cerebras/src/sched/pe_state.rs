@@ -11,7 +11,7 @@ use super::microthread::MainThreadPriority;
 use super::stats::PeStats;
 use super::table_settings::{ControlTaskTable, Rotation};
 use super::task::{Action, AsyncConfig};
-use crate::fabric::{QueueRef, Wavelet};
+use crate::fabric::{OutputQueue, QueueRef, Wavelet};
 use crate::ids::TaskId;
 use crate::ops::{DsrId, Operand};
 use crate::pe::{Outcome, Pe, RunningOp, Wait};
@@ -45,7 +45,7 @@ pub(super) struct MainThread {
     pub(super) current: Option<SyncOp>,
     pub(super) waiting: Option<Wait>,
     /// The output queue whose teardown task this is.
-    pub(super) teardown: Option<u8>,
+    pub(super) teardown: Option<OutputQueue>,
     /// A `@map` in progress: elements still to count (one per cycle), its outcome and label.
     pub(super) map: Option<(u64, Outcome, Label)>,
 }
@@ -101,7 +101,7 @@ pub(super) struct PeState {
     /// WSE-3 output queues being flushed (`@queue_flush`).
     pub(super) flushing: [bool; 8],
     /// Empty-queue handlers (`@set_empty_queue_handler`) by output queue.
-    pub(super) empty_handlers: Vec<(u8, Rc<[Action]>)>,
+    pub(super) empty_handlers: Vec<(OutputQueue, Rc<[Action]>)>,
     /// WSE-3 separate control-task table (`@set_control_task_table`).
     pub(super) control_table: Option<ControlTaskTable>,
     /// WSE-3 rotating data/control task pairs (`@bind_rotating_tasks`).

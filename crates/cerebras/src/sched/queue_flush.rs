@@ -27,7 +27,6 @@ impl Sim {
         queue: OutputQueue,
         body: Vec<Action>,
     ) -> Result<(), SimError> {
-        let queue = queue.id();
         let k = self.fabric.pe_index(x, y)?;
         self.flushable(k, None, &"@set_empty_queue_handler", queue)?;
         let handlers = &mut self.pes[k].empty_handlers;
@@ -42,13 +41,13 @@ impl Sim {
         k: usize,
         cycle: Option<u64>,
         what: &dyn fmt::Display,
-        queue: u8,
+        queue: OutputQueue,
     ) -> Result<(), SimError> {
         let (x, y) = self.fabric.coords(k);
         let rule = if self.arch != Arch::Wse3 {
             format!("{what} is WSE-3 only (WSE-2 output queues are not tied to a color)")
         } else if self.pes[k].pe.queues.output(queue).is_none() {
-            format!("{what}: output queue {queue} does not exist (0..=7)")
+            format!("{what}: {queue} does not exist (0..=7)")
         } else {
             return Ok(());
         };
@@ -70,11 +69,11 @@ impl Sim {
         k: usize,
         cycle: u64,
         label: &Label,
-        queue: u8,
+        queue: OutputQueue,
         on: bool,
     ) -> Result<(), SimError> {
         self.flushable(k, Some(cycle), label, queue)?;
-        self.pes[k].flushing[usize::from(queue)] = on;
+        self.pes[k].flushing[usize::from(queue.id())] = on;
         Ok(())
     }
 
@@ -85,7 +84,7 @@ impl Sim {
         k: usize,
         cycle: u64,
         label: &Label,
-        queue: u8,
+        queue: OutputQueue,
         color: Color,
     ) -> Result<(), SimError> {
         let (x, y) = self.fabric.coords(k);
@@ -98,7 +97,7 @@ impl Sim {
                 cycle,
                 what: label.to_string(),
                 rule: format!(
-                    "output queue {queue} still holds {left} wavelet(s) of color {}; drain it first (@queue_flush)",
+                    "{queue} still holds {left} wavelet(s) of color {}; drain it first (@queue_flush)",
                     queues
                         .output_color(queue)
                         .map_or("?".to_string(), |c| c.id().to_string())
@@ -110,21 +109,22 @@ impl Sim {
     }
 
     /// The flushed output queue whose teardown task is due (the lowest empty one).
-    pub(super) fn teardown_due(&self, k: usize) -> Option<u8> {
+    pub(super) fn teardown_due(&self, k: usize) -> Option<OutputQueue> {
         let st = &self.pes[k];
-        (0..8u8).find(|&q| {
-            st.flushing[usize::from(q)] && st.pe.queues.output(q).is_some_and(|oq| oq.is_empty())
+        OutputQueue::ALL.into_iter().find(|&q| {
+            st.flushing[usize::from(q.id())]
+                && st.pe.queues.output(q).is_some_and(|oq| oq.is_empty())
         })
     }
 
     /// The body of the teardown task for `queue`: its handler, else nothing (the flush state
     /// is then cleared by the system).
-    pub(super) fn teardown_body(&mut self, k: usize, queue: u8) -> Rc<[Action]> {
+    pub(super) fn teardown_body(&mut self, k: usize, queue: OutputQueue) -> Rc<[Action]> {
         let st = &mut self.pes[k];
         match st.empty_handlers.iter().find(|(q, _)| *q == queue) {
             Some((_, body)) => Rc::clone(body),
             None => {
-                st.flushing[usize::from(queue)] = false;
+                st.flushing[usize::from(queue.id())] = false;
                 Rc::default()
             }
         }
@@ -132,8 +132,13 @@ impl Sim {
 
     /// After the teardown task for `queue` ended: its handler must have cleared the flush
     /// state (else the task would run again and again).
-    pub(super) fn teardown_ended(&self, k: usize, cycle: u64, queue: u8) -> Result<(), SimError> {
-        if !self.pes[k].flushing[usize::from(queue)] {
+    pub(super) fn teardown_ended(
+        &self,
+        k: usize,
+        cycle: u64,
+        queue: OutputQueue,
+    ) -> Result<(), SimError> {
+        if !self.pes[k].flushing[usize::from(queue.id())] {
             return Ok(());
         }
         let (x, y) = self.fabric.coords(k);
@@ -141,7 +146,7 @@ impl Sim {
             x,
             y,
             cycle,
-            what: format!("the empty-queue handler of output queue {queue}"),
+            what: format!("the empty-queue handler of {queue}"),
             rule: "it must clear the flush state (Action::ExitQueueFlush)".into(),
         })
     }
@@ -151,11 +156,12 @@ impl Sim {
         let mut out = Vec::new();
         for (k, st) in self.pes.iter().enumerate() {
             let (x, y) = self.fabric.coords(k);
-            for q in 0..8u8 {
+            for q in OutputQueue::ALL {
                 let left = st.pe.queues.output(q).map_or(0, |oq| oq.len());
-                if st.flushing[usize::from(q)] && left > 0 {
+                if st.flushing[usize::from(q.id())] && left > 0 {
                     out.push(format!(
-                        "PE ({x}, {y}) @queue_flush({q}): waits for output queue {q} to drain ({left} wavelet(s) left)"
+                        "PE ({x}, {y}) @queue_flush({}): waits for {q} to drain ({left} wavelet(s) left)",
+                        q.id()
                     ));
                 }
             }

@@ -12,7 +12,7 @@ use super::sim::Sim;
 use super::task::AsyncConfig;
 use crate::arch::Arch;
 use crate::dsd::{Dsd, Priority};
-use crate::fabric::{Color, QueueRef, QueueSide};
+use crate::fabric::{Color, QueueRef};
 use crate::ops::Operand;
 use crate::pe::RunningOp;
 
@@ -63,10 +63,10 @@ impl Sim {
             }
         }
         for &(_, q) in queues {
-            if q.side != QueueSide::Output {
+            let QueueRef::Output(q) = q else {
                 continue;
-            }
-            let Some(oq) = st.pe.queues.output(q.id) else {
+            };
+            let Some(oq) = st.pe.queues.output(q) else {
                 continue;
             };
             let left = oq.len();
@@ -75,7 +75,7 @@ impl Sim {
                 QueueReusePolicy::Seed => left > 0,
             };
             // labels are compared by their text (built only here, when a queue is reused)
-            if let Some(first) = &st.out_owner[usize::from(q.id)]
+            if let Some(first) = &st.out_owner[usize::from(q.id())]
                 && reused
                 && first.to_string() != label.to_string()
             {
@@ -83,7 +83,7 @@ impl Sim {
                     x,
                     y,
                     cycle,
-                    queue: q,
+                    queue: q.into(),
                     left,
                     first: first.to_string(),
                     second: label.to_string(),

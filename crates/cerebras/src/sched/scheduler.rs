@@ -21,7 +21,7 @@ use super::pe_state::PeCycle;
 use super::sim::Sim;
 use super::stats::RunReport;
 use super::trace::{EventKind, Thread, TraceEvent};
-use crate::fabric::{PeQueues, QueueSide};
+use crate::fabric::{PeQueues, QueueRef};
 use crate::pe::Progress;
 
 impl Sim {
@@ -176,8 +176,8 @@ impl Sim {
             let m = &st.micro[i];
             let (cfg, label) = (m.cfg.clone(), m.label.clone());
             for (_, q) in &m.queues {
-                if q.side == QueueSide::Output {
-                    st.out_owner[usize::from(q.id)] = Some(label.clone());
+                if let QueueRef::Output(q) = q {
+                    st.out_owner[usize::from(q.id())] = Some(label.clone());
                 }
             }
             self.complete(k, cycle, &label, &o, Some(&cfg), Thread::Micro(ut))?;

@@ -154,8 +154,8 @@ impl Sim {
         name: &str,
         body: Vec<Action>,
     ) -> Result<(), SimError> {
-        let id = id.into();
-        let (kind, id) = (id.kind(), id.id());
+        let task_id = id.into();
+        let (kind, id) = (task_id.kind(), task_id.id());
         let k = self.fabric.pe_index(x, y)?;
         let (px, py) = self.fabric.coords(k);
         let bad = |what: String| SimError::Task { x: px, y: py, what };
@@ -183,11 +183,12 @@ impl Sim {
         if let Some(t) = st
             .tasks
             .iter()
-            .find(|t| (t.id == id && same_table(t.kind)) || t.name.as_ref() == name)
+            .find(|t| (t.number() == id && same_table(t.kind())) || t.name.as_ref() == name)
         {
             return Err(bad(format!(
                 "task {name} (id {id}) clashes with task {} (id {})",
-                t.name, t.id
+                t.name,
+                t.number()
             )));
         }
         if kind == TaskKind::Data && self.arch == Arch::Wse2 {
@@ -212,8 +213,7 @@ impl Sim {
         }
         st.tasks.bind(Task {
             name: name.into(),
-            id,
-            kind,
+            id: task_id,
             body: body.into(),
             active: false,
             blocked: false,

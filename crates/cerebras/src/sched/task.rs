@@ -229,14 +229,24 @@ pub use crate::ids::TaskKind;
 pub struct Task {
     /// Its name (for messages and traces only).
     pub name: Rc<str>,
-    /// Its id (0..=63).
-    pub id: u8,
-    /// Data, local or control.
-    pub kind: TaskKind,
+    /// Its id, which says its kind (data, local or control).
+    pub id: TaskId,
     /// Its body, shared by every start of the task.
     pub body: Rc<[Action]>,
     /// The activation bit (single: activating twice runs once).
     pub active: bool,
     /// Blocked tasks never start.
     pub blocked: bool,
+}
+
+impl Task {
+    /// Data, local or control.
+    pub const fn kind(&self) -> TaskKind {
+        self.id.kind()
+    }
+
+    /// The id's number (its slot in the task table).
+    pub const fn number(&self) -> u8 {
+        self.id.id()
+    }
 }

@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used)]
 
+use crate::common::{in_queue, out_queue};
 use half::f16;
 use npusim_cerebras::dsd::{
     AccessStruct, CircBuf, Dsd, DsdError, FabIn, FabOut, Fifo, FifoAction, FifoConfig, MemProps,
@@ -254,13 +255,14 @@ fn fabric_dsds_are_validated_data() {
         FabIn::new(Arch::Wse3, 5, None, None),
         Err(DsdError::Missing { .. })
     ));
+    // the queue number is checked where the queue id is made (`@get_input_queue(8)`)
     assert!(
-        FabIn::new(Arch::Wse3, 5, Some(8), None)
+        npusim_cerebras::fabric::InputQueue::new(8)
             .unwrap_err()
             .to_string()
-            .contains("input_queue 8")
+            .contains("input queue 8")
     );
-    let d = FabIn::new(Arch::Wse3, 10, Some(0), None).unwrap();
+    let d = FabIn::new(Arch::Wse3, 10, Some(in_queue(0)), None).unwrap();
     assert!(d.clone().with_priority(Arch::Wse3, Priority::High).is_ok());
     assert!(d.with_priority(Arch::Wse2, Priority::High).is_err());
     let o = FabOut::new(Arch::Wse2, 1024, None, Some(4)).unwrap();
@@ -269,11 +271,11 @@ fn fabric_dsds_are_validated_data() {
         "@get_dsd(fabout_dsd, .{.extent = 1024, .fabric_color = 4})"
     );
     assert!(
-        FabOut::new(Arch::Wse2, 1, Some(6), None).is_err(),
+        FabOut::new(Arch::Wse2, 1, Some(out_queue(6)), None).is_err(),
         "WSE-2 has 6 output queues"
     );
-    assert!(FabOut::new(Arch::Wse3, 1, Some(7), None).is_ok());
-    assert!(FabOut::new(Arch::Wse2, 70_000, Some(1), None).is_err());
+    assert!(FabOut::new(Arch::Wse3, 1, Some(out_queue(7)), None).is_ok());
+    assert!(FabOut::new(Arch::Wse2, 70_000, Some(out_queue(1)), None).is_err());
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! Fabric operands in DSD operations (seed 004, spec §5, goldens G39–G41, G47, G49).
 
+use crate::common::{in_queue, out_queue};
 use half::f16;
 use npusim_cerebras::dsd::{FabIn, FabOut, FifoConfig, ZeroSource};
 use npusim_cerebras::fabric::{Color, Wavelet};
@@ -15,14 +16,14 @@ fn c(k: i64) -> Color {
 
 /// Wavelets waiting in `pe`'s output queue `q`, oldest first, as (payload, control).
 fn sent(pe: &mut Pe, q: u8) -> Vec<(u32, bool)> {
-    let queue = pe.queues.output_mut(q).expect("output queue");
+    let queue = pe.queues.output_mut(out_queue(q)).expect("output queue");
     std::iter::from_fn(|| queue.pop())
         .map(|w| (w.payload, w.is_control()))
         .collect()
 }
 
 fn feed(pe: &mut Pe, q: u8, ws: &[Wavelet]) {
-    let iq = pe.queues.input_mut(q).expect("input queue");
+    let iq = pe.queues.input_mut(in_queue(q)).expect("input queue");
     for w in ws {
         iq.push(*w).expect("room");
     }
@@ -39,7 +40,7 @@ fn g39_index_goes_in_the_high_half_of_16_bit_results() -> Res {
         .mem1d("|i|{1} -> array[i]")?
         .with_wavelet_index_offset(true)
         .into();
-    let mut out = FabOut::new(Arch::Wse2, 1, Some(2), Some(3))?;
+    let mut out = FabOut::new(Arch::Wse2, 1, Some(out_queue(2)), Some(3))?;
     out.wavelet_index_offset = true;
     let cfg = OpConfig { index: Some(5) };
     pe.exec(
@@ -80,8 +81,8 @@ fn g39_index_goes_in_the_high_half_of_16_bit_results() -> Res {
 #[test]
 fn without_index_offset_16_bit_wavelets_carry_index_zero() -> Res {
     let mut pe = Pe::new(Arch::Wse3);
-    pe.queues.bind_output(0, c(1))?;
-    let out = FabOut::new(Arch::Wse3, 3, Some(0), None)?;
+    pe.queues.bind_output(out_queue(0), c(1))?;
+    let out = FabOut::new(Arch::Wse3, 3, Some(out_queue(0)), None)?;
     pe.mem.declare_with("v", &[3], &[0xFFFFu16, 7, 0x8000])?;
     let v = pe.mem.mem1d("|i|{3} -> v[i]")?;
     pe.mov16(out, &v)?;
@@ -103,7 +104,7 @@ fn g40_zero_the_first_source_after_sending() -> Res {
             .declare_with("second", &[4], &h([2.0, 2.0, 2.0, 2.0]))?;
         let a = pe.mem.mem1d("|i|{4} -> first[i]")?;
         let b = pe.mem.mem1d("|i|{4} -> second[i]")?;
-        let mut out = FabOut::new(Arch::Wse2, 4, Some(2), Some(0))?;
+        let mut out = FabOut::new(Arch::Wse2, 4, Some(out_queue(2)), Some(0))?;
         out.zero = Some(which);
         pe.fmulh(out, &a, &b)?;
         let expected: Vec<(u32, bool)> = [2.0f32, 4.0, 6.0, 8.0]
@@ -142,7 +143,7 @@ fn zero_first_source_of_a_one_source_operation_is_rejected() -> Res {
     let mut pe = Pe::new(Arch::Wse2);
     pe.mem.declare_with("v", &[2], &[1u16, 2])?;
     let v = pe.mem.mem1d("|i|{2} -> v[i]")?;
-    let mut out = FabOut::new(Arch::Wse2, 2, Some(2), Some(0))?;
+    let mut out = FabOut::new(Arch::Wse2, 2, Some(out_queue(2)), Some(0))?;
     out.zero = Some(ZeroSource::First);
     let e = pe.mov16(out, &v).expect_err("needs second_source");
     assert!(e.to_string().contains("second_source"), "{e}");
@@ -157,7 +158,7 @@ fn g41_fabin_times_a_stride_0_mem4d() -> Res {
     pe.mem.declare_with("consts", &[3], &[0.5f32, 2.0, -1.0])?;
     let buff = pe.mem.mem4d("|i,j|{3,5} -> buff[i,j]")?;
     let cd = pe.mem.mem4d("|i,j|{3,5} -> consts[i]")?;
-    let fin = FabIn::new(Arch::Wse2, 15, Some(1), None)?;
+    let fin = FabIn::new(Arch::Wse2, 15, Some(in_queue(1)), None)?;
     let input: Vec<f32> = (1..=15).map(|k| k as f32).collect();
     // an input queue holds 6 wavelets on WSE-2: run it in steps, feeding as room appears
     let mut run = pe.start(
@@ -169,7 +170,7 @@ fn g41_fabin_times_a_stride_0_mem4d() -> Res {
     let mut next = 0;
     let outcome = loop {
         while next < input.len() {
-            let iq = pe.queues.input_mut(1).expect("iq");
+            let iq = pe.queues.input_mut(in_queue(1)).expect("iq");
             if iq
                 .push(Wavelet::data32(c(4), input[next].to_bits()))
                 .is_err()
@@ -180,7 +181,7 @@ fn g41_fabin_times_a_stride_0_mem4d() -> Res {
         }
         match pe.advance(&mut run, 4)? {
             Progress::Done(o) => break o,
-            Progress::Stalled(w) => assert_eq!(w, Wait::InputEmpty(1)),
+            Progress::Stalled(w) => assert_eq!(w, Wait::InputEmpty(in_queue(1))),
             Progress::Paused => {}
         }
     };
@@ -205,7 +206,7 @@ fn a_16_bit_operation_uses_the_low_half_of_a_fabin_wavelet() -> Res {
         0,
         &[Wavelet::data16(c(2), 7, 100), Wavelet::data16(c(2), 9, 200)],
     );
-    let fin = FabIn::new(Arch::Wse2, 2, Some(0), None)?;
+    let fin = FabIn::new(Arch::Wse2, 2, Some(in_queue(0)), None)?;
     pe.add16(&dst, fin, Scalar::u16(1))?;
     assert_eq!(pe.mem.read::<u16>("dst")?, [101, 201]);
     Ok(())
@@ -222,14 +223,17 @@ fn a_synchronous_operation_waiting_on_an_empty_queue_is_an_error() -> Res {
         &[Wavelet::data32(c(2), 1), Wavelet::data32(c(2), 2)],
     );
     let e = pe
-        .mov32(&dst, FabIn::new(Arch::Wse2, 4, Some(3), None)?)
+        .mov32(&dst, FabIn::new(Arch::Wse2, 4, Some(in_queue(3)), None)?)
         .expect_err("stalls");
     assert!(matches!(e, OpError::Stalled { element: 2, .. }), "{e}");
     assert!(e.to_string().contains("input queue 3"), "{e}");
     // a full output queue: WSE-2 output queue 0 holds 2
     let src = pe.mem.mem1d("|i|{4} -> dst[i]")?;
     let e = pe
-        .mov32(FabOut::new(Arch::Wse2, 4, Some(0), Some(1))?, &src)
+        .mov32(
+            FabOut::new(Arch::Wse2, 4, Some(out_queue(0)), Some(1))?,
+            &src,
+        )
         .expect_err("stalls");
     assert!(matches!(e, OpError::Stalled { element: 2, .. }), "{e}");
     assert!(e.to_string().contains("output queue 0"), "{e}");
@@ -240,10 +244,10 @@ fn a_synchronous_operation_waiting_on_an_empty_queue_is_an_error() -> Res {
 fn fabric_operand_positions_and_the_wse3_single_fabric_input_rule() -> Res {
     for arch in [Arch::Wse2, Arch::Wse3] {
         let mut pe = Pe::new(arch);
-        pe.queues.bind_output(2, c(0))?;
-        let a = FabIn::new(arch, 1, Some(0), None)?;
-        let b = FabIn::new(arch, 1, Some(1), None)?;
-        let out = FabOut::new(arch, 1, Some(2), None)?;
+        pe.queues.bind_output(out_queue(2), c(0))?;
+        let a = FabIn::new(arch, 1, Some(in_queue(0)), None)?;
+        let b = FabIn::new(arch, 1, Some(in_queue(1)), None)?;
+        let out = FabOut::new(arch, 1, Some(out_queue(2)), None)?;
         feed(&mut pe, 0, &[Wavelet::data16(c(0), 0, 3)]);
         feed(&mut pe, 1, &[Wavelet::data16(c(1), 0, 4)]);
         let r = pe.add16(out.clone(), a.clone(), b);
@@ -280,7 +284,7 @@ fn control_wavelets_without_transform_are_consumed_as_data() -> Res {
         0,
         &[Wavelet::control(c(0), 0x1234), Wavelet::data32(c(0), 5)],
     );
-    pe.mov32(&dst, FabIn::new(Arch::Wse2, 2, Some(0), None)?)?;
+    pe.mov32(&dst, FabIn::new(Arch::Wse2, 2, Some(in_queue(0)), None)?)?;
     assert_eq!(pe.mem.read::<u32>("dst")?, [0x1234, 5]);
     Ok(())
 }
@@ -290,9 +294,9 @@ fn g47_control_transform_round_trip_through_a_fifo() -> Res {
     let mut pe = Pe::new(Arch::Wse2);
     pe.mem.declare("buf", npusim_cerebras::ElemTy::U32, &[5])?;
     let fifo = pe.allocate_fifo("buf", FifoConfig::default())?;
-    let mut fin = FabIn::new(Arch::Wse2, 3, Some(0), Some(0))?;
+    let mut fin = FabIn::new(Arch::Wse2, 3, Some(in_queue(0)), Some(0))?;
     fin.control_transform = true;
-    let mut fout = FabOut::new(Arch::Wse2, 3, Some(2), Some(1))?;
+    let mut fout = FabOut::new(Arch::Wse2, 3, Some(out_queue(2)), Some(1))?;
     fout.control_transform = true;
     let ctl = 0x0012_3456;
     feed(
@@ -316,7 +320,7 @@ fn g47_control_transform_round_trip_through_a_fifo() -> Res {
         vec![(0x0001_000A, false), (ctl, true), (0x0002_000B, false)]
     );
     // a data wavelet using the marker bits is an error on a control_transform path
-    let mut fin = FabIn::new(Arch::Wse2, 1, Some(0), None)?;
+    let mut fin = FabIn::new(Arch::Wse2, 1, Some(in_queue(0)), None)?;
     fin.control_transform = true;
     feed(&mut pe, 0, &[Wavelet::data32(c(0), 0x4000_0000)]);
     let e = pe.mov32(fifo, fin).expect_err("marker bits in use");
@@ -336,7 +340,7 @@ fn g47_control_transform_round_trip_through_a_fifo() -> Res {
 #[test]
 fn control_fabout_sends_control_wavelets() -> Res {
     let mut pe = Pe::new(Arch::Wse2);
-    let mut out = FabOut::new(Arch::Wse2, 1, Some(3), Some(9))?;
+    let mut out = FabOut::new(Arch::Wse2, 1, Some(out_queue(3)), Some(9))?;
     out.control = true;
     pe.mov32(out, Scalar::u32(0xABCD_0001))?;
     assert_eq!(sent(&mut pe, 3), vec![(0xABCD_0001, true)]);
@@ -348,7 +352,7 @@ fn g49_on_control_ends_the_operation_without_counting_an_element() -> Res {
     let mut pe = Pe::new(Arch::Wse2);
     pe.mem.declare_with("mem", &[8], &[9u32; 8])?;
     let mem = pe.mem.mem1d("|i|{8} -> mem[i]")?;
-    let fin = FabIn::new(Arch::Wse2, 0x7fff, Some(0), None)?;
+    let fin = FabIn::new(Arch::Wse2, 0x7fff, Some(in_queue(0)), None)?;
     let ws: Vec<Wavelet> = (1..=3)
         .map(|k| Wavelet::data32(c(0), k))
         .chain([Wavelet::control(c(0), 0), Wavelet::data32(c(0), 77)])
@@ -364,7 +368,7 @@ fn g49_on_control_ends_the_operation_without_counting_an_element() -> Res {
     assert_eq!(o.elements, 3);
     assert_eq!(pe.mem.read::<u32>("mem")?, [1, 2, 3, 9, 9, 9, 9, 9]);
     // the control wavelet was consumed; the next data wavelet waits
-    assert_eq!(pe.queues.input(0).expect("iq").len(), 1);
+    assert_eq!(pe.queues.input(in_queue(0)).expect("iq").len(), 1);
     Ok(())
 }
 
@@ -373,11 +377,11 @@ fn wse2_color_only_fabin_gets_a_deterministic_default_queue() -> Res {
     let mut pe = Pe::new(Arch::Wse2);
     pe.mem.declare("dst", npusim_cerebras::ElemTy::U32, &[1])?;
     let dst = pe.mem.mem1d("|i|{1} -> dst[i]")?;
-    pe.queues.bind_input(5, c(13))?; // queue 5 (13 mod 8) serves another color
+    pe.queues.bind_input(in_queue(5), c(13))?; // queue 5 (13 mod 8) serves another color
     let fin = FabIn::new(Arch::Wse2, 1, None, Some(5))?;
     let e = pe.mov32(&dst, fin.clone()).expect_err("nothing queued");
     assert!(e.to_string().contains("input queue 6"), "{e}");
-    assert_eq!(pe.queues.input_of(c(5)), Some(6));
+    assert_eq!(pe.queues.input_of(c(5)), Some(in_queue(6)));
     feed(&mut pe, 6, &[Wavelet::data32(c(5), 41)]);
     pe.mov32(&dst, fin)?;
     assert_eq!(pe.mem.read::<u32>("dst")?, [41]);
@@ -385,7 +389,7 @@ fn wse2_color_only_fabin_gets_a_deterministic_default_queue() -> Res {
 }
 
 fn simd_out(arch: Arch, extent: i64, queue: i64, mode: npusim_cerebras::dsd::SimdMode) -> FabOut {
-    let mut out = FabOut::new(arch, extent, Some(queue), Some(1)).expect("fabout");
+    let mut out = FabOut::new(arch, extent, Some(out_queue(queue)), Some(1)).expect("fabout");
     out.simd_mode = Some(mode);
     out
 }
@@ -398,8 +402,8 @@ fn simd_32_packs_two_16_bit_values_per_wavelet_low_half_first() -> Res {
         let vals: Vec<u16> = (0..count).map(|k| 0x100 + k).collect();
         pe.mem.declare_with("v", &[u64::from(count)], &vals)?;
         let v = pe.mem.mem1d(&format!("|i|{{{count}}} -> v[i]"))?;
-        pe.queues.bind_output(0, c(1))?;
-        let mut out = FabOut::new(Arch::Wse3, 8, Some(0), None)?;
+        pe.queues.bind_output(out_queue(0), c(1))?;
+        let mut out = FabOut::new(Arch::Wse3, 8, Some(out_queue(0)), None)?;
         out.simd_mode = Some(SimdMode::Simd32);
         pe.mov16(out, &v)?;
         let expected: Vec<(u32, bool)> = vals
@@ -431,7 +435,7 @@ fn simd_64_needs_two_wavelets_of_room_simd_32_or_64_one() -> Res {
         let mut pe = Pe::new(Arch::Wse2);
         // WSE-2 output queue 0 holds 2 wavelets; one is taken
         pe.queues
-            .output_mut(0)
+            .output_mut(out_queue(0))
             .expect("oq")
             .push(Wavelet::data32(c(1), 0))
             .expect("room");
@@ -444,7 +448,7 @@ fn simd_64_needs_two_wavelets_of_room_simd_32_or_64_one() -> Res {
         )?;
         let p = pe.advance(&mut run, 1)?;
         assert_eq!(
-            p == Progress::Stalled(Wait::OutputFull(0)),
+            p == Progress::Stalled(Wait::OutputFull(out_queue(0))),
             stalls,
             "{mode:?}: {p:?}"
         );
@@ -475,7 +479,7 @@ fn simd_rules() -> Res {
 }
 
 fn simd_in(arch: Arch, extent: i64, queue: i64, mode: npusim_cerebras::dsd::SimdMode) -> FabIn {
-    FabIn::new(arch, extent, Some(queue), None)
+    FabIn::new(arch, extent, Some(in_queue(queue)), None)
         .expect("fabin")
         .with_simd_mode(mode)
 }
@@ -502,7 +506,7 @@ fn simd_fabin_unpacks_two_16_bit_values_per_wavelet_low_half_first() -> Res {
                     .flat_map(|&p| [p as u16, (p >> 16) as u16])
                     .collect();
                 assert_eq!(pe.mem.read::<u16>("dst")?, expected, "{arch} {mode:?}");
-                assert!(pe.queues.input(0).expect("iq").is_empty());
+                assert!(pe.queues.input(in_queue(0)).expect("iq").is_empty());
             }
         }
     }
@@ -529,7 +533,7 @@ fn simd_64_fabin_needs_two_wavelets_ready_simd_32_or_64_one() -> Res {
         )?;
         let p = pe.advance(&mut run, 2)?;
         assert_eq!(
-            p == Progress::Stalled(Wait::InputEmpty(0)),
+            p == Progress::Stalled(Wait::InputEmpty(in_queue(0))),
             stalls,
             "{mode:?}: {p:?}"
         );

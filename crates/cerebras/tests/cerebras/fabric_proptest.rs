@@ -1,6 +1,7 @@
 //! Random grids and routes: the routers never panic, and without multicast they never lose
 //! or duplicate a wavelet until they report an error.
 
+use crate::common::{in_queue, out_queue};
 use npusim_cerebras::Arch;
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Fabric, PeQueues, Route, Wavelet};
 use proptest::prelude::*;
@@ -15,8 +16,8 @@ fn total(f: &Fabric, qs: &[PeQueues]) -> usize {
         .map(|q| {
             (0..8u8)
                 .map(|id| {
-                    q.input(id).map_or(0, |x| x.len() as usize)
-                        + q.output(id).map_or(0, |x| x.len() as usize)
+                    q.input(in_queue(id)).map_or(0, |x| x.len() as usize)
+                        + q.output(out_queue(id)).map_or(0, |x| x.len() as usize)
                 })
                 .sum::<usize>()
         })
@@ -46,9 +47,9 @@ proptest! {
                 ColorConfig::fixed(Route::new(&[dir(rx)], &[dir(tx)])),
             )
             .expect("on grid");
-            qs[k].bind_input(0, c).expect("queue 0");
+            qs[k].bind_input(in_queue(0), c).expect("queue 0");
             for v in 0..loads[k] {
-                qs[k].output_mut(0).expect("oq 0").push(Wavelet::data32(c, v)).expect("room");
+                qs[k].output_mut(out_queue(0)).expect("oq 0").push(Wavelet::data32(c, v)).expect("room");
             }
         }
         let start = total(&f, &qs);

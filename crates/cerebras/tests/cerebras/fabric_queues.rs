@@ -1,9 +1,12 @@
 //! Seed 004's queue-length table and bounded queues.
 
+use crate::common::{in_queue, out_queue};
 use npusim_cerebras::Arch;
+use npusim_cerebras::dsd::FabIn;
 use npusim_cerebras::fabric::{
-    Color, FabricError, PeQueues, QueueSide, Wavelet, WaveletQueue, queue_length,
+    Color, FabricError, PeQueues, QueueRef, QueueSide, Wavelet, WaveletQueue, queue_length,
 };
+use npusim_cerebras::pe::Wait;
 
 #[test]
 fn queue_lengths_are_the_seed_table() {
@@ -29,11 +32,11 @@ fn queue_lengths_are_the_seed_table() {
         let q = PeQueues::new(arch);
         for id in 0..8u8 {
             assert_eq!(
-                q.input(id).map(WaveletQueue::capacity),
+                q.input(in_queue(id)).map(WaveletQueue::capacity),
                 queue_length(arch, QueueSide::Input, id)
             );
             assert_eq!(
-                q.output(id).map(WaveletQueue::capacity),
+                q.output(out_queue(id)).map(WaveletQueue::capacity),
                 queue_length(arch, QueueSide::Output, id)
             );
         }
@@ -61,7 +64,46 @@ fn a_queue_is_bounded_and_first_in_first_out() {
 fn binding_a_missing_queue_is_an_error() {
     let c = Color::new(0).expect("color");
     let mut q = PeQueues::new(Arch::Wse2);
-    let e = q.bind_input(8, c).expect_err("no queue 8");
-    assert!(matches!(e, FabricError::NoSuchQueue { .. }));
+    // input queue 8 cannot be named at all: the id is refused where it is made
+    let e = npusim_cerebras::fabric::InputQueue::new(8).expect_err("no queue 8");
     assert!(e.to_string().contains("input queue 8"), "{e}");
+    // an id that exists on WSE-3 but not on WSE-2 is refused where it is bound
+    let e = q
+        .bind_output(out_queue(6), c)
+        .expect_err("WSE-2 has no output queue 6");
+    assert!(matches!(e, FabricError::NoSuchQueue { .. }));
+    assert!(e.to_string().contains("output queue 6"), "{e}");
+}
+
+#[test]
+fn typed_queue_ids_read_as_csl_numbers_them() {
+    // `@get_input_queue(3)` / `@get_output_queue(5)`: messages keep "input queue N" wording
+    let (i3, o5) = (QueueRef::from(in_queue(3)), QueueRef::from(out_queue(5)));
+    assert_eq!(i3.to_string(), "input queue 3");
+    assert_eq!(o5.to_string(), "output queue 5");
+    assert_eq!((i3.side(), i3.id()), (QueueSide::Input, 3));
+    assert_eq!((o5.side(), o5.id()), (QueueSide::Output, 5));
+    assert_eq!(
+        Wait::InputEmpty(in_queue(1)).to_string(),
+        "a wavelet in input queue 1"
+    );
+    assert_eq!(
+        Wait::OutputFull(out_queue(0)).to_string(),
+        "room in output queue 0"
+    );
+    let d = FabIn::new(Arch::Wse3, 4, Some(in_queue(3)), None).expect("fabin");
+    assert!(
+        d.to_string().contains(".input_queue = @get_input_queue(3)"),
+        "{d}"
+    );
+    // the router's round robin names the output queue it serves
+    let mut q = PeQueues::new(Arch::Wse3);
+    let w = Wavelet::data32(Color::new(4).expect("color"), 9);
+    q.output_mut(out_queue(2))
+        .expect("queue 2")
+        .push(w)
+        .expect("room");
+    assert_eq!(q.peek_send(), Some((out_queue(2), w)));
+    assert_eq!(q.take_sent(out_queue(2)), Some(w));
+    assert_eq!(q.peek_send(), None);
 }

@@ -1,5 +1,6 @@
 //! Wavelets, colors, routes and the grid's cycle-by-cycle movement (spec §1.2, §8).
 
+use crate::common::{in_queue, out_queue};
 use npusim_cerebras::Arch;
 use npusim_cerebras::fabric::{
     Color, ColorConfig, Dir, DirSet, Fabric, FabricError, PeQueues, Route, SwitchPos, Wavelet,
@@ -15,7 +16,7 @@ fn queues(fabric: &Fabric, queue: u8, c: Color) -> Vec<PeQueues> {
     (0..fabric.len())
         .map(|_| {
             let mut q = PeQueues::new(fabric.arch());
-            q.bind_input(queue, c).expect("queue exists");
+            q.bind_input(in_queue(queue), c).expect("queue exists");
             q
         })
         .collect()
@@ -31,7 +32,7 @@ fn arrivals(fabric: &mut Fabric, qs: &mut [PeQueues], k: usize, q: u8, n: u32) -
     let mut seen = Vec::new();
     for cycle in 0..200 {
         step(fabric, cycle, qs).expect("routable");
-        let len = qs[k].input(q).expect("queue").len();
+        let len = qs[k].input(in_queue(q)).expect("queue").len();
         while (seen.len() as u32) < len {
             seen.push(cycle);
         }
@@ -81,7 +82,7 @@ fn one_hop_per_cycle_and_in_order_delivery() {
         let n = 2u32; // WSE-2 output queue 0 holds 2
         for k in 0..n {
             qs[0]
-                .output_mut(0)
+                .output_mut(out_queue(0))
                 .expect("oq 0")
                 .push(Wavelet::data32(color(0), 100 + k))
                 .expect("room");
@@ -92,7 +93,7 @@ fn one_hop_per_cycle_and_in_order_delivery() {
         let expected: Vec<u64> = (0..u64::from(n)).map(|k| k + u64::from(width)).collect();
         assert_eq!(t, expected, "width {width}");
         let got: Vec<u32> = qs[last]
-            .input(0)
+            .input(in_queue(0))
             .expect("iq 0")
             .iter()
             .map(|w| w.payload)
@@ -114,7 +115,7 @@ fn multicast_copies_to_every_tx_port() {
         .expect("grid");
     let mut qs = queues(&f, 1, c);
     qs[0]
-        .output_mut(3)
+        .output_mut(out_queue(3))
         .expect("oq")
         .push(Wavelet::data32(c, 7))
         .expect("room");
@@ -123,14 +124,14 @@ fn multicast_copies_to_every_tx_port() {
     }
     for k in [0usize, 1, 2] {
         let got: Vec<u32> = qs[k]
-            .input(1)
+            .input(in_queue(1))
             .expect("iq")
             .iter()
             .map(|w| w.payload)
             .collect();
         assert_eq!(got, vec![7], "PE {k}");
     }
-    assert!(qs[3].input(1).expect("iq").is_empty());
+    assert!(qs[3].input(in_queue(1)).expect("iq").is_empty());
 }
 
 #[test]
@@ -146,7 +147,7 @@ fn unroutable_color_names_the_pe_and_the_color() {
     )
     .expect("grid");
     qs[0]
-        .output_mut(0)
+        .output_mut(out_queue(0))
         .expect("oq")
         .push(Wavelet::data32(c4, 1))
         .expect("room");
@@ -185,7 +186,7 @@ fn a_wavelet_leaving_the_grid_is_an_error_unless_the_edge_is_open() {
         let mut qs = queues(&f, 0, c);
         for k in 0..2 {
             qs[0]
-                .output_mut(0)
+                .output_mut(out_queue(0))
                 .expect("oq")
                 .push(Wavelet::data32(c, k))
                 .expect("room");
@@ -226,11 +227,11 @@ fn a_wavelet_leaving_the_grid_is_an_error_unless_the_edge_is_open() {
 #[test]
 fn a_full_input_queue_holds_wavelets_back_without_loss() {
     let (mut f, mut qs) = chain(3);
-    let cap = qs[2].input(0).expect("iq").capacity();
+    let cap = qs[2].input(in_queue(0)).expect("iq").capacity();
     let n = cap + 3;
     let mut sent = 0u32;
     for cycle in 0..40 {
-        if let Some(q) = qs[0].output_mut(0)
+        if let Some(q) = qs[0].output_mut(out_queue(0))
             && sent < n
             && q.push(Wavelet::data32(color(0), sent)).is_ok()
         {
@@ -239,19 +240,19 @@ fn a_full_input_queue_holds_wavelets_back_without_loss() {
         step(&mut f, cycle, &mut qs).expect("routable");
     }
     assert_eq!(sent, n);
-    let iq = qs[2].input(0).expect("iq");
+    let iq = qs[2].input(in_queue(0)).expect("iq");
     assert_eq!(iq.len(), cap);
     assert_eq!(iq.high_water(), cap);
     assert!(f.in_flight(), "the rest waits in the routers");
     // drain: every wavelet arrives, in order
     let mut got = Vec::new();
     for cycle in 40..80 {
-        while let Some(w) = qs[2].input_mut(0).expect("iq").pop() {
+        while let Some(w) = qs[2].input_mut(in_queue(0)).expect("iq").pop() {
             got.push(w.payload);
         }
         step(&mut f, cycle, &mut qs).expect("routable");
     }
-    while let Some(w) = qs[2].input_mut(0).expect("iq").pop() {
+    while let Some(w) = qs[2].input_mut(in_queue(0)).expect("iq").pop() {
         got.push(w.payload);
     }
     assert_eq!(got, (0..n).collect::<Vec<_>>());
@@ -278,15 +279,15 @@ fn two_colors_share_a_link_one_wavelet_per_cycle() {
         .expect("grid");
     }
     let mut qs: Vec<PeQueues> = (0..2).map(|_| PeQueues::new(Arch::Wse2)).collect();
-    qs[1].bind_input(0, a).expect("iq");
-    qs[1].bind_input(1, b).expect("iq");
+    qs[1].bind_input(in_queue(0), a).expect("iq");
+    qs[1].bind_input(in_queue(1), b).expect("iq");
     qs[0]
-        .output_mut(0)
+        .output_mut(out_queue(0))
         .expect("oq")
         .push(Wavelet::data32(a, 1))
         .expect("room");
     qs[0]
-        .output_mut(1)
+        .output_mut(out_queue(1))
         .expect("oq")
         .push(Wavelet::data32(b, 2))
         .expect("room");
@@ -298,7 +299,7 @@ fn two_colors_share_a_link_one_wavelet_per_cycle() {
     }
     assert!(per_cycle.iter().all(|&n| n <= 1), "{per_cycle:?}");
     assert_eq!(
-        qs[1].input(0).expect("iq").len() + qs[1].input(1).expect("iq").len(),
+        qs[1].input(in_queue(0)).expect("iq").len() + qs[1].input(in_queue(1)).expect("iq").len(),
         2
     );
 }
@@ -376,7 +377,7 @@ fn advance_switch_redirects_later_wavelets_g45() {
     let mut qs = queues(&f, 0, c);
     for v in [10, 11] {
         qs[0]
-            .output_mut(2)
+            .output_mut(out_queue(2))
             .expect("oq")
             .push(Wavelet::data32(c, v))
             .expect("room");
@@ -386,7 +387,7 @@ fn advance_switch_redirects_later_wavelets_g45() {
     }
     assert_eq!(f.advance_switch(0, 0, c).expect("configured"), 1);
     qs[0]
-        .output_mut(2)
+        .output_mut(out_queue(2))
         .expect("oq")
         .push(Wavelet::data32(c, 99))
         .expect("room");
@@ -395,7 +396,7 @@ fn advance_switch_redirects_later_wavelets_g45() {
     }
     let payloads = |k: usize| -> Vec<u32> {
         qs[k]
-            .input(0)
+            .input(in_queue(0))
             .expect("iq")
             .iter()
             .map(|w| w.payload)
@@ -433,7 +434,7 @@ fn two_inputs_of_one_color_in_one_cycle_is_a_merge_error() {
     let mut qs = queues(&f, 0, c);
     for k in [0usize, 2] {
         qs[k]
-            .output_mut(0)
+            .output_mut(out_queue(0))
             .expect("oq")
             .push(Wavelet::data32(c, 1))
             .expect("room");

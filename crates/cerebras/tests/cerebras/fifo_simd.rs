@@ -252,11 +252,11 @@ fn async_producer_and_consumer_through_a_simd_fifo() -> Res {
         )?;
         let pe = sim.pe_mut(0, 0)?;
         pe.mem.declare("buf", ElemTy::I16, &[5])?;
-        pe.queues.bind_input(0, h2d)?;
-        pe.queues.bind_output(1, d2h)?;
+        pe.queues.bind_input(in_queue(0), h2d)?;
+        pe.queues.bind_output(out_queue(1), d2h)?;
         let fifo = pe.allocate_fifo("buf", cfg(mode))?;
-        let fin = FabIn::new(Arch::Wse2, 7, Some(0), None)?;
-        let fout = FabOut::new(Arch::Wse2, 7, Some(1), None)?;
+        let fin = FabIn::new(Arch::Wse2, 7, Some(in_queue(0)), None)?;
+        let fout = FabOut::new(Arch::Wse2, 7, Some(out_queue(1)), None)?;
         let spawn =
             |d: npusim_cerebras::Operand, s| Action::spawn(Op::Mov16, d, s, AsyncConfig::default());
         let body = vec![

@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used)]
 
+use crate::common::in_queue;
 use half::f16;
 use npusim_cerebras::dsd::{
     CircBuf, Dsd, FifoAction, FifoConfig, MemProps, get_mem1d, increment_dsd_offset,
@@ -460,7 +461,7 @@ fn map_refuses_a_dsr_holding_a_fabric_dsd() {
     let mut pe = pe();
     pe.mem.declare("out", ElemTy::U32, &[2]).unwrap();
     let out = pe.mem.mem1d("|i|{2} -> out[i]").unwrap();
-    let fin = npusim_cerebras::dsd::FabIn::new(Arch::Wse2, 2, Some(1), Some(3)).unwrap();
+    let fin = npusim_cerebras::dsd::FabIn::new(Arch::Wse2, 2, Some(in_queue(1)), Some(3)).unwrap();
     let dsr = pe
         .load_to_dsr(
             DsrFile::Src0,

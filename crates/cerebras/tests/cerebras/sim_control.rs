@@ -31,17 +31,17 @@ fn sentinel(arch: Arch, values: &[f32], entry: u32) -> Result<Sim, Box<dyn std::
     let n = values.len() as u64;
     let pe0 = sim.pe_mut(0, 0)?;
     pe0.mem.declare_with("v", &[n], values)?;
-    pe0.queues.bind_output(2, c)?;
+    pe0.queues.bind_output(out_queue(2), c)?;
     let v = pe0.mem.mem1d(&format!("|i|{{{n}}} -> v[i]"))?;
-    let data = FabOut::new(arch, n as i64, Some(2), None)?;
-    let mut ctl = FabOut::new(arch, 1, Some(2), None)?;
+    let data = FabOut::new(arch, n as i64, Some(out_queue(2)), None)?;
+    let mut ctl = FabOut::new(arch, 1, Some(out_queue(2)), None)?;
     ctl.control = true;
     let pe1 = sim.pe_mut(1, 0)?;
     pe1.mem.declare("sum", ElemTy::F32, &[1])?;
     pe1.mem.declare("seen", ElemTy::U32, &[1])?;
     pe1.mem.declare("result", ElemTy::F32, &[2])?;
     // the data task's channel: color 3 (WSE-2 id 3) or input queue 3 bound to it (WSE-3)
-    pe1.queues.bind_input(3, c)?;
+    pe1.queues.bind_input(in_queue(3), c)?;
     sim.bind_task(
         0,
         0,
@@ -132,10 +132,10 @@ fn unbound_channel(
     let n = values.len() as u64;
     let pe0 = sim.pe_mut(0, 0)?;
     pe0.mem.declare_with("v", &[n], values)?;
-    pe0.queues.bind_output(2, c)?;
+    pe0.queues.bind_output(out_queue(2), c)?;
     let v = pe0.mem.mem1d(&format!("|i|{{{n}}} -> v[i]"))?;
-    let data = FabOut::new(arch, n as i64, Some(2), None)?;
-    let mut ctl = FabOut::new(arch, 1, Some(2), None)?;
+    let data = FabOut::new(arch, n as i64, Some(out_queue(2)), None)?;
+    let mut ctl = FabOut::new(arch, 1, Some(out_queue(2)), None)?;
     ctl.control = true;
     sim.bind_task(
         0,
@@ -154,9 +154,9 @@ fn unbound_channel(
     let pe1 = sim.pe_mut(1, 0)?;
     pe1.mem.declare("buf", ElemTy::F32, &[n])?;
     pe1.mem.declare("result", ElemTy::F32, &[2])?;
-    pe1.queues.bind_input(3, c)?;
+    pe1.queues.bind_input(in_queue(3), c)?;
     let buf = pe1.mem.mem1d(&format!("|i|{{{n}}} -> buf[i]"))?;
-    let fin = FabIn::new(arch, n as i64, Some(3), None)?;
+    let fin = FabIn::new(arch, n as i64, Some(in_queue(3)), None)?;
     // the channel: the color on WSE-2, the input queue bound to it on WSE-3
     let channel: Channel = match arch {
         Arch::Wse2 => c.into(),
@@ -200,7 +200,12 @@ fn a_control_wavelet_on_an_unblocked_channel_without_a_data_task_starts_its_cont
                     [sum, f32::from(0x1234u16)],
                     "{arch} {how:?}"
                 );
-                assert!(sim.pe(1, 0)?.queues.input(3).is_some_and(|q| q.is_empty()));
+                assert!(
+                    sim.pe(1, 0)?
+                        .queues
+                        .input(in_queue(3))
+                        .is_some_and(|q| q.is_empty())
+                );
             }
             // a channel left blocked: the control wavelet stays in the queue, no task runs
             let mut sim = unbound_channel(arch, &values, 43, None)?;
@@ -210,7 +215,10 @@ fn a_control_wavelet_on_an_unblocked_channel_without_a_data_task_starts_its_cont
                 [0.0, 0.0],
                 "{arch}"
             );
-            assert_eq!(sim.pe(1, 0)?.queues.input(3).map(|q| q.len()), Some(1));
+            assert_eq!(
+                sim.pe(1, 0)?.queues.input(in_queue(3)).map(|q| q.len()),
+                Some(1)
+            );
         }
     }
     Ok(())

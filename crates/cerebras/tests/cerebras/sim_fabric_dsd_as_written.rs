@@ -47,15 +47,17 @@ fn relay_grid(arch: Arch) -> Result<(Sim, Vec<Wavelet>), Box<dyn std::error::Err
 fn seed_relay(arch: Arch, initialize_queues: bool) -> Res {
     let (mut sim, input) = relay_grid(arch)?;
     let pe = sim.pe_mut(0, 0)?;
-    let mut in_dsd = FabIn::new(arch, 100, Some(0), Some(RECV.into()))?;
+    let mut in_dsd = FabIn::new(arch, 100, Some(in_queue(0)), Some(RECV.into()))?;
     in_dsd.control_transform = true;
-    let mut out_dsd = FabOut::new(arch, 100, Some(1), Some(SEND.into()))?;
+    let mut out_dsd = FabOut::new(arch, 100, Some(out_queue(1)), Some(SEND.into()))?;
     out_dsd.control_transform = true;
     pe.mem.declare("buf", ElemTy::U32, &[5])?;
     let fifo = pe.allocate_fifo("buf", FifoConfig::default())?;
     if initialize_queues {
-        pe.queues.bind_input(0, Color::new(RECV.into())?)?;
-        pe.queues.bind_output(1, Color::new(SEND.into())?)?;
+        pe.queues
+            .bind_input(in_queue(0), Color::new(RECV.into())?)?;
+        pe.queues
+            .bind_output(out_queue(1), Color::new(SEND.into())?)?;
     }
     let (report, got) = common::run_relay(&mut sim, fifo, in_dsd, out_dsd)?;
     let want: Vec<(u32, bool)> = input.iter().map(|w| (w.payload, w.is_control())).collect();
@@ -92,9 +94,9 @@ fn wse3_color_must_match_the_initialized_queue() -> Res {
     let mut sim = Sim::new(Arch::Wse3, 1, 1)?;
     let pe = sim.pe_mut(0, 0)?;
     pe.mem.declare("v", ElemTy::U32, &[4])?;
-    pe.queues.bind_output(1, Color::new(5)?)?;
+    pe.queues.bind_output(out_queue(1), Color::new(5)?)?;
     let v = pe.mem.mem1d("|i|{4} -> v[i]")?;
-    let out = FabOut::new(Arch::Wse3, 4, Some(1), Some(SEND.into()))?;
+    let out = FabOut::new(Arch::Wse3, 4, Some(out_queue(1)), Some(SEND.into()))?;
     sim.bind_task(
         0,
         0,
@@ -120,7 +122,7 @@ fn wse3_color_must_match_the_initialized_queue() -> Res {
     let pe = sim.pe_mut(0, 0)?;
     pe.mem.declare("v", ElemTy::U32, &[4])?;
     let v = pe.mem.mem1d("|i|{4} -> v[i]")?;
-    let fin = FabIn::new(Arch::Wse3, 4, Some(2), Some(RECV.into()))?;
+    let fin = FabIn::new(Arch::Wse3, 4, Some(in_queue(2)), Some(RECV.into()))?;
     sim.bind_task(
         0,
         0,
@@ -167,12 +169,12 @@ fn reduce_as_written(arch: Arch) -> Res {
         pe.mem.declare_with("y", &[M as u64], &y0)?;
         pe.mem.declare("exits", ElemTy::U32, &[1])?;
         if arch == Arch::Wse3 {
-            pe.queues.bind_output(oq, ax)?;
-            pe.queues.bind_input(iq, ax)?;
+            pe.queues.bind_output(out_queue(oq), ax)?;
+            pe.queues.bind_input(in_queue(iq), ax)?;
         }
         let y = pe.mem.mem1d(&format!("|i|{{{M}}} -> y[i]"))?;
         let reduce = if x == 0 {
-            let out = FabOut::new(arch, M, Some(oq.into()), Some(ax.id().into()))?;
+            let out = FabOut::new(arch, M, Some(out_queue(oq)), Some(ax.id().into()))?;
             Action::spawn(
                 Op::Fmovs,
                 out,
@@ -180,7 +182,7 @@ fn reduce_as_written(arch: Arch) -> Res {
                 AsyncConfig::activate(local_task(9)),
             )
         } else {
-            let fin = FabIn::new(arch, M, Some(iq.into()), Some(ax.id().into()))?;
+            let fin = FabIn::new(arch, M, Some(in_queue(iq)), Some(ax.id().into()))?;
             Action::spawn(
                 Op::Fadds,
                 &y,

@@ -23,10 +23,10 @@ fn program(n: u32, cap: u64, take: u64) -> Result<Sim, Box<dyn std::error::Error
     pe.mem.declare("out", ElemTy::U32, &[16])?;
     pe.mem.declare("pops", ElemTy::U32, &[1])?;
     pe.mem.declare("pushes", ElemTy::U32, &[1])?;
-    pe.queues.bind_input(0, color)?;
+    pe.queues.bind_input(in_queue(0), color)?;
     for k in 0..n {
         pe.queues
-            .input_mut(0)
+            .input_mut(in_queue(0))
             .expect("iq")
             .push(Wavelet::data32(color, 100 + k))
             .expect("room");
@@ -37,7 +37,7 @@ fn program(n: u32, cap: u64, take: u64) -> Result<Sim, Box<dyn std::error::Error
         ..FifoConfig::default()
     };
     let fifo = pe.allocate_fifo("buf", cfg)?;
-    let fin = FabIn::new(Arch::Wse2, i64::from(n), Some(0), None)?;
+    let fin = FabIn::new(Arch::Wse2, i64::from(n), Some(in_queue(0)), None)?;
     let out = pe.mem.mem1d(&format!("|i|{{{take}}} -> out[i]"))?;
     common::fifo_producer_and_drain(&mut sim, fifo, fin, out)?;
     sim.bind_task(0, 0, local_task(12), "on_pop", counter("pops"))?;
@@ -102,7 +102,7 @@ fn activate_push_fires_once_after_an_empty_event() -> Res {
             ..FifoConfig::default()
         },
     )?;
-    let out = FabOut::new(Arch::Wse2, 2, Some(2), Some(5))?;
+    let out = FabOut::new(Arch::Wse2, 2, Some(out_queue(2)), Some(5))?;
     let src = pe.mem.mem1d("|i|{2} -> src[i]")?;
     sim.bind_task(
         0,
@@ -147,7 +147,7 @@ fn empty_consumer(
     let pe = sim.pe_mut(0, 0)?;
     pe.mem.declare("buf", ElemTy::U32, &[4])?;
     pe.mem.declare("done", ElemTy::U32, &[1])?;
-    pe.queues.bind_output(2, color)?;
+    pe.queues.bind_output(out_queue(2), color)?;
     let fifo = pe.allocate_fifo(
         "buf",
         FifoConfig {
@@ -155,7 +155,7 @@ fn empty_consumer(
             ..FifoConfig::default()
         },
     )?;
-    let out = FabOut::new(Arch::Wse3, 2, Some(2), None)?;
+    let out = FabOut::new(Arch::Wse3, 2, Some(out_queue(2)), None)?;
     sim.bind_task(
         0,
         0,

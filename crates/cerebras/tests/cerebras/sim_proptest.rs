@@ -45,9 +45,9 @@ fn build(
         pe.mem.declare("m", ElemTy::U16, &[8])?;
         let (cin, cout) = if k == 0 { (c0, c1) } else { (c1, c2) };
         for q in 0..4u8 {
-            pe.queues.bind_output(q, cout)?;
+            pe.queues.bind_output(out_queue(q), cout)?;
         }
-        pe.queues.bind_input(1, cin)?;
+        pe.queues.bind_input(in_queue(1), cin)?;
         let mut actions = Vec::new();
         for &(kind, q, ext) in body {
             let q = i64::from(q % 4);
@@ -56,20 +56,20 @@ fn build(
             actions.push(match kind % 6 {
                 0 => Action::spawn(
                     Op::Mov16,
-                    FabOut::new(arch, ext, Some(q), None)?,
+                    FabOut::new(arch, ext, Some(out_queue(q)), None)?,
                     vec![m.into()],
                     AsyncConfig::default(),
                 ),
                 1 => Action::spawn(
                     Op::Mov16,
                     m,
-                    vec![FabIn::new(arch, ext, Some(q), None)?.into()],
+                    vec![FabIn::new(arch, ext, Some(in_queue(q)), None)?.into()],
                     AsyncConfig::activate(local_task(11)),
                 ),
                 2 => Action::sync(Op::Add16, m.clone(), vec![m.into(), Scalar::u16(1).into()]),
                 3 => Action::sync(
                     Op::Mov16,
-                    FabOut::new(arch, ext, Some(q), None)?,
+                    FabOut::new(arch, ext, Some(out_queue(q)), None)?,
                     vec![Scalar::u16(7).into()],
                 ),
                 4 => Action::Activate(local_task(11)),

@@ -46,21 +46,21 @@ fn build(
         f.open_edge(0, 0, Dir::East)?;
     }
     if stuck {
-        sim.pe_mut(1, 0)?.queues.bind_input(2, a)?;
+        sim.pe_mut(1, 0)?.queues.bind_input(in_queue(2), a)?;
     }
     let pe = sim.pe_mut(0, 0)?;
     pe.mem.declare_with("first", &[first.len() as u64], first)?;
     pe.mem
         .declare_with("second", &[second.len() as u64], second)?;
-    pe.queues.bind_output(0, a)?;
+    pe.queues.bind_output(out_queue(0), a)?;
     let m1 = pe
         .mem
         .mem1d(&format!("|i|{{{}}} -> first[i]", first.len()))?;
     let m2 = pe
         .mem
         .mem1d(&format!("|i|{{{}}} -> second[i]", second.len()))?;
-    let o1 = FabOut::new(arch, first.len() as i64, Some(0), None)?;
-    let o2 = FabOut::new(arch, second.len() as i64, Some(0), None)?;
+    let o1 = FabOut::new(arch, first.len() as i64, Some(out_queue(0)), None)?;
+    let o2 = FabOut::new(arch, second.len() as i64, Some(out_queue(0)), None)?;
     sim.bind_task(
         0,
         0,
@@ -196,8 +196,12 @@ fn rebinding_a_queue_that_holds_wavelets_is_an_error_and_a_flush_that_never_drai
     let e = sim.run(1000).expect_err("the receiver never reads");
     assert!(matches!(e, SimError::Deadlock { .. }), "{e}");
     let pe = sim.pe(0, 0)?;
-    assert!(pe.queues.output(0).is_some_and(|q| !q.is_empty()));
-    assert_eq!(pe.queues.output_color(0), Some(col(2)));
+    assert!(
+        pe.queues
+            .output(out_queue(0))
+            .is_some_and(|q| !q.is_empty())
+    );
+    assert_eq!(pe.queues.output_color(out_queue(0)), Some(col(2)));
     let e = build(
         Arch::Wse3,
         &first,

@@ -72,11 +72,15 @@ fn swap_run(swap: bool, also_ramp: bool) -> Result<[Received; 2], Box<dyn std::e
         Dir::West,
         (0..3).map(|k| Wavelet::data32(red, 10 + k)),
     )?;
-    sim.pe_mut(0, 0)?.queues.bind_input(0, red)?;
-    sim.pe_mut(1, 0)?.queues.bind_input(0, blue)?;
+    sim.pe_mut(0, 0)?.queues.bind_input(in_queue(0), red)?;
+    sim.pe_mut(1, 0)?.queues.bind_input(in_queue(0), blue)?;
     sim.run(100)?;
     let got = |x: i64| -> Result<Received, Box<dyn std::error::Error>> {
-        let q = sim.pe(x, 0)?.queues.input(0).ok_or("input queue 0")?;
+        let q = sim
+            .pe(x, 0)?
+            .queues
+            .input(in_queue(0))
+            .ok_or("input queue 0")?;
         Ok((0..q.len() as usize)
             .filter_map(|i| q.peek(i))
             .map(|w| (w.color.id(), w.payload))
@@ -144,8 +148,8 @@ fn teardown_run(arch: Arch, body: Vec<Action>) -> Result<Sim, Box<dyn std::error
     f.set_teardown(0, 0, c, true)?;
     let pe = sim.pe_mut(0, 0)?;
     pe.mem.declare("mem", ElemTy::U16, &[3])?;
-    pe.queues.bind_input(1, c)?;
-    let fin = FabIn::new(arch, 3, Some(1), None)?;
+    pe.queues.bind_input(in_queue(1), c)?;
+    let fin = FabIn::new(arch, 3, Some(in_queue(1)), None)?;
     let mem = pe.mem.mem1d("|i|{3} -> mem[i]")?;
     let mut body = body;
     body.push(Action::sync(Op::Mov16, mem, vec![fin.into()]));
@@ -163,7 +167,10 @@ fn a_color_in_teardown_mode_moves_nothing_until_the_program_exits_it() -> Res {
         let e = sim.run(100).expect_err("deadlock");
         assert!(matches!(e, SimError::Deadlock { .. }), "{e}");
         assert!(e.to_string().contains("input queue 1"), "{e}");
-        assert_eq!(sim.pe(0, 0)?.queues.input(1).map(|q| q.len()), Some(0));
+        assert_eq!(
+            sim.pe(0, 0)?.queues.input(in_queue(1)).map(|q| q.len()),
+            Some(0)
+        );
         assert!(sim.fabric().in_teardown(0, 0, c)?);
         // exited first: the traffic flows
         let mut sim = teardown_run(arch, vec![Action::ExitTeardown(c)])?;

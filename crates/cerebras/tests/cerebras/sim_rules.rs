@@ -16,7 +16,10 @@ type Res = Result<(), Box<dyn std::error::Error>>;
 type Built<T> = Result<T, Box<dyn std::error::Error>>;
 
 fn q(side: QueueSide, id: u8) -> QueueRef {
-    QueueRef { side, id }
+    match side {
+        QueueSide::Input => QueueRef::Input(in_queue(id)),
+        QueueSide::Output => QueueRef::Output(out_queue(id)),
+    }
 }
 
 #[test]
@@ -103,7 +106,7 @@ fn an_async_op_without_a_fabric_operand_is_an_error() -> Res {
 
 #[test]
 fn wse3_priority_belongs_on_the_dsd() -> Res {
-    let out = FabOut::new(Arch::Wse3, 1, Some(0), None)?;
+    let out = FabOut::new(Arch::Wse3, 1, Some(out_queue(0)), None)?;
     let cfg = AsyncConfig {
         priority: Some(Priority::High),
         ..AsyncConfig::default()
@@ -117,7 +120,9 @@ fn wse3_priority_belongs_on_the_dsd() -> Res {
             cfg,
         )],
     )?;
-    sim.pe_mut(0, 0)?.queues.bind_output(0, Color::new(1)?)?;
+    sim.pe_mut(0, 0)?
+        .queues
+        .bind_output(out_queue(0), Color::new(1)?)?;
     let e = sim.run(100).expect_err("priority on the op");
     assert!(e.to_string().contains("priority"), "{e}");
     Ok(())
@@ -132,9 +137,9 @@ fn reuse_pair(policy: QueueReusePolicy, second_color: i64) -> Built<Sim> {
         sim.set_queue_reuse_policy(policy);
         route(sim, 0, color, Dir::Ramp, Dir::East)?;
         route(sim, 1, color, Dir::West, Dir::Ramp)?;
-        sim.pe_mut(1, 0)?.queues.bind_input(4, color)?;
-        let out = FabOut::new(Arch::Wse2, 6, Some(2), Some(3))?;
-        let more = FabOut::new(Arch::Wse2, 1, Some(2), Some(second_color))?;
+        sim.pe_mut(1, 0)?.queues.bind_input(in_queue(4), color)?;
+        let out = FabOut::new(Arch::Wse2, 6, Some(out_queue(2)), Some(3))?;
+        let more = FabOut::new(Arch::Wse2, 1, Some(out_queue(2)), Some(second_color))?;
         Ok(vec![
             Action::sync(Op::Mov16, out, vec![Scalar::u16(1).into()]),
             Action::sync(Op::Mov16, more, vec![Scalar::u16(2).into()]),
@@ -277,7 +282,7 @@ fn fifo_race(arch: Arch, main: MainThreadPriority, writers: [Writer; 2]) -> Buil
         let fifo = pe.allocate_fifo("buf", FifoConfig::default())?;
         let mut body = Vec::new();
         for (q, w) in (0i64..).zip(writers) {
-            let fin = FabIn::new(arch, 1, Some(q), None)?;
+            let fin = FabIn::new(arch, 1, Some(in_queue(q)), None)?;
             body.push(match w {
                 Writer::Main => Action::sync(Op::Mov32, fifo, vec![fin.into()]),
                 Writer::Micro(p) if arch == Arch::Wse2 => {
@@ -302,7 +307,7 @@ fn fifo_race(arch: Arch, main: MainThreadPriority, writers: [Writer; 2]) -> Buil
     let pe = sim.pe_mut(0, 0)?;
     for (q, v) in [(0u8, 100u32), (1, 101)] {
         pe.queues
-            .input_mut(q)
+            .input_mut(in_queue(q))
             .ok_or("input queue")?
             .push(Wavelet::data32(c, v))
             .map_err(|w| format!("input queue {q} has no room for {w}"))?;
@@ -332,7 +337,7 @@ fn higher_priority_microthreads_go_first_ties_by_id() -> Res {
         let fifo = pe.allocate_fifo("buf", FifoConfig::default())?;
         (0..2)
             .map(|q| -> Built<Action> {
-                let fin = FabIn::new(Arch::Wse2, 1, Some(q), None)?;
+                let fin = FabIn::new(Arch::Wse2, 1, Some(in_queue(q)), None)?;
                 Ok(Action::spawn(
                     Op::Mov32,
                     fifo,
@@ -409,11 +414,13 @@ fn ut_taken(
     };
     let mut sim = task_sim(Arch::Wse3, 1, |sim| {
         sim.pe_mut(0, 0)?.mem.declare("m", ElemTy::U16, &[2])?;
-        sim.pe_mut(0, 0)?.queues.bind_output(2, Color::new(1)?)?;
-        let fin = Dsd::FabIn(FabIn::new(Arch::Wse3, 2, Some(6), None)?);
+        sim.pe_mut(0, 0)?
+            .queues
+            .bind_output(out_queue(2), Color::new(1)?)?;
+        let fin = Dsd::FabIn(FabIn::new(Arch::Wse3, 2, Some(in_queue(6)), None)?);
         let dest: npusim_cerebras::Operand = match dest_dsr_ut {
             Some(ut) => {
-                let out = Dsd::FabOut(FabOut::new(Arch::Wse3, 2, Some(2), None)?);
+                let out = Dsd::FabOut(FabOut::new(Arch::Wse3, 2, Some(out_queue(2)), None)?);
                 sim.load_to_dsr_async(0, 0, DsrFile::Dest, &out, cfg(ut))?
                     .into()
             }
@@ -458,8 +465,8 @@ fn wse3_blocked_microthreads_wait_for_unblock() -> Res {
         task_sim(Arch::Wse3, 1, |sim| {
             sim.fabric_mut().open_edge(0, 0, Dir::East)?;
             route(sim, 0, c, Dir::Ramp, Dir::East)?;
-            sim.pe_mut(0, 0)?.queues.bind_output(0, c)?;
-            let out = FabOut::new(Arch::Wse3, 3, Some(0), None)?;
+            sim.pe_mut(0, 0)?.queues.bind_output(out_queue(0), c)?;
+            let out = FabOut::new(Arch::Wse3, 3, Some(out_queue(0)), None)?;
             let cfg = AsyncConfig {
                 ut_id: Some(ut(6)),
                 ..AsyncConfig::default()

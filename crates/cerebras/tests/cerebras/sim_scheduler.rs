@@ -61,9 +61,9 @@ fn one_pe(
     let pe = sim.pe_mut(0, 0)?;
     pe.mem.declare_with("mem1", &[4], &[1u16, 2, 3, 4])?;
     pe.mem.declare("mem2", ElemTy::U16, &[4])?;
-    pe.queues.bind_output(0, c(1))?;
-    pe.queues.bind_output(1, c(1))?;
-    pe.queues.bind_input(0, c(2))?;
+    pe.queues.bind_output(out_queue(0), c(1))?;
+    pe.queues.bind_output(out_queue(1), c(1))?;
+    pe.queues.bind_input(in_queue(0), c(2))?;
     let body = body(&mut sim)?;
     sim.bind_task(0, 0, local_task(10), "t", body)?;
     sim.activate(0, 0, local_task(10))?;
@@ -74,7 +74,7 @@ fn one_pe(
 fn seed_bad_example_two_async_ops_on_one_output_queue() -> Res {
     let mut sim = one_pe(Arch::Wse2, |sim| {
         let pe = sim.pe_mut(0, 0)?;
-        let out = FabOut::new(Arch::Wse2, 10, Some(0), None)?;
+        let out = FabOut::new(Arch::Wse2, 10, Some(out_queue(0)), None)?;
         let m1 = pe.mem.mem1d("|i|{4} -> mem1[i]")?;
         let m2 = pe.mem.mem1d("|i|{4} -> mem2[i]")?;
         Ok(vec![
@@ -99,7 +99,7 @@ fn seed_bad_example_two_async_ops_on_one_output_queue() -> Res {
     else {
         panic!("{e}");
     };
-    assert_eq!((queue.side, queue.id), (QueueSide::Output, 0));
+    assert_eq!((queue.side(), queue.id()), (QueueSide::Output, 0));
     assert!(
         first.contains("action 1") && second.contains("action 2"),
         "{e}"
@@ -117,8 +117,8 @@ fn seed_bad_example_two_async_ops_on_one_output_queue() -> Res {
 fn seed_bad_example_shared_microthread_on_wse2() -> Res {
     let mut sim = one_pe(Arch::Wse2, |sim| {
         let pe = sim.pe_mut(0, 0)?;
-        let out = FabOut::new(Arch::Wse2, 10, Some(0), None)?;
-        let fin = FabIn::new(Arch::Wse2, 10, Some(0), None)?;
+        let out = FabOut::new(Arch::Wse2, 10, Some(out_queue(0)), None)?;
+        let fin = FabIn::new(Arch::Wse2, 10, Some(in_queue(0)), None)?;
         let m1 = pe.mem.mem1d("|i|{4} -> mem1[i]")?;
         let m2 = pe.mem.mem1d("|i|{4} -> mem2[i]")?;
         Ok(vec![
@@ -141,8 +141,8 @@ fn wse3_explicit_microthread_ids_let_the_same_two_ops_run() -> Res {
     // G51: different .ut_id on WSE-3 remove the conflict of the WSE-2 example
     let mut sim = one_pe(Arch::Wse3, |sim| {
         let pe = sim.pe_mut(0, 0)?;
-        let out = FabOut::new(Arch::Wse3, 4, Some(0), None)?;
-        let fin = FabIn::new(Arch::Wse3, 2, Some(0), None)?;
+        let out = FabOut::new(Arch::Wse3, 4, Some(out_queue(0)), None)?;
+        let fin = FabIn::new(Arch::Wse3, 2, Some(in_queue(0)), None)?;
         let m1 = pe.mem.mem1d("|i|{4} -> mem1[i]")?;
         let m2 = pe.mem.mem1d("|i|{2} -> mem2[i]")?;
         let on_ut = |u: u8| AsyncConfig {
@@ -155,7 +155,7 @@ fn wse3_explicit_microthread_ids_let_the_same_two_ops_run() -> Res {
         ])
     })?;
     {
-        let iq = sim.pe_mut(0, 0)?.queues.input_mut(0).expect("iq");
+        let iq = sim.pe_mut(0, 0)?.queues.input_mut(in_queue(0)).expect("iq");
         iq.push(Wavelet::data16(c(2), 0, 7)).expect("room");
         iq.push(Wavelet::data16(c(2), 0, 8)).expect("room");
     }
@@ -177,13 +177,13 @@ fn wse3_explicit_microthread_ids_let_the_same_two_ops_run() -> Res {
 fn a_sync_op_waiting_for_wavelets_that_never_come_is_a_deadlock() -> Res {
     let mut sim = one_pe(Arch::Wse2, |sim| {
         let pe = sim.pe_mut(0, 0)?;
-        let fin = FabIn::new(Arch::Wse2, 4, Some(0), None)?;
+        let fin = FabIn::new(Arch::Wse2, 4, Some(in_queue(0)), None)?;
         let m2 = pe.mem.mem1d("|i|{4} -> mem2[i]")?;
         Ok(vec![Action::sync(Op::Mov16, m2, vec![fin.into()])])
     })?;
     sim.pe_mut(0, 0)?
         .queues
-        .input_mut(0)
+        .input_mut(in_queue(0))
         .expect("iq")
         .push(Wavelet::data16(c(2), 0, 5))
         .expect("room");
@@ -259,16 +259,20 @@ fn on_control_ends_an_unbounded_async_op_and_activates_its_task() -> Res {
     let pe = sim.pe_mut(0, 0)?;
     pe.mem.declare_with("mem", &[8], &[9u32; 8])?;
     pe.mem.declare("done", ElemTy::U32, &[1])?;
-    pe.queues.bind_input(1, c(3))?;
+    pe.queues.bind_input(in_queue(1), c(3))?;
     let mem = pe.mem.mem1d("|i|{8} -> mem[i]")?;
     for w in [1, 2, 3]
         .map(|v| Wavelet::data32(c(3), v))
         .into_iter()
         .chain([Wavelet::control(c(3), 0)])
     {
-        pe.queues.input_mut(1).expect("iq").push(w).expect("room");
+        pe.queues
+            .input_mut(in_queue(1))
+            .expect("iq")
+            .push(w)
+            .expect("room");
     }
-    let fin = FabIn::new(Arch::Wse2, 0x7fff, Some(1), None)?;
+    let fin = FabIn::new(Arch::Wse2, 0x7fff, Some(in_queue(1)), None)?;
     let cfg = AsyncConfig {
         on_control: Some(OnControl::Activate(local_task(11))),
         ..AsyncConfig::default()
@@ -306,7 +310,7 @@ fn on_control_ends_an_unbounded_async_op_and_activates_its_task() -> Res {
 fn an_unbounded_async_op_idling_at_the_end_is_reported_not_a_deadlock() -> Res {
     let mut sim = one_pe(Arch::Wse2, |sim| {
         let pe = sim.pe_mut(0, 0)?;
-        let fin = FabIn::new(Arch::Wse2, 0x7fff, Some(0), None)?;
+        let fin = FabIn::new(Arch::Wse2, 0x7fff, Some(in_queue(0)), None)?;
         let m2 = pe.mem.mem1d("|i|{4} -> mem2[i]")?;
         Ok(vec![Action::spawn(
             Op::Mov16,
@@ -369,9 +373,9 @@ fn data_tasks_receive_their_wavelet_and_advance_switch_redirects_g45() -> Res {
     let pe = sim.pe_mut(0, 0)?;
     pe.mem.declare_with("v", &[3], &[10u32, 11, 12])?;
     let v = pe.mem.mem1d("|i|{3} -> v[i]")?;
-    let mut out = FabOut::new(Arch::Wse2, 3, Some(2), Some(7))?;
+    let mut out = FabOut::new(Arch::Wse2, 3, Some(out_queue(2)), Some(7))?;
     out.advance_switch = true;
-    let one = FabOut::new(Arch::Wse2, 1, Some(2), Some(7))?;
+    let one = FabOut::new(Arch::Wse2, 1, Some(out_queue(2)), Some(7))?;
     sim.bind_task(
         0,
         0,
@@ -398,7 +402,7 @@ fn an_async_op_through_a_dsr_holding_a_fabout() -> Res {
     // seed: @load_to_dsr(dsr, fabout, .{.async = true}); @mov16(dsr, mem, .{.async = true})
     let mut sim = one_pe(Arch::Wse2, |sim| {
         let pe = sim.pe_mut(0, 0)?;
-        let out = FabOut::new(Arch::Wse2, 4, Some(1), None)?;
+        let out = FabOut::new(Arch::Wse2, 4, Some(out_queue(1)), None)?;
         let dsr = pe.load_to_dsr(
             DsrFile::Dest,
             &npusim_cerebras::dsd::Dsd::FabOut(out),

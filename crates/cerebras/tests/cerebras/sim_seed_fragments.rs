@@ -37,11 +37,11 @@ fn control_transform_relay_through_a_fifo() -> Res {
         let pe = sim.pe_mut(0, 0)?;
         pe.mem.declare("buf", ElemTy::U32, &[5])?;
         let fifo = pe.allocate_fifo("buf", FifoConfig::default())?;
-        pe.queues.bind_input(0, recv)?;
-        pe.queues.bind_output(1, send)?;
-        let mut in_dsd = FabIn::new(arch, 100, Some(0), None)?;
+        pe.queues.bind_input(in_queue(0), recv)?;
+        pe.queues.bind_output(out_queue(1), send)?;
+        let mut in_dsd = FabIn::new(arch, 100, Some(in_queue(0)), None)?;
         in_dsd.control_transform = true;
-        let mut out_dsd = FabOut::new(arch, 100, Some(1), None)?;
+        let mut out_dsd = FabOut::new(arch, 100, Some(out_queue(1)), None)?;
         out_dsd.control_transform = true;
         let (report, got) = common::run_relay(&mut sim, fifo, in_dsd, out_dsd)?;
         let want: Vec<(u32, bool)> = input.iter().map(|w| (w.payload, w.is_control())).collect();
@@ -131,8 +131,8 @@ fn seed_async_completion_activates_or_unblocks_mytask() -> Res {
         let pe = sim.pe_mut(0, 0)?;
         pe.mem.declare("dst", ElemTy::U32, &[4])?;
         pe.mem.declare("seen", ElemTy::U32, &[4])?;
-        pe.queues.bind_input(2, rx)?;
-        let src = FabIn::new(Arch::Wse2, 4, Some(2), None)?;
+        pe.queues.bind_input(in_queue(2), rx)?;
+        let src = FabIn::new(Arch::Wse2, 4, Some(in_queue(2)), None)?;
         let dst = pe.mem.mem1d("|i|{4} -> dst[i]")?;
         let (cfg, mut body) = if unblock {
             // mytask is active but blocked: only the completion's unblock lets it run
@@ -188,8 +188,8 @@ fn seed_on_control_terminate_activate_unblock() -> Res {
         let pe = sim.pe_mut(0, 0)?;
         pe.mem.declare("dst", ElemTy::U32, &[5])?;
         pe.mem.declare("runs", ElemTy::U32, &[1])?;
-        pe.queues.bind_input(1, rx)?;
-        let src = FabIn::new(Arch::Wse2, 0x7fff, Some(1), None)?;
+        pe.queues.bind_input(in_queue(1), rx)?;
+        let src = FabIn::new(Arch::Wse2, 0x7fff, Some(in_queue(1)), None)?;
         let dst = pe.mem.mem1d("|i|{5} -> dst[i]")?;
         let on_control = match form {
             0 => OnControl::Terminate,
@@ -218,7 +218,11 @@ fn seed_on_control_terminate_activate_unblock() -> Res {
             "form {form}"
         );
         assert!(report.idle.is_empty(), "form {form}: {:?}", report.idle);
-        assert_eq!(pe.queues.input(1).map(|q| q.len()), Some(1), "form {form}");
+        assert_eq!(
+            pe.queues.input(in_queue(1)).map(|q| q.len()),
+            Some(1),
+            "form {form}"
+        );
     }
     Ok(())
 }
@@ -236,8 +240,8 @@ fn seed_async_dsr_loaded_with_activate() -> Res {
     let pe = sim.pe_mut(0, 0)?;
     pe.mem.declare("dst", ElemTy::U16, &[3])?;
     pe.mem.declare("runs", ElemTy::U32, &[1])?;
-    pe.queues.bind_input(0, rx)?;
-    let fin = Dsd::FabIn(FabIn::new(Arch::Wse2, 3, Some(0), None)?);
+    pe.queues.bind_input(in_queue(0), rx)?;
+    let fin = Dsd::FabIn(FabIn::new(Arch::Wse2, 3, Some(in_queue(0)), None)?);
     let source_dsr = sim.load_to_dsr_async(
         0,
         0,
@@ -284,7 +288,7 @@ fn seed_wse3_fifo_priority_low() -> Res {
             };
             let fifo = pe.allocate_fifo("fifo_buffer", config)?;
             let other = pe.allocate_fifo("other", FifoConfig::default())?;
-            let fin = |q| FabIn::new(Arch::Wse3, 1, Some(q), None);
+            let fin = |q: i64| FabIn::new(Arch::Wse3, 1, Some(in_queue(q)), None);
             let body = vec![
                 Action::spawn(
                     Op::Mov32,
@@ -305,7 +309,7 @@ fn seed_wse3_fifo_priority_low() -> Res {
             let pe = sim.pe_mut(0, 0)?;
             for q in [0u8, 1] {
                 pe.queues
-                    .input_mut(q)
+                    .input_mut(in_queue(q))
                     .ok_or("input queue")?
                     .push(Wavelet::data32(c, 7))
                     .map_err(|w| format!("no room for {w}"))?;

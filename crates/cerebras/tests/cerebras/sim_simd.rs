@@ -30,11 +30,11 @@ fn plus_one(
     let pe = sim.pe_mut(0, 0)?;
     pe.mem.declare_with("one", &[1], &[1u16])?;
     pe.mem.declare("unused", ElemTy::U16, &[1])?;
-    pe.queues.bind_input(1, h2d)?;
-    pe.queues.bind_output(1, d2h)?;
+    pe.queues.bind_input(in_queue(1), h2d)?;
+    pe.queues.bind_output(out_queue(1), d2h)?;
     let one = pe.mem.mem1d(&format!("|i|{{{}}} -> one[0]", 2 * n))?;
-    let fin = FabIn::new(arch, n, Some(1), None)?.with_simd_mode(mode);
-    let mut fout = FabOut::new(arch, n, Some(1), None)?;
+    let fin = FabIn::new(arch, n, Some(in_queue(1)), None)?.with_simd_mode(mode);
+    let mut fout = FabOut::new(arch, n, Some(out_queue(1)), None)?;
     fout.simd_mode = Some(mode);
     sim.bind_task(
         0,

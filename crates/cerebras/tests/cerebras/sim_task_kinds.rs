@@ -37,7 +37,7 @@ fn sender(cfg: AsyncConfig) -> Result<Sim, Box<dyn std::error::Error>> {
     pe.mem.declare_with("v", &[4], &[1u32, 2, 3, 4])?;
     pe.mem.declare("n", ElemTy::U32, &[1])?;
     let v = pe.mem.mem1d("|i|{4} -> v[i]")?;
-    let out = FabOut::new(Arch::Wse2, 4, Some(1), Some(SEND.into()))?;
+    let out = FabOut::new(Arch::Wse2, 4, Some(out_queue(1)), Some(SEND.into()))?;
     sim.bind_task(0, 0, data_task(DATA), "recv", counter("n"))?;
     sim.bind_task(0, 0, control_task(CTL), "ctl", counter("n"))?;
     sim.bind_task(0, 0, local_task(12), "done", counter("n"))?;
@@ -122,10 +122,10 @@ fn fifo_activate_pop_naming_a_data_task_is_an_error() -> Res {
     pe.mem.declare("buf", ElemTy::U32, &[2])?;
     pe.mem.declare("out", ElemTy::U32, &[2])?;
     pe.mem.declare("n", ElemTy::U32, &[1])?;
-    pe.queues.bind_input(0, color)?;
+    pe.queues.bind_input(in_queue(0), color)?;
     for k in 0..3 {
         pe.queues
-            .input_mut(0)
+            .input_mut(in_queue(0))
             .ok_or("no input queue 0")?
             .push(Wavelet::data32(color, 100 + k))
             .map_err(|_| "input queue full")?;
@@ -135,7 +135,7 @@ fn fifo_activate_pop_naming_a_data_task_is_an_error() -> Res {
         ..FifoConfig::default()
     };
     let fifo = pe.allocate_fifo("buf", cfg)?;
-    let fin = FabIn::new(Arch::Wse2, 3, Some(0), None)?;
+    let fin = FabIn::new(Arch::Wse2, 3, Some(in_queue(0)), None)?;
     let out = pe.mem.mem1d("|i|{2} -> out[i]")?;
     common::fifo_producer_and_drain(&mut sim, fifo, fin, out)?;
     sim.bind_task(0, 0, data_task(DATA), "recv", counter("n"))?;
@@ -175,11 +175,11 @@ fn unblock_channel(arch: Arch) -> Res {
     let pe = sim.pe_mut(0, 0)?;
     pe.mem.declare("buf", ElemTy::U32, &[1])?;
     if arch == Arch::Wse3 {
-        pe.queues.bind_input(1, color)?;
-        pe.queues.bind_output(2, send)?;
+        pe.queues.bind_input(in_queue(1), color)?;
+        pe.queues.bind_output(out_queue(2), send)?;
     }
     let buf = pe.mem.mem1d("|i|{1} -> buf[i]")?;
-    let out = FabOut::new(arch, 1, Some(2), Some(SEND.into()))?;
+    let out = FabOut::new(arch, 1, Some(out_queue(2)), Some(SEND.into()))?;
     let body = vec![
         Action::BlockChannel(channel),
         Action::call(|ctx| {

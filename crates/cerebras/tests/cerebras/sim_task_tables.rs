@@ -98,7 +98,7 @@ fn rotation_run(
         (1..=n).map(|k| Wavelet::data32(c, 100 + k)),
     )?;
     let pe = sim.pe_mut(0, 0)?;
-    pe.queues.bind_input(0, c)?;
+    pe.queues.bind_input(in_queue(0), c)?;
     for log in ["data", "ctrl"] {
         pe.mem.declare(log, ElemTy::U32, &[u64::from(n) + 1])?;
     }

@@ -26,9 +26,9 @@ fn g42_two_16_bit_task_arguments() -> Res {
         )?;
         let pe = sim.pe_mut(0, 0)?;
         pe.mem.declare("result", ElemTy::I16, &[4])?;
-        pe.queues.bind_input(1, cin)?;
-        pe.queues.bind_output(2, cout)?;
-        let echo = FabOut::new(arch, 1, Some(2), None)?;
+        pe.queues.bind_input(in_queue(1), cin)?;
+        pe.queues.bind_output(out_queue(2), cout)?;
+        let echo = FabOut::new(arch, 1, Some(out_queue(2)), None)?;
         let task = Action::call(move |ctx| {
             let w = ctx.wavelet.unwrap_or(Wavelet::data32(Color::new(1)?, 0));
             let (data, idx) = (w.low16() as i16, w.index() as i16);
@@ -78,19 +78,19 @@ fn topic15_wse3_explicit_microthreads() -> Res {
     let y: Vec<f32> = (0..10).map(|k| k as f32).collect();
     let left = sim.pe_mut(0, 0)?;
     left.mem.declare_with("y", &[10], &y)?;
-    left.queues.bind_output(2, c)?;
+    left.queues.bind_output(out_queue(2), c)?;
     let ly = left.mem.mem1d("|i|{10} -> y[i]")?;
     let right = sim.pe_mut(1, 0)?;
     right.mem.declare("y", ElemTy::F32, &[10])?;
     right.mem.declare("done", ElemTy::U32, &[1])?;
-    right.queues.bind_input(2, c)?;
+    right.queues.bind_input(in_queue(2), c)?;
     let ry = right.mem.mem1d("|i|{10} -> y[i]")?;
     let on_ut = |u: u8| AsyncConfig {
         ut_id: Some(ut(u)),
         ..AsyncConfig::default()
     };
-    let out = FabOut::new(Arch::Wse3, 10, Some(2), None)?;
-    let fin = FabIn::new(Arch::Wse3, 10, Some(2), None)?;
+    let out = FabOut::new(Arch::Wse3, 10, Some(out_queue(2)), None)?;
+    let fin = FabIn::new(Arch::Wse3, 10, Some(in_queue(2)), None)?;
     sim.bind_task(
         0,
         0,
@@ -153,9 +153,9 @@ fn g44_range_filters() -> Res {
     }
     let pe0 = sim.pe_mut(0, 0)?;
     pe0.mem.declare_with("v", &[12], &payloads)?;
-    pe0.queues.bind_output(2, c)?;
+    pe0.queues.bind_output(out_queue(2), c)?;
     let v = pe0.mem.mem1d("|i|{12} -> v[i]")?;
-    let out = FabOut::new(Arch::Wse2, 12, Some(2), None)?;
+    let out = FabOut::new(Arch::Wse2, 12, Some(out_queue(2)), None)?;
     sim.bind_task(
         0,
         0,

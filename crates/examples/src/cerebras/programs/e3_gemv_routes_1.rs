@@ -31,14 +31,14 @@ use super::{Output, Program, ProgramError, Values, gemv_reference};
 
 use npusim_cerebras::dsd::{Dsd, FabIn, FabOut, increment_dsd_offset};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route};
-use npusim_cerebras::ids::LocalTaskId;
+use npusim_cerebras::ids::{InputQueue, LocalTaskId, OutputQueue};
 use npusim_cerebras::sched::{Action, AsyncConfig, RunReport, Sim};
 use npusim_cerebras::{Arch, ElemTy, Op, Scalar};
 
 const M: u64 = 4;
 const N: u64 = 6;
 const WIDTH: u64 = 2;
-const QUEUE: u8 = 2;
+const QUEUE: i64 = 2;
 /// Cycle limit of the run.
 pub const CYCLE_LIMIT: u64 = 10_000;
 
@@ -79,8 +79,8 @@ pub fn build(arch: Arch) -> Result<Sim, ProgramError> {
         pe.mem.declare_with("b", &[M], &vec![2.0f32; M as usize])?;
         pe.mem.declare("y", ElemTy::F32, &[M])?;
         pe.mem.declare("exits", ElemTy::U32, &[1])?;
-        pe.queues.bind_output(QUEUE, color)?;
-        pe.queues.bind_input(QUEUE, color)?;
+        pe.queues.bind_output(OutputQueue::new(QUEUE)?, color)?;
+        pe.queues.bind_input(InputQueue::new(QUEUE)?, color)?;
         let y = pe.mem.mem1d(&format!("|i|{{{M}}} -> y[i]"))?;
         let b = pe.mem.mem1d(&format!("|i|{{{M}}} -> b[i]"))?;
         let mut a_dsd: Dsd = pe.mem.mem1d(&format!("|i|{{{M}}} -> A[i]"))?.into();
@@ -94,7 +94,7 @@ pub fn build(arch: Arch) -> Result<Sim, ProgramError> {
             a_dsd = increment_dsd_offset(&a_dsd, M as i64, ElemTy::F32)?;
         }
         if px == 0 {
-            let out = FabOut::new(arch, M as i64, Some(i64::from(QUEUE)), None)?;
+            let out = FabOut::new(arch, M as i64, Some(OutputQueue::new(QUEUE)?), None)?;
             body.push(Action::sync(Op::Fadds, &y, vec![(&y).into(), b.into()]));
             body.push(Action::spawn(
                 Op::Fmovs,
@@ -103,7 +103,7 @@ pub fn build(arch: Arch) -> Result<Sim, ProgramError> {
                 AsyncConfig::activate(exit_id),
             ));
         } else {
-            let fin = FabIn::new(arch, M as i64, Some(i64::from(QUEUE)), None)?;
+            let fin = FabIn::new(arch, M as i64, Some(InputQueue::new(QUEUE)?), None)?;
             body.push(Action::spawn(
                 Op::Fadds,
                 &y,

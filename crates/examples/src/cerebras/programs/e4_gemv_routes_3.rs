@@ -31,7 +31,7 @@ use super::{Output, Program, ProgramError, Values, gemv_reference};
 
 use npusim_cerebras::dsd::{FabIn, FabOut};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route};
-use npusim_cerebras::ids::{DataTaskId, InputQueue, LocalTaskId};
+use npusim_cerebras::ids::{DataTaskId, InputQueue, LocalTaskId, OutputQueue};
 use npusim_cerebras::sched::{Action, AsyncConfig, RunReport, Sim};
 use npusim_cerebras::{Arch, ElemTy, Op, Scalar};
 
@@ -64,7 +64,8 @@ fn route(rx: Dir, tx: &[Dir]) -> ColorConfig {
 pub fn build(arch: Arch) -> Result<Sim, ProgramError> {
     let mut sim = Sim::new(arch, WIDTH as u32, HEIGHT as u32)?;
     let x_color = Color::new(i64::from(X))?;
-    let recv_x_id = DataTaskId::on(arch, x_color, InputQueue::new(i64::from(X))?);
+    let x_queue = InputQueue::new(i64::from(X))?;
+    let recv_x_id = DataTaskId::on(arch, x_color, x_queue);
     let reduce_id = LocalTaskId::new(10)?;
     let exit_id = LocalTaskId::new(11)?;
     let send_x_id = LocalTaskId::new(12)?;
@@ -99,14 +100,14 @@ pub fn build(arch: Arch) -> Result<Sim, ProgramError> {
             pe.mem.declare_with("y", &[MP], &vec![y0; MP as usize])?;
             pe.mem.declare("count", ElemTy::U32, &[1])?;
             pe.mem.declare("exits", ElemTy::U32, &[1])?;
-            pe.queues.bind_input(X, x_color)?;
-            pe.queues.bind_output(1, x_color)?;
-            pe.queues.bind_input(3, recv)?;
-            pe.queues.bind_output(2, send)?;
+            pe.queues.bind_input(x_queue, x_color)?;
+            pe.queues.bind_output(OutputQueue::new(1)?, x_color)?;
+            pe.queues.bind_input(InputQueue::new(3)?, recv)?;
+            pe.queues.bind_output(OutputQueue::new(2)?, send)?;
             let y_dsd = pe.mem.mem1d(&format!("|i|{{{MP}}} -> y[i]"))?;
             let x_dsd = pe.mem.mem1d(&format!("|i|{{{NP}}} -> x[i]"))?;
-            let out = FabOut::new(arch, MP as i64, Some(2), None)?;
-            let fin = FabIn::new(arch, MP as i64, Some(3), None)?;
+            let out = FabOut::new(arch, MP as i64, Some(OutputQueue::new(2)?), None)?;
+            let fin = FabIn::new(arch, MP as i64, Some(InputQueue::new(3)?), None)?;
             let exit = AsyncConfig::activate(exit_id);
             let reduce = if px == 0 {
                 Action::spawn(Op::Fmovs, out, vec![(&y_dsd).into()], exit)
@@ -143,7 +144,7 @@ pub fn build(arch: Arch) -> Result<Sim, ProgramError> {
             sim.bind_task(x, y, reduce_id, "reduce", vec![reduce])?;
             sim.bind_task(x, y, exit_id, "exit", vec![exit_body])?;
             if py == 0 {
-                let x_out = FabOut::new(arch, NP as i64, Some(1), None)?;
+                let x_out = FabOut::new(arch, NP as i64, Some(OutputQueue::new(1)?), None)?;
                 let send_x =
                     Action::spawn(Op::Fmovs, x_out, vec![x_dsd.into()], AsyncConfig::default());
                 sim.bind_task(x, y, send_x_id, "send_x", vec![send_x])?;

@@ -12,7 +12,7 @@ use super::{Output, Program, ProgramError, Values, gemv_reference};
 
 use npusim_cerebras::dsd::{FabIn, FabOut};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
-use npusim_cerebras::ids::{DataTaskId, InputQueue, LocalTaskId};
+use npusim_cerebras::ids::{DataTaskId, InputQueue, LocalTaskId, OutputQueue};
 use npusim_cerebras::sched::{Action, AsyncConfig, RunReport, Sim};
 use npusim_cerebras::{Arch, ElemTy, Op, Scalar};
 
@@ -103,13 +103,19 @@ pub fn build(arch: Arch, x: &[f32], b: &[f32]) -> Result<Sim, ProgramError> {
             pe.mem.declare("counts", ElemTy::U32, &[2])?;
             // queue id = color id for every color a PE receives
             for c in [xin, recv, Color::new(i64::from(B_HOST))?] {
-                pe.queues.bind_input(c.id(), c)?;
+                pe.queues.bind_input(InputQueue::new(c.id().into())?, c)?;
             }
-            pe.queues.bind_output(1, xout)?;
-            pe.queues.bind_output(2, if last_col { yc } else { send })?;
+            pe.queues.bind_output(OutputQueue::new(1)?, xout)?;
+            pe.queues
+                .bind_output(OutputQueue::new(2)?, if last_col { yc } else { send })?;
             let y_dsd = pe.mem.mem1d(&format!("|i|{{{MP}}} -> y[i]"))?;
-            let out = FabOut::new(arch, MP as i64, Some(2), None)?;
-            let fin = FabIn::new(arch, MP as i64, Some(recv.id().into()), None)?;
+            let out = FabOut::new(arch, MP as i64, Some(OutputQueue::new(2)?), None)?;
+            let fin = FabIn::new(
+                arch,
+                MP as i64,
+                Some(InputQueue::new(recv.id().into())?),
+                None,
+            )?;
             let reduce = if px == 0 {
                 Action::spawn(
                     Op::Fmovs,
@@ -135,7 +141,7 @@ pub fn build(arch: Arch, x: &[f32], b: &[f32]) -> Result<Sim, ProgramError> {
                     Vec::new()
                 }
             };
-            let x_fwd = FabOut::new(arch, 1, Some(1), None)?;
+            let x_fwd = FabOut::new(arch, 1, Some(OutputQueue::new(1)?), None)?;
             let recv_x = Action::call(move |ctx| {
                 let v = f32::from_bits(ctx.wavelet.map_or(0, |w| w.payload));
                 let mut counts = ctx.pe.mem.read::<u32>("counts")?;

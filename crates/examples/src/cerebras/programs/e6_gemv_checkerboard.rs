@@ -14,7 +14,7 @@ use super::{Output, Program, ProgramError, Values};
 use half::f16;
 use npusim_cerebras::dsd::{FabIn, FabOut};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
-use npusim_cerebras::ids::{DataTaskId, InputQueue, LocalTaskId};
+use npusim_cerebras::ids::{DataTaskId, InputQueue, LocalTaskId, OutputQueue};
 use npusim_cerebras::sched::{Action, AsyncConfig, Sim};
 use npusim_cerebras::{Arch, ElemTy, Op, OpConfig, Scalar};
 
@@ -110,17 +110,23 @@ pub fn build(arch: Arch) -> Result<Sim, ProgramError> {
             pe.mem.declare("bvec", ElemTy::F16, &[MP])?;
             pe.mem.declare("counts", ElemTy::U32, &[2])?;
             for c in [xc, recv, bc] {
-                pe.queues.bind_input(c.id(), c)?;
+                pe.queues.bind_input(InputQueue::new(c.id().into())?, c)?;
             }
-            pe.queues.bind_output(2, if last_col { yc } else { send })?;
+            pe.queues
+                .bind_output(OutputQueue::new(2)?, if last_col { yc } else { send })?;
             let mt = pe.mem.mem1d(&format!("|i|{{{MP}}} -> mt[i]"))?;
             let bvec = pe.mem.mem1d(&format!("|i|{{{MP}}} -> bvec[i]"))?;
             let a_col = pe
                 .mem
                 .mem1d(&format!("|i|{{{MP}}} -> A[i, 0]"))?
                 .with_wavelet_index_offset(true);
-            let out = FabOut::new(arch, MP as i64, Some(2), None)?;
-            let fin = FabIn::new(arch, MP as i64, Some(recv.id().into()), None)?;
+            let out = FabOut::new(arch, MP as i64, Some(OutputQueue::new(2)?), None)?;
+            let fin = FabIn::new(
+                arch,
+                MP as i64,
+                Some(InputQueue::new(recv.id().into())?),
+                None,
+            )?;
             let reduce = if px == 0 {
                 Action::spawn(
                     Op::Faddh,

@@ -21,7 +21,7 @@ use super::{Output, Program, ProgramError, Values, one_pe_host_pipe};
 
 use npusim_cerebras::dsd::{FabIn, FabOut};
 use npusim_cerebras::fabric::{Color, Wavelet};
-use npusim_cerebras::ids::LocalTaskId;
+use npusim_cerebras::ids::{InputQueue, LocalTaskId, OutputQueue};
 use npusim_cerebras::sched::{Action, AsyncConfig, RunReport, Sim};
 use npusim_cerebras::{Arch, ElemTy, Op};
 
@@ -37,11 +37,11 @@ pub fn build(arch: Arch, input: &[i16]) -> Result<Sim, ProgramError> {
     let pe = sim.pe_mut(0, 0)?;
     pe.mem.declare_with("one", &[1], &[1i16])?;
     pe.mem.declare("unused", ElemTy::I16, &[1])?;
-    pe.queues.bind_input(1, h2d)?;
-    pe.queues.bind_output(1, d2h)?;
+    pe.queues.bind_input(InputQueue::new(1)?, h2d)?;
+    pe.queues.bind_output(OutputQueue::new(1)?, d2h)?;
     let one = pe.mem.mem1d(&format!("|i|{{{size}}} -> one[0]"))?;
-    let fin = FabIn::new(arch, size, Some(1), None)?;
-    let fout = FabOut::new(arch, size, Some(1), None)?;
+    let fin = FabIn::new(arch, size, Some(InputQueue::new(1)?), None)?;
+    let fout = FabOut::new(arch, size, Some(OutputQueue::new(1)?), None)?;
     let main_id = LocalTaskId::new(10)?;
     sim.bind_task(
         0,

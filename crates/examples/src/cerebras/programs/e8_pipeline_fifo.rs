@@ -29,7 +29,7 @@ use super::{Output, Program, ProgramError, Values, one_pe_host_pipe};
 
 use npusim_cerebras::dsd::{FabIn, FabOut, FifoConfig};
 use npusim_cerebras::fabric::{Color, Wavelet};
-use npusim_cerebras::ids::LocalTaskId;
+use npusim_cerebras::ids::{InputQueue, LocalTaskId, OutputQueue};
 use npusim_cerebras::sched::{Action, AsyncConfig, RunReport, Sim};
 use npusim_cerebras::{Arch, ElemTy, Op};
 
@@ -45,16 +45,16 @@ pub fn build(arch: Arch, input: &[i16]) -> Result<Sim, ProgramError> {
     pe.mem.declare("fifo_buffer", ElemTy::I16, &[1024])?;
     pe.mem.declare_with("one", &[1], &[1i16])?;
     let fifo = pe.allocate_fifo("fifo_buffer", FifoConfig::default())?;
-    pe.queues.bind_input(0, h2d)?;
-    pe.queues.bind_input(1, c1)?;
-    pe.queues.bind_output(1, c1)?;
-    pe.queues.bind_output(2, d2h)?;
+    pe.queues.bind_input(InputQueue::new(0)?, h2d)?;
+    pe.queues.bind_input(InputQueue::new(1)?, c1)?;
+    pe.queues.bind_output(OutputQueue::new(1)?, c1)?;
+    pe.queues.bind_output(OutputQueue::new(2)?, d2h)?;
     let one = pe.mem.mem1d("|i|{0x7fff} -> one[0]")?;
     let inf = 0x7fff;
-    let in_dsd = FabIn::new(arch, inf, Some(0), None)?;
-    let loop_out = FabOut::new(arch, inf, Some(1), None)?;
-    let loop_in = FabIn::new(arch, inf, Some(1), None)?;
-    let out_dsd = FabOut::new(arch, inf, Some(2), None)?;
+    let in_dsd = FabIn::new(arch, inf, Some(InputQueue::new(0)?), None)?;
+    let loop_out = FabOut::new(arch, inf, Some(OutputQueue::new(1)?), None)?;
+    let loop_in = FabIn::new(arch, inf, Some(InputQueue::new(1)?), None)?;
+    let out_dsd = FabOut::new(arch, inf, Some(OutputQueue::new(2)?), None)?;
     let spawn =
         |op, d: npusim_cerebras::Operand, s| Action::spawn(op, d, s, AsyncConfig::default());
     let body = vec![

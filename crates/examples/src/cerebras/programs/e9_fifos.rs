@@ -28,7 +28,7 @@ use super::{Output, Program, ProgramError, Values, one_pe_host_pipe};
 
 use npusim_cerebras::dsd::{FabIn, FabOut, FifoConfig};
 use npusim_cerebras::fabric::{Color, Wavelet};
-use npusim_cerebras::ids::{DataTaskId, InputQueue, LocalTaskId};
+use npusim_cerebras::ids::{DataTaskId, InputQueue, LocalTaskId, OutputQueue};
 use npusim_cerebras::sched::{Action, AsyncConfig, RunReport, Sim};
 use npusim_cerebras::{Arch, ElemTy, Op};
 
@@ -51,16 +51,16 @@ pub fn build(arch: Arch, input: &[f32]) -> Result<Sim, ProgramError> {
     pe.mem.declare("elem", ElemTy::F32, &[1])?;
     pe.mem.declare("buf", ElemTy::F32, &[1])?;
     let fifo = pe.allocate_fifo("fifo_buffer", FifoConfig::default())?;
-    pe.queues.bind_input(0, h2d)?;
-    pe.queues.bind_output(1, lb)?;
-    pe.queues.bind_output(2, d2h)?;
+    pe.queues.bind_input(InputQueue::new(0)?, h2d)?;
+    pe.queues.bind_output(OutputQueue::new(1)?, lb)?;
+    pe.queues.bind_output(OutputQueue::new(2)?, d2h)?;
     if arch == Arch::Wse3 {
-        pe.queues.bind_input(process_queue.id(), lb)?;
+        pe.queues.bind_input(process_queue, lb)?;
     }
     let ten = pe.mem.mem1d(&format!("|i|{{{n}}} -> ten[0]"))?;
-    let in_dsd = FabIn::new(arch, n, Some(0), None)?;
-    let loop_out = FabOut::new(arch, n, Some(1), None)?;
-    let out_dsd = FabOut::new(arch, 1, Some(2), None)?;
+    let in_dsd = FabIn::new(arch, n, Some(InputQueue::new(0)?), None)?;
+    let loop_out = FabOut::new(arch, n, Some(OutputQueue::new(1)?), None)?;
+    let out_dsd = FabOut::new(arch, 1, Some(OutputQueue::new(2)?), None)?;
     let main = vec![
         Action::spawn(
             Op::Fadds,

@@ -1,8 +1,9 @@
-//! Queue ids as CSL makes them: `@get_input_queue(n)` and `@get_output_queue(n)`, 0..=7.
+//! Queue ids as CSL makes them (a fabric concept: the queues between a router and its compute
+//! engine): `@get_input_queue(n)` and `@get_output_queue(n)`, 0..=7.
 
 use std::fmt;
 
-use super::error::IdError;
+use super::id_error::IdError;
 use crate::limits::QUEUE;
 
 /// An input queue (`@get_input_queue(n)`), 0..=7: router to compute engine.
@@ -38,6 +39,34 @@ impl OutputQueue {
     pub const fn id(self) -> u8 {
         self.0
     }
+}
+
+impl InputQueue {
+    /// The eight input queues, 0..=7.
+    pub const ALL: [InputQueue; 8] = [
+        InputQueue(0),
+        InputQueue(1),
+        InputQueue(2),
+        InputQueue(3),
+        InputQueue(4),
+        InputQueue(5),
+        InputQueue(6),
+        InputQueue(7),
+    ];
+}
+
+impl OutputQueue {
+    /// The eight output queue ids, 0..=7 (WSE-2 has 0..=5 only).
+    pub const ALL: [OutputQueue; 8] = [
+        OutputQueue(0),
+        OutputQueue(1),
+        OutputQueue(2),
+        OutputQueue(3),
+        OutputQueue(4),
+        OutputQueue(5),
+        OutputQueue(6),
+        OutputQueue(7),
+    ];
 }
 
 impl fmt::Display for InputQueue {
