@@ -156,10 +156,10 @@ fn write_npy_i32(path: &std::path::Path, values: &[i32]) {
 }
 
 #[test]
-fn run_seed003_reduce_then_add_on_a_ramp() {
+fn run_inter_slice_reduce_then_add_on_a_ramp() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("y.npy");
-    furiosa_run_pipeline("seed003_reduce_then_add.toml")
+    furiosa_run_pipeline("inter_slice_reduce_then_add.toml")
         .arg("-o")
         .arg(&out)
         .assert()
@@ -189,13 +189,13 @@ fn run_seed003_reduce_then_add_on_a_ramp() {
 }
 
 #[test]
-fn run_seed000_cast_with_an_input_file() {
+fn run_cast_engine_cast_with_an_input_file() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("x.npy");
     let out = dir.path().join("y.npy");
     let values: Vec<i32> = (0..32).map(|i| i * 50 - 700).collect();
     write_npy_i32(&input, &values);
-    furiosa_run_pipeline("seed000_cast_i32_to_i8.toml")
+    furiosa_run_pipeline("cast_engine_cast_i32_to_i8.toml")
         .arg("--input")
         .arg(&input)
         .arg("-o")
@@ -284,8 +284,8 @@ fn map_matches_every_worked_example_of_1_9() {
     }
 }
 
-/// The tour's Furiosa section runs every seed 000 / 003 example and every worked mapping, and
-/// all pass; the summary stays short.
+/// The tour's Furiosa section runs every example of the "Cast Engine" and "Inter-Slice Block"
+/// pages and every worked mapping, and all pass; the summary stays short.
 #[test]
 fn tour_furiosa_section_passes() {
     let out = npusim().args(["tour", "--verbose"]).assert().success();
@@ -304,7 +304,8 @@ fn tour_furiosa_section_passes() {
         "add_then_reduce",
     ] {
         assert!(
-            section.lines().any(|l| l.starts_with("PASS seed")
+            section.lines().any(|l| (l.starts_with("PASS Cast Engine")
+                || l.starts_with("PASS Inter-Slice Block"))
                 && l.contains(name)
                 && l.contains("gives the same codes")),
             "{name}: {section}"
@@ -357,7 +358,7 @@ fn run_intra_slice_reduce_on_a_ramp() {
 fn run_prints_the_values_and_checks_a_shipped_worked_example() {
     // Seed 000's single-flit packet on the default ramp: lanes 0..8 of each flit hold the
     // ramp, the 24 padding lanes 0.
-    let out = furiosa_run_pipeline("seed000_cast_i32_to_i8.toml")
+    let out = furiosa_run_pipeline("cast_engine_cast_i32_to_i8.toml")
         .output()
         .unwrap();
     assert!(out.status.success());
@@ -377,12 +378,12 @@ fn run_prints_the_values_and_checks_a_shipped_worked_example() {
     assert!(text.trim_end().ends_with("result: PASS"), "{text}");
     // Every shipped worked example passes; a pipeline of one's own has no expected values.
     for name in [
-        "seed000_cast_padded.toml",
-        "seed003_dummy.toml",
-        "seed003_broadcast.toml",
-        "seed003_promotion.toml",
-        "seed003_reduce_then_add.toml",
-        "seed003_add_then_reduce.toml",
+        "cast_engine_cast_padded.toml",
+        "inter_slice_dummy.toml",
+        "inter_slice_broadcast.toml",
+        "inter_slice_promotion.toml",
+        "inter_slice_reduce_then_add.toml",
+        "inter_slice_add_then_reduce.toml",
     ] {
         furiosa_run_pipeline(name)
             .assert()

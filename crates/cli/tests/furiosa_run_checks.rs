@@ -23,10 +23,10 @@ fn pipeline_text(name: &str) -> String {
     std::fs::read_to_string(path).unwrap()
 }
 
-/// Seed 003's `seed003_dummy.toml` with `Time = m![T]` and upstream delivering a flit every
+/// Seed 003's `inter_slice_dummy.toml` with `Time = m![T]` and upstream delivering a flit every
 /// `upstream` cycles.
 fn dummy_with_time(t: usize, upstream: u64) -> String {
-    pipeline_text("seed003_dummy.toml")
+    pipeline_text("inter_slice_dummy.toml")
         .replace(
             "axes = \"R=4, A=512\"",
             &format!("axes = \"R=4, A=512, T={t}\"\nupstream_cycles_per_flit = {upstream}"),
@@ -192,7 +192,7 @@ fn unknown_keys_are_refused_with_the_known_ones() {
             "unknown key `upstream_cycle_per_flit`",
         ))
         .stderr(predicate::str::contains("upstream_cycles_per_flit"));
-    let typo = pipeline_text("seed003_dummy.toml").replace("out_slice", "out_slices");
+    let typo = pipeline_text("inter_slice_dummy.toml").replace("out_slice", "out_slices");
     furiosa_run(write(dir.path(), "p.toml", &typo))
         .assert()
         .failure()
@@ -207,7 +207,7 @@ fn an_input_of_another_type_is_refused_not_reinterpreted() {
     let pipeline = write(
         dir.path(),
         "p.toml",
-        &pipeline_text("seed000_cast_i32_to_i8.toml"),
+        &pipeline_text("cast_engine_cast_i32_to_i8.toml"),
     );
     let floats: Vec<u8> = (0..32).flat_map(|i| (i as f32).to_le_bytes()).collect();
     let input = dir.path().join("f.npy");
@@ -261,7 +261,7 @@ fn output_files_are_real_npy_or_safetensors_and_others_are_refused() {
     let pipeline = write(
         dir.path(),
         "p.toml",
-        &pipeline_text("seed000_cast_i32_to_i8.toml"),
+        &pipeline_text("cast_engine_cast_i32_to_i8.toml"),
     );
     let st = dir.path().join("y.safetensors");
     furiosa_run(&pipeline).arg("-o").arg(&st).assert().success();
@@ -291,7 +291,7 @@ fn dash_means_standard_output() {
     let pipeline = write(
         dir.path(),
         "p.toml",
-        &pipeline_text("seed003_reduce_then_add.toml"),
+        &pipeline_text("inter_slice_reduce_then_add.toml"),
     );
     let out = npusim()
         .current_dir(dir.path())
@@ -320,11 +320,12 @@ fn run_errors_print_their_message_once() {
     let err = run_stderr(&mut furiosa_run(write(dir.path(), "p.toml", text)));
     assert_eq!(err.matches("not one 32-byte flit").count(), 1, "{err}");
     // A Vector Engine refusal and a mapping error.
-    let text = pipeline_text("seed003_dummy.toml").replace("out_time = \"1\"", "out_time = \"A\"");
+    let text =
+        pipeline_text("inter_slice_dummy.toml").replace("out_time = \"1\"", "out_time = \"A\"");
     let err = run_stderr(&mut furiosa_run(write(dir.path(), "p.toml", &text)));
     assert!(err.contains("stage 2 (inter_slice_reduce)"), "{err}");
     assert_eq!(err.matches("OutTime must be").count(), 1, "{err}");
-    let text = pipeline_text("seed003_dummy.toml")
+    let text = pipeline_text("inter_slice_dummy.toml")
         .replace("out_slice = \"A / 8, 1 # 4\"", "out_slice = \"A / \"");
     let err = run_stderr(&mut furiosa_run(write(dir.path(), "p.toml", &text)));
     assert_eq!(err.matches("column").count(), 1, "{err}");

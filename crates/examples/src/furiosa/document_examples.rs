@@ -49,8 +49,8 @@ pub enum ExampleError {
 /// One worked example of a documentation page.
 #[derive(Clone, Copy, Debug)]
 pub struct DocumentExample {
-    /// The page's number in npusim's seed set: `000` ("Cast Engine"), `003` ("Inter-Slice Block").
-    pub seed: &'static str,
+    /// The Furiosa documentation page the example is from: "Cast Engine" or "Inter-Slice Block".
+    pub page: &'static str,
     /// The page's function name (`cast_i32_to_i8`, `inter_slice_add`, ...).
     pub name: &'static str,
     /// The page's heading for it.
@@ -96,66 +96,72 @@ impl ExampleRun {
 /// Every example of the two pages, in the pages' order.
 pub const DOCUMENT_EXAMPLES: [DocumentExample; 7] = [
     DocumentExample {
-        seed: "000",
+        page: "Cast Engine",
         name: "cast_i32_to_i8",
         title: "Single-flit packet",
         chain: "i32 Time [B] Packet [A] -> cast::<i8> Packet [A # 32]",
-        pipeline_file: "seed000_cast_i32_to_i8.toml",
-        pipeline: include_str!("../../../furiosa/examples/pipelines/seed000_cast_i32_to_i8.toml"),
+        pipeline_file: "cast_engine_cast_i32_to_i8.toml",
+        pipeline: include_str!(
+            "../../../furiosa/examples/pipelines/cast_engine_cast_i32_to_i8.toml"
+        ),
         run: cast_i32_to_i8,
     },
     DocumentExample {
-        seed: "000",
+        page: "Cast Engine",
         name: "cast_padded",
         title: "Padded input packet",
         chain: "i32 Packet [A # 8] -> cast::<i8> Packet [A # 32]",
-        pipeline_file: "seed000_cast_padded.toml",
-        pipeline: include_str!("../../../furiosa/examples/pipelines/seed000_cast_padded.toml"),
+        pipeline_file: "cast_engine_cast_padded.toml",
+        pipeline: include_str!("../../../furiosa/examples/pipelines/cast_engine_cast_padded.toml"),
         run: cast_padded,
     },
     DocumentExample {
-        seed: "003",
+        page: "Inter-Slice Block",
         name: "inter_slice_add",
         title: "Dummy Replacement",
         chain: "i32 Slice [A / 8, R] -> inter_slice_reduce AddSat -> Slice [A / 8, 1 # 4]",
-        pipeline_file: "seed003_dummy.toml",
-        pipeline: include_str!("../../../furiosa/examples/pipelines/seed003_dummy.toml"),
+        pipeline_file: "inter_slice_dummy.toml",
+        pipeline: include_str!("../../../furiosa/examples/pipelines/inter_slice_dummy.toml"),
         run: inter_slice_add,
     },
     DocumentExample {
-        seed: "003",
+        page: "Inter-Slice Block",
         name: "broadcast_into_x",
         title: "Broadcast Into a New Slice Axis",
         chain: "f32 Slice [W, R] -> inter_slice_reduce Add -> Slice [W, X]",
-        pipeline_file: "seed003_broadcast.toml",
-        pipeline: include_str!("../../../furiosa/examples/pipelines/seed003_broadcast.toml"),
+        pipeline_file: "inter_slice_broadcast.toml",
+        pipeline: include_str!("../../../furiosa/examples/pipelines/inter_slice_broadcast.toml"),
         run: broadcast_into_x,
     },
     DocumentExample {
-        seed: "003",
+        page: "Inter-Slice Block",
         name: "axis_promotion",
         title: "Promotion from Time into SliceOut",
         chain: "f32 Slice [W, R] Time [T0, T2, T1] -> Add -> Slice [W, T2] Time [T0, T1]",
-        pipeline_file: "seed003_promotion.toml",
-        pipeline: include_str!("../../../furiosa/examples/pipelines/seed003_promotion.toml"),
+        pipeline_file: "inter_slice_promotion.toml",
+        pipeline: include_str!("../../../furiosa/examples/pipelines/inter_slice_promotion.toml"),
         run: axis_promotion,
     },
     DocumentExample {
-        seed: "003",
+        page: "Inter-Slice Block",
         name: "reduce_then_add",
         title: "Inter-Slice Reduce with AddSat, Then Intra-Slice",
         chain: "AddSat over R, then branch(Unconditional), fxp(AddFxp, 100)",
-        pipeline_file: "seed003_reduce_then_add.toml",
-        pipeline: include_str!("../../../furiosa/examples/pipelines/seed003_reduce_then_add.toml"),
+        pipeline_file: "inter_slice_reduce_then_add.toml",
+        pipeline: include_str!(
+            "../../../furiosa/examples/pipelines/inter_slice_reduce_then_add.toml"
+        ),
         run: reduce_then_add,
     },
     DocumentExample {
-        seed: "003",
+        page: "Inter-Slice Block",
         name: "add_then_reduce",
         title: "Intra-Slice Then Inter-Slice Reduce with AddSat",
         chain: "branch(Unconditional), fxp(AddFxp, 100), then AddSat over R",
-        pipeline_file: "seed003_add_then_reduce.toml",
-        pipeline: include_str!("../../../furiosa/examples/pipelines/seed003_add_then_reduce.toml"),
+        pipeline_file: "inter_slice_add_then_reduce.toml",
+        pipeline: include_str!(
+            "../../../furiosa/examples/pipelines/inter_slice_add_then_reduce.toml"
+        ),
         run: add_then_reduce,
     },
 ];

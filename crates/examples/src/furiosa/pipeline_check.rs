@@ -21,11 +21,7 @@ pub fn worked_example(text: &str) -> Option<&'static DocumentExample> {
 /// give the example's output, every cell of which the example's oracle (written over logical
 /// coordinates) has checked. `Ok` says what passed; `Err` what failed.
 pub fn check(ex: &DocumentExample, pipeline: &Pipeline) -> Result<String, String> {
-    let page = match ex.seed {
-        "000" => "Cast Engine",
-        _ => "Inter-Slice Block",
-    };
-    let name = format!("\"{}\" (Furiosa documentation, \"{page}\")", ex.title);
+    let name = format!("\"{}\" (Furiosa documentation, \"{}\")", ex.title, ex.page);
     let run = (ex.run)().map_err(|e| format!("the worked example {name} did not run: {e}"))?;
     if !run.pass() {
         return Err(format!(

@@ -33,7 +33,7 @@ pub fn run(out: &mut dyn Write, detail: Detail) -> io::Result<usize> {
     writeln!(out, "== Furiosa RNGD (npusim-furiosa)")?;
     writeln!(
         out,
-        "sources: Furiosa documentation, \"Cast Engine\" (seed 000 below) and \"Inter-Slice Block\" (seed 003), each example replayed
+        "sources: Furiosa documentation, pages \"Cast Engine\" and \"Inter-Slice Block\" (named on each line below), each example replayed
 from its pipeline file in crates/furiosa/examples/pipelines/; mapping worked examples: m![...] cells as Furiosa's furiosa-opt types give them."
     )?;
     let mut failed = 0;
@@ -50,9 +50,9 @@ from its pipeline file in crates/furiosa/examples/pipelines/; mapping worked exa
                 if detail.shows(pass, representative) {
                     writeln!(
                         out,
-                        "{} seed {} {:<16} {}: {}/{} cells as computed; {}; {}; {}",
+                        "{} {:<17} {:<16} {}: {}/{} cells as computed; {}; {}; {}",
                         if pass { "PASS" } else { "FAIL" },
-                        ex.seed,
+                        ex.page,
                         ex.name,
                         ex.chain,
                         run.checked - run.mismatches,
@@ -74,7 +74,7 @@ from its pipeline file in crates/furiosa/examples/pipelines/; mapping worked exa
             }
             Err(e) => {
                 failed += 1;
-                writeln!(out, "FAIL seed {} {}: {e}", ex.seed, ex.name)?;
+                writeln!(out, "FAIL {} {}: {e}", ex.page, ex.name)?;
             }
         }
     }
@@ -121,7 +121,7 @@ from its pipeline file in crates/furiosa/examples/pipelines/; mapping worked exa
     }
     writeln!(
         out,
-        "seed examples: {} cases: {} PASS, {seed_failed} FAIL; mapping worked examples: {} mappings, {cells} cells: {} PASS, {} FAIL",
+        "document examples: {} cases: {} PASS, {seed_failed} FAIL; mapping worked examples: {} mappings, {cells} cells: {} PASS, {} FAIL",
         DOCUMENT_EXAMPLES.len(),
         DOCUMENT_EXAMPLES.len() - seed_failed,
         WORKED_MAPPINGS.len(),

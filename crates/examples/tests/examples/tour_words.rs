@@ -1,5 +1,5 @@
 //! The tour speaks of documents a user has (issue 29, item 8): every label it uses for a
-//! document or a numbering (S1, S2, G rows, "repo", E1-E10, seed 000 / 003) is explained on the
+//! document or a numbering (S1, S2, G rows, "repo", E1-E10) is explained on the
 //! line where it first appears, and no label of npusim's design notes (spec sections,
 //! m-notation) appears at all. The checks and verdicts are the same at every detail.
 
@@ -13,15 +13,13 @@ fn tour(detail: Detail) -> (String, usize) {
 }
 
 /// (label, a word the line of its first appearance must hold to explain it)
-const LABELS: [(&str, &str); 9] = [
+const LABELS: [(&str, &str); 7] = [
     ("S1", "950PR/950DT MicroAPI"),
     ("S2", "Atlas training series LocalTensor API"),
     ("derived", "pin what the two leave open"),
     ("G0", "golden table"),
     ("repo", "asc-devkit"),
     ("E1", "SDK's tutorial programs"),
-    ("seed 000", "Cast Engine"),
-    ("seed 003", "Inter-Slice Block"),
     ("mapping worked examples", "furiosa-opt"),
 ];
 

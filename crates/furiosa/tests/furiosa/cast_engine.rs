@@ -1,4 +1,4 @@
-//! The Cast Engine: both examples of seed 000, goldens G22, and every refusal.
+//! The Cast Engine: both examples of the "Cast Engine" page, goldens G22, and every refusal.
 
 use npusim_furiosa::dtype::{Bf16, F8E4M3, F16, I4};
 use npusim_furiosa::engine::cast::CastError;
@@ -90,7 +90,7 @@ fn g22_shapes() {
             assert_eq!(out.codes()[t * 16 + p], want);
         }
     }
-    // f32 -> f16 (seed 000's table), f8e4m3 and i4 outputs.
+    // f32 -> f16 (the Cast Engine page's table), f8e4m3 and i4 outputs.
     assert!(input.cast::<F16>(&mp(&ax, "N # 16")).is_ok());
     assert!(input.cast::<F8E4M3>(&mp(&ax, "N # 32")).is_ok());
     let ints =

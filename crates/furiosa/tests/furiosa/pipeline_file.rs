@@ -8,7 +8,7 @@ use npusim_furiosa::{
     IntraSliceReduceOpF32, IntraSliceReduceOpI32, LogicBinaryOp,
 };
 
-const DUMMY: &str = include_str!("../../examples/pipelines/seed003_dummy.toml");
+const DUMMY: &str = include_str!("../../examples/pipelines/inter_slice_dummy.toml");
 
 const SHIPPED: [(&str, &str); 8] = [
     (
@@ -16,29 +16,29 @@ const SHIPPED: [(&str, &str); 8] = [
         include_str!("../../examples/pipelines/intra_slice_reduce.toml"),
     ),
     (
-        "seed000_cast_i32_to_i8",
-        include_str!("../../examples/pipelines/seed000_cast_i32_to_i8.toml"),
+        "cast_engine_cast_i32_to_i8",
+        include_str!("../../examples/pipelines/cast_engine_cast_i32_to_i8.toml"),
     ),
     (
-        "seed000_cast_padded",
-        include_str!("../../examples/pipelines/seed000_cast_padded.toml"),
+        "cast_engine_cast_padded",
+        include_str!("../../examples/pipelines/cast_engine_cast_padded.toml"),
     ),
     (
-        "seed003_add_then_reduce",
-        include_str!("../../examples/pipelines/seed003_add_then_reduce.toml"),
+        "inter_slice_add_then_reduce",
+        include_str!("../../examples/pipelines/inter_slice_add_then_reduce.toml"),
     ),
     (
-        "seed003_broadcast",
-        include_str!("../../examples/pipelines/seed003_broadcast.toml"),
+        "inter_slice_broadcast",
+        include_str!("../../examples/pipelines/inter_slice_broadcast.toml"),
     ),
-    ("seed003_dummy", DUMMY),
+    ("inter_slice_dummy", DUMMY),
     (
-        "seed003_promotion",
-        include_str!("../../examples/pipelines/seed003_promotion.toml"),
+        "inter_slice_promotion",
+        include_str!("../../examples/pipelines/inter_slice_promotion.toml"),
     ),
     (
-        "seed003_reduce_then_add",
-        include_str!("../../examples/pipelines/seed003_reduce_then_add.toml"),
+        "inter_slice_reduce_then_add",
+        include_str!("../../examples/pipelines/inter_slice_reduce_then_add.toml"),
     ),
 ];
 

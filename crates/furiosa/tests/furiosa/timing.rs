@@ -77,7 +77,7 @@ fn slow_upstream_hides_the_per_flit_cost_but_not_the_tail() {
     assert_eq!(before[0], 16, "16 ones summed");
 }
 
-/// Seed 003's dummy replacement (`seed003_dummy.toml`: R = 4, AddSat) with `Time = m![T]`,
+/// Seed 003's dummy replacement (`inter_slice_dummy.toml`: R = 4, AddSat) with `Time = m![T]`,
 /// upstream one flit every `upstream` cycles, optionally followed by a Cast Engine to i8.
 fn dummy_pipeline(t: usize, upstream: u64, cast: bool) -> Pipeline {
     let mut stages = vec![
