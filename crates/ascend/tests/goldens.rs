@@ -2,7 +2,7 @@
 //! examples plus derived cases, each run through the API the row names (see
 //! [`npusim_examples::ascend::goldens::SatColumn`]). G206–G208 (the seed 002 "More Samples" lanes) are
 //! element checks here; the whole 512-lane example, masked lanes included, is in
-//! seed002_examples.rs.
+//! more_samples_examples.rs.
 
 use npusim_ascend::{CastOptions, Ctrl, DType, ElementCast, Product, SatMode};
 use npusim_examples::ascend::goldens::goldens;

@@ -52,19 +52,19 @@ fn i32s(b: &[u8]) -> Vec<i32> {
 }
 
 fn seed_src() -> Vec<f64> {
-    let (_, data) = npy_data(&repo("examples/ascend/seed002_src.npy"));
+    let (_, data) = npy_data(&repo("examples/ascend/more_samples_src.npy"));
     data.chunks_exact(2)
         .map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f64())
         .collect()
 }
 
 #[test]
-fn seed002_mask32_from_the_call_file() {
+fn more_samples_mask32_from_the_call_file() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.npy");
-    ascend_cast(repo("examples/ascend/seed002_src.npy"), &out)
+    ascend_cast(repo("examples/ascend/more_samples_src.npy"), &out)
         .arg("--call")
-        .arg(repo("examples/ascend/seed002_mask32.toml"))
+        .arg(repo("examples/ascend/more_samples_mask32.toml"))
         .assert()
         .success()
         .stdout(predicate::str::contains("wrote 256 of 512"))
@@ -99,9 +99,9 @@ fn prior_contents_survive_on_masked_lanes_and_flags_override_the_file() {
         .assert()
         .success();
     let out = dir.path().join("out.npy");
-    ascend_cast(repo("examples/ascend/seed002_src.npy"), &out)
+    ascend_cast(repo("examples/ascend/more_samples_src.npy"), &out)
         .arg("--call")
-        .arg(repo("examples/ascend/seed002_mask32.toml"))
+        .arg(repo("examples/ascend/more_samples_mask32.toml"))
         .args(["--round", "CAST_FLOOR", "--prior"])
         .arg(&prior)
         .assert()
@@ -160,7 +160,7 @@ fn reg_api_call_on_the_950() {
 fn bad_calls_fail_cleanly_without_output() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.npy");
-    let src = repo("examples/ascend/seed002_src.npy");
+    let src = repo("examples/ascend/more_samples_src.npy");
     let cases: &[(&[&str], &str)] = &[
         (
             &[
@@ -278,7 +278,7 @@ fn microapi_alias_runs_and_reports_the_reg_api() {
 fn unknown_flag_values_list_the_legal_ones() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.npy");
-    let src = repo("examples/ascend/seed002_src.npy");
+    let src = repo("examples/ascend/more_samples_src.npy");
     for (flag, value, legal) in [
         ("--sat", "SATURATE", "NO_SAT"),
         ("--api", "vector", "microapi"),
@@ -321,9 +321,9 @@ fn a_file_of_another_type_is_refused_naming_both_types() {
     let prior = dir.path().join("prior_f32.npy");
     let ones: Vec<u8> = (0..512).flat_map(|_| 1.0f32.to_le_bytes()).collect();
     write_npy(&prior, "<f4", 512, &ones);
-    ascend_cast(repo("examples/ascend/seed002_src.npy"), &out)
+    ascend_cast(repo("examples/ascend/more_samples_src.npy"), &out)
         .arg("--call")
-        .arg(repo("examples/ascend/seed002_mask32.toml"))
+        .arg(repo("examples/ascend/more_samples_mask32.toml"))
         .arg("--prior")
         .arg(&prior)
         .assert()
@@ -337,7 +337,7 @@ fn a_file_of_another_type_is_refused_naming_both_types() {
     write_npy(&src, "<i2", 512, &[0u8; 1024]);
     ascend_cast(&src, &out)
         .arg("--call")
-        .arg(repo("examples/ascend/seed002_mask32.toml"))
+        .arg(repo("examples/ascend/more_samples_mask32.toml"))
         .assert()
         .failure()
         .stderr(predicate::str::contains("'<i2'"))
@@ -345,7 +345,7 @@ fn a_file_of_another_type_is_refused_naming_both_types() {
         .stderr(predicate::str::contains("half"));
     assert!(!out.exists());
     // --src names the source type: the same refusal.
-    ascend_cast(repo("examples/ascend/seed002_src.npy"), &out)
+    ascend_cast(repo("examples/ascend/more_samples_src.npy"), &out)
         .args([
             "--src",
             "bfloat16_t",
@@ -369,10 +369,10 @@ fn dash_output_is_standard_output_with_the_report_on_standard_error() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("out.npy");
     let run = |out: &Path| {
-        ascend_cast(repo("examples/ascend/seed002_src.npy"), out)
+        ascend_cast(repo("examples/ascend/more_samples_src.npy"), out)
             .current_dir(dir.path())
             .arg("--call")
-            .arg(repo("examples/ascend/seed002_mask32.toml"))
+            .arg(repo("examples/ascend/more_samples_mask32.toml"))
             .assert()
             .success()
     };

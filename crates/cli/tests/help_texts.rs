@@ -101,7 +101,7 @@ fn no_help_text_names_a_document_the_user_does_not_have() {
         &["cerebras", "run"],
     ] {
         let text = help(args).to_lowercase();
-        // (The example files `examples/ascend/seed002_*` keep their names: paths, not words.)
+        // (The example files `examples/ascend/more_samples_*` keep their names: paths, not words.)
         for word in ["seed 0", "seeds'", "spec §", "spec label", "m-notation"] {
             assert!(
                 !text.contains(word),

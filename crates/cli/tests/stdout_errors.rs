@@ -41,11 +41,11 @@ fn commands(dir: &Path) -> Vec<Vec<String>> {
         vec![
             "ascend".into(),
             "cast".into(),
-            s(repo("examples/ascend/seed002_src.npy")),
+            s(repo("examples/ascend/more_samples_src.npy")),
             "-o".into(),
             s(dir.join("out.npy")),
             "--call".into(),
-            s(repo("examples/ascend/seed002_mask32.toml")),
+            s(repo("examples/ascend/more_samples_mask32.toml")),
         ],
         vec![
             "bench".into(),

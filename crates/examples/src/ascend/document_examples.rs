@@ -1,6 +1,6 @@
 //! The two 512-lane result examples of the AscendC API reference's `Cast` page for the Atlas
 //! training series (LocalTensor API, section "More Samples") as built-in data, extracted
-//! verbatim from that page (npusim's seed 002) by `tools/extract_seed002_examples.py`, with a
+//! verbatim from that page (npusim's collection) by `tools/extract_more_samples.py`, with a
 //! runner: the tests and `npusim tour` use both.
 //!
 //! Both examples cast half → int32 with CAST_CEIL, `repeatTimes = 8`, `{1, 1, 8, 4}`:
@@ -26,8 +26,8 @@ pub struct LaneExample {
     pub mask: u64,
 }
 
-const MASK64: &str = include_str!("../../data/ascend/seed002_ceil_mask64.txt");
-const MASK32: &str = include_str!("../../data/ascend/seed002_ceil_mask32.txt");
+const MASK64: &str = include_str!("../../data/ascend/more_samples_ceil_mask64.txt");
+const MASK32: &str = include_str!("../../data/ascend/more_samples_ceil_mask32.txt");
 
 fn parse(name: &'static str, call: &'static str, mask: u64, text: &str) -> LaneExample {
     let mut lines = text.lines();

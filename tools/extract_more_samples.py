@@ -5,7 +5,7 @@ series) into plain text files for npusim-examples (the tour and the npusim-ascen
 Each output file holds two lines of whitespace-separated numbers: the 512 inputs exactly as
 the seed prints them (numpy float16 reprs) and the 512 printed outputs (int32).
 
-Usage: python3 tools/extract_seed002_examples.py ../shared/seeds/002_*.txt crates/examples/data/ascend
+Usage: python3 tools/extract_more_samples.py ../shared/seeds/002_*.txt crates/examples/data/ascend
 """
 import re
 import sys
@@ -32,7 +32,7 @@ def main():
     seed, out = Path(sys.argv[1]), Path(sys.argv[2])
     lines = seed.read_text(encoding="utf-8").splitlines()
     marks = [i for i, l in enumerate(lines) if l.strip() == "Input (srcLocal):"]
-    names = ["seed002_ceil_mask64.txt", "seed002_ceil_mask32.txt"]
+    names = ["more_samples_ceil_mask64.txt", "more_samples_ceil_mask32.txt"]
     if len(marks) != 2:
         sys.exit(f"expected 2 result examples, found {len(marks)}")
     for name, mark in zip(names, marks):

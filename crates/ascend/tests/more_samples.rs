@@ -1,5 +1,5 @@
 //! Seed 002's two 512-element result examples, bit for bit (data extracted verbatim from the
-//! seed by tools/extract_seed002_examples.py into crates/examples/data/ascend/).
+//! seed by tools/extract_more_samples.py into crates/examples/data/ascend/).
 //!
 //! Inputs are printed as numpy float16 reprs (shortest round-trip decimals), so parsing each one
 //! to the nearest f16 recovers the exact input bits.
@@ -56,7 +56,7 @@ fn outputs(core: &AiCore, dst: &LocalTensor<ty::Int32>) -> Vec<i64> {
 #[test]
 fn mask64_repeat8_ceil_reproduces_all_512_outputs() {
     let ex = load(include_str!(
-        "../../examples/data/ascend/seed002_ceil_mask64.txt"
+        "../../examples/data/ascend/more_samples_ceil_mask64.txt"
     ));
     assert_eq!((ex.src.len(), ex.dst.len()), (512, 512));
     // Independent check of the printed data: every output is the ceiling of its input.
@@ -113,7 +113,7 @@ fn mask64_repeat8_ceil_reproduces_all_512_outputs() {
 #[test]
 fn mask32_leaves_masked_lanes_with_their_prior_contents() {
     let ex = load(include_str!(
-        "../../examples/data/ascend/seed002_ceil_mask32.txt"
+        "../../examples/data/ascend/more_samples_ceil_mask32.txt"
     ));
     let (mut core, src, dst) = setup(&ex);
     // Model the destination's prior contents explicitly: the stale words the seed printed for
