@@ -324,6 +324,13 @@ fn refused_inputs_say_why_and_leave_no_output() {
         e.contains("error: quantizing `") && e.contains("tensor `w` (shape [2, 64], axis 2): "),
         "{e}"
     );
+    // The reason is said once (not again as the error's cause).
+    assert_eq!(
+        e.matches("axis 2 is out of range for a shape of 2 dimensions")
+            .count(),
+        1,
+        "{e}"
+    );
     let e = refused(&["--scheme", "mxfp4", "--axis", "-3"]);
     assert!(e.contains("tensor `w` (shape [2, 64], axis -3): "), "{e}");
     let e = refused(&["--scheme", "mxfp4", "--tensor", "ids"]);

@@ -100,7 +100,7 @@ pub fn dequantize_bytes(
             name: f.name.clone(),
             shape: f.shape.clone(),
             axis: f.axis as isize,
-            source: Box::new(source),
+            reason: Box::new(source),
         };
         let q = Quantized::from_parts(
             f.scheme,

@@ -12,7 +12,7 @@ pub enum QuantizeError {
     #[error(transparent)]
     Io(#[from] IoError),
     /// The block quantiser refused a tensor (an axis out of range, ...).
-    #[error("tensor `{name}` (shape {shape:?}, axis {axis}): {source}")]
+    #[error("tensor `{name}` (shape {shape:?}, axis {axis}): {reason}")]
     Block {
         /// The tensor.
         name: String,
@@ -20,8 +20,8 @@ pub enum QuantizeError {
         shape: Vec<usize>,
         /// The axis asked for.
         axis: isize,
-        /// What the quantiser said.
-        source: Box<BlockError>,
+        /// What the quantiser said (part of the message, not a separate cause).
+        reason: Box<BlockError>,
     },
     /// A tensor named exactly in the selection whose dtype is not a float that can be quantised.
     #[error(

@@ -147,7 +147,7 @@ fn quantize_one<'a>(
         name: name.to_string(),
         shape: shape.to_vec(),
         axis: job.axis,
-        source: Box::new(source),
+        reason: Box::new(source),
     };
     let values = Values::read(dtype, data).ok_or_else(|| QuantizeError::NotQuantizable {
         name: name.to_string(),
