@@ -370,3 +370,73 @@ fn dequantize_refuses_a_plain_file_and_writes_nothing() {
     assert!(e.contains("no quantized tensor found"), "{e}");
     assert_eq!(files(dir.path()), 1);
 }
+
+#[test]
+fn a_checkpoint_directory_in_gives_a_directory_with_the_same_index_structure_out() {
+    let root = tempfile::tempdir().unwrap();
+    let input = root.path().join("ckpt");
+    std::fs::create_dir(&input).unwrap();
+    let w = weights(128);
+    let shard = model(&input, &w);
+    std::fs::rename(&shard, input.join("model-00001-of-00001.safetensors")).unwrap();
+    let index = serde_json::json!({
+        "metadata": {"total_size": 0},
+        "weight_map": {
+            "w": "model-00001-of-00001.safetensors",
+            "norm": "model-00001-of-00001.safetensors",
+            "ids": "model-00001-of-00001.safetensors"
+        }
+    });
+    std::fs::write(
+        input.join("model.safetensors.index.json"),
+        index.to_string(),
+    )
+    .unwrap();
+    let q = root.path().join("q");
+    npusim()
+        .arg("quantize")
+        .arg(&input)
+        .arg("-o")
+        .arg(&q)
+        .args(["--scheme", "mxfp4", "-q"])
+        .assert()
+        .success();
+    let idx: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(q.join("model.safetensors.index.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        idx["weight_map"]["w_blocks"],
+        "model-00001-of-00001.safetensors"
+    );
+    assert_eq!(
+        idx["weight_map"]["w_scales"],
+        "model-00001-of-00001.safetensors"
+    );
+    assert!(idx["weight_map"].get("w").is_none());
+    let d = root.path().join("d");
+    npusim()
+        .arg("dequantize")
+        .arg(&q)
+        .arg("-o")
+        .arg(&d)
+        .arg("-q")
+        .assert()
+        .success();
+    let qz = quantize(
+        Source::F32(&w),
+        &[2, 64],
+        -1,
+        Scheme::Mxfp4,
+        &Options::default(),
+    )
+    .unwrap();
+    let back = std::fs::read(d.join("model-00001-of-00001.safetensors")).unwrap();
+    assert_eq!(
+        part(&back, "w"),
+        (Dtype::F32, vec![2, 64], bytes(&qz.dequantize()))
+    );
+    let idx: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("model.safetensors.index.json")).unwrap())
+            .unwrap();
+    assert_eq!(idx["weight_map"]["w"], "model-00001-of-00001.safetensors");
+}

@@ -12,7 +12,8 @@ use npusim_numerics::{CastPolicy, Format, RoundMode};
 /// Options of `npusim quantize`.
 #[derive(Debug, Args)]
 pub struct QuantizeArgs {
-    /// Input .safetensors file.
+    /// Input .safetensors file, or a sharded checkpoint directory
+    /// (model.safetensors.index.json + shards; OUT is then a directory).
     #[arg(value_name = "IN")]
     pub input: PathBuf,
 
@@ -91,7 +92,8 @@ impl QuantizeArgs {
 #[derive(Debug, Args)]
 pub struct DequantizeArgs {
     /// Input .safetensors file written by `npusim quantize`, or a checkpoint in the published
-    /// MXFP4 (`_blocks`/`_scales`) or NVFP4 (`weight_scale`/`weight_scale_2`) layout.
+    /// MXFP4 (`_blocks`/`_scales`) or NVFP4 (`weight_scale`/`weight_scale_2`) layout; or a
+    /// sharded checkpoint directory (OUT is then a directory).
     #[arg(value_name = "IN")]
     pub input: PathBuf,
 

@@ -1,5 +1,6 @@
 //! `npusim quantize` and `npusim dequantize`: block-scaled quantisation (OCP MX, NVFP4) of a
-//! `.safetensors` file in the published checkpoint layouts, and reading it back. The work is
+//! `.safetensors` file (or a sharded checkpoint directory) in the published checkpoint
+//! layouts, and reading it back. The work is
 //! `npusim_io::quantize`'s; this folder parses the options and prints the report.
 
 mod args;
@@ -8,6 +9,7 @@ mod report;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
+use npusim_io::quantize::{dequantize_dir, quantize_dir};
 use npusim_io::{dequantize_bytes, quantize_bytes};
 
 pub use args::{DequantizeArgs, QuantizeArgs};
@@ -31,10 +33,16 @@ pub fn run(args: QuantizeArgs) -> Result<ExitCode> {
     if args.json && is_stdio(&args.output) {
         anyhow::bail!("--json prints on standard output, which `-o -` already uses for the data");
     }
-    let input = read(&args.input)?;
-    let (bytes, rep) = quantize_bytes(&job, &input)
-        .with_context(|| format!("quantizing `{}`", args.input.display()))?;
-    write_output(&args.output, |w| w.write_all(&bytes))?;
+    let rep = if args.input.is_dir() {
+        quantize_dir(&job, &args.input, &args.output)
+            .with_context(|| format!("quantizing `{}`", args.input.display()))?
+    } else {
+        let input = read(&args.input)?;
+        let (bytes, rep) = quantize_bytes(&job, &input)
+            .with_context(|| format!("quantizing `{}`", args.input.display()))?;
+        write_output(&args.output, |w| w.write_all(&bytes))?;
+        rep
+    };
     if args.json {
         let doc = report::json(&args.input, &args.output, &job, &rep);
         return with_stdout(|w| writeln!(w, "{doc}")).map(|()| ExitCode::SUCCESS);
@@ -53,10 +61,16 @@ pub fn run(args: QuantizeArgs) -> Result<ExitCode> {
 
 /// Runs `npusim dequantize`.
 pub fn run_dequantize(args: DequantizeArgs) -> Result<ExitCode> {
-    let input = read(&args.input)?;
-    let (bytes, rep) = dequantize_bytes(&input, args.to)
-        .with_context(|| format!("dequantizing `{}`", args.input.display()))?;
-    write_output(&args.output, |w| w.write_all(&bytes))?;
+    let rep = if args.input.is_dir() {
+        dequantize_dir(&args.input, &args.output, args.to)
+            .with_context(|| format!("dequantizing `{}`", args.input.display()))?
+    } else {
+        let input = read(&args.input)?;
+        let (bytes, rep) = dequantize_bytes(&input, args.to)
+            .with_context(|| format!("dequantizing `{}`", args.input.display()))?;
+        write_output(&args.output, |w| w.write_all(&bytes))?;
+        rep
+    };
     if !args.quiet {
         print_report(
             &report::dequantized_lines(&rep, args.to),

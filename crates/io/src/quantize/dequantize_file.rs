@@ -57,10 +57,32 @@ pub fn dequantize_bytes(
     if found.is_empty() {
         return Err(QuantizeError::NothingToDequantize);
     }
+    dequantize_found(&file, &found, to, dtype)
+}
+
+/// [`dequantize_bytes`] of one shard of a directory: a shard without quantised tensors is
+/// copied.
+pub(crate) fn dequantize_shard(
+    input: &[u8],
+    to: Format,
+) -> Result<(Vec<u8>, DequantizeReport), QuantizeError> {
+    let dtype = out_dtype(to)?;
+    let file = parse(input)?;
+    let found = find(&file)?;
+    dequantize_found(&file, &found, to, dtype)
+}
+
+/// Dequantises the `found` tensors of `file`, keeping the rest.
+fn dequantize_found(
+    file: &SafetensorsFile<'_>,
+    found: &[Found],
+    to: Format,
+    dtype: Dtype,
+) -> Result<(Vec<u8>, DequantizeReport), QuantizeError> {
     let mut used: HashSet<String> = HashSet::new();
     let mut out: Vec<(String, OutTensor<'_>)> = Vec::new();
     let mut report = DequantizeReport::default();
-    for f in &found {
+    for f in found {
         let (codes_name, scales_name, ts_name) = part_names(f.scheme, &f.name);
         let part = |part: &'static str, n: &str, want: Dtype| -> Result<&[u8], QuantizeError> {
             let t = file.tensor(n).ok_or_else(|| QuantizeError::MissingPart {

@@ -118,6 +118,28 @@ pub enum QuantizeError {
         "no quantized tensor found: the file has neither npusim.quantize.* records nor *_blocks/*_scales pairs or weight_scale_2 triples"
     )]
     NothingToDequantize,
+    /// A checkpoint index that cannot be read.
+    #[error("`{}` is not a checkpoint index: {reason}", .path.display())]
+    BadIndex {
+        /// The index file.
+        path: std::path::PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An output directory that is the input directory.
+    #[error("the output directory is the input directory `{}`: write to another one", .path.display())]
+    SameDirectory {
+        /// The directory.
+        path: std::path::PathBuf,
+    },
+    /// Something is wrong in one shard of a checkpoint directory.
+    #[error("shard `{}`", .path.display())]
+    InShard {
+        /// The shard file.
+        path: std::path::PathBuf,
+        /// What is wrong.
+        source: Box<QuantizeError>,
+    },
     /// An output format `dequantize` cannot write.
     #[error("dequantized tensors are written as f32, bf16, f16 or f64, not {format}")]
     OutputFormat {

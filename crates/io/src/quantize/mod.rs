@@ -9,10 +9,14 @@
 //! [`dequantize_file`] read them back as f32, bf16, f16 or f64 tensors, bit for bit
 //! [`Quantized::dequantize_to`](npusim_numerics::block::Quantized::dequantize_to).
 //!
+//! [`quantize_dir`] / [`dequantize_dir`] do the same shard by shard for a sharded Hugging Face
+//! checkpoint directory, rewriting its index.
+//!
 //! The file is read whole and the output built in memory, then written through
 //! [`write_atomic`](crate::write_atomic): complete or not at all.
 
 mod dequantize_file;
+mod directory;
 mod error;
 mod job;
 pub mod layout;
@@ -22,6 +26,7 @@ pub mod select;
 mod values;
 
 pub use dequantize_file::{dequantize_bytes, dequantize_file};
+pub use directory::{INDEX_FILE, dequantize_dir, quantize_dir};
 pub use error::QuantizeError;
 pub use job::QuantizeJob;
 pub use layout::{RECORD_PREFIX, Record};

@@ -28,6 +28,23 @@ pub fn quantize_bytes(
     let file = parse(input)?;
     let filter = Filter::new(&job.tensors, &job.exclude)?;
     filter.check_matches(&file.names)?;
+    let (bytes, report) = quantize_parsed(job, &filter, input)?;
+    if report.quantized.is_empty() {
+        return Err(QuantizeError::NothingToQuantize {
+            tensors: file.names.len(),
+        });
+    }
+    Ok((bytes, report))
+}
+
+/// [`quantize_bytes`] without the checks that concern a whole checkpoint (every pattern
+/// matches, something is quantised): one shard of a directory.
+pub(crate) fn quantize_parsed(
+    job: &QuantizeJob,
+    filter: &Filter,
+    input: &[u8],
+) -> Result<(Vec<u8>, QuantizeReport), QuantizeError> {
+    let file = parse(input)?;
     let mut out: Vec<(String, OutTensor<'_>)> = Vec::new();
     let mut metadata = file.metadata.clone().unwrap_or_default();
     let mut report = QuantizeReport::default();
@@ -84,11 +101,6 @@ pub fn quantize_bytes(
                 taken: a.clone(),
             });
         }
-    }
-    if report.quantized.is_empty() {
-        return Err(QuantizeError::NothingToQuantize {
-            tensors: file.names.len(),
-        });
     }
     let bytes = to_bytes(&out, Some(&metadata))?;
     Ok((bytes, report))

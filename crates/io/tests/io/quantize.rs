@@ -423,3 +423,198 @@ fn dequantize_refuses_a_file_without_quantized_tensors_and_broken_parts() {
         "quantized tensor `w` (mxfp4): its scales tensor `w_scales` is not in the file"
     );
 }
+
+/// A three-shard checkpoint directory: `w0` f32 + `norm` in shard 1, `w1` bf16 + `ids` in
+/// shard 2, only `norm2` in shard 3, a `config.json`, and the index.
+fn checkpoint(dir: &std::path::Path) -> (Vec<f32>, Vec<u16>) {
+    let w0 = values(2 * 64);
+    let w1: Vec<u16> = values(2 * 32)
+        .iter()
+        .map(|x| (x.to_bits() >> 16) as u16)
+        .collect();
+    let shards = [
+        vec![
+            (
+                "w0".to_string(),
+                tensor(Dtype::F32, &[2, 64], f32_bytes(&w0)),
+            ),
+            (
+                "norm".to_string(),
+                tensor(Dtype::F32, &[4], f32_bytes(&[1.0, 2.0, 3.0, 4.0])),
+            ),
+        ],
+        vec![
+            (
+                "w1".to_string(),
+                tensor(
+                    Dtype::BF16,
+                    &[2, 32],
+                    w1.iter().flat_map(|x| x.to_le_bytes()).collect(),
+                ),
+            ),
+            (
+                "ids".to_string(),
+                tensor(Dtype::I64, &[1], 5i64.to_le_bytes().to_vec()),
+            ),
+        ],
+        vec![(
+            "norm2".to_string(),
+            tensor(Dtype::F32, &[2], f32_bytes(&[0.5, 0.25])),
+        )],
+    ];
+    let mut map = serde_json::Map::new();
+    for (i, s) in shards.iter().enumerate() {
+        let file = format!("model-0000{}-of-00003.safetensors", i + 1);
+        std::fs::write(dir.join(&file), st::to_bytes(s, None).unwrap()).unwrap();
+        for (n, _) in s {
+            map.insert(n.clone(), serde_json::json!(file));
+        }
+    }
+    let index =
+        serde_json::json!({"metadata": {"total_size": 1, "format": "pt"}, "weight_map": map});
+    std::fs::write(dir.join("model.safetensors.index.json"), index.to_string()).unwrap();
+    std::fs::write(dir.join("config.json"), "{\"model_type\": \"tiny\"}").unwrap();
+    (w0, w1)
+}
+
+fn index_of(dir: &std::path::Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(dir.join("model.safetensors.index.json")).unwrap())
+        .unwrap()
+}
+
+#[test]
+fn a_sharded_checkpoint_directory_round_trips_with_its_index() {
+    use npusim_io::quantize::{dequantize_dir, quantize_dir};
+    let root = tempfile::tempdir().unwrap();
+    let input = root.path().join("in");
+    std::fs::create_dir(&input).unwrap();
+    let (w0, w1) = checkpoint(&input);
+    let q_dir = root.path().join("q");
+    let rep = quantize_dir(&QuantizeJob::new(Scheme::Mxfp4), &input, &q_dir).unwrap();
+    assert_eq!(
+        rep.quantized
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect::<Vec<_>>(),
+        ["w0", "w1"]
+    );
+    let idx = index_of(&q_dir);
+    let map = idx["weight_map"].as_object().unwrap();
+    let shard = |n: &str| map[n].as_str().unwrap().to_string();
+    let mut names: Vec<&String> = map.keys().collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "ids",
+            "norm",
+            "norm2",
+            "w0_blocks",
+            "w0_scales",
+            "w1_blocks",
+            "w1_scales"
+        ]
+    );
+    assert_eq!(shard("w0_blocks"), "model-00001-of-00003.safetensors");
+    assert_eq!(shard("w1_scales"), "model-00002-of-00003.safetensors");
+    assert_eq!(shard("norm2"), "model-00003-of-00003.safetensors");
+    assert_eq!(idx["metadata"]["format"], "pt");
+    let mut total = 0;
+    for s in [
+        "model-00001-of-00003.safetensors",
+        "model-00002-of-00003.safetensors",
+        "model-00003-of-00003.safetensors",
+    ] {
+        total += st::parse(&std::fs::read(q_dir.join(s)).unwrap())
+            .unwrap()
+            .data
+            .len();
+    }
+    assert_eq!(idx["metadata"]["total_size"], total);
+    assert_eq!(
+        std::fs::read(q_dir.join("config.json")).unwrap(),
+        b"{\"model_type\": \"tiny\"}"
+    );
+    let s1 = std::fs::read(q_dir.join("model-00001-of-00003.safetensors")).unwrap();
+    let q0 = quantize(
+        Source::F32(&w0),
+        &[2, 64],
+        -1,
+        Scheme::Mxfp4,
+        &Options::default(),
+    )
+    .unwrap();
+    assert_eq!(part(&st::parse(&s1).unwrap(), "w0_blocks").2, q0.codes());
+    // Back.
+    let d_dir = root.path().join("d");
+    let rep = dequantize_dir(&q_dir, &d_dir, Format::F32).unwrap();
+    assert_eq!(rep.dequantized.len(), 2);
+    let idx = index_of(&d_dir);
+    let mut names: Vec<&String> = idx["weight_map"].as_object().unwrap().keys().collect();
+    names.sort();
+    assert_eq!(names, ["ids", "norm", "norm2", "w0", "w1"]);
+    let q1 = quantize(
+        Source::BF16(&w1),
+        &[2, 32],
+        -1,
+        Scheme::Mxfp4,
+        &Options::default(),
+    )
+    .unwrap();
+    let s2 = std::fs::read(d_dir.join("model-00002-of-00003.safetensors")).unwrap();
+    assert_eq!(
+        part(&st::parse(&s2).unwrap(), "w1").2,
+        f32_bytes(&q1.dequantize())
+    );
+    let s1 = std::fs::read(d_dir.join("model-00001-of-00003.safetensors")).unwrap();
+    assert_eq!(
+        part(&st::parse(&s1).unwrap(), "w0").2,
+        f32_bytes(&q0.dequantize())
+    );
+}
+
+#[test]
+fn a_checkpoint_directory_is_refused_before_anything_is_written() {
+    use npusim_io::quantize::quantize_dir;
+    let root = tempfile::tempdir().unwrap();
+    let input = root.path().join("in");
+    std::fs::create_dir(&input).unwrap();
+    checkpoint(&input);
+    let out = root.path().join("q");
+    let msg = |job: &QuantizeJob, out: &std::path::Path| {
+        quantize_dir(job, &input, out).err().unwrap().to_string()
+    };
+    let mut job = QuantizeJob::new(Scheme::Mxfp4);
+    job.tensors = vec!["nope".into()];
+    assert!(
+        msg(&job, &out)
+            .starts_with("tensor pattern `nope` matches no tensor of the file (5 tensors: ")
+    );
+    // A pattern matching in one shard only is fine for the checkpoint.
+    job.tensors = vec!["norm2".into()];
+    job.exclude = vec!["norm2".into()];
+    assert!(matches!(
+        quantize_dir(&job, &input, &out),
+        Err(QuantizeError::NothingToQuantize { tensors: 5 })
+    ));
+    assert!(!out.exists());
+    let m = msg(&QuantizeJob::new(Scheme::Mxfp4), &input);
+    assert!(
+        m.starts_with("the output directory is the input directory"),
+        "{m}"
+    );
+    assert_eq!(std::fs::read_dir(&input).unwrap().count(), 5);
+    std::fs::write(
+        input.join("model.safetensors.index.json"),
+        "{\"metadata\": {}}",
+    )
+    .unwrap();
+    let m = msg(&QuantizeJob::new(Scheme::Mxfp4), &out);
+    assert!(
+        m.ends_with(
+            "model.safetensors.index.json` is not a checkpoint index: it has no `weight_map` object"
+        ),
+        "{m}"
+    );
+    assert!(!out.exists());
+}
