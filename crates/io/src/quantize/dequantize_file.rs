@@ -20,7 +20,7 @@ use super::layout::{RECORD_PREFIX, Record, part_names, scale_dtype};
 use super::quantize_file::{in_file, read_input, without_records};
 use super::report::{DequantizeReport, DequantizedTensor};
 use crate::error::IoError;
-use crate::safetensors::{OutTensor, SafetensorsFile, parse, to_bytes};
+use crate::safetensors::{OutTensor, SafetensorsFile, TensorEntry, parse, to_bytes};
 
 /// One quantised tensor found in a file.
 struct Found {
@@ -198,7 +198,18 @@ pub fn dequantize_file(
     Ok(report)
 }
 
-/// The quantised tensors of `file`: its records first, then the published names.
+/// The header entry of tensor `name`.
+fn entry<'f>(file: &'f SafetensorsFile<'_>, name: &str) -> Option<&'f TensorEntry> {
+    file.entries.iter().find(|e| e.name == name)
+}
+
+/// How many quantised tensors the header of `file` describes (its data is not read).
+pub(crate) fn count_quantized(file: &SafetensorsFile<'_>) -> Result<usize, QuantizeError> {
+    Ok(find(file)?.len())
+}
+
+/// The quantised tensors of `file`: its records first, then the published names (from the
+/// header alone).
 fn find(file: &SafetensorsFile<'_>) -> Result<Vec<Found>, QuantizeError> {
     let mut found = Vec::new();
     let empty = HashMap::new();
@@ -241,7 +252,7 @@ fn find(file: &SafetensorsFile<'_>) -> Result<Vec<Found>, QuantizeError> {
         if let Some(base) = e.name.strip_suffix("_blocks")
             && e.dtype == Dtype::U8
             && let Some((&16, outer)) = e.shape.split_last()
-            && let Some(s) = file.tensor(&format!("{base}_scales"))
+            && let Some(s) = entry(file, &format!("{base}_scales"))
             && s.dtype == Dtype::U8
             && s.shape == outer
             && let Some((&n, rows)) = outer.split_last()
@@ -258,11 +269,9 @@ fn find(file: &SafetensorsFile<'_>) -> Result<Vec<Found>, QuantizeError> {
         if let Some(base) = e.name.strip_suffix("_scale_2")
             && e.dtype == Dtype::F32
             && e.len() == 4
-            && let Some(w) = file.tensor(base)
+            && let Some(w) = entry(file, base)
             && w.dtype == Dtype::U8
-            && file
-                .tensor(&format!("{base}_scale"))
-                .is_some_and(|s| s.dtype == Dtype::F8_E4M3)
+            && entry(file, &format!("{base}_scale")).is_some_and(|s| s.dtype == Dtype::F8_E4M3)
             && let Some((&half, rows)) = w.shape.split_last()
         {
             let mut shape = rows.to_vec();

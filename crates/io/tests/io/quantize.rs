@@ -598,6 +598,15 @@ fn a_checkpoint_directory_is_refused_before_anything_is_written() {
         Err(QuantizeError::NothingToQuantize { tensors: 5 })
     ));
     assert!(!out.exists());
+    // An axis out of range for a selected tensor is found from the headers, before any write.
+    let mut job = QuantizeJob::new(Scheme::Mxfp4);
+    job.tensors = vec!["*".into()];
+    job.axis = 1;
+    assert_eq!(
+        msg(&job, &out),
+        "tensor `norm` (shape [4], axis 1): axis 1 is out of range for a shape of 1 dimensions (valid: -1..1)"
+    );
+    assert!(!out.exists());
     let m = msg(&QuantizeJob::new(Scheme::Mxfp4), &input);
     assert!(
         m.starts_with("the output directory is the input directory"),
