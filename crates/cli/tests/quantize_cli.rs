@@ -440,3 +440,23 @@ fn a_checkpoint_directory_in_gives_a_directory_with_the_same_index_structure_out
             .unwrap();
     assert_eq!(idx["weight_map"]["w"], "model-00001-of-00001.safetensors");
 }
+
+#[test]
+fn an_output_that_is_the_input_is_refused_and_the_input_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = model(dir.path(), &weights(128));
+    let before = std::fs::read(&input).unwrap();
+    for cmd in [&["quantize", "--scheme", "mxfp4"][..], &["dequantize"][..]] {
+        let run = npusim()
+            .args(&cmd[..1])
+            .arg(&input)
+            .arg("-o")
+            .arg(&input)
+            .args(&cmd[1..])
+            .assert()
+            .failure();
+        let e = String::from_utf8(run.get_output().stderr.clone()).unwrap();
+        assert!(e.contains("is the input: write to another file"), "{e}");
+        assert_eq!(std::fs::read(&input).unwrap(), before);
+    }
+}

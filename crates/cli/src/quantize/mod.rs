@@ -16,6 +16,21 @@ pub use args::{DequantizeArgs, QuantizeArgs};
 
 use crate::output::{is_stdio, report as print_report, with_stdout, write_output};
 
+/// Refuses an output that is the input file (it would replace the checkpoint it was made
+/// from); a directory's own check is the library's.
+fn check_not_in_place(input: &std::path::Path, output: &std::path::Path) -> Result<()> {
+    if let (Ok(a), Ok(b)) = (input.canonicalize(), output.canonicalize())
+        && a == b
+        && a.is_file()
+    {
+        anyhow::bail!(
+            "the output `{}` is the input: write to another file",
+            output.display()
+        );
+    }
+    Ok(())
+}
+
 /// Reads the input file whole.
 fn read(path: &std::path::Path) -> Result<Vec<u8>> {
     if path.is_dir() {
@@ -33,6 +48,7 @@ pub fn run(args: QuantizeArgs) -> Result<ExitCode> {
     if args.json && is_stdio(&args.output) {
         anyhow::bail!("--json prints on standard output, which `-o -` already uses for the data");
     }
+    check_not_in_place(&args.input, &args.output)?;
     let rep = if args.input.is_dir() {
         quantize_dir(&job, &args.input, &args.output)
             .with_context(|| format!("quantizing `{}`", args.input.display()))?
@@ -61,6 +77,7 @@ pub fn run(args: QuantizeArgs) -> Result<ExitCode> {
 
 /// Runs `npusim dequantize`.
 pub fn run_dequantize(args: DequantizeArgs) -> Result<ExitCode> {
+    check_not_in_place(&args.input, &args.output)?;
     let rep = if args.input.is_dir() {
         dequantize_dir(&args.input, &args.output, args.to)
             .with_context(|| format!("dequantizing `{}`", args.input.display()))?
