@@ -17,6 +17,7 @@ mod interrupt;
 mod npy_file;
 mod output;
 mod progress;
+mod quantize;
 mod table;
 mod tour;
 
@@ -54,6 +55,12 @@ enum Command {
     Furiosa(furiosa::FuriosaArgs),
     /// Print every tensor's name, dtype, shape, element count and bytes (.npy, .safetensors).
     Info(info::InfoArgs),
+    /// Quantize the tensors of a .safetensors file to a block-scaled format (MXFP4/6/8, MXINT8,
+    /// NVFP4) in the layouts published checkpoints use.
+    Quantize(quantize::QuantizeArgs),
+    /// Read the tensors `quantize` (or a published MXFP4/NVFP4 checkpoint) stores back as
+    /// f32, bf16, f16 or f64.
+    Dequantize(quantize::DequantizeArgs),
 }
 
 /// Runs one subcommand.
@@ -67,6 +74,8 @@ fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Cerebras(args) => cerebras::run(args),
         Command::Furiosa(args) => furiosa::run(args),
         Command::Info(args) => info::run(args),
+        Command::Quantize(args) => quantize::run(args),
+        Command::Dequantize(args) => quantize::run_dequantize(args),
     }
 }
 

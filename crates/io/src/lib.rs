@@ -13,6 +13,8 @@
 //! * [`cast`]: whole-file casts ([`CastJob`] → [`cast_file`] / [`cast_bytes`] /
 //!   [`cast_reader`]), streamed in bounded memory, with per-tensor reports, error statistics
 //!   and progress callbacks; [`cast::preview`] lists what a cast would do (`--dry-run`).
+//! * [`quantize`]: block-scaled quantisation of whole `.safetensors` files (MX, NVFP4) in
+//!   the published checkpoint layouts, and reading them back.
 //! * [`inspect`]: what a file holds, from its header alone (`npusim info`).
 //!
 //! ```
@@ -41,6 +43,7 @@ mod error;
 pub mod inspect;
 pub mod npy;
 mod packing;
+pub mod quantize;
 pub mod raw;
 mod replace;
 pub mod safetensors;
@@ -58,3 +61,7 @@ pub use elements::{Elements, SubByte, element_count, shape_str};
 pub use error::{IoError, MetaProblem};
 pub use inspect::{FileInfo, InspectError, TensorInfo, inspect_file};
 pub use packing::nibble_formats;
+pub use quantize::{
+    QuantizeError, QuantizeJob, QuantizeReport, dequantize_bytes, dequantize_file, quantize_bytes,
+    quantize_file,
+};

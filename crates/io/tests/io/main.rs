@@ -9,3 +9,4 @@ mod cast_api;
 mod cast_memory;
 mod cast_nothing;
 mod error_words;
+mod quantize;

@@ -1,0 +1,277 @@
+//! Sharded Hugging Face checkpoint directories (`model.safetensors.index.json` + shards): each
+//! shard quantised (or dequantised) into a shard of the same name in the output directory,
+//! the index rewritten for the new tensor names, the directory's other files copied.
+//!
+//! One shard is held in memory at a time. Every file goes through the atomic writer (complete
+//! or absent); the index is written last, so an output directory with an index is a finished
+//! one. From the shards' headers, before anything is written: the selection's patterns must
+//! match a tensor of the checkpoint (not of every shard), a tensor named exactly must be a
+//! float, every tensor to quantise must have the axis, and something must be quantised (or,
+//! for `dequantize`, found). A shard that turns out broken later (its data) stops the run with
+//! the shards before it written but no index. The index's `metadata.total_size` is set
+//! to the bytes of tensor data of the new shards; its other metadata entries are kept.
+//! Subdirectories are not copied.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use npusim_numerics::Format;
+use serde_json::{Map, Value, json};
+
+use std::io::Read;
+
+use npusim_numerics::block::BlockLayout;
+
+use super::dequantize_file::{count_quantized, dequantize_shard};
+use super::error::QuantizeError;
+use super::job::QuantizeJob;
+use super::quantize_file::{quantize_parsed, read_input};
+use super::report::{DequantizeReport, QuantizeReport};
+use super::select::Filter;
+use crate::error::IoError;
+use crate::safetensors::{SafetensorsFile, header_len, parse, parse_header_from};
+
+/// The index file of a sharded checkpoint.
+pub const INDEX_FILE: &str = "model.safetensors.index.json";
+
+/// A checkpoint's index: its metadata and the shard of every tensor.
+struct Index {
+    metadata: Map<String, Value>,
+    shards: Vec<String>,
+}
+
+/// Reads `dir`'s index.
+fn read_index(dir: &Path) -> Result<Index, QuantizeError> {
+    let path = dir.join(INDEX_FILE);
+    let text = read_input(&path)?;
+    let bad = |reason: String| QuantizeError::BadIndex {
+        path: path.clone(),
+        reason,
+    };
+    let doc: Value = serde_json::from_slice(&text).map_err(|e| bad(e.to_string()))?;
+    let map = doc
+        .get("weight_map")
+        .and_then(Value::as_object)
+        .ok_or_else(|| bad("it has no `weight_map` object".to_string()))?;
+    let mut shards: Vec<String> = Vec::new();
+    for (name, shard) in map {
+        let shard = shard
+            .as_str()
+            .ok_or_else(|| bad(format!("tensor `{name}` maps to {shard}, not a file name")))?;
+        if shard.contains(['/', '\\']) || shard == ".." || shard == "." {
+            return Err(bad(format!(
+                "tensor `{name}` maps to `{shard}`, which is not a file of the directory"
+            )));
+        }
+        if !shards.iter().any(|s| s == shard) {
+            shards.push(shard.to_string());
+        }
+    }
+    shards.sort();
+    let metadata = doc
+        .get("metadata")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    Ok(Index { metadata, shards })
+}
+
+/// Refuses an output directory that is the input directory.
+fn check_not_same(input: &Path, output: &Path) -> Result<(), QuantizeError> {
+    if let (Ok(a), Ok(b)) = (input.canonicalize(), output.canonicalize())
+        && a == b
+    {
+        return Err(QuantizeError::SameDirectory {
+            path: input.to_path_buf(),
+        });
+    }
+    Ok(())
+}
+
+/// The header of the `.safetensors` file `path` (its data is not read; the returned file's
+/// data section is empty).
+fn read_header(path: &Path) -> Result<SafetensorsFile<'static>, QuantizeError> {
+    let cannot = |source| {
+        QuantizeError::Io(IoError::CannotRead {
+            path: path.to_path_buf(),
+            source,
+        })
+    };
+    let mut f = std::fs::File::open(path).map_err(cannot)?;
+    let file_len = f.metadata().map_err(cannot)?.len();
+    let mut first = [0u8; 8];
+    let got = f.read(&mut first).map_err(cannot)?;
+    let named = |e| in_shard(e, path);
+    let len = header_len(&first[..got], file_len).map_err(named)?;
+    let header = parse_header_from(f.take(len), file_len - 8 - len).map_err(named)?;
+    Ok(SafetensorsFile {
+        metadata: header.metadata,
+        names: header.tensors.iter().map(|t| t.name.clone()).collect(),
+        entries: header.tensors,
+        data: &[],
+    })
+}
+
+/// The output directory's shards and index, written as the shards are done.
+struct Output<'a> {
+    dir: &'a Path,
+    weight_map: BTreeMap<String, String>,
+    total: u64,
+}
+
+impl Output<'_> {
+    /// Writes shard `name` and records its tensors.
+    fn shard(&mut self, name: &str, bytes: &[u8]) -> Result<(), QuantizeError> {
+        let f = parse(bytes)?;
+        self.total += f.data.len() as u64;
+        for t in &f.names {
+            self.weight_map.insert(t.clone(), name.to_string());
+        }
+        write(&self.dir.join(name), bytes)
+    }
+
+    /// Copies the other files of `input`, then writes the index.
+    fn finish(self, input: &Path, index: Index) -> Result<(), QuantizeError> {
+        let entries = std::fs::read_dir(input).map_err(|source| IoError::CannotRead {
+            path: input.to_path_buf(),
+            source,
+        })?;
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+            if !is_file || name == INDEX_FILE || index.shards.contains(&name) {
+                continue;
+            }
+            let bytes = read_input(&entry.path())?;
+            write(&self.dir.join(&name), &bytes)?;
+        }
+        let mut metadata = index.metadata;
+        metadata.insert("total_size".to_string(), json!(self.total));
+        let doc = json!({ "metadata": metadata, "weight_map": self.weight_map });
+        let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        text.push('\n');
+        write(&self.dir.join(INDEX_FILE), text.as_bytes())
+    }
+}
+
+/// Creates the output directory.
+fn create(output: &Path) -> Result<Output<'_>, QuantizeError> {
+    std::fs::create_dir_all(output).map_err(|source| IoError::CannotOpenOutput {
+        path: output.to_path_buf(),
+        source,
+    })?;
+    Ok(Output {
+        dir: output,
+        weight_map: BTreeMap::new(),
+        total: 0,
+    })
+}
+
+/// Writes `bytes` to `path` through the atomic writer.
+fn write(path: &Path, bytes: &[u8]) -> Result<(), QuantizeError> {
+    crate::write_atomic(path, |w| w.write_all(bytes).map_err(IoError::Os))?;
+    Ok(())
+}
+
+/// Quantises the sharded checkpoint in directory `input` into directory `output`, one shard
+/// in memory at a time. The selection, the dtypes of named tensors and the axis of every
+/// tensor to quantise are checked from the shards' headers before anything is written.
+pub fn quantize_dir(
+    job: &QuantizeJob,
+    input: &Path,
+    output: &Path,
+) -> Result<QuantizeReport, QuantizeError> {
+    let index = read_index(input)?;
+    check_not_same(input, output)?;
+    let filter = Filter::new(&job.tensors, &job.exclude)?;
+    let headers = index
+        .shards
+        .iter()
+        .map(|s| read_header(&input.join(s)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let names: Vec<String> = headers.iter().flat_map(|h| h.names.clone()).collect();
+    filter.check_matches(&names)?;
+    let mut to_quantize = 0;
+    for e in headers.iter().flat_map(|h| &h.entries) {
+        if filter.decide(&e.name, e.dtype, &e.shape)?.is_none() {
+            BlockLayout::new(&e.shape, job.axis, job.scheme.block_size()).map_err(|source| {
+                QuantizeError::Block {
+                    name: e.name.clone(),
+                    shape: e.shape.clone(),
+                    axis: job.axis,
+                    reason: Box::new(source),
+                }
+            })?;
+            to_quantize += 1;
+        }
+    }
+    if to_quantize == 0 {
+        return Err(QuantizeError::NothingToQuantize {
+            tensors: names.len(),
+        });
+    }
+    let mut out = create(output)?;
+    let mut report = QuantizeReport::default();
+    for s in &index.shards {
+        let path = input.join(s);
+        let bytes = read_input(&path)?;
+        let (b, r) = quantize_parsed(job, &filter, &bytes).map_err(|e| in_shard_q(e, &path))?;
+        drop(bytes);
+        report.quantized.extend(r.quantized);
+        report.kept.extend(r.kept);
+        out.shard(s, &b)?;
+    }
+    out.finish(input, index)?;
+    Ok(report)
+}
+
+/// Dequantises the sharded checkpoint in directory `input` into directory `output` as `to`,
+/// one shard in memory at a time.
+pub fn dequantize_dir(
+    input: &Path,
+    output: &Path,
+    to: Format,
+) -> Result<DequantizeReport, QuantizeError> {
+    let index = read_index(input)?;
+    check_not_same(input, output)?;
+    let mut found = 0;
+    for s in &index.shards {
+        let path = input.join(s);
+        found += count_quantized(&read_header(&path)?).map_err(|e| in_shard_q(e, &path))?;
+    }
+    if found == 0 {
+        return Err(QuantizeError::NothingToDequantize);
+    }
+    let mut out = create(output)?;
+    let mut report = DequantizeReport::default();
+    for s in &index.shards {
+        let path = input.join(s);
+        let bytes = read_input(&path)?;
+        let (b, r) = dequantize_shard(&bytes, to).map_err(|e| in_shard_q(e, &path))?;
+        drop(bytes);
+        report.dequantized.extend(r.dequantized);
+        report.kept.extend(r.kept);
+        out.shard(s, &b)?;
+    }
+    out.finish(input, index)?;
+    Ok(report)
+}
+
+/// Names the shard a parse error is in.
+fn in_shard(e: IoError, path: &Path) -> QuantizeError {
+    QuantizeError::Io(IoError::Reading {
+        path: path.to_path_buf(),
+        source: Box::new(e),
+    })
+}
+
+/// Names the shard an error is in.
+fn in_shard_q(e: QuantizeError, path: &Path) -> QuantizeError {
+    match e {
+        QuantizeError::Io(e) => in_shard(e, path),
+        other => QuantizeError::InShard {
+            path: path.to_path_buf(),
+            source: Box::new(other),
+        },
+    }
+}

@@ -1,0 +1,63 @@
+//! A floating tensor's bytes as the quantiser's source, and its values for the error figures.
+
+use npusim_numerics::Format;
+use npusim_numerics::block::Source;
+use safetensors::Dtype;
+
+/// A floating tensor's values, copied out of the file's bytes (which need not be aligned).
+pub(crate) enum Values {
+    /// f32 values.
+    F32(Vec<f32>),
+    /// f64 values.
+    F64(Vec<f64>),
+    /// f16 bit patterns.
+    F16(Vec<u16>),
+    /// bf16 bit patterns.
+    BF16(Vec<u16>),
+}
+
+impl Values {
+    /// Reads `data` as `dtype` (one of F32, F64, F16, BF16; `None` for any other).
+    pub(crate) fn read(dtype: Dtype, data: &[u8]) -> Option<Values> {
+        let u16s = || {
+            data.chunks_exact(2)
+                .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                .collect()
+        };
+        Some(match dtype {
+            Dtype::F32 => Values::F32(
+                data.chunks_exact(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect(),
+            ),
+            Dtype::F64 => Values::F64(
+                data.chunks_exact(8)
+                    .map(|c| f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+                    .collect(),
+            ),
+            Dtype::F16 => Values::F16(u16s()),
+            Dtype::BF16 => Values::BF16(u16s()),
+            _ => return None,
+        })
+    }
+
+    /// The quantiser's view.
+    pub(crate) fn source(&self) -> Source<'_> {
+        match self {
+            Values::F32(v) => Source::F32(v),
+            Values::F64(v) => Source::F64(v),
+            Values::F16(v) => Source::F16(v),
+            Values::BF16(v) => Source::BF16(v),
+        }
+    }
+
+    /// Value `i` as f64 (exact for every source format).
+    pub(crate) fn value(&self, i: usize) -> f64 {
+        match self {
+            Values::F32(v) => f64::from(v[i]),
+            Values::F64(v) => v[i],
+            Values::F16(v) => Format::F16.decode(u64::from(v[i])).to_f64(),
+            Values::BF16(v) => f64::from(f32::from_bits(u32::from(v[i]) << 16)),
+        }
+    }
+}
