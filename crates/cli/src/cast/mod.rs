@@ -10,7 +10,7 @@ mod checks;
 mod dry_run;
 mod errors;
 mod pipe;
-mod stats;
+pub(crate) mod stats;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

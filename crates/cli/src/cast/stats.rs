@@ -41,24 +41,42 @@ fn figure(x: f64) -> String {
     }
 }
 
-/// One row of the table.
-fn row(name: &str, cast: &str, e: &ErrorStats) -> [String; 12] {
+/// The error columns shared by the `cast` and `quantize` tables: elements, max abs / rel
+/// error, RMSE, SQNR, exact, flushed, saturated, NaN.
+pub(crate) fn error_cells(e: &ErrorStats) -> [String; 9] {
+    let sqnr = e.sqnr_db();
     [
-        name.to_string(),
-        cast.to_string(),
         e.total.to_string(),
         figure(e.max_abs_error),
         figure(e.max_rel_error),
         figure(e.rmse()),
-        if e.sqnr_db().is_finite() {
-            format!("{:.2}", e.sqnr_db())
+        if sqnr.is_finite() {
+            format!("{sqnr:.2}")
         } else {
-            figure(e.sqnr_db())
+            figure(sqnr)
         },
         e.exact.to_string(),
         e.flushed_to_zero.to_string(),
         e.saturated.to_string(),
         e.nan.to_string(),
+    ]
+}
+
+/// One row of the table.
+fn row(name: &str, cast: &str, e: &ErrorStats) -> [String; 12] {
+    let [n, abs, rel, rmse, sqnr, exact, flushed, sat, nan] = error_cells(e);
+    [
+        name.to_string(),
+        cast.to_string(),
+        n,
+        abs,
+        rel,
+        rmse,
+        sqnr,
+        exact,
+        flushed,
+        sat,
+        nan,
         e.inf.to_string(),
     ]
 }
@@ -91,7 +109,7 @@ pub fn table(reports: &[TensorReport]) -> String {
 }
 
 /// The JSON of one tensor's error statistics (`null` for infinite or undefined figures).
-fn stats_json(e: &ErrorStats) -> serde_json::Value {
+pub(crate) fn stats_json(e: &ErrorStats) -> serde_json::Value {
     let num = |x: f64| if x.is_finite() { json!(x) } else { json!(null) };
     json!({
         "elements": e.total,

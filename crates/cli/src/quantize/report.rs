@@ -10,6 +10,7 @@ use npusim_numerics::Format;
 use npusim_numerics::block::BlockStats;
 use serde_json::json;
 
+use crate::cast::stats::{error_cells, stats_json};
 use crate::table::align;
 
 /// The scheme and rule of a tensor: `mxfp4/floor`, `nvfp4`.
@@ -58,19 +59,6 @@ pub fn dequantized_lines(rep: &DequantizeReport, to: Format) -> String {
     s
 }
 
-/// A figure in 4 significant digits (`inf`, `-` for NaN).
-fn figure(x: f64) -> String {
-    if x.is_nan() {
-        "-".into()
-    } else if x.is_infinite() {
-        "inf".into()
-    } else if x == 0.0 {
-        "0".into()
-    } else {
-        format!("{x:.4e}")
-    }
-}
-
 /// `part` of `whole` blocks as a percentage.
 fn share(part: u64, whole: u64) -> f64 {
     if whole == 0 {
@@ -82,23 +70,19 @@ fn share(part: u64, whole: u64) -> f64 {
 
 /// One row of the table.
 fn row(name: &str, scheme: &str, e: &ErrorStats, b: &BlockStats) -> [String; 13] {
-    let sqnr = e.sqnr_db();
+    let [n, abs, rel, rmse, sqnr, exact, flushed, sat, nan] = error_cells(e);
     [
         name.to_string(),
         scheme.to_string(),
-        e.total.to_string(),
-        figure(e.max_abs_error),
-        figure(e.max_rel_error),
-        figure(e.rmse()),
-        if sqnr.is_finite() {
-            format!("{sqnr:.2}")
-        } else {
-            figure(sqnr)
-        },
-        e.exact.to_string(),
-        e.flushed_to_zero.to_string(),
-        e.saturated.to_string(),
-        e.nan.to_string(),
+        n,
+        abs,
+        rel,
+        rmse,
+        sqnr,
+        exact,
+        flushed,
+        sat,
+        nan,
         format!("{:.2}", share(b.scale_underflow, b.blocks)),
         format!("{:.2}", share(b.scale_saturated, b.blocks)),
     ]
@@ -132,26 +116,6 @@ pub fn table(rep: &QuantizeReport) -> String {
         rows.push(row("total", "", &total, &rep.total_blocks()));
     }
     align(&rows, 2)
-}
-
-/// The JSON of error statistics (`null` for infinite or undefined figures).
-fn error_json(e: &ErrorStats) -> serde_json::Value {
-    let num = |x: f64| if x.is_finite() { json!(x) } else { json!(null) };
-    json!({
-        "elements": e.total,
-        "measured": e.measured,
-        "max_abs_error": num(e.max_abs_error),
-        "max_rel_error": num(e.max_rel_error),
-        "rmse": num(e.rmse()),
-        "sqnr_db": num(e.sqnr_db()),
-        "exact": e.exact,
-        "flushed_to_zero": e.flushed_to_zero,
-        "saturated": e.saturated,
-        "nan": e.nan,
-        "inf": e.inf,
-        "nan_inputs": e.nan_inputs,
-        "inf_inputs": e.inf_inputs,
-    })
 }
 
 /// The JSON of block counts, with the shares of clamped scales.
@@ -189,7 +153,7 @@ pub fn json(
                 "scale_rule": t.scale_rule.map(|r| r.to_string()),
                 "parts": t.parts,
                 "blocks": blocks_json(&t.blocks),
-                "error": t.error.as_ref().map(error_json),
+                "error": t.error.as_ref().map(stats_json),
             })
         })
         .collect();
@@ -206,7 +170,7 @@ pub fn json(
         "axis": job.axis,
         "tensors": tensors,
         "total": {
-            "error": rep.total_error().as_ref().map(error_json),
+            "error": rep.total_error().as_ref().map(stats_json),
             "blocks": blocks_json(&rep.total_blocks()),
         },
     })
