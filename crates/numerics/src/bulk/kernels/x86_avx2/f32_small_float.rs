@@ -97,13 +97,104 @@ impl SmallFloat {
         src: &[u8],
         dst: &mut [u8],
     ) -> StatusCounts {
+        use std::arch::x86_64::*;
         /// Steps between two flushes of the 16-bit lane counters (2 per lane per step).
         const FLUSH: usize = 1 << 14;
+        let set = |v: u32| _mm256_set1_epi32(v as i32);
         let zero = _mm256_setzero_si256();
+        let one = set(1);
         let abs_mask = set(0x7FFF_FFFF);
+        let sub_base = set(self.shift + self.e0 + 1);
+        let max_shift = set(31);
+        let min_normal = set(self.min_normal);
+        let max_code = set(self.max_code);
+        let max_abs = set(self.max_abs);
+        let (ovf_p, ovf_n) = (set(self.overflow[0].0), set(self.overflow[1].0));
+
+        // The same for 8 finite lanes, in fewer steps: the exponent clamped to the subnormal
+        // range gives both the significand (rebiased, or with its implicit bit) and the shift;
+        // nearest modes round by adding the half (less one, plus the last kept bit) before the
+        // shift; the sign is put on after. Masks: exact finite, underflow, flushed, saturated,
+        // overflow, negative overflow.
+        let all = set(!0);
+        let top = set(self.e0 + 1);
+        let implicit_add = set(1 << 23);
+        let thirty_two = set(32);
+        let sign_shift = _mm_cvtsi32_si128(32 - self.bits as i32);
+        let finite_lanes = |x: __m256i| {
+            let neg = _mm256_srai_epi32::<31>(x);
+            let abs = _mm256_and_si256(x, abs_mask);
+            let t = _mm256_min_epi32(_mm256_max_epi32(_mm256_srli_epi32::<23>(abs), one), top);
+            let base = _mm256_sub_epi32(
+                _mm256_add_epi32(abs, implicit_add),
+                _mm256_slli_epi32::<23>(t),
+            );
+            let sh = _mm256_min_epi32(_mm256_sub_epi32(sub_base, t), max_shift);
+            let low = _mm256_srlv_epi32(all, _mm256_sub_epi32(thirty_two, sh));
+            let q = _mm256_srlv_epi32(base, sh);
+            let exact = _mm256_cmpeq_epi32(_mm256_and_si256(base, low), zero);
+            let out = match M {
+                mode::NEAREST_EVEN => {
+                    let bias =
+                        _mm256_add_epi32(_mm256_srli_epi32::<1>(low), _mm256_and_si256(q, one));
+                    _mm256_srlv_epi32(_mm256_add_epi32(base, bias), sh)
+                }
+                mode::NEAREST_AWAY => {
+                    let half = _mm256_sub_epi32(_mm256_srli_epi32::<1>(low), all);
+                    _mm256_srlv_epi32(_mm256_add_epi32(base, half), sh)
+                }
+                mode::FLOOR => _mm256_sub_epi32(q, _mm256_andnot_si256(exact, neg)),
+                mode::CEIL => {
+                    _mm256_add_epi32(q, _mm256_andnot_si256(_mm256_or_si256(exact, neg), one))
+                }
+                mode::TRUNC => q,
+                _ => _mm256_or_si256(q, _mm256_andnot_si256(exact, one)),
+            };
+            let ovf = _mm256_cmpgt_epi32(out, max_code);
+            let sign = _mm256_srl_epi32(_mm256_and_si256(x, set(1 << 31)), sign_shift);
+            let code = if CLAMP {
+                // the overflow code is the largest finite one or the next, by sign
+                _mm256_or_si256(_mm256_min_epu32(out, ovf_p), sign)
+            } else {
+                _mm256_blendv_epi8(
+                    _mm256_or_si256(out, sign),
+                    _mm256_blendv_epi8(ovf_p, ovf_n, neg),
+                    ovf,
+                )
+            };
+            let under = _mm256_andnot_si256(exact, _mm256_cmpgt_epi32(min_normal, out));
+            let flushed = _mm256_andnot_si256(exact, _mm256_cmpeq_epi32(out, zero));
+            // beyond the largest finite value: overflow, or saturation to it
+            let beyond = _mm256_cmpgt_epi32(abs, max_abs);
+            // (exact finite, underflow), (flushed, beyond), (overflow, negative overflow) in
+            // the low and high halves of 32-bit lanes: 16-bit counters
+            let pair = |lo: __m256i, hi: __m256i| _mm256_blend_epi16::<0xAA>(lo, hi);
+            (
+                code,
+                [
+                    pair(_mm256_andnot_si256(ovf, exact), under),
+                    pair(flushed, beyond),
+                    pair(ovf, _mm256_and_si256(ovf, neg)),
+                ],
+            )
+        };
         let max_finite_f32 = set(0x7F7F_FFFF);
-        let finite = FiniteLayout::of(self);
+
         let mut counts = StatusCounts::default();
+        let sum = |v: __m256i| -> u64 {
+            let mut l = [0u32; 8];
+            // SAFETY: `l` is 32 bytes, the size of the unaligned store.
+            unsafe { _mm256_storeu_si256(l.as_mut_ptr().cast(), v) };
+            l.iter().map(|&c| u64::from(c)).sum()
+        };
+        // The low and high 16-bit halves of the lanes of `v`, summed.
+        let sum16 = |v: __m256i| -> (u64, u64) {
+            let mut l = [0u32; 8];
+            // SAFETY: `l` is 32 bytes, the size of the unaligned store.
+            unsafe { _mm256_storeu_si256(l.as_mut_ptr().cast(), v) };
+            let lo = l.iter().map(|&c| u64::from(c & 0xFFFF)).sum();
+            (lo, l.iter().map(|&c| u64::from(c >> 16)).sum())
+        };
         let out_step = if PACKED { STEP / 2 } else { STEP };
         for (s_run, d_run) in src
             .chunks(4 * STEP * FLUSH)
@@ -129,8 +220,8 @@ impl SmallFloat {
                 );
                 let (ca, cb) = if _mm256_testz_si256(nan_or_inf, nan_or_inf) != 0 {
                     fast_n += STEP as u64;
-                    let (ca, sa) = finite.lanes::<M, CLAMP>(a);
-                    let (cb, sb) = finite.lanes::<M, CLAMP>(b);
+                    let (ca, sa) = finite_lanes(a);
+                    let (cb, sb) = finite_lanes(b);
                     for ((t, p), q) in fin.iter_mut().zip(sa).zip(sb) {
                         *t = _mm256_sub_epi16(_mm256_sub_epi16(*t, p), q);
                     }
@@ -139,73 +230,69 @@ impl SmallFloat {
                     // SAFETY: AVX2 is enabled here.
                     unsafe { self.full_step::<M>(a, b, &mut acc) }
                 };
-                // SAFETY: `y` is one step's output (16 bytes, or 8 packed).
-                unsafe { store_step::<PACKED>(y, ca, cb) };
+                // a0..3 b0..3 | a4..7 b4..7 → a0..7 b0..7 as 16-bit codes, then bytes
+                let p = _mm256_permute4x64_epi64::<0xD8>(_mm256_packus_epi32(ca, cb));
+                let bytes = _mm256_castsi256_si128(_mm256_permute4x64_epi64::<0x08>(
+                    _mm256_packus_epi16(p, p),
+                ));
+                if PACKED {
+                    // byte pairs (lo, hi) → lo | hi << 4
+                    let lo = _mm_and_si128(bytes, _mm_set1_epi16(0x000F));
+                    let hi = _mm_and_si128(_mm_srli_epi16::<4>(bytes), _mm_set1_epi16(0x00F0));
+                    let nib = _mm_packus_epi16(_mm_or_si128(lo, hi), _mm_setzero_si128());
+                    // SAFETY: `y` is 8 bytes, the size of the unaligned store.
+                    unsafe { _mm_storel_epi64(y.as_mut_ptr().cast(), nib) };
+                } else {
+                    // SAFETY: `y` is 16 bytes, the size of the unaligned store.
+                    unsafe { _mm_storeu_si128(y.as_mut_ptr().cast(), bytes) };
+                }
             }
             let m = (s_run.len() / 4) as u64;
-            self.add_run(&mut counts, m, fast_n, &acc, &fin);
-        }
-        counts
-    }
-
-    /// Adds to `counts` the statuses of a run of `m` elements of [`SmallFloat::cast`], `fast_n`
-    /// of them in finite-only steps: `acc`, the lane counters of the other steps (inexact,
-    /// underflow, flushed, saturated; NaN, negative NaN, Inf, negative Inf, overflow, negative
-    /// overflow), and `fin`, the 16-bit lane counter pairs of the finite-only steps ((exact,
-    /// underflow), (flushed, beyond the largest finite value), (overflow, negative overflow)).
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn add_run(
-        &self,
-        counts: &mut StatusCounts,
-        m: u64,
-        fast_n: u64,
-        acc: &[__m256i; 10],
-        fin: &[__m256i; 3],
-    ) {
-        let [
-            inexact,
-            under,
-            flushed,
-            saturated,
-            nan,
-            nan_neg,
-            inf,
-            inf_neg,
-            ovf,
-            ovf_neg,
-        ] = acc.map(|v| sum(v));
-        let [
-            (f_exact, f_under),
-            (f_flushed, f_beyond),
-            (f_ovf, f_ovf_neg),
-        ] = fin.map(|v| sum16(v));
-        let f_saturated = f_beyond - f_ovf;
-        let (ovf, ovf_neg) = (ovf + f_ovf, ovf_neg + f_ovf_neg);
-        let finite = m - nan - inf - ovf;
-        // In the finite-only steps, the lanes neither exact nor overflowing are inexact.
-        let inexact = inexact + fast_n - f_exact - f_ovf;
-        counts.total += finite;
-        // Finite lanes: underflow, flush and saturation imply inexact.
-        counts.exact += finite - inexact;
-        for (flag, k) in [
-            (Status::INEXACT, inexact),
-            (Status::UNDERFLOW, under + f_under),
-            (Status::FLUSHED_TO_ZERO, flushed + f_flushed),
-            (Status::SATURATED, saturated + f_saturated),
-        ] {
-            if let Some(slot) = counts.flags.get_mut(flag.bits().trailing_zeros() as usize) {
-                *slot += k;
+            let [
+                inexact,
+                under,
+                flushed,
+                saturated,
+                nan,
+                nan_neg,
+                inf,
+                inf_neg,
+                ovf,
+                ovf_neg,
+            ] = acc.map(sum);
+            let [
+                (f_exact, f_under),
+                (f_flushed, f_beyond),
+                (f_ovf, f_ovf_neg),
+            ] = fin.map(sum16);
+            let f_saturated = f_beyond - f_ovf;
+            let (ovf, ovf_neg) = (ovf + f_ovf, ovf_neg + f_ovf_neg);
+            let finite = m - nan - inf - ovf;
+            // In the finite-only steps, the lanes neither exact nor overflowing are inexact.
+            let inexact = inexact + fast_n - f_exact - f_ovf;
+            counts.total += finite;
+            // Finite lanes: underflow, flush and saturation imply inexact.
+            counts.exact += finite - inexact;
+            for (flag, k) in [
+                (Status::INEXACT, inexact),
+                (Status::UNDERFLOW, under + f_under),
+                (Status::FLUSHED_TO_ZERO, flushed + f_flushed),
+                (Status::SATURATED, saturated + f_saturated),
+            ] {
+                if let Some(slot) = counts.flags.get_mut(flag.bits().trailing_zeros() as usize) {
+                    *slot += k;
+                }
+            }
+            for (fixed, all, neg) in [
+                (self.nan_fixed, nan, nan_neg),
+                (self.inf, inf, inf_neg),
+                (self.overflow, ovf, ovf_neg),
+            ] {
+                crate::bulk::kernels::flags::record_n(fixed[0].1, all - neg, &mut counts);
+                crate::bulk::kernels::flags::record_n(fixed[1].1, neg, &mut counts);
             }
         }
-        for (fixed, all, neg) in [
-            (self.nan_fixed, nan, nan_neg),
-            (self.inf, inf, inf_neg),
-            (self.overflow, ovf, ovf_neg),
-        ] {
-            crate::bulk::kernels::flags::record_n(fixed[0].1, all - neg, counts);
-            crate::bulk::kernels::flags::record_n(fixed[1].1, neg, counts);
-        }
+        counts
     }
 
     /// One step of [`SmallFloat::cast`] whose lanes may hold NaN or Inf: the codes of `a` and
@@ -329,27 +416,6 @@ fn set(v: u32) -> __m256i {
     _mm256_set1_epi32(v as i32)
 }
 
-/// The sum of the 8 unsigned 32-bit lanes of `v`.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn sum(v: __m256i) -> u64 {
-    let mut l = [0u32; 8];
-    // SAFETY: `l` is 32 bytes, the size of the unaligned store.
-    unsafe { _mm256_storeu_si256(l.as_mut_ptr().cast(), v) };
-    l.iter().map(|&c| u64::from(c)).sum()
-}
-
-/// The low and high 16-bit halves of the lanes of `v`, summed.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn sum16(v: __m256i) -> (u64, u64) {
-    let mut l = [0u32; 8];
-    // SAFETY: `l` is 32 bytes, the size of the unaligned store.
-    unsafe { _mm256_storeu_si256(l.as_mut_ptr().cast(), v) };
-    let lo = l.iter().map(|&c| u64::from(c & 0xFFFF)).sum();
-    (lo, l.iter().map(|&c| u64::from(c >> 16)).sum())
-}
-
 /// Whether (all ones) the 8 lanes' quotients `q` (with remainders `rem` of the shifts `sh`)
 /// round up by one in mode `M` (`neg`: all ones where negative): the lanes' values to take
 /// from `q`.
@@ -370,134 +436,5 @@ fn round_up<const M: u8>(q: __m256i, rem: __m256i, sh: __m256i, neg: __m256i) ->
         mode::CEIL => _mm256_andnot_si256(_mm256_or_si256(exact, neg), set(!0)),
         mode::TRUNC => _mm256_setzero_si256(),
         _ => _mm256_andnot_si256(_mm256_or_si256(exact, lsb), set(!0)),
-    }
-}
-
-/// Stores the codes `ca`, `cb` of one step's two vectors to `y` as bytes, or packed two
-/// 4-bit codes per byte (the first in the low nibble) when `PACKED`.
-///
-/// # Safety
-/// The CPU must support AVX2; `y` must hold at least one step's output (16 bytes, or 8
-/// packed).
-#[target_feature(enable = "avx2")]
-#[inline]
-unsafe fn store_step<const PACKED: bool>(y: &mut [u8], ca: __m256i, cb: __m256i) {
-    // a0..3 b0..3 | a4..7 b4..7 → a0..7 b0..7 as 16-bit codes, then bytes
-    let p = _mm256_permute4x64_epi64::<0xD8>(_mm256_packus_epi32(ca, cb));
-    let bytes = _mm256_castsi256_si128(_mm256_permute4x64_epi64::<0x08>(_mm256_packus_epi16(p, p)));
-    if PACKED {
-        // byte pairs (lo, hi) → lo | hi << 4
-        let lo = _mm_and_si128(bytes, _mm_set1_epi16(0x000F));
-        let hi = _mm_and_si128(_mm_srli_epi16::<4>(bytes), _mm_set1_epi16(0x00F0));
-        let nib = _mm_packus_epi16(_mm_or_si128(lo, hi), _mm_setzero_si128());
-        // SAFETY: `y` holds 8 bytes (the caller's guarantee), the size of the unaligned store.
-        unsafe { _mm_storel_epi64(y.as_mut_ptr().cast(), nib) };
-    } else {
-        // SAFETY: `y` holds 16 bytes (the caller's guarantee), the size of the unaligned store.
-        unsafe { _mm_storeu_si128(y.as_mut_ptr().cast(), bytes) };
-    }
-}
-
-/// The registers of [`SmallFloat::cast`]'s finite-only steps: the destination's layout in
-/// every lane.
-#[derive(Clone, Copy)]
-struct FiniteLayout {
-    /// The shift of a subnormal result's significand plus its smallest exponent (`shift + e0
-    /// + 1`).
-    sub_base: __m256i,
-    /// The smallest normal code.
-    min_normal: __m256i,
-    /// The largest finite code.
-    max_code: __m256i,
-    /// The f32 bits of the largest finite value.
-    max_abs: __m256i,
-    /// The codes of positive and negative finite overflow.
-    ovf: (__m256i, __m256i),
-    /// The largest subnormal-range exponent plus one (`e0 + 1`).
-    top: __m256i,
-    /// The shift that moves the f32 sign bit to the destination's.
-    sign_shift: __m128i,
-}
-
-impl FiniteLayout {
-    /// The registers of `f`.
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn of(f: &SmallFloat) -> Self {
-        Self {
-            sub_base: set(f.shift + f.e0 + 1),
-            min_normal: set(f.min_normal),
-            max_code: set(f.max_code),
-            max_abs: set(f.max_abs),
-            ovf: (set(f.overflow[0].0), set(f.overflow[1].0)),
-            top: set(f.e0 + 1),
-            sign_shift: _mm_cvtsi32_si128(32 - f.bits as i32),
-        }
-    }
-
-    /// The codes and masks of 8 finite lanes `x` in mode `M` (`CLAMP`: see
-    /// [`SmallFloat::cast`]), in fewer steps than [`SmallFloat::full_lanes`]: the exponent
-    /// clamped to the subnormal range gives both the significand (rebiased, or with its
-    /// implicit bit) and the shift; nearest modes round by adding the half (less one, plus the
-    /// last kept bit) before the shift; the sign is put on after. Masks, as pairs in the low
-    /// and high halves of 32-bit lanes (16-bit counters): (exact finite, underflow), (flushed,
-    /// beyond the largest finite value), (overflow, negative overflow).
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn lanes<const M: u8, const CLAMP: bool>(&self, x: __m256i) -> (__m256i, [__m256i; 3]) {
-        let (zero, one, all) = (_mm256_setzero_si256(), set(1), set(!0));
-        let neg = _mm256_srai_epi32::<31>(x);
-        let abs = _mm256_and_si256(x, set(0x7FFF_FFFF));
-        let t = _mm256_min_epi32(
-            _mm256_max_epi32(_mm256_srli_epi32::<23>(abs), one),
-            self.top,
-        );
-        let base = _mm256_sub_epi32(
-            _mm256_add_epi32(abs, set(1 << 23)),
-            _mm256_slli_epi32::<23>(t),
-        );
-        let sh = _mm256_min_epi32(_mm256_sub_epi32(self.sub_base, t), set(31));
-        let low = _mm256_srlv_epi32(all, _mm256_sub_epi32(set(32), sh));
-        let q = _mm256_srlv_epi32(base, sh);
-        let exact = _mm256_cmpeq_epi32(_mm256_and_si256(base, low), zero);
-        let out = match M {
-            mode::NEAREST_EVEN => {
-                let bias = _mm256_add_epi32(_mm256_srli_epi32::<1>(low), _mm256_and_si256(q, one));
-                _mm256_srlv_epi32(_mm256_add_epi32(base, bias), sh)
-            }
-            mode::NEAREST_AWAY => {
-                let half = _mm256_sub_epi32(_mm256_srli_epi32::<1>(low), all);
-                _mm256_srlv_epi32(_mm256_add_epi32(base, half), sh)
-            }
-            mode::FLOOR => _mm256_sub_epi32(q, _mm256_andnot_si256(exact, neg)),
-            mode::CEIL => {
-                _mm256_add_epi32(q, _mm256_andnot_si256(_mm256_or_si256(exact, neg), one))
-            }
-            mode::TRUNC => q,
-            _ => _mm256_or_si256(q, _mm256_andnot_si256(exact, one)),
-        };
-        let ovf = _mm256_cmpgt_epi32(out, self.max_code);
-        let sign = _mm256_srl_epi32(_mm256_and_si256(x, set(1 << 31)), self.sign_shift);
-        let (ovf_p, ovf_n) = self.ovf;
-        let code = if CLAMP {
-            // the overflow code is the largest finite one or the next, by sign
-            _mm256_or_si256(_mm256_min_epu32(out, ovf_p), sign)
-        } else {
-            let by_sign = _mm256_blendv_epi8(ovf_p, ovf_n, neg);
-            _mm256_blendv_epi8(_mm256_or_si256(out, sign), by_sign, ovf)
-        };
-        let under = _mm256_andnot_si256(exact, _mm256_cmpgt_epi32(self.min_normal, out));
-        let flushed = _mm256_andnot_si256(exact, _mm256_cmpeq_epi32(out, zero));
-        // beyond the largest finite value: overflow, or saturation to it
-        let beyond = _mm256_cmpgt_epi32(abs, self.max_abs);
-        let pair = |lo: __m256i, hi: __m256i| _mm256_blend_epi16::<0xAA>(lo, hi);
-        (
-            code,
-            [
-                pair(_mm256_andnot_si256(ovf, exact), under),
-                pair(flushed, beyond),
-                pair(ovf, _mm256_and_si256(ovf, neg)),
-            ],
-        )
     }
 }
