@@ -11,6 +11,7 @@
 use crate::bulk::kernels::mode;
 use crate::bulk::kernels::portable::f32_small_float::{Fixed, SmallFloat};
 use crate::status::{Status, StatusCounts};
+use std::arch::x86_64::*;
 
 /// Elements per step (two vectors of 8).
 const STEP: usize = 16;
@@ -304,113 +305,136 @@ impl SmallFloat {
     #[inline(never)]
     unsafe fn full_step<const M: u8>(
         &self,
-        a: std::arch::x86_64::__m256i,
-        b: std::arch::x86_64::__m256i,
-        acc: &mut [std::arch::x86_64::__m256i; 10],
-    ) -> (std::arch::x86_64::__m256i, std::arch::x86_64::__m256i) {
-        use std::arch::x86_64::*;
-        let set = |v: u32| _mm256_set1_epi32(v as i32);
-        let zero = _mm256_setzero_si256();
-        let one = set(1);
-        let abs_mask = set(0x7FFF_FFFF);
-        let inf_bits = set(0x7F80_0000);
-        let man_mask = set(0x7F_FFFF);
-        let implicit_bit = set(0x80_0000);
-        let e0 = set(self.e0);
-        let rebias = set(self.e0 << 23);
-        let shift = set(self.shift);
-        let sub_base = set(self.shift + self.e0 + 1);
-        let max_shift = set(31);
-        let min_normal = set(self.min_normal);
-        let max_code = set(self.max_code);
-        let max_abs = set(self.max_abs);
-        let sign_bit = set(1 << (self.bits - 1));
-        let by_sign = |r: [Fixed; 2]| (set(r[0].0), set(r[1].0));
-        let (inf_p, inf_n) = by_sign(self.inf);
-        let (ovf_p, ovf_n) = by_sign(self.overflow);
-        let (nan_p, nan_n) = by_sign(self.nan_fixed);
-        let payload = set(self.nan_payload);
-        // Code and masks (inexact, underflow, flushed, saturated of finite lanes; NaN, Inf,
-        // overflow; negative) of 8 lanes, any of which may be NaN or Inf.
-        let full_lanes = |x: __m256i| {
-            let neg = _mm256_srai_epi32::<31>(x);
-            let abs = _mm256_and_si256(x, abs_mask);
-            let e = _mm256_srli_epi32::<23>(abs);
-            let normal = _mm256_cmpgt_epi32(e, e0);
-            let implicit = _mm256_andnot_si256(_mm256_cmpeq_epi32(e, zero), implicit_bit);
-            let sub_shift = _mm256_min_epu32(
-                _mm256_sub_epi32(sub_base, _mm256_max_epi32(e, one)),
-                max_shift,
-            );
-            let base = _mm256_blendv_epi8(
-                _mm256_or_si256(_mm256_and_si256(abs, man_mask), implicit),
-                _mm256_sub_epi32(abs, rebias),
-                normal,
-            );
-            let sh = _mm256_blendv_epi8(sub_shift, shift, normal);
-            let q = _mm256_srlv_epi32(base, sh);
-            let rem = _mm256_and_si256(base, _mm256_sub_epi32(_mm256_sllv_epi32(one, sh), one));
-            let half = _mm256_sllv_epi32(one, _mm256_sub_epi32(sh, one));
-            let exact = _mm256_cmpeq_epi32(rem, zero);
-            let lsb = _mm256_cmpeq_epi32(_mm256_and_si256(q, one), one);
-            let up = match M {
-                mode::NEAREST_EVEN => _mm256_or_si256(
-                    _mm256_cmpgt_epi32(rem, half),
-                    _mm256_and_si256(_mm256_cmpeq_epi32(rem, half), lsb),
-                ),
-                mode::NEAREST_AWAY => _mm256_andnot_si256(_mm256_cmpgt_epi32(half, rem), set(!0)),
-                mode::FLOOR => _mm256_andnot_si256(exact, neg),
-                mode::CEIL => _mm256_andnot_si256(_mm256_or_si256(exact, neg), set(!0)),
-                mode::TRUNC => zero,
-                _ => _mm256_andnot_si256(_mm256_or_si256(exact, lsb), set(!0)),
-            };
-            let out = _mm256_sub_epi32(q, up);
-            let nan = _mm256_cmpgt_epi32(abs, inf_bits);
-            let inf = _mm256_cmpeq_epi32(abs, inf_bits);
-            let nan_or_inf = _mm256_or_si256(nan, inf);
-            let ovf = _mm256_andnot_si256(nan_or_inf, _mm256_cmpgt_epi32(out, max_code));
-            let special = _mm256_or_si256(nan_or_inf, ovf);
-            let inexact = _mm256_andnot_si256(_mm256_or_si256(exact, special), set(!0));
-            let under = _mm256_and_si256(inexact, _mm256_cmpgt_epi32(min_normal, out));
-            let flushed = _mm256_and_si256(inexact, _mm256_cmpeq_epi32(out, zero));
-            let saturated = _mm256_andnot_si256(
-                special,
-                _mm256_and_si256(
-                    _mm256_cmpeq_epi32(out, max_code),
-                    _mm256_cmpgt_epi32(abs, max_abs),
-                ),
-            );
-            let finite = _mm256_or_si256(_mm256_and_si256(neg, sign_bit), out);
-            let pick = |p: __m256i, m: __m256i| _mm256_blendv_epi8(p, m, neg);
-            let nan_code = _mm256_or_si256(
-                pick(nan_p, nan_n),
-                _mm256_and_si256(_mm256_srlv_epi32(abs, shift), payload),
-            );
-            let code = _mm256_blendv_epi8(finite, pick(ovf_p, ovf_n), ovf);
-            let code = _mm256_blendv_epi8(code, pick(inf_p, inf_n), inf);
-            let code = _mm256_blendv_epi8(code, nan_code, nan);
-            (
-                code,
-                [
-                    inexact,
-                    under,
-                    flushed,
-                    saturated,
-                    nan,
-                    _mm256_and_si256(nan, neg),
-                    inf,
-                    _mm256_and_si256(inf, neg),
-                    ovf,
-                    _mm256_and_si256(ovf, neg),
-                ],
-            )
-        };
-
-        let (ca, sa) = full_lanes(a);
-        let (cb, sb) = full_lanes(b);
+        a: __m256i,
+        b: __m256i,
+        acc: &mut [__m256i; 10],
+    ) -> (__m256i, __m256i) {
+        let (ca, sa) = self.full_lanes::<M>(a);
+        let (cb, sb) = self.full_lanes::<M>(b);
         for ((t, p), q) in acc.iter_mut().zip(sa).zip(sb) {
             *t = _mm256_sub_epi32(_mm256_sub_epi32(*t, p), q);
         }
         (ca, cb)
+    }
+
+    /// The codes and masks (inexact, underflow, flushed, saturated of finite lanes; NaN,
+    /// negative NaN, Inf, negative Inf, overflow, negative overflow) of the 8 lanes `x`, any
+    /// of which may be NaN or Inf.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn full_lanes<const M: u8>(&self, x: __m256i) -> (__m256i, [__m256i; 10]) {
+        let zero = _mm256_setzero_si256();
+        let one = set(1);
+        let inf_bits = set(0x7F80_0000);
+        let max_code = set(self.max_code);
+        let neg = _mm256_srai_epi32::<31>(x);
+        let abs = _mm256_and_si256(x, set(0x7FFF_FFFF));
+        let e = _mm256_srli_epi32::<23>(abs);
+        let normal = _mm256_cmpgt_epi32(e, set(self.e0));
+        let implicit = _mm256_andnot_si256(_mm256_cmpeq_epi32(e, zero), set(0x80_0000));
+        let sub_shift = _mm256_min_epu32(
+            _mm256_sub_epi32(set(self.shift + self.e0 + 1), _mm256_max_epi32(e, one)),
+            set(31),
+        );
+        let base = _mm256_blendv_epi8(
+            _mm256_or_si256(_mm256_and_si256(abs, set(0x7F_FFFF)), implicit),
+            _mm256_sub_epi32(abs, set(self.e0 << 23)),
+            normal,
+        );
+        let sh = _mm256_blendv_epi8(sub_shift, set(self.shift), normal);
+        let q = _mm256_srlv_epi32(base, sh);
+        let rem = _mm256_and_si256(base, _mm256_sub_epi32(_mm256_sllv_epi32(one, sh), one));
+        let exact = _mm256_cmpeq_epi32(rem, zero);
+        let out = _mm256_sub_epi32(q, round_up::<M>(q, rem, sh, neg));
+        let nan = _mm256_cmpgt_epi32(abs, inf_bits);
+        let inf = _mm256_cmpeq_epi32(abs, inf_bits);
+        let nan_or_inf = _mm256_or_si256(nan, inf);
+        let ovf = _mm256_andnot_si256(nan_or_inf, _mm256_cmpgt_epi32(out, max_code));
+        let special = _mm256_or_si256(nan_or_inf, ovf);
+        let inexact = _mm256_andnot_si256(_mm256_or_si256(exact, special), set(!0));
+        let under = _mm256_and_si256(inexact, _mm256_cmpgt_epi32(set(self.min_normal), out));
+        let flushed = _mm256_and_si256(inexact, _mm256_cmpeq_epi32(out, zero));
+        let saturated = _mm256_andnot_si256(
+            special,
+            _mm256_and_si256(
+                _mm256_cmpeq_epi32(out, max_code),
+                _mm256_cmpgt_epi32(abs, set(self.max_abs)),
+            ),
+        );
+        let code = self.special_code(out, abs, neg, [nan, inf, ovf]);
+        let negative = |m: __m256i| _mm256_and_si256(m, neg);
+        (
+            code,
+            [
+                inexact,
+                under,
+                flushed,
+                saturated,
+                nan,
+                negative(nan),
+                inf,
+                negative(inf),
+                ovf,
+                negative(ovf),
+            ],
+        )
+    }
+
+    /// The codes of 8 lanes (`abs`: the f32 magnitudes, `neg`: all ones where negative) from
+    /// the rounded magnitudes `out`, with the sign put on and the special cases (`nan`, `inf`,
+    /// `ovf`: masks) blended in: NaN's code by sign with the payload kept, Inf's and overflow's
+    /// by sign.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn special_code(
+        &self,
+        out: __m256i,
+        abs: __m256i,
+        neg: __m256i,
+        [nan, inf, ovf]: [__m256i; 3],
+    ) -> __m256i {
+        let pick = |r: [Fixed; 2]| _mm256_blendv_epi8(set(r[0].0), set(r[1].0), neg);
+        let sign_bit = set(1 << (self.bits - 1));
+        let nan_code = _mm256_or_si256(
+            pick(self.nan_fixed),
+            _mm256_and_si256(
+                _mm256_srlv_epi32(abs, set(self.shift)),
+                set(self.nan_payload),
+            ),
+        );
+        let finite = _mm256_or_si256(_mm256_and_si256(neg, sign_bit), out);
+        let code = _mm256_blendv_epi8(finite, pick(self.overflow), ovf);
+        let code = _mm256_blendv_epi8(code, pick(self.inf), inf);
+        _mm256_blendv_epi8(code, nan_code, nan)
+    }
+}
+
+/// `v` in every 32-bit lane.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn set(v: u32) -> __m256i {
+    _mm256_set1_epi32(v as i32)
+}
+
+/// Whether (all ones) the 8 lanes' quotients `q` (with remainders `rem` of the shifts `sh`)
+/// round up by one in mode `M` (`neg`: all ones where negative): the lanes' values to take
+/// from `q`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn round_up<const M: u8>(q: __m256i, rem: __m256i, sh: __m256i, neg: __m256i) -> __m256i {
+    let one = set(1);
+    let half = _mm256_sllv_epi32(one, _mm256_sub_epi32(sh, one));
+    let exact = _mm256_cmpeq_epi32(rem, _mm256_setzero_si256());
+    let lsb = _mm256_cmpeq_epi32(_mm256_and_si256(q, one), one);
+    match M {
+        mode::NEAREST_EVEN => _mm256_or_si256(
+            _mm256_cmpgt_epi32(rem, half),
+            _mm256_and_si256(_mm256_cmpeq_epi32(rem, half), lsb),
+        ),
+        mode::NEAREST_AWAY => _mm256_andnot_si256(_mm256_cmpgt_epi32(half, rem), set(!0)),
+        mode::FLOOR => _mm256_andnot_si256(exact, neg),
+        mode::CEIL => _mm256_andnot_si256(_mm256_or_si256(exact, neg), set(!0)),
+        mode::TRUNC => _mm256_setzero_si256(),
+        _ => _mm256_andnot_si256(_mm256_or_si256(exact, lsb), set(!0)),
     }
 }

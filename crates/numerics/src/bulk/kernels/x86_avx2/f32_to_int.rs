@@ -210,77 +210,9 @@ fn cast<const R: i32, const W: usize, const WRAP: bool>(
     use std::arch::x86_64::*;
     /// Steps between two flushes of the 32-bit lane counters (2 per lane per step).
     const FLUSH: usize = 1 << 24;
-    let lo = _mm256_set1_ps(d.lo as f32);
-    let hi = _mm256_set1_ps(d.hi as f32);
-    let lo_i = _mm256_set1_epi32(d.lo as i32);
-    let hi_i = _mm256_set1_epi32(d.hi as i32);
-    let code_mask = _mm256_set1_epi32(((1u64 << d.bits) - 1) as i32);
-    let abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFF_FFFF));
-    let inf = _mm256_set1_ps(f32::INFINITY);
-    let zero_ps = _mm256_setzero_ps();
+    let range = Range::of(d);
     let zero = _mm256_setzero_si256();
-    let exp_big = _mm256_set1_epi32(158); // |r| ≥ 2^31: beyond `vcvtps2dq`
-    let sig_mask = _mm256_set1_epi32(0x7F_FFFF);
-    let implicit = _mm256_set1_epi32(0x80_0000);
-    let bias_shift = _mm256_set1_epi32(150);
-
-    // The code (low bits, unmasked) and the status masks of 8 lanes.
-    let lanes = |x: __m256| {
-        let r = round::<R>(x);
-        let nan = _mm256_cmp_ps::<_CMP_UNORD_Q>(x, x);
-        let is_inf = _mm256_cmp_ps::<_CMP_EQ_OQ>(_mm256_and_ps(x, abs_mask), inf);
-        let above = _mm256_cmp_ps::<_CMP_GT_OQ>(r, hi);
-        let oor = _mm256_or_ps(above, _mm256_cmp_ps::<_CMP_LT_OQ>(r, lo));
-        let x_out = _mm256_or_ps(
-            _mm256_cmp_ps::<_CMP_GT_OQ>(x, hi),
-            _mm256_cmp_ps::<_CMP_LT_OQ>(x, lo),
-        );
-        let inexact = _mm256_or_ps(_mm256_cmp_ps::<_CMP_NEQ_UQ>(r, x), oor);
-        let overflow = _mm256_andnot_ps(is_inf, oor);
-        let flushed = _mm256_and_ps(
-            _mm256_cmp_ps::<_CMP_EQ_OQ>(r, zero_ps),
-            _mm256_cmp_ps::<_CMP_NEQ_OQ>(x, zero_ps),
-        );
-        let saturated = if WRAP {
-            _mm256_andnot_ps(overflow, x_out)
-        } else {
-            x_out
-        };
-        let value = if WRAP {
-            // In range (and |r| < 2^31) the conversion; beyond, the significand shifted into
-            // place (zero from 2^55 on), negated for negative values; ±Inf saturate.
-            let small = _mm256_cvtps_epi32(r);
-            let bits = _mm256_castps_si256(r);
-            let e = _mm256_srli_epi32::<23>(_mm256_and_si256(bits, _mm256_castps_si256(abs_mask)));
-            let sig = _mm256_or_si256(_mm256_and_si256(bits, sig_mask), implicit);
-            let mag = _mm256_sllv_epi32(sig, _mm256_sub_epi32(e, bias_shift));
-            let neg = _mm256_srai_epi32::<31>(bits);
-            let big_v = _mm256_sub_epi32(_mm256_xor_si256(mag, neg), neg);
-            let big = _mm256_cmpgt_epi32(e, _mm256_sub_epi32(exp_big, _mm256_set1_epi32(1)));
-            let v = _mm256_blendv_epi8(small, big_v, big);
-            let sat = _mm256_blendv_epi8(lo_i, hi_i, _mm256_castps_si256(above));
-            _mm256_blendv_epi8(v, sat, _mm256_castps_si256(is_inf))
-        } else {
-            _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(r, lo), hi))
-        };
-        let code = _mm256_and_si256(
-            _mm256_andnot_si256(_mm256_castps_si256(nan), value),
-            code_mask,
-        );
-        let m = _mm256_castps_si256;
-        (
-            code,
-            [m(inexact), m(overflow), m(flushed), m(saturated), m(nan)],
-        )
-    };
-
     let mut counts = StatusCounts::default();
-    let sum = |v: __m256i| -> u64 {
-        let mut l = [0u32; 8];
-        // SAFETY: `l` is 32 bytes, the size of the unaligned store.
-        unsafe { _mm256_storeu_si256(l.as_mut_ptr().cast(), v) };
-        l.iter().map(|&c| u64::from(c)).sum()
-    };
     let steps = n / STEP;
     // destination bytes per step
     let out_step = if W == 0 { STEP / 2 } else { W * STEP };
@@ -300,14 +232,133 @@ fn cast<const R: i32, const W: usize, const WRAP: bool>(
                     _mm256_loadu_ps(x.as_ptr().add(32).cast()),
                 )
             };
-            let (ca, sa) = lanes(a);
-            let (cb, sb) = lanes(b);
+            let (ca, sa) = lanes::<R, WRAP>(a, &range);
+            let (cb, sb) = lanes::<R, WRAP>(b, &range);
             for ((t, p), q) in acc.iter_mut().zip(sa).zip(sb) {
                 *t = _mm256_sub_epi32(_mm256_sub_epi32(*t, p), q);
             }
             store::<W>(ca, cb, y);
         }
-        add_run::<WRAP>(&mut counts, (s_run.len() / 4) as u64, acc.map(sum));
+        add_run::<WRAP>(&mut counts, (s_run.len() / 4) as u64, acc.map(|v| sum(v)));
     }
     counts
+}
+
+/// The destination's range `[lo, hi]` in every lane, as f32 and as i32, and the mask of its
+/// codes' bits.
+#[derive(Clone, Copy)]
+struct Range {
+    /// The lower bound as f32.
+    lo: std::arch::x86_64::__m256,
+    /// The upper bound as f32.
+    hi: std::arch::x86_64::__m256,
+    /// The lower bound as i32.
+    lo_i: std::arch::x86_64::__m256i,
+    /// The upper bound as i32.
+    hi_i: std::arch::x86_64::__m256i,
+    /// The low `bits` bits of a code.
+    code_mask: std::arch::x86_64::__m256i,
+}
+
+impl Range {
+    /// The range of `d`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn of(d: &IntDst) -> Self {
+        use std::arch::x86_64::*;
+        Self {
+            lo: _mm256_set1_ps(d.lo as f32),
+            hi: _mm256_set1_ps(d.hi as f32),
+            lo_i: _mm256_set1_epi32(d.lo as i32),
+            hi_i: _mm256_set1_epi32(d.hi as i32),
+            code_mask: _mm256_set1_epi32(((1u64 << d.bits) - 1) as i32),
+        }
+    }
+}
+
+/// The sum of the 8 unsigned 32-bit lanes of `v`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn sum(v: std::arch::x86_64::__m256i) -> u64 {
+    let mut l = [0u32; 8];
+    // SAFETY: `l` is 32 bytes, the size of the unaligned store.
+    unsafe { std::arch::x86_64::_mm256_storeu_si256(l.as_mut_ptr().cast(), v) };
+    l.iter().map(|&c| u64::from(c)).sum()
+}
+
+/// [`cast`]'s code (low bits) and status masks (inexact, overflow, flushed, saturated,
+/// invalid) of the 8 lanes `x`, for the range `g`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn lanes<const R: i32, const WRAP: bool>(
+    x: std::arch::x86_64::__m256,
+    g: &Range,
+) -> (std::arch::x86_64::__m256i, [std::arch::x86_64::__m256i; 5]) {
+    use std::arch::x86_64::*;
+    let abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFF_FFFF));
+    let zero_ps = _mm256_setzero_ps();
+    let r = round::<R>(x);
+    let nan = _mm256_cmp_ps::<_CMP_UNORD_Q>(x, x);
+    let is_inf =
+        _mm256_cmp_ps::<_CMP_EQ_OQ>(_mm256_and_ps(x, abs_mask), _mm256_set1_ps(f32::INFINITY));
+    let above = _mm256_cmp_ps::<_CMP_GT_OQ>(r, g.hi);
+    let oor = _mm256_or_ps(above, _mm256_cmp_ps::<_CMP_LT_OQ>(r, g.lo));
+    let x_out = _mm256_or_ps(
+        _mm256_cmp_ps::<_CMP_GT_OQ>(x, g.hi),
+        _mm256_cmp_ps::<_CMP_LT_OQ>(x, g.lo),
+    );
+    let inexact = _mm256_or_ps(_mm256_cmp_ps::<_CMP_NEQ_UQ>(r, x), oor);
+    let overflow = _mm256_andnot_ps(is_inf, oor);
+    let flushed = _mm256_and_ps(
+        _mm256_cmp_ps::<_CMP_EQ_OQ>(r, zero_ps),
+        _mm256_cmp_ps::<_CMP_NEQ_OQ>(x, zero_ps),
+    );
+    let saturated = if WRAP {
+        _mm256_andnot_ps(overflow, x_out)
+    } else {
+        x_out
+    };
+    let value = if WRAP {
+        wrapped(r, above, is_inf, g)
+    } else {
+        _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(r, g.lo), g.hi))
+    };
+    let code = _mm256_and_si256(
+        _mm256_andnot_si256(_mm256_castps_si256(nan), value),
+        g.code_mask,
+    );
+    let m = _mm256_castps_si256;
+    (
+        code,
+        [m(inexact), m(overflow), m(flushed), m(saturated), m(nan)],
+    )
+}
+
+/// The wrapped values of the rounded lanes `r`: in range (and |r| < 2^31) the conversion;
+/// beyond, the significand shifted into place (zero from 2^55 on), negated for negative
+/// values; ±Inf (`is_inf`) saturate to the bound on their side (`above`: beyond `hi`).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn wrapped(
+    r: std::arch::x86_64::__m256,
+    above: std::arch::x86_64::__m256,
+    is_inf: std::arch::x86_64::__m256,
+    g: &Range,
+) -> std::arch::x86_64::__m256i {
+    use std::arch::x86_64::*;
+    let exp_big = _mm256_set1_epi32(158); // |r| ≥ 2^31: beyond `vcvtps2dq`
+    let small = _mm256_cvtps_epi32(r);
+    let bits = _mm256_castps_si256(r);
+    let e = _mm256_srli_epi32::<23>(_mm256_and_si256(bits, _mm256_set1_epi32(0x7FFF_FFFF)));
+    let sig = _mm256_or_si256(
+        _mm256_and_si256(bits, _mm256_set1_epi32(0x7F_FFFF)),
+        _mm256_set1_epi32(0x80_0000),
+    );
+    let mag = _mm256_sllv_epi32(sig, _mm256_sub_epi32(e, _mm256_set1_epi32(150)));
+    let neg = _mm256_srai_epi32::<31>(bits);
+    let big_v = _mm256_sub_epi32(_mm256_xor_si256(mag, neg), neg);
+    let big = _mm256_cmpgt_epi32(e, _mm256_sub_epi32(exp_big, _mm256_set1_epi32(1)));
+    let v = _mm256_blendv_epi8(small, big_v, big);
+    let sat = _mm256_blendv_epi8(g.lo_i, g.hi_i, _mm256_castps_si256(above));
+    _mm256_blendv_epi8(v, sat, _mm256_castps_si256(is_inf))
 }

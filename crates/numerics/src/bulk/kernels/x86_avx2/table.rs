@@ -5,6 +5,13 @@ use crate::bulk::Storage;
 use crate::bulk::kernels::flags::{self, BLOCK};
 use crate::bulk::kernels::table::codes::{ENTRIES, Table};
 use crate::status::StatusCounts;
+use std::arch::x86_64::{
+    __m128i, __m256i, _mm_loadl_epi64, _mm_loadu_si128, _mm_storel_epi64, _mm_storeu_si128,
+    _mm256_and_si256, _mm256_castsi256_si128, _mm256_cvtepu8_epi32, _mm256_cvtepu16_epi32,
+    _mm256_i32gather_epi32, _mm256_permute4x64_epi64, _mm256_permutevar8x32_epi32,
+    _mm256_set1_epi32, _mm256_setr_epi8, _mm256_setr_epi32, _mm256_shuffle_epi8,
+    _mm256_storeu_si256,
+};
 
 impl Table {
     /// The AVX2 gather path of [`Table::run`]: `None` when the layouts or the machine do not
@@ -110,39 +117,6 @@ impl Gather<'_> {
         dst: &mut [u8],
         n: usize,
     ) -> StatusCounts {
-        use std::arch::x86_64::{
-            __m128i, __m256i, _mm_loadl_epi64, _mm_loadu_si128, _mm_storel_epi64, _mm_storeu_si128,
-            _mm256_and_si256, _mm256_castsi256_si128, _mm256_cvtepu8_epi32, _mm256_cvtepu16_epi32,
-            _mm256_i32gather_epi32, _mm256_permute4x64_epi64, _mm256_permutevar8x32_epi32,
-            _mm256_set1_epi32, _mm256_setr_epi8, _mm256_setr_epi32, _mm256_shuffle_epi8,
-            _mm256_storeu_si256,
-        };
-        // Per 128-bit lane: byte 0 of each 32-bit entry; bytes 0-1; bytes 2-3.
-        let low8 = _mm256_setr_epi8(
-            0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12, -1, -1, -1,
-            -1, -1, -1, -1, -1, -1, -1, -1, -1,
-        );
-        let low16 = _mm256_setr_epi8(
-            0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 4, 5, 8, 9, 12, 13, -1,
-            -1, -1, -1, -1, -1, -1, -1,
-        );
-        let high16 = _mm256_setr_epi8(
-            2, 3, 6, 7, 10, 11, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1, 2, 3, 6, 7, 10, 11, 14, 15,
-            -1, -1, -1, -1, -1, -1, -1, -1,
-        );
-        let first_dwords = _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0);
-        // The 8 bytes (2 per lane) or 8 u16 (4 per lane) gathered into the low half.
-        let low_half8 = |v: __m256i| {
-            _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(
-                _mm256_shuffle_epi8(v, low8),
-                first_dwords,
-            ))
-        };
-        let low_half16 = |v: __m256i, pick: __m256i| {
-            _mm256_castsi256_si128(_mm256_permute4x64_epi64::<0b00_00_10_00>(
-                _mm256_shuffle_epi8(v, pick),
-            ))
-        };
         let flagged = if S == 1 && self.count {
             self.flagged
         } else {
@@ -150,9 +124,6 @@ impl Gather<'_> {
         };
         // Statuses read per element only when they are counted and not by flagged codes.
         let per_element = self.count && flagged.is_none();
-        let mask = _mm256_set1_epi32(i32::from(self.mask));
-        let table = self.table.as_ptr().cast::<i32>();
-        let status_table = self.status.map(|t| t.as_ptr().cast::<i32>());
         let mut counts = StatusCounts::default();
         let mut st = [0u16; BLOCK];
         for (sb, db) in src[..n * S]
@@ -174,36 +145,60 @@ impl Gather<'_> {
                     }
                     continue;
                 }
-                // SAFETY: `x` holds 8 * S bytes, the size of the load; every index is
-                // masked to at most 0xFFFF < ENTRIES, inside both tables; `y` holds 8 * D
-                // bytes and `t` 8 u16, the sizes of the stores; AVX2 is enabled here.
-                unsafe {
-                    let idx = if S == 1 {
-                        _mm256_cvtepu8_epi32(_mm_loadl_epi64(x.as_ptr().cast::<__m128i>()))
-                    } else {
-                        _mm256_cvtepu16_epi32(_mm_loadu_si128(x.as_ptr().cast::<__m128i>()))
-                    };
-                    let idx = _mm256_and_si256(idx, mask);
-                    let v = _mm256_i32gather_epi32::<4>(table, idx);
-                    let out = y.as_mut_ptr();
-                    match D {
-                        1 => _mm_storel_epi64(out.cast::<__m128i>(), low_half8(v)),
-                        2 => _mm_storeu_si128(out.cast::<__m128i>(), low_half16(v, low16)),
-                        _ => _mm256_storeu_si256(out.cast::<__m256i>(), v),
-                    }
-                    if per_element {
-                        let stv = match (D, status_table) {
-                            (4, Some(s)) => low_half16(_mm256_i32gather_epi32::<4>(s, idx), low16),
-                            _ => low_half16(v, high16),
-                        };
-                        _mm_storeu_si128(t.as_mut_ptr().cast::<__m128i>(), stv);
-                    }
-                }
+                // SAFETY: `x` holds 8 * S bytes, `y` 8 * D and `t` 8 u16 (exact chunks);
+                // AVX2 is enabled here.
+                unsafe { self.group::<S, D>(x, y, t, per_element) };
             }
             self.tail::<S, D>(sb, db, &mut st, 8 * groups, m);
             self.count_block(sb, &st[..m], flagged, &mut counts);
         }
         counts
+    }
+
+    /// Looks up one group of 8 source codes `x` by a gather: their codes into `y` and, when
+    /// `per_element`, their raw statuses into `t`.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2; `x` must hold 8 * S bytes, `y` 8 * D and `t` 8 u16.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn group<const S: usize, const D: usize>(
+        &self,
+        x: &[u8],
+        y: &mut [u8],
+        t: &mut [u16],
+        per_element: bool,
+    ) {
+        let mask = _mm256_set1_epi32(i32::from(self.mask));
+        let table = self.table.as_ptr().cast::<i32>();
+        // SAFETY: `x` holds 8 * S bytes, the size of the load; every index is masked to at
+        // most 0xFFFF < ENTRIES, inside both tables; `y` holds 8 * D bytes and `t` 8 u16, the
+        // sizes of the stores (the caller's guarantees); AVX2 is enabled here.
+        unsafe {
+            let idx = if S == 1 {
+                _mm256_cvtepu8_epi32(_mm_loadl_epi64(x.as_ptr().cast::<__m128i>()))
+            } else {
+                _mm256_cvtepu16_epi32(_mm_loadu_si128(x.as_ptr().cast::<__m128i>()))
+            };
+            let idx = _mm256_and_si256(idx, mask);
+            let v = _mm256_i32gather_epi32::<4>(table, idx);
+            let out = y.as_mut_ptr();
+            match D {
+                1 => _mm_storel_epi64(out.cast::<__m128i>(), low_half8(v)),
+                2 => _mm_storeu_si128(out.cast::<__m128i>(), low_half16::<false>(v)),
+                _ => _mm256_storeu_si256(out.cast::<__m256i>(), v),
+            }
+            if per_element {
+                let stv = match (D, self.status) {
+                    (4, Some(s)) => low_half16::<false>(_mm256_i32gather_epi32::<4>(
+                        s.as_ptr().cast::<i32>(),
+                        idx,
+                    )),
+                    _ => low_half16::<true>(v),
+                };
+                _mm_storeu_si128(t.as_mut_ptr().cast::<__m128i>(), stv);
+            }
+        }
     }
 
     /// Looks up elements `from..m` of a block (source bytes `sb`, destination bytes `db`) one
@@ -259,4 +254,40 @@ impl Gather<'_> {
             counts.exact += m as u64;
         }
     }
+}
+
+/// Byte 0 of each of the 8 32-bit lanes of `v`, in the low 8 bytes.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn low_half8(v: __m256i) -> __m128i {
+    // Per 128-bit lane: byte 0 of each 32-bit entry.
+    let low8 = _mm256_setr_epi8(
+        0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12, -1, -1, -1, -1,
+        -1, -1, -1, -1, -1, -1, -1, -1,
+    );
+    let first_dwords = _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0);
+    _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(
+        _mm256_shuffle_epi8(v, low8),
+        first_dwords,
+    ))
+}
+
+/// Bytes 0-1 (`HIGH`: bytes 2-3) of each of the 8 32-bit lanes of `v`, as 8 u16.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn low_half16<const HIGH: bool>(v: __m256i) -> __m128i {
+    let pick = if HIGH {
+        _mm256_setr_epi8(
+            2, 3, 6, 7, 10, 11, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1, 2, 3, 6, 7, 10, 11, 14, 15,
+            -1, -1, -1, -1, -1, -1, -1, -1,
+        )
+    } else {
+        _mm256_setr_epi8(
+            0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 4, 5, 8, 9, 12, 13, -1,
+            -1, -1, -1, -1, -1, -1, -1,
+        )
+    };
+    _mm256_castsi256_si128(_mm256_permute4x64_epi64::<0b00_00_10_00>(
+        _mm256_shuffle_epi8(v, pick),
+    ))
 }

@@ -385,12 +385,8 @@ unsafe fn cast<const M: u8, const PACKED: bool, const CLAMP: bool>(
             ) else {
                 break;
             };
-            let xs: [__m512i; 4] = std::array::from_fn(|j| {
-                let p = x.as_ptr().wrapping_add(64 * j);
-                prefetch(p);
-                // SAFETY: `x` is 256 bytes, four unaligned 64-byte loads.
-                unsafe { _mm512_loadu_si512(p.cast()) }
-            });
+            // SAFETY: `x` is one step's 256 source bytes.
+            let xs = unsafe { load_step(x) };
             let l = xs.map(|x| lanes::<M>(&c, x));
             let b = gather(
                 c.low_bytes,
@@ -411,27 +407,16 @@ unsafe fn cast<const M: u8, const PACKED: bool, const CLAMP: bool>(
             for (_, _, k) in l {
                 beyond = _mm512_mask_add_epi32(beyond, k, beyond, one);
             }
-            let mag = _mm512_and_si512(b, c.b_mag);
-            let code = if CLAMP {
-                let mag = _mm512_min_epu8(mag, c.b_ovf_clamp);
-                _mm512_mask_add_epi8(mag, sign, mag, c.b_sign)
-            } else {
+            if !CLAMP {
                 count(&mut acc[4], ovf & sign);
-                let finite = _mm512_mask_add_epi8(mag, sign, mag, c.b_sign);
-                let ovf_code = _mm512_mask_blend_epi8(sign, c.b_ovf_code[0], c.b_ovf_code[1]);
-                _mm512_mask_blend_epi8(ovf, finite, ovf_code)
-            };
+            }
+            let code = fast_codes::<CLAMP>(&c, b, sign, ovf);
             // SAFETY: `y` is `out_step` bytes, what `store` writes, at a multiple of
             // `out_step` from `dst` (64-byte aligned when streamed).
             unsafe { store::<PACKED>(&c, code, y, stream) };
             i += 1;
         }
-        for (w, a) in wide.iter_mut().zip(acc) {
-            *w = _mm512_add_epi64(*w, _mm512_sad_epu8(a, zero));
-        }
-        let lo = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(beyond));
-        let hi = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64::<1>(beyond));
-        wide_beyond = _mm512_add_epi64(wide_beyond, _mm512_add_epi64(lo, hi));
+        flush_counters((&mut wide, &mut wide_beyond), acc, beyond);
         if i < end
             && let (Some(x), Some(y)) = (
                 src.get(4 * STEP * i..4 * STEP * (i + 1)),
@@ -450,16 +435,80 @@ unsafe fn cast<const M: u8, const PACKED: bool, const CLAMP: bool>(
             i += 1;
         }
     }
+    let fast = (STEP * (steps - special_steps)) as u64;
+    add_fast(&mut tally, fast, wide, wide_beyond);
+    tally.counts(sf, (src.len() / 4) as u64)
+}
+
+/// Adds to `tally` the statuses of [`cast`]'s `fast` lanes of fast steps, from the 64-bit
+/// lane sums of their counters (`wide`: overflowing, inexact bit, underflowing, flushed,
+/// negative overflowing; `wide_beyond`: beyond the largest finite value).
+#[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn add_fast(tally: &mut Tally, fast: u64, wide: [__m512i; 5], wide_beyond: __m512i) {
     let [ovf, inexact_bit, under, flushed, ovf_neg] =
         wide.map(|w| _mm512_reduce_add_epi64(w) as u64);
     // the lanes of the fast steps, less those that overflowed
-    tally.kept += (STEP * (steps - special_steps)) as u64 - ovf;
+    tally.kept += fast - ovf;
     tally.inexact += inexact_bit - ovf;
     tally.under += under;
     tally.flushed += flushed;
     tally.beyond += _mm512_reduce_add_epi64(wide_beyond) as u64;
     tally.ovf_neg += ovf_neg;
-    tally.counts(sf, (src.len() / 4) as u64)
+}
+
+/// The four vectors of one step's source `x` (256 bytes), each prefetched ahead.
+///
+/// # Safety
+/// The CPU must support AVX-512 F; `x` must hold at least 256 bytes.
+#[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+unsafe fn load_step(x: &[u8]) -> [__m512i; 4] {
+    std::array::from_fn(|j| {
+        let p = x.as_ptr().wrapping_add(64 * j);
+        prefetch(p);
+        // SAFETY: `x` holds 256 bytes (the caller's guarantee), four unaligned 64-byte loads.
+        unsafe { _mm512_loadu_si512(p.cast()) }
+    })
+}
+
+/// The 64 codes of a fast step of [`cast`] from its code bytes `b`: the magnitude with the
+/// sign (`sign`: the negative lanes) put on, and overflowing lanes (`ovf`) given the overflow
+/// code by sign (`CLAMP`: the magnitude clamped to it).
+#[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn fast_codes<const CLAMP: bool>(
+    c: &Consts,
+    b: __m512i,
+    sign: __mmask64,
+    ovf: __mmask64,
+) -> __m512i {
+    let mag = _mm512_and_si512(b, c.b_mag);
+    if CLAMP {
+        let mag = _mm512_min_epu8(mag, c.b_ovf_clamp);
+        _mm512_mask_add_epi8(mag, sign, mag, c.b_sign)
+    } else {
+        let finite = _mm512_mask_add_epi8(mag, sign, mag, c.b_sign);
+        let ovf_code = _mm512_mask_blend_epi8(sign, c.b_ovf_code[0], c.b_ovf_code[1]);
+        _mm512_mask_blend_epi8(ovf, finite, ovf_code)
+    }
+}
+
+/// Adds [`cast`]'s byte counters `acc` and 32-bit lane counter `beyond` of a run of steps
+/// into their 64-bit lane sums (`wide`, `wide_beyond`).
+#[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn flush_counters(
+    (wide, wide_beyond): (&mut [__m512i; 5], &mut __m512i),
+    acc: [__m512i; 5],
+    beyond: __m512i,
+) {
+    for (w, a) in wide.iter_mut().zip(acc) {
+        *w = _mm512_add_epi64(*w, _mm512_sad_epu8(a, _mm512_setzero_si512()));
+    }
+    let lo = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(beyond));
+    let hi = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64::<1>(beyond));
+    *wide_beyond = _mm512_add_epi64(*wide_beyond, _mm512_add_epi64(lo, hi));
 }
 
 /// One step of [`cast`] with an exact overflow, NaN or ±Inf: the 64 code bytes of `v`, with

@@ -5,10 +5,13 @@
 //! in `docs/kernels.md`.
 
 use crate::bulk::kernels::portable::f32_to_int::IntDst;
+use crate::bulk::kernels::stream::prefetch;
 use crate::bulk::kernels::x86_avx2::f32_to_int::imm;
+use crate::bulk::kernels::x86_avx512::store::store64;
 use crate::policy::IntOverflow;
 use crate::round::RoundMode;
 use crate::status::{Status, StatusCounts};
+use std::arch::x86_64::*;
 
 /// Elements per step (four vectors of 16).
 const STEP: usize = 64;
@@ -141,54 +144,23 @@ unsafe fn lean<const R: i32, const U: bool, const W: usize>(
     dst: &mut [u8],
     (n, stream): (usize, bool),
 ) -> StatusCounts {
-    use crate::bulk::kernels::stream::prefetch;
-    use crate::bulk::kernels::x86_avx512::store::store64;
-    use std::arch::x86_64::*;
     /// Steps between two flushes of the lane counters (at most 4 per 32-bit lane and 2 per
     /// 16-bit lane per step).
     const FLUSH: usize = 1 << 12;
-    let lo = _mm512_set1_ps(d.lo as f32);
-    let hi = _mm512_set1_ps(d.hi as f32);
+    let (lo, hi) = (_mm512_set1_ps(d.lo as f32), _mm512_set1_ps(d.hi as f32));
     let lo16 = _mm512_set1_epi16(d.lo as i16);
     let span16 = _mm512_set1_epi16((d.hi - d.lo) as i16);
     let min16 = _mm512_set1_epi16(i16::MIN);
-    let sign_mask = _mm512_castsi512_ps(_mm512_set1_epi32(i32::MIN));
-    let below_half = _mm512_set1_ps(f32::from_bits(0x3EFF_FFFF)); // 0.5 - 2^-25
     let zero = _mm512_setzero_si512();
-    // dword 4l + j of the packed bytes holds vector j's lanes 4l..4l+4: back into order
-    let unpair = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
-    // 4-bit codes: the bounds as bytes, the nibble mask, and for packed codes byte m of the
-    // output from the byte pair of elements 2m, 2m + 1 (in the packs' order, as above)
     let four_bit = d.bits == 4;
-    let (lo8, hi8) = (_mm512_set1_epi8(d.lo as i8), _mm512_set1_epi8(d.hi as i8));
-    let nibble = _mm512_set1_epi8(0x0F);
-    let pair_order: [u8; 64] = std::array::from_fn(|m| {
-        let e = (2 * m) % STEP;
-        let k = e / 4;
-        (4 * (4 * (k % 4) + k / 4) + e % 4) as u8
-    });
+    let bounds8 = (_mm512_set1_epi8(d.lo as i8), _mm512_set1_epi8(d.hi as i8));
     // SAFETY: the array is 64 bytes, the size of the unaligned load.
-    let pair_order = unsafe { _mm512_loadu_si512(pair_order.as_ptr().cast()) };
+    let pair_order = unsafe { _mm512_loadu_si512(PAIR_ORDER.as_ptr().cast()) };
     let out_step = if W == 0 { STEP / 2 } else { STEP };
     // 1 in every 32-bit lane and −1 in every 16-bit one, hidden from the optimiser: a masked
     // add of them stays one instruction
     let one = std::hint::black_box(_mm512_set1_epi32(1));
     let minus_one16 = std::hint::black_box(_mm512_set1_epi16(-1));
-    let convert = |x: __m512| -> __m512i {
-        if R == imm::AWAY {
-            // trunc(x ± the largest f32 below 1/2) is half-away rounding for every f32
-            let t = _mm512_add_ps(x, _mm512_or_ps(_mm512_and_ps(x, sign_mask), below_half));
-            _mm512_cvt_roundps_epi32::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(t)
-        } else if R == imm::FLOOR {
-            _mm512_cvt_roundps_epi32::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(x)
-        } else if R == imm::CEIL {
-            _mm512_cvt_roundps_epi32::<{ _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC }>(x)
-        } else if R == imm::TRUNC {
-            _mm512_cvt_roundps_epi32::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(x)
-        } else {
-            _mm512_cvt_roundps_epi32::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(x)
-        }
-    };
     let steps = n / STEP;
     let mut counts = StatusCounts::default();
     // within the range, exact, flushed (32-bit lanes); out of range (16-bit lanes)
@@ -208,13 +180,9 @@ unsafe fn lean<const R: i32, const U: bool, const W: usize>(
             ) else {
                 break;
             };
-            let xs: [__m512; 4] = std::array::from_fn(|k| {
-                let p = x.as_ptr().wrapping_add(64 * k);
-                prefetch(p);
-                // SAFETY: `x` is 256 bytes, four unaligned 64-byte loads.
-                unsafe { _mm512_loadu_ps(p.cast()) }
-            });
-            let v = xs.map(convert);
+            // SAFETY: `x` is one step's 256 source bytes.
+            let xs = unsafe { load_step(x) };
+            let v = xs.map(|x| convert::<R>(x));
             let w = [
                 _mm512_packs_epi32(v[0], v[1]),
                 _mm512_packs_epi32(v[2], v[3]),
@@ -223,57 +191,25 @@ unsafe fn lean<const R: i32, const U: bool, const W: usize>(
                 break;
             }
             for (&x, &v) in xs.iter().zip(&v) {
-                let f = _mm512_cvtepi32_ps(v);
-                let below = _mm512_cmp_ps_mask::<_CMP_LE_OQ>(x, hi);
-                let within = _mm512_mask_cmp_ps_mask::<_CMP_GE_OQ>(below, x, lo);
-                let exact = _mm512_mask_cmp_ps_mask::<_CMP_EQ_OQ>(within, f, x);
-                let flushed = _mm512_mask_cmpeq_epi32_mask(!exact, v, zero);
-                for (a, k) in acc.iter_mut().zip([within, exact, flushed]) {
-                    *a = _mm512_mask_add_epi32(*a, k, *a, one);
-                }
+                count_lean_lanes(&mut acc, x, v, (lo, hi), one);
             }
             for w in w {
                 let out = _mm512_cmpgt_epu16_mask(_mm512_sub_epi16(w, lo16), span16);
                 oor = _mm512_mask_sub_epi16(oor, out, oor, minus_one16);
             }
-            let mut b = if U {
-                _mm512_packus_epi16(w[0], w[1])
-            } else {
-                _mm512_packs_epi16(w[0], w[1])
-            };
-            if four_bit {
-                let c = if U {
-                    _mm512_min_epu8(b, hi8)
-                } else {
-                    _mm512_min_epi8(_mm512_max_epi8(b, lo8), hi8)
-                };
-                b = _mm512_and_si512(c, nibble);
-            }
-            if W == 0 {
-                // byte pairs (lo, hi) → lo | hi << 4 in the low byte of each 16-bit pair
-                let pairs = _mm512_or_si512(b, _mm512_srli_epi16::<4>(b));
-                let out = _mm512_castsi512_si256(_mm512_permutexvar_epi8(pair_order, pairs));
-                // SAFETY: `y` is 32 bytes, the size of the store, at a multiple of 32 bytes
-                // from `dst` (so 32-byte aligned when streamed).
-                unsafe { store32(y.as_mut_ptr(), out, stream) };
-            } else {
-                // SAFETY: `y` is 64 bytes, the size of the store (64-byte aligned when
-                // streamed, at a multiple of 64 bytes from `dst`).
-                unsafe { store64(y.as_mut_ptr(), _mm512_permutexvar_epi32(unpair, b), stream) };
-            }
+            let b = narrow::<U>(w, four_bit, bounds8);
+            // SAFETY: `y` is one step's output bytes (64, or 32 packed) at a multiple of their
+            // count from `dst` (so aligned to it when streamed).
+            unsafe { store_lean::<W>(y, b, pair_order, stream) };
             fast += STEP as u64;
             i += 1;
         }
         for (w, a) in wide.iter_mut().zip(acc) {
-            let l = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(a));
-            let h = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64::<1>(a));
-            *w = _mm512_add_epi64(*w, _mm512_add_epi64(l, h));
+            *w = _mm512_add_epi64(*w, widen_sums(a));
         }
         // 16-bit lane sums: pairs into 32-bit lanes, then as above
         let pairs = _mm512_madd_epi16(oor, _mm512_set1_epi16(1));
-        let l = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(pairs));
-        let h = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64::<1>(pairs));
-        wide_oor = _mm512_add_epi64(wide_oor, _mm512_add_epi64(l, h));
+        wide_oor = _mm512_add_epi64(wide_oor, widen_sums(pairs));
         if i < end
             && let (Some(x), Some(y)) = (
                 src.get(4 * STEP * i..4 * STEP * (i + 1)),
@@ -290,17 +226,160 @@ unsafe fn lean<const R: i32, const U: bool, const W: usize>(
     let oor = _mm512_reduce_add_epi64(wide_oor) as u64;
     counts.total += fast;
     counts.exact += exact;
-    for (flag, k) in [
-        (Status::INEXACT, fast - exact),
-        (Status::OVERFLOW, oor),
-        (Status::FLUSHED_TO_ZERO, flushed),
-        (Status::SATURATED, fast - within),
-    ] {
+    add_flags(
+        &mut counts,
+        [
+            (Status::INEXACT, fast - exact),
+            (Status::OVERFLOW, oor),
+            (Status::FLUSHED_TO_ZERO, flushed),
+            (Status::SATURATED, fast - within),
+        ],
+    );
+    counts
+}
+
+/// Byte `m` of [`lean`]'s packed 4-bit output: the byte pair of elements 2m, 2m + 1, in the
+/// packs' order (dword 4l + j of the packed bytes holds vector j's lanes 4l..4l+4).
+const PAIR_ORDER: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut m = 0;
+    while m < 64 {
+        let e = (2 * m) % STEP;
+        let k = e / 4;
+        t[m] = (4 * (4 * (k % 4) + k / 4) + e % 4) as u8;
+        m += 1;
+    }
+    t
+};
+
+/// The four vectors of one step's source `x` (256 bytes), each prefetched ahead.
+///
+/// # Safety
+/// The CPU must support AVX-512 F; `x` must hold at least 256 bytes.
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+unsafe fn load_step(x: &[u8]) -> [__m512; 4] {
+    std::array::from_fn(|k| {
+        let p = x.as_ptr().wrapping_add(64 * k);
+        prefetch(p);
+        // SAFETY: `x` holds 256 bytes (the caller's guarantee), four unaligned 64-byte loads.
+        unsafe { _mm512_loadu_ps(p.cast()) }
+    })
+}
+
+/// The 16 lanes of `x` converted to i32 by [`lean`]'s rule for the rounding `R`: the mode's
+/// embedded rounding, or for ties away the truncation of `x` plus the largest f32 below one
+/// half, signed as `x`.
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn convert<const R: i32>(x: __m512) -> __m512i {
+    if R == imm::AWAY {
+        // trunc(x ± the largest f32 below 1/2) is half-away rounding for every f32
+        let sign_mask = _mm512_castsi512_ps(_mm512_set1_epi32(i32::MIN));
+        let below_half = _mm512_set1_ps(f32::from_bits(0x3EFF_FFFF)); // 0.5 - 2^-25
+        let t = _mm512_add_ps(x, _mm512_or_ps(_mm512_and_ps(x, sign_mask), below_half));
+        _mm512_cvt_roundps_epi32::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(t)
+    } else if R == imm::FLOOR {
+        _mm512_cvt_roundps_epi32::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(x)
+    } else if R == imm::CEIL {
+        _mm512_cvt_roundps_epi32::<{ _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC }>(x)
+    } else if R == imm::TRUNC {
+        _mm512_cvt_roundps_epi32::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(x)
+    } else {
+        _mm512_cvt_roundps_epi32::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(x)
+    }
+}
+
+/// Counts [`lean`]'s statuses of the 16 lanes `x` converted to `v`, one (`one`) per lane in
+/// `acc`'s 32-bit lane counters: within the range `[lo, hi]`, exact (among those), flushed
+/// (the integer 0 where not exact).
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn count_lean_lanes(
+    acc: &mut [__m512i; 3],
+    x: __m512,
+    v: __m512i,
+    (lo, hi): (__m512, __m512),
+    one: __m512i,
+) {
+    let f = _mm512_cvtepi32_ps(v);
+    let below = _mm512_cmp_ps_mask::<_CMP_LE_OQ>(x, hi);
+    let within = _mm512_mask_cmp_ps_mask::<_CMP_GE_OQ>(below, x, lo);
+    let exact = _mm512_mask_cmp_ps_mask::<_CMP_EQ_OQ>(within, f, x);
+    let flushed = _mm512_mask_cmpeq_epi32_mask(!exact, v, _mm512_setzero_si512());
+    for (a, k) in acc.iter_mut().zip([within, exact, flushed]) {
+        *a = _mm512_mask_add_epi32(*a, k, *a, one);
+    }
+}
+
+/// The 16-bit values `w` of one step narrowed to bytes by a saturating pack (unsigned when
+/// `U`), in the packs' order; 4-bit codes (`four_bit`) then clamped to the bounds `(lo8, hi8)`
+/// and masked to their nibble.
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn narrow<const U: bool>(
+    w: [__m512i; 2],
+    four_bit: bool,
+    (lo8, hi8): (__m512i, __m512i),
+) -> __m512i {
+    let b = if U {
+        _mm512_packus_epi16(w[0], w[1])
+    } else {
+        _mm512_packs_epi16(w[0], w[1])
+    };
+    if !four_bit {
+        return b;
+    }
+    let c = if U {
+        _mm512_min_epu8(b, hi8)
+    } else {
+        _mm512_min_epi8(_mm512_max_epi8(b, lo8), hi8)
+    };
+    _mm512_and_si512(c, _mm512_set1_epi8(0x0F))
+}
+
+/// Stores [`lean`]'s bytes `b` of one step (in the packs' order) to `y`: as bytes put in order
+/// by a dword permute (`W` = 1), or as packed 4-bit codes, paired and put in order by
+/// `pair_order` ([`PAIR_ORDER`]).
+///
+/// # Safety
+/// The CPU must support AVX-512 F, BW and VBMI; `y` must hold one step's output (64 bytes, or
+/// 32 packed), aligned to its size when `stream`.
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+unsafe fn store_lean<const W: usize>(y: &mut [u8], b: __m512i, pair_order: __m512i, stream: bool) {
+    if W == 0 {
+        // byte pairs (lo, hi) → lo | hi << 4 in the low byte of each 16-bit pair
+        let pairs = _mm512_or_si512(b, _mm512_srli_epi16::<4>(b));
+        let out = _mm512_castsi512_si256(_mm512_permutexvar_epi8(pair_order, pairs));
+        // SAFETY: `y` is 32 bytes, the size of the store, 32-byte aligned when streamed (the
+        // caller's guarantees).
+        unsafe { store32(y.as_mut_ptr(), out, stream) };
+    } else {
+        // dword 4l + j of the packed bytes holds vector j's lanes 4l..4l+4: back into order
+        let unpair = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+        // SAFETY: `y` is 64 bytes, the size of the store, 64-byte aligned when streamed (the
+        // caller's guarantees).
+        unsafe { store64(y.as_mut_ptr(), _mm512_permutexvar_epi32(unpair, b), stream) };
+    }
+}
+
+/// The sums of pairs of the 16 unsigned 32-bit lane counters `a`, as 8 64-bit lanes.
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn widen_sums(a: __m512i) -> __m512i {
+    let l = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(a));
+    let h = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64::<1>(a));
+    _mm512_add_epi64(l, h)
+}
+
+/// Adds each count to its flag's slot of `counts`.
+fn add_flags<const F: usize>(counts: &mut StatusCounts, flags: [(Status, u64); F]) {
+    for (flag, k) in flags {
         if let Some(slot) = counts.flags.get_mut(flag.bits().trailing_zeros() as usize) {
             *slot += k;
         }
     }
-    counts
 }
 
 /// One step of [`lean`] by [`full`], out of line.
@@ -330,132 +409,10 @@ unsafe fn full<const R: i32, const W: usize, const WRAP: bool>(
     dst: &mut [u8],
     (n, stream): (usize, bool),
 ) -> StatusCounts {
-    use crate::bulk::kernels::stream::prefetch;
-    use crate::bulk::kernels::x86_avx512::store::store64;
-    use std::arch::x86_64::*;
-    let lo = _mm512_set1_ps(d.lo as f32);
-    let hi = _mm512_set1_ps(d.hi as f32);
-    let lo_i = _mm512_set1_epi32(d.lo as i32);
-    let hi_i = _mm512_set1_epi32(d.hi as i32);
-    let sign_mask = _mm512_castsi512_ps(_mm512_set1_epi32(i32::MIN));
-    let below_half = _mm512_set1_ps(f32::from_bits(0x3EFF_FFFF)); // 0.5 - 2^-25
-    let zero_ps = _mm512_setzero_ps();
-    let two_31 = _mm512_set1_ps(2_147_483_648.0);
-    let abs_i = _mm512_set1_epi32(0x7FFF_FFFF);
-    let exp_big = _mm512_set1_epi32(158); // |r| ≥ 2^31: beyond `vcvtps2dq`
-    let sig_mask = _mm512_set1_epi32(0x7F_FFFF);
-    let implicit = _mm512_set1_epi32(0x80_0000);
-    let bias_shift = _mm512_set1_epi32(150);
-    let low16 = _mm512_set1_epi32(0xFFFF);
-    let nibble = _mm512_set1_epi8(0x0F);
+    let bounds = Bounds::of(d);
     let four_bit = d.bits == 4;
-    // Byte j of `vpermt2b(a, idx, b)`: the low byte of dword j of a:b (j < 32; above, the
-    // same bytes again, which the blend with the second pair replaces).
-    let low_bytes: [u8; 64] = std::array::from_fn(|j| ((4 * j) & 127) as u8);
-    // Byte j: byte 2j (j < 32), the low byte of each 16-bit pair of nibbles.
-    let even_bytes: [u8; 64] = std::array::from_fn(|j| ((2 * j) & 63) as u8);
-    // SAFETY: both arrays are 64 bytes, the size of the unaligned loads.
-    let (low_bytes, even_bytes) = unsafe {
-        (
-            _mm512_loadu_si512(low_bytes.as_ptr().cast()),
-            _mm512_loadu_si512(even_bytes.as_ptr().cast()),
-        )
-    };
-    // 64-bit groups of `vpackusdw(a, b)` (a0-3 b0-3 | a4-7 b4-7 | …) back into order.
-    let unpair = _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0);
-
-    let round = |x: __m512| -> __m512 {
-        if R == imm::AWAY {
-            // trunc(x ± the largest f32 below 1/2) is half-away rounding for every f32 (as
-            // in the AVX2 kernel, checked there over all 2^32 codes)
-            _mm512_roundscale_ps::<{ imm::TRUNC }>(_mm512_add_ps(
-                x,
-                _mm512_or_ps(_mm512_and_ps(x, sign_mask), below_half),
-            ))
-        } else {
-            _mm512_roundscale_ps::<R>(x)
-        }
-    };
-    // Lanes that need the full rule: NaN and ±Inf, and when wrapping also |x| ≥ 2^31 (whose
-    // low bits `vcvtps2dq` cannot give).
-    let special = |x: __m512| -> __mmask16 {
-        if WRAP {
-            _mm512_cmp_ps_mask::<_CMP_NLT_UQ>(_mm512_andnot_ps(sign_mask, x), two_31)
-        } else {
-            _mm512_fpclass_ps_mask::<0x99>(x) // QNaN, +Inf, -Inf, SNaN
-        }
-    };
-    // The code (low bits, unmasked) and the status masks of 16 lanes: inexact, overflow,
-    // flushed, saturated, invalid. `full`: the rule for every f32; otherwise for vectors
-    // without special lanes (the masks of the ±Inf, NaN and big-value cases are then empty).
-    let lanes = |x: __m512, full: bool| -> (__m512i, [__mmask16; 5]) {
-        let r = round(x);
-        // `vmaxps` gives its second operand when the first is NaN: a NaN clamps to `lo`.
-        let c = _mm512_min_ps(_mm512_max_ps(r, lo), hi);
-        let cx = _mm512_min_ps(_mm512_max_ps(x, lo), hi);
-        let oor = _mm512_cmp_ps_mask::<_CMP_NEQ_OQ>(c, r);
-        let inexact = _mm512_cmp_ps_mask::<_CMP_NEQ_UQ>(c, x);
-        let x_out = _mm512_cmp_ps_mask::<_CMP_NEQ_OQ>(cx, x);
-        let flushed = _mm512_mask_cmp_ps_mask::<_CMP_EQ_OQ>(inexact, r, zero_ps);
-        if !full {
-            let saturated = if WRAP { x_out & !oor } else { x_out };
-            let value = _mm512_cvtps_epi32(if WRAP { r } else { c });
-            return (value, [inexact, oor, flushed, saturated, 0]);
-        }
-        let nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
-        let inf = _mm512_fpclass_ps_mask::<0x18>(x); // +Inf, -Inf
-        let overflow = oor & !inf;
-        let saturated = if WRAP { x_out & !overflow } else { x_out };
-        let value = if WRAP {
-            // Below 2^31 the conversion; beyond, the significand shifted into place (zero
-            // from 2^55 on), negated for negative values; ±Inf saturate.
-            let small = _mm512_cvtps_epi32(r);
-            let bits = _mm512_castps_si512(r);
-            let e = _mm512_srli_epi32::<23>(_mm512_and_si512(bits, abs_i));
-            let sig = _mm512_or_si512(_mm512_and_si512(bits, sig_mask), implicit);
-            let mag = _mm512_sllv_epi32(sig, _mm512_sub_epi32(e, bias_shift));
-            let neg = _mm512_srai_epi32::<31>(bits);
-            let big_v = _mm512_sub_epi32(_mm512_xor_si512(mag, neg), neg);
-            let big = _mm512_cmpge_epi32_mask(e, exp_big);
-            let v = _mm512_mask_mov_epi32(small, big, big_v);
-            let sat = _mm512_mask_blend_epi32(_mm512_movepi32_mask(bits), hi_i, lo_i);
-            _mm512_maskz_mov_epi32(!nan, _mm512_mask_mov_epi32(v, inf, sat))
-        } else {
-            _mm512_maskz_cvtps_epi32(!nan, c)
-        };
-        (value, [inexact, overflow, flushed, saturated, nan])
-    };
-    // The 64 codes of four vectors as bytes, in order (4-bit codes masked to their nibble).
-    let to_bytes = |v: [__m512i; 4]| -> __m512i {
-        let ab = _mm512_permutex2var_epi8(v[0], low_bytes, v[1]);
-        let cd = _mm512_permutex2var_epi8(v[2], low_bytes, v[3]);
-        let b = _mm512_mask_blend_epi8(0xFFFF_FFFF_0000_0000, ab, cd);
-        if four_bit {
-            _mm512_and_si512(b, nibble)
-        } else {
-            b
-        }
-    };
-    // The 32 codes of two vectors as 16-bit codes, in order.
-    let to_words = |a: __m512i, b: __m512i| -> __m512i {
-        let p = _mm512_packus_epi32(_mm512_and_si512(a, low16), _mm512_and_si512(b, low16));
-        _mm512_permutexvar_epi64(unpair, p)
-    };
-
     // per flag (inexact, overflow, flushed, saturated, invalid): how many lanes had it
     let mut tally = [0u64; 5];
-    // `popcnt` in assembly: the compiler would turn `count_ones` over several masks into a
-    // far slower vector nibble-table count.
-    let popcount = |m: u64| -> u64 {
-        let r: u64;
-        // SAFETY: `popcnt` reads and writes only the two registers named (the CPU has POPCNT,
-        // checked before this function is called).
-        unsafe {
-            std::arch::asm!("popcnt {r}, {m}", m = in(reg) m, r = lateout(reg) r,
-                options(pure, nomem, nostack))
-        };
-        r
-    };
     let steps = n / STEP;
     // destination bytes per step
     let out_step = if W == 0 { STEP / 2 } else { W * STEP };
@@ -463,48 +420,22 @@ unsafe fn full<const R: i32, const W: usize, const WRAP: bool>(
         .chunks_exact(4 * STEP)
         .zip(dst[..out_step * steps].chunks_exact_mut(out_step))
     {
-        let xs: [__m512; 4] = std::array::from_fn(|k| {
-            let p = x.as_ptr().wrapping_add(64 * k);
-            prefetch(p);
-            // SAFETY: `x` is 256 bytes, four unaligned 64-byte loads.
-            unsafe { _mm512_loadu_ps(p.cast()) }
-        });
-        let any_special = xs.iter().fold(0, |a, &x| a | special(x)) != 0;
+        // SAFETY: `x` is one step's 256 source bytes.
+        let xs = unsafe { load_step(x) };
+        let any_special = xs.iter().fold(0, |a, &x| a | special::<WRAP>(x)) != 0;
         let mut v = [_mm512_setzero_si512(); 4];
         let mut masks = [[0; 5]; 4];
         for ((vk, mk), &xk) in v.iter_mut().zip(&mut masks).zip(&xs) {
             (*vk, *mk) = if any_special {
-                lanes(xk, true)
+                lanes::<R, WRAP>(xk, &bounds, true)
             } else {
-                lanes(xk, false)
+                lanes::<R, WRAP>(xk, &bounds, false)
             };
         }
-        for (f, t) in tally.iter_mut().enumerate() {
-            // the flag's masks of the four vectors as one 64-bit mask, in mask registers
-            let ab = _mm512_kunpackw(masks[1][f].into(), masks[0][f].into());
-            let cd = _mm512_kunpackw(masks[3][f].into(), masks[2][f].into());
-            let all = _mm512_kunpackd(cd.into(), ab.into());
-            *t += popcount(all);
-        }
-        if W == 2 {
-            let (p, q) = (to_words(v[0], v[1]), to_words(v[2], v[3]));
-            // SAFETY: `y` is 128 bytes, two 64-byte stores (64-byte aligned when streamed).
-            unsafe {
-                store64(y.as_mut_ptr(), p, stream);
-                store64(y.as_mut_ptr().add(64), q, stream);
-            }
-        } else if W == 1 {
-            // SAFETY: `y` is 64 bytes, the size of the store (64-byte aligned when streamed).
-            unsafe { store64(y.as_mut_ptr(), to_bytes(v), stream) };
-        } else {
-            // byte pairs (lo, hi) → lo | hi << 4 in the low byte of each 16-bit pair
-            let b = to_bytes(v);
-            let pairs = _mm512_or_si512(b, _mm512_srli_epi16::<4>(b));
-            let packed = _mm512_permutexvar_epi8(even_bytes, pairs);
-            // SAFETY: `y` is 32 bytes, the size of the store, at a multiple of 32 bytes from
-            // `dst` (so 32-byte aligned when streamed).
-            unsafe { store32(y.as_mut_ptr(), _mm512_castsi512_si256(packed), stream) };
-        }
+        tally_masks(&mut tally, &masks);
+        // SAFETY: `y` is one step's output bytes at a multiple of their count from `dst` (so
+        // 64-byte aligned, or 32-byte for 32 bytes, when streamed: the caller's guarantee).
+        unsafe { store_full::<W>(y, v, four_bit, stream) };
     }
     let [inexact, overflow, flushed, saturated, invalid] = tally;
     let m = (steps * STEP) as u64;
@@ -514,17 +445,246 @@ unsafe fn full<const R: i32, const W: usize, const WRAP: bool>(
         exact: m - inexact,
         ..StatusCounts::default()
     };
-    for (flag, k) in [
-        (Status::INEXACT, inexact),
-        (Status::OVERFLOW, overflow),
-        (Status::WRAPPED, if WRAP { overflow } else { 0 }),
-        (Status::FLUSHED_TO_ZERO, flushed),
-        (Status::SATURATED, saturated),
-        (Status::INVALID, invalid),
-    ] {
-        if let Some(slot) = counts.flags.get_mut(flag.bits().trailing_zeros() as usize) {
-            *slot += k;
+    add_flags(
+        &mut counts,
+        [
+            (Status::INEXACT, inexact),
+            (Status::OVERFLOW, overflow),
+            (Status::WRAPPED, if WRAP { overflow } else { 0 }),
+            (Status::FLUSHED_TO_ZERO, flushed),
+            (Status::SATURATED, saturated),
+            (Status::INVALID, invalid),
+        ],
+    );
+    counts
+}
+
+/// The destination's range `[lo, hi]` in every lane, as f32 and as i32.
+#[derive(Clone, Copy)]
+struct Bounds {
+    /// The lower bound as f32.
+    lo: __m512,
+    /// The upper bound as f32.
+    hi: __m512,
+    /// The lower bound as i32.
+    lo_i: __m512i,
+    /// The upper bound as i32.
+    hi_i: __m512i,
+}
+
+impl Bounds {
+    /// The bounds of `d`.
+    #[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+    #[inline]
+    fn of(d: &IntDst) -> Self {
+        Self {
+            lo: _mm512_set1_ps(d.lo as f32),
+            hi: _mm512_set1_ps(d.hi as f32),
+            lo_i: _mm512_set1_epi32(d.lo as i32),
+            hi_i: _mm512_set1_epi32(d.hi as i32),
         }
     }
-    counts
+}
+
+/// The 16 lanes of `x` rounded to integral by `R` (see [`imm`]).
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn round<const R: i32>(x: __m512) -> __m512 {
+    if R == imm::AWAY {
+        // trunc(x ± the largest f32 below 1/2) is half-away rounding for every f32 (as
+        // in the AVX2 kernel, checked there over all 2^32 codes)
+        let sign_mask = _mm512_castsi512_ps(_mm512_set1_epi32(i32::MIN));
+        let below_half = _mm512_set1_ps(f32::from_bits(0x3EFF_FFFF)); // 0.5 - 2^-25
+        _mm512_roundscale_ps::<{ imm::TRUNC }>(_mm512_add_ps(
+            x,
+            _mm512_or_ps(_mm512_and_ps(x, sign_mask), below_half),
+        ))
+    } else {
+        _mm512_roundscale_ps::<R>(x)
+    }
+}
+
+/// The lanes of `x` that need [`full`]'s whole rule: NaN and ±Inf, and when `WRAP` also
+/// |x| ≥ 2^31 (whose low bits `vcvtps2dq` cannot give).
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn special<const WRAP: bool>(x: __m512) -> __mmask16 {
+    if WRAP {
+        let sign_mask = _mm512_castsi512_ps(_mm512_set1_epi32(i32::MIN));
+        let two_31 = _mm512_set1_ps(2_147_483_648.0);
+        _mm512_cmp_ps_mask::<_CMP_NLT_UQ>(_mm512_andnot_ps(sign_mask, x), two_31)
+    } else {
+        _mm512_fpclass_ps_mask::<0x99>(x) // QNaN, +Inf, -Inf, SNaN
+    }
+}
+
+/// [`full`]'s code (low bits, unmasked) and status masks of the 16 lanes `x`: inexact,
+/// overflow, flushed, saturated, invalid. `whole`: the rule for every f32; otherwise for
+/// vectors without special lanes (the masks of the ±Inf, NaN and big-value cases are then
+/// empty).
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn lanes<const R: i32, const WRAP: bool>(
+    x: __m512,
+    b: &Bounds,
+    whole: bool,
+) -> (__m512i, [__mmask16; 5]) {
+    let r = round::<R>(x);
+    // `vmaxps` gives its second operand when the first is NaN: a NaN clamps to `lo`.
+    let c = _mm512_min_ps(_mm512_max_ps(r, b.lo), b.hi);
+    let cx = _mm512_min_ps(_mm512_max_ps(x, b.lo), b.hi);
+    let oor = _mm512_cmp_ps_mask::<_CMP_NEQ_OQ>(c, r);
+    let inexact = _mm512_cmp_ps_mask::<_CMP_NEQ_UQ>(c, x);
+    let x_out = _mm512_cmp_ps_mask::<_CMP_NEQ_OQ>(cx, x);
+    let flushed = _mm512_mask_cmp_ps_mask::<_CMP_EQ_OQ>(inexact, r, _mm512_setzero_ps());
+    if !whole {
+        let saturated = if WRAP { x_out & !oor } else { x_out };
+        let value = _mm512_cvtps_epi32(if WRAP { r } else { c });
+        return (value, [inexact, oor, flushed, saturated, 0]);
+    }
+    let nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
+    let inf = _mm512_fpclass_ps_mask::<0x18>(x); // +Inf, -Inf
+    let overflow = oor & !inf;
+    let saturated = if WRAP { x_out & !overflow } else { x_out };
+    let value = if WRAP {
+        _mm512_maskz_mov_epi32(!nan, wrapped(r, inf, b))
+    } else {
+        _mm512_maskz_cvtps_epi32(!nan, c)
+    };
+    (value, [inexact, overflow, flushed, saturated, nan])
+}
+
+/// The wrapped codes (low bits) of the rounded, non-NaN lanes `r`: below 2^31 the conversion;
+/// beyond, the significand shifted into place (zero from 2^55 on), negated for negative
+/// values; ±Inf (`inf`) saturate to the bound on their side.
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn wrapped(r: __m512, inf: __mmask16, b: &Bounds) -> __m512i {
+    let abs_i = _mm512_set1_epi32(0x7FFF_FFFF);
+    let exp_big = _mm512_set1_epi32(158); // |r| ≥ 2^31: beyond `vcvtps2dq`
+    let sig_mask = _mm512_set1_epi32(0x7F_FFFF);
+    let implicit = _mm512_set1_epi32(0x80_0000);
+    let bias_shift = _mm512_set1_epi32(150);
+    let small = _mm512_cvtps_epi32(r);
+    let bits = _mm512_castps_si512(r);
+    let e = _mm512_srli_epi32::<23>(_mm512_and_si512(bits, abs_i));
+    let sig = _mm512_or_si512(_mm512_and_si512(bits, sig_mask), implicit);
+    let mag = _mm512_sllv_epi32(sig, _mm512_sub_epi32(e, bias_shift));
+    let neg = _mm512_srai_epi32::<31>(bits);
+    let big_v = _mm512_sub_epi32(_mm512_xor_si512(mag, neg), neg);
+    let big = _mm512_cmpge_epi32_mask(e, exp_big);
+    let v = _mm512_mask_mov_epi32(small, big, big_v);
+    let sat = _mm512_mask_blend_epi32(_mm512_movepi32_mask(bits), b.hi_i, b.lo_i);
+    _mm512_mask_mov_epi32(v, inf, sat)
+}
+
+/// Adds to each flag's `tally` how many of the 64 lanes of a step had it (`masks`: per vector,
+/// per flag).
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn tally_masks(tally: &mut [u64; 5], masks: &[[__mmask16; 5]; 4]) {
+    for (f, t) in tally.iter_mut().enumerate() {
+        // the flag's masks of the four vectors as one 64-bit mask, in mask registers
+        let ab = _mm512_kunpackw(masks[1][f].into(), masks[0][f].into());
+        let cd = _mm512_kunpackw(masks[3][f].into(), masks[2][f].into());
+        let all = _mm512_kunpackd(cd.into(), ab.into());
+        *t += popcount(all);
+    }
+}
+
+/// The set bits of `m`, by `popcnt` in assembly: the compiler would turn `count_ones` over
+/// several masks into a far slower vector nibble-table count.
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn popcount(m: u64) -> u64 {
+    let r: u64;
+    // SAFETY: `popcnt` reads and writes only the two registers named (the CPU has POPCNT,
+    // enabled for this function).
+    unsafe {
+        std::arch::asm!("popcnt {r}, {m}", m = in(reg) m, r = lateout(reg) r,
+            options(pure, nomem, nostack))
+    };
+    r
+}
+
+/// Stores [`full`]'s codes `v` of one step to `y` as `W`-byte codes (`W` = 0: 4-bit codes
+/// two per byte, the first in the low nibble; `four_bit`: 4-bit codes one per byte).
+///
+/// # Safety
+/// The CPU must support AVX-512 F, BW and VBMI; `y` must hold one step's output (128, 64 or
+/// 32 bytes), 64-byte aligned (32 for 32 bytes) when `stream`.
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+unsafe fn store_full<const W: usize>(y: &mut [u8], v: [__m512i; 4], four_bit: bool, stream: bool) {
+    if W == 2 {
+        let (p, q) = (to_words(v[0], v[1]), to_words(v[2], v[3]));
+        // SAFETY: `y` is 128 bytes, two 64-byte stores (64-byte aligned when streamed).
+        unsafe {
+            store64(y.as_mut_ptr(), p, stream);
+            store64(y.as_mut_ptr().add(64), q, stream);
+        }
+    } else if W == 1 {
+        // SAFETY: `y` is 64 bytes, the size of the store (64-byte aligned when streamed).
+        unsafe { store64(y.as_mut_ptr(), to_bytes(v, four_bit), stream) };
+    } else {
+        // byte pairs (lo, hi) → lo | hi << 4 in the low byte of each 16-bit pair
+        let b = to_bytes(v, four_bit);
+        let pairs = _mm512_or_si512(b, _mm512_srli_epi16::<4>(b));
+        // SAFETY: the array is 64 bytes, the size of the unaligned load.
+        let even_bytes = unsafe { _mm512_loadu_si512(EVEN_BYTES.as_ptr().cast()) };
+        let packed = _mm512_permutexvar_epi8(even_bytes, pairs);
+        // SAFETY: `y` is 32 bytes, the size of the store (32-byte aligned when streamed).
+        unsafe { store32(y.as_mut_ptr(), _mm512_castsi512_si256(packed), stream) };
+    }
+}
+
+/// Byte j of `vpermt2b(a, idx, b)`: the low byte of dword j of a:b (j < 32; above, the same
+/// bytes again, which the blend with the second pair replaces).
+const LOW_BYTES: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut j = 0;
+    while j < 64 {
+        t[j] = ((4 * j) & 127) as u8;
+        j += 1;
+    }
+    t
+};
+
+/// Byte j: byte 2j (j < 32), the low byte of each 16-bit pair of nibbles.
+const EVEN_BYTES: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut j = 0;
+    while j < 64 {
+        t[j] = ((2 * j) & 63) as u8;
+        j += 1;
+    }
+    t
+};
+
+/// The 64 codes of four vectors `v` as bytes, in order (4-bit codes, `four_bit`, masked to
+/// their nibble).
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn to_bytes(v: [__m512i; 4], four_bit: bool) -> __m512i {
+    // SAFETY: the array is 64 bytes, the size of the unaligned load.
+    let low_bytes = unsafe { _mm512_loadu_si512(LOW_BYTES.as_ptr().cast()) };
+    let ab = _mm512_permutex2var_epi8(v[0], low_bytes, v[1]);
+    let cd = _mm512_permutex2var_epi8(v[2], low_bytes, v[3]);
+    let b = _mm512_mask_blend_epi8(0xFFFF_FFFF_0000_0000, ab, cd);
+    if four_bit {
+        _mm512_and_si512(b, _mm512_set1_epi8(0x0F))
+    } else {
+        b
+    }
+}
+
+/// The 32 codes of two vectors `a`, `b` as 16-bit codes, in order.
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn to_words(a: __m512i, b: __m512i) -> __m512i {
+    let low16 = _mm512_set1_epi32(0xFFFF);
+    // 64-bit groups of `vpackusdw(a, b)` (a0-3 b0-3 | a4-7 b4-7 | …) back into order.
+    let unpair = _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0);
+    let p = _mm512_packus_epi32(_mm512_and_si512(a, low16), _mm512_and_si512(b, low16));
+    _mm512_permutexvar_epi64(unpair, p)
 }

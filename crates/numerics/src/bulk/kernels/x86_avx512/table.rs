@@ -264,24 +264,7 @@ unsafe fn cast<const SPB: usize, const WIDE: bool, const DB: usize, const DPB: u
     let mark_planes = p.marks.len();
     let mut seen = [0u64; MAX_MARKS];
 
-    // The plane `t` looked up at the 64 indices `idx` (`top`: the indices from 128).
-    let look = |t: &[__m512i; 4], idx: __m512i, top: u64| -> __m512i {
-        if WIDE {
-            let lo = _mm512_permutex2var_epi8(t[0], idx, t[1]);
-            let hi = _mm512_permutex2var_epi8(t[2], idx, t[3]);
-            _mm512_mask_blend_epi8(top, lo, hi)
-        } else {
-            _mm512_permutexvar_epi8(idx, t[0])
-        }
-    };
-    // Zips vectors of `w`-byte elements (`k` = log2 w): `x[i]` with `y[i]`, both halves.
-    let zip = |x: &[__m512i], y: &[__m512i], k: usize, out: &mut [__m512i]| {
-        for (i, (&a, &b)) in x.iter().zip(y).enumerate() {
-            out[2 * i] = _mm512_permutex2var_epi8(a, zips[k][0], b);
-            out[2 * i + 1] = _mm512_permutex2var_epi8(a, zips[k][1], b);
-        }
-    };
-
+    let look = look::<WIDE>;
     // Counts the classes of the valid elements of one step.
     let count = |idx: __m512i, top: u64, valid: u64, seen: &mut [u64; MAX_MARKS]| {
         if classes > 0 {
@@ -311,59 +294,10 @@ unsafe fn cast<const SPB: usize, const WIDE: bool, const DB: usize, const DPB: u
                     *x = look(t, idx, top);
                 }
             }
-            let mut out = [zero; MAX_BYTES];
-            match DB {
-                1 => out[0] = v[0],
-                2 => zip(&v[..1], &v[1..2], 0, &mut out[..2]),
-                4 => {
-                    // bytes 0 and 1 of each code from planes 0 and 1, bytes 2 and 3 from 2 and 3
-                    const LOW: u64 = 0x3333_3333_3333_3333;
-                    for (o, &q) in out.iter_mut().zip(&quads) {
-                        let low = if low_pair {
-                            _mm512_maskz_permutex2var_epi8(LOW, v[0], q, v[1])
-                        } else {
-                            zero
-                        };
-                        let high = if high_pair {
-                            _mm512_maskz_permutex2var_epi8(!LOW, v[2], q, v[3])
-                        } else {
-                            zero
-                        };
-                        *o = _mm512_or_si512(low, high);
-                    }
-                }
-                _ => {
-                    let mut a = [zero; 8];
-                    for q in 0..4 {
-                        zip(
-                            &v[2 * q..2 * q + 1],
-                            &v[2 * q + 1..2 * q + 2],
-                            0,
-                            &mut a[2 * q..2 * q + 2],
-                        );
-                    }
-                    let mut b = [zero; 8];
-                    zip(&a[..2], &a[2..4], 1, &mut b[..4]);
-                    zip(&a[4..6], &a[6..], 1, &mut b[4..]);
-                    zip(&b[..4], &b[4..], 2, &mut out);
-                }
-            }
-            let bytes = rem * DB;
-            if stream && rem == 64 {
-                for (q, &o) in out.iter().enumerate().take(DB) {
-                    // SAFETY: the 64 destination bytes at a 64-byte boundary (the caller
-                    // aligns `dst`; i is a multiple of 64 here) of elements i..i + 64.
-                    unsafe { _mm512_stream_si512(dp.add(i * DB + 64 * q).cast(), o) };
-                }
-                i += rem;
-                count(idx, top, valid, &mut seen);
-                continue;
-            }
-            for (q, &o) in out.iter().enumerate().take(DB) {
-                let m = first(bytes.saturating_sub(64 * q));
-                // SAFETY: destination bytes of elements i..i + rem only (masked).
-                unsafe { _mm512_mask_storeu_epi8(dp.add(i * DB + 64 * q).cast(), m, o) };
-            }
+            let out = interleave::<DB>(&v, (low_pair, high_pair), &zips, &quads);
+            // SAFETY: the caller's guarantees on `dst` (64-byte aligned with `stream`); i < n
+            // and a multiple of 64.
+            unsafe { store_codes::<DB>(&out, dp, i, rem, stream) };
         } else {
             // Codes past the end are zero, so that an odd count leaves the padding zero.
             let c = _mm512_maskz_mov_epi8(valid, look(&code[0], idx, top));
@@ -374,6 +308,114 @@ unsafe fn cast<const SPB: usize, const WIDE: bool, const DB: usize, const DPB: u
         i += rem;
     }
     counts_of(&p.classes, &seen, n)
+}
+
+/// The plane `t` looked up at the 64 indices `idx` (`top`: the indices from 128; `WIDE`:
+/// indices of more than 6 bits).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,popcnt")]
+#[inline]
+fn look<const WIDE: bool>(t: &[__m512i; 4], idx: __m512i, top: u64) -> __m512i {
+    if WIDE {
+        let lo = _mm512_permutex2var_epi8(t[0], idx, t[1]);
+        let hi = _mm512_permutex2var_epi8(t[2], idx, t[3]);
+        _mm512_mask_blend_epi8(top, lo, hi)
+    } else {
+        _mm512_permutexvar_epi8(idx, t[0])
+    }
+}
+
+/// Zips vectors of `w`-byte elements by the index pair `zips` (of [`ZIPS`]): `x[i]` with
+/// `y[i]`, both halves, into `out[2i]` and `out[2i + 1]`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,popcnt")]
+#[inline]
+fn zip(x: &[__m512i], y: &[__m512i], zips: [__m512i; 2], out: &mut [__m512i]) {
+    for (i, (&a, &b)) in x.iter().zip(y).enumerate() {
+        out[2 * i] = _mm512_permutex2var_epi8(a, zips[0], b);
+        out[2 * i + 1] = _mm512_permutex2var_epi8(a, zips[1], b);
+    }
+}
+
+/// The looked-up byte planes `v` of 64 codes interleaved into `DB`-byte codes, in order
+/// (`DB` vectors); `pairs`: whether planes 0–1 and 2–3 hold any non-zero byte (4-byte codes
+/// skip a zero pair); `zips` and `quads`: the index constants [`ZIPS`] and [`QUADS`].
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,popcnt")]
+#[inline]
+fn interleave<const DB: usize>(
+    v: &[__m512i; MAX_BYTES],
+    (low_pair, high_pair): (bool, bool),
+    zips: &[[__m512i; 2]; 3],
+    quads: &[__m512i; 4],
+) -> [__m512i; MAX_BYTES] {
+    let zero = _mm512_setzero_si512();
+    let mut out = [zero; MAX_BYTES];
+    match DB {
+        1 => out[0] = v[0],
+        2 => zip(&v[..1], &v[1..2], zips[0], &mut out[..2]),
+        4 => {
+            // bytes 0 and 1 of each code from planes 0 and 1, bytes 2 and 3 from 2 and 3
+            const LOW: u64 = 0x3333_3333_3333_3333;
+            for (o, &q) in out.iter_mut().zip(quads) {
+                let low = if low_pair {
+                    _mm512_maskz_permutex2var_epi8(LOW, v[0], q, v[1])
+                } else {
+                    zero
+                };
+                let high = if high_pair {
+                    _mm512_maskz_permutex2var_epi8(!LOW, v[2], q, v[3])
+                } else {
+                    zero
+                };
+                *o = _mm512_or_si512(low, high);
+            }
+        }
+        _ => {
+            let mut a = [zero; 8];
+            for q in 0..4 {
+                zip(
+                    &v[2 * q..2 * q + 1],
+                    &v[2 * q + 1..2 * q + 2],
+                    zips[0],
+                    &mut a[2 * q..2 * q + 2],
+                );
+            }
+            let mut b = [zero; 8];
+            zip(&a[..2], &a[2..4], zips[1], &mut b[..4]);
+            zip(&a[4..6], &a[6..], zips[1], &mut b[4..]);
+            zip(&b[..4], &b[4..], zips[2], &mut out);
+        }
+    }
+    out
+}
+
+/// Stores the `DB`-byte codes `out` of elements `i..i + rem` (`rem` at most 64) at `dp`:
+/// non-temporally when `stream` and the step is full, else masked to the `rem` codes.
+///
+/// # Safety
+/// The CPU must support AVX-512 F and BW; `dp` must be valid for writes of the bytes of
+/// elements `i..i + rem`, and 64-byte aligned with `stream` (`i` a multiple of 64).
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,popcnt")]
+#[inline]
+unsafe fn store_codes<const DB: usize>(
+    out: &[__m512i; MAX_BYTES],
+    dp: *mut u8,
+    i: usize,
+    rem: usize,
+    stream: bool,
+) {
+    if stream && rem == 64 {
+        for (q, &o) in out.iter().enumerate().take(DB) {
+            // SAFETY: the 64 destination bytes at a 64-byte boundary (the caller aligns `dp`;
+            // i is a multiple of 64) of elements i..i + 64.
+            unsafe { _mm512_stream_si512(dp.add(i * DB + 64 * q).cast(), o) };
+        }
+        return;
+    }
+    let bytes = rem * DB;
+    for (q, &o) in out.iter().enumerate().take(DB) {
+        let m = first(bytes.saturating_sub(64 * q));
+        // SAFETY: destination bytes of elements i..i + rem only (masked).
+        unsafe { _mm512_mask_storeu_epi8(dp.add(i * DB + 64 * q).cast(), m, o) };
+    }
 }
 
 #[cfg(test)]
