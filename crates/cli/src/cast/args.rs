@@ -151,14 +151,14 @@ pub struct Shape(
 );
 
 /// Parses a format name through the library (canonical names and aliases).
-fn parse_format(s: &str) -> Result<Format, String> {
+pub(crate) fn parse_format(s: &str) -> Result<Format, String> {
     Format::parse_name(s).map_err(|e| e.to_string())
 }
 
 /// `--round`'s parser: the library's (canonical names, `CAST_*` and IEEE spellings, any
 /// case), with the canonical names as the possible values that `--help` lists.
 #[derive(Clone, Copy, Debug)]
-struct RoundParser;
+pub(crate) struct RoundParser;
 
 impl TypedValueParser for RoundParser {
     type Value = RoundMode;

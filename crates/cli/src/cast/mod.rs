@@ -5,7 +5,7 @@
 //! `--dry-run`). This folder parses the options, shows progress and prints the per-tensor
 //! summaries, warnings and statistics.
 
-mod args;
+pub(crate) mod args;
 mod checks;
 mod dry_run;
 mod errors;

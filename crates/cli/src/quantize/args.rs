@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
+use crate::cast::args::{RoundParser, parse_format};
 use clap::Args;
-use clap::builder::{PossibleValue, TypedValueParser};
 use npusim_io::QuantizeJob;
 use npusim_numerics::block::{ScaleRule, Scheme};
 use npusim_numerics::{CastPolicy, Format, RoundMode};
@@ -118,33 +118,4 @@ fn parse_scheme(s: &str) -> Result<Scheme, String> {
 /// Parses a scale-rule name through the library (the error lists every name).
 fn parse_rule(s: &str) -> Result<ScaleRule, String> {
     ScaleRule::parse_name(s).map_err(|e| e.to_string())
-}
-
-/// Parses a format name through the library.
-fn parse_format(s: &str) -> Result<Format, String> {
-    Format::parse_name(s).map_err(|e| e.to_string())
-}
-
-/// `--round`'s parser: the library's names, with the canonical ones listed by `--help`.
-#[derive(Clone, Copy, Debug)]
-struct RoundParser;
-
-impl TypedValueParser for RoundParser {
-    type Value = RoundMode;
-
-    fn parse_ref(
-        &self,
-        cmd: &clap::Command,
-        arg: Option<&clap::Arg>,
-        value: &std::ffi::OsStr,
-    ) -> Result<RoundMode, clap::Error> {
-        let parse = |s: &str| RoundMode::parse_name(s).map_err(|e| e.to_string());
-        parse.parse_ref(cmd, arg, value)
-    }
-
-    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
-        Some(Box::new(
-            RoundMode::ALL.iter().map(|m| PossibleValue::new(m.name())),
-        ))
-    }
 }
