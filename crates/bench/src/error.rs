@@ -24,6 +24,14 @@ pub enum BenchError {
     /// The thread pool of a measurement could not be started.
     #[error("cannot start the benchmark's thread pool")]
     ThreadPool(#[source] rayon::ThreadPoolBuildError),
+    /// A timed workload (a simulator run, a quantization) failed.
+    #[error("benchmark workload {workload}: {message}")]
+    Workload {
+        /// The workload's name.
+        workload: String,
+        /// What its library said.
+        message: String,
+    },
     /// A timed cast or pass refused its arguments.
     #[error(transparent)]
     Cast(#[from] NumericsError),

@@ -14,6 +14,7 @@ mod options;
 mod report;
 mod targets;
 mod timing;
+mod workloads;
 
 pub use error::BenchError;
 pub use options::BenchOptions;

@@ -17,6 +17,7 @@ use crate::options::BenchOptions;
 use crate::report::{Kind, Report};
 use crate::targets;
 use crate::timing::{MIN_SAMPLE_SECONDS, Sampling, Timed, median3};
+use crate::workloads;
 use npusim_numerics::bulk::{Touch, sample_source, touch_elements};
 
 /// The result of this module's steps.
@@ -273,7 +274,8 @@ pub(crate) fn run(options: &BenchOptions, progress: &mut dyn FnMut(&str)) -> Res
         .into_iter()
         .filter(|c| options.cases.is_empty() || options.cases.iter().any(|t| c.name().contains(t)))
         .collect();
-    if picked.is_empty() {
+    let workloads = workloads::all(options.quick, &options.cases)?;
+    if picked.is_empty() && workloads.is_empty() {
         return Err(BenchError::NoCase {
             filters: options.cases.clone(),
             cases: cases().iter().map(Case::name).collect(),
@@ -298,8 +300,17 @@ pub(crate) fn run(options: &BenchOptions, progress: &mut dyn FnMut(&str)) -> Res
             rows.push(measure(case, n, threads, sampling, alone)?);
         }
     }
+    let mut workload_rows = Vec::new();
+    for w in workloads {
+        progress(format!("{:<28} {} thread(s)", w.name, w.threads));
+        workload_rows.push(workloads::measure(w, sampling)?);
+    }
     if options.json {
-        let items: Vec<String> = rows.iter().map(json_row).collect();
+        let items: Vec<String> = rows
+            .iter()
+            .map(json_row)
+            .chain(workload_rows.iter().map(workloads::json_row))
+            .collect();
         return Ok(Report(Kind::Json(format!("[{}]\n", items.join(",\n ")))));
     }
     // The mode, policy and packing targets' pairs whose cases both ran.
@@ -319,7 +330,11 @@ pub(crate) fn run(options: &BenchOptions, progress: &mut dyn FnMut(&str)) -> Res
         }
     }
     let verdicts = targets::check(&rows, &pairs);
-    Ok(Report(Kind::Table { rows, verdicts }))
+    Ok(Report(Kind::Table {
+        rows,
+        workloads: workload_rows,
+        verdicts,
+    }))
 }
 
 /// One row as a JSON object.

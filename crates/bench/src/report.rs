@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use crate::cases::{Row, human};
 use crate::crossover::table::Crossover;
 use crate::targets::Verdict;
+use crate::workloads::WorkloadRow;
 
 /// What a benchmark run measured, ready to be written: a table with the targets' verdicts, a
 /// crossover table, or a JSON array.
@@ -16,8 +17,10 @@ pub(crate) enum Kind {
     Json(String),
     /// The rows as a table, then the verdicts of the speed targets.
     Table {
-        /// Every measurement.
+        /// Every cast measurement.
         rows: Vec<Row>,
+        /// Every workload measurement (simulators, block-scaled quantization).
+        workloads: Vec<WorkloadRow>,
         /// The targets the rows and pairs could check.
         verdicts: Vec<Verdict>,
     },
@@ -30,8 +33,15 @@ impl Report {
     pub fn write(&self, out: &mut dyn Write) -> io::Result<()> {
         match &self.0 {
             Kind::Json(text) => out.write_all(text.as_bytes()),
-            Kind::Table { rows, verdicts } => {
-                print_table(out, rows)?;
+            Kind::Table {
+                rows,
+                workloads,
+                verdicts,
+            } => {
+                if !rows.is_empty() {
+                    print_table(out, rows)?;
+                }
+                crate::workloads::print(out, workloads)?;
                 crate::targets::print(out, verdicts)
             }
             Kind::Crossover(c) => c.write(out),
