@@ -115,13 +115,13 @@ pub fn table() -> Vec<[String; 12]> {
 /// Runs `npusim formats`.
 pub fn run(args: FormatsArgs) -> Result<ExitCode> {
     let rows = table();
-    let widths = crate::table::widths(&rows);
+    let widths = npusim_io::report::table::widths(&rows);
     crate::output::with_stdout(|out| {
         for (i, row) in rows.iter().enumerate() {
             writeln!(
                 out,
                 "{}",
-                crate::table::row_text(row, &widths, |k| (1..=4).contains(&k))
+                npusim_io::report::table::row_text(row, &widths, |k| (1..=4).contains(&k))
             )?;
             if args.long && i > 0 {
                 writeln!(out, "    {}", FORMATS[i - 1].summary)?;

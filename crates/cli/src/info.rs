@@ -9,7 +9,7 @@ use clap::Args;
 use npusim_io::{Container, FileInfo, InspectError, TensorInfo, inspect_file};
 use serde_json::json;
 
-use crate::table::row_text;
+use npusim_io::report::table::row_text;
 
 /// Options of `npusim info`.
 #[derive(Debug, Args)]

@@ -18,7 +18,6 @@ mod npy_file;
 mod output;
 mod progress;
 mod quantize;
-mod table;
 mod tour;
 
 use std::process::ExitCode;

@@ -16,6 +16,7 @@
 //! * [`quantize`]: block-scaled quantisation of whole `.safetensors` files (MX, NVFP4) in
 //!   the published checkpoint layouts, and reading them back.
 //! * [`inspect`]: what a file holds, from its header alone (`npusim info`).
+//! * [`report`]: reports of casts and quantisations as text tables and JSON.
 //!
 //! ```
 //! use std::path::Path;
@@ -46,6 +47,7 @@ mod packing;
 pub mod quantize;
 pub mod raw;
 mod replace;
+pub mod report;
 pub mod safetensors;
 
 pub use atomic::{

@@ -8,9 +8,10 @@ use npusim_io::{CastJob, check_destination, shape_str};
 
 use super::args::CastArgs;
 use super::errors::explain;
-use super::stats::{dry_run_json, preview_action};
+use super::keep_reason;
 use crate::output::{emit, is_stdio};
-use crate::table::align;
+use npusim_io::report::cast::{dry_run_json, preview_action};
+use npusim_io::report::table::align;
 
 /// `--dry-run`: checks what the run would check before casting (the output path, as the run
 /// does), then prints the cast's preview as a table (one row per tensor, and the byte totals)
@@ -48,6 +49,7 @@ pub fn dry_run(job: &CastJob, args: &CastArgs) -> Result<ExitCode> {
             &rows,
             [bytes_in, bytes_out],
             &notes,
+            &keep_reason,
         );
         emit(&format!("{doc}\n"))?;
         return Ok(ExitCode::SUCCESS);
@@ -64,7 +66,7 @@ pub fn dry_run(job: &CastJob, args: &CastArgs) -> Result<ExitCode> {
         table.push([
             r.name.clone(),
             r.dtype.clone(),
-            preview_action(r),
+            preview_action(r, &keep_reason),
             shape_str(&r.shape),
             r.bytes_in.to_string(),
             r.bytes_out.to_string(),

@@ -10,13 +10,13 @@ mod checks;
 mod dry_run;
 mod errors;
 mod pipe;
-pub(crate) mod stats;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use npusim_io::cast::tally;
+use npusim_io::cast::{KeepReason, tally};
+use npusim_io::report::cast as stats;
 use npusim_io::{CastJob, CastProgress, NoProgress, TensorReport, cast_file_opts};
 
 pub use args::CastArgs;
@@ -70,7 +70,7 @@ pub fn run(args: CastArgs) -> Result<ExitCode> {
     warnings.extend(nonfinite_warning(&reports));
     warnings.extend(empty_warning(&reports));
     if args.json {
-        with_stdout(|w| stats::write_json(w, &args.input, &args.output, &reports))?;
+        with_stdout(|w| stats::write_json(w, &args.input, &args.output, &reports, &keep_reason))?;
     } else {
         print_summary(&job, &args, &reports)?;
     }
@@ -88,7 +88,7 @@ fn print_summary(job: &CastJob, args: &CastArgs, reports: &[TensorReport]) -> Re
     report_with(is_stdio(&args.output), |w| {
         if !args.quiet {
             for report in reports {
-                writeln!(w, "{}", stats::report_line(report))?;
+                writeln!(w, "{}", stats::report_line(report, &keep_reason))?;
             }
             let target = if is_stdio(&args.output) {
                 "standard output".to_string()
@@ -110,4 +110,12 @@ fn print_summary(job: &CastJob, args: &CastArgs, reports: &[TensorReport]) -> Re
         }
         Ok(())
     })
+}
+
+/// Why a tensor is kept, naming the option that would cast it where there is one.
+pub(crate) fn keep_reason(reason: KeepReason) -> String {
+    match reason {
+        KeepReason::ScaleTensor => "f8e8m0 scale tensor; name it with --tensor to cast it".into(),
+        other => other.to_string(),
+    }
 }

@@ -4,12 +4,12 @@
 //! `npusim_io::quantize`'s; this folder parses the options and prints the report.
 
 mod args;
-mod report;
 
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use npusim_io::quantize::{dequantize_dir, quantize_dir};
+use npusim_io::report::quantize as report;
 use npusim_io::{dequantize_bytes, quantize_bytes};
 
 pub use args::{DequantizeArgs, QuantizeArgs};

@@ -2,7 +2,7 @@
 
 /// One row as text: each cell padded to its column's width (`right(column)`: right-aligned),
 /// two spaces between columns, no trailing spaces.
-pub(crate) fn row_text<S: AsRef<str>>(
+pub fn row_text<S: AsRef<str>>(
     cells: &[S],
     widths: &[usize],
     right: impl Fn(usize) -> bool,
@@ -25,7 +25,7 @@ pub(crate) fn row_text<S: AsRef<str>>(
 }
 
 /// The widths of the columns of `rows`: each its widest cell.
-pub(crate) fn widths<const N: usize, S: AsRef<str>>(rows: &[[S; N]]) -> [usize; N] {
+pub fn widths<const N: usize, S: AsRef<str>>(rows: &[[S; N]]) -> [usize; N] {
     let mut widths = [0; N];
     for row in rows {
         for (w, cell) in widths.iter_mut().zip(row) {
@@ -37,7 +37,7 @@ pub(crate) fn widths<const N: usize, S: AsRef<str>>(rows: &[[S; N]]) -> [usize; 
 
 /// The rows of a table as aligned text, one line each; columns from `right_from` on are
 /// right-aligned (numbers).
-pub(crate) fn align<const N: usize>(rows: &[[String; N]], right_from: usize) -> String {
+pub fn align<const N: usize>(rows: &[[String; N]], right_from: usize) -> String {
     let widths = widths(rows);
     rows.iter()
         .map(|r| row_text(r, &widths, |c| c >= right_from) + "\n")

@@ -1,13 +1,13 @@
-//! `npusim cast --stats` / `--json`: the error statistics of a cast as a table or JSON, and
-//! the `--dry-run` preview as JSON.
+//! A whole-file cast's reports as text and JSON: the error statistics table, the JSON
+//! document of every tensor, the preview (dry run) as JSON.
 
 use std::path::Path;
 
-use npusim_io::cast::{CastSummary, ErrorStats, KeepReason, TensorPreview};
-use npusim_io::{TensorReport, shape_str};
+use crate::cast::{CastSummary, ErrorStats, KeepReason, TensorPreview};
+use crate::{TensorReport, shape_str};
 use serde_json::json;
 
-use crate::table::align;
+use super::table::align;
 
 /// The error statistics of every cast tensor and their merge.
 fn totals(reports: &[TensorReport]) -> ErrorStats {
@@ -43,7 +43,7 @@ fn figure(x: f64) -> String {
 
 /// The error columns shared by the `cast` and `quantize` tables: elements, max abs / rel
 /// error, RMSE, SQNR, exact, flushed, saturated, NaN.
-pub(crate) fn error_cells(e: &ErrorStats) -> [String; 9] {
+pub fn error_cells(e: &ErrorStats) -> [String; 9] {
     let sqnr = e.sqnr_db();
     [
         e.total.to_string(),
@@ -81,7 +81,7 @@ fn row(name: &str, cast: &str, e: &ErrorStats) -> [String; 12] {
     ]
 }
 
-/// The table: one row per cast tensor, then the total.
+/// The error statistics table: one row per cast tensor, then the total.
 pub fn table(reports: &[TensorReport]) -> String {
     let header = [
         "tensor",
@@ -109,7 +109,7 @@ pub fn table(reports: &[TensorReport]) -> String {
 }
 
 /// The JSON of one tensor's error statistics (`null` for infinite or undefined figures).
-pub(crate) fn stats_json(e: &ErrorStats) -> serde_json::Value {
+pub fn error_stats_json(e: &ErrorStats) -> serde_json::Value {
     let num = |x: f64| if x.is_finite() { json!(x) } else { json!(null) };
     json!({
         "elements": e.total,
@@ -129,7 +129,7 @@ pub(crate) fn stats_json(e: &ErrorStats) -> serde_json::Value {
 }
 
 /// The JSON of one tensor's report.
-fn report_json(r: &TensorReport) -> serde_json::Value {
+fn report_json(r: &TensorReport, reason: &dyn Fn(KeepReason) -> String) -> serde_json::Value {
     match r {
         TensorReport::Cast(c) => json!({
             "name": c.name,
@@ -142,26 +142,27 @@ fn report_json(r: &TensorReport) -> serde_json::Value {
             "inf": c.stats.inf,
             "saturated": c.stats.saturated,
             "nonfinite_from_finite": c.stats.nonfinite_from_finite,
-            "error": c.stats.error.as_deref().map(stats_json),
+            "error": c.stats.error.as_deref().map(error_stats_json),
         }),
         TensorReport::Kept(k) => json!({
             "name": k.name,
             "action": "kept",
             "dtype": k.dtype.to_string(),
             "shape": k.shape,
-            "reason": keep_reason(k.reason),
+            "reason": reason(k.reason),
         }),
     }
 }
 
 /// Writes the whole cast as one JSON document and a newline to `w`: files, every tensor (cast
-/// or kept), the total. Written tensor by tensor (a million tensors make no document tree in
+/// or kept, with the reason in the words of `reason`), the total. Written tensor by tensor (a million tensors make no document tree in
 /// memory); the bytes are those of the document as one `serde_json::Value` (keys sorted).
 pub fn write_json(
     w: &mut dyn std::io::Write,
     input: &Path,
     output: &Path,
     reports: &[TensorReport],
+    reason: &dyn Fn(KeepReason) -> String,
 ) -> std::io::Result<()> {
     let text = |w: &mut dyn std::io::Write, v: &serde_json::Value| {
         serde_json::to_writer(w, v).map_err(std::io::Error::from)
@@ -175,52 +176,47 @@ pub fn write_json(
         if i > 0 {
             w.write_all(b",")?;
         }
-        text(w, &report_json(r))?;
+        text(w, &report_json(r, reason))?;
     }
     w.write_all(b"],\"total\":")?;
-    text(w, &stats_json(&totals(reports)))?;
+    text(w, &error_stats_json(&totals(reports)))?;
     w.write_all(b"}\n")
 }
 
-/// Why a tensor is kept, naming the option that would cast it where there is one.
-pub fn keep_reason(reason: KeepReason) -> String {
-    match reason {
-        KeepReason::ScaleTensor => "f8e8m0 scale tensor; name it with --tensor to cast it".into(),
-        other => other.to_string(),
-    }
-}
-
-/// A report's summary line, with the reason a tensor is kept in the options' words.
-pub fn report_line(report: &TensorReport) -> String {
+/// A report's summary line, with the reason a tensor is kept in the words of `reason`.
+pub fn report_line(report: &TensorReport, reason: &dyn Fn(KeepReason) -> String) -> String {
     match report {
         TensorReport::Kept(k) => format!(
             "{}: {} {} left unchanged ({})",
             k.name,
             k.dtype,
             shape_str(&k.shape),
-            keep_reason(k.reason)
+            reason(k.reason)
         ),
         cast => cast.to_string(),
     }
 }
 
-/// What the dry run says a tensor becomes: `f32 -> bf16`, or `keep (reason)`.
-pub fn preview_action(r: &TensorPreview) -> String {
+/// What the dry run says a tensor becomes: `f32 -> bf16`, or `keep (reason)` in the words
+/// of `reason`.
+pub fn preview_action(r: &TensorPreview, reason: &dyn Fn(KeepReason) -> String) -> String {
     let from = r.from.map_or(r.dtype.clone(), |f| f.to_string());
     match r.action {
         Ok(to) => format!("{from} -> {to}"),
-        Err(reason) => format!("keep ({})", keep_reason(reason)),
+        Err(why) => format!("keep ({})", reason(why)),
     }
 }
 
-/// The dry run as one JSON document: files, every tensor's planned action and bytes, the
-/// totals (`[bytes in, bytes out]`) and the notes.
+/// The dry run as one JSON document: files, every tensor's planned action and bytes (the
+/// reason a tensor is kept in the words of `reason`), the totals (`[bytes in, bytes out]`)
+/// and the notes.
 pub fn dry_run_json(
     input: &Path,
     output: &Path,
     rows: &[TensorPreview],
     bytes: [u64; 2],
     notes: &[String],
+    reason: &dyn Fn(KeepReason) -> String,
 ) -> serde_json::Value {
     let tensors: Vec<serde_json::Value> = rows
         .iter()
@@ -238,9 +234,9 @@ pub fn dry_run_json(
                     t["action"] = json!("cast");
                     t["to"] = json!(to.to_string());
                 }
-                Err(reason) => {
+                Err(why) => {
                     t["action"] = json!("keep");
-                    t["reason"] = json!(keep_reason(reason));
+                    t["reason"] = json!(reason(why));
                 }
             }
             t

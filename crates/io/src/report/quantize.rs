@@ -1,17 +1,17 @@
-//! What `npusim quantize` / `dequantize` print: one line per tensor, the `--stats` table, the
-//! `--json` document.
+//! A whole-file quantisation's reports as text and JSON: one line per tensor, the error and
+//! block statistics table, the JSON document.
 
 use std::path::Path;
 
-use npusim_io::cast::ErrorStats;
-use npusim_io::quantize::{DequantizeReport, QuantizeReport, QuantizedTensor};
-use npusim_io::{QuantizeJob, shape_str};
+use crate::cast::ErrorStats;
+use crate::quantize::{DequantizeReport, QuantizeReport, QuantizedTensor};
+use crate::{QuantizeJob, shape_str};
 use npusim_numerics::Format;
 use npusim_numerics::block::BlockStats;
 use serde_json::json;
 
-use crate::cast::stats::{error_cells, stats_json};
-use crate::table::align;
+use super::cast::{error_cells, error_stats_json};
+use super::table::align;
 
 /// The scheme and rule of a tensor: `mxfp4/floor`, `nvfp4`.
 fn scheme_text(t: &QuantizedTensor) -> String {
@@ -88,7 +88,8 @@ fn row(name: &str, scheme: &str, e: &ErrorStats, b: &BlockStats) -> [String; 13]
     ]
 }
 
-/// The `--stats` table: one row per quantised tensor, then the total.
+/// The statistics table: one row per quantised tensor (error figures and the shares of
+/// blocks whose scale clamped low or high), then the total.
 pub fn table(rep: &QuantizeReport) -> String {
     let header = [
         "tensor",
@@ -132,7 +133,7 @@ fn blocks_json(b: &BlockStats) -> serde_json::Value {
     })
 }
 
-/// The `--json` document: the job, every tensor (quantised or kept), the total.
+/// The JSON document: the job, every tensor (quantised or kept), the total.
 pub fn json(
     input: &Path,
     output: &Path,
@@ -153,7 +154,7 @@ pub fn json(
                 "scale_rule": t.scale_rule.map(|r| r.to_string()),
                 "parts": t.parts,
                 "blocks": blocks_json(&t.blocks),
-                "error": t.error.as_ref().map(stats_json),
+                "error": t.error.as_ref().map(error_stats_json),
             })
         })
         .collect();
@@ -170,7 +171,7 @@ pub fn json(
         "axis": job.axis,
         "tensors": tensors,
         "total": {
-            "error": rep.total_error().as_ref().map(stats_json),
+            "error": rep.total_error().as_ref().map(error_stats_json),
             "blocks": blocks_json(&rep.total_blocks()),
         },
     })
