@@ -796,7 +796,7 @@ fn decode_all_codes_and_roundtrip() {
 }
 
 /// All 2^32 f32 bit patterns under TA NO_SAT, TA SAT and literal HYBRID (a few minutes on two
-/// cores). Run with `cargo test -p npusim-numerics --release --test hif8_reference -- --ignored`.
+/// cores). Run with `cargo test -p npusim-numerics --release --test numerics -- hif8_reference --ignored`.
 #[test]
 #[ignore = "exhaustive f32 sweep: minutes"]
 fn f32_exhaustive() {

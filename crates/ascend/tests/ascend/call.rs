@@ -146,7 +146,7 @@ fn every_field_reads_from_its_toml_spelling() {
     assert!(back.contains("round = \"CAST_HYBRID\""), "{back}");
     assert_eq!(toml::from_str::<CastCall>(&back).unwrap(), call);
     // the example file loads
-    let example = include_str!("../../../examples/ascend/more_samples_mask32.toml");
+    let example = include_str!("../../../../examples/ascend/more_samples_mask32.toml");
     let call: CastCall = toml::from_str(example).unwrap();
     assert_eq!(call.round.mode(), Some(RoundMode::Ceil));
     // unknown values list the legal ones

@@ -1,8 +1,6 @@
 //! End-to-end tests of `npusim bench`: what it prints and how it refuses, never how fast
 //! anything ran (no timing is asserted).
 
-#![allow(clippy::unwrap_used)]
-
 use assert_cmd::Command;
 use predicates::prelude::*;
 

@@ -5,8 +5,6 @@
 //! as it was.
 
 // Test code: an unwrap that fails is a failed test.
-#![allow(clippy::unwrap_used)]
-#![cfg(unix)]
 
 use std::io::Write;
 use std::path::Path;

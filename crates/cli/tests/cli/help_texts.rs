@@ -4,7 +4,6 @@
 //! "m-notation").
 
 // Test code: an unwrap that fails is a failed test.
-#![allow(clippy::unwrap_used)]
 
 use assert_cmd::Command;
 

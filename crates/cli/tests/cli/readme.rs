@@ -6,7 +6,6 @@
 //! written into the repository. A command marked with a trailing `# fails: why` must fail;
 //! every other command must succeed. `npusim tour` and `npusim bench` are skipped (CI runs
 //! them on their own).
-#![cfg(unix)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

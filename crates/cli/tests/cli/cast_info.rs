@@ -1,7 +1,6 @@
 //! `npusim info`: every tensor of a file from its header, as a table or JSON.
 
 // Test code: an unwrap that fails is a failed test (also in helpers).
-#![allow(clippy::unwrap_used)]
 
 use std::path::PathBuf;
 

@@ -3,8 +3,6 @@
 //! type, sizes, output containers), single error messages, and standard output (closed pipes,
 //! `-o -`, streamed JSON).
 
-#![allow(clippy::unwrap_used)]
-
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

@@ -1,7 +1,5 @@
 //! End-to-end tests of `npusim cerebras access`: every lowering example of seed 004.
 
-#![allow(clippy::unwrap_used)]
-
 use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;

@@ -2,7 +2,6 @@
 //! the input, NaN/Inf made from finite inputs (`--fail-on-nan`), and `--quiet`.
 
 // Test code: an unwrap that fails is a failed test (also in helpers).
-#![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
 

@@ -4,8 +4,6 @@
 //! `npusim_numerics::block::quantize`, kept tensors byte for byte, the round trip, `--stats
 //! --json`, and refused inputs that leave no output.
 
-#![allow(clippy::unwrap_used)]
-
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 

@@ -6,8 +6,6 @@
 //! directories.
 
 // Test code: an unwrap that fails is a failed test (also in helpers).
-#![allow(clippy::unwrap_used)]
-#![cfg(unix)]
 
 use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, PermissionsExt, symlink};

@@ -5,7 +5,6 @@
 //! header, or a copy of the output, does not fit in.
 
 // Test code: an unwrap that fails is a failed test (also in helpers).
-#![allow(clippy::unwrap_used)]
 
 use std::io::Write;
 use std::path::Path;

@@ -1,10 +1,6 @@
 //! End-to-end tests of the `npusim` binary: bad inputs fail cleanly and leave no output;
 //! .npy (including ml_dtypes' files), .safetensors and raw files round-trip bit-exactly.
 
-// Test code: an unwrap that fails is a failed test (clippy.toml allows it in #[test] bodies;
-// this extends it to the helpers).
-#![allow(clippy::unwrap_used)]
-
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 

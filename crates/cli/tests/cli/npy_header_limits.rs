@@ -4,7 +4,6 @@
 //! exponentially with nesting; a 260-byte header once took minutes).
 
 // Test code: an unwrap that fails is a failed test (also in helpers).
-#![allow(clippy::unwrap_used)]
 
 use std::path::Path;
 

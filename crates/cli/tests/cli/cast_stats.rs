@@ -2,7 +2,6 @@
 //! same figures computed here from the input and output files.
 
 // Test code: an unwrap that fails is a failed test (also in helpers).
-#![allow(clippy::unwrap_used)]
 
 use std::path::Path;
 

@@ -1,7 +1,6 @@
 //! `npusim cast` with `-` (standard input / output) and `--format` for unknown extensions.
 
 // Test code: an unwrap that fails is a failed test (also in helpers).
-#![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
 

@@ -56,7 +56,7 @@ fn outputs(core: &AiCore, dst: &LocalTensor<ty::Int32>) -> Vec<i64> {
 #[test]
 fn mask64_repeat8_ceil_reproduces_all_512_outputs() {
     let ex = load(include_str!(
-        "../../examples/data/ascend/more_samples_ceil_mask64.txt"
+        "../../../examples/data/ascend/more_samples_ceil_mask64.txt"
     ));
     assert_eq!((ex.src.len(), ex.dst.len()), (512, 512));
     // Independent check of the printed data: every output is the ceiling of its input.
@@ -113,7 +113,7 @@ fn mask64_repeat8_ceil_reproduces_all_512_outputs() {
 #[test]
 fn mask32_leaves_masked_lanes_with_their_prior_contents() {
     let ex = load(include_str!(
-        "../../examples/data/ascend/more_samples_ceil_mask32.txt"
+        "../../../examples/data/ascend/more_samples_ceil_mask32.txt"
     ));
     let (mut core, src, dst) = setup(&ex);
     // Model the destination's prior contents explicitly: the stale words the seed printed for

@@ -2,10 +2,6 @@
 //! storage, the tensor selection); `npusim cast` names the option the user gave or should
 //! give (issue 29). Every message here names its flag and keeps its place ("reading `x`").
 
-// Test code: an unwrap that fails is a failed test (clippy.toml allows it in #[test] bodies;
-// this extends it to the helpers).
-#![allow(clippy::unwrap_used)]
-
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;

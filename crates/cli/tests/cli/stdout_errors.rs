@@ -4,7 +4,6 @@
 //! never panics ("failed printing to stdout", exit 101).
 
 // Test code: an unwrap that fails is a failed test (also in helpers).
-#![allow(clippy::unwrap_used)]
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

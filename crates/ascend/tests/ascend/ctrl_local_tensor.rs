@@ -1,6 +1,5 @@
 //! `SetCtrlSpr` on an `AiCore` changes its LocalTensor casts the way seed 001's constraints say
 //! CTRL changes the 950's saturation; the Atlas training series does not read CTRL.
-#![allow(clippy::unwrap_used)]
 
 use npusim_ascend::{AiCore, Product, ty};
 use npusim_numerics::RoundMode;

@@ -1,7 +1,5 @@
 //! End-to-end tests of `npusim ascend cast`.
 
-#![allow(clippy::unwrap_used)]
-
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;

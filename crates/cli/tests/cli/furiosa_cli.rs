@@ -1,7 +1,5 @@
 //! End-to-end tests of `npusim furiosa map`, `npusim furiosa run` and the tour's Furiosa section.
 
-#![allow(clippy::unwrap_used)]
-
 use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::{Value, json};

@@ -3,7 +3,6 @@
 //! `--fail-on-empty` refuses it writing nothing.
 
 // Test code: an unwrap that fails is a failed test (also in helpers).
-#![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
 

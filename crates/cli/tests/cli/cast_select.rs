@@ -1,7 +1,6 @@
 //! `npusim cast --tensor GLOB --exclude GLOB --dry-run` on a checkpoint-like `.safetensors`.
 
 // Test code: an unwrap that fails is a failed test (also in helpers).
-#![allow(clippy::unwrap_used)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
