@@ -1,5 +1,6 @@
 //! What `npusim cast` checks before it casts (an output that is the input) and the warnings it
-//! gives after (options without effect, values that became NaN or Inf, nothing cast).
+//! gives after (options without effect, values that became NaN or Inf or flushed to zero,
+//! nothing cast).
 
 use std::path::{Path, PathBuf};
 
@@ -52,6 +53,35 @@ pub fn nonfinite_warning(reports: &[TensorReport]) -> Option<String> {
         format!(
             "{total} finite input value(s) became NaN or Inf ({}); --saturate clamps overflow to ±max, --fail-on-nan makes this an error",
             each.join(", ")
+        )
+    })
+}
+
+/// A warning naming the tensors most of whose elements flushed to zero (the format's range
+/// is far below their values' scale), pointing to the block-scaled formats of `npusim
+/// quantize`, which scale each block into range.
+pub fn flush_warning(reports: &[TensorReport], args: &CastArgs) -> Option<String> {
+    let most: Vec<String> = reports
+        .iter()
+        .filter_map(|r| match r {
+            TensorReport::Cast(c)
+                if c.count > 0 && 2 * c.stats.flushed_to_zero > c.count as u64 =>
+            {
+                let pct = 100.0 * c.stats.flushed_to_zero as f64 / c.count as f64;
+                Some(format!("{} ({pct:.0} % of {})", c.name, c.count))
+            }
+            _ => None,
+        })
+        .collect();
+    (!most.is_empty()).then(|| {
+        let named = match most.len() {
+            n if n > 4 => format!("{}, and {} more", most[..3].join(", "), n - 3),
+            _ => most.join(", "),
+        };
+        format!(
+            "most elements flushed to zero in {} tensor(s): {named}; a block-scaled format keeps them, e.g. `npusim quantize {} -o OUT --scheme mxfp4` (--stats shows the error)",
+            most.len(),
+            args.input.display()
         )
     })
 }

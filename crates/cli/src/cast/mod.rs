@@ -20,7 +20,9 @@ use npusim_io::report::cast as stats;
 use npusim_io::{CastJob, CastProgress, NoProgress, TensorReport, cast_file_opts};
 
 pub use args::CastArgs;
-use checks::{check_not_in_place, empty_warning, nonfinite_warning, option_warnings};
+use checks::{
+    check_not_in_place, empty_warning, flush_warning, nonfinite_warning, option_warnings,
+};
 use errors::explain;
 use pipe::{Source, cast_source, open_input, read_stdin};
 
@@ -68,6 +70,7 @@ pub fn run(args: CastArgs) -> Result<ExitCode> {
     };
     drop(bar);
     warnings.extend(nonfinite_warning(&reports));
+    warnings.extend(flush_warning(&reports, &args));
     warnings.extend(empty_warning(&reports));
     if args.json {
         with_stdout(|w| stats::write_json(w, &args.input, &args.output, &reports, &keep_reason))?;

@@ -157,3 +157,36 @@ fn quiet_prints_nothing_but_errors() {
         .failure()
         .stderr(predicates::str::starts_with("error:"));
 }
+
+#[test]
+fn a_cast_that_flushes_most_of_a_tensor_to_zero_warns_and_points_to_quantize() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/model.safetensors");
+    // fp4 e2m1's smallest non-zero magnitude is 0.5: the example's weights (|w| < 0.25) all
+    // become zero
+    let out = cast(dir.path())
+        .arg(&model)
+        .args(["-o", "m.safetensors", "--to", "f4e2m1"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("warning: most elements flushed to zero in 15 tensor(s): lm_head.weight (100 % of 1536), "),
+        "{err}"
+    );
+    assert!(
+        err.contains(", and 12 more; a block-scaled format keeps them, e.g. `npusim quantize "),
+        "{err}"
+    );
+    assert!(err.contains("--scheme mxfp4"), "{err}");
+    // e4m3fn reaches 2^-9: nothing warns
+    let out = cast(dir.path())
+        .arg(&model)
+        .args(["-o", "m8.safetensors", "--to", "f8e4m3fn"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!err.contains("flushed to zero"), "{err}");
+}

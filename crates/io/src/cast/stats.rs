@@ -10,7 +10,7 @@ use npusim_numerics::{Exact, Status, StatusCounts, Storage};
 /// What became of the elements of one cast.
 ///
 /// Every report of a cast holds one, so it is kept small: the error statistics, asked for
-/// or not, are boxed (40 bytes in all, not 144; a file of a million tensors holds a million).
+/// or not, are boxed (48 bytes in all, not 152; a file of a million tensors holds a million).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
     /// Results that are NaN.
@@ -23,6 +23,8 @@ pub struct Stats {
     /// Results that are NaN or ±Inf although their input was finite (overflow without
     /// saturation, a negative value into an unsigned float, ...).
     pub nonfinite_from_finite: u64,
+    /// Non-zero finite inputs whose result is zero.
+    pub flushed_to_zero: u64,
     /// Error statistics, when the cast was asked for them ([`super::CastJob::error_stats`]).
     pub error: Option<Box<ErrorStats>>,
 }
@@ -34,6 +36,7 @@ impl Stats {
         self.inf += other.inf;
         self.saturated += other.saturated;
         self.nonfinite_from_finite += other.nonfinite_from_finite;
+        self.flushed_to_zero += other.flushed_to_zero;
         self.error = match (self.error.take(), other.error) {
             (Some(mut a), Some(b)) => {
                 a.merge(&b);
@@ -73,6 +76,7 @@ impl From<&StatusCounts> for Stats {
             inf: c.get(Status::INF),
             saturated: c.get(Status::SATURATED),
             nonfinite_from_finite: 0,
+            flushed_to_zero: c.get(Status::FLUSHED_TO_ZERO),
             error: None,
         }
     }
@@ -96,17 +100,17 @@ mod tests {
     };
 
     #[test]
-    fn counts_nan_inf_and_saturation() {
-        let xs = [1.0f32, 1000.0, f32::INFINITY, f32::NAN, 448.0, -1e9];
+    fn counts_nan_inf_saturation_and_flushes() {
+        let xs = [1.0f32, 1000.0, f32::INFINITY, f32::NAN, 448.0, -1e9, 1e-9];
         let src: Vec<u8> = xs.iter().flat_map(|x| x.to_le_bytes()).collect();
-        let mut dst = [0u8; 6];
+        let mut dst = [0u8; 7];
         let p = CastPolicy::saturating(RoundMode::Rint);
         let counts = cast_elements_with_status(
             &src,
             Storage::native(Format::F32),
             &mut dst,
             Storage::native(Format::F8E4M3FN),
-            6,
+            7,
             &p,
             &BulkOptions::default(),
         )
@@ -119,6 +123,7 @@ mod tests {
                 inf: 0,
                 saturated: 3,
                 nonfinite_from_finite: 0,
+                flushed_to_zero: 1,
                 error: None,
             }
         );

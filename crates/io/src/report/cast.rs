@@ -142,6 +142,7 @@ fn report_json(r: &TensorReport, reason: &dyn Fn(KeepReason) -> String) -> serde
             "inf": c.stats.inf,
             "saturated": c.stats.saturated,
             "nonfinite_from_finite": c.stats.nonfinite_from_finite,
+            "flushed_to_zero": c.stats.flushed_to_zero,
             "error": c.stats.error.as_deref().map(error_stats_json),
         }),
         TensorReport::Kept(k) => json!({
