@@ -1,13 +1,10 @@
 //! End-to-end tests of `npusim ascend cast`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use crate::support::{npusim, npy_parts, repo, write_npy};
 use assert_cmd::Command;
 use predicates::prelude::*;
-
-fn npusim() -> Command {
-    Command::cargo_bin("npusim").unwrap()
-}
 
 /// `npusim ascend cast <src> -o <out>`, ready for more arguments.
 fn ascend_cast(src: impl AsRef<std::ffi::OsStr>, out: impl AsRef<std::ffi::OsStr>) -> Command {
@@ -27,22 +24,6 @@ fn f32_npy(bin: &Path, npy: &Path) {
         .success();
 }
 
-fn repo(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(rel)
-}
-
-/// Data bytes of a plain .npy (format 1.0) and its descr.
-fn npy_data(path: &Path) -> (String, Vec<u8>) {
-    let bytes = std::fs::read(path).unwrap();
-    let len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
-    let header = String::from_utf8(bytes[10..10 + len].to_vec()).unwrap();
-    let at = header.find("'descr': '").unwrap() + 10;
-    let descr = header[at..at + header[at..].find('\'').unwrap()].to_string();
-    (descr, bytes[10 + len..].to_vec())
-}
-
 fn i32s(b: &[u8]) -> Vec<i32> {
     b.chunks_exact(4)
         .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -50,7 +31,7 @@ fn i32s(b: &[u8]) -> Vec<i32> {
 }
 
 fn seed_src() -> Vec<f64> {
-    let (_, data) = npy_data(&repo("examples/ascend/more_samples_src.npy"));
+    let (_, _, data) = npy_parts(&repo("examples/ascend/more_samples_src.npy"));
     data.chunks_exact(2)
         .map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f64())
         .collect()
@@ -67,7 +48,7 @@ fn more_samples_mask32_from_the_call_file() {
         .success()
         .stdout(predicate::str::contains("wrote 256 of 512"))
         .stdout(predicate::str::contains("written: 0-31, 64-95, 128-159"));
-    let (descr, data) = npy_data(&out);
+    let (descr, _, data) = npy_parts(&out);
     assert_eq!(descr, "<i4");
     let got = i32s(&data);
     let src = seed_src();
@@ -104,7 +85,7 @@ fn prior_contents_survive_on_masked_lanes_and_flags_override_the_file() {
         .arg(&prior)
         .assert()
         .success();
-    let got = i32s(&npy_data(&out).1);
+    let got = i32s(&npy_parts(&out).2);
     let src = seed_src();
     for i in 0..512 {
         let want = if i % 64 < 32 {
@@ -146,7 +127,7 @@ fn reg_api_call_on_the_950() {
         .success()
         .stdout(predicate::str::contains("1 register(s), wrote 64 of 256"))
         .stdout(predicate::str::contains("written: 2, 6, 10"));
-    let (descr, data) = npy_data(&out);
+    let (descr, _, data) = npy_parts(&out);
     assert_eq!(descr, "<V1");
     assert_eq!(data.len(), 256);
     // element 2 is 3.0 = 2 × 1.5: HiF8 0x10 | mantissa 0b100, in lane 4·2 + 2 (layout TWO)
@@ -294,21 +275,6 @@ fn unknown_flag_values_list_the_legal_ones() {
     }
 }
 
-/// A `.npy` file (format 1.0) of `descr` elements with these data bytes, one dimension.
-fn write_npy(path: &Path, descr: &str, count: usize, data: &[u8]) {
-    let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({count},), }}");
-    let mut text = dict.into_bytes();
-    while (10 + text.len() + 1) % 64 != 0 {
-        text.push(b' ');
-    }
-    text.push(b'\n');
-    let mut b = b"\x93NUMPY\x01\x00".to_vec();
-    b.extend_from_slice(&(text.len() as u16).to_le_bytes());
-    b.extend_from_slice(&text);
-    b.extend_from_slice(data);
-    std::fs::write(path, b).unwrap();
-}
-
 /// A file whose dtype names another type of the same width is refused, naming both types,
 /// never read bit for bit as the type the call wants (an f32 prior of 1.0 is not the int32
 /// 1065353216): the prior for an `int32_t` destination, and the source for a `half` one.
@@ -318,7 +284,7 @@ fn a_file_of_another_type_is_refused_naming_both_types() {
     let out = dir.path().join("out.npy");
     let prior = dir.path().join("prior_f32.npy");
     let ones: Vec<u8> = (0..512).flat_map(|_| 1.0f32.to_le_bytes()).collect();
-    write_npy(&prior, "<f4", 512, &ones);
+    write_npy(&prior, "<f4", &[512], &ones);
     ascend_cast(repo("examples/ascend/more_samples_src.npy"), &out)
         .arg("--call")
         .arg(repo("examples/ascend/more_samples_mask32.toml"))
@@ -332,7 +298,7 @@ fn a_file_of_another_type_is_refused_naming_both_types() {
     assert!(!out.exists());
     // The source: the call file says `src = "half"`; an int16 file is not half.
     let src = dir.path().join("src_i16.npy");
-    write_npy(&src, "<i2", 512, &[0u8; 1024]);
+    write_npy(&src, "<i2", &[512], &[0u8; 1024]);
     ascend_cast(&src, &out)
         .arg("--call")
         .arg(repo("examples/ascend/more_samples_mask32.toml"))

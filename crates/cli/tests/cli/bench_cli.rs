@@ -1,12 +1,8 @@
 //! End-to-end tests of `npusim bench`: what it prints and how it refuses, never how fast
 //! anything ran (no timing is asserted).
 
-use assert_cmd::Command;
+use crate::support::npusim;
 use predicates::prelude::*;
-
-fn npusim() -> Command {
-    Command::cargo_bin("npusim").unwrap()
-}
 
 #[test]
 fn a_quick_run_prints_rows_and_the_paired_packing_targets() {

@@ -4,14 +4,8 @@
 
 use std::path::PathBuf;
 
+use crate::support::example;
 use assert_cmd::Command;
-
-/// A file of the repository's `examples/`.
-fn example(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples")
-        .join(name)
-}
 
 /// The JSON header of a `.safetensors` file, read directly.
 fn header(path: &PathBuf) -> serde_json::Map<String, serde_json::Value> {

@@ -4,15 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::support::fixture;
 use assert_cmd::Command;
 use predicates::prelude::*;
 use safetensors::{Dtype, tensor::TensorView};
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-}
 
 /// A .safetensors file with an f32 tensor `w` and an f8e8m0 scale tensor `w.scale`.
 fn model(dir: &Path) -> PathBuf {

@@ -2,16 +2,10 @@
 
 // Test code: an unwrap that fails is a failed test (also in helpers).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use crate::support::example;
 use assert_cmd::Command;
-
-/// A file of the repository's `examples/`.
-fn example(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples")
-        .join(name)
-}
 
 fn npusim(dir: &Path) -> Command {
     let mut c = Command::cargo_bin("npusim").unwrap();

@@ -1,12 +1,8 @@
 //! End-to-end tests of `npusim cerebras access`: every lowering example of seed 004.
 
-use assert_cmd::Command;
+use crate::support::npusim;
 use predicates::prelude::*;
 use serde_json::Value;
-
-fn npusim() -> Command {
-    Command::cargo_bin("npusim").unwrap()
-}
 
 fn json(expr: &str, array: &str, extra: &[&str]) -> Value {
     let out = npusim()

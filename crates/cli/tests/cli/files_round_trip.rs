@@ -2,46 +2,11 @@
 //! .npy (including ml_dtypes' files), .safetensors and raw files round-trip bit-exactly.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use assert_cmd::Command;
+use crate::support::{fixture, npusim, npy_parts};
 use predicates::prelude::*;
 use safetensors::{Dtype, SafeTensors, tensor::TensorView};
-
-fn npusim() -> Command {
-    Command::cargo_bin("npusim").unwrap()
-}
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-}
-
-/// The descr, shape text and data bytes of an .npy file (format 1.0).
-fn npy(path: &Path) -> (String, String, Vec<u8>) {
-    let bytes = std::fs::read(path).unwrap();
-    assert_eq!(&bytes[..6], b"\x93NUMPY");
-    let len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
-    let header = String::from_utf8(bytes[10..10 + len].to_vec()).unwrap();
-    let field = |key: &str, open: char, close: char| {
-        let at = header.find(key).unwrap() + key.len();
-        let rest = &header[at..];
-        let s = rest.find(open).unwrap() + 1;
-        let e = s + rest[s..].find(close).unwrap();
-        rest[s..e].to_string()
-    };
-    (
-        field("'descr'", '\'', '\''),
-        field("'shape'", '(', ')')
-            .split(',')
-            .map(str::trim)
-            .filter(|d| !d.is_empty())
-            .collect::<Vec<_>>()
-            .join(","),
-        bytes[10 + len..].to_vec(),
-    )
-}
 
 fn f32s(data: &[u8]) -> Vec<f32> {
     data.chunks_exact(4)
@@ -206,7 +171,7 @@ fn npy_f32_to_bf16_and_back_gives_the_bf16_rounded_values() {
         .stdout(predicate::str::contains(
             "f32_values.npy: f32 -> bf16, 8 elements [2, 4]",
         ));
-    let (descr, shape, _) = npy(&mid);
+    let (descr, shape, _) = npy_parts(&mid);
     assert_eq!((descr.as_str(), shape.as_str()), ("<V2", "2,4"));
     npusim()
         .arg("cast")
@@ -216,9 +181,9 @@ fn npy_f32_to_bf16_and_back_gives_the_bf16_rounded_values() {
         .args(["--from", "bfloat16", "--to", "float32"])
         .assert()
         .success();
-    let (descr, shape, data) = npy(&back);
+    let (descr, shape, data) = npy_parts(&back);
     assert_eq!((descr.as_str(), shape.as_str()), ("<f4", "2,4"));
-    let (_, _, want) = npy(&fixture("ml_bfloat16_as_f32.npy"));
+    let (_, _, want) = npy_parts(&fixture("ml_bfloat16_as_f32.npy"));
     assert_eq!(data, want);
     assert_eq!(f32s(&data)[2], 3.140625);
 }
@@ -257,8 +222,8 @@ fn ml_dtypes_files_are_read_with_from() {
             .args(["--from", from, "--to", to])
             .assert()
             .success();
-        let (descr, shape, data) = npy(&out);
-        let (want_descr, want_shape, want) = npy(&fixture(expected));
+        let (descr, shape, data) = npy_parts(&out);
+        let (want_descr, want_shape, want) = npy_parts(&fixture(expected));
         assert_eq!(descr, want_descr, "{file}");
         assert_eq!(shape, want_shape, "{file}");
         assert_eq!(data, want, "{file}");
@@ -285,8 +250,8 @@ fn narrow_outputs_are_written_the_way_ml_dtypes_writes_them() {
             .args(["--to", to])
             .assert()
             .success();
-        let (got_descr, got_shape, got) = npy(&out);
-        let (_, want_shape, want) = npy(&fixture(ml_file));
+        let (got_descr, got_shape, got) = npy_parts(&out);
+        let (_, want_shape, want) = npy_parts(&fixture(ml_file));
         assert_eq!(got_descr, descr, "{to}");
         assert_eq!(got_shape, want_shape, "{to}");
         assert_eq!(got, want, "{to}");
@@ -314,7 +279,7 @@ fn packed_4_bit_npy_round_trips_with_an_odd_last_dimension() {
         ])
         .assert()
         .success();
-    let (descr, shape, data) = npy(&packed);
+    let (descr, shape, data) = npy_parts(&packed);
     assert_eq!((descr.as_str(), shape.as_str()), ("|u1", "2,2"));
     // f4e2m1 codes: 1.0=0x2, -2.0=0xC, 3.0=0x5 | 0.5=0x1, 6.0=0x7, -0.5=0x9; each row padded.
     assert_eq!(data, [0xC2, 0x05, 0x71, 0x09]);
@@ -623,8 +588,8 @@ fn big_endian_npy_files_written_by_numpy_are_read() {
             .assert()
             .success()
             .stdout(predicate::str::contains(format!("{file}: ")));
-        let (descr, shape, data) = npy(&out);
-        let (want_descr, want_shape, want) = npy(&fixture(twin));
+        let (descr, shape, data) = npy_parts(&out);
+        let (want_descr, want_shape, want) = npy_parts(&fixture(twin));
         assert_eq!((descr, shape), (want_descr, want_shape), "{file}");
         assert_eq!(data, want, "{file}");
     }

@@ -1,12 +1,9 @@
 //! End-to-end tests of `npusim furiosa map`, `npusim furiosa run` and the tour's Furiosa section.
 
+use crate::support::{npusim, npy_parts, repo};
 use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::{Value, json};
-
-fn npusim() -> Command {
-    Command::cargo_bin("npusim").unwrap()
-}
 
 fn map_json(expr: &str, axes: &str) -> Value {
     let out = npusim()
@@ -117,24 +114,6 @@ fn furiosa_run_pipeline(name: &str) -> Command {
     cmd
 }
 
-fn repo(rel: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(rel)
-}
-
-/// Data bytes of a plain .npy (format 1.0), its descr and its shape text.
-fn npy_data(path: &std::path::Path) -> (String, String, Vec<u8>) {
-    let bytes = std::fs::read(path).unwrap();
-    let len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
-    let header = String::from_utf8(bytes[10..10 + len].to_vec()).unwrap();
-    let at = header.find("'descr': '").unwrap() + 10;
-    let descr = header[at..at + header[at..].find('\'').unwrap()].to_string();
-    let at = header.find("'shape': (").unwrap() + 10;
-    let shape = header[at..at + header[at..].find(')').unwrap()].to_string();
-    (descr, shape, bytes[10 + len..].to_vec())
-}
-
 fn write_npy_i32(path: &std::path::Path, values: &[i32]) {
     let mut header = format!(
         "{{'descr': '<i4', 'fortran_order': False, 'shape': ({},), }}",
@@ -167,9 +146,9 @@ fn run_inter_slice_reduce_then_add_on_a_ramp() {
         ))
         .stdout(predicate::str::contains("ring tail 3"))
         .stdout(predicate::str::contains("total: ~5 cycles"));
-    let (descr, shape, data) = npy_data(&out);
+    let (descr, shape, data) = npy_parts(&out);
     assert_eq!(descr, "<i4");
-    assert_eq!(shape.replace(' ', "").trim_end_matches(','), "1,2,256,1,8");
+    assert_eq!(shape, "1,2,256,1,8");
     let got: Vec<i32> = data
         .chunks_exact(4)
         .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -201,9 +180,9 @@ fn run_cast_engine_cast_with_an_input_file() {
         .assert()
         .success()
         .stdout(predicate::str::contains("cast 4"));
-    let (descr, shape, data) = npy_data(&out);
+    let (descr, shape, data) = npy_parts(&out);
     assert_eq!(descr, "|i1");
-    assert_eq!(shape.replace(' ', "").trim_end_matches(','), "1,1,1,4,32");
+    assert_eq!(shape, "1,1,1,4,32");
     for b in 0..4 {
         for p in 0..32 {
             let want = if p < 8 { values[b * 8 + p] as i8 } else { 0 };
@@ -338,8 +317,8 @@ fn run_intra_slice_reduce_on_a_ramp() {
         .success()
         .stdout(predicate::str::contains("[IntraSliceReduce, Way4]"))
         .stdout(predicate::str::contains("stream 8"));
-    let (_, shape, data) = npy_data(&out);
-    assert_eq!(shape.replace(' ', "").trim_end_matches(','), "1,1,1,1,8");
+    let (_, shape, data) = npy_parts(&out);
+    assert_eq!(shape, "1,1,1,1,8");
     let got: Vec<i32> = data
         .chunks_exact(4)
         .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))

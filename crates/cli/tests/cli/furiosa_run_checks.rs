@@ -7,12 +7,9 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
+use crate::support::{npusim, write_npy};
 use assert_cmd::Command;
 use predicates::prelude::*;
-
-fn npusim() -> Command {
-    Command::cargo_bin("npusim").unwrap()
-}
 
 fn pipeline_text(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -73,23 +70,6 @@ fn total(report: &str) -> u64 {
         .unwrap()
         .parse()
         .unwrap()
-}
-
-fn write_npy(path: &Path, descr: &str, shape: &[usize], data: &[u8]) {
-    let dims: Vec<String> = shape.iter().map(|d| format!("{d},")).collect();
-    let mut header = format!(
-        "{{'descr': '{descr}', 'fortran_order': False, 'shape': ({}), }}",
-        dims.join(" ")
-    );
-    while (10 + header.len() + 1) % 64 != 0 {
-        header.push(' ');
-    }
-    header.push('\n');
-    let mut out = b"\x93NUMPY\x01\x00".to_vec();
-    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
-    out.extend_from_slice(header.as_bytes());
-    out.extend_from_slice(data);
-    std::fs::write(path, out).unwrap();
 }
 
 fn i32_bytes(values: &[i32]) -> Vec<u8> {

@@ -31,3 +31,4 @@ mod quantize_cli;
 #[cfg(unix)]
 mod readme;
 mod stdout_errors;
+mod support;

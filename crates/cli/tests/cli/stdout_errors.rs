@@ -5,16 +5,10 @@
 
 // Test code: an unwrap that fails is a failed test (also in helpers).
 
+use crate::support::repo;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-
-/// A path under the repository root.
-fn repo(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(rel)
-}
 
 /// `npusim` with `args`, run in a fresh temporary directory (kept alive by the caller).
 fn npusim(args: &[&str], dir: &Path) -> Command {
