@@ -116,6 +116,71 @@ fn measure_pair(
     })
 }
 
+/// Whether the `half` crate has a slice conversion for `case`: f32 to f16 or bf16 rounded to
+/// nearest even without saturation, and f16 or bf16 to f32.
+fn has_half_conversion(case: &Case) -> bool {
+    matches!(
+        (case.src, case.dst, case.round, case.saturate),
+        (
+            Format::F32,
+            Format::F16 | Format::BF16,
+            RoundMode::Rint,
+            false
+        ) | (Format::F16 | Format::BF16, Format::F32, _, _)
+    )
+}
+
+/// The `half` crate's slice conversion of `case` (see [`has_half_conversion`]) on the `n`
+/// elements of `src`, split over `threads` threads, into buffers of its own.
+fn half_call<'a>(
+    case: &Case,
+    src: &'a [u8],
+    n: usize,
+    threads: usize,
+) -> impl FnMut() -> Result<()> + 'a {
+    let (from, to) = (case.src, case.dst);
+    let f32s: Vec<f32> = if from == Format::F32 {
+        src.chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let bits16: Vec<u16> = if from.bits() == 16 {
+        src.chunks_exact(2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
+            .collect()
+    } else {
+        vec![0; n]
+    };
+    let mut h16: Vec<half::f16> = bits16.iter().map(|&b| half::f16::from_bits(b)).collect();
+    let mut hb16: Vec<half::bf16> = bits16.iter().map(|&b| half::bf16::from_bits(b)).collect();
+    let mut out32 = vec![0f32; if to == Format::F32 { n } else { 0 }];
+    move || {
+        let share = n.div_ceil(threads).max(1);
+        match (from, to) {
+            (Format::F32, Format::F16) => h16
+                .par_chunks_mut(share)
+                .zip(f32s.par_chunks(share))
+                .for_each(|(h, f)| h.convert_from_f32_slice(f)),
+            (Format::F32, Format::BF16) => hb16
+                .par_chunks_mut(share)
+                .zip(f32s.par_chunks(share))
+                .for_each(|(h, f)| h.convert_from_f32_slice(f)),
+            (Format::F16, Format::F32) => h16
+                .par_chunks(share)
+                .zip(out32.par_chunks_mut(share))
+                .for_each(|(h, f)| h.convert_to_f32_slice(f)),
+            _ => hb16
+                .par_chunks(share)
+                .zip(out32.par_chunks_mut(share))
+                .for_each(|(h, f)| h.convert_to_f32_slice(f)),
+        }
+        black_box((&h16, &hb16, &out32));
+        Ok(())
+    }
+}
+
 /// Times `case` on `n` elements and `threads` threads, interleaved with its baselines: memcpy,
 /// the floor, the `half` crate where it has the conversion, and with `alone` the larger of
 /// the two buffers moved alone.
@@ -126,40 +191,7 @@ fn measure(case: &Case, n: usize, threads: usize, sampling: Sampling, alone: boo
     let mut copy = vec![0u8; src.len()];
     let policy = case.policy();
     let pool = pool(threads)?;
-    // The half crate's slice conversion, where it has one for this case.
-    let half_case = matches!(
-        (case.src, case.dst, case.round, case.saturate),
-        (
-            Format::F32,
-            Format::F16 | Format::BF16,
-            RoundMode::Rint,
-            false
-        ) | (Format::F16 | Format::BF16, Format::F32, _, _)
-    );
-    let f32s: Vec<f32> = if case.src == Format::F32 {
-        src.chunks_exact(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let bits16: Vec<u16> = if case.src.bits() == 16 {
-        src.chunks_exact(2)
-            .map(|b| u16::from_le_bytes([b[0], b[1]]))
-            .collect()
-    } else {
-        vec![0; if half_case { n } else { 0 }]
-    };
-    let mut h16: Vec<half::f16> = bits16.iter().map(|&b| half::f16::from_bits(b)).collect();
-    let mut hb16: Vec<half::bf16> = bits16.iter().map(|&b| half::bf16::from_bits(b)).collect();
-    let mut out32 = vec![
-        0f32;
-        if half_case && case.dst == Format::F32 {
-            n
-        } else {
-            0
-        }
-    ];
+    let half_case = has_half_conversion(case);
     // the larger buffer alone: the input read, or the output written
     let (side, touch) = if s.bytes_for(n) >= d.bytes_for(n) {
         ("input", Touch::Source)
@@ -180,31 +212,7 @@ fn measure(case: &Case, n: usize, threads: usize, sampling: Sampling, alone: boo
             black_box(&copy);
             Ok(())
         });
-        let mut half = half_case.then(|| {
-            Timed::new(|| {
-                let share = n.div_ceil(threads).max(1);
-                match (case.src, case.dst) {
-                    (Format::F32, Format::F16) => h16
-                        .par_chunks_mut(share)
-                        .zip(f32s.par_chunks(share))
-                        .for_each(|(h, f)| h.convert_from_f32_slice(f)),
-                    (Format::F32, Format::BF16) => hb16
-                        .par_chunks_mut(share)
-                        .zip(f32s.par_chunks(share))
-                        .for_each(|(h, f)| h.convert_from_f32_slice(f)),
-                    (Format::F16, Format::F32) => h16
-                        .par_chunks(share)
-                        .zip(out32.par_chunks_mut(share))
-                        .for_each(|(h, f)| h.convert_to_f32_slice(f)),
-                    _ => hb16
-                        .par_chunks(share)
-                        .zip(out32.par_chunks_mut(share))
-                        .for_each(|(h, f)| h.convert_to_f32_slice(f)),
-                }
-                black_box((&h16, &hb16, &out32));
-                Ok(())
-            })
-        });
+        let mut half = half_case.then(|| Timed::new(half_call(case, &src, n, threads)));
         let (repeats, min) = (sampling.repeats, sampling.min_seconds);
         cast.calibrate(min)?;
         copied.calibrate(min)?;
