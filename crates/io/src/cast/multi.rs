@@ -20,15 +20,7 @@ pub(super) fn plan_safetensors<R: Read + Seek>(
     job: &CastJob,
     input: &mut Input<R>,
 ) -> Result<Plan, IoError> {
-    if job.from.is_some() {
-        return Err(IoError::FromOnSafetensors);
-    }
-    if job.shape.is_some() {
-        return Err(IoError::ShapeOnSafetensors);
-    }
-    if job.packed && !is_nibble(job.to) {
-        return Err(IoError::PackedNot4BitTo { to: job.to });
-    }
+    check_options(job)?;
     let path = input.path().to_path_buf();
     let file_len = input.len();
     let first = input.head(8)?;
@@ -74,51 +66,11 @@ pub(super) fn plan_safetensors<R: Read + Seek>(
                 reason,
             })),
             Selection::Cast(interp) => {
-                let count = element_count(&interp.shape)?;
-                if interp.sub.file_bytes(interp.format, count) != usize::try_from(len).ok() {
-                    return Err(IoError::TensorSize {
-                        name: t.name,
-                        bytes: usize::try_from(len).unwrap_or(usize::MAX),
-                        count,
-                        format: interp.format,
-                    });
-                }
-                let enc = st::encode(job.to, &interp.shape, job.packed)
-                    .map_err(|e| e.in_tensor(&t.name))?;
-                let stream = TensorStream {
-                    offset,
-                    count,
-                    from: interp.format,
-                    src_sub: interp.sub,
-                    swap: 1,
-                    to: job.to,
-                    dst_sub: enc.sub,
+                let metadata = Metadata {
+                    recorded,
+                    entries: &mut metadata,
                 };
-                stream.output_bytes().map_err(|_| IoError::TensorTooLarge {
-                    name: t.name.clone(),
-                })?;
-                if recorded || enc.meta.is_some() {
-                    let key = format!("{META_PREFIX}{}", t.name);
-                    if let Some(m) = metadata.as_mut() {
-                        m.remove(&key);
-                    }
-                    if let Some(value) = enc.meta {
-                        metadata.get_or_insert_with(HashMap::new).insert(key, value);
-                    }
-                }
-                steps.push(Step::Cast(CastStep {
-                    name: t.name.into_boxed_str(),
-                    shape: interp.shape.into_boxed_slice(),
-                    count,
-                    offset,
-                    from: interp.format,
-                    to: job.to,
-                    src_sub: interp.sub,
-                    dst_sub: enc.sub,
-                    swap: 1,
-                    dtype: Some(t.dtype),
-                    out_dtype: Some(enc.dtype),
-                }));
+                steps.push(Step::Cast(cast_step(job, t, interp, offset, metadata)?));
             }
         }
     }
@@ -134,6 +86,88 @@ pub(super) fn plan_safetensors<R: Read + Seek>(
         steps,
         name_tensors: true,
         single_dtype: None,
+    })
+}
+
+/// Refuses the options a `.safetensors` input cannot take: a source format or a shape (the
+/// header gives both), and packing into a format that is not 4 bits wide.
+fn check_options(job: &CastJob) -> Result<(), IoError> {
+    if job.from.is_some() {
+        return Err(IoError::FromOnSafetensors);
+    }
+    if job.shape.is_some() {
+        return Err(IoError::ShapeOnSafetensors);
+    }
+    if job.packed && !is_nibble(job.to) {
+        return Err(IoError::PackedNot4BitTo { to: job.to });
+    }
+    Ok(())
+}
+
+/// The output's metadata as planning rewrites it.
+struct Metadata<'a> {
+    /// Whether the input records formats in its metadata (entries a cast replaces).
+    recorded: bool,
+    /// The metadata entries.
+    entries: &'a mut Option<HashMap<String, String>>,
+}
+
+/// The step that casts tensor `t` (read as `interp` says, its data at `offset` in the file),
+/// after checking its byte size; records the output's format in `metadata` where it needs it.
+fn cast_step(
+    job: &CastJob,
+    t: TensorEntry,
+    interp: st::Interp,
+    offset: u64,
+    metadata: Metadata<'_>,
+) -> Result<CastStep, IoError> {
+    let len = t.len();
+    let count = element_count(&interp.shape)?;
+    if interp.sub.file_bytes(interp.format, count) != usize::try_from(len).ok() {
+        return Err(IoError::TensorSize {
+            name: t.name,
+            bytes: usize::try_from(len).unwrap_or(usize::MAX),
+            count,
+            format: interp.format,
+        });
+    }
+    let enc = st::encode(job.to, &interp.shape, job.packed).map_err(|e| e.in_tensor(&t.name))?;
+    let stream = TensorStream {
+        offset,
+        count,
+        from: interp.format,
+        src_sub: interp.sub,
+        swap: 1,
+        to: job.to,
+        dst_sub: enc.sub,
+    };
+    stream.output_bytes().map_err(|_| IoError::TensorTooLarge {
+        name: t.name.clone(),
+    })?;
+    if metadata.recorded || enc.meta.is_some() {
+        let key = format!("{META_PREFIX}{}", t.name);
+        if let Some(m) = metadata.entries.as_mut() {
+            m.remove(&key);
+        }
+        if let Some(value) = enc.meta {
+            metadata
+                .entries
+                .get_or_insert_with(HashMap::new)
+                .insert(key, value);
+        }
+    }
+    Ok(CastStep {
+        name: t.name.into_boxed_str(),
+        shape: interp.shape.into_boxed_slice(),
+        count,
+        offset,
+        from: interp.format,
+        to: job.to,
+        src_sub: interp.sub,
+        dst_sub: enc.sub,
+        swap: 1,
+        dtype: Some(t.dtype),
+        out_dtype: Some(enc.dtype),
     })
 }
 
