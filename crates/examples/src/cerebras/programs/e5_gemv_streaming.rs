@@ -8,6 +8,7 @@
 //! reduction runs west to east as in E4 and the right column sends `y` out of its east edge:
 //! `[30, 94, 158, 222, 286, 350]`.
 
+use super::stream_counts::reduce_when_all_in;
 use super::{Output, Program, ProgramError, Values, gemv_reference};
 
 use npusim_cerebras::dsd::{FabIn, FabOut};
@@ -206,17 +207,6 @@ fn pe_program(
     Ok(())
 }
 
-/// The reduce task once both streams are in: all `NP` values of `x`, and (on a PE that
-/// `needs_b`) all `MP` values of `b`.
-fn reduce_if_done(needs_b: bool, reduce_id: LocalTaskId, counts: &[u32]) -> Vec<Action> {
-    let b_done = !needs_b || u64::from(counts[1]) == MP;
-    if u64::from(counts[0]) == NP && b_done {
-        vec![Action::Activate(reduce_id)]
-    } else {
-        Vec::new()
-    }
-}
-
 /// The data task `recv_x`: one value of `x` multiplies its column of `A` into `y`; above the
 /// bottom row the task blocks itself and forwards the value south asynchronously, the
 /// forward's completion unblocking it.
@@ -253,7 +243,12 @@ fn recv_x_task(
                 AsyncConfig::unblock(recv_x_id),
             ));
         }
-        next.extend(reduce_if_done(needs_b, reduce_id, &counts));
+        next.extend(reduce_when_all_in(
+            &counts,
+            NP,
+            needs_b.then_some(MP),
+            reduce_id,
+        ));
         Ok(next)
     }))
 }
@@ -272,7 +267,7 @@ fn recv_b_task(reduce_id: LocalTaskId) -> Action {
             &yi,
             vec![(&yi).into(), Scalar::f32(v).into()],
         )];
-        next.extend(reduce_if_done(true, reduce_id, &counts));
+        next.extend(reduce_when_all_in(&counts, NP, Some(MP), reduce_id));
         Ok(next)
     })
 }

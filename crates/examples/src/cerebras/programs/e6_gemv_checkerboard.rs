@@ -9,10 +9,11 @@
 //! out of its east edge. With small integer inputs every f16 step is exact, so the result is
 //! checked bit for bit against integer arithmetic.
 
+use super::stream_counts::reduce_when_all_in;
 use super::{Output, Program, ProgramError, Values};
 
 use half::f16;
-use npusim_cerebras::dsd::{FabIn, FabOut};
+use npusim_cerebras::dsd::{FabIn, FabOut, Mem1d};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route, Wavelet};
 use npusim_cerebras::ids::{DataTaskId, InputQueue, LocalTaskId, OutputQueue};
 use npusim_cerebras::sched::{Action, AsyncConfig, Sim};
@@ -57,141 +58,181 @@ fn route(rx: Dir, tx: &[Dir]) -> ColorConfig {
 /// Builds the program on `arch`.
 pub fn build(arch: Arch) -> Result<Sim, ProgramError> {
     let mut sim = Sim::new(arch, SIDE as u32, SIDE as u32)?;
-    let (xc, bc, yc) = (
+    for py in 0..SIDE {
+        for px in 0..SIDE {
+            routes(&mut sim, px, py)?;
+            pe_program(&mut sim, arch, px, py)?;
+        }
+    }
+    Ok(sim)
+}
+
+/// The host's colors: `x` into the top row, `b` into the left column, `y` out of the right.
+fn host_colors() -> Result<(Color, Color, Color), ProgramError> {
+    Ok((
         Color::new(i64::from(X_HOST))?,
         Color::new(i64::from(B_HOST))?,
         Color::new(i64::from(Y_HOST))?,
-    );
+    ))
+}
+
+/// The colors the PE at column `px` sends its partial sums east on and receives them from
+/// the west on (alternating by column).
+fn sum_colors(px: u64) -> Result<(Color, Color), ProgramError> {
+    Ok((
+        Color::new((px % 2) as i64)?,
+        Color::new(((px + 1) % 2) as i64)?,
+    ))
+}
+
+/// The routes of the PE at column `px`, row `py` (the layout), and the host's streams of `x`
+/// into the top row and of `b` into the left column.
+fn routes(sim: &mut Sim, px: u64, py: u64) -> Result<(), ProgramError> {
+    let (cx, cy) = (px as i64, py as i64);
+    let (xc, bc, yc) = host_colors()?;
+    let (send, recv) = sum_colors(px)?;
+    let last_col = px + 1 == SIDE;
+    let f = sim.fabric_mut();
+    let down: &[Dir] = if py + 1 == SIDE {
+        &[Dir::Ramp]
+    } else {
+        &[Dir::Ramp, Dir::South]
+    };
+    f.set_color_config(cx, cy, xc, route(Dir::North, down))?;
+    if py == 0 {
+        f.open_edge(cx, cy, Dir::North)?;
+        let xs = (0..NP).map(|j| Wavelet::data16(xc, j as u16, h(x(px * NP + j))));
+        f.stream_in(cx, cy, Dir::North, xs)?;
+    }
+    if px == 0 {
+        f.set_color_config(cx, cy, bc, route(Dir::West, &[Dir::Ramp]))?;
+        f.open_edge(cx, cy, Dir::West)?;
+        let bs = (0..MP).map(|i| Wavelet::data16(bc, 0, h(b(py * MP + i))));
+        f.stream_in(cx, cy, Dir::West, bs)?;
+    }
+    if last_col {
+        f.set_color_config(cx, cy, yc, route(Dir::Ramp, &[Dir::East]))?;
+        f.open_edge(cx, cy, Dir::East)?;
+    } else {
+        f.set_color_config(cx, cy, send, route(Dir::Ramp, &[Dir::East]))?;
+    }
+    if px > 0 {
+        f.set_color_config(cx, cy, recv, route(Dir::West, &[Dir::Ramp]))?;
+    }
+    Ok(())
+}
+
+/// The program of the PE at column `px`, row `py`: its memory, queues and tasks.
+fn pe_program(sim: &mut Sim, arch: Arch, px: u64, py: u64) -> Result<(), ProgramError> {
+    let (cx, cy) = (px as i64, py as i64);
+    let (xc, bc, yc) = host_colors()?;
+    let (send, recv) = sum_colors(px)?;
+    let last_col = px + 1 == SIDE;
     // queue id = color id for every color a PE receives
     let recv_x_id = DataTaskId::on(arch, xc, InputQueue::new(xc.id().into())?);
     let recv_b_id = DataTaskId::on(arch, bc, InputQueue::new(bc.id().into())?);
     let reduce_id = LocalTaskId::new(10)?;
-    for py in 0..SIDE {
-        for px in 0..SIDE {
-            let (cx, cy) = (px as i64, py as i64);
-            let send = Color::new((px % 2) as i64)?;
-            let recv = Color::new(((px + 1) % 2) as i64)?;
-            let last_col = px + 1 == SIDE;
-            let f = sim.fabric_mut();
-            let down: &[Dir] = if py + 1 == SIDE {
-                &[Dir::Ramp]
-            } else {
-                &[Dir::Ramp, Dir::South]
-            };
-            f.set_color_config(cx, cy, xc, route(Dir::North, down))?;
-            if py == 0 {
-                f.open_edge(cx, cy, Dir::North)?;
-                let xs = (0..NP).map(|j| Wavelet::data16(xc, j as u16, h(x(px * NP + j))));
-                f.stream_in(cx, cy, Dir::North, xs)?;
-            }
-            if px == 0 {
-                f.set_color_config(cx, cy, bc, route(Dir::West, &[Dir::Ramp]))?;
-                f.open_edge(cx, cy, Dir::West)?;
-                let bs = (0..MP).map(|i| Wavelet::data16(bc, 0, h(b(py * MP + i))));
-                f.stream_in(cx, cy, Dir::West, bs)?;
-            }
-            if last_col {
-                f.set_color_config(cx, cy, yc, route(Dir::Ramp, &[Dir::East]))?;
-                f.open_edge(cx, cy, Dir::East)?;
-            } else {
-                f.set_color_config(cx, cy, send, route(Dir::Ramp, &[Dir::East]))?;
-            }
-            if px > 0 {
-                f.set_color_config(cx, cy, recv, route(Dir::West, &[Dir::Ramp]))?;
-            }
-            let pe = sim.pe_mut(cx, cy)?;
-            let block: Vec<f16> = (0..MP)
-                .flat_map(|i| {
-                    (0..NP).map(move |j| f16::from_f32(a(py * MP + i, px * NP + j) as f32))
-                })
-                .collect();
-            pe.mem.declare_with("A", &[MP, NP], &block)?;
-            pe.mem.declare("mt", ElemTy::F16, &[MP])?;
-            pe.mem.declare("bvec", ElemTy::F16, &[MP])?;
-            pe.mem.declare("counts", ElemTy::U32, &[2])?;
-            for c in [xc, recv, bc] {
-                pe.queues.bind_input(InputQueue::new(c.id().into())?, c)?;
-            }
-            pe.queues
-                .bind_output(OutputQueue::new(2)?, if last_col { yc } else { send })?;
-            let mt = pe.mem.mem1d(&format!("|i|{{{MP}}} -> mt[i]"))?;
-            let bvec = pe.mem.mem1d(&format!("|i|{{{MP}}} -> bvec[i]"))?;
-            let a_col = pe
-                .mem
-                .mem1d(&format!("|i|{{{MP}}} -> A[i, 0]"))?
-                .with_wavelet_index_offset(true);
-            let out = FabOut::new(arch, MP as i64, Some(OutputQueue::new(2)?), None)?;
-            let fin = FabIn::new(
-                arch,
-                MP as i64,
-                Some(InputQueue::new(recv.id().into())?),
-                None,
-            )?;
-            let reduce = if px == 0 {
-                Action::spawn(
-                    Op::Faddh,
-                    out,
-                    vec![(&mt).into(), bvec.into()],
-                    AsyncConfig::default(),
-                )
-            } else {
-                Action::spawn(
-                    Op::Faddh,
-                    out,
-                    vec![fin.into(), (&mt).into()],
-                    AsyncConfig::default(),
-                )
-            };
-            let needs_b = px == 0;
-            let ready = move |counts: &[u32]| -> Vec<Action> {
-                let b_done = !needs_b || u64::from(counts[1]) == MP;
-                if u64::from(counts[0]) == NP && b_done {
-                    vec![Action::Activate(reduce_id)]
-                } else {
-                    Vec::new()
-                }
-            };
-            let recv_x = Action::call(move |ctx| {
-                let w = ctx.wavelet.unwrap_or(Wavelet::data32(Color::new(0)?, 0));
-                let mut counts = ctx.pe.mem.read::<u32>("counts")?;
-                counts[0] += 1;
-                ctx.pe.mem.write("counts", &counts)?;
-                let mut next = vec![Action::Op {
-                    op: Op::Fmach,
-                    dest: (&mt).into(),
-                    srcs: vec![
-                        (&mt).into(),
-                        a_col.clone().into(),
-                        Scalar::from_bits(ElemTy::F16, u32::from(w.low16())).into(),
-                    ],
-                    cfg: OpConfig {
-                        index: Some(w.index()),
-                    },
-                    asynchronous: None,
-                }];
-                next.extend(ready(&counts));
-                Ok(next)
-            });
-            sim.bind_task(cx, cy, recv_x_id, "recv_x", vec![recv_x])?;
-            sim.bind_task(cx, cy, reduce_id, "reduce", vec![reduce])?;
-            if needs_b {
-                let recv_b = Action::call(move |ctx| {
-                    let w = ctx.wavelet.unwrap_or(Wavelet::data32(Color::new(0)?, 0));
-                    let mut counts = ctx.pe.mem.read::<u32>("counts")?;
-                    let mut bv = ctx.pe.mem.read::<f16>("bvec")?;
-                    if let Some(slot) = bv.get_mut(counts[1] as usize) {
-                        *slot = f16::from_bits(w.low16());
-                    }
-                    counts[1] += 1;
-                    ctx.pe.mem.write("bvec", &bv)?;
-                    ctx.pe.mem.write("counts", &counts)?;
-                    Ok(ready(&counts))
-                });
-                sim.bind_task(cx, cy, recv_b_id, "recv_b", vec![recv_b])?;
-            }
-        }
+    let pe = sim.pe_mut(cx, cy)?;
+    let block: Vec<f16> = (0..MP)
+        .flat_map(|i| (0..NP).map(move |j| f16::from_f32(a(py * MP + i, px * NP + j) as f32)))
+        .collect();
+    pe.mem.declare_with("A", &[MP, NP], &block)?;
+    pe.mem.declare("mt", ElemTy::F16, &[MP])?;
+    pe.mem.declare("bvec", ElemTy::F16, &[MP])?;
+    pe.mem.declare("counts", ElemTy::U32, &[2])?;
+    for c in [xc, recv, bc] {
+        pe.queues.bind_input(InputQueue::new(c.id().into())?, c)?;
     }
-    Ok(sim)
+    pe.queues
+        .bind_output(OutputQueue::new(2)?, if last_col { yc } else { send })?;
+    let mt = pe.mem.mem1d(&format!("|i|{{{MP}}} -> mt[i]"))?;
+    let bvec = pe.mem.mem1d(&format!("|i|{{{MP}}} -> bvec[i]"))?;
+    let a_col = pe
+        .mem
+        .mem1d(&format!("|i|{{{MP}}} -> A[i, 0]"))?
+        .with_wavelet_index_offset(true);
+    let out = FabOut::new(arch, MP as i64, Some(OutputQueue::new(2)?), None)?;
+    let fin = FabIn::new(
+        arch,
+        MP as i64,
+        Some(InputQueue::new(recv.id().into())?),
+        None,
+    )?;
+    let reduce = if px == 0 {
+        Action::spawn(
+            Op::Faddh,
+            out,
+            vec![(&mt).into(), bvec.into()],
+            AsyncConfig::default(),
+        )
+    } else {
+        Action::spawn(
+            Op::Faddh,
+            out,
+            vec![fin.into(), (&mt).into()],
+            AsyncConfig::default(),
+        )
+    };
+    let needs_b = px == 0;
+    sim.bind_task(
+        cx,
+        cy,
+        recv_x_id,
+        "recv_x",
+        vec![recv_x_task(mt, a_col, needs_b, reduce_id)],
+    )?;
+    sim.bind_task(cx, cy, reduce_id, "reduce", vec![reduce])?;
+    if needs_b {
+        sim.bind_task(cx, cy, recv_b_id, "recv_b", vec![recv_b_task(reduce_id)])?;
+    }
+    Ok(())
+}
+
+/// The data task `recv_x`: one value of `x` (its column in the wavelet's index) multiplies
+/// that column of `A` into `mt`.
+fn recv_x_task(mt: Mem1d, a_col: Mem1d, needs_b: bool, reduce_id: LocalTaskId) -> Action {
+    Action::call(move |ctx| {
+        let w = ctx.wavelet.unwrap_or(Wavelet::data32(Color::new(0)?, 0));
+        let mut counts = ctx.pe.mem.read::<u32>("counts")?;
+        counts[0] += 1;
+        ctx.pe.mem.write("counts", &counts)?;
+        let mut next = vec![Action::Op {
+            op: Op::Fmach,
+            dest: (&mt).into(),
+            srcs: vec![
+                (&mt).into(),
+                a_col.clone().into(),
+                Scalar::from_bits(ElemTy::F16, u32::from(w.low16())).into(),
+            ],
+            cfg: OpConfig {
+                index: Some(w.index()),
+            },
+            asynchronous: None,
+        }];
+        next.extend(reduce_when_all_in(
+            &counts,
+            NP,
+            needs_b.then_some(MP),
+            reduce_id,
+        ));
+        Ok(next)
+    })
+}
+
+/// The data task `recv_b` of the left column: one value of `b` stored in `bvec`.
+fn recv_b_task(reduce_id: LocalTaskId) -> Action {
+    Action::call(move |ctx| {
+        let w = ctx.wavelet.unwrap_or(Wavelet::data32(Color::new(0)?, 0));
+        let mut counts = ctx.pe.mem.read::<u32>("counts")?;
+        let mut bv = ctx.pe.mem.read::<f16>("bvec")?;
+        if let Some(slot) = bv.get_mut(counts[1] as usize) {
+            *slot = f16::from_bits(w.low16());
+        }
+        counts[1] += 1;
+        ctx.pe.mem.write("bvec", &bv)?;
+        ctx.pe.mem.write("counts", &counts)?;
+        Ok(reduce_when_all_in(&counts, NP, Some(MP), reduce_id))
+    })
 }
 
 /// `y` (f16 bits) as the host received it at the east edge, top to bottom.

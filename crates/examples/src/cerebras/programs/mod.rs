@@ -23,6 +23,7 @@ pub mod e8_pipeline_fifo;
 pub mod e9_fifos;
 pub mod error;
 mod run_report;
+mod stream_counts;
 pub mod values;
 
 pub use error::ProgramError;
