@@ -68,6 +68,16 @@ pub enum Kind {
     Format,
     /// [`CastError`].
     Cast,
+    /// [`FileError`].
+    File,
+    /// [`BlockError`].
+    Block,
+    /// [`AscendError`].
+    Ascend,
+    /// [`FuriosaError`].
+    Furiosa,
+    /// [`CerebrasError`].
+    Cerebras,
 }
 
 /// The Python exception of kind `kind` carrying `err`'s message (and its causes').
@@ -90,6 +100,11 @@ pub fn raise(kind: Kind, msg: String) -> PyErr {
     match kind {
         Kind::Format => FormatError::new_err(msg),
         Kind::Cast => CastError::new_err(msg),
+        Kind::File => FileError::new_err(msg),
+        Kind::Block => BlockError::new_err(msg),
+        Kind::Ascend => AscendError::new_err(msg),
+        Kind::Furiosa => FuriosaError::new_err(msg),
+        Kind::Cerebras => CerebrasError::new_err(msg),
     }
 }
 

@@ -51,6 +51,19 @@ impl CastStats {
             .iter()
             .map(|(s, name)| (name.to_string(), counts.get(*s)))
             .collect();
+        CastStats::with_status(counts, errors, status)
+    }
+
+    /// The error statistics of a file cast (which counts no status flags).
+    pub fn of_errors(errors: &ErrorStats) -> CastStats {
+        CastStats::with_status(&StatusCounts::default(), Some(errors), Vec::new())
+    }
+
+    fn with_status(
+        counts: &StatusCounts,
+        errors: Option<&ErrorStats>,
+        status: Vec<(String, u64)>,
+    ) -> CastStats {
         match errors {
             Some(e) => CastStats {
                 total: e.total,

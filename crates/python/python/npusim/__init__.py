@@ -32,9 +32,11 @@ from ._native import (
 from ._dtypes import Codes, dtype_of
 from ._cast import cast
 from ._finfo import finfo, formats
+from ._file import cast_file
+from . import ascend, cerebras, furiosa, mx
 
 __all__ = [
-    "cast", "CastStats", "formats", "finfo", "dtype_of", "Codes",
+    "cast", "cast_file", "CastStats", "mx", "ascend", "furiosa", "cerebras", "formats", "finfo", "dtype_of", "Codes",
     "NpusimError", "FormatError", "CastError", "FileError", "BlockError", "AscendError",
     "FuriosaError", "CerebrasError", "DtypeError",
 ]
