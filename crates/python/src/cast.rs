@@ -226,3 +226,26 @@ pub fn cast_into(
         Ok(CastStats::new(&counts, stats.then_some(&errors)))
     })
 }
+
+/// The name of the bulk kernel a cast from `src_format` to `dst_format` under `round` and
+/// `saturate` runs here (one element per byte on both sides), as `npusim bench` names it.
+#[pyfunction]
+#[pyo3(signature = (src_format, dst_format, round="rint", saturate=None))]
+pub fn kernel_name(
+    src_format: &str,
+    dst_format: &str,
+    round: &str,
+    saturate: Option<bool>,
+) -> PyResult<&'static str> {
+    guarded(|| {
+        let (s, d) = (
+            unpacked(format(src_format)?)?,
+            unpacked(format(dst_format)?)?,
+        );
+        Ok(npusim_numerics::kernel_name(
+            s,
+            d,
+            &policy(round, saturate)?,
+        ))
+    })
+}

@@ -22,6 +22,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     m.add_class::<stats::CastStats>()?;
     m.add_function(wrap_pyfunction!(cast::cast_into, m)?)?;
+    m.add_function(wrap_pyfunction!(cast::kernel_name, m)?)?;
     m.add_function(wrap_pyfunction!(formats::format_table, m)?)?;
     m.add_function(wrap_pyfunction!(formats::format_row, m)?)?;
     m.add_function(wrap_pyfunction!(formats::round_name, m)?)?;

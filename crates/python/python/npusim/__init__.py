@@ -6,7 +6,7 @@ the ``npusim`` command line).
 >>> import numpy as np, ml_dtypes, npusim
 >>> x = np.float32([0.1, 1.0, 500.0])
 >>> npusim.cast(x, "f8e4m3fn", saturate=True)
-array([0.1015625, 1, 448], dtype=float8_e4m3fn)
+array([0.101562, 1, 448], dtype='float8_e4m3fn')
 
 * :func:`cast`, :class:`CastStats`: any array to any format, every rounding mode and policy;
 * :func:`formats`, :class:`finfo`, :func:`dtype_of`, :class:`Codes`: the format table, and how

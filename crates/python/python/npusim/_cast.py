@@ -85,7 +85,7 @@ def cast(x, to, round="rint", saturate=None, seed=None, stats=False, threads=Non
     --------
     >>> import numpy as np, npusim
     >>> npusim.cast(np.float32([1.0, 1000.0]), "f8e4m3fn", saturate=True)
-    array([1, 448], dtype=float8_e4m3fn)
+    array([1, 448], dtype='float8_e4m3fn')
     >>> y, st = npusim.cast(np.float32([0.1, 7.0]), "f4e2m1", stats=True)
     >>> st.exact, st.saturated
     (0, 1)

@@ -45,7 +45,7 @@ def cast(src, dst_dtype: str, mode: str = "CAST_NONE", mask=None, repeat_times=N
 
     >>> x = np.arange(128, dtype=np.float32) + 0.5
     >>> r = npusim.ascend.cast(x, dst_dtype="half", mode="CAST_RINT", mask=64,
-    ...                        repeat_times=2, params=(1, 1, 4, 8))
+    ...                        repeat_times=2, params=(1, 1, 4, 8), product="950")
     >>> r.dst.dtype, len(r.written)
     (dtype('float16'), 128)
     """
