@@ -1,6 +1,8 @@
 """npusim.cast: arrays in and out, layouts, options, errors (issue 23, "What a user does")."""
 
+import sys
 import threading
+import time
 
 import ml_dtypes
 import numpy as np
@@ -135,8 +137,9 @@ def test_errors_are_value_and_type_errors_with_the_librarys_message():
 
 
 def test_the_gil_is_released_during_a_cast(rng):
-    # Another Python thread runs while a long cast is in progress: with the GIL held it could
-    # not take a single step until the cast returned.
+    # With a switch interval of 1000 s the interpreter never takes the GIL from a thread that
+    # holds it: the other thread (which gives the GIL up at every sleep) can step while the
+    # main thread is inside npusim.cast only if the cast released it.
     x = rng.standard_normal(1 << 23).astype(np.float32)
     steps = []
     done = threading.Event()
@@ -144,15 +147,19 @@ def test_the_gil_is_released_during_a_cast(rng):
     def other():
         while not done.is_set():
             steps.append(1)
+            time.sleep(0.0001)
 
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1000)
     t = threading.Thread(target=other)
-    t.start()
     try:
+        t.start()
         before = len(steps)
         for _ in range(3):
             npusim.cast(x, "f8e4m3fn", threads=1, stats=True)
         during = len(steps) - before
     finally:
         done.set()
+        sys.setswitchinterval(old)
         t.join()
     assert during > 0

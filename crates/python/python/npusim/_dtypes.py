@@ -69,6 +69,8 @@ class Codes(np.ndarray):
         return f"Codes({np.asarray(self)!r}, format={self.format!r})"
 
 
+Codes.__module__ = "npusim"  # as users name it
+
 def canonical(name: str) -> str:
     """The canonical name of a format given by canonical name or alias (``"float8_e4m3fn"``
     → ``"f8e4m3fn"``); raises :class:`npusim.FormatError` for an unknown name."""
