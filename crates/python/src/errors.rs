@@ -126,6 +126,13 @@ pub fn guarded<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
     }
 }
 
+/// A test hook: panics inside [`guarded`], as a bug in a native call would, so that the tests
+/// can check that a panic reaches Python as an [`NpusimError`] and never aborts it.
+#[pyfunction]
+pub fn _panic_for_tests() -> PyResult<()> {
+    guarded(|| panic!("a deliberate panic (npusim._native._panic_for_tests)"))
+}
+
 /// Registers the exception classes on the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();

@@ -20,6 +20,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
+    m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
     m.add_class::<stats::CastStats>()?;
     m.add_function(wrap_pyfunction!(cast::cast_into, m)?)?;
     m.add_function(wrap_pyfunction!(cast::kernel_name, m)?)?;

@@ -163,3 +163,10 @@ def test_the_gil_is_released_during_a_cast(rng):
         sys.setswitchinterval(old)
         t.join()
     assert during > 0
+
+
+def test_a_panic_in_native_code_is_an_npusim_error_not_an_abort():
+    with pytest.raises(npusim.NpusimError, match="internal error in npusim .* deliberate panic"):
+        npusim._native._panic_for_tests()
+    # the interpreter and the package keep working
+    assert npusim.cast(np.float32([2.0]), "bf16").tolist() == [2.0]
