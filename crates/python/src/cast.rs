@@ -1,0 +1,251 @@
+//! `npusim.cast`'s native half: casts the bytes of one array into another's with the bulk
+//! kernels of npusim-numerics, the GIL released, and counts what happened.
+//!
+//! Both sides are one element per byte for sub-byte formats (ml_dtypes' layout). A
+//! contiguous source (C or Fortran order) is cast as one slice in memory order; a strided
+//! source whose rows (last axis) are contiguous is cast row by row into a C-ordered
+//! destination, each row's stochastic-rounding index continuing the C-order count, so the
+//! bits equal those of the contiguous cast.
+
+use npusim_io::cast::ErrorStats;
+use npusim_numerics::{
+    BulkOptions, CastPolicy, Format, Layout, RoundMode, StatusCounts, Storage,
+    cast_elements_with_status,
+};
+use numpy::ndarray::Axis;
+use numpy::{PyReadonlyArrayDyn, PyReadwriteArray1};
+use pyo3::prelude::*;
+use rayon::prelude::*;
+
+use crate::errors::{Kind, guarded, raise, to_py};
+use crate::stats::CastStats;
+use crate::threads::Threads;
+
+/// Elements per piece of the error statistics (fixed, so the sums do not depend on threads).
+const STATS_CHUNK: usize = 1 << 16;
+
+/// The parsed options of one cast.
+struct Plan {
+    src: Storage,
+    dst: Storage,
+    policy: CastPolicy,
+    options: BulkOptions,
+    stats: bool,
+}
+
+/// A format by name (canonical or alias).
+pub fn format(name: &str) -> PyResult<Format> {
+    Format::parse_name(name).map_err(|e| to_py(Kind::Format, &e))
+}
+
+/// The policy `round=` and `saturate=` describe (`None`: IEEE behaviour, the CLI's default).
+pub fn policy(round: &str, saturate: Option<bool>) -> PyResult<CastPolicy> {
+    let mode = RoundMode::parse_name(round).map_err(|e| to_py(Kind::Format, &e))?;
+    Ok(match saturate {
+        None => CastPolicy::new(mode),
+        Some(true) => CastPolicy::saturating(mode),
+        Some(false) => CastPolicy::non_saturating(mode),
+    })
+}
+
+/// One element per byte (ml_dtypes' layout) for every format.
+fn unpacked(f: Format) -> PyResult<Storage> {
+    Storage::new(f, Layout::Unpacked).map_err(|e| to_py(Kind::Cast, &e))
+}
+
+impl Plan {
+    /// Casts `src` (whole elements) into `dst`, element `0` having stochastic index `first`,
+    /// on the calling thread or split over the pool.
+    fn run(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        first: u64,
+        parallel: bool,
+    ) -> Result<(StatusCounts, ErrorStats), String> {
+        let n = src.len() / self.src.format().unpacked_bytes();
+        let options = BulkOptions {
+            first_index: first,
+            parallel,
+            ..self.options
+        };
+        let counts =
+            cast_elements_with_status(src, self.src, dst, self.dst, n, &self.policy, &options)
+                .map_err(|e| e.to_string())?;
+        let mut stats = ErrorStats::default();
+        if self.stats {
+            let (sb, db) = (
+                self.src.format().unpacked_bytes(),
+                self.dst.format().unpacked_bytes(),
+            );
+            let piece = |(s, d): (&[u8], &[u8])| {
+                let mut e = ErrorStats::default();
+                e.accumulate(s, self.src, d, self.dst, s.len() / sb)
+                    .map(|()| e)
+                    .map_err(|e| e.to_string())
+            };
+            let pairs = src
+                .chunks(sb * STATS_CHUNK)
+                .zip(dst.chunks(db * STATS_CHUNK));
+            let parts: Vec<ErrorStats> = if parallel && n > STATS_CHUNK {
+                pairs
+                    .collect::<Vec<_>>()
+                    .into_par_iter()
+                    .map(piece)
+                    .collect::<Result<_, _>>()?
+            } else {
+                pairs.map(piece).collect::<Result<_, _>>()?
+            };
+            for p in &parts {
+                stats.merge(p);
+            }
+        }
+        Ok((counts, stats))
+    }
+}
+
+/// Casts the bytes of `src` (elements of `src_format`) into `dst` (elements of `dst_format`,
+/// one per byte for sub-byte formats). `rows=False`: both are contiguous and cast in memory
+/// order. `rows=True`: `src` is an n-d byte view whose last axis is contiguous, cast row by
+/// row (C order) into the contiguous `dst`. Returns the status counts, and the error
+/// statistics when `stats` is set.
+#[pyfunction]
+#[pyo3(signature = (src, src_format, dst, dst_format, round="rint", saturate=None, seed=None, threads=None, stats=false, rows=false))]
+#[allow(clippy::too_many_arguments)]
+pub fn cast_into(
+    py: Python<'_>,
+    src: PyReadonlyArrayDyn<'_, u8>,
+    src_format: &str,
+    mut dst: PyReadwriteArray1<'_, u8>,
+    dst_format: &str,
+    round: &str,
+    saturate: Option<bool>,
+    seed: Option<u64>,
+    threads: Option<usize>,
+    stats: bool,
+    rows: bool,
+) -> PyResult<CastStats> {
+    guarded(|| {
+        let (sf, df) = (format(src_format)?, format(dst_format)?);
+        let threads = Threads::from_arg(threads).map_err(|m| raise(Kind::Cast, m))?;
+        let plan = Plan {
+            src: unpacked(sf)?,
+            dst: unpacked(df)?,
+            policy: policy(round, saturate)?,
+            options: BulkOptions {
+                seed: seed.unwrap_or(npusim_numerics::bulk::DEFAULT_SEED),
+                ..BulkOptions::default()
+            },
+            stats,
+        };
+        let (sb, db) = (sf.unpacked_bytes(), df.unpacked_bytes());
+        let view = src.as_array();
+        let out = dst
+            .as_slice_mut()
+            .map_err(|_| raise(Kind::Cast, "the destination is not contiguous".into()))?;
+        let parallel = threads.parallel();
+        let result = if !rows {
+            let bytes = view.as_slice().ok_or_else(|| {
+                raise(
+                    Kind::Cast,
+                    "the source is not contiguous (pass rows=True)".into(),
+                )
+            })?;
+            if bytes.len() % sb != 0 || out.len() != bytes.len() / sb * db {
+                return Err(raise(
+                    Kind::Cast,
+                    format!(
+                        "{} source bytes are not whole {sf} elements for {} destination bytes of {df}",
+                        bytes.len(),
+                        out.len()
+                    ),
+                ));
+            }
+            py.detach(|| threads.install(|| plan.run(bytes, out, 0, parallel)))
+        } else {
+            let last = Axis(view.ndim().saturating_sub(1));
+            let row_bytes = if view.ndim() == 0 {
+                1
+            } else {
+                view.len_of(last)
+            };
+            if row_bytes % sb != 0 {
+                return Err(raise(
+                    Kind::Cast,
+                    format!("a row of {row_bytes} bytes is not whole {sf} elements"),
+                ));
+            }
+            let row_elems = row_bytes / sb;
+            let src_rows: Vec<&[u8]> = view
+                .lanes(last)
+                .into_iter()
+                .map(|l| l.to_slice())
+                .collect::<Option<_>>()
+                .ok_or_else(|| raise(Kind::Cast, "a source row is not contiguous".into()))?;
+            if out.len() != src_rows.len() * row_elems * db {
+                return Err(raise(
+                    Kind::Cast,
+                    format!(
+                        "{} rows of {row_elems} elements do not fill {} destination bytes of {df}",
+                        src_rows.len(),
+                        out.len()
+                    ),
+                ));
+            }
+            py.detach(|| {
+                threads.install(|| {
+                    if row_elems == 0 {
+                        return Ok((StatusCounts::default(), ErrorStats::default()));
+                    }
+                    let jobs: Vec<(usize, &[u8], &mut [u8])> = src_rows
+                        .iter()
+                        .zip(out.chunks_mut(row_elems * db))
+                        .enumerate()
+                        .map(|(k, (s, d))| (k, *s, d))
+                        .collect();
+                    let one = |(k, s, d): (usize, &[u8], &mut [u8])| {
+                        plan.run(s, d, (k * row_elems) as u64, false)
+                    };
+                    let parts: Vec<(StatusCounts, ErrorStats)> = if parallel {
+                        jobs.into_par_iter().map(one).collect::<Result<_, _>>()?
+                    } else {
+                        jobs.into_iter().map(one).collect::<Result<_, _>>()?
+                    };
+                    let mut total = (StatusCounts::default(), ErrorStats::default());
+                    for (c, e) in &parts {
+                        total.0.add(c);
+                        total.1.merge(e);
+                    }
+                    Ok(total)
+                })
+            })
+        };
+        let (counts, errors) = result
+            .map_err(|m| raise(Kind::Cast, m))?
+            .map_err(|m| raise(Kind::Cast, m))?;
+        Ok(CastStats::new(&counts, stats.then_some(&errors)))
+    })
+}
+
+/// The name of the bulk kernel a cast from `src_format` to `dst_format` under `round` and
+/// `saturate` runs here (one element per byte on both sides), as `npusim bench` names it.
+#[pyfunction]
+#[pyo3(signature = (src_format, dst_format, round="rint", saturate=None))]
+pub fn kernel_name(
+    src_format: &str,
+    dst_format: &str,
+    round: &str,
+    saturate: Option<bool>,
+) -> PyResult<&'static str> {
+    guarded(|| {
+        let (s, d) = (
+            unpacked(format(src_format)?)?,
+            unpacked(format(dst_format)?)?,
+        );
+        Ok(npusim_numerics::kernel_name(
+            s,
+            d,
+            &policy(round, saturate)?,
+        ))
+    })
+}
