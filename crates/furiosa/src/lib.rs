@@ -17,6 +17,7 @@ pub mod limits;
 pub mod mapping;
 pub mod pipeline;
 pub mod profile;
+pub mod sequencer;
 pub mod tensor;
 pub mod timing;
 
@@ -30,4 +31,5 @@ pub use engine::vector::ops::{
 pub use engine::vector::{VectorError, VectorTensor};
 pub use mapping::{Axes, Final, Mapping, PaddingKind};
 pub use profile::CastProfile;
+pub use sequencer::{Sequencer, SequencerError};
 pub use tensor::{Position, StreamTensor, TensorError};

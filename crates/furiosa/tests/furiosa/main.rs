@@ -15,5 +15,6 @@ mod mapping_lexing;
 mod mapping_props;
 mod pipeline_file;
 mod sequence_goldens;
+mod sequencer;
 mod timing;
 mod vector_goldens;
