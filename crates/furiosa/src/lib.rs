@@ -11,6 +11,7 @@
 //! assert_eq!(e.cell(519).to_string(), "{A: 1, B: 7}");
 //! ```
 
+pub mod dm;
 pub mod dtype;
 pub mod engine;
 pub mod limits;
@@ -21,6 +22,7 @@ pub mod sequencer;
 pub mod tensor;
 pub mod timing;
 
+pub use dm::{Dm, DmError, DmTensor};
 pub use dtype::{DType, Scalar};
 pub use engine::cast::CastError;
 pub use engine::vector::branch::{BitReq, Branched, Cmp, Imm, TagGuard};

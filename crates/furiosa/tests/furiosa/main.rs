@@ -8,6 +8,7 @@
 
 mod branch;
 mod cast_engine;
+mod dm;
 mod inter_slice;
 mod intra_slice;
 mod mapping_goldens;
