@@ -20,7 +20,7 @@ pub use config::Sequencer;
 pub use entry::Entry;
 pub use error::SequencerError;
 pub use merge::merge_adjacent;
-pub use report::SequenceReport;
+pub use report::{SequenceReport, describe};
 
 /// At most this many `[size : stride]` entries: the time and packet descriptors share one table.
 pub const MAX_ENTRIES: usize = 8;

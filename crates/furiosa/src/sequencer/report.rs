@@ -2,7 +2,9 @@
 
 use serde::Serialize;
 
-use super::{Entry, Sequencer};
+use super::{Entry, Sequencer, SequencerError};
+use crate::DType;
+use crate::mapping::Mapping;
 use crate::mapping::sequence::Direction;
 
 /// What `furiosa map --sequence` shows of a [`Sequencer`]: raw and configured entries, packet,
@@ -46,4 +48,26 @@ impl From<&Sequencer> for SequenceReport {
             text: s.to_string(),
         }
     }
+}
+
+/// What `furiosa map --sequence` prints: the sequencer of `time`/`packet` over the buffer
+/// `element` of `dtype` elements, as plain data (serialisable to JSON).
+///
+/// ```
+/// use npusim_furiosa::DType;
+/// use npusim_furiosa::mapping::{Axes, Mapping, sequence::Direction};
+/// use npusim_furiosa::sequencer::describe;
+/// let ax = Axes::parse("X=48").unwrap();
+/// let p = |s| Mapping::parse(s, &ax).unwrap();
+/// let r = describe(&p("X"), &p("X / 24"), &p("X % 24"), DType::I8, Direction::Read).unwrap();
+/// assert_eq!((r.text.as_str(), r.access, r.hardware_access), ("[2:24, 24:1] : 24", 24, Some(8)));
+/// ```
+pub fn describe(
+    element: &Mapping,
+    time: &Mapping,
+    packet: &Mapping,
+    dtype: DType,
+    direction: Direction,
+) -> Result<SequenceReport, SequencerError> {
+    Sequencer::derive(element, time, packet, dtype, direction).map(|s| SequenceReport::from(&s))
 }

@@ -4,11 +4,15 @@
 //! the rules), never the code's output.
 
 use npusim_furiosa::DType;
+use npusim_furiosa::mapping::Final;
 use npusim_furiosa::mapping::sequence::{Direction, SequenceError};
 use npusim_furiosa::mapping::{Axes, Mapping};
 use npusim_furiosa::sequencer::{
-    BANK_RUN_LIMIT, Entry, SequenceReport, Sequencer, SequencerError, bank_of, merge_adjacent,
+    BANK_RUN_LIMIT, Entry, SequenceReport, Sequencer, SequencerError, bank_of, describe,
+    merge_adjacent,
 };
+use proptest::prelude::*;
+use serde_json::json;
 
 fn derive(
     axes: &str,
@@ -433,4 +437,183 @@ fn report_of_s7() {
     assert_eq!((r.packet, r.run, r.access), (128, 32, 32));
     assert_eq!(r.hardware_access, Some(32));
     assert_eq!(r.text, "[3:32, 4:96, 4:8, 8:1] : 128");
+}
+
+#[test]
+fn s5_as_json() {
+    let ax = Axes::parse("N=8,C=8,H=8,W=32").expect("axes");
+    let p = |s: &str| Mapping::parse(s, &ax).expect("mapping");
+    let r = describe(
+        &p("N, C, H, W"),
+        &p("W / 16, H % 2, H / 2, C / 2, C % 2, N / 2, N % 2, W / 8 % 2"),
+        &p("W % 8"),
+        DType::I8,
+        Direction::Read,
+    )
+    .expect("S5");
+    let e = |n: usize, s: usize| json!({"size": n, "stride": s});
+    let want = json!({
+        "direction": "read",
+        "elem_bits": 8,
+        "raw": [e(2, 16), e(2, 32), e(4, 64), e(4, 512), e(2, 256), e(4, 4096), e(2, 2048),
+            e(2, 8), e(8, 1)],
+        "entries": [e(2, 16), e(2, 32), e(4, 64), e(8, 256), e(8, 2048), e(16, 1)],
+        "packet": 8,
+        "run": 16,
+        "access": 8,
+        "hardware_access": 8,
+        "text": "[2:16, 2:32, 4:64, 8:256, 8:2048, 16:1] : 8"
+    });
+    assert_eq!(serde_json::to_value(&r).expect("json"), want);
+}
+
+/// A buffer of three axes in some order (the innermost padded by `pad`), and a stream walking
+/// the same axes in another order, A possibly split in two digits, cut into Time and Packet at
+/// `cut`, the packet padded by `packet_pad`.
+#[derive(Clone, Debug)]
+struct Case {
+    axes: String,
+    element: String,
+    time: String,
+    packet: String,
+    /// Padding elements after the packet's data (0: none).
+    packet_pad: usize,
+}
+
+fn cases() -> impl Strategy<Value = Case> {
+    (
+        (1usize..=6, 1usize..=5, 1usize..=4),
+        Just(vec!["A", "B", "C"]).prop_shuffle(),
+        0usize..=3,
+        any::<bool>(),
+        0usize..=4,
+        prop_oneof![Just(0usize), 1usize..=3],
+    )
+        .prop_flat_map(|((a, b, c), memory, pad, split, cut, packet_pad)| {
+            let mut parts: Vec<String> = vec!["B".into(), "C".into()];
+            if split && a % 2 == 0 && a > 2 {
+                parts.push("A / 2".into());
+                parts.push("A % 2".into());
+            } else {
+                parts.push("A".into());
+            }
+            (
+                Just(parts).prop_shuffle(),
+                Just((a, b, c, memory, pad, cut, packet_pad)),
+            )
+        })
+        .prop_map(|(stream, (a, b, c, memory, pad, cut, packet_pad))| {
+            let size = |n: &str| match n {
+                "A" => a,
+                "A / 2" => a / 2,
+                "A % 2" => 2,
+                "B" => b,
+                _ => c,
+            };
+            let inner = memory[2];
+            let element = format!(
+                "{}, {}, {} # {}",
+                memory[0],
+                memory[1],
+                inner,
+                size(inner) + pad
+            );
+            let cut = cut.min(stream.len());
+            let join = |xs: &[String]| {
+                if xs.is_empty() {
+                    "1".to_string()
+                } else {
+                    xs.join(", ")
+                }
+            };
+            let packet = &stream[cut..];
+            let packet_size: usize = packet.iter().map(|n| size(n)).product();
+            let (packet, packet_pad) = if packet_pad == 0 || packet.is_empty() {
+                (join(packet), 0)
+            } else {
+                let text = format!("[{}] # {}", packet.join(", "), packet_size + packet_pad);
+                (text, packet_pad)
+            };
+            Case {
+                axes: format!("A={a},B={b},C={c}"),
+                element,
+                time: join(&stream[..cut]),
+                packet,
+                packet_pad,
+            }
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Writes: every offset the loops give lies inside the destination; without stream
+    /// padding, no two stream positions write the same element and every live element of the
+    /// destination is written.
+    #[test]
+    fn writes_stay_inside_and_cover(case in cases()) {
+        let ax = Axes::parse(&case.axes).expect("axes");
+        let p = |s: &str| Mapping::parse(s, &ax).expect("mapping");
+        let element = p(&case.element);
+        let got = Sequencer::derive(&element, &p(&case.time), &p(&case.packet), DType::I8,
+            Direction::Write);
+        // Refusals here are the innermost-entry rule (a strided packet), or for a padded
+        // packet an overrun of the destination or a padded group no single stride walks.
+        if let Ok(s) = got {
+            let offsets: Vec<usize> = s.offsets().collect();
+            prop_assert!(offsets.iter().all(|&o| o < element.size()), "{case:?} {s}");
+            if case.packet_pad > 0 {
+                return Ok(());
+            }
+            let mut seen = offsets.clone();
+            seen.sort_unstable();
+            seen.dedup();
+            prop_assert_eq!(seen.len(), offsets.len());
+            let live = element.cells().iter().filter(|c| c.is_live()).count();
+            prop_assert_eq!(offsets.len(), live);
+        } else if let Err(e) = got {
+            let allowed = matches!(e, SequencerError::StridedInnermost { .. })
+                || (case.packet_pad > 0
+                    && matches!(e, SequencerError::WriteOverrun { .. } | SequencerError::Layout(_)));
+            prop_assert!(allowed, "{case:?}: {e}");
+        }
+    }
+
+    /// Reads: each live stream cell's offset holds that cell's logical element, and merging
+    /// the raw entries does not change the offsets or their order.
+    #[test]
+    fn reads_land_on_their_cells_and_merging_keeps_offsets(case in cases()) {
+        let ax = Axes::parse(&case.axes).expect("axes");
+        let p = |s: &str| Mapping::parse(s, &ax).expect("mapping");
+        let (element, time, packet) = (p(&case.element), p(&case.time), p(&case.packet));
+        let Ok(s) = Sequencer::derive(&element, &time, &packet, DType::I8, Direction::Read)
+        else {
+            return Ok(());
+        };
+        let stream = time.clone().pair(packet.clone()).expect("pair");
+        for (pos, off) in s.offsets().enumerate() {
+            let cell = stream.cell(pos);
+            if let Final::Live(_) = cell {
+                prop_assert_eq!(element.cell(off), cell, "{:?} position {}", case, pos);
+            }
+        }
+        let merged = merge_adjacent(s.raw());
+        prop_assert_eq!(offsets(&merged), offsets(s.raw()));
+        prop_assert!(merged.len() <= s.raw().len());
+    }
+
+    /// Merging any entry list keeps the offsets and their order.
+    #[test]
+    fn merging_keeps_offsets(list in prop::collection::vec((1usize..=4, 0usize..=3), 0..=6)) {
+        // Strides built from the inner entries so that some pairs merge: stride code 0 = 0,
+        // 1 = 1, 2 = the inner entry's extent, 3 = twice that.
+        let mut entries: Vec<Entry> = Vec::new();
+        for &(size, code) in list.iter().rev() {
+            let extent = entries.last().map_or(1, |e| e.size * e.stride.max(1));
+            let stride = match code { 0 => 0, 1 => 1, 2 => extent, _ => 2 * extent };
+            entries.push(Entry::new(size, stride));
+        }
+        entries.reverse();
+        prop_assert_eq!(offsets(&merge_adjacent(&entries)), offsets(&entries));
+    }
 }
