@@ -10,9 +10,11 @@ mod memory;
 mod npy;
 mod place;
 mod tensor;
+mod view;
 
 pub use error::DmError;
 pub use geometry::{DM_BANKS, DM_ROW_BYTES, DM_ROWS, DM_SLICE_BYTES, DmAddress};
 pub use memory::{Dm, SliceId};
 pub use place::Place;
-pub use tensor::DmTensor;
+pub use tensor::{DmTensor, LogicalIndex};
+pub use view::{DmTensorView, TileError};

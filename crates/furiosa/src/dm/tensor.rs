@@ -10,7 +10,7 @@ use crate::mapping::{Axes, Axis, Final, Mapping};
 use crate::sequencer::Sequencer;
 
 /// A logical element's coordinates by axis name (zero coordinates left out).
-pub(super) type LogicalIndex = BTreeMap<String, usize>;
+pub type LogicalIndex = BTreeMap<String, usize>;
 
 /// A tensor in DM, the vendor's `DmTensor<D, Chip, Cluster, Slice, Element>` with the element
 /// type and the mappings as run-time values: every (chip, cluster, slice) position holds the

@@ -448,3 +448,156 @@ fn bank_run_of_a_placed_tensor() {
     .expect("sequence");
     assert_eq!(t.bank_run(&seq), 70);
 }
+
+mod tiles {
+    use super::*;
+    use npusim_furiosa::dm::TileError;
+    use npusim_furiosa::mapping::{Final, PaddingKind};
+
+    fn maps(axes: &str) -> impl Fn(&str) -> Mapping {
+        let ax = Axes::parse(axes).expect("axes");
+        move |s: &str| Mapping::parse(s, &ax).unwrap_or_else(|e| panic!("{s}: {e}"))
+    }
+
+    #[test]
+    fn k4_segment_offsets() {
+        // x = m![A, B] (A = 2048, B = 32, i8) at 0, y the same at 262144; segment k is the tile
+        // of m![A] from 1024·k, laid out m![A = 1024 # 2048, B]: offset {A: 1024k}, element
+        // position 1024k · 32, bases 0 / 32768 and 262144 / 294912.
+        let axes = "A=2048,B=32";
+        let p = maps(axes);
+        let dm = Dm::new(1);
+        let x = place(&dm, axes, DType::I8, ["1", "1", "1", "A, B"], 0).expect("x");
+        let y = place(&dm, axes, DType::I8, ["1", "1", "1", "A, B"], 262144).expect("y");
+        let e2 = p("A = 1024 # 2048, B");
+        let mut bases = Vec::new();
+        for k in 0..2 {
+            let xs = x.view().tile(&p("A"), 1024, &e2, 1024 * k).expect("x tile");
+            let ys = y
+                .view_mut()
+                .tile(&p("A"), 1024, &e2, 1024 * k)
+                .expect("y tile");
+            bases.push((xs.address(), ys.address()));
+            assert_eq!(
+                Final::Live(xs.offset().clone()),
+                Final::live(&[("A", 1024 * k)])
+            );
+            // Position 32 of segment k holds {A: 1024k + 1}; position 1024·32 is outside it.
+            assert_eq!(xs.cell(32), Final::live(&[("A", 1024 * k + 1)]));
+            assert_eq!(xs.cell(1024 * 32), Final::Padding(PaddingKind::Top));
+            assert_eq!(ys.cell(1024 * 32), Final::Padding(PaddingKind::Bottom));
+        }
+        assert_eq!(bases, [(0, 262144), (32768, 294912)]);
+    }
+
+    #[test]
+    fn tile_of_b_covers_two_coordinates() {
+        // Base m![A, B] (A = 8, B = 512); tile of m![B], 2 cells from 2, layout
+        // m![A, B = 2 # 512]: covers B in {2, 3}, starts at element 2.
+        let axes = "A=8,B=512";
+        let p = maps(axes);
+        let dm = Dm::new(1);
+        let t = place(&dm, axes, DType::BF16, ["1", "1", "1", "A, B"], 64).expect("t");
+        let v = t
+            .view()
+            .tile(&p("B"), 2, &p("A, B = 2 # 512"), 2)
+            .expect("tile");
+        assert_eq!(v.cell(0), Final::live(&[("B", 2)]));
+        assert_eq!(v.cell(1), Final::live(&[("B", 3)]));
+        assert_eq!(v.cell(2), Final::Padding(PaddingKind::Top));
+        assert_eq!(v.cell(512), Final::live(&[("A", 1), ("B", 2)]));
+        assert_eq!(v.base_offset(), 2);
+        // bf16: 2 elements = 4 bytes past 64.
+        assert_eq!(v.address(), 68);
+    }
+
+    #[test]
+    fn overlapping_block_tiles() {
+        // tile of m![B / 32], 2 blocks from i, layout m![A, B / 32 = 2 # 16, B % 32]: valid
+        // for i = 0..14 (blocks {i, i + 1}); i = 15 runs past the 16 blocks.
+        let axes = "A=8,B=512";
+        let p = maps(axes);
+        let dm = Dm::new(1);
+        let t = place(&dm, axes, DType::I8, ["1", "1", "1", "A, B"], 0).expect("t");
+        let e2 = p("A, B / 32 = 2 # 16, B % 32");
+        for i in 0..15 {
+            let v = t.view().tile(&p("B / 32"), 2, &e2, i).expect("tile");
+            assert_eq!(v.address(), 32 * i, "i = {i}");
+            assert_eq!(v.cell(63), Final::live(&[("B", 32 * i + 63)]));
+        }
+        let e = t.view().tile(&p("B / 32"), 2, &e2, 15).expect_err("i = 15");
+        assert_eq!(
+            e,
+            TileError::OutOfRange {
+                index: "B / 32".into(),
+                start: 15,
+                len: 2,
+                size: 16
+            }
+        );
+    }
+
+    #[test]
+    fn f13_tile_of_a_row() {
+        // F13: m![A, B] (A = B = 8), tile of m![B], 4 cells from 0, m![A, B = 4 # 8].
+        let axes = "A=8,B=8";
+        let p = maps(axes);
+        let dm = Dm::new(1);
+        let t = place(&dm, axes, DType::I8, ["1", "1", "1", "A, B"], 0).expect("t");
+        let v = t
+            .view()
+            .tile(&p("B"), 4, &p("A, B = 4 # 8"), 0)
+            .expect("tile");
+        assert_eq!(v.cell(3), Final::live(&[("B", 3)]));
+        assert_eq!(v.cell(4), Final::Padding(PaddingKind::Top));
+        assert_eq!(v.address(), 0);
+        // A tile of the tile: B from 2, 2 cells, m![A, B = 2 # 8] starts 2 elements further.
+        let w = v
+            .tile(&p("B"), 2, &p("A, B = 2 # 8"), 2)
+            .expect("nested tile");
+        assert_eq!(w.cell(0), Final::live(&[("B", 2)]));
+        assert_eq!(w.cell(1), Final::live(&[("B", 3)]));
+        assert_eq!(w.address(), 2);
+        // A tile along A (4 rows), then along B (2 of each row's 8): 8 elements, at {B: 2}.
+        let rows = t
+            .view()
+            .tile(&p("A"), 4, &p("A = 4 # 8, B"), 0)
+            .expect("rows");
+        let block = rows
+            .tile(&p("B"), 2, &p("A = 4 # 8, B = 2 # 8"), 2)
+            .expect("block");
+        assert_eq!(block.cell(8), Final::live(&[("A", 1), ("B", 2)]));
+        assert_eq!(block.cell(2), Final::Padding(PaddingKind::Top));
+        assert_eq!(block.address(), 2);
+    }
+
+    #[test]
+    fn tiles_that_break_the_layout() {
+        let axes = "A=8,B=8";
+        let p = maps(axes);
+        let dm = Dm::new(1);
+        let t = place(&dm, axes, DType::I8, ["1", "1", "1", "A, B"], 0).expect("t");
+        // Transposed layout: position 1 of m![B = 4 # 8, A] is {A: 1}, the view holds {B: 1}.
+        let e = t
+            .view()
+            .tile(&p("B"), 4, &p("B = 4 # 8, A"), 0)
+            .expect_err("transposed");
+        assert!(matches!(e, TileError::Layout { position: 1, .. }), "{e}");
+        // Three of B's cells laid out for a tile of four.
+        let e = t
+            .view()
+            .tile(&p("B"), 4, &p("A, B = 3 # 8"), 0)
+            .expect_err("count");
+        assert!(
+            matches!(
+                e,
+                TileError::Count {
+                    live: 24,
+                    expected: 32,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+    }
+}
