@@ -488,6 +488,14 @@ mod tiles {
             assert_eq!(ys.cell(1024 * 32), Final::Padding(PaddingKind::Bottom));
         }
         assert_eq!(bases, [(0, 262144), (32768, 294912)]);
+        // Each segment is read and written with [1024:32, 32:1] : 32 over the tile's layout.
+        let xs = x.view().tile(&p("A"), 1024, &e2, 1024).expect("x tile");
+        let ys = y.view_mut().tile(&p("A"), 1024, &e2, 1024).expect("y tile");
+        for (view, dir) in [(&xs, Direction::Read), (&ys, Direction::Write)] {
+            let s = Sequencer::derive(view.element(), &p("A = 1024"), &p("B"), DType::I8, dir)
+                .expect("segment sequence");
+            assert_eq!(s.to_string(), "[1024:32, 32:1] : 32");
+        }
     }
 
     #[test]
@@ -600,4 +608,46 @@ mod tiles {
             "{e}"
         );
     }
+}
+
+#[test]
+fn f14_over_fetch_past_the_slice() {
+    // F14: i8 m![X], X = 8, at 524280 ends exactly at 524288 (placement accepted); reading
+    // Packet m![X # 32] touches elements 0..31, i.e. bytes up to 524280 + 31 = 524311, past
+    // the slice's last byte 524287.
+    let dm = Dm::new(1);
+    let t = place(&dm, "X=8", DType::I8, ["1", "1", "1", "X"], 524280).expect("fits exactly");
+    assert_eq!(t.byte_range(), 524280..524288);
+    let ax = Axes::parse("X=8").expect("axes");
+    let p = |s: &str| Mapping::parse(s, &ax).expect("mapping");
+    let s = Sequencer::derive(
+        t.element(),
+        &p("1"),
+        &p("X # 32"),
+        DType::I8,
+        Direction::Read,
+    )
+    .expect("over-fetch is a valid read");
+    assert_eq!(s.to_string(), "[32:1] : 32");
+    assert_eq!(s.last_offset(), 31);
+    let at = |element| Place {
+        chip: 0,
+        cluster: 0,
+        slice: 0,
+        element,
+    };
+    assert!(t.read_code(&dm, &at(7)).is_ok());
+    let e = t
+        .read_code(&dm, &at(s.last_offset()))
+        .expect_err("past the slice");
+    assert!(
+        matches!(
+            e,
+            DmError::OutsideSlice {
+                address: 524311,
+                capacity: 524288
+            }
+        ),
+        "{e}"
+    );
 }
