@@ -4,19 +4,17 @@ use std::collections::BTreeMap;
 
 use super::{Dm, DmError, DmTensor, Place};
 
-/// A logical axis order resolved against a tensor: shape and, per axis name, its stride in
-/// the flat array.
+/// A logical axis order resolved against a tensor: shape and, per used axis (in
+/// [`DmTensor::used_axes`] order), its stride in the flat array.
 pub(super) struct Order {
     pub(super) shape: Vec<usize>,
-    strides: BTreeMap<String, usize>,
+    strides: Vec<usize>,
 }
 
 impl Order {
-    fn flat(&self, index: &BTreeMap<String, usize>) -> usize {
-        index
-            .iter()
-            .map(|(a, v)| v * self.strides.get(a).copied().unwrap_or(0))
-            .sum()
+    /// Flat index of coordinates given on the tensor's used axes.
+    fn flat(&self, index: &[usize]) -> usize {
+        index.iter().zip(&self.strides).map(|(c, s)| c * s).sum()
     }
 
     fn count(&self) -> usize {
@@ -63,12 +61,16 @@ impl DmTensor {
                 order: format!("[{}]", order.join(", ")),
             });
         }
-        let mut strides = BTreeMap::new();
+        let mut by_name = BTreeMap::new();
         let mut stride = 1;
         for (name, n) in order.iter().zip(&shape).rev() {
-            strides.insert(name.to_string(), stride);
+            by_name.insert(*name, stride);
             stride *= n;
         }
+        let strides = names
+            .iter()
+            .map(|n| by_name.get(n).copied().unwrap_or(0))
+            .collect();
         Ok(Order { shape, strides })
     }
 
@@ -102,10 +104,8 @@ impl DmTensor {
                 dtype: self.dtype().name(),
             });
         }
-        for (place, index) in self.live_places()? {
-            self.write_code(dm, &place, codes[o.flat(&index)])?;
-        }
-        Ok(())
+        self.check_dm(dm)?;
+        self.visit_live(|place, index| self.write_code(dm, &place, codes[o.flat(index)]))
     }
 
     /// Reads the logical tensor, row-major in `order`. Refused when two DM positions holding
@@ -114,8 +114,8 @@ impl DmTensor {
         let o = self.order(order)?;
         let names: Vec<String> = order.iter().map(|s| s.to_string()).collect();
         let mut out: Vec<Option<(u64, Place)>> = vec![None; o.count()];
-        for (place, index) in self.live_places()? {
-            let i = o.flat(&index);
+        self.visit_live(|place, index| {
+            let i = o.flat(index);
             let code = self.read_code(dm, &place)?;
             match out[i] {
                 None => out[i] = Some((code, place)),
@@ -130,7 +130,8 @@ impl DmTensor {
                 }
                 Some(_) => {}
             }
-        }
+            Ok(())
+        })?;
         out.iter()
             .enumerate()
             .map(|(i, v)| {

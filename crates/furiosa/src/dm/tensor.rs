@@ -12,6 +12,48 @@ use crate::sequencer::Sequencer;
 /// A logical element's coordinates by axis name (zero coordinates left out).
 pub type LogicalIndex = BTreeMap<String, usize>;
 
+/// One mapping's cells as coordinates on a list of axes: which positions are live, and each
+/// live position's coordinate on every axis (0 for axes it does not move).
+struct Coords {
+    axes: usize,
+    live: Vec<bool>,
+    coords: Vec<usize>,
+}
+
+impl Coords {
+    fn of(m: &Mapping, axes: &[Axis]) -> Coords {
+        let n = axes.len();
+        let mut live = vec![false; m.size()];
+        let mut coords = vec![0; m.size() * n];
+        for (p, is_live) in live.iter_mut().enumerate() {
+            if let Final::Live(map) = m.cell(p) {
+                *is_live = true;
+                for (i, a) in axes.iter().enumerate() {
+                    coords[p * n + i] = map.get(&a.name).copied().unwrap_or(0);
+                }
+            }
+        }
+        Coords {
+            axes: n,
+            live,
+            coords,
+        }
+    }
+
+    fn live_positions(&self) -> impl Iterator<Item = usize> + '_ {
+        self.live
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| **l)
+            .map(|(p, _)| p)
+    }
+
+    /// Coordinate of live position `p` on axis slot `i`.
+    fn at(&self, p: usize, i: usize) -> usize {
+        self.coords[p * self.axes + i]
+    }
+}
+
 /// A tensor in DM, the vendor's `DmTensor<D, Chip, Cluster, Slice, Element>` with the element
 /// type and the mappings as run-time values: every (chip, cluster, slice) position holds the
 /// same `Element` layout from byte `address`, and the element at (chip c, cluster k, slice s,
@@ -102,6 +144,21 @@ impl DmTensor {
         })
     }
 
+    /// Refuses a DM with fewer chips than the tensor spans (checked before any write, so that
+    /// a refused write leaves DM as it was).
+    pub(super) fn check_dm(&self, dm: &Dm) -> Result<(), DmError> {
+        if self.chip.size() > dm.chips() {
+            return Err(DmError::Dimension {
+                dim: "Chip",
+                mapping: self.chip.m_notation(),
+                size: self.chip.size(),
+                max: dm.chips(),
+                unit: "chips",
+            });
+        }
+        Ok(())
+    }
+
     /// Element type.
     pub fn dtype(&self) -> DType {
         self.dtype
@@ -171,9 +228,14 @@ impl DmTensor {
         }
     }
 
-    /// Every DM position of the tensor holding a logical element, with the element's
-    /// coordinates by axis name (zeros left out), in (chip, cluster, slice, element) order.
-    pub(super) fn live_places(&self) -> Result<Vec<(Place, LogicalIndex)>, DmError> {
+    /// Calls `f` for every DM position of the tensor holding a logical element, in (chip,
+    /// cluster, slice, element) order, with the element's coordinates on
+    /// [`DmTensor::used_axes`] (an axis split over several mappings adds its parts; a sum past
+    /// the axis, from a padded split, holds nothing). Stops at `f`'s first error.
+    pub(super) fn visit_live(
+        &self,
+        mut f: impl FnMut(Place, &[usize]) -> Result<(), DmError>,
+    ) -> Result<(), DmError> {
         let positions = [&self.chip, &self.cluster, &self.slice, &self.element]
             .iter()
             .map(|m| m.size() as u128)
@@ -182,46 +244,24 @@ impl DmTensor {
         if positions > limit as u128 {
             return Err(DmError::TooManyPositions { positions, limit });
         }
-        let sizes: BTreeMap<String, usize> = self
-            .used_axes()
-            .into_iter()
-            .map(|a| (a.name, a.size))
-            .collect();
-        let cells = |m: &Mapping| -> Vec<Option<BTreeMap<String, usize>>> {
-            m.cells()
-                .into_iter()
-                .map(|c| match c {
-                    Final::Live(map) => Some(map),
-                    _ => None,
-                })
-                .collect()
-        };
-        let (chips, clusters, slices, elements) = (
-            cells(&self.chip),
-            cells(&self.cluster),
-            cells(&self.slice),
-            cells(&self.element),
-        );
-        let mut out = Vec::new();
-        for (c, cc) in chips.iter().enumerate() {
-            let Some(cc) = cc else { continue };
-            for (k, kc) in clusters.iter().enumerate() {
-                let Some(kc) = kc else { continue };
-                for (s, sc) in slices.iter().enumerate() {
-                    let Some(sc) = sc else { continue };
-                    for (e, ec) in elements.iter().enumerate() {
-                        let Some(ec) = ec else { continue };
-                        let mut index = cc.clone();
-                        for part in [kc, sc, ec] {
-                            for (a, v) in part {
-                                *index.entry(a.clone()).or_insert(0) += v;
-                            }
+        let axes = self.used_axes();
+        let n = axes.len();
+        let [chips, clusters, slices, elements] =
+            [&self.chip, &self.cluster, &self.slice, &self.element].map(|m| Coords::of(m, &axes));
+        let mut index = vec![0usize; n];
+        for c in chips.live_positions() {
+            for k in clusters.live_positions() {
+                for s in slices.live_positions() {
+                    for e in elements.live_positions() {
+                        let mut inside = true;
+                        for (i, slot) in index.iter_mut().enumerate() {
+                            *slot = chips.at(c, i)
+                                + clusters.at(k, i)
+                                + slices.at(s, i)
+                                + elements.at(e, i);
+                            inside &= *slot < axes[i].size;
                         }
-                        // A coordinate past its axis (a padded split) holds nothing.
-                        if index
-                            .iter()
-                            .any(|(a, v)| sizes.get(a).is_some_and(|n| v >= n))
-                        {
+                        if !inside {
                             continue;
                         }
                         let place = Place {
@@ -230,25 +270,42 @@ impl DmTensor {
                             slice: s,
                             element: e,
                         };
-                        out.push((place, index));
+                        f(place, &index)?;
                     }
                 }
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Every DM position holding the logical element with coordinates `index` (axes left out
     /// are 0), with its byte address.
     pub fn locate(&self, index: &[(&str, usize)]) -> Result<Vec<(Place, usize)>, DmError> {
-        let want = Final::live(index);
+        let axes = self.used_axes();
+        let known = index
+            .iter()
+            .all(|(name, c)| *c == 0 || axes.iter().any(|a| a.name == *name));
+        let want: Vec<usize> = axes
+            .iter()
+            .map(|a| {
+                index
+                    .iter()
+                    .find(|(name, _)| *name == a.name)
+                    .map_or(0, |(_, c)| *c)
+            })
+            .collect();
         let bits = self.dtype.bits();
-        Ok(self
-            .live_places()?
-            .into_iter()
-            .filter(|(_, i)| Final::Live(i.clone()) == want)
-            .map(|(p, _)| (p, self.address + p.element * bits / 8))
-            .collect())
+        let mut out = Vec::new();
+        if !known {
+            return Ok(out);
+        }
+        self.visit_live(|p, i| {
+            if i == want.as_slice() {
+                out.push((p, self.address + p.element * bits / 8));
+            }
+            Ok(())
+        })?;
+        Ok(out)
     }
 
     /// The code of the element at `place` (4-bit elements: two per byte, the even element in

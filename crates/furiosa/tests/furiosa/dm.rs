@@ -201,7 +201,25 @@ fn spatial_sizes() {
         ),
         "{e}"
     );
-    assert!(place(&Dm::new(2), "C=2", DType::I8, ["C", "1", "1", "1"], 0).is_ok());
+    let two = place(&Dm::new(2), "C=2", DType::I8, ["C", "1", "1", "1"], 0).expect("2 chips");
+    // A tensor of two chips written into the DM of one is refused before any byte is written.
+    let mut one = Dm::new(1);
+    let e = two
+        .write_logical(&mut one, &["C"], &[1, 2])
+        .expect_err("1 chip");
+    assert!(
+        matches!(
+            e,
+            DmError::Dimension {
+                dim: "Chip",
+                size: 2,
+                max: 1,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert_eq!(one.allocated_bytes(), 0);
 }
 
 #[test]
