@@ -43,8 +43,8 @@ impl Sequencer {
     ///
     /// One entry per top-level factor of `Time` then `Packet` (factors of size 1 give none);
     /// entries are merged only when there are more than [`MAX_ENTRIES`] of them
-    /// (`DECISIONS.md`, "Sequencer merging"); reads may broadcast and run past the buffer,
-    /// writes may neither.
+    /// (`DECISIONS.md`, "DM sequencer", "When to merge"); reads may broadcast and run past the
+    /// buffer, writes may neither.
     pub fn derive(
         element: &Mapping,
         time: &Mapping,
