@@ -11,15 +11,18 @@
 //! assert_eq!(e.cell(519).to_string(), "{A: 1, B: 7}");
 //! ```
 
+pub mod dm;
 pub mod dtype;
 pub mod engine;
 pub mod limits;
 pub mod mapping;
 pub mod pipeline;
 pub mod profile;
+pub mod sequencer;
 pub mod tensor;
 pub mod timing;
 
+pub use dm::{Dm, DmError, DmTensor};
 pub use dtype::{DType, Scalar};
 pub use engine::cast::CastError;
 pub use engine::vector::branch::{BitReq, Branched, Cmp, Imm, TagGuard};
@@ -30,4 +33,5 @@ pub use engine::vector::ops::{
 pub use engine::vector::{VectorError, VectorTensor};
 pub use mapping::{Axes, Final, Mapping, PaddingKind};
 pub use profile::CastProfile;
+pub use sequencer::{Sequencer, SequencerError};
 pub use tensor::{Position, StreamTensor, TensorError};

@@ -8,6 +8,7 @@
 
 mod branch;
 mod cast_engine;
+mod dm;
 mod inter_slice;
 mod intra_slice;
 mod mapping_goldens;
@@ -15,5 +16,6 @@ mod mapping_lexing;
 mod mapping_props;
 mod pipeline_file;
 mod sequence_goldens;
+mod sequencer;
 mod timing;
 mod vector_goldens;
