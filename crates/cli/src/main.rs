@@ -50,7 +50,7 @@ enum Command {
     /// tutorials' example programs on the simulator (run).
     Cerebras(cerebras::CerebrasArgs),
     /// Furiosa RNGD: evaluate mapping expressions, the text of Furiosa's `m![...]` (map); run
-    /// Tensor Unit pipeline files (run).
+    /// Tensor Unit pipeline files (run); show the DM sequencer of a fetch or commit (sequence).
     Furiosa(furiosa::FuriosaArgs),
     /// Print every tensor's name, dtype, shape, element count and bytes (.npy, .safetensors).
     Info(info::InfoArgs),

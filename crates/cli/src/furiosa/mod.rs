@@ -2,6 +2,7 @@
 
 mod map;
 mod run;
+mod sequence;
 mod stream_file;
 
 use std::process::ExitCode;
@@ -27,6 +28,9 @@ pub enum FuriosaCommand {
     /// and print its output values, cycle estimate and, for the shipped worked examples, PASS
     /// or FAIL.
     Run(run::RunArgs),
+    /// Show the DM sequencer of a fetch or commit: the nested loops `[size : stride]` a
+    /// tensor's mapping and a stream's Time/Packet split give, with run and access sizes.
+    Sequence(sequence::SequenceArgs),
 }
 
 /// Runs `npusim furiosa ...`.
@@ -34,5 +38,6 @@ pub fn run(args: FuriosaArgs) -> Result<ExitCode> {
     match args.command {
         FuriosaCommand::Map(a) => map::run(a),
         FuriosaCommand::Run(a) => run::run(a),
+        FuriosaCommand::Sequence(a) => sequence::run(a),
     }
 }

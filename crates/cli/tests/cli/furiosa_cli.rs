@@ -377,3 +377,50 @@ fn run_prints_the_values_and_checks_a_shipped_worked_example() {
             predicate::str::contains("check: none").and(predicate::str::contains("result:").not()),
         );
 }
+
+/// `furiosa sequence` prints the sequencer of docs/furiosa-engines.md's example S5 (the book's
+/// "9 entries merged to 6") and refuses K3e's commit, whose last packet runs past the tensor.
+#[test]
+fn sequence_prints_the_merged_loops_and_refuses_a_write_past_the_tensor() {
+    npusim()
+        .args([
+            "furiosa",
+            "sequence",
+            "--axes",
+            "N=8,C=8,H=8,W=32",
+            "--element",
+            "N, C, H, W",
+            "--time",
+            "W / 16, H % 2, H / 2, C / 2, C % 2, N / 2, N % 2, W / 8 % 2",
+            "--packet",
+            "W % 8",
+            "--dtype",
+            "i8",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "read (9 raw entries merged to 6) of i8: [2:16, 2:32, 4:64, 8:256, 8:2048, 16:1] : 8\ncontiguous run 16 elements; access 8 elements",
+        ));
+    npusim()
+        .args([
+            "furiosa",
+            "sequence",
+            "--axes",
+            "A=65,B=2",
+            "--element",
+            "B, A # 88",
+            "--time",
+            "B, A # 96 / 32",
+            "--packet",
+            "A # 96 % 32",
+            "--dtype",
+            "f8e4m3",
+            "--write",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "reach element 183 of a destination of 176 elements",
+        ));
+}
