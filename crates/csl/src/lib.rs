@@ -7,6 +7,7 @@
 //! `file:line:col: error: message`, the source line and a caret.
 
 pub mod ast;
+pub mod comptime;
 pub mod diagnostic;
 pub mod lex;
 pub mod parse;

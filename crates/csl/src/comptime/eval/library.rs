@@ -1,0 +1,37 @@
+//! The SDK libraries a layout calls at compile time.
+//!
+//! `<memcpy/get_params>`: `get_params(x)` (or `(x, y)`) gives the struct a PE program
+//! imports `<memcpy/memcpy>` with: the fields the library was imported with (`width`,
+//! `height`, ...) and the PE's column as `pe_x` (and row as `pe_y`). What those mean on the
+//! fabric (the colors and queues memcpy reserves) is decided where the program is lowered.
+
+use super::super::error::{EResult, EvalError};
+use super::super::value::{ModuleRef, Value};
+use super::Evaluator;
+use crate::span::Span;
+
+impl Evaluator<'_> {
+    pub(super) fn library_call(
+        &mut self,
+        module: &ModuleRef,
+        name: &str,
+        args: &[Value],
+        span: Span,
+    ) -> EResult<Value> {
+        match (module.path.as_str(), name) {
+            ("<memcpy/get_params>", "get_params") => {
+                self.arity("get_params", args, &[1, 2], span)?;
+                let mut fields = module.params.clone();
+                for (i, field) in ["pe_x", "pe_y"].iter().enumerate().take(args.len()) {
+                    self.int_of(&args[i], "a PE coordinate", span)?;
+                    fields.push(((*field).to_string(), args[i].clone()));
+                }
+                Ok(Value::Struct(fields))
+            }
+            (path, name) => Err(EvalError::new(
+                span,
+                format!("`{name}` of library `{path}` is not available at compile time yet"),
+            )),
+        }
+    }
+}
