@@ -125,11 +125,15 @@ fn postfix_operations_and_literals() {
         "[M, N]f32",
         "fn(i16, f32) void",
         "if (c) 1 else 2",
+        "if (c) 1",
+        "if (a) 1 else if (b) 2",
+        "if (a) (if (b) 1) else 2",
         "\"a\\n\\\"b\\\"\"",
         "'x'",
         "1.5e3",
         "true",
         "undefined",
+        "f({}, 0)",
         "comptime f(x)",
     ] {
         assert_eq!(print_expr(&expr(text)), text);

@@ -71,6 +71,7 @@ fn leaf() -> impl Strategy<Value = Expr> {
         any::<char>().prop_map(|c| e(ExprKind::Char(u32::from(c)))),
         any::<bool>().prop_map(|v| e(ExprKind::Bool(v))),
         Just(e(ExprKind::Undefined)),
+        Just(e(ExprKind::VoidLit)),
         name().prop_map(|n| e(ExprKind::EnumLit(n))),
     ]
 }
@@ -115,11 +116,16 @@ fn expr() -> impl Strategy<Value = Expr> {
                 })),
             (inner.clone(), name()).prop_map(|(x, name)| e(ExprKind::Field { base: b(x), name })),
             inner.clone().prop_map(|x| e(ExprKind::Deref(b(x)))),
-            (inner.clone(), inner.clone(), inner.clone()).prop_map(|(c, t, o)| e(ExprKind::If {
-                cond: b(c),
-                then: b(t),
-                otherwise: b(o)
-            })),
+            (
+                inner.clone(),
+                inner.clone(),
+                prop::option::of(inner.clone())
+            )
+                .prop_map(|(c, t, o)| e(ExprKind::If {
+                    cond: b(c),
+                    then: b(t),
+                    otherwise: o.map(b)
+                })),
             prop::collection::vec((name(), inner.clone()), 0..3).prop_map(|fs| e(
                 ExprKind::StructLit(
                     fs.into_iter()

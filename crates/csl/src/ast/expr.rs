@@ -72,6 +72,8 @@ pub enum ExprKind {
     Undefined,
     /// `null`.
     Null,
+    /// `{}`: the value of type `void`.
+    VoidLit,
     /// `.name`: an enum literal.
     EnumLit(String),
     /// `.{ .a = 1, .b = x }` (and `.{}`).
@@ -135,14 +137,15 @@ pub enum ExprKind {
     },
     /// `p.*`.
     Deref(Box<Expr>),
-    /// `if (c) a else b` as an expression.
+    /// `if (c) a else b` as an expression; without `else` its value is `void` when the
+    /// condition is false (CSL accepts `const id = if (c1) a else if (c2) b;`).
     If {
         /// The condition.
         cond: Box<Expr>,
         /// The value when true.
         then: Box<Expr>,
         /// The value when false.
-        otherwise: Box<Expr>,
+        otherwise: Option<Box<Expr>>,
     },
     /// `comptime e`.
     Comptime(Box<Expr>),

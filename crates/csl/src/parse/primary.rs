@@ -72,6 +72,11 @@ impl Parser<'_> {
                 self.bump();
                 ExprKind::Null
             }
+            Some(Tok::LBrace) if self.peek_at(1) == Some(Tok::RBrace) => {
+                self.bump();
+                self.bump();
+                ExprKind::VoidLit
+            }
             Some(Tok::Builtin) => {
                 let name = self.slice()[1..].to_string();
                 self.bump();
@@ -165,12 +170,15 @@ impl Parser<'_> {
         let cond = self.expr()?;
         self.expect(Tok::RParen, "after the condition")?;
         let then = self.expr()?;
-        self.expect(Tok::Else, ": an `if` expression needs an `else` value")?;
-        let otherwise = self.expr()?;
+        let otherwise = if self.eat(Tok::Else) {
+            Some(Box::new(self.expr()?))
+        } else {
+            None
+        };
         Ok(ExprKind::If {
             cond: Box::new(cond),
             then: Box::new(then),
-            otherwise: Box::new(otherwise),
+            otherwise,
         })
     }
 }

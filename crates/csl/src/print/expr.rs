@@ -100,6 +100,7 @@ impl Printer {
             ExprKind::Bool(b) => self.push(if *b { "true" } else { "false" }),
             ExprKind::Undefined => self.push("undefined"),
             ExprKind::Null => self.push("null"),
+            ExprKind::VoidLit => self.push("{}"),
             ExprKind::EnumLit(name) => {
                 self.push(".");
                 self.push(name);
@@ -179,9 +180,25 @@ impl Printer {
                 self.push("if (");
                 self.expr(cond, 0);
                 self.push(") ");
-                self.expr(then, 0);
-                self.push(" else ");
-                self.expr(otherwise, 0);
+                // An `else` would attach to an inner `if` that has none: keep it inside.
+                let dangling = matches!(
+                    then.kind,
+                    ExprKind::If {
+                        otherwise: None,
+                        ..
+                    }
+                );
+                if dangling && otherwise.is_some() {
+                    self.push("(");
+                    self.expr(then, 0);
+                    self.push(")");
+                } else {
+                    self.expr(then, 0);
+                }
+                if let Some(otherwise) = otherwise {
+                    self.push(" else ");
+                    self.expr(otherwise, 0);
+                }
             }
             ExprKind::Comptime(inner) => {
                 self.push("comptime ");

@@ -120,10 +120,11 @@ impl Printer {
         self.push("}");
     }
 
-    /// An expression at the start of a statement: an `if` expression there needs
-    /// parentheses, or it would read as an `if` statement.
+    /// An expression at the start of a statement: an `if` expression, or one whose text
+    /// starts with `{}`, needs parentheses there, or it would read as an `if` statement or a
+    /// block.
     fn stmt_expr(&mut self, e: &Expr) {
-        if matches!(e.kind, ExprKind::If { .. }) {
+        if matches!(e.kind, ExprKind::If { .. }) || starts_with_void(e) {
             self.push("(");
             self.expr(e, 0);
             self.push(")");
@@ -214,5 +215,20 @@ impl Printer {
                 self.block(b);
             }
         }
+    }
+}
+
+/// Whether the printed text of `e` starts with `{}` (postfix bases and left operands are
+/// printed without parentheses, as `{}` binds tightest).
+fn starts_with_void(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::VoidLit => true,
+        ExprKind::Binary(_, left, _) => starts_with_void(left),
+        ExprKind::Call { callee: base, .. }
+        | ExprKind::Index { base, .. }
+        | ExprKind::Slice { base, .. }
+        | ExprKind::Field { base, .. }
+        | ExprKind::Deref(base) => starts_with_void(base),
+        _ => false,
     }
 }

@@ -30,6 +30,7 @@ impl<'m> Evaluator<'m> {
             ExprKind::Char(c) => Ok(Value::comptime_int(i128::from(*c))),
             ExprKind::Bool(b) => Ok(Value::Bool(*b)),
             ExprKind::Undefined => Ok(Value::Undefined),
+            ExprKind::VoidLit => Ok(Value::Void),
             ExprKind::Null => Err(EvalError::new(span, "`null` has no compile-time use here")),
             ExprKind::EnumLit(name) => Ok(Value::EnumLit(name.clone())),
             ExprKind::StructLit(fields) => {
@@ -97,7 +98,10 @@ impl<'m> Evaluator<'m> {
                 if self.bool_of(cond)? {
                     self.expr(then)
                 } else {
-                    self.expr(otherwise)
+                    match otherwise {
+                        Some(otherwise) => self.expr(otherwise),
+                        None => Ok(Value::Void),
+                    }
                 }
             }
             ExprKind::Comptime(inner) => self.expr(inner),
