@@ -460,3 +460,37 @@ fn loops_break_continue_and_ranges() {
     assert_eq!(xs, [(1, "p.csl"), (3, "p.csl"), (6, "q.csl")]);
     assert_eq!(l.tiles[&(3, 0)].param("k"), Some(&Value::comptime_int(1)));
 }
+
+#[test]
+fn color_swap_teardown_and_collectives_params() {
+    let text = include_str!("programs/swap_layout.csl");
+    let layout = eval("layout.csl", text, "width:3", Arch::Wse2).unwrap();
+    use Dir::{East, Ramp, West};
+    let first = &layout.routes[&(0, 0)][&4];
+    assert_eq!(
+        (first.rx.as_slice(), first.tx.as_slice()),
+        (&[Ramp][..], &[Ramp, East][..])
+    );
+    assert!(first.color_swap_x && !first.color_swap_y && !first.teardown);
+    assert_eq!(layout.routes[&(2, 0)][&4].rx, [West]);
+    let spare = &layout.routes[&(1, 0)][&6];
+    assert!(spare.teardown && !spare.color_swap_x);
+    let Some(Value::Struct(c2d)) = layout.tiles[&(1, 0)].param("c2d") else {
+        panic!()
+    };
+    let names: Vec<&str> = c2d.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["x_colors", "x_entrypoints", "pe_x", "pe_y"]);
+    assert_eq!(
+        c2d[0].1,
+        Value::List(vec![Value::Color(4), Value::Color(5)])
+    );
+    assert_eq!(c2d[2].1, int(1, "u16"));
+    let e = error(
+        "layout { @set_rectangle(1, 1); @set_color_config(0, 0, @get_color(1), .{ .teardown = 1 }); }",
+        "",
+    );
+    assert!(
+        e.contains("`teardown` takes a bool, found comptime_int"),
+        "{e}"
+    );
+}

@@ -56,6 +56,12 @@ pub struct ColorRoute {
     pub current_switch_pos: u8,
     /// `.switches.ring_mode`.
     pub ring_mode: bool,
+    /// `.routes.color_swap_x`: a wavelet from WEST sent EAST toggles its color's lowest bit.
+    pub color_swap_x: bool,
+    /// `.routes.color_swap_y` (recorded; its rule is for the lowering to accept or refuse).
+    pub color_swap_y: bool,
+    /// `.teardown`: the color starts in teardown mode.
+    pub teardown: bool,
 }
 
 /// `@export_name(name, type, mutable)`.

@@ -180,20 +180,27 @@ impl Evaluator<'_> {
                         match field.as_str() {
                             "rx" => route.rx = dirs(v, span)?,
                             "tx" => route.tx = dirs(v, span)?,
+                            "color_swap_x" => route.color_swap_x = flag(field, v, span)?,
+                            "color_swap_y" => route.color_swap_y = flag(field, v, span)?,
                             other => {
                                 return Err(EvalError::new(
                                     span,
-                                    format!("unknown route field `{other}` (known: rx, tx)"),
+                                    format!(
+                                        "unknown route field `{other}` (known: rx, tx, color_swap_x, color_swap_y)"
+                                    ),
                                 ));
                             }
                         }
                     }
                 }
                 "switches" => self.switches(value, &mut route, span)?,
+                "teardown" => route.teardown = flag(name, value, span)?,
                 other => {
                     return Err(EvalError::new(
                         span,
-                        format!("unknown color config field `{other}` (known: routes, switches)"),
+                        format!(
+                            "unknown color config field `{other}` (known: routes, switches, teardown)"
+                        ),
                     ));
                 }
             }
@@ -219,10 +226,7 @@ impl Evaluator<'_> {
                     continue;
                 }
                 "ring_mode" => {
-                    let Value::Bool(b) = v else {
-                        return Err(EvalError::new(span, "ring_mode takes a bool"));
-                    };
-                    route.ring_mode = *b;
+                    route.ring_mode = flag(field, v, span)?;
                     continue;
                 }
                 other => {
@@ -293,4 +297,15 @@ fn dirs(v: &Value, span: Span) -> EResult<Vec<Dir>> {
         out.push(*d);
     }
     Ok(out)
+}
+
+/// A bool field's value.
+fn flag(field: &str, v: &Value, span: Span) -> EResult<bool> {
+    match v {
+        Value::Bool(b) => Ok(*b),
+        other => Err(EvalError::new(
+            span,
+            format!("`{field}` takes a bool, found {}", other.type_name()),
+        )),
+    }
 }
