@@ -5,8 +5,8 @@
 
 use npusim_csl::SourceFile;
 use npusim_csl::comptime::{
-    Arch, ColorRoute, ComptimeConfig, Dir, IntType, Layout, LayoutError, SwitchPosition, Type,
-    Value, evaluate_layout, parse_params,
+    Arch, ColorRoute, ComptimeConfig, Dir, IntType, Layout, LayoutError, RangeFilter,
+    SwitchPosition, Type, Value, evaluate_layout, parse_params,
 };
 
 fn eval(name: &str, text: &str, params: &str, arch: Arch) -> Result<Layout, LayoutError> {
@@ -493,4 +493,50 @@ fn color_swap_teardown_and_collectives_params() {
         e.contains("`teardown` takes a bool, found comptime_int"),
         "{e}"
     );
+}
+
+#[test]
+fn range_filters() {
+    let layout = eval(
+        "layout.csl",
+        include_str!("programs/filter_layout.csl"),
+        "",
+        Arch::Wse3,
+    )
+    .unwrap();
+    assert_eq!(layout.routes[&(0, 0)][&2].filter, None);
+    for x in 1..4u16 {
+        let r = &layout.routes[&(u32::from(x), 0)][&2];
+        assert_eq!(
+            r.filter,
+            Some(RangeFilter {
+                min_idx: (x - 1) * 4,
+                max_idx: x * 4 - 1
+            })
+        );
+    }
+    assert_eq!(layout.routes[&(3, 0)][&2].tx, [Dir::Ramp]);
+    let pre = "layout { @set_rectangle(1, 1); @set_color_config(0, 0, @get_color(1), .{ .filter = ";
+    for (filter, want) in [
+        (
+            ".{ .kind = .{ .counter = true }, .limit1 = 3 }",
+            "filter field `limit1` is not modelled",
+        ),
+        (
+            ".{ .kind = .{ .counter = true } }",
+            "counter filters are not modelled",
+        ),
+        (
+            ".{ .kind = .{ .range = true }, .min_idx = 1 }",
+            "needs both `min_idx` and `max_idx`",
+        ),
+        (
+            ".{ .kind = .{ .range = true }, .min_idx = 1, .max_idx = 70000 }",
+            "`max_idx` 70000 is out of range",
+        ),
+        (".{ .min_idx = 1 }", "a filter needs a `.kind`"),
+    ] {
+        let e = error(&format!("{pre}{filter} }}); }}"), "");
+        assert!(e.contains(want), "{filter}: {e}");
+    }
 }

@@ -62,6 +62,18 @@ pub struct ColorRoute {
     pub color_swap_y: bool,
     /// `.teardown`: the color starts in teardown mode.
     pub teardown: bool,
+    /// `.filter` of kind `.range`: the indices of data wavelets let through to the PE.
+    pub filter: Option<RangeFilter>,
+}
+
+/// A range filter: data wavelets reach the compute engine only when their index is in
+/// `min_idx..=max_idx`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RangeFilter {
+    /// Smallest index let through.
+    pub min_idx: u16,
+    /// Largest index let through.
+    pub max_idx: u16,
 }
 
 /// `@export_name(name, type, mutable)`.

@@ -22,6 +22,6 @@ pub use eval::{
     evaluate_layout_text,
 };
 pub use int::{IntError, IntType, int_op};
-pub use layout::{ColorRoute, ExportedName, Layout, SwitchPosition, TileCode};
+pub use layout::{ColorRoute, ExportedName, Layout, RangeFilter, SwitchPosition, TileCode};
 pub use params::{ParamsError, parse_params};
 pub use value::{Dir, ModuleRef, Type, Value};

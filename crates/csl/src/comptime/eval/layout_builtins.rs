@@ -2,7 +2,7 @@
 //! `@set_color_config` and `@export_name`.
 
 use super::super::error::{EResult, EvalError};
-use super::super::layout::{ColorRoute, ExportedName, SwitchPosition, TileCode};
+use super::super::layout::{ColorRoute, ExportedName, RangeFilter, SwitchPosition, TileCode};
 use super::super::value::{Dir, Type, Value};
 use super::Evaluator;
 use crate::span::Span;
@@ -195,17 +195,66 @@ impl Evaluator<'_> {
                 }
                 "switches" => self.switches(value, &mut route, span)?,
                 "teardown" => route.teardown = flag(name, value, span)?,
+                "filter" => route.filter = Some(self.filter(value, span)?),
                 other => {
                     return Err(EvalError::new(
                         span,
                         format!(
-                            "unknown color config field `{other}` (known: routes, switches, teardown)"
+                            "unknown color config field `{other}` (known: routes, switches, teardown, filter)"
                         ),
                     ));
                 }
             }
         }
         Ok(route)
+    }
+
+    /// `.filter = .{ .kind = .{ .range = true }, .min_idx = a, .max_idx = b }`.
+    fn filter(&self, value: &Value, span: Span) -> EResult<RangeFilter> {
+        let mut kind = None;
+        let (mut min, mut max) = (None, None);
+        for (field, v) in struct_fields(value, "`.filter`", span)? {
+            match field.as_str() {
+                "kind" => {
+                    for (k, on) in struct_fields(v, "a filter kind", span)? {
+                        if flag(k, on, span)? {
+                            kind = Some(k.as_str());
+                        }
+                    }
+                }
+                "min_idx" | "max_idx" => {
+                    let i = self.int_of(v, field, span)?;
+                    let i = u16::try_from(i).map_err(|_| {
+                        EvalError::new(span, format!("`{field}` {i} is out of range 0..=65535"))
+                    })?;
+                    if field == "min_idx" {
+                        min = Some(i);
+                    } else {
+                        max = Some(i);
+                    }
+                }
+                other => {
+                    return Err(EvalError::new(
+                        span,
+                        format!(
+                            "filter field `{other}` is not modelled (known: kind, min_idx, max_idx)"
+                        ),
+                    ));
+                }
+            }
+        }
+        match (kind, min, max) {
+            (Some("range"), Some(min_idx), Some(max_idx)) => Ok(RangeFilter { min_idx, max_idx }),
+            (Some("range"), _, _) => Err(EvalError::new(
+                span,
+                "a range filter needs both `min_idx` and `max_idx`",
+            )),
+            (Some(other), _, _) => Err(EvalError::new(
+                span,
+                format!("{other} filters are not modelled: only `.range` filters are"),
+            )),
+            (None, _, _) => Err(EvalError::new(span, "a filter needs a `.kind`")),
+        }
     }
 
     fn switches(&self, value: &Value, route: &mut ColorRoute, span: Span) -> EResult<()> {
