@@ -431,6 +431,21 @@ fn layout_builtins_refuse_bad_configurations() {
 
 #[test]
 fn evaluation_is_bounded() {
+    // Deep expressions inside recursive calls stop at the depth limit, not the stack's end.
+    let deep = format!("{}f(n + 1)", "-".repeat(90));
+    let text = format!(
+        "fn f(n: i16) i16 {{ if (n > 60) {{ return n; }} return {deep}; }}\nconst x = f(0);\nlayout {{ @set_rectangle(x, 1); }}"
+    );
+    let e = error(&text, "");
+    assert!(
+        e.contains("compile-time evaluation nests deeper than 400 levels"),
+        "{e}"
+    );
+    let e = error(
+        "layout { var l = .{ 1 }; while (true) : (l = l ++ l) {} }",
+        "",
+    );
+    assert!(e.contains("more than 1048576"), "{e}");
     let e = error("layout { var i: i64 = 0; while (true) : (i += 1) {} }", "");
     assert!(
         e.contains("more than 10000000 loop iterations and calls"),

@@ -18,8 +18,8 @@ mod value;
 
 pub use error::EvalError;
 pub use eval::{
-    Arch, ComptimeConfig, EVAL_QUOTA, LayoutError, MAX_CALL_DEPTH, evaluate_layout,
-    evaluate_layout_text,
+    Arch, ComptimeConfig, EVAL_QUOTA, LayoutError, MAX_CALL_DEPTH, MAX_CONCAT_LEN, MAX_EVAL_DEPTH,
+    evaluate_layout, evaluate_layout_text,
 };
 pub use int::{IntError, IntType, int_op};
 pub use layout::{ColorRoute, ExportedName, Layout, RangeFilter, SwitchPosition, TileCode};

@@ -3,7 +3,7 @@
 use super::super::error::{EResult, EvalError};
 use super::super::int::{IntError, IntType, int_op};
 use super::super::value::{Type, Value};
-use super::Evaluator;
+use super::{Evaluator, MAX_CONCAT_LEN};
 use crate::ast::{BinOp, UnOp};
 use crate::span::Span;
 
@@ -143,9 +143,11 @@ impl Evaluator<'_> {
                 })
             }
             (Value::Str(x), Value::Str(y)) if op == BinOp::Concat => {
+                concat_len(x.len(), y.len(), span)?;
                 Ok(Value::Str(format!("{x}{y}")))
             }
             (Value::List(x), Value::List(y)) if op == BinOp::Concat => {
+                concat_len(x.len(), y.len(), span)?;
                 Ok(Value::List(x.iter().chain(y).cloned().collect()))
             }
             _ if matches!(op, BinOp::Eq | BinOp::Ne) && same_kind(&a, &b) => {
@@ -190,4 +192,18 @@ fn compare(op: BinOp, o: std::cmp::Ordering) -> bool {
         BinOp::Gt => o == Greater,
         _ => o != Less,
     }
+}
+
+/// Checks that a concatenation stays within [`MAX_CONCAT_LEN`].
+fn concat_len(a: usize, b: usize, span: Span) -> EResult<()> {
+    if a + b > MAX_CONCAT_LEN {
+        return Err(EvalError::new(
+            span,
+            format!(
+                "`++` would build {} elements, more than {MAX_CONCAT_LEN}",
+                a + b
+            ),
+        ));
+    }
+    Ok(())
 }

@@ -13,6 +13,10 @@ use crate::span::Span;
 impl<'m> Evaluator<'m> {
     /// The value of `e`.
     pub(super) fn expr(&mut self, e: &Expr) -> EResult<Value> {
+        self.nested(e.span, |ev| ev.expr_inner(e))
+    }
+
+    fn expr_inner(&mut self, e: &Expr) -> EResult<Value> {
         let span = e.span;
         match &e.kind {
             ExprKind::Ident(name) => self.name(name, span),

@@ -29,6 +29,12 @@ use crate::span::Span;
 pub const EVAL_QUOTA: u64 = 10_000_000;
 /// Deepest nesting of function calls at compile time.
 pub const MAX_CALL_DEPTH: usize = 64;
+/// Deepest nesting of expressions and blocks, calls included, that evaluation follows: the
+/// evaluator recurses once per level, so past this it stops with an error instead of
+/// exhausting the stack.
+pub const MAX_EVAL_DEPTH: usize = 400;
+/// Longest list or string `++` may build.
+pub const MAX_CONCAT_LEN: usize = 1 << 20;
 
 /// The target architecture (`@is_arch`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -163,6 +169,7 @@ pub(super) struct Evaluator<'m> {
     layout: Layout,
     work: u64,
     calls: usize,
+    depth: usize,
 }
 
 impl<'m> Evaluator<'m> {
@@ -185,6 +192,7 @@ impl<'m> Evaluator<'m> {
             layout: Layout::default(),
             work: 0,
             calls: 0,
+            depth: 0,
         }
     }
 
@@ -200,6 +208,20 @@ impl<'m> Evaluator<'m> {
             ));
         }
         Ok(())
+    }
+
+    /// Runs `f` one evaluation level deeper, refusing to go past [`MAX_EVAL_DEPTH`].
+    fn nested<T>(&mut self, span: Span, f: impl FnOnce(&mut Self) -> EResult<T>) -> EResult<T> {
+        if self.depth >= MAX_EVAL_DEPTH {
+            return Err(EvalError::new(
+                span,
+                format!("compile-time evaluation nests deeper than {MAX_EVAL_DEPTH} levels"),
+            ));
+        }
+        self.depth += 1;
+        let result = f(self);
+        self.depth -= 1;
+        result
     }
 
     /// The value of top-level declaration `name`, evaluating it on first use.

@@ -23,10 +23,12 @@ pub(super) enum Flow {
 impl Evaluator<'_> {
     /// Runs a block in its own scope.
     pub(super) fn block(&mut self, block: &Block) -> EResult<Flow> {
-        self.scopes.push(HashMap::new());
-        let result = self.stmts(&block.stmts);
-        self.scopes.pop();
-        result
+        self.nested(block.span, |ev| {
+            ev.scopes.push(HashMap::new());
+            let result = ev.stmts(&block.stmts);
+            ev.scopes.pop();
+            result
+        })
     }
 
     fn stmts(&mut self, stmts: &[Stmt]) -> EResult<Flow> {
