@@ -183,6 +183,21 @@ fn statements() {
 }
 
 #[test]
+fn if_statements_without_braces() {
+    let m = parse_text(
+        "comptime {\n  if (@is_arch(\"wse3\")) @unblock(q) else @unblock(c);\n  if (a) x = 1;\n  if (a) x += 1 else if (b) y = 2 else { z = 3; }\n}",
+    )
+    .unwrap();
+    assert_eq!(
+        print_module(&m),
+        "comptime {\n  if (@is_arch(\"wse3\")) {\n    @unblock(q);\n  } else {\n    @unblock(c);\n  }\n  if (a) {\n    x = 1;\n  }\n  if (a) {\n    x += 1;\n  } else if (b) {\n    y = 2;\n  } else {\n    z = 3;\n  }\n}\n"
+    );
+    assert!(
+        error("comptime { if (a) x = 1 }").contains("expected `;` after the statement, found `}`")
+    );
+}
+
+#[test]
 fn export_extern_and_declarations_without_bodies() {
     let m = parse_text(
         "export var flag: bool = false;\nextern var ext: i16;\nexport fn go() void {}\nextern fn ext_fn(a: i16) i16;\ninline fn tiny() void {}\n",

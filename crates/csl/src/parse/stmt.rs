@@ -127,7 +127,39 @@ impl Parser<'_> {
     fn if_stmt(&mut self) -> PResult<StmtKind> {
         self.bump();
         let cond = self.paren_cond("after `if`")?;
-        let then = self.body()?;
+        let keyword = matches!(
+            self.peek(),
+            Some(
+                Tok::Return
+                    | Tok::Break
+                    | Tok::Continue
+                    | Tok::If
+                    | Tok::While
+                    | Tok::For
+                    | Tok::Inline
+                    | Tok::Const
+                    | Tok::Var
+                    | Tok::Comptime
+            )
+        );
+        let then = if self.at(Tok::LBrace) || keyword {
+            self.body()?
+        } else {
+            // `if (c) a = 1;` or `if (c) f() else g();`: the `;` comes after the else branch.
+            let start = self.span();
+            let kind = self.nested(|p| p.simple_stmt())?;
+            let stmt = Stmt {
+                kind,
+                span: start.to(self.prev_span()),
+            };
+            if !self.at(Tok::Else) {
+                self.expect(Tok::Semi, "after the statement")?;
+            }
+            Block {
+                span: stmt.span,
+                stmts: vec![stmt],
+            }
+        };
         let otherwise = if self.eat(Tok::Else) {
             if self.at(Tok::If) {
                 let start = self.span();
