@@ -511,6 +511,24 @@ fn color_swap_teardown_and_collectives_params() {
 }
 
 #[test]
+fn switch_at_compile_time() {
+    let text = "fn side(x: u16, w: u16) u16 {\n  switch (x) {\n    0 => { return 1; },\n    else => {},\n  }\n  return switch (w - x) { 1 => 3, 2...9 => 2, else => 0 };\n}\nlayout {\n  @set_rectangle(4, 1);\n  for (@range(u16, 4)) |x| { @set_tile_code(x, 0, \"p.csl\", .{ .side = side(x, 4) }); }\n}";
+    let l = eval("l.csl", text, "", Arch::Wse2).unwrap();
+    let sides: Vec<Value> = (0..4)
+        .map(|x| l.tiles[&(x, 0)].param("side").unwrap().clone())
+        .collect();
+    assert_eq!(
+        sides,
+        [int(1, "u16"), int(2, "u16"), int(2, "u16"), int(3, "u16")]
+    );
+    let e = error(
+        "const k = switch (3) { 0 => 1, 1 => 2 };\nlayout { @set_rectangle(k, 1); }",
+        "",
+    );
+    assert!(e.contains("no switch prong matches `3`"), "{e}");
+}
+
+#[test]
 fn range_filters() {
     let layout = eval(
         "layout.csl",

@@ -108,6 +108,7 @@ fn postfix_operations_and_literals() {
         "a[i, j]",
         "a[1..n]",
         "a[2..]",
+        "a[1.. .x]",
         "&x",
         "f(a, b)(c)",
         "@as(f32, 1)",
@@ -179,6 +180,26 @@ fn statements() {
     assert_eq!(
         print_module(&m),
         "fn f() void {\n  var i: i16 = 0;\n  while (i < 3) : (i += 1) {\n    if (i == 1) {\n      continue;\n    } else if (i == 2) {\n      break;\n    }\n  }\n  for (@range(i16, 4)) |k| {\n    y[k] <<= 1;\n  }\n  {\n    return;\n  }\n  comptime {\n    @comptime_assert(true);\n  }\n}\n"
+    );
+}
+
+#[test]
+fn switch_statements_and_expressions() {
+    let m = parse_text(
+        "task t() void {\n  switch (state) {\n    0 => { f(); state += 1; },\n    1, 2 => g(),\n    3...5 => {},\n    else => { return; }\n  }\n  const k = switch (x) { 0 => 1, else => 2 };\n}",
+    )
+    .unwrap();
+    assert_eq!(
+        print_module(&m),
+        "task t() void {\n  switch (state) {\n    0 => {\n      f();\n      state += 1;\n    },\n    1, 2 => g(),\n    3...5 => {},\n    else => {\n      return;\n    },\n  }\n  const k = switch (x) {\n    0 => 1,\n    else => 2,\n  };\n}\n"
+    );
+    assert!(
+        error("const k = switch (x) { 0 => 1 else => 2 };")
+            .contains("expected `}` after the switch prongs, found `else`")
+    );
+    assert!(
+        error("const k = switch (x) { 0 1 };")
+            .contains("expected `=>` after the prong's values, found `1`")
     );
 }
 

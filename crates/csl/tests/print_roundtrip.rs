@@ -5,8 +5,8 @@
 
 use npusim_csl::Span;
 use npusim_csl::ast::{
-    AssignOp, BinOp, Block, Decl, DeclKind, Else, Expr, ExprKind, FieldInit, FnDecl, Module, Stmt,
-    StmtKind, TensorAccess, UnOp, VarDecl,
+    AssignOp, BinOp, Block, Decl, DeclKind, Else, Expr, ExprKind, FieldInit, FnDecl, Module,
+    ProngBody, Stmt, StmtKind, SwitchItem, SwitchProng, TensorAccess, UnOp, VarDecl,
 };
 use npusim_csl::parse::parse_text;
 use npusim_csl::print::print_module;
@@ -161,6 +161,35 @@ fn expr() -> impl Strategy<Value = Expr> {
                 elem: b(elem)
             })),
             (
+                inner.clone(),
+                prop::collection::vec(
+                    (
+                        prop::collection::vec(
+                            (inner.clone(), prop::option::of(inner.clone())),
+                            0..3
+                        ),
+                        inner.clone()
+                    ),
+                    1..3
+                )
+            )
+                .prop_map(|(subject, prongs)| e(ExprKind::Switch {
+                    subject: b(subject),
+                    prongs: prongs
+                        .into_iter()
+                        .map(|(items, body)| SwitchProng {
+                            items: items
+                                .into_iter()
+                                .map(|(lo, hi)| match hi {
+                                    Some(hi) => SwitchItem::Range(lo, hi),
+                                    None => SwitchItem::Value(lo),
+                                })
+                                .collect(),
+                            body: ProngBody::Expr(body),
+                        })
+                        .collect(),
+                })),
+            (
                 name(),
                 prop::collection::vec(inner.clone(), 1..3),
                 inner.clone()
@@ -265,6 +294,21 @@ fn stmt() -> impl Strategy<Value = Stmt> {
                 })
             ),
             body.clone().prop_map(|b| stmt_of(StmtKind::Block(b))),
+            (expr(), expr(), body.clone()).prop_map(|(subject, v, blk)| stmt_of(StmtKind::Expr(
+                e(ExprKind::Switch {
+                    subject: b(subject),
+                    prongs: vec![
+                        SwitchProng {
+                            items: vec![SwitchItem::Value(v)],
+                            body: ProngBody::Block(blk)
+                        },
+                        SwitchProng {
+                            items: Vec::new(),
+                            body: ProngBody::Expr(e(ExprKind::VoidLit))
+                        },
+                    ],
+                })
+            ))),
             body.prop_map(|b| stmt_of(StmtKind::Comptime(b))),
         ]
     })

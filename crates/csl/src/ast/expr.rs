@@ -1,6 +1,7 @@
 //! Expressions, type expressions included.
 
 use super::op::{BinOp, UnOp};
+use super::stmt::Block;
 
 use crate::span::Span;
 
@@ -40,6 +41,33 @@ pub struct EnumMember {
     pub name: String,
     /// Its explicit value.
     pub value: Option<Expr>,
+}
+
+/// One `values => body` arm of a `switch`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SwitchProng {
+    /// The values it matches (`a`, or `lo...hi` as [`SwitchItem::Range`]); empty for `else`.
+    pub items: Vec<SwitchItem>,
+    /// What it evaluates or runs.
+    pub body: ProngBody,
+}
+
+/// A value or an inclusive range a switch prong matches.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SwitchItem {
+    /// `a`.
+    Value(Expr),
+    /// `lo...hi`.
+    Range(Expr, Expr),
+}
+
+/// The body of a switch prong.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ProngBody {
+    /// `=> expr`.
+    Expr(Expr),
+    /// `=> { statements }`.
+    Block(Block),
 }
 
 /// A tensor access expression `|i, j|{M, N} -> A[i, j]`.
@@ -149,6 +177,13 @@ pub enum ExprKind {
     },
     /// `comptime e`.
     Comptime(Box<Expr>),
+    /// `switch (x) { 0 => a, 1, 2 => { ... }, 3...5 => b, else => c }`.
+    Switch {
+        /// What is matched.
+        subject: Box<Expr>,
+        /// The arms in order.
+        prongs: Vec<SwitchProng>,
+    },
     /// `|i|{N} -> A[i]`.
     TensorAccess(TensorAccess),
     /// `[N]T` or `[M, N]T` (`[_]T` has the identifier `_` as its length).

@@ -10,6 +10,9 @@ mod op;
 mod stmt;
 
 pub use decl::{Decl, DeclKind, FnDecl, FnParam, Module, ParamDecl, VarDecl};
-pub use expr::{EnumMember, Expr, ExprKind, FieldDecl, FieldInit, TensorAccess};
+pub use expr::{
+    EnumMember, Expr, ExprKind, FieldDecl, FieldInit, ProngBody, SwitchItem, SwitchProng,
+    TensorAccess,
+};
 pub use op::{AssignOp, BinOp, UnOp};
 pub use stmt::{Block, Else, Stmt, StmtKind};

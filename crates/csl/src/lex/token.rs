@@ -71,6 +71,9 @@ pub enum Tok {
     /// `for`
     #[token("for")]
     For,
+    /// `switch`
+    #[token("switch")]
+    Switch,
     /// `return`
     #[token("return")]
     Return,
@@ -153,6 +156,12 @@ pub enum Tok {
     /// `.*`
     #[token(".*")]
     DotStar,
+    /// `...` (a range of switch values)
+    #[token("...")]
+    Ellipsis,
+    /// `=>`
+    #[token("=>")]
+    FatArrow,
     /// `->`
     #[token("->")]
     Arrow,
@@ -277,6 +286,7 @@ impl Tok {
             Tok::Else => "`else`",
             Tok::While => "`while`",
             Tok::For => "`for`",
+            Tok::Switch => "`switch`",
             Tok::Return => "`return`",
             Tok::Break => "`break`",
             Tok::Continue => "`continue`",
@@ -304,6 +314,8 @@ impl Tok {
             Tok::Dot => "`.`",
             Tok::DotDot => "`..`",
             Tok::DotStar => "`.*`",
+            Tok::Ellipsis => "`...`",
+            Tok::FatArrow => "`=>`",
             Tok::Arrow => "`->`",
             Tok::Eq => "`=`",
             Tok::EqEq => "`==`",

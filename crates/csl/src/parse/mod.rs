@@ -12,6 +12,7 @@ mod expr;
 mod literal;
 mod primary;
 mod stmt;
+mod switch;
 mod tensor_access;
 mod types;
 

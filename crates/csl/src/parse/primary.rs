@@ -110,6 +110,7 @@ impl Parser<'_> {
                 }
             }
             Some(Tok::If) => self.if_expr()?,
+            Some(Tok::Switch) => return self.switch(),
             Some(Tok::Bar) => return self.tensor_access(),
             Some(Tok::LBracket | Tok::Star | Tok::Fn | Tok::Struct | Tok::Enum) => {
                 return self.type_constructor();

@@ -88,6 +88,12 @@ impl Parser<'_> {
                 StmtKind::Continue
             }
             Some(Tok::LBrace) => StmtKind::Block(self.block()?),
+            Some(Tok::Switch) => {
+                // A switch statement needs no `;` (one is accepted).
+                let e = self.switch()?;
+                self.eat(Tok::Semi);
+                StmtKind::Expr(e)
+            }
             Some(Tok::Comptime) if self.peek_at(1) == Some(Tok::LBrace) => {
                 self.bump();
                 StmtKind::Comptime(self.block()?)

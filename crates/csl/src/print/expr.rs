@@ -2,7 +2,7 @@
 
 use super::Printer;
 use super::literal::{quote_char, quote_str};
-use crate::ast::{Expr, ExprKind, FieldInit};
+use crate::ast::{Expr, ExprKind, FieldInit, ProngBody, SwitchItem};
 
 /// The precedence of prefix operators and type constructors.
 pub(super) const PREFIX: u8 = 8;
@@ -159,6 +159,10 @@ impl Printer {
                 self.expr(start, 0);
                 self.push("..");
                 if let Some(end) = end {
+                    // `a[i.. .x]`: `...` would lex as one token.
+                    if starts_with_dot(end) {
+                        self.push(" ");
+                    }
                     self.expr(end, 0);
                 }
                 self.push("]");
@@ -199,6 +203,40 @@ impl Printer {
                     self.push(" else ");
                     self.expr(otherwise, 0);
                 }
+            }
+            ExprKind::Switch { subject, prongs } => {
+                self.push("switch (");
+                self.expr(subject, 0);
+                self.push(") {");
+                self.indent += 1;
+                for prong in prongs {
+                    self.newline();
+                    if prong.items.is_empty() {
+                        self.push("else");
+                    }
+                    for (i, item) in prong.items.iter().enumerate() {
+                        if i > 0 {
+                            self.push(", ");
+                        }
+                        match item {
+                            SwitchItem::Value(v) => self.expr(v, 0),
+                            SwitchItem::Range(lo, hi) => {
+                                self.expr(lo, 0);
+                                self.push("...");
+                                self.expr(hi, 0);
+                            }
+                        }
+                    }
+                    self.push(" => ");
+                    match &prong.body {
+                        ProngBody::Expr(e) => self.expr(e, 0),
+                        ProngBody::Block(b) => self.block(b),
+                    }
+                    self.push(",");
+                }
+                self.indent -= 1;
+                self.newline();
+                self.push("}");
             }
             ExprKind::Comptime(inner) => {
                 self.push("comptime ");
@@ -276,5 +314,23 @@ impl Printer {
                 self.push(" }");
             }
         }
+    }
+}
+
+/// Whether the printed text of `e` starts with `.` (an enum, struct or list literal at its
+/// left edge, where postfix bases and left operands print without parentheses).
+fn starts_with_dot(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::EnumLit(_) | ExprKind::StructLit(_) | ExprKind::ListLit(_) => true,
+        ExprKind::Binary(op, left, _) => {
+            let min = op.precedence() + u8::from(op.is_comparison());
+            precedence(left) >= min && starts_with_dot(left)
+        }
+        ExprKind::Call { callee: base, .. }
+        | ExprKind::Index { base, .. }
+        | ExprKind::Slice { base, .. }
+        | ExprKind::Field { base, .. }
+        | ExprKind::Deref(base) => starts_with_dot(base),
+        _ => false,
     }
 }

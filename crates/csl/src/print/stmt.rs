@@ -104,7 +104,7 @@ impl Printer {
         }
     }
 
-    fn block(&mut self, b: &Block) {
+    pub(super) fn block(&mut self, b: &Block) {
         if b.stmts.is_empty() {
             self.push("{}");
             return;
@@ -124,7 +124,7 @@ impl Printer {
     /// starts with `{}`, needs parentheses there, or it would read as an `if` statement or a
     /// block.
     fn stmt_expr(&mut self, e: &Expr) {
-        if matches!(e.kind, ExprKind::If { .. }) || starts_with_void(e) {
+        if matches!(e.kind, ExprKind::If { .. } | ExprKind::Switch { .. }) || starts_with_brace(e) {
             self.push("(");
             self.expr(e, 0);
             self.push(")");
@@ -151,6 +151,13 @@ impl Printer {
     fn stmt(&mut self, s: &Stmt) {
         match &s.kind {
             StmtKind::Var(v) => self.var(v),
+            // A switch statement ends with its `}`.
+            StmtKind::Expr(
+                e @ Expr {
+                    kind: ExprKind::Switch { .. },
+                    ..
+                },
+            ) => self.expr(e, 0),
             StmtKind::Expr(_) | StmtKind::Assign { .. } => {
                 self.simple(s);
                 self.push(";");
@@ -218,17 +225,17 @@ impl Printer {
     }
 }
 
-/// Whether the printed text of `e` starts with `{}` (postfix bases and left operands are
-/// printed without parentheses, as `{}` binds tightest).
-fn starts_with_void(e: &Expr) -> bool {
+/// Whether the printed text of `e` starts with `{}` or a `switch` (postfix bases and left
+/// operands are printed without parentheses, as both bind tightest).
+fn starts_with_brace(e: &Expr) -> bool {
     match &e.kind {
-        ExprKind::VoidLit => true,
-        ExprKind::Binary(_, left, _) => starts_with_void(left),
+        ExprKind::VoidLit | ExprKind::Switch { .. } => true,
+        ExprKind::Binary(_, left, _) => starts_with_brace(left),
         ExprKind::Call { callee: base, .. }
         | ExprKind::Index { base, .. }
         | ExprKind::Slice { base, .. }
         | ExprKind::Field { base, .. }
-        | ExprKind::Deref(base) => starts_with_void(base),
+        | ExprKind::Deref(base) => starts_with_brace(base),
         _ => false,
     }
 }

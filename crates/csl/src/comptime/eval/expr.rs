@@ -109,6 +109,7 @@ impl<'m> Evaluator<'m> {
                 }
             }
             ExprKind::Comptime(inner) => self.expr(inner),
+            ExprKind::Switch { subject, prongs } => self.switch_value(subject, prongs, span),
             ExprKind::ArrayType { .. }
             | ExprKind::PtrType { .. }
             | ExprKind::ManyPtrType { .. }

@@ -2,7 +2,7 @@
 //! layout being built. One file per part: `expr` (expressions), `stmt` (statements and
 //! control flow), `arith` (operators), `coerce` (types and coercion), `builtins` (general
 //! builtins), `layout_builtins` (`@set_rectangle`, `@set_tile_code`, `@set_color_config`,
-//! `@export_name`), `library` (the SDK libraries a layout imports).
+//! `@export_name`), `library` (the SDK libraries a layout imports), `switch`.
 
 mod arith;
 mod builtins;
@@ -11,6 +11,7 @@ mod expr;
 mod layout_builtins;
 mod library;
 mod stmt;
+mod switch;
 
 use std::collections::HashMap;
 

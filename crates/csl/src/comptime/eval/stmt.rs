@@ -75,6 +75,10 @@ impl Evaluator<'_> {
                 }
                 Ok(Flow::Normal)
             }
+            StmtKind::Expr(Expr {
+                kind: ExprKind::Switch { subject, prongs },
+                span,
+            }) => self.switch_stmt(subject, prongs, *span),
             StmtKind::Expr(e) => {
                 self.expr(e)?;
                 Ok(Flow::Normal)
