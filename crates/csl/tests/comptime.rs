@@ -84,6 +84,28 @@ fn one_pe_with_memcpy_params_and_exports() {
 }
 
 #[test]
+fn the_older_memcpy_library_name_gives_the_same_params() {
+    let text = include_str!("programs/single_pe_layout.csl").replace("<memcpy/", "<memcpy_multi/");
+    let older = eval("layout.csl", &text, "M:4,N:6", Arch::Wse2).unwrap();
+    let newer = eval(
+        "layout.csl",
+        include_str!("programs/single_pe_layout.csl"),
+        "M:4,N:6",
+        Arch::Wse2,
+    )
+    .unwrap();
+    assert_eq!(older, newer);
+    let e = error(
+        "const m = @import_module(\"<memcpy/other>\", .{});\nlayout { const p = m.get_params(0); }",
+        "",
+    );
+    assert!(
+        e.contains("`get_params` of library `<memcpy/other>` is not available at compile time yet"),
+        "{e}"
+    );
+}
+
+#[test]
 fn a_row_of_pes_with_a_default_param_and_routes() {
     let text = include_str!("programs/row_layout.csl");
     let layout = eval("layout.csl", text, "width:4,rows:6", Arch::Wse2).unwrap();

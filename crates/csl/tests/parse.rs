@@ -142,6 +142,12 @@ fn postfix_operations_and_literals() {
 }
 
 #[test]
+fn the_empty_literal_is_an_empty_struct() {
+    assert_eq!(expr(".{}").kind, ExprKind::StructLit(Vec::new()));
+    assert_eq!(expr(".{ }").kind, ExprKind::StructLit(Vec::new()));
+}
+
+#[test]
 fn integers_in_every_base() {
     for (text, v) in [
         ("1_000", 1000u128),

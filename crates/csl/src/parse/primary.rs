@@ -103,6 +103,8 @@ impl Parser<'_> {
                 if self.at(Tok::LBrace) {
                     match self.init_list()? {
                         InitList::Fields(f) => ExprKind::StructLit(f),
+                        // `.{}` is the empty struct (module params, empty options).
+                        InitList::Elems(e) if e.is_empty() => ExprKind::StructLit(Vec::new()),
                         InitList::Elems(e) => ExprKind::ListLit(e),
                     }
                 } else {

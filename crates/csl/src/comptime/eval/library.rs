@@ -4,6 +4,7 @@
 //! imports `<memcpy/memcpy>` with: the fields the library was imported with (`width`,
 //! `height`, ...) and the PE's column as `pe_x` (and row as `pe_y`). What those mean on the
 //! fabric (the colors and queues memcpy reserves) is decided where the program is lowered.
+//! `<memcpy_multi/get_params>`, the older SDK's name of the library, gives the same.
 //!
 //! `<collectives_2d/params>`: `get_params(x, y, config)` gives the fields of `config`
 //! (`x_colors`, `x_entrypoints`, ...) and the PE's `pe_x` and `pe_y`, for the PE program's
@@ -23,7 +24,7 @@ impl Evaluator<'_> {
         span: Span,
     ) -> EResult<Value> {
         match (module.path.as_str(), name) {
-            ("<memcpy/get_params>", "get_params") => {
+            ("<memcpy/get_params>" | "<memcpy_multi/get_params>", "get_params") => {
                 self.arity("get_params", args, &[1, 2], span)?;
                 let mut fields = module.params.clone();
                 for (i, field) in ["pe_x", "pe_y"].iter().enumerate().take(args.len()) {
