@@ -1,0 +1,20 @@
+//! npusim-csl: the CSL front end of the npusim Cerebras model.
+//!
+//! Today: the [lexer](lex), the [parser](parse) into an [AST](ast), a [printer](print) of
+//! canonical text, and [compile-time evaluation](comptime) of a `layout.csl` into a
+//! [`Layout`](comptime::Layout) value (rectangle, per-PE programs and parameters, routes,
+//! exported symbols). Errors are [`Diagnostic`]s printed as `cslc` prints them:
+//! `file:line:col: error: message`, the source line and a caret.
+
+pub mod ast;
+pub mod comptime;
+pub mod diagnostic;
+pub mod lex;
+pub mod parse;
+pub mod print;
+pub mod source;
+pub mod span;
+
+pub use diagnostic::Diagnostic;
+pub use source::SourceFile;
+pub use span::Span;

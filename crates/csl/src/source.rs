@@ -1,0 +1,78 @@
+//! A CSL source file: its name, its text, and the byte-offset to line/column map that
+//! diagnostics use.
+
+use crate::diagnostic::Diagnostic;
+use crate::span::Span;
+
+/// One source file as the compiler reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceFile {
+    name: String,
+    text: String,
+    /// Byte offset of the first byte of every line.
+    line_starts: Vec<usize>,
+}
+
+impl SourceFile {
+    /// A source file named `name` (as diagnostics print it) holding `text`.
+    pub fn new(name: impl Into<String>, text: impl Into<String>) -> SourceFile {
+        let text = text.into();
+        let mut line_starts = vec![0];
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        SourceFile {
+            name: name.into(),
+            text,
+            line_starts,
+        }
+    }
+
+    /// The file's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The file's text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The 1-based line and 1-based character column of byte offset `offset` (clamped to
+    /// the end of the text, and to the character boundary at or before it).
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.line_starts.partition_point(|&s| s <= offset);
+        let start = self.line_starts[line.saturating_sub(1)];
+        let column = self.text[start..offset].chars().count() + 1;
+        (line, column)
+    }
+
+    /// The text of 1-based line `line`, without its line break.
+    pub fn line_text(&self, line: usize) -> &str {
+        let start = self
+            .line_starts
+            .get(line.wrapping_sub(1))
+            .copied()
+            .unwrap_or(0);
+        let end = self
+            .line_starts
+            .get(line)
+            .map_or(self.text.len(), |&next| next - 1);
+        let text = self.text.get(start..end.max(start)).unwrap_or("");
+        text.strip_suffix('\r').unwrap_or(text)
+    }
+
+    /// A diagnostic `message` pointing at the start of `span`.
+    pub fn diagnostic(&self, span: Span, message: impl Into<String>) -> Diagnostic {
+        let (line, column) = self.line_col(span.start);
+        Diagnostic {
+            file: self.name.clone(),
+            line,
+            column,
+            message: message.into(),
+            source_line: self.line_text(line).to_string(),
+        }
+    }
+}
