@@ -4,8 +4,6 @@
 //! `params.txt` beside it (`M:4,N:6`; none if absent); without the variable it says it
 //! skipped.
 
-#![allow(clippy::unwrap_used)]
-
 use std::path::{Path, PathBuf};
 
 use npusim_csl::SourceFile;

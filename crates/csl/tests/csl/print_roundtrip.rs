@@ -1,8 +1,6 @@
 //! Printing is stable: for any tree the parser can make, print → parse → print gives the same
 //! text, and printing the parse of the tutorial-style programs is stable too.
 
-#![allow(clippy::unwrap_used)]
-
 use npusim_csl::Span;
 use npusim_csl::ast::{
     AssignOp, BinOp, Block, Decl, DeclKind, Else, Expr, ExprKind, FieldInit, FnDecl, Module,

@@ -1,8 +1,6 @@
 //! Compile-time evaluation of layouts written in the tutorials' style: params, per-PE code
 //! and params, routes per color per PE, exported names, and the errors.
 
-#![allow(clippy::unwrap_used)]
-
 use npusim_csl::SourceFile;
 use npusim_csl::comptime::{
     Arch, ColorRoute, ComptimeConfig, Dir, IntType, Layout, LayoutError, RangeFilter,

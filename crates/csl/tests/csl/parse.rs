@@ -1,8 +1,6 @@
 //! The parser: every construct the tutorials' programs use, Zig's operator precedence,
 //! errors as `file:line:col: error: message` with the line and a caret, the nesting limit.
 
-#![allow(clippy::unwrap_used)]
-
 use npusim_csl::SourceFile;
 use npusim_csl::ast::{DeclKind, Expr, ExprKind, Module, StmtKind};
 use npusim_csl::parse::{MAX_NESTING, parse, parse_text};

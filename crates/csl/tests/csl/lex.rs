@@ -1,7 +1,5 @@
 //! The lexer: every token kind the CSL programs use, byte spans, and the refusals.
 
-#![allow(clippy::unwrap_used)]
-
 use npusim_csl::Span;
 use npusim_csl::lex::{LexError, Tok, lex};
 

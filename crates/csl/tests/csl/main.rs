@@ -1,0 +1,13 @@
+//! The integration tests of npusim-csl, linked into one test program (one link of the crate
+//! graph instead of one per file). Each file of this folder is a module; a test's name is its
+//! module path, e.g. `comptime::...`. The CSL programs they read are in `programs/`.
+
+// Test code: an unwrap that fails is a failed test (clippy.toml allows it in #[test] bodies;
+// this extends it to the helpers).
+#![allow(clippy::unwrap_used)]
+
+mod comptime;
+mod lex;
+mod parse;
+mod print_roundtrip;
+mod tutorials;
