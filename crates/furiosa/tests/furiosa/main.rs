@@ -10,6 +10,7 @@ mod branch;
 mod cast_engine;
 mod inter_slice;
 mod intra_slice;
+mod kernel_size;
 mod mapping_goldens;
 mod mapping_lexing;
 mod mapping_props;
