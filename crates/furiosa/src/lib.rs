@@ -11,15 +11,18 @@
 //! assert_eq!(e.cell(519).to_string(), "{A: 1, B: 7}");
 //! ```
 
+pub mod buffer;
 pub mod dtype;
 pub mod engine;
 pub mod limits;
+mod liveness;
 pub mod mapping;
 pub mod pipeline;
 pub mod profile;
 pub mod tensor;
 pub mod timing;
 
+pub use buffer::Codes;
 pub use dtype::{DType, Scalar};
 pub use engine::cast::CastError;
 pub use engine::vector::branch::{BitReq, Branched, Cmp, Imm, TagGuard};

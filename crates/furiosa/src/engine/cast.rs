@@ -20,7 +20,7 @@ use thiserror::Error;
 use crate::limits::{FLIT, FLIT_BYTES};
 use crate::profile::is_cast_pair;
 use crate::tensor::Position;
-use crate::{CastProfile, DType, Mapping, PaddingKind, Scalar, StreamTensor};
+use crate::{CastProfile, Codes, DType, Mapping, PaddingKind, Scalar, StreamTensor};
 
 /// Why the Cast Engine refuses a stream.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -173,12 +173,13 @@ pub fn cast_stream(
     let live: Vec<bool> = (0..out_elements)
         .map(|p| p < elements && out_packet.cell(p).is_live())
         .collect();
-    let mut data = Vec::with_capacity(input.codes().len() / elements * out_elements);
-    for flit in input.codes().chunks_exact(elements) {
+    let words = input.codes().words();
+    let mut data = Vec::with_capacity(words.len() / elements * out_elements);
+    for flit in words.chunks_exact(elements) {
         for (p, &live) in live.iter().enumerate() {
             let code = if live {
                 profile
-                    .convert(flit[p], src, dst)
+                    .convert(u64::from(flit[p]), src, dst)
                     .ok_or_else(|| CastError::Pair {
                         stream: input.to_string(),
                         src,
@@ -190,6 +191,11 @@ pub fn cast_stream(
             data.push(code);
         }
     }
+    let data = Codes::from_u64(dst, &data).map_err(|_| CastError::Pair {
+        stream: input.to_string(),
+        src,
+        dst,
+    })?;
     Ok(input.with(dst, Position::Cast, out_packet.clone(), data))
 }
 

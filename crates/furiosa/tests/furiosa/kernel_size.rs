@@ -61,7 +61,7 @@ fn float_bits(i: usize) -> u32 {
 
 /// The codes of `t`, one per physical position.
 fn codes(t: &StreamTensor) -> Vec<u64> {
-    t.codes().to_vec()
+    t.codes().to_u64()
 }
 
 /// FNV-1a over every code's 8 little-endian bytes, and the tensor's layout.
@@ -152,7 +152,15 @@ fn inter_slice_reduce_1mi_f32_is_the_per_lane_fold() {
             for p in 0..8 {
                 let xs = (0..256).map(|r| values[(r * 512 + t) * 8 + p]);
                 let want = match op {
-                    InterSliceReduceOpF32::Add => xs.fold(0.0f32, |a, x| a + x),
+                    // A NaN sum keeps the accumulator's NaN over the element's, quieted.
+                    InterSliceReduceOpF32::Add => xs.fold(0.0f32, |a, x| {
+                        if a.is_nan() || x.is_nan() {
+                            let nan = if a.is_nan() { a } else { x };
+                            f32::from_bits(nan.to_bits() | 0x0040_0000)
+                        } else {
+                            a + x
+                        }
+                    }),
                     _ => xs.fold(f32::NEG_INFINITY, |a, x| {
                         if x.is_nan() {
                             a

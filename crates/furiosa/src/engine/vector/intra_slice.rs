@@ -137,10 +137,10 @@ pub(super) fn reduce(
     let kept_radices: Vec<usize> = kept.iter().map(Mapping::size).collect();
     let fold = op.fold();
     let mut acc = vec![(fold.identity(), 0u8); key_radices.iter().product()];
-    for (pos, ((live, &code), &tag)) in input
+    for (pos, ((live, code), &tag)) in input
         .liveness()
         .into_iter()
-        .zip(input.codes())
+        .zip(input.codes().iter())
         .zip(tags)
         .enumerate()
     {
@@ -166,7 +166,7 @@ pub(super) fn reduce(
         out_packet,
     ];
     let out_shape = [chips, clusters, slices, out_time.size(), out_packet.size()];
-    let (data, tags): (Vec<u64>, Vec<u8>) = combined_liveness(&dims_out)
+    let (data, tags): (Vec<u32>, Vec<u8>) = combined_liveness(&dims_out)
         .into_iter()
         .enumerate()
         .map(|(pos, live)| {
@@ -177,11 +177,11 @@ pub(super) fn reduce(
             } else {
                 (fold.identity(), 0)
             };
-            (u64::from(code), tag)
+            (code, tag)
         })
         .unzip();
     Ok((
-        input.regrouped(out_time.clone(), out_packet.clone(), data),
+        input.regrouped(out_time.clone(), out_packet.clone(), data.into()),
         tags,
     ))
 }
