@@ -58,8 +58,13 @@ impl Codes {
     /// `dtype`'s (`false`: a buffer of another width).
     pub(crate) fn check(&self, dtype: DType) -> Result<bool, BadCode> {
         let mask = dtype.format().code_mask();
-        let bad = self.iter().enumerate().find(|(_, c)| c & !mask != 0);
-        if let Some((index, code)) = bad {
+        let bad = match self {
+            Codes::U8(v) => v.iter().position(|&c| u64::from(c) & !mask != 0),
+            Codes::U16(v) => v.iter().position(|&c| u64::from(c) & !mask != 0),
+            Codes::U32(v) => v.iter().position(|&c| u64::from(c) & !mask != 0),
+        };
+        if let Some(index) = bad {
+            let code = self.get(index).unwrap_or_default();
             return Err(BadCode { index, code });
         }
         Ok(std::mem::discriminant(self) == std::mem::discriminant(&Codes::zeroed(dtype, 0)))

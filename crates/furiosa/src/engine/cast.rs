@@ -170,33 +170,47 @@ pub fn cast_stream(
         });
     }
 
+    // Every input code is converted (a padding lane's too: its stored value, as the rule
+    // says), then laid out flit by flit: live output lanes take the lane of the same position,
+    // padding lanes hold 0.
     let live: Vec<bool> = (0..out_elements)
         .map(|p| p < elements && out_packet.cell(p).is_live())
         .collect();
     let words = input.codes().words();
-    let mut data = Vec::with_capacity(words.len() / elements * out_elements);
-    for flit in words.chunks_exact(elements) {
-        for (p, &live) in live.iter().enumerate() {
-            let code = if live {
-                profile
-                    .convert(u64::from(flit[p]), src, dst)
-                    .ok_or_else(|| CastError::Pair {
-                        stream: input.to_string(),
-                        src,
-                        dst,
-                    })?
-            } else {
-                0
-            };
-            data.push(code);
+    let mut converted = vec![0u16; words.len()];
+    profile
+        .convert_words(&words, src, dst, &mut converted)
+        .ok_or_else(|| CastError::Pair {
+            stream: input.to_string(),
+            src,
+            dst,
+        })?;
+    drop(words);
+    let flits = converted.chunks_exact(elements);
+    let mut data = Codes::zeroed(dst, flits.len() * out_elements);
+    match &mut data {
+        Codes::U8(out) => lay_out(flits, &live, out, |c| c as u8),
+        Codes::U16(out) => lay_out(flits, &live, out, |c| c),
+        Codes::U32(out) => lay_out(flits, &live, out, u32::from),
+    }
+    Ok(input.with(dst, Position::Cast, out_packet.clone(), data))
+}
+
+/// Writes each input flit's converted codes into the live lanes of its output flit (`out`
+/// starts zeroed, so padding lanes hold 0).
+fn lay_out<T>(
+    flits: std::slice::ChunksExact<'_, u16>,
+    live: &[bool],
+    out: &mut [T],
+    narrow: impl Fn(u16) -> T,
+) {
+    for (flit, out) in flits.zip(out.chunks_exact_mut(live.len().max(1))) {
+        for ((o, &c), &l) in out.iter_mut().zip(flit).zip(live) {
+            if l {
+                *o = narrow(c);
+            }
         }
     }
-    let data = Codes::from_u64(dst, &data).map_err(|_| CastError::Pair {
-        stream: input.to_string(),
-        src,
-        dst,
-    })?;
-    Ok(input.with(dst, Position::Cast, out_packet.clone(), data))
 }
 
 impl StreamTensor {

@@ -25,7 +25,7 @@ use crate::{Mapping, StreamTensor};
 
 use super::VectorError;
 use super::inter_slice::{factors, join, names};
-use super::lanes::{compose, digits, digits_of};
+use super::lanes::{compose, digits};
 use super::ops::IntraSliceReduceOp;
 
 /// Slots of the temporal accumulator.
@@ -128,36 +128,45 @@ pub(super) fn reduce(
     }
 
     // Data: fold per physical lane (chip, cluster, slice, kept time step, kept packet lane).
+    // The buffer is [chip·cluster·slice, time, lane] row-major; each time step's accumulator
+    // row comes from a table of the kept time digits.
     let per_lane = out_packet.equivalent(packet);
-    let shape = input.shape();
-    let [chips, clusters, slices, _, lanes] = shape;
+    let [chips, clusters, slices, steps, lanes] = input.shape();
     let kept_lanes = if per_lane { lanes } else { 1 };
-    let key_radices = [chips, clusters, slices, out_time.size(), kept_lanes];
+    let out_steps = out_time.size();
     let time_radices: Vec<usize> = tf.iter().map(Mapping::size).collect();
     let kept_radices: Vec<usize> = kept.iter().map(Mapping::size).collect();
-    let fold = op.fold();
-    let mut acc = vec![(fold.identity(), 0u8); key_radices.iter().product()];
-    for (pos, ((live, code), &tag)) in input
-        .liveness()
-        .into_iter()
-        .zip(input.codes().iter())
-        .zip(tags)
-        .enumerate()
-    {
-        if live {
-            let [c, k, sl, t, p] = digits_of(pos, shape);
+    let kept_step: Vec<usize> = (0..steps)
+        .map(|t| {
             let kept_digits: Vec<usize> = digits(t, &time_radices)
                 .into_iter()
                 .zip(&tf)
                 .filter(|(_, f)| !mentions(f))
                 .map(|(d, _)| d)
                 .collect();
-            let t_kept = compose(&kept_digits, &kept_radices);
-            let lane = if per_lane { p } else { 0 };
-            let slot = &mut acc[compose(&[c, k, sl, t_kept, lane], &key_radices)];
-            *slot = (fold.step(slot.0, code as u32), tag);
+            compose(&kept_digits, &kept_radices)
+        })
+        .collect();
+    let fold = op.fold();
+    let identity = fold.identity();
+    let spatial = chips * clusters * slices;
+    let row = out_steps * kept_lanes;
+    let mut acc = vec![(identity, 0u8); spatial * row];
+    let words = input.codes().words();
+    let live = input.liveness();
+    let run = steps * lanes;
+    for (s, acc) in acc.chunks_exact_mut(row.max(1)).enumerate() {
+        for (t, &kt) in kept_step.iter().enumerate() {
+            let base = s * run + t * lanes;
+            for p in 0..lanes {
+                if live[base + p] {
+                    let slot = &mut acc[kt * kept_lanes + if per_lane { p } else { 0 }];
+                    *slot = (fold.step(slot.0, words[base + p]), tags[base + p]);
+                }
+            }
         }
     }
+    drop(words);
     let dims_out = [
         input.mapping(Dim::Chip),
         input.mapping(Dim::Cluster),
@@ -165,21 +174,24 @@ pub(super) fn reduce(
         out_time,
         out_packet,
     ];
-    let out_shape = [chips, clusters, slices, out_time.size(), out_packet.size()];
-    let (data, tags): (Vec<u32>, Vec<u8>) = combined_liveness(&dims_out)
-        .into_iter()
-        .enumerate()
-        .map(|(pos, live)| {
-            let (code, tag) = if live {
-                let [c, k, sl, t, p] = digits_of(pos, out_shape);
-                let lane = if per_lane { p } else { 0 };
-                acc[compose(&[c, k, sl, t, lane], &key_radices)]
-            } else {
-                (fold.identity(), 0)
-            };
-            (code, tag)
-        })
-        .unzip();
+    let out_lanes = out_packet.size();
+    let out_live = combined_liveness(&dims_out);
+    let mut data = vec![identity; out_live.len()];
+    let mut out_tags = vec![0u8; out_live.len()];
+    let out_run = out_steps * out_lanes;
+    for (s, acc) in acc.chunks_exact(row.max(1)).enumerate() {
+        for t in 0..out_steps {
+            for p in 0..out_lanes {
+                let pos = s * out_run + t * out_lanes + p;
+                if out_live[pos] {
+                    let (code, tag) = acc[t * kept_lanes + if per_lane { p } else { 0 }];
+                    data[pos] = code;
+                    out_tags[pos] = tag;
+                }
+            }
+        }
+    }
+    let tags = out_tags;
     Ok((
         input.regrouped(out_time.clone(), out_packet.clone(), data.into()),
         tags,
