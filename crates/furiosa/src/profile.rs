@@ -134,17 +134,22 @@ impl CastProfile {
             floats.extend(words.iter().map(|&w| f32::from_bits(w)));
             let bytes = &mut bytes[..words.len() * width];
             let bulk = cast_from_f32(&floats, dst.format(), bytes, &policy).is_ok();
-            for (i, (o, &w)) in out.iter_mut().zip(words).enumerate() {
+            if width == 1 {
+                out.iter_mut()
+                    .zip(bytes.iter())
+                    .for_each(|(o, &b)| *o = u16::from(b));
+            } else {
+                let pairs = bytes.chunks_exact(2);
+                out.iter_mut()
+                    .zip(pairs)
+                    .for_each(|(o, b)| *o = u16::from_le_bytes([b[0], b[1]]));
+            }
+            let low = if dst == DType::F8E5M2 { 127 - 14 } else { 1 };
+            for (o, &w) in out.iter_mut().zip(words) {
                 let exp = (w >> 23) & 0xff;
-                let ruled = exp == 0xff || exp == 0 || (dst == DType::F8E5M2 && exp < 127 - 14);
-                *o = if bulk && !ruled {
-                    match width {
-                        1 => u16::from(bytes[i]),
-                        _ => u16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]]),
-                    }
-                } else {
-                    self.convert(u64::from(w), src, dst)? as u16
-                };
+                if !bulk || exp == 0xff || exp < low {
+                    *o = self.convert(u64::from(w), src, dst)? as u16;
+                }
             }
         }
         Some(())

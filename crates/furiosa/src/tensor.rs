@@ -296,6 +296,17 @@ impl StreamTensor {
         ])
     }
 
+    /// [`StreamTensor::liveness`], or `None` when every position holds a logical element.
+    pub(crate) fn partial_liveness(&self) -> Option<Vec<bool>> {
+        partial_liveness(&[
+            &self.chip,
+            &self.cluster,
+            &self.slice,
+            &self.time,
+            &self.packet,
+        ])
+    }
+
     /// The sizes `[Chip, Cluster, Slice, Time, Packet]` (the shape of the physical buffer).
     pub fn shape(&self) -> [usize; 5] {
         [
@@ -441,7 +452,7 @@ pub(crate) fn combined_cells(dims: &[&Mapping]) -> Vec<Final> {
     (0..e.size()).map(|p| e.cell(p)).collect()
 }
 
-pub(crate) use crate::liveness::combined_liveness;
+pub(crate) use crate::liveness::{combined_liveness, partial_liveness};
 
 impl fmt::Display for StreamTensor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

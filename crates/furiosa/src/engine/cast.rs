@@ -94,6 +94,10 @@ pub enum CastError {
     },
 }
 
+/// Flits converted per block: the block's codes stay in cache between the conversion and the
+/// layout.
+const BLOCK_FLITS: usize = 512;
+
 fn m(mapping: &Mapping) -> String {
     mapping.m_notation()
 }
@@ -177,22 +181,30 @@ pub fn cast_stream(
         .map(|p| p < elements && out_packet.cell(p).is_live())
         .collect();
     let words = input.codes().words();
-    let mut converted = vec![0u16; words.len()];
-    profile
-        .convert_words(&words, src, dst, &mut converted)
-        .ok_or_else(|| CastError::Pair {
-            stream: input.to_string(),
-            src,
-            dst,
-        })?;
-    drop(words);
-    let flits = converted.chunks_exact(elements);
-    let mut data = Codes::zeroed(dst, flits.len() * out_elements);
-    match &mut data {
-        Codes::U8(out) => lay_out(flits, &live, out, |c| c as u8),
-        Codes::U16(out) => lay_out(flits, &live, out, |c| c),
-        Codes::U32(out) => lay_out(flits, &live, out, u32::from),
+    let flits = words.len() / elements;
+    let mut data = Codes::zeroed(dst, flits * out_elements);
+    let mut converted = vec![0u16; BLOCK_FLITS * elements];
+    let blocks = words
+        .chunks(BLOCK_FLITS * elements)
+        .zip(0..flits.div_ceil(BLOCK_FLITS));
+    for (words, block) in blocks {
+        let converted = &mut converted[..words.len()];
+        profile
+            .convert_words(words, src, dst, converted)
+            .ok_or_else(|| CastError::Pair {
+                stream: input.to_string(),
+                src,
+                dst,
+            })?;
+        let at = block * BLOCK_FLITS * out_elements..;
+        let flits = converted.chunks_exact(elements);
+        match &mut data {
+            Codes::U8(out) => lay_out(flits, &live, &mut out[at], |c| c as u8),
+            Codes::U16(out) => lay_out(flits, &live, &mut out[at], |c| c),
+            Codes::U32(out) => lay_out(flits, &live, &mut out[at], u32::from),
+        }
     }
+    drop(words);
     Ok(input.with(dst, Position::Cast, out_packet.clone(), data))
 }
 

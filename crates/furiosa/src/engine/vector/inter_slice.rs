@@ -22,7 +22,7 @@ use std::collections::BTreeSet;
 use crate::Codes;
 use crate::limits::SLICES_PER_CLUSTER;
 use crate::mapping::Form;
-use crate::tensor::{Dim, combined_liveness};
+use crate::tensor::{Dim, partial_liveness};
 use crate::{Mapping, StreamTensor};
 
 use super::VectorError;
@@ -221,12 +221,13 @@ pub(super) fn reduce(
     let groups = chips * clusters * kept_slices;
     let identity = op.identity();
     let words = input.codes().words();
-    let live = input.liveness();
+    let live = input.partial_liveness();
     let mut acc = vec![identity; groups * run];
     for (group, acc) in acc.chunks_exact_mut(run.max(1)).enumerate() {
         for r in 0..ratio {
             let base = (group * ratio + r) * run;
-            fold_run(op, acc, &words[base..base + run], &live[base..base + run]);
+            let live = live.as_ref().map(|l| &l[base..base + run]);
+            fold_run(op, acc, &words[base..base + run], live);
         }
     }
     drop(words);
@@ -270,22 +271,27 @@ pub(super) fn reduce(
                 .sum()
         })
         .collect();
-    let out_live = combined_liveness(&dims_out);
-    let mut data = vec![identity; out_live.len()];
-    let mut cells = data
-        .chunks_exact_mut(lanes.max(1))
-        .zip(out_live.chunks_exact(lanes.max(1)));
+    let out_live = partial_liveness(&dims_out);
+    let out_len = groups * ratio * out_steps * lanes;
+    let mut data = vec![identity; out_len];
+    let mut cells = data.chunks_exact_mut(lanes.max(1)).enumerate();
     for group in acc.chunks_exact(run.max(1)) {
         for &promoted_t in &promoted_step {
             for &kept_t in &kept_step {
                 let t = promoted_t + kept_t;
                 let from = &group[t * lanes..(t + 1) * lanes];
-                let Some((out, live)) = cells.next() else {
+                let Some((i, out)) = cells.next() else {
                     break;
                 };
-                for ((o, &l), &v) in out.iter_mut().zip(live).zip(from) {
-                    if l {
-                        *o = v;
+                match &out_live {
+                    None => out.copy_from_slice(from),
+                    Some(live) => {
+                        let live = &live[i * lanes..(i + 1) * lanes];
+                        for ((o, &l), &v) in out.iter_mut().zip(live).zip(from) {
+                            if l {
+                                *o = v;
+                            }
+                        }
                     }
                 }
             }
@@ -302,11 +308,19 @@ pub(super) fn reduce(
 /// (the op chosen once per run, so each loop is the op's own). f32 folds go through
 /// [`InterSliceReduceOp::step`] unchanged: which NaN an f32 sum of two NaNs keeps depends on
 /// the operand order the compiled code uses.
-fn fold_run(op: InterSliceReduceOp, acc: &mut [u32], codes: &[u32], live: &[bool]) {
-    fn each(acc: &mut [u32], codes: &[u32], live: &[bool], step: impl Fn(u32, u32) -> u32) {
-        for ((a, &c), &l) in acc.iter_mut().zip(codes).zip(live) {
-            if l {
-                *a = step(*a, c);
+fn fold_run(op: InterSliceReduceOp, acc: &mut [u32], codes: &[u32], live: Option<&[bool]>) {
+    fn each(acc: &mut [u32], codes: &[u32], live: Option<&[bool]>, step: impl Fn(u32, u32) -> u32) {
+        match live {
+            None => acc
+                .iter_mut()
+                .zip(codes)
+                .for_each(|(a, &c)| *a = step(*a, c)),
+            Some(live) => {
+                for ((a, &c), &l) in acc.iter_mut().zip(codes).zip(live) {
+                    if l {
+                        *a = step(*a, c);
+                    }
+                }
             }
         }
     }
