@@ -153,19 +153,30 @@ pub(super) fn reduce(
     let row = out_steps * kept_lanes;
     let mut acc = vec![(identity, 0u8); spatial * row];
     let words = input.codes().words();
-    let live = input.liveness();
     let run = steps * lanes;
-    for (s, acc) in acc.chunks_exact_mut(row.max(1)).enumerate() {
-        for (t, &kt) in kept_step.iter().enumerate() {
-            let base = s * run + t * lanes;
-            for p in 0..lanes {
-                if live[base + p] {
-                    let slot = &mut acc[kt * kept_lanes + if per_lane { p } else { 0 }];
-                    *slot = (fold.step(slot.0, words[base + p]), tags[base + p]);
-                }
-            }
+    let cells = Run {
+        words: &words,
+        tags,
+        live: input.partial_liveness(),
+        run,
+        lanes,
+        kept_lanes,
+        kept_step: &kept_step,
+    };
+    use super::ops::IntraSliceReduceOpI32 as I;
+    match op {
+        IntraSliceReduceOp::I32(I::AddSat) => cells.fold(&mut acc, row, |a, c| {
+            (a as i32).saturating_add(c as i32) as u32
+        }),
+        IntraSliceReduceOp::I32(I::Max) => {
+            cells.fold(&mut acc, row, |a, c| (a as i32).max(c as i32) as u32)
         }
+        IntraSliceReduceOp::I32(I::Min) => {
+            cells.fold(&mut acc, row, |a, c| (a as i32).min(c as i32) as u32)
+        }
+        IntraSliceReduceOp::F32(_) => cells.fold(&mut acc, row, |a, c| fold.step(a, c)),
     }
+    drop(cells);
     drop(words);
     let dims_out = [
         input.mapping(Dim::Chip),
@@ -196,4 +207,40 @@ pub(super) fn reduce(
         input.regrouped(out_time.clone(), out_packet.clone(), data.into()),
         tags,
     ))
+}
+
+/// The input of a fold: its codes and tags, the liveness mask when some position is dead, and
+/// the layout (`run` codes per slice, `lanes` per time step, the accumulator row of each time
+/// step, and whether the lanes are kept).
+struct Run<'a> {
+    words: &'a [u32],
+    tags: &'a [u8],
+    live: Option<Vec<bool>>,
+    run: usize,
+    lanes: usize,
+    kept_lanes: usize,
+    kept_step: &'a [usize],
+}
+
+impl Run<'_> {
+    /// Folds every live cell into its accumulator slot (`row` slots per slice), in input
+    /// order; a slot keeps the tag of the last cell folded into it.
+    fn fold(&self, acc: &mut [(u32, u8)], row: usize, step: impl Fn(u32, u32) -> u32) {
+        let per_lane = self.kept_lanes == self.lanes;
+        for (s, acc) in acc.chunks_exact_mut(row.max(1)).enumerate() {
+            for (t, &kt) in self.kept_step.iter().enumerate() {
+                let base = s * self.run + t * self.lanes;
+                let cells = base..base + self.lanes;
+                let (codes, tags) = (&self.words[cells.clone()], &self.tags[cells.clone()]);
+                let live = self.live.as_ref().map(|l| &l[cells]);
+                let slots = &mut acc[kt * self.kept_lanes..(kt + 1) * self.kept_lanes];
+                for p in 0..self.lanes {
+                    if live.is_none_or(|l| l[p]) {
+                        let slot = &mut slots[if per_lane { p } else { 0 }];
+                        *slot = (step(slot.0, codes[p]), tags[p]);
+                    }
+                }
+            }
+        }
+    }
 }
