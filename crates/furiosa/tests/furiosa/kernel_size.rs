@@ -358,3 +358,33 @@ fn vector_engine_elementwise_1mi_keeps_its_hash() {
     assert_eq!(codes(&out).len(), 1 << 20);
     expect_hash("elementwise", &out, 0x0048_3b2d_480a_b885);
 }
+
+/// A typed buffer must be in its type's word width and hold only codes of the type; each
+/// refusal names the numbers.
+#[test]
+fn typed_buffers_are_checked() {
+    use npusim_furiosa::Codes;
+    use npusim_furiosa::tensor::Position;
+    let axes = ax("T=2, P=8");
+    let d = || dims(&axes, ["1", "1", "1", "T", "P"]);
+    let e = StreamTensor::from_codes(DType::I32, Position::Collect, d(), Codes::U16(vec![0; 16]))
+        .expect_err("16-bit words for i32");
+    assert_eq!(
+        e.to_string(),
+        "the buffer holds 16-bit words but i32 codes are stored in 32-bit words"
+    );
+    let mut nibbles = vec![0u8; 16];
+    nibbles[5] = 0x10;
+    let e = StreamTensor::from_codes(DType::I4, Position::Collect, d(), Codes::U8(nibbles))
+        .expect_err("0x10 is not an i4 code");
+    assert_eq!(
+        e.to_string(),
+        "element 5 has code 0x10, which is not a i4 code"
+    );
+    let e = StreamTensor::from_codes(DType::I8, Position::Collect, d(), Codes::U8(vec![0; 15]))
+        .expect_err("15 codes for 16 positions");
+    assert!(e.to_string().contains("holds 15 elements but"), "{e}");
+    let ok = StreamTensor::from_codes(DType::BF16, Position::Collect, d(), Codes::U16(vec![7; 16]))
+        .expect("bf16 in 16-bit words");
+    assert_eq!(ok.codes().get(15), Some(7));
+}
