@@ -42,7 +42,7 @@ fn main() -> Result<(), Box<dyn Error>> {
                     let want = (0..4).fold(0.0f32, |acc, r| {
                         acc + data[((w * 4 + r) * 16 + t0 * 8 + t2 * 2 + t1) * 8 + p]
                     });
-                    let got = output.codes()[((w * 4 + t2) * 4 + t) * 8 + p] as u32;
+                    let got = output.codes().words()[((w * 4 + t2) * 4 + t) * 8 + p];
                     if got != want.to_bits() {
                         return Err(
                             format!("W {w} T2 {t2} T0 {t0} T1 {t1} P {p}: want {want}").into()

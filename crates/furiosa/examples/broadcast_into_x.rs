@@ -31,7 +31,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         for p in 0..8 {
             let want = (0..4).fold(0.0f32, |acc, r| acc + data[(w * 4 + r) * 8 + p]);
             for x in 0..4 {
-                let got = f32::from_bits(output.codes()[(w * 4 + x) * 8 + p] as u32);
+                let got = f32::from_bits(output.codes().words()[(w * 4 + x) * 8 + p]);
                 if got.to_bits() != want.to_bits() {
                     return Err(format!("W {w} X {x} P {p}: got {got}, want {want}").into());
                 }

@@ -11,10 +11,12 @@
 //! assert_eq!(e.cell(519).to_string(), "{A: 1, B: 7}");
 //! ```
 
+pub mod buffer;
 pub mod dm;
 pub mod dtype;
 pub mod engine;
 pub mod limits;
+mod liveness;
 pub mod mapping;
 pub mod pipeline;
 pub mod profile;
@@ -22,6 +24,7 @@ pub mod sequencer;
 pub mod tensor;
 pub mod timing;
 
+pub use buffer::Codes;
 pub use dm::{Dm, DmError, DmTensor};
 pub use dtype::{DType, Scalar};
 pub use engine::cast::CastError;

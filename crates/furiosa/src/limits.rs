@@ -31,8 +31,9 @@ pub const DM_BYTES_PER_SLICE: usize = 512 * 1024;
 pub const TRF_BYTES: usize = 65_536;
 
 /// Positions of one stream npusim holds in memory (chip × cluster × slice × time × packet):
-/// a limit of the model, not of the hardware (a stage keeps every position's cell while it
-/// runs, about a hundred bytes each), checked before anything is allocated.
+/// a limit of the model, not of the hardware (a stage holds its input and output buffers, a
+/// code each in its type's word, and a liveness byte and a tag byte per position), checked
+/// before anything is allocated.
 pub const STREAM_POSITIONS: Limit = Limit::new(
     "stream positions (chip × cluster × slice × time × packet)",
     1,

@@ -14,7 +14,7 @@
 //! | f32 → f8e5m2 | NaN → `0x7e`; ±∞ kept; normals round half away from zero; overflow → ±∞; below 2^−14: `min(round_half_away(|x|·2^16), 3)` with the sign |
 //! | f32 → f16 | IEEE: RNE, overflow → ±∞, NaN stays NaN (quiet, sign and top payload kept), subnormals kept — npusim's choice, switchable ([`CastProfile::f16`]); no vendor rule is published |
 
-use npusim_numerics::{CastPolicy, IntOverflow, Overflow, RoundMode, convert};
+use npusim_numerics::{CastPolicy, IntOverflow, Overflow, RoundMode, cast_from_f32, convert};
 
 use crate::DType;
 
@@ -98,6 +98,61 @@ impl CastProfile {
             }
         }
         Some(convert(code, src.format(), dst.format(), &policy))
+    }
+}
+
+/// Elements converted per call of the bulk cast: below the numerics crate's parallel threshold,
+/// so a Cast Engine run stays on its caller's thread, and small enough to stay in cache.
+const BLOCK: usize = 4096;
+
+impl CastProfile {
+    /// [`CastProfile::convert`] of every 32-bit code of `words` into `out` (one code each, of
+    /// at most 16 bits): integers keep their low bits; floats go through the numerics crate's
+    /// bulk cast under [`CastProfile::policy`], and the inputs a rule of this profile decides
+    /// first (NaN, zero and subnormal, and for f8e5m2 everything below 2^−14) through
+    /// [`CastProfile::convert`] one by one. `None` for a pair the Cast Engine does not take.
+    pub fn convert_words(
+        &self,
+        words: &[u32],
+        src: DType,
+        dst: DType,
+        out: &mut [u16],
+    ) -> Option<()> {
+        let policy = self.policy(src, dst)?;
+        if src != DType::F32 {
+            let mask = dst.format().code_mask() as u32;
+            out.iter_mut()
+                .zip(words)
+                .for_each(|(o, &w)| *o = (w & mask) as u16);
+            return Some(());
+        }
+        let width = dst.bits() / 8;
+        let mut floats = Vec::with_capacity(BLOCK);
+        let mut bytes = vec![0u8; BLOCK * width];
+        for (words, out) in words.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
+            floats.clear();
+            floats.extend(words.iter().map(|&w| f32::from_bits(w)));
+            let bytes = &mut bytes[..words.len() * width];
+            let bulk = cast_from_f32(&floats, dst.format(), bytes, &policy).is_ok();
+            if width == 1 {
+                out.iter_mut()
+                    .zip(bytes.iter())
+                    .for_each(|(o, &b)| *o = u16::from(b));
+            } else {
+                let pairs = bytes.chunks_exact(2);
+                out.iter_mut()
+                    .zip(pairs)
+                    .for_each(|(o, b)| *o = u16::from_le_bytes([b[0], b[1]]));
+            }
+            let low = if dst == DType::F8E5M2 { 127 - 14 } else { 1 };
+            for (o, &w) in out.iter_mut().zip(words) {
+                let exp = (w >> 23) & 0xff;
+                if !bulk || exp == 0xff || exp < low {
+                    *o = self.convert(u64::from(w), src, dst)? as u16;
+                }
+            }
+        }
+        Some(())
     }
 }
 

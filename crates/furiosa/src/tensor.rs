@@ -1,16 +1,17 @@
 //! Stream tensors: a scalar type, the five mappings Chip / Cluster / Slice / Time /
 //! Packet, the pipeline position, and the data.
 //!
-//! The data is one code per physical position of the combined mapping
-//! `m![Chip, Cluster, Slice, Time, Packet]` (outer to inner), padding positions included, so
-//! position `((((chip · CL + cluster) · S + slice) · T + time) · P + packet)` holds the element
-//! at those coordinates.
+//! The data is a flat typed buffer ([`Codes`]) of one code per physical position of the
+//! combined mapping `m![Chip, Cluster, Slice, Time, Packet]` (outer to inner), padding
+//! positions included, so position `((((chip · CL + cluster) · S + slice) · T + time) · P +
+//! packet)` holds the element at those coordinates.
 
 use std::fmt;
 
 use npusim_hw::LimitError;
 use thiserror::Error;
 
+use crate::buffer::Codes;
 use crate::limits::{CLUSTERS_PER_CHIP, SLICES_PER_CLUSTER};
 use crate::mapping::{Evaluator, Final};
 use crate::{DType, Mapping};
@@ -96,6 +97,16 @@ pub enum TensorError {
         /// The scalar type.
         dtype: DType,
     },
+    /// A buffer's word width is not its type's.
+    #[error("the buffer holds {bits}-bit words but {dtype} codes are stored in {want}-bit words")]
+    Width {
+        /// The buffer's word width.
+        bits: usize,
+        /// The width the type is stored in.
+        want: usize,
+        /// The scalar type.
+        dtype: DType,
+    },
 }
 
 /// A stream tensor: scalar type, the five mappings, pipeline position and one code per
@@ -109,7 +120,7 @@ pub struct StreamTensor {
     slice: Mapping,
     time: Mapping,
     packet: Mapping,
-    data: Vec<u64>,
+    data: Codes,
 }
 
 impl StreamTensor {
@@ -126,34 +137,48 @@ impl StreamTensor {
         packet: Mapping,
         data: Vec<u64>,
     ) -> Result<StreamTensor, TensorError> {
-        for (dim, m, limit) in [
-            (Dim::Cluster, &cluster, CLUSTERS_PER_CHIP),
-            (Dim::Slice, &slice, SLICES_PER_CLUSTER),
-        ] {
-            limit
-                .check(m.size() as i128)
-                .map_err(|source| TensorError::Limit {
-                    dim,
-                    mapping: m.to_string(),
-                    size: m.size(),
-                    source,
-                })?;
+        let dims = [chip, cluster, slice, time, packet];
+        check_shape(&dims, data.len())?;
+        let data = Codes::from_u64(dtype, &data).map_err(|b| TensorError::BadCode {
+            index: b.index,
+            code: b.code,
+            dtype,
+        })?;
+        StreamTensor::from_codes(dtype, position, dims, data)
+    }
+
+    /// Builds a stream tensor over a typed buffer (the mappings as
+    /// `[Chip, Cluster, Slice, Time, Packet]`), checking the cluster and slice counts, the data
+    /// length, the buffer's word width and that every code fits `dtype`.
+    pub fn from_codes(
+        dtype: DType,
+        position: Position,
+        dims: [Mapping; 5],
+        data: Codes,
+    ) -> Result<StreamTensor, TensorError> {
+        check_shape(&dims, data.len())?;
+        match data.check(dtype) {
+            Ok(true) => {}
+            Ok(false) => {
+                return Err(TensorError::Width {
+                    bits: match data {
+                        Codes::U8(_) => 8,
+                        Codes::U16(_) => 16,
+                        Codes::U32(_) => 32,
+                    },
+                    want: dtype.bits().next_power_of_two().max(8),
+                    dtype,
+                });
+            }
+            Err(b) => {
+                return Err(TensorError::BadCode {
+                    index: b.index,
+                    code: b.code,
+                    dtype,
+                });
+            }
         }
-        let expected = [&chip, &cluster, &slice, &time, &packet]
-            .iter()
-            .try_fold(1usize, |acc, m| acc.checked_mul(m.size()))
-            .unwrap_or(usize::MAX);
-        if data.len() != expected {
-            return Err(TensorError::DataLength {
-                expected,
-                got: data.len(),
-                layout: format!("{chip}, {cluster}, {slice}, {time}, {packet}"),
-            });
-        }
-        let mask = dtype.format().code_mask();
-        if let Some((index, &code)) = data.iter().enumerate().find(|(_, c)| **c & !mask != 0) {
-            return Err(TensorError::BadCode { index, code, dtype });
-        }
+        let [chip, cluster, slice, time, packet] = dims;
         Ok(StreamTensor {
             dtype,
             position,
@@ -168,14 +193,14 @@ impl StreamTensor {
 
     /// A `CollectTensor` of `i32` values (one per physical position).
     pub fn collect_i32(dims: [Mapping; 5], values: &[i32]) -> Result<StreamTensor, TensorError> {
-        let data = values.iter().map(|v| u64::from(*v as u32)).collect();
-        StreamTensor::from_dims(DType::I32, Position::Collect, dims, data)
+        let data = Codes::U32(values.iter().map(|v| *v as u32).collect());
+        StreamTensor::from_codes(DType::I32, Position::Collect, dims, data)
     }
 
     /// A `CollectTensor` of `f32` values (one per physical position).
     pub fn collect_f32(dims: [Mapping; 5], values: &[f32]) -> Result<StreamTensor, TensorError> {
-        let data = values.iter().map(|v| u64::from(v.to_bits())).collect();
-        StreamTensor::from_dims(DType::F32, Position::Collect, dims, data)
+        let data = Codes::U32(values.iter().map(|v| v.to_bits()).collect());
+        StreamTensor::from_codes(DType::F32, Position::Collect, dims, data)
     }
 
     /// [`StreamTensor::new`] with the mappings given as `[Chip, Cluster, Slice, Time, Packet]`.
@@ -220,9 +245,14 @@ impl StreamTensor {
         &self.packet
     }
 
-    /// The codes, one per physical position.
-    pub fn codes(&self) -> &[u64] {
+    /// The codes, one per physical position, in their type's word width.
+    pub fn codes(&self) -> &Codes {
         &self.data
+    }
+
+    /// The codes, moved out.
+    pub fn into_codes(self) -> Codes {
+        self.data
     }
 
     /// The codes of an integer type as sign-extended values.
@@ -230,14 +260,14 @@ impl StreamTensor {
         let bits = self.dtype.bits() as u32;
         self.data
             .iter()
-            .map(|&c| ((c << (64 - bits)) as i64) >> (64 - bits))
+            .map(|c| ((c << (64 - bits)) as i64) >> (64 - bits))
             .collect()
     }
 
     /// The elements decoded to f64 (NaN for NaN codes).
     pub fn values(&self) -> Vec<f64> {
         let f = self.dtype.format();
-        self.data.iter().map(|&c| f.decode(c).to_f64()).collect()
+        self.data.iter().map(|c| f.decode(c).to_f64()).collect()
     }
 
     /// The finalised cell of every physical position of `m![Chip, Cluster, Slice, Time, Packet]`,
@@ -258,6 +288,17 @@ impl StreamTensor {
     /// coordinates).
     pub fn liveness(&self) -> Vec<bool> {
         combined_liveness(&[
+            &self.chip,
+            &self.cluster,
+            &self.slice,
+            &self.time,
+            &self.packet,
+        ])
+    }
+
+    /// [`StreamTensor::liveness`], or `None` when every position holds a logical element.
+    pub(crate) fn partial_liveness(&self) -> Option<Vec<bool>> {
+        partial_liveness(&[
             &self.chip,
             &self.cluster,
             &self.slice,
@@ -292,33 +333,37 @@ impl StreamTensor {
 
     /// The same data under new Time and Packet mappings of the same sizes (for relabelling
     /// stages such as narrow/widen).
-    pub(crate) fn relabel(&self, time: Mapping, packet: Mapping) -> StreamTensor {
+    pub(crate) fn relabel(self, time: Mapping, packet: Mapping) -> StreamTensor {
         StreamTensor {
             time,
             packet,
-            ..self.clone()
+            ..self
         }
     }
 
     /// The same tensor with new Slice and Time mappings and data (for the inter-slice reducer).
-    pub(crate) fn reshaped(&self, slice: Mapping, time: Mapping, data: Vec<u64>) -> StreamTensor {
-        StreamTensor {
+    pub(crate) fn reshaped(&self, slice: Mapping, time: Mapping, data: Codes) -> StreamTensor {
+        self.with_parts(
+            self.dtype,
+            self.position,
             slice,
             time,
+            self.packet.clone(),
             data,
-            ..self.clone()
-        }
+        )
     }
 
     /// The same tensor with new Time and Packet mappings and data (for the intra-slice reducer
     /// and widening).
-    pub(crate) fn regrouped(&self, time: Mapping, packet: Mapping, data: Vec<u64>) -> StreamTensor {
-        StreamTensor {
+    pub(crate) fn regrouped(&self, time: Mapping, packet: Mapping, data: Codes) -> StreamTensor {
+        self.with_parts(
+            self.dtype,
+            self.position,
+            self.slice.clone(),
             time,
             packet,
             data,
-            ..self.clone()
-        }
+        )
     }
 
     /// The same tensor with other codes, type, position and Packet (for engines).
@@ -327,19 +372,77 @@ impl StreamTensor {
         dtype: DType,
         position: Position,
         packet: Mapping,
-        data: Vec<u64>,
+        data: Codes,
+    ) -> StreamTensor {
+        let (slice, time) = (self.slice.clone(), self.time.clone());
+        self.with_parts(dtype, position, slice, time, packet, data)
+    }
+
+    /// The tensor moved to another position, its data kept.
+    pub(crate) fn moved_to(self, position: Position) -> StreamTensor {
+        StreamTensor { position, ..self }
+    }
+
+    /// Runs `f` over the codes as 32-bit words in place (a buffer of another width is widened
+    /// first); the tensor then holds `dtype`.
+    pub(crate) fn map_words(&mut self, dtype: DType, f: impl FnOnce(&mut [u32])) {
+        let mut words = std::mem::replace(&mut self.data, Codes::U8(Vec::new())).into_words();
+        f(&mut words);
+        self.data = Codes::U32(words);
+        self.dtype = dtype;
+    }
+
+    fn with_parts(
+        &self,
+        dtype: DType,
+        position: Position,
+        slice: Mapping,
+        time: Mapping,
+        packet: Mapping,
+        data: Codes,
     ) -> StreamTensor {
         StreamTensor {
             dtype,
             position,
             chip: self.chip.clone(),
             cluster: self.cluster.clone(),
-            slice: self.slice.clone(),
-            time: self.time.clone(),
+            slice,
+            time,
             packet,
             data,
         }
     }
+}
+
+/// Checks the cluster and slice counts and that `len` codes are one per physical position of
+/// `dims` (`[Chip, Cluster, Slice, Time, Packet]`).
+fn check_shape(dims: &[Mapping; 5], len: usize) -> Result<(), TensorError> {
+    let [chip, cluster, slice, time, packet] = dims;
+    for (dim, m, limit) in [
+        (Dim::Cluster, cluster, CLUSTERS_PER_CHIP),
+        (Dim::Slice, slice, SLICES_PER_CLUSTER),
+    ] {
+        limit
+            .check(m.size() as i128)
+            .map_err(|source| TensorError::Limit {
+                dim,
+                mapping: m.to_string(),
+                size: m.size(),
+                source,
+            })?;
+    }
+    let expected = dims
+        .iter()
+        .try_fold(1usize, |acc, m| acc.checked_mul(m.size()))
+        .unwrap_or(usize::MAX);
+    if len != expected {
+        return Err(TensorError::DataLength {
+            expected,
+            got: len,
+            layout: format!("{chip}, {cluster}, {slice}, {time}, {packet}"),
+        });
+    }
+    Ok(())
 }
 
 /// The finalised cell of every physical position of `m![d0, d1, ...]` (outer to inner), in
@@ -349,12 +452,7 @@ pub(crate) fn combined_cells(dims: &[&Mapping]) -> Vec<Final> {
     (0..e.size()).map(|p| e.cell(p)).collect()
 }
 
-/// Whether each physical position of `m![d0, d1, ...]` (outer to inner) holds a logical
-/// element, in position order.
-pub(crate) fn combined_liveness(dims: &[&Mapping]) -> Vec<bool> {
-    let mut e = Evaluator::of_dims(dims);
-    (0..e.size()).map(|p| e.slot(p).is_live()).collect()
-}
+pub(crate) use crate::liveness::{combined_liveness, partial_liveness};
 
 impl fmt::Display for StreamTensor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

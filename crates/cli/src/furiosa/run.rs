@@ -170,7 +170,7 @@ fn values_text(t: &StreamTensor) -> String {
         .codes()
         .iter()
         .take(SHOWN_VALUES)
-        .map(|&c| format.decode(c).to_f64().to_string())
+        .map(|c| format.decode(c).to_f64().to_string())
         .collect();
     let more = t.codes().len().saturating_sub(SHOWN_VALUES);
     let rest = if more > 0 {

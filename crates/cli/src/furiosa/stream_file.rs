@@ -19,7 +19,7 @@ fn stream_elements(t: &StreamTensor) -> Result<Elements<'static>> {
     let count = t.codes().len();
     let mut bytes = vec![0u8; native.bytes_for(count)];
     let bits = t.dtype().bits();
-    for (i, &code) in t.codes().iter().enumerate() {
+    for (i, code) in t.codes().iter().enumerate() {
         if bits == 4 {
             bytes[i / 2] |= ((code & 0xf) as u8) << (4 * (i % 2));
         } else {

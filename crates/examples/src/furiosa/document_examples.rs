@@ -253,9 +253,9 @@ fn compare(
         first_mismatch: None,
         estimate,
         input,
-        codes: out.codes().to_vec(),
+        codes: out.codes().to_u64(),
     };
-    for (cell, &got) in out.cells().iter().zip(out.codes()) {
+    for (cell, got) in out.cells().iter().zip(out.codes()) {
         let want = match cell {
             Final::Live(c) => live(c),
             _ => dead,
@@ -304,7 +304,7 @@ fn cast_i32_to_i8() -> Result<ExampleRun, ExampleError> {
         i32c(cast_value(c))
     })?;
     let flits = input.time().size() as u64;
-    let codes = input.codes().to_vec();
+    let codes = input.codes().to_u64();
     let out = input.cast::<i8>(&parse(&ax, "A # 32")?)?;
     // Narrowing wraps: keep the low 8 bits.
     Ok(compare(
@@ -323,7 +323,7 @@ fn cast_padded() -> Result<ExampleRun, ExampleError> {
         i32c(cast_value(c))
     })?;
     let flits = input.time().size() as u64;
-    let codes = input.codes().to_vec();
+    let codes = input.codes().to_u64();
     let out = input.cast::<i8>(&parse(&ax, "A # 32")?)?;
     Ok(compare(
         codes,
@@ -385,7 +385,7 @@ fn input_vector(
     value: impl Fn(&Coords) -> u64,
 ) -> Result<(Vec<u64>, npusim_furiosa::VectorTensor), ExampleError> {
     let input = stream(dtype, dims(ax, texts)?, value)?;
-    Ok((input.codes().to_vec(), input.vector_init()?))
+    Ok((input.codes().to_u64(), input.vector_init()?))
 }
 
 /// Runs `v` to `vector_final()` and compares every output cell with `live` or `dead`, with

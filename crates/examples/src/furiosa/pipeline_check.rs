@@ -33,13 +33,13 @@ pub fn check(ex: &DocumentExample, pipeline: &Pipeline) -> Result<String, String
         .run(run.input.clone())
         .map_err(|e| format!("on the input of the worked example {name}: {e}"))?;
     if let Some(i) = (0..run.codes.len().max(out.codes().len()))
-        .find(|&i| out.codes().get(i) != run.codes.get(i))
+        .find(|&i| out.codes().get(i) != run.codes.get(i).copied())
     {
-        let show = |c: Option<&u64>| c.map_or("nothing".to_string(), |c| format!("{c:#x}"));
+        let show = |c: Option<u64>| c.map_or("nothing".to_string(), |c| format!("{c:#x}"));
         return Err(format!(
             "on the input of the worked example {name}, output code {i} is {} where {} is expected ({} codes, {} expected)",
             show(out.codes().get(i)),
-            show(run.codes.get(i)),
+            show(run.codes.get(i).copied()),
             out.codes().len(),
             run.codes.len()
         ));

@@ -17,7 +17,7 @@ use super::detail::Detail;
 fn replay(pipeline: &str, input: &[u64], codes: &[u64]) -> Result<(), String> {
     let p = Pipeline::parse(pipeline).map_err(|e| e.to_string())?;
     let (out, _) = p.run(input.to_vec()).map_err(|e| e.to_string())?;
-    match out.codes().iter().zip(codes).position(|(a, b)| a != b) {
+    match out.codes().iter().zip(codes).position(|(a, &b)| a != b) {
         None if out.codes().len() == codes.len() => Ok(()),
         None => Err(format!(
             "{} codes instead of {}",

@@ -20,7 +20,7 @@ use thiserror::Error;
 use crate::limits::{FLIT, FLIT_BYTES};
 use crate::profile::is_cast_pair;
 use crate::tensor::Position;
-use crate::{CastProfile, DType, Mapping, PaddingKind, Scalar, StreamTensor};
+use crate::{CastProfile, Codes, DType, Mapping, PaddingKind, Scalar, StreamTensor};
 
 /// Why the Cast Engine refuses a stream.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -93,6 +93,10 @@ pub enum CastError {
         difference: String,
     },
 }
+
+/// Flits converted per block: the block's codes stay in cache between the conversion and the
+/// layout.
+const BLOCK_FLITS: usize = 512;
 
 fn m(mapping: &Mapping) -> String {
     mapping.m_notation()
@@ -170,27 +174,55 @@ pub fn cast_stream(
         });
     }
 
+    // Every input code is converted (a padding lane's too: its stored value, as the rule
+    // says), then laid out flit by flit: live output lanes take the lane of the same position,
+    // padding lanes hold 0.
     let live: Vec<bool> = (0..out_elements)
         .map(|p| p < elements && out_packet.cell(p).is_live())
         .collect();
-    let mut data = Vec::with_capacity(input.codes().len() / elements * out_elements);
-    for flit in input.codes().chunks_exact(elements) {
-        for (p, &live) in live.iter().enumerate() {
-            let code = if live {
-                profile
-                    .convert(flit[p], src, dst)
-                    .ok_or_else(|| CastError::Pair {
-                        stream: input.to_string(),
-                        src,
-                        dst,
-                    })?
-            } else {
-                0
-            };
-            data.push(code);
+    let words = input.codes().words();
+    let flits = words.len() / elements;
+    let mut data = Codes::zeroed(dst, flits * out_elements);
+    let mut converted = vec![0u16; BLOCK_FLITS * elements];
+    let blocks = words
+        .chunks(BLOCK_FLITS * elements)
+        .zip(0..flits.div_ceil(BLOCK_FLITS));
+    for (words, block) in blocks {
+        let converted = &mut converted[..words.len()];
+        profile
+            .convert_words(words, src, dst, converted)
+            .ok_or_else(|| CastError::Pair {
+                stream: input.to_string(),
+                src,
+                dst,
+            })?;
+        let at = block * BLOCK_FLITS * out_elements..;
+        let flits = converted.chunks_exact(elements);
+        match &mut data {
+            Codes::U8(out) => lay_out(flits, &live, &mut out[at], |c| c as u8),
+            Codes::U16(out) => lay_out(flits, &live, &mut out[at], |c| c),
+            Codes::U32(out) => lay_out(flits, &live, &mut out[at], u32::from),
         }
     }
+    drop(words);
     Ok(input.with(dst, Position::Cast, out_packet.clone(), data))
+}
+
+/// Writes each input flit's converted codes into the live lanes of its output flit (`out`
+/// starts zeroed, so padding lanes hold 0).
+fn lay_out<T>(
+    flits: std::slice::ChunksExact<'_, u16>,
+    live: &[bool],
+    out: &mut [T],
+    narrow: impl Fn(u16) -> T,
+) {
+    for (flit, out) in flits.zip(out.chunks_exact_mut(live.len().max(1))) {
+        for ((o, &c), &l) in out.iter_mut().zip(flit).zip(live) {
+            if l {
+                *o = narrow(c);
+            }
+        }
+    }
 }
 
 impl StreamTensor {

@@ -159,7 +159,7 @@ fn seed_broadcast_into_x() {
         })
         .and_then(|t| t.vector_final())
         .expect("reduce");
-    let codes = out.codes();
+    let codes = out.codes().to_u64();
     for w in 0..64 {
         for p in 0..8 {
             // (((0 + x0) + x1) + x2) + x3, r ascending.
@@ -202,7 +202,7 @@ fn seed_axis_promotion() {
         })
         .and_then(|t| t.vector_final())
         .expect("reduce");
-    let codes = out.codes();
+    let codes = out.codes().to_u64();
     assert_eq!(codes.len(), 2 * 128 * 4 * 8);
     let inp = |w: usize, r: usize, t0: usize, t2: usize, t1: usize, p: usize| {
         data[((w * 4 + r) * 16 + t0 * 8 + t2 * 2 + t1) * 8 + p]
@@ -266,7 +266,7 @@ fn other_ops_fold_in_slice_order() {
             .and_then(|t| t.vector_final())
             .expect("reduce")
             .codes()
-            .to_vec()
+            .to_u64()
     };
     let max = run(InterSliceReduceOpF32::Max);
     // Packet lane 3 holds [NaN, 1, 9, 17] over the four slices.
@@ -366,7 +366,10 @@ fn reduce_refused_from_way4_stages() {
     for t in 0..2 {
         for p in 0..8 {
             let want = (0..4).fold(0.0f32, |acc, s| acc + data[(s * 2 + t) * 8 + p] * 2.0 / 4.0);
-            assert_eq!(out.codes()[t * 8 + p], u64::from(want.to_bits()));
+            assert_eq!(
+                out.codes().get(t * 8 + p).unwrap_or(u64::MAX),
+                u64::from(want.to_bits())
+            );
         }
     }
     // Way4 cannot end the chain, and a wrong-typed op is refused.
@@ -557,7 +560,7 @@ fn broadcast_lanes_are_reduced_per_lane_not_per_copy() {
     // every broadcast lane and every broadcast time step (never 2 × 8 = 16 or 2 × 2 × 8).
     for (time, steps) in [("1", 1), ("2", 2)] {
         let out = broadcast_lanes(time, &vec![1; 2 * steps * 8]);
-        let codes: Vec<i32> = out.codes().iter().map(|&c| c as u32 as i32).collect();
+        let codes: Vec<i32> = out.codes().iter().map(|c| c as u32 as i32).collect();
         let lanes = steps * 8;
         assert_eq!(
             &codes[..lanes],
@@ -573,7 +576,7 @@ fn broadcast_lanes_are_reduced_per_lane_not_per_copy() {
     // Different values in the copies (a ramp): lane p sums lane p of both slices.
     let ramp: Vec<i32> = (0..16).collect();
     let out = broadcast_lanes("1", &ramp);
-    let codes: Vec<i32> = out.codes().iter().map(|&c| c as u32 as i32).collect();
+    let codes: Vec<i32> = out.codes().iter().map(|c| c as u32 as i32).collect();
     let want: Vec<i32> = (0..8).map(|p| p + (8 + p)).collect();
     assert_eq!(&codes[..8], &want[..]);
 }
@@ -604,7 +607,7 @@ fn signed_zeros_in_max_and_min_do_not_depend_on_the_order() {
                 .and_then(|t| t.vector_inter_slice_reduce(&mp(&ax, "1 # 2"), &mp(&ax, "1"), op))
                 .and_then(|t| t.vector_final())
                 .unwrap_or_else(|e| panic!("{e}"));
-            for &c in &out.codes()[..8] {
+            for c in out.codes().iter().take(8) {
                 assert_eq!(
                     c as u32,
                     want.to_bits(),

@@ -115,7 +115,7 @@ fn g39_f32_add_max_min() {
             .and_then(|t| t.vector_widen_concat(&mp(&ax, "1"), &mp(&ax, "G, L")))
             .and_then(|t| t.vector_final())
             .expect("chain");
-        out.codes().iter().map(|&c| c as u32).collect()
+        out.codes().iter().map(|c| c as u32).collect()
     };
     let add = run(IntraSliceReduceOpF32::Add);
     assert_eq!(add[0], 0.0f32.to_bits(), "-0 + -0 from +0 is +0");
@@ -308,7 +308,7 @@ fn reduce_r_of_broadcast_lanes(ax: &Axes, input: StreamTensor) -> Vec<i32> {
         .and_then(|t| t.vector_widen_concat(&mp(ax, "1"), &mp(ax, "G, 4")))
         .and_then(|t| t.vector_final())
         .unwrap_or_else(|e| panic!("{e}"));
-    out.codes().iter().map(|&c| c as u32 as i32).collect()
+    out.codes().iter().map(|c| c as u32 as i32).collect()
 }
 
 #[test]

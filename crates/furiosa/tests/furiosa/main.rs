@@ -11,6 +11,7 @@ mod cast_engine;
 mod dm;
 mod inter_slice;
 mod intra_slice;
+mod kernel_size;
 mod mapping_goldens;
 mod mapping_lexing;
 mod mapping_props;

@@ -19,13 +19,14 @@
 
 use std::collections::BTreeSet;
 
+use crate::Codes;
 use crate::limits::SLICES_PER_CLUSTER;
 use crate::mapping::Form;
-use crate::tensor::{Dim, combined_liveness};
+use crate::tensor::{Dim, partial_liveness};
 use crate::{Mapping, StreamTensor};
 
 use super::VectorError;
-use super::lanes::{compose, digits, digits_of};
+use super::lanes::digits;
 use super::ops::InterSliceReduceOp;
 
 /// How OutSlice replaces the reduced slice factor (the Inter-Slice Block page's three rules).
@@ -210,21 +211,30 @@ pub(super) fn reduce(
         )));
     }
 
-    // Data: fold per physical lane (chip, cluster, kept slice, time step, packet lane).
+    // Data: fold per physical lane (chip, cluster, kept slice, time step, packet lane). The
+    // buffer is [chip, cluster, kept slice, reduced slice, time, lane] row-major, so each
+    // (chip, cluster, slice) is one run of `steps · lanes` codes folded into the run of its
+    // group's accumulator.
     let [chips, clusters, _, steps, lanes] = input.shape();
     let kept_slices: usize = sf[..kept].iter().map(Mapping::size).product();
-    let lane_radices = [chips, clusters, kept_slices, steps, lanes];
-    let slice_radices = [kept_slices, ratio];
+    let run = steps * lanes;
+    let groups = chips * clusters * kept_slices;
     let identity = op.identity();
-    let mut acc = vec![identity; chips * clusters * kept_slices * steps * lanes];
-    for (pos, live) in input.liveness().into_iter().enumerate() {
-        if live {
-            let [c, k, s, t, p] = digits_of(pos, input.shape());
-            let kept_slice = digits_of(s, slice_radices)[0];
-            let slot = &mut acc[compose(&[c, k, kept_slice, t, p], &lane_radices)];
-            *slot = op.step(*slot, input.codes()[pos] as u32);
+    let words = input.codes().words();
+    let live = input.partial_liveness();
+    let mut acc = vec![identity; groups * run];
+    for (group, acc) in acc.chunks_exact_mut(run.max(1)).enumerate() {
+        for r in 0..ratio {
+            let base = (group * ratio + r) * run;
+            let live = live.as_ref().map(|l| &l[base..base + run]);
+            fold_run(op, acc, &words[base..base + run], live);
         }
     }
+    drop(words);
+
+    // The output buffer is [chip, cluster, kept slice, replacement, out time, lane]: a live
+    // cell takes its group's accumulator at the input time step made of the promoted factors'
+    // digits (from the replacement position) and the kept factors' digits (from OutTime).
     let dims_out = [
         input.mapping(Dim::Chip),
         input.mapping(Dim::Cluster),
@@ -232,39 +242,96 @@ pub(super) fn reduce(
         out_time,
         input.mapping(Dim::Packet),
     ];
-    let out_shape = [chips, clusters, out_slice.size(), out_time.size(), lanes];
-    let repl_radices: Vec<usize> = repl.iter().map(Mapping::size).collect();
     let time_radices: Vec<usize> = tf.iter().map(Mapping::size).collect();
-    let out_time_radices: Vec<usize> = ot.iter().map(Mapping::size).collect();
-    let out_slice_radices = [kept_slices, ratio];
-    let data = combined_liveness(&dims_out)
-        .into_iter()
-        .enumerate()
-        .map(|(pos, live)| {
-            if live {
-                let [c, k, s, t_out, p] = digits_of(pos, out_shape);
-                let [kept_slice, repl_pos] = digits_of(s, out_slice_radices);
-                // The input time step: promoted factors from the replacement, the others
-                // from OutTime in order.
-                let mut time_digits = vec![0; tf.len()];
-                for (d, source) in digits(repl_pos, &repl_radices).into_iter().zip(&sources) {
-                    if let Some(j) = source {
-                        time_digits[*j] = d;
-                    }
-                }
-                let kept_time = (0..tf.len()).filter(|j| !promoted[*j]);
-                for (j, d) in kept_time.zip(digits(t_out, &out_time_radices)) {
-                    time_digits[j] = d;
-                }
-                let t = compose(&time_digits, &time_radices);
-                u64::from(acc[compose(&[c, k, kept_slice, t, p], &lane_radices)])
-            } else {
-                u64::from(identity)
-            }
+    let time_strides: Vec<usize> = (0..tf.len())
+        .map(|j| time_radices[j + 1..].iter().product())
+        .collect();
+    let repl_radices: Vec<usize> = repl.iter().map(Mapping::size).collect();
+    let promoted_step: Vec<usize> = (0..ratio)
+        .map(|rp| {
+            digits(rp, &repl_radices)
+                .into_iter()
+                .zip(&sources)
+                .filter_map(|(d, source)| source.map(|j| d * time_strides[j]))
+                .sum()
         })
         .collect();
+    let kept_strides: Vec<usize> = (0..tf.len())
+        .filter(|j| !promoted[*j])
+        .map(|j| time_strides[j])
+        .collect();
+    let out_time_radices: Vec<usize> = ot.iter().map(Mapping::size).collect();
+    let out_steps = out_time.size();
+    let kept_step: Vec<usize> = (0..out_steps)
+        .map(|t| {
+            digits(t, &out_time_radices)
+                .into_iter()
+                .zip(&kept_strides)
+                .map(|(d, s)| d * s)
+                .sum()
+        })
+        .collect();
+    let out_live = partial_liveness(&dims_out);
+    let out_len = groups * ratio * out_steps * lanes;
+    let mut data = vec![identity; out_len];
+    let mut cells = data.chunks_exact_mut(lanes.max(1)).enumerate();
+    for group in acc.chunks_exact(run.max(1)) {
+        for &promoted_t in &promoted_step {
+            for &kept_t in &kept_step {
+                let t = promoted_t + kept_t;
+                let from = &group[t * lanes..(t + 1) * lanes];
+                let Some((i, out)) = cells.next() else {
+                    break;
+                };
+                match &out_live {
+                    None => out.copy_from_slice(from),
+                    Some(live) => {
+                        let live = &live[i * lanes..(i + 1) * lanes];
+                        for ((o, &l), &v) in out.iter_mut().zip(live).zip(from) {
+                            if l {
+                                *o = v;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let data = Codes::U32(data);
     Ok((
         input.reshaped(out_slice.clone(), out_time.clone(), data),
         ratio,
     ))
+}
+
+/// Folds one run of input codes into its accumulator run, lane by lane, skipping dead cells
+/// (the op chosen once per run, so each loop is the op's own). f32 folds go through
+/// [`InterSliceReduceOp::step`] unchanged: which NaN an f32 sum of two NaNs keeps depends on
+/// the operand order the compiled code uses.
+fn fold_run(op: InterSliceReduceOp, acc: &mut [u32], codes: &[u32], live: Option<&[bool]>) {
+    fn each(acc: &mut [u32], codes: &[u32], live: Option<&[bool]>, step: impl Fn(u32, u32) -> u32) {
+        match live {
+            None => acc
+                .iter_mut()
+                .zip(codes)
+                .for_each(|(a, &c)| *a = step(*a, c)),
+            Some(live) => {
+                for ((a, &c), &l) in acc.iter_mut().zip(codes).zip(live) {
+                    if l {
+                        *a = step(*a, c);
+                    }
+                }
+            }
+        }
+    }
+    use super::ops::InterSliceReduceOpI32 as I;
+    match op {
+        InterSliceReduceOp::I32(I::Add) => each(acc, codes, live, |a, c| {
+            (a as i32).wrapping_add(c as i32) as u32
+        }),
+        InterSliceReduceOp::I32(I::AddSat) => each(acc, codes, live, |a, c| {
+            (a as i32).saturating_add(c as i32) as u32
+        }),
+        _ => each(acc, codes, live, |a, c| op.step(a, c)),
+    }
 }

@@ -25,7 +25,7 @@ use crate::{Mapping, StreamTensor};
 
 use super::VectorError;
 use super::inter_slice::{factors, join, names};
-use super::lanes::{compose, digits, digits_of};
+use super::lanes::{compose, digits};
 use super::ops::IntraSliceReduceOp;
 
 /// Slots of the temporal accumulator.
@@ -128,36 +128,56 @@ pub(super) fn reduce(
     }
 
     // Data: fold per physical lane (chip, cluster, slice, kept time step, kept packet lane).
+    // The buffer is [chip·cluster·slice, time, lane] row-major; each time step's accumulator
+    // row comes from a table of the kept time digits.
     let per_lane = out_packet.equivalent(packet);
-    let shape = input.shape();
-    let [chips, clusters, slices, _, lanes] = shape;
+    let [chips, clusters, slices, steps, lanes] = input.shape();
     let kept_lanes = if per_lane { lanes } else { 1 };
-    let key_radices = [chips, clusters, slices, out_time.size(), kept_lanes];
+    let out_steps = out_time.size();
     let time_radices: Vec<usize> = tf.iter().map(Mapping::size).collect();
     let kept_radices: Vec<usize> = kept.iter().map(Mapping::size).collect();
-    let fold = op.fold();
-    let mut acc = vec![(fold.identity(), 0u8); key_radices.iter().product()];
-    for (pos, ((live, &code), &tag)) in input
-        .liveness()
-        .into_iter()
-        .zip(input.codes())
-        .zip(tags)
-        .enumerate()
-    {
-        if live {
-            let [c, k, sl, t, p] = digits_of(pos, shape);
+    let kept_step: Vec<usize> = (0..steps)
+        .map(|t| {
             let kept_digits: Vec<usize> = digits(t, &time_radices)
                 .into_iter()
                 .zip(&tf)
                 .filter(|(_, f)| !mentions(f))
                 .map(|(d, _)| d)
                 .collect();
-            let t_kept = compose(&kept_digits, &kept_radices);
-            let lane = if per_lane { p } else { 0 };
-            let slot = &mut acc[compose(&[c, k, sl, t_kept, lane], &key_radices)];
-            *slot = (fold.step(slot.0, code as u32), tag);
+            compose(&kept_digits, &kept_radices)
+        })
+        .collect();
+    let fold = op.fold();
+    let identity = fold.identity();
+    let spatial = chips * clusters * slices;
+    let row = out_steps * kept_lanes;
+    let mut acc = vec![(identity, 0u8); spatial * row];
+    let words = input.codes().words();
+    let run = steps * lanes;
+    let cells = Run {
+        words: &words,
+        tags,
+        live: input.partial_liveness(),
+        run,
+        lanes,
+        kept_lanes,
+        kept_step: &kept_step,
+    };
+    use super::ops::IntraSliceReduceOpI32 as I;
+    match op {
+        IntraSliceReduceOp::I32(I::AddSat) => cells.fold(&mut acc, row, |a, c| {
+            (a as i32).saturating_add(c as i32) as u32
+        }),
+        IntraSliceReduceOp::I32(I::Max) => {
+            cells.fold(&mut acc, row, |a, c| (a as i32).max(c as i32) as u32)
         }
+        IntraSliceReduceOp::I32(I::Min) => {
+            cells.fold(&mut acc, row, |a, c| (a as i32).min(c as i32) as u32)
+        }
+        IntraSliceReduceOp::F32(_) => cells.fold(&mut acc, row, |a, c| fold.step(a, c)),
     }
+    drop(cells);
+    drop(words);
     let dims_out = [
         input.mapping(Dim::Chip),
         input.mapping(Dim::Cluster),
@@ -165,23 +185,62 @@ pub(super) fn reduce(
         out_time,
         out_packet,
     ];
-    let out_shape = [chips, clusters, slices, out_time.size(), out_packet.size()];
-    let (data, tags): (Vec<u64>, Vec<u8>) = combined_liveness(&dims_out)
-        .into_iter()
-        .enumerate()
-        .map(|(pos, live)| {
-            let (code, tag) = if live {
-                let [c, k, sl, t, p] = digits_of(pos, out_shape);
-                let lane = if per_lane { p } else { 0 };
-                acc[compose(&[c, k, sl, t, lane], &key_radices)]
-            } else {
-                (fold.identity(), 0)
-            };
-            (u64::from(code), tag)
-        })
-        .unzip();
+    let out_lanes = out_packet.size();
+    let out_live = combined_liveness(&dims_out);
+    let mut data = vec![identity; out_live.len()];
+    let mut out_tags = vec![0u8; out_live.len()];
+    let out_run = out_steps * out_lanes;
+    for (s, acc) in acc.chunks_exact(row.max(1)).enumerate() {
+        for t in 0..out_steps {
+            for p in 0..out_lanes {
+                let pos = s * out_run + t * out_lanes + p;
+                if out_live[pos] {
+                    let (code, tag) = acc[t * kept_lanes + if per_lane { p } else { 0 }];
+                    data[pos] = code;
+                    out_tags[pos] = tag;
+                }
+            }
+        }
+    }
+    let tags = out_tags;
     Ok((
-        input.regrouped(out_time.clone(), out_packet.clone(), data),
+        input.regrouped(out_time.clone(), out_packet.clone(), data.into()),
         tags,
     ))
+}
+
+/// The input of a fold: its codes and tags, the liveness mask when some position is dead, and
+/// the layout (`run` codes per slice, `lanes` per time step, the accumulator row of each time
+/// step, and whether the lanes are kept).
+struct Run<'a> {
+    words: &'a [u32],
+    tags: &'a [u8],
+    live: Option<Vec<bool>>,
+    run: usize,
+    lanes: usize,
+    kept_lanes: usize,
+    kept_step: &'a [usize],
+}
+
+impl Run<'_> {
+    /// Folds every live cell into its accumulator slot (`row` slots per slice), in input
+    /// order; a slot keeps the tag of the last cell folded into it.
+    fn fold(&self, acc: &mut [(u32, u8)], row: usize, step: impl Fn(u32, u32) -> u32) {
+        let per_lane = self.kept_lanes == self.lanes;
+        for (s, acc) in acc.chunks_exact_mut(row.max(1)).enumerate() {
+            for (t, &kt) in self.kept_step.iter().enumerate() {
+                let base = s * self.run + t * self.lanes;
+                let cells = base..base + self.lanes;
+                let (codes, tags) = (&self.words[cells.clone()], &self.tags[cells.clone()]);
+                let live = self.live.as_ref().map(|l| &l[cells]);
+                let slots = &mut acc[kt * self.kept_lanes..(kt + 1) * self.kept_lanes];
+                for p in 0..self.lanes {
+                    if live.is_none_or(|l| l[p]) {
+                        let slot = &mut slots[if per_lane { p } else { 0 }];
+                        *slot = (step(slot.0, codes[p]), tags[p]);
+                    }
+                }
+            }
+        }
+    }
 }

@@ -16,17 +16,6 @@ pub(super) fn digits(mut pos: usize, radices: &[usize]) -> Vec<usize> {
     out
 }
 
-/// The digits of `pos` over a fixed number of `radices` (row-major, the last innermost).
-pub(super) fn digits_of<const N: usize>(mut pos: usize, radices: [usize; N]) -> [usize; N] {
-    let mut out = [0; N];
-    for (d, r) in out.iter_mut().zip(radices).rev() {
-        let r = r.max(1);
-        *d = pos % r;
-        pos /= r;
-    }
-    out
-}
-
 /// The position of `digits` over `radices` (row-major, the last radix innermost).
 pub(super) fn compose(digits: &[usize], radices: &[usize]) -> usize {
     digits
@@ -47,7 +36,6 @@ mod tests {
             assert_eq!(compose(&d, &radices), pos);
         }
         assert_eq!(digits(23, &radices), [1, 2, 3]);
-        assert_eq!(digits_of(23, radices), [1, 2, 3]);
         assert_eq!(digits(0, &[]), Vec::<usize>::new());
         assert_eq!(compose(&[], &[]), 0);
     }

@@ -249,19 +249,10 @@ impl VectorTensor {
         self.stage = stage;
     }
 
+    /// Applies `f` to every cell's 32-bit pattern in place; the stream then holds `dtype`.
     fn map_codes(&mut self, dtype: DType, f: impl Fn(u32) -> u32) {
-        let data = self
-            .tensor
-            .codes()
-            .iter()
-            .map(|&c| u64::from(f(c as u32)))
-            .collect();
-        self.tensor = self.tensor.with(
-            dtype,
-            self.tensor.position(),
-            self.tensor.packet().clone(),
-            data,
-        );
+        self.tensor
+            .map_words(dtype, |words| words.iter_mut().for_each(|c| *c = f(*c)));
     }
 
     /// `vector_intra_slice_branch(mode)`: the intra-slice chain's entry (after `vector_init`,
@@ -286,8 +277,9 @@ impl VectorTensor {
         self.tags = self
             .tensor
             .codes()
+            .words()
             .iter()
-            .map(|&c| mode.tag(c as u32, dtype))
+            .map(|&c| mode.tag(c, dtype))
             .collect();
         if self.order.is_none() {
             self.order = Some(VeOrder::IntraFirst);
@@ -469,28 +461,11 @@ impl VectorTensor {
             &padded,
             "Packet2 = Packet # 8",
         )?;
-        let lanes = packet.size();
-        let data = self
-            .tensor
-            .codes()
-            .chunks(lanes.max(1))
-            .flat_map(|flit| {
-                flit.iter()
-                    .copied()
-                    .chain(std::iter::repeat_n(0, 8 - lanes))
-            })
-            .collect();
-        self.tags = self
-            .tags
-            .chunks(lanes.max(1))
-            .flat_map(|flit| {
-                flit.iter()
-                    .copied()
-                    .chain(std::iter::repeat_n(0, 8 - lanes))
-            })
-            .collect();
+        let lanes = packet.size().max(1);
+        let data = pad_flits(&self.tensor.codes().words(), lanes, 8);
+        self.tags = pad_flits(&self.tags, lanes, 8);
         let time = self.tensor.time().clone();
-        self.tensor = self.tensor.regrouped(time, packet2.clone(), data);
+        self.tensor = self.tensor.regrouped(time, packet2.clone(), data.into());
         self.record(Stage::Widen, 0, 0);
         Ok(self)
     }
@@ -549,15 +524,15 @@ impl VectorTensor {
         if let Some(reason) = slots.refusal(self.tensor.dtype()) {
             return Err(VectorError::Operand { method, reason });
         }
-        let data = self
-            .tensor
-            .codes()
-            .iter()
-            .zip(&self.tags)
-            .map(|(&c, &t)| u64::from(slots.pick(t).map_or(c as u32, |v| op(c as u32, v))))
-            .collect();
-        let t = &self.tensor;
-        self.tensor = t.with(t.dtype(), t.position(), t.packet().clone(), data);
+        let tags = &self.tags;
+        let dtype = self.tensor.dtype();
+        self.tensor.map_words(dtype, |words| {
+            for (c, &t) in words.iter_mut().zip(tags) {
+                if let Some(v) = slots.pick(t) {
+                    *c = op(*c, v);
+                }
+            }
+        });
         Ok(())
     }
 
@@ -663,14 +638,18 @@ impl VectorTensor {
         if let Some(reason) = final_refusal(self.stage) {
             return Err(VectorError::Transition(reason));
         }
-        let t = &self.tensor;
-        Ok(t.with(
-            t.dtype(),
-            Position::VectorFinal,
-            t.packet().clone(),
-            t.codes().to_vec(),
-        ))
+        Ok(self.tensor.moved_to(Position::VectorFinal))
     }
+}
+
+/// Each flit of `lanes` values followed by zeros up to `width` (`lanes` ≤ `width`).
+fn pad_flits<T: Copy + Default>(values: &[T], lanes: usize, width: usize) -> Vec<T> {
+    let mut out = Vec::with_capacity(values.len() / lanes * width);
+    for flit in values.chunks(lanes) {
+        out.extend_from_slice(flit);
+        out.resize(out.len() + width.saturating_sub(flit.len()), T::default());
+    }
+    out
 }
 
 impl fmt::Display for VectorTensor {

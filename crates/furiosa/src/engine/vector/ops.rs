@@ -260,6 +260,21 @@ pub fn min_f32(a: f32, b: f32) -> f32 {
     }
 }
 
+/// The result of an f32 fold step with NaN propagation pinned: a NaN accumulator `a` wins
+/// over a NaN element `b`, each quieted (`x86`'s rule for `a + b`). IEEE 754 leaves which NaN
+/// an operation on two NaNs returns open, and compiled code may swap a sum's operands, so
+/// npusim fixes it — the documents are silent; npusim's choice.
+pub fn nan_first(a: f32, b: f32, value: f32) -> f32 {
+    const QUIET: u32 = 0x0040_0000;
+    if a.is_nan() {
+        f32::from_bits(a.to_bits() | QUIET)
+    } else if b.is_nan() {
+        f32::from_bits(b.to_bits() | QUIET)
+    } else {
+        value
+    }
+}
+
 /// `vector_fxp_to_fp(w)`: `x · 2^(w−31)` rounded to nearest-even f32 (`w ≤ 31`).
 pub fn fxp_to_fp(x: i32, int_width: u32) -> f32 {
     // x · 2^(w−31) is exact in f64; the one rounding is f64 → f32 (ties to even).
@@ -422,8 +437,8 @@ impl InterSliceReduceOp {
             InterSliceReduceOp::F32(op) => {
                 let (a, b) = (f32::from_bits(acc), f32::from_bits(v));
                 (match op {
-                    InterSliceReduceOpF32::Add => a + b,
-                    InterSliceReduceOpF32::Mul => a * b,
+                    InterSliceReduceOpF32::Add => nan_first(a, b, a + b),
+                    InterSliceReduceOpF32::Mul => nan_first(a, b, a * b),
                     InterSliceReduceOpF32::Max if b.is_nan() => a,
                     InterSliceReduceOpF32::Min if b.is_nan() => a,
                     InterSliceReduceOpF32::Max => max_f32(a, b),
