@@ -19,6 +19,7 @@ mod no_panic;
 mod npy_arrays;
 mod ops_goldens;
 mod ops_no_panic;
+mod pinned_runs;
 mod programs;
 mod seed_lowering;
 mod sim_control;
