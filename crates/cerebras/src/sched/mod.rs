@@ -19,6 +19,7 @@ mod bound_tasks;
 mod completion;
 pub mod ending;
 pub mod error;
+mod idle;
 mod label;
 mod main_thread;
 pub mod microthread;

@@ -6,6 +6,7 @@ use std::fmt;
 
 use super::bound_tasks::BoundTasks;
 use super::error::SimError;
+use super::idle::IdleSkip;
 use super::microthread::MainThreadPriority;
 use super::pe_state::{MainThread, PeState};
 use super::queue_reuse::QueueReusePolicy;
@@ -14,7 +15,7 @@ use super::task::{Action, AsyncConfig, Task, TaskKind};
 use super::trace::{EventKind, Thread, TraceEvent, chrome_trace};
 use crate::arch::Arch;
 use crate::dsd::Dsd;
-use crate::fabric::{Collected, Color, Fabric};
+use crate::fabric::{Collected, Color, Fabric, Hop};
 use crate::ids::{Channel, LocalTaskId, TaskId};
 use crate::ops::{DsrId, Operand};
 use crate::pe::{DsrFile, Pe};
@@ -28,6 +29,10 @@ pub struct Sim {
     pub(super) trace: TraceHash,
     pub(super) events: Option<Vec<TraceEvent>>,
     pub(super) queue_reuse: QueueReusePolicy,
+    pub(super) idle: IdleSkip,
+    /// Buffers reused from cycle to cycle: the hops, the PEs whose RAMP may be refilled.
+    pub(super) hops: Vec<Hop>,
+    pub(super) ramp: Vec<usize>,
 }
 
 impl Sim {
@@ -46,6 +51,7 @@ impl Sim {
             });
         }
         let fabric = Fabric::new(arch, width, height)?;
+        let n = fabric.len();
         let pes = (0..fabric.len())
             .map(|k| {
                 let (x, y) = fabric.coords(k);
@@ -79,6 +85,9 @@ impl Sim {
             trace: TraceHash::default(),
             events: None,
             queue_reuse: QueueReusePolicy::default(),
+            idle: IdleSkip::new(n),
+            hops: Vec::new(),
+            ramp: Vec::new(),
         })
     }
 
