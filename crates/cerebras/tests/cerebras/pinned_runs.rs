@@ -240,12 +240,66 @@ fn every_program_gives_its_pinned_cycles_hashes_and_statistics()
 /// `(width, height, m_per_pe, n_per_pe, arch, cycles, trace hash, statistics digest)` of
 /// larger runs of E11, where queues fill and wavelets wait on each other.
 const PINNED_SIZES: &[(u32, u32, u32, u32, &str, u64, u64, u64)] = &[
-    (16, 12, 5, 7, "wse2", 119, 0xbcf2337a09637331, 0xbf53154aa4ba9e37),
-    (16, 12, 5, 7, "wse3", 118, 0xc65e1f05e6ff40b5, 0x1386b200129f5f07),
-    (9, 20, 1, 3, "wse2", 62, 0x0bcc215d4b1c5c0f, 0x15fdb8168a079abe),
-    (9, 20, 1, 3, "wse3", 61, 0x747100882bbe1913, 0xecc2ba9e89f873b8),
-    (24, 3, 12, 2, "wse2", 120, 0x2c66d4612665ed6a, 0x56feab7551ac38d1),
-    (24, 3, 12, 2, "wse3", 119, 0x5660aec3274f3292, 0x597a6a6d14e886fb),
+    (
+        16,
+        12,
+        5,
+        7,
+        "wse2",
+        119,
+        0xbcf2337a09637331,
+        0xbf53154aa4ba9e37,
+    ),
+    (
+        16,
+        12,
+        5,
+        7,
+        "wse3",
+        118,
+        0xc65e1f05e6ff40b5,
+        0x1386b200129f5f07,
+    ),
+    (
+        9,
+        20,
+        1,
+        3,
+        "wse2",
+        62,
+        0x0bcc215d4b1c5c0f,
+        0x15fdb8168a079abe,
+    ),
+    (
+        9,
+        20,
+        1,
+        3,
+        "wse3",
+        61,
+        0x747100882bbe1913,
+        0xecc2ba9e89f873b8,
+    ),
+    (
+        24,
+        3,
+        12,
+        2,
+        "wse2",
+        120,
+        0x2c66d4612665ed6a,
+        0x56feab7551ac38d1,
+    ),
+    (
+        24,
+        3,
+        12,
+        2,
+        "wse3",
+        119,
+        0x5660aec3274f3292,
+        0x597a6a6d14e886fb,
+    ),
 ];
 
 #[test]
@@ -280,5 +334,24 @@ fn larger_gemv_scaled_runs_give_their_pinned_cycles_hashes_and_statistics()
         })
         .collect();
     assert_eq!(seen, want, "got:\n{}", seen.join("\n"));
+    Ok(())
+}
+
+/// Skipping idle PEs changes nothing: every program, stepped with every PE every cycle, gives
+/// the same report (cycles, statistics with their stalls, trace hash), events and outputs.
+#[test]
+fn stepping_every_pe_every_cycle_gives_the_same_runs() -> Result<(), Box<dyn std::error::Error>> {
+    for p in PROGRAMS {
+        for arch in [Arch::Wse2, Arch::Wse3] {
+            let skipping = p.run(arch, true)?;
+            let mut sim = (p.build)(arch)?;
+            sim.record_events(true);
+            sim.set_idle_skipping(false);
+            let report = sim.run(p.cycle_limit)?;
+            assert_eq!(report, skipping.report, "{} on {arch}", p.name);
+            assert_eq!(sim.events(), skipping.sim.events(), "{} on {arch}", p.name);
+            assert_eq!((p.read)(&sim)?, skipping.got, "{} on {arch}", p.name);
+        }
+    }
     Ok(())
 }
