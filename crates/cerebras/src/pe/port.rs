@@ -12,7 +12,7 @@ use crate::ops::Class;
 pub(super) enum Port {
     Mem {
         base: Base,
-        offsets: Box<dyn Iterator<Item = i64>>,
+        offsets: Box<dyn Iterator<Item = i64> + Send + Sync>,
         index: u16,
     },
     Fifo(usize),

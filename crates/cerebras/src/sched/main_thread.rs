@@ -4,14 +4,14 @@
 //! control task).
 
 use std::collections::VecDeque;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::bound_tasks::TaskIdx;
 use super::completion::FIFO_ACTIVATE;
 use super::error::SimError;
 use super::label::Label;
 use super::pe_state::{MainThread, PeCycle, SyncOp};
-use super::sim::Sim;
+use super::pe_step::{PeStep, TraceMix};
 use super::task::{Action, CallCtx, TEARDOWN_TASK_ID, TaskKind};
 use super::trace::{EventKind, Thread};
 use crate::arch::Arch;
@@ -21,12 +21,12 @@ use crate::pe::{Outcome, Pe, Progress};
 
 /// What the idle main thread starts: a task's name, its body and the wavelet it took.
 struct TaskStart {
-    name: Rc<str>,
-    body: Rc<[Action]>,
+    name: Arc<str>,
+    body: Arc<[Action]>,
     wavelet: Option<Wavelet>,
 }
 
-impl Sim {
+impl PeStep<'_> {
     /// The main thread's turn: one element of a `@map` or a synchronous operation in
     /// progress, else the next action of its task, else (idle) the start of the next task.
     pub(super) fn step_main(
@@ -159,7 +159,7 @@ impl Sim {
         };
         let st = &mut self.pes[k];
         st.main = MainThread {
-            task: Some(Rc::clone(&name)),
+            task: Some(Arc::clone(&name)),
             wavelet,
             body,
             pc: 0,
@@ -221,10 +221,10 @@ impl Sim {
     fn start_teardown(&mut self, k: usize, cycle: u64, q: OutputQueue, out: &mut PeCycle) {
         {
             let body = self.teardown_body(k, q);
-            let name: Rc<str> = format!("teardown ({q} drained)").into();
+            let name: Arc<str> = format!("teardown ({q} drained)").into();
             let st = &mut self.pes[k];
             st.main = MainThread {
-                task: Some(Rc::clone(&name)),
+                task: Some(Arc::clone(&name)),
                 body,
                 teardown: Some(q),
                 ..MainThread::default()
@@ -255,8 +255,8 @@ impl Sim {
         let (mut name, mut body, wavelet) = match (channel, pick) {
             (Some((ch, q, _)), _) => {
                 let wavelet = st.pe.queues.input_mut(q).and_then(|iq| iq.pop());
-                let name: Rc<str> = format!("channel {ch} (no data task)").into();
-                (name, Rc::default(), wavelet)
+                let name: Arc<str> = format!("channel {ch} (no data task)").into();
+                (name, Arc::default(), wavelet)
             }
             (None, Some(ti)) => {
                 let task = &mut st.tasks[ti];

@@ -22,6 +22,7 @@ use super::error::SimError;
 use super::idle::{PeQueuesOf, set_bits};
 use super::microthread::main_thread_rank;
 use super::pe_state::PeCycle;
+use super::pe_step::{PeStep, TraceMix};
 use super::sim::Sim;
 use super::stats::RunReport;
 use super::trace::{EventKind, Thread, TraceEvent};
@@ -143,6 +144,15 @@ impl Sim {
             let owed = self.idle.wake(k, cycle);
             self.pes[k].stats.stalls += owed;
         }
+        if self.threads.pool.is_some() {
+            let mut ks = std::mem::take(&mut self.stepping);
+            self.to_step(&mut ks);
+            let r = self.step_parallel(cycle, &ks);
+            self.stepping = ks;
+            if let Some(r) = r {
+                return Ok(changed | r?);
+            }
+        }
         if self.idle.on {
             for w in 0..self.idle.awake.len() {
                 let mut bits = self.idle.awake[w];
@@ -163,7 +173,7 @@ impl Sim {
     /// Steps PE `k`; whether it progressed (else it sleeps until the routers touch it).
     fn step_one(&mut self, k: usize, cycle: u64) -> Result<bool, SimError> {
         let before = self.pes[k].stats.stalls;
-        let r = self.step_pe(k, cycle)?;
+        let r = self.with_step(k, |s| s.step_pe(k, cycle))?;
         let st = &mut self.pes[k];
         if r.progressed {
             st.stats.busy_cycles += 1;
@@ -176,8 +186,11 @@ impl Sim {
         }
         Ok(r.progressed)
     }
+}
 
-    fn step_pe(&mut self, k: usize, cycle: u64) -> Result<PeCycle, SimError> {
+impl PeStep<'_> {
+    /// One cycle of PE `k`'s threads.
+    pub(super) fn step_pe(&mut self, k: usize, cycle: u64) -> Result<PeCycle, SimError> {
         let mut out = PeCycle::default();
         let main_rank = main_thread_rank(self.pes[k].main_priority);
         let mut main_done = false;

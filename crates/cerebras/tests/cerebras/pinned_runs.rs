@@ -355,3 +355,78 @@ fn stepping_every_pe_every_cycle_gives_the_same_runs() -> Result<(), Box<dyn std
     }
     Ok(())
 }
+
+/// The trace hash, cycles, statistics, events and outputs do not depend on the thread count:
+/// every program, each cycle's PEs split over 2, 3 and 5 threads (down to one PE per cycle),
+/// gives its pinned run.
+#[test]
+fn every_program_gives_the_same_run_on_any_thread_count() -> Result<(), Box<dyn std::error::Error>>
+{
+    for p in PROGRAMS {
+        for arch in [Arch::Wse2, Arch::Wse3] {
+            let one = p.run(arch, true)?;
+            for threads in [2, 3, 5] {
+                let mut sim = (p.build)(arch)?;
+                sim.record_events(true);
+                sim.set_threads(threads)?;
+                sim.set_min_parallel_pes(1);
+                assert_eq!(sim.threads(), threads);
+                let report = sim.run(p.cycle_limit)?;
+                let what = format!("{} on {arch}, {threads} threads", p.name);
+                assert_eq!(report, one.report, "{what}");
+                assert_eq!(sim.events(), one.sim.events(), "{what}");
+                assert_eq!((p.read)(&sim)?, one.got, "{what}");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The larger E11 runs give their pinned numbers on 1, 2, 4 and 7 threads, with the default
+/// threshold for going parallel and skipping idle PEs on or off.
+#[test]
+fn larger_gemv_scaled_runs_are_the_same_on_any_thread_count()
+-> Result<(), Box<dyn std::error::Error>> {
+    use npusim_examples::cerebras::programs::e11_gemv_scaled::{Size, build_sized, results};
+    for &(width, height, m_per_pe, n_per_pe, arch, cycles, hash, stats) in PINNED_SIZES {
+        let size = Size {
+            width,
+            height,
+            m_per_pe,
+            n_per_pe,
+        };
+        let arch = if arch == "wse2" {
+            Arch::Wse2
+        } else {
+            Arch::Wse3
+        };
+        for threads in [1, 2, 4, 7] {
+            for skip in [true, false] {
+                let mut sim = build_sized(arch, size)?;
+                sim.set_threads(threads)?;
+                sim.set_idle_skipping(skip);
+                let report = sim.run(size.cycle_limit())?;
+                let what = format!("{size:?} on {arch}, {threads} threads, skipping {skip}");
+                assert_eq!(report.cycles, cycles, "{what}");
+                assert_eq!(report.trace_hash, hash, "{what}");
+                let digest = fnv(format!("{:?} {:?}", report.pes, report.idle).into_bytes());
+                assert_eq!(digest, stats, "{what}");
+                let (y, _) = results(&sim, size)?;
+                assert_eq!(
+                    y,
+                    npusim_examples::cerebras::programs::e11_gemv_scaled::expected_y(size)
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn zero_threads_is_refused() -> Result<(), Box<dyn std::error::Error>> {
+    let mut sim = npusim_cerebras::sched::Sim::new(Arch::Wse2, 2, 2)?;
+    let err = sim.set_threads(0).err().ok_or("0 threads accepted")?;
+    assert!(err.to_string().contains("0 thread"), "{err}");
+    assert_eq!(sim.threads(), 1);
+    Ok(())
+}
