@@ -181,7 +181,8 @@ impl Sim {
             let stalls = st.stats.stalls - before;
             self.idle.sleep(k, cycle, stalls);
         }
-        if self.idle.on && st.pe.queues.peek_send().is_some() {
+        // only a step that did something can have queued a wavelet to send
+        if self.idle.on && r.progressed && st.pe.queues.peek_send().is_some() {
             self.idle.set_sending(k, true);
         }
         Ok(r.progressed)
