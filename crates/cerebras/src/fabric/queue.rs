@@ -189,6 +189,8 @@ pub enum Delivery {
 /// queue each color arriving on the RAMP lands in.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PeQueues {
+    /// Whether an output queue was handed out for writing since [`PeQueues::take_written`].
+    written: bool,
     arch: Arch,
     input: Vec<WaveletQueue>,
     output: Vec<Option<WaveletQueue>>,
@@ -208,6 +210,7 @@ impl PeQueues {
                 .collect::<Vec<_>>()
         };
         PeQueues {
+            written: false,
             arch,
             input: make(QueueSide::Input).into_iter().flatten().collect(),
             output: make(QueueSide::Output),
@@ -301,7 +304,14 @@ impl PeQueues {
 
     /// Output queue `queue`, mutable.
     pub fn output_mut(&mut self, queue: OutputQueue) -> Option<&mut WaveletQueue> {
+        self.written = true;
         self.output.get_mut(usize::from(queue.id()))?.as_mut()
+    }
+
+    /// Whether an output queue was handed out by [`PeQueues::output_mut`] (the only way to
+    /// queue a wavelet to send) since the last call; clears it.
+    pub fn take_written(&mut self) -> bool {
+        std::mem::take(&mut self.written)
     }
 
     /// Sets (or, with `None`, removes) the range filter of `color`.

@@ -209,8 +209,8 @@ fn step_range(
                     st.stats.busy_cycles += 1;
                 }
                 let stalls = st.stats.stalls - before;
-                // only a step that did something can have queued a wavelet to send
-                let sending = r.progressed && st.pe.queues.peek_send().is_some();
+                // only a step that wrote to an output queue can have queued a wavelet to send
+                let sending = st.pe.queues.take_written();
                 out.stepped.push((k, r.progressed, stalls, sending));
             }
             Err(e) => {

@@ -181,8 +181,8 @@ impl Sim {
             let stalls = st.stats.stalls - before;
             self.idle.sleep(k, cycle, stalls);
         }
-        // only a step that did something can have queued a wavelet to send
-        if self.idle.on && r.progressed && st.pe.queues.peek_send().is_some() {
+        // only a step that wrote to an output queue can have queued a wavelet to send
+        if st.pe.queues.take_written() && self.idle.on {
             self.idle.set_sending(k, true);
         }
         Ok(r.progressed)
