@@ -10,6 +10,7 @@ use std::hint::black_box;
 use rayon::prelude::*;
 
 mod block;
+mod cerebras;
 
 use crate::error::BenchError;
 use crate::timing::{Sampling, Timed, median3};
@@ -22,6 +23,8 @@ type Result<T> = std::result::Result<T, BenchError>;
 pub(crate) enum Unit {
     /// Tensor elements.
     Elements,
+    /// Simulated PE-cycles (PEs x cycles).
+    PeCycles,
 }
 
 impl Unit {
@@ -29,6 +32,7 @@ impl Unit {
     pub(crate) fn per_second(self) -> &'static str {
         match self {
             Unit::Elements => "elem/s",
+            Unit::PeCycles => "PE-cycles/s",
         }
     }
 
@@ -36,6 +40,7 @@ impl Unit {
     pub(crate) fn json_stem(self) -> &'static str {
         match self {
             Unit::Elements => "elements",
+            Unit::PeCycles => "pe_cycles",
         }
     }
 }
@@ -87,6 +92,11 @@ pub(crate) fn all(quick: bool, filters: &[String]) -> Result<Vec<Workload<'stati
     let mut workloads: Vec<Workload<'static>> = Vec::new();
     workloads.extend(block::workloads(1 << 20, 1));
     workloads.extend(block::workloads(big, all_threads));
+    workloads.extend(
+        [1, all_threads]
+            .iter()
+            .flat_map(|&t| cerebras::workloads(t)),
+    );
     workloads.retain(|w| picked(&w.name));
     Ok(workloads)
 }

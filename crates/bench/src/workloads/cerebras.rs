@@ -1,0 +1,70 @@
+//! The Cerebras simulator at the size of a real grid: E11 (`gemv-scaled`, `y = A x + b` in
+//! the pattern of the SDK's `gemv-08-routes-3`) built and run on 64 x 64 PEs, and on 8 x 8
+//! for comparison, each PE holding a 16 x 16 block of `A`. Counted in simulated PE-cycles
+//! (PEs x cycles of the run, idle ones included) per second of building and running it.
+
+use std::hint::black_box;
+
+use npusim_cerebras::Arch;
+use npusim_examples::cerebras::programs::e11_gemv_scaled::{
+    Size, build_sized, expected_y, results,
+};
+
+use super::{Unit, Workload};
+use crate::error::BenchError;
+
+/// `(width, height, cycles of the run on WSE-2)`: the cycle count is checked on every call,
+/// so a simulator that changed its timing cannot report a rate for the wrong work.
+const GRIDS: [(u32, u32, u64); 2] = [(64, 64, 565), (8, 8, 341)];
+
+/// Rows and columns of `A` per PE.
+const BLOCK: u32 = 16;
+
+/// The `gemv-scaled` workloads on `threads` threads.
+pub(super) fn workloads(threads: usize) -> Vec<Workload<'static>> {
+    GRIDS
+        .into_iter()
+        .map(|(width, height, cycles)| {
+            let size = Size {
+                width,
+                height,
+                m_per_pe: BLOCK,
+                n_per_pe: BLOCK,
+            };
+            let name = format!("cerebras gemv-scaled {width}x{height}");
+            let (m, n) = (size.m() as usize, size.n() as usize);
+            let what = name.clone();
+            Workload {
+                name,
+                unit: Unit::PeCycles,
+                units: size.pes() * cycles,
+                input_bytes: 4 * (m * n + n + m),
+                output_bytes: 4 * m,
+                threads,
+                call: Box::new(move || {
+                    let fail = |message: String| BenchError::Workload {
+                        workload: what.clone(),
+                        message,
+                    };
+                    let mut sim = build_sized(Arch::Wse2, size).map_err(|e| fail(e.to_string()))?;
+                    sim.set_threads(threads).map_err(|e| fail(e.to_string()))?;
+                    let report = sim
+                        .run(size.cycle_limit())
+                        .map_err(|e| fail(e.to_string()))?;
+                    if report.cycles != cycles {
+                        return Err(fail(format!(
+                            "ran {} cycles, {cycles} expected",
+                            report.cycles
+                        )));
+                    }
+                    let (y, _) = results(&sim, size).map_err(|e| fail(e.to_string()))?;
+                    if y != expected_y(size) {
+                        return Err(fail("y is not A x + b".into()));
+                    }
+                    black_box(&sim);
+                    Ok(())
+                }),
+            }
+        })
+        .collect()
+}
