@@ -239,7 +239,9 @@ fn every_program_gives_its_pinned_cycles_hashes_and_statistics()
 
 /// `(width, height, m_per_pe, n_per_pe, arch, cycles, trace hash, statistics digest)` of
 /// larger runs of E11, where queues fill and wavelets wait on each other.
-const PINNED_SIZES: &[(u32, u32, u32, u32, &str, u64, u64, u64)] = &[
+type SizedPin = (u32, u32, u32, u32, &'static str, u64, u64, u64);
+
+const PINNED_SIZES: &[SizedPin] = &[
     (
         16,
         12,

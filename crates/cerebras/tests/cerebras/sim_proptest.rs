@@ -103,19 +103,20 @@ fn outcome_stepping(
 ) -> String {
     match build(arch, topology, routes, steps) {
         Err(e) => format!("setup: {e}"),
-        Ok(mut sim) => match {
+        Ok(mut sim) => {
             sim.set_idle_skipping(skip_idle);
-            sim.run(500)
-        } {
-            Ok(r) => format!(
-                "ok {} {:x} {:?} {:?}",
-                r.cycles,
-                r.trace_hash,
-                r.pes,
-                sim.collected()
-            ),
-            Err(e) => format!("error: {e}"),
-        },
+            let run = sim.run(500);
+            match run {
+                Ok(r) => format!(
+                    "ok {} {:x} {:?} {:?}",
+                    r.cycles,
+                    r.trace_hash,
+                    r.pes,
+                    sim.collected()
+                ),
+                Err(e) => format!("error: {e}"),
+            }
+        }
     }
 }
 
