@@ -15,6 +15,7 @@ mod fabric_routing;
 mod fifo_simd;
 mod fixed_and_mixed_ops;
 mod fp_proptest;
+mod memory_held;
 mod no_panic;
 mod npy_arrays;
 mod ops_goldens;
