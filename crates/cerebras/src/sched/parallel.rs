@@ -102,9 +102,16 @@ impl Sim {
         let recording = self.events.is_some();
         // contiguous ranges of the PEs to step, as even as the count allows
         let cuts: Vec<usize> = (0..parts).map(|p| p * ks.len() / parts).collect();
+        // the first range mixes its trace into the hash as it goes (nothing comes before it);
+        // the others log theirs, mixed in after it in range order
+        let first_hash = self.trace;
         let mut outs: Vec<RangeOut> = (0..parts)
-            .map(|_| RangeOut {
-                trace: TraceSink::Log(Vec::new()),
+            .map(|p| RangeOut {
+                trace: if p == 0 {
+                    TraceSink::Hash(first_hash)
+                } else {
+                    TraceSink::Log(Vec::new())
+                },
                 events: recording.then(Vec::new),
                 exits: Vec::new(),
                 stepped: Vec::new(),
@@ -134,8 +141,9 @@ impl Sim {
         }
         let mut changed = false;
         for out in outs {
-            if let TraceSink::Log(bytes) = &out.trace {
-                self.trace.add_bytes(bytes);
+            match &out.trace {
+                TraceSink::Hash(h) => self.trace = *h,
+                TraceSink::Log(bytes) => self.trace.add_bytes(bytes),
             }
             if let (Some(all), Some(mine)) = (&mut self.events, out.events) {
                 all.extend(mine);
