@@ -140,7 +140,11 @@ impl Array {
 }
 
 /// The local memory of one PE.
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// Its words are held from address 0 up to the highest one ever stored (in steps of
+/// [`PeMemory::GROWTH_WORDS`]); the words above read as the zeros they are. A grid of PEs thus
+/// holds what its programs use, not 48 KiB per PE.
+#[derive(Clone)]
 pub struct PeMemory {
     arch: Arch,
     words: Vec<u16>,
@@ -148,15 +152,55 @@ pub struct PeMemory {
     next: i64,
 }
 
+impl PartialEq for PeMemory {
+    fn eq(&self, other: &PeMemory) -> bool {
+        self.arch == other.arch
+            && self.arrays == other.arrays
+            && self.next == other.next
+            && self.all_words().eq(other.all_words())
+    }
+}
+
+impl Eq for PeMemory {}
+
+impl std::fmt::Debug for PeMemory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PeMemory")
+            .field("arch", &self.arch)
+            .field("words", &self.all_words().collect::<Vec<u16>>())
+            .field("arrays", &self.arrays)
+            .field("next", &self.next)
+            .finish()
+    }
+}
+
 impl PeMemory {
+    /// Words the held part grows by when a store lands above it (4 KiB).
+    pub const GROWTH_WORDS: usize = 2048;
+
     /// A zeroed memory of the architecture's size.
     pub fn new(arch: Arch) -> PeMemory {
         PeMemory {
             arch,
-            words: vec![0; arch.memory_words() as usize],
+            words: Vec::new(),
             arrays: Vec::new(),
             next: 0,
         }
+    }
+
+    /// Every word of the memory, the zeros above the held part included.
+    fn all_words(&self) -> impl Iterator<Item = u16> + '_ {
+        let total = self.arch.memory_words() as usize;
+        let held = self.words.len().min(total);
+        self.words[..held]
+            .iter()
+            .copied()
+            .chain(std::iter::repeat_n(0, total - held))
+    }
+
+    /// Words held (the rest read as zeros), for measurements.
+    pub fn held_words(&self) -> usize {
+        self.words.len()
     }
 
     /// The architecture.
@@ -212,7 +256,7 @@ impl PeMemory {
                 shape: shape.to_vec(),
             });
         }
-        let total = self.words.len() as u64;
+        let total = u64::from(self.arch.memory_words());
         let align_words = i64::from(align.unwrap_or(DEFAULT_ALIGN_BYTES).div_ceil(2).max(1));
         let start = (self.next + align_words - 1) / align_words * align_words;
         let words = shape
@@ -293,17 +337,23 @@ impl PeMemory {
     /// The bits of one `ty` value at word address `word` (32-bit: low word first).
     pub fn load(&self, word: i64, ty: ElemTy) -> Result<u32, MemoryError> {
         let w = self.check(word, ty)?;
-        let lo = u32::from(self.words[w]);
+        let at = |w: usize| u32::from(self.words.get(w).copied().unwrap_or(0));
         Ok(if ty.words() == 2 {
-            lo | u32::from(self.words[w + 1]) << 16
+            at(w) | at(w + 1) << 16
         } else {
-            lo
+            at(w)
         })
     }
 
     /// Stores one `ty` value's bits at word address `word`.
     pub fn store(&mut self, word: i64, ty: ElemTy, bits: u32) -> Result<(), MemoryError> {
         let w = self.check(word, ty)?;
+        let top = w + ty.words() as usize;
+        if top > self.words.len() {
+            let total = self.arch.memory_words() as usize;
+            let grown = top.div_ceil(PeMemory::GROWTH_WORDS) * PeMemory::GROWTH_WORDS;
+            self.words.resize(grown.min(total).max(top), 0);
+        }
         self.words[w] = bits as u16;
         if ty.words() == 2 {
             self.words[w + 1] = (bits >> 16) as u16;

@@ -10,6 +10,7 @@ use std::hint::black_box;
 use rayon::prelude::*;
 
 mod block;
+mod cerebras;
 mod furiosa;
 
 use crate::error::BenchError;
@@ -25,6 +26,8 @@ pub(crate) enum Unit {
     Elements,
     /// Input cells of a simulated stream (one element at one physical position).
     Cells,
+    /// Simulated PE-cycles (PEs x cycles).
+    PeCycles,
 }
 
 impl Unit {
@@ -33,6 +36,7 @@ impl Unit {
         match self {
             Unit::Elements => "elem/s",
             Unit::Cells => "cells/s",
+            Unit::PeCycles => "PE-cycles/s",
         }
     }
 
@@ -41,6 +45,7 @@ impl Unit {
         match self {
             Unit::Elements => "elements",
             Unit::Cells => "cells",
+            Unit::PeCycles => "pe_cycles",
         }
     }
 }
@@ -93,6 +98,11 @@ pub(crate) fn all(quick: bool, filters: &[String]) -> Result<Vec<Workload<'stati
     workloads.extend(block::workloads(1 << 20, 1));
     workloads.extend(block::workloads(big, all_threads));
     workloads.extend(furiosa::workloads()?);
+    workloads.extend(
+        [1, all_threads]
+            .iter()
+            .flat_map(|&t| cerebras::workloads(t)),
+    );
     workloads.retain(|w| picked(&w.name));
     Ok(workloads)
 }

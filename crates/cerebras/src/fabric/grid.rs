@@ -17,8 +17,8 @@ use super::color::Color;
 use super::direction::{Dir, DirSet};
 use super::error::FabricError;
 use super::queue::{Delivery, PeQueues};
-use super::queue_id::InputQueue;
 use super::route::ColorConfig;
+use super::stepping::StepScratch;
 use super::wavelet::Wavelet;
 use crate::arch::Arch;
 
@@ -54,30 +54,14 @@ pub struct Collected {
 
 #[derive(Clone, Debug, Default)]
 pub(super) struct Router {
-    colors: [Option<ColorConfig>; Color::COUNT],
-    slots: [Option<Wavelet>; 5],
-    open_edges: DirSet,
-    streams: [VecDeque<Wavelet>; 5],
+    pub(super) colors: [Option<ColorConfig>; Color::COUNT],
+    pub(super) slots: [Option<Wavelet>; 5],
+    pub(super) open_edges: DirSet,
+    pub(super) streams: [VecDeque<Wavelet>; 5],
     /// Colors in teardown mode (bit per color): their wavelets stay in this router's slots.
     pub(super) teardown: u32,
     /// WSE-2 `color_swap_x`: a wavelet received from WEST and sent EAST toggles color bit 0.
     pub(super) color_swap_x: bool,
-}
-
-/// Where a wavelet goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Target {
-    Slot(usize, Dir),
-    Ce(usize),
-    Host(usize, Dir),
-}
-
-struct Mover {
-    pe: usize,
-    port: Dir,
-    wavelet: Wavelet,
-    to: DirSet,
-    targets: Vec<Target>,
 }
 
 /// The routers of a `width` x `height` grid of PEs.
@@ -87,8 +71,16 @@ pub struct Fabric {
     width: u32,
     height: u32,
     pub(super) routers: Vec<Router>,
-    collected: Vec<Collected>,
-    changes: usize,
+    pub(super) collected: Vec<Collected>,
+    pub(super) changes: usize,
+    /// Routers that may hold a wavelet in a slot (bit per router, row-major; a set bit may be
+    /// stale, a clear one never is).
+    pub(super) busy: Vec<u64>,
+    /// Routers with host wavelets still to stream in, ascending.
+    pub(super) streaming: Vec<usize>,
+    /// PEs whose queues the last step changed.
+    pub(super) touched: Vec<usize>,
+    pub(super) scratch: StepScratch,
 }
 
 impl Fabric {
@@ -124,6 +116,10 @@ impl Fabric {
             routers: (0..n).map(|_| Router::default()).collect(),
             collected: Vec::new(),
             changes: 0,
+            busy: vec![0; n.div_ceil(64) as usize],
+            streaming: Vec::new(),
+            touched: Vec::new(),
+            scratch: StepScratch::default(),
         })
     }
 
@@ -258,6 +254,9 @@ impl Fabric {
             });
         }
         self.routers[k].streams[dir.index()].extend(wavelets);
+        if let Err(at) = self.streaming.binary_search(&k) {
+            self.streaming.insert(at, k);
+        }
         Ok(())
     }
 
@@ -299,256 +298,9 @@ impl Fabric {
         cycle: u64,
         queues: &mut [&mut PeQueues],
     ) -> Result<Vec<Hop>, FabricError> {
-        if queues.len() != self.routers.len() {
-            return Err(FabricError::QueueCount {
-                given: queues.len(),
-                pes: self.routers.len(),
-            });
-        }
-        let mut movers = Vec::new();
-        for k in 0..self.routers.len() {
-            self.plan_router(k, cycle, &mut movers)?;
-        }
-        let allowed = self.resolve(&movers, queues)?;
         let mut hops = Vec::new();
-        for (m, ok) in movers.iter().zip(&allowed) {
-            if *ok {
-                self.routers[m.pe].slots[m.port.index()] = None;
-            }
-        }
-        for (m, ok) in movers.iter().zip(&allowed) {
-            if *ok {
-                hops.push(self.move_wavelet(m, cycle, queues));
-            }
-        }
-        // refill RAMP slots from output queues and edge slots from host streams
-        let changes = hops.len() + self.refill(queues);
-        self.changes = changes;
+        self.step_into(cycle, queues, None, &mut hops)?;
         Ok(hops)
-    }
-
-    /// Moves one wavelet the arbitration allowed: into its target slots, the PE's input
-    /// queue or the host's collection (a WEST-received copy leaving EAST with its color's
-    /// bit 0 toggled under `color_swap_x`), advancing its color's switch when it asked to.
-    fn move_wavelet(&mut self, m: &Mover, cycle: u64, queues: &mut [&mut PeQueues]) -> Hop {
-        let w = Wavelet {
-            advance_switch: false,
-            ..m.wavelet
-        };
-        // color_swap_x: the copy leaving EAST of a wavelet received from WEST
-        let swap = m.port == Dir::West && self.routers[m.pe].color_swap_x;
-        let east = if swap { w.with_color_bit0_toggled() } else { w };
-        for t in &m.targets {
-            match *t {
-                Target::Slot(k, Dir::West) => self.routers[k].slots[Dir::West.index()] = Some(east),
-                Target::Host(k, Dir::East) => {
-                    let (x, y) = self.coords(k);
-                    self.collected.push(Collected {
-                        x,
-                        y,
-                        dir: Dir::East,
-                        cycle,
-                        wavelet: east,
-                    });
-                }
-                Target::Slot(k, d) => self.routers[k].slots[d.index()] = Some(w),
-                Target::Ce(k) => {
-                    if let Some(q) = queues.get_mut(k) {
-                        q.deliver(w);
-                    }
-                }
-                Target::Host(k, dir) => {
-                    let (x, y) = self.coords(k);
-                    self.collected.push(Collected {
-                        x,
-                        y,
-                        dir,
-                        cycle,
-                        wavelet: w,
-                    });
-                }
-            }
-        }
-        if m.wavelet.advance_switch
-            && m.port == Dir::Ramp
-            && let Some(c) = self.routers[m.pe].colors[m.wavelet.color.index()].as_mut()
-        {
-            c.advance_switch();
-        }
-        let (x, y) = self.coords(m.pe);
-        Hop {
-            x,
-            y,
-            from: m.port,
-            to: m.to,
-            wavelet: m.wavelet,
-        }
-    }
-
-    /// Refills empty RAMP slots from the PEs' output queues and empty edge slots from host
-    /// streams; the number of slots filled.
-    fn refill(&mut self, queues: &mut [&mut PeQueues]) -> usize {
-        let mut changes = 0;
-        for (k, r) in self.routers.iter_mut().enumerate() {
-            if r.slots[Dir::Ramp.index()].is_none()
-                && let Some(q) = queues.get_mut(k)
-                && let Some((id, _)) = q.peek_send()
-            {
-                r.slots[Dir::Ramp.index()] = q.take_sent(id);
-                changes += 1;
-            }
-            for d in Dir::ALL {
-                if r.slots[d.index()].is_none()
-                    && let Some(w) = r.streams[d.index()].pop_front()
-                {
-                    r.slots[d.index()] = Some(w);
-                    changes += 1;
-                }
-            }
-        }
-        changes
-    }
-
-    fn plan_router(
-        &self,
-        k: usize,
-        cycle: u64,
-        movers: &mut Vec<Mover>,
-    ) -> Result<(), FabricError> {
-        let (x, y) = self.coords(k);
-        let r = &self.routers[k];
-        let mut seen: [Option<Dir>; Color::COUNT] = [None; Color::COUNT];
-        for port in Dir::ALL {
-            let Some(w) = r.slots[port.index()] else {
-                continue;
-            };
-            if r.teardown & (1 << w.color.index()) != 0 {
-                // teardown mode: the color's traffic waits in the router
-                continue;
-            }
-            let route = r.colors[w.color.index()].map(|c| c.route());
-            let Some(route) = route.filter(|rt| rt.rx.contains(port)) else {
-                return Err(FabricError::Unroutable {
-                    x,
-                    y,
-                    color: w.color,
-                    from: port,
-                    rx: route.map_or(DirSet::EMPTY, |rt| rt.rx),
-                });
-            };
-            if let Some(first) = seen[w.color.index()] {
-                return Err(FabricError::Merge {
-                    x,
-                    y,
-                    color: w.color,
-                    cycle,
-                    first,
-                    second: port,
-                });
-            }
-            seen[w.color.index()] = Some(port);
-            let mut targets = Vec::new();
-            for t in route.tx.iter() {
-                if t == Dir::Ramp {
-                    targets.push(Target::Ce(k));
-                    continue;
-                }
-                let (dx, dy) = t.offset();
-                match self.pe_index(i64::from(x) + dx, i64::from(y) + dy) {
-                    Ok(n) => targets.push(Target::Slot(n, t.opposite())),
-                    Err(_) if r.open_edges.contains(t) => targets.push(Target::Host(k, t)),
-                    Err(_) => {
-                        return Err(FabricError::LeavesGrid {
-                            x,
-                            y,
-                            color: w.color,
-                            dir: t,
-                        });
-                    }
-                }
-            }
-            movers.push(Mover {
-                pe: k,
-                port,
-                wavelet: w,
-                to: route.tx,
-                targets,
-            });
-        }
-        Ok(())
-    }
-
-    /// Which movers go this cycle (see the module documentation).
-    fn resolve(
-        &self,
-        movers: &[Mover],
-        queues: &[&mut PeQueues],
-    ) -> Result<Vec<bool>, FabricError> {
-        let mut allowed = vec![true; movers.len()];
-        let leaving: Vec<(usize, Dir)> = movers.iter().map(|m| (m.pe, m.port)).collect();
-        loop {
-            let mut changed = false;
-            let mut claimed: Vec<Target> = Vec::new();
-            let mut ce_room: Vec<(usize, InputQueue, u32)> = Vec::new();
-            for (i, m) in movers.iter().enumerate() {
-                if !allowed[i] {
-                    continue;
-                }
-                let mut ok = true;
-                for t in &m.targets {
-                    if claimed.contains(t) {
-                        ok = false;
-                        break;
-                    }
-                    match *t {
-                        Target::Slot(k, d) => {
-                            let occupied = self.routers[k].slots[d.index()].is_some();
-                            let vacates = leaving
-                                .iter()
-                                .zip(&allowed)
-                                .any(|(&(pk, pd), &a)| a && pk == k && pd == d);
-                            if occupied && !vacates {
-                                ok = false;
-                            }
-                        }
-                        Target::Ce(k) if queues.get(k).is_some_and(|q| !q.passes(&m.wavelet)) => {}
-                        Target::Ce(k) => {
-                            let (x, y) = self.coords(k);
-                            let q = queues
-                                .get(k)
-                                .and_then(|q| q.input_of(m.wavelet.color).map(|id| (q, id)));
-                            let Some((q, id)) = q else {
-                                return Err(FabricError::NoInputQueue {
-                                    x,
-                                    y,
-                                    color: m.wavelet.color,
-                                });
-                            };
-                            let room = q.input(id).map_or(0, |iq| iq.room());
-                            let used = ce_room
-                                .iter()
-                                .filter(|&&(pk, pid, _)| pk == k && pid == id)
-                                .count() as u32;
-                            if room <= used {
-                                ok = false;
-                            } else {
-                                ce_room.push((k, id, room));
-                            }
-                        }
-                        Target::Host(..) => {}
-                    }
-                }
-                if ok {
-                    claimed.extend(m.targets.iter().copied());
-                } else {
-                    allowed[i] = false;
-                    changed = true;
-                }
-            }
-            if !changed {
-                return Ok(allowed);
-            }
-        }
     }
 
     /// Injects `w` directly into PE `k`'s input queue bound to its color (host copy of a

@@ -12,6 +12,7 @@ pub mod queue;
 pub mod queue_id;
 pub mod route;
 pub mod router_modes;
+pub mod stepping;
 pub mod wavelet;
 
 pub use color::Color;
@@ -24,4 +25,5 @@ pub use queue::{Delivery, PeQueues, QueueRef, QueueSide, WaveletQueue, queue_len
 pub use queue_id::{InputQueue, OutputQueue};
 pub use route::{ColorConfig, Route, SwitchPos};
 pub use router_modes::SwapAxis;
+pub use stepping::QueueAccess;
 pub use wavelet::{Wavelet, WaveletKind};

@@ -185,10 +185,29 @@ pub enum Delivery {
     Filtered,
 }
 
+/// A note for the scheduler, not part of the queues' contents: equal to any other and hashed
+/// as nothing, so queues compare by what they hold.
+#[derive(Clone, Copy, Debug, Default)]
+struct WrittenFlag(bool);
+
+impl PartialEq for WrittenFlag {
+    fn eq(&self, _: &WrittenFlag) -> bool {
+        true
+    }
+}
+
+impl Eq for WrittenFlag {}
+
+impl std::hash::Hash for WrittenFlag {
+    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
+}
+
 /// One PE's queues: eight input queues, the architecture's output queues, and which input
 /// queue each color arriving on the RAMP lands in.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PeQueues {
+    /// Whether an output queue was handed out for writing since [`PeQueues::take_written`].
+    written: WrittenFlag,
     arch: Arch,
     input: Vec<WaveletQueue>,
     output: Vec<Option<WaveletQueue>>,
@@ -208,6 +227,7 @@ impl PeQueues {
                 .collect::<Vec<_>>()
         };
         PeQueues {
+            written: WrittenFlag(false),
             arch,
             input: make(QueueSide::Input).into_iter().flatten().collect(),
             output: make(QueueSide::Output),
@@ -301,7 +321,14 @@ impl PeQueues {
 
     /// Output queue `queue`, mutable.
     pub fn output_mut(&mut self, queue: OutputQueue) -> Option<&mut WaveletQueue> {
+        self.written.0 = true;
         self.output.get_mut(usize::from(queue.id()))?.as_mut()
+    }
+
+    /// Whether an output queue was handed out by [`PeQueues::output_mut`] (the only way to
+    /// queue a wavelet to send) since the last call; clears it.
+    pub fn take_written(&mut self) -> bool {
+        std::mem::take(&mut self.written.0)
     }
 
     /// Sets (or, with `None`, removes) the range filter of `color`.

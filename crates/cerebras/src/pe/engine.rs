@@ -42,6 +42,36 @@ fn inner_stride(d: &Dsd) -> i64 {
     }
 }
 
+/// The source values of one element, without a heap allocation for the usual few sources.
+#[derive(Default)]
+struct SourceValues {
+    first: [u32; 4],
+    len: usize,
+    more: Vec<u32>,
+}
+
+impl SourceValues {
+    fn push(&mut self, v: u32) {
+        if self.len < self.first.len() {
+            self.first[self.len] = v;
+        } else {
+            if self.more.is_empty() {
+                self.more.extend_from_slice(&self.first);
+            }
+            self.more.push(v);
+        }
+        self.len += 1;
+    }
+
+    fn as_slice(&self) -> &[u32] {
+        if self.len <= self.first.len() {
+            &self.first[..self.len]
+        } else {
+            &self.more
+        }
+    }
+}
+
 /// An operation in progress (spec §11's per-element engine, shared by synchronous and
 /// asynchronous execution): its ports, the elements done and what it gathered so far.
 pub struct RunningOp {
@@ -332,14 +362,17 @@ impl Pe {
         };
         let r = run
             .op
-            .apply_carrying(&vals, self.fp16.format(), &mut run.carry)
+            .apply_carrying(vals.as_slice(), self.fp16.format(), &mut run.carry)
             & run.mask;
         self.write_dest(run, r)?;
         Ok(Step::Went)
     }
 
     /// The source values of element `run.n`, or the event of a FIFO source found empty.
-    fn read_sources(&mut self, run: &mut RunningOp) -> Result<ControlFlow<Cut, Vec<u32>>, OpError> {
+    fn read_sources(
+        &mut self,
+        run: &mut RunningOp,
+    ) -> Result<ControlFlow<Cut, SourceValues>, OpError> {
         let RunningOp {
             op,
             len,
@@ -357,7 +390,7 @@ impl Pe {
             len: *len,
             activated,
         };
-        let mut vals = Vec::with_capacity(ports.len() - 1);
+        let mut vals = SourceValues::default();
         for (k, port) in ports.iter_mut().enumerate().skip(1) {
             let words = src_words.get(k - 1).copied().unwrap_or(2);
             // an accumulating operation reads its running value in place of source 0's scalar

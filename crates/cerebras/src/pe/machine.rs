@@ -7,9 +7,9 @@
 
 use npusim_hw::CycleEstimate;
 
+use super::offsets::Offsets;
 use super::port::{Port, dsd_base, fabric_length, position};
 use crate::arch::Arch;
-use crate::dsd::walk::walk_unbounded;
 use crate::dsd::{CircBuf, Dsd, DsdError, Fifo, FifoConfig, Mem4d};
 use crate::elem::ElemTy;
 use crate::fabric::PeQueues;
@@ -387,20 +387,19 @@ impl Pe {
         Ok(match d {
             Dsd::Mem1d(m) => Port::Mem {
                 base: m.base.clone(),
-                offsets: Box::new(walk_unbounded(
-                    i64::from(m.offset),
-                    vec![m.extent],
-                    vec![i64::from(m.stride)],
-                )),
+                offsets: Offsets::Line {
+                    next: i64::from(m.offset),
+                    stride: i64::from(m.stride),
+                },
                 index: index_of(m.wavelet_index_offset)?,
             },
             Dsd::Mem4d(m) => Port::Mem {
                 base: m.base.clone(),
-                offsets: Box::new(walk_unbounded(
+                offsets: Offsets::walk(
                     i64::from(m.offset),
                     m.extent.clone(),
                     m.stride.iter().map(|&s| i64::from(s)).collect(),
-                )),
+                ),
                 index: index_of(m.wavelet_index_offset)?,
             },
             Dsd::CircBuf(c) => {
@@ -408,7 +407,7 @@ impl Pe {
                 let head = i64::from(head);
                 Port::Mem {
                     base: c.base.clone(),
-                    offsets: Box::new((0..).map(move |n| (head + n) % wrap)),
+                    offsets: Offsets::Circular { head, n: 0, wrap },
                     index: 0,
                 }
             }

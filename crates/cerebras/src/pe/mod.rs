@@ -9,6 +9,7 @@
 //! * [`port`]: how each operand produces or takes elements, and what a waiting port waits on;
 //!   `port_io` the port interface the engine and `@map` call (may an element go, read it,
 //!   write it, end).
+//! * `offsets`: the element offsets a memory port walks, held in the port.
 //! * [`fabric_io`]: fabric operands: popping fabin wavelets, pushing fabout wavelets.
 //! * [`builtins`]: `pe.fmovh(dest, src)` and the other builtins.
 
@@ -17,6 +18,7 @@ pub mod engine;
 pub mod fabric_io;
 pub mod machine;
 pub mod map;
+mod offsets;
 pub mod port;
 mod port_io;
 

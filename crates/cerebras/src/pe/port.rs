@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use super::offsets::Offsets;
 use crate::dsd::{Base, Dsd, SimdMode};
 use crate::fabric::{Color, InputQueue, OutputQueue, QueueRef};
 use crate::ops::Class;
@@ -12,7 +13,7 @@ use crate::ops::Class;
 pub(super) enum Port {
     Mem {
         base: Base,
-        offsets: Box<dyn Iterator<Item = i64>>,
+        offsets: Offsets,
         index: u16,
     },
     Fifo(usize),

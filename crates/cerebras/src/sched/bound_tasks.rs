@@ -76,7 +76,7 @@ mod tests {
         Task {
             name: name.into(),
             id: id.into(),
-            body: std::rc::Rc::default(),
+            body: std::sync::Arc::default(),
             active: false,
             blocked: false,
         }

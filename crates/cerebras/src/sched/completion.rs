@@ -4,7 +4,7 @@
 
 use super::error::SimError;
 use super::label::{Label, hash_display};
-use super::sim::Sim;
+use super::pe_step::{PeStep, TraceMix};
 use super::task::{AsyncConfig, Completion, OnControl, TaskKind};
 use super::trace::{EventKind, Thread};
 use crate::ids::{Channel, LocalTaskId, TaskId};
@@ -16,7 +16,7 @@ pub(super) const FIFO_ACTIVATE: &str = "the FIFO's .activate_push / .activate_po
 /// The task kinds an `.unblock` may name (seed 004: "bound as a data or local task").
 const UNBLOCKABLE: &[TaskKind] = &[TaskKind::Data, TaskKind::Local];
 
-impl Sim {
+impl PeStep<'_> {
     /// Applies an operation's outcome: FIFO activations, switch advances, completion actions.
     pub(super) fn complete(
         &mut self,
@@ -29,7 +29,7 @@ impl Sim {
     ) -> Result<(), SimError> {
         self.trace.add(cycle);
         self.trace.add(k as u64);
-        hash_display(&mut self.trace, label);
+        hash_display(&mut *self.trace, label);
         self.trace.add(o.elements);
         self.event(cycle, k, EventKind::OpDone, thread, || {
             format!("{label} ({} elements)", o.elements)

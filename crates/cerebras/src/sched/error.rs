@@ -146,6 +146,14 @@ pub enum SimError {
         /// What each waiting thread waits on (`PE (x, y) <thread>: <what>`).
         waits: Vec<String>,
     },
+    /// The threads to step PEs on could not be had.
+    #[error("cannot step PEs on {threads} thread(s): {reason}")]
+    Threads {
+        /// The thread count asked for.
+        threads: usize,
+        /// Why not.
+        reason: String,
+    },
     /// The run reached its cycle limit.
     #[error("cycle limit {limit} reached; still busy: {}", busy.join("; "))]
     CycleLimit {

@@ -3,8 +3,10 @@
 //! a message, a trace event or the hash needs its text.
 
 use std::fmt;
-use std::rc::Rc;
+use std::sync::Arc;
 
+use super::pe_step::TraceMix;
+#[cfg(test)]
 use super::stats::TraceHash;
 use super::task::Action;
 use crate::ids::TaskId;
@@ -18,7 +20,10 @@ enum Head {
     /// `@map`.
     Map,
     /// `@activate` / `@block` / `@unblock` of a task, written with the task's name.
-    Task { verb: &'static str, target: Rc<str> },
+    Task {
+        verb: &'static str,
+        target: Arc<str>,
+    },
     /// Any other action (none of them holds more than a number).
     Other(Box<Action>),
 }
@@ -27,7 +32,7 @@ enum Head {
 #[derive(Clone)]
 pub(crate) struct Label {
     head: Head,
-    task: Option<Rc<str>>,
+    task: Option<Arc<str>>,
     action_no: usize,
 }
 
@@ -36,9 +41,9 @@ impl Label {
     /// the action names.
     pub(crate) fn new(
         action: &Action,
-        task: Option<Rc<str>>,
+        task: Option<Arc<str>>,
         action_no: usize,
-        name: impl FnOnce(TaskId) -> Rc<str>,
+        name: impl FnOnce(TaskId) -> Arc<str>,
     ) -> Label {
         let head = match action {
             Action::Op {
@@ -93,21 +98,21 @@ impl fmt::Display for Label {
 }
 
 /// Writes text into a trace hash as [`TraceHash::add_str`] would hash it, without building it.
-struct HashWriter<'a> {
-    hash: &'a mut TraceHash,
+struct HashWriter<'a, H: TraceMix> {
+    hash: &'a mut H,
     len: u64,
 }
 
-impl fmt::Write for HashWriter<'_> {
+impl<H: TraceMix> fmt::Write for HashWriter<'_, H> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        self.hash.add_bytes(s.as_bytes());
+        self.hash.mix_bytes(s.as_bytes());
         self.len += s.len() as u64;
         Ok(())
     }
 }
 
 /// Mixes the text of `v` into `hash` exactly as [`TraceHash::add_str`] mixes `v.to_string()`.
-pub(crate) fn hash_display(hash: &mut TraceHash, v: &impl fmt::Display) {
+pub(crate) fn hash_display<H: TraceMix>(hash: &mut H, v: &impl fmt::Display) {
     use fmt::Write as _;
     let mut w = HashWriter { hash, len: 0 };
     // writing into the hash cannot fail
@@ -123,14 +128,14 @@ mod tests {
 
     #[test]
     fn a_label_reads_as_the_action_its_task_and_its_number() {
-        let task: Rc<str> = "main".into();
+        let task: Arc<str> = "main".into();
         let op = Action::sync(
             Op::Fmacs,
             crate::ops::Operand::Fifo(crate::ops::FifoId(0)),
             vec![],
         );
-        let named = |_: TaskId| -> Rc<str> { "recv".into() };
-        let l = Label::new(&op, Some(Rc::clone(&task)), 3, named);
+        let named = |_: TaskId| -> Arc<str> { "recv".into() };
+        let l = Label::new(&op, Some(Arc::clone(&task)), 3, named);
         assert_eq!(l.to_string(), "@fmacs (task main, action 3)");
         let recv = LocalTaskId::new(12).unwrap();
         let l = Label::new(&Action::Activate(recv), None, 1, named);

@@ -4,14 +4,14 @@
 //! control task).
 
 use std::collections::VecDeque;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::bound_tasks::TaskIdx;
 use super::completion::FIFO_ACTIVATE;
 use super::error::SimError;
 use super::label::Label;
-use super::pe_state::{MainThread, PeCycle, SyncOp};
-use super::sim::Sim;
+use super::pe_state::{MainThread, PeCycle};
+use super::pe_step::{PeStep, TraceMix};
 use super::task::{Action, CallCtx, TEARDOWN_TASK_ID, TaskKind};
 use super::trace::{EventKind, Thread};
 use crate::arch::Arch;
@@ -21,12 +21,12 @@ use crate::pe::{Outcome, Pe, Progress};
 
 /// What the idle main thread starts: a task's name, its body and the wavelet it took.
 struct TaskStart {
-    name: Rc<str>,
-    body: Rc<[Action]>,
+    name: Arc<str>,
+    body: Arc<[Action]>,
     wavelet: Option<Wavelet>,
 }
 
-impl Sim {
+impl PeStep<'_> {
     /// The main thread's turn: one element of a `@map` or a synchronous operation in
     /// progress, else the next action of its task, else (idle) the start of the next task.
     pub(super) fn step_main(
@@ -38,8 +38,8 @@ impl Sim {
         if let Some(map) = self.pes[k].main.map.take() {
             return self.step_map(k, cycle, map, out);
         }
-        if let Some(sync) = self.pes[k].main.current.take() {
-            return self.step_sync_op(k, cycle, sync, out);
+        if self.pes[k].main.current.is_some() {
+            return self.step_sync_op(k, cycle, out);
         }
         let st = &mut self.pes[k];
         if let Some(next) = st.main.next_action() {
@@ -82,50 +82,54 @@ impl Sim {
         Ok(())
     }
 
-    /// One element of the main thread's synchronous operation.
-    fn step_sync_op(
-        &mut self,
-        k: usize,
-        cycle: u64,
-        (mut run, label, qs): SyncOp,
-        out: &mut PeCycle,
-    ) -> Result<(), SimError> {
-        let before = run.elements();
-        let progress = self.pes[k]
-            .pe
-            .advance(&mut run, 1)
-            .map_err(|e| self.op_error(k, cycle, &label, e))?;
+    /// One element of the main thread's synchronous operation (advanced where it sits).
+    fn step_sync_op(&mut self, k: usize, cycle: u64, out: &mut PeCycle) -> Result<(), SimError> {
         let st = &mut self.pes[k];
-        st.stats.elements += run.elements() - before;
+        let Some((run, _, _)) = st.main.current.as_mut() else {
+            return Ok(());
+        };
+        let before = run.elements();
+        let progress = match st.pe.advance(run, 1) {
+            Ok(p) => p,
+            Err(e) => {
+                let label = st.main.current.take().map(|(_, l, _)| l.to_string());
+                return Err(self.op_error(k, cycle, label.unwrap_or_default(), e));
+            }
+        };
+        let elements = run.elements();
         let activated = run.take_activated();
+        st.stats.elements += elements - before;
         for t in activated {
-            self.activate_local(k, cycle, t, FIFO_ACTIVATE)?;
+            if let Err(e) = self.activate_local(k, cycle, t, FIFO_ACTIVATE) {
+                self.pes[k].main.current = None;
+                return Err(e);
+            }
         }
         match progress {
             Progress::Stalled(w) => {
                 let st = &mut self.pes[k];
                 st.main.waiting = Some(w);
                 st.stats.stalls += 1;
-                st.main.current = Some((run, label, qs));
             }
             Progress::Paused => {
                 out.progressed = true;
-                for v in [cycle, k as u64, 0, run.elements()] {
+                for v in [cycle, k as u64, 0, elements] {
                     self.trace.add(v);
                 }
-                let st = &mut self.pes[k];
-                st.main.waiting = None;
-                st.main.current = Some((run, label, qs));
+                self.pes[k].main.waiting = None;
             }
             Progress::Done(o) => {
                 out.progressed = true;
-                self.pes[k].main.waiting = None;
-                for (_, q) in qs {
-                    if let QueueRef::Output(q) = q {
-                        self.pes[k].out_owner[usize::from(q.id())] = Some(label.clone());
+                let st = &mut self.pes[k];
+                st.main.waiting = None;
+                if let Some((_, label, qs)) = st.main.current.take() {
+                    for (_, q) in qs {
+                        if let QueueRef::Output(q) = q {
+                            st.out_owner[usize::from(q.id())] = Some(label.clone());
+                        }
                     }
+                    self.complete(k, cycle, &label, &o, None, Thread::Main)?;
                 }
-                self.complete(k, cycle, &label, &o, None, Thread::Main)?;
             }
         }
         Ok(())
@@ -159,7 +163,7 @@ impl Sim {
         };
         let st = &mut self.pes[k];
         st.main = MainThread {
-            task: Some(Rc::clone(&name)),
+            task: Some(Arc::clone(&name)),
             wavelet,
             body,
             pc: 0,
@@ -221,10 +225,10 @@ impl Sim {
     fn start_teardown(&mut self, k: usize, cycle: u64, q: OutputQueue, out: &mut PeCycle) {
         {
             let body = self.teardown_body(k, q);
-            let name: Rc<str> = format!("teardown ({q} drained)").into();
+            let name: Arc<str> = format!("teardown ({q} drained)").into();
             let st = &mut self.pes[k];
             st.main = MainThread {
-                task: Some(Rc::clone(&name)),
+                task: Some(Arc::clone(&name)),
                 body,
                 teardown: Some(q),
                 ..MainThread::default()
@@ -255,8 +259,8 @@ impl Sim {
         let (mut name, mut body, wavelet) = match (channel, pick) {
             (Some((ch, q, _)), _) => {
                 let wavelet = st.pe.queues.input_mut(q).and_then(|iq| iq.pop());
-                let name: Rc<str> = format!("channel {ch} (no data task)").into();
-                (name, Rc::default(), wavelet)
+                let name: Arc<str> = format!("channel {ch} (no data task)").into();
+                (name, Arc::default(), wavelet)
             }
             (None, Some(ti)) => {
                 let task = &mut st.tasks[ti];

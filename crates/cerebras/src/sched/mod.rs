@@ -14,15 +14,21 @@
 //!   [`resources`] and [`queue_reuse`] the conflicts an asynchronous operation may cause;
 //!   [`queue_flush`] WSE-3 output-queue flushes.
 //! * [`stats`] and [`trace`]: what a run reports and records.
+//! * Speed: `idle` (PEs that changed nothing sleep until the routers touch their queues),
+//!   `pe_step` (what one PE's step touches) and [`parallel`] (PEs stepped on several threads,
+//!   merged in PE order): the results of one thread stepping every PE every cycle.
 
 mod bound_tasks;
 mod completion;
 pub mod ending;
 pub mod error;
+mod idle;
 mod label;
 mod main_thread;
 pub mod microthread;
+pub mod parallel;
 mod pe_state;
+mod pe_step;
 pub mod queue_flush;
 pub mod queue_reuse;
 pub mod resources;

@@ -3,7 +3,7 @@
 //! flushes, task tables).
 
 use std::collections::VecDeque;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::bound_tasks::BoundTasks;
 use super::label::Label;
@@ -34,10 +34,10 @@ pub(super) type SyncOp = (RunningOp, Label, Vec<(usize, QueueRef)>);
 /// The PE's main thread: the running task, its remaining actions and its synchronous op.
 #[derive(Default)]
 pub(super) struct MainThread {
-    pub(super) task: Option<Rc<str>>,
+    pub(super) task: Option<Arc<str>>,
     pub(super) wavelet: Option<Wavelet>,
     /// The task's body, shared with its binding, and the index of its next action.
-    pub(super) body: Rc<[Action]>,
+    pub(super) body: Arc<[Action]>,
     pub(super) pc: usize,
     /// Actions returned by Rust code ([`Action::Call`]), run before the rest of the body.
     pub(super) pending: VecDeque<Action>,
@@ -53,7 +53,7 @@ pub(super) struct MainThread {
 /// The next action of a task: one of its body (shared) or one Rust code returned.
 pub(super) enum NextAction {
     /// Action `.1` of a body.
-    Body(Rc<[Action]>, usize),
+    Body(Arc<[Action]>, usize),
     /// An action returned by Rust code.
     Pending(Action),
 }
@@ -77,7 +77,7 @@ impl MainThread {
         }
         if self.pc < self.body.len() {
             self.pc += 1;
-            return Some(NextAction::Body(Rc::clone(&self.body), self.pc - 1));
+            return Some(NextAction::Body(Arc::clone(&self.body), self.pc - 1));
         }
         None
     }
@@ -101,7 +101,7 @@ pub(super) struct PeState {
     /// WSE-3 output queues being flushed (`@queue_flush`).
     pub(super) flushing: [bool; 8],
     /// Empty-queue handlers (`@set_empty_queue_handler`) by output queue.
-    pub(super) empty_handlers: Vec<(OutputQueue, Rc<[Action]>)>,
+    pub(super) empty_handlers: Vec<(OutputQueue, Arc<[Action]>)>,
     /// WSE-3 separate control-task table (`@set_control_task_table`).
     pub(super) control_table: Option<ControlTaskTable>,
     /// WSE-3 rotating data/control task pairs (`@bind_rotating_tasks`).
@@ -115,9 +115,9 @@ impl PeState {
     }
 
     /// The name of the task bound at `id`, or the id written out when none is.
-    pub(super) fn task_name(&self, id: TaskId) -> Rc<str> {
+    pub(super) fn task_name(&self, id: TaskId) -> Arc<str> {
         match self.task_at(id) {
-            Some(i) => Rc::clone(&self.tasks[i].name),
+            Some(i) => Arc::clone(&self.tasks[i].name),
             None => id.to_string().into(),
         }
     }

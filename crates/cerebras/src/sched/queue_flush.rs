@@ -6,10 +6,11 @@
 //! error.
 
 use std::fmt;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::error::SimError;
 use super::label::Label;
+use super::pe_step::PeStep;
 use super::sim::Sim;
 use super::task::Action;
 use crate::arch::Arch;
@@ -28,13 +29,17 @@ impl Sim {
         body: Vec<Action>,
     ) -> Result<(), SimError> {
         let k = self.fabric.pe_index(x, y)?;
-        self.flushable(k, None, &"@set_empty_queue_handler", queue)?;
+        self.with_step(k, |s| {
+            s.flushable(k, None, &"@set_empty_queue_handler", queue)
+        })?;
         let handlers = &mut self.pes[k].empty_handlers;
         handlers.retain(|(q, _)| *q != queue);
         handlers.push((queue, body.into()));
         Ok(())
     }
+}
 
+impl PeStep<'_> {
     /// Checks `queue` is an output queue of a WSE-3 PE.
     fn flushable(
         &self,
@@ -119,13 +124,13 @@ impl Sim {
 
     /// The body of the teardown task for `queue`: its handler, else nothing (the flush state
     /// is then cleared by the system).
-    pub(super) fn teardown_body(&mut self, k: usize, queue: OutputQueue) -> Rc<[Action]> {
+    pub(super) fn teardown_body(&mut self, k: usize, queue: OutputQueue) -> Arc<[Action]> {
         let st = &mut self.pes[k];
         match st.empty_handlers.iter().find(|(q, _)| *q == queue) {
-            Some((_, body)) => Rc::clone(body),
+            Some((_, body)) => Arc::clone(body),
             None => {
                 st.flushing[usize::from(queue.id())] = false;
-                Rc::default()
+                Arc::default()
             }
         }
     }
@@ -150,7 +155,9 @@ impl Sim {
             rule: "it must clear the flush state (Action::ExitQueueFlush)".into(),
         })
     }
+}
 
+impl Sim {
     /// Flushes still waiting for their queue to drain, for a deadlock report.
     pub(super) fn pending_flushes(&self) -> Vec<String> {
         let mut out = Vec::new();

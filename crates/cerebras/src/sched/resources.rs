@@ -7,6 +7,7 @@ use super::error::SimError;
 use super::label::Label;
 use super::microthread::{default_priority, microthread_of, microthread_rank};
 use super::pe_state::Microthread;
+use super::pe_step::PeStep;
 use super::queue_reuse::QueueReusePolicy;
 use super::sim::Sim;
 use super::task::AsyncConfig;
@@ -22,7 +23,9 @@ impl Sim {
     pub fn set_queue_reuse_policy(&mut self, policy: QueueReusePolicy) {
         self.queue_reuse = policy;
     }
+}
 
+impl PeStep<'_> {
     /// Queue conflicts with running microthreads, and output-queue reuse: an operation
     /// sending on `color` through an output queue that still holds another operation's
     /// wavelets (of a different color, unless the policy is [`QueueReusePolicy::Seed`]).

@@ -10,48 +10,108 @@
 //!    unblocked; a data task that is unblocked and has a wavelet in its queue). An
 //!    asynchronous operation started in a cycle does its first element in the next one.
 //!
+//! A PE whose step changed nothing sleeps until the routers touch its queues ([`super::idle`]):
+//! the same results as stepping it, at no cost.
+//!
 //! The run ends when a whole cycle changes nothing. Threads still waiting then are a
 //! deadlock (reported with what each waits on), except asynchronous operations with an
 //! unbounded extent, which is how streaming programs end. Every run has a cycle limit.
 
 use super::completion::FIFO_ACTIVATE;
 use super::error::SimError;
+use super::idle::{PeQueuesOf, set_bits};
 use super::microthread::main_thread_rank;
 use super::pe_state::PeCycle;
+use super::pe_step::{PeStep, TraceMix};
 use super::sim::Sim;
 use super::stats::RunReport;
 use super::trace::{EventKind, Thread, TraceEvent};
-use crate::fabric::{PeQueues, QueueRef};
+use crate::fabric::{Hop, QueueRef};
 use crate::pe::Progress;
 
 impl Sim {
     /// Runs until nothing changes, at most `limit` cycles.
     pub fn run(&mut self, limit: u64) -> Result<RunReport, SimError> {
+        // the host may have changed anything since the last run: every PE steps at first
+        self.idle.wake_all(self.pes.len());
         while self.cycle < limit {
             let cycle = self.cycle;
-            let changed = self.step()?;
+            let changed = match self.step() {
+                Ok(c) => c,
+                Err(e) => {
+                    self.settle_sleepers(cycle);
+                    return Err(e);
+                }
+            };
             self.cycle += 1;
             if !changed {
+                self.settle_sleepers(cycle);
                 return self.finish(cycle);
             }
         }
+        self.settle_sleepers(self.cycle.saturating_sub(1));
         Err(SimError::CycleLimit {
             limit,
             busy: self.busy(),
         })
     }
 
+    /// Steps every PE every cycle (`false`) instead of skipping idle ones (`true`, the
+    /// default). Both give the same results, statistics, cycles and trace hash; the full
+    /// stepping is there to show it.
+    pub fn set_idle_skipping(&mut self, on: bool) {
+        self.idle.on = on;
+    }
+
+    /// Adds to each sleeping PE the stalls of the cycles it slept through up to `end`, and
+    /// wakes it.
+    fn settle_sleepers(&mut self, end: u64) {
+        for k in 0..self.pes.len() {
+            if !self.idle.is_awake(k) {
+                let owed = self.idle.wake(k, end + 1);
+                self.pes[k].stats.stalls += owed;
+            }
+        }
+    }
+
     /// One cycle; whether anything changed.
     fn step(&mut self) -> Result<bool, SimError> {
         let cycle = self.cycle;
-        let hops = {
-            let mut qs: Vec<&mut PeQueues> =
-                self.pes.iter_mut().map(|p| &mut p.pe.queues).collect();
-            self.fabric
-                .step(cycle, &mut qs)
-                .map_err(|source| SimError::Fabric { cycle, source })?
-        };
-        for h in &hops {
+        let mut hops = std::mem::take(&mut self.hops);
+        hops.clear();
+        let mut ramp = std::mem::take(&mut self.ramp);
+        ramp.clear();
+        let skip = self.idle.on;
+        if skip {
+            ramp.extend(set_bits(&self.idle.sending));
+        }
+        let stepped = self.fabric.step_into(
+            cycle,
+            &mut PeQueuesOf(&mut self.pes),
+            skip.then_some(&ramp[..]),
+            &mut hops,
+        );
+        let r = stepped
+            .map_err(|source| SimError::Fabric { cycle, source })
+            .and_then(|()| self.after_routers(cycle, &hops, &ramp));
+        self.hops = hops;
+        self.ramp = ramp;
+        r
+    }
+
+    /// The rest of a cycle once the routers moved: the hops into the trace, sleeping PEs the
+    /// routers touched woken, then every awake PE in row-major order.
+    fn after_routers(
+        &mut self,
+        cycle: u64,
+        hops: &[Hop],
+        ramp: &[usize],
+    ) -> Result<bool, SimError> {
+        for &k in ramp {
+            let sending = self.pes[k].pe.queues.peek_send().is_some();
+            self.idle.set_sending(k, sending);
+        }
+        for h in hops {
             let to: u64 = h.to.iter().map(|d| 1u64 << d.index()).sum();
             for v in [
                 cycle,
@@ -67,7 +127,7 @@ impl Sim {
             }
         }
         if let Some(ev) = &mut self.events {
-            for h in &hops {
+            for h in hops {
                 ev.push(TraceEvent {
                     cycle,
                     x: h.x,
@@ -79,23 +139,76 @@ impl Sim {
             }
         }
         let mut changed = self.fabric.changes() > 0;
-        for k in 0..self.pes.len() {
-            let r = self.step_pe(k, cycle)?;
-            if r.progressed {
-                self.pes[k].stats.busy_cycles += 1;
-                changed = true;
+        for i in 0..self.fabric.touched().len() {
+            let k = self.fabric.touched()[i];
+            let owed = self.idle.wake(k, cycle);
+            self.pes[k].stats.stalls += owed;
+        }
+        if self.threads.pool.is_some() {
+            let mut ks = std::mem::take(&mut self.stepping);
+            self.to_step(&mut ks);
+            let r = self.step_parallel(cycle, &ks);
+            self.stepping = ks;
+            if let Some(r) = r {
+                return Ok(changed | r?);
+            }
+        }
+        if self.idle.on {
+            for w in 0..self.idle.awake.len() {
+                let mut bits = self.idle.awake[w];
+                while bits != 0 {
+                    let k = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    changed |= self.step_one(k, cycle)?;
+                }
+            }
+        } else {
+            for k in 0..self.pes.len() {
+                changed |= self.step_one(k, cycle)?;
             }
         }
         Ok(changed)
     }
 
-    fn step_pe(&mut self, k: usize, cycle: u64) -> Result<PeCycle, SimError> {
+    /// Steps PE `k`; whether it progressed (else it sleeps until the routers touch it).
+    fn step_one(&mut self, k: usize, cycle: u64) -> Result<bool, SimError> {
+        let before = self.pes[k].stats.stalls;
+        let r = self.with_step(k, |s| s.step_pe(k, cycle))?;
+        let st = &mut self.pes[k];
+        if r.progressed {
+            st.stats.busy_cycles += 1;
+        } else {
+            let stalls = st.stats.stalls - before;
+            self.idle.sleep(k, cycle, stalls);
+        }
+        // only a step that wrote to an output queue can have queued a wavelet to send
+        if st.pe.queues.take_written() && self.idle.on {
+            self.idle.set_sending(k, true);
+        }
+        Ok(r.progressed)
+    }
+}
+
+impl PeStep<'_> {
+    /// One cycle of PE `k`'s threads.
+    pub(super) fn step_pe(&mut self, k: usize, cycle: u64) -> Result<PeCycle, SimError> {
         let mut out = PeCycle::default();
         let main_rank = main_thread_rank(self.pes[k].main_priority);
         let mut main_done = false;
         // the order is fixed at the start of the cycle; threads spawned now wait a cycle
-        let order: Vec<(u8, u8)> = self.pes[k].micro.iter().map(|m| (m.ut, m.rank)).collect();
-        for (ut, rank) in order {
+        let micro = &self.pes[k].micro;
+        let mut small = [(0u8, 0u8); 16];
+        let many: Vec<(u8, u8)>;
+        let order: &[(u8, u8)] = if micro.len() <= small.len() {
+            for (o, m) in small.iter_mut().zip(micro) {
+                *o = (m.ut, m.rank);
+            }
+            &small[..micro.len()]
+        } else {
+            many = micro.iter().map(|m| (m.ut, m.rank)).collect();
+            &many
+        };
+        for &(ut, rank) in order {
             if !main_done && rank < main_rank {
                 self.step_main(k, cycle, &mut out)?;
                 main_done = true;

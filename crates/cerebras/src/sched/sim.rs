@@ -6,15 +6,18 @@ use std::fmt;
 
 use super::bound_tasks::BoundTasks;
 use super::error::SimError;
+use super::idle::IdleSkip;
 use super::microthread::MainThreadPriority;
+use super::parallel::Threads;
 use super::pe_state::{MainThread, PeState};
+use super::pe_step::{PeStep, TraceSink};
 use super::queue_reuse::QueueReusePolicy;
 use super::stats::{PeStats, TraceHash};
 use super::task::{Action, AsyncConfig, Task, TaskKind};
-use super::trace::{EventKind, Thread, TraceEvent, chrome_trace};
+use super::trace::{TraceEvent, chrome_trace};
 use crate::arch::Arch;
 use crate::dsd::Dsd;
-use crate::fabric::{Collected, Color, Fabric};
+use crate::fabric::{Collected, Color, Fabric, Hop};
 use crate::ids::{Channel, LocalTaskId, TaskId};
 use crate::ops::{DsrId, Operand};
 use crate::pe::{DsrFile, Pe};
@@ -28,6 +31,13 @@ pub struct Sim {
     pub(super) trace: TraceHash,
     pub(super) events: Option<Vec<TraceEvent>>,
     pub(super) queue_reuse: QueueReusePolicy,
+    pub(super) idle: IdleSkip,
+    /// Buffers reused from cycle to cycle: the hops, the PEs whose RAMP may be refilled.
+    pub(super) hops: Vec<Hop>,
+    pub(super) ramp: Vec<usize>,
+    /// The PEs to step this cycle (reused).
+    pub(super) stepping: Vec<usize>,
+    pub(super) threads: Threads,
 }
 
 impl Sim {
@@ -46,6 +56,7 @@ impl Sim {
             });
         }
         let fabric = Fabric::new(arch, width, height)?;
+        let n = fabric.len();
         let pes = (0..fabric.len())
             .map(|k| {
                 let (x, y) = fabric.coords(k);
@@ -79,6 +90,11 @@ impl Sim {
             trace: TraceHash::default(),
             events: None,
             queue_reuse: QueueReusePolicy::default(),
+            idle: IdleSkip::new(n),
+            hops: Vec::new(),
+            ramp: Vec::new(),
+            stepping: Vec::new(),
+            threads: Threads::default(),
         })
     }
 
@@ -250,89 +266,41 @@ impl Sim {
         channel: impl Into<Channel>,
     ) -> Result<(), SimError> {
         let k = self.fabric.pe_index(x, y)?;
-        self.block_channel(k, channel.into(), false)
-    }
-
-    /// Opens or closes `channel` of PE `k` to control wavelets; the channel must be a color
-    /// on WSE-2 and an input queue on WSE-3.
-    pub(super) fn set_channel(
-        &mut self,
-        k: usize,
-        channel: Channel,
-        open: bool,
-    ) -> Result<(), SimError> {
-        let what = match (self.arch, channel) {
-            (Arch::Wse2, Channel::Color(_)) | (Arch::Wse3, Channel::Queue(_)) => None,
-            (Arch::Wse2, Channel::Queue(q)) => Some(format!(
-                "channel {q}: a channel is a color on {}",
-                self.arch
-            )),
-            (Arch::Wse3, Channel::Color(c)) => Some(format!(
-                "channel {c}: a channel is an input queue on {}",
-                self.arch
-            )),
-        };
-        if let Some(what) = what {
-            let (x, y) = self.fabric.coords(k);
-            return Err(SimError::Task { x, y, what });
-        }
-        let channel = channel.id();
-        let open_channels = &mut self.pes[k].open_channels;
-        open_channels.retain(|&c| c != channel);
-        if open {
-            open_channels.push(channel);
-            open_channels.sort_unstable();
-        }
-        Ok(())
+        self.with_step(k, |s| s.block_channel(k, channel.into(), false))
     }
 
     /// Host-side `@activate(task)` on PE `(x, y)` (the port of an RPC `launch`).
     pub fn activate(&mut self, x: i64, y: i64, task: LocalTaskId) -> Result<(), SimError> {
         let k = self.fabric.pe_index(x, y)?;
-        self.set_task(k, task.into(), |t| t.active = true)
+        self.with_step(k, |s| s.set_task(k, task.into(), |t| t.active = true))
     }
 
-    /// Applies `f` to the task bound at `id` on PE `k`; an error when none is.
-    pub(super) fn set_task(
-        &mut self,
-        k: usize,
-        id: TaskId,
-        f: impl FnOnce(&mut Task),
-    ) -> Result<(), SimError> {
-        let (x, y) = self.fabric.coords(k);
-        let st = &mut self.pes[k];
-        match st.task_at(id) {
-            Some(i) => {
-                f(&mut st.tasks[i]);
-                Ok(())
-            }
-            None => Err(SimError::Task {
-                x,
-                y,
-                what: format!("no task is bound at {id}"),
-            }),
+    /// Runs `f` on the step of PE `k` (its trace into the hash, its events recorded, its
+    /// router changes applied after).
+    pub(super) fn with_step<R>(&mut self, k: usize, f: impl FnOnce(&mut PeStep<'_>) -> R) -> R {
+        let mut exits = Vec::new();
+        let mut sink = TraceSink::Hash(self.trace);
+        let width = self.fabric.dims().0;
+        let r = {
+            let mut step = PeStep::new(
+                k,
+                &mut self.pes[k],
+                self.arch,
+                self.queue_reuse,
+                width,
+                &mut exits,
+                &mut sink,
+                self.events.as_mut(),
+            );
+            f(&mut step)
+        };
+        if let TraceSink::Hash(h) = sink {
+            self.trace = h;
         }
-    }
-
-    pub(super) fn event(
-        &mut self,
-        cycle: u64,
-        k: usize,
-        kind: EventKind,
-        thread: Thread,
-        text: impl FnOnce() -> String,
-    ) {
-        let (x, y) = self.fabric.coords(k);
-        if let Some(ev) = &mut self.events {
-            ev.push(TraceEvent {
-                cycle,
-                x,
-                y,
-                kind,
-                thread: thread.to_string(),
-                text: text(),
-            });
+        for (k, c) in exits {
+            self.fabric.set_teardown_at(k, c, false);
         }
+        r
     }
 
     /// An operation's error on PE `k` at `cycle`, with what ran.

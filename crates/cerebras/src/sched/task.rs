@@ -4,7 +4,7 @@
 //! task's wavelet and the PE's memory and return further actions.
 
 use std::fmt;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::dsd::Priority;
 use crate::fabric::{Color, Wavelet};
@@ -20,11 +20,12 @@ pub struct CallCtx<'a> {
     pub wavelet: Option<Wavelet>,
 }
 
-/// Rust code in a task body: runs in one cycle and returns actions to run next.
-pub type CallFn = Rc<dyn Fn(&mut CallCtx<'_>) -> Result<Vec<Action>, OpError>>;
+/// Rust code in a task body: runs in one cycle and returns actions to run next (shareable
+/// between threads: PEs may be stepped on several).
+pub type CallFn = Arc<dyn Fn(&mut CallCtx<'_>) -> Result<Vec<Action>, OpError> + Send + Sync>;
 
 /// The function `@map` applies to each element's arguments (inputs in order).
-pub type MapFn = Rc<dyn Fn(&[Scalar]) -> Scalar>;
+pub type MapFn = Arc<dyn Fn(&[Scalar]) -> Scalar + Send + Sync>;
 
 /// What an asynchronous operation does when it completes (`.activate` / `.unblock`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -169,18 +170,20 @@ impl Action {
     pub fn map(
         inputs: Vec<Operand>,
         output: Option<Operand>,
-        f: impl Fn(&[Scalar]) -> Scalar + 'static,
+        f: impl Fn(&[Scalar]) -> Scalar + Send + Sync + 'static,
     ) -> Action {
         Action::Map {
             inputs,
             output,
-            f: Rc::new(f),
+            f: Arc::new(f),
         }
     }
 
     /// Rust code.
-    pub fn call(f: impl Fn(&mut CallCtx<'_>) -> Result<Vec<Action>, OpError> + 'static) -> Action {
-        Action::Call(Rc::new(f))
+    pub fn call(
+        f: impl Fn(&mut CallCtx<'_>) -> Result<Vec<Action>, OpError> + Send + Sync + 'static,
+    ) -> Action {
+        Action::Call(Arc::new(f))
     }
 }
 
@@ -228,11 +231,11 @@ pub use crate::ids::TaskKind;
 #[derive(Clone, Debug)]
 pub struct Task {
     /// Its name (for messages and traces only).
-    pub name: Rc<str>,
+    pub name: Arc<str>,
     /// Its id, which says its kind (data, local or control).
     pub id: TaskId,
     /// Its body, shared by every start of the task.
-    pub body: Rc<[Action]>,
+    pub body: Arc<[Action]>,
     /// The activation bit (single: activating twice runs once).
     pub active: bool,
     /// Blocked tasks never start.

@@ -15,6 +15,7 @@
 //!   [`super::Action::ExitTeardown`].
 
 use super::error::SimError;
+use super::pe_step::PeStep;
 use super::sim::Sim;
 use super::table_settings::{ControlTaskTable, MAX_ROTATING_PAIRS, Rotation};
 use super::task::Action;
@@ -129,7 +130,9 @@ impl Sim {
             why: "unpublished: a color enters teardown through a TEARDOWN switch command in a control wavelet, whose layout is not published",
         })
     }
+}
 
+impl PeStep<'_> {
     /// A start of data task `data_id` on PE `k`: the control task to run instead, when the
     /// task rotates and this is the `limit`-th start.
     pub(super) fn rotate(&mut self, k: usize, data_id: u8) -> Option<u8> {

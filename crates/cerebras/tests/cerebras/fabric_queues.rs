@@ -107,3 +107,18 @@ fn typed_queue_ids_read_as_csl_numbers_them() {
     assert_eq!(q.take_sent(out_queue(2)), Some(w));
     assert_eq!(q.peek_send(), None);
 }
+
+/// Handing out an output queue for writing is noted for the scheduler (which then knows the
+/// PE may have something to send) and cleared by reading it; the note is not part of what the
+/// queues hold, so it does not make them unequal.
+#[test]
+fn writing_to_an_output_queue_is_noted_apart_from_the_contents() {
+    let mut written = PeQueues::new(Arch::Wse2);
+    let fresh = PeQueues::new(Arch::Wse2);
+    assert!(!written.take_written());
+    let q = out_queue(1);
+    assert!(written.output_mut(q).is_some());
+    assert_eq!(written, fresh);
+    assert!(written.take_written());
+    assert!(!written.take_written());
+}

@@ -3,5 +3,6 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod gemv_scaled;
 mod programs_by_hand;
 mod tour_words;

@@ -30,6 +30,12 @@ pub enum ProgramError {
     /// A task, queue or microthread id was out of range.
     #[error(transparent)]
     Id(#[from] IdError),
+    /// A program's size parameters make no program.
+    #[error("bad program size: {what}")]
+    Size {
+        /// What is wrong, with the numbers.
+        what: String,
+    },
     /// No program has this name.
     #[error("no shipped program is called `{name}`; known: {known}")]
     Unknown {

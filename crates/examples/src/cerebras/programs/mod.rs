@@ -1,4 +1,4 @@
-//! The Cerebras SDK tutorial programs E1–E10, ported by hand, as one list: each builds a simulation,
+//! The Cerebras SDK tutorial programs E1–E10, ported by hand, and E11 (E4's pattern at any size), as one list: each builds a simulation,
 //! reads its results back and knows the results it must give. The `examples/`, the tests,
 //! `npusim cerebras run` and the tour all use [`PROGRAMS`].
 //!
@@ -12,6 +12,7 @@
 //! ```
 
 pub mod e10_map_builtin;
+pub mod e11_gemv_scaled;
 pub mod e1_gemv_memory_dsds;
 pub mod e2_gemv_multiple_pes;
 pub mod e3_gemv_routes_1;
@@ -115,7 +116,7 @@ impl Program {
     }
 }
 
-/// Every shipped program, in label order E1..E10.
+/// Every shipped program, in label order E1..E11.
 pub const PROGRAMS: &[Program] = &[
     e1_gemv_memory_dsds::PROGRAM,
     e2_gemv_multiple_pes::PROGRAM,
@@ -127,6 +128,7 @@ pub const PROGRAMS: &[Program] = &[
     e8_pipeline_fifo::PROGRAM,
     e9_fifos::PROGRAM,
     e10_map_builtin::PROGRAM,
+    e11_gemv_scaled::PROGRAM,
 ];
 
 /// The program called `name` (its SDK name or its label, case-insensitive: `E3`).

@@ -1,0 +1,230 @@
+//! Stepping the PEs of one cycle on several threads, with the results of stepping them one
+//! after the other: PEs are cut into contiguous row-major ranges, one per thread; each PE's
+//! step touches only its own state ([`super::pe_step`]); what each range adds to the trace,
+//! the events and the routers is kept apart and merged in range order, which is PE order.
+//! The trace hash, statistics, cycles and outputs are those of one thread at any thread count.
+
+use rayon::ThreadPool;
+
+use super::error::SimError;
+use super::idle::set_bits;
+use super::pe_state::PeState;
+use super::pe_step::{PeStep, TraceSink};
+use super::sim::Sim;
+use super::trace::TraceEvent;
+use crate::fabric::Color;
+
+/// Below this many PEs to step in a cycle, one thread steps them by default (a fork costs
+/// more than it saves).
+pub const MIN_PARALLEL_PES: usize = 64;
+
+/// What one thread's range of PEs did in a cycle.
+struct RangeOut {
+    trace: TraceSink,
+    events: Option<Vec<TraceEvent>>,
+    exits: Vec<(usize, Color)>,
+    /// Per PE stepped: `(pe, progressed, stalls counted, may send)`.
+    stepped: Vec<(usize, bool, u64, bool)>,
+    error: Option<SimError>,
+}
+
+/// The threads a simulation steps its PEs on.
+pub(super) struct Threads {
+    pub(super) count: usize,
+    pub(super) pool: Option<ThreadPool>,
+    /// Fewer PEs to step than this in a cycle: one thread steps them.
+    pub(super) min_pes: usize,
+}
+
+impl Default for Threads {
+    fn default() -> Threads {
+        Threads {
+            count: 1,
+            pool: None,
+            min_pes: MIN_PARALLEL_PES,
+        }
+    }
+}
+
+impl Sim {
+    /// Steps PEs on `threads` threads (1 by default: the calling thread). Any count gives the
+    /// same results, statistics, cycles and trace hash; 0 is refused.
+    pub fn set_threads(&mut self, threads: usize) -> Result<(), SimError> {
+        if threads == 0 {
+            return Err(SimError::Threads {
+                threads,
+                reason: "at least one thread steps the PEs".into(),
+            });
+        }
+        let pool = if threads > 1 {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .map_err(|e| SimError::Threads {
+                    threads,
+                    reason: e.to_string(),
+                })?;
+            Some(pool)
+        } else {
+            None
+        };
+        self.threads.count = threads;
+        self.threads.pool = pool;
+        Ok(())
+    }
+
+    /// Cycles with fewer PEs to step than `pes` step them on one thread even with several
+    /// ([`MIN_PARALLEL_PES`] by default); the results are the same either way.
+    pub fn set_min_parallel_pes(&mut self, pes: usize) {
+        self.threads.min_pes = pes;
+    }
+
+    /// The number of threads PEs are stepped on.
+    pub fn threads(&self) -> usize {
+        self.threads.count
+    }
+
+    /// Steps the PEs `ks` (ascending) on the thread pool when there are enough of them;
+    /// `None` when they should be stepped one after the other instead. Returns whether any
+    /// progressed.
+    pub(super) fn step_parallel(
+        &mut self,
+        cycle: u64,
+        ks: &[usize],
+    ) -> Option<Result<bool, SimError>> {
+        let pool = self.threads.pool.as_ref()?;
+        if ks.len() < self.threads.min_pes.max(1) {
+            return None;
+        }
+        let parts = self.threads.count.min(ks.len());
+        let (arch, queue_reuse) = (self.arch, self.queue_reuse);
+        let width = self.fabric.dims().0;
+        let recording = self.events.is_some();
+        // contiguous ranges of the PEs to step, as even as the count allows
+        let cuts: Vec<usize> = (0..parts).map(|p| p * ks.len() / parts).collect();
+        // the first range mixes its trace into the hash as it goes (nothing comes before it);
+        // the others log theirs, mixed in after it in range order
+        let first_hash = self.trace;
+        let mut outs: Vec<RangeOut> = (0..parts)
+            .map(|p| RangeOut {
+                trace: if p == 0 {
+                    TraceSink::Hash(first_hash)
+                } else {
+                    TraceSink::Log(Vec::new())
+                },
+                events: recording.then(Vec::new),
+                exits: Vec::new(),
+                stepped: Vec::new(),
+                error: None,
+            })
+            .collect();
+        {
+            // split the PEs at the first PE of each range
+            let mut rest: &mut [PeState] = &mut self.pes;
+            let mut base = 0usize;
+            let mut work = Vec::with_capacity(parts);
+            for (p, out) in outs.iter_mut().enumerate() {
+                let end = cuts.get(p + 1).map_or(rest.len() + base, |&c| ks[c]);
+                let (mine, tail) = rest.split_at_mut(end - base);
+                let range_ks = &ks[cuts[p]..cuts.get(p + 1).copied().unwrap_or(ks.len())];
+                work.push((mine, base, range_ks, out));
+                rest = tail;
+                base = end;
+            }
+            pool.scope(|s| {
+                for (pes, base, range_ks, out) in work {
+                    s.spawn(move |_| {
+                        step_range(pes, base, range_ks, cycle, arch, queue_reuse, width, out);
+                    });
+                }
+            });
+        }
+        let mut changed = false;
+        for out in outs {
+            match &out.trace {
+                TraceSink::Hash(h) => self.trace = *h,
+                TraceSink::Log(bytes) => self.trace.add_bytes(bytes),
+            }
+            if let (Some(all), Some(mine)) = (&mut self.events, out.events) {
+                all.extend(mine);
+            }
+            for (k, c) in out.exits {
+                self.fabric.set_teardown_at(k, c, false);
+            }
+            for (k, progressed, stalls, sending) in out.stepped {
+                if progressed {
+                    changed = true;
+                } else {
+                    self.idle.sleep(k, cycle, stalls);
+                }
+                if sending && self.idle.on {
+                    self.idle.set_sending(k, true);
+                }
+            }
+            if let Some(e) = out.error {
+                return Some(Err(e));
+            }
+        }
+        Some(Ok(changed))
+    }
+
+    /// The PEs to step this cycle: the awake ones, or all when idle PEs are not skipped.
+    pub(super) fn to_step(&self, into: &mut Vec<usize>) {
+        into.clear();
+        if self.idle.on {
+            into.extend(set_bits(&self.idle.awake));
+        } else {
+            into.extend(0..self.pes.len());
+        }
+    }
+}
+
+/// Steps the PEs `ks` of `pes` (PE `base` first), in order, into `out`; stops at the first
+/// error.
+#[allow(clippy::too_many_arguments)]
+fn step_range(
+    pes: &mut [PeState],
+    base: usize,
+    ks: &[usize],
+    cycle: u64,
+    arch: crate::arch::Arch,
+    queue_reuse: super::queue_reuse::QueueReusePolicy,
+    width: u32,
+    out: &mut RangeOut,
+) {
+    for &k in ks {
+        let Some(st) = pes.get_mut(k - base) else {
+            continue;
+        };
+        let before = st.stats.stalls;
+        let r = {
+            let mut step = PeStep::new(
+                k,
+                st,
+                arch,
+                queue_reuse,
+                width,
+                &mut out.exits,
+                &mut out.trace,
+                out.events.as_mut(),
+            );
+            step.step_pe(k, cycle)
+        };
+        let st = &mut pes[k - base];
+        match r {
+            Ok(r) => {
+                if r.progressed {
+                    st.stats.busy_cycles += 1;
+                }
+                let stalls = st.stats.stalls - before;
+                // only a step that wrote to an output queue can have queued a wavelet to send
+                let sending = st.pe.queues.take_written();
+                out.stepped.push((k, r.progressed, stalls, sending));
+            }
+            Err(e) => {
+                out.error = Some(e);
+                return;
+            }
+        }
+    }
+}
