@@ -50,7 +50,7 @@
 //! * [`sched`]: tasks, asynchronous operations on microthreads, resource-conflict detection and
 //!   the deterministic cycle-stepped multi-PE scheduler.
 //!
-//! The SDK tutorial programs ported onto this simulator (E1-E10, what `npusim cerebras run` and
+//! The SDK tutorial programs ported onto this simulator (E1-E11, what `npusim cerebras run` and
 //! the tour run) live in the `npusim-examples` crate, outside this library's API.
 //!
 //! # Decisions the documentation leaves open, and other policies

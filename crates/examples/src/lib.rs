@@ -6,7 +6,8 @@
 //! * [`furiosa`]: the examples of Furiosa's "Cast Engine" and "Inter-Slice Block" pages run on
 //!   concrete data, and worked mapping expressions;
 //! * [`cerebras`]: the tensor-access lowerings of the SDK's "Data Structure Descriptors" page
-//!   and the SDK tutorial programs E1-E10 ported onto the multi-PE simulator;
+//!   and the SDK tutorial programs E1-E10 ported onto the multi-PE simulator, with E11
+//!   (E4's pattern at any grid size);
 //! * [`tour`]: every one of them run and checked bit for bit, written as a report.
 
 pub mod ascend;

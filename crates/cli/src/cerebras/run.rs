@@ -49,7 +49,7 @@ pub enum TraceFormat {
 #[derive(Debug, Args)]
 #[command(after_help = EXAMPLES.trim_end())]
 pub struct RunArgs {
-    /// The program: its SDK example name (e.g. gemv-06-routes-1) or its label E1..E10 (e.g.
+    /// The program: its SDK example name (e.g. gemv-06-routes-1) or its label E1..E11 (e.g.
     /// E3; `--list` shows both).
     #[arg(value_name = "EXAMPLE", required_unless_present = "list")]
     pub example: Option<String>,

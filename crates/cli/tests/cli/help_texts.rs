@@ -79,7 +79,7 @@ fn closed_sets_list_their_values() {
 fn cerebras_run_names_its_labels_as_it_lists_them() {
     // "`cerebras run` says labels E3..E9 but lists E1-E10"
     let text = help(&["cerebras", "run"]);
-    assert!(text.contains("E1..E10"), "{text}");
+    assert!(text.contains("E1..E11"), "{text}");
     assert!(!text.contains("spec label"), "{text}");
 }
 

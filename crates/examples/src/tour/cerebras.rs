@@ -18,7 +18,7 @@ pub fn run(out: &mut dyn Write, detail: Detail) -> io::Result<usize> {
     writeln!(out, "== Cerebras (npusim-cerebras)")?;
     writeln!(
         out,
-        "sources: CSL documentation, \"Data Structure Descriptors\" (tensor access lowering); the Cerebras SDK's tutorial programs E1-E10, ported by hand (multi-PE simulator)."
+        "sources: CSL documentation, \"Data Structure Descriptors\" (tensor access lowering); the Cerebras SDK's tutorial programs E1-E10, ported by hand, and E11 (E4's pattern on 8x8 PEs) (multi-PE simulator)."
     )?;
     let mut failed = 0;
     for (i, ex) in DOCUMENT_LOWERINGS.iter().enumerate() {

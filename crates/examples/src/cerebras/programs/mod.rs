@@ -39,7 +39,7 @@ use npusim_cerebras::sched::{RunReport, Sim};
 pub struct Program {
     /// The SDK example's name, e.g. `gemv-06-routes-1`.
     pub name: &'static str,
-    /// The label E1..E10 of the tutorial program, e.g. `E3`.
+    /// The label E1..E11 of the program, e.g. `E3`.
     pub label: &'static str,
     /// What it computes, in one line.
     pub description: &'static str,
