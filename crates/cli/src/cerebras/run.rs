@@ -53,6 +53,10 @@ pub struct RunArgs {
     /// E3; `--list` shows both).
     #[arg(value_name = "EXAMPLE", required_unless_present = "list")]
     pub example: Option<String>,
+    /// Threads that step the PEs (the results, cycles and trace hash are the same at any
+    /// count).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub threads: usize,
     /// List the shipped programs and exit.
     #[arg(long, conflicts_with = "example")]
     pub list: bool,
@@ -83,7 +87,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
     let program = find(name)?;
     let arch = Arch::from(args.arch);
     let run = program
-        .run(arch, args.trace.is_some())
+        .run_on_threads(arch, args.trace.is_some(), args.threads)
         .with_context(|| format!("running {} on {arch}", program.name))?;
     let trace = match &args.trace {
         Some(path) => Some(write_trace(&run, path, args.trace_format)?),

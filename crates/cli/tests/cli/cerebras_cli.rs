@@ -469,3 +469,29 @@ fn run_gemv_05_multiple_pes_passes() {
         .success()
         .stdout(predicate::str::contains("result: PASS"));
 }
+
+/// `--threads` steps the PEs on several threads: the same cycles, trace hash and outputs as
+/// one thread; 0 threads is refused with the reason.
+#[test]
+fn run_on_two_threads_gives_the_one_thread_run() {
+    let run = |threads: &str| -> Value {
+        let out = npusim()
+            .args(["cerebras", "run", "E11", "--json", "--threads", threads])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let (one, two) = (run("1"), run("2"));
+    for key in ["cycles", "trace_hash", "outputs", "pass"] {
+        assert_eq!(one[key], two[key], "{key}");
+    }
+    assert_eq!(one["pass"], Value::Bool(true));
+    npusim()
+        .args(["cerebras", "run", "E11", "--threads", "0"])
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains(
+            "cannot step PEs on 0 thread(s): at least one thread steps the PEs",
+        ));
+}

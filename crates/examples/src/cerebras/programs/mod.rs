@@ -103,8 +103,20 @@ impl ProgramRun {
 impl Program {
     /// Builds, runs (recording events when `record`) and reads back the program on `arch`.
     pub fn run(&self, arch: Arch, record: bool) -> Result<ProgramRun, ProgramError> {
+        self.run_on_threads(arch, record, 1)
+    }
+
+    /// As [`Program::run`], its PEs stepped on `threads` threads (the same results, cycles
+    /// and trace hash at any count; 0 is refused).
+    pub fn run_on_threads(
+        &self,
+        arch: Arch,
+        record: bool,
+        threads: usize,
+    ) -> Result<ProgramRun, ProgramError> {
         let mut sim = (self.build)(arch)?;
         sim.record_events(record);
+        sim.set_threads(threads)?;
         let report = sim.run(self.cycle_limit)?;
         let got = (self.read)(&sim)?;
         Ok(ProgramRun {
