@@ -19,4 +19,5 @@ mod pipeline_file;
 mod sequence_goldens;
 mod sequencer;
 mod timing;
+mod transitions;
 mod vector_goldens;
