@@ -1,4 +1,7 @@
 //! Tensor Unit engines: each a validator of its mapping rules plus a data transformation.
 
 pub mod cast;
+pub mod collect;
+pub mod commit;
+pub mod fetch;
 pub mod vector;

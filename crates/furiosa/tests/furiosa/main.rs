@@ -8,7 +8,11 @@
 
 mod branch;
 mod cast_engine;
+mod collect;
+mod commit;
 mod dm;
+
+mod fetch;
 mod inter_slice;
 mod intra_slice;
 mod kernel_size;

@@ -1,0 +1,222 @@
+//! The Commit Adapter's trim and the Commit Engine (`docs/furiosa-engines.md` §8.4): T1, T2,
+//! T4, K5 and K3e. Expected values are the document's hand derivations.
+
+use npusim_furiosa::dm::Dm;
+use npusim_furiosa::engine::commit::CommitError;
+use npusim_furiosa::mapping::{Axes, Mapping};
+use npusim_furiosa::{DType, Position, StreamTensor};
+
+struct S {
+    ax: Axes,
+}
+
+impl S {
+    fn new(axes: &str) -> S {
+        S {
+            ax: Axes::parse(axes).expect("axes"),
+        }
+    }
+
+    fn m(&self, s: &str) -> Mapping {
+        Mapping::parse(s, &self.ax).unwrap_or_else(|e| panic!("{s}: {e}"))
+    }
+
+    /// A `CollectTensor` (one chip, cluster, slice) with codes `i mod 2^bits`.
+    fn collected(&self, dtype: DType, time: &str, packet: &str) -> StreamTensor {
+        let dims = [
+            self.m("1"),
+            self.m("1"),
+            self.m("1"),
+            self.m(time),
+            self.m(packet),
+        ];
+        let n = self.m(time).size() * self.m(packet).size();
+        let mask = (1u64 << dtype.bits().min(32)) - 1;
+        let data = (0..n as u64).map(|i| i & mask).collect();
+        StreamTensor::from_dims(dtype, Position::Collect, dims, data).expect("stream")
+    }
+}
+
+#[test]
+fn t1_trims_are_accepted() {
+    for (axes, dtype, packet, out) in [
+        ("W=8", DType::I8, "W # 32", "W"),
+        ("N=8", DType::I8, "N # 32", "N # 16"),
+        ("W=8", DType::F32, "W", "W = 4"),
+        ("N=16", DType::BF16, "N", "N = 8"),
+        ("N=8", DType::BF16, "N # 16", "N = 4"),
+        ("J=64", DType::I4, "J", "J"),
+    ] {
+        let s = S::new(axes);
+        let t = s
+            .collected(dtype, "1", packet)
+            .commit_trim(&s.m(out))
+            .unwrap_or_else(|e| panic!("{packet} -> {out}: {e}"));
+        assert_eq!(t.position(), Position::CommitTrim);
+        assert_eq!(t.packet().size(), s.m(out).size());
+    }
+}
+
+#[test]
+fn t1_trim_keeps_the_leading_elements() {
+    let s = S::new("T=2, W=8");
+    let t = s
+        .collected(DType::I8, "T", "W # 32")
+        .commit_trim(&s.m("W"))
+        .expect("trim");
+    let want: Vec<u64> = (0..8).chain(32..40).collect();
+    assert_eq!(t.codes().to_u64(), want);
+}
+
+#[test]
+fn t2_bad_trims_are_refused() {
+    let s = S::new("W=8");
+    let e = s
+        .collected(DType::F32, "1", "W")
+        .commit_trim(&s.m("W = 3"))
+        .unwrap_err();
+    assert!(
+        matches!(e, CommitError::InvalidWidth { bytes: 12, .. }),
+        "{e}"
+    );
+    let e = s
+        .collected(DType::F32, "1", "W")
+        .commit_trim(&s.m("W / 2"))
+        .unwrap_err();
+    assert!(matches!(e, CommitError::PacketMismatch { .. }), "{e}");
+    let e = s
+        .collected(DType::F32, "1", "W")
+        .commit_plan(&s.m("W"), 0)
+        .unwrap_err();
+    assert!(matches!(e, CommitError::Transition(_)), "{e}");
+}
+
+/// (write entries, write bytes, cycles) of trim `out` then a commit into `element` at 0.
+fn commit(s: &S, dtype: DType, tp: [&str; 3], element: &str) -> (String, usize, usize) {
+    let p = s
+        .collected(dtype, tp[0], tp[1])
+        .commit_trim(&s.m(tp[2]))
+        .expect("trim")
+        .commit_plan(&s.m(element), 0)
+        .unwrap_or_else(|e| panic!("{element}: {e}"));
+    (p.sequencer.to_string(), p.write_bytes, p.cycles)
+}
+
+#[test]
+fn k5_the_books_three_commit_configs() {
+    let s = S::new("M=4, K=2, W=8, N=16, L=32");
+    assert_eq!(
+        commit(&s, DType::I8, ["M, K", "L", "L"], "M, K, L"),
+        ("[4:64, 2:32, 32:1] : 32".into(), 32, 8)
+    );
+    assert_eq!(
+        commit(&s, DType::F32, ["M, K", "W", "W"], "K, M, W"),
+        ("[4:8, 2:32, 8:1] : 8".into(), 32, 8)
+    );
+    assert_eq!(
+        commit(&s, DType::I8, ["M, K", "N # 32", "N"], "K, M, N"),
+        ("[4:16, 2:64, 16:1] : 16".into(), 16, 8)
+    );
+}
+
+#[test]
+fn k5b_places_m_k_w_at_the_derived_bytes() {
+    // (m, k, w) lands at byte 4·(8m + 32k + w).
+    let s = S::new("M=4, K=2, W=8");
+    let mut dm = Dm::new(1);
+    dm.fill_undefined(0xA5);
+    let (t, _) = s
+        .collected(DType::F32, "M, K", "W")
+        .commit_trim(&s.m("W"))
+        .expect("trim")
+        .commit_at(&mut dm, &s.m("K, M, W"), 0)
+        .expect("commit");
+    let place = t.locate(&[("M", 3), ("K", 1), ("W", 5)]).expect("locate");
+    assert_eq!(place[0].1, 4 * (8 * 3 + 32 + 5));
+    // The stream code of (m, k, w) is its position (m·2 + k)·8 + w.
+    let code = t.read_code(&dm, &place[0].0).expect("read");
+    assert_eq!(code, ((3 * 2 + 1) * 8 + 5) as u64);
+}
+
+#[test]
+fn t4_write_rules() {
+    // Broadcast: T is absent from Element.
+    let s = S::new("T=2, A=8, B=8, P=8");
+    let e = s
+        .collected(DType::I8, "T, A", "B # 32")
+        .commit_trim(&s.m("B"))
+        .expect("trim")
+        .commit_plan(&s.m("A, B"), 0)
+        .unwrap_err();
+    assert!(matches!(e, CommitError::Broadcast { .. }), "{e}");
+    // Unwritten: only A < 4 is streamed.
+    let e = s
+        .collected(DType::I8, "A = 4", "B # 32")
+        .commit_trim(&s.m("B"))
+        .expect("trim")
+        .commit_plan(&s.m("A, B"), 0)
+        .unwrap_err();
+    assert!(matches!(e, CommitError::Sequencer(_)), "{e}");
+    // Stride: a 12-byte row.
+    let s4 = S::new("T=4, P=8");
+    let e = s4
+        .collected(DType::I8, "T", "P # 32")
+        .commit_trim(&s4.m("P"))
+        .expect("trim")
+        .commit_plan(&s4.m("T, P # 12"), 0)
+        .unwrap_err();
+    match e {
+        CommitError::StrideAlignment { entry, bytes } => {
+            assert_eq!((entry.as_str(), bytes), ("4:12", 12))
+        }
+        other => panic!("{other}"),
+    }
+    // Address: 1028 is not a multiple of 8.
+    let e = s4
+        .collected(DType::I8, "T", "P # 32")
+        .commit_trim(&s4.m("P"))
+        .expect("trim")
+        .commit_plan(&s4.m("T, P"), 1028)
+        .unwrap_err();
+    assert!(
+        matches!(e, CommitError::AddressAlignment { address: 1028 }),
+        "{e}"
+    );
+    // Overrun: lane 4 of the 8-byte trim would write {A: 0, B: 4}.
+    let e = s
+        .collected(DType::I8, "A", "B = 4 # 32")
+        .commit_trim(&s.m("B = 4 # 8"))
+        .expect("trim")
+        .commit_plan(&s.m("A, B"), 0)
+        .unwrap_err();
+    match e {
+        CommitError::Overrun {
+            time, lane, byte, ..
+        } => assert_eq!((time, lane, byte), (0, 4, 4)),
+        other => panic!("{other}"),
+    }
+}
+
+#[test]
+fn k3e_a_32_byte_commit_into_a_88_element_row_overruns() {
+    let s = S::new("A=65, B=2");
+    let e = s
+        .collected(DType::F8E4M3, "B, A # 96 / 32", "A # 96 % 32")
+        .commit_trim(&s.m("A # 96 % 32"))
+        .expect("trim")
+        .commit_plan(&s.m("B, A # 88"), 1024)
+        .unwrap_err();
+    match &e {
+        CommitError::Overrun {
+            time,
+            lane,
+            byte,
+            clobbers,
+            ..
+        } => {
+            assert_eq!((*time, *lane, *byte), (2, 24, 1112));
+            assert!(clobbers.contains("B: 1"), "{clobbers}");
+        }
+        other => panic!("{other}"),
+    }
+}
