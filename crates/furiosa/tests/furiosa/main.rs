@@ -11,6 +11,7 @@ mod cast_engine;
 mod collect;
 mod commit;
 mod dm;
+mod dm_kernels;
 
 mod fetch;
 mod inter_slice;

@@ -1,0 +1,163 @@
+//! First DM-to-DM kernels (`docs/furiosa-engines.md` §7 K0, §8.3 K1–K3): DM -> fetch ->
+//! collect (-> cast) -> commit_trim -> commit -> DM, every DM byte compared with the
+//! document's expected values; the fill byte 0xA5 proves padding is never read back.
+
+use npusim_furiosa::DType;
+use npusim_furiosa::dm::SliceId;
+use npusim_furiosa::engine::collect::collect_cycles;
+use npusim_furiosa::engine::fetch::begin;
+
+use crate::fetch::{Setup, abc};
+
+const SLICE0: SliceId = SliceId {
+    chip: 0,
+    cluster: 0,
+    slice: 0,
+};
+
+#[test]
+fn k0_cast_i32_to_i8_dm_to_dm() {
+    let mut s = Setup::new("B=4, A=8");
+    let x = s.place(DType::I32, "B, A", 0);
+    let codes: Vec<u64> = (0..32).map(|i: i32| (37 * i - 500) as u32 as u64).collect();
+    x.write_logical(&mut s.dm, &["B", "A"], &codes)
+        .expect("load");
+    let b = begin(&s.dm, &x.view());
+    let plan = b.plan(&s.m("B"), &s.m("A")).expect("plan");
+    assert_eq!(
+        (plan.sequencer.to_string(), plan.read_bytes, plan.cycles),
+        ("[4:8, 8:1] : 8".into(), 32, 4)
+    );
+    let stream = b
+        .fetch(&s.m("B"), &s.m("A"))
+        .expect("fetch")
+        .collect(&s.m("B"), &s.m("A"))
+        .expect("collect")
+        .cast::<i8>(&s.m("A # 32"))
+        .expect("cast")
+        .commit_trim(&s.m("A"))
+        .expect("trim");
+    let out = s.m("B, A");
+    let (y, plan) = stream.commit_at(&mut s.dm, &out, 128).expect("commit");
+    assert_eq!(
+        (plan.sequencer.to_string(), plan.write_bytes, plan.cycles),
+        ("[4:8, 8:1] : 8".into(), 8, 4)
+    );
+    assert_eq!(y.byte_range(), 128..160);
+    let bytes = s.dm.read_bytes(SLICE0, 128, 40).expect("read");
+    for (i, &byte) in bytes[..32].iter().enumerate() {
+        assert_eq!(byte as i8, (37 * i as i32 - 500) as i8, "element {i}");
+    }
+    assert_eq!(bytes[0] as i8, 12);
+    assert_eq!(bytes[8 + 5] as i8, -19);
+    assert_eq!(bytes[31] as i8, -121);
+    assert_eq!(&bytes[32..], &[0xA5; 8]);
+}
+
+#[test]
+fn k1_axis_permutation() {
+    let mut s = Setup::new("A=3, B=5, C=2");
+    let x = abc(&mut s);
+    let b = begin(&s.dm, &x.view());
+    let f = b.fetch(&s.m("A, B"), &s.m("C # 8")).expect("fetch");
+    let c = f.collect(&s.m("A, B"), &s.m("C # 32")).expect("collect");
+    assert_eq!(collect_cycles(&c), 15);
+    let out = s.m("B, A, C # 8");
+    let (_, plan) = c
+        .commit_trim(&s.m("C # 8"))
+        .expect("trim")
+        .commit_at(&mut s.dm, &out, 1024)
+        .expect("commit");
+    assert_eq!(
+        (plan.sequencer.to_string(), plan.write_bytes, plan.cycles),
+        ("[3:8, 5:24, 8:1] : 8".into(), 8, 15)
+    );
+    let bytes = s.dm.read_bytes(SLICE0, 1024, 128).expect("read");
+    for bb in 0..5 {
+        for a in 0..3 {
+            for c in 0..8 {
+                let got = bytes[24 * bb + 8 * a + c];
+                let want = if c < 2 {
+                    (10 * a + 2 * bb + c) as u8
+                } else {
+                    0xA5
+                };
+                assert_eq!(got, want, "b {bb} a {a} c {c}");
+            }
+        }
+    }
+    assert_eq!(bytes[41], 23, "byte 1065 holds input byte 23");
+    assert_eq!(&bytes[120..], &[0xA5; 8], "the output ends at 1143");
+}
+
+#[test]
+fn k2_full_flit_commit() {
+    let mut s = Setup::new("A=3, B=5, C=2");
+    let x = abc(&mut s);
+    let b = begin(&s.dm, &x.view());
+    let fp = b.plan(&s.m("A"), &s.m("[B, C] # 32")).expect("plan");
+    assert_eq!(
+        (fp.sequencer.to_string(), fp.cycles, fp.last_byte),
+        ("[3:10, 32:1] : 32".into(), 3, 51)
+    );
+    let out = s.m("A, [B, C] # 32");
+    let (_, plan) = b
+        .fetch(&s.m("A"), &s.m("[B, C] # 32"))
+        .expect("fetch")
+        .collect(&s.m("A"), &s.m("[B, C] # 32"))
+        .expect("collect")
+        .commit_trim(&s.m("[B, C] # 32"))
+        .expect("trim")
+        .commit_at(&mut s.dm, &out, 1024)
+        .expect("commit");
+    assert_eq!(
+        (plan.sequencer.to_string(), plan.write_bytes, plan.cycles),
+        ("[3:32, 32:1] : 32".into(), 32, 3)
+    );
+    let bytes = s.dm.read_bytes(SLICE0, 1024, 96).expect("read");
+    for a in 0..3 {
+        for j in 0..32 {
+            let want = if j < 10 { (10 * a + j) as u8 } else { 0xA5 };
+            assert_eq!(bytes[32 * a + j], want, "a {a} j {j}");
+        }
+    }
+}
+
+#[test]
+fn k3_tail_padding_p72() {
+    let mut s = Setup::new("A=65, B=2");
+    let x = s.place(DType::F8E4M3, "B, A # 72", 0);
+    let codes: Vec<u64> = (0..130).map(|i| (i % 251) as u64).collect();
+    x.write_logical(&mut s.dm, &["B", "A"], &codes)
+        .expect("load");
+    let b = begin(&s.dm, &x.view());
+    let fp = b
+        .plan(&s.m("B, A # 72 / 24"), &s.m("A # 72 % 24"))
+        .expect("plan");
+    assert_eq!(
+        (fp.sequencer.to_string(), fp.reads_per_packet, fp.cycles),
+        ("[2:72, 3:24, 24:1] : 24".into(), 3, 18)
+    );
+    let out = s.m("B, A # 72");
+    let (_, plan) = b
+        .fetch(&s.m("B, A # 72 / 24"), &s.m("A # 72 % 24"))
+        .expect("fetch")
+        .collect(&s.m("B, A # 72 / 24"), &s.m("A # 72 % 24 # 32"))
+        .expect("collect")
+        .commit_trim(&s.m("A # 72 % 24"))
+        .expect("trim")
+        .commit_at(&mut s.dm, &out, 1024)
+        .expect("commit");
+    assert_eq!(
+        (plan.sequencer.to_string(), plan.cycles),
+        ("[2:72, 3:24, 24:1] : 24".into(), 6)
+    );
+    let bytes = s.dm.read_bytes(SLICE0, 1024, 152).expect("read");
+    for bb in 0..2 {
+        for a in 0..72 {
+            let want = if a < 65 { (65 * bb + a) as u8 } else { 0xA5 };
+            assert_eq!(bytes[72 * bb + a], want, "b {bb} a {a}");
+        }
+    }
+    assert_eq!(&bytes[144..], &[0xA5; 8]);
+}
