@@ -17,7 +17,7 @@
 
 use thiserror::Error;
 
-use crate::dm::{Dm, DmError, DmTensor, Place};
+use crate::dm::{Dm, DmError, DmTensor, DmTensorView, Place};
 use crate::mapping::sequence::Direction;
 use crate::mapping::{Final, Mapping, ShapeError};
 use crate::sequencer::{Sequencer, SequencerError};
@@ -94,6 +94,41 @@ pub enum CommitError {
         byte: usize,
         /// What is there.
         clobbers: String,
+    },
+    /// `commit_cast` on a stream that is not `f32`.
+    #[error(
+        "commit_cast converts f32 to bf16, not {dtype} (rule: the Commit Adapter casts f32 -> bf16 only)"
+    )]
+    CastType {
+        /// The stream's type.
+        dtype: crate::DType,
+    },
+    /// `commit_cast` on a trimmed width other than 16 or 32 bytes.
+    #[error(
+        "commit_cast input of {commit_in_size} bytes per packet (rule: the trimmed f32 width is a multiple of {unit} bytes: {legal:?})"
+    )]
+    CastWidth {
+        /// Trimmed bytes per packet.
+        commit_in_size: usize,
+        /// The unit.
+        unit: usize,
+        /// The widths accepted.
+        legal: [usize; 2],
+    },
+    /// `commit_view` into a read view.
+    #[error("commit_view writes through a mutable view (view_mut), not a read view")]
+    ReadOnlyView,
+    /// The stream's spatial mappings are not the destination's.
+    #[error(
+        "the stream's {dim} = m![{stream}] is not the destination's m![{tensor}] (rule: Commit keeps Chip, Cluster and Slice)"
+    )]
+    Spatial {
+        /// `Chip`, `Cluster` or `Slice`.
+        dim: &'static str,
+        /// The stream's mapping.
+        stream: String,
+        /// The destination's mapping.
+        tensor: String,
     },
     /// The write loops break the sequencer's rules.
     #[error(transparent)]
@@ -286,13 +321,30 @@ impl StreamTensor {
             element,
             address,
         )?;
+        self.write_cells(dm, &tensor, 0, &plan, |o| element.cell(o).is_live())?;
+        Ok((tensor, plan))
+    }
+    /// Stores every live stream cell whose destination cell (position `o` of the written
+    /// `Element`, tensor position `base + o`) is live.
+    fn write_cells(
+        &self,
+        dm: &mut Dm,
+        tensor: &DmTensor,
+        base: usize,
+        plan: &CommitPlan,
+        dest_live: impl Fn(usize) -> bool,
+    ) -> Result<(), CommitError> {
+        let spatial = [
+            self.mapping(Dim::Chip),
+            self.mapping(Dim::Cluster),
+            self.mapping(Dim::Slice),
+        ];
         let (time, packet) = (self.time(), self.packet());
         let tp = time.size() * packet.size();
         let live = combined_liveness(&[spatial[0], spatial[1], spatial[2], time, packet]);
-        let dest: Vec<bool> = (0..element.size())
-            .map(|o| element.cell(o).is_live())
-            .collect();
         let offsets: Vec<usize> = plan.sequencer.offsets().collect();
+        let span = offsets.iter().max().map_or(0, |m| m + 1);
+        let dest: Vec<bool> = (0..span).map(dest_live).collect();
         let (clusters, slices) = (spatial[1].size(), spatial[2].size());
         let blocks = spatial[0].size() * clusters * slices;
         for b in 0..blocks {
@@ -307,12 +359,39 @@ impl StreamTensor {
                     chip,
                     cluster,
                     slice,
-                    element: o,
+                    element: base + o,
                 };
                 tensor.write_code(dm, &place, code)?;
             }
         }
-        Ok((tensor, plan))
+        Ok(())
+    }
+
+    /// `.commit_view(dst)`: writes the stream into an existing mutable view (a whole tensor or
+    /// a tile); cells outside the tile (`Bottom`) and the tensor's padding are never written.
+    pub fn commit_view(self, dm: &mut Dm, dst: &DmTensorView) -> Result<CommitPlan, CommitError> {
+        if !dst.is_mutable() {
+            return Err(CommitError::ReadOnlyView);
+        }
+        let tensor = dst.tensor();
+        for (dim, mine, theirs) in [
+            ("Chip", self.mapping(Dim::Chip), tensor.chip()),
+            ("Cluster", self.mapping(Dim::Cluster), tensor.cluster()),
+            ("Slice", self.mapping(Dim::Slice), tensor.slice()),
+        ] {
+            if !mine.equivalent(theirs) {
+                return Err(CommitError::Spatial {
+                    dim,
+                    stream: mine.m_notation(),
+                    tensor: theirs.m_notation(),
+                });
+            }
+        }
+        let plan = self.commit_plan(dst.element(), dst.address())?;
+        self.write_cells(dm, tensor, dst.base_offset(), &plan, |o| {
+            dst.cell(o).is_live()
+        })?;
+        Ok(plan)
     }
 }
 

@@ -3,5 +3,6 @@
 pub mod cast;
 pub mod collect;
 pub mod commit;
+pub mod commit_cast;
 pub mod fetch;
 pub mod vector;

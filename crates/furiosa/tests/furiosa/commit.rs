@@ -220,3 +220,55 @@ fn k3e_a_32_byte_commit_into_a_88_element_row_overruns() {
         other => panic!("{other}"),
     }
 }
+
+/// A `CommitTrimTensor` of f32 values with Packet `W` (W = 8) trimmed to `out`.
+fn trimmed_f32(s: &S, values: &[f32], out: &str) -> StreamTensor {
+    let dims = [s.m("1"), s.m("1"), s.m("1"), s.m("1"), s.m("W")];
+    StreamTensor::collect_f32(dims, values)
+        .expect("stream")
+        .commit_trim(&s.m(out))
+        .expect("trim")
+}
+
+#[test]
+fn t3_commit_cast_widths_and_relu() {
+    let s = S::new("W=8");
+    let x = [
+        -5.0,
+        -0.1,
+        0.0,
+        3.7,
+        -0.0,
+        f32::from_bits(0xffc0_0000),
+        1.0,
+        2.0,
+    ];
+    for (out, ok) in [("W", true), ("W = 4", true)] {
+        let t = trimmed_f32(&s, &x, out).commit_cast();
+        assert_eq!(t.is_ok(), ok, "{out}");
+    }
+    for (out, bytes) in [("W = 2", 8), ("W = 6", 24)] {
+        let t = trimmed_f32(&s, &x, out);
+        match t.commit_cast() {
+            Err(CommitError::CastWidth {
+                commit_in_size,
+                unit,
+                legal,
+            }) => assert_eq!((commit_in_size, unit, legal), (bytes, 16, [16, 32])),
+            other => panic!("{out}: {other:?}"),
+        }
+    }
+    let relu = trimmed_f32(&s, &x, "W").commit_cast_relu().expect("relu");
+    assert_eq!(relu.position(), Position::CommitCast);
+    assert_eq!(relu.dtype(), DType::BF16);
+    assert_eq!(
+        &relu.codes().to_u64()[..6],
+        &[0x0000, 0x0000, 0x0000, 0x406d, 0x0000, 0x7fc0]
+    );
+    let plain = trimmed_f32(&s, &x, "W").commit_cast().expect("cast");
+    assert_eq!(plain.codes().get(0), Some(0xc0a0));
+    // commit_cast is not a CollectTensor's method.
+    let dims = [s.m("1"), s.m("1"), s.m("1"), s.m("1"), s.m("W")];
+    let c = StreamTensor::collect_f32(dims, &x).expect("stream");
+    assert!(matches!(c.commit_cast(), Err(CommitError::Transition(_))));
+}

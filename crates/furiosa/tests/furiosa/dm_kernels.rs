@@ -161,3 +161,58 @@ fn k3_tail_padding_p72() {
     }
     assert_eq!(&bytes[144..], &[0xA5; 8]);
 }
+
+/// K4 segmentation (§8.3): `A = 2048, B = 32` i8 copied in two tiles of 1024 rows; after the
+/// first invocation only, the second half of `y` still holds the fill byte.
+#[test]
+fn k4_segmentation_with_tiles_and_commit_view() {
+    let mut s = Setup::new("A=2048, B=32");
+    let x = s.place(DType::I8, "A, B", 0);
+    let y = s.place(DType::I8, "A, B", 262_144);
+    let codes: Vec<u64> = (0..65_536u64).map(|i| (i * 7 + i / 251) % 256).collect();
+    x.write_logical(&mut s.dm, &["A", "B"], &codes)
+        .expect("load");
+    let (index, tile) = (s.m("A"), s.m("A = 1024 # 2048, B"));
+    let (time, packet) = (s.m("A = 1024"), s.m("B"));
+    for k in 0..2 {
+        let src = x
+            .view()
+            .tile(&index, 1024, &tile, 1024 * k)
+            .expect("src tile");
+        let dst = y
+            .view_mut()
+            .tile(&index, 1024, &tile, 1024 * k)
+            .expect("dst tile");
+        assert_eq!(
+            (src.address(), dst.address()),
+            (32_768 * k, 262_144 + 32_768 * k)
+        );
+        let b = begin(&s.dm, &src);
+        let fp = b.plan(&time, &packet).expect("plan");
+        assert_eq!(
+            (fp.sequencer.to_string(), fp.cycles),
+            ("[1024:32, 32:1] : 32".into(), 1024)
+        );
+        let stream = b
+            .fetch(&time, &packet)
+            .expect("fetch")
+            .collect(&time, &packet)
+            .expect("collect")
+            .commit_trim(&packet)
+            .expect("trim");
+        let plan = stream.commit_view(&mut s.dm, &dst).expect("commit_view");
+        assert_eq!(
+            (plan.sequencer.to_string(), plan.cycles),
+            ("[1024:32, 32:1] : 32".into(), 1024)
+        );
+        let out = s.dm.read_bytes(SLICE0, 262_144, 65_536).expect("read");
+        for (i, &byte) in out.iter().enumerate() {
+            let want = if i < 32_768 * (k + 1) {
+                codes[i] as u8
+            } else {
+                0xA5
+            };
+            assert_eq!(byte, want, "after k = {k}, byte {i}");
+        }
+    }
+}
