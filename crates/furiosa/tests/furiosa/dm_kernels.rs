@@ -216,3 +216,93 @@ fn k4_segmentation_with_tiles_and_commit_view() {
         }
     }
 }
+
+/// K6, the kernel (§9.4): DM -> fetch -> collect -> VE inter-slice reduce -> cast ->
+/// commit -> DM. `x[r, t, a] = a + 1000t − 100r` summed over R (4 slices) is
+/// `4a + 4000t − 600`, wrapped to i8.
+#[test]
+fn k6_inter_slice_reduce_dm_to_dm() {
+    use npusim_furiosa::InterSliceReduceOpI32;
+    use npusim_furiosa::dm::DmTensor;
+    let mut s = Setup::new("R=4, A=512, T=16");
+    let x = DmTensor::from_addr(
+        &s.dm,
+        DType::I32,
+        &s.m("1"),
+        &s.m("1 # 2"),
+        &s.m("A / 8, R"),
+        &s.m("T, A % 8"),
+        0,
+    )
+    .expect("x");
+    let mut codes = Vec::new();
+    for r in 0..4i64 {
+        for t in 0..16i64 {
+            for a in 0..512i64 {
+                codes.push((a + 1000 * t - 100 * r) as i32 as u32 as u64);
+            }
+        }
+    }
+    x.write_logical(&mut s.dm, &["R", "T", "A"], &codes)
+        .expect("load");
+    let (t, a8) = (s.m("T"), s.m("A % 8"));
+    let b = begin(&s.dm, &x.view());
+    let fp = b.plan(&t, &a8).expect("plan");
+    assert_eq!(
+        (fp.sequencer.to_string(), fp.read_bytes, fp.cycles),
+        ("[16:8, 8:1] : 8".into(), 32, 16)
+    );
+    let stream = b
+        .fetch(&t, &a8)
+        .expect("fetch")
+        .collect(&t, &a8)
+        .expect("collect")
+        .vector_init()
+        .expect("init")
+        .vector_inter_slice_reduce(&s.m("A / 8, 1 # 4"), &t, InterSliceReduceOpI32::AddSat)
+        .expect("reduce")
+        .vector_final()
+        .expect("final")
+        .cast::<i8>(&s.m("A % 8 # 32"))
+        .expect("cast")
+        .commit_trim(&a8)
+        .expect("trim");
+    let out = s.m("T, A % 8");
+    let (y, plan) = stream.commit_at(&mut s.dm, &out, 512).expect("commit");
+    assert_eq!(
+        (plan.sequencer.to_string(), plan.write_bytes, plan.cycles),
+        ("[16:8, 8:1] : 8".into(), 8, 16)
+    );
+    let got = y.read_logical(&s.dm, &["T", "A"]).expect("save");
+    for tt in 0..16i64 {
+        for a in 0..512i64 {
+            let want = (4 * a + 4000 * tt - 600) as i8;
+            assert_eq!(
+                got[(tt * 512 + a) as usize] as u8 as i8,
+                want,
+                "y[{tt}, {a}]"
+            );
+        }
+    }
+    let y_at = |t: i64, a: i64| got[(t * 512 + a) as usize] as u8 as i8;
+    assert_eq!(
+        (y_at(0, 0), y_at(1, 3), y_at(0, 150), y_at(15, 511)),
+        (-88, 84, 0, 4)
+    );
+    // In DM: y[t, a] is byte 512 + 8t + a % 8 of slice 4·(a / 8); the other slices of each
+    // group of four and cluster 1 keep the fill byte.
+    let at = |cluster, slice, addr| {
+        let id = SliceId {
+            chip: 0,
+            cluster,
+            slice,
+        };
+        s.dm.read_bytes(id, addr, 1).expect("byte")[0]
+    };
+    assert_eq!(at(0, 4 * 18, 512 + 6) as i8, y_at(0, 150));
+    assert_eq!(at(0, 4 * 63, 512 + 8 * 15 + 7) as i8, 4);
+    for slice in [1, 2, 3, 4 * 18 + 1, 255] {
+        assert_eq!(at(0, slice, 512), 0xA5, "slice {slice}");
+    }
+    assert_eq!(at(1, 0, 512), 0xA5, "cluster 1");
+}
