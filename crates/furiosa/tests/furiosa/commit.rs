@@ -272,3 +272,50 @@ fn t3_commit_cast_widths_and_relu() {
     let c = StreamTensor::collect_f32(dims, &x).expect("stream");
     assert!(matches!(c.commit_cast(), Err(CommitError::Transition(_))));
 }
+
+/// K5d, the book's `cast_commit` (§8.4): 256 slices, f32 Time `M`, Packet `N` -> cast to bf16
+/// `N # 16` -> trim `N` (16 bytes) -> Element `M, N # 16`: `[16:16, 8:1] : 8`, 16-byte writes,
+/// 16 cycles; bytes `32m + 16 .. 31` of each slice keep the fill byte.
+#[test]
+fn k5d_cast_then_commit_leaves_the_row_padding() {
+    use npusim_furiosa::dm::SliceId;
+    let s = S::new("S=256, M=16, N=8");
+    let dims = [s.m("1"), s.m("1"), s.m("S"), s.m("M"), s.m("N")];
+    let values: Vec<f32> = (0..256 * 128).map(|i| (i % 128) as f32).collect();
+    let stream = StreamTensor::collect_f32(dims, &values)
+        .expect("stream")
+        .cast::<npusim_furiosa::dtype::Bf16>(&s.m("N # 16"))
+        .expect("cast")
+        .commit_trim(&s.m("N"))
+        .expect("trim");
+    let mut dm = Dm::new(1);
+    dm.fill_undefined(0xA5);
+    let (_, plan) = stream
+        .commit_at(&mut dm, &s.m("M, N # 16"), 0)
+        .expect("commit");
+    assert_eq!(
+        (plan.sequencer.to_string(), plan.write_bytes, plan.cycles),
+        ("[16:16, 8:1] : 8".into(), 16, 16)
+    );
+    for slice in [0, 255] {
+        let id = SliceId {
+            chip: 0,
+            cluster: 0,
+            slice,
+        };
+        let bytes = dm.read_bytes(id, 0, 512).expect("read");
+        for m in 0..16 {
+            for n in 0..8 {
+                // (8m + n) as bf16: the high half of its f32 bits (exact below 256).
+                let code = ((8 * m + n) as f32).to_bits() >> 16;
+                let got = u16::from_le_bytes([bytes[32 * m + 2 * n], bytes[32 * m + 2 * n + 1]]);
+                assert_eq!(u32::from(got), code, "slice {slice} m {m} n {n}");
+            }
+            assert_eq!(
+                &bytes[32 * m + 16..32 * m + 32],
+                &[0xA5; 16],
+                "slice {slice} m {m}"
+            );
+        }
+    }
+}

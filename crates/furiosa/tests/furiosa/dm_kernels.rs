@@ -123,43 +123,93 @@ fn k2_full_flit_commit() {
     }
 }
 
+/// K3 tail padding (§8.3), the four rows of the table: `A = 65, B = 2`, input `B, A # 72`,
+/// output `B, A # P` at 1024 with `w`-byte packets. The book's 6 fetch cycles for P = 72 are
+/// 18 by its own Fetch Engine rule (three 8-byte reads per 24-byte packet).
 #[test]
-fn k3_tail_padding_p72() {
-    let mut s = Setup::new("A=65, B=2");
-    let x = s.place(DType::F8E4M3, "B, A # 72", 0);
-    let codes: Vec<u64> = (0..130).map(|i| (i % 251) as u64).collect();
-    x.write_logical(&mut s.dm, &["B", "A"], &codes)
-        .expect("load");
-    let b = begin(&s.dm, &x.view());
-    let fp = b
-        .plan(&s.m("B, A # 72 / 24"), &s.m("A # 72 % 24"))
-        .expect("plan");
-    assert_eq!(
-        (fp.sequencer.to_string(), fp.reads_per_packet, fp.cycles),
-        ("[2:72, 3:24, 24:1] : 24".into(), 3, 18)
-    );
-    let out = s.m("B, A # 72");
-    let (_, plan) = b
-        .fetch(&s.m("B, A # 72 / 24"), &s.m("A # 72 % 24"))
-        .expect("fetch")
-        .collect(&s.m("B, A # 72 / 24"), &s.m("A # 72 % 24 # 32"))
-        .expect("collect")
-        .commit_trim(&s.m("A # 72 % 24"))
-        .expect("trim")
-        .commit_at(&mut s.dm, &out, 1024)
-        .expect("commit");
-    assert_eq!(
-        (plan.sequencer.to_string(), plan.cycles),
-        ("[2:72, 3:24, 24:1] : 24".into(), 6)
-    );
-    let bytes = s.dm.read_bytes(SLICE0, 1024, 152).expect("read");
-    for bb in 0..2 {
-        for a in 0..72 {
-            let want = if a < 65 { (65 * bb + a) as u8 } else { 0xA5 };
-            assert_eq!(bytes[72 * bb + a], want, "b {bb} a {a}");
+fn k3_tail_padding_four_rows() {
+    let rows = [
+        (
+            72,
+            24,
+            "[2:72, 3:24, 24:1] : 24",
+            3,
+            18,
+            "[2:72, 3:24, 24:1] : 24",
+            6,
+        ),
+        (
+            80,
+            16,
+            "[2:72, 5:16, 16:1] : 16",
+            1,
+            10,
+            "[2:80, 5:16, 16:1] : 16",
+            10,
+        ),
+        (
+            88,
+            8,
+            "[2:72, 11:8, 8:1] : 8",
+            1,
+            22,
+            "[2:88, 11:8, 8:1] : 8",
+            22,
+        ),
+        (
+            96,
+            32,
+            "[2:72, 3:32, 32:1] : 32",
+            1,
+            6,
+            "[2:96, 3:32, 32:1] : 32",
+            6,
+        ),
+    ];
+    for (pp, w, fetch_entries, reads, fetch_cycles, commit_entries, commit_cycles) in rows {
+        let mut s = Setup::new("A=65, B=2");
+        let x = s.place(DType::F8E4M3, "B, A # 72", 0);
+        let codes: Vec<u64> = (0..130).collect();
+        x.write_logical(&mut s.dm, &["B", "A"], &codes)
+            .expect("load");
+        let time = s.m(&format!("B, A # {pp} / {w}"));
+        let packet = s.m(&format!("A # {pp} % {w}"));
+        let b = begin(&s.dm, &x.view());
+        let fp = b.plan(&time, &packet).expect("plan");
+        assert_eq!(
+            (fp.sequencer.to_string(), fp.reads_per_packet, fp.cycles),
+            (fetch_entries.to_string(), reads, fetch_cycles),
+            "P = {pp}"
+        );
+        let out = s.m(&format!("B, A # {pp}"));
+        let (_, plan) = b
+            .fetch(&time, &packet)
+            .expect("fetch")
+            .collect(&time, &s.m(&format!("A # {pp} % {w} # 32")))
+            .expect("collect")
+            .commit_trim(&packet)
+            .expect("trim")
+            .commit_at(&mut s.dm, &out, 1024)
+            .expect("commit");
+        assert_eq!(
+            (plan.sequencer.to_string(), plan.cycles),
+            (commit_entries.to_string(), commit_cycles),
+            "P = {pp}"
+        );
+        let bytes = s.dm.read_bytes(SLICE0, 1024, 2 * pp + 8).expect("read");
+        for bb in 0..2 {
+            for a in 0..pp {
+                let want = if a < 65 { (65 * bb + a) as u8 } else { 0xA5 };
+                assert_eq!(bytes[pp * bb + a], want, "P = {pp}: b {bb} a {a}");
+            }
         }
+        assert_eq!(
+            &bytes[2 * pp..],
+            &[0xA5; 8],
+            "P = {pp}: output ends at {}",
+            1024 + 2 * pp
+        );
     }
-    assert_eq!(&bytes[144..], &[0xA5; 8]);
 }
 
 /// K4 segmentation (§8.3): `A = 2048, B = 32` i8 copied in two tiles of 1024 rows; after the
