@@ -79,6 +79,16 @@ pub enum FetchError {
         /// Element type.
         dtype: DType,
     },
+    /// Not a pair the Fetch Adapter's cast converts.
+    #[error(
+        "fetch_cast cannot convert {src} to {dst} (rule: i4, i8, i16 -> i32; f8e4m3, f8e5m2, bf16 -> f32; f32 -> bf16)"
+    )]
+    CastPair {
+        /// Input type.
+        src: DType,
+        /// Requested type.
+        dst: DType,
+    },
     /// The packet is not a multiple of 8 bytes.
     #[error(
         "Packet = m![{packet}] of {elements} x {dtype} = {bytes} bytes is not a multiple of 8 bytes (FETCH_ALIGN_BYTES)"
@@ -142,6 +152,27 @@ impl BeginTensor<'_> {
     /// The loops, read size and cycles of `fetch(time, packet)`, with the sequencer's rules,
     /// the DM bound and the coverage rule checked.
     pub fn plan(&self, time: &Mapping, packet: &Mapping) -> Result<FetchPlan, FetchError> {
+        self.plan_limited(time, packet, None)
+    }
+
+    /// [`BeginTensor::plan`] when a `fetch_cast` to `out` follows: the cast output of one read
+    /// must fit one 32-byte flit, so `read_size × size_of(out) ≤ 32` (decision §4.3, "read_size
+    /// with a cast").
+    pub fn plan_cast(
+        &self,
+        time: &Mapping,
+        packet: &Mapping,
+        out: DType,
+    ) -> Result<FetchPlan, FetchError> {
+        self.plan_limited(time, packet, Some(out))
+    }
+
+    fn plan_limited(
+        &self,
+        time: &Mapping,
+        packet: &Mapping,
+        cast: Option<DType>,
+    ) -> Result<FetchPlan, FetchError> {
         let dtype = self.view.tensor().dtype();
         let element = self.view.element();
         let seq = Sequencer::derive(element, time, packet, dtype, Direction::Read)?;
@@ -157,7 +188,19 @@ impl BeginTensor<'_> {
                 capacity: DM_SLICE_BYTES,
             });
         }
-        let Some(read_elems) = seq.hardware_access_elems() else {
+        let largest = seq.hardware_access_elems().map(|d| match cast {
+            // The largest divisor of `d` (itself of an allowed byte size, so its divisors are
+            // too, halving) whose cast output fits a flit.
+            Some(out) => {
+                let mut e = d;
+                while e > 1 && e * out.bits() > 256 && e.is_multiple_of(2) {
+                    e /= 2;
+                }
+                e
+            }
+            None => d,
+        });
+        let Some(read_elems) = largest else {
             return Err(FetchError::NoReadSize {
                 access: seq.access_elems(),
                 dtype,

@@ -5,4 +5,5 @@ pub mod collect;
 pub mod commit;
 pub mod commit_cast;
 pub mod fetch;
+pub mod fetch_cast;
 pub mod vector;

@@ -14,6 +14,7 @@ mod dm;
 mod dm_kernels;
 
 mod fetch;
+mod fetch_cast;
 mod inter_slice;
 mod intra_slice;
 mod kernel_size;
