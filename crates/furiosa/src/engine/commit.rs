@@ -10,8 +10,8 @@
 //!   loop outside the innermost contiguous one steps a multiple of 8 bytes
 //!   (`StrideAlignment`), every lane of every time step (live or dead) lands inside the
 //!   tensor, on its own cell or on padding (`Overrun`, checked before the write rules of the
-//!   sequencer: every live cell once). Only live destination cells are stored (decision §8.2);
-//!   padding keeps the DM fill byte.
+//!   sequencer), every live cell written (`Unwritten`, naming the first). Only live
+//!   destination cells are stored (decision §8.2); padding keeps the DM fill byte.
 //! * `write_size = gcd(valid_size, access_size)` bytes; cycles = `Time::SIZE × valid_size /
 //!   write_size` (decision §8.2).
 
@@ -130,6 +130,20 @@ pub enum CommitError {
         /// The destination's mapping.
         tensor: String,
     },
+    /// A live destination cell that no live stream cell writes.
+    #[error(
+        "Time = m![{time}], Packet = m![{packet}] never writes {first}, a live cell of m![{element}] (rule: a commit writes every live cell of its destination)"
+    )]
+    Unwritten {
+        /// The first unwritten logical index.
+        first: String,
+        /// The destination's element mapping.
+        element: String,
+        /// Time mapping.
+        time: String,
+        /// Packet mapping.
+        packet: String,
+    },
     /// The write loops break the sequencer's rules.
     #[error(transparent)]
     Sequencer(#[from] SequencerError),
@@ -227,6 +241,8 @@ impl StreamTensor {
         // that each lane's landing place can be named).
         let loops = Sequencer::derive(element, time, packet, dtype, Direction::Read)?;
         if let Some(e) = loops.raw().iter().find(|e| e.stride == 0) {
+            // The write derivation names the broadcasting factor.
+            Sequencer::derive(element, time, packet, dtype, Direction::Write)?;
             return Err(CommitError::Broadcast {
                 entry: e.to_string(),
             });
@@ -243,6 +259,7 @@ impl StreamTensor {
             }
         }
         self.check_overrun(&loops, element, address)?;
+        check_written(&loops, element, time, packet)?;
         let seq = Sequencer::derive(element, time, packet, dtype, Direction::Write)?;
         let valid_bytes = packet.size() * bits / 8;
         let access_bytes = seq.access_elems() * bits / 8;
@@ -393,6 +410,34 @@ impl StreamTensor {
         })?;
         Ok(plan)
     }
+}
+
+/// Every live cell of `element` is written by a live stream cell.
+fn check_written(
+    loops: &Sequencer,
+    element: &Mapping,
+    time: &Mapping,
+    packet: &Mapping,
+) -> Result<(), CommitError> {
+    let live = combined_liveness(&[time, packet]);
+    let mut written = vec![false; element.size()];
+    for (q, o) in loops.offsets().enumerate() {
+        if live[q] && o < written.len() {
+            written[o] = true;
+        }
+    }
+    for (p, done) in written.iter().enumerate() {
+        let cell = element.cell(p);
+        if !done && cell.is_live() {
+            return Err(CommitError::Unwritten {
+                first: cell.to_string(),
+                element: element.m_notation(),
+                time: time.m_notation(),
+                packet: packet.m_notation(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The leading `n` of every `p` codes.
