@@ -99,3 +99,64 @@ fn fetch_cast_refuses_a_pair_and_a_position() {
     let e = c.fetch_cast_to(DType::I32).unwrap_err();
     assert!(e.to_string().contains("CollectTensor"), "{e}");
 }
+
+/// F10 from DM to DM (`fetch_commit_simple` of [TUIO]): the i8 tensor widened to i32 by the
+/// Fetch Adapter and committed as `A / 8 % 2, A % 8, B` at 1024 in every slice: element
+/// (a, b) of slice a / 16 is the 4 bytes at `1024 + 4·(64·(a / 8 % 2) + 8·(a % 8) + b)`,
+/// holding sign_extend((8a + b) mod 256); cluster 1 keeps the fill byte.
+#[test]
+fn f10_dm_to_dm() {
+    use npusim_furiosa::dm::SliceId;
+    let mut s = Setup::new("A=4096, B=8");
+    let x = DmTensor::from_addr(
+        &s.dm,
+        DType::I8,
+        &s.m("1"),
+        &s.m("1 # 2"),
+        &s.m("A / 16"),
+        &s.m("A / 8 % 2, A % 8, B"),
+        0,
+    )
+    .expect("x");
+    let codes: Vec<u64> = (0..4096 * 8).map(|i| (i % 256) as u64).collect();
+    x.write_logical(&mut s.dm, &["A", "B"], &codes)
+        .expect("load");
+    let (time, packet) = (s.m("A / 8 % 2"), s.m("A % 8, B"));
+    let (time2, b8) = (s.m("A / 8 % 2, A % 8"), s.m("B"));
+    let out = s.m("A / 8 % 2, A % 8, B");
+    let stream = begin(&s.dm, &x.view())
+        .fetch(&time, &packet)
+        .expect("fetch")
+        .fetch_cast::<i32>()
+        .expect("cast")
+        .collect(&time2, &b8)
+        .expect("collect")
+        .commit_trim(&b8)
+        .expect("trim");
+    let (_, plan) = stream.commit_at(&mut s.dm, &out, 1024).expect("commit");
+    assert_eq!(
+        (plan.sequencer.to_string(), plan.write_bytes, plan.cycles),
+        ("[2:64, 8:8, 8:1] : 8".into(), 32, 16)
+    );
+    let word = |cluster, slice, addr| {
+        let id = SliceId {
+            chip: 0,
+            cluster,
+            slice,
+        };
+        let b = s.dm.read_bytes(id, addr, 4).expect("read");
+        i32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    };
+    for (a, b) in [(16usize, 1usize), (0, 0), (31, 7), (4095, 7), (200, 3)] {
+        let addr = 1024 + 4 * (64 * (a / 8 % 2) + 8 * (a % 8) + b);
+        let want = ((8 * a + b) % 256) as u8 as i8 as i32;
+        assert_eq!(word(0, a / 16, addr), want, "a {a} b {b}");
+    }
+    assert_eq!(word(0, 1, 1024 + 4), -127);
+    let id = SliceId {
+        chip: 0,
+        cluster: 1,
+        slice: 0,
+    };
+    assert_eq!(s.dm.read_bytes(id, 1024, 4).expect("read"), [0xA5; 4]);
+}
