@@ -322,3 +322,31 @@ fn k5d_cast_then_commit_leaves_the_row_padding() {
         }
     }
 }
+
+/// K3e's second clause (§8.3): a write that would pass the tensor's end is an `Overrun` naming
+/// the byte: `A # 96` in 32-byte packets into `A # 72` at 1024, step 2 lane 8 reaches byte
+/// 1024 + 72 = 1096.
+#[test]
+fn a_write_past_the_tensors_end_is_an_overrun() {
+    let s = S::new("A=65");
+    let e = s
+        .collected(DType::I8, "A # 96 / 32", "A # 96 % 32")
+        .commit_trim(&s.m("A # 96 % 32"))
+        .expect("trim")
+        .commit_plan(&s.m("A # 72"), 1024)
+        .unwrap_err();
+    match &e {
+        CommitError::Overrun {
+            time,
+            lane,
+            byte,
+            clobbers,
+            ..
+        } => {
+            assert_eq!((*time, *lane, *byte), (2, 8, 1096));
+            assert!(clobbers.contains("past the end"), "{clobbers}");
+        }
+        other => panic!("{other}"),
+    }
+    assert!(e.to_string().contains("would write byte 1096"), "{e}");
+}
