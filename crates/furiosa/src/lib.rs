@@ -23,6 +23,7 @@ pub mod profile;
 pub mod sequencer;
 pub mod tensor;
 pub mod timing;
+pub mod transition;
 
 pub use buffer::Codes;
 pub use dm::{Dm, DmError, DmTensor};
@@ -38,3 +39,4 @@ pub use mapping::{Axes, Final, Mapping, PaddingKind};
 pub use profile::CastProfile;
 pub use sequencer::{Sequencer, SequencerError};
 pub use tensor::{Position, StreamTensor, TensorError};
+pub use transition::TransitionError;

@@ -19,6 +19,19 @@ use crate::{DType, Mapping};
 /// Where in the Tensor Unit pipeline a stream tensor is (which engines may take it next).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Position {
+    /// A DM view entering the Tensor Unit (`BeginTensor`: Time `m![1]`, Packet the view's
+    /// `Element`).
+    Begin,
+    /// Output of the Fetch Engine (`FetchTensor`).
+    Fetch,
+    /// Output of the Fetch Adapter's mask stage (`FetchMaskTensor`).
+    FetchMask,
+    /// Output of the Fetch Adapter's table lookup (`FetchTableLookupTensor`).
+    FetchTableLookup,
+    /// Output of the Fetch Adapter's cast (`FetchCastTensor`).
+    FetchCast,
+    /// Output of the Switch Engine (`SwitchTensor`).
+    Switch,
     /// Output of the Collect Engine (`CollectTensor`).
     Collect,
     /// Output of the Contraction Engine (`ContractTensor`).
@@ -27,16 +40,28 @@ pub enum Position {
     VectorFinal,
     /// Output of the Cast Engine (`CastTensor`).
     Cast,
+    /// Output of the Commit Adapter's trim (`CommitTrimTensor`).
+    CommitTrim,
+    /// Output of the Commit Adapter's cast (`CommitCastTensor`).
+    CommitCast,
 }
 
 impl Position {
     /// The vendor's type name for a tensor at this position.
     pub fn type_name(self) -> &'static str {
         match self {
+            Position::Begin => "BeginTensor",
+            Position::Fetch => "FetchTensor",
+            Position::FetchMask => "FetchMaskTensor",
+            Position::FetchTableLookup => "FetchTableLookupTensor",
+            Position::FetchCast => "FetchCastTensor",
+            Position::Switch => "SwitchTensor",
             Position::Collect => "CollectTensor",
             Position::Contract => "ContractTensor",
             Position::VectorFinal => "VectorFinalTensor",
             Position::Cast => "CastTensor",
+            Position::CommitTrim => "CommitTrimTensor",
+            Position::CommitCast => "CommitCastTensor",
         }
     }
 }

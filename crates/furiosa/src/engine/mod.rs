@@ -1,4 +1,9 @@
 //! Tensor Unit engines: each a validator of its mapping rules plus a data transformation.
 
 pub mod cast;
+pub mod collect;
+pub mod commit;
+pub mod commit_cast;
+pub mod fetch;
+pub mod fetch_cast;
 pub mod vector;

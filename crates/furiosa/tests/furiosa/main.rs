@@ -8,7 +8,13 @@
 
 mod branch;
 mod cast_engine;
+mod collect;
+mod commit;
 mod dm;
+mod dm_kernels;
+
+mod fetch;
+mod fetch_cast;
 mod inter_slice;
 mod intra_slice;
 mod kernel_size;
@@ -19,4 +25,5 @@ mod pipeline_file;
 mod sequence_goldens;
 mod sequencer;
 mod timing;
+mod transitions;
 mod vector_goldens;
