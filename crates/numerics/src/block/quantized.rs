@@ -169,8 +169,14 @@ impl Quantized {
     /// [`Quantized::dequantize_to`] as little-endian bytes (what a tensor file stores).
     pub fn dequantize_bytes(&self, format: Format) -> Result<Vec<u8>, BlockError> {
         check_output(format)?;
-        let to_f32 = format == Format::F32;
-        let Some((values, redo)) = fast_dequantize::values(self, to_f32) else {
+        if format == Format::F32 {
+            return Ok(self
+                .dequantize()
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect());
+        }
+        let Some((values, redo)) = fast_dequantize::values(self, false) else {
             let codes = self.dequantize_reference_to(format)?;
             let width = format.bits() as usize / 8;
             return Ok(codes
@@ -179,9 +185,7 @@ impl Quantized {
                 .collect());
         };
         let width = format.bits() as usize / 8;
-        let mut out = if to_f32 {
-            bytemuck::cast_slice::<f32, u8>(&values).to_vec()
-        } else {
+        let mut out = {
             let mut out = vec![0u8; values.len() * width];
             let cast = cast_elements(
                 bytemuck::cast_slice(&values),
@@ -230,16 +234,25 @@ impl Quantized {
         Ok(out)
     }
 
-    /// The tensor's values as f32, in element order.
+    /// The tensor's values as f32, in element order (the bits of
+    /// [`Quantized::dequantize_reference_to`] for f32).
     pub fn dequantize(&self) -> Vec<f32> {
-        match self.dequantize_bytes(Format::F32) {
-            Ok(bytes) => bytes
-                .chunks_exact(4)
-                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect(),
-            // f32 is always an output format
-            Err(_) => Vec::new(),
+        let policy = CastPolicy::default();
+        let Some((mut values, redo)) = fast_dequantize::values(self, true) else {
+            let mut out = vec![0f32; self.layout.len()];
+            for b in 0..self.layout.block_count() {
+                for i in self.layout.block_indices(b) {
+                    let c = round_exact(&self.element(b, i), Format::F32, &policy, 0).code;
+                    out[i] = f32::from_bits(c as u32);
+                }
+            }
+            return out;
+        };
+        for (i, b) in redo {
+            let c = round_exact(&self.element(b, i), Format::F32, &policy, 0).code;
+            values[i] = f32::from_bits(c as u32);
         }
+        values
     }
 }
 
