@@ -226,3 +226,9 @@ fn reference_blocks(
 pub fn dequantize(q: &Quantized) -> Vec<f32> {
     q.dequantize()
 }
+
+/// NVFP4's per-tensor scale of `src` by the published rule ([`TensorScale::FromAmax`]):
+/// fl32(amax / (448 × 6)), 1 for an all-zero tensor, NaN when a value is NaN.
+pub fn nvfp4_tensor_scale(src: Source<'_>) -> f32 {
+    nvfp4::tensor_scale_from_amax(fast_nvfp4::tensor_amax(&src))
+}
