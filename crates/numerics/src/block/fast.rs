@@ -173,12 +173,18 @@ impl<K: BlockKernel> Context<'_, K> {
             let next = self.tiles.next_cut(t, BATCH, self.packed).min(t1);
             let (a, b) = (self.tiles.elem_start(t), self.tiles.elem_start(next));
             let bits = self.bits(a, b, &mut wide)?;
-            s.scaled.clear();
-            s.scaled.resize(b - a, 0.0);
+            // every element of the batch is written below (zeros for blocks not scaled)
+            if s.scaled.len() < b - a {
+                s.scaled.resize(b - a, 0.0);
+            }
             s.plans.clear();
             s.redo.clear();
-            for tile in t..next {
-                self.tile(tile, a, bits, &mut s, &mut stats);
+            if self.tiles.inner == 1 {
+                self.contiguous(t, next, bits, &mut s, &mut stats);
+            } else {
+                for tile in t..next {
+                    self.tile(tile, a, bits, &mut s, &mut stats);
+                }
             }
             let code_range = element.bytes_for(a - e0)..element.bytes_for(b - e0);
             let opts = BulkOptions {
@@ -189,7 +195,7 @@ impl<K: BlockKernel> Context<'_, K> {
                 ..BulkOptions::default()
             };
             let mut counts = cast_elements_with_status(
-                bytemuck::cast_slice(&s.scaled),
+                bytemuck::cast_slice(&s.scaled[..b - a]),
                 Storage::native(Format::F32),
                 codes.get_mut(code_range)?,
                 element,
@@ -276,6 +282,108 @@ impl<K: BlockKernel> Context<'_, K> {
         }
     }
 
+    /// Plans and scales tiles `t0..t1` of a layout blocked along its last axis (one block per
+    /// tile, contiguous), whose elements are `bits`, at the best instruction-set level here.
+    fn contiguous(
+        &self,
+        t0: usize,
+        t1: usize,
+        bits: &[u32],
+        s: &mut Scratch,
+        stats: &mut BlockStats,
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use crate::bulk::SimdLevel;
+            match SimdLevel::best() {
+                // SAFETY: `best` names a level only when the CPU has its features.
+                SimdLevel::Avx512 => {
+                    return unsafe { self.contiguous_avx512(t0, t1, bits, s, stats) };
+                }
+                // SAFETY: as above.
+                SimdLevel::Avx2 => return unsafe { self.contiguous_avx2(t0, t1, bits, s, stats) },
+                SimdLevel::Portable => {}
+            }
+        }
+        self.contiguous_portable(t0, t1, bits, s, stats);
+    }
+
+    /// [`Context::contiguous_portable`] compiled for AVX-512.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl")]
+    fn contiguous_avx512(
+        &self,
+        t0: usize,
+        t1: usize,
+        bits: &[u32],
+        s: &mut Scratch,
+        stats: &mut BlockStats,
+    ) {
+        self.contiguous_portable(t0, t1, bits, s, stats);
+    }
+
+    /// [`Context::contiguous_portable`] compiled for AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn contiguous_avx2(
+        &self,
+        t0: usize,
+        t1: usize,
+        bits: &[u32],
+        s: &mut Scratch,
+        stats: &mut BlockStats,
+    ) {
+        self.contiguous_portable(t0, t1, bits, s, stats);
+    }
+
+    /// [`Context::contiguous`] in plain code (vectorised by the compiler for the level it is
+    /// inlined into): the position along the axis is counted, not divided out per block, and
+    /// full blocks go through fixed-size loops.
+    #[inline(always)]
+    fn contiguous_portable(
+        &self,
+        t0: usize,
+        t1: usize,
+        bits: &[u32],
+        s: &mut Scratch,
+        stats: &mut BlockStats,
+    ) {
+        let (block, n, nb) = (self.tiles.block, self.tiles.n, self.tiles.nb);
+        let k = self.kernel;
+        let mut kk = t0 % nb;
+        let mut pos = 0;
+        for t in t0..t1 {
+            let rows = if kk + 1 == nb { n - kk * block } else { block };
+            let x = &bits[pos..pos + rows];
+            let y = &mut s.scaled[pos..pos + rows];
+            let p = match block {
+                32 if rows == 32 => fixed::<K, 32>(k, x, y, stats),
+                16 if rows == 16 => fixed::<K, 16>(k, x, y, stats),
+                _ => {
+                    let amax = x.iter().fold(0u32, |m, &b| m.max(b & 0x7FFF_FFFF));
+                    let p = k.plan(amax, stats);
+                    if let BlockPlan::Fast { mul, .. } = p {
+                        for (o, &b) in y.iter_mut().zip(x) {
+                            *o = k.scale(b, mul);
+                        }
+                    } else {
+                        y.fill(0.0);
+                    }
+                    p
+                }
+            };
+            if let BlockPlan::Reference = p {
+                s.redo.push(t);
+            }
+            s.plans.push(p);
+            pos += rows;
+            kk += 1;
+            if kk == nb {
+                kk = 0;
+            }
+        }
+    }
+
     /// Plans and scales tile `t`, whose elements start at `bits[elem_start(t) - a]`.
     fn tile(&self, t: usize, a: usize, bits: &[u32], s: &mut Scratch, stats: &mut BlockStats) {
         let inner = self.tiles.inner;
@@ -284,19 +392,6 @@ impl<K: BlockKernel> Context<'_, K> {
         let x = &bits[start..start + rows * inner];
         let y = &mut s.scaled[start..start + rows * inner];
         let k = self.kernel;
-        if inner == 1 {
-            let amax = x.iter().fold(0u32, |m, &b| m.max(b & 0x7FFF_FFFF));
-            let p = k.plan(amax, stats);
-            if let BlockPlan::Fast { mul, .. } = p {
-                for (o, &b) in y.iter_mut().zip(x) {
-                    *o = k.scale(b, mul);
-                }
-            } else if let BlockPlan::Reference = p {
-                s.redo.push(t);
-            }
-            s.plans.push(p);
-            return;
-        }
         s.amax.clear();
         s.amax.resize(inner, 0);
         for row in x.chunks_exact(inner) {
@@ -322,4 +417,35 @@ impl<K: BlockKernel> Context<'_, K> {
             }
         }
     }
+}
+
+/// One full block of `B` elements: its amax, plan and scaled values, in fixed-size loops.
+#[inline(always)]
+fn fixed<K: BlockKernel, const B: usize>(
+    k: &K,
+    x: &[u32],
+    y: &mut [f32],
+    stats: &mut BlockStats,
+) -> BlockPlan {
+    let Ok(x) = <&[u32; B]>::try_from(x) else {
+        // not reached: the caller passes B elements; the reference routine is always right
+        y.fill(0.0);
+        return BlockPlan::Reference;
+    };
+    let Ok(y) = <&mut [f32; B]>::try_from(y) else {
+        return BlockPlan::Reference;
+    };
+    let mut amax = 0u32;
+    for &b in x {
+        amax = amax.max(b & 0x7FFF_FFFF);
+    }
+    let p = k.plan(amax, stats);
+    if let BlockPlan::Fast { mul, .. } = p {
+        for (o, &b) in y.iter_mut().zip(x) {
+            *o = k.scale(b, mul);
+        }
+    } else {
+        y.fill(0.0);
+    }
+    p
 }

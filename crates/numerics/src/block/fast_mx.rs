@@ -142,14 +142,11 @@ impl BlockKernel for MxKernel {
 
     #[inline(always)]
     fn scale(&self, x: u32, mul: f32) -> f32 {
-        let y = f32::from_bits(x) * mul;
-        let yb = y.to_bits();
-        if yb & 0x7F80_0000 == 0 {
-            let tiny = if x & 0x7FFF_FFFF != 0 { TINY_BITS } else { 0 };
-            f32::from_bits((x & 0x8000_0000) | tiny)
-        } else {
-            y
-        }
+        // branch-free, so that the compiler vectorises the loops it is inlined into
+        let yb = (f32::from_bits(x) * mul).to_bits();
+        let tiny = u32::from(x & 0x7FFF_FFFF != 0) * TINY_BITS;
+        let small = (x & 0x8000_0000) | tiny;
+        f32::from_bits(if yb & 0x7F80_0000 == 0 { small } else { yb })
     }
 
     fn reference(
