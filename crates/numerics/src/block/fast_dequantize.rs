@@ -100,13 +100,25 @@ pub(crate) fn values(q: &Quantized, to_f32: bool) -> Option<(Vec<f32>, Redo)> {
     } else {
         1.0
     };
-    let mx = q.scheme.is_mx();
+    let check_normal = q.scheme.is_mx() && !to_f32;
     let redo: Vec<Redo> = pieces
         .into_par_iter()
         .map(|(t0, t1, v)| {
             let mut redo = Vec::new();
             let base = tiles.elem_start(t0);
             let inner = tiles.inner;
+            if inner == 1 {
+                contiguous(
+                    &tiles,
+                    (t0, t1),
+                    v,
+                    pre,
+                    &multiplier,
+                    check_normal,
+                    &mut redo,
+                );
+                return redo;
+            }
             let mut muls = Vec::with_capacity(inner);
             for t in t0..t1 {
                 let start = tiles.elem_start(t) - base;
@@ -115,9 +127,8 @@ pub(crate) fn values(q: &Quantized, to_f32: bool) -> Option<(Vec<f32>, Redo)> {
                 muls.extend((0..inner).map(|i| multiplier(t * inner + i)));
                 for (r, row) in tile.chunks_exact_mut(inner).enumerate() {
                     for (i, (x, &m)) in row.iter_mut().zip(&muls).enumerate() {
-                        let y = (*x * pre) * m;
-                        let out_of_normal = y.to_bits() & 0x7F80_0000 == 0 && *x != 0.0;
-                        if !y.is_finite() || (mx && !to_f32 && out_of_normal) {
+                        let (y, bad) = product(*x, pre, m, check_normal);
+                        if bad {
                             redo.push((base + start + r * inner + i, t * inner + i));
                         }
                         *x = y;
@@ -128,4 +139,123 @@ pub(crate) fn values(q: &Quantized, to_f32: bool) -> Option<(Vec<f32>, Redo)> {
         })
         .collect();
     Some((values, redo.concat()))
+}
+
+/// An element's value `x × pre × m` in f32, and whether the reference routine must give it
+/// instead (a NaN or infinite product, or with `check_normal` one that left f32's normal
+/// range, so that it is not exact).
+#[inline(always)]
+fn product(x: f32, pre: f32, m: f32, check_normal: bool) -> (f32, bool) {
+    let y = (x * pre) * m;
+    let bits = y.to_bits();
+    let non_finite = bits & 0x7F80_0000 == 0x7F80_0000;
+    let out_of_normal = bits & 0x7F80_0000 == 0 && x != 0.0;
+    (y, non_finite | (check_normal & out_of_normal))
+}
+
+/// Tiles `t0..t1` of a layout blocked along its last axis (one block per tile, contiguous,
+/// the piece's values `v`), at the best instruction-set level here.
+fn contiguous(
+    tiles: &Tiles,
+    range: (usize, usize),
+    v: &mut [f32],
+    pre: f32,
+    multiplier: &(dyn Fn(usize) -> f32 + Sync),
+    check_normal: bool,
+    redo: &mut Redo,
+) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use crate::bulk::SimdLevel;
+        match SimdLevel::best() {
+            // SAFETY: `best` names a level only when the CPU has its features.
+            SimdLevel::Avx512 => unsafe {
+                contiguous_avx512(tiles, range, v, pre, multiplier, check_normal, redo)
+            },
+            // SAFETY: as above.
+            SimdLevel::Avx2 => unsafe {
+                contiguous_avx2(tiles, range, v, pre, multiplier, check_normal, redo)
+            },
+            SimdLevel::Portable => {
+                contiguous_portable(tiles, range, v, pre, multiplier, check_normal, redo)
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    contiguous_portable(tiles, range, v, pre, multiplier, check_normal, redo);
+}
+
+/// [`contiguous_portable`] compiled for AVX-512.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl")]
+fn contiguous_avx512(
+    tiles: &Tiles,
+    range: (usize, usize),
+    v: &mut [f32],
+    pre: f32,
+    multiplier: &(dyn Fn(usize) -> f32 + Sync),
+    check_normal: bool,
+    redo: &mut Redo,
+) {
+    contiguous_portable(tiles, range, v, pre, multiplier, check_normal, redo);
+}
+
+/// [`contiguous_portable`] compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn contiguous_avx2(
+    tiles: &Tiles,
+    range: (usize, usize),
+    v: &mut [f32],
+    pre: f32,
+    multiplier: &(dyn Fn(usize) -> f32 + Sync),
+    check_normal: bool,
+    redo: &mut Redo,
+) {
+    contiguous_portable(tiles, range, v, pre, multiplier, check_normal, redo);
+}
+
+/// [`contiguous`] in plain code: the position along the axis counted, one multiplier per
+/// block, the block scanned again only when one of its products needs the reference.
+#[inline(always)]
+fn contiguous_portable(
+    tiles: &Tiles,
+    (t0, t1): (usize, usize),
+    v: &mut [f32],
+    pre: f32,
+    multiplier: &(dyn Fn(usize) -> f32 + Sync),
+    check_normal: bool,
+    redo: &mut Redo,
+) {
+    let (block, n, nb) = (tiles.block, tiles.n, tiles.nb);
+    let base = tiles.elem_start(t0);
+    let mut kk = t0 % nb;
+    let mut pos = 0;
+    for t in t0..t1 {
+        let rows = if kk + 1 == nb { n - kk * block } else { block };
+        let m = multiplier(t);
+        let x = &mut v[pos..pos + rows];
+        let mut any = false;
+        for e in x.iter_mut() {
+            let (y, bad) = product(*e, pre, m, check_normal);
+            any |= bad;
+            *e = y;
+        }
+        if any {
+            for (j, e) in x.iter().enumerate() {
+                // the products again, from the values now held: redo what needs it
+                let bits = e.to_bits();
+                let non_finite = bits & 0x7F80_0000 == 0x7F80_0000;
+                let small = bits & 0x7F80_0000 == 0;
+                if non_finite || (check_normal && small) {
+                    redo.push((base + pos + j, t));
+                }
+            }
+        }
+        pos += rows;
+        kk += 1;
+        if kk == nb {
+            kk = 0;
+        }
+    }
 }
