@@ -170,11 +170,11 @@ impl Quantized {
     pub fn dequantize_bytes(&self, format: Format) -> Result<Vec<u8>, BlockError> {
         check_output(format)?;
         if format == Format::F32 {
-            return Ok(self
-                .dequantize()
-                .iter()
-                .flat_map(|v| v.to_le_bytes())
-                .collect());
+            let values = self.dequantize();
+            if cfg!(target_endian = "little") {
+                return Ok(bytemuck::cast_slice::<f32, u8>(&values).to_vec());
+            }
+            return Ok(values.iter().flat_map(|v| v.to_le_bytes()).collect());
         }
         let Some((values, redo)) = fast_dequantize::values(self, false) else {
             let codes = self.dequantize_reference_to(format)?;
