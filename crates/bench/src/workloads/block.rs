@@ -1,5 +1,6 @@
-//! Block-scaled quantization workloads: a 2-d f32 tensor quantized to MXFP8 (e4m3) and MXFP4
-//! along its last axis under the OCP scale rule.
+//! Block-scaled quantization workloads: a 2-d f32 tensor quantized to MXFP8 (e4m3, e5m2),
+//! MXFP4 and NVFP4 along its last axis (MX under the OCP scale rule), and the MXFP8 (e4m3) and
+//! MXFP4 tensors dequantized back to f32.
 
 use std::hint::black_box;
 
@@ -14,44 +15,81 @@ use crate::error::BenchError;
 /// Elements per row of the quantized tensor (a multiple of every block size).
 const ROW: usize = 4096;
 
-/// The quantize workloads on `n` f32 elements, `threads` threads each.
-pub(super) fn workloads(n: usize, threads: usize) -> Vec<Workload<'static>> {
+/// The schemes quantized.
+const QUANTIZED: [Scheme; 4] = [
+    Scheme::Mxfp8E4m3,
+    Scheme::Mxfp8E5m2,
+    Scheme::Mxfp4,
+    Scheme::Nvfp4,
+];
+
+/// The schemes dequantized.
+const DEQUANTIZED: [Scheme; 2] = [Scheme::Mxfp8E4m3, Scheme::Mxfp4];
+
+/// A workload's failure, named.
+fn failed(workload: String, message: String) -> BenchError {
+    BenchError::Workload { workload, message }
+}
+
+/// The quantize and dequantize workloads on `n` f32 elements, `threads` threads each.
+pub(super) fn workloads(n: usize, threads: usize) -> Result<Vec<Workload<'static>>, BenchError> {
     let values: Vec<f32> = sample_source(Format::F32, n)
         .chunks_exact(4)
         .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         .collect();
     let values: std::sync::Arc<[f32]> = values.into();
-    [Scheme::Mxfp8E4m3, Scheme::Mxfp4]
-        .into_iter()
-        .map(|scheme| {
-            let name = scheme.name();
-            let values = values.clone();
-            let shape = [n / ROW, ROW];
-            let block = scheme.block_size();
-            let code_bytes = scheme.code_bytes(n);
-            Workload {
-                name: format!("quantize f32->{name} floor {}", human(n)),
-                unit: Unit::Elements,
-                units: n as u64,
-                input_bytes: 4 * n,
-                output_bytes: code_bytes + n / block,
-                threads,
-                call: Box::new(move || {
-                    let q = quantize(
-                        Source::F32(&values),
-                        &shape,
-                        -1,
-                        scheme,
-                        &Options::default(),
-                    )
-                    .map_err(|e| BenchError::Workload {
-                        workload: format!("quantize {name}"),
-                        message: e.to_string(),
-                    })?;
-                    black_box(&q);
-                    Ok(())
-                }),
-            }
-        })
-        .collect()
+    let shape = [n / ROW, ROW];
+    let mut out = Vec::new();
+    for scheme in QUANTIZED {
+        let name = scheme.name();
+        let values = values.clone();
+        let rule = if scheme.is_mx() { " floor" } else { "" };
+        out.push(Workload {
+            name: format!("quantize f32->{name}{rule} {}", human(n)),
+            unit: Unit::Elements,
+            units: n as u64,
+            input_bytes: 4 * n,
+            output_bytes: scheme.code_bytes(n) + n / scheme.block_size(),
+            threads,
+            call: Box::new(move || {
+                let q = quantize(
+                    Source::F32(&values),
+                    &shape,
+                    -1,
+                    scheme,
+                    &Options::default(),
+                )
+                .map_err(|e| failed(format!("quantize {name}"), e.to_string()))?;
+                black_box(&q);
+                Ok(())
+            }),
+        });
+    }
+    for scheme in DEQUANTIZED {
+        let name = scheme.name();
+        let q = quantize(
+            Source::F32(&values),
+            &shape,
+            -1,
+            scheme,
+            &Options::default(),
+        )
+        .map_err(|e| failed(format!("dequantize {name}"), e.to_string()))?;
+        out.push(Workload {
+            name: format!("dequantize {name}->f32 {}", human(n)),
+            unit: Unit::Elements,
+            units: n as u64,
+            input_bytes: q.codes().len() + q.scales().len(),
+            output_bytes: 4 * n,
+            threads,
+            call: Box::new(move || {
+                let v = q
+                    .dequantize_bytes(Format::F32)
+                    .map_err(|e| failed(format!("dequantize {name}"), e.to_string()))?;
+                black_box(&v);
+                Ok(())
+            }),
+        });
+    }
+    Ok(out)
 }

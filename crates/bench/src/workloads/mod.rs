@@ -95,8 +95,8 @@ pub(crate) fn all(quick: bool, filters: &[String]) -> Result<Vec<Workload<'stati
     let big = if quick { 16 << 20 } else { 64 << 20 };
     let all_threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut workloads: Vec<Workload<'static>> = Vec::new();
-    workloads.extend(block::workloads(1 << 20, 1));
-    workloads.extend(block::workloads(big, all_threads));
+    workloads.extend(block::workloads(1 << 20, 1)?);
+    workloads.extend(block::workloads(big, all_threads)?);
     workloads.extend(furiosa::workloads()?);
     workloads.extend(
         [1, all_threads]

@@ -2,7 +2,8 @@
 //! shard quantised (or dequantised) into a shard of the same name in the output directory,
 //! the index rewritten for the new tensor names, the directory's other files copied.
 //!
-//! One shard is held in memory at a time. Every file goes through the atomic writer (complete
+//! One tensor is held in memory at a time; the progress of the `_with_progress` functions
+//! counts the tensor bytes of every shard. Every file goes through the atomic writer (complete
 //! or absent); the index is written last, so an output directory with an index is a finished
 //! one. From the shards' headers, before anything is written: the selection's patterns must
 //! match a tensor of the checkpoint (not of every shard), a tensor named exactly must be a
@@ -22,14 +23,16 @@ use std::io::Read;
 
 use npusim_numerics::block::BlockLayout;
 
-use super::dequantize_file::{count_quantized, dequantize_shard};
+use super::dequantize_file::{self, count_quantized};
 use super::error::QuantizeError;
+use super::input::{open_file, read_input};
 use super::job::QuantizeJob;
-use super::quantize_file::{quantize_parsed, read_input};
+use super::progress::Progress;
+use super::quantize_file::{self, Streamed, write_through};
 use super::report::{DequantizeReport, QuantizeReport};
 use super::select::Filter;
 use crate::error::IoError;
-use crate::safetensors::{SafetensorsFile, header_len, parse, parse_header_from};
+use crate::safetensors::{SafetensorsFile, header_len, parse_header_from};
 
 /// The index file of a sharded checkpoint.
 pub const INDEX_FILE: &str = "model.safetensors.index.json";
@@ -120,14 +123,18 @@ struct Output<'a> {
 }
 
 impl Output<'_> {
-    /// Writes shard `name` and records its tensors.
-    fn shard(&mut self, name: &str, bytes: &[u8]) -> Result<(), QuantizeError> {
-        let f = parse(bytes)?;
-        self.total += f.data.len() as u64;
-        for t in &f.names {
-            self.weight_map.insert(t.clone(), name.to_string());
+    /// Writes shard `name` with `write` (through the atomic writer) and records its tensors.
+    fn shard<T>(
+        &mut self,
+        name: &str,
+        write: impl FnOnce(&mut dyn std::io::Write) -> Result<Streamed<T>, QuantizeError>,
+    ) -> Result<T, QuantizeError> {
+        let s = write_through(&self.dir.join(name), write)?;
+        self.total += s.data_bytes;
+        for t in s.names {
+            self.weight_map.insert(t, name.to_string());
         }
-        write(&self.dir.join(name), bytes)
+        Ok(s.report)
     }
 
     /// Copies the other files of `input`, then writes the index.
@@ -142,8 +149,14 @@ impl Output<'_> {
             if !is_file || name == INDEX_FILE || index.shards.contains(&name) {
                 continue;
             }
-            let bytes = read_input(&entry.path())?;
-            write(&self.dir.join(&name), &bytes)?;
+            let from = entry.path();
+            let mut f = std::fs::File::open(&from).map_err(|source| IoError::CannotRead {
+                path: from.clone(),
+                source,
+            })?;
+            crate::write_atomic(&self.dir.join(&name), |w| {
+                std::io::copy(&mut f, w).map(drop).map_err(IoError::Os)
+            })?;
         }
         let mut metadata = index.metadata;
         metadata.insert("total_size".to_string(), json!(self.total));
@@ -173,13 +186,23 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), QuantizeError> {
     Ok(())
 }
 
-/// Quantises the sharded checkpoint in directory `input` into directory `output`, one shard
-/// in memory at a time. The selection, the dtypes of named tensors and the axis of every
+/// Quantises the sharded checkpoint in directory `input` into directory `output`, one
+/// tensor in memory at a time. The selection, the dtypes of named tensors and the axis of every
 /// tensor to quantise are checked from the shards' headers before anything is written.
 pub fn quantize_dir(
     job: &QuantizeJob,
     input: &Path,
     output: &Path,
+) -> Result<QuantizeReport, QuantizeError> {
+    quantize_dir_with_progress(job, input, output, &mut |_, _| {})
+}
+
+/// [`quantize_dir`], telling `progress` the tensor bytes of all shards done and in total.
+pub fn quantize_dir_with_progress(
+    job: &QuantizeJob,
+    input: &Path,
+    output: &Path,
+    progress: Progress<'_>,
 ) -> Result<QuantizeReport, QuantizeError> {
     let index = read_index(input)?;
     check_not_same(input, output)?;
@@ -210,51 +233,82 @@ pub fn quantize_dir(
             tensors: names.len(),
         });
     }
+    let total: u64 = headers.iter().map(data_len).sum();
+    let mut before = 0u64;
     let mut out = create(output)?;
     let mut report = QuantizeReport::default();
-    for s in &index.shards {
+    for (s, h) in index.shards.iter().zip(&headers) {
         let path = input.join(s);
-        let bytes = read_input(&path)?;
-        let (b, r) = quantize_parsed(job, &filter, &bytes).map_err(|e| in_shard_q(e, &path))?;
-        drop(bytes);
+        let mut file = open_file(&path)?;
+        let r = out
+            .shard(s, |w| {
+                let mut p = |done: u64, _: u64| progress(before + done, total);
+                quantize_file::stream(job, &filter, &mut file, w, &mut p, false)
+            })
+            .map_err(|e| in_shard_q(e, &path))?;
+        before += data_len(h);
         report.quantized.extend(r.quantized);
         report.kept.extend(r.kept);
-        out.shard(s, &b)?;
     }
     out.finish(input, index)?;
     Ok(report)
 }
 
 /// Dequantises the sharded checkpoint in directory `input` into directory `output` as `to`,
-/// one shard in memory at a time.
+/// one tensor in memory at a time.
 pub fn dequantize_dir(
     input: &Path,
     output: &Path,
     to: Format,
 ) -> Result<DequantizeReport, QuantizeError> {
+    dequantize_dir_with_progress(input, output, to, &mut |_, _| {})
+}
+
+/// [`dequantize_dir`], telling `progress` the tensor bytes of all shards done and in total.
+pub fn dequantize_dir_with_progress(
+    input: &Path,
+    output: &Path,
+    to: Format,
+    progress: Progress<'_>,
+) -> Result<DequantizeReport, QuantizeError> {
+    let dtype = dequantize_file::out_dtype(to)?;
     let index = read_index(input)?;
     check_not_same(input, output)?;
     let mut found = 0;
+    let mut headers = Vec::new();
     for s in &index.shards {
         let path = input.join(s);
-        found += count_quantized(&read_header(&path)?).map_err(|e| in_shard_q(e, &path))?;
+        let h = read_header(&path)?;
+        found += count_quantized(&h).map_err(|e| in_shard_q(e, &path))?;
+        headers.push(h);
     }
     if found == 0 {
         return Err(QuantizeError::NothingToDequantize);
     }
+    let total: u64 = headers.iter().map(data_len).sum();
+    let mut before = 0u64;
     let mut out = create(output)?;
     let mut report = DequantizeReport::default();
-    for s in &index.shards {
+    for (s, h) in index.shards.iter().zip(&headers) {
         let path = input.join(s);
-        let bytes = read_input(&path)?;
-        let (b, r) = dequantize_shard(&bytes, to).map_err(|e| in_shard_q(e, &path))?;
-        drop(bytes);
+        let mut file = open_file(&path)?;
+        let r = out
+            .shard(s, |w| {
+                let mut p = |done: u64, _: u64| progress(before + done, total);
+                dequantize_file::stream(&mut file, to, dtype, w, &mut p, false)
+            })
+            .map_err(|e| in_shard_q(e, &path))?;
+        before += data_len(h);
         report.dequantized.extend(r.dequantized);
         report.kept.extend(r.kept);
-        out.shard(s, &b)?;
     }
     out.finish(input, index)?;
     Ok(report)
+}
+
+/// Bytes of tensor data a shard's header describes.
+fn data_len(h: &SafetensorsFile<'_>) -> u64 {
+    h.entries.iter().map(|e| e.end).max().unwrap_or(0)
 }
 
 /// Names the shard a parse error is in.

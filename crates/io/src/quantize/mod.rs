@@ -12,25 +12,36 @@
 //! [`quantize_dir`] / [`dequantize_dir`] do the same shard by shard for a sharded Hugging Face
 //! checkpoint directory, rewriting its index.
 //!
-//! The file is read whole and the output built in memory, then written through
-//! [`write_atomic`](crate::write_atomic): complete or not at all.
+//! A file is read one tensor at a time (its header first, then each tensor's bytes at their
+//! offset) and the output streamed through [`write_atomic`](crate::write_atomic) (complete
+//! or not at all), so memory stays near the largest tensor; the `_with_progress` functions
+//! and [`quantize_to`] / [`dequantize_to`] report the input's tensor bytes done and in total
+//! ([`Progress`]).
 
 mod dequantize_file;
 mod directory;
 mod error;
+mod input;
 mod job;
 pub mod layout;
+mod progress;
 mod quantize_file;
 mod report;
 pub mod select;
 mod values;
 
-pub use dequantize_file::{dequantize_bytes, dequantize_file};
-pub use directory::{INDEX_FILE, dequantize_dir, quantize_dir};
+pub use dequantize_file::{
+    dequantize_bytes, dequantize_file, dequantize_file_with_progress, dequantize_to,
+};
+pub use directory::{
+    INDEX_FILE, dequantize_dir, dequantize_dir_with_progress, quantize_dir,
+    quantize_dir_with_progress,
+};
 pub use error::QuantizeError;
 pub use job::QuantizeJob;
 pub use layout::{RECORD_PREFIX, Record};
-pub use quantize_file::{quantize_bytes, quantize_file};
+pub use progress::Progress;
+pub use quantize_file::{quantize_bytes, quantize_file, quantize_file_with_progress, quantize_to};
 pub use report::{
     DequantizeReport, DequantizedTensor, KeptTensor, QuantizeReport, QuantizedTensor,
 };

@@ -1,10 +1,9 @@
-//! A floating tensor's bytes as the quantiser's source, and its values for the error figures.
+//! A floating tensor's values as the quantiser's source, and its values for the error figures.
 
 use npusim_numerics::Format;
 use npusim_numerics::block::Source;
-use safetensors::Dtype;
 
-/// A floating tensor's values, copied out of the file's bytes (which need not be aligned).
+/// A floating tensor's values, read out of the file's bytes (which need not be aligned).
 pub(crate) enum Values {
     /// f32 values.
     F32(Vec<f32>),
@@ -17,30 +16,6 @@ pub(crate) enum Values {
 }
 
 impl Values {
-    /// Reads `data` as `dtype` (one of F32, F64, F16, BF16; `None` for any other).
-    pub(crate) fn read(dtype: Dtype, data: &[u8]) -> Option<Values> {
-        let u16s = || {
-            data.chunks_exact(2)
-                .map(|c| u16::from_le_bytes([c[0], c[1]]))
-                .collect()
-        };
-        Some(match dtype {
-            Dtype::F32 => Values::F32(
-                data.chunks_exact(4)
-                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                    .collect(),
-            ),
-            Dtype::F64 => Values::F64(
-                data.chunks_exact(8)
-                    .map(|c| f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
-                    .collect(),
-            ),
-            Dtype::F16 => Values::F16(u16s()),
-            Dtype::BF16 => Values::BF16(u16s()),
-            _ => return None,
-        })
-    }
-
     /// The quantiser's view.
     pub(crate) fn source(&self) -> Source<'_> {
         match self {

@@ -10,3 +10,5 @@ mod cast_memory;
 mod cast_nothing;
 mod error_words;
 mod quantize;
+mod quantize_dir;
+mod quantize_memory;

@@ -102,6 +102,21 @@ impl BlockLayout {
         !self.n.is_multiple_of(self.block)
     }
 
+    /// Product of the dimensions before the axis.
+    pub(crate) fn outer(&self) -> usize {
+        self.outer
+    }
+
+    /// Length of the axis.
+    pub(crate) fn axis_len(&self) -> usize {
+        self.n
+    }
+
+    /// Product of the dimensions after the axis (the stride of the axis).
+    pub(crate) fn inner(&self) -> usize {
+        self.inner
+    }
+
     /// The flat element indices of block `b` (in scale order), in order along the axis.
     pub fn block_indices(&self, b: usize) -> impl Iterator<Item = usize> + use<> {
         let nb = self.blocks_along_axis().max(1);

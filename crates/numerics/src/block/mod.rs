@@ -20,6 +20,10 @@
 
 mod error;
 mod f32_arith;
+mod fast;
+mod fast_dequantize;
+mod fast_mx;
+mod fast_nvfp4;
 mod layout;
 mod mx;
 mod nvfp4;
@@ -29,6 +33,7 @@ mod scale_rule;
 mod scheme;
 mod source;
 mod stats;
+mod tiles;
 
 pub use error::BlockError;
 pub use layout::BlockLayout;
@@ -46,6 +51,11 @@ pub use stats::BlockStats;
 /// (the same bits as padding it with zeros). Errors name what does not fit: a shape that
 /// does not match the values, an axis out of range, a scale rule or tensor scale the scheme
 /// does not have.
+///
+/// f32, f16 and bf16 sources take a fast path (amax and scale with integer operations, the
+/// elements through the bulk kernels, split over threads for large tensors) that gives the
+/// bits of [`quantize_reference`]; f64 sources and the rare blocks the fast arithmetic does
+/// not cover run the reference routine.
 pub fn quantize(
     src: Source<'_>,
     shape: &[usize],
@@ -53,6 +63,68 @@ pub fn quantize(
     scheme: Scheme,
     options: &Options,
 ) -> Result<Quantized, BlockError> {
+    let (layout, rule, tensor_scale) = resolve(&src, shape, axis, scheme, options, true)?;
+    let policy = options.element_policy();
+    let params = (options.seed, options.first_index);
+    let fast = if scheme.is_mx() {
+        let kernel = fast_mx::MxKernel::new(scheme, rule, policy, params);
+        fast::quantize(&kernel, &src, &layout, &policy, params)
+    } else if tensor_scale.is_none_or(f32::is_finite) {
+        let kernel = fast_nvfp4::Nvfp4Kernel::new(tensor_scale, policy, params);
+        fast::quantize(&kernel, &src, &layout, &policy, params)
+    } else {
+        None
+    };
+    let Some((codes, scales, stats)) = fast else {
+        return Ok(reference_blocks(
+            &src,
+            layout,
+            scheme,
+            rule,
+            tensor_scale,
+            options,
+        ));
+    };
+    Ok(Quantized {
+        scheme,
+        layout,
+        codes,
+        scales,
+        tensor_scale,
+        stats,
+    })
+}
+
+/// [`quantize`] by the reference routine alone: every block and element through the exact
+/// arithmetic of this crate, one at a time (the definition the fast path is tested against).
+pub fn quantize_reference(
+    src: Source<'_>,
+    shape: &[usize],
+    axis: isize,
+    scheme: Scheme,
+    options: &Options,
+) -> Result<Quantized, BlockError> {
+    let (layout, rule, tensor_scale) = resolve(&src, shape, axis, scheme, options, false)?;
+    Ok(reference_blocks(
+        &src,
+        layout,
+        scheme,
+        rule,
+        tensor_scale,
+        options,
+    ))
+}
+
+/// Checks a quantisation's arguments: its layout, MX scale rule and NVFP4 tensor scale (the
+/// tensor's amax from the bits in parallel when `fast`, else by the reference routine).
+fn resolve(
+    src: &Source<'_>,
+    shape: &[usize],
+    axis: isize,
+    scheme: Scheme,
+    options: &Options,
+    fast: bool,
+) -> Result<(BlockLayout, ScaleRule, Option<f32>), BlockError> {
     let layout = BlockLayout::new(shape, axis, scheme.block_size())?;
     if layout.len() != src.len() {
         return Err(BlockError::ShapeMismatch {
@@ -85,11 +157,27 @@ pub fn quantize(
             }
             Some(value)
         }
-        (false, TensorScale::FromAmax) => Some(nvfp4::tensor_scale_from_amax(nvfp4::amax_of(
-            &src,
-            0..src.len(),
-        ))),
+        (false, TensorScale::FromAmax) => {
+            let amax = if fast {
+                fast_nvfp4::tensor_amax(src)
+            } else {
+                nvfp4::amax_of(src, 0..src.len())
+            };
+            Some(nvfp4::tensor_scale_from_amax(amax))
+        }
     };
+    Ok((layout, rule, tensor_scale))
+}
+
+/// The reference routine over every block.
+fn reference_blocks(
+    src: &Source<'_>,
+    layout: BlockLayout,
+    scheme: Scheme,
+    rule: ScaleRule,
+    tensor_scale: Option<f32>,
+    options: &Options,
+) -> Quantized {
     let policy = options.element_policy();
     let mut codes = vec![0u8; layout.len()];
     let mut scales = vec![0u8; layout.block_count()];
@@ -100,23 +188,23 @@ pub fn quantize(
         idx.extend(layout.block_indices(b));
         *scale = if scheme.is_mx() {
             mx::quantize_block(
-                &src,
+                src,
                 &idx,
                 scheme,
                 rule,
                 &policy,
                 (options.seed, options.first_index),
-                &mut codes,
+                (&mut codes, 0),
                 &mut stats,
             )
         } else {
             nvfp4::quantize_block(
-                &src,
+                src,
                 &idx,
                 tensor_scale,
                 &policy,
                 (options.seed, options.first_index),
-                &mut codes,
+                (&mut codes, 0),
                 &mut stats,
             )
         };
@@ -124,17 +212,23 @@ pub fn quantize(
     if scheme.element() == crate::format::Format::F4E2M1 {
         codes = quantized::pack_nibbles(&codes);
     }
-    Ok(Quantized {
+    Quantized {
         scheme,
         layout,
         codes,
         scales,
         tensor_scale,
         stats,
-    })
+    }
 }
 
 /// Dequantises to f32, in the tensor's element order (see [`Quantized::dequantize_to`]).
 pub fn dequantize(q: &Quantized) -> Vec<f32> {
     q.dequantize()
+}
+
+/// NVFP4's per-tensor scale of `src` by the published rule ([`TensorScale::FromAmax`]):
+/// fl32(amax / (448 × 6)), 1 for an all-zero tensor, NaN when a value is NaN.
+pub fn nvfp4_tensor_scale(src: Source<'_>) -> f32 {
+    nvfp4::tensor_scale_from_amax(fast_nvfp4::tensor_amax(&src))
 }

@@ -52,8 +52,8 @@ pub(crate) fn element_value(scheme: Scheme, code: u8, e: i32) -> Exact {
     }
 }
 
-/// Quantises the block at `idx`: writes its codes into `codes` (one per element, by flat
-/// index) and returns the scale byte.
+/// Quantises the block at `idx`: writes its codes into `codes` (one per element, flat index
+/// `i` at `codes[i - base]`) and returns the scale byte.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn quantize_block(
     src: &Source<'_>,
@@ -62,7 +62,7 @@ pub(crate) fn quantize_block(
     rule: ScaleRule,
     policy: &CastPolicy,
     (seed, first_index): (u64, u64),
-    codes: &mut [u8],
+    (codes, base): (&mut [u8], usize),
     stats: &mut BlockStats,
 ) -> u8 {
     stats.blocks += 1;
@@ -73,7 +73,7 @@ pub(crate) fn quantize_block(
             // The spec: a NaN scale makes the block NaN; ±Inf has no e8m0 scale (our reading).
             stats.nan_blocks += 1;
             for &j in idx {
-                codes[j] = 0;
+                codes[j - base] = 0;
             }
             return E8M0_NAN;
         }
@@ -119,7 +119,7 @@ pub(crate) fn quantize_block(
         }
         saturated |= r.status.contains(Status::SATURATED);
         stats.elements.record(r.status);
-        codes[i] = r.code as u8;
+        codes[i - base] = r.code as u8;
     }
     if saturated {
         stats.blocks_with_saturated_elements += 1;

@@ -40,15 +40,15 @@ fn f32_of(code: u64) -> f32 {
     f32::from_bits(code as u32)
 }
 
-/// Quantises the block at `idx`, writing its codes into `codes` by flat index; returns the
-/// e4m3fn scale byte.
+/// Quantises the block at `idx`, writing its codes into `codes` (flat index `i` at
+/// `codes[i - base]`); returns the e4m3fn scale byte.
 pub(crate) fn quantize_block(
     src: &Source<'_>,
     idx: &[usize],
     tensor_scale: Option<f32>,
     policy: &CastPolicy,
     (seed, first_index): (u64, u64),
-    codes: &mut [u8],
+    (codes, base): (&mut [u8], usize),
     stats: &mut BlockStats,
 ) -> u8 {
     stats.blocks += 1;
@@ -90,7 +90,7 @@ pub(crate) fn quantize_block(
             saturated |= q.status.contains(Status::SATURATED);
             stats.elements.record(q.status);
         }
-        codes[i] = q.code as u8;
+        codes[i - base] = q.code as u8;
     }
     if saturated {
         stats.blocks_with_saturated_elements += 1;

@@ -2,11 +2,13 @@
 //! dequantisation back to a float format.
 
 use super::error::BlockError;
+use super::fast_dequantize;
 use super::layout::BlockLayout;
 use super::mx::{E8M0_NAN, element_value};
 use super::nvfp4;
 use super::scheme::Scheme;
 use super::stats::BlockStats;
+use crate::bulk::{BulkOptions, Storage, cast_elements};
 use crate::convert::round_exact;
 use crate::exact::Exact;
 use crate::format::Format;
@@ -148,14 +150,80 @@ impl Quantized {
     /// (f32, f64, f16 or bf16), as codes in the tensor's element order.
     ///
     /// MX values `X × P_i` are exact before that one rounding; NVFP4 values are computed in
-    /// f32 as published (fl32(P_i × fl32(p × s))) and then rounded.
+    /// f32 as published (fl32(P_i × fl32(p × s))) and then rounded. The bits of
+    /// [`Quantized::dequantize_reference_to`], computed by the bulk kernels and f32
+    /// products.
     pub fn dequantize_to(&self, format: Format) -> Result<Vec<u64>, BlockError> {
-        if !matches!(
-            format,
-            Format::F32 | Format::F64 | Format::F16 | Format::BF16
-        ) {
-            return Err(BlockError::OutputFormat { format });
+        let bytes = self.dequantize_bytes(format)?;
+        let width = format.bits() as usize / 8;
+        Ok(bytes
+            .chunks_exact(width)
+            .map(|c| {
+                let mut b = [0u8; 8];
+                b[..width].copy_from_slice(c);
+                u64::from_le_bytes(b)
+            })
+            .collect())
+    }
+
+    /// [`Quantized::dequantize_to`] as little-endian bytes (what a tensor file stores).
+    pub fn dequantize_bytes(&self, format: Format) -> Result<Vec<u8>, BlockError> {
+        check_output(format)?;
+        if format == Format::F32 {
+            let values = self.dequantize();
+            if cfg!(target_endian = "little") {
+                return Ok(bytemuck::cast_slice::<f32, u8>(&values).to_vec());
+            }
+            return Ok(values.iter().flat_map(|v| v.to_le_bytes()).collect());
         }
+        let Some((values, redo)) = fast_dequantize::values(self, false) else {
+            let codes = self.dequantize_reference_to(format)?;
+            let width = format.bits() as usize / 8;
+            return Ok(codes
+                .iter()
+                .flat_map(|c| c.to_le_bytes().into_iter().take(width))
+                .collect());
+        };
+        let width = format.bits() as usize / 8;
+        let mut out = {
+            let mut out = vec![0u8; values.len() * width];
+            let cast = cast_elements(
+                bytemuck::cast_slice(&values),
+                Storage::native(Format::F32),
+                &mut out,
+                Storage::native(format),
+                values.len(),
+                &CastPolicy::default(),
+                &BulkOptions::default(),
+            );
+            if cast.is_err() {
+                drop(out);
+                return self.dequantize_bytes_reference(format);
+            }
+            out
+        };
+        let policy = CastPolicy::default();
+        for (i, b) in redo {
+            let code = round_exact(&self.element(b, i), format, &policy, 0).code;
+            out[i * width..(i + 1) * width].copy_from_slice(&code.to_le_bytes()[..width]);
+        }
+        Ok(out)
+    }
+
+    /// [`Quantized::dequantize_bytes`] by the reference routine.
+    fn dequantize_bytes_reference(&self, format: Format) -> Result<Vec<u8>, BlockError> {
+        let width = format.bits() as usize / 8;
+        Ok(self
+            .dequantize_reference_to(format)?
+            .iter()
+            .flat_map(|c| c.to_le_bytes().into_iter().take(width))
+            .collect())
+    }
+
+    /// [`Quantized::dequantize_to`] by the reference routine: every element's exact value
+    /// rounded once, one at a time (the definition the fast path is tested against).
+    pub fn dequantize_reference_to(&self, format: Format) -> Result<Vec<u64>, BlockError> {
+        check_output(format)?;
         let policy = CastPolicy::default();
         let mut out = vec![0u64; self.layout.len()];
         for b in 0..self.layout.block_count() {
@@ -166,16 +234,36 @@ impl Quantized {
         Ok(out)
     }
 
-    /// The tensor's values as f32, in element order.
+    /// The tensor's values as f32, in element order (the bits of
+    /// [`Quantized::dequantize_reference_to`] for f32).
     pub fn dequantize(&self) -> Vec<f32> {
         let policy = CastPolicy::default();
-        let mut out = vec![0f32; self.layout.len()];
-        for b in 0..self.layout.block_count() {
-            for i in self.layout.block_indices(b) {
-                let c = round_exact(&self.element(b, i), Format::F32, &policy, 0).code;
-                out[i] = f32::from_bits(c as u32);
+        let Some((mut values, redo)) = fast_dequantize::values(self, true) else {
+            let mut out = vec![0f32; self.layout.len()];
+            for b in 0..self.layout.block_count() {
+                for i in self.layout.block_indices(b) {
+                    let c = round_exact(&self.element(b, i), Format::F32, &policy, 0).code;
+                    out[i] = f32::from_bits(c as u32);
+                }
             }
+            return out;
+        };
+        for (i, b) in redo {
+            let c = round_exact(&self.element(b, i), Format::F32, &policy, 0).code;
+            values[i] = f32::from_bits(c as u32);
         }
-        out
+        values
+    }
+}
+
+/// Refuses an output format other than f32, f64, f16 and bf16.
+fn check_output(format: Format) -> Result<(), BlockError> {
+    if matches!(
+        format,
+        Format::F32 | Format::F64 | Format::F16 | Format::BF16
+    ) {
+        Ok(())
+    } else {
+        Err(BlockError::OutputFormat { format })
     }
 }

@@ -21,3 +21,16 @@ pub struct BlockStats {
     /// The element casts' statuses (elements of NaN-scale blocks are not counted).
     pub elements: StatusCounts,
 }
+
+impl BlockStats {
+    /// Adds the counts of `other` (e.g. of another piece of the same tensor).
+    pub fn add(&mut self, other: &BlockStats) {
+        self.blocks += other.blocks;
+        self.nan_blocks += other.nan_blocks;
+        self.zero_blocks += other.zero_blocks;
+        self.scale_underflow += other.scale_underflow;
+        self.scale_saturated += other.scale_saturated;
+        self.blocks_with_saturated_elements += other.blocks_with_saturated_elements;
+        self.elements.add(&other.elements);
+    }
+}

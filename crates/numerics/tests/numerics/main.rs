@@ -7,6 +7,7 @@
 //! file directly under `tests/` (that would link a second program).
 
 mod apfloat;
+mod block_fast;
 mod block_vectors;
 mod bulk;
 mod exhaustive_small;

@@ -1,0 +1,451 @@
+//! The fast block quantiser's driver: tiles split over rayon, each piece in cache-sized batches.
+//! Per batch: the amax of every block from the f32 bits (f16 and bf16 widened exactly first),
+//! the block's scale and multiplier from a [`BlockKernel`], the elements scaled into an f32
+//! buffer, which the bulk kernels cast to the element format in one call (stochastic entropy
+//! keyed by the flat index, as the reference routine keys it). Blocks the kernel does not
+//! cover (a NaN, an amax outside the range its integer arithmetic handles) are cast as zeros,
+//! taken out of the counts and redone by the reference routine, so every bit is the
+//! reference's.
+
+use rayon::prelude::*;
+
+use super::layout::BlockLayout;
+use super::source::Source;
+use super::stats::BlockStats;
+use super::tiles::Tiles;
+use crate::bulk::{
+    BulkOptions, KernelChoice, PARALLEL_THRESHOLD, Storage, cast_elements_with_status,
+};
+use crate::format::Format;
+use crate::policy::CastPolicy;
+
+/// Elements per batch: the scaled f32 buffer stays in the first-level caches.
+const BATCH: usize = 8 << 10;
+/// Smallest elements per parallel piece.
+const MIN_PIECE: usize = 64 << 10;
+
+/// What the fast path makes of one block.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum BlockPlan {
+    /// Scale byte `byte`; the elements are `x × mul` (as [`BlockKernel::scale`] computes it)
+    /// cast to the element format.
+    Fast {
+        /// The scale byte.
+        byte: u8,
+        /// The multiplier of the elements.
+        mul: f32,
+    },
+    /// Scale byte `byte`; every element code 0, no element counted.
+    Zeros {
+        /// The scale byte.
+        byte: u8,
+    },
+    /// Redo by the reference routine.
+    Reference,
+}
+
+/// One block-scaled scheme's per-block arithmetic for the driver.
+pub(crate) trait BlockKernel: Sync {
+    /// The element storage the scaled values are cast to.
+    fn element(&self) -> Storage;
+
+    /// The plan of a block whose largest magnitude has the f32 bits `amax_bits` (a NaN's or
+    /// ±Inf's at or above `0x7F80_0000`); counts the block in `stats` unless it is
+    /// [`BlockPlan::Reference`].
+    fn plan(&self, amax_bits: u32, stats: &mut BlockStats) -> BlockPlan;
+
+    /// An element's scaled value, whose cast is the element code.
+    fn scale(&self, x: u32, mul: f32) -> f32;
+
+    /// The reference routine on the block at flat indices `idx`: its codes into `codes`
+    /// (flat index `i` at `codes[i - base]`), its counts into `stats`; returns the scale byte.
+    fn reference(
+        &self,
+        src: &Source<'_>,
+        idx: &[usize],
+        codes: (&mut [u8], usize),
+        stats: &mut BlockStats,
+    ) -> u8;
+}
+
+/// Element codes, scale bytes and counts of a quantised tensor.
+pub(crate) type Parts = (Vec<u8>, Vec<u8>, BlockStats);
+
+/// Quantises `src` laid out as `layout` with `kernel`; `None` when the fast path does not
+/// apply (an f64 source, an odd `first_index` with packed codes, the bulk kernels refusing).
+pub(crate) fn quantize<K: BlockKernel>(
+    kernel: &K,
+    src: &Source<'_>,
+    layout: &BlockLayout,
+    policy: &CastPolicy,
+    (seed, first_index): (u64, u64),
+) -> Option<Parts> {
+    if matches!(src, Source::F64(_)) || layout.is_empty() {
+        return None;
+    }
+    let element = kernel.element();
+    let packed = element.per_byte() > 1;
+    if packed && first_index % 2 == 1 {
+        return None;
+    }
+    let tiles = Tiles::new(layout);
+    let len = layout.len();
+    let piece = if len < PARALLEL_THRESHOLD {
+        len
+    } else {
+        (len / (rayon::current_num_threads().max(1) * 4)).max(MIN_PIECE)
+    };
+    let mut cuts = vec![0usize];
+    while let Some(&t) = cuts.last().filter(|&&t| t < tiles.count) {
+        cuts.push(tiles.next_cut(t, piece, packed));
+    }
+    let mut codes = vec![0u8; element.bytes_for(len)];
+    let mut scales = vec![0u8; layout.block_count()];
+    let mut pieces = Vec::with_capacity(cuts.len());
+    let (mut code_rest, mut scale_rest) = (codes.as_mut_slice(), scales.as_mut_slice());
+    for w in cuts.windows(2) {
+        let (a, b) = (tiles.elem_start(w[0]), tiles.elem_start(w[1]));
+        let code_len = element.bytes_for(b) - element.bytes_for(a);
+        let (c, cr) = std::mem::take(&mut code_rest).split_at_mut(code_len);
+        let (s, sr) = std::mem::take(&mut scale_rest).split_at_mut((w[1] - w[0]) * tiles.inner);
+        (code_rest, scale_rest) = (cr, sr);
+        pieces.push(((w[0], w[1]), c, s));
+    }
+    let ctx = Context {
+        kernel,
+        src,
+        layout,
+        tiles,
+        policy,
+        seed,
+        first_index,
+        packed,
+    };
+    let results: Vec<Option<BlockStats>> = pieces
+        .into_par_iter()
+        .map(|(range, c, s)| ctx.piece(range, c, s))
+        .collect();
+    let mut stats = BlockStats::default();
+    for r in results {
+        stats.add(&r?);
+    }
+    Some((codes, scales, stats))
+}
+
+/// What every piece shares.
+struct Context<'a, K> {
+    kernel: &'a K,
+    src: &'a Source<'a>,
+    layout: &'a BlockLayout,
+    tiles: Tiles,
+    policy: &'a CastPolicy,
+    seed: u64,
+    first_index: u64,
+    packed: bool,
+}
+
+/// A piece's reusable buffers.
+#[derive(Default)]
+struct Scratch {
+    scaled: Vec<f32>,
+    amax: Vec<u32>,
+    plans: Vec<BlockPlan>,
+    redo: Vec<usize>,
+    idx: Vec<usize>,
+    ref_codes: Vec<u8>,
+}
+
+impl<K: BlockKernel> Context<'_, K> {
+    /// Tiles `t0..t1` into `codes` and `scales` (the piece's own parts).
+    fn piece(
+        &self,
+        (t0, t1): (usize, usize),
+        codes: &mut [u8],
+        scales: &mut [u8],
+    ) -> Option<BlockStats> {
+        let mut stats = BlockStats::default();
+        let mut s = Scratch::default();
+        let mut wide = Vec::new();
+        let element = self.kernel.element();
+        let (e0, s0) = (self.tiles.elem_start(t0), t0 * self.tiles.inner);
+        let mut t = t0;
+        while t < t1 {
+            let next = self.tiles.next_cut(t, BATCH, self.packed).min(t1);
+            let (a, b) = (self.tiles.elem_start(t), self.tiles.elem_start(next));
+            let bits = self.bits(a, b, &mut wide)?;
+            // every element of the batch is written below (zeros for blocks not scaled)
+            if s.scaled.len() < b - a {
+                s.scaled.resize(b - a, 0.0);
+            }
+            s.plans.clear();
+            s.redo.clear();
+            if self.tiles.inner == 1 {
+                self.contiguous(t, next, bits, &mut s, &mut stats);
+            } else {
+                for tile in t..next {
+                    self.tile(tile, a, bits, &mut s, &mut stats);
+                }
+            }
+            let code_range = element.bytes_for(a - e0)..element.bytes_for(b - e0);
+            let opts = BulkOptions {
+                seed: self.seed,
+                first_index: self.first_index.wrapping_add(a as u64),
+                parallel: false,
+                kernels: KernelChoice::Fastest,
+                ..BulkOptions::default()
+            };
+            let mut counts = cast_elements_with_status(
+                bytemuck::cast_slice(&s.scaled[..b - a]),
+                Storage::native(Format::F32),
+                codes.get_mut(code_range)?,
+                element,
+                b - a,
+                self.policy,
+                &opts,
+            )
+            .ok()?;
+            // the zeros cast for Zeros and Reference blocks
+            let mut zeros = 0u64;
+            for (k, p) in s.plans.iter().enumerate() {
+                let block = t * self.tiles.inner + k;
+                match *p {
+                    BlockPlan::Fast { byte, .. } => scales[block - s0] = byte,
+                    BlockPlan::Zeros { byte } => {
+                        scales[block - s0] = byte;
+                        zeros += self.layout.block_indices(block).count() as u64;
+                    }
+                    BlockPlan::Reference => {
+                        zeros += self.layout.block_indices(block).count() as u64;
+                    }
+                }
+            }
+            counts.total -= zeros;
+            counts.exact -= zeros;
+            stats.elements.add(&counts);
+            for &block in &s.redo {
+                s.idx.clear();
+                s.idx.extend(self.layout.block_indices(block));
+                s.ref_codes.clear();
+                s.ref_codes.resize(b - a, 0);
+                scales[block - s0] =
+                    self.kernel
+                        .reference(self.src, &s.idx, (&mut s.ref_codes, a), &mut stats);
+                for &i in &s.idx {
+                    let c = s.ref_codes[i - a];
+                    let j = i - e0;
+                    if self.packed {
+                        let byte = &mut codes[j / 2];
+                        *byte = if j % 2 == 0 {
+                            (*byte & 0xF0) | (c & 0x0F)
+                        } else {
+                            (*byte & 0x0F) | (c << 4)
+                        };
+                    } else {
+                        codes[j] = c;
+                    }
+                }
+            }
+            t = next;
+        }
+        Some(stats)
+    }
+
+    /// The f32 bits of elements `a..b` (f16 and bf16 widened exactly into `wide`).
+    fn bits<'s>(&'s self, a: usize, b: usize, wide: &'s mut Vec<u32>) -> Option<&'s [u32]> {
+        match self.src {
+            Source::F32(v) => Some(bytemuck::cast_slice(v.get(a..b)?)),
+            Source::BF16(v) => {
+                wide.clear();
+                wide.extend(v.get(a..b)?.iter().map(|&h| u32::from(h) << 16));
+                Some(wide)
+            }
+            Source::F16(v) => {
+                wide.clear();
+                wide.resize(b - a, 0);
+                let opts = BulkOptions {
+                    parallel: false,
+                    ..BulkOptions::default()
+                };
+                crate::bulk::cast_elements(
+                    bytemuck::cast_slice(v.get(a..b)?),
+                    Storage::native(Format::F16),
+                    bytemuck::cast_slice_mut(wide),
+                    Storage::native(Format::F32),
+                    b - a,
+                    &CastPolicy::default(),
+                    &opts,
+                )
+                .ok()?;
+                Some(wide)
+            }
+            Source::F64(_) => None,
+        }
+    }
+
+    /// Plans and scales tiles `t0..t1` of a layout blocked along its last axis (one block per
+    /// tile, contiguous), whose elements are `bits`, at the best instruction-set level here.
+    fn contiguous(
+        &self,
+        t0: usize,
+        t1: usize,
+        bits: &[u32],
+        s: &mut Scratch,
+        stats: &mut BlockStats,
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use crate::bulk::SimdLevel;
+            match SimdLevel::best() {
+                // SAFETY: `best` names a level only when the CPU has its features.
+                SimdLevel::Avx512 => {
+                    return unsafe { self.contiguous_avx512(t0, t1, bits, s, stats) };
+                }
+                // SAFETY: as above.
+                SimdLevel::Avx2 => return unsafe { self.contiguous_avx2(t0, t1, bits, s, stats) },
+                SimdLevel::Portable => {}
+            }
+        }
+        self.contiguous_portable(t0, t1, bits, s, stats);
+    }
+
+    /// [`Context::contiguous_portable`] compiled for AVX-512.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl")]
+    fn contiguous_avx512(
+        &self,
+        t0: usize,
+        t1: usize,
+        bits: &[u32],
+        s: &mut Scratch,
+        stats: &mut BlockStats,
+    ) {
+        self.contiguous_portable(t0, t1, bits, s, stats);
+    }
+
+    /// [`Context::contiguous_portable`] compiled for AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn contiguous_avx2(
+        &self,
+        t0: usize,
+        t1: usize,
+        bits: &[u32],
+        s: &mut Scratch,
+        stats: &mut BlockStats,
+    ) {
+        self.contiguous_portable(t0, t1, bits, s, stats);
+    }
+
+    /// [`Context::contiguous`] in plain code (vectorised by the compiler for the level it is
+    /// inlined into): the position along the axis is counted, not divided out per block, and
+    /// full blocks go through fixed-size loops.
+    #[inline(always)]
+    fn contiguous_portable(
+        &self,
+        t0: usize,
+        t1: usize,
+        bits: &[u32],
+        s: &mut Scratch,
+        stats: &mut BlockStats,
+    ) {
+        let (block, n, nb) = (self.tiles.block, self.tiles.n, self.tiles.nb);
+        let k = self.kernel;
+        let mut kk = t0 % nb;
+        let mut pos = 0;
+        for t in t0..t1 {
+            let rows = if kk + 1 == nb { n - kk * block } else { block };
+            let x = &bits[pos..pos + rows];
+            let y = &mut s.scaled[pos..pos + rows];
+            let p = match block {
+                32 if rows == 32 => fixed::<K, 32>(k, x, y, stats),
+                16 if rows == 16 => fixed::<K, 16>(k, x, y, stats),
+                _ => {
+                    let amax = x.iter().fold(0u32, |m, &b| m.max(b & 0x7FFF_FFFF));
+                    let p = k.plan(amax, stats);
+                    if let BlockPlan::Fast { mul, .. } = p {
+                        for (o, &b) in y.iter_mut().zip(x) {
+                            *o = k.scale(b, mul);
+                        }
+                    } else {
+                        y.fill(0.0);
+                    }
+                    p
+                }
+            };
+            if let BlockPlan::Reference = p {
+                s.redo.push(t);
+            }
+            s.plans.push(p);
+            pos += rows;
+            kk += 1;
+            if kk == nb {
+                kk = 0;
+            }
+        }
+    }
+
+    /// Plans and scales tile `t`, whose elements start at `bits[elem_start(t) - a]`.
+    fn tile(&self, t: usize, a: usize, bits: &[u32], s: &mut Scratch, stats: &mut BlockStats) {
+        let inner = self.tiles.inner;
+        let rows = self.tiles.rows(t);
+        let start = self.tiles.elem_start(t) - a;
+        let x = &bits[start..start + rows * inner];
+        let y = &mut s.scaled[start..start + rows * inner];
+        let k = self.kernel;
+        s.amax.clear();
+        s.amax.resize(inner, 0);
+        for row in x.chunks_exact(inner) {
+            for (m, &b) in s.amax.iter_mut().zip(row) {
+                *m = (*m).max(b & 0x7FFF_FFFF);
+            }
+        }
+        let first = s.plans.len();
+        for (i, &m) in s.amax.iter().enumerate() {
+            let p = k.plan(m, stats);
+            if let BlockPlan::Reference = p {
+                s.redo.push(t * inner + i);
+            }
+            s.plans.push(p);
+        }
+        let plans = &s.plans[first..];
+        for (out, row) in y.chunks_exact_mut(inner).zip(x.chunks_exact(inner)) {
+            for ((o, &b), p) in out.iter_mut().zip(row).zip(plans) {
+                *o = match *p {
+                    BlockPlan::Fast { mul, .. } => k.scale(b, mul),
+                    _ => 0.0,
+                };
+            }
+        }
+    }
+}
+
+/// One full block of `B` elements: its amax, plan and scaled values, in fixed-size loops.
+#[inline(always)]
+fn fixed<K: BlockKernel, const B: usize>(
+    k: &K,
+    x: &[u32],
+    y: &mut [f32],
+    stats: &mut BlockStats,
+) -> BlockPlan {
+    let Ok(x) = <&[u32; B]>::try_from(x) else {
+        // not reached: the caller passes B elements; the reference routine is always right
+        y.fill(0.0);
+        return BlockPlan::Reference;
+    };
+    let Ok(y) = <&mut [f32; B]>::try_from(y) else {
+        return BlockPlan::Reference;
+    };
+    let mut amax = 0u32;
+    for &b in x {
+        amax = amax.max(b & 0x7FFF_FFFF);
+    }
+    let p = k.plan(amax, stats);
+    if let BlockPlan::Fast { mul, .. } = p {
+        for (o, &b) in y.iter_mut().zip(x) {
+            *o = k.scale(b, mul);
+        }
+    } else {
+        y.fill(0.0);
+    }
+    p
+}

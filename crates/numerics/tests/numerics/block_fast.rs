@@ -1,0 +1,274 @@
+//! The fast block quantiser (`block::quantize`) against the reference routine it replaces
+//! (`block::quantize_reference`), and the fast dequantisation against the element-by-element
+//! one: bit for bit (codes, scales, tensor scale and every count) on random tensors mixing
+//! zeros, f32 subnormals, NaN, ±Inf, amax at binade edges and at the element's max normal,
+//! amax outside the range the integer rules handle, under every scheme, scale rule, rounding
+//! mode (stochastic with two comparisons), source format, axis and tail-block shape, and
+//! on tensors large enough to be split over threads.
+
+use npusim_numerics::block::{
+    Options, Quantized, ScaleRule, Scheme, Source, TensorScale, quantize, quantize_reference,
+};
+use npusim_numerics::{CastPolicy, Format, RoundMode, Stochastic, StochasticCompare};
+
+use crate::sweep::sweep_log2;
+
+/// splitmix64.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// A value of the class `class` near 2^`e` (f32 bits).
+fn value(rng: &mut Rng, e: i32) -> f32 {
+    let sign = if rng.below(2) == 0 { 1.0 } else { -1.0 };
+    let p = |k: i32| 2f32.powi(k.clamp(-149, 127));
+    match rng.below(40) {
+        0 => 0.0 * sign,
+        1 => f32::from_bits(rng.below(0x0080_0000) as u32) * sign, // subnormal (or 0)
+        2 if rng.below(8) == 0 => f32::NAN,
+        3 if rng.below(8) == 0 => f32::INFINITY * sign,
+        // binade edges and the max normals' mantissas: 1, 1.5, 1.75, 1.875, 1.9375 and their
+        // neighbours
+        4..=9 => {
+            let m = [1.0f32, 1.5, 1.75, 1.875, 1.9375, 1.984_375][rng.below(6) as usize];
+            let b = f32::from_bits((m * p(e)).to_bits().wrapping_add(rng.below(3) as u32));
+            let b = if rng.below(2) == 0 {
+                f32::from_bits(b.to_bits().wrapping_sub(1))
+            } else {
+                b
+            };
+            b * sign
+        }
+        10 => sign * p(e + 1) * (1.0 - f32::EPSILON / 2.0), // just below the next binade
+        11 => sign * p(e - 120), // far below the block's amax: scaled to an f32 subnormal
+        _ => {
+            let m = 1.0 + (rng.below(1 << 23) as f32) / (1u32 << 23) as f32;
+            sign * m * p(e - rng.below(12) as i32)
+        }
+    }
+}
+
+/// `n` values whose magnitude wanders (so blocks have different amax), now and then far out
+/// of the range the integer rules handle.
+fn values(rng: &mut Rng, n: usize) -> Vec<f32> {
+    let mut out = Vec::with_capacity(n);
+    let mut e = 0;
+    for i in 0..n {
+        if i % 7 == 0 {
+            e = match rng.below(16) {
+                0 => -140 + rng.below(40) as i32,
+                1 => 100 + rng.below(28) as i32,
+                _ => rng.below(40) as i32 - 20,
+            };
+        }
+        out.push(value(rng, e));
+    }
+    out
+}
+
+/// The shapes and axes swept: tail blocks, odd inner strides, every axis.
+const SHAPES: [(&[usize], isize); 7] = [
+    (&[4, 96], -1),
+    (&[3, 77], 1),
+    (&[77, 3], 0),
+    (&[5, 33, 3], 1),
+    (&[2, 3, 45], -1),
+    (&[7, 2, 5], 0),
+    (&[1, 31], -1),
+];
+
+fn policies() -> Vec<CastPolicy> {
+    let mut out: Vec<CastPolicy> = RoundMode::ALL.map(CastPolicy::new).to_vec();
+    out.push(CastPolicy {
+        stochastic: Stochastic {
+            bits: 9,
+            compare: StochasticCompare::GreaterOrEqual,
+        },
+        ..CastPolicy::new(RoundMode::Hybrid)
+    });
+    out
+}
+
+/// Every scheme with its rules (MX) or tensor scales (NVFP4).
+fn variants() -> Vec<(Scheme, Option<ScaleRule>, TensorScale)> {
+    let mut out = Vec::new();
+    for scheme in Scheme::ALL {
+        if scheme.is_mx() {
+            for rule in ScaleRule::ALL {
+                out.push((scheme, Some(rule), TensorScale::FromAmax));
+            }
+        } else {
+            for ts in [
+                TensorScale::FromAmax,
+                TensorScale::Off,
+                TensorScale::Given(0.003),
+                TensorScale::Given(1e-39),
+            ] {
+                out.push((scheme, None, ts));
+            }
+        }
+    }
+    out
+}
+
+fn to_half(v: &[f32], format: Format) -> Vec<u16> {
+    let mut bytes = vec![0u8; v.len() * 2];
+    npusim_numerics::cast_from_f32(v, format, &mut bytes, &CastPolicy::default())
+        .expect("a cast to f16 or bf16");
+    bytes
+        .chunks_exact(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .collect()
+}
+
+/// The first index where two byte lists differ, for a short message.
+fn first_difference(a: &[u8], b: &[u8]) -> Option<(usize, u8, u8)> {
+    a.iter()
+        .zip(b)
+        .enumerate()
+        .find(|(_, (x, y))| x != y)
+        .map(|(i, (x, y))| (i, *x, *y))
+}
+
+fn check(src: Source<'_>, shape: &[usize], axis: isize, scheme: Scheme, opts: &Options) {
+    let fast = quantize(src, shape, axis, scheme, opts).expect("fast quantize");
+    let reference = quantize_reference(src, shape, axis, scheme, opts).expect("reference quantize");
+    let what = format!(
+        "{scheme} {:?} {:?} {:?} shape {shape:?} axis {axis} source {:?}",
+        opts.scale_rule,
+        opts.tensor_scale,
+        opts.policy,
+        src.format()
+    );
+    assert_eq!(fast.layout(), reference.layout(), "{what}");
+    assert_eq!(fast.codes().len(), reference.codes().len(), "{what}");
+    assert_eq!(
+        first_difference(fast.codes(), reference.codes()),
+        None,
+        "codes (index, fast, reference) of {what}"
+    );
+    assert_eq!(
+        first_difference(fast.scales(), reference.scales()),
+        None,
+        "scales (index, fast, reference) of {what}"
+    );
+    assert_eq!(
+        fast.tensor_scale().map(f32::to_bits),
+        reference.tensor_scale().map(f32::to_bits),
+        "{what}"
+    );
+    assert_eq!(fast.stats(), reference.stats(), "{what}");
+    check_dequantize(&fast);
+}
+
+fn check_dequantize(q: &Quantized) {
+    for f in [Format::F32, Format::BF16, Format::F16, Format::F64] {
+        let fast = q.dequantize_to(f).expect("fast dequantize");
+        let reference = q.dequantize_reference_to(f).expect("reference dequantize");
+        let at = fast.iter().zip(&reference).position(|(a, b)| a != b);
+        assert_eq!(
+            at.map(|i| (i, fast[i], reference[i])),
+            None,
+            "{} to {f}: (index, fast, reference)",
+            q.scheme()
+        );
+    }
+    let bits: Vec<u64> = q
+        .dequantize()
+        .iter()
+        .map(|x| u64::from(x.to_bits()))
+        .collect();
+    assert_eq!(
+        bits,
+        q.dequantize_reference_to(Format::F32).expect("to f32")
+    );
+}
+
+#[test]
+fn fast_quantize_matches_the_reference_on_every_class_rule_mode_and_axis() {
+    let rounds = 1usize << sweep_log2(0);
+    let mut rng = Rng(0x5eed_b10c);
+    for _ in 0..rounds {
+        for (shape, axis) in SHAPES {
+            let n: usize = shape.iter().product();
+            let v = values(&mut rng, n);
+            let bf = to_half(&v, Format::BF16);
+            let h = to_half(&v, Format::F16);
+            for (scheme, rule, ts) in variants() {
+                for policy in policies() {
+                    let opts = Options {
+                        scale_rule: rule,
+                        tensor_scale: ts,
+                        policy,
+                        seed: rng.next(),
+                        first_index: rng.below(4),
+                    };
+                    check(Source::F32(&v), shape, axis, scheme, &opts);
+                    if policy.round == RoundMode::Hybrid || policy.round == RoundMode::Rint {
+                        check(Source::BF16(&bf), shape, axis, scheme, &opts);
+                        check(Source::F16(&h), shape, axis, scheme, &opts);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn fast_quantize_matches_the_reference_when_split_over_threads() {
+    let mut rng = Rng(0xb16);
+    // 70 000+ elements: above the parallel threshold, an odd axis stride, a tail block
+    for (shape, axis) in [
+        (&[3usize, 33, 709][..], 1isize),
+        (&[97, 777][..], -1),
+        (&[40_001, 2][..], 0),
+    ] {
+        let n: usize = shape.iter().product();
+        let v = values(&mut rng, n);
+        for scheme in [
+            Scheme::Mxfp4,
+            Scheme::Mxfp8E4m3,
+            Scheme::Mxint8,
+            Scheme::Nvfp4,
+        ] {
+            let opts = Options {
+                policy: CastPolicy::new(RoundMode::Hybrid),
+                ..Options::default()
+            };
+            check(Source::F32(&v), shape, axis, scheme, &opts);
+        }
+    }
+}
+
+#[test]
+fn ordinary_weights_take_the_fast_path_for_nearly_every_block() {
+    // Not a timing: the counts the fast path adds per block equal the reference's, and a
+    // tensor of plain weights has no NaN, no clamped scale.
+    let mut rng = Rng(7);
+    let v: Vec<f32> = (0..64 * 32)
+        .map(|_| (rng.below(2000) as f32 - 1000.0) / 3000.0)
+        .collect();
+    let q = quantize(
+        Source::F32(&v),
+        &[64, 32],
+        -1,
+        Scheme::Mxfp4,
+        &Options::default(),
+    )
+    .unwrap();
+    let s = q.stats();
+    assert_eq!((s.blocks, s.nan_blocks, s.scale_underflow), (64, 0, 0));
+    assert_eq!(s.elements.total, 64 * 32);
+}
