@@ -1,4 +1,4 @@
-//! The progress bar shown on stderr while large inputs are cast.
+//! The progress bars shown on stderr while large inputs are cast or quantised.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use npusim_io::CastProgress;
@@ -51,5 +51,39 @@ impl CastProgress for Progress {
 impl Drop for Progress {
     fn drop(&mut self) {
         self.finish();
+    }
+}
+
+/// A progress bar in bytes for a job that reports `(done, total)` after each tensor
+/// (`npusim quantize`, `dequantize`); shown once the total exceeds [`BAR_THRESHOLD_BYTES`].
+#[derive(Default)]
+pub struct BytesProgress {
+    bar: Option<ProgressBar>,
+}
+
+impl BytesProgress {
+    /// Moves the bar to `done` of `total` bytes, drawing it on the first call with a large
+    /// enough total.
+    pub fn update(&mut self, done: u64, total: u64) {
+        if self.bar.is_none() && total > BAR_THRESHOLD_BYTES {
+            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+            let style = ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:40} {binary_bytes}/{binary_total_bytes} ({eta})",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar());
+            bar.set_style(style);
+            self.bar = Some(bar);
+        }
+        if let Some(bar) = &self.bar {
+            bar.set_position(done);
+        }
+    }
+}
+
+impl Drop for BytesProgress {
+    fn drop(&mut self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
     }
 }

@@ -24,7 +24,8 @@ use checks::{
     check_not_in_place, empty_warning, flush_warning, nonfinite_warning, option_warnings,
 };
 use errors::explain;
-use pipe::{Source, cast_source, open_input, read_stdin};
+pub(crate) use pipe::read_stdin;
+use pipe::{Source, cast_source, open_input};
 
 use crate::output::{is_stdio, report, report_with, with_stdout};
 use crate::progress::Progress;
