@@ -11,6 +11,7 @@ pub mod comptime;
 pub mod diagnostic;
 pub mod lex;
 pub mod parse;
+pub mod pe;
 pub mod print;
 pub mod source;
 pub mod span;
