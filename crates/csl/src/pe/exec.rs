@@ -952,7 +952,7 @@ impl Machine {
                 }
                 let total: u64 = shape.iter().product();
                 let flat = if idx.len() == 1 {
-                    i128::from(p.index) + idx[0]
+                    i128::from(p.index).saturating_add(idx[0])
                 } else if idx.len() == shape.len() && p.index == 0 {
                     let mut f = 0i128;
                     for (k, (&i, &d)) in idx.iter().zip(&shape).enumerate() {

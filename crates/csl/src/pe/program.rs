@@ -591,15 +591,17 @@ impl Builder<'_, '_> {
                     ));
                 }
                 if let BoundTask::Local(n) = id {
-                    let max = match self.arch {
-                        Arch::Wse2 => 28,
-                        Arch::Wse3 => 30,
+                    // Activatable local task ids: 0..=30 on WSE-2, 8..=30 on WSE-3 (below 8
+                    // are the input queues' data tasks there).
+                    let min = match self.arch {
+                        Arch::Wse2 => 0,
+                        Arch::Wse3 => 8,
                     };
-                    if n > max {
+                    if !(min..=30).contains(&n) {
                         return Err(EvalError::new(
                             args[1].span,
                             format!(
-                                "local task id {n} is out of range 0..={max} on {}",
+                                "local task id {n} is out of range {min}..=30 on {}",
                                 self.arch.name()
                             ),
                         ));

@@ -237,11 +237,12 @@ fn affine(ev: &mut ConstEval<'_>, e: &Expr, vars: &[String]) -> Result<Affine, E
             let (ka, ca) = affine(ev, a, vars)?;
             let (kb, cb) = affine(ev, b, vars)?;
             let s: i128 = if *op == BinOp::Add { 1 } else { -1 };
-            let k = ka.checked_add(s * kb).ok_or_else(overflow)?;
+            let term = |x: i128, y: i128| y.checked_mul(s).and_then(|y| x.checked_add(y));
+            let k = term(ka, kb).ok_or_else(overflow)?;
             let c = ca
                 .iter()
                 .zip(&cb)
-                .map(|(x, y)| x.checked_add(s * y).ok_or_else(overflow))
+                .map(|(x, y)| term(*x, *y).ok_or_else(overflow))
                 .collect::<Result<_, _>>()?;
             Ok((k, c))
         }
@@ -267,7 +268,8 @@ fn affine(ev: &mut ConstEval<'_>, e: &Expr, vars: &[String]) -> Result<Affine, E
         }
         ExprKind::Unary(UnOp::Neg, a) => {
             let (k, c) = affine(ev, a, vars)?;
-            Ok((-k, c.iter().map(|x| -x).collect()))
+            let neg = |x: i128| x.checked_neg().ok_or_else(overflow);
+            Ok((neg(k)?, c.into_iter().map(neg).collect::<Result<_, _>>()?))
         }
         _ => Ok((i128::from(int_value(ev, e)?), vec![0; n])),
     }

@@ -185,7 +185,7 @@ fn binding_errors_name_the_task_and_the_id() {
         "{}",
         error(wrong_kind)
     );
-    let twice = "task t() void {}\ntask u() void {}\ncomptime {\n  @bind_local_task(t, @get_local_task_id(3));\n  @bind_local_task(u, @get_local_task_id(3));\n}\n";
+    let twice = "task t() void {}\ntask u() void {}\ncomptime {\n  @bind_local_task(t, @get_local_task_id(13));\n  @bind_local_task(u, @get_local_task_id(13));\n}\n";
     assert!(
         error(twice).contains("is already bound to task `t`"),
         "{}",
@@ -215,4 +215,51 @@ fn assigning_a_const_array_is_an_error() {
         e.contains("cannot assign to constant `c`") || e.contains("expected"),
         "{e}"
     );
+}
+
+#[test]
+fn a_tensor_access_must_be_affine_and_name_a_module_array() {
+    let text = "var y: [4]f32;\nconst d = @get_dsd(mem1d_dsd, .{ .tensor_access = |i|{4} -> y[i * i] });\n";
+    assert!(
+        error(text).starts_with("pe.csl:2:63: error: a tensor access index must be affine"),
+        "{}",
+        error(text)
+    );
+    let text = "const d = @get_dsd(mem1d_dsd, .{ .tensor_access = |i|{4} -> q[i] });\n";
+    assert!(
+        error(text).starts_with("pe.csl:1:61: error: unknown name `q`"),
+        "{}",
+        error(text)
+    );
+}
+
+#[test]
+fn a_module_var_needs_a_memory_type() {
+    let text = "var b = 3;\n";
+    assert!(
+        error(text)
+            .starts_with("pe.csl:1:5: error: module `var b` needs a type of a PE memory element"),
+        "{}",
+        error(text)
+    );
+}
+
+#[test]
+fn local_task_ids_below_8_are_not_activatable_on_wse3() {
+    let text = "task t() void {}\ncomptime {\n  @bind_local_task(t, @get_local_task_id(3));\n}\n";
+    assert!(
+        error(text)
+            .starts_with("pe.csl:3:23: error: local task id 3 is out of range 8..=30 on wse3"),
+        "{}",
+        error(text)
+    );
+    let wse2 = PeProgram::compile(
+        &SourceFile::new("pe.csl", text),
+        &ComptimeConfig {
+            arch: Arch::Wse2,
+            params: Vec::new(),
+        },
+    )
+    .unwrap();
+    assert_eq!(wse2.tasks[0].id, BoundTask::Local(3));
 }
