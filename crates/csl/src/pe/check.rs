@@ -125,7 +125,7 @@ impl Checker<'_, '_, '_> {
                     && let Some(
                         Global::Mem { is_const: true, .. }
                         | Global::Const(_)
-                        | Global::Dsd(_)
+                        | Global::Dsd { is_const: true, .. }
                         | Global::Fn { .. },
                     ) = self.globals.get(name)
                 {
@@ -213,7 +213,7 @@ impl Checker<'_, '_, '_> {
                 match self.globals.get(name) {
                     Some(Global::Mem { ty, .. }) => Some(ty.clone()),
                     Some(Global::Const(v)) => rt_type(v),
-                    Some(Global::Dsd(_)) => Some(Type::Dsd("mem1d_dsd")),
+                    Some(Global::Dsd { .. }) => Some(Type::Dsd("mem1d_dsd")),
                     Some(Global::Fn { .. }) => None,
                     None if Type::from_name(name).is_some() => Some(Type::Type),
                     None if self.module.decls.iter().any(|d| matches!(&d.kind, DeclKind::Fn(f) | DeclKind::Task(f) if &f.name == name)) => None,

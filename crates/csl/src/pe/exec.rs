@@ -43,7 +43,8 @@ pub type FaultSlot = Rc<RefCell<Option<Diagnostic>>>;
 /// One PE's code: the program, the DSDs built over that PE's memory, and its fault slot.
 pub(crate) struct PeCode {
     pub(crate) program: Rc<PeProgram>,
-    pub(crate) dsds: HashMap<String, Dsd>,
+    /// The module DSDs' current values (a `var` DSD changes when assigned).
+    pub(crate) dsds: RefCell<HashMap<String, Dsd>>,
     pub(crate) fault: FaultSlot,
     blocks: RefCell<HashMap<Span, Rc<[Stmt]>>>,
 }
@@ -56,7 +57,7 @@ impl PeCode {
     ) -> PeCode {
         PeCode {
             program,
-            dsds,
+            dsds: RefCell::new(dsds),
             fault,
             blocks: RefCell::new(HashMap::new()),
         }
@@ -900,7 +901,7 @@ impl Machine {
                 elem: *elem,
             })),
             Some(Global::Const(v)) => Ok(v.clone()),
-            Some(Global::Dsd(_)) => match code.dsds.get(name) {
+            Some(Global::Dsd { .. }) => match code.dsds.borrow().get(name) {
                 Some(d) => Ok(RtValue::Dsd(d.clone())),
                 None => fault(span, format!("DSD `{name}` was not built")),
             },
@@ -1022,6 +1023,21 @@ impl Machine {
             && let Some(Global::Mem { is_const: true, .. }) = self.code.program.globals.get(name)
         {
             return fault(target.span, format!("cannot assign to constant `{name}`"));
+        }
+        if let ExprKind::Ident(name) = &target.kind
+            && let Some(Global::Dsd { is_const, .. }) = self.code.program.globals.get(name)
+        {
+            if *is_const {
+                return fault(target.span, format!("cannot assign to constant `{name}`"));
+            }
+            let RtValue::Dsd(d) = v else {
+                return fault(
+                    vspan,
+                    format!("expected a DSD, found {} `{v}`", v.type_name()),
+                );
+            };
+            self.code.dsds.borrow_mut().insert(name.clone(), d);
+            return Ok(());
         }
         let p = self.place(target, mem)?;
         let bits = to_bits(v, p.elem, vspan)?;

@@ -50,7 +50,7 @@ pub fn load(program: &Rc<PeProgram>, sim: &mut Sim, x: i64, y: i64) -> Result<Lo
     }
     let mut dsds = HashMap::new();
     for (name, g) in &program.globals {
-        if let Global::Dsd(spec) = g {
+        if let Global::Dsd { spec, .. } = g {
             dsds.insert(name.clone(), spec.build(&pe.mem).map_err(mem_err)?);
         }
     }

@@ -17,6 +17,9 @@ use crate::parse::parse;
 use crate::source::SourceFile;
 use crate::span::Span;
 
+/// Most elements `@constants` fills: a whole WSE-3 PE memory of 16-bit elements.
+const MAX_FILLED_ELEMENTS: u64 = 1 << 16;
+
 /// A module array (or scalar `var`) of the program, placed in PE memory in this order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ArrayDecl {
@@ -82,8 +85,15 @@ pub(crate) enum Global {
     },
     /// A compile-time value.
     Const(RtValue),
-    /// `@get_dsd(...)`, built when the program is loaded onto a PE.
-    Dsd(DsdSpec),
+    /// `@get_dsd(...)`, built when the program is loaded onto a PE; a `var` may be
+    /// reassigned (`d = @increment_dsd_offset(d, 1, f32)`), and keeps its value between
+    /// tasks.
+    Dsd {
+        /// How it is built.
+        spec: DsdSpec,
+        /// `const`.
+        is_const: bool,
+    },
     /// A function or a task.
     Fn {
         /// Index of its declaration in the module.
@@ -300,7 +310,14 @@ impl Builder<'_, '_> {
         {
             let spec =
                 DsdSpec::from_builtin(&mut self.ev, args, *init_span, &self.program.globals)?;
-            return self.define(&v.name, span, Global::Dsd(spec));
+            return self.define(
+                &v.name,
+                span,
+                Global::Dsd {
+                    spec,
+                    is_const: v.is_const,
+                },
+            );
         }
         // &x: a pointer to a module array.
         if let Some(Expr {
@@ -311,20 +328,22 @@ impl Builder<'_, '_> {
             let ptr = self.address(inner, *init_span)?;
             return self.define(&v.name, span, Global::Const(RtValue::Ptr(ptr)));
         }
-        let zeros_ty = match &v.init {
+        // @zeros([n]T) and @constants([n]T, value): the array type, and the fill value.
+        let (zeros_ty, fill) = match &v.init {
             Some(Expr {
                 kind: ExprKind::Builtin { name, args },
                 span: s,
-            }) if name == "zeros" => {
-                let [t] = args.as_slice() else {
+            }) if name == "zeros" || name == "constants" => {
+                let want = if name == "zeros" { 1 } else { 2 };
+                if args.len() != want {
                     return Err(EvalError::new(
                         *s,
-                        format!("@zeros takes 1 argument, found {}", args.len()),
+                        format!("@{name} takes {want} arguments, found {}", args.len()),
                     ));
-                };
-                Some(self.ev.eval_type(t)?)
+                }
+                (Some(self.ev.eval_type(&args[0])?), args.get(1))
             }
-            _ => None,
+            _ => (None, None),
         };
         let declared = v.ty.as_ref().map(|t| self.ev.eval_type(t)).transpose()?;
         if let (Some(d), Some(z)) = (&declared, &zeros_ty)
@@ -361,7 +380,22 @@ impl Builder<'_, '_> {
                 let count: u64 = dims.iter().product();
                 let init = match &v.init {
                     None => None,
-                    Some(_) if zeros_ty.is_some() => None,
+                    Some(_) if zeros_ty.is_some() => match fill {
+                        None => None,
+                        Some(f) => {
+                            if count > MAX_FILLED_ELEMENTS {
+                                return Err(EvalError::new(
+                                    f.span,
+                                    format!(
+                                        "@constants of {count} elements: PE memory holds at most {MAX_FILLED_ELEMENTS}"
+                                    ),
+                                ));
+                            }
+                            let value = self.ev.expr(f)?;
+                            let c = self.ev.coerce(value, elem, f.span)?;
+                            Some(vec![RtValue::from_comptime(c); count as usize])
+                        }
+                    },
                     Some(Expr {
                         kind: ExprKind::Undefined,
                         ..

@@ -263,3 +263,13 @@ fn local_task_ids_below_8_are_not_activatable_on_wse3() {
     .unwrap();
     assert_eq!(wse2.tasks[0].id, BoundTask::Local(3));
 }
+
+#[test]
+fn a_const_dsd_cannot_be_reassigned() {
+    let text = "var y: [4]f32;\nconst d = @get_dsd(mem1d_dsd, .{ .tensor_access = |i|{4} -> y[i] });\nfn f() void {\n  d = @increment_dsd_offset(d, 1, f32);\n}\n";
+    assert!(
+        error(text).starts_with("pe.csl:4:3: error: cannot assign to constant `d`"),
+        "{}",
+        error(text)
+    );
+}

@@ -220,3 +220,48 @@ comptime {
     assert!(err.contains("@fadds async"), "{err}");
     assert!(err.contains("needs a fabric operand"), "{err}");
 }
+
+#[test]
+fn a_module_var_dsd_keeps_its_advance_between_task_starts() {
+    // One column of A per start of `col`, which activates itself until all are done: the
+    // module `var` DSD keeps each increment, and @constants fills x and b.
+    let text = "\
+param M: i16;
+param N: i16;
+var A: [M * N]f32;
+var x = @constants([N]f32, 0.5);
+var b = @constants([M]f32, 3.0);
+var y = @zeros([M]f32);
+var done: i16 = 0;
+var col_dsd = @get_dsd(mem1d_dsd, .{ .tensor_access = |i|{M} -> A[i * N] });
+const y_dsd = @get_dsd(mem1d_dsd, .{ .tensor_access = |i|{M} -> y[i] });
+const b_dsd = @get_dsd(mem1d_dsd, .{ .base_address = &b, .extent = M });
+const col_id = @get_local_task_id(20);
+task col() void {
+  @fmacs(y_dsd, y_dsd, col_dsd, x[done]);
+  col_dsd = @increment_dsd_offset(col_dsd, 1, f32);
+  done += 1;
+  if (done < N) {
+    @activate(col_id);
+  } else {
+    @fadds(y_dsd, y_dsd, b_dsd);
+  }
+}
+comptime {
+  @bind_local_task(col, col_id);
+  @activate(col_id);
+}
+";
+    let (m, n) = (3usize, 5usize);
+    let (mut sim, pe) = one_pe(text, &[("M", m as i128), ("N", n as i128)]);
+    let a: Vec<f32> = (0..m * n).map(|k| k as f32 - 4.0).collect();
+    sim.pe_mut(0, 0).unwrap().mem.write("A", &a).unwrap();
+    run(&mut sim, LIMIT, &[pe]).unwrap_or_else(|e| panic!("{e}"));
+    let mem = &sim.pe(0, 0).unwrap().mem;
+    assert_eq!(mem.read::<f32>("x").unwrap(), vec![0.5; n]);
+    assert_eq!(
+        mem.read::<f32>("y").unwrap(),
+        gemv(m, n, &a, &[0.5; 5], &[3.0; 3])
+    );
+    assert_eq!(mem.read::<i16>("done").unwrap(), vec![n as i16]);
+}
