@@ -16,7 +16,7 @@ use super::pe_scalar::one_pe;
 
 const LIMIT: u64 = 100_000;
 
-const GEMV: &str = "\
+pub const GEMV: &str = "\
 param M: i16;
 param N: i16;
 var A: [M * N]f32;

@@ -196,3 +196,55 @@ comptime {
         "{err}"
     );
 }
+
+#[test]
+fn an_endless_loop_without_dsd_operations_is_stopped_with_an_error() {
+    let text = "\
+var c: u16 = 0;
+const t_id = @get_local_task_id(10);
+task t() void {
+  while (true) {
+    c = 1;
+  }
+}
+comptime {
+  @bind_local_task(t, t_id);
+  @activate(t_id);
+}
+";
+    let (mut sim, pe) = one_pe(text, &[]);
+    let err = run(&mut sim, LIMIT, &[pe]).unwrap_err().to_string();
+    assert!(
+        err.contains("error: more than 10000000 statements ran without a DSD operation"),
+        "{err}"
+    );
+}
+
+#[test]
+fn no_truncation_or_deleted_line_of_a_program_panics_the_compiler() {
+    let int = |n: &str, v: i128| (n.to_string(), Value::comptime_int(v));
+    let texts = [
+        (SCALAR, vec![int("n", 3)]),
+        (super::pe_dsd::GEMV, vec![int("M", 2), int("N", 3)]),
+    ];
+    for (text, params) in texts {
+        let config = ComptimeConfig {
+            arch: Arch::Wse3,
+            params,
+        };
+        let lines: Vec<&str> = text.lines().collect();
+        let mut variants: Vec<String> = text
+            .char_indices()
+            .map(|(i, _)| text[..i].to_string())
+            .collect();
+        for k in 0..lines.len() {
+            let mut l = lines.clone();
+            l.remove(k);
+            variants.push(l.join("\n"));
+        }
+        for v in variants {
+            // Ok or a diagnostic; a panic fails the test
+            let _ = PeProgram::compile(&SourceFile::new("pe.csl", v), &config);
+        }
+    }
+}
