@@ -2,12 +2,13 @@
 //! variables live in the simulated PE memory, run inside the simulator's scheduler as
 //! `Action::call` steps.
 //!
-//! A task's body is one `Action::call` that starts an interpreter; the interpreter runs
-//! scalar statements until one is a DSD operation or `@activate` / `@block` / `@unblock`,
-//! returns that action followed by another `Action::call` that resumes it, and so on until
-//! the task returns. So a run of scalar statements between two such builtins takes one
-//! cycle of the main thread (the simulator's cost of Rust code), and every DSD operation
-//! takes the simulator's own cycles and statistics. Loops and calls of functions keep their
+//! A task's body is one `Action::call` that starts an interpreter; each `Action::call` runs
+//! one scalar statement (or one loop test) and returns another `Action::call` that resumes
+//! the interpreter; a statement that is a DSD operation or `@activate` / `@block` /
+//! `@unblock` returns that action first. So each scalar statement and loop test takes one
+//! cycle of the main thread (the simulator's cost of Rust code), every DSD operation takes
+//! the simulator's own cycles and statistics, and an endless loop ends at the run's cycle
+//! limit. Loops and calls of functions keep their
 //! place between steps (a stack of frames of statement cursors); a function whose value is
 //! used in an expression runs to its end at once, so it may not contain DSD operations.
 
@@ -32,8 +33,9 @@ use crate::comptime::{IntType, Type, Value};
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;
 
-/// Statements one step of the interpreter may run before it stops the program as endless.
-pub const MAX_SCALAR_STEPS: u64 = 10_000_000;
+/// Statements a function whose value an expression uses may run (all in one cycle) before
+/// the program is stopped as endless.
+pub const MAX_SCALAR_STEPS: u64 = 1_000_000;
 /// Deepest nesting of function calls at run time.
 pub const MAX_RUN_CALL_DEPTH: usize = 64;
 
@@ -94,8 +96,16 @@ struct Local {
 }
 
 enum LoopState {
-    While { started: bool },
-    For { values: Vec<RtValue>, next: usize },
+    While {
+        started: bool,
+    },
+    For {
+        start: i128,
+        step: i128,
+        count: i128,
+        ty: IntType,
+        next: i128,
+    },
 }
 
 enum Cont {
@@ -115,6 +125,16 @@ struct Frame {
     name: String,
     scopes: Vec<HashMap<String, Local>>,
     conts: Vec<Cont>,
+}
+
+/// Where a run of the interpreter stopped.
+enum Step {
+    /// At an action for the simulator.
+    Act(Action),
+    /// After one statement or loop test: the next one runs in the next cycle.
+    Pause,
+    /// At the end of the task.
+    Done,
 }
 
 /// What one statement did.
@@ -160,15 +180,12 @@ pub(crate) fn task_body(code: Rc<PeCode>, task: String) -> Vec<Action> {
 /// Runs the interpreter to its next action; records a fault in the PE's slot.
 fn resume(m: Rc<RefCell<Machine>>, ctx: &mut CallCtx<'_>) -> Result<Vec<Action>, OpError> {
     let result = m.borrow_mut().run(&mut ctx.pe.mem);
+    let next = m.clone();
+    let again = move || Action::call(move |ctx: &mut CallCtx<'_>| resume(next.clone(), ctx));
     match result {
-        Ok(None) => Ok(Vec::new()),
-        Ok(Some(action)) => {
-            let next = m.clone();
-            Ok(vec![
-                action,
-                Action::call(move |ctx: &mut CallCtx<'_>| resume(next.clone(), ctx)),
-            ])
-        }
+        Ok(Step::Done) => Ok(Vec::new()),
+        Ok(Step::Pause) => Ok(vec![again()]),
+        Ok(Step::Act(action)) => Ok(vec![action, again()]),
         Err(f) => {
             let code = m.borrow().code.clone();
             let d = code.program.source().diagnostic(f.span, f.message);
@@ -198,14 +215,17 @@ impl Machine {
         &mut self.frames[n]
     }
 
-    /// Runs until an action to hand to the simulator (`Some`) or the end of the task.
-    fn run(&mut self, mem: &mut PeMemory) -> RResult<Option<Action>> {
-        self.run_until(mem, 0)
+    /// Runs one statement (or loop test), or to the action of a DSD operation or task
+    /// builtin, or to the end of the task.
+    fn run(&mut self, mem: &mut PeMemory) -> RResult<Step> {
+        self.run_until(mem, 0, true)
     }
 
-    /// Runs until an action, or until the stack is no deeper than `floor` frames.
-    fn run_until(&mut self, mem: &mut PeMemory, floor: usize) -> RResult<Option<Action>> {
+    /// Runs until an action, or until the stack is no deeper than `floor` frames; with
+    /// `pause`, stops before a second statement or loop test.
+    fn run_until(&mut self, mem: &mut PeMemory, floor: usize, pause: bool) -> RResult<Step> {
         let mut steps = 0u64;
+        let mut work = 0u32;
         while self.frames.len() > floor {
             steps += 1;
             if steps > MAX_SCALAR_STEPS {
@@ -213,7 +233,7 @@ impl Machine {
                 return fault(
                     span,
                     format!(
-                        "more than {MAX_SCALAR_STEPS} statements ran without a DSD operation: an endless loop?"
+                        "more than {MAX_SCALAR_STEPS} statements ran in a function whose value is used: an endless loop?"
                     ),
                 );
             }
@@ -232,14 +252,22 @@ impl Machine {
                         }
                         continue;
                     }
+                    if pause && work > 0 {
+                        return Ok(Step::Pause);
+                    }
+                    work += 1;
                     let stmts = stmts.clone();
                     let i = *idx;
                     *idx += 1;
                     if let Effect::Yield(a) = self.stmt(&stmts, i, mem)? {
-                        return Ok(Some(a));
+                        return Ok(Step::Act(a));
                     }
                 }
                 Cont::Loop { stmts, idx, state } => {
+                    if pause && work > 0 {
+                        return Ok(Step::Pause);
+                    }
+                    work += 1;
                     let stmts = stmts.clone();
                     let s = &stmts[*idx];
                     match (&s.kind, state) {
@@ -269,8 +297,17 @@ impl Machine {
                                 self.frame().conts.pop();
                             }
                         }
-                        (StmtKind::For { captures, body, .. }, LoopState::For { values, next }) => {
-                            if *next >= values.len() {
+                        (
+                            StmtKind::For { captures, body, .. },
+                            LoopState::For {
+                                start,
+                                step,
+                                count,
+                                ty,
+                                next,
+                            },
+                        ) => {
+                            if *next >= *count {
                                 frame.conts.pop();
                                 continue;
                             }
@@ -279,7 +316,10 @@ impl Machine {
                                 scope.insert(
                                     c.clone(),
                                     Local {
-                                        value: values[*next].clone(),
+                                        value: RtValue::Int {
+                                            value: *start + *next * *step,
+                                            ty: *ty,
+                                        },
                                         mutable: false,
                                         ty: None,
                                     },
@@ -290,7 +330,7 @@ impl Machine {
                                     c.clone(),
                                     Local {
                                         value: RtValue::Int {
-                                            value: *next as i128,
+                                            value: *next,
                                             ty: IntType::Comptime,
                                         },
                                         mutable: false,
@@ -315,7 +355,7 @@ impl Machine {
                 }
             }
         }
-        Ok(None)
+        Ok(Step::Done)
     }
 
     fn current_span(&self) -> Span {
@@ -424,11 +464,17 @@ impl Machine {
                 Ok(Effect::Next)
             }
             StmtKind::For { iter, .. } => {
-                let values = self.iteration(iter, mem)?;
+                let (start, step, count, ty) = self.iteration(iter, mem)?;
                 self.frame().conts.push(Cont::Loop {
                     stmts: stmts.clone(),
                     idx: i,
-                    state: LoopState::For { values, next: 0 },
+                    state: LoopState::For {
+                        start,
+                        step,
+                        count,
+                        ty,
+                        next: 0,
+                    },
                 });
                 Ok(Effect::Next)
             }
@@ -487,7 +533,12 @@ impl Machine {
         }
     }
 
-    fn iteration(&mut self, iter: &Expr, mem: &mut PeMemory) -> RResult<Vec<RtValue>> {
+    /// `@range(T, ...)`: first value, step, number of values and type.
+    fn iteration(
+        &mut self,
+        iter: &Expr,
+        mem: &mut PeMemory,
+    ) -> RResult<(i128, i128, i128, IntType)> {
         let ExprKind::Builtin { name, args } = &iter.kind else {
             return fault(
                 iter.span,
@@ -541,18 +592,7 @@ impl Machine {
         } else {
             (start - end).max(0).div_euclid(-step) + i128::from((start - end).max(0) % -step != 0)
         };
-        if count > i128::from(MAX_SCALAR_STEPS as u32) {
-            return fault(
-                iter.span,
-                format!("@range yields {count} values, more than {MAX_SCALAR_STEPS}"),
-            );
-        }
-        Ok((0..count)
-            .map(|k| RtValue::Int {
-                value: start + k * step,
-                ty,
-            })
-            .collect())
+        Ok((start, step, count, ty))
     }
 
     fn type_expr(&mut self, e: &Expr) -> RResult<Type> {
@@ -676,7 +716,7 @@ impl Machine {
         let depth = self.frames.len();
         self.enter_call(callee, args, span, mem)?;
         self.ret = None;
-        if let Some(_a) = self.run_until(mem, depth)? {
+        if let Step::Act(_) = self.run_until(mem, depth, false)? {
             let name = self
                 .frames
                 .last()

@@ -7,10 +7,10 @@ use std::rc::Rc;
 
 use half::f16;
 use npusim_cerebras::Arch as SimArch;
-use npusim_cerebras::sched::Sim;
+use npusim_cerebras::sched::{Sim, SimError};
 use npusim_csl::SourceFile;
 use npusim_csl::comptime::{Arch, ComptimeConfig, Value};
-use npusim_csl::pe::{LoadedPe, PeProgram, load, run};
+use npusim_csl::pe::{LoadedPe, PeError, PeProgram, load, run};
 
 const LIMIT: u64 = 100_000;
 
@@ -212,12 +212,71 @@ comptime {
   @activate(t_id);
 }
 ";
+    // Each scalar statement and loop test takes a cycle, so the run's cycle limit ends it.
+    let (mut sim, pe) = one_pe(text, &[]);
+    let err = run(&mut sim, 5_000, &[pe]).unwrap_err();
+    assert!(
+        matches!(err, PeError::Sim(SimError::CycleLimit { limit: 5_000, .. })),
+        "{err}"
+    );
+    assert_eq!(sim.pe(0, 0).unwrap().mem.read::<u16>("c").unwrap(), vec![1]);
+}
+
+#[test]
+fn an_endless_function_whose_value_is_used_is_stopped_with_an_error() {
+    let text = "\
+var c: i16 = 0;
+const t_id = @get_local_task_id(10);
+fn spin() i16 {
+  while (true) {
+    c = 1;
+  }
+  return 0;
+}
+task t() void {
+  c = spin();
+}
+comptime {
+  @bind_local_task(t, t_id);
+  @activate(t_id);
+}
+";
     let (mut sim, pe) = one_pe(text, &[]);
     let err = run(&mut sim, LIMIT, &[pe]).unwrap_err().to_string();
     assert!(
-        err.contains("error: more than 10000000 statements ran without a DSD operation"),
+        err.contains("error: more than 1000000 statements ran in a function whose value is used"),
         "{err}"
     );
+}
+
+#[test]
+fn each_scalar_statement_takes_a_cycle() {
+    // A loop iteration is one step for the loop's step and test, and one per body statement.
+    let text = "\
+var c: i16 = 0;
+const t_id = @get_local_task_id(10);
+task t() void {
+  var i: i16 = 0;
+  while (i < 3) : (i += 1) {
+    c += 2;
+  }
+}
+comptime {
+  @bind_local_task(t, t_id);
+  @activate(t_id);
+}
+";
+    let (mut sim, pe) = one_pe(text, &[]);
+    let short = run(&mut sim, LIMIT, &[pe]).unwrap().cycles;
+    let longer = text.replace("i < 3", "i < 13");
+    let (mut sim, pe) = one_pe(&longer, &[]);
+    let long = run(&mut sim, LIMIT, &[pe]).unwrap().cycles;
+    assert_eq!(
+        sim.pe(0, 0).unwrap().mem.read::<i16>("c").unwrap(),
+        vec![26]
+    );
+    // ten more iterations: ten more loop tests and ten more body statements
+    assert_eq!(long - short, 20);
 }
 
 #[test]
