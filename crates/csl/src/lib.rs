@@ -3,7 +3,9 @@
 //! Today: the [lexer](lex), the [parser](parse) into an [AST](ast), a [printer](print) of
 //! canonical text, and [compile-time evaluation](comptime) of a `layout.csl` into a
 //! [`Layout`](comptime::Layout) value (rectangle, per-PE programs and parameters, routes,
-//! exported symbols). Errors are [`Diagnostic`]s printed as `cslc` prints them:
+//! exported symbols), and [PE programs](pe) compiled with their params and run on the
+//! Cerebras simulator (scalar code interpreted inside its scheduler, DSD builtins as its
+//! operations). Errors are [`Diagnostic`]s printed as `cslc` prints them:
 //! `file:line:col: error: message`, the source line and a caret.
 
 pub mod ast;
@@ -11,6 +13,7 @@ pub mod comptime;
 pub mod diagnostic;
 pub mod lex;
 pub mod parse;
+pub mod pe;
 pub mod print;
 pub mod source;
 pub mod span;

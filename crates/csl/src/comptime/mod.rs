@@ -17,6 +17,7 @@ mod params;
 mod value;
 
 pub use error::EvalError;
+pub(crate) use eval::ConstEval;
 pub use eval::{
     Arch, ComptimeConfig, EVAL_QUOTA, LayoutError, MAX_CALL_DEPTH, MAX_CONCAT_LEN, MAX_EVAL_DEPTH,
     evaluate_layout, evaluate_layout_text,

@@ -9,5 +9,8 @@
 mod comptime;
 mod lex;
 mod parse;
+mod pe_check;
+mod pe_dsd;
+mod pe_scalar;
 mod print_roundtrip;
 mod tutorials;

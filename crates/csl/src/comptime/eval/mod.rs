@@ -321,3 +321,35 @@ impl<'m> Evaluator<'m> {
         }
     }
 }
+
+/// Compile-time evaluation of one PE program's constants, params and types, for the PE
+/// compiler (`crate::pe`): the same evaluator as layouts, with the PE's params as its
+/// compiler-given values.
+pub(crate) struct ConstEval<'m>(Evaluator<'m>);
+
+impl<'m> ConstEval<'m> {
+    /// An evaluator of `module` with `config`'s params and architecture.
+    pub(crate) fn new(module: &'m Module, config: &'m ComptimeConfig) -> ConstEval<'m> {
+        ConstEval(Evaluator::new(module, config))
+    }
+
+    /// The value of an expression.
+    pub(crate) fn expr(&mut self, e: &crate::ast::Expr) -> EResult<Value> {
+        self.0.expr(e)
+    }
+
+    /// The type an expression denotes.
+    pub(crate) fn eval_type(&mut self, e: &crate::ast::Expr) -> EResult<Type> {
+        self.0.eval_type(e)
+    }
+
+    /// `v` as a value of `ty`, or why not.
+    pub(crate) fn coerce(&mut self, v: Value, ty: &Type, span: Span) -> EResult<Value> {
+        self.0.coerce(v, ty, span)
+    }
+
+    /// The value of top-level declaration `name` (`None`: no such declaration).
+    pub(crate) fn global(&mut self, name: &str, span: Span) -> EResult<Option<Value>> {
+        self.0.global(name, span)
+    }
+}
