@@ -4,7 +4,7 @@
 
 #![no_main]
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use libfuzzer_sys::fuzz_target;
 use npusim_cerebras::sched::Sim;
@@ -23,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
     ] {
         let config = ComptimeConfig { arch, params: Vec::new() };
         let program = match PeProgram::compile(&source, &config) {
-            Ok(p) => Rc::new(p),
+            Ok(p) => Arc::new(p),
             Err(e) => {
                 let _ = e.to_string();
                 continue;

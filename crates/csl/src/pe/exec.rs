@@ -12,9 +12,8 @@
 //! place between steps (a stack of frames of statement cursors); a function whose value is
 //! used in an expression runs to its end at once, so it may not contain DSD operations.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 use npusim_cerebras::dsd::{
     Dsd, increment_dsd_offset, set_dsd_base_addr, set_dsd_length, set_dsd_stride,
@@ -40,34 +39,35 @@ pub const MAX_SCALAR_STEPS: u64 = 1_000_000;
 pub const MAX_RUN_CALL_DEPTH: usize = 64;
 
 /// The first run-time error of a PE's code, kept for the caller of the run.
-pub type FaultSlot = Rc<RefCell<Option<Diagnostic>>>;
+pub type FaultSlot = Arc<Mutex<Option<Diagnostic>>>;
 
 /// One PE's code: the program, the DSDs built over that PE's memory, and its fault slot.
 pub(crate) struct PeCode {
-    pub(crate) program: Rc<PeProgram>,
+    pub(crate) program: Arc<PeProgram>,
     /// The module DSDs' current values (a `var` DSD changes when assigned).
-    pub(crate) dsds: RefCell<HashMap<String, Dsd>>,
+    pub(crate) dsds: Mutex<HashMap<String, Dsd>>,
     pub(crate) fault: FaultSlot,
-    blocks: RefCell<HashMap<Span, Rc<[Stmt]>>>,
+    blocks: Mutex<HashMap<Span, Arc<[Stmt]>>>,
 }
 
 impl PeCode {
     pub(crate) fn new(
-        program: Rc<PeProgram>,
+        program: Arc<PeProgram>,
         dsds: HashMap<String, Dsd>,
         fault: FaultSlot,
     ) -> PeCode {
         PeCode {
             program,
-            dsds: RefCell::new(dsds),
+            dsds: Mutex::new(dsds),
             fault,
-            blocks: RefCell::new(HashMap::new()),
+            blocks: Mutex::new(HashMap::new()),
         }
     }
 
-    fn stmts(&self, b: &Block) -> Rc<[Stmt]> {
+    fn stmts(&self, b: &Block) -> Arc<[Stmt]> {
         self.blocks
-            .borrow_mut()
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .entry(b.span)
             .or_insert_with(|| b.stmts.clone().into())
             .clone()
@@ -110,12 +110,12 @@ enum LoopState {
 
 enum Cont {
     Seq {
-        stmts: Rc<[Stmt]>,
+        stmts: Arc<[Stmt]>,
         idx: usize,
         scoped: bool,
     },
     Loop {
-        stmts: Rc<[Stmt]>,
+        stmts: Arc<[Stmt]>,
         idx: usize,
         state: LoopState,
     },
@@ -145,13 +145,13 @@ enum Effect {
 
 /// An interpreter of one start of a task.
 struct Machine {
-    code: Rc<PeCode>,
+    code: Arc<PeCode>,
     frames: Vec<Frame>,
     ret: Option<RtValue>,
 }
 
 /// The body of a bound task: an `Action::call` starting the interpreter on `task`.
-pub(crate) fn task_body(code: Rc<PeCode>, task: String) -> Vec<Action> {
+pub(crate) fn task_body(code: Arc<PeCode>, task: String) -> Vec<Action> {
     vec![Action::call(move |ctx: &mut CallCtx<'_>| {
         let Some(f) = code.program.function(&task) else {
             return Ok(Vec::new());
@@ -173,13 +173,16 @@ pub(crate) fn task_body(code: Rc<PeCode>, task: String) -> Vec<Action> {
             }],
             ret: None,
         };
-        resume(Rc::new(RefCell::new(m)), ctx)
+        resume(Arc::new(Mutex::new(m)), ctx)
     })]
 }
 
 /// Runs the interpreter to its next action; records a fault in the PE's slot.
-fn resume(m: Rc<RefCell<Machine>>, ctx: &mut CallCtx<'_>) -> Result<Vec<Action>, OpError> {
-    let result = m.borrow_mut().run(&mut ctx.pe.mem);
+fn resume(m: Arc<Mutex<Machine>>, ctx: &mut CallCtx<'_>) -> Result<Vec<Action>, OpError> {
+    let result = m
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .run(&mut ctx.pe.mem);
     let next = m.clone();
     let again = move || Action::call(move |ctx: &mut CallCtx<'_>| resume(next.clone(), ctx));
     match result {
@@ -187,9 +190,16 @@ fn resume(m: Rc<RefCell<Machine>>, ctx: &mut CallCtx<'_>) -> Result<Vec<Action>,
         Ok(Step::Pause) => Ok(vec![again()]),
         Ok(Step::Act(action)) => Ok(vec![action, again()]),
         Err(f) => {
-            let code = m.borrow().code.clone();
+            let code = m
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .code
+                .clone();
             let d = code.program.source().diagnostic(f.span, f.message);
-            let mut slot = code.fault.borrow_mut();
+            let mut slot = code
+                .fault
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             if slot.is_none() {
                 *slot = Some(d);
             }
@@ -276,7 +286,7 @@ impl Machine {
                             *started = true;
                             if !first && let Some(step) = step {
                                 // the step is a statement of its own (no DSD operations)
-                                let one: Rc<[Stmt]> = Rc::from(vec![(**step).clone()]);
+                                let one: Arc<[Stmt]> = Arc::from(vec![(**step).clone()]);
                                 if let Effect::Yield(_) = self.stmt(&one, 0, mem)? {
                                     return fault(
                                         step.span,
@@ -388,7 +398,7 @@ impl Machine {
             .find_map(|s| s.get_mut(name))
     }
 
-    fn stmt(&mut self, stmts: &Rc<[Stmt]>, i: usize, mem: &mut PeMemory) -> RResult<Effect> {
+    fn stmt(&mut self, stmts: &Arc<[Stmt]>, i: usize, mem: &mut PeMemory) -> RResult<Effect> {
         let s = &stmts[i];
         match &s.kind {
             StmtKind::Var(v) => {
@@ -444,7 +454,7 @@ impl Machine {
                         Ok(Effect::Next)
                     }
                     Some(Else::If(inner)) => {
-                        let one: Rc<[Stmt]> = Rc::from(vec![(**inner).clone()]);
+                        let one: Arc<[Stmt]> = Arc::from(vec![(**inner).clone()]);
                         self.frame().conts.push(Cont::Seq {
                             stmts: one,
                             idx: 0,
@@ -941,7 +951,12 @@ impl Machine {
                 elem: *elem,
             })),
             Some(Global::Const(v)) => Ok(v.clone()),
-            Some(Global::Dsd { .. }) => match code.dsds.borrow().get(name) {
+            Some(Global::Dsd { .. }) => match code
+                .dsds
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .get(name)
+            {
                 Some(d) => Ok(RtValue::Dsd(d.clone())),
                 None => fault(span, format!("DSD `{name}` was not built")),
             },
@@ -1076,7 +1091,11 @@ impl Machine {
                     format!("expected a DSD, found {} `{v}`", v.type_name()),
                 );
             };
-            self.code.dsds.borrow_mut().insert(name.clone(), d);
+            self.code
+                .dsds
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert(name.clone(), d);
             return Ok(());
         }
         let p = self.place(target, mem)?;

@@ -1,9 +1,8 @@
 //! Loading a compiled PE program onto a PE of the simulator, and running the simulator so
 //! that an error of the program's code comes back as a `file:line:col` diagnostic.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 use npusim_cerebras::ids::{ControlTaskId, LocalTaskId, TaskId};
 use npusim_cerebras::sched::{RunReport, Sim, SimError};
@@ -27,7 +26,7 @@ pub struct LoadedPe {
 /// Loads `program` onto PE `(x, y)` of `sim`: declares its arrays and `var`s in the PE's
 /// memory in declaration order with their initial values, builds its DSDs, binds its tasks
 /// and activates those a `comptime` block activates.
-pub fn load(program: &Rc<PeProgram>, sim: &mut Sim, x: i64, y: i64) -> Result<LoadedPe, PeError> {
+pub fn load(program: &Arc<PeProgram>, sim: &mut Sim, x: i64, y: i64) -> Result<LoadedPe, PeError> {
     let mem_err = |source| PeError::Memory { x, y, source };
     let pe = sim.pe_mut(x, y)?;
     for a in &program.arrays {
@@ -54,8 +53,8 @@ pub fn load(program: &Rc<PeProgram>, sim: &mut Sim, x: i64, y: i64) -> Result<Lo
             dsds.insert(name.clone(), spec.build(&pe.mem).map_err(mem_err)?);
         }
     }
-    let fault: FaultSlot = Rc::new(RefCell::new(None));
-    let code = Rc::new(PeCode::new(program.clone(), dsds, fault.clone()));
+    let fault: FaultSlot = Arc::new(Mutex::new(None));
+    let code = Arc::new(PeCode::new(program.clone(), dsds, fault.clone()));
     for b in &program.tasks {
         let id: TaskId = match b.id {
             BoundTask::Local(n) => LocalTaskId::new(i64::from(n))
@@ -97,7 +96,12 @@ pub fn load(program: &Rc<PeProgram>, sim: &mut Sim, x: i64, y: i64) -> Result<Lo
 pub fn run(sim: &mut Sim, limit: u64, pes: &[LoadedPe]) -> Result<RunReport, PeError> {
     let result = sim.run(limit);
     for pe in pes {
-        if let Some(d) = pe.fault.borrow().clone() {
+        if let Some(d) = pe
+            .fault
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+        {
             return Err(PeError::Source(d));
         }
     }

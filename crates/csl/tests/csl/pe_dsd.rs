@@ -3,7 +3,7 @@
 //! `@activate` / `@block` / `@unblock`, on one PE and on a row of PEs.
 //! Memory is filled as a host copy would fill it; expected values are computed here.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use npusim_cerebras::Arch as SimArch;
 use npusim_cerebras::ids::LocalTaskId;
@@ -116,7 +116,7 @@ fn gemv_on_a_row_of_pes_with_their_own_params() {
         };
         let program = PeProgram::compile(&SourceFile::new("pe.csl", GEMV), &config)
             .unwrap_or_else(|e| panic!("{e}"));
-        loaded.push(load(&Rc::new(program), &mut sim, px as i64, 0).unwrap());
+        loaded.push(load(&Arc::new(program), &mut sim, px as i64, 0).unwrap());
         let (a, x, b) = inputs(m, n, px);
         let mem = &mut sim.pe_mut(px as i64, 0).unwrap().mem;
         mem.write("A", &a).unwrap();

@@ -3,7 +3,7 @@
 //! to module variables, f16/f32 arithmetic rounded once, integer overflow as a run-time error.
 //! Expected values are computed here by plain arithmetic.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use half::f16;
 use npusim_cerebras::Arch as SimArch;
@@ -26,7 +26,7 @@ pub fn one_pe(text: &str, params: &[(&str, i128)]) -> (Sim, LoadedPe) {
     let program = PeProgram::compile(&SourceFile::new("pe.csl", text), &config)
         .unwrap_or_else(|e| panic!("{e}"));
     let mut sim = Sim::new(SimArch::Wse3, 1, 1).unwrap();
-    let pe = load(&Rc::new(program), &mut sim, 0, 0).unwrap();
+    let pe = load(&Arc::new(program), &mut sim, 0, 0).unwrap();
     (sim, pe)
 }
 
