@@ -9,8 +9,8 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::Command;
 
+use crate::child_memory::{child_growth, measurable, print_reading, status_kb};
 use npusim_io::{CastJob, Container, NoProgress, TensorReport, cast_file};
 use npusim_numerics::Format;
 
@@ -46,13 +46,6 @@ fn many_tensors(path: &Path, n: usize) -> u64 {
     8 + json.len() as u64
 }
 
-/// A `kB` field of `/proc/self/status` (`VmRSS`, `VmHWM`), if there is one.
-fn status_kb(field: &str) -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with(field))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
 #[test]
 fn a_report_is_at_most_112_bytes_before_its_name_and_shape() {
     // A cast returns one report per tensor: name (24), shape (24), count (8), formats (2),
@@ -76,52 +69,26 @@ fn cast_memory_child_process_peak() {
     let before = status_kb("VmRSS:").unwrap();
     let job = CastJob::new(Container::Safetensors, Container::Safetensors, Format::BF16);
     let reports = cast_file(&job, input, &output, &mut NoProgress).unwrap();
-    let peak = status_kb("VmHWM:").unwrap();
     assert_eq!(reports.len(), TENSORS);
     // In output order: by name.
     assert!(matches!(&reports[2], TensorReport::Cast(c) if c.name == "model.layers.10.mlp.w"));
-    println!("cast-memory: before {before} kB, peak {peak} kB");
+    print_reading("cast-memory", before);
 }
 
 #[test]
 fn a_million_tensor_style_header_is_cast_within_3x_its_size_in_a_child() {
-    if status_kb("VmHWM:").is_none() {
-        eprintln!("skipped: no /proc/self/status (peak resident memory) on this system");
+    if !measurable() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("many.safetensors");
     let header = many_tensors(&input, TENSORS);
     assert!(header > 16_000_000, "{header}");
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "cast_memory_child_process_peak",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_INPUT, &input)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{:?}\n{stdout}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
+    let (line, grown) = child_growth(
+        "cast_memory_child_process_peak",
+        "cast-memory",
+        &[(CHILD_INPUT, &input)],
     );
-    let line = stdout
-        .lines()
-        .find_map(|l| l.find("cast-memory:").map(|at| &l[at..]))
-        .unwrap_or_else(|| panic!("the child ran no cast:\n{stdout}"));
-    let kb: Vec<u64> = line
-        .split_whitespace()
-        .filter_map(|w| w.trim_end_matches(',').parse().ok())
-        .collect();
-    let [before, peak] = kb[..] else {
-        panic!("{line}");
-    };
-    let grown = (peak.saturating_sub(before)) * 1024;
     eprintln!("{line}: grown {grown} bytes for a {header}-byte header");
     // The reports the cast returns are 104 bytes a tensor plus the name and shape; the
     // header here is about 87 bytes a tensor. Copies of each name, a boxed summary per

@@ -8,6 +8,7 @@ mod big_endian;
 mod cast_api;
 mod cast_memory;
 mod cast_nothing;
+mod child_memory;
 mod error_words;
 mod quantize;
 mod quantize_dir;

@@ -9,8 +9,8 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::Command;
 
+use crate::child_memory::{child_growth, measurable, print_reading, status_kb};
 use npusim_io::quantize::{
     QuantizeJob, dequantize_bytes, dequantize_file_with_progress, quantize_bytes,
     quantize_file_with_progress,
@@ -61,13 +61,6 @@ fn big_file(path: &Path) {
     f.flush().unwrap();
 }
 
-/// A `kB` field of `/proc/self/status` (`VmRSS`, `VmHWM`), if there is one.
-fn status_kb(field: &str) -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with(field))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
 #[test]
 #[ignore = "run by quantize_and_dequantize_hold_memory_near_the_largest_tensor_in_a_child"]
 fn quantize_memory_child_process_peak() {
@@ -87,53 +80,26 @@ fn quantize_memory_child_process_peak() {
         let r = dequantize_file_with_progress(input, &output, Format::F32, &mut progress).unwrap();
         assert_eq!(r.dequantized.len(), TENSORS);
     }
-    let peak = status_kb("VmHWM:").unwrap();
+    print_reading("quantize-memory", before);
     let total = seen.last().unwrap().1;
     assert!(seen.windows(2).all(|w| w[0].0 <= w[1].0 && w[1].1 == total));
     assert_eq!(seen.last().unwrap().0, total);
-    println!("quantize-memory: before {before} kB, peak {peak} kB");
 }
 
 /// Runs the child on `input` in `mode`; returns the growth of its resident memory in bytes.
-fn child_growth(input: &Path, mode: &str) -> u64 {
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "quantize_memory_child_process_peak",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_INPUT, input)
-        .env(CHILD_MODE, mode)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{mode}: {:?}\n{stdout}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
+fn child_growth_of(input: &Path, mode: &str) -> u64 {
+    let (line, grown) = child_growth(
+        "quantize_memory_child_process_peak",
+        "quantize-memory",
+        &[(CHILD_INPUT, input), (CHILD_MODE, Path::new(mode))],
     );
-    let line = stdout
-        .lines()
-        .find_map(|l| l.find("quantize-memory:").map(|at| &l[at..]))
-        .unwrap_or_else(|| panic!("the child ran nothing:\n{stdout}"));
-    let kb: Vec<u64> = line
-        .split_whitespace()
-        .filter_map(|w| w.trim_end_matches(',').parse().ok())
-        .collect();
-    let [before, peak] = kb[..] else {
-        panic!("{line}");
-    };
-    let grown = peak.saturating_sub(before) * 1024;
     eprintln!("{mode}: {line}: grown {grown} bytes; largest tensor {TENSOR_BYTES} bytes");
     grown
 }
 
 #[test]
 fn quantize_and_dequantize_hold_memory_near_the_largest_tensor_in_a_child() {
-    if status_kb("VmHWM:").is_none() {
-        eprintln!("skipped: no /proc/self/status (peak resident memory) on this system");
+    if !measurable() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -142,7 +108,7 @@ fn quantize_and_dequantize_hold_memory_near_the_largest_tensor_in_a_child() {
     let file = TENSORS as u64 * TENSOR_BYTES;
     // The input held whole is 8 x the largest tensor (as before: read whole, output built in
     // memory); one f32 tensor, its copy as values and its MXFP8 parts stay under 3 x.
-    let grown = child_growth(&input, "quantize");
+    let grown = child_growth_of(&input, "quantize");
     assert!(
         grown <= 3 * TENSOR_BYTES,
         "quantize of a {file}-byte file grew the process by {grown} bytes, more than 3 x its \
@@ -152,7 +118,7 @@ fn quantize_and_dequantize_hold_memory_near_the_largest_tensor_in_a_child() {
     let quantized = dir.path().join("quantize.safetensors");
     let moved = dir.path().join("q.safetensors");
     std::fs::rename(&quantized, &moved).unwrap();
-    let grown = child_growth(&moved, "dequantize");
+    let grown = child_growth_of(&moved, "dequantize");
     assert!(
         grown <= 3 * TENSOR_BYTES,
         "dequantize to a {file}-byte file grew the process by {grown} bytes, more than 3 x its \
