@@ -384,7 +384,7 @@ impl Kernel {
     /// SIMD-only kernels ([`f16c`], [`f32_bf16`]) run the portable [`f32_float`] loop below the
     /// AVX2 level or on a machine without it, and `-avx2` marks where an explicit AVX2 kernel
     /// takes over from [`f32_float`] or [`f32_to_int`] (so that tests catch a silent fallback).
-    pub(crate) fn name_at(&self, level: SimdLevel, d: Storage) -> &'static str {
+    pub(crate) fn name_at(&self, level: SimdLevel, s: Storage, d: Storage) -> &'static str {
         match self {
             Kernel::F16c(_) | Kernel::F32Bf16(_)
                 if level < SimdLevel::Avx2 || !level.is_available() =>
@@ -400,6 +400,7 @@ impl Kernel {
             Kernel::F32ToInt(k) if k.avx512_at(level) => "f32-int-avx512",
             Kernel::F32ToInt(k) if k.avx2_at(level) => "f32-int-avx2",
             Kernel::Table(t) if t.avx512_at(level, d) => "table-avx512",
+            Kernel::Table(t) if t.avx2_at(level, s, d) => "table-avx2",
             Kernel::F32Key(t) if t.avx512_at(level, d) => t.avx512_name(),
             Kernel::ToF32(k) => k.name_at(level),
             Kernel::IntToF32(k) => k.name_at(level),
