@@ -66,7 +66,8 @@ impl Case {
                 }
                 Data::Nan1 => {
                     let h = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
-                    h.is_multiple_of(100).then(|| specials[(h / 100 % 3) as usize])
+                    h.is_multiple_of(100)
+                        .then(|| specials[(h / 100 % 3) as usize])
                 }
                 Data::Plain => None,
             };
