@@ -1,7 +1,23 @@
 //! What the benchmark measures: its cases (a cast between two formats under a policy), their
 //! deterministic source data, and the row each measurement gives.
 
+use npusim_numerics::bulk::sample_source;
 use npusim_numerics::{CastPolicy, Format, Layout, RoundMode, Storage};
+
+/// The source data of a case: the plain sample, or f32 data with special values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Data {
+    /// [`sample_source`]: finite values over the range of weights and activations.
+    Plain,
+    /// A causal attention mask: rows of [`MASK_ROW`] f32 values, row `r` keeping its first
+    /// `r + 1` values and −∞ after them (half the elements −∞).
+    Masked,
+    /// One element in a hundred replaced by a special value: NaN, +∞ or −∞ in turn.
+    Nan1,
+}
+
+/// Elements per row of the [`Data::Masked`] source.
+pub(crate) const MASK_ROW: usize = 1024;
 
 /// One benchmark case: a cast between two formats under a policy.
 pub(crate) struct Case {
@@ -15,6 +31,8 @@ pub(crate) struct Case {
     pub(crate) saturate: bool,
     /// A 4-bit destination one element per byte instead of packed.
     pub(crate) unpacked: bool,
+    /// The source data.
+    pub(crate) data: Data,
 }
 
 impl Case {
@@ -22,7 +40,42 @@ impl Case {
     pub(crate) fn name(&self) -> String {
         let sat = if self.saturate { " sat" } else { "" };
         let unpacked = if self.unpacked { " unpacked" } else { "" };
-        format!("{}->{} {}{sat}{unpacked}", self.src, self.dst, self.round)
+        let data = match self.data {
+            Data::Plain => "",
+            Data::Masked => " masked",
+            Data::Nan1 => " nan1%",
+        };
+        format!(
+            "{}->{} {}{sat}{unpacked}{data}",
+            self.src, self.dst, self.round
+        )
+    }
+
+    /// The case's `n` source elements: [`sample_source`], with special values put in as
+    /// [`Data`] says (f32 sources only; other sources keep the sample).
+    pub(crate) fn source(&self, n: usize) -> Vec<u8> {
+        let mut src = sample_source(self.src, n);
+        if self.src != Format::F32 || self.data == Data::Plain {
+            return src;
+        }
+        let specials = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY];
+        for (i, x) in src.chunks_exact_mut(4).enumerate() {
+            let special = match self.data {
+                Data::Masked => {
+                    (i % MASK_ROW > (i / MASK_ROW) % MASK_ROW).then_some(f32::NEG_INFINITY)
+                }
+                Data::Nan1 => {
+                    let h = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
+                    h.is_multiple_of(100)
+                        .then(|| specials[(h / 100 % 3) as usize])
+                }
+                Data::Plain => None,
+            };
+            if let Some(v) = special {
+                x.copy_from_slice(&v.to_le_bytes());
+            }
+        }
+        src
     }
 
     /// How the destination lays out its codes.
@@ -52,6 +105,7 @@ pub(crate) fn cases() -> Vec<Case> {
         round,
         saturate,
         unpacked: false,
+        data: Data::Plain,
     };
     let u = |src, dst, round| Case {
         src,
@@ -59,6 +113,16 @@ pub(crate) fn cases() -> Vec<Case> {
         round,
         saturate: false,
         unpacked: true,
+        data: Data::Plain,
+    };
+    // f32 → the five destinations on masked and 1 %-special data
+    let special = |dst, saturate, data| Case {
+        src: Format::F32,
+        dst,
+        round: RoundMode::Rint,
+        saturate,
+        unpacked: false,
+        data,
     };
     use Format::*;
     use RoundMode::*;
@@ -101,6 +165,16 @@ pub(crate) fn cases() -> Vec<Case> {
         c(F64, F32, Floor, false),
         c(I32, F32, Rint, false),
         c(I32, F32, Floor, false),
+        special(F16, false, Data::Masked),
+        special(BF16, false, Data::Masked),
+        special(F8E4M3FN, true, Data::Masked),
+        special(F8E5M2, false, Data::Masked),
+        special(I8, false, Data::Masked),
+        special(F16, false, Data::Nan1),
+        special(BF16, false, Data::Nan1),
+        special(F8E4M3FN, true, Data::Nan1),
+        special(F8E5M2, false, Data::Nan1),
+        special(I8, false, Data::Nan1),
     ]
 }
 
@@ -162,5 +236,82 @@ pub(crate) fn human(n: usize) -> String {
         format!("{}Mi", n >> 20)
     } else {
         n.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The f32 values of a case's source.
+    fn values(case: &Case, n: usize) -> Vec<f32> {
+        case.source(n)
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect()
+    }
+
+    fn named(name: &str) -> Case {
+        match cases().into_iter().find(|c| c.name() == name) {
+            Some(c) => c,
+            None => panic!("no case {name}"),
+        }
+    }
+
+    #[test]
+    fn a_masked_source_is_half_minus_infinity_in_causal_rows() {
+        let n = 4 * MASK_ROW * MASK_ROW / 4;
+        let v = values(&named("f32->f16 rint masked"), n);
+        let masked = v.iter().filter(|x| **x == f32::NEG_INFINITY).count();
+        // row r keeps r + 1 values: (MASK_ROW - 1) / 2 of each row's MASK_ROW masked on average
+        assert_eq!(masked, n / MASK_ROW * (MASK_ROW - 1) / 2);
+        // row 3: its first 4 values kept, the rest −∞
+        let row = &v[3 * MASK_ROW..4 * MASK_ROW];
+        assert!(row[..4].iter().all(|x| x.is_finite()));
+        assert!(row[4..].iter().all(|x| *x == f32::NEG_INFINITY));
+        assert!(v.iter().all(|x| x.is_finite() || *x == f32::NEG_INFINITY));
+    }
+
+    #[test]
+    fn a_one_percent_source_has_nan_and_both_infinities_near_one_in_a_hundred() {
+        let n = 1 << 20;
+        let v = values(&named("f32->f8e5m2 rint nan1%"), n);
+        let nan = v.iter().filter(|x| x.is_nan()).count();
+        let inf = v.iter().filter(|x| x.is_infinite()).count();
+        let special = nan + inf;
+        assert!((n / 110..n / 90).contains(&special), "{special} of {n}");
+        assert!(
+            nan > special / 4 && inf > special / 2,
+            "{nan} NaN, {inf} inf"
+        );
+        // the other values are the plain sample's
+        let plain = sample_source(Format::F32, n);
+        let same = v
+            .iter()
+            .zip(plain.chunks_exact(4))
+            .filter(|(x, b)| x.to_le_bytes() == [b[0], b[1], b[2], b[3]])
+            .count();
+        assert_eq!(same, n - special);
+    }
+
+    #[test]
+    fn case_names_are_unique_and_the_special_ones_say_their_data() {
+        let names: Vec<String> = cases().iter().map(Case::name).collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), names.len());
+        for dst in [
+            "f16 rint",
+            "bf16 rint",
+            "f8e4m3fn rint sat",
+            "f8e5m2 rint",
+            "i8 rint",
+        ] {
+            for data in ["masked", "nan1%"] {
+                let name = format!("f32->{dst} {data}");
+                assert!(names.contains(&name), "{name}");
+            }
+        }
     }
 }

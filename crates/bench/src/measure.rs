@@ -18,7 +18,7 @@ use crate::report::{Kind, Report};
 use crate::targets;
 use crate::timing::{MIN_SAMPLE_SECONDS, Sampling, Timed, median3};
 use crate::workloads;
-use npusim_numerics::bulk::{Touch, sample_source, touch_elements};
+use npusim_numerics::bulk::{Touch, touch_elements};
 
 /// The result of this module's steps.
 type Result<T> = std::result::Result<T, BenchError>;
@@ -93,10 +93,12 @@ fn measure_pair(
             base: base.name(),
         });
     }
-    let src = sample_source(case.src, n);
+    // each case on its own data (the same sample, with special values where a case asks)
+    let src = case.source(n);
+    let base_src = base.source(n);
     let (ta, tb) = pool(threads)?.install(|| -> Result<_> {
         let mut a = Timed::new(cast_call(case, &src, n, threads));
-        let mut b = Timed::new(cast_call(base, &src, n, threads));
+        let mut b = Timed::new(cast_call(base, &base_src, n, threads));
         a.calibrate(sampling.min_seconds)?;
         b.calibrate(sampling.min_seconds)?;
         for _ in 0..sampling.repeats {
@@ -187,7 +189,7 @@ fn half_call<'a>(
 fn measure(case: &Case, n: usize, threads: usize, sampling: Sampling, alone: bool) -> Result<Row> {
     let s = Storage::native(case.src);
     let d = case.dst_storage();
-    let src = sample_source(case.src, n);
+    let src = case.source(n);
     let mut copy = vec![0u8; src.len()];
     let policy = case.policy();
     let pool = pool(threads)?;

@@ -5,7 +5,6 @@
 
 use std::hint::black_box;
 
-use npusim_numerics::bulk::sample_source;
 use npusim_numerics::{BulkOptions, Storage, cast_elements};
 
 use crate::cases::{Case, cases};
@@ -34,7 +33,7 @@ const DEFAULT_CASES: [&str; 4] = [
 fn measure(case: &Case, n: usize, repeats: usize) -> Result<Point> {
     let s = Storage::native(case.src);
     let d = case.dst_storage();
-    let src = sample_source(case.src, n);
+    let src = case.source(n);
     let mut dst_serial = vec![0u8; d.bytes_for(n)];
     let mut dst_split = vec![0u8; d.bytes_for(n)];
     let policy = case.policy();

@@ -6,6 +6,7 @@
 //! |---|---|---|
 //! | [`table::codes`] | source of at most 16 bits, any destination, any deterministic mode and policy | the result (code and status) of every source code, computed once by the reference routine and cached; the cast is a lookup |
 //! | [`x86_avx512::table`] | the [`table::codes`] sources of at most 8 bits (one per byte, or packed 4-bit and 2-bit), destinations of 1, 2, 4 or 8 bytes or packed 4-bit and 2-bit, at the AVX-512 level | the table as byte planes in registers, looked up 64 codes at a time by VBMI permutes (`vpermt2b`, `vpermb`), zipped into codes; statuses as per-class bit planes counted by `vptestmb` and popcount |
+//! | [`x86_avx2::planes`] | the [`table::codes`] sources of at most 8 bits (one per byte, or packed 4-bit), destinations of 1, 2 or 4 bytes one per element, at the AVX2 level | the same byte planes looked up 32 codes at a time by `vpshufb` (16 tables of 16 entries, the shuffle's zeroing selecting on bit 7 and blends on bits 4-6; 128 entries and a sign flip for sign-symmetric planes), unpacked into codes; statuses by source-code compares or mark planes |
 //! | [`portable::f32_float`] | f32 → signed binary floats of at most 16 bits (f16, bf16, fp8 with Inf/NaN or fn-style, fp6, fp4), every deterministic mode and policy | branchless integer rounding of the f32 code; Inf/NaN/overflow results from the reference |
 //! | [`x86_avx2::f16c`] | f32 → f16, every deterministic mode and policy, at the AVX2 + F16C level (the portable level runs [`portable::f32_float`]) | `vcvtps2ph` with the mode's immediate (ties-away: the truncation of the magnitude plus half an ulp added on the f32 bits; odd: the truncation, its last bit set where the round trip differs), statuses from the round trip in vector accumulators, NaN/Inf/overflow lanes blended in ([`x86_avx2::f32_half`]) |
 //! | [`x86_avx2::f32_bf16`] | f32 → bf16, every deterministic mode and policy, at the AVX2 level (the portable level runs [`portable::f32_float`]) | integer rounding of the top 16 bits on 8 lanes, packed 16 per store, statuses from the low 16 bits in vector accumulators, NaN/Inf/overflow lanes blended in ([`x86_avx2::f32_half`]) |
@@ -384,7 +385,7 @@ impl Kernel {
     /// SIMD-only kernels ([`f16c`], [`f32_bf16`]) run the portable [`f32_float`] loop below the
     /// AVX2 level or on a machine without it, and `-avx2` marks where an explicit AVX2 kernel
     /// takes over from [`f32_float`] or [`f32_to_int`] (so that tests catch a silent fallback).
-    pub(crate) fn name_at(&self, level: SimdLevel, d: Storage) -> &'static str {
+    pub(crate) fn name_at(&self, level: SimdLevel, s: Storage, d: Storage) -> &'static str {
         match self {
             Kernel::F16c(_) | Kernel::F32Bf16(_)
                 if level < SimdLevel::Avx2 || !level.is_available() =>
@@ -400,6 +401,7 @@ impl Kernel {
             Kernel::F32ToInt(k) if k.avx512_at(level) => "f32-int-avx512",
             Kernel::F32ToInt(k) if k.avx2_at(level) => "f32-int-avx2",
             Kernel::Table(t) if t.avx512_at(level, d) => "table-avx512",
+            Kernel::Table(t) if t.avx2_at(level, s, d) => "table-avx2",
             Kernel::F32Key(t) if t.avx512_at(level, d) => t.avx512_name(),
             Kernel::ToF32(k) => k.name_at(level),
             Kernel::IntToF32(k) => k.name_at(level),

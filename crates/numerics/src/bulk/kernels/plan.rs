@@ -66,7 +66,7 @@ impl Plan {
 
     /// Short name of the code that casts the bulk of each slice under this plan.
     pub(crate) fn name(&self) -> &'static str {
-        self.kernel.name_at(self.level, self.dst)
+        self.kernel.name_at(self.level, self.src, self.dst)
     }
 }
 

@@ -177,8 +177,27 @@ impl Table {
         level.runs_avx512() && self.planes.as_ref().is_some_and(|p| p.serves(d))
     }
 
+    /// Whether the AVX2 shuffle lookup ([`crate::bulk::kernels::x86_avx2::planes`]) casts
+    /// slices of storage `s` into storage `d` at `level` on this machine (and the AVX-512
+    /// permute lookup does not).
+    pub(crate) fn avx2_at(&self, level: SimdLevel, s: Storage, d: Storage) -> bool {
+        level >= SimdLevel::Avx2
+            && level.is_available()
+            && !self.avx512_at(level, d)
+            && self.planes.as_ref().is_some_and(|p| {
+                on_x86_64!(
+                    p.serves_avx2(s, d) && std::arch::is_x86_feature_detected!("popcnt"),
+                    {
+                        let _ = (p, s);
+                        false
+                    }
+                )
+            })
+    }
+
     /// Casts elements `0..n` of the sub-buffers by lookup (byte permutes at the AVX-512 level
-    /// for sources of at most 8 bits; 8-lane gathers at the AVX2 level for unpacked sources
+    /// for sources of at most 8 bits; byte shuffles at the AVX2 level for sources of one
+    /// code per byte or packed two per byte into codes of 1, 2 or 4 bytes; 8-lane gathers at the AVX2 level for unpacked sources
     /// of 1 or 2 bytes into destinations of 1, 2 or 4 bytes); `stream` as in
     /// [`SliceKernel::cast`](super::SliceKernel::cast).
     #[inline(always)]
@@ -201,6 +220,19 @@ impl Table {
             })
         {
             crate::bulk::kernels::plan::ran("table-avx512");
+            return counts;
+        }
+        if level >= SimdLevel::Avx2
+            && let Some(p) = &self.planes
+            && let Some(counts) = on_x86_64!(
+                p.run_avx2(src, s, dst, d, n, self.flagged.as_deref(), stream),
+                {
+                    let _ = p;
+                    None
+                }
+            )
+        {
+            crate::bulk::kernels::plan::ran("table-avx2");
             return counts;
         }
         crate::bulk::kernels::plan::ran("table");

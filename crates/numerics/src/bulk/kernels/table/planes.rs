@@ -4,7 +4,7 @@
 //! looks them up by byte permutes.
 
 use crate::bulk::Storage;
-use crate::status::Status;
+use crate::status::{Status, StatusCounts};
 
 /// Entries of a plane: one per 8-bit source code.
 pub(crate) const CODES: usize = 256;
@@ -39,6 +39,12 @@ pub(crate) struct Planes {
     pub(crate) marks: Box<[[u8; CODES]]>,
     /// What each class counts.
     pub(crate) classes: Box<[Mark]>,
+    /// Where every code plane is sign-symmetric (byte `k` of code `c | 0x80` is byte `k` of
+    /// code `c` xor `flip[k]`, for every `c` below 128): `flip`. The AVX2 lookup then looks
+    /// up 128 entries and flips the bytes of codes from 128.
+    pub(crate) sign_flip: Option<[u8; MAX_BYTES]>,
+    /// Whether every mark plane is the same for `c` and `c | 0x80`.
+    pub(crate) marks_even: bool,
 }
 
 impl Planes {
@@ -118,13 +124,43 @@ impl Planes {
         for (l, plane) in live.iter_mut().zip(code.iter()) {
             *l = plane.iter().any(|&b| b != 0);
         }
+        let mut flip = [0u8; MAX_BYTES];
+        let symmetric = code.iter().zip(flip.iter_mut()).all(|(plane, x)| {
+            *x = plane[0] ^ plane[128];
+            (0..128).all(|c| plane[c] ^ plane[c | 128] == *x)
+        });
+        let marks_even = marks
+            .iter()
+            .all(|plane| (0..128).all(|c| plane[c] == plane[c | 128]));
         Some(Planes {
+            sign_flip: symmetric.then_some(flip),
+            marks_even,
             wide: src_bits > 6,
             code,
             live,
             marks,
             classes: classes.into_boxed_slice(),
         })
+    }
+
+    /// The status counts of `n` elements of which `seen[j]` fell in class `j`.
+    pub(crate) fn counts(&self, seen: &[u64; MAX_MARKS], n: usize) -> StatusCounts {
+        let mut counts = StatusCounts {
+            total: n as u64,
+            exact: n as u64,
+            ..StatusCounts::default()
+        };
+        for (mark, &k) in self.classes.iter().zip(seen.iter()) {
+            if mark.lossy {
+                counts.exact -= k;
+            }
+            for (f, slot) in counts.flags.iter_mut().enumerate() {
+                if mark.flags & (1 << f) != 0 {
+                    *slot += k;
+                }
+            }
+        }
+        counts
     }
 
     /// Whether the AVX-512 lookup casts into storage `d` (codes of at most [`MAX_BYTES`] bytes,

@@ -3,7 +3,7 @@
 //! permutes, the statuses counted per class. The method is in `docs/kernels.md`.
 
 use crate::bulk::Storage;
-use crate::bulk::kernels::table::planes::{CODES, MAX_BYTES, MAX_MARKS, Mark, Planes};
+use crate::bulk::kernels::table::planes::{CODES, MAX_BYTES, MAX_MARKS, Planes};
 use crate::status::StatusCounts;
 use std::arch::x86_64::{
     __m512i, _mm_mask_storeu_epi8, _mm_maskz_loadu_epi8, _mm256_mask_storeu_epi8,
@@ -193,26 +193,6 @@ unsafe fn store_packed<const DPB: usize>(c: __m512i, dp: *mut u8, i: usize, rem:
     }
 }
 
-/// The status counts of `n` elements of which `seen[j]` fell in class `classes[j]`.
-fn counts_of(classes: &[Mark], seen: &[u64; MAX_MARKS], n: usize) -> StatusCounts {
-    let mut counts = StatusCounts {
-        total: n as u64,
-        exact: n as u64,
-        ..StatusCounts::default()
-    };
-    for (mark, &k) in classes.iter().zip(seen.iter()) {
-        if mark.lossy {
-            counts.exact -= k;
-        }
-        for (f, slot) in counts.flags.iter_mut().enumerate() {
-            if mark.flags & (1 << f) != 0 {
-                *slot += k;
-            }
-        }
-    }
-    counts
-}
-
 /// The AVX-512 loop of [`Planes::run`]: sources of `SPB` codes per byte (`WIDE`: more than 6
 /// bits), destinations of `DB` bytes per code (`DPB` 1), or packed `DPB` codes per byte;
 /// `stream`: full steps of a one-per-element destination are stored non-temporally.
@@ -307,7 +287,7 @@ unsafe fn cast<const SPB: usize, const WIDE: bool, const DB: usize, const DPB: u
         count(idx, top, valid, &mut seen);
         i += rem;
     }
-    counts_of(&p.classes, &seen, n)
+    p.counts(&seen, n)
 }
 
 /// The plane `t` looked up at the 64 indices `idx` (`top`: the indices from 128; `WIDE`:
