@@ -8,117 +8,13 @@
 //! threads. The kernel name at the AVX-512 level is checked too, so that a silent fallback to
 //! the gather or scalar loop fails a test.
 
-use crate::kernel_support;
-use kernel_support::{layouts, level_here, options};
-
-use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
-use npusim_numerics::{
-    BulkOptions, CastPolicy, Format, KernelChoice, RoundMode, StatusCounts, Storage,
-    cast_elements_with_status,
+use crate::kernel_support::{level_here, options, policies};
+use crate::table_support::{
+    all_destinations, assert_level_equals_reference, cast_at, small_sources, source_bytes,
 };
 
-/// Every storage of every source format of at most 8 bits.
-fn small_sources() -> Vec<Storage> {
-    let v: Vec<Storage> = Format::ALL
-        .into_iter()
-        .filter(|f| f.bits() <= 8)
-        .flat_map(layouts)
-        .collect();
-    assert!(v.len() >= 20, "{v:?}");
-    v
-}
-
-/// Every storage of every format.
-fn all_destinations() -> Vec<Storage> {
-    Format::ALL.into_iter().flat_map(layouts).collect()
-}
-
-/// The three standard policies of `mode`.
-fn policies(mode: RoundMode) -> [CastPolicy; 3] {
-    [
-        CastPolicy::new(mode),
-        CastPolicy::saturating(mode),
-        CastPolicy::non_saturating(mode),
-    ]
-}
-
-/// Every byte value (all codes, with stray high bits of one-per-byte sub-byte codes; all
-/// nibble and crumb combinations of packed ones), then pseudo-random bytes, then every byte
-/// value again in reverse: 575 bytes.
-fn source_bytes(seed: u64) -> Vec<u8> {
-    let mut v: Vec<u8> = (0..=255u8).collect();
-    let mut x = seed | 1;
-    for _ in 0..63 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        v.push((x >> 23) as u8);
-    }
-    v.extend((0..=255u8).rev());
-    v
-}
-
-/// Casts `n` elements of `src` into a destination that starts `dst_offset` bytes into a
-/// buffer prefilled with a marker, and returns the destination bytes and the counts.
-fn cast_at(
-    src: &[u8],
-    s: Storage,
-    d: Storage,
-    n: usize,
-    dst_offset: usize,
-    policy: &CastPolicy,
-    options: &BulkOptions,
-) -> (Vec<u8>, StatusCounts) {
-    let mut buf = vec![0x5Au8; dst_offset + d.bytes_for(n)];
-    let counts = cast_elements_with_status(
-        &src[..s.bytes_for(n)],
-        s,
-        &mut buf[dst_offset..],
-        d,
-        n,
-        policy,
-        options,
-    )
-    .expect("buffers are sized for n");
-    buf.drain(..dst_offset);
-    (buf, counts)
-}
-
-/// The AVX-512 level (the best level there is, where the kernels may not use it) equals the
-/// reference for `n` elements of `src` (destination at `dst_offset`); on a difference, names
-/// the first differing element.
-fn assert_avx512_equals_reference(
-    src: &[u8],
-    s: Storage,
-    d: Storage,
-    n: usize,
-    dst_offset: usize,
-    policy: &CastPolicy,
-) {
-    let reference = options(KernelChoice::Reference, false);
-    let avx512 = options(KernelChoice::Level(SimdLevel::best()), false);
-    let want = cast_at(src, s, d, n, dst_offset, policy, &reference);
-    let got = cast_at(src, s, d, n, dst_offset, policy, &avx512);
-    if got == want {
-        return;
-    }
-    for i in 0..n {
-        assert_eq!(
-            d.read(&got.0, i),
-            d.read(&want.0, i),
-            "{s:?} code {:#x} (element {i} of {n}) -> {d:?} {policy:?}",
-            s.read(src, i)
-        );
-    }
-    assert_eq!(
-        got.0, want.0,
-        "padding bits, {s:?} -> {d:?} {policy:?} n {n}"
-    );
-    assert_eq!(
-        got.1, want.1,
-        "status counts, {s:?} -> {d:?} {policy:?} n {n}"
-    );
-}
+use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
+use npusim_numerics::{CastPolicy, Format, KernelChoice, RoundMode, Storage};
 
 #[test]
 fn the_avx512_table_kernel_is_the_one_that_runs() {
@@ -187,11 +83,19 @@ fn every_small_source_code_into_every_destination_equals_the_reference() {
                 for policy in policies(mode) {
                     // Every element, an odd count (a masked tail; a packed source's last low
                     // nibble alone), into an unaligned destination.
-                    assert_avx512_equals_reference(&src, s, d, all - 1, 3, &policy);
+                    assert_level_equals_reference(
+                        SimdLevel::best(),
+                        &src,
+                        s,
+                        d,
+                        all - 1,
+                        3,
+                        &policy,
+                    );
                     // From an unaligned source byte, aligned destination, odd count.
                     let rest = &src[1..];
                     let n = rest.len() * s.per_byte() - 5;
-                    assert_avx512_equals_reference(rest, s, d, n, 0, &policy);
+                    assert_level_equals_reference(SimdLevel::best(), rest, s, d, n, 0, &policy);
                     checked += 1;
                 }
             }
@@ -217,7 +121,7 @@ fn short_lengths_around_the_step_equal_the_reference() {
                 for (j, &n) in lengths.iter().enumerate() {
                     let from = j % 5;
                     let x = &src[from..];
-                    assert_avx512_equals_reference(x, s, d, n, j % 3, &policy);
+                    assert_level_equals_reference(SimdLevel::best(), x, s, d, n, j % 3, &policy);
                 }
             }
         }

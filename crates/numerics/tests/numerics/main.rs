@@ -35,4 +35,5 @@ mod ml_dtypes_vectors;
 mod oracle;
 mod status;
 mod sweep;
+mod table_support;
 mod wide_sources;
