@@ -10,7 +10,8 @@
 
 use crate::kernel_support::{level_here, options, policies};
 use crate::table_support::{
-    all_destinations, assert_level_equals_reference, cast_at, small_sources, source_bytes,
+    all_destinations, assert_level_equals_reference, cast_at, repeated_source, small_sources,
+    source_bytes,
 };
 
 use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
@@ -144,11 +145,7 @@ fn parallel_chunks_at_the_avx512_level_equal_the_reference() {
         let s = Storage::native(src);
         let d = Storage::native(dst);
         let n = 3 * npusim_numerics::bulk::PARALLEL_THRESHOLD + 12;
-        let mut bytes = Vec::with_capacity(s.bytes_for(n));
-        while bytes.len() < s.bytes_for(n) {
-            bytes.extend(source_bytes(k as u64 + 55));
-        }
-        bytes.truncate(s.bytes_for(n));
+        let bytes = repeated_source(s, n, k as u64 + 55);
         // The last element of an odd count alone in its byte, when the source is packed.
         let n = n - 1;
         let reference = options(KernelChoice::Reference, false);
@@ -173,11 +170,7 @@ fn large_outputs_stored_non_temporally_equal_the_reference() {
         let s = Storage::native(src);
         let d = Storage::native(dst);
         let n = (8 << 20) / d.bytes_for(1) + 4099;
-        let mut bytes = Vec::with_capacity(s.bytes_for(n));
-        while bytes.len() < s.bytes_for(n) {
-            bytes.extend(source_bytes(k as u64 + 9));
-        }
-        bytes.truncate(s.bytes_for(n));
+        let bytes = repeated_source(s, n, k as u64 + 9);
         let reference = options(KernelChoice::Reference, false);
         let avx512 = options(KernelChoice::Level(SimdLevel::best()), false);
         for offset in [0, 3, 4, 8, 40] {

@@ -41,6 +41,16 @@ pub fn source_bytes(seed: u64) -> Vec<u8> {
     v
 }
 
+/// Source bytes for `n` elements of `s`: [`source_bytes`]`(seed)` repeated, cut to length.
+pub fn repeated_source(s: Storage, n: usize, seed: u64) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(s.bytes_for(n));
+    while bytes.len() < s.bytes_for(n) {
+        bytes.extend(source_bytes(seed));
+    }
+    bytes.truncate(s.bytes_for(n));
+    bytes
+}
+
 /// Casts `n` elements of `src` into a destination that starts `dst_offset` bytes into a
 /// buffer prefilled with a marker, and returns the destination bytes and the counts.
 pub fn cast_at(
