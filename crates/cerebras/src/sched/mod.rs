@@ -50,4 +50,4 @@ pub use table_settings::{ControlTaskTable, MAX_ROTATING_PAIRS};
 pub use task::{
     Action, AsyncConfig, CallCtx, Completion, MapFn, OnControl, TEARDOWN_TASK_ID, Task, TaskKind,
 };
-pub use trace::{EventKind, TraceEvent, chrome_trace};
+pub use trace::{EventKind, TraceEvent, TraceFormat, chrome_trace};

@@ -14,7 +14,7 @@ use super::pe_step::{PeStep, TraceSink};
 use super::queue_reuse::QueueReusePolicy;
 use super::stats::{PeStats, TraceHash};
 use super::task::{Action, AsyncConfig, Task, TaskKind};
-use super::trace::{TraceEvent, chrome_trace};
+use super::trace::{TraceEvent, TraceFormat, chrome_trace};
 use crate::arch::Arch;
 use crate::dsd::Dsd;
 use crate::fabric::{Collected, Color, Fabric, Hop};
@@ -138,6 +138,14 @@ impl Sim {
     /// The recorded events as Chrome trace-event JSON.
     pub fn chrome_trace(&self) -> String {
         chrome_trace(self.events(), self.fabric.dims().0)
+    }
+
+    /// The recorded events as a trace file's text in `format`.
+    pub fn trace_text(&self, format: TraceFormat) -> String {
+        match format {
+            TraceFormat::Chrome => self.chrome_trace(),
+            TraceFormat::Lines => self.events().iter().map(|e| format!("{e}\n")).collect(),
+        }
     }
 
     /// Wavelets collected at open edge ports.

@@ -92,6 +92,38 @@ fn json_string(s: &str) -> String {
     out
 }
 
+/// How a trace is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TraceFormat {
+    /// One event a line: `cycle PE (x, y) thread kind: text`.
+    Lines,
+    /// Chrome trace-event JSON (for a trace viewer such as Perfetto).
+    Chrome,
+}
+
+impl TraceFormat {
+    /// The format a file of this name gets by default: Chrome JSON for `.json`, lines
+    /// otherwise.
+    pub fn for_path(path: &std::path::Path) -> TraceFormat {
+        if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+        {
+            TraceFormat::Chrome
+        } else {
+            TraceFormat::Lines
+        }
+    }
+
+    /// What the format is, in a few words.
+    pub fn description(self) -> &'static str {
+        match self {
+            TraceFormat::Lines => "one event a line",
+            TraceFormat::Chrome => "Chrome trace-event JSON",
+        }
+    }
+}
+
 /// The events as Chrome trace-event JSON: each a one-cycle complete event (`"ph": "X"`) with
 /// `pid` = the PE's row-major index in a grid `width` wide, `tid` = its thread.
 pub fn chrome_trace(events: &[TraceEvent], width: u32) -> String {

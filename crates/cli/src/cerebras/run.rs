@@ -3,15 +3,16 @@
 //! the cycle count and per-PE statistics, check them against the expected output and
 //! optionally write an event trace.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use npusim_cerebras::Arch;
-use npusim_examples::cerebras::programs::{PROGRAMS, Program, ProgramRun, find};
-use serde_json::{Value, json};
+use npusim_cerebras::sched::TraceFormat;
+use npusim_examples::cerebras::programs::{
+    Program, ProgramRun, find, programs_json, programs_text,
+};
 
 use crate::output::{emit, report as report_to, write_output};
 
@@ -38,7 +39,7 @@ impl From<ArchArg> for Arch {
 
 /// How to write the event trace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum TraceFormat {
+pub enum TraceFormatArg {
     /// One event a line: `cycle PE (x, y) thread kind: text`.
     Lines,
     /// Chrome trace-event JSON (open it in a trace viewer such as Perfetto).
@@ -70,7 +71,7 @@ pub struct RunArgs {
     pub trace: Option<PathBuf>,
     /// Format of the trace file (default: chrome for a .json file, lines otherwise).
     #[arg(long, value_enum, requires = "trace")]
-    pub trace_format: Option<TraceFormat>,
+    pub trace_format: Option<TraceFormatArg>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -110,29 +111,10 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
 
 fn list(as_json: bool) -> Result<ExitCode> {
     if as_json {
-        let items: Vec<Value> = PROGRAMS
-            .iter()
-            .map(|p| {
-                json!({
-                    "name": p.name,
-                    "label": p.label,
-                    "grid": p.grid,
-                    "description": p.description,
-                })
-            })
-            .collect();
-        emit(&format!("{}\n", Value::Array(items)))?;
-        return Ok(ExitCode::SUCCESS);
+        emit(&format!("{}\n", programs_json()))?;
+    } else {
+        emit(&programs_text())?;
     }
-    let mut out = String::new();
-    for p in PROGRAMS {
-        writeln!(
-            out,
-            "{:<3} {:<26} {:<4} {}",
-            p.label, p.name, p.grid, p.description
-        )?;
-    }
-    emit(&out)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -147,24 +129,16 @@ struct TraceWritten {
 fn write_trace(
     run: &ProgramRun,
     path: &std::path::Path,
-    format: Option<TraceFormat>,
+    format: Option<TraceFormatArg>,
 ) -> Result<TraceWritten> {
-    let format = format.unwrap_or(
-        if path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
-        {
-            TraceFormat::Chrome
-        } else {
-            TraceFormat::Lines
-        },
-    );
-    let text = match format {
-        TraceFormat::Chrome => run.sim.chrome_trace(),
-        TraceFormat::Lines => run.sim.events().iter().map(|e| format!("{e}\n")).collect(),
-    };
-    write_output(path, |out| out.write_all(text.as_bytes()))
-        .with_context(|| format!("cannot write the trace to {}", path.display()))?;
+    let format = format.map_or(TraceFormat::for_path(path), |f| match f {
+        TraceFormatArg::Lines => TraceFormat::Lines,
+        TraceFormatArg::Chrome => TraceFormat::Chrome,
+    });
+    write_output(path, |out| {
+        out.write_all(run.sim.trace_text(format).as_bytes())
+    })
+    .with_context(|| format!("cannot write the trace to {}", path.display()))?;
     Ok(TraceWritten {
         path: path.to_path_buf(),
         to_stdout: path == std::path::Path::new("-"),
@@ -187,13 +161,10 @@ fn run_text(
         } else {
             t.path.display().to_string()
         };
-        let format = match t.format {
-            TraceFormat::Lines => "one event a line",
-            TraceFormat::Chrome => "Chrome trace-event JSON",
-        };
         out.push_str(&format!(
-            "trace: {} events written to {target} ({format})\n",
-            t.events
+            "trace: {} events written to {target} ({})\n",
+            t.events,
+            t.format.description()
         ));
     }
     out.push_str(run.verdict());

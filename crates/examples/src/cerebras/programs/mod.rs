@@ -28,6 +28,7 @@ mod stream_counts;
 pub mod values;
 
 pub use error::ProgramError;
+pub use run_report::{programs_json, programs_text};
 pub use values::{Output, Values};
 
 use npusim_cerebras::arch::Arch;

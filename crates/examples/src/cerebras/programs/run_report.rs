@@ -1,4 +1,5 @@
-//! The report of one program run, as text and as JSON: what `npusim cerebras run` prints.
+//! The report of one program run and the list of shipped programs, as text and as JSON: what
+//! `npusim cerebras run` prints.
 
 use std::fmt::Write as _;
 
@@ -6,7 +7,28 @@ use npusim_cerebras::arch::Arch;
 use npusim_cerebras::sched::PeStats;
 use serde_json::{Value, json};
 
-use super::{Output, Program, ProgramRun, Values};
+use super::{Output, PROGRAMS, Program, ProgramRun, Values};
+
+/// The shipped programs, one line each: label, name, grid and description.
+pub fn programs_text() -> String {
+    let mut out = String::new();
+    for p in PROGRAMS {
+        let _ = writeln!(
+            out,
+            "{:<3} {:<26} {:<4} {}",
+            p.label, p.name, p.grid, p.description
+        );
+    }
+    out
+}
+
+/// The shipped programs as a JSON array of {name, label, grid, description}.
+pub fn programs_json() -> Value {
+    PROGRAMS
+        .iter()
+        .map(|p| json!({"name": p.name, "label": p.label, "grid": p.grid, "description": p.description}))
+        .collect()
+}
 
 impl ProgramRun {
     /// Whether every output read back matches its expected values bit for bit.
