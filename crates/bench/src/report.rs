@@ -78,5 +78,9 @@ fn print_table(out: &mut dyn Write, rows: &[Row]) -> io::Result<()> {
     writeln!(
         out,
         "\nGB/s counts input + output bytes; %memcpy compares that with a same-run copy of the input on as many threads (its bytes in + out); %floor compares the cast's speed with a same-run pass that only reads its input and writes its output (`bulk::touch_elements`: the cast's data movement without its arithmetic, split and streamed the same way); ×half is the `half` crate's slice conversion of the same data, split the same way."
+    )?;
+    writeln!(
+        out,
+        "torch is not measured in this process (a Rust binary has no torch): `python3 tools/compare_torch.py` times npusim against torch side by side, and docs/speed.md keeps its last table."
     )
 }

@@ -170,3 +170,36 @@ def test_a_panic_in_native_code_is_an_npusim_error_not_an_abort():
         npusim._native._panic_for_tests()
     # the interpreter and the package keep working
     assert npusim.cast(np.float32([2.0]), "bf16").tolist() == [2.0]
+
+
+def test_out_receives_the_result_and_is_returned(rng):
+    x = rng.standard_normal((33, 17)).astype(np.float32)
+    want = npusim.cast(x, "f8e5m2")
+    out = np.full(x.shape, 0x7F, ml_dtypes.float8_e5m2)
+    got, st = npusim.cast(x, "f8e5m2", out=out, stats=True)
+    assert got is out and st.total == x.size
+    assert bits(out).tobytes() == bits(want).tobytes()
+    # a Fortran-ordered and a strided input write the same C-ordered result into out
+    out2 = np.empty(x.shape, ml_dtypes.float8_e5m2)
+    npusim.cast(np.asfortranarray(x), "f8e5m2", out=out2)
+    assert bits(out2).tobytes() == bits(want).tobytes()
+    wide = np.zeros((33, 34), np.float32)
+    wide[:, ::2] = x
+    npusim.cast(wide[:, ::2], "f8e5m2", out=out2)
+    assert bits(out2).tobytes() == bits(want).tobytes()
+    # a format ml_dtypes lacks writes its codes into a uint8 out
+    codes = np.empty(x.shape, np.uint8)
+    assert npusim.cast(x, "hif8", out=codes) is codes
+    assert bits(codes).tobytes() == bits(npusim.cast(x, "hif8")).tobytes()
+
+
+def test_an_out_that_does_not_fit_is_refused_naming_the_difference():
+    x = np.float32([1.0, 2.0, 3.0, 4.0])
+    with pytest.raises(ValueError, match=r"shape \(3,\).*shape \(4,\)"):
+        npusim.cast(x, "f16", out=np.empty(3, np.float16))
+    with pytest.raises(ValueError, match="dtype float32.*dtype float16"):
+        npusim.cast(x, "f16", out=np.empty(4, np.float32))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        npusim.cast(x, "f16", out=np.empty(8, np.float16)[::2])
+    with pytest.raises(TypeError, match="numpy array"):
+        npusim.cast(x, "f16", out=[0, 0, 0, 0])

@@ -34,7 +34,8 @@ def source_format(arr: np.ndarray, from_) -> str:
     return fmt
 
 
-def cast(x, to, round="rint", saturate=None, seed=None, stats=False, threads=None, from_=None):
+def cast(x, to, round="rint", saturate=None, seed=None, stats=False, threads=None, from_=None,
+         out=None):
     """Casts every element of ``x`` to format ``to``, bit-exact, with the fast kernels.
 
     Parameters
@@ -66,6 +67,11 @@ def cast(x, to, round="rint", saturate=None, seed=None, stats=False, threads=Non
     from_ : str or None
         The format of ``x``'s elements when its dtype does not say it (``uint8`` codes of
         ``hif8``, ...).
+    out : numpy.ndarray or None
+        A preallocated result to write into (and return) instead of a new array: C-contiguous,
+        writable, of ``x``'s shape and of the dtype the result would have (``uint8`` for a
+        format numpy and ml_dtypes lack). Reusing one buffer spares the page faults of a fresh
+        allocation, as torch's ``copy_`` into an existing tensor does.
 
     Returns
     -------
@@ -103,27 +109,46 @@ def cast(x, to, round="rint", saturate=None, seed=None, stats=False, threads=Non
     if arr.ndim == 0:
         arr = arr.reshape(1)
     kw = dict(round=mode, saturate=saturate, seed=seed, threads=threads, stats=bool(stats))
-    if arr.size == 0:
-        out = np.empty(shape, out_dtype)
+    given = out
+    if out is not None:
+        _check_out(out, shape, out_dtype)
+    if out is not None and arr.size > 0 and arr.flags.c_contiguous:
+        st = _native.cast_into(_bytes(arr), src_fmt, _bytes(out), dst_fmt, **kw)
+    elif arr.size == 0:
+        out = np.empty(shape, out_dtype) if out is None else out
         st = _native.cast_into(np.empty(0, np.uint8), src_fmt, np.empty(0, np.uint8), dst_fmt, **kw)
     elif arr.flags.c_contiguous:
         out = np.empty(shape, out_dtype)
         st = _native.cast_into(_bytes(arr), src_fmt, _bytes(out.reshape(-1)), dst_fmt, **kw)
-    elif arr.flags.f_contiguous and mode != "hybrid":
+    elif arr.flags.f_contiguous and mode != "hybrid" and out is None:
         out = np.empty(shape, out_dtype, order="F")
         st = _native.cast_into(_bytes(arr.T), src_fmt, _bytes(out.T.reshape(-1)), dst_fmt, **kw)
     else:
         if arr.strides[-1] != arr.itemsize:
             arr = np.ascontiguousarray(arr)  # one copy: a strided last axis has no byte rows
-        out = np.empty(shape, out_dtype)
+        out = np.empty(shape, out_dtype) if out is None else out
         flat = _bytes(out.reshape(-1))
         if arr.flags.c_contiguous:
             st = _native.cast_into(_bytes(arr), src_fmt, flat, dst_fmt, **kw)
         else:
             st = _native.cast_into(arr.view(np.uint8), src_fmt, flat, dst_fmt, rows=True, **kw)
-    if dtype_for(dst_fmt) is None:
+    if given is not None:
+        out = given
+    elif dtype_for(dst_fmt) is None:
         out = Codes(out, dst_fmt)
     return (out, st) if stats else out
+
+
+def _check_out(out, shape, dtype) -> None:
+    """Refuses an ``out`` the cast cannot write into, naming what differs."""
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"out must be a numpy array, not {type(out).__name__}")
+    if out.shape != tuple(shape):
+        raise ValueError(f"out has shape {out.shape}; the result has shape {tuple(shape)}")
+    if out.dtype != dtype:
+        raise ValueError(f"out has dtype {out.dtype}; the result has dtype {dtype}")
+    if not out.flags.c_contiguous or not out.flags.writeable:
+        raise ValueError("out must be C-contiguous and writeable")
 
 
 def _bytes(a: np.ndarray) -> np.ndarray:
