@@ -96,11 +96,23 @@ def cast(x, to, round="rint", saturate=None, seed=None, stats=False, threads=Non
     >>> st.exact, st.saturated
     (0, 1)
     """
+    if (type(x) is np.ndarray and from_ is None and out is None and x.flags.c_contiguous
+            and type(to) is str and type(round) is str):
+        fast = _PLAIN.get((x.dtype, to, round))
+        if fast is not None and x.size > 0:  # a plain array of a known pair: no resolving
+            src_fmt, dst_fmt, mode, out_dtype = fast
+            y = np.empty(x.shape, out_dtype)
+            kw = dict(round=mode, saturate=saturate, seed=seed, threads=threads, stats=bool(stats))
+            st = _native.cast_into(_bytes(x), src_fmt, _bytes(y), dst_fmt, **kw)
+            return (y, st) if stats else y
     arr = as_array(x)
     src_fmt = source_format(arr, from_)
     dst_fmt = canonical(to)
     mode = _native.round_name(round)
     out_dtype = dtype_for(dst_fmt) or np.dtype(np.uint8)
+    if type(x) is np.ndarray and from_ is None and dtype_for(dst_fmt) is not None:
+        if x.dtype.byteorder in "=|" and len(_PLAIN) < 4096:
+            _PLAIN[(x.dtype, to, round)] = (src_fmt, dst_fmt, mode, out_dtype)
     if arr.dtype.byteorder not in "=|":
         arr = arr.astype(arr.dtype.newbyteorder("="))  # a copy: the kernels read native order
     codes_in = isinstance(arr, Codes)
@@ -137,6 +149,12 @@ def cast(x, to, round="rint", saturate=None, seed=None, stats=False, threads=Non
     elif dtype_for(dst_fmt) is None:
         out = Codes(out, dst_fmt)
     return (out, st) if stats else out
+
+
+#: (dtype, to, round) -> (source format, destination format, mode, result dtype) of the plain
+#: native-order numpy arrays already cast to a format numpy or ml_dtypes has: the repeat calls
+#: of a loop skip resolving names (bounded, so odd inputs cannot grow it)
+_PLAIN: dict = {}
 
 
 def _check_out(out, shape, dtype) -> None:

@@ -76,7 +76,17 @@ def canonical(name: str) -> str:
     → ``"f8e4m3fn"``); raises :class:`npusim.FormatError` for an unknown name."""
     if not isinstance(name, str):
         raise TypeError(f"a format name is a str, not {type(name).__name__}")
-    return _native.format_row(name)["name"]
+    known = _CANONICAL.get(name)
+    if known is None:
+        known = _native.format_row(name)["name"]
+        if len(_CANONICAL) < 4096:  # names users write; bounded so odd inputs cannot grow it
+            _CANONICAL[name] = known
+    return known
+
+
+#: canonical names of the names already resolved (a cast names two formats per call, and
+#: resolving one builds a whole format row)
+_CANONICAL: dict = {}
 
 
 def dtype_for(name: str):
