@@ -88,13 +88,36 @@ pub fn b_value(i: u64) -> f32 {
     (i % 4) as f32
 }
 
+/// The values a build puts in `A`, `x` and `b`, by global index.
+#[derive(Clone, Copy, Debug)]
+pub struct Inputs {
+    /// `A[i][j]`.
+    pub a: fn(u64, u64) -> f32,
+    /// `x[j]`.
+    pub x: fn(u64) -> f32,
+    /// `b[i]`.
+    pub b: fn(u64) -> f32,
+}
+
+/// E11's own values ([`a_value`], [`x_value`], [`b_value`]).
+pub const INPUTS: Inputs = Inputs {
+    a: a_value,
+    x: x_value,
+    b: b_value,
+};
+
 fn route(rx: Dir, tx: &[Dir]) -> ColorConfig {
     ColorConfig::fixed(Route::new(&[rx], tx))
 }
 
-/// Builds the program of `size` on `arch`; a size with no element per PE is refused, and a
-/// block that does not fit a PE's memory is the memory's error.
+/// Builds the program of `size` on `arch` with E11's values; a size with no element per PE is
+/// refused, and a block that does not fit a PE's memory is the memory's error.
 pub fn build_sized(arch: Arch, size: Size) -> Result<Sim, ProgramError> {
+    build_with(arch, size, INPUTS)
+}
+
+/// Builds the program of `size` on `arch` with the values `inputs` gives.
+pub fn build_with(arch: Arch, size: Size, inputs: Inputs) -> Result<Sim, ProgramError> {
     if size.m_per_pe == 0 || size.n_per_pe == 0 {
         return Err(ProgramError::Size {
             what: format!(
@@ -135,13 +158,19 @@ pub fn build_sized(arch: Arch, size: Size) -> Result<Sim, ProgramError> {
             }
             let pe = sim.pe_mut(x, y)?;
             let a: Vec<f32> = (0..np)
-                .flat_map(|j| (0..mp).map(move |i| a_value(py * mp + i, px * np + j)))
+                .flat_map(|j| (0..mp).map(move |i| (inputs.a)(py * mp + i, px * np + j)))
                 .collect();
             pe.mem.declare_with("A", &[mp * np], &a)?;
-            let xs: Vec<f32> = (0..np).map(|j| x_value(px * np + j)).collect();
+            let xs: Vec<f32> = (0..np).map(|j| (inputs.x)(px * np + j)).collect();
             pe.mem.declare_with("x", &[np], &xs)?;
             let y0: Vec<f32> = (0..mp)
-                .map(|i| if px == 0 { b_value(py * mp + i) } else { 0.0 })
+                .map(|i| {
+                    if px == 0 {
+                        (inputs.b)(py * mp + i)
+                    } else {
+                        0.0
+                    }
+                })
                 .collect();
             pe.mem.declare_with("y", &[mp], &y0)?;
             pe.mem.declare("count", ElemTy::U32, &[1])?;

@@ -27,22 +27,27 @@
 //! }
 //! ```
 
+use super::e11_gemv_scaled::{Inputs, Size, build_with};
 use super::{Output, Program, ProgramError, Values, gemv_reference};
 
-use npusim_cerebras::dsd::{FabIn, FabOut};
-use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route};
-use npusim_cerebras::ids::{DataTaskId, InputQueue, LocalTaskId, OutputQueue};
-use npusim_cerebras::sched::{Action, AsyncConfig, RunReport, Sim};
-use npusim_cerebras::{Arch, ElemTy, Op, Scalar};
+use npusim_cerebras::Arch;
+use npusim_cerebras::sched::{RunReport, Sim};
 
 const M: u64 = 6;
 const N: u64 = 8;
-const WIDTH: u64 = 4;
-const HEIGHT: u64 = 3;
-const MP: u64 = M / HEIGHT;
-const NP: u64 = N / WIDTH;
-/// Color (and, on both architectures, data task id and input queue) of `x`.
-const X: u8 = 2;
+/// The grid and each PE's block: 4 x 3 PEs of 2 x 2 elements.
+const SIZE: Size = Size {
+    width: 4,
+    height: 3,
+    m_per_pe: 2,
+    n_per_pe: 2,
+};
+/// `A = arange(M * N)` row-major, `x = 1`, `b = 2`.
+const INPUTS: Inputs = Inputs {
+    a: |i, j| (i * N + j) as f32,
+    x: |_| 1.0,
+    b: |_| 2.0,
+};
 /// Cycle limit of the run.
 pub const CYCLE_LIMIT: u64 = 100_000;
 
@@ -56,118 +61,14 @@ pub struct E4 {
     pub report: RunReport,
 }
 
-fn route(rx: Dir, tx: &[Dir]) -> ColorConfig {
-    ColorConfig::fixed(Route::new(&[rx], tx))
-}
-
-/// Builds the program on `arch`.
+/// Builds the program on `arch`: E11's builder at E4's size with E4's values.
 pub fn build(arch: Arch) -> Result<Sim, ProgramError> {
-    let mut sim = Sim::new(arch, WIDTH as u32, HEIGHT as u32)?;
-    let x_color = Color::new(i64::from(X))?;
-    let x_queue = InputQueue::new(i64::from(X))?;
-    let recv_x_id = DataTaskId::on(arch, x_color, x_queue);
-    let reduce_id = LocalTaskId::new(10)?;
-    let exit_id = LocalTaskId::new(11)?;
-    let send_x_id = LocalTaskId::new(12)?;
-    for py in 0..HEIGHT {
-        for px in 0..WIDTH {
-            let (x, y) = (px as i64, py as i64);
-            let f = sim.fabric_mut();
-            // x: down each column, every PE keeps a copy
-            let x_route = match py {
-                0 => route(Dir::Ramp, &[Dir::South, Dir::Ramp]),
-                _ if py == HEIGHT - 1 => route(Dir::North, &[Dir::Ramp]),
-                _ => route(Dir::North, &[Dir::South, Dir::Ramp]),
-            };
-            f.set_color_config(x, y, x_color, x_route)?;
-            // y: west to east, column px sends on color px % 2
-            let send = Color::new((px % 2) as i64)?;
-            let recv = Color::new(((px + 1) % 2) as i64)?;
-            if px + 1 < WIDTH {
-                f.set_color_config(x, y, send, route(Dir::Ramp, &[Dir::East]))?;
-            }
-            if px > 0 {
-                f.set_color_config(x, y, recv, route(Dir::West, &[Dir::Ramp]))?;
-            }
-            let pe = sim.pe_mut(x, y)?;
-            let a: Vec<f32> = (0..NP)
-                .flat_map(|j| (0..MP).map(move |i| ((py * MP + i) * N + px * NP + j) as f32))
-                .collect();
-            pe.mem.declare_with("A", &[MP * NP], &a)?;
-            pe.mem
-                .declare_with("x", &[NP], &vec![1.0f32; NP as usize])?;
-            let y0 = if px == 0 { 2.0f32 } else { 0.0 };
-            pe.mem.declare_with("y", &[MP], &vec![y0; MP as usize])?;
-            pe.mem.declare("count", ElemTy::U32, &[1])?;
-            pe.mem.declare("exits", ElemTy::U32, &[1])?;
-            pe.queues.bind_input(x_queue, x_color)?;
-            pe.queues.bind_output(OutputQueue::new(1)?, x_color)?;
-            pe.queues.bind_input(InputQueue::new(3)?, recv)?;
-            pe.queues.bind_output(OutputQueue::new(2)?, send)?;
-            let y_dsd = pe.mem.mem1d(&format!("|i|{{{MP}}} -> y[i]"))?;
-            let x_dsd = pe.mem.mem1d(&format!("|i|{{{NP}}} -> x[i]"))?;
-            let out = FabOut::new(arch, MP as i64, Some(OutputQueue::new(2)?), None)?;
-            let fin = FabIn::new(arch, MP as i64, Some(InputQueue::new(3)?), None)?;
-            let exit = AsyncConfig::activate(exit_id);
-            let reduce = if px == 0 {
-                Action::spawn(Op::Fmovs, out, vec![(&y_dsd).into()], exit)
-            } else if px == WIDTH - 1 {
-                Action::spawn(Op::Fadds, &y_dsd, vec![(&y_dsd).into(), fin.into()], exit)
-            } else {
-                Action::spawn(Op::Fadds, out, vec![(&y_dsd).into(), fin.into()], exit)
-            };
-            let recv_x = Action::call(move |ctx| {
-                let data = f32::from_bits(ctx.wavelet.map_or(0, |w| w.payload));
-                let count = u64::from(ctx.pe.mem.read::<u32>("count")?[0]);
-                ctx.pe.mem.write("count", &[count as u32 + 1])?;
-                let y = ctx.pe.mem.mem1d(&format!("|i|{{{MP}}} -> y[i]"))?;
-                let a = ctx
-                    .pe
-                    .mem
-                    .mem1d(&format!("|i|{{{MP}}} -> A[i + {}]", count * MP))?;
-                let mut next = vec![Action::sync(
-                    Op::Fmacs,
-                    &y,
-                    vec![(&y).into(), a.into(), Scalar::f32(data).into()],
-                )];
-                if count + 1 == NP {
-                    next.push(Action::Activate(reduce_id));
-                }
-                Ok(next)
-            });
-            let exit_body = Action::call(|ctx| {
-                let n = ctx.pe.mem.read::<u32>("exits")?[0];
-                ctx.pe.mem.write("exits", &[n + 1])?;
-                Ok(Vec::new())
-            });
-            sim.bind_task(x, y, recv_x_id, "recv_x", vec![recv_x])?;
-            sim.bind_task(x, y, reduce_id, "reduce", vec![reduce])?;
-            sim.bind_task(x, y, exit_id, "exit", vec![exit_body])?;
-            if py == 0 {
-                let x_out = FabOut::new(arch, NP as i64, Some(OutputQueue::new(1)?), None)?;
-                let send_x =
-                    Action::spawn(Op::Fmovs, x_out, vec![x_dsd.into()], AsyncConfig::default());
-                sim.bind_task(x, y, send_x_id, "send_x", vec![send_x])?;
-                sim.activate(x, y, send_x_id)?;
-            }
-        }
-    }
-    Ok(sim)
+    build_with(arch, SIZE, INPUTS)
 }
 
 /// `y` of the right column (top to bottom) and each PE's `exit` count (row-major).
 fn results(sim: &Sim) -> Result<(Vec<f32>, Vec<u32>), ProgramError> {
-    let mut y = Vec::new();
-    for py in 0..HEIGHT as i64 {
-        y.extend(sim.pe(WIDTH as i64 - 1, py)?.mem.read::<f32>("y")?);
-    }
-    let mut exits = Vec::new();
-    for py in 0..HEIGHT as i64 {
-        for px in 0..WIDTH as i64 {
-            exits.push(sim.pe(px, py)?.mem.read::<u32>("exits")?[0]);
-        }
-    }
-    Ok((y, exits))
+    super::e11_gemv_scaled::results(sim, SIZE)
 }
 
 /// Runs the program on `arch`.
@@ -194,7 +95,7 @@ fn expected() -> Vec<Output> {
     let y = gemv_reference(M, N, |i, j| (i * N + j) as f64, |_| 1.0, |_| 2.0);
     vec![
         Output::new(Y_NAME, Values::F32(y)),
-        Output::new(EXITS_NAME, Values::U32(vec![1; (WIDTH * HEIGHT) as usize])),
+        Output::new(EXITS_NAME, Values::U32(vec![1; SIZE.pes() as usize])),
     ]
 }
 
