@@ -217,7 +217,7 @@ fn errors_name_their_stage_and_key() {
     );
     assert_eq!(
         error(&DUMMY.replace("dtype = \"i32\"", "dtype = \"i33\"")),
-        "pipeline: `dtype`: unknown dtype `i33` (one of i4, i8, i16, i32, f8e4m3, f8e5m2, f16, bf16, f32)"
+        "pipeline: `dtype`: unknown dtype `i33` (one of i4, f4e2m1, i8, i16, i32, f8e4m3, f8e5m2, f16, bf16, f32)"
     );
     assert_eq!(
         error(&DUMMY.replace("chip = \"1\"\n", "")),
