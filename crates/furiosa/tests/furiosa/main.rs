@@ -14,6 +14,7 @@ mod dm;
 mod dm_kernels;
 
 mod fetch;
+mod fetch_adapter;
 mod fetch_cast;
 mod inter_slice;
 mod intra_slice;
@@ -21,7 +22,9 @@ mod kernel_size;
 mod mapping_goldens;
 mod mapping_lexing;
 mod mapping_props;
+mod narrow_trim;
 mod pipeline_file;
+mod reduce_kernels;
 mod sequence_goldens;
 mod sequencer;
 mod timing;
