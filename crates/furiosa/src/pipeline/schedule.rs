@@ -13,6 +13,7 @@ use crate::engine::vector::ops::{
 };
 use crate::engine::vector::{ClipOperand, VectorError, VectorTensor};
 use crate::mapping::ParseError;
+use crate::schedule::{Context, Engine, EngineRecord, InvocationSchedule};
 use crate::tensor::{Position, TensorError};
 use crate::timing::estimate_cast;
 use crate::{CastError, CastProfile, DType, Mapping, StreamTensor};
@@ -86,6 +87,8 @@ pub struct StageReport {
     /// For a `vector_final` after an inter-slice reducer: cycles until its first reduced output
     /// settles (about one ring traversal).
     pub first_output: Option<u64>,
+    /// The schedule record of the engine the stage completes (`cast`, `vector_final`).
+    pub record: Option<EngineRecord>,
 }
 
 /// The estimate of a whole run: its engines stream concurrently, so the total is the slowest
@@ -93,6 +96,24 @@ pub struct StageReport {
 /// ([`crate::timing::estimate_pipeline`]).
 pub fn total_estimate(reports: &[StageReport]) -> CycleEstimate {
     crate::timing::estimate_pipeline(reports.iter().filter_map(|r| r.estimate.as_ref()))
+}
+
+impl Pipeline {
+    /// The schedule of a run (§10.2): the input stream arriving one flit every
+    /// `upstream_cycles_per_flit` cycles, then the engines the stages completed, streaming
+    /// concurrently. Its total equals [`total_estimate`]'s for these pipelines.
+    pub fn schedule(&self, reports: &[StageReport]) -> Result<InvocationSchedule, PipelineError> {
+        let [_, _, _, time, _] = self.input_dims()?;
+        let upstream = EngineRecord::new(
+            Engine::Upstream,
+            time.size() as u64,
+            self.upstream_cycles_per_flit,
+        );
+        let records: Vec<EngineRecord> = std::iter::once(upstream)
+            .chain(reports.iter().filter_map(|r| r.record))
+            .collect();
+        Ok(InvocationSchedule::new(Context::Main, &records))
+    }
 }
 
 enum Current {
@@ -180,6 +201,7 @@ impl Pipeline {
             };
             let mut estimate = None;
             let mut first_output = None;
+            let mut record = None;
             current = match (current, stage) {
                 (Current::Stream(t), StageSpec::Cast { dtype, out_packet }) => {
                     let out = self.mapping(&format!("stage {index} out_packet"), out_packet)?;
@@ -188,6 +210,7 @@ impl Pipeline {
                         .cast_to(*dtype, &out, &CastProfile::default())
                         .map_err(|error| PipelineError::Cast { index, error })?;
                     estimate = Some(estimate_cast(flits));
+                    record = Some(EngineRecord::cast(flits));
                     Current::Stream(c)
                 }
                 (Current::Stream(t), StageSpec::VectorInit) => {
@@ -202,6 +225,7 @@ impl Pipeline {
                 (Current::Vector(v), StageSpec::VectorFinal) => {
                     estimate = Some(v.estimate(self.upstream_cycles_per_flit));
                     first_output = v.first_output(self.upstream_cycles_per_flit);
+                    record = Some(EngineRecord::vector(v.trace()));
                     Current::Stream(v.vector_final().map_err(vector)?)
                 }
                 (Current::Vector(v), stage) => Current::Vector(
@@ -286,6 +310,7 @@ impl Pipeline {
                 layout,
                 estimate,
                 first_output,
+                record,
             });
         }
         match current {

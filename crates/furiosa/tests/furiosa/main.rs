@@ -25,6 +25,7 @@ mod mapping_props;
 mod narrow_trim;
 mod pipeline_file;
 mod reduce_kernels;
+mod schedule;
 mod sequence_goldens;
 mod sequencer;
 mod timing;

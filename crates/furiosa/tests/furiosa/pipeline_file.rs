@@ -10,7 +10,7 @@ use npusim_furiosa::{
 
 const DUMMY: &str = include_str!("../../examples/pipelines/inter_slice_dummy.toml");
 
-const SHIPPED: [(&str, &str); 8] = [
+pub(crate) const SHIPPED: [(&str, &str); 8] = [
     (
         "intra_slice_reduce",
         include_str!("../../examples/pipelines/intra_slice_reduce.toml"),

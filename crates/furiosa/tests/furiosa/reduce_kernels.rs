@@ -4,6 +4,7 @@
 
 use npusim_furiosa::dm::{DmTensor, SliceId};
 use npusim_furiosa::engine::fetch::begin;
+use npusim_furiosa::schedule::EngineRecord;
 use npusim_furiosa::{
     BranchMode, DType, InterSliceReduceOpI32, IntraSliceReduceOpI32, StreamTensor, VectorTensor,
 };
@@ -90,15 +91,42 @@ fn k7_intra_slice_partials_keep_the_slice_part_of_r() {
 fn k7_full_sum_dm_to_dm() {
     let mut s = Setup::new("B=2, R=8192");
     let x = k7_input(&mut s);
-    let stream: StreamTensor = k7_partials(&s, &x)
+    let v = k7_partials(&s, &x)
         .vector_inter_slice_reduce(&s.m("1 # 256"), &s.m("1"), InterSliceReduceOpI32::AddSat)
-        .and_then(|v| v.vector_final())
-        .expect("inter-slice")
+        .expect("inter-slice");
+    let vector = EngineRecord::vector(v.trace());
+    let stream: StreamTensor = v
+        .vector_final()
+        .expect("final")
         .commit_trim(&s.m("1 # 2"))
         .expect("trim");
     let out = s.m("1 # 2");
     let (_, plan) = stream.commit_at(&mut s.dm, &out, 128).expect("commit");
     assert_eq!((plan.write_bytes, plan.cycles), (8, 1));
+    // §10.4 K7: fetch 8, collect 8, vector 8 flits × 2 (Way4) = 16 busy with fill 255 + 1
+    // and blocking 8; the vector finishes at max(16, 8) + 256 = 272, its first output at
+    // 256 + 7 × 2 = 270, where the commit (1 packet) starts; total 272.
+    assert_eq!(
+        (
+            vector.units,
+            vector.cycles_per_unit,
+            vector.fill,
+            vector.blocking
+        ),
+        (8, 2, 256, 8)
+    );
+    let fp = begin(&s.dm, &x.view())
+        .plan(&s.m("R % 32 / 4"), &s.m("R % 4"))
+        .expect("plan");
+    let (rows, total) = crate::dm_kernels::timings(&[
+        EngineRecord::fetch(&fp, 0),
+        EngineRecord::collect(8),
+        vector,
+        EngineRecord::commit(&plan, 0),
+    ]);
+    assert_eq!(total, 272);
+    assert_eq!(rows[2], (16, 256, 0, 272, 0));
+    assert_eq!(rows[3], (1, 0, 270, 272, 1));
     let word = |cluster, slice, addr| {
         let id = SliceId {
             chip: 0,

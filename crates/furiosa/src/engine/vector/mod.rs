@@ -494,11 +494,18 @@ impl VectorTensor {
         };
         self.need("vector_intra_slice_reduce", needs)?;
         self.use_alu(Alu::ReduceAccTree)?;
+        let steps_in = self.tensor.time().size() as u64;
         let (tensor, tags) =
             intra_slice::reduce(&self.tensor, &self.tags, axis, out_time, out_packet, op)?;
         self.tensor = tensor;
         self.tags = tags;
-        self.record(Stage::IntraSliceReduce, 1, 0);
+        // The ratio of an intra-slice reduction: input time steps per output time step (the
+        // schedule's blocking count).
+        self.record(
+            Stage::IntraSliceReduce,
+            1,
+            steps_in / (out_time.size() as u64).max(1),
+        );
         Ok(self)
     }
 
