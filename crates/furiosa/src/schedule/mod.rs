@@ -178,7 +178,9 @@ pub fn schedule_invocation(records: &[EngineRecord]) -> Vec<EngineTiming> {
 }
 
 /// Which Tensor Unit context runs an invocation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Context {
     /// `dev.main`.

@@ -18,6 +18,7 @@ mod fetch_adapter;
 mod fetch_cast;
 mod inter_slice;
 mod intra_slice;
+mod kernel_file;
 mod kernel_size;
 mod mapping_goldens;
 mod mapping_lexing;
