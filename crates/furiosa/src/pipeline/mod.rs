@@ -6,6 +6,7 @@
 
 mod file;
 mod kernel;
+mod kernel_report;
 mod kernel_run;
 mod reader;
 mod schedule;
@@ -13,6 +14,7 @@ mod stage;
 
 pub use file::PipelineFileError;
 pub use kernel::{DmSpec, Kernel, PipelineKind};
+pub use kernel_report::SHOWN_VALUES;
 pub use kernel_run::{EngineError, KernelError, KernelInput, KernelRun, NamedTensor};
 pub use schedule::{PipelineError, StageReport, total_estimate};
 pub use stage::StageSpec;
