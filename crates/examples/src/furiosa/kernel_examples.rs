@@ -108,7 +108,11 @@ impl KernelExample {
     /// Checks `kernel` against the example: run on its input, every output element must be the
     /// oracle's. `Ok` says what passed; `Err` names the first difference.
     pub fn check(&self, kernel: &Kernel) -> Result<String, String> {
-        let run = self.run(kernel)?;
+        self.compare(&self.run(kernel)?)
+    }
+
+    /// Compares a run of the example's input with the oracle (as [`KernelExample::check`]).
+    pub fn compare(&self, run: &KernelRun) -> Result<String, String> {
         let got = run
             .values(self.output)
             .map_err(|e| format!("on the input of {}: {e}", self.name))?;

@@ -244,14 +244,15 @@ impl InvocationSchedule {
             .any(|e| e.record.engine.uses_vector_engine())
     }
 
-    /// The engine that finishes last after streaming longest (the bottleneck): the largest busy
-    /// time, the first one on a tie.
+    /// The engine that streams longest (the bottleneck), when one engine's busy time is larger
+    /// than every other's (`None` on a tie: no single engine holds the others back).
     pub fn bottleneck(&self) -> Option<Engine> {
-        self.engines
-            .iter()
-            .rev()
-            .max_by_key(|e| e.busy)
-            .map(|e| e.record.engine)
+        let most = self.engines.iter().map(|e| e.busy).max()?;
+        let mut at_most = self.engines.iter().filter(|e| e.busy == most);
+        match (at_most.next(), at_most.next()) {
+            (Some(e), None) => Some(e.record.engine),
+            _ => None,
+        }
     }
 
     /// Whether it must wait for `other` (of the other context): they share the Vector Engine,

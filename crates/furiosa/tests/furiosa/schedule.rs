@@ -33,6 +33,21 @@ fn w1_switch_bound() {
     assert_eq!(rows[1], (8, 0, 0, 8, 0));
     assert_eq!(rows[2], (2, 0, 0, 8, 6));
     assert_eq!(rows[3], (2, 0, 0, 8, 6));
+    let w1 = InvocationSchedule::new(
+        Context::Main,
+        &[
+            rec(Engine::Fetch, 2, 1),
+            rec(Engine::Switch, 2, 4),
+            rec(Engine::Collect, 2, 1),
+        ],
+    );
+    assert_eq!(w1.bottleneck(), Some(Engine::Switch));
+    // K0's four engines all stream 4 cycles: none holds the others back.
+    let k0 = InvocationSchedule::new(
+        Context::Main,
+        &[rec(Engine::Fetch, 4, 1), rec(Engine::Collect, 4, 1)],
+    );
+    assert_eq!(k0.bottleneck(), None);
 }
 
 /// M1's two invocations: K4's segment 0 on main (1024 each), segment 1 on sub (8-byte reads
