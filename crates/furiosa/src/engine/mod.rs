@@ -8,4 +8,5 @@ pub mod fetch;
 pub mod fetch_cast;
 pub mod fetch_mask;
 pub mod fetch_table_lookup;
+pub mod switch;
 pub mod vector;

@@ -29,6 +29,7 @@ mod reduce_kernels;
 mod schedule;
 mod sequence_goldens;
 mod sequencer;
+mod switch;
 mod timing;
 mod transitions;
 mod vector_goldens;
