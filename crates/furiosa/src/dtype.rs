@@ -9,6 +9,8 @@ use npusim_numerics::Format;
 pub enum DType {
     /// 4-bit two's-complement integer.
     I4,
+    /// OCP fp4 E2M1 (finite only, max ±6): the Fetch Adapter's table-lookup input.
+    F4E2M1,
     /// 8-bit integer.
     I8,
     /// 16-bit integer.
@@ -30,8 +32,9 @@ pub enum DType {
 
 impl DType {
     /// Every type, smallest first.
-    pub const ALL: [DType; 9] = [
+    pub const ALL: [DType; 10] = [
         DType::I4,
+        DType::F4E2M1,
         DType::I8,
         DType::I16,
         DType::I32,
@@ -46,6 +49,7 @@ impl DType {
     pub const fn format(self) -> Format {
         match self {
             DType::I4 => Format::I4,
+            DType::F4E2M1 => Format::F4E2M1,
             DType::I8 => Format::I8,
             DType::I16 => Format::I16,
             DType::I32 => Format::I32,
@@ -66,6 +70,7 @@ impl DType {
     pub const fn name(self) -> &'static str {
         match self {
             DType::I4 => "i4",
+            DType::F4E2M1 => "f4e2m1",
             DType::I8 => "i8",
             DType::I16 => "i16",
             DType::I32 => "i32",
@@ -117,6 +122,9 @@ pub trait Scalar {
 /// Marker for `i4` (Rust has no 4-bit integer).
 #[derive(Clone, Copy, Debug)]
 pub struct I4;
+/// Marker for `f4e2m1`.
+#[derive(Clone, Copy, Debug)]
+pub struct F4E2M1;
 /// Marker for `f8e4m3` (Furiosa's: max 448, no infinities).
 #[derive(Clone, Copy, Debug)]
 pub struct F8E4M3;
@@ -133,5 +141,5 @@ pub struct Bf16;
 macro_rules! scalar {
     ($($t:ty => $d:ident),*) => { $(impl Scalar for $t { const DTYPE: DType = DType::$d; })* };
 }
-scalar!(I4 => I4, i8 => I8, i16 => I16, i32 => I32, F8E4M3 => F8E4M3, F8E5M2 => F8E5M2,
+scalar!(I4 => I4, F4E2M1 => F4E2M1, i8 => I8, i16 => I16, i32 => I32, F8E4M3 => F8E4M3, F8E5M2 => F8E5M2,
     F16 => F16, Bf16 => BF16, f32 => F32);

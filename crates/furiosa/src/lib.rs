@@ -20,6 +20,7 @@ mod liveness;
 pub mod mapping;
 pub mod pipeline;
 pub mod profile;
+pub mod schedule;
 pub mod sequencer;
 pub mod tensor;
 pub mod timing;

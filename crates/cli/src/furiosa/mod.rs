@@ -1,5 +1,6 @@
 //! `npusim furiosa ...`: the Furiosa RNGD commands.
 
+mod kernel;
 mod map;
 mod run;
 mod sequence;
@@ -24,9 +25,9 @@ pub enum FuriosaCommand {
     /// Evaluate a mapping expression (the text of Furiosa's `m![...]`): normal form, size and
     /// the cell of every position.
     Map(map::MapArgs),
-    /// Run a Tensor Unit pipeline file (Cast Engine, Vector Engine stages, inter-slice reduce)
-    /// and print its output values, cycle estimate and, for the shipped worked examples, PASS
-    /// or FAIL.
+    /// Run a Tensor Unit pipeline file (Cast Engine, Vector Engine stages, inter-slice reduce;
+    /// with [[dm]] tensors, from DM to DM) and print its output values, cycles and, for the
+    /// shipped worked examples, PASS or FAIL.
     Run(run::RunArgs),
     /// Show the DM sequencer of a fetch or commit: the nested loops `[size : stride]` a
     /// tensor's mapping and a stream's Time/Packet split give, with run and access sizes.

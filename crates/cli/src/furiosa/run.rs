@@ -8,7 +8,8 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 use npusim_examples::furiosa::pipeline_check::{check, worked_example};
-use npusim_furiosa::pipeline::{Pipeline, total_estimate};
+use npusim_furiosa::pipeline::{PipelineKind, total_estimate};
+use npusim_furiosa::schedule::Schedule;
 use npusim_furiosa::{DType, StreamTensor};
 use npusim_io::{IoError, npy};
 
@@ -25,21 +26,38 @@ pub struct RunArgs {
     /// The pipeline file (TOML).
     #[arg(value_name = "PIPELINE")]
     pub pipeline: PathBuf,
-    /// Input .npy (i32 or f32, one element per physical input position).
-    #[arg(long, value_name = "IN")]
-    pub input: Option<PathBuf>,
+    /// Input .npy: one (i32 or f32, one element per physical input position) for a stream
+    /// pipeline; NAME=IN per DM tensor for a kernel file (a bare IN names the first).
+    #[arg(long, value_name = "[NAME=]IN")]
+    pub input: Vec<String>,
     /// Output file of the output stream: .npy, .safetensors (tensor `output`), or - for .npy on
-    /// standard output (the report then goes to standard error).
-    #[arg(short, long, value_name = "OUT")]
-    pub output: Option<PathBuf>,
+    /// standard output (the report then goes to standard error); NAME=OUT (.npy) per DM tensor
+    /// for a kernel file (a bare OUT names the last committed).
+    #[arg(short, long, value_name = "[NAME=]OUT")]
+    pub output: Vec<String>,
+    /// Print the schedule: per engine units, busy, fill, start, finish and stall cycles.
+    #[arg(long)]
+    pub schedule: bool,
+    /// Write the schedule as a Chrome trace (chrome://tracing, Perfetto) to this file.
+    #[arg(long, value_name = "TRACE")]
+    pub trace: Option<PathBuf>,
 }
 
 /// Reads and parses the pipeline file; returns its text and the pipeline.
-fn read_pipeline(path: &Path) -> Result<(String, Pipeline)> {
+fn read_pipeline(path: &Path) -> Result<(String, PipelineKind)> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read `{}`", path.display()))?;
-    let pipeline = Pipeline::parse(&text).with_context(|| format!("in `{}`", path.display()))?;
-    Ok((text, pipeline))
+    let kind = PipelineKind::parse(&text).with_context(|| format!("in `{}`", path.display()))?;
+    Ok((text, kind))
+}
+
+/// The one path a stream pipeline takes for `flag` (none, or one without a name).
+fn single(values: &[String], flag: &str) -> Result<Option<PathBuf>> {
+    match values {
+        [] => Ok(None),
+        [one] => Ok(Some(PathBuf::from(one))),
+        _ => bail!("a stream pipeline takes one {flag} (NAME= pairs are for kernel files)"),
+    }
 }
 
 /// Reads the input `.npy`: its elements must be of the pipeline's input type (no
@@ -83,10 +101,14 @@ fn read_codes(path: &Path, dtype: DType, positions: usize) -> Result<Vec<u64>> {
 
 /// Runs `npusim furiosa run`.
 pub fn run(args: RunArgs) -> Result<ExitCode> {
-    let (text, pipeline) = read_pipeline(&args.pipeline)?;
-    let kind = args.output.as_deref().map(out_kind).transpose()?;
+    let (text, pipeline) = match read_pipeline(&args.pipeline)? {
+        (text, PipelineKind::Kernel(k)) => return super::kernel::run(&text, &k, &args),
+        (text, PipelineKind::Stream(p)) => (text, p),
+    };
+    let (input, output) = (single(&args.input, "--input")?, single(&args.output, "-o")?);
+    let kind = output.as_deref().map(out_kind).transpose()?;
     let count = pipeline.input_positions()?;
-    let codes = match &args.input {
+    let codes = match &input {
         Some(path) => read_codes(path, pipeline.dtype, count)?,
         None => (0..count)
             .map(|i| match pipeline.dtype {
@@ -123,8 +145,11 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         parts.join(" + "),
         total.model()
     );
-    let to_stdout = args.output.as_deref().is_some_and(is_stdio);
-    if let (Some(path), Some(kind)) = (&args.output, kind) {
+    let mut schedule = Schedule::new();
+    schedule.push(pipeline.schedule(&reports)?);
+    report += &super::kernel::schedule_text(&schedule, &args)?;
+    let to_stdout = output.as_deref().is_some_and(is_stdio);
+    if let (Some(path), Some(kind)) = (&output, kind) {
         let bytes = output_bytes(kind, &out)?;
         write_output(path, |w| w.write_all(&bytes))?;
         let place = if to_stdout {

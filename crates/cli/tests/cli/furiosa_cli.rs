@@ -424,3 +424,98 @@ fn sequence_prints_the_merged_loops_and_refuses_a_write_past_the_tensor() {
             "reach element 183 of a destination of 176 elements",
         ));
 }
+
+/// The "done when" kernel from the command line (docs/furiosa-engines.md §9.4 K6,
+/// §10.4): `x.npy` in DM, fetch, collect, inter-slice reduce, cast, commit, `y.npy` out;
+/// y[t, a] = wrap_i8(4a + 4000t − 600) for x[r, t, a] = a + 1000t − 100r; total 19 cycles;
+/// the trace has one complete event per engine.
+#[test]
+fn run_a_kernel_from_npy_to_npy_with_its_schedule_and_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let (x, y, t) = (
+        dir.path().join("x.npy"),
+        dir.path().join("y.npy"),
+        dir.path().join("t.json"),
+    );
+    let mut data = Vec::new();
+    for r in 0..4i32 {
+        for tt in 0..16i32 {
+            for a in 0..512i32 {
+                data.extend_from_slice(&(a + 1000 * tt - 100 * r).to_le_bytes());
+            }
+        }
+    }
+    crate::support::write_npy(&x, "<i4", &[4, 16, 512], &data);
+    let out = furiosa_run_pipeline("kernel_inter_slice_reduce_cast.toml")
+        .arg("--input")
+        .arg(format!("x={}", x.display()))
+        .arg("-o")
+        .arg(format!("y={}", y.display()))
+        .args(["--schedule", "--trace"])
+        .arg(&t)
+        .assert()
+        .success();
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    for line in [
+        "output `y` (T, A): i8[-88, -84, -80,",
+        "total: 19 cycles per slice over 1 invocation(s)",
+        "vector   |      16 |           1 |      16 |     3 |       0 |      19 |       0",
+        "cast     |      16 |           1 |      16 |     0 |       3 |      19 |       0",
+        "result: PASS",
+    ] {
+        assert!(stdout.contains(line), "{line}\n{stdout}");
+    }
+    let (descr, shape, bytes) = npy_parts(&y);
+    assert_eq!((descr.as_str(), shape.as_str()), ("|i1", "16,512"));
+    for tt in 0..16i64 {
+        for a in 0..512i64 {
+            let want = (4 * a + 4000 * tt - 600) as i8;
+            assert_eq!(bytes[(tt * 512 + a) as usize] as i8, want, "y[{tt}, {a}]");
+        }
+    }
+    let trace: Value = serde_json::from_slice(&std::fs::read(&t).unwrap()).unwrap();
+    let events: Vec<(String, u64, u64)> = trace["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["ph"] == "X")
+        .map(|e| {
+            (
+                e["name"].as_str().unwrap().to_string(),
+                e["ts"].as_u64().unwrap(),
+                e["dur"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, u64, u64)> = [
+        ("fetch", 0, 16),
+        ("collect", 0, 16),
+        ("vector", 0, 19),
+        ("cast", 3, 16),
+        ("commit", 3, 16),
+    ]
+    .iter()
+    .map(|(n, ts, d)| (n.to_string(), *ts, *d))
+    .collect();
+    assert_eq!(events, want);
+    assert_eq!(trace["otherData"]["makespan"], 19);
+}
+
+#[test]
+fn run_refuses_a_kernels_unknown_tensor_and_stdout_output() {
+    furiosa_run_pipeline("kernel_inter_slice_reduce_cast.toml")
+        .args(["--input", "w=x.npy"])
+        .assert()
+        .failure()
+        .stdout(predicate::str::is_empty())
+        .stderr(predicate::str::contains(
+            "no DM tensor is named `w` (tensors: x)",
+        ));
+    furiosa_run_pipeline("kernel_full_sum.toml")
+        .args(["-o", "-"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "a kernel's outputs are written to .npy files",
+        ));
+}

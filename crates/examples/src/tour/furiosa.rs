@@ -1,10 +1,12 @@
 //! The Furiosa section of the tour: every example of the "Cast Engine" and "Inter-Slice Block"
 //! pages run on concrete data with every output cell checked
 //! ([`crate::furiosa::document_examples`]) and replayed from its pipeline file under
-//! `crates/furiosa/examples/pipelines/`, and the mapping worked examples
+//! `crates/furiosa/examples/pipelines/`, the DM-to-DM kernel files with their schedules
+//! ([`crate::furiosa::kernel_examples`]), and the mapping worked examples
 //! ([`crate::furiosa::worked_mappings`]).
 
 use crate::furiosa::document_examples::DOCUMENT_EXAMPLES;
+use crate::furiosa::kernel_examples::KERNEL_EXAMPLES;
 use crate::furiosa::worked_mappings::WORKED_MAPPINGS;
 use npusim_furiosa::pipeline::Pipeline;
 
@@ -37,16 +39,52 @@ pub fn run(out: &mut dyn Write, detail: Detail) -> io::Result<usize> {
 from its pipeline file in crates/furiosa/examples/pipelines/; mapping worked examples: m![...] cells as Furiosa's furiosa-opt types give them."
     )?;
     let seed_failed = document_examples(out, detail)?;
+    let kernels_failed = kernels(out, detail)?;
     let (mapping_failed, cells) = worked_mappings(out, detail)?;
     writeln!(
         out,
-        "document examples: {} cases: {} PASS, {seed_failed} FAIL; mapping worked examples: {} mappings, {cells} cells: {} PASS, {mapping_failed} FAIL",
+        "document examples: {} cases: {} PASS, {seed_failed} FAIL; DM-to-DM kernels: {} kernels: {} PASS, {kernels_failed} FAIL; mapping worked examples: {} mappings, {cells} cells: {} PASS, {mapping_failed} FAIL",
         DOCUMENT_EXAMPLES.len(),
         DOCUMENT_EXAMPLES.len() - seed_failed,
+        KERNEL_EXAMPLES.len(),
+        KERNEL_EXAMPLES.len() - kernels_failed,
         WORKED_MAPPINGS.len(),
         WORKED_MAPPINGS.len() - mapping_failed,
     )?;
-    Ok(seed_failed + mapping_failed)
+    Ok(seed_failed + kernels_failed + mapping_failed)
+}
+
+/// Runs every shipped DM-to-DM kernel file on its documented input, checks its output against
+/// the documented sums and, for the representative one (K6, the first), prints its schedule;
+/// returns how many failed.
+fn kernels(out: &mut dyn Write, detail: Detail) -> io::Result<usize> {
+    let mut failed = 0;
+    for (i, ex) in KERNEL_EXAMPLES.iter().enumerate() {
+        let representative = i == 0;
+        let result = ex.kernel().and_then(|k| {
+            let run = ex.run(&k)?;
+            Ok((ex.compare(&run)?, run))
+        });
+        match result {
+            Ok((what, run)) => {
+                if detail.shows(true, representative) {
+                    writeln!(
+                        out,
+                        "PASS kernel {} ({} of docs/furiosa-engines.md), DM to DM from crates/furiosa/examples/pipelines/{}: {what}; {} cycles per slice",
+                        ex.title, ex.name, ex.file, run.schedule.makespan
+                    )?;
+                    if representative {
+                        writeln!(out, "{}", run.schedule)?;
+                    }
+                }
+            }
+            Err(e) => {
+                failed += 1;
+                writeln!(out, "FAIL kernel {} ({}): {e}", ex.name, ex.file)?;
+            }
+        }
+    }
+    Ok(failed)
 }
 
 /// Runs every document example and replays it from its pipeline file, printing the lines

@@ -9,6 +9,10 @@ use crate::engine::commit::CommitError;
 use crate::tensor::{Dim, Position};
 use crate::{CastProfile, Codes, DType, StreamTensor};
 
+/// Added latency of `commit_cast` / `commit_cast_relu` in cycles (npusim's; none is
+/// published: `docs/furiosa-engines.md` §8.2).
+pub const COMMIT_CAST_LATENCY: usize = 1;
+
 /// Widths in bytes of a trimmed `f32` packet that `commit_cast` accepts.
 pub const COMMIT_CAST_BYTES: [usize; 2] = [16, 32];
 

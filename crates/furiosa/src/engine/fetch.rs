@@ -89,6 +89,16 @@ pub enum FetchError {
         /// Requested type.
         dst: DType,
     },
+    /// Not a pair the Fetch Adapter's table lookup maps.
+    #[error(
+        "fetch_table_lookup has no table from {src} to {dst} (rule: f4e2m1 -> f8e4m3, f8e5m2; f8e4m3 -> bf16; f8e5m2 -> bf16)"
+    )]
+    LookupPair {
+        /// Input type.
+        src: DType,
+        /// Requested type.
+        dst: DType,
+    },
     /// The packet is not a multiple of 8 bytes.
     #[error(
         "Packet = m![{packet}] of {elements} x {dtype} = {bytes} bytes is not a multiple of 8 bytes (FETCH_ALIGN_BYTES)"
@@ -155,7 +165,8 @@ impl BeginTensor<'_> {
         self.plan_limited(time, packet, None)
     }
 
-    /// [`BeginTensor::plan`] when a `fetch_cast` to `out` follows: the cast output of one read
+    /// [`BeginTensor::plan`] when a `fetch_cast` or `fetch_table_lookup` to `out` follows: the
+    /// converted output of one read
     /// must fit one 32-byte flit, so `read_size × size_of(out) ≤ 32` (decision §4.3, "read_size
     /// with a cast").
     pub fn plan_cast(

@@ -6,4 +6,7 @@ pub mod commit;
 pub mod commit_cast;
 pub mod fetch;
 pub mod fetch_cast;
+pub mod fetch_mask;
+pub mod fetch_table_lookup;
+pub mod switch;
 pub mod vector;

@@ -222,6 +222,21 @@ impl Mapping {
         Ok(Mapping::assemble(Node::Padding(Box::new(self), n, kind)))
     }
 
+    /// The same mapping with every padding of kind `from` relabelled `to` (sizes and live
+    /// cells unchanged): `fetch_mask` turns `#` (Top) into `#{0}` (Zero).
+    pub fn repad(&self, from: PaddingKind, to: PaddingKind) -> Mapping {
+        let sub = |m: &Mapping| Box::new(m.repad(from, to));
+        let node = match &self.node {
+            Node::Axis(_) | Node::Broadcast(_) => return self.clone(),
+            Node::Pair(l, r) => Node::Pair(sub(l), sub(r)),
+            Node::Stride(l, n) => Node::Stride(sub(l), *n),
+            Node::Modulo(l, n) => Node::Modulo(sub(l), *n),
+            Node::Resize(l, n) => Node::Resize(sub(l), *n),
+            Node::Padding(l, n, k) => Node::Padding(sub(l), *n, if *k == from { to } else { *k }),
+        };
+        Mapping::assemble(node)
+    }
+
     /// The top constructor and its operands (read only).
     pub fn form(&self) -> Form<'_> {
         match &self.node {

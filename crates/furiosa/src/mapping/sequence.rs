@@ -156,18 +156,26 @@ pub fn sequence(
     flatten(packet, &mut factors);
     // One stride per factor, from its first live step.
     let mut raw = Vec::with_capacity(factors.len());
-    for f in &factors {
+    for (i, f) in factors.iter().enumerate() {
         let mut stride = 0;
+        let mut live_step = false;
         let mut cells = Projected::new(f.evaluator(), &held);
         for k in 1..f.size() {
             let Some(key) = cells.key(k) else {
                 continue;
             };
+            live_step = true;
             // A step that does not land on a multiple of k is caught by the check below.
             if let Some(&pos) = at.get(key) {
                 stride = pos / k;
             }
             break;
+        }
+        // The innermost factor with no live step but its first (`1 # 2`, a packet of one live
+        // lane and padding) walks its lanes contiguously, as a packet is laid out
+        // (`docs/furiosa-engines.md` §3.2, decision "padding-only packet").
+        if !live_step && i + 1 == factors.len() && f.size() > 1 {
+            stride = 1;
         }
         raw.push(Entry {
             size: f.size(),

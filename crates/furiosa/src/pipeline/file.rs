@@ -100,25 +100,30 @@ impl From<ReadError> for PipelineFileError {
             (Some(i), None) => format!("stage {i}"),
             (None, _) => "pipeline".to_string(),
         };
-        let key = e.key;
-        match e.problem {
-            Problem::UnknownKey { key, known } => PipelineFileError::UnknownKey {
-                at,
-                key,
-                known: known.join(", "),
-            },
-            Problem::Missing(k) => PipelineFileError::Missing {
-                at,
-                key: k.to_string(),
-            },
-            Problem::UnknownName { name, known } => PipelineFileError::UnknownName {
-                at,
-                key: key.unwrap_or_default(),
-                name,
-                known: known.join(", "),
-            },
-            Problem::Invalid(message) => PipelineFileError::Invalid { at, key, message },
-        }
+        read_error_at(e, at)
+    }
+}
+
+/// A reading error placed at `at` (`dm 2`, `stage 3 (fetch)`, …).
+pub(super) fn read_error_at(e: ReadError, at: String) -> PipelineFileError {
+    let key = e.key;
+    match e.problem {
+        Problem::UnknownKey { key, known } => PipelineFileError::UnknownKey {
+            at,
+            key,
+            known: known.join(", "),
+        },
+        Problem::Missing(k) => PipelineFileError::Missing {
+            at,
+            key: k.to_string(),
+        },
+        Problem::UnknownName { name, known } => PipelineFileError::UnknownName {
+            at,
+            key: key.unwrap_or_default(),
+            name,
+            known: known.join(", "),
+        },
+        Problem::Invalid(message) => PipelineFileError::Invalid { at, key, message },
     }
 }
 

@@ -12,7 +12,8 @@ use crate::engine::vector::ops::{
     IntraSliceReduceOp, IntraSliceReduceOpF32, IntraSliceReduceOpI32,
 };
 use crate::engine::vector::{ClipOperand, VectorError, VectorTensor};
-use crate::mapping::ParseError;
+use crate::mapping::{Axes, ParseError};
+use crate::schedule::{Context, Engine, EngineRecord, InvocationSchedule};
 use crate::tensor::{Position, TensorError};
 use crate::timing::estimate_cast;
 use crate::{CastError, CastProfile, DType, Mapping, StreamTensor};
@@ -86,6 +87,8 @@ pub struct StageReport {
     /// For a `vector_final` after an inter-slice reducer: cycles until its first reduced output
     /// settles (about one ring traversal).
     pub first_output: Option<u64>,
+    /// The schedule record of the engine the stage completes (`cast`, `vector_final`).
+    pub record: Option<EngineRecord>,
 }
 
 /// The estimate of a whole run: its engines stream concurrently, so the total is the slowest
@@ -93,6 +96,24 @@ pub struct StageReport {
 /// ([`crate::timing::estimate_pipeline`]).
 pub fn total_estimate(reports: &[StageReport]) -> CycleEstimate {
     crate::timing::estimate_pipeline(reports.iter().filter_map(|r| r.estimate.as_ref()))
+}
+
+impl Pipeline {
+    /// The schedule of a run (§10.2): the input stream arriving one flit every
+    /// `upstream_cycles_per_flit` cycles, then the engines the stages completed, streaming
+    /// concurrently. Its total equals [`total_estimate`]'s for these pipelines.
+    pub fn schedule(&self, reports: &[StageReport]) -> Result<InvocationSchedule, PipelineError> {
+        let [_, _, _, time, _] = self.input_dims()?;
+        let upstream = EngineRecord::new(
+            Engine::Upstream,
+            time.size() as u64,
+            self.upstream_cycles_per_flit,
+        );
+        let records: Vec<EngineRecord> = std::iter::once(upstream)
+            .chain(reports.iter().filter_map(|r| r.record))
+            .collect();
+        Ok(InvocationSchedule::new(Context::Main, &records))
+    }
 }
 
 enum Current {
@@ -118,10 +139,7 @@ fn intra_op(name: &str, dtype: DType) -> Option<IntraSliceReduceOp> {
 
 impl Pipeline {
     fn mapping(&self, field: &str, text: &str) -> Result<Mapping, PipelineError> {
-        Mapping::parse(text, &self.axes).map_err(|error| PipelineError::Mapping {
-            field: field.to_string(),
-            error: Box::new(error),
-        })
+        mapping(&self.axes, field, text)
     }
 
     /// The input stream's five mappings `[Chip, Cluster, Slice, Time, Packet]`.
@@ -180,6 +198,7 @@ impl Pipeline {
             };
             let mut estimate = None;
             let mut first_output = None;
+            let mut record = None;
             current = match (current, stage) {
                 (Current::Stream(t), StageSpec::Cast { dtype, out_packet }) => {
                     let out = self.mapping(&format!("stage {index} out_packet"), out_packet)?;
@@ -188,13 +207,21 @@ impl Pipeline {
                         .cast_to(*dtype, &out, &CastProfile::default())
                         .map_err(|error| PipelineError::Cast { index, error })?;
                     estimate = Some(estimate_cast(flits));
+                    record = Some(EngineRecord::cast(flits));
                     Current::Stream(c)
                 }
                 (Current::Stream(t), StageSpec::VectorInit) => {
                     Current::Vector(t.vector_init().map_err(vector)?)
                 }
+                (_, stage) if stage.is_dm() => {
+                    return Err(order(
+                        "moves data between DM and a stream: declare the DM tensors with [[dm]] tables",
+                    ));
+                }
                 (Current::Stream(_), _) => {
-                    return Err(order("needs a tensor inside the Vector Engine (after vector_init)"));
+                    return Err(order(
+                        "needs a tensor inside the Vector Engine (after vector_init)",
+                    ));
                 }
                 (Current::Vector(_), StageSpec::Cast { .. } | StageSpec::VectorInit) => {
                     return Err(order("the Vector Engine must end with vector_final first"));
@@ -202,80 +229,12 @@ impl Pipeline {
                 (Current::Vector(v), StageSpec::VectorFinal) => {
                     estimate = Some(v.estimate(self.upstream_cycles_per_flit));
                     first_output = v.first_output(self.upstream_cycles_per_flit);
+                    record = Some(EngineRecord::vector(v.trace()));
                     Current::Stream(v.vector_final().map_err(vector)?)
                 }
-                (Current::Vector(v), stage) => Current::Vector(
-                    match stage {
-                        StageSpec::Branch => v.vector_intra_slice_branch(BranchMode::Unconditional),
-                        StageSpec::Logic { op, operand } => v.vector_logic(*op, *operand),
-                        StageSpec::Fxp { op, operand } => v.vector_fxp(*op, *operand),
-                        StageSpec::FxpToFp { int_width } => v.vector_fxp_to_fp(*int_width),
-                        StageSpec::Fp { op, operand } => v.vector_fp_binary(*op, *operand),
-                        StageSpec::FpToFxp { int_width } => v.vector_fp_to_fxp(*int_width),
-                        StageSpec::FpDiv { operand } => v.vector_fp_div(*operand),
-                        StageSpec::NarrowSplit { time2, packet2 } => {
-                            let t = self.mapping(&format!("stage {index} time2"), time2)?;
-                            let p = self.mapping(&format!("stage {index} packet2"), packet2)?;
-                            v.vector_narrow_split(&t, &p)
-                        }
-                        StageSpec::WidenConcat { time2, packet2 } => {
-                            let t = self.mapping(&format!("stage {index} time2"), time2)?;
-                            let p = self.mapping(&format!("stage {index} packet2"), packet2)?;
-                            v.vector_widen_concat(&t, &p)
-                        }
-                        StageSpec::WidenPad { packet2 } => {
-                            let p = self.mapping(&format!("stage {index} packet2"), packet2)?;
-                            v.vector_widen_pad(&p)
-                        }
-                        StageSpec::IntraSliceReduce {
-                            axis,
-                            op,
-                            out_time,
-                            out_packet,
-                        } => {
-                            let dtype = v.tensor().dtype();
-                            let Some(op) = intra_op(op, dtype) else {
-                                return Err(order(&format!(
-                                    "`{op}` is not an intra-slice op for {dtype} (i32: {}; f32: {})",
-                                    IntraSliceReduceOpI32::names().join(", "),
-                                    IntraSliceReduceOpF32::names().join(", ")
-                                )));
-                            };
-                            let t = self.mapping(&format!("stage {index} out_time"), out_time)?;
-                            let p =
-                                self.mapping(&format!("stage {index} out_packet"), out_packet)?;
-                            v.vector_intra_slice_reduce(axis, &t, &p, op)
-                        }
-                        StageSpec::Clip { op, operand } => {
-                            let operand = match v.tensor().dtype() {
-                                DType::F32 => ClipOperand::F32(*operand as f32),
-                                _ => ClipOperand::I32(*operand as i32),
-                            };
-                            v.vector_clip(*op, operand)
-                        }
-                        StageSpec::InterSliceReduce {
-                            op,
-                            out_slice,
-                            out_time,
-                        } => {
-                            let dtype = v.tensor().dtype();
-                            let Some(op) = reduce_op(op, dtype) else {
-                                return Err(order(&format!(
-                                    "`{op}` is not an inter-slice op for {dtype} (i32: {}; f32: {})",
-                                    InterSliceReduceOpI32::names().join(", "),
-                                    InterSliceReduceOpF32::names().join(", ")
-                                )));
-                            };
-                            let s = self.mapping(&format!("stage {index} out_slice"), out_slice)?;
-                            let t = self.mapping(&format!("stage {index} out_time"), out_time)?;
-                            v.vector_inter_slice_reduce(&s, &t, op)
-                        }
-                        StageSpec::Cast { .. } | StageSpec::VectorInit | StageSpec::VectorFinal => {
-                            return Err(order("not a Vector Engine stage"));
-                        }
-                    }
-                    .map_err(vector)?,
-                ),
+                (Current::Vector(v), stage) => {
+                    Current::Vector(vector_stage(&self.axes, index, v, stage)?)
+                }
             };
             let layout = match &current {
                 Current::Stream(t) => t.to_string(),
@@ -286,6 +245,7 @@ impl Pipeline {
                 layout,
                 estimate,
                 first_output,
+                record,
             });
         }
         match current {
@@ -293,4 +253,98 @@ impl Pipeline {
             Current::Vector(_) => Err(PipelineError::Unfinished),
         }
     }
+}
+
+/// Parses `text` over `axes`; a parse error names `field`.
+pub(super) fn mapping(axes: &Axes, field: &str, text: &str) -> Result<Mapping, PipelineError> {
+    Mapping::parse(text, axes).map_err(|error| PipelineError::Mapping {
+        field: field.to_string(),
+        error: Box::new(error),
+    })
+}
+
+/// Runs one stage inside the Vector Engine (stage `index`, 1-based).
+pub(super) fn vector_stage(
+    axes: &Axes,
+    index: usize,
+    v: VectorTensor,
+    stage: &StageSpec,
+) -> Result<VectorTensor, PipelineError> {
+    let name = stage.name();
+    let order = |reason: &str| PipelineError::Order {
+        index,
+        name,
+        reason: reason.to_string(),
+    };
+    match stage {
+        StageSpec::Branch => v.vector_intra_slice_branch(BranchMode::Unconditional),
+        StageSpec::Logic { op, operand } => v.vector_logic(*op, *operand),
+        StageSpec::Fxp { op, operand } => v.vector_fxp(*op, *operand),
+        StageSpec::FxpToFp { int_width } => v.vector_fxp_to_fp(*int_width),
+        StageSpec::Fp { op, operand } => v.vector_fp_binary(*op, *operand),
+        StageSpec::FpToFxp { int_width } => v.vector_fp_to_fxp(*int_width),
+        StageSpec::FpDiv { operand } => v.vector_fp_div(*operand),
+        StageSpec::NarrowSplit { time2, packet2 } => {
+            let t = mapping(axes, &format!("stage {index} time2"), time2)?;
+            let p = mapping(axes, &format!("stage {index} packet2"), packet2)?;
+            v.vector_narrow_split(&t, &p)
+        }
+        StageSpec::WidenConcat { time2, packet2 } => {
+            let t = mapping(axes, &format!("stage {index} time2"), time2)?;
+            let p = mapping(axes, &format!("stage {index} packet2"), packet2)?;
+            v.vector_widen_concat(&t, &p)
+        }
+        StageSpec::WidenPad { packet2 } => {
+            let p = mapping(axes, &format!("stage {index} packet2"), packet2)?;
+            v.vector_widen_pad(&p)
+        }
+        StageSpec::IntraSliceReduce {
+            axis,
+            op,
+            out_time,
+            out_packet,
+        } => {
+            let dtype = v.tensor().dtype();
+            let Some(op) = intra_op(op, dtype) else {
+                return Err(order(&format!(
+                    "`{op}` is not an intra-slice op for {dtype} (i32: {}; f32: {})",
+                    IntraSliceReduceOpI32::names().join(", "),
+                    IntraSliceReduceOpF32::names().join(", ")
+                )));
+            };
+            let t = mapping(axes, &format!("stage {index} out_time"), out_time)?;
+            let p = mapping(axes, &format!("stage {index} out_packet"), out_packet)?;
+            v.vector_intra_slice_reduce(axis, &t, &p, op)
+        }
+        StageSpec::Clip { op, operand } => {
+            let operand = match v.tensor().dtype() {
+                DType::F32 => ClipOperand::F32(*operand as f32),
+                _ => ClipOperand::I32(*operand as i32),
+            };
+            v.vector_clip(*op, operand)
+        }
+        StageSpec::InterSliceReduce {
+            op,
+            out_slice,
+            out_time,
+        } => {
+            let dtype = v.tensor().dtype();
+            let Some(op) = reduce_op(op, dtype) else {
+                return Err(order(&format!(
+                    "`{op}` is not an inter-slice op for {dtype} (i32: {}; f32: {})",
+                    InterSliceReduceOpI32::names().join(", "),
+                    InterSliceReduceOpF32::names().join(", ")
+                )));
+            };
+            let s = mapping(axes, &format!("stage {index} out_slice"), out_slice)?;
+            let t = mapping(axes, &format!("stage {index} out_time"), out_time)?;
+            v.vector_inter_slice_reduce(&s, &t, op)
+        }
+        StageSpec::NarrowTrim { packet2 } => {
+            let p = mapping(axes, &format!("stage {index} packet2"), packet2)?;
+            v.vector_narrow_trim(&p)
+        }
+        _ => return Err(order("not a Vector Engine stage")),
+    }
+    .map_err(|error| PipelineError::Vector { index, name, error })
 }

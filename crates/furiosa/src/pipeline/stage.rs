@@ -5,6 +5,7 @@ use serde::{Deserialize, Deserializer};
 
 use crate::DType;
 use crate::engine::vector::ops::{ClipBinaryOp, FpBinaryOp, FxpBinaryOp, LogicBinaryOp};
+use crate::schedule::Context;
 
 /// One stage of a pipeline.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -114,9 +115,88 @@ pub enum StageSpec {
     },
     /// `vector_final()`.
     VectorFinal,
+    /// `vector_narrow_trim::<Packet2>()` (Way8 → Way4, the back four lanes padding).
+    NarrowTrim {
+        /// Packet2, m-notation.
+        packet2: String,
+    },
+    /// `ctx.begin(tensor.view())`: starts an invocation on a DM tensor of a kernel file.
+    Begin {
+        /// The DM tensor (a `[[dm]]` name or an earlier commit's).
+        tensor: String,
+        /// The context (`main`, the default, or `sub`).
+        #[serde(default)]
+        context: Option<Context>,
+    },
+    /// `.fetch::<Time, Packet>()`.
+    Fetch {
+        /// Time, m-notation.
+        time: String,
+        /// Packet, m-notation.
+        packet: String,
+    },
+    /// `.fetch_mask()`.
+    FetchMask,
+    /// `.fetch_table_lookup::<dtype>()`.
+    FetchTableLookup {
+        /// Output type.
+        dtype: DType,
+    },
+    /// `.fetch_cast::<dtype>()`.
+    FetchCast {
+        /// Output type.
+        dtype: DType,
+    },
+    /// `.collect::<Time2, Packet2>()` (the key names are `time` and `packet`).
+    Collect {
+        /// Time2, m-notation.
+        time: String,
+        /// Packet2, m-notation.
+        packet: String,
+    },
+    /// `.commit_trim::<Packet>()`.
+    CommitTrim {
+        /// The trimmed packet, m-notation.
+        packet: String,
+    },
+    /// `.commit_cast::<bf16>()`.
+    CommitCast,
+    /// `.commit_cast_relu::<bf16>()`.
+    CommitCastRelu,
+    /// `.commit::<Element>(address)`: ends the invocation with a new DM tensor.
+    Commit {
+        /// Element, m-notation.
+        element: String,
+        /// The new tensor's name.
+        name: String,
+        /// Its address (omitted: the lowest 8-byte-aligned address above every tensor).
+        #[serde(default)]
+        address: Option<usize>,
+        /// The `.npy` axis order (omitted: the declaration order of its axes).
+        #[serde(default)]
+        logical: Option<String>,
+    },
 }
 
 impl StageSpec {
+    /// Whether the stage moves data between DM and a stream (only kernel files, with `[[dm]]`
+    /// tensors, have them).
+    pub fn is_dm(&self) -> bool {
+        matches!(
+            self,
+            StageSpec::Begin { .. }
+                | StageSpec::Fetch { .. }
+                | StageSpec::FetchMask
+                | StageSpec::FetchTableLookup { .. }
+                | StageSpec::FetchCast { .. }
+                | StageSpec::Collect { .. }
+                | StageSpec::CommitTrim { .. }
+                | StageSpec::CommitCast
+                | StageSpec::CommitCastRelu
+                | StageSpec::Commit { .. }
+        )
+    }
+
     /// The stage's name in pipeline files and reports.
     pub fn name(&self) -> &'static str {
         match self {
@@ -136,6 +216,17 @@ impl StageSpec {
             StageSpec::Clip { .. } => "clip",
             StageSpec::InterSliceReduce { .. } => "inter_slice_reduce",
             StageSpec::VectorFinal => "vector_final",
+            StageSpec::NarrowTrim { .. } => "narrow_trim",
+            StageSpec::Begin { .. } => "begin",
+            StageSpec::Fetch { .. } => "fetch",
+            StageSpec::FetchMask => "fetch_mask",
+            StageSpec::FetchTableLookup { .. } => "fetch_table_lookup",
+            StageSpec::FetchCast { .. } => "fetch_cast",
+            StageSpec::Collect { .. } => "collect",
+            StageSpec::CommitTrim { .. } => "commit_trim",
+            StageSpec::CommitCast => "commit_cast",
+            StageSpec::CommitCastRelu => "commit_cast_relu",
+            StageSpec::Commit { .. } => "commit",
         }
     }
 }

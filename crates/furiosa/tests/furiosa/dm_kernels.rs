@@ -6,8 +6,24 @@ use npusim_furiosa::DType;
 use npusim_furiosa::dm::SliceId;
 use npusim_furiosa::engine::collect::collect_cycles;
 use npusim_furiosa::engine::fetch::begin;
+use npusim_furiosa::schedule::{Context, EngineRecord, InvocationSchedule};
 
 use crate::fetch::{Setup, abc};
+
+/// (busy, fill, start, finish, stall) of one engine.
+pub(crate) type Timing = (u64, u64, u64, u64, u64);
+
+/// The [`Timing`] of every engine and the total of an invocation scheduled by §10.2's
+/// recurrence.
+pub(crate) fn timings(records: &[EngineRecord]) -> (Vec<Timing>, u64) {
+    let inv = InvocationSchedule::new(Context::Main, records);
+    let rows = inv
+        .engines
+        .iter()
+        .map(|e| (e.busy, e.record.fill, e.start, e.finish, e.stall))
+        .collect();
+    (rows, inv.total)
+}
 
 const SLICE0: SliceId = SliceId {
     chip: 0,
@@ -28,11 +44,15 @@ fn k0_cast_i32_to_i8_dm_to_dm() {
         (plan.sequencer.to_string(), plan.read_bytes, plan.cycles),
         ("[4:8, 8:1] : 8".into(), 32, 4)
     );
+    let fetch = EngineRecord::fetch(&plan, 0);
     let stream = b
         .fetch(&s.m("B"), &s.m("A"))
         .expect("fetch")
         .collect(&s.m("B"), &s.m("A"))
-        .expect("collect")
+        .expect("collect");
+    let collect = EngineRecord::collect(collect_cycles(&stream) as u64);
+    let cast = EngineRecord::cast(stream.time().size() as u64);
+    let stream = stream
         .cast::<i8>(&s.m("A # 32"))
         .expect("cast")
         .commit_trim(&s.m("A"))
@@ -43,6 +63,10 @@ fn k0_cast_i32_to_i8_dm_to_dm() {
         (plan.sequencer.to_string(), plan.write_bytes, plan.cycles),
         ("[4:8, 8:1] : 8".into(), 8, 4)
     );
+    // §10.4 K0: fetch 4, collect 4, cast 4, commit 4: total 4, no stall.
+    let (rows, total) = timings(&[fetch, collect, cast, EngineRecord::commit(&plan, 0)]);
+    assert_eq!(total, 4);
+    assert!(rows.iter().all(|r| *r == (4, 0, 0, 4, 0)), "{rows:?}");
     assert_eq!(y.byte_range(), 128..160);
     let bytes = s.dm.read_bytes(SLICE0, 128, 40).expect("read");
     for (i, &byte) in bytes[..32].iter().enumerate() {
@@ -59,6 +83,7 @@ fn k1_axis_permutation() {
     let mut s = Setup::new("A=3, B=5, C=2");
     let x = abc(&mut s);
     let b = begin(&s.dm, &x.view());
+    let fp = b.plan(&s.m("A, B"), &s.m("C # 8")).expect("plan");
     let f = b.fetch(&s.m("A, B"), &s.m("C # 8")).expect("fetch");
     let c = f.collect(&s.m("A, B"), &s.m("C # 32")).expect("collect");
     assert_eq!(collect_cycles(&c), 15);
@@ -72,6 +97,14 @@ fn k1_axis_permutation() {
         (plan.sequencer.to_string(), plan.write_bytes, plan.cycles),
         ("[3:8, 5:24, 8:1] : 8".into(), 8, 15)
     );
+    // §10.4 K1: fetch 15, collect 15, commit 15: total 15.
+    let (rows, total) = timings(&[
+        EngineRecord::fetch(&fp, 0),
+        EngineRecord::collect(15),
+        EngineRecord::commit(&plan, 0),
+    ]);
+    assert_eq!(total, 15);
+    assert!(rows.iter().all(|r| r.0 == 15 && r.4 == 0), "{rows:?}");
     let bytes = s.dm.read_bytes(SLICE0, 1024, 128).expect("read");
     for bb in 0..5 {
         for a in 0..3 {
@@ -114,6 +147,13 @@ fn k2_full_flit_commit() {
         (plan.sequencer.to_string(), plan.write_bytes, plan.cycles),
         ("[3:32, 32:1] : 32".into(), 32, 3)
     );
+    // §10.4 K2: fetch 3, collect 3, commit 3: total 3.
+    let (_, total) = timings(&[
+        EngineRecord::fetch(&fp, 0),
+        EngineRecord::collect(3),
+        EngineRecord::commit(&plan, 0),
+    ]);
+    assert_eq!(total, 3);
     let bytes = s.dm.read_bytes(SLICE0, 1024, 96).expect("read");
     for a in 0..3 {
         for j in 0..32 {
@@ -196,6 +236,23 @@ fn k3_tail_padding_four_rows() {
             (commit_entries.to_string(), commit_cycles),
             "P = {pp}"
         );
+        // §10.4: P = 72 is fetch-bound (18; collect and commit stall 12), P = 96 takes 6.
+        let flits = time.size() as u64;
+        let (rows, total) = timings(&[
+            EngineRecord::fetch(&fp, 0),
+            EngineRecord::collect(flits),
+            EngineRecord::commit(&plan, 0),
+        ]);
+        assert_eq!(total, fetch_cycles.max(commit_cycles) as u64, "P = {pp}");
+        if pp == 72 {
+            assert_eq!(total, 18);
+            assert_eq!(rows[1], (6, 0, 0, 18, 12));
+            assert_eq!(rows[2], (6, 0, 0, 18, 12));
+        }
+        if pp == 96 {
+            assert_eq!(total, 6);
+            assert!(rows.iter().all(|r| r.4 == 0), "{rows:?}");
+        }
         let bytes = s.dm.read_bytes(SLICE0, 1024, 2 * pp + 8).expect("read");
         for bb in 0..2 {
             for a in 0..pp {
@@ -224,6 +281,7 @@ fn k4_segmentation_with_tiles_and_commit_view() {
         .expect("load");
     let (index, tile) = (s.m("A"), s.m("A = 1024 # 2048, B"));
     let (time, packet) = (s.m("A = 1024"), s.m("B"));
+    let mut schedule = npusim_furiosa::schedule::Schedule::new();
     for k in 0..2 {
         let src = x
             .view()
@@ -244,6 +302,7 @@ fn k4_segmentation_with_tiles_and_commit_view() {
             ("[1024:32, 32:1] : 32".into(), 1024)
         );
         let stream = b
+            .clone()
             .fetch(&time, &packet)
             .expect("fetch")
             .collect(&time, &packet)
@@ -255,6 +314,17 @@ fn k4_segmentation_with_tiles_and_commit_view() {
             (plan.sequencer.to_string(), plan.cycles),
             ("[1024:32, 32:1] : 32".into(), 1024)
         );
+        let inv = InvocationSchedule::new(
+            Context::Main,
+            &[
+                EngineRecord::fetch(&fp, 0),
+                EngineRecord::collect(1024),
+                EngineRecord::commit(&plan, 0),
+            ],
+        );
+        assert_eq!(inv.total, 1024);
+        // §10.4 K4: the two segments are serial in the main context.
+        assert_eq!(schedule.push(inv), 1024 * k as u64);
         let out = s.dm.read_bytes(SLICE0, 262_144, 65_536).expect("read");
         for (i, &byte) in out.iter().enumerate() {
             let want = if i < 32_768 * (k + 1) {
@@ -265,6 +335,7 @@ fn k4_segmentation_with_tiles_and_commit_view() {
             assert_eq!(byte, want, "after k = {k}, byte {i}");
         }
     }
+    assert_eq!(schedule.makespan, 2048);
 }
 
 /// K6, the kernel (§9.4): DM -> fetch -> collect -> VE inter-slice reduce -> cast ->
@@ -302,7 +373,7 @@ fn k6_inter_slice_reduce_dm_to_dm() {
         (fp.sequencer.to_string(), fp.read_bytes, fp.cycles),
         ("[16:8, 8:1] : 8".into(), 32, 16)
     );
-    let stream = b
+    let v = b
         .fetch(&t, &a8)
         .expect("fetch")
         .collect(&t, &a8)
@@ -310,7 +381,9 @@ fn k6_inter_slice_reduce_dm_to_dm() {
         .vector_init()
         .expect("init")
         .vector_inter_slice_reduce(&s.m("A / 8, 1 # 4"), &t, InterSliceReduceOpI32::AddSat)
-        .expect("reduce")
+        .expect("reduce");
+    let vector = EngineRecord::vector(v.trace());
+    let stream = v
         .vector_final()
         .expect("final")
         .cast::<i8>(&s.m("A % 8 # 32"))
@@ -323,6 +396,20 @@ fn k6_inter_slice_reduce_dm_to_dm() {
         (plan.sequencer.to_string(), plan.write_bytes, plan.cycles),
         ("[16:8, 8:1] : 8".into(), 8, 16)
     );
+    // §10.4 K6: fetch 16, collect 16, vector 16 / 3 (ring tail), cast 16, commit 16: the
+    // vector finishes at max(16, 16) + 3 = 19, its first output at 3; cast and commit start
+    // at 3 and finish at 19.
+    let (rows, total) = timings(&[
+        EngineRecord::fetch(&fp, 0),
+        EngineRecord::collect(16),
+        vector,
+        EngineRecord::cast(16),
+        EngineRecord::commit(&plan, 0),
+    ]);
+    assert_eq!(total, 19);
+    assert_eq!(rows[2], (16, 3, 0, 19, 0));
+    assert_eq!(rows[3], (16, 0, 3, 19, 0));
+    assert_eq!(rows[4], (16, 0, 3, 19, 0));
     let got = y.read_logical(&s.dm, &["T", "A"]).expect("save");
     for tt in 0..16i64 {
         for a in 0..512i64 {

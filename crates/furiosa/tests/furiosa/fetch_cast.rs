@@ -3,7 +3,8 @@
 
 use npusim_furiosa::dm::DmTensor;
 use npusim_furiosa::engine::fetch::begin;
-use npusim_furiosa::engine::fetch_cast::fetch_cast_code;
+use npusim_furiosa::engine::fetch_cast::{FETCH_CAST_LATENCY, fetch_cast_code};
+use npusim_furiosa::schedule::EngineRecord;
 use npusim_furiosa::{DType, Position};
 
 use crate::fetch::Setup;
@@ -138,6 +139,20 @@ fn f10_dm_to_dm() {
         (plan.sequencer.to_string(), plan.write_bytes, plan.cycles),
         ("[2:64, 8:8, 8:1] : 8".into(), 32, 16)
     );
+    // §10.4 F10: fetch 16 with fetch_cast's 2 cycles of latency, collect 16, commit 16:
+    // collect and commit start at 2, everything finishes at 18.
+    let fp = begin(&s.dm, &x.view())
+        .plan_cast(&time, &packet, DType::I32)
+        .expect("plan");
+    let (rows, total) = crate::dm_kernels::timings(&[
+        EngineRecord::fetch(&fp, FETCH_CAST_LATENCY as u64),
+        EngineRecord::collect(16),
+        EngineRecord::commit(&plan, 0),
+    ]);
+    assert_eq!(total, 18);
+    assert_eq!(rows[0], (16, 2, 0, 18, 0));
+    assert_eq!(rows[1], (16, 0, 2, 18, 0));
+    assert_eq!(rows[2], (16, 0, 2, 18, 0));
     let word = |cluster, slice, addr| {
         let id = SliceId {
             chip: 0,

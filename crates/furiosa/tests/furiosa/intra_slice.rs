@@ -247,7 +247,11 @@ fn the_contract_is_checked() {
             IntraSliceReduceOpI32::Max,
         )
         .expect_err("spatial axis");
-    assert!(e.to_string().contains("`S` is in Slice = m![S]"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("`S` is only in Slice = m![S]: nothing to reduce within a slice"),
+        "{e}"
+    );
 }
 
 /// The reducer is a Way4 stage: it needs a narrowed stream, and the inter-slice reducer and

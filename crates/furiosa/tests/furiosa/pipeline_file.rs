@@ -10,7 +10,7 @@ use npusim_furiosa::{
 
 const DUMMY: &str = include_str!("../../examples/pipelines/inter_slice_dummy.toml");
 
-const SHIPPED: [(&str, &str); 8] = [
+pub(crate) const SHIPPED: [(&str, &str); 8] = [
     (
         "intra_slice_reduce",
         include_str!("../../examples/pipelines/intra_slice_reduce.toml"),
@@ -153,7 +153,7 @@ fn names_come_from_the_enums() {
     let unknown = error(&with_stages("[[stage]]\nop = \"reduce\"\n"));
     assert_eq!(
         unknown,
-        "stage 1: unknown op `reduce` (one of cast, vector_init, branch, logic, fxp, fxp_to_fp, fp, narrow_split, fp_div, intra_slice_reduce, widen_concat, widen_pad, fp_to_fxp, clip, inter_slice_reduce, vector_final)"
+        "stage 1: unknown op `reduce` (one of cast, vector_init, branch, logic, fxp, fxp_to_fp, fp, narrow_split, fp_div, intra_slice_reduce, widen_concat, widen_pad, fp_to_fxp, clip, inter_slice_reduce, vector_final, narrow_trim, begin, fetch, fetch_mask, fetch_table_lookup, fetch_cast, collect, commit_trim, commit_cast, commit_cast_relu, commit)"
     );
     for name in LogicBinaryOp::names() {
         assert_eq!(LogicBinaryOp::parse(name).map(|_| ()), Some(()), "{name}");
@@ -217,7 +217,7 @@ fn errors_name_their_stage_and_key() {
     );
     assert_eq!(
         error(&DUMMY.replace("dtype = \"i32\"", "dtype = \"i33\"")),
-        "pipeline: `dtype`: unknown dtype `i33` (one of i4, i8, i16, i32, f8e4m3, f8e5m2, f16, bf16, f32)"
+        "pipeline: `dtype`: unknown dtype `i33` (one of i4, f4e2m1, i8, i16, i32, f8e4m3, f8e5m2, f16, bf16, f32)"
     );
     assert_eq!(
         error(&DUMMY.replace("chip = \"1\"\n", "")),

@@ -2,7 +2,9 @@
 //! Packet, within each slice; Chip, Cluster and Slice pass through.
 //!
 //! Validation (`config_reduce_label`, plus the accumulator limit the vendor's compiler checks):
-//! 1. `R` appears in Time or Packet and nowhere in Chip, Cluster or Slice;
+//! 1. `R` appears in Time or Packet; it may also appear in Chip, Cluster or Slice, whose
+//!    factors stay in place (each output cell is then a partial, labelled by its slice
+//!    coordinate, that `vector_inter_slice_reduce` folds next — `docs/furiosa-engines.md` §9.3);
 //! 2. every top-level factor of Time and Packet that mentions `R` is made of `R` alone (a
 //!    removed factor belongs to `R`; a kept factor does not mention it);
 //! 3. OutTime is Time without its `R` factors, in order;
@@ -52,17 +54,19 @@ pub(super) fn reduce(
     );
     let fail = |msg: String| VectorError::IntraSlice(format!("{context}: {msg}"));
 
-    // Rule 1.
-    for dim in [Dim::Chip, Dim::Cluster, Dim::Slice] {
-        if names(input.mapping(dim)).contains(axis) {
-            return Err(fail(format!(
-                "`{axis}` is in {dim} = m![{}] (rule: the intra-slice reducer folds Time and Packet within a slice; vector_inter_slice_reduce folds Slice)",
-                input.mapping(dim).m_notation()
-            )));
-        }
-    }
+    // Rule 1. `R` may also be spread over Chip, Cluster or Slice (`docs/furiosa-engines.md`
+    // §9.3, "R in Slice"): only its Time and Packet factors are folded here.
     if !names(time).contains(axis) && !names(packet).contains(axis) {
-        return Err(fail(format!("`{axis}` is in neither Time nor Packet")));
+        let spatial = [Dim::Chip, Dim::Cluster, Dim::Slice]
+            .into_iter()
+            .find(|&dim| names(input.mapping(dim)).contains(axis));
+        return Err(fail(match spatial {
+            Some(dim) => format!(
+                "`{axis}` is only in {dim} = m![{}]: nothing to reduce within a slice (rule: the intra-slice reducer folds Time and Packet; use vector_inter_slice_reduce for Slice)",
+                input.mapping(dim).m_notation()
+            ),
+            None => format!("`{axis}` is in neither Time nor Packet"),
+        }));
     }
 
     // Rule 2.

@@ -94,6 +94,46 @@ pub enum VectorError {
     /// An intra-slice reduction the reducer cannot do.
     #[error("vector_intra_slice_reduce {0}")]
     IntraSlice(String),
+    /// `vector_narrow_trim` on a packet that is not 8 elements.
+    #[error(
+        "vector_narrow_trim: Packet = m![{packet}] has {size} elements, not 8 (rule: narrow_trim takes a Way8 packet of 8 elements; a 4-element packet needs no trim)"
+    )]
+    TrimInputSize {
+        /// The packet.
+        packet: String,
+        /// Its size.
+        size: usize,
+    },
+    /// `vector_narrow_trim` would drop live lanes.
+    #[error(
+        "vector_narrow_trim: the back half m![{back}] of Packet = m![{packet}] holds live lanes (rule: the back four lanes must be padding, m![1 # 2]; use vector_narrow_split to keep them)"
+    )]
+    TrimBackNotDummy {
+        /// The packet.
+        packet: String,
+        /// Its back half, `Packet / 4`.
+        back: String,
+    },
+    /// `vector_narrow_trim`'s Packet2 is not 4 elements.
+    #[error(
+        "vector_narrow_trim: Packet2 = m![{packet2}] has {size} elements, not 4 (rule: narrow_trim outputs the front four lanes)"
+    )]
+    TrimOutputSize {
+        /// The output packet.
+        packet2: String,
+        /// Its size.
+        size: usize,
+    },
+    /// `vector_narrow_trim`'s Packet2 is not the front half.
+    #[error(
+        "vector_narrow_trim: Packet2 = m![{got}] must be equivalent to the front half m![{expected}] (rule: Packet2 = Packet % 4)"
+    )]
+    TrimPacketMismatch {
+        /// The front half, `Packet % 4`.
+        expected: String,
+        /// The given Packet2.
+        got: String,
+    },
     /// Guarded operand slots the stage cannot take.
     #[error(
         "{method}: {reason} (rule: up to 3 guarded immediates of the stream's type, none after an unconditional one, no dead guard)"
@@ -364,6 +404,67 @@ impl VectorTensor {
         Ok(self)
     }
 
+    /// `vector_narrow_trim::<Packet2>()`: Way8 → Way4 by dropping the back four lanes of every
+    /// packet, which must be padding (`docs/furiosa-engines.md` §9.2, §9.3). Time is unchanged;
+    /// no ALU and no cycle of its own. Checked in the verifier's order: the input packet has 8
+    /// elements (`TrimInputSize`), its back half is padding (`TrimBackNotDummy`), Packet2 has 4
+    /// elements (`TrimOutputSize`) and is the front half (`TrimPacketMismatch`). A tensor just
+    /// narrowed (4-element packets) is refused with `TrimInputSize` before the stage order,
+    /// since the verifier's own text says such a packet needs no trim (npusim's decision).
+    pub fn vector_narrow_trim(mut self, packet2: &Mapping) -> Result<Self, VectorError> {
+        let packet = self.tensor.packet().clone();
+        if self.stage != Stage::Narrow {
+            self.enter(Stage::Narrow)?;
+        }
+        if packet.size() != 8 {
+            return Err(VectorError::TrimInputSize {
+                packet: m(&packet),
+                size: packet.size(),
+            });
+        }
+        let cells = packet.cells();
+        if cells[4..].iter().any(|c| c.is_live()) {
+            let back = packet
+                .clone()
+                .stride(4)
+                .map_err(|e| VectorError::Transition(e.to_string()))?;
+            return Err(VectorError::TrimBackNotDummy {
+                packet: m(&packet),
+                back: m(&back.normalize()),
+            });
+        }
+        if packet2.size() != 4 {
+            return Err(VectorError::TrimOutputSize {
+                packet2: m(packet2),
+                size: packet2.size(),
+            });
+        }
+        let front = packet
+            .modulo(4)
+            .map_err(|e| VectorError::Transition(e.to_string()))?;
+        if !packet2.equivalent(&front) {
+            return Err(VectorError::TrimPacketMismatch {
+                expected: m(&front.normalize()),
+                got: m(packet2),
+            });
+        }
+        let words = self.tensor.codes().words();
+        let data: Vec<u32> = words
+            .chunks_exact(8)
+            .flat_map(|c| c[..4].to_vec())
+            .collect();
+        drop(words);
+        self.tags = self
+            .tags
+            .chunks_exact(8)
+            .flat_map(|c| c[..4].to_vec())
+            .collect();
+        let time = self.tensor.time().clone();
+        self.tensor = self.tensor.regrouped(time, packet2.clone(), data.into());
+        self.record(Stage::Narrow, 0, 0);
+        Ok(self)
+    }
+
     /// `vector_fp_binary(op, operand)` on f32 data (Way4).
     pub fn vector_fp_binary(mut self, op: FpBinaryOp, operand: f32) -> Result<Self, VectorError> {
         self.enter(Stage::Fp)?;
@@ -393,11 +494,18 @@ impl VectorTensor {
         };
         self.need("vector_intra_slice_reduce", needs)?;
         self.use_alu(Alu::ReduceAccTree)?;
+        let steps_in = self.tensor.time().size() as u64;
         let (tensor, tags) =
             intra_slice::reduce(&self.tensor, &self.tags, axis, out_time, out_packet, op)?;
         self.tensor = tensor;
         self.tags = tags;
-        self.record(Stage::IntraSliceReduce, 1, 0);
+        // The ratio of an intra-slice reduction: input time steps per output time step (the
+        // schedule's blocking count).
+        self.record(
+            Stage::IntraSliceReduce,
+            1,
+            steps_in / (out_time.size() as u64).max(1),
+        );
         Ok(self)
     }
 

@@ -261,6 +261,7 @@ pub struct StageRecord {
     pub flits: u64,
     /// ALUs it used.
     pub alus: u64,
-    /// For the inter-slice reducer: the reduction ratio r.
+    /// For the inter-slice reducer: the reduction ratio r; for the intra-slice reducer: the
+    /// input time steps folded into each output time step.
     pub ratio: u64,
 }
