@@ -8,9 +8,11 @@
 use std::collections::HashMap;
 
 use super::program::Global;
+use super::tensor_access::DsdSpec;
 use super::value::RtValue;
 use crate::ast::{Block, DeclKind, Expr, ExprKind, Module, Stmt, StmtKind, UnOp};
-use crate::comptime::{ConstEval, EvalError, IntType, Type, Value};
+use crate::comptime::{Arch, ConstEval, EvalError, IntType, Type, Value};
+use crate::span::Span;
 
 /// The operands DSD builtins take, the options struct not counted.
 pub(crate) fn dsd_builtin_arity(name: &str) -> Option<usize> {
@@ -23,11 +25,17 @@ pub(crate) fn dsd_builtin_arity(name: &str) -> Option<usize> {
 }
 
 /// Checks every function and task body of `module`.
+///
+/// A `@get_dsd` in a body is evaluated here, at compile time (its fields must be known then,
+/// as the params and module names are); the specs it gives are returned by the call's span
+/// and built when the program is loaded.
 pub(crate) fn check_bodies(
     module: &Module,
     globals: &HashMap<String, Global>,
     ev: &mut ConstEval<'_>,
-) -> Result<(), EvalError> {
+    arch: Arch,
+) -> Result<HashMap<Span, DsdSpec>, EvalError> {
+    let mut dsds = HashMap::new();
     for decl in &module.decls {
         let (DeclKind::Fn(f) | DeclKind::Task(f)) = &decl.kind else {
             continue;
@@ -47,10 +55,12 @@ pub(crate) fn check_bodies(
             module,
             globals,
             scopes: vec![params],
+            arch,
+            dsds: &mut dsds,
         };
         c.block(body)?;
     }
-    Ok(())
+    Ok(dsds)
 }
 
 struct Checker<'a, 'e, 'm> {
@@ -58,6 +68,8 @@ struct Checker<'a, 'e, 'm> {
     module: &'m Module,
     globals: &'m HashMap<String, Global>,
     scopes: Vec<HashMap<String, Option<Type>>>,
+    arch: Arch,
+    dsds: &'a mut HashMap<Span, DsdSpec>,
 }
 
 fn rt_type(v: &RtValue) -> Option<Type> {
@@ -126,6 +138,7 @@ impl Checker<'_, '_, '_> {
                         Global::Mem { is_const: true, .. }
                         | Global::Const(_)
                         | Global::Dsd { is_const: true, .. }
+                        | Global::Fifo(_)
                         | Global::Fn { .. },
                     ) = self.globals.get(name)
                 {
@@ -213,7 +226,8 @@ impl Checker<'_, '_, '_> {
                 match self.globals.get(name) {
                     Some(Global::Mem { ty, .. }) => Some(ty.clone()),
                     Some(Global::Const(v)) => rt_type(v),
-                    Some(Global::Dsd { .. }) => Some(Type::Dsd("mem1d_dsd")),
+                    Some(Global::Dsd { spec, .. }) => Some(Type::Dsd(spec.kind())),
+                    Some(Global::Fifo(_)) => Some(Type::Dsd("fifo_dsd")),
                     Some(Global::Fn { .. }) => None,
                     None if Type::from_name(name).is_some() => Some(Type::Type),
                     None if self.module.decls.iter().any(|d| matches!(&d.kind, DeclKind::Fn(f) | DeclKind::Task(f) if &f.name == name)) => None,
@@ -367,7 +381,14 @@ impl Checker<'_, '_, '_> {
                         self.exprs(args.get(1..).unwrap_or(&[]))?;
                         args.first().map(|t| self.ev.eval_type(t)).transpose()?
                     }
-                    "range" | "get_dsd" => None,
+                    "get_dsd" => {
+                        let spec =
+                            DsdSpec::from_builtin(self.ev, args, e.span, self.globals, self.arch)?;
+                        let kind = spec.kind();
+                        self.dsds.insert(e.span, spec);
+                        Some(Type::Dsd(kind))
+                    }
+                    "range" => None,
                     _ => {
                         for a in args {
                             if !matches!(a.kind, ExprKind::StructLit(_)) {

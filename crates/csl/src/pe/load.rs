@@ -4,12 +4,17 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use npusim_cerebras::ids::{ControlTaskId, LocalTaskId, TaskId};
+use npusim_cerebras::dsd::FifoConfig;
+use npusim_cerebras::ids::{
+    Color, ControlTaskId, DataTaskId, InputQueue, LocalTaskId, OutputQueue, TaskId,
+};
 use npusim_cerebras::sched::{RunReport, Sim, SimError};
+use npusim_cerebras::{Arch, Pe};
 
 use super::error::PeError;
 use super::exec::{FaultSlot, PeCode, task_body, to_bits};
 use super::program::{BoundTask, Global, PeProgram};
+use super::tensor_access::DsdSpec;
 use crate::span::Span;
 
 /// A program loaded on one PE.
@@ -24,8 +29,9 @@ pub struct LoadedPe {
 }
 
 /// Loads `program` onto PE `(x, y)` of `sim`: declares its arrays and `var`s in the PE's
-/// memory in declaration order with their initial values, builds its DSDs, binds its tasks
-/// and activates those a `comptime` block activates.
+/// memory in declaration order with their initial values, binds the queues its
+/// `@initialize_queue`s name, builds its DSDs (those of bodies too) and FIFOs, binds its
+/// local, data and control tasks and activates those a `comptime` block activates.
 pub fn load(program: &Arc<PeProgram>, sim: &mut Sim, x: i64, y: i64) -> Result<LoadedPe, PeError> {
     let mem_err = |source| PeError::Memory { x, y, source };
     let pe = sim.pe_mut(x, y)?;
@@ -47,14 +53,73 @@ pub fn load(program: &Arc<PeProgram>, sim: &mut Sim, x: i64, y: i64) -> Result<L
             }
         }
     }
+    let setup = |e: &dyn std::fmt::Display| {
+        PeError::Sim(SimError::Task {
+            x: x as u32,
+            y: y as u32,
+            what: e.to_string(),
+        })
+    };
+    for q in &program.queue_inits {
+        let color = Color::new(i64::from(q.color)).map_err(|e| setup(&e))?;
+        if q.input {
+            let queue = InputQueue::new(i64::from(q.queue)).map_err(|e| setup(&e))?;
+            pe.queues.bind_input(queue, color)
+        } else {
+            let queue = OutputQueue::new(i64::from(q.queue)).map_err(|e| setup(&e))?;
+            pe.queues.bind_output(queue, color)
+        }
+        .map_err(|e| setup(&e))?;
+    }
     let mut dsds = HashMap::new();
+    let mut fabric = Vec::new();
     for (name, g) in &program.globals {
         if let Global::Dsd { spec, .. } = g {
             dsds.insert(name.clone(), spec.build(&pe.mem).map_err(mem_err)?);
+            fabric.push(spec);
         }
     }
+    let mut built = HashMap::new();
+    for (span, spec) in &program.body_dsds {
+        built.insert(*span, spec.build(&pe.mem).map_err(mem_err)?);
+        fabric.push(spec);
+    }
+    if pe.arch() == Arch::Wse2 {
+        bind_wse2_fabins(pe, &fabric)?;
+    }
+    let mut fifos = Vec::new();
+    for f in &program.fifos {
+        let local = |n: Option<u8>| {
+            n.map(|n| LocalTaskId::new(i64::from(n)))
+                .transpose()
+                .map_err(|e| SimError::Task {
+                    x: x as u32,
+                    y: y as u32,
+                    what: format!("FIFO `{}`: {e}", f.name),
+                })
+        };
+        let config = FifoConfig {
+            activate_push: local(f.activate_push)?,
+            activate_pop: local(f.activate_pop)?,
+            ..FifoConfig::default()
+        };
+        let id = pe
+            .allocate_fifo(&f.buffer, config)
+            .map_err(|e| SimError::Task {
+                x: x as u32,
+                y: y as u32,
+                what: format!("@allocate_fifo `{}`: {e}", f.name),
+            })?;
+        fifos.push(id);
+    }
     let fault: FaultSlot = Arc::new(Mutex::new(None));
-    let code = Arc::new(PeCode::new(program.clone(), dsds, fault.clone()));
+    let code = Arc::new(PeCode::new(
+        program.clone(),
+        dsds,
+        built,
+        fifos,
+        fault.clone(),
+    ));
     for b in &program.tasks {
         let id: TaskId = match b.id {
             BoundTask::Local(n) => LocalTaskId::new(i64::from(n))
@@ -72,10 +137,20 @@ pub fn load(program: &Arc<PeProgram>, sim: &mut Sim, x: i64, y: i64) -> Result<L
                 })?
                 .into(),
             BoundTask::Data(n) => {
-                return Err(PeError::NotYet(format!(
-                    "task `{}` is bound to data task id {n}: data tasks come with the fabric lowering",
-                    b.task
-                )));
+                let bad = |e: &dyn std::fmt::Display| SimError::Task {
+                    x: x as u32,
+                    y: y as u32,
+                    what: format!("data task `{}`: {e}", b.task),
+                };
+                match sim.arch() {
+                    Arch::Wse2 => {
+                        DataTaskId::of_color(Color::new(i64::from(n)).map_err(|e| bad(&e))?)
+                    }
+                    Arch::Wse3 => {
+                        DataTaskId::of_queue(InputQueue::new(i64::from(n)).map_err(|e| bad(&e))?)
+                    }
+                }
+                .into()
             }
         };
         sim.bind_task(x, y, id, &b.task, task_body(code.clone(), b.task.clone()))?;
@@ -89,6 +164,27 @@ pub fn load(program: &Arc<PeProgram>, sim: &mut Sim, x: i64, y: i64) -> Result<L
         sim.activate(x, y, id)?;
     }
     Ok(LoadedPe { x, y, fault })
+}
+
+/// On WSE-2 a fabin naming a color reads that color's wavelets from its input queue (the
+/// queue it names, else the color's default queue), as the compiler binds them: done at load
+/// so that wavelets arriving before the operation starts wait in the queue.
+fn bind_wse2_fabins(pe: &mut Pe, specs: &[&DsdSpec]) -> Result<(), PeError> {
+    for spec in specs {
+        let DsdSpec::Fabric(f) = spec else { continue };
+        match f.wse2_input_binding() {
+            Some((Some(q), color)) => {
+                let queue = InputQueue::new(i64::from(q))
+                    .map_err(|e| PeError::NotYet(format!("fabin queue: {e}")))?;
+                pe.queues.bind_input(queue, color).map_err(SimError::from)?;
+            }
+            Some((None, color)) => {
+                pe.queues.default_input(color);
+            }
+            None => {}
+        }
+    }
+    Ok(())
 }
 
 /// Runs `sim` for at most `limit` cycles; an error of a loaded program's code is returned

@@ -11,7 +11,9 @@ use super::check::check_bodies;
 use super::error::PeError;
 use super::tensor_access::DsdSpec;
 use super::value::{Ptr, RtValue};
-use crate::ast::{Decl, DeclKind, Expr, ExprKind, FnDecl, Module, StmtKind, UnOp, VarDecl};
+use crate::ast::{
+    Decl, DeclKind, Else, Expr, ExprKind, FnDecl, Module, Stmt, StmtKind, UnOp, VarDecl,
+};
 use crate::comptime::{Arch, ComptimeConfig, ConstEval, EvalError, IntType, Type, Value};
 use crate::parse::parse;
 use crate::source::SourceFile;
@@ -94,6 +96,8 @@ pub(crate) enum Global {
         /// `const`.
         is_const: bool,
     },
+    /// `@allocate_fifo(...)`: the FIFO with this index in [`PeProgram::fifos`].
+    Fifo(usize),
     /// A function or a task.
     Fn {
         /// Index of its declaration in the module.
@@ -117,6 +121,36 @@ pub struct PeProgram {
     pub exports: Vec<ExportedSymbol>,
     /// The local task ids a `comptime` block activates (they run when the program starts).
     pub activations: Vec<u8>,
+    /// The `@initialize_queue` calls of the `comptime` blocks, in order.
+    pub queue_inits: Vec<QueueInit>,
+    /// The FIFOs `@allocate_fifo` declares, in order.
+    pub fifos: Vec<FifoDecl>,
+    /// The `@get_dsd` calls inside bodies, by their span, built when the program is loaded.
+    pub(crate) body_dsds: HashMap<Span, DsdSpec>,
+}
+
+/// One `@initialize_queue(queue, .{ .color = c })`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueueInit {
+    /// An input queue (else an output queue).
+    pub input: bool,
+    /// The queue's number.
+    pub queue: u8,
+    /// The color it serves.
+    pub color: u8,
+}
+
+/// One `const f = @allocate_fifo(buffer, .{ ... });`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FifoDecl {
+    /// The FIFO's name in the program.
+    pub name: String,
+    /// The module array it lives in.
+    pub buffer: String,
+    /// `.activate_push`: the local task activated when a push follows an empty read.
+    pub activate_push: Option<u8>,
+    /// `.activate_pop`: the local task activated when a pop follows a full write.
+    pub activate_pop: Option<u8>,
 }
 
 /// The memory element type of a CSL type, if it has one.
@@ -191,6 +225,9 @@ impl PeProgram {
             tasks: Vec::new(),
             exports: Vec::new(),
             activations: Vec::new(),
+            queue_inits: Vec::new(),
+            fifos: Vec::new(),
+            body_dsds: HashMap::new(),
         };
         {
             let mut b = Builder {
@@ -203,7 +240,8 @@ impl PeProgram {
                 b.decl(i, decl).map_err(diag)?;
             }
             let Builder { mut ev, .. } = b;
-            check_bodies(&module, &program.globals, &mut ev).map_err(diag)?;
+            program.body_dsds =
+                check_bodies(&module, &program.globals, &mut ev, config.arch).map_err(diag)?;
         }
         program.module = module;
         Ok(program)
@@ -272,20 +310,7 @@ impl Builder<'_, '_> {
                     is_task: true,
                 },
             ),
-            DeclKind::Comptime(block) => {
-                for s in &block.stmts {
-                    match &s.kind {
-                        StmtKind::Expr(e) => self.comptime_expr(e)?,
-                        _ => {
-                            return Err(EvalError::new(
-                                s.span,
-                                "a PE program's comptime block may hold only builtin calls (task bindings, @export_symbol, @comptime_assert) for now",
-                            ));
-                        }
-                    }
-                }
-                Ok(())
-            }
+            DeclKind::Comptime(block) => self.comptime_stmts(&block.stmts),
             DeclKind::Layout(_) => Err(EvalError::new(
                 decl.span,
                 "a `layout` block belongs in the layout file, not in a PE program",
@@ -308,8 +333,13 @@ impl Builder<'_, '_> {
         }) = &v.init
             && name == "get_dsd"
         {
-            let spec =
-                DsdSpec::from_builtin(&mut self.ev, args, *init_span, &self.program.globals)?;
+            let spec = DsdSpec::from_builtin(
+                &mut self.ev,
+                args,
+                *init_span,
+                &self.program.globals,
+                self.arch,
+            )?;
             return self.define(
                 &v.name,
                 span,
@@ -318,6 +348,18 @@ impl Builder<'_, '_> {
                     is_const: v.is_const,
                 },
             );
+        }
+        // @allocate_fifo: a FIFO allocated when the program is loaded.
+        if let Some(Expr {
+            kind: ExprKind::Builtin { name, args },
+            span: init_span,
+        }) = &v.init
+            && name == "allocate_fifo"
+        {
+            let fifo = self.fifo(&v.name, args, *init_span)?;
+            self.program.fifos.push(fifo);
+            let index = self.program.fifos.len() - 1;
+            return self.define(&v.name, span, Global::Fifo(index));
         }
         // &x: a pointer to a module array.
         if let Some(Expr {
@@ -503,6 +545,121 @@ impl Builder<'_, '_> {
                 self.define(&v.name, span, Global::Const(RtValue::from_comptime(value)))
             }
         }
+    }
+
+    /// `@allocate_fifo(buffer)` or `@allocate_fifo(buffer, .{ .activate_push = t,
+    /// .activate_pop = t })`: the buffer is a module array, the tasks local task ids.
+    fn fifo(&mut self, name: &str, args: &[Expr], span: Span) -> Result<FifoDecl, EvalError> {
+        let (buffer, config) = match args {
+            [b] => (b, None),
+            [b, c] => (b, Some(c)),
+            _ => {
+                return Err(EvalError::new(
+                    span,
+                    format!(
+                        "@allocate_fifo takes 1 or 2 arguments, found {}",
+                        args.len()
+                    ),
+                ));
+            }
+        };
+        let buffer = match &buffer.kind {
+            ExprKind::Ident(b) => match self.program.globals.get(b) {
+                Some(Global::Mem { scalar: false, .. }) => b.clone(),
+                _ => {
+                    return Err(EvalError::new(
+                        buffer.span,
+                        format!("@allocate_fifo takes a module array, and `{b}` is not one"),
+                    ));
+                }
+            },
+            _ => {
+                return Err(EvalError::new(
+                    buffer.span,
+                    "@allocate_fifo takes a module array by name",
+                ));
+            }
+        };
+        let mut decl = FifoDecl {
+            name: name.to_string(),
+            buffer,
+            activate_push: None,
+            activate_pop: None,
+        };
+        if let Some(c) = config {
+            let ExprKind::StructLit(fields) = &c.kind else {
+                return Err(EvalError::new(
+                    c.span,
+                    "@allocate_fifo takes a struct `.{ ... }` second",
+                ));
+            };
+            for f in fields {
+                let slot = match f.name.as_str() {
+                    "activate_push" => &mut decl.activate_push,
+                    "activate_pop" => &mut decl.activate_pop,
+                    other => {
+                        return Err(EvalError::new(
+                            f.value.span,
+                            format!(
+                                "@allocate_fifo option `.{other}` is not supported (it takes .activate_push, .activate_pop)"
+                            ),
+                        ));
+                    }
+                };
+                match self.ev.expr(&f.value)? {
+                    Value::LocalTaskId(n) => *slot = Some(n),
+                    other => {
+                        return Err(EvalError::new(
+                            f.value.span,
+                            format!(
+                                "`.{}` takes a local task id, found {} `{other}`",
+                                f.name,
+                                other.type_name()
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(decl)
+    }
+
+    /// The statements of a `comptime` block: builtin calls, and `if` / `else` on
+    /// compile-time conditions (`if (@is_arch("wse3")) { ... }`) around them.
+    fn comptime_stmts(&mut self, stmts: &[Stmt]) -> Result<(), EvalError> {
+        for s in stmts {
+            match &s.kind {
+                StmtKind::Expr(e) => self.comptime_expr(e)?,
+                StmtKind::Block(b) => self.comptime_stmts(&b.stmts)?,
+                StmtKind::If {
+                    cond,
+                    then,
+                    otherwise,
+                } => match self.ev.expr(cond)? {
+                    Value::Bool(true) => self.comptime_stmts(&then.stmts)?,
+                    Value::Bool(false) => match otherwise {
+                        Some(Else::Block(b)) => self.comptime_stmts(&b.stmts)?,
+                        Some(Else::If(inner)) => {
+                            self.comptime_stmts(std::slice::from_ref(inner.as_ref()))?;
+                        }
+                        None => {}
+                    },
+                    other => {
+                        return Err(EvalError::new(
+                            cond.span,
+                            format!("expected bool, found {} `{other}`", other.type_name()),
+                        ));
+                    }
+                },
+                _ => {
+                    return Err(EvalError::new(
+                        s.span,
+                        "a PE program's comptime block may hold only builtin calls and `if` for now",
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// `&name` or `&name[i]` at module level.
@@ -695,6 +852,61 @@ impl Builder<'_, '_> {
                 self.program
                     .exports
                     .push(ExportedSymbol { symbol, host_name });
+                Ok(())
+            }
+            "initialize_queue" => {
+                arity(2)?;
+                let queue = self.ev.expr(&args[0])?;
+                let (input, queue) = match queue {
+                    Value::InputQueue(q) => (true, q),
+                    Value::OutputQueue(q) => (false, q),
+                    other => {
+                        return Err(EvalError::new(
+                            args[0].span,
+                            format!(
+                                "@initialize_queue takes an input or output queue first, found {} `{other}`",
+                                other.type_name()
+                            ),
+                        ));
+                    }
+                };
+                let color = match self.ev.expr(&args[1])? {
+                    Value::Struct(fields) => match fields.as_slice() {
+                        [(n, Value::Color(c))] if n == "color" => *c,
+                        _ => {
+                            return Err(EvalError::new(
+                                args[1].span,
+                                "@initialize_queue takes `.{ .color = c }` second",
+                            ));
+                        }
+                    },
+                    _ => {
+                        return Err(EvalError::new(
+                            args[1].span,
+                            "@initialize_queue takes `.{ .color = c }` second",
+                        ));
+                    }
+                };
+                if let Some(prev) = self
+                    .program
+                    .queue_inits
+                    .iter()
+                    .find(|q| q.input == input && q.queue == queue)
+                {
+                    return Err(EvalError::new(
+                        e.span,
+                        format!(
+                            "{} queue {queue} is already initialized to color {}",
+                            if input { "input" } else { "output" },
+                            prev.color
+                        ),
+                    ));
+                }
+                self.program.queue_inits.push(QueueInit {
+                    input,
+                    queue,
+                    color,
+                });
                 Ok(())
             }
             "activate" => {

@@ -11,6 +11,7 @@ mod lex;
 mod parse;
 mod pe_check;
 mod pe_dsd;
+mod pe_fabric;
 mod pe_scalar;
 mod print_roundtrip;
 mod tutorials;
