@@ -1109,6 +1109,7 @@ impl Machine {
                 ty: IntType::Comptime,
             }),
             ExprKind::Bool(b) => Ok(RtValue::Bool(*b)),
+            ExprKind::Str(t) => Ok(RtValue::Comptime(Value::Str(t.clone()))),
             ExprKind::VoidLit => Ok(RtValue::Void),
             ExprKind::Unary(UnOp::AddrOf, inner) => Ok(RtValue::Ptr(self.place(inner, mem)?)),
             ExprKind::Unary(op, inner) => {
@@ -1411,6 +1412,23 @@ impl Machine {
                     }
                 };
                 r.map(RtValue::Dsd).or_else(|e| fault(span, e.to_string()))
+            }
+            "is_arch" => {
+                arity(1)?;
+                let a = self.expr(&args[0], mem)?;
+                let here = match mem.arch() {
+                    SimArch::Wse2 => "wse2",
+                    SimArch::Wse3 => "wse3",
+                };
+                match &a {
+                    RtValue::Comptime(Value::Str(s)) if s == "wse2" || s == "wse3" => {
+                        Ok(RtValue::Bool(s == here))
+                    }
+                    other => fault(
+                        args[0].span,
+                        format!("@is_arch takes \"wse2\" or \"wse3\", found `{other}`"),
+                    ),
+                }
             }
             "get_dsd" => match self.code.built.get(&span) {
                 Some(d) => Ok(RtValue::Dsd(d.clone())),

@@ -136,3 +136,102 @@ fn data_task_receives_each_wavelet_as_its_argument_and_accumulates() {
         );
     }
 }
+
+/// Color `a` from PE 0's RAMP to PE 1's, color `b` from PE 1's RAMP to PE 2's.
+fn relay_row(arch: SimArch, a: i64, b: i64) -> Sim {
+    let mut sim = Sim::new(arch, 3, 1).unwrap();
+    let set = |sim: &mut Sim, x: i64, c: i64, rx: Dir, tx: Dir| {
+        let route = Route::new(&[rx], &[tx]);
+        sim.fabric_mut()
+            .set_color_config(x, 0, Color::new(c).unwrap(), ColorConfig::fixed(route))
+            .unwrap();
+    };
+    set(&mut sim, 0, a, Dir::Ramp, Dir::East);
+    set(&mut sim, 1, a, Dir::West, Dir::Ramp);
+    set(&mut sim, 1, b, Dir::Ramp, Dir::East);
+    set(&mut sim, 2, b, Dir::West, Dir::Ramp);
+    sim
+}
+
+#[test]
+fn fifo_relay_passes_a_vector_through_a_smaller_fifo_and_activates_on_push() {
+    let m = 10usize;
+    let text = program_text("fabric_fifo/fifo_relay.csl");
+    for (arch, sim_arch) in ARCHS {
+        let mut sim = relay_row(sim_arch, 3, 4);
+        let params = [("M", m as i128), ("in_color", 3), ("out_color", 4)];
+        let pes: Vec<LoadedPe> = (0..3)
+            .map(|x| load_at(&mut sim, "fifo_relay.csl", &text, arch, x, &params))
+            .collect();
+        let src = src_values(m);
+        sim.pe_mut(0, 0).unwrap().mem.write("src", &src).unwrap();
+        run(&mut sim, LIMIT, &pes).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
+        assert_eq!(
+            sim.pe(2, 0).unwrap().mem.read::<f32>("dst").unwrap(),
+            src,
+            "{arch:?}"
+        );
+        for x in 0..3 {
+            let done = sim.pe(x, 0).unwrap().mem.read::<i16>("done_count").unwrap();
+            assert_eq!(done, vec![1], "{arch:?} PE {x}");
+        }
+        // the pop starts before the push, so it finds the FIFO empty and the first push
+        // after that activates `pushed`
+        let pushes = sim.pe(1, 0).unwrap().mem.read::<u32>("pushes").unwrap()[0];
+        assert!(pushes >= 1, "{arch:?}: pushed ran {pushes} times");
+    }
+}
+
+#[test]
+fn map_applies_functions_of_the_file_element_by_element_and_counts_each_element() {
+    let n = 7usize;
+    let text = program_text("fabric_map/map.csl");
+    for (arch, sim_arch) in ARCHS {
+        let p =
+            compile("map.csl", &text, arch, &[("N", n as i128)]).unwrap_or_else(|e| panic!("{e}"));
+        let mut sim = Sim::new(sim_arch, 1, 1).unwrap();
+        let pe = load(&Arc::new(p), &mut sim, 0, 0).unwrap();
+        let x: Vec<f32> = (0..n).map(|i| 0.1 * i as f32 - 0.3).collect();
+        let y: Vec<f32> = (0..n).map(|i| 1.7 - 0.45 * i as f32).collect();
+        let h: Vec<i16> = (0..n).map(|i| i as i16 * 1000 - 3000).collect();
+        {
+            let mem = &mut sim.pe_mut(0, 0).unwrap().mem;
+            mem.write("x", &x).unwrap();
+            mem.write("y", &y).unwrap();
+            mem.write("h", &h).unwrap();
+        }
+        let report = run(&mut sim, LIMIT, &[pe]).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
+        let mem = &sim.pe(0, 0).unwrap().mem;
+        // the product rounded to f32, then the sum rounded to f32
+        let z: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a * b + 1.0).collect();
+        assert_eq!(mem.read::<f32>("z").unwrap(), z, "{arch:?}");
+        let h2: Vec<i16> = h.iter().map(|v| 3 - v).collect();
+        assert_eq!(mem.read::<i16>("h").unwrap(), h2, "{arch:?}");
+        // two @map operations of n elements each, counted as the simulator counts elements
+        assert_eq!(report.pes[0].elements, 2 * n as u64, "{arch:?}");
+    }
+}
+
+#[test]
+fn async_fmacs_from_the_fabric_activates_a_task_when_done() {
+    let m = 6usize;
+    let text = program_text("fabric_fmacs/fmacs.csl");
+    for (arch, sim_arch) in ARCHS {
+        let mut sim = row(sim_arch, 2, 9);
+        let params = [("M", m as i128), ("send_color", 9)];
+        let pes = [
+            load_at(&mut sim, "fmacs.csl", &text, arch, 0, &params),
+            load_at(&mut sim, "fmacs.csl", &text, arch, 1, &params),
+        ];
+        let x = src_values(m);
+        let y0: Vec<f32> = (0..m).map(|i| 3.0 - i as f32).collect();
+        sim.pe_mut(0, 0).unwrap().mem.write("x", &x).unwrap();
+        sim.pe_mut(1, 0).unwrap().mem.write("y", &y0).unwrap();
+        run(&mut sim, LIMIT, &pes).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
+        let mem = &sim.pe(1, 0).unwrap().mem;
+        // x * 0.5 is exact, so one rounding of the sum
+        let want: Vec<f32> = y0.iter().zip(&x).map(|(y, x)| y + x * 0.5).collect();
+        assert_eq!(mem.read::<f32>("y").unwrap(), want, "{arch:?}");
+        assert_eq!(mem.read::<u16>("done_count").unwrap(), vec![1], "{arch:?}");
+    }
+}
