@@ -34,8 +34,8 @@ pub(crate) fn check_bodies(
     globals: &HashMap<String, Global>,
     ev: &mut ConstEval<'_>,
     arch: Arch,
-) -> Result<HashMap<Span, DsdSpec>, EvalError> {
-    let mut dsds = HashMap::new();
+) -> Result<BodyConstants, EvalError> {
+    let mut consts = BodyConstants::default();
     for decl in &module.decls {
         let (DeclKind::Fn(f) | DeclKind::Task(f)) = &decl.kind else {
             continue;
@@ -56,12 +56,34 @@ pub(crate) fn check_bodies(
             globals,
             scopes: vec![params],
             arch,
-            dsds: &mut dsds,
+            consts: &mut consts,
         };
         c.block(body)?;
     }
-    Ok(dsds)
+    Ok(consts)
 }
+
+/// What bodies compute at compile time, by the span of the builtin call: `@get_dsd`s, and
+/// the ids and colors of `@get_color`, `@get_local_task_id`, `@get_data_task_id`, ...
+#[derive(Clone, Debug, Default)]
+pub(crate) struct BodyConstants {
+    /// The `@get_dsd`s, built when the program is loaded.
+    pub(crate) dsds: HashMap<Span, DsdSpec>,
+    /// The values of id and color builtins.
+    pub(crate) values: HashMap<Span, Value>,
+}
+
+/// Builtins of bodies evaluated at compile time (their arguments must be known then).
+pub(crate) const COMPTIME_BUILTINS: [&str; 8] = [
+    "get_color",
+    "get_local_task_id",
+    "get_data_task_id",
+    "get_control_task_id",
+    "get_input_queue",
+    "get_output_queue",
+    "get_ut_id",
+    "get_dsd",
+];
 
 struct Checker<'a, 'e, 'm> {
     ev: &'a mut ConstEval<'e>,
@@ -69,7 +91,7 @@ struct Checker<'a, 'e, 'm> {
     globals: &'m HashMap<String, Global>,
     scopes: Vec<HashMap<String, Option<Type>>>,
     arch: Arch,
-    dsds: &'a mut HashMap<Span, DsdSpec>,
+    consts: &'a mut BodyConstants,
 }
 
 fn rt_type(v: &RtValue) -> Option<Type> {
@@ -385,14 +407,28 @@ impl Checker<'_, '_, '_> {
                         let spec =
                             DsdSpec::from_builtin(self.ev, args, e.span, self.globals, self.arch)?;
                         let kind = spec.kind();
-                        self.dsds.insert(e.span, spec);
+                        self.consts.dsds.insert(e.span, spec);
                         Some(Type::Dsd(kind))
+                    }
+                    n if COMPTIME_BUILTINS.contains(&n) => {
+                        let v = self.ev.expr(e)?;
+                        self.consts.values.insert(e.span, v);
+                        None
                     }
                     "range" => None,
                     _ => {
                         for a in args {
-                            if !matches!(a.kind, ExprKind::StructLit(_)) {
-                                self.expr(a)?;
+                            match &a.kind {
+                                // an options struct: its values are checked (and their id
+                                // builtins evaluated), its field names are the builtin's
+                                ExprKind::StructLit(fields) => {
+                                    for f in fields {
+                                        self.expr(&f.value)?;
+                                    }
+                                }
+                                _ => {
+                                    self.expr(a)?;
+                                }
                             }
                         }
                         None

@@ -27,7 +27,7 @@ use npusim_cerebras::sched::{Action, AsyncConfig, CallCtx, Completion};
 use npusim_cerebras::{ElemTy, Op, Operand, PeMemory, Scalar};
 
 use super::arith::{self, f16_to_f64, f64_to_f16};
-use super::check::assignable;
+use super::check::{COMPTIME_BUILTINS, assignable};
 use super::program::{Global, PeProgram, elem_of, type_of_elem};
 use super::value::{Ptr, RtValue, elem_name};
 use crate::ast::{
@@ -1428,6 +1428,12 @@ impl Machine {
                         args[0].span,
                         format!("@is_arch takes \"wse2\" or \"wse3\", found `{other}`"),
                     ),
+                }
+            }
+            n if n != "get_dsd" && COMPTIME_BUILTINS.contains(&n) => {
+                match self.code.program.body_values.get(&span) {
+                    Some(v) => Ok(RtValue::from_comptime(v.clone())),
+                    None => fault(span, format!("@{name} was not evaluated at compile time")),
                 }
             }
             "get_dsd" => match self.code.built.get(&span) {

@@ -11,6 +11,7 @@ use npusim_cerebras::Arch as SimArch;
 use npusim_cerebras::dsd::{Dsd, DsdError, FabIn, FabOut};
 use npusim_cerebras::ids::{Color, InputQueue, OutputQueue};
 
+use super::program::QueueInit;
 use crate::ast::{Expr, FieldInit};
 use crate::comptime::{Arch, ConstEval, EvalError, Value};
 use crate::span::Span;
@@ -30,6 +31,8 @@ pub struct FabricSpec {
     pub control: bool,
     /// `.wavelet_index_offset = true` (fabout): the operation's index goes in the high half.
     pub wavelet_index_offset: bool,
+    /// Where its `@get_dsd` is.
+    pub span: Span,
 }
 
 /// The simulator's architecture of a compile-time one.
@@ -68,6 +71,7 @@ impl FabricSpec {
             queue: None,
             control: false,
             wavelet_index_offset: false,
+            span,
         };
         let mut extent = None;
         for f in fields {
@@ -136,6 +140,36 @@ impl FabricSpec {
             d.control = self.control;
             d.wavelet_index_offset = self.wavelet_index_offset;
             Ok(Dsd::FabOut(d))
+        }
+    }
+
+    /// On WSE-3, the queue this DSD names must be initialized (`@initialize_queue`) and a
+    /// color named beside it must be the queue's: the error otherwise. `inits` are the
+    /// program's `@initialize_queue`s.
+    pub(crate) fn check_wse3_queue(&self, inits: &[QueueInit]) -> Result<(), EvalError> {
+        let (kind, side) = if self.input {
+            ("fabin_dsd", "input")
+        } else {
+            ("fabout_dsd", "output")
+        };
+        let Some(q) = self.queue else { return Ok(()) };
+        match inits.iter().find(|i| i.input == self.input && i.queue == q) {
+            None => Err(EvalError::new(
+                self.span,
+                format!(
+                    "{kind} reads {side} queue {q}, which no @initialize_queue binds to a color (WSE-3 needs one)"
+                ),
+            )),
+            Some(i) => match self.color {
+                Some(c) if c != i.color => Err(EvalError::new(
+                    self.span,
+                    format!(
+                        "{kind} names color {c}, but {side} queue {q} is initialized to color {}",
+                        i.color
+                    ),
+                )),
+                _ => Ok(()),
+            },
         }
     }
 

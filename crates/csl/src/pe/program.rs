@@ -127,6 +127,8 @@ pub struct PeProgram {
     pub fifos: Vec<FifoDecl>,
     /// The `@get_dsd` calls inside bodies, by their span, built when the program is loaded.
     pub(crate) body_dsds: HashMap<Span, DsdSpec>,
+    /// The values of id and color builtins inside bodies, by their span.
+    pub(crate) body_values: HashMap<Span, Value>,
 }
 
 /// One `@initialize_queue(queue, .{ .color = c })`.
@@ -228,6 +230,7 @@ impl PeProgram {
             queue_inits: Vec::new(),
             fifos: Vec::new(),
             body_dsds: HashMap::new(),
+            body_values: HashMap::new(),
         };
         {
             let mut b = Builder {
@@ -235,16 +238,49 @@ impl PeProgram {
                 program: &mut program,
                 module: &module,
                 arch: config.arch,
+                data_binds: Vec::new(),
             };
             for (i, decl) in module.decls.iter().enumerate() {
                 b.decl(i, decl).map_err(diag)?;
             }
-            let Builder { mut ev, .. } = b;
-            program.body_dsds =
+            let Builder {
+                mut ev, data_binds, ..
+            } = b;
+            let consts =
                 check_bodies(&module, &program.globals, &mut ev, config.arch).map_err(diag)?;
+            program.body_dsds = consts.dsds;
+            program.body_values = consts.values;
+            if config.arch == Arch::Wse3 {
+                program.check_wse3_queues(&data_binds).map_err(diag)?;
+            }
         }
         program.module = module;
         Ok(program)
+    }
+
+    /// WSE-3 binds queues explicitly: every queue a fabric DSD names, and every input queue
+    /// a data task is bound to, must be initialized by `@initialize_queue`.
+    fn check_wse3_queues(&self, data_binds: &[(u8, Span)]) -> Result<(), EvalError> {
+        let globals = self.globals.values().filter_map(|g| match g {
+            Global::Dsd { spec, .. } => Some(spec),
+            _ => None,
+        });
+        for spec in globals.chain(self.body_dsds.values()) {
+            if let DsdSpec::Fabric(f) = spec {
+                f.check_wse3_queue(&self.queue_inits)?;
+            }
+        }
+        for (q, span) in data_binds {
+            if !self.queue_inits.iter().any(|i| i.input && i.queue == *q) {
+                return Err(EvalError::new(
+                    *span,
+                    format!(
+                        "a data task is bound to input queue {q}, which no @initialize_queue binds to a color (WSE-3 needs one)"
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The program's source file.
@@ -269,6 +305,8 @@ struct Builder<'a, 'm> {
     program: &'a mut PeProgram,
     module: &'m Module,
     arch: Arch,
+    /// Each `@bind_data_task`'s id and where its id is.
+    data_binds: Vec<(u8, Span)>,
 }
 
 impl Builder<'_, '_> {
@@ -779,6 +817,26 @@ impl Builder<'_, '_> {
                     return Err(EvalError::new(
                         args[1].span,
                         format!("task id `{idv}` is already bound to task `{}`", b.task),
+                    ));
+                }
+                if let BoundTask::Data(n) = id {
+                    self.data_binds.push((n, args[1].span));
+                }
+                let params = self
+                    .module
+                    .decls
+                    .iter()
+                    .find_map(|d| match &d.kind {
+                        DeclKind::Task(f) if &f.name == task => Some(f.params.len()),
+                        _ => None,
+                    })
+                    .unwrap_or(0);
+                if params > 0 && !matches!(id, BoundTask::Data(_)) {
+                    return Err(EvalError::new(
+                        args[0].span,
+                        format!(
+                            "task `{task}` takes {params} parameters, but only a data task gets an argument (its wavelet)"
+                        ),
                     ));
                 }
                 if let BoundTask::Local(n) = id {

@@ -12,6 +12,7 @@ mod parse;
 mod pe_check;
 mod pe_dsd;
 mod pe_fabric;
+mod pe_fabric_errors;
 mod pe_scalar;
 mod print_roundtrip;
 mod tutorials;
