@@ -327,26 +327,41 @@ impl Machine {
                 ),
             );
         }
+        // each parameter: its name, type, element type and whether it is a pointer (whose
+        // argument the function reads through `p.*`)
         let mut params = Vec::with_capacity(n);
         for p in &decl.params {
             let t = self.type_expr(&p.ty)?;
-            let Some(e) = elem_of(&t) else {
+            let (e, ptr) = match &t {
+                Type::Ptr { elem, .. } => (elem_of(elem), true),
+                t => (elem_of(t), false),
+            };
+            let Some(e) = e else {
                 return fault(
                     p.ty.span,
                     format!(
-                        "a @map function takes 16- or 32-bit numbers, and `{}` is {t}",
+                        "a @map function takes 16- or 32-bit numbers or pointers to one, and `{}` is {t}",
                         p.name
                     ),
                 );
             };
-            params.push((p.name.clone(), t, e));
+            params.push((p.name.clone(), t, e, ptr));
         }
         let ret_t = self.type_expr(&decl.ret)?;
         let ret_e = elem_of(&ret_t);
         let mut ops = Vec::with_capacity(rest.len());
-        for a in rest {
+        for (k, a) in rest.iter().enumerate() {
             let v = self.expr(a, mem)?;
-            ops.push(operand(v, Op::Fmovs, a.span, mem)?);
+            // a scalar input takes its parameter's type, as a literal argument would
+            let o = match (&v, params.get(k)) {
+                (RtValue::Dsd(_) | RtValue::Fifo(_) | RtValue::Ptr(_), _) | (_, None) => {
+                    operand(v, Op::Fmovs, a.span, mem)?
+                }
+                (_, Some((_, _, e, _))) => {
+                    Operand::Scalar(Scalar::from_bits(*e, to_bits(v, *e, a.span)?))
+                }
+            };
+            ops.push(o);
         }
         let output = if rest.len() == n + 1 {
             if ret_e.is_none() {
@@ -370,7 +385,8 @@ impl Machine {
         Ok(Action::map(ops, output, move |values: &[Scalar]| {
             let run = || -> RResult<Scalar> {
                 let mut scope = HashMap::new();
-                for ((name, t, e), v) in params.iter().zip(values) {
+                let mut scratch = PeMemory::new(arch);
+                for ((name, t, e, ptr), v) in params.iter().zip(values) {
                     if v.ty != *e {
                         return fault(
                             call_span,
@@ -380,10 +396,26 @@ impl Machine {
                             ),
                         );
                     }
+                    let value = if *ptr {
+                        // the pointee's value, in a one-element array of the function's own
+                        // memory, read through the pointer
+                        let array = format!("{name} (the @map argument)");
+                        scratch
+                            .declare(&array, *e, &[1])
+                            .and_then(|a| scratch.store(a.word_addr, *e, v.bits))
+                            .or_else(|err| fault(call_span, err.to_string()))?;
+                        RtValue::Ptr(Ptr {
+                            array,
+                            index: 0,
+                            elem: *e,
+                        })
+                    } else {
+                        from_bits(v.bits, *e)
+                    };
                     scope.insert(
                         name.clone(),
                         Local {
-                            value: from_bits(v.bits, *e),
+                            value,
                             mutable: false,
                             ty: Some(t.clone()),
                         },
@@ -402,7 +434,6 @@ impl Machine {
                     }],
                     ret: None,
                 };
-                let mut scratch = PeMemory::new(arch);
                 if let Step::Act(_) = m.run_until(&mut scratch, 0, false)? {
                     return fault(
                         call_span,

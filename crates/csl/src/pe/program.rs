@@ -434,7 +434,15 @@ impl Builder<'_, '_> {
                 format!("expected {d}, found {z}"),
             ));
         }
-        let ty = declared.or(zeros_ty.clone());
+        // `[N]T{ a, b }` gives its own type
+        let literal_ty = match &v.init {
+            Some(Expr {
+                kind: ExprKind::TypedList { ty, .. },
+                ..
+            }) if declared.is_none() => Some(self.ev.eval_type(ty)?),
+            _ => None,
+        };
+        let ty = declared.or(zeros_ty.clone()).or(literal_ty);
         let align = v
             .align
             .as_ref()

@@ -207,8 +207,16 @@ fn map_applies_functions_of_the_file_element_by_element_and_counts_each_element(
         assert_eq!(mem.read::<f32>("z").unwrap(), z, "{arch:?}");
         let h2: Vec<i16> = h.iter().map(|v| 3 - v).collect();
         assert_eq!(mem.read::<i16>("h").unwrap(), h2, "{arch:?}");
-        // two @map operations of n elements each, counted as the simulator counts elements
-        assert_eq!(report.pes[0].elements, 2 * n as u64, "{arch:?}");
+        let w: Vec<f32> = x.iter().map(|v| v * 0.5).collect();
+        assert_eq!(mem.read::<f32>("w").unwrap(), w, "{arch:?}");
+        assert_eq!(
+            mem.read::<i32>("total").unwrap(),
+            vec![10 - 20 + 30 + 45],
+            "{arch:?}"
+        );
+        // three @map operations of n elements and one of 4, counted as the simulator
+        // counts elements
+        assert_eq!(report.pes[0].elements, 3 * n as u64 + 4, "{arch:?}");
     }
 }
 
