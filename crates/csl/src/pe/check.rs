@@ -161,6 +161,7 @@ impl Checker<'_, '_, '_> {
                         | Global::Const(_)
                         | Global::Dsd { is_const: true, .. }
                         | Global::Fifo(_)
+                        | Global::Dsr(_)
                         | Global::Fn { .. },
                     ) = self.globals.get(name)
                 {
@@ -250,6 +251,7 @@ impl Checker<'_, '_, '_> {
                     Some(Global::Const(v)) => rt_type(v),
                     Some(Global::Dsd { spec, .. }) => Some(Type::Dsd(spec.kind())),
                     Some(Global::Fifo(_)) => Some(Type::Dsd("fifo_dsd")),
+                    Some(Global::Dsr(_)) => None,
                     Some(Global::Fn { .. }) => None,
                     None if Type::from_name(name).is_some() => Some(Type::Type),
                     None if self.module.decls.iter().any(|d| matches!(&d.kind, DeclKind::Fn(f) | DeclKind::Task(f) if &f.name == name)) => None,

@@ -22,7 +22,7 @@ use npusim_cerebras::dsd::{
 use npusim_cerebras::ids::{
     Channel, Color, ControlTaskId, DataTaskId, InputQueue, LocalTaskId, MicrothreadId, TaskId,
 };
-use npusim_cerebras::ops::{FifoId, OpError};
+use npusim_cerebras::ops::{DsrId, FifoId, OpError};
 use npusim_cerebras::sched::{Action, AsyncConfig, CallCtx, Completion};
 use npusim_cerebras::{ElemTy, Op, Operand, PeMemory, Scalar};
 
@@ -55,6 +55,8 @@ pub(crate) struct PeCode {
     pub(crate) built: HashMap<Span, Dsd>,
     /// The PE's FIFOs, in the order of the program's `@allocate_fifo`s.
     pub(crate) fifos: Vec<FifoId>,
+    /// The DSR each DSR name holds, by the last `@load_to_dsr` into it.
+    pub(crate) dsrs: Mutex<HashMap<String, DsrId>>,
     pub(crate) fault: FaultSlot,
     blocks: Mutex<HashMap<Span, Arc<[Stmt]>>>,
 }
@@ -65,6 +67,7 @@ impl PeCode {
         dsds: HashMap<String, Dsd>,
         built: HashMap<Span, Dsd>,
         fifos: Vec<FifoId>,
+        dsrs: HashMap<String, DsrId>,
         fault: FaultSlot,
     ) -> PeCode {
         PeCode {
@@ -72,6 +75,7 @@ impl PeCode {
             dsds: Mutex::new(dsds),
             built,
             fifos,
+            dsrs: Mutex::new(dsrs),
             fault,
             blocks: Mutex::new(HashMap::new()),
         }
@@ -449,6 +453,82 @@ impl Machine {
                 record(&code, f);
                 Scalar::from_bits(ret_e, 0)
             })
+        }))
+    }
+
+    /// `@load_to_dsr(dsr, dsd)` or `(dsr, dsd, .{ .save_address = b })` at run time: an
+    /// action that loads the DSD into a new DSR of the file and names it by `dsr`.
+    fn load_to_dsr(&mut self, args: &[Expr], span: Span, mem: &mut PeMemory) -> RResult<Action> {
+        let (dsr, dsd, opts) = match args {
+            [a, b] => (a, b, None),
+            [a, b, c] => (a, b, Some(c)),
+            _ => {
+                return fault(
+                    span,
+                    format!("@load_to_dsr takes 2 or 3 arguments, found {}", args.len()),
+                );
+            }
+        };
+        let code = self.code.clone();
+        let (name, file) = match &dsr.kind {
+            ExprKind::Ident(n) => match code.program.globals.get(n) {
+                Some(Global::Dsr(file)) => (n.clone(), *file),
+                _ => return fault(dsr.span, format!("`{n}` is not a DSR (@get_dsr)")),
+            },
+            _ => return fault(dsr.span, "@load_to_dsr takes a DSR by name first"),
+        };
+        let d = match self.expr(dsd, mem)? {
+            RtValue::Dsd(d) => d,
+            other => {
+                return fault(
+                    dsd.span,
+                    format!(
+                        "@load_to_dsr takes a DSD second, found {} `{other}`",
+                        other.type_name()
+                    ),
+                );
+            }
+        };
+        let mut save = false;
+        if let Some(Expr {
+            kind: ExprKind::StructLit(fields),
+            ..
+        }) = opts
+        {
+            for f in fields {
+                match (f.name.as_str(), self.expr(&f.value, mem)?) {
+                    ("save_address", RtValue::Bool(b)) => save = b,
+                    ("async", RtValue::Bool(false)) => {}
+                    ("async" | "activate" | "unblock" | "ut_id", _) => {
+                        return fault(
+                            f.value.span,
+                            "an asynchronous @load_to_dsr is supported in a comptime block only (the simulator takes a DSR's asynchronous settings before the run)",
+                        );
+                    }
+                    (n, v) => {
+                        return fault(
+                            f.value.span,
+                            format!(
+                                "@load_to_dsr option `.{n}` = {} `{v}` is not supported",
+                                v.type_name()
+                            ),
+                        );
+                    }
+                }
+            }
+        } else if let Some(o) = opts {
+            return fault(
+                o.span,
+                "@load_to_dsr takes an options struct `.{ ... }` third",
+            );
+        }
+        Ok(Action::call(move |ctx: &mut CallCtx<'_>| {
+            let id = ctx.pe.load_to_dsr(file, &d, save)?;
+            code.dsrs
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert(name.clone(), id);
+            Ok(Vec::new())
         }))
     }
 
@@ -1021,6 +1101,7 @@ impl Machine {
                 }))
             }
             "map" => self.map_action(args, span, mem).map(Some),
+            "load_to_dsr" => self.load_to_dsr(args, span, mem).map(Some),
             _ => {
                 let Some(op) = Op::ALL.iter().copied().find(|o| o.name() == name) else {
                     return Ok(None);
@@ -1222,6 +1303,18 @@ impl Machine {
             Some(Global::Fifo(i)) => match code.fifos.get(*i) {
                 Some(id) => Ok(RtValue::Fifo(*id)),
                 None => fault(span, format!("FIFO `{name}` was not allocated")),
+            },
+            Some(Global::Dsr(_)) => match code
+                .dsrs
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .get(name)
+            {
+                Some(id) => Ok(RtValue::Dsr(*id)),
+                None => fault(
+                    span,
+                    format!("DSR `{name}` is used before a @load_to_dsr loads it"),
+                ),
             },
             Some(Global::Fn { .. }) => Ok(RtValue::Comptime(Value::Function(name.to_string()))),
             None => match Type::from_name(name) {
@@ -1493,7 +1586,7 @@ fn local_id(n: u8, span: Span) -> RResult<LocalTaskId> {
 }
 
 /// What `@activate`, `@block`, `@unblock`, `.activate` and `.unblock` name.
-enum Target {
+pub(crate) enum Target {
     /// A local, data or control task.
     Task(TaskId),
     /// A color (WSE-2) or an input queue (WSE-3).
@@ -1505,7 +1598,7 @@ enum Target {
 /// The task, channel or microthread `v` names on `arch`: a data task id is its color on
 /// WSE-2 and its input queue on WSE-3; a color is a channel on WSE-2 only, an input queue on
 /// WSE-3 only.
-fn target_of(v: &RtValue, arch: SimArch, span: Span) -> RResult<Target> {
+pub(crate) fn target_of(v: &RtValue, arch: SimArch, span: Span) -> RResult<Target> {
     let err = |e: &dyn std::fmt::Display| Fault {
         span,
         message: e.to_string(),
@@ -1704,6 +1797,7 @@ fn operand(v: RtValue, op: Op, span: Span, mem: &PeMemory) -> RResult<Operand> {
     Ok(match v {
         RtValue::Dsd(d) => Operand::Dsd(d),
         RtValue::Fifo(id) => Operand::Fifo(id),
+        RtValue::Dsr(id) => Operand::Dsr(id),
         RtValue::F32(x) => Operand::Scalar(Scalar::f32(x)),
         RtValue::F16(b) => Operand::Scalar(Scalar::from_bits(ElemTy::F16, u32::from(b))),
         RtValue::ComptimeFloat(x) if half => {

@@ -4,17 +4,21 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use npusim_cerebras::dsd::FifoConfig;
+use npusim_cerebras::dsd::{Dsd, FifoConfig};
 use npusim_cerebras::ids::{
-    Color, ControlTaskId, DataTaskId, InputQueue, LocalTaskId, OutputQueue, TaskId,
+    Color, ControlTaskId, DataTaskId, InputQueue, LocalTaskId, MicrothreadId, OutputQueue, TaskId,
 };
+use npusim_cerebras::ops::DsrId;
+use npusim_cerebras::sched::{AsyncConfig, Completion};
 use npusim_cerebras::sched::{RunReport, Sim, SimError};
 use npusim_cerebras::{Arch, Pe};
 
 use super::error::PeError;
-use super::exec::{FaultSlot, PeCode, task_body, to_bits};
+use super::exec::{FaultSlot, PeCode, Target, target_of, task_body, to_bits};
 use super::program::{BoundTask, Global, PeProgram};
 use super::tensor_access::DsdSpec;
+use super::value::RtValue;
+use crate::comptime::Value;
 use crate::span::Span;
 
 /// A program loaded on one PE.
@@ -112,12 +116,14 @@ pub fn load(program: &Arc<PeProgram>, sim: &mut Sim, x: i64, y: i64) -> Result<L
             })?;
         fifos.push(id);
     }
+    let dsrs = load_dsrs(program, sim, x, y, &dsds)?;
     let fault: FaultSlot = Arc::new(Mutex::new(None));
     let code = Arc::new(PeCode::new(
         program.clone(),
         dsds,
         built,
         fifos,
+        dsrs,
         fault.clone(),
     ));
     for b in &program.tasks {
@@ -164,6 +170,73 @@ pub fn load(program: &Arc<PeProgram>, sim: &mut Sim, x: i64, y: i64) -> Result<L
         sim.activate(x, y, id)?;
     }
     Ok(LoadedPe { x, y, fault })
+}
+
+/// The `@load_to_dsr`s of the `comptime` blocks, in order: each loads a module DSD into a
+/// new DSR of its file (asynchronous ones with their completion and microthread).
+fn load_dsrs(
+    program: &PeProgram,
+    sim: &mut Sim,
+    x: i64,
+    y: i64,
+    dsds: &HashMap<String, Dsd>,
+) -> Result<HashMap<String, DsrId>, PeError> {
+    let diag = |span, message: String| PeError::from(program.source().diagnostic(span, message));
+    let mut out = HashMap::new();
+    for l in &program.dsr_loads {
+        let Some(Global::Dsr(file)) = program.globals.get(&l.dsr) else {
+            continue;
+        };
+        let Some(dsd) = dsds.get(&l.dsd) else {
+            continue;
+        };
+        let id = if l.is_async {
+            let arch = sim.arch();
+            let target = |v: &Value| {
+                target_of(&RtValue::Comptime(v.clone()), arch, l.span)
+                    .map_err(|f| diag(f.span, f.message))
+            };
+            let mut cfg = AsyncConfig::default();
+            if let Some(v) = &l.activate {
+                match target(v)? {
+                    Target::Task(TaskId::Local(t)) => cfg.on_done = Some(Completion::Activate(t)),
+                    _ => {
+                        return Err(diag(
+                            l.span,
+                            format!(
+                                "`.activate` takes a local task id, found {} `{v}`",
+                                v.type_name()
+                            ),
+                        ));
+                    }
+                }
+            }
+            if let Some(v) = &l.unblock {
+                cfg.on_done = Some(match target(v)? {
+                    Target::Task(id) => Completion::Unblock(id),
+                    Target::Channel(c) => Completion::UnblockChannel(c),
+                    Target::Microthread(_) => {
+                        return Err(diag(
+                            l.span,
+                            "`.unblock` takes a task id or a channel".into(),
+                        ));
+                    }
+                });
+            }
+            if let Some(u) = l.ut_id {
+                cfg.ut_id = Some(
+                    MicrothreadId::new(i64::from(u)).map_err(|e| diag(l.span, e.to_string()))?,
+                );
+            }
+            sim.load_to_dsr_async(x, y, *file, dsd, cfg)?
+        } else {
+            sim.pe_mut(x, y)?
+                .load_to_dsr(*file, dsd, l.save_address)
+                .map_err(|e| diag(l.span, e.to_string()))?
+        };
+        out.insert(l.dsr.clone(), id);
+    }
+    Ok(out)
 }
 
 /// On WSE-2 a fabin naming a color reads that color's wavelets from its input queue (the

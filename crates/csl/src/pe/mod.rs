@@ -7,6 +7,7 @@
 
 mod arith;
 mod check;
+mod dsr;
 mod error;
 mod exec;
 mod fabric_dsd;
@@ -15,6 +16,7 @@ mod program;
 mod tensor_access;
 mod value;
 
+pub use dsr::DsrLoad;
 pub use error::PeError;
 pub use exec::{FaultSlot, MAX_RUN_CALL_DEPTH, MAX_SCALAR_STEPS};
 pub use fabric_dsd::FabricSpec;

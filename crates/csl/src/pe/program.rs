@@ -6,8 +6,10 @@
 use std::collections::HashMap;
 
 use npusim_cerebras::ElemTy;
+use npusim_cerebras::pe::DsrFile;
 
 use super::check::check_bodies;
+use super::dsr::{DsrLoad, dsr_file, load_options};
 use super::error::PeError;
 use super::tensor_access::DsdSpec;
 use super::value::{Ptr, RtValue};
@@ -98,6 +100,8 @@ pub(crate) enum Global {
     },
     /// `@allocate_fifo(...)`: the FIFO with this index in [`PeProgram::fifos`].
     Fifo(usize),
+    /// `@get_dsr(file, n)`.
+    Dsr(DsrFile),
     /// A function or a task.
     Fn {
         /// Index of its declaration in the module.
@@ -125,6 +129,8 @@ pub struct PeProgram {
     pub queue_inits: Vec<QueueInit>,
     /// The FIFOs `@allocate_fifo` declares, in order.
     pub fifos: Vec<FifoDecl>,
+    /// The `@load_to_dsr` calls of the `comptime` blocks, in order.
+    pub dsr_loads: Vec<DsrLoad>,
     /// The `@get_dsd` calls inside bodies, by their span, built when the program is loaded.
     pub(crate) body_dsds: HashMap<Span, DsdSpec>,
     /// The values of id and color builtins inside bodies, by their span.
@@ -229,6 +235,7 @@ impl PeProgram {
             activations: Vec::new(),
             queue_inits: Vec::new(),
             fifos: Vec::new(),
+            dsr_loads: Vec::new(),
             body_dsds: HashMap::new(),
             body_values: HashMap::new(),
         };
@@ -398,6 +405,29 @@ impl Builder<'_, '_> {
             self.program.fifos.push(fifo);
             let index = self.program.fifos.len() - 1;
             return self.define(&v.name, span, Global::Fifo(index));
+        }
+        // @get_dsr: a DSR of the PE.
+        if let Some(Expr {
+            kind: ExprKind::Builtin { name, args },
+            span: init_span,
+        }) = &v.init
+            && name == "get_dsr"
+        {
+            let [file, n] = args.as_slice() else {
+                return Err(EvalError::new(
+                    *init_span,
+                    format!("@get_dsr takes 2 arguments, found {}", args.len()),
+                ));
+            };
+            let ExprKind::Ident(f) = &file.kind else {
+                return Err(EvalError::new(
+                    file.span,
+                    "@get_dsr takes a DSR file first (dsr_dest, dsr_src0, dsr_src1)",
+                ));
+            };
+            let file = dsr_file(file, f)?;
+            self.ev.expr(n)?;
+            return self.define(&v.name, span, Global::Dsr(file));
         }
         // &x: a pointer to a module array.
         if let Some(Expr {
@@ -973,6 +1003,61 @@ impl Builder<'_, '_> {
                     queue,
                     color,
                 });
+                Ok(())
+            }
+            "load_to_dsr" => {
+                if !(2..=3).contains(&args.len()) {
+                    return Err(EvalError::new(
+                        e.span,
+                        format!("@load_to_dsr takes 2 or 3 arguments, found {}", args.len()),
+                    ));
+                }
+                let name_of = |a: &Expr, want: &str| match &a.kind {
+                    ExprKind::Ident(n) => Ok(n.clone()),
+                    _ => Err(EvalError::new(
+                        a.span,
+                        format!("@load_to_dsr takes {want} by name here"),
+                    )),
+                };
+                let dsr = name_of(&args[0], "a DSR")?;
+                if !matches!(self.program.globals.get(&dsr), Some(Global::Dsr(_))) {
+                    return Err(EvalError::new(
+                        args[0].span,
+                        format!("`{dsr}` is not a DSR (@get_dsr)"),
+                    ));
+                }
+                let dsd = name_of(&args[1], "a module DSD")?;
+                if !matches!(self.program.globals.get(&dsd), Some(Global::Dsd { .. })) {
+                    return Err(EvalError::new(
+                        args[1].span,
+                        format!("`{dsd}` is not a module DSD"),
+                    ));
+                }
+                let mut load = DsrLoad {
+                    dsr,
+                    dsd,
+                    save_address: false,
+                    is_async: false,
+                    activate: None,
+                    unblock: None,
+                    ut_id: None,
+                    span: e.span,
+                };
+                if let Some(opts) = args.get(2) {
+                    match self.ev.expr(opts)? {
+                        Value::Struct(fields) => load_options(&mut load, fields, opts.span)?,
+                        other => {
+                            return Err(EvalError::new(
+                                opts.span,
+                                format!(
+                                    "@load_to_dsr takes an options struct third, found {} `{other}`",
+                                    other.type_name()
+                                ),
+                            ));
+                        }
+                    }
+                }
+                self.program.dsr_loads.push(load);
                 Ok(())
             }
             "activate" => {

@@ -4,7 +4,7 @@ use std::fmt;
 
 use npusim_cerebras::ElemTy;
 use npusim_cerebras::dsd::Dsd;
-use npusim_cerebras::ops::FifoId;
+use npusim_cerebras::ops::{DsrId, FifoId};
 
 use crate::comptime::{IntType, Value};
 
@@ -43,6 +43,8 @@ pub enum RtValue {
     Dsd(Dsd),
     /// A FIFO of the PE (`@allocate_fifo`).
     Fifo(FifoId),
+    /// A loaded DSR of the PE.
+    Dsr(DsrId),
     /// A compile-time value (task ids, colors, types, structs).
     Comptime(Value),
     /// `void`.
@@ -61,6 +63,7 @@ impl RtValue {
             RtValue::Ptr(p) => format!("*{}", elem_name(p.elem)),
             RtValue::Dsd(d) => d.kind().into(),
             RtValue::Fifo(_) => "fifo_dsd".into(),
+            RtValue::Dsr(_) => "dsr".into(),
             RtValue::Comptime(v) => v.type_name(),
             RtValue::Void => "void".into(),
         }
@@ -105,6 +108,7 @@ impl fmt::Display for RtValue {
             RtValue::Ptr(p) => write!(f, "&{}[{}]", p.array, p.index),
             RtValue::Dsd(d) => f.write_str(d.kind()),
             RtValue::Fifo(id) => write!(f, "fifo {}", id.0),
+            RtValue::Dsr(id) => write!(f, "dsr {}", id.0),
             RtValue::Comptime(v) => write!(f, "{v}"),
             RtValue::Void => f.write_str("void"),
         }

@@ -243,3 +243,85 @@ fn async_fmacs_from_the_fabric_activates_a_task_when_done() {
         assert_eq!(mem.read::<u16>("done_count").unwrap(), vec![1], "{arch:?}");
     }
 }
+
+#[test]
+fn dsrs_save_their_address_and_carry_asynchronous_settings_loaded_at_compile_time() {
+    let m = 8usize;
+    let text = program_text("fabric_dsr/dsr.csl");
+    for (arch, sim_arch) in ARCHS {
+        let mut sim = row(sim_arch, 2, 6);
+        let params = [("M", m as i128), ("send_color", 6)];
+        let pes = [
+            load_at(&mut sim, "dsr.csl", &text, arch, 0, &params),
+            load_at(&mut sim, "dsr.csl", &text, arch, 1, &params),
+        ];
+        let src = src_values(m);
+        let init: Vec<f32> = (0..m).map(|i| 100.0 + i as f32).collect();
+        sim.pe_mut(0, 0).unwrap().mem.write("src", &src).unwrap();
+        sim.pe_mut(1, 0).unwrap().mem.write("acc", &init).unwrap();
+        run(&mut sim, LIMIT, &pes).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
+        let mem = &sim.pe(1, 0).unwrap().mem;
+        // the second send continued where the first stopped: all M values arrived
+        let want: Vec<f32> = init.iter().zip(&src).map(|(a, s)| a + s).collect();
+        assert_eq!(mem.read::<f32>("acc").unwrap(), want, "{arch:?}");
+        assert_eq!(mem.read::<i16>("done_count").unwrap(), vec![1], "{arch:?}");
+    }
+}
+
+#[test]
+fn set_dsd_length_shortens_a_fabric_dsd_and_increment_dsd_offset_refuses_one() {
+    // the sender's fabout is declared for 6 wavelets and shortened to 3 before use
+    let text = "\
+param pe_id: i16;
+var v: [6]f32;
+var got: [3]f32;
+var out_dsd = @get_dsd(fabout_dsd, .{ .extent = 6, .fabric_color = @get_color(2), .output_queue = @get_output_queue(0) });
+const in_dsd = @get_dsd(fabin_dsd, .{ .extent = 3, .fabric_color = @get_color(2), .input_queue = @get_input_queue(0) });
+const v_dsd = @get_dsd(mem1d_dsd, .{ .tensor_access = |i|{3} -> v[i] });
+const got_dsd = @get_dsd(mem1d_dsd, .{ .tensor_access = |i|{3} -> got[i] });
+task main() void {
+  if (pe_id == 0) {
+    out_dsd = @set_dsd_length(out_dsd, 3);
+    @fmovs(out_dsd, v_dsd);
+  } else {
+    @fmovs(got_dsd, in_dsd);
+  }
+}
+comptime {
+  @bind_local_task(main, @get_local_task_id(10));
+  @activate(@get_local_task_id(10));
+  if (@is_arch(\"wse3\")) {
+    @initialize_queue(@get_output_queue(0), .{ .color = @get_color(2) });
+    @initialize_queue(@get_input_queue(0), .{ .color = @get_color(2) });
+  }
+}
+";
+    for (arch, sim_arch) in ARCHS {
+        let mut sim = row(sim_arch, 2, 2);
+        let pes = [
+            load_at(&mut sim, "len.csl", text, arch, 0, &[]),
+            load_at(&mut sim, "len.csl", text, arch, 1, &[]),
+        ];
+        let v = [1.5f32, 2.5, -3.0, 9.0, 9.0, 9.0];
+        sim.pe_mut(0, 0).unwrap().mem.write("v", &v).unwrap();
+        let report = run(&mut sim, LIMIT, &pes).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
+        assert_eq!(
+            sim.pe(1, 0).unwrap().mem.read::<f32>("got").unwrap(),
+            v[..3].to_vec(),
+            "{arch:?}"
+        );
+        // three wavelets sent, three received: nothing left waiting
+        assert_eq!(report.pes[0].elements, 3, "{arch:?}");
+        let text = text.replace(
+            "out_dsd = @set_dsd_length(out_dsd, 3);",
+            "out_dsd = @increment_dsd_offset(out_dsd, 1, f32);",
+        );
+        let mut sim = row(sim_arch, 2, 2);
+        let pes = [load_at(&mut sim, "len.csl", &text, arch, 0, &[])];
+        let e = run(&mut sim, LIMIT, &pes).unwrap_err().to_string();
+        assert!(
+            e.starts_with("len.csl:10:15: error: @increment_dsd_offset"),
+            "{arch:?}: {e}"
+        );
+    }
+}
