@@ -1586,6 +1586,7 @@ fn local_id(n: u8, span: Span) -> RResult<LocalTaskId> {
 }
 
 /// What `@activate`, `@block`, `@unblock`, `.activate` and `.unblock` name.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Target {
     /// A local, data or control task.
     Task(TaskId),

@@ -6,7 +6,8 @@ use std::sync::{Arc, Mutex};
 
 use npusim_cerebras::dsd::{Dsd, FifoConfig};
 use npusim_cerebras::ids::{
-    Color, ControlTaskId, DataTaskId, InputQueue, LocalTaskId, MicrothreadId, OutputQueue, TaskId,
+    Channel, Color, ControlTaskId, DataTaskId, InputQueue, LocalTaskId, MicrothreadId, OutputQueue,
+    TaskId,
 };
 use npusim_cerebras::ops::DsrId;
 use npusim_cerebras::sched::{AsyncConfig, Completion};
@@ -161,6 +162,7 @@ pub fn load(program: &Arc<PeProgram>, sim: &mut Sim, x: i64, y: i64) -> Result<L
         };
         sim.bind_task(x, y, id, &b.task, task_body(code.clone(), b.task.clone()))?;
     }
+    apply_blocks(program, sim, x, y)?;
     for &n in &program.activations {
         let id = LocalTaskId::new(i64::from(n)).map_err(|e| SimError::Task {
             x: x as u32,
@@ -170,6 +172,63 @@ pub fn load(program: &Arc<PeProgram>, sim: &mut Sim, x: i64, y: i64) -> Result<L
         sim.activate(x, y, id)?;
     }
     Ok(LoadedPe { x, y, fault })
+}
+
+/// The `@block` / `@unblock` calls of the `comptime` blocks: what is blocked at the end of
+/// them is blocked when the program starts (tasks start unblocked, channels closed to
+/// control wavelets). A channel a data task is bound to blocks or unblocks that task; an
+/// unblocked channel without one is opened to control wavelets.
+fn apply_blocks(program: &PeProgram, sim: &mut Sim, x: i64, y: i64) -> Result<(), PeError> {
+    let arch = sim.arch();
+    let diag = |span, message: String| PeError::from(program.source().diagnostic(span, message));
+    let mut last: Vec<(Target, bool, Span)> = Vec::new();
+    for (block, v, span) in &program.blocks {
+        let t = target_of(&RtValue::Comptime(v.clone()), arch, *span)
+            .map_err(|f| diag(f.span, f.message))?;
+        last.retain(|(u, _, _)| *u != t);
+        last.push((t, *block, *span));
+    }
+    let data_task_of = |c: Channel| -> Option<TaskId> {
+        let id = match c {
+            Channel::Color(c) => DataTaskId::of_color(c),
+            Channel::Queue(q) => DataTaskId::of_queue(q),
+        };
+        let bound = program
+            .tasks
+            .iter()
+            .any(|b| b.id == BoundTask::Data(id.id()));
+        bound.then_some(TaskId::Data(id))
+    };
+    for (t, block, span) in last {
+        match (t, block) {
+            (Target::Task(id), true) => sim.block(x, y, id)?,
+            (Target::Task(_), false) => {}
+            (Target::Channel(c), true) => {
+                if let Some(id) = data_task_of(c) {
+                    sim.block(x, y, id)?;
+                }
+            }
+            (Target::Channel(c), false) => {
+                if data_task_of(c).is_none() {
+                    // WSE-2 binds the color to its default input queue, as for a fabin
+                    if let Channel::Color(color) = c {
+                        sim.pe_mut(x, y)?.queues.default_input(color);
+                    }
+                    sim.unblock_channel(x, y, c)?;
+                }
+            }
+            (Target::Microthread(u), _) => {
+                return Err(diag(
+                    span,
+                    format!(
+                        "@block / @unblock of microthread {} in a comptime block is not supported yet",
+                        u.id()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The `@load_to_dsr`s of the `comptime` blocks, in order: each loads a module DSD into a

@@ -131,6 +131,9 @@ pub struct PeProgram {
     pub fifos: Vec<FifoDecl>,
     /// The `@load_to_dsr` calls of the `comptime` blocks, in order.
     pub dsr_loads: Vec<DsrLoad>,
+    /// The `@block(x)` (`true`) and `@unblock(x)` (`false`) calls of the `comptime` blocks,
+    /// in order, with where each is: x a task id, a channel or a microthread id.
+    pub blocks: Vec<(bool, Value, Span)>,
     /// The `@get_dsd` calls inside bodies, by their span, built when the program is loaded.
     pub(crate) body_dsds: HashMap<Span, DsdSpec>,
     /// The values of id and color builtins inside bodies, by their span.
@@ -236,6 +239,7 @@ impl PeProgram {
             queue_inits: Vec::new(),
             fifos: Vec::new(),
             dsr_loads: Vec::new(),
+            blocks: Vec::new(),
             body_dsds: HashMap::new(),
             body_values: HashMap::new(),
         };
@@ -1003,6 +1007,12 @@ impl Builder<'_, '_> {
                     queue,
                     color,
                 });
+                Ok(())
+            }
+            "block" | "unblock" => {
+                arity(1)?;
+                let v = self.ev.expr(&args[0])?;
+                self.program.blocks.push((name == "block", v, args[0].span));
                 Ok(())
             }
             "load_to_dsr" => {

@@ -325,3 +325,20 @@ comptime {
         );
     }
 }
+
+#[test]
+fn control_wavelets_start_the_control_tasks_they_name_on_a_channel_opened_at_compile_time() {
+    let text = program_text("fabric_control/control.csl");
+    for (arch, sim_arch) in ARCHS {
+        let mut sim = row(sim_arch, 2, 4);
+        let params = [("send_color", 4)];
+        let pes = [
+            load_at(&mut sim, "control.csl", &text, arch, 0, &params),
+            load_at(&mut sim, "control.csl", &text, arch, 1, &params),
+        ];
+        run(&mut sim, LIMIT, &pes).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
+        let mem = &sim.pe(1, 0).unwrap().mem;
+        assert_eq!(mem.read::<i16>("a_count").unwrap(), vec![2], "{arch:?}");
+        assert_eq!(mem.read::<i16>("b_count").unwrap(), vec![1], "{arch:?}");
+    }
+}
