@@ -1290,6 +1290,10 @@ impl Machine {
                 index: 0,
                 elem: *elem,
             })),
+            Some(Global::Const(RtValue::Comptime(Value::Undefined))) => fault(
+                span,
+                format!("`{name}` has no value (a param none was given and with no default)"),
+            ),
             Some(Global::Const(v)) => Ok(v.clone()),
             Some(Global::Dsd { .. }) => match code
                 .dsds

@@ -250,6 +250,7 @@ impl PeProgram {
                 module: &module,
                 arch: config.arch,
                 data_binds: Vec::new(),
+                given: config.params.iter().map(|(n, _)| n.clone()).collect(),
             };
             for (i, decl) in module.decls.iter().enumerate() {
                 b.decl(i, decl).map_err(diag)?;
@@ -318,6 +319,8 @@ struct Builder<'a, 'm> {
     arch: Arch,
     /// Each `@bind_data_task`'s id and where its id is.
     data_binds: Vec<(u8, Span)>,
+    /// The names of the params given values.
+    given: Vec<String>,
 }
 
 impl Builder<'_, '_> {
@@ -332,6 +335,16 @@ impl Builder<'_, '_> {
     fn decl(&mut self, index: usize, decl: &Decl) -> Result<(), EvalError> {
         match &decl.kind {
             DeclKind::Param(p) => {
+                // a param neither given nor defaulted is an error where it is used (an
+                // unused one is no error, as the SDK compiles it)
+                let given = self.given.iter().any(|n| n == &p.name);
+                if !given && p.default.is_none() {
+                    return self.define(
+                        &p.name,
+                        p.name_span,
+                        Global::Const(RtValue::Comptime(Value::Undefined)),
+                    );
+                }
                 let v = self
                     .ev
                     .global(&p.name, p.name_span)?

@@ -13,6 +13,7 @@ mod pe_check;
 mod pe_dsd;
 mod pe_fabric;
 mod pe_fabric_errors;
+mod pe_fabric_tutorials;
 mod pe_scalar;
 mod print_roundtrip;
 mod tutorials;

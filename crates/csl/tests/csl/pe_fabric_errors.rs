@@ -236,3 +236,32 @@ comptime {
         other => panic!("expected the simulator's error, got {other:?}"),
     }
 }
+
+#[test]
+fn a_param_without_a_value_is_an_error_where_it_is_used_not_where_it_is_declared() {
+    // unused: compiles (as the SDK compiles the map-builtin topic's unused task id param)
+    let text = "param unused: local_task_id;\nparam n: i16;\nvar v: [4]f32;\n";
+    assert!(compile("pe.csl", text, Arch::Wse3, &[("n", 2)]).is_ok());
+    // used at compile time: the error is at the use
+    let text = "param n: i16;\nvar v: [n]f32;\n";
+    assert_eq!(
+        compile_error(text, Arch::Wse3),
+        "pe.csl:2:9: error: param `n` has no value: none was given and it has no default"
+    );
+    // used at run time: the error is at the use
+    let text = "\
+param n: i16;
+var v: [1]i16;
+task main() void {
+  v[0] = n;
+}
+comptime {
+  @bind_local_task(main, @get_local_task_id(10));
+  @activate(@get_local_task_id(10));
+}
+";
+    assert_eq!(
+        run_error(text, Arch::Wse2),
+        "pe.csl:4:10: error: `n` has no value (a param none was given and with no default)"
+    );
+}
