@@ -265,3 +265,67 @@ comptime {
         "pe.csl:4:10: error: `n` has no value (a param none was given and with no default)"
     );
 }
+
+/// The fabric test programs and their params (`pe_id` is given per PE where declared).
+const PROGRAMS: [(&str, &[(&str, i128)]); 7] = [
+    ("fabric_relay/relay.csl", &[("M", 3), ("send_color", 7)]),
+    (
+        "fabric_data_task/accumulate.csl",
+        &[("M", 3), ("send_color", 5)],
+    ),
+    (
+        "fabric_fifo/fifo_relay.csl",
+        &[("M", 3), ("in_color", 3), ("out_color", 4)],
+    ),
+    ("fabric_map/map.csl", &[("N", 3)]),
+    ("fabric_fmacs/fmacs.csl", &[("M", 3), ("send_color", 9)]),
+    ("fabric_dsr/dsr.csl", &[("M", 4), ("send_color", 6)]),
+    ("fabric_control/control.csl", &[("send_color", 4)]),
+];
+
+#[test]
+fn no_deleted_line_or_truncation_of_the_fabric_programs_panics_the_compiler_loader_or_run() {
+    for (path, params) in PROGRAMS {
+        let text = super::pe_fabric::program_text(path);
+        let lines: Vec<&str> = text.lines().collect();
+        let deleted: Vec<String> = (0..lines.len())
+            .map(|k| {
+                let mut l = lines.clone();
+                l.remove(k);
+                l.join("\n")
+            })
+            .collect();
+        for (arch, sim_arch) in ARCHS {
+            // truncations: compiled (a result or a diagnostic, never a panic)
+            for (i, _) in text.char_indices().step_by(7) {
+                let with_id: Vec<(&str, i128)> =
+                    params.iter().copied().chain([("pe_id", 0)]).collect();
+                let _ = compile("pe.csl", &text[..i], arch, &with_id);
+                let _ = compile("pe.csl", &text[..i], arch, params);
+            }
+            // deleted lines: compiled, and when they compile loaded on a row and run
+            for v in &deleted {
+                let mut sim = super::pe_fabric::row(sim_arch, 3, 4);
+                let mut pes = Vec::new();
+                for x in 0..3i64 {
+                    let with_id: Vec<(&str, i128)> = params
+                        .iter()
+                        .copied()
+                        .chain([("pe_id", i128::from(x))])
+                        .collect();
+                    let p = match compile("pe.csl", v, arch, &with_id) {
+                        Ok(p) => p,
+                        Err(_) => match compile("pe.csl", v, arch, params) {
+                            Ok(p) => p,
+                            Err(_) => continue,
+                        },
+                    };
+                    if let Ok(pe) = load(&Arc::new(p), &mut sim, x, 0) {
+                        pes.push(pe);
+                    }
+                }
+                let _ = run(&mut sim, 2_000, &pes);
+            }
+        }
+    }
+}
