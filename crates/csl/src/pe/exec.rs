@@ -24,7 +24,7 @@ use npusim_cerebras::ids::{
 };
 use npusim_cerebras::ops::{DsrId, FifoId, OpError};
 use npusim_cerebras::sched::{Action, AsyncConfig, CallCtx, Completion};
-use npusim_cerebras::{ElemTy, Op, Operand, PeMemory, Scalar};
+use npusim_cerebras::{ElemTy, Op, OpConfig, Operand, PeMemory, Scalar};
 
 use super::arith::{self, f16_to_f64, f64_to_f16};
 use super::check::{COMPTIME_BUILTINS, assignable};
@@ -1121,18 +1121,40 @@ impl Machine {
                     ops.push(operand(v, op, a.span, mem)?);
                 }
                 let dest = ops.remove(0);
+                let mut cfg = OpConfig::default();
                 let asynchronous = match options {
                     Some(Expr {
                         kind: ExprKind::StructLit(fields),
                         ..
-                    }) => self.async_config(fields, mem)?,
+                    }) => {
+                        // `.index`: what operands with `wavelet_index_offset` add or send
+                        let (index, rest): (Vec<FieldInit>, Vec<FieldInit>) =
+                            fields.iter().cloned().partition(|f| f.name == "index");
+                        for f in &index {
+                            match self.expr(&f.value, mem)? {
+                                RtValue::Int { value, .. } if (0..=0xffff).contains(&value) => {
+                                    cfg.index = Some(value as u16);
+                                }
+                                other => {
+                                    return fault(
+                                        f.value.span,
+                                        format!(
+                                            "`.index` takes an integer in 0..=65535, found {} `{other}`",
+                                            other.type_name()
+                                        ),
+                                    );
+                                }
+                            }
+                        }
+                        self.async_config(&rest, mem)?
+                    }
                     _ => None,
                 };
                 Ok(Some(Action::Op {
                     op,
                     dest,
                     srcs: ops,
-                    cfg: Default::default(),
+                    cfg,
                     asynchronous,
                 }))
             }

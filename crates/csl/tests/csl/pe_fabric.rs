@@ -342,3 +342,22 @@ fn control_wavelets_start_the_control_tasks_they_name_on_a_channel_opened_at_com
         assert_eq!(mem.read::<i16>("b_count").unwrap(), vec![1], "{arch:?}");
     }
 }
+
+#[test]
+fn wavelet_index_offset_sends_the_index_in_the_high_half_a_data_task_reads_as_its_second_argument()
+{
+    let text = program_text("fabric_index/index.csl");
+    for (arch, sim_arch) in ARCHS {
+        let mut sim = row(sim_arch, 2, 8);
+        let params = [("send_color", 8)];
+        let pes = [
+            load_at(&mut sim, "index.csl", &text, arch, 0, &params),
+            load_at(&mut sim, "index.csl", &text, arch, 1, &params),
+        ];
+        run(&mut sim, LIMIT, &pes).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
+        let mem = &sim.pe(1, 0).unwrap().mem;
+        assert_eq!(mem.read::<u16>("sum").unwrap(), vec![2134], "{arch:?}");
+        assert_eq!(mem.read::<u16>("count").unwrap(), vec![4], "{arch:?}");
+        assert_eq!(mem.read::<u16>("indices").unwrap(), vec![7; 4], "{arch:?}");
+    }
+}

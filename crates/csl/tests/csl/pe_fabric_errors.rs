@@ -267,7 +267,8 @@ comptime {
 }
 
 /// The fabric test programs and their params (`pe_id` is given per PE where declared).
-const PROGRAMS: [(&str, &[(&str, i128)]); 7] = [
+const PROGRAMS: [(&str, &[(&str, i128)]); 8] = [
+    ("fabric_index/index.csl", &[("send_color", 4)]),
     ("fabric_relay/relay.csl", &[("M", 3), ("send_color", 7)]),
     (
         "fabric_data_task/accumulate.csl",
