@@ -967,6 +967,40 @@ impl Builder<'_, '_> {
                     .push(ExportedSymbol { symbol, host_name });
                 Ok(())
             }
+            "activate" => {
+                arity(1)?;
+                match self.ev.expr(&args[0])? {
+                    Value::LocalTaskId(n) => {
+                        self.program.activations.push(n);
+                        Ok(())
+                    }
+                    other => Err(EvalError::new(
+                        args[0].span,
+                        format!(
+                            "@activate takes a local task id, found {} `{other}`",
+                            other.type_name()
+                        ),
+                    )),
+                }
+            }
+            _ => self.fabric_comptime(e, name, args),
+        }
+    }
+
+    /// The fabric builtins of a `comptime` block (`@initialize_queue`, `@block`,
+    /// `@unblock`, `@load_to_dsr`), and any other compile-time expression.
+    fn fabric_comptime(&mut self, e: &Expr, name: &str, args: &[Expr]) -> Result<(), EvalError> {
+        let arity = |n: usize| {
+            if args.len() == n {
+                Ok(())
+            } else {
+                Err(EvalError::new(
+                    e.span,
+                    format!("@{name} takes {n} arguments, found {}", args.len()),
+                ))
+            }
+        };
+        match name {
             "initialize_queue" => {
                 arity(2)?;
                 let queue = self.ev.expr(&args[0])?;
@@ -1082,22 +1116,6 @@ impl Builder<'_, '_> {
                 }
                 self.program.dsr_loads.push(load);
                 Ok(())
-            }
-            "activate" => {
-                arity(1)?;
-                match self.ev.expr(&args[0])? {
-                    Value::LocalTaskId(n) => {
-                        self.program.activations.push(n);
-                        Ok(())
-                    }
-                    other => Err(EvalError::new(
-                        args[0].span,
-                        format!(
-                            "@activate takes a local task id, found {} `{other}`",
-                            other.type_name()
-                        ),
-                    )),
-                }
             }
             _ => {
                 self.ev.expr(e)?;
