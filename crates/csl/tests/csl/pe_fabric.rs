@@ -361,3 +361,23 @@ fn wavelet_index_offset_sends_the_index_in_the_high_half_a_data_task_reads_as_it
         assert_eq!(mem.read::<u16>("indices").unwrap(), vec![7; 4], "{arch:?}");
     }
 }
+
+#[test]
+fn a_data_task_blocks_itself_and_an_async_add16_unblocks_it_when_its_sum_is_sent() {
+    let m = 5usize;
+    let text = program_text("fabric_unblock/unblock.csl");
+    for (arch, sim_arch) in ARCHS {
+        let mut sim = relay_row(sim_arch, 3, 4);
+        let params = [("M", m as i128), ("in_color", 3), ("out_color", 4)];
+        let pes: Vec<LoadedPe> = (0..3)
+            .map(|x| load_at(&mut sim, "unblock.csl", &text, arch, x, &params))
+            .collect();
+        let src: Vec<i16> = (0..m as i16).map(|i| 7 * i - 9).collect();
+        sim.pe_mut(0, 0).unwrap().mem.write("src", &src).unwrap();
+        run(&mut sim, LIMIT, &pes).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
+        let mem = &sim.pe(2, 0).unwrap().mem;
+        let want: i16 = src.iter().map(|v| v + 10).sum();
+        assert_eq!(mem.read::<i16>("total").unwrap(), vec![want], "{arch:?}");
+        assert_eq!(mem.read::<i16>("seen").unwrap(), vec![m as i16], "{arch:?}");
+    }
+}

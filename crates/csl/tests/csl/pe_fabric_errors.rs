@@ -267,7 +267,11 @@ comptime {
 }
 
 /// The fabric test programs and their params (`pe_id` is given per PE where declared).
-const PROGRAMS: [(&str, &[(&str, i128)]); 8] = [
+const PROGRAMS: [(&str, &[(&str, i128)]); 9] = [
+    (
+        "fabric_unblock/unblock.csl",
+        &[("M", 3), ("in_color", 3), ("out_color", 4)],
+    ),
     ("fabric_index/index.csl", &[("send_color", 4)]),
     ("fabric_relay/relay.csl", &[("M", 3), ("send_color", 7)]),
     (
