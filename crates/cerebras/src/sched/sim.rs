@@ -277,6 +277,13 @@ impl Sim {
         self.with_step(k, |s| s.block_channel(k, channel.into(), false))
     }
 
+    /// Host-side (comptime) `@block(task)` on PE `(x, y)`: the bound task does not start
+    /// until an `@unblock` of it.
+    pub fn block(&mut self, x: i64, y: i64, task: impl Into<TaskId>) -> Result<(), SimError> {
+        let k = self.fabric.pe_index(x, y)?;
+        self.with_step(k, |s| s.set_task(k, task.into(), |t| t.blocked = true))
+    }
+
     /// Host-side `@activate(task)` on PE `(x, y)` (the port of an RPC `launch`).
     pub fn activate(&mut self, x: i64, y: i64, task: LocalTaskId) -> Result<(), SimError> {
         let k = self.fabric.pe_index(x, y)?;

@@ -227,6 +227,8 @@ pub enum Value {
     InputQueue(u8),
     /// `@get_output_queue(n)`.
     OutputQueue(u8),
+    /// `@get_ut_id(n)`: a WSE-3 microthread id.
+    MicrothreadId(u8),
     /// A router port.
     Dir(Dir),
     /// An anonymous struct (`.{ .a = 1 }`, a `comptime_struct`), fields in order.
@@ -280,6 +282,7 @@ impl Value {
             Value::ControlTaskId(_) => "control_task_id".into(),
             Value::InputQueue(_) => "input_queue".into(),
             Value::OutputQueue(_) => "output_queue".into(),
+            Value::MicrothreadId(_) => "microthread_id".into(),
             Value::Dir(_) => "direction".into(),
             Value::Struct(_) => "comptime_struct".into(),
             Value::List(_) => "list".into(),
@@ -315,6 +318,7 @@ impl fmt::Display for Value {
             Value::ControlTaskId(c) => write!(f, "control task {c}"),
             Value::InputQueue(q) => write!(f, "input queue {q}"),
             Value::OutputQueue(q) => write!(f, "output queue {q}"),
+            Value::MicrothreadId(u) => write!(f, "microthread {u}"),
             Value::Dir(d) => f.write_str(d.name()),
             Value::Struct(fields) => {
                 f.write_str(".{")?;

@@ -8,9 +8,11 @@
 use std::collections::HashMap;
 
 use super::program::Global;
+use super::tensor_access::DsdSpec;
 use super::value::RtValue;
 use crate::ast::{Block, DeclKind, Expr, ExprKind, Module, Stmt, StmtKind, UnOp};
-use crate::comptime::{ConstEval, EvalError, IntType, Type, Value};
+use crate::comptime::{Arch, ConstEval, EvalError, IntType, Type, Value};
+use crate::span::Span;
 
 /// The operands DSD builtins take, the options struct not counted.
 pub(crate) fn dsd_builtin_arity(name: &str) -> Option<usize> {
@@ -23,11 +25,17 @@ pub(crate) fn dsd_builtin_arity(name: &str) -> Option<usize> {
 }
 
 /// Checks every function and task body of `module`.
+///
+/// A `@get_dsd` in a body is evaluated here, at compile time (its fields must be known then,
+/// as the params and module names are); the specs it gives are returned by the call's span
+/// and built when the program is loaded.
 pub(crate) fn check_bodies(
     module: &Module,
     globals: &HashMap<String, Global>,
     ev: &mut ConstEval<'_>,
-) -> Result<(), EvalError> {
+    arch: Arch,
+) -> Result<BodyConstants, EvalError> {
+    let mut consts = BodyConstants::default();
     for decl in &module.decls {
         let (DeclKind::Fn(f) | DeclKind::Task(f)) = &decl.kind else {
             continue;
@@ -47,17 +55,43 @@ pub(crate) fn check_bodies(
             module,
             globals,
             scopes: vec![params],
+            arch,
+            consts: &mut consts,
         };
         c.block(body)?;
     }
-    Ok(())
+    Ok(consts)
 }
+
+/// What bodies compute at compile time, by the span of the builtin call: `@get_dsd`s, and
+/// the ids and colors of `@get_color`, `@get_local_task_id`, `@get_data_task_id`, ...
+#[derive(Clone, Debug, Default)]
+pub(crate) struct BodyConstants {
+    /// The `@get_dsd`s, built when the program is loaded.
+    pub(crate) dsds: HashMap<Span, DsdSpec>,
+    /// The values of id and color builtins.
+    pub(crate) values: HashMap<Span, Value>,
+}
+
+/// Builtins of bodies evaluated at compile time (their arguments must be known then).
+pub(crate) const COMPTIME_BUILTINS: [&str; 8] = [
+    "get_color",
+    "get_local_task_id",
+    "get_data_task_id",
+    "get_control_task_id",
+    "get_input_queue",
+    "get_output_queue",
+    "get_ut_id",
+    "get_dsd",
+];
 
 struct Checker<'a, 'e, 'm> {
     ev: &'a mut ConstEval<'e>,
     module: &'m Module,
     globals: &'m HashMap<String, Global>,
     scopes: Vec<HashMap<String, Option<Type>>>,
+    arch: Arch,
+    consts: &'a mut BodyConstants,
 }
 
 fn rt_type(v: &RtValue) -> Option<Type> {
@@ -126,6 +160,8 @@ impl Checker<'_, '_, '_> {
                         Global::Mem { is_const: true, .. }
                         | Global::Const(_)
                         | Global::Dsd { is_const: true, .. }
+                        | Global::Fifo(_)
+                        | Global::Dsr(_)
                         | Global::Fn { .. },
                     ) = self.globals.get(name)
                 {
@@ -213,7 +249,9 @@ impl Checker<'_, '_, '_> {
                 match self.globals.get(name) {
                     Some(Global::Mem { ty, .. }) => Some(ty.clone()),
                     Some(Global::Const(v)) => rt_type(v),
-                    Some(Global::Dsd { .. }) => Some(Type::Dsd("mem1d_dsd")),
+                    Some(Global::Dsd { spec, .. }) => Some(Type::Dsd(spec.kind())),
+                    Some(Global::Fifo(_)) => Some(Type::Dsd("fifo_dsd")),
+                    Some(Global::Dsr(_)) => None,
                     Some(Global::Fn { .. }) => None,
                     None if Type::from_name(name).is_some() => Some(Type::Type),
                     None if self.module.decls.iter().any(|d| matches!(&d.kind, DeclKind::Fn(f) | DeclKind::Task(f) if &f.name == name)) => None,
@@ -367,11 +405,32 @@ impl Checker<'_, '_, '_> {
                         self.exprs(args.get(1..).unwrap_or(&[]))?;
                         args.first().map(|t| self.ev.eval_type(t)).transpose()?
                     }
-                    "range" | "get_dsd" => None,
+                    "get_dsd" => {
+                        let spec =
+                            DsdSpec::from_builtin(self.ev, args, e.span, self.globals, self.arch)?;
+                        let kind = spec.kind();
+                        self.consts.dsds.insert(e.span, spec);
+                        Some(Type::Dsd(kind))
+                    }
+                    n if COMPTIME_BUILTINS.contains(&n) => {
+                        let v = self.ev.expr(e)?;
+                        self.consts.values.insert(e.span, v);
+                        None
+                    }
+                    "range" => None,
                     _ => {
                         for a in args {
-                            if !matches!(a.kind, ExprKind::StructLit(_)) {
-                                self.expr(a)?;
+                            match &a.kind {
+                                // an options struct: its values are checked (and their id
+                                // builtins evaluated), its field names are the builtin's
+                                ExprKind::StructLit(fields) => {
+                                    for f in fields {
+                                        self.expr(&f.value)?;
+                                    }
+                                }
+                                _ => {
+                                    self.expr(a)?;
+                                }
                             }
                         }
                         None

@@ -15,19 +15,24 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use npusim_cerebras::Arch as SimArch;
 use npusim_cerebras::dsd::{
     Dsd, increment_dsd_offset, set_dsd_base_addr, set_dsd_length, set_dsd_stride,
 };
-use npusim_cerebras::ids::{ControlTaskId, LocalTaskId, TaskId};
-use npusim_cerebras::ops::OpError;
+use npusim_cerebras::ids::{
+    Channel, Color, ControlTaskId, DataTaskId, InputQueue, LocalTaskId, MicrothreadId, TaskId,
+};
+use npusim_cerebras::ops::{DsrId, FifoId, OpError};
 use npusim_cerebras::sched::{Action, AsyncConfig, CallCtx, Completion};
-use npusim_cerebras::{ElemTy, Op, Operand, PeMemory, Scalar};
+use npusim_cerebras::{ElemTy, Op, OpConfig, Operand, PeMemory, Scalar};
 
 use super::arith::{self, f16_to_f64, f64_to_f16};
-use super::check::assignable;
+use super::check::{COMPTIME_BUILTINS, assignable};
 use super::program::{Global, PeProgram, elem_of, type_of_elem};
-use super::value::{Ptr, RtValue};
-use crate::ast::{AssignOp, BinOp, Block, Else, Expr, ExprKind, FieldInit, Stmt, StmtKind, UnOp};
+use super::value::{Ptr, RtValue, elem_name};
+use crate::ast::{
+    AssignOp, BinOp, Block, Else, Expr, ExprKind, FieldInit, FnParam, Stmt, StmtKind, UnOp,
+};
 use crate::comptime::{IntType, Type, Value};
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;
@@ -46,6 +51,12 @@ pub(crate) struct PeCode {
     pub(crate) program: Arc<PeProgram>,
     /// The module DSDs' current values (a `var` DSD changes when assigned).
     pub(crate) dsds: Mutex<HashMap<String, Dsd>>,
+    /// The DSDs of `@get_dsd` calls inside bodies, by the call's span.
+    pub(crate) built: HashMap<Span, Dsd>,
+    /// The PE's FIFOs, in the order of the program's `@allocate_fifo`s.
+    pub(crate) fifos: Vec<FifoId>,
+    /// The DSR each DSR name holds, by the last `@load_to_dsr` into it.
+    pub(crate) dsrs: Mutex<HashMap<String, DsrId>>,
     pub(crate) fault: FaultSlot,
     blocks: Mutex<HashMap<Span, Arc<[Stmt]>>>,
 }
@@ -54,11 +65,17 @@ impl PeCode {
     pub(crate) fn new(
         program: Arc<PeProgram>,
         dsds: HashMap<String, Dsd>,
+        built: HashMap<Span, Dsd>,
+        fifos: Vec<FifoId>,
+        dsrs: HashMap<String, DsrId>,
         fault: FaultSlot,
     ) -> PeCode {
         PeCode {
             program,
             dsds: Mutex::new(dsds),
+            built,
+            fifos,
+            dsrs: Mutex::new(dsrs),
             fault,
             blocks: Mutex::new(HashMap::new()),
         }
@@ -150,7 +167,10 @@ struct Machine {
     ret: Option<RtValue>,
 }
 
-/// The body of a bound task: an `Action::call` starting the interpreter on `task`.
+/// The body of a bound task: an `Action::call` starting the interpreter on `task`. A data
+/// task's parameters take the wavelet that started it: one 32-bit parameter takes its 32
+/// bits, one 16-bit parameter its low half, two 16-bit parameters the low then the high
+/// half.
 pub(crate) fn task_body(code: Arc<PeCode>, task: String) -> Vec<Action> {
     vec![Action::call(move |ctx: &mut CallCtx<'_>| {
         let Some(f) = code.program.function(&task) else {
@@ -160,21 +180,42 @@ pub(crate) fn task_body(code: Arc<PeCode>, task: String) -> Vec<Action> {
             return Ok(Vec::new());
         };
         let stmts = code.stmts(body);
-        let m = Machine {
+        let mut m = Machine {
             code: code.clone(),
-            frames: vec![Frame {
-                name: task.clone(),
-                scopes: vec![HashMap::new()],
-                conts: vec![Cont::Seq {
-                    stmts,
-                    idx: 0,
-                    scoped: false,
-                }],
-            }],
+            frames: Vec::new(),
             ret: None,
         };
+        let scope = match m.wavelet_params(&f.params, ctx.wavelet.map(|w| w.payload), f.name_span) {
+            Ok(scope) => scope,
+            Err(e) => return Err(record(&code, e)),
+        };
+        m.frames.push(Frame {
+            name: task.clone(),
+            scopes: vec![scope],
+            conts: vec![Cont::Seq {
+                stmts,
+                idx: 0,
+                scoped: false,
+            }],
+        });
         resume(Arc::new(Mutex::new(m)), ctx)
     })]
+}
+
+/// Keeps the first run-time fault of a PE's code; the error the simulator stops with.
+fn record(code: &PeCode, f: Fault) -> OpError {
+    let d = code.program.source().diagnostic(f.span, f.message);
+    let mut slot = code
+        .fault
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if slot.is_none() {
+        *slot = Some(d);
+    }
+    OpError::Undocumented {
+        op: "csl",
+        why: "the CSL code failed at run time (the program's error says where)",
+    }
 }
 
 /// Runs the interpreter to its next action; records a fault in the PE's slot.
@@ -195,23 +236,302 @@ fn resume(m: Arc<Mutex<Machine>>, ctx: &mut CallCtx<'_>) -> Result<Vec<Action>, 
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .code
                 .clone();
-            let d = code.program.source().diagnostic(f.span, f.message);
-            let mut slot = code
-                .fault
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            if slot.is_none() {
-                *slot = Some(d);
-            }
-            Err(OpError::Undocumented {
-                op: "csl",
-                why: "the CSL code failed at run time (the program's error says where)",
-            })
+            Err(record(&code, f))
         }
     }
 }
 
 impl Machine {
+    /// The locals a task's parameters give: none for a task started without a wavelet
+    /// (whose parameters are an error), the wavelet's halves or whole for a data task.
+    fn wavelet_params(
+        &mut self,
+        params: &[FnParam],
+        payload: Option<u32>,
+        span: Span,
+    ) -> RResult<HashMap<String, Local>> {
+        let mut scope = HashMap::new();
+        if params.is_empty() {
+            return Ok(scope);
+        }
+        let Some(payload) = payload else {
+            return fault(
+                span,
+                format!(
+                    "this task takes {} parameters but was started without a wavelet (only a data task gets one)",
+                    params.len()
+                ),
+            );
+        };
+        let mut types = Vec::new();
+        for p in params {
+            let t = self.type_expr(&p.ty)?;
+            let Some(e) = elem_of(&t) else {
+                return fault(
+                    p.ty.span,
+                    format!("a data task parameter is a 16- or 32-bit number, found {t}"),
+                );
+            };
+            types.push((p.name.clone(), t, e));
+        }
+        let words: Vec<u32> = types.iter().map(|(_, _, e)| e.words()).collect();
+        let parts: Vec<u32> = match words.as_slice() {
+            [2] => vec![payload],
+            [1] => vec![payload & 0xffff],
+            [1, 1] => vec![payload & 0xffff, payload >> 16],
+            _ => {
+                return fault(
+                    span,
+                    "a data task takes one 32-bit parameter, one 16-bit parameter, or two 16-bit parameters (the wavelet's low and high halves)",
+                );
+            }
+        };
+        for ((name, t, e), bits) in types.into_iter().zip(parts) {
+            scope.insert(
+                name,
+                Local {
+                    value: from_bits(bits, e),
+                    mutable: false,
+                    ty: Some(t),
+                },
+            );
+        }
+        Ok(scope)
+    }
+
+    /// `@map(f, inputs..., output)`: `f` a function of this file taking one value per
+    /// input (16- or 32-bit numbers), run on each element's arguments as the simulator's
+    /// `@map` operation (one element per cycle). The function sees its arguments and the
+    /// program's constants, not PE memory; a fault in it stops the run at the fault.
+    fn map_action(&mut self, args: &[Expr], span: Span, mem: &mut PeMemory) -> RResult<Action> {
+        let Some((f, rest)) = args.split_first() else {
+            return fault(span, "@map takes a function, its inputs and an output");
+        };
+        let ExprKind::Ident(fname) = &f.kind else {
+            return fault(
+                f.span,
+                "@map takes a function of this file first (library functions are not supported yet)",
+            );
+        };
+        let code = self.code.clone();
+        let decl = match code.program.globals.get(fname) {
+            Some(Global::Fn { is_task: false, .. }) => code.program.function(fname),
+            _ => None,
+        };
+        let Some(decl) = decl else {
+            return fault(f.span, format!("`{fname}` is not a function of this file"));
+        };
+        let n = decl.params.len();
+        if rest.len() != n && rest.len() != n + 1 {
+            return fault(
+                span,
+                format!(
+                    "@map of `{fname}` takes {n} inputs and an optional output, found {} arguments",
+                    rest.len()
+                ),
+            );
+        }
+        // each parameter: its name, type, element type and whether it is a pointer (whose
+        // argument the function reads through `p.*`)
+        let mut params = Vec::with_capacity(n);
+        for p in &decl.params {
+            let t = self.type_expr(&p.ty)?;
+            let (e, ptr) = match &t {
+                Type::Ptr { elem, .. } => (elem_of(elem), true),
+                t => (elem_of(t), false),
+            };
+            let Some(e) = e else {
+                return fault(
+                    p.ty.span,
+                    format!(
+                        "a @map function takes 16- or 32-bit numbers or pointers to one, and `{}` is {t}",
+                        p.name
+                    ),
+                );
+            };
+            params.push((p.name.clone(), t, e, ptr));
+        }
+        let ret_t = self.type_expr(&decl.ret)?;
+        let ret_e = elem_of(&ret_t);
+        let mut ops = Vec::with_capacity(rest.len());
+        for (k, a) in rest.iter().enumerate() {
+            let v = self.expr(a, mem)?;
+            // a scalar input takes its parameter's type, as a literal argument would
+            let o = match (&v, params.get(k)) {
+                (RtValue::Dsd(_) | RtValue::Fifo(_) | RtValue::Ptr(_), _) | (_, None) => {
+                    operand(v, Op::Fmovs, a.span, mem)?
+                }
+                (_, Some((_, _, e, _))) => {
+                    Operand::Scalar(Scalar::from_bits(*e, to_bits(v, *e, a.span)?))
+                }
+            };
+            ops.push(o);
+        }
+        let output = if rest.len() == n + 1 {
+            if ret_e.is_none() {
+                return fault(
+                    span,
+                    format!("`{fname}` returns {ret_t}, which cannot be written to an output"),
+                );
+            }
+            ops.pop()
+        } else {
+            None
+        };
+        let ret_e = ret_e.unwrap_or(ElemTy::U32);
+        let arch = mem.arch();
+        let fname = fname.clone();
+        let body = match &decl.body {
+            Some(b) => code.stmts(b),
+            None => return fault(f.span, format!("`{fname}` has no body")),
+        };
+        let call_span = span;
+        Ok(Action::map(ops, output, move |values: &[Scalar]| {
+            let run = || -> RResult<Scalar> {
+                let mut scope = HashMap::new();
+                let mut scratch = PeMemory::new(arch);
+                for ((name, t, e, ptr), v) in params.iter().zip(values) {
+                    if v.ty != *e {
+                        return fault(
+                            call_span,
+                            format!(
+                                "@map: `{name}` of `{fname}` is {t}, the element given is {}",
+                                elem_name(v.ty)
+                            ),
+                        );
+                    }
+                    let value = if *ptr {
+                        // the pointee's value, in a one-element array of the function's own
+                        // memory, read through the pointer
+                        let array = format!("{name} (the @map argument)");
+                        scratch
+                            .declare(&array, *e, &[1])
+                            .and_then(|a| scratch.store(a.word_addr, *e, v.bits))
+                            .or_else(|err| fault(call_span, err.to_string()))?;
+                        RtValue::Ptr(Ptr {
+                            array,
+                            index: 0,
+                            elem: *e,
+                        })
+                    } else {
+                        from_bits(v.bits, *e)
+                    };
+                    scope.insert(
+                        name.clone(),
+                        Local {
+                            value,
+                            mutable: false,
+                            ty: Some(t.clone()),
+                        },
+                    );
+                }
+                let mut m = Machine {
+                    code: code.clone(),
+                    frames: vec![Frame {
+                        name: fname.clone(),
+                        scopes: vec![scope],
+                        conts: vec![Cont::Seq {
+                            stmts: body.clone(),
+                            idx: 0,
+                            scoped: false,
+                        }],
+                    }],
+                    ret: None,
+                };
+                if let Step::Act(_) = m.run_until(&mut scratch, 0, false)? {
+                    return fault(
+                        call_span,
+                        format!(
+                            "`{fname}` runs a DSD operation or task builtin, so @map cannot apply it"
+                        ),
+                    );
+                }
+                let r = m.ret.take().unwrap_or(RtValue::Void);
+                Ok(Scalar::from_bits(ret_e, to_bits(r, ret_e, call_span)?))
+            };
+            run().unwrap_or_else(|f| {
+                record(&code, f);
+                Scalar::from_bits(ret_e, 0)
+            })
+        }))
+    }
+
+    /// `@load_to_dsr(dsr, dsd)` or `(dsr, dsd, .{ .save_address = b })` at run time: an
+    /// action that loads the DSD into a new DSR of the file and names it by `dsr`.
+    fn load_to_dsr(&mut self, args: &[Expr], span: Span, mem: &mut PeMemory) -> RResult<Action> {
+        let (dsr, dsd, opts) = match args {
+            [a, b] => (a, b, None),
+            [a, b, c] => (a, b, Some(c)),
+            _ => {
+                return fault(
+                    span,
+                    format!("@load_to_dsr takes 2 or 3 arguments, found {}", args.len()),
+                );
+            }
+        };
+        let code = self.code.clone();
+        let (name, file) = match &dsr.kind {
+            ExprKind::Ident(n) => match code.program.globals.get(n) {
+                Some(Global::Dsr(file)) => (n.clone(), *file),
+                _ => return fault(dsr.span, format!("`{n}` is not a DSR (@get_dsr)")),
+            },
+            _ => return fault(dsr.span, "@load_to_dsr takes a DSR by name first"),
+        };
+        let d = match self.expr(dsd, mem)? {
+            RtValue::Dsd(d) => d,
+            other => {
+                return fault(
+                    dsd.span,
+                    format!(
+                        "@load_to_dsr takes a DSD second, found {} `{other}`",
+                        other.type_name()
+                    ),
+                );
+            }
+        };
+        let mut save = false;
+        if let Some(Expr {
+            kind: ExprKind::StructLit(fields),
+            ..
+        }) = opts
+        {
+            for f in fields {
+                match (f.name.as_str(), self.expr(&f.value, mem)?) {
+                    ("save_address", RtValue::Bool(b)) => save = b,
+                    ("async", RtValue::Bool(false)) => {}
+                    ("async" | "activate" | "unblock" | "ut_id", _) => {
+                        return fault(
+                            f.value.span,
+                            "an asynchronous @load_to_dsr is supported in a comptime block only (the simulator takes a DSR's asynchronous settings before the run)",
+                        );
+                    }
+                    (n, v) => {
+                        return fault(
+                            f.value.span,
+                            format!(
+                                "@load_to_dsr option `.{n}` = {} `{v}` is not supported",
+                                v.type_name()
+                            ),
+                        );
+                    }
+                }
+            }
+        } else if let Some(o) = opts {
+            return fault(
+                o.span,
+                "@load_to_dsr takes an options struct `.{ ... }` third",
+            );
+        }
+        Ok(Action::call(move |ctx: &mut CallCtx<'_>| {
+            let id = ctx.pe.load_to_dsr(file, &d, save)?;
+            code.dsrs
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert(name.clone(), id);
+            Ok(Vec::new())
+        }))
+    }
+
     fn frame(&mut self) -> &mut Frame {
         // `run` only calls this with a frame on the stack.
         if self.frames.is_empty() {
@@ -760,34 +1080,28 @@ impl Machine {
                     );
                 };
                 let v = self.expr(arg, mem)?;
-                let id: TaskId = match v {
-                    RtValue::Comptime(Value::LocalTaskId(n)) => local_id(n, arg.span)?.into(),
-                    RtValue::Comptime(Value::ControlTaskId(n)) if name != "activate" => {
-                        ControlTaskId::new(i64::from(n))
-                            .or_else(|e| fault(arg.span, e.to_string()))?
-                            .into()
-                    }
-                    other => {
+                let target = target_of(&v, mem.arch(), arg.span)?;
+                Ok(Some(match (name, target) {
+                    ("activate", Target::Task(TaskId::Local(t))) => Action::Activate(t),
+                    ("activate", _) => {
                         return fault(
                             arg.span,
                             format!(
-                                "@{name} takes a {}, found {} `{other}`",
-                                if name == "activate" {
-                                    "local task id"
-                                } else {
-                                    "local or control task id (data tasks come with the fabric lowering)"
-                                },
-                                other.type_name()
+                                "@activate takes a local task id, found {} `{v}`",
+                                v.type_name()
                             ),
                         );
                     }
-                };
-                Ok(Some(match (name, id) {
-                    ("activate", TaskId::Local(t)) => Action::Activate(t),
-                    ("block", id) => Action::Block(id),
-                    (_, id) => Action::Unblock(id),
+                    ("block", Target::Task(id)) => Action::Block(id),
+                    ("block", Target::Channel(c)) => Action::BlockChannel(c),
+                    ("block", Target::Microthread(u)) => Action::BlockMicrothread(u),
+                    (_, Target::Task(id)) => Action::Unblock(id),
+                    (_, Target::Channel(c)) => Action::UnblockChannel(c),
+                    (_, Target::Microthread(u)) => Action::UnblockMicrothread(u),
                 }))
             }
+            "map" => self.map_action(args, span, mem).map(Some),
+            "load_to_dsr" => self.load_to_dsr(args, span, mem).map(Some),
             _ => {
                 let Some(op) = Op::ALL.iter().copied().find(|o| o.name() == name) else {
                     return Ok(None);
@@ -807,18 +1121,40 @@ impl Machine {
                     ops.push(operand(v, op, a.span, mem)?);
                 }
                 let dest = ops.remove(0);
+                let mut cfg = OpConfig::default();
                 let asynchronous = match options {
                     Some(Expr {
                         kind: ExprKind::StructLit(fields),
                         ..
-                    }) => self.async_config(fields, mem)?,
+                    }) => {
+                        // `.index`: what operands with `wavelet_index_offset` add or send
+                        let (index, rest): (Vec<FieldInit>, Vec<FieldInit>) =
+                            fields.iter().cloned().partition(|f| f.name == "index");
+                        for f in &index {
+                            match self.expr(&f.value, mem)? {
+                                RtValue::Int { value, .. } if (0..=0xffff).contains(&value) => {
+                                    cfg.index = Some(value as u16);
+                                }
+                                other => {
+                                    return fault(
+                                        f.value.span,
+                                        format!(
+                                            "`.index` takes an integer in 0..=65535, found {} `{other}`",
+                                            other.type_name()
+                                        ),
+                                    );
+                                }
+                            }
+                        }
+                        self.async_config(&rest, mem)?
+                    }
                     _ => None,
                 };
                 Ok(Some(Action::Op {
                     op,
                     dest,
                     srcs: ops,
-                    cfg: Default::default(),
+                    cfg,
                     asynchronous,
                 }))
             }
@@ -834,13 +1170,38 @@ impl Machine {
         let mut cfg = AsyncConfig::default();
         for f in fields {
             let v = self.expr(&f.value, mem)?;
+            let arch = mem.arch();
             match (f.name.as_str(), v) {
                 ("async", RtValue::Bool(b)) => is_async = b,
-                ("activate", RtValue::Comptime(Value::LocalTaskId(n))) => {
-                    cfg.on_done = Some(Completion::Activate(local_id(n, f.value.span)?));
-                }
-                ("unblock", RtValue::Comptime(Value::LocalTaskId(n))) => {
-                    cfg.on_done = Some(Completion::Unblock(local_id(n, f.value.span)?.into()));
+                ("activate", v) => match target_of(&v, arch, f.value.span)? {
+                    Target::Task(TaskId::Local(t)) => {
+                        cfg.on_done = Some(Completion::Activate(t));
+                    }
+                    _ => {
+                        return fault(
+                            f.value.span,
+                            format!(
+                                "`.activate` takes a local task id, found {} `{v}`",
+                                v.type_name()
+                            ),
+                        );
+                    }
+                },
+                ("unblock", v) => match target_of(&v, arch, f.value.span)? {
+                    Target::Task(id) => cfg.on_done = Some(Completion::Unblock(id)),
+                    Target::Channel(c) => cfg.on_done = Some(Completion::UnblockChannel(c)),
+                    Target::Microthread(_) => {
+                        return fault(
+                            f.value.span,
+                            "`.unblock` takes a task id or a channel, not a microthread id",
+                        );
+                    }
+                },
+                ("ut_id", RtValue::Comptime(Value::MicrothreadId(u))) => {
+                    cfg.ut_id = Some(
+                        MicrothreadId::new(i64::from(u))
+                            .or_else(|e| fault(f.value.span, e.to_string()))?,
+                    );
                 }
                 (field, v) => {
                     return fault(
@@ -853,10 +1214,10 @@ impl Machine {
                 }
             }
         }
-        if !is_async && cfg.on_done.is_some() {
+        if !is_async && (cfg.on_done.is_some() || cfg.ut_id.is_some()) {
             return fault(
                 fields.first().map_or(Span::default(), |f| f.value.span),
-                "`.activate` / `.unblock` need `.async = true`",
+                "`.activate` / `.unblock` / `.ut_id` need `.async = true`",
             );
         }
         Ok(is_async.then_some(cfg))
@@ -882,6 +1243,7 @@ impl Machine {
                 ty: IntType::Comptime,
             }),
             ExprKind::Bool(b) => Ok(RtValue::Bool(*b)),
+            ExprKind::Str(t) => Ok(RtValue::Comptime(Value::Str(t.clone()))),
             ExprKind::VoidLit => Ok(RtValue::Void),
             ExprKind::Unary(UnOp::AddrOf, inner) => Ok(RtValue::Ptr(self.place(inner, mem)?)),
             ExprKind::Unary(op, inner) => {
@@ -950,6 +1312,10 @@ impl Machine {
                 index: 0,
                 elem: *elem,
             })),
+            Some(Global::Const(RtValue::Comptime(Value::Undefined))) => fault(
+                span,
+                format!("`{name}` has no value (a param none was given and with no default)"),
+            ),
             Some(Global::Const(v)) => Ok(v.clone()),
             Some(Global::Dsd { .. }) => match code
                 .dsds
@@ -959,6 +1325,22 @@ impl Machine {
             {
                 Some(d) => Ok(RtValue::Dsd(d.clone())),
                 None => fault(span, format!("DSD `{name}` was not built")),
+            },
+            Some(Global::Fifo(i)) => match code.fifos.get(*i) {
+                Some(id) => Ok(RtValue::Fifo(*id)),
+                None => fault(span, format!("FIFO `{name}` was not allocated")),
+            },
+            Some(Global::Dsr(_)) => match code
+                .dsrs
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .get(name)
+            {
+                Some(id) => Ok(RtValue::Dsr(*id)),
+                None => fault(
+                    span,
+                    format!("DSR `{name}` is used before a @load_to_dsr loads it"),
+                ),
             },
             Some(Global::Fn { .. }) => Ok(RtValue::Comptime(Value::Function(name.to_string()))),
             None => match Type::from_name(name) {
@@ -1181,7 +1563,37 @@ impl Machine {
                 };
                 r.map(RtValue::Dsd).or_else(|e| fault(span, e.to_string()))
             }
-            "activate" | "block" | "unblock" => {
+            "is_arch" => {
+                arity(1)?;
+                let a = self.expr(&args[0], mem)?;
+                let here = match mem.arch() {
+                    SimArch::Wse2 => "wse2",
+                    SimArch::Wse3 => "wse3",
+                };
+                match &a {
+                    RtValue::Comptime(Value::Str(s)) if s == "wse2" || s == "wse3" => {
+                        Ok(RtValue::Bool(s == here))
+                    }
+                    other => fault(
+                        args[0].span,
+                        format!("@is_arch takes \"wse2\" or \"wse3\", found `{other}`"),
+                    ),
+                }
+            }
+            n if n != "get_dsd" && COMPTIME_BUILTINS.contains(&n) => {
+                match self.code.program.body_values.get(&span) {
+                    Some(v) => Ok(RtValue::from_comptime(v.clone())),
+                    None => fault(span, format!("@{name} was not evaluated at compile time")),
+                }
+            }
+            "get_dsd" => match self.code.built.get(&span) {
+                Some(d) => Ok(RtValue::Dsd(d.clone())),
+                None => fault(
+                    span,
+                    "this @get_dsd was not built when the program was loaded",
+                ),
+            },
+            "activate" | "block" | "unblock" | "map" => {
                 fault(span, format!("@{name} is a statement, not a value"))
             }
             _ if Op::ALL.iter().any(|o| o.name() == name) => {
@@ -1197,6 +1609,71 @@ impl Machine {
 
 fn local_id(n: u8, span: Span) -> RResult<LocalTaskId> {
     LocalTaskId::new(i64::from(n)).or_else(|e| fault(span, e.to_string()))
+}
+
+/// What `@activate`, `@block`, `@unblock`, `.activate` and `.unblock` name.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Target {
+    /// A local, data or control task.
+    Task(TaskId),
+    /// A color (WSE-2) or an input queue (WSE-3).
+    Channel(Channel),
+    /// A WSE-3 microthread.
+    Microthread(MicrothreadId),
+}
+
+/// The task, channel or microthread `v` names on `arch`: a data task id is its color on
+/// WSE-2 and its input queue on WSE-3; a color is a channel on WSE-2 only, an input queue on
+/// WSE-3 only.
+pub(crate) fn target_of(v: &RtValue, arch: SimArch, span: Span) -> RResult<Target> {
+    let err = |e: &dyn std::fmt::Display| Fault {
+        span,
+        message: e.to_string(),
+    };
+    Ok(match v {
+        RtValue::Comptime(Value::LocalTaskId(n)) => Target::Task(local_id(*n, span)?.into()),
+        RtValue::Comptime(Value::ControlTaskId(n)) => Target::Task(
+            ControlTaskId::new(i64::from(*n))
+                .map_err(|e| err(&e))?
+                .into(),
+        ),
+        RtValue::Comptime(Value::DataTaskId(n)) => Target::Task(TaskId::Data(match arch {
+            SimArch::Wse2 => DataTaskId::of_color(Color::new(i64::from(*n)).map_err(|e| err(&e))?),
+            SimArch::Wse3 => {
+                DataTaskId::of_queue(InputQueue::new(i64::from(*n)).map_err(|e| err(&e))?)
+            }
+        })),
+        RtValue::Comptime(Value::Color(c)) if arch == SimArch::Wse2 => Target::Channel(
+            Channel::Color(Color::new(i64::from(*c)).map_err(|e| err(&e))?),
+        ),
+        RtValue::Comptime(Value::InputQueue(q)) if arch == SimArch::Wse3 => Target::Channel(
+            Channel::Queue(InputQueue::new(i64::from(*q)).map_err(|e| err(&e))?),
+        ),
+        RtValue::Comptime(Value::MicrothreadId(u)) => {
+            Target::Microthread(MicrothreadId::new(i64::from(*u)).map_err(|e| err(&e))?)
+        }
+        RtValue::Comptime(Value::Color(c)) => {
+            return fault(
+                span,
+                format!("color {c} names a channel on WSE-2 only; WSE-3 names its input queue"),
+            );
+        }
+        RtValue::Comptime(Value::InputQueue(q)) => {
+            return fault(
+                span,
+                format!("input queue {q} names a channel on WSE-3 only; WSE-2 names its color"),
+            );
+        }
+        other => {
+            return fault(
+                span,
+                format!(
+                    "expected a task id, a channel or a microthread id, found {} `{other}`",
+                    other.type_name()
+                ),
+            );
+        }
+    })
 }
 
 fn word_of(mem: &PeMemory, p: &Ptr, span: Span) -> RResult<i64> {
@@ -1346,6 +1823,8 @@ fn operand(v: RtValue, op: Op, span: Span, mem: &PeMemory) -> RResult<Operand> {
     let half = op.name().ends_with('h');
     Ok(match v {
         RtValue::Dsd(d) => Operand::Dsd(d),
+        RtValue::Fifo(id) => Operand::Fifo(id),
+        RtValue::Dsr(id) => Operand::Dsr(id),
         RtValue::F32(x) => Operand::Scalar(Scalar::f32(x)),
         RtValue::F16(b) => Operand::Scalar(Scalar::from_bits(ElemTy::F16, u32::from(b))),
         RtValue::ComptimeFloat(x) if half => {

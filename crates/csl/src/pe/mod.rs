@@ -7,16 +7,22 @@
 
 mod arith;
 mod check;
+mod dsr;
 mod error;
 mod exec;
+mod fabric_dsd;
 mod load;
 mod program;
 mod tensor_access;
 mod value;
 
+pub use dsr::DsrLoad;
 pub use error::PeError;
 pub use exec::{FaultSlot, MAX_RUN_CALL_DEPTH, MAX_SCALAR_STEPS};
+pub use fabric_dsd::FabricSpec;
 pub use load::{LoadedPe, load, run};
-pub use program::{ArrayDecl, BoundTask, ExportedSymbol, PeProgram, TaskBinding};
+pub use program::{
+    ArrayDecl, BoundTask, ExportedSymbol, FifoDecl, PeProgram, QueueInit, TaskBinding,
+};
 pub use tensor_access::DsdSpec;
 pub use value::{Ptr, RtValue};

@@ -6,12 +6,16 @@
 use std::collections::HashMap;
 
 use npusim_cerebras::ElemTy;
+use npusim_cerebras::pe::DsrFile;
 
 use super::check::check_bodies;
+use super::dsr::{DsrLoad, dsr_file, load_options};
 use super::error::PeError;
 use super::tensor_access::DsdSpec;
 use super::value::{Ptr, RtValue};
-use crate::ast::{Decl, DeclKind, Expr, ExprKind, FnDecl, Module, StmtKind, UnOp, VarDecl};
+use crate::ast::{
+    Decl, DeclKind, Else, Expr, ExprKind, FnDecl, Module, Stmt, StmtKind, UnOp, VarDecl,
+};
 use crate::comptime::{Arch, ComptimeConfig, ConstEval, EvalError, IntType, Type, Value};
 use crate::parse::parse;
 use crate::source::SourceFile;
@@ -94,6 +98,10 @@ pub(crate) enum Global {
         /// `const`.
         is_const: bool,
     },
+    /// `@allocate_fifo(...)`: the FIFO with this index in [`PeProgram::fifos`].
+    Fifo(usize),
+    /// `@get_dsr(file, n)`.
+    Dsr(DsrFile),
     /// A function or a task.
     Fn {
         /// Index of its declaration in the module.
@@ -117,6 +125,43 @@ pub struct PeProgram {
     pub exports: Vec<ExportedSymbol>,
     /// The local task ids a `comptime` block activates (they run when the program starts).
     pub activations: Vec<u8>,
+    /// The `@initialize_queue` calls of the `comptime` blocks, in order.
+    pub queue_inits: Vec<QueueInit>,
+    /// The FIFOs `@allocate_fifo` declares, in order.
+    pub fifos: Vec<FifoDecl>,
+    /// The `@load_to_dsr` calls of the `comptime` blocks, in order.
+    pub dsr_loads: Vec<DsrLoad>,
+    /// The `@block(x)` (`true`) and `@unblock(x)` (`false`) calls of the `comptime` blocks,
+    /// in order, with where each is: x a task id, a channel or a microthread id.
+    pub blocks: Vec<(bool, Value, Span)>,
+    /// The `@get_dsd` calls inside bodies, by their span, built when the program is loaded.
+    pub(crate) body_dsds: HashMap<Span, DsdSpec>,
+    /// The values of id and color builtins inside bodies, by their span.
+    pub(crate) body_values: HashMap<Span, Value>,
+}
+
+/// One `@initialize_queue(queue, .{ .color = c })`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueueInit {
+    /// An input queue (else an output queue).
+    pub input: bool,
+    /// The queue's number.
+    pub queue: u8,
+    /// The color it serves.
+    pub color: u8,
+}
+
+/// One `const f = @allocate_fifo(buffer, .{ ... });`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FifoDecl {
+    /// The FIFO's name in the program.
+    pub name: String,
+    /// The module array it lives in.
+    pub buffer: String,
+    /// `.activate_push`: the local task activated when a push follows an empty read.
+    pub activate_push: Option<u8>,
+    /// `.activate_pop`: the local task activated when a pop follows a full write.
+    pub activate_pop: Option<u8>,
 }
 
 /// The memory element type of a CSL type, if it has one.
@@ -191,6 +236,12 @@ impl PeProgram {
             tasks: Vec::new(),
             exports: Vec::new(),
             activations: Vec::new(),
+            queue_inits: Vec::new(),
+            fifos: Vec::new(),
+            dsr_loads: Vec::new(),
+            blocks: Vec::new(),
+            body_dsds: HashMap::new(),
+            body_values: HashMap::new(),
         };
         {
             let mut b = Builder {
@@ -198,15 +249,50 @@ impl PeProgram {
                 program: &mut program,
                 module: &module,
                 arch: config.arch,
+                data_binds: Vec::new(),
+                given: config.params.iter().map(|(n, _)| n.clone()).collect(),
             };
             for (i, decl) in module.decls.iter().enumerate() {
                 b.decl(i, decl).map_err(diag)?;
             }
-            let Builder { mut ev, .. } = b;
-            check_bodies(&module, &program.globals, &mut ev).map_err(diag)?;
+            let Builder {
+                mut ev, data_binds, ..
+            } = b;
+            let consts =
+                check_bodies(&module, &program.globals, &mut ev, config.arch).map_err(diag)?;
+            program.body_dsds = consts.dsds;
+            program.body_values = consts.values;
+            if config.arch == Arch::Wse3 {
+                program.check_wse3_queues(&data_binds).map_err(diag)?;
+            }
         }
         program.module = module;
         Ok(program)
+    }
+
+    /// WSE-3 binds queues explicitly: every queue a fabric DSD names, and every input queue
+    /// a data task is bound to, must be initialized by `@initialize_queue`.
+    fn check_wse3_queues(&self, data_binds: &[(u8, Span)]) -> Result<(), EvalError> {
+        let globals = self.globals.values().filter_map(|g| match g {
+            Global::Dsd { spec, .. } => Some(spec),
+            _ => None,
+        });
+        for spec in globals.chain(self.body_dsds.values()) {
+            if let DsdSpec::Fabric(f) = spec {
+                f.check_wse3_queue(&self.queue_inits)?;
+            }
+        }
+        for (q, span) in data_binds {
+            if !self.queue_inits.iter().any(|i| i.input && i.queue == *q) {
+                return Err(EvalError::new(
+                    *span,
+                    format!(
+                        "a data task is bound to input queue {q}, which no @initialize_queue binds to a color (WSE-3 needs one)"
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The program's source file.
@@ -231,6 +317,10 @@ struct Builder<'a, 'm> {
     program: &'a mut PeProgram,
     module: &'m Module,
     arch: Arch,
+    /// Each `@bind_data_task`'s id and where its id is.
+    data_binds: Vec<(u8, Span)>,
+    /// The names of the params given values.
+    given: Vec<String>,
 }
 
 impl Builder<'_, '_> {
@@ -245,6 +335,16 @@ impl Builder<'_, '_> {
     fn decl(&mut self, index: usize, decl: &Decl) -> Result<(), EvalError> {
         match &decl.kind {
             DeclKind::Param(p) => {
+                // a param neither given nor defaulted is an error where it is used (an
+                // unused one is no error, as the SDK compiles it)
+                let given = self.given.iter().any(|n| n == &p.name);
+                if !given && p.default.is_none() {
+                    return self.define(
+                        &p.name,
+                        p.name_span,
+                        Global::Const(RtValue::Comptime(Value::Undefined)),
+                    );
+                }
                 let v = self
                     .ev
                     .global(&p.name, p.name_span)?
@@ -272,20 +372,7 @@ impl Builder<'_, '_> {
                     is_task: true,
                 },
             ),
-            DeclKind::Comptime(block) => {
-                for s in &block.stmts {
-                    match &s.kind {
-                        StmtKind::Expr(e) => self.comptime_expr(e)?,
-                        _ => {
-                            return Err(EvalError::new(
-                                s.span,
-                                "a PE program's comptime block may hold only builtin calls (task bindings, @export_symbol, @comptime_assert) for now",
-                            ));
-                        }
-                    }
-                }
-                Ok(())
-            }
+            DeclKind::Comptime(block) => self.comptime_stmts(&block.stmts),
             DeclKind::Layout(_) => Err(EvalError::new(
                 decl.span,
                 "a `layout` block belongs in the layout file, not in a PE program",
@@ -308,8 +395,13 @@ impl Builder<'_, '_> {
         }) = &v.init
             && name == "get_dsd"
         {
-            let spec =
-                DsdSpec::from_builtin(&mut self.ev, args, *init_span, &self.program.globals)?;
+            let spec = DsdSpec::from_builtin(
+                &mut self.ev,
+                args,
+                *init_span,
+                &self.program.globals,
+                self.arch,
+            )?;
             return self.define(
                 &v.name,
                 span,
@@ -318,6 +410,41 @@ impl Builder<'_, '_> {
                     is_const: v.is_const,
                 },
             );
+        }
+        // @allocate_fifo: a FIFO allocated when the program is loaded.
+        if let Some(Expr {
+            kind: ExprKind::Builtin { name, args },
+            span: init_span,
+        }) = &v.init
+            && name == "allocate_fifo"
+        {
+            let fifo = self.fifo(&v.name, args, *init_span)?;
+            self.program.fifos.push(fifo);
+            let index = self.program.fifos.len() - 1;
+            return self.define(&v.name, span, Global::Fifo(index));
+        }
+        // @get_dsr: a DSR of the PE.
+        if let Some(Expr {
+            kind: ExprKind::Builtin { name, args },
+            span: init_span,
+        }) = &v.init
+            && name == "get_dsr"
+        {
+            let [file, n] = args.as_slice() else {
+                return Err(EvalError::new(
+                    *init_span,
+                    format!("@get_dsr takes 2 arguments, found {}", args.len()),
+                ));
+            };
+            let ExprKind::Ident(f) = &file.kind else {
+                return Err(EvalError::new(
+                    file.span,
+                    "@get_dsr takes a DSR file first (dsr_dest, dsr_src0, dsr_src1)",
+                ));
+            };
+            let file = dsr_file(file, f)?;
+            self.ev.expr(n)?;
+            return self.define(&v.name, span, Global::Dsr(file));
         }
         // &x: a pointer to a module array.
         if let Some(Expr {
@@ -354,7 +481,15 @@ impl Builder<'_, '_> {
                 format!("expected {d}, found {z}"),
             ));
         }
-        let ty = declared.or(zeros_ty.clone());
+        // `[N]T{ a, b }` gives its own type
+        let literal_ty = match &v.init {
+            Some(Expr {
+                kind: ExprKind::TypedList { ty, .. },
+                ..
+            }) if declared.is_none() => Some(self.ev.eval_type(ty)?),
+            _ => None,
+        };
+        let ty = declared.or(zeros_ty.clone()).or(literal_ty);
         let align = v
             .align
             .as_ref()
@@ -505,6 +640,121 @@ impl Builder<'_, '_> {
         }
     }
 
+    /// `@allocate_fifo(buffer)` or `@allocate_fifo(buffer, .{ .activate_push = t,
+    /// .activate_pop = t })`: the buffer is a module array, the tasks local task ids.
+    fn fifo(&mut self, name: &str, args: &[Expr], span: Span) -> Result<FifoDecl, EvalError> {
+        let (buffer, config) = match args {
+            [b] => (b, None),
+            [b, c] => (b, Some(c)),
+            _ => {
+                return Err(EvalError::new(
+                    span,
+                    format!(
+                        "@allocate_fifo takes 1 or 2 arguments, found {}",
+                        args.len()
+                    ),
+                ));
+            }
+        };
+        let buffer = match &buffer.kind {
+            ExprKind::Ident(b) => match self.program.globals.get(b) {
+                Some(Global::Mem { scalar: false, .. }) => b.clone(),
+                _ => {
+                    return Err(EvalError::new(
+                        buffer.span,
+                        format!("@allocate_fifo takes a module array, and `{b}` is not one"),
+                    ));
+                }
+            },
+            _ => {
+                return Err(EvalError::new(
+                    buffer.span,
+                    "@allocate_fifo takes a module array by name",
+                ));
+            }
+        };
+        let mut decl = FifoDecl {
+            name: name.to_string(),
+            buffer,
+            activate_push: None,
+            activate_pop: None,
+        };
+        if let Some(c) = config {
+            let ExprKind::StructLit(fields) = &c.kind else {
+                return Err(EvalError::new(
+                    c.span,
+                    "@allocate_fifo takes a struct `.{ ... }` second",
+                ));
+            };
+            for f in fields {
+                let slot = match f.name.as_str() {
+                    "activate_push" => &mut decl.activate_push,
+                    "activate_pop" => &mut decl.activate_pop,
+                    other => {
+                        return Err(EvalError::new(
+                            f.value.span,
+                            format!(
+                                "@allocate_fifo option `.{other}` is not supported (it takes .activate_push, .activate_pop)"
+                            ),
+                        ));
+                    }
+                };
+                match self.ev.expr(&f.value)? {
+                    Value::LocalTaskId(n) => *slot = Some(n),
+                    other => {
+                        return Err(EvalError::new(
+                            f.value.span,
+                            format!(
+                                "`.{}` takes a local task id, found {} `{other}`",
+                                f.name,
+                                other.type_name()
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(decl)
+    }
+
+    /// The statements of a `comptime` block: builtin calls, and `if` / `else` on
+    /// compile-time conditions (`if (@is_arch("wse3")) { ... }`) around them.
+    fn comptime_stmts(&mut self, stmts: &[Stmt]) -> Result<(), EvalError> {
+        for s in stmts {
+            match &s.kind {
+                StmtKind::Expr(e) => self.comptime_expr(e)?,
+                StmtKind::Block(b) => self.comptime_stmts(&b.stmts)?,
+                StmtKind::If {
+                    cond,
+                    then,
+                    otherwise,
+                } => match self.ev.expr(cond)? {
+                    Value::Bool(true) => self.comptime_stmts(&then.stmts)?,
+                    Value::Bool(false) => match otherwise {
+                        Some(Else::Block(b)) => self.comptime_stmts(&b.stmts)?,
+                        Some(Else::If(inner)) => {
+                            self.comptime_stmts(std::slice::from_ref(inner.as_ref()))?;
+                        }
+                        None => {}
+                    },
+                    other => {
+                        return Err(EvalError::new(
+                            cond.span,
+                            format!("expected bool, found {} `{other}`", other.type_name()),
+                        ));
+                    }
+                },
+                _ => {
+                    return Err(EvalError::new(
+                        s.span,
+                        "a PE program's comptime block may hold only builtin calls and `if` for now",
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// `&name` or `&name[i]` at module level.
     fn address(&mut self, e: &Expr, span: Span) -> Result<Ptr, EvalError> {
         let (name, index) = match &e.kind {
@@ -624,6 +874,26 @@ impl Builder<'_, '_> {
                         format!("task id `{idv}` is already bound to task `{}`", b.task),
                     ));
                 }
+                if let BoundTask::Data(n) = id {
+                    self.data_binds.push((n, args[1].span));
+                }
+                let params = self
+                    .module
+                    .decls
+                    .iter()
+                    .find_map(|d| match &d.kind {
+                        DeclKind::Task(f) if &f.name == task => Some(f.params.len()),
+                        _ => None,
+                    })
+                    .unwrap_or(0);
+                if params > 0 && !matches!(id, BoundTask::Data(_)) {
+                    return Err(EvalError::new(
+                        args[0].span,
+                        format!(
+                            "task `{task}` takes {params} parameters, but only a data task gets an argument (its wavelet)"
+                        ),
+                    ));
+                }
                 if let BoundTask::Local(n) = id {
                     // Activatable local task ids: 0..=30 on WSE-2, 8..=30 on WSE-3 (below 8
                     // are the input queues' data tasks there).
@@ -712,6 +982,140 @@ impl Builder<'_, '_> {
                         ),
                     )),
                 }
+            }
+            _ => self.fabric_comptime(e, name, args),
+        }
+    }
+
+    /// The fabric builtins of a `comptime` block (`@initialize_queue`, `@block`,
+    /// `@unblock`, `@load_to_dsr`), and any other compile-time expression.
+    fn fabric_comptime(&mut self, e: &Expr, name: &str, args: &[Expr]) -> Result<(), EvalError> {
+        let arity = |n: usize| {
+            if args.len() == n {
+                Ok(())
+            } else {
+                Err(EvalError::new(
+                    e.span,
+                    format!("@{name} takes {n} arguments, found {}", args.len()),
+                ))
+            }
+        };
+        match name {
+            "initialize_queue" => {
+                arity(2)?;
+                let queue = self.ev.expr(&args[0])?;
+                let (input, queue) = match queue {
+                    Value::InputQueue(q) => (true, q),
+                    Value::OutputQueue(q) => (false, q),
+                    other => {
+                        return Err(EvalError::new(
+                            args[0].span,
+                            format!(
+                                "@initialize_queue takes an input or output queue first, found {} `{other}`",
+                                other.type_name()
+                            ),
+                        ));
+                    }
+                };
+                let color = match self.ev.expr(&args[1])? {
+                    Value::Struct(fields) => match fields.as_slice() {
+                        [(n, Value::Color(c))] if n == "color" => *c,
+                        _ => {
+                            return Err(EvalError::new(
+                                args[1].span,
+                                "@initialize_queue takes `.{ .color = c }` second",
+                            ));
+                        }
+                    },
+                    _ => {
+                        return Err(EvalError::new(
+                            args[1].span,
+                            "@initialize_queue takes `.{ .color = c }` second",
+                        ));
+                    }
+                };
+                if let Some(prev) = self
+                    .program
+                    .queue_inits
+                    .iter()
+                    .find(|q| q.input == input && q.queue == queue)
+                {
+                    return Err(EvalError::new(
+                        e.span,
+                        format!(
+                            "{} queue {queue} is already initialized to color {}",
+                            if input { "input" } else { "output" },
+                            prev.color
+                        ),
+                    ));
+                }
+                self.program.queue_inits.push(QueueInit {
+                    input,
+                    queue,
+                    color,
+                });
+                Ok(())
+            }
+            "block" | "unblock" => {
+                arity(1)?;
+                let v = self.ev.expr(&args[0])?;
+                self.program.blocks.push((name == "block", v, args[0].span));
+                Ok(())
+            }
+            "load_to_dsr" => {
+                if !(2..=3).contains(&args.len()) {
+                    return Err(EvalError::new(
+                        e.span,
+                        format!("@load_to_dsr takes 2 or 3 arguments, found {}", args.len()),
+                    ));
+                }
+                let name_of = |a: &Expr, want: &str| match &a.kind {
+                    ExprKind::Ident(n) => Ok(n.clone()),
+                    _ => Err(EvalError::new(
+                        a.span,
+                        format!("@load_to_dsr takes {want} by name here"),
+                    )),
+                };
+                let dsr = name_of(&args[0], "a DSR")?;
+                if !matches!(self.program.globals.get(&dsr), Some(Global::Dsr(_))) {
+                    return Err(EvalError::new(
+                        args[0].span,
+                        format!("`{dsr}` is not a DSR (@get_dsr)"),
+                    ));
+                }
+                let dsd = name_of(&args[1], "a module DSD")?;
+                if !matches!(self.program.globals.get(&dsd), Some(Global::Dsd { .. })) {
+                    return Err(EvalError::new(
+                        args[1].span,
+                        format!("`{dsd}` is not a module DSD"),
+                    ));
+                }
+                let mut load = DsrLoad {
+                    dsr,
+                    dsd,
+                    save_address: false,
+                    is_async: false,
+                    activate: None,
+                    unblock: None,
+                    ut_id: None,
+                    span: e.span,
+                };
+                if let Some(opts) = args.get(2) {
+                    match self.ev.expr(opts)? {
+                        Value::Struct(fields) => load_options(&mut load, fields, opts.span)?,
+                        other => {
+                            return Err(EvalError::new(
+                                opts.span,
+                                format!(
+                                    "@load_to_dsr takes an options struct third, found {} `{other}`",
+                                    other.type_name()
+                                ),
+                            ));
+                        }
+                    }
+                }
+                self.program.dsr_loads.push(load);
+                Ok(())
             }
             _ => {
                 self.ev.expr(e)?;

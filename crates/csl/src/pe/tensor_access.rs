@@ -1,4 +1,4 @@
-//! `@get_dsd(mem1d_dsd | mem4d_dsd, .{ ... })` at compile time: the CSL tensor access
+//! `@get_dsd(mem1d_dsd | mem4d_dsd, .{ ... })` at compile time (fabric DSDs in `fabric_dsd`): the CSL tensor access
 //! `|i|{M} -> A[i * N]` with its extents and index expressions evaluated (params and
 //! constants become numbers, the indices must be affine in the induction variables), kept
 //! as the simulator's tensor access text; or `.base_address = &x, .extent = n` (with
@@ -11,9 +11,10 @@ use npusim_cerebras::PeMemory;
 use npusim_cerebras::dsd::{Dsd, MemProps, get_mem1d};
 use npusim_cerebras::memory::MemoryError;
 
+use super::fabric_dsd::FabricSpec;
 use super::program::Global;
 use crate::ast::{BinOp, Expr, ExprKind, TensorAccess, UnOp};
-use crate::comptime::{ConstEval, EvalError, Value};
+use crate::comptime::{Arch, ConstEval, EvalError, Value};
 use crate::span::Span;
 
 /// A memory DSD as the program declares it.
@@ -23,6 +24,8 @@ pub enum DsdSpec {
     Mem1dAccess(String),
     /// A `mem4d_dsd` from a tensor access, in the simulator's syntax.
     Mem4dAccess(String),
+    /// A `fabin_dsd` or `fabout_dsd`.
+    Fabric(FabricSpec),
     /// A `mem1d_dsd` from `.base_address = &array[index]` and `.extent`.
     Mem1dBase {
         /// The array.
@@ -45,6 +48,7 @@ impl DsdSpec {
         args: &[Expr],
         span: Span,
         globals: &HashMap<String, Global>,
+        arch: Arch,
     ) -> Result<DsdSpec, EvalError> {
         let [kind, config] = args else {
             return Err(EvalError::new(
@@ -59,18 +63,11 @@ impl DsdSpec {
         let four = match kind_name {
             "mem1d_dsd" => false,
             "mem4d_dsd" => true,
-            "fabin_dsd" | "fabout_dsd" => {
-                return Err(EvalError::new(
-                    kind.span,
-                    format!(
-                        "{kind_name} is not lowered yet: fabric DSDs come with the routes of the layout"
-                    ),
-                ));
-            }
+            "fabin_dsd" | "fabout_dsd" => false,
             _ => {
                 return Err(EvalError::new(
                     kind.span,
-                    "@get_dsd takes a DSD type first (mem1d_dsd, mem4d_dsd)",
+                    "@get_dsd takes a DSD type first (mem1d_dsd, mem4d_dsd, fabin_dsd, fabout_dsd)",
                 ));
             }
         };
@@ -80,6 +77,10 @@ impl DsdSpec {
                 "@get_dsd takes a struct `.{ ... }` second",
             ));
         };
+        if kind_name.starts_with("fab") {
+            let input = kind_name == "fabin_dsd";
+            return FabricSpec::from_fields(ev, input, fields, span, arch).map(DsdSpec::Fabric);
+        }
         let field = |n: &str| fields.iter().find(|f| f.name == n).map(|f| &f.value);
         for f in fields {
             if ![
@@ -139,11 +140,22 @@ impl DsdSpec {
         })
     }
 
+    /// The CSL type of the DSD (`mem1d_dsd`, `fabin_dsd`, ...).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            DsdSpec::Fabric(f) if f.input => "fabin_dsd",
+            DsdSpec::Fabric(_) => "fabout_dsd",
+            DsdSpec::Mem4dAccess(_) => "mem4d_dsd",
+            DsdSpec::Mem1dAccess(_) | DsdSpec::Mem1dBase { .. } => "mem1d_dsd",
+        }
+    }
+
     /// The DSD over `mem`'s arrays.
     pub fn build(&self, mem: &PeMemory) -> Result<Dsd, MemoryError> {
         Ok(match self {
             DsdSpec::Mem1dAccess(t) => mem.mem1d(t)?.into(),
             DsdSpec::Mem4dAccess(t) => mem.mem4d(t)?.into(),
+            DsdSpec::Fabric(f) => f.dsd(mem.arch())?,
             DsdSpec::Mem1dBase {
                 array,
                 index,

@@ -4,6 +4,7 @@ use std::fmt;
 
 use npusim_cerebras::ElemTy;
 use npusim_cerebras::dsd::Dsd;
+use npusim_cerebras::ops::{DsrId, FifoId};
 
 use crate::comptime::{IntType, Value};
 
@@ -40,6 +41,10 @@ pub enum RtValue {
     Ptr(Ptr),
     /// A DSD.
     Dsd(Dsd),
+    /// A FIFO of the PE (`@allocate_fifo`).
+    Fifo(FifoId),
+    /// A loaded DSR of the PE.
+    Dsr(DsrId),
     /// A compile-time value (task ids, colors, types, structs).
     Comptime(Value),
     /// `void`.
@@ -57,6 +62,8 @@ impl RtValue {
             RtValue::Bool(_) => "bool".into(),
             RtValue::Ptr(p) => format!("*{}", elem_name(p.elem)),
             RtValue::Dsd(d) => d.kind().into(),
+            RtValue::Fifo(_) => "fifo_dsd".into(),
+            RtValue::Dsr(_) => "dsr".into(),
             RtValue::Comptime(v) => v.type_name(),
             RtValue::Void => "void".into(),
         }
@@ -100,6 +107,8 @@ impl fmt::Display for RtValue {
             RtValue::Bool(b) => write!(f, "{b}"),
             RtValue::Ptr(p) => write!(f, "&{}[{}]", p.array, p.index),
             RtValue::Dsd(d) => f.write_str(d.kind()),
+            RtValue::Fifo(id) => write!(f, "fifo {}", id.0),
+            RtValue::Dsr(id) => write!(f, "dsr {}", id.0),
             RtValue::Comptime(v) => write!(f, "{v}"),
             RtValue::Void => f.write_str("void"),
         }

@@ -1,4 +1,4 @@
-//! General builtins at compile time: ids and colors, `@as`, `@range`, `@comptime_assert`,
+//! General builtins at compile time: ids and colors (`@get_ut_id` too), `@as`, `@range`, `@comptime_assert`,
 //! `@is_arch`, `@concat_structs`, `@import_module`, `@get_rectangle`.
 
 use super::super::error::{EResult, EvalError};
@@ -15,6 +15,8 @@ const COLORS: i128 = 23;
 const LOCAL_TASK_IDS: i128 = 30;
 const CONTROL_TASK_IDS: i128 = 63;
 const QUEUES: i128 = 7;
+/// Microthread ids (`@get_ut_id`, WSE-3 only): 0..=7.
+const MICROTHREADS: i128 = 7;
 
 impl Evaluator<'_> {
     /// Checks that a builtin got `n` arguments.
@@ -98,6 +100,25 @@ impl Evaluator<'_> {
                 } else {
                     Value::OutputQueue(n)
                 })
+            }
+            "get_ut_id" => {
+                self.arity(name, &values, &[1], span)?;
+                if self.config.arch != super::super::Arch::Wse3 {
+                    return Err(EvalError::new(
+                        span,
+                        format!(
+                            "@get_ut_id: microthread ids are a WSE-3 feature, not on {}",
+                            self.config.arch.name()
+                        ),
+                    ));
+                }
+                let n = int(self, 0, "a microthread id")?;
+                Ok(Value::MicrothreadId(self.id(
+                    "microthread id",
+                    n,
+                    MICROTHREADS,
+                    arg_span(0),
+                )?))
             }
             "get_data_task_id" => {
                 self.arity(name, &values, &[1], span)?;

@@ -81,6 +81,7 @@ impl Evaluator<'_> {
             | (Type::ControlTaskId, v @ Value::ControlTaskId(_))
             | (Type::InputQueue, v @ Value::InputQueue(_))
             | (Type::OutputQueue, v @ Value::OutputQueue(_))
+            | (Type::MicrothreadId, v @ Value::MicrothreadId(_))
             | (Type::ComptimeStruct, v @ Value::Struct(_)) => Ok(v),
             (_, v) => Err(refuse(&v)),
         }
