@@ -9,12 +9,14 @@
 //! `file:line:col: error: message`, the source line and a caret.
 
 pub mod ast;
+pub mod compiled;
 pub mod comptime;
 pub mod diagnostic;
 pub mod lex;
 pub mod parse;
 pub mod pe;
 pub mod print;
+pub mod sdk;
 pub mod source;
 pub mod span;
 

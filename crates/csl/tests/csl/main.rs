@@ -6,6 +6,7 @@
 // this extends it to the helpers).
 #![allow(clippy::unwrap_used)]
 
+mod compiled;
 mod comptime;
 mod lex;
 mod parse;
@@ -13,4 +14,5 @@ mod pe_check;
 mod pe_dsd;
 mod pe_scalar;
 mod print_roundtrip;
+mod sdk;
 mod tutorials;
