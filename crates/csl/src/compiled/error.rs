@@ -84,6 +84,9 @@ pub enum CompileError {
         /// The earlier position that is not.
         missing: usize,
     },
+    /// A compiler argument that does not read.
+    #[error("{0}")]
+    Argument(String),
     /// The simulator refused the program.
     #[error(transparent)]
     Sim(#[from] SimError),

@@ -4,6 +4,7 @@
 //! directory ([`out_dir`]), and loaded onto one simulator with every route lowered to the
 //! router's configuration ([`CompiledProgram::load`]).
 
+pub mod command;
 mod error;
 pub mod out_dir;
 mod placement;

@@ -1,0 +1,183 @@
+//! `cs-python script.py args...`: runs a host script with `python3`, the
+//! [shim](super::shim) first on `PYTHONPATH` and the environment variable
+//! `NPUSIM_SDK_SOCKET` naming a Unix socket on which this process serves the script's
+//! runtime calls ([`super::bridge`]) until the script ends.
+//!
+//! Why a shim and a socket rather than the Python extension: the script needs only
+//! `python3` and numpy, the simulator runs in this process (so `--trace` and the run's
+//! statistics come back here without crossing into Python), and the shim is built into the
+//! binary, so it always matches the runtime that serves it.
+
+use std::ffi::OsString;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use thiserror::Error;
+
+use super::bridge::{Bridge, RunSummary};
+use super::shim;
+
+/// The environment variable naming the socket.
+pub const SOCKET_ENV: &str = "NPUSIM_SDK_SOCKET";
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct CsPython {
+    /// The interpreter (`python3` unless given).
+    pub python: OsString,
+    /// The script.
+    pub script: PathBuf,
+    /// Its arguments.
+    pub args: Vec<OsString>,
+    /// Record each runtime's trace.
+    pub trace: bool,
+}
+
+/// How the script ended and what its runtimes did.
+#[derive(Debug)]
+pub struct CsPythonOutcome {
+    /// The interpreter's exit status.
+    pub status: ExitStatus,
+    /// Each runtime the script opened, in order.
+    pub runs: Vec<RunSummary>,
+}
+
+/// Why the script could not be run.
+#[derive(Debug, Error)]
+pub enum CsPythonError {
+    /// Setting up the shim or the socket failed.
+    #[error("cannot prepare {}: {source}", path.display())]
+    Setup {
+        /// The file or directory.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The interpreter did not start.
+    #[error("cannot start {}: {source}", python.to_string_lossy())]
+    Spawn {
+        /// The interpreter.
+        python: OsString,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Waiting for the interpreter failed.
+    #[error("waiting for the script failed: {0}")]
+    Wait(std::io::Error),
+}
+
+static RUNS: AtomicU64 = AtomicU64::new(0);
+
+/// A temporary directory removed when dropped.
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn setup(path: &Path) -> impl FnOnce(std::io::Error) -> CsPythonError + '_ {
+    move |source| CsPythonError::Setup {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+impl CsPython {
+    /// Runs the script to its end, serving its runtime calls.
+    pub fn run(&self) -> Result<CsPythonOutcome, CsPythonError> {
+        let dir = TempDir(std::env::temp_dir().join(format!(
+            "npusim-cs-python-{}-{}",
+            std::process::id(),
+            RUNS.fetch_add(1, Ordering::Relaxed)
+        )));
+        std::fs::create_dir_all(&dir.0).map_err(setup(&dir.0))?;
+        let package = dir.0.join("python");
+        shim::write(&package).map_err(setup(&package))?;
+        let socket = dir.0.join("sdk.sock");
+        let listener = UnixListener::bind(&socket).map_err(setup(&socket))?;
+        let mut pythonpath = OsString::from(package.as_os_str());
+        if let Some(old) = std::env::var_os("PYTHONPATH").filter(|p| !p.is_empty()) {
+            pythonpath.push(":");
+            pythonpath.push(old);
+        }
+        let trace = self.trace;
+        let done = Arc::new(AtomicBool::new(false));
+        let finished = done.clone();
+        let server = std::thread::spawn(move || {
+            let mut bridge = Bridge::new(trace);
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { break };
+                if finished.load(Ordering::SeqCst) {
+                    break;
+                }
+                // a connection that breaks ends with it; the script sees its own error
+                let _ = bridge.serve(stream);
+            }
+            bridge.summaries()
+        });
+        let child = Command::new(&self.python)
+            .arg(&self.script)
+            .args(&self.args)
+            .env("PYTHONPATH", &pythonpath)
+            .env(SOCKET_ENV, &socket)
+            .spawn();
+        let status = match child {
+            Ok(mut c) => c.wait().map_err(CsPythonError::Wait),
+            Err(source) => Err(CsPythonError::Spawn {
+                python: self.python.clone(),
+                source,
+            }),
+        };
+        // the script has ended: wake the server with a connection of this process
+        done.store(true, Ordering::SeqCst);
+        let _ = UnixStream::connect(&socket);
+        let runs = server.join().unwrap_or_default();
+        Ok(CsPythonOutcome {
+            status: status?,
+            runs,
+        })
+    }
+}
+
+/// Takes `--trace FILE` (or `--trace=FILE`) out of a script's arguments: the option is
+/// npusim's wherever it stands, the rest go to the script. A `--trace` without a file is an
+/// error.
+pub fn split_trace(args: &[OsString]) -> Result<(Option<PathBuf>, Vec<OsString>), String> {
+    let mut trace = None;
+    let mut rest = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "--trace" {
+            let f = it.next().ok_or("--trace needs a file name")?;
+            trace = Some(PathBuf::from(f));
+        } else if let Some(f) = a.to_str().and_then(|s| s.strip_prefix("--trace=")) {
+            trace = Some(PathBuf::from(f));
+        } else {
+            rest.push(a.clone());
+        }
+    }
+    Ok((trace, rest))
+}
+
+/// The lines npusim prints (on standard error) after the script: each runtime's cycles and
+/// trace hash.
+pub fn summary(runs: &[RunSummary]) -> String {
+    let mut s = String::new();
+    for r in runs {
+        match &r.report {
+            Some(rep) => s.push_str(&format!(
+                "npusim: {}: {} cycles, trace hash {:016x}\n",
+                r.out_dir.display(),
+                rep.cycles,
+                rep.trace_hash
+            )),
+            None => s.push_str(&format!("npusim: {}: not run\n", r.out_dir.display())),
+        }
+    }
+    s
+}
