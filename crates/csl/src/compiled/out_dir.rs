@@ -4,6 +4,9 @@
 //! reading only, each PE's file and evaluated params. Reading recompiles the sources with
 //! the recorded arguments, so an `out/` directory is always the program it names.
 //!
+//! Beside it, `out.json` holds what host scripts read of a compile, as the SDK's does:
+//! `{"params": {"M": "4", ...}}` (each `--params` value as its text).
+//!
 //! ```text
 //! npusim-csl compiled program 1
 //! arch wse3
@@ -64,6 +67,20 @@ pub fn manifest(program: &CompiledProgram) -> String {
     s
 }
 
+/// The file host scripts read the compile's params from.
+pub const OUT_JSON: &str = "out.json";
+
+/// The text of `out.json`: the compiler's params as strings.
+pub fn out_json(program: &CompiledProgram) -> String {
+    let params: Vec<String> = program
+        .options
+        .params
+        .iter()
+        .map(|(n, v)| format!("\"{n}\": \"{v}\""))
+        .collect();
+    format!("{{\"params\": {{{}}}}}\n", params.join(", "))
+}
+
 /// A source name that may be written under `src/`: a plain file name.
 fn plain_name(name: &str) -> bool {
     !name.is_empty()
@@ -92,6 +109,8 @@ pub fn write(program: &CompiledProgram, dir: &Path) -> Result<(), CompileError> 
         let path = src.join(name);
         std::fs::write(&path, text).map_err(werr(&path))?;
     }
+    let path = dir.join(OUT_JSON);
+    std::fs::write(&path, out_json(program)).map_err(werr(&path))?;
     let path = dir.join(MANIFEST);
     std::fs::write(&path, manifest(program)).map_err(werr(&path))
 }

@@ -252,6 +252,10 @@ fn an_out_directory_holds_the_sources_and_manifest_and_reads_back_as_the_same_pr
     assert!(manifest.starts_with("npusim-csl compiled program 1\narch wse3\nlayout layout.csl\nfabric-dims 9 4\nfabric-offsets 4 1\nmemcpy true\nchannels 1\nparam width 2\n"), "{manifest}");
     assert!(manifest.contains("source pe_program.csl\n"), "{manifest}");
     assert!(dir.join("src/pe_program.csl").is_file());
+    assert_eq!(
+        std::fs::read_to_string(dir.join(out_dir::OUT_JSON)).unwrap(),
+        "{\"params\": {\"width\": \"2\", \"height\": \"2\", \"M\": \"3\", \"N\": \"4\"}}\n"
+    );
     let back = out_dir::read(&dir).unwrap();
     assert_eq!(back.options, program.options);
     assert_eq!(back.layout, program.layout);
