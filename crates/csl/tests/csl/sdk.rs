@@ -285,3 +285,134 @@ fn a_run_time_fault_of_a_launched_function_is_its_diagnostic() {
         "{e}"
     );
 }
+
+/// One request on the bridge: the line, then the payload; gives the reply line and bytes.
+#[cfg(unix)]
+fn ask(
+    stream: &mut std::os::unix::net::UnixStream,
+    line: &str,
+    payload: &[u8],
+) -> (String, Vec<u8>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    stream.write_all(format!("{line}\n").as_bytes()).unwrap();
+    stream.write_all(payload).unwrap();
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut reply = String::new();
+    reader.read_line(&mut reply).unwrap();
+    let reply = reply.trim_end().to_string();
+    let mut bytes = Vec::new();
+    if let Some(n) = reply
+        .strip_prefix("ok ")
+        .and_then(|n| n.parse::<usize>().ok())
+        && line.starts_with("d2h")
+    {
+        bytes = vec![0u8; n];
+        reader.read_exact(&mut bytes).unwrap();
+    }
+    (reply, bytes)
+}
+
+#[cfg(unix)]
+#[test]
+fn the_bridge_serves_a_host_script_s_calls_over_a_socket() {
+    use npusim_csl::compiled::out_dir;
+    use npusim_csl::sdk::bridge::Bridge;
+
+    let dir = std::env::temp_dir().join(format!("npusim-csl-bridge-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let program = CompiledProgram::compile_files(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/csl/programs/sdk_gemv/layout.csl"),
+        CompileOptions {
+            arch: Arch::Wse3,
+            params: parse_params("width:1,height:1,M:2,N:3").unwrap(),
+            memcpy: true,
+            ..CompileOptions::default()
+        },
+    )
+    .unwrap();
+    out_dir::write(&program, &dir).unwrap();
+    let (mut client, server) = std::os::unix::net::UnixStream::pair().unwrap();
+    let service = std::thread::spawn(move || {
+        let mut bridge = Bridge::new(true);
+        bridge.serve(server).unwrap();
+        bridge.summaries()
+    });
+    let hex: String = dir
+        .to_str()
+        .unwrap()
+        .bytes()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let words =
+        |v: &[f32]| -> Vec<u8> { v.iter().flat_map(|f| f.to_bits().to_le_bytes()).collect() };
+    assert_eq!(ask(&mut client, &format!("open {hex}"), &[]).0, "ok 0");
+    assert_eq!(ask(&mut client, "get_id 0 y", &[]).0, "ok y");
+    assert_eq!(ask(&mut client, "load 0", &[]).0, "ok");
+    assert_eq!(ask(&mut client, "run 0", &[]).0, "ok");
+    let a = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0];
+    let x = [1.0f32, 0.5, 0.25];
+    let b = [10.0f32, 20.0];
+    assert_eq!(
+        ask(&mut client, "h2d 0 A 0 0 1 1 6 0 row 32 0 6", &words(&a)).0,
+        "ok"
+    );
+    assert_eq!(
+        ask(&mut client, "h2d 0 x 0 0 1 1 3 0 row 32 1 3", &words(&x)).0,
+        "ok"
+    );
+    assert_eq!(
+        ask(&mut client, "h2d 0 b 0 0 1 1 2 0 col 32 0 2", &words(&b)).0,
+        "ok"
+    );
+    assert_eq!(ask(&mut client, "launch 0 compute 0", &[]).0, "ok");
+    let (reply, bytes) = ask(&mut client, "d2h 0 y 0 0 1 1 2 0 row 32 0 2", &[]);
+    assert_eq!(reply, "ok 8");
+    let y: Vec<f32> = bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_bits(u32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+        .collect();
+    assert_eq!(y, reference(2, 3, &a, &x, &b));
+    assert_eq!(
+        ask(&mut client, "d2h 0 y 0 0 1 1 2 1 row 32 0 2", &[]).0,
+        "err memcpy streaming mode is not supported yet (copy mode only: streaming=False)"
+    );
+    assert_eq!(
+        ask(&mut client, "frobnicate", &[]).0,
+        "err unknown request `frobnicate`"
+    );
+    assert_eq!(ask(&mut client, "stop 0", &[]).0, "ok");
+    drop(client);
+    let runs = service.join().unwrap();
+    assert_eq!(runs.len(), 1);
+    assert!(runs[0].report.as_ref().unwrap().cycles > 0);
+    assert!(
+        runs[0]
+            .trace
+            .as_ref()
+            .unwrap()
+            .starts_with("{\"traceEvents\":[")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn split_trace_takes_npusim_s_option_out_of_the_script_s_arguments() {
+    use npusim_csl::sdk::cs_python::split_trace;
+    use std::ffi::OsString;
+    let args: Vec<OsString> = ["--name", "out", "--trace", "t.json", "--x=1"]
+        .iter()
+        .map(OsString::from)
+        .collect();
+    let (trace, rest) = split_trace(&args).unwrap();
+    assert_eq!(trace, Some(PathBuf::from("t.json")));
+    assert_eq!(
+        rest,
+        vec![OsString::from("--name"), "out".into(), "--x=1".into()]
+    );
+    let (trace, _) = split_trace(&[OsString::from("--trace=a.json")]).unwrap();
+    assert_eq!(trace, Some(PathBuf::from("a.json")));
+    assert_eq!(
+        split_trace(&[OsString::from("--trace")]).unwrap_err(),
+        "--trace needs a file name"
+    );
+}
