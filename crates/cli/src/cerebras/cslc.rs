@@ -23,9 +23,9 @@ pub struct CslcArgs {
     /// Fabric coordinates of the rectangle's PE (0, 0), `X,Y`.
     #[arg(long, value_name = "X,Y")]
     pub fabric_offsets: Option<String>,
-    /// The layout's param values, `name:value,...`.
+    /// The layout's param values, `name:value,...` (may be given more than once).
     #[arg(long)]
-    pub params: Option<String>,
+    pub params: Vec<String>,
     /// The output directory.
     #[arg(short = 'o', default_value = "out")]
     pub out: PathBuf,
@@ -35,6 +35,12 @@ pub struct CslcArgs {
     /// memcpy I/O channels.
     #[arg(long)]
     pub channels: Option<u32>,
+    /// memcpy buffer columns west of the rectangle (only 0 is modelled).
+    #[arg(long, default_value_t = 0)]
+    pub width_west_buf: u32,
+    /// memcpy buffer columns east of the rectangle (only 0 is modelled).
+    #[arg(long, default_value_t = 0)]
+    pub width_east_buf: u32,
 }
 
 /// Runs `npusim cslc`; a compile error is printed as `file:line:col: error: ...`.
@@ -43,9 +49,10 @@ pub fn run(a: &CslcArgs) -> Result<ExitCode> {
         &a.arch,
         a.fabric_dims.as_deref(),
         a.fabric_offsets.as_deref(),
-        a.params.as_deref(),
+        &a.params,
         a.memcpy,
         a.channels,
+        (a.width_west_buf, a.width_east_buf),
     )
     .and_then(|o| cslc(&a.layout, o, &a.out));
     match done {

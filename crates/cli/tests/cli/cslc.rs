@@ -153,3 +153,30 @@ fn cs_python_passes_a_runtime_error_to_the_script_and_its_exit_status_back() {
         .code(3)
         .stdout("memcpy streaming mode is not supported yet (copy mode only: streaming=False)\n");
 }
+
+#[test]
+fn cslc_takes_params_given_more_than_once_and_refuses_memcpy_buffers() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    npusim()
+        .arg("cslc")
+        .arg(program("layout.csl"))
+        .args(["--params=width:2,height:1", "--params=M:3,N:4", "--memcpy"])
+        .args(["--width-west-buf=0", "--width-east-buf=0", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    let manifest = std::fs::read_to_string(out.join("npusim-csl.manifest")).unwrap();
+    assert!(
+        manifest.contains("param width 2\nparam height 1\nparam M 3\nparam N 4\n"),
+        "{manifest}"
+    );
+    npusim()
+        .arg("cslc")
+        .arg(program("layout.csl"))
+        .args(["--params=width:2,height:1,M:3,N:4", "--memcpy", "--width-west-buf=2", "-o"])
+        .arg(dir.path().join("out2"))
+        .assert()
+        .code(1)
+        .stderr("memcpy buffer columns (--width-west-buf 2, --width-east-buf 0) are not modelled yet; only 0 is\n");
+}

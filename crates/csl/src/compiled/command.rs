@@ -20,15 +20,25 @@ pub fn parse_pair(text: &str, what: &str) -> Result<(u32, u32), CompileError> {
 }
 
 /// The compile options of the SDK compiler's arguments: `--arch` (`wse2` or `wse3`),
-/// `--fabric-dims`, `--fabric-offsets`, `--params`, `--memcpy`, `--channels`.
+/// `--fabric-dims`, `--fabric-offsets`, `--params` (each given one's list, in order),
+/// `--memcpy`, `--channels`, and the memcpy buffer columns `--width-west-buf` /
+/// `--width-east-buf` (only 0 is modelled: buffers change where memcpy's columns go).
+#[allow(clippy::too_many_arguments)]
 pub fn cslc_options(
     arch: &str,
     fabric_dims: Option<&str>,
     fabric_offsets: Option<&str>,
-    params: Option<&str>,
+    params: &[String],
     memcpy: bool,
     channels: Option<u32>,
+    buffers: (u32, u32),
 ) -> Result<CompileOptions, CompileError> {
+    if buffers != (0, 0) {
+        return Err(CompileError::Argument(format!(
+            "memcpy buffer columns (--width-west-buf {}, --width-east-buf {}) are not modelled yet; only 0 is",
+            buffers.0, buffers.1
+        )));
+    }
     let arch = match arch {
         "wse2" => Arch::Wse2,
         "wse3" => Arch::Wse3,
@@ -40,9 +50,10 @@ pub fn cslc_options(
     };
     Ok(CompileOptions {
         arch,
-        params: match params {
-            Some(p) => parse_params(p).map_err(|e| CompileError::Argument(e.to_string()))?,
-            None => Vec::new(),
+        params: if params.is_empty() {
+            Vec::new()
+        } else {
+            parse_params(&params.join(",")).map_err(|e| CompileError::Argument(e.to_string()))?
         },
         fabric_dims: fabric_dims
             .map(|d| parse_pair(d, "fabric dims"))
