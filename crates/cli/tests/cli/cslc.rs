@@ -115,7 +115,7 @@ fn cs_python_runs_the_host_script_unchanged_and_it_prints_success() {
             .arg("--python")
             .arg(&py)
             .arg(program("run.py"))
-            .args(["--name", "out", "--trace"])
+            .args(["--name", "out", "--stats", "--trace"])
             .arg(&trace)
             .assert()
             .success();
@@ -123,6 +123,10 @@ fn cs_python_runs_the_host_script_unchanged_and_it_prints_success() {
         let stderr = String::from_utf8(a.get_output().stderr.clone()).unwrap();
         assert_eq!(stdout, "SUCCESS!\n", "{arch}: {stderr}");
         assert!(stderr.starts_with("npusim: out: "), "{arch}: {stderr}");
+        assert!(
+            stderr.contains("\nPE           busy stalls elements tasks  queue high water (input | output)\n(0, 0)"),
+            "{arch}: {stderr}"
+        );
         let t = std::fs::read_to_string(&trace).unwrap();
         assert!(t.starts_with("{\"traceEvents\":["), "{arch}");
         assert!(t.contains("\"name\":\"compute\""), "{arch}");

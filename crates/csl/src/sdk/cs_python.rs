@@ -144,39 +144,77 @@ impl CsPython {
     }
 }
 
-/// Takes `--trace FILE` (or `--trace=FILE`) out of a script's arguments: the option is
-/// npusim's wherever it stands, the rest go to the script. A `--trace` without a file is an
-/// error.
-pub fn split_trace(args: &[OsString]) -> Result<(Option<PathBuf>, Vec<OsString>), String> {
-    let mut trace = None;
-    let mut rest = Vec::new();
+/// npusim's own options among a script's arguments, and the rest.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HostOptions {
+    /// `--trace FILE` / `--trace=FILE`: write the Chrome trace of the last runtime there.
+    pub trace: Option<PathBuf>,
+    /// `--stats`: print each PE's statistics after the script.
+    pub stats: bool,
+    /// The script's own arguments, in order.
+    pub rest: Vec<OsString>,
+}
+
+/// Takes `--trace FILE` (or `--trace=FILE`) and `--stats` out of a script's arguments: the
+/// options are npusim's wherever they stand, the rest go to the script. A `--trace` without
+/// a file is an error.
+pub fn split_options(args: &[OsString]) -> Result<HostOptions, String> {
+    let mut o = HostOptions::default();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         if a == "--trace" {
             let f = it.next().ok_or("--trace needs a file name")?;
-            trace = Some(PathBuf::from(f));
+            o.trace = Some(PathBuf::from(f));
         } else if let Some(f) = a.to_str().and_then(|s| s.strip_prefix("--trace=")) {
-            trace = Some(PathBuf::from(f));
+            o.trace = Some(PathBuf::from(f));
+        } else if a == "--stats" {
+            o.stats = true;
         } else {
-            rest.push(a.clone());
+            o.rest.push(a.clone());
         }
     }
-    Ok((trace, rest))
+    Ok(o)
 }
 
 /// The lines npusim prints (on standard error) after the script: each runtime's cycles and
-/// trace hash.
-pub fn summary(runs: &[RunSummary]) -> String {
+/// trace hash and, with `stats`, each PE's busy cycles, stalls, elements, tasks started and
+/// queue high-water marks (as `npusim cerebras run` prints them).
+pub fn summary(runs: &[RunSummary], stats: bool) -> String {
+    use std::fmt::Write as _;
     let mut s = String::new();
     for r in runs {
-        match &r.report {
-            Some(rep) => s.push_str(&format!(
-                "npusim: {}: {} cycles, trace hash {:016x}\n",
-                r.out_dir.display(),
-                rep.cycles,
-                rep.trace_hash
-            )),
-            None => s.push_str(&format!("npusim: {}: not run\n", r.out_dir.display())),
+        let Some(rep) = &r.report else {
+            let _ = writeln!(s, "npusim: {}: not run", r.out_dir.display());
+            continue;
+        };
+        let _ = writeln!(
+            s,
+            "npusim: {}: {} cycles, trace hash {:016x}",
+            r.out_dir.display(),
+            rep.cycles,
+            rep.trace_hash
+        );
+        if !stats {
+            continue;
+        }
+        let _ = writeln!(
+            s,
+            "{:<10} {:>6} {:>6} {:>8} {:>5}  queue high water (input | output)",
+            "PE", "busy", "stalls", "elements", "tasks"
+        );
+        for p in &rep.pes {
+            let q = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(" ");
+            let _ = writeln!(
+                s,
+                "{:<10} {:>6} {:>6} {:>8} {:>5}  {} | {}",
+                format!("({}, {})", p.x, p.y),
+                p.busy_cycles,
+                p.stalls,
+                p.elements,
+                p.tasks_started,
+                q(&p.input_high_water),
+                q(&p.output_high_water)
+            );
         }
     }
     s

@@ -396,23 +396,25 @@ fn the_bridge_serves_a_host_script_s_calls_over_a_socket() {
 }
 
 #[test]
-fn split_trace_takes_npusim_s_option_out_of_the_script_s_arguments() {
-    use npusim_csl::sdk::cs_python::split_trace;
+fn npusim_s_options_are_taken_out_of_the_script_s_arguments() {
+    use npusim_csl::sdk::cs_python::split_options;
     use std::ffi::OsString;
-    let args: Vec<OsString> = ["--name", "out", "--trace", "t.json", "--x=1"]
+    let args: Vec<OsString> = ["--name", "out", "--trace", "t.json", "--stats", "--x=1"]
         .iter()
         .map(OsString::from)
         .collect();
-    let (trace, rest) = split_trace(&args).unwrap();
-    assert_eq!(trace, Some(PathBuf::from("t.json")));
+    let o = split_options(&args).unwrap();
+    assert_eq!(o.trace, Some(PathBuf::from("t.json")));
+    assert!(o.stats);
     assert_eq!(
-        rest,
+        o.rest,
         vec![OsString::from("--name"), "out".into(), "--x=1".into()]
     );
-    let (trace, _) = split_trace(&[OsString::from("--trace=a.json")]).unwrap();
-    assert_eq!(trace, Some(PathBuf::from("a.json")));
+    let o = split_options(&[OsString::from("--trace=a.json")]).unwrap();
+    assert_eq!(o.trace, Some(PathBuf::from("a.json")));
+    assert!(!o.stats);
     assert_eq!(
-        split_trace(&[OsString::from("--trace")]).unwrap_err(),
+        split_options(&[OsString::from("--trace")]).unwrap_err(),
         "--trace needs a file name"
     );
 }
