@@ -40,6 +40,5 @@ pub fn run(a: &CsPythonArgs) -> Result<ExitCode> {
         write_output(path, |w| w.write_all(t.as_bytes()))
             .with_context(|| format!("cannot write the trace to {}", path.display()))?;
     }
-    let code = outcome.status.code().map_or(1, |c| c.clamp(0, 255) as u8);
-    Ok(ExitCode::from(code))
+    Ok(ExitCode::from(outcome.exit_code()))
 }

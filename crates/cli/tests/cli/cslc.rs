@@ -184,3 +184,25 @@ fn cslc_takes_params_given_more_than_once_and_refuses_memcpy_buffers() {
         .code(1)
         .stderr("memcpy buffer columns (--width-west-buf 2, --width-east-buf 0) are not modelled yet; only 0 is\n");
 }
+
+#[test]
+fn cs_python_exits_128_plus_the_signal_that_ended_the_script() {
+    let Some(py) = python() else {
+        eprintln!("skipped: no python3 with numpy (set NPUSIM_PYTHON or run tools/test-python)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("die.py");
+    std::fs::write(
+        &script,
+        "import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\n",
+    )
+    .unwrap();
+    npusim()
+        .arg("cs-python")
+        .arg("--python")
+        .arg(&py)
+        .arg(&script)
+        .assert()
+        .code(143);
+}

@@ -45,6 +45,18 @@ pub struct CsPythonOutcome {
     pub runs: Vec<RunSummary>,
 }
 
+impl CsPythonOutcome {
+    /// The exit status to give back: the script's, or 128 + the signal that ended it.
+    pub fn exit_code(&self) -> u8 {
+        use std::os::unix::process::ExitStatusExt;
+        match (self.status.code(), self.status.signal()) {
+            (Some(c), _) => c.clamp(0, 255) as u8,
+            (None, Some(sig)) => (128 + sig).clamp(0, 255) as u8,
+            (None, None) => 1,
+        }
+    }
+}
+
 /// Why the script could not be run.
 #[derive(Debug, Error)]
 pub enum CsPythonError {
