@@ -265,3 +265,77 @@ fn an_out_directory_holds_the_sources_and_manifest_and_reads_back_as_the_same_pr
     assert!(e.to_string().ends_with("not a program compiled by npusim (the first line is not `npusim-csl compiled program 1`)"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn one_route_program(arch: Arch, config: &str) -> Result<CompiledProgram, CompileError> {
+    let mut sources = BTreeMap::new();
+    sources.insert(
+        "layout.csl".to_string(),
+        format!(
+            "const c: color = @get_color(3);\nlayout {{\n  @set_rectangle(2, 1);\n  @set_tile_code(0, 0, \"pe.csl\", .{{}});\n  @set_tile_code(1, 0, \"pe.csl\", .{{}});\n  @set_color_config(0, 0, c, {config});\n}}\n"
+        ),
+    );
+    sources.insert("pe.csl".to_string(), "var v: [1]u32;\n".to_string());
+    let program = CompiledProgram::compile("layout.csl", sources, options(arch))?;
+    program.load()?;
+    Ok(program)
+}
+
+#[test]
+fn switches_teardown_and_color_swap_lower_as_the_router_takes_them() {
+    use npusim_cerebras::fabric::{DirSet, SwitchPos};
+    let c = Color::new(3).unwrap();
+    // switch positions, the current one and ring mode, as the router's own configuration
+    let p = one_route_program(
+        Arch::Wse3,
+        ".{ .routes = .{ .rx = .{WEST}, .tx = .{EAST} }, .switches = .{ .pos1 = .{ .tx = .{ RAMP, EAST } }, .pos2 = .{ .rx = NORTH }, .current_switch_pos = 1, .ring_mode = true } }",
+    )
+    .unwrap();
+    let sim = p.load().unwrap().sim;
+    let mut want = ColorConfig::fixed(Route::new(&[Dir::West], &[Dir::East]))
+        .with_switches(
+            npusim_cerebras::Arch::Wse3,
+            c,
+            &[
+                SwitchPos {
+                    rx: None,
+                    tx: Some(DirSet::of(&[Dir::Ramp, Dir::East])),
+                },
+                SwitchPos {
+                    rx: Some(Dir::North),
+                    tx: None,
+                },
+            ],
+            true,
+        )
+        .unwrap();
+    want.current = 1;
+    assert_eq!(sim.fabric().color_config(0, 0, c).unwrap(), Some(&want));
+    // teardown at start and the WSE-2 color swap
+    let p = one_route_program(
+        Arch::Wse2,
+        ".{ .routes = .{ .rx = .{WEST}, .tx = .{EAST}, .color_swap_x = true }, .teardown = true }",
+    )
+    .unwrap();
+    let sim = p.load().unwrap().sim;
+    assert!(sim.fabric().in_teardown(0, 0, c).unwrap());
+    assert!(!sim.fabric().in_teardown(1, 0, c).unwrap());
+    // what the router refuses comes back naming the PE and color
+    let e = one_route_program(
+        Arch::Wse3,
+        ".{ .routes = .{ .rx = .{WEST}, .tx = .{EAST}, .color_swap_x = true } }",
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "route of color 3 on PE (0, 0): PE (0, 0): color_swap_x is not available on wse3"
+    );
+    let e = one_route_program(
+        Arch::Wse2,
+        ".{ .routes = .{ .rx = .{WEST}, .tx = .{EAST} }, .switches = .{ .pos2 = .{ .rx = NORTH } } }",
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "route of color 3 on PE (0, 0): pos2 is set but pos1 is not"
+    );
+}
