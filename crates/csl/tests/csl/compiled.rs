@@ -47,7 +47,7 @@ fn hand_twin(arch: Arch) -> Sim {
         .unwrap();
     f.set_color_config(1, 1, turn, fixed(Dir::West, &[Dir::East]))
         .unwrap();
-    f.set_color_config(2, 1, turn, fixed(Dir::West, &[Dir::East]))
+    f.set_color_config(2, 1, turn, fixed(Dir::West, &[Dir::East, Dir::Ramp]))
         .unwrap();
     sim.pe_mut(2, 1).unwrap().queues.set_filter(
         turn,
@@ -59,7 +59,8 @@ fn hand_twin(arch: Arch) -> Sim {
     sim
 }
 
-/// Streams two wavelets of each color (the middle PE's input queue keeps its copies) in at the west edge and runs the simulator; gives
+/// Streams two wavelets of each color (the middle PE's input queue keeps its copies of
+/// color 5; color 7's have indices 0 and 4, so the filter of PE (2, 1) passes one) in at the west edge and runs the simulator; gives
 /// what left through the east edges (row, color, payload) and the cycles.
 fn carry(sim: &mut Sim) -> (Vec<(u32, u8, u32)>, u64) {
     sim.pe_mut(1, 0)
@@ -67,12 +68,18 @@ fn carry(sim: &mut Sim) -> (Vec<(u32, u8, u32)>, u64) {
         .queues
         .bind_input(InputQueue::new(5).unwrap(), Color::new(5).unwrap())
         .unwrap();
+    sim.pe_mut(2, 1)
+        .unwrap()
+        .queues
+        .bind_input(InputQueue::new(7).unwrap(), Color::new(7).unwrap())
+        .unwrap();
     let f = sim.fabric_mut();
     f.open_edge(0, 0, Dir::West).unwrap();
     f.open_edge(2, 0, Dir::East).unwrap();
     f.open_edge(2, 1, Dir::East).unwrap();
-    let waves =
-        |c: i64| (0..2).map(move |k| Wavelet::from_raw(c, 100 + k, WaveletKind::Data).unwrap());
+    let waves = |c: i64| {
+        (0..2).map(move |k| Wavelet::from_raw(c, (k << 18) + 100 + k, WaveletKind::Data).unwrap())
+    };
     f.stream_in(0, 0, Dir::West, waves(5).chain(waves(7)))
         .unwrap();
     let report = sim.run(10_000).unwrap();
@@ -120,6 +127,11 @@ fn layout_routes_become_the_routers_configuration_and_carry_data_on_both_archite
             .unwrap()
             .len();
         assert_eq!(queued, 2, "{arch:?}");
+        // PE (2, 1)'s range filter 0..=3 let index 0 through and held back index 4
+        let pe = compiled.pe(2, 1).unwrap();
+        assert_eq!(pe.queues.filtered(), 1, "{arch:?}");
+        let kept = pe.queues.input(InputQueue::new(7).unwrap()).unwrap().len();
+        assert_eq!(kept, 1, "{arch:?}");
     }
 }
 
