@@ -1,5 +1,5 @@
 //! `cs-python script.py args...`: runs a host script with `python3`, the
-//! [shim](super::shim) first on `PYTHONPATH` and the environment variable
+//! shim ([`super::shim`]) first on `PYTHONPATH` and the environment variable
 //! `NPUSIM_SDK_SOCKET` naming a Unix socket on which this process serves the script's
 //! runtime calls ([`super::bridge`]) until the script ends.
 //!
