@@ -49,6 +49,10 @@ enum Command {
     /// Cerebras WSE: lower CSL tensor access expressions to DSDs (access); run the SDK
     /// tutorials' example programs on the simulator (run).
     Cerebras(cerebras::CerebrasArgs),
+    /// Compile a CSL program (layout.csl and its PE programs) as the SDK's cslc does.
+    Cslc(cerebras::cslc::CslcArgs),
+    /// Run an SDK host script (run.py) against a program compiled by `npusim cslc`.
+    CsPython(cerebras::cs_python::CsPythonArgs),
     /// Furiosa RNGD: evaluate mapping expressions, the text of Furiosa's `m![...]` (map); run
     /// Tensor Unit pipeline files (run); show the DM sequencer of a fetch or commit (sequence).
     Furiosa(furiosa::FuriosaArgs),
@@ -71,6 +75,8 @@ fn dispatch(command: Command) -> anyhow::Result<ExitCode> {
         Command::Ascend(args) => ascend::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Cerebras(args) => cerebras::run(args),
+        Command::Cslc(args) => cerebras::cslc::run(&args),
+        Command::CsPython(args) => cerebras::cs_python::run(&args),
         Command::Furiosa(args) => furiosa::run(args),
         Command::Info(args) => info::run(args),
         Command::Quantize(args) => quantize::run(args),

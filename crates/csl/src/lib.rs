@@ -5,16 +5,20 @@
 //! [`Layout`](comptime::Layout) value (rectangle, per-PE programs and parameters, routes,
 //! exported symbols), and [PE programs](pe) compiled with their params and run on the
 //! Cerebras simulator (scalar code interpreted inside its scheduler, DSD builtins as its
-//! operations). Errors are [`Diagnostic`]s printed as `cslc` prints them:
-//! `file:line:col: error: message`, the source line and a caret.
+//! operations); [whole programs](compiled) (a layout and its PE programs on one simulator,
+//! `cslc`'s `out/` directory) and [the SDK](sdk) modelled natively (memcpy copy mode, the
+//! host runtime `SdkRuntime`, `cs-python`). Errors are [`Diagnostic`]s printed as `cslc`
+//! prints them: `file:line:col: error: message`, the source line and a caret.
 
 pub mod ast;
+pub mod compiled;
 pub mod comptime;
 pub mod diagnostic;
 pub mod lex;
 pub mod parse;
 pub mod pe;
 pub mod print;
+pub mod sdk;
 pub mod source;
 pub mod span;
 

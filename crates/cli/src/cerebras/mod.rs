@@ -1,6 +1,8 @@
 //! `npusim cerebras ...`: the Cerebras WSE commands.
 
 mod access;
+pub mod cs_python;
+pub mod cslc;
 mod run;
 
 use std::process::ExitCode;

@@ -19,6 +19,8 @@ mod cast_select;
 mod cast_stats;
 mod cast_warnings;
 mod cerebras_cli;
+#[cfg(unix)]
+mod cslc;
 mod files_round_trip;
 mod furiosa_cli;
 mod furiosa_run_checks;

@@ -24,6 +24,24 @@ pub(crate) fn dsd_builtin_arity(name: &str) -> Option<usize> {
     })
 }
 
+/// The library and function name of a call `module.function(...)` of an imported SDK
+/// library (`sys_mod.unblock_cmd_stream()`).
+pub(crate) fn library_of(
+    callee: &Expr,
+    globals: &HashMap<String, Global>,
+) -> Option<(crate::comptime::ModuleRef, String)> {
+    let ExprKind::Field { base, name } = &callee.kind else {
+        return None;
+    };
+    let ExprKind::Ident(m) = &base.kind else {
+        return None;
+    };
+    match globals.get(m)? {
+        Global::Const(RtValue::Comptime(Value::Module(r))) => Some((r.clone(), name.clone())),
+        _ => None,
+    }
+}
+
 /// Checks every function and task body of `module`.
 ///
 /// A `@get_dsd` in a body is evaluated here, at compile time (its fields must be known then,
@@ -327,6 +345,9 @@ impl Checker<'_, '_, '_> {
             },
             ExprKind::Call { callee, args } => {
                 self.exprs(args)?;
+                if let Some(m) = library_of(callee, self.globals) {
+                    return crate::sdk::check_library_call(&m.0, &m.1, args.len(), e.span);
+                }
                 let ExprKind::Ident(name) = &callee.kind else {
                     return Err(EvalError::new(
                         callee.span,

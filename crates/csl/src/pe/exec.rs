@@ -91,6 +91,12 @@ impl PeCode {
     }
 }
 
+impl std::fmt::Debug for PeCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PeCode({})", self.program.source().name())
+    }
+}
+
 /// A run-time error: where and what.
 pub(crate) struct Fault {
     pub(crate) span: Span,
@@ -979,6 +985,9 @@ impl Machine {
         span: Span,
         mem: &mut PeMemory,
     ) -> RResult<()> {
+        if self.library_call(callee, args, span, mem)?.is_some() {
+            return Ok(());
+        }
         let ExprKind::Ident(name) = &callee.kind else {
             return fault(callee.span, "only functions of this file may be called");
         };
@@ -1036,6 +1045,28 @@ impl Machine {
         Ok(())
     }
 
+    /// A call of an imported SDK library's function, run by [`crate::sdk`]; `None` when the
+    /// callee is not one.
+    fn library_call(
+        &mut self,
+        callee: &Expr,
+        args: &[Expr],
+        span: Span,
+        mem: &mut PeMemory,
+    ) -> RResult<Option<RtValue>> {
+        let code = self.code.clone();
+        let Some((module, name)) = super::check::library_of(callee, &code.program.globals) else {
+            return Ok(None);
+        };
+        let mut values = Vec::with_capacity(args.len());
+        for a in args {
+            values.push(self.expr(a, mem)?);
+        }
+        crate::sdk::library_call(&module, &name, &values, mem)
+            .map(Some)
+            .or_else(|m| fault(span, m))
+    }
+
     fn call_value(
         &mut self,
         callee: &Expr,
@@ -1043,6 +1074,9 @@ impl Machine {
         span: Span,
         mem: &mut PeMemory,
     ) -> RResult<RtValue> {
+        if let Some(v) = self.library_call(callee, args, span, mem)? {
+            return Ok(v);
+        }
         let depth = self.frames.len();
         self.enter_call(callee, args, span, mem)?;
         self.ret = None;

@@ -31,6 +31,27 @@ pub struct LoadedPe {
     pub y: i64,
     /// The first run-time error of its code, if any.
     pub fault: FaultSlot,
+    /// Its code, for starting an exported function from the host.
+    pub(crate) code: Arc<PeCode>,
+}
+
+impl LoadedPe {
+    /// Binds function `name` of the program as the body of local task `id` on its PE (how
+    /// the host's `launch` starts an exported function).
+    pub(crate) fn bind_function(
+        &self,
+        sim: &mut Sim,
+        id: LocalTaskId,
+        name: &str,
+    ) -> Result<(), SimError> {
+        sim.bind_task(
+            self.x,
+            self.y,
+            TaskId::from(id),
+            name,
+            task_body(self.code.clone(), name.to_string()),
+        )
+    }
 }
 
 /// Loads `program` onto PE `(x, y)` of `sim`: declares its arrays and `var`s in the PE's
@@ -171,7 +192,7 @@ pub fn load(program: &Arc<PeProgram>, sim: &mut Sim, x: i64, y: i64) -> Result<L
         })?;
         sim.activate(x, y, id)?;
     }
-    Ok(LoadedPe { x, y, fault })
+    Ok(LoadedPe { x, y, fault, code })
 }
 
 /// The `@block` / `@unblock` calls of the `comptime` blocks: what is blocked at the end of

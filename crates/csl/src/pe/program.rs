@@ -300,6 +300,16 @@ impl PeProgram {
         &self.source
     }
 
+    /// The memory array and first element a module name refers to: an array or scalar
+    /// `var` itself, or a pointer constant (`const y_ptr: [*]f32 = &y;`) to it.
+    pub fn symbol_array(&self, name: &str) -> Option<(String, i64)> {
+        match self.globals.get(name)? {
+            Global::Mem { .. } => Some((name.to_string(), 0)),
+            Global::Const(RtValue::Ptr(p)) => Some((p.array.clone(), p.index)),
+            _ => None,
+        }
+    }
+
     /// The declaration of function or task `name`.
     pub(crate) fn function(&self, name: &str) -> Option<&FnDecl> {
         match self.globals.get(name)? {
@@ -966,6 +976,18 @@ impl Builder<'_, '_> {
                     .exports
                     .push(ExportedSymbol { symbol, host_name });
                 Ok(())
+            }
+            "rpc" => {
+                // The RPC server of `<memcpy/memcpy>`: the SDK model starts exported
+                // functions itself (`crate::sdk`), so only the color is checked.
+                arity(1)?;
+                match self.ev.expr(&args[0])? {
+                    Value::Color(_) => Ok(()),
+                    other => Err(EvalError::new(
+                        args[0].span,
+                        format!("@rpc takes a color, found {} `{other}`", other.type_name()),
+                    )),
+                }
             }
             "activate" => {
                 arity(1)?;

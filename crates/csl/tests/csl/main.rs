@@ -6,6 +6,7 @@
 // this extends it to the helpers).
 #![allow(clippy::unwrap_used)]
 
+mod compiled;
 mod comptime;
 mod lex;
 mod parse;
@@ -16,4 +17,5 @@ mod pe_fabric_errors;
 mod pe_fabric_tutorials;
 mod pe_scalar;
 mod print_roundtrip;
+mod sdk;
 mod tutorials;

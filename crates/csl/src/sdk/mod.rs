@@ -1,0 +1,20 @@
+//! The SDK, modelled natively: the libraries PE programs import (`<memcpy/memcpy>` copy
+//! mode, `<layout>`; see `library`), the host runtime [`SdkRuntime`] with copy-mode
+//! memcpy ([`memcpy`]), and `cs-python` ([`cs_python`]): a host script run by `python3`
+//! with npusim's `cerebras.sdk` ([`shim`]) talking to the runtime ([`bridge`]). The host side talks to the program's exported symbols and
+//! functions directly, so no memcpy PEs are simulated; streaming mode is refused until the
+//! fabric memcpy exists.
+
+pub mod bridge;
+pub mod cs_python;
+mod error;
+mod library;
+pub mod memcpy;
+mod runtime;
+pub mod shim;
+
+pub use error::SdkError;
+pub use library::{CMD_STREAM_ARRAY, COORD_ARRAY};
+pub(crate) use library::{check_library_call, library_call};
+pub use memcpy::{MemcpyDataType, MemcpyOrder, MemcpyRect};
+pub use runtime::{DEFAULT_CYCLE_BUDGET, SdkRuntime};

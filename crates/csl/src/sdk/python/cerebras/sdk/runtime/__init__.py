@@ -1,0 +1,1 @@
+"""The host runtime (`sdkruntimepybind`) over npusim's simulator."""
