@@ -27,6 +27,16 @@ pub enum SdkError {
     /// A name no PE exports.
     #[error("no PE of the program exports a symbol `{0}` (@export_symbol)")]
     UnknownSymbol(String),
+    /// A PE of a copy's rectangle that does not export the symbol.
+    #[error("PE ({x}, {y}) does not export a symbol `{name}` (@export_symbol)")]
+    NotOnPe {
+        /// The symbol.
+        name: String,
+        /// Column.
+        x: u32,
+        /// Row.
+        y: u32,
+    },
     /// A host name that is a function where data is copied, or data where a function is
     /// launched.
     #[error("`{name}` is {what}")]

@@ -260,7 +260,11 @@ impl SdkRuntime {
             .exports
             .iter()
             .find(|e| e.host_name == name)
-            .ok_or_else(|| SdkError::UnknownSymbol(format!("{name}` on PE ({x}, {y}`")))?;
+            .ok_or_else(|| SdkError::NotOnPe {
+                name: name.to_string(),
+                x,
+                y,
+            })?;
         let (array, index) =
             program
                 .symbol_array(&export.symbol)
@@ -331,28 +335,25 @@ impl SdkRuntime {
         {
             return Err(SdkError::ReadOnly(symbol.to_string()));
         }
-        for j in 0..rect.h {
-            for i in 0..rect.w {
-                let (x, y) = (rect.x + i, rect.y + j);
-                let (array, index, elem) = self.symbol(symbol, x, y)?;
-                let word =
-                    self.place(symbol, &array, index, elem, x, y, rect.elements, data_type)?;
-                let loaded = self.loaded("memcpy_h2d()")?;
-                let mem = &mut loaded.sim.pe_mut(i64::from(x), i64::from(y))?.mem;
-                for k in 0..rect.elements {
-                    let bits = data[rect.host_index(order, i, j, k)];
-                    let bits = if data_type == MemcpyDataType::Bits16 {
-                        bits & 0xffff
-                    } else {
-                        bits
-                    };
-                    mem.store(word + i64::from(k) * i64::from(elem.words()), elem, bits)
-                        .map_err(|source| crate::pe::PeError::Memory {
-                            x: i64::from(x),
-                            y: i64::from(y),
-                            source,
-                        })?;
-                }
+        // every PE is checked before any is written: a copy is whole or not at all
+        let places = self.places(symbol, &rect, data_type)?;
+        let loaded = self.loaded("memcpy_h2d()")?;
+        for (i, j, word, elem) in places {
+            let (x, y) = (rect.x + i, rect.y + j);
+            let mem = &mut loaded.sim.pe_mut(i64::from(x), i64::from(y))?.mem;
+            for k in 0..rect.elements {
+                let bits = data[rect.host_index(order, i, j, k)];
+                let bits = if data_type == MemcpyDataType::Bits16 {
+                    bits & 0xffff
+                } else {
+                    bits
+                };
+                mem.store(word + i64::from(k) * i64::from(elem.words()), elem, bits)
+                    .map_err(|source| crate::pe::PeError::Memory {
+                        x: i64::from(x),
+                        y: i64::from(y),
+                        source,
+                    })?;
             }
         }
         Ok(())
@@ -374,27 +375,48 @@ impl SdkRuntime {
     ) -> Result<(), SdkError> {
         self.loaded("memcpy_d2h()")?;
         self.check_copy(out.len(), &rect, streaming)?;
+        let places = self.places(symbol, &rect, data_type)?;
+        let loaded = self.loaded("memcpy_d2h()")?;
+        let mut got = Vec::with_capacity(places.len() * rect.elements as usize);
+        for (i, j, word, elem) in places {
+            let (x, y) = (rect.x + i, rect.y + j);
+            let mem = &loaded.sim.pe(i64::from(x), i64::from(y))?.mem;
+            for k in 0..rect.elements {
+                let bits = mem
+                    .load(word + i64::from(k) * i64::from(elem.words()), elem)
+                    .map_err(|source| crate::pe::PeError::Memory {
+                        x: i64::from(x),
+                        y: i64::from(y),
+                        source,
+                    })?;
+                got.push((rect.host_index(order, i, j, k), bits));
+            }
+        }
+        for (at, bits) in got {
+            out[at] = bits;
+        }
+        Ok(())
+    }
+
+    /// For each PE `(i, j)` of the copy's rectangle (row by row): the first word of the
+    /// symbol's elements and their type, every PE checked.
+    fn places(
+        &mut self,
+        symbol: &str,
+        rect: &MemcpyRect,
+        data_type: MemcpyDataType,
+    ) -> Result<Vec<(u32, u32, i64, ElemTy)>, SdkError> {
+        let mut places = Vec::new();
         for j in 0..rect.h {
             for i in 0..rect.w {
                 let (x, y) = (rect.x + i, rect.y + j);
                 let (array, index, elem) = self.symbol(symbol, x, y)?;
                 let word =
                     self.place(symbol, &array, index, elem, x, y, rect.elements, data_type)?;
-                let loaded = self.loaded("memcpy_d2h()")?;
-                let mem = &loaded.sim.pe(i64::from(x), i64::from(y))?.mem;
-                for k in 0..rect.elements {
-                    let bits = mem
-                        .load(word + i64::from(k) * i64::from(elem.words()), elem)
-                        .map_err(|source| crate::pe::PeError::Memory {
-                            x: i64::from(x),
-                            y: i64::from(y),
-                            source,
-                        })?;
-                    out[rect.host_index(order, i, j, k)] = bits;
-                }
+                places.push((i, j, word, elem));
             }
         }
-        Ok(())
+        Ok(places)
     }
 
     /// The first word of a copy of `elements` elements into `array` from `index` on PE

@@ -264,6 +264,43 @@ fn a_launched_function_that_never_unblocks_the_command_stream_is_an_error() {
 }
 
 #[test]
+fn a_copy_over_a_pe_that_does_not_export_the_symbol_names_the_pe() {
+    let mut sources = BTreeMap::new();
+    sources.insert(
+        "layout.csl".to_string(),
+        "layout {\n  @set_rectangle(2, 1);\n  @set_tile_code(0, 0, \"a.csl\", .{});\n  @set_tile_code(1, 0, \"b.csl\", .{});\n}\n".to_string(),
+    );
+    sources.insert(
+        "a.csl".to_string(),
+        "var v: [2]f32;\ncomptime {\n  @export_symbol(v);\n}\n".to_string(),
+    );
+    sources.insert("b.csl".to_string(), "var w: [2]f32;\n".to_string());
+    let program =
+        CompiledProgram::compile("layout.csl", sources, CompileOptions::default()).unwrap();
+    let mut rt = SdkRuntime::from_program(program);
+    rt.load().unwrap();
+    rt.memcpy_h2d("v", &[1, 2], rect(0, 0, 1, 1, 2), false, ROW, B32, false)
+        .unwrap();
+    assert_eq!(
+        rt.memcpy_h2d("v", &[0; 4], rect(0, 0, 2, 1, 2), false, ROW, B32, false)
+            .unwrap_err()
+            .to_string(),
+        "PE (1, 0) does not export a symbol `v` (@export_symbol)"
+    );
+    // nothing was written: a copy is whole or not at all, out as in
+    let mut back = [7u32; 4];
+    assert!(
+        rt.memcpy_d2h(&mut back, "v", rect(0, 0, 2, 1, 2), false, ROW, B32, false)
+            .is_err()
+    );
+    assert_eq!(back, [7; 4]);
+    let mut back = [0u32; 2];
+    rt.memcpy_d2h(&mut back, "v", rect(0, 0, 1, 1, 2), false, ROW, B32, false)
+        .unwrap();
+    assert_eq!(back, [1, 2]);
+}
+
+#[test]
 fn a_run_time_fault_of_a_launched_function_is_its_diagnostic() {
     let mut sources = BTreeMap::new();
     sources.insert(

@@ -119,6 +119,16 @@ class SdkRuntime:
         if args:
             raise TypeError("launch() of functions with arguments is not modelled yet")
         self._bridge.call("launch", self._id, name, _flag(nonblock))
+        return self._done()
+
+    def _done(self):
+        """A handle of a finished command: every command has finished when it returns."""
+        self._tasks = getattr(self, "_tasks", 0) + 1
+        return self._tasks
+
+    def task_wait(self, task):
+        """Waits for a command given with nonblock=True (each has already finished)."""
+        del task
 
     def memcpy_h2d(self, dest, src, px, py, w, h, elem_per_pe, streaming=False,
                    data_type=MemcpyDataType.MEMCPY_32BIT, order=MemcpyOrder.ROW_MAJOR,
@@ -129,6 +139,7 @@ class SdkRuntime:
             _order(order), _bits(data_type), _flag(nonblock), words.size,
             payload=words.tobytes(),
         )
+        return self._done()
 
     def memcpy_d2h(self, dest, src, px, py, w, h, elem_per_pe, streaming=False,
                    data_type=MemcpyDataType.MEMCPY_32BIT, order=MemcpyOrder.ROW_MAJOR,
@@ -147,3 +158,4 @@ class SdkRuntime:
             flat.view(np.uint16)[: words.size] = words.astype(np.uint16)
         else:
             raise TypeError(f"memcpy copies into arrays of 16- or 32-bit elements, not {dest.dtype}")
+        return self._done()
