@@ -28,6 +28,7 @@ use npusim_cerebras::{ElemTy, Op, OpConfig, Operand, PeMemory, Scalar};
 
 use super::arith::{self, f16_to_f64, f64_to_f16};
 use super::check::{COMPTIME_BUILTINS, assignable};
+use super::map_math::{apply_math, math_elem};
 use super::program::{Global, PeProgram, elem_of, type_of_elem};
 use super::value::{Ptr, RtValue, elem_name};
 use crate::ast::{
@@ -307,10 +308,26 @@ impl Machine {
         let Some((f, rest)) = args.split_first() else {
             return fault(span, "@map takes a function, its inputs and an output");
         };
+        if let ExprKind::Field { base, name } = &f.kind
+            && let ExprKind::Ident(m) = &base.kind
+            && let Some(Global::Const(RtValue::Comptime(Value::Module(r)))) =
+                self.code.program.globals.get(m)
+        {
+            if r.path != "<math>" || math_elem(name).is_none() {
+                return fault(
+                    f.span,
+                    format!(
+                        "@map of library function `{}.{name}` is not supported (of <math>: sqrt_f32, sqrt_f16, abs_f32, abs_f16)",
+                        r.path
+                    ),
+                );
+            }
+            return self.math_map(name, rest, span, mem);
+        }
         let ExprKind::Ident(fname) = &f.kind else {
             return fault(
                 f.span,
-                "@map takes a function of this file first (library functions are not supported yet)",
+                "@map takes a function of this file or of <math> first",
             );
         };
         let code = self.code.clone();
@@ -454,6 +471,74 @@ impl Machine {
                 Scalar::from_bits(ret_e, 0)
             })
         }))
+    }
+
+    /// `@map(math.f, input, output)` with a `<math>` function ([`math_elem`]): one input,
+    /// elements of the function's type.
+    fn math_map(
+        &mut self,
+        name: &str,
+        rest: &[Expr],
+        span: Span,
+        mem: &mut PeMemory,
+    ) -> RResult<Action> {
+        let Some(e) = math_elem(name) else {
+            return fault(
+                span,
+                format!("`{name}` is not a <math> function @map applies"),
+            );
+        };
+        let (input, output) = match rest {
+            [i] => (i, None),
+            [i, o] => (i, Some(o)),
+            _ => {
+                return fault(
+                    span,
+                    format!(
+                        "@map of `{name}` takes 1 input and an optional output, found {} arguments",
+                        rest.len()
+                    ),
+                );
+            }
+        };
+        let v = self.expr(input, mem)?;
+        let input = match v {
+            RtValue::Dsd(_) | RtValue::Fifo(_) | RtValue::Ptr(_) | RtValue::Dsr(_) => {
+                operand(v, Op::Fmovs, input.span, mem)?
+            }
+            v => Operand::Scalar(Scalar::from_bits(e, to_bits(v, e, input.span)?)),
+        };
+        let output = match output {
+            Some(o) => {
+                let v = self.expr(o, mem)?;
+                Some(operand(v, Op::Fmovs, o.span, mem)?)
+            }
+            None => None,
+        };
+        let code = self.code.clone();
+        let name = name.to_string();
+        Ok(Action::map(
+            vec![input],
+            output,
+            move |values: &[Scalar]| match values.first() {
+                Some(v) if v.ty == e => apply_math(&name, *v),
+                Some(v) => {
+                    record(
+                        &code,
+                        Fault {
+                            span,
+                            message: format!(
+                                "@map: `{name}` takes {} elements, the element given is {}",
+                                elem_name(e),
+                                elem_name(v.ty)
+                            ),
+                        },
+                    );
+                    Scalar::from_bits(e, 0)
+                }
+                None => Scalar::from_bits(e, 0),
+            },
+        ))
     }
 
     /// `@load_to_dsr(dsr, dsd)` or `(dsr, dsd, .{ .save_address = b })` at run time: an

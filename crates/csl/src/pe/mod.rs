@@ -12,6 +12,7 @@ mod error;
 mod exec;
 mod fabric_dsd;
 mod load;
+mod map_math;
 mod program;
 mod tensor_access;
 mod value;

@@ -192,7 +192,7 @@ fn map_applies_functions_of_the_file_element_by_element_and_counts_each_element(
         let mut sim = Sim::new(sim_arch, 1, 1).unwrap();
         let pe = load(&Arc::new(p), &mut sim, 0, 0).unwrap();
         let x: Vec<f32> = (0..n).map(|i| 0.1 * i as f32 - 0.3).collect();
-        let y: Vec<f32> = (0..n).map(|i| 1.7 - 0.45 * i as f32).collect();
+        let y: Vec<f32> = (0..n).map(|i| 4.7 - 0.45 * i as f32).collect();
         let h: Vec<i16> = (0..n).map(|i| i as i16 * 1000 - 3000).collect();
         {
             let mem = &mut sim.pe_mut(0, 0).unwrap().mem;
@@ -214,9 +214,12 @@ fn map_applies_functions_of_the_file_element_by_element_and_counts_each_element(
             vec![10 - 20 + 30 + 45],
             "{arch:?}"
         );
-        // three @map operations of n elements and one of 4, counted as the simulator
+        // IEEE square roots, correctly rounded
+        let sq: Vec<f32> = y.iter().map(|v| v.sqrt()).collect();
+        assert_eq!(mem.read::<f32>("s").unwrap(), sq, "{arch:?}");
+        // four @map operations of n elements and one of 4, counted as the simulator
         // counts elements
-        assert_eq!(report.pes[0].elements, 3 * n as u64 + 4, "{arch:?}");
+        assert_eq!(report.pes[0].elements, 4 * n as u64 + 4, "{arch:?}");
     }
 }
 
