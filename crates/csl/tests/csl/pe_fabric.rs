@@ -384,3 +384,26 @@ fn a_data_task_blocks_itself_and_an_async_add16_unblocks_it_when_its_sum_is_sent
         assert_eq!(mem.read::<i16>("seen").unwrap(), vec![m as i16], "{arch:?}");
     }
 }
+
+#[test]
+fn a_full_fifo_activates_its_pop_task_when_a_pop_makes_room() {
+    let m = 6usize;
+    let text = program_text("fabric_fifo/fifo_full.csl");
+    for (arch, sim_arch) in ARCHS {
+        let mut sim = relay_row(sim_arch, 3, 4);
+        let params = [("M", m as i128), ("in_color", 3), ("out_color", 4)];
+        let pes: Vec<LoadedPe> = (0..3)
+            .map(|x| load_at(&mut sim, "fifo_full.csl", &text, arch, x, &params))
+            .collect();
+        let src = src_values(m);
+        sim.pe_mut(0, 0).unwrap().mem.write("src", &src).unwrap();
+        run(&mut sim, LIMIT, &pes).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
+        assert_eq!(
+            sim.pe(2, 0).unwrap().mem.read::<f32>("dst").unwrap(),
+            src,
+            "{arch:?}"
+        );
+        let pops = sim.pe(1, 0).unwrap().mem.read::<u32>("pops").unwrap()[0];
+        assert!(pops >= 1, "{arch:?}: popped ran {pops} times");
+    }
+}

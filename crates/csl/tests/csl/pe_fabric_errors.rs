@@ -267,7 +267,11 @@ comptime {
 }
 
 /// The fabric test programs and their params (`pe_id` is given per PE where declared).
-const PROGRAMS: [(&str, &[(&str, i128)]); 9] = [
+const PROGRAMS: [(&str, &[(&str, i128)]); 10] = [
+    (
+        "fabric_fifo/fifo_full.csl",
+        &[("M", 3), ("in_color", 3), ("out_color", 4)],
+    ),
     (
         "fabric_unblock/unblock.csl",
         &[("M", 3), ("in_color", 3), ("out_color", 4)],
