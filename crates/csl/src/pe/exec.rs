@@ -19,9 +19,7 @@ use npusim_cerebras::Arch as SimArch;
 use npusim_cerebras::dsd::{
     Dsd, increment_dsd_offset, set_dsd_base_addr, set_dsd_length, set_dsd_stride,
 };
-use npusim_cerebras::ids::{
-    Channel, Color, ControlTaskId, DataTaskId, InputQueue, LocalTaskId, MicrothreadId, TaskId,
-};
+use npusim_cerebras::ids::{MicrothreadId, TaskId};
 use npusim_cerebras::ops::{DsrId, FifoId, OpError};
 use npusim_cerebras::sched::{Action, AsyncConfig, CallCtx, Completion};
 use npusim_cerebras::{ElemTy, Op, OpConfig, Operand, PeMemory, Scalar};
@@ -30,6 +28,7 @@ use super::arith::{self, f16_to_f64, f64_to_f16};
 use super::check::{COMPTIME_BUILTINS, assignable};
 use super::map_math::{apply_math, math_elem};
 use super::program::{Global, PeProgram, elem_of, type_of_elem};
+use super::target::{Target, target_of};
 use super::value::{Ptr, RtValue, elem_name};
 use crate::ast::{
     AssignOp, BinOp, Block, Else, Expr, ExprKind, FieldInit, FnParam, Stmt, StmtKind, UnOp,
@@ -98,9 +97,9 @@ pub(crate) struct Fault {
     pub(crate) message: String,
 }
 
-type RResult<T> = Result<T, Fault>;
+pub(crate) type RResult<T> = Result<T, Fault>;
 
-fn fault<T>(span: Span, message: impl Into<String>) -> RResult<T> {
+pub(crate) fn fault<T>(span: Span, message: impl Into<String>) -> RResult<T> {
     Err(Fault {
         span,
         message: message.into(),
@@ -1690,75 +1689,6 @@ impl Machine {
             ),
         }
     }
-}
-
-fn local_id(n: u8, span: Span) -> RResult<LocalTaskId> {
-    LocalTaskId::new(i64::from(n)).or_else(|e| fault(span, e.to_string()))
-}
-
-/// What `@activate`, `@block`, `@unblock`, `.activate` and `.unblock` name.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Target {
-    /// A local, data or control task.
-    Task(TaskId),
-    /// A color (WSE-2) or an input queue (WSE-3).
-    Channel(Channel),
-    /// A WSE-3 microthread.
-    Microthread(MicrothreadId),
-}
-
-/// The task, channel or microthread `v` names on `arch`: a data task id is its color on
-/// WSE-2 and its input queue on WSE-3; a color is a channel on WSE-2 only, an input queue on
-/// WSE-3 only.
-pub(crate) fn target_of(v: &RtValue, arch: SimArch, span: Span) -> RResult<Target> {
-    let err = |e: &dyn std::fmt::Display| Fault {
-        span,
-        message: e.to_string(),
-    };
-    Ok(match v {
-        RtValue::Comptime(Value::LocalTaskId(n)) => Target::Task(local_id(*n, span)?.into()),
-        RtValue::Comptime(Value::ControlTaskId(n)) => Target::Task(
-            ControlTaskId::new(i64::from(*n))
-                .map_err(|e| err(&e))?
-                .into(),
-        ),
-        RtValue::Comptime(Value::DataTaskId(n)) => Target::Task(TaskId::Data(match arch {
-            SimArch::Wse2 => DataTaskId::of_color(Color::new(i64::from(*n)).map_err(|e| err(&e))?),
-            SimArch::Wse3 => {
-                DataTaskId::of_queue(InputQueue::new(i64::from(*n)).map_err(|e| err(&e))?)
-            }
-        })),
-        RtValue::Comptime(Value::Color(c)) if arch == SimArch::Wse2 => Target::Channel(
-            Channel::Color(Color::new(i64::from(*c)).map_err(|e| err(&e))?),
-        ),
-        RtValue::Comptime(Value::InputQueue(q)) if arch == SimArch::Wse3 => Target::Channel(
-            Channel::Queue(InputQueue::new(i64::from(*q)).map_err(|e| err(&e))?),
-        ),
-        RtValue::Comptime(Value::MicrothreadId(u)) => {
-            Target::Microthread(MicrothreadId::new(i64::from(*u)).map_err(|e| err(&e))?)
-        }
-        RtValue::Comptime(Value::Color(c)) => {
-            return fault(
-                span,
-                format!("color {c} names a channel on WSE-2 only; WSE-3 names its input queue"),
-            );
-        }
-        RtValue::Comptime(Value::InputQueue(q)) => {
-            return fault(
-                span,
-                format!("input queue {q} names a channel on WSE-3 only; WSE-2 names its color"),
-            );
-        }
-        other => {
-            return fault(
-                span,
-                format!(
-                    "expected a task id, a channel or a microthread id, found {} `{other}`",
-                    other.type_name()
-                ),
-            );
-        }
-    })
 }
 
 fn word_of(mem: &PeMemory, p: &Ptr, span: Span) -> RResult<i64> {

@@ -14,6 +14,7 @@ mod fabric_dsd;
 mod load;
 mod map_math;
 mod program;
+mod target;
 mod tensor_access;
 mod value;
 
