@@ -19,16 +19,16 @@ use npusim_cerebras::Arch as SimArch;
 use npusim_cerebras::dsd::{
     Dsd, increment_dsd_offset, set_dsd_base_addr, set_dsd_length, set_dsd_stride,
 };
-use npusim_cerebras::ids::{
-    Channel, Color, ControlTaskId, DataTaskId, InputQueue, LocalTaskId, MicrothreadId, TaskId,
-};
+use npusim_cerebras::ids::{MicrothreadId, TaskId};
 use npusim_cerebras::ops::{DsrId, FifoId, OpError};
 use npusim_cerebras::sched::{Action, AsyncConfig, CallCtx, Completion};
 use npusim_cerebras::{ElemTy, Op, OpConfig, Operand, PeMemory, Scalar};
 
 use super::arith::{self, f16_to_f64, f64_to_f16};
 use super::check::{COMPTIME_BUILTINS, assignable};
+use super::map_math::{apply_math, math_elem};
 use super::program::{Global, PeProgram, elem_of, type_of_elem};
+use super::target::{Target, target_of};
 use super::value::{Ptr, RtValue, elem_name};
 use crate::ast::{
     AssignOp, BinOp, Block, Else, Expr, ExprKind, FieldInit, FnParam, Stmt, StmtKind, UnOp,
@@ -103,9 +103,9 @@ pub(crate) struct Fault {
     pub(crate) message: String,
 }
 
-type RResult<T> = Result<T, Fault>;
+pub(crate) type RResult<T> = Result<T, Fault>;
 
-fn fault<T>(span: Span, message: impl Into<String>) -> RResult<T> {
+pub(crate) fn fault<T>(span: Span, message: impl Into<String>) -> RResult<T> {
     Err(Fault {
         span,
         message: message.into(),
@@ -313,10 +313,26 @@ impl Machine {
         let Some((f, rest)) = args.split_first() else {
             return fault(span, "@map takes a function, its inputs and an output");
         };
+        if let ExprKind::Field { base, name } = &f.kind
+            && let ExprKind::Ident(m) = &base.kind
+            && let Some(Global::Const(RtValue::Comptime(Value::Module(r)))) =
+                self.code.program.globals.get(m)
+        {
+            if r.path != "<math>" || math_elem(name).is_none() {
+                return fault(
+                    f.span,
+                    format!(
+                        "@map of library function `{}.{name}` is not supported (of <math>: sqrt_f32, sqrt_f16, abs_f32, abs_f16)",
+                        r.path
+                    ),
+                );
+            }
+            return self.math_map(name, rest, span, mem);
+        }
         let ExprKind::Ident(fname) = &f.kind else {
             return fault(
                 f.span,
-                "@map takes a function of this file first (library functions are not supported yet)",
+                "@map takes a function of this file or of <math> first",
             );
         };
         let code = self.code.clone();
@@ -460,6 +476,74 @@ impl Machine {
                 Scalar::from_bits(ret_e, 0)
             })
         }))
+    }
+
+    /// `@map(math.f, input, output)` with a `<math>` function ([`math_elem`]): one input,
+    /// elements of the function's type.
+    fn math_map(
+        &mut self,
+        name: &str,
+        rest: &[Expr],
+        span: Span,
+        mem: &mut PeMemory,
+    ) -> RResult<Action> {
+        let Some(e) = math_elem(name) else {
+            return fault(
+                span,
+                format!("`{name}` is not a <math> function @map applies"),
+            );
+        };
+        let (input, output) = match rest {
+            [i] => (i, None),
+            [i, o] => (i, Some(o)),
+            _ => {
+                return fault(
+                    span,
+                    format!(
+                        "@map of `{name}` takes 1 input and an optional output, found {} arguments",
+                        rest.len()
+                    ),
+                );
+            }
+        };
+        let v = self.expr(input, mem)?;
+        let input = match v {
+            RtValue::Dsd(_) | RtValue::Fifo(_) | RtValue::Ptr(_) | RtValue::Dsr(_) => {
+                operand(v, Op::Fmovs, input.span, mem)?
+            }
+            v => Operand::Scalar(Scalar::from_bits(e, to_bits(v, e, input.span)?)),
+        };
+        let output = match output {
+            Some(o) => {
+                let v = self.expr(o, mem)?;
+                Some(operand(v, Op::Fmovs, o.span, mem)?)
+            }
+            None => None,
+        };
+        let code = self.code.clone();
+        let name = name.to_string();
+        Ok(Action::map(
+            vec![input],
+            output,
+            move |values: &[Scalar]| match values.first() {
+                Some(v) if v.ty == e => apply_math(&name, *v),
+                Some(v) => {
+                    record(
+                        &code,
+                        Fault {
+                            span,
+                            message: format!(
+                                "@map: `{name}` takes {} elements, the element given is {}",
+                                elem_name(e),
+                                elem_name(v.ty)
+                            ),
+                        },
+                    );
+                    Scalar::from_bits(e, 0)
+                }
+                None => Scalar::from_bits(e, 0),
+            },
+        ))
     }
 
     /// `@load_to_dsr(dsr, dsd)` or `(dsr, dsd, .{ .save_address = b })` at run time: an
@@ -1639,75 +1723,6 @@ impl Machine {
             ),
         }
     }
-}
-
-fn local_id(n: u8, span: Span) -> RResult<LocalTaskId> {
-    LocalTaskId::new(i64::from(n)).or_else(|e| fault(span, e.to_string()))
-}
-
-/// What `@activate`, `@block`, `@unblock`, `.activate` and `.unblock` name.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Target {
-    /// A local, data or control task.
-    Task(TaskId),
-    /// A color (WSE-2) or an input queue (WSE-3).
-    Channel(Channel),
-    /// A WSE-3 microthread.
-    Microthread(MicrothreadId),
-}
-
-/// The task, channel or microthread `v` names on `arch`: a data task id is its color on
-/// WSE-2 and its input queue on WSE-3; a color is a channel on WSE-2 only, an input queue on
-/// WSE-3 only.
-pub(crate) fn target_of(v: &RtValue, arch: SimArch, span: Span) -> RResult<Target> {
-    let err = |e: &dyn std::fmt::Display| Fault {
-        span,
-        message: e.to_string(),
-    };
-    Ok(match v {
-        RtValue::Comptime(Value::LocalTaskId(n)) => Target::Task(local_id(*n, span)?.into()),
-        RtValue::Comptime(Value::ControlTaskId(n)) => Target::Task(
-            ControlTaskId::new(i64::from(*n))
-                .map_err(|e| err(&e))?
-                .into(),
-        ),
-        RtValue::Comptime(Value::DataTaskId(n)) => Target::Task(TaskId::Data(match arch {
-            SimArch::Wse2 => DataTaskId::of_color(Color::new(i64::from(*n)).map_err(|e| err(&e))?),
-            SimArch::Wse3 => {
-                DataTaskId::of_queue(InputQueue::new(i64::from(*n)).map_err(|e| err(&e))?)
-            }
-        })),
-        RtValue::Comptime(Value::Color(c)) if arch == SimArch::Wse2 => Target::Channel(
-            Channel::Color(Color::new(i64::from(*c)).map_err(|e| err(&e))?),
-        ),
-        RtValue::Comptime(Value::InputQueue(q)) if arch == SimArch::Wse3 => Target::Channel(
-            Channel::Queue(InputQueue::new(i64::from(*q)).map_err(|e| err(&e))?),
-        ),
-        RtValue::Comptime(Value::MicrothreadId(u)) => {
-            Target::Microthread(MicrothreadId::new(i64::from(*u)).map_err(|e| err(&e))?)
-        }
-        RtValue::Comptime(Value::Color(c)) => {
-            return fault(
-                span,
-                format!("color {c} names a channel on WSE-2 only; WSE-3 names its input queue"),
-            );
-        }
-        RtValue::Comptime(Value::InputQueue(q)) => {
-            return fault(
-                span,
-                format!("input queue {q} names a channel on WSE-3 only; WSE-2 names its color"),
-            );
-        }
-        other => {
-            return fault(
-                span,
-                format!(
-                    "expected a task id, a channel or a microthread id, found {} `{other}`",
-                    other.type_name()
-                ),
-            );
-        }
-    })
 }
 
 fn word_of(mem: &PeMemory, p: &Ptr, span: Span) -> RResult<i64> {

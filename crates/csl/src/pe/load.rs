@@ -15,8 +15,9 @@ use npusim_cerebras::sched::{RunReport, Sim, SimError};
 use npusim_cerebras::{Arch, Pe};
 
 use super::error::PeError;
-use super::exec::{FaultSlot, PeCode, Target, target_of, task_body, to_bits};
+use super::exec::{FaultSlot, PeCode, task_body, to_bits};
 use super::program::{BoundTask, Global, PeProgram};
+use super::target::{Target, target_of};
 use super::tensor_access::DsdSpec;
 use super::value::RtValue;
 use crate::comptime::Value;

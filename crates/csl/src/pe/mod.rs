@@ -12,7 +12,9 @@ mod error;
 mod exec;
 mod fabric_dsd;
 mod load;
+mod map_math;
 mod program;
+mod target;
 mod tensor_access;
 mod value;
 

@@ -192,7 +192,7 @@ fn map_applies_functions_of_the_file_element_by_element_and_counts_each_element(
         let mut sim = Sim::new(sim_arch, 1, 1).unwrap();
         let pe = load(&Arc::new(p), &mut sim, 0, 0).unwrap();
         let x: Vec<f32> = (0..n).map(|i| 0.1 * i as f32 - 0.3).collect();
-        let y: Vec<f32> = (0..n).map(|i| 1.7 - 0.45 * i as f32).collect();
+        let y: Vec<f32> = (0..n).map(|i| 4.7 - 0.45 * i as f32).collect();
         let h: Vec<i16> = (0..n).map(|i| i as i16 * 1000 - 3000).collect();
         {
             let mem = &mut sim.pe_mut(0, 0).unwrap().mem;
@@ -214,9 +214,12 @@ fn map_applies_functions_of_the_file_element_by_element_and_counts_each_element(
             vec![10 - 20 + 30 + 45],
             "{arch:?}"
         );
-        // three @map operations of n elements and one of 4, counted as the simulator
+        // IEEE square roots, correctly rounded
+        let sq: Vec<f32> = y.iter().map(|v| v.sqrt()).collect();
+        assert_eq!(mem.read::<f32>("s").unwrap(), sq, "{arch:?}");
+        // four @map operations of n elements and one of 4, counted as the simulator
         // counts elements
-        assert_eq!(report.pes[0].elements, 3 * n as u64 + 4, "{arch:?}");
+        assert_eq!(report.pes[0].elements, 4 * n as u64 + 4, "{arch:?}");
     }
 }
 
@@ -379,5 +382,28 @@ fn a_data_task_blocks_itself_and_an_async_add16_unblocks_it_when_its_sum_is_sent
         let want: i16 = src.iter().map(|v| v + 10).sum();
         assert_eq!(mem.read::<i16>("total").unwrap(), vec![want], "{arch:?}");
         assert_eq!(mem.read::<i16>("seen").unwrap(), vec![m as i16], "{arch:?}");
+    }
+}
+
+#[test]
+fn a_full_fifo_activates_its_pop_task_when_a_pop_makes_room() {
+    let m = 6usize;
+    let text = program_text("fabric_fifo/fifo_full.csl");
+    for (arch, sim_arch) in ARCHS {
+        let mut sim = relay_row(sim_arch, 3, 4);
+        let params = [("M", m as i128), ("in_color", 3), ("out_color", 4)];
+        let pes: Vec<LoadedPe> = (0..3)
+            .map(|x| load_at(&mut sim, "fifo_full.csl", &text, arch, x, &params))
+            .collect();
+        let src = src_values(m);
+        sim.pe_mut(0, 0).unwrap().mem.write("src", &src).unwrap();
+        run(&mut sim, LIMIT, &pes).unwrap_or_else(|e| panic!("{arch:?}: {e}"));
+        assert_eq!(
+            sim.pe(2, 0).unwrap().mem.read::<f32>("dst").unwrap(),
+            src,
+            "{arch:?}"
+        );
+        let pops = sim.pe(1, 0).unwrap().mem.read::<u32>("pops").unwrap()[0];
+        assert!(pops >= 1, "{arch:?}: popped ran {pops} times");
     }
 }

@@ -267,7 +267,11 @@ comptime {
 }
 
 /// The fabric test programs and their params (`pe_id` is given per PE where declared).
-const PROGRAMS: [(&str, &[(&str, i128)]); 9] = [
+const PROGRAMS: [(&str, &[(&str, i128)]); 10] = [
+    (
+        "fabric_fifo/fifo_full.csl",
+        &[("M", 3), ("in_color", 3), ("out_color", 4)],
+    ),
     (
         "fabric_unblock/unblock.csl",
         &[("M", 3), ("in_color", 3), ("out_color", 4)],
@@ -333,4 +337,29 @@ fn no_deleted_line_or_truncation_of_the_fabric_programs_panics_the_compiler_load
             }
         }
     }
+}
+
+#[test]
+fn map_of_a_library_function_it_does_not_model_is_an_error_naming_it() {
+    let text = "\
+const math = @import_module(\"<math>\");
+var x: [3]f32;
+const x_dsd = @get_dsd(mem1d_dsd, .{ .tensor_access = |i|{3} -> x[i] });
+task main() void {
+  @map(math.exp_f32, x_dsd, x_dsd);
+}
+comptime {
+  @bind_local_task(main, @get_local_task_id(10));
+  @activate(@get_local_task_id(10));
+}
+";
+    assert_eq!(
+        run_error(text, Arch::Wse3),
+        "pe.csl:5:8: error: @map of library function `<math>.exp_f32` is not supported (of <math>: sqrt_f32, sqrt_f16, abs_f32, abs_f16)"
+    );
+    let text = text.replace("math.exp_f32, x_dsd, x_dsd", "math.sqrt_f16, x_dsd, x_dsd");
+    assert_eq!(
+        run_error(&text, Arch::Wse3),
+        "pe.csl:5:3: error: @map: `sqrt_f16` takes f16 elements, the element given is f32"
+    );
 }
