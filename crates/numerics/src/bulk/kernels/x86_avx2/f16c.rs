@@ -237,7 +237,24 @@ mod simd {
                     Self::count::<M>(narrow(_mm256_cmpeq_epi32(back, v)), m, &mut acc);
                     h
                 } else {
-                    self.full::<M>(v, full)
+                    // NaN or ±Inf lanes (an exponent field of all ones)
+                    let sp = _mm256_cmpgt_epi32(a, _mm256_set1_epi32(0x7F7F_FFFF));
+                    let other = _mm_andnot_si128(narrow(sp), rare);
+                    if _mm_testz_si128(other, other) != 0 {
+                        // only NaN or ±Inf lanes are rare: the fast counts of the others
+                        // (those lanes are neither small nor zero), the policy's results
+                        // blended in on those
+                        let exact = _mm256_andnot_si256(sp, _mm256_cmpeq_epi32(back, v));
+                        Self::count::<M>(narrow(exact), m, &mut acc);
+                        let code =
+                            blend::<13>(&self.specials, v, a, _mm256_cvtepu16_epi32(h), sp, full);
+                        _mm_packus_epi32(
+                            _mm256_castsi256_si128(code),
+                            _mm256_extracti128_si256::<1>(code),
+                        )
+                    } else {
+                        self.full::<M>(v, full)
+                    }
                 };
                 // SAFETY: `y` is 16 bytes, the size of the unaligned store.
                 unsafe { _mm_storeu_si128(y.as_mut_ptr().cast(), h) };

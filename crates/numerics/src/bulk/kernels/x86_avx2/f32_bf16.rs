@@ -236,10 +236,28 @@ mod simd {
                 let (v0, v1) = load(x);
                 let g0 = Self::round::<M>(v0);
                 let g1 = Self::round::<M>(v1);
-                let r = _mm256_or_si256(rare(&g0), rare(&g1));
+                let (r0, r1) = (rare(&g0), rare(&g1));
+                let r = _mm256_or_si256(r0, r1);
                 if _mm256_testz_si256(r, r) != 0 {
                     exact = _mm256_sub_epi32(_mm256_sub_epi32(exact, g0.exact), g1.exact);
                     store(y, g0.code, g1.code);
+                    continue;
+                }
+                // NaN or ±Inf lanes (an exponent field of all ones)
+                let sp0 = _mm256_cmpgt_epi32(g0.a, _mm256_set1_epi32(0x7F7F_FFFF));
+                let sp1 = _mm256_cmpgt_epi32(g1.a, _mm256_set1_epi32(0x7F7F_FFFF));
+                let other =
+                    _mm256_or_si256(_mm256_andnot_si256(sp0, r0), _mm256_andnot_si256(sp1, r1));
+                if _mm256_testz_si256(other, other) != 0 {
+                    // only NaN or ±Inf lanes are rare: the fast count of the others, the
+                    // policy's results blended in on those
+                    exact = _mm256_sub_epi32(
+                        _mm256_sub_epi32(exact, _mm256_andnot_si256(sp0, g0.exact)),
+                        _mm256_andnot_si256(sp1, g1.exact),
+                    );
+                    let c0 = blend::<16>(&self.specials, v0, g0.a, g0.code, sp0, acc);
+                    let c1 = blend::<16>(&self.specials, v1, g1.a, g1.code, sp1, acc);
+                    store(y, c0, c1);
                 } else {
                     let c0 = self.full(v0, g0, acc);
                     let c1 = self.full(v1, g1, acc);

@@ -18,13 +18,13 @@ mod simd {
         _mm256_cmplt_epu16_mask, _mm256_mask_mov_epi16, _mm256_or_si256, _mm256_set1_epi16,
         _mm256_storeu_si256, _mm256_stream_si256, _mm256_testn_epi16_mask, _mm512_add_epi32,
         _mm512_and_si512, _mm512_castps_si512, _mm512_castsi512_ps, _mm512_castsi512_si256,
-        _mm512_cmpeq_epi32_mask, _mm512_cmpgt_epu32_mask, _mm512_cmplt_epu32_mask,
-        _mm512_cvt_roundps_ph, _mm512_cvtepi32_epi16, _mm512_cvtepu16_epi32, _mm512_cvtph_ps,
-        _mm512_extracti64x4_epi64, _mm512_loadu_si512, _mm512_mask_add_epi32,
-        _mm512_mask_mov_epi32, _mm512_mask_or_epi32, _mm512_min_epi32, _mm512_min_epu32,
-        _mm512_movepi32_mask, _mm512_or_si512, _mm512_set1_epi32, _mm512_setzero_si512,
-        _mm512_srli_epi32, _mm512_srlv_epi32, _mm512_sub_epi32, _mm512_testn_epi32_mask,
-        _mm512_xor_si512,
+        _mm512_cmpeq_epi32_mask, _mm512_cmpge_epu32_mask, _mm512_cmpgt_epu32_mask,
+        _mm512_cmplt_epu32_mask, _mm512_cvt_roundps_ph, _mm512_cvtepi32_epi16,
+        _mm512_cvtepu16_epi32, _mm512_cvtph_ps, _mm512_extracti64x4_epi64, _mm512_loadu_si512,
+        _mm512_mask_add_epi32, _mm512_mask_mov_epi32, _mm512_mask_or_epi32, _mm512_min_epi32,
+        _mm512_min_epu32, _mm512_movepi32_mask, _mm512_or_si512, _mm512_set1_epi32,
+        _mm512_setzero_si512, _mm512_slli_epi32, _mm512_srli_epi32, _mm512_srlv_epi32,
+        _mm512_sub_epi32, _mm512_ternarylogic_epi32, _mm512_testn_epi32_mask, _mm512_xor_si512,
     };
 
     /// `x` in every 32-bit lane.
@@ -58,8 +58,11 @@ mod simd {
         _mm256_add_epi32(_mm512_castsi512_si256(z), _mm512_extracti64x4_epi64::<1>(z))
     }
 
-    /// Per-lane counters of a block (16 lanes of 32 bits): the finite lanes' statuses, and the
-    /// special lanes by class (NaN, Inf, overflow) and sign (`[+, −]`).
+    /// Per-lane counters of a block (16 lanes of 32 bits): the finite lanes' statuses, the
+    /// special lanes by class (NaN, Inf, overflow) and sign (`[+, −]`), and the NaN or ±Inf
+    /// lanes of steps without other rare lanes in one byte each (NaN or Inf positive,
+    /// negative; NaN positive, negative: at most one a step, so a block of at most 255 steps
+    /// cannot carry out of a byte).
     #[derive(Clone, Copy)]
     struct Acc512 {
         exact: __m512i,
@@ -67,6 +70,7 @@ mod simd {
         flushed: __m512i,
         saturated: __m512i,
         special: [[__m512i; 2]; 3],
+        nan_inf: __m512i,
     }
 
     impl Acc512 {
@@ -80,6 +84,7 @@ mod simd {
                 flushed: z,
                 saturated: z,
                 special: [[z; 2]; 3],
+                nan_inf: z,
             }
         }
 
@@ -87,12 +92,20 @@ mod simd {
         #[target_feature(enable = "avx2,avx512f")]
         #[inline]
         fn fold(self) -> Acc {
+            let byte =
+                |k: u32| _mm512_and_si512(_mm512_srlv_epi32(self.nan_inf, set(8 * k)), set(0xFF));
+            let [nan_inf_pos, nan_inf_neg, nan_pos, nan_neg] = [0, 1, 2, 3].map(byte);
+            let mut special = self.special;
+            special[0][0] = _mm512_add_epi32(special[0][0], nan_pos);
+            special[0][1] = _mm512_add_epi32(special[0][1], nan_neg);
+            special[1][0] = _mm512_add_epi32(special[1][0], _mm512_sub_epi32(nan_inf_pos, nan_pos));
+            special[1][1] = _mm512_add_epi32(special[1][1], _mm512_sub_epi32(nan_inf_neg, nan_neg));
             Acc {
                 exact: fold(self.exact),
                 underflow: fold(self.underflow),
                 flushed: fold(self.flushed),
                 saturated: fold(self.saturated),
-                special: self.special.map(|c| c.map(|z| fold(z))),
+                special: special.map(|c| c.map(|z| fold(z))),
             }
         }
     }
@@ -151,6 +164,37 @@ mod simd {
                 c[0] = _mm512_mask_add_epi32(c[0], m & !neg, c[0], one);
                 c[1] = _mm512_mask_add_epi32(c[1], m & neg, c[1], one);
             }
+            code
+        }
+
+        /// The codes `code` with the NaN or ±Inf lanes `sp` (`a`: the f32 magnitudes, `neg`:
+        /// the negative lanes) given the policy's results as [`Specials::blend`] does, and
+        /// counted into `acc`'s byte counters: fewer instructions, for steps whose only rare
+        /// lanes are these (a causal mask's −∞, scattered NaN).
+        #[target_feature(enable = "avx512f")]
+        #[inline]
+        fn nan_inf<const SHIFT: u32>(
+            &self,
+            a: __m512i,
+            neg: __mmask16,
+            code: __m512i,
+            sp: __mmask16,
+            acc: &mut Acc512,
+        ) -> __m512i {
+            let nan = _mm512_cmpgt_epu32_mask(a, set(0x7F80_0000));
+            let fixed = |r: &[__m512i; 2]| _mm512_mask_mov_epi32(r[0], neg, r[1]);
+            // fixed | (a >> SHIFT) & payload
+            let nan_code = _mm512_ternarylogic_epi32::<0xF8>(
+                fixed(&self.nan),
+                _mm512_srli_epi32::<SHIFT>(a),
+                self.payload,
+            );
+            let code = _mm512_mask_mov_epi32(code, sp, fixed(&self.inf));
+            let code = _mm512_mask_mov_epi32(code, nan, nan_code);
+            let inc = _mm512_mask_mov_epi32(set(1), neg, set(0x100));
+            acc.nan_inf = _mm512_mask_add_epi32(acc.nan_inf, sp, acc.nan_inf, inc);
+            acc.nan_inf =
+                _mm512_mask_add_epi32(acc.nan_inf, nan, acc.nan_inf, _mm512_slli_epi32::<16>(inc));
             code
         }
     }
@@ -247,6 +291,22 @@ mod simd {
                         _mm512_mask_add_epi32(acc.flushed, zero & !is_exact, acc.flushed, one);
                 }
                 h
+            } else if rare & !_mm512_cmpge_epu32_mask(a, set(0x7F80_0000)) == 0 {
+                // only NaN or ±Inf lanes are rare: the fast counts, those lanes left out of
+                // the exact ones (they are neither small nor zero)
+                let nan_inf = _mm512_cmpge_epu32_mask(a, set(0x7F80_0000));
+                let small = _mm256_cmplt_epu16_mask(m, _mm256_set1_epi16(0x400));
+                acc.exact = _mm512_mask_add_epi32(acc.exact, is_exact & !nan_inf, acc.exact, one);
+                acc.underflow =
+                    _mm512_mask_add_epi32(acc.underflow, small & !is_exact, acc.underflow, one);
+                if M != rounding::ODD {
+                    let zero = _mm256_testn_epi16_mask(m, m);
+                    acc.flushed =
+                        _mm512_mask_add_epi32(acc.flushed, zero & !is_exact, acc.flushed, one);
+                }
+                let neg = _mm512_movepi32_mask(v);
+                let code = sp.nan_inf::<13>(a, neg, _mm512_cvtepu16_epi32(h), nan_inf, &mut acc);
+                _mm512_cvtepi32_epi16(code)
             } else {
                 let code = _mm512_cvtepu16_epi32(h);
                 let m = _mm512_and_si512(code, set(0x7FFF));
@@ -340,9 +400,15 @@ mod simd {
             // magnitude from which some mode rounds to the largest finite bf16 or beyond
             let rare = _mm512_cmplt_epu32_mask(_mm512_sub_epi32(a, one), set(0x7F_FFFF))
                 | _mm512_cmpgt_epu32_mask(a, set(0x7F7E_0000));
+            let nan_inf = _mm512_cmpge_epu32_mask(a, inf_bits);
             let code = if rare == 0 {
                 acc.exact = _mm512_mask_add_epi32(acc.exact, is_exact, acc.exact, one);
                 code
+            } else if rare & !nan_inf == 0 {
+                // only NaN or ±Inf lanes are rare
+                acc.exact = _mm512_mask_add_epi32(acc.exact, is_exact & !nan_inf, acc.exact, one);
+                let neg = _mm512_movepi32_mask(v);
+                specials.nan_inf::<16>(a, neg, code, nan_inf, &mut acc)
             } else {
                 let out = _mm512_and_si512(code, set(0x7FFF));
                 // NaN, or beyond the largest finite after rounding
