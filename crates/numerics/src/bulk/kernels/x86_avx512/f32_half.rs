@@ -364,7 +364,7 @@ mod simd {
     /// steps): the codes and their counts. A step whose lanes are all ±0 or normal f32
     /// magnitudes below those from which a mode can round to the largest finite bf16 counts
     /// its exact lanes only; a step with any other lane takes the full rule (the AVX2
-    /// kernel's full block, per step): the finite lanes' exactness, underflow (inexact below
+    /// kernel's full rule, per step): the finite lanes' exactness, underflow (inexact below
     /// `min_normal`), flush and saturation (`max_code` from a magnitude beyond it) counted;
     /// the lanes whose magnitude code passes `max_code` or that are NaN replaced by `sp`'s
     /// results by sign (NaN: with the payload's top bits) and counted by class and sign. With
