@@ -3,10 +3,11 @@
 //! floor, ceil and trunc; ties-away truncates the magnitude plus half an f16 ulp added on the
 //! f32 bits; odd sets the truncation's last bit where its exact round trip `vcvtph2ps`
 //! differs). The statuses of the finite lanes come from the f32 code, the f16 code and the
-//! round trip, counted in the same pass in vector accumulators. The fast loop runs over blocks
-//! of 512; a block with a lane beyond the largest finite f16 is cast again by a full loop that
-//! blends in what the policy makes of NaN, ±Inf and overflow ([`f32_half`](crate::bulk::kernels::x86_avx2::f32_half))
-//! and counts saturation; nothing is cast element by element. Tested bit for bit against the
+//! round trip, counted in the same pass in vector accumulators. A group of 8 with a lane beyond
+//! the largest finite f16 is cast by the full rule instead, which blends in what the policy
+//! makes of NaN, ±Inf and overflow ([`f32_half`](crate::bulk::kernels::x86_avx2::f32_half))
+//! and counts saturation: per group, in the same pass (no block is cast twice), and nothing
+//! element by element. Tested bit for bit against the
 //! reference like every kernel.
 
 use crate::bulk::kernels::portable::f32_half::{F16c, MAX_F32};
@@ -14,8 +15,8 @@ use crate::bulk::kernels::x86_avx2::f32_half::Totals;
 use crate::bulk::kernels::x86_avx2::f32_half::run_in_mode;
 use crate::status::StatusCounts;
 
-/// Groups of 8 per block: what the fast loop casts at once, and casts again with every
-/// status counted when it met a lane beyond the largest finite f16.
+/// Groups of 8 per block: how far the fast rule's 16-bit lane counters run before they are
+/// added to the 32-bit ones.
 const BLOCK_GROUPS: usize = 64;
 
 /// Blocks between two flushes of the 32-bit lane counters (each lane adds at most one per
@@ -25,7 +26,7 @@ const FLUSH_BLOCKS: usize = 1 << 20;
 impl F16c {
     /// Casts `n` little-endian f32 codes into f16 codes; `None` when the machine lacks AVX2 or
     /// F16C.
-    /// `wide` takes the AVX-512 fast blocks ([`x86_avx512::f32_half`](crate::bulk::kernels::x86_avx512::f32_half))
+    /// `wide` takes the AVX-512 blocks ([`x86_avx512::f32_half`](crate::bulk::kernels::x86_avx512::f32_half))
     /// where the machine has them, and `stream` (a 64-byte aligned `dst`) their non-temporal
     /// stores.
     pub(crate) fn run(
@@ -72,24 +73,21 @@ mod simd {
     use crate::status::StatusCounts;
     use std::arch::x86_64::{
         __m128i, __m256i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi16, _mm_cmpgt_epi16,
-        _mm_max_epu16, _mm_or_si128, _mm_packs_epi32, _mm_packus_epi32, _mm_set1_epi16,
-        _mm_setzero_si128, _mm_storeu_si128, _mm_sub_epi16, _mm_testz_si128, _mm256_add_epi32,
-        _mm256_and_si256, _mm256_andnot_si256, _mm256_blendv_ps, _mm256_castps_si256,
-        _mm256_castsi256_ps, _mm256_castsi256_si128, _mm256_cmpeq_epi32, _mm256_cmpgt_epi32,
-        _mm256_cvtepu16_epi32, _mm256_cvtph_ps, _mm256_cvtps_ph, _mm256_extracti128_si256,
-        _mm256_loadu_si256, _mm256_min_epi32, _mm256_or_si256, _mm256_set1_epi32,
-        _mm256_setzero_si256, _mm256_srli_epi32, _mm256_srlv_epi32, _mm256_sub_epi32,
-        _mm256_xor_si256,
+        _mm_or_si128, _mm_packs_epi32, _mm_packus_epi32, _mm_set1_epi16, _mm_setzero_si128,
+        _mm_storeu_si128, _mm_sub_epi16, _mm_testz_si128, _mm256_add_epi32, _mm256_and_si256,
+        _mm256_andnot_si256, _mm256_blendv_ps, _mm256_castps_si256, _mm256_castsi256_ps,
+        _mm256_castsi256_si128, _mm256_cmpeq_epi32, _mm256_cmpgt_epi32, _mm256_cvtepu16_epi32,
+        _mm256_cvtph_ps, _mm256_cvtps_ph, _mm256_extracti128_si256, _mm256_loadu_si256,
+        _mm256_min_epi32, _mm256_or_si256, _mm256_set1_epi32, _mm256_setzero_si256,
+        _mm256_srli_epi32, _mm256_srlv_epi32, _mm256_sub_epi32, _mm256_xor_si256,
     };
 
-    /// The fast loop's per-lane counters over one block (at most [`BLOCK_GROUPS`] each), and
-    /// the largest f16 magnitude code met.
+    /// The fast rule's per-lane counters over one block (at most [`BLOCK_GROUPS`] each).
     #[derive(Clone, Copy)]
     struct Acc16 {
         exact: __m128i,
         underflow: __m128i,
         flushed: __m128i,
-        largest: __m128i,
     }
 
     /// The 32-bit lane masks of `m` narrowed to 16-bit lanes.
@@ -161,16 +159,12 @@ mod simd {
             }
         }
 
-        /// One group of 8 on the fast path: the f16 codes of the f32 codes `v`; exactness,
-        /// underflow and flush counted into `acc` (16-bit lanes, one per element), the
-        /// largest magnitude code kept.
+        /// The fast rule's counts of one group of 8 (exact lanes `exact`, magnitude codes
+        /// `m`): exactness, underflow and flush counted into `acc` (16-bit lanes, one per
+        /// element).
         #[target_feature(enable = "avx2,f16c")]
         #[inline]
-        fn group<const M: u8>(v: __m256i, acc: &mut Acc16) -> __m128i {
-            let a = _mm256_and_si256(v, _mm256_set1_epi32(0x7FFF_FFFF));
-            let (h, back, base) = Self::round::<M>(v, a);
-            let exact = narrow(_mm256_cmpeq_epi32(back, v));
-            let m = _mm_and_si128(base, _mm_set1_epi16(0x7FFF));
+        fn count<const M: u8>(exact: __m128i, m: __m128i, acc: &mut Acc16) {
             // Underflow and flush: inexact with a subnormal or zero result (never zero in odd:
             // an inexact result has its last bit set).
             let small = _mm_cmpgt_epi16(_mm_set1_epi16(0x400), m);
@@ -180,11 +174,9 @@ mod simd {
                 let zero = _mm_cmpeq_epi16(m, _mm_setzero_si128());
                 acc.flushed = _mm_sub_epi16(acc.flushed, _mm_andnot_si128(exact, zero));
             }
-            acc.largest = _mm_max_epu16(acc.largest, m);
-            h
         }
 
-        /// One group of 8 with every status counted: as [`F16c::group`], and the lanes
+        /// One group of 8 with every status counted: as [`F16c::count`], and the lanes
         /// beyond the largest finite f16 sorted out: overflow by the mode's threshold for the
         /// lane's sign, the special lanes replaced by the policy's results and counted into
         /// `acc` (and taken off the exact count), the others saturated.
@@ -217,65 +209,66 @@ mod simd {
             )
         }
 
-        /// A block cast again with every status counted: the counts.
-        #[target_feature(enable = "avx2,f16c")]
-        #[inline(never)]
-        #[cold]
-        fn full_block<const M: u8>(&self, src: &[u8], dst: &mut [u8]) -> Acc {
-            let mut acc = Acc::zero();
-            for (x, y) in src.chunks_exact(32).zip(dst.chunks_exact_mut(16)) {
-                // SAFETY: `x` is 32 bytes, the size of the unaligned load.
-                let v = unsafe { _mm256_loadu_si256(x.as_ptr().cast()) };
-                let h = self.full::<M>(v, &mut acc);
-                // SAFETY: `y` is 16 bytes, the size of the unaligned store.
-                unsafe { _mm_storeu_si128(y.as_mut_ptr().cast(), h) };
-            }
-            acc
-        }
-
-        /// A block on the fast path: the codes, exactness, underflow and flush counted, and
-        /// whether a lane lies beyond the largest finite f16 (NaN, Inf, overflow or
-        /// saturation: the block must be cast again by [`F16c::full_block`]).
+        /// One block, 8 elements per group: the codes, their counts added to `acc`. A group
+        /// whose codes stay below the largest finite f16 (for odd, whose check is on the
+        /// truncation, one code lower) takes the fast rule's counts ([`F16c::count`]); a
+        /// group with a lane at or beyond it (NaN, Inf, overflow or saturation, or an exact
+        /// ±65504) is cast by [`F16c::full`], which blends in the policy's special results
+        /// on the lanes that need them.
         #[target_feature(enable = "avx2,f16c")]
         #[inline]
-        fn fast_block<const M: u8>(src: &[u8], dst: &mut [u8]) -> (Acc, bool) {
+        fn block<const M: u8>(&self, src: &[u8], dst: &mut [u8], full: &mut Acc) {
             let z = _mm_setzero_si128();
             let mut acc = Acc16 {
                 exact: z,
                 underflow: z,
                 flushed: z,
-                largest: z,
             };
+            let below = _mm_set1_epi16(if M == rounding::ODD { 0x7BFD } else { 0x7BFE });
             for (x, y) in src.chunks_exact(32).zip(dst.chunks_exact_mut(16)) {
                 // SAFETY: `x` is 32 bytes, the size of the unaligned load.
                 let v = unsafe { _mm256_loadu_si256(x.as_ptr().cast()) };
-                let h = Self::group::<M>(v, &mut acc);
+                let a = _mm256_and_si256(v, _mm256_set1_epi32(0x7FFF_FFFF));
+                let (h, back, base) = Self::round::<M>(v, a);
+                let m = _mm_and_si128(base, _mm_set1_epi16(0x7FFF));
+                // (magnitude codes are at most 0x7FFF: a signed compare)
+                let rare = _mm_cmpgt_epi16(m, below);
+                let h = if _mm_testz_si128(rare, rare) != 0 {
+                    Self::count::<M>(narrow(_mm256_cmpeq_epi32(back, v)), m, &mut acc);
+                    h
+                } else {
+                    // NaN or ±Inf lanes (an exponent field of all ones)
+                    let sp = _mm256_cmpgt_epi32(a, _mm256_set1_epi32(0x7F7F_FFFF));
+                    let other = _mm_andnot_si128(narrow(sp), rare);
+                    if _mm_testz_si128(other, other) != 0 {
+                        // only NaN or ±Inf lanes are rare: the fast counts of the others
+                        // (those lanes are neither small nor zero), the policy's results
+                        // blended in on those
+                        let exact = _mm256_andnot_si256(sp, _mm256_cmpeq_epi32(back, v));
+                        Self::count::<M>(narrow(exact), m, &mut acc);
+                        let code =
+                            blend::<13>(&self.specials, v, a, _mm256_cvtepu16_epi32(h), sp, full);
+                        _mm_packus_epi32(
+                            _mm256_castsi256_si128(code),
+                            _mm256_extracti128_si256::<1>(code),
+                        )
+                    } else {
+                        self.full::<M>(v, full)
+                    }
+                };
                 // SAFETY: `y` is 16 bytes, the size of the unaligned store.
                 unsafe { _mm_storeu_si128(y.as_mut_ptr().cast(), h) };
             }
-            // A code of 0x7BFF or more: the lane may saturate, overflow or be special (a
-            // superset: exact ±65504 lanes take the full loop too; for odd, whose `largest`
-            // is the truncation's, 0x7BFE or more).
-            let limit = if M == rounding::ODD { 0x7BFE } else { 0x7BFF };
-            let beyond = _mm_cmpeq_epi16(
-                _mm_max_epu16(acc.largest, _mm_set1_epi16(limit)),
-                acc.largest,
-            );
-            let widened = Acc {
-                exact: _mm256_cvtepu16_epi32(acc.exact),
-                underflow: _mm256_cvtepu16_epi32(acc.underflow),
-                flushed: _mm256_cvtepu16_epi32(acc.flushed),
-                ..Acc::zero()
-            };
-            (widened, _mm_testz_si128(beyond, beyond) == 0)
+            full.exact = _mm256_add_epi32(full.exact, _mm256_cvtepu16_epi32(acc.exact));
+            full.underflow = _mm256_add_epi32(full.underflow, _mm256_cvtepu16_epi32(acc.underflow));
+            full.flushed = _mm256_add_epi32(full.flushed, _mm256_cvtepu16_epi32(acc.flushed));
         }
 
         /// [`F16c::run`] in mode `M`: one pass over blocks of [`BLOCK_GROUPS`] × 8 elements,
-        /// read from `src` and written to `dst` in place; a block with a lane beyond the
-        /// largest finite f16 is cast again with every status counted; the last `n % 8`
+        /// read from `src` and written to `dst` in place ([`F16c::block`]); the last `n % 8`
         /// through a zero-padded group.
         ///
-        /// With `WIDE`, the fast blocks run at the AVX-512 level (`stream`: storing
+        /// With `WIDE`, the blocks run at the AVX-512 level (`stream`: storing
         /// non-temporally).
         ///
         /// # Safety
@@ -298,21 +291,18 @@ mod simd {
             {
                 let mut acc = Acc::zero();
                 for (xs, ys) in s_run.chunks(block_src).zip(d_run.chunks_mut(block_dst)) {
-                    // (a last block of an odd number of groups stays on the AVX2 fast path)
-                    let (fast, beyond) = if WIDE && xs.len() % 64 == 0 {
-                        // SAFETY: with `WIDE` the caller checked the AVX-512 features.
-                        unsafe {
-                            crate::bulk::kernels::x86_avx512::f32_half::f16_fast_block::<M>(
-                                xs, ys, stream,
+                    // (a last block of an odd number of groups stays on the AVX2 path)
+                    if WIDE && xs.len() % 64 == 0 {
+                        // SAFETY: with `WIDE` the caller checked the AVX-512 features; `ys`
+                        // is 32-byte aligned with `stream` (the caller aligns `dst` and
+                        // every block is a whole number of 32-byte steps).
+                        acc.add(unsafe {
+                            crate::bulk::kernels::x86_avx512::f32_half::f16_block::<M>(
+                                self, xs, ys, stream,
                             )
-                        }
+                        });
                     } else {
-                        Self::fast_block::<M>(xs, ys)
-                    };
-                    if beyond {
-                        acc.add(self.full_block::<M>(xs, ys));
-                    } else {
-                        acc.add(fast);
+                        self.block::<M>(xs, ys, &mut acc);
                     }
                 }
                 acc.add_to(&mut totals);

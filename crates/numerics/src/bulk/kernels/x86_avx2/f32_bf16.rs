@@ -7,8 +7,9 @@
 //! Inexact ⇔ the rest is not zero, counted in a vector accumulator on every step. A result
 //! below the smallest normal (underflow, flush to zero) or at or beyond the largest finite
 //! value (saturation; NaN, ±Inf and overflow, whose results the policy fixes, see
-//! [`f32_half`](crate::bulk::kernels::x86_avx2::f32_half)) sends its 16 lanes through a cold branch that counts those
-//! statuses and blends in the special results, still 8 lanes at a time. Tested bit for bit
+//! [`f32_half`](crate::bulk::kernels::x86_avx2::f32_half)) sends its step of 16 lanes through
+//! the full rule, which counts those statuses and blends in the special results, still 8
+//! lanes at a time, in the same pass: no block is cast twice. Tested bit for bit
 //! against the reference like every kernel.
 
 use crate::bulk::kernels::portable::f32_half::Bf16;
@@ -21,8 +22,8 @@ const MAX_CODE: u32 = 0x7F7F;
 /// Smallest normal bf16 magnitude code.
 const MIN_NORMAL: u32 = 0x80;
 
-/// Steps of 16 elements per block: what the fast loop casts at once, and casts again with
-/// every status counted when it met a rare lane.
+/// Steps of 16 elements per block: how far the fast rule's exact counter runs before it is
+/// added to the others.
 const BLOCK_STEPS: usize = 32;
 
 /// Blocks between two flushes of the 32-bit lane counters (each lane adds at most two per
@@ -31,7 +32,7 @@ const FLUSH_BLOCKS: usize = 1 << 20;
 
 impl Bf16 {
     /// Casts `n` little-endian f32 codes into bf16 codes; `None` when the machine lacks AVX2.
-    /// `wide` takes the AVX-512 fast blocks ([`x86_avx512::f32_half`](crate::bulk::kernels::x86_avx512::f32_half))
+    /// `wide` takes the AVX-512 blocks ([`x86_avx512::f32_half`](crate::bulk::kernels::x86_avx512::f32_half))
     /// where the machine has them, and `stream` (a 64-byte aligned `dst`) their non-temporal
     /// stores.
     pub(crate) fn run(
@@ -78,10 +79,9 @@ mod simd {
     use crate::status::StatusCounts;
     use std::arch::x86_64::{
         __m256i, _mm256_add_epi32, _mm256_and_si256, _mm256_andnot_si256, _mm256_cmpeq_epi32,
-        _mm256_cmpgt_epi32, _mm256_loadu_si256, _mm256_max_epu32, _mm256_min_epu32,
-        _mm256_or_si256, _mm256_packus_epi32, _mm256_permute4x64_epi64, _mm256_set1_epi32,
-        _mm256_setzero_si256, _mm256_srai_epi32, _mm256_srli_epi32, _mm256_storeu_si256,
-        _mm256_sub_epi32, _mm256_testz_si256,
+        _mm256_cmpgt_epi32, _mm256_loadu_si256, _mm256_or_si256, _mm256_packus_epi32,
+        _mm256_permute4x64_epi64, _mm256_set1_epi32, _mm256_setzero_si256, _mm256_srai_epi32,
+        _mm256_srli_epi32, _mm256_storeu_si256, _mm256_sub_epi32, _mm256_testz_si256,
     };
 
     /// One rounded group of 8.
@@ -210,53 +210,68 @@ mod simd {
             store(y, c0, c1);
         }
 
-        /// A block cast again with every status counted: the counts.
-        #[target_feature(enable = "avx2")]
-        #[inline(never)]
-        #[cold]
-        fn full_block<const M: u8>(&self, src: &[u8], dst: &mut [u8]) -> Acc {
-            let mut acc = Acc::zero();
-            for (x, y) in steps(src, dst) {
-                self.full_step::<M>(x, y, &mut acc);
-            }
-            acc
-        }
-
-        /// A block on the fast path: the codes, the exact lanes counted, and whether a lane
-        /// may need more (a nonzero magnitude below the smallest normal f32, or one from
-        /// which a mode can round to the largest finite bf16 or beyond: a superset of the
-        /// lanes that underflow, saturate or are special).
+        /// One block, 16 elements per step: the codes, their counts added to `acc`. A step
+        /// whose lanes are all ±0 or normal f32 magnitudes below those from which a mode can
+        /// round to the largest finite bf16 counts its exact lanes only; a step with any other
+        /// lane (a superset of the lanes that underflow, saturate or are special) is cast by
+        /// [`Bf16::full`], which blends in the policy's special results on the lanes that need
+        /// them.
         #[target_feature(enable = "avx2")]
         #[inline]
-        fn fast_block<const M: u8>(&self, src: &[u8], dst: &mut [u8]) -> (__m256i, bool) {
-            let one = _mm256_set1_epi32(1);
+        fn block<const M: u8>(&self, src: &[u8], dst: &mut [u8], acc: &mut Acc) {
             let mut exact = _mm256_setzero_si256();
-            let mut lo = _mm256_cmpeq_epi32(one, one);
-            let mut hi = _mm256_setzero_si256();
+            // `a + 0x7FFF_FFFF` is below this (signed) exactly for nonzero f32 subnormals
+            let low_below = _mm256_set1_epi32(0x807F_FFFF_u32 as i32);
+            let high_above = _mm256_set1_epi32(0x7F7E_0000);
+            let rare = |g: &Group| {
+                _mm256_or_si256(
+                    _mm256_cmpgt_epi32(
+                        low_below,
+                        _mm256_add_epi32(g.a, _mm256_set1_epi32(0x7FFF_FFFF)),
+                    ),
+                    _mm256_cmpgt_epi32(g.a, high_above),
+                )
+            };
             for (x, y) in steps(src, dst) {
                 let (v0, v1) = load(x);
                 let g0 = Self::round::<M>(v0);
                 let g1 = Self::round::<M>(v1);
-                exact = _mm256_sub_epi32(_mm256_sub_epi32(exact, g0.exact), g1.exact);
-                // (a - 1 wraps for zero, which is exact)
-                lo = _mm256_min_epu32(
-                    lo,
-                    _mm256_min_epu32(_mm256_sub_epi32(g0.a, one), _mm256_sub_epi32(g1.a, one)),
-                );
-                hi = _mm256_max_epu32(hi, _mm256_max_epu32(g0.a, g1.a));
-                store(y, g0.code, g1.code);
+                let (r0, r1) = (rare(&g0), rare(&g1));
+                let r = _mm256_or_si256(r0, r1);
+                if _mm256_testz_si256(r, r) != 0 {
+                    exact = _mm256_sub_epi32(_mm256_sub_epi32(exact, g0.exact), g1.exact);
+                    store(y, g0.code, g1.code);
+                    continue;
+                }
+                // NaN or ±Inf lanes (an exponent field of all ones)
+                let sp0 = _mm256_cmpgt_epi32(g0.a, _mm256_set1_epi32(0x7F7F_FFFF));
+                let sp1 = _mm256_cmpgt_epi32(g1.a, _mm256_set1_epi32(0x7F7F_FFFF));
+                let other =
+                    _mm256_or_si256(_mm256_andnot_si256(sp0, r0), _mm256_andnot_si256(sp1, r1));
+                if _mm256_testz_si256(other, other) != 0 {
+                    // only NaN or ±Inf lanes are rare: the fast count of the others, the
+                    // policy's results blended in on those
+                    exact = _mm256_sub_epi32(
+                        _mm256_sub_epi32(exact, _mm256_andnot_si256(sp0, g0.exact)),
+                        _mm256_andnot_si256(sp1, g1.exact),
+                    );
+                    let c0 = blend::<16>(&self.specials, v0, g0.a, g0.code, sp0, acc);
+                    let c1 = blend::<16>(&self.specials, v1, g1.a, g1.code, sp1, acc);
+                    store(y, c0, c1);
+                } else {
+                    let c0 = self.full(v0, g0, acc);
+                    let c1 = self.full(v1, g1, acc);
+                    store(y, c0, c1);
+                }
             }
-            let low = _mm256_cmpeq_epi32(_mm256_min_epu32(lo, _mm256_set1_epi32(0x7F_FFFE)), lo);
-            let high = _mm256_cmpeq_epi32(_mm256_max_epu32(hi, _mm256_set1_epi32(0x7F7E_0001)), hi);
-            let rare = _mm256_or_si256(low, high);
-            (exact, _mm256_testz_si256(rare, rare) == 0)
+            acc.exact = _mm256_add_epi32(acc.exact, exact);
         }
 
         /// [`Bf16::run`] in mode `M`: one pass over blocks of [`BLOCK_STEPS`] × 16 elements,
-        /// read from `src` and written to `dst` in place; a block with a rare lane is cast
-        /// again with every status counted; the last `n % 16` through a zero-padded step.
+        /// read from `src` and written to `dst` in place ([`Bf16::block`]); the last `n % 16`
+        /// through a zero-padded step.
         ///
-        /// With `WIDE`, the fast blocks run at the AVX-512 level (`stream`: storing
+        /// With `WIDE`, the blocks run at the AVX-512 level (`stream`: storing
         /// non-temporally).
         ///
         /// # Safety
@@ -279,36 +294,21 @@ mod simd {
             {
                 let mut acc = Acc::zero();
                 for (xs, ys) in s_run.chunks(block_src).zip(d_run.chunks_mut(block_dst)) {
-                    let (exact, rare) = if WIDE {
-                        // SAFETY: with `WIDE` the caller checked the AVX-512 features.
-                        unsafe {
-                            crate::bulk::kernels::x86_avx512::f32_half::bf16_fast_block::<M>(
-                                xs, ys, stream,
+                    if WIDE {
+                        // SAFETY: with `WIDE` the caller checked the AVX-512 features; `ys` is
+                        // 32-byte aligned with `stream` (the caller aligns `dst` and every
+                        // block is a whole number of 32-byte steps).
+                        acc.add(unsafe {
+                            crate::bulk::kernels::x86_avx512::f32_half::bf16_block::<M>(
+                                &self.specials,
+                                (MAX_CODE, MIN_NORMAL),
+                                xs,
+                                ys,
+                                stream,
                             )
-                        }
+                        });
                     } else {
-                        self.fast_block::<M>(xs, ys)
-                    };
-                    if rare {
-                        let full = if WIDE {
-                            // SAFETY: with `WIDE` the caller checked the AVX-512 features;
-                            // `ys` is 32-byte aligned with `stream` (the caller aligns `dst`
-                            // and every block is a whole number of 32-byte steps).
-                            unsafe {
-                                crate::bulk::kernels::x86_avx512::f32_half::bf16_full_block::<M>(
-                                    &self.specials,
-                                    (MAX_CODE, MIN_NORMAL),
-                                    xs,
-                                    ys,
-                                    stream,
-                                )
-                            }
-                        } else {
-                            self.full_block::<M>(xs, ys)
-                        };
-                        acc.add(full);
-                    } else {
-                        acc.exact = _mm256_add_epi32(acc.exact, exact);
+                        self.block::<M>(xs, ys, &mut acc);
                     }
                 }
                 acc.add_to(&mut totals);

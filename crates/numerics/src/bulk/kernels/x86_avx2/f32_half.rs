@@ -40,10 +40,10 @@ impl SpecialResults {
     }
 }
 
-/// A 16-bit float kernel whose loop takes the rounding mode and the width of its fast blocks
-/// as const parameters.
+/// A 16-bit float kernel whose loop takes the rounding mode and the width of its blocks as
+/// const parameters.
 pub(crate) trait ModeLoop {
-    /// The loop in mode `M`; with `WIDE` the fast blocks run at the AVX-512 level, and with
+    /// The loop in mode `M`; with `WIDE` the blocks run at the AVX-512 level, and with
     /// `stream` as well they store non-temporally ([`stream`](crate::bulk::kernels::stream)).
     ///
     /// # Safety

@@ -200,9 +200,9 @@ impl SmallFloat {
             .chunks(4 * STEP * FLUSH)
             .zip(dst.chunks_mut(out_step * FLUSH))
         {
-            let mut acc = [zero; 10];
+            // NaN, negative NaN, ±Inf, negative Inf lanes
+            let mut acc = [zero; 4];
             let mut fin = [zero; 3];
-            let mut fast_n = 0u64;
             for (x, y) in s_run
                 .chunks_exact(4 * STEP)
                 .zip(d_run.chunks_exact_mut(out_step))
@@ -218,17 +218,20 @@ impl SmallFloat {
                     _mm256_cmpgt_epi32(_mm256_and_si256(a, abs_mask), max_finite_f32),
                     _mm256_cmpgt_epi32(_mm256_and_si256(b, abs_mask), max_finite_f32),
                 );
+                // A NaN or ±Inf lane's finite rule overflows (and lies beyond the largest
+                // finite value): counted so, and taken off those counts at the end.
+                let (ca, sa) = finite_lanes(a);
+                let (cb, sb) = finite_lanes(b);
+                for ((t, p), q) in fin.iter_mut().zip(sa).zip(sb) {
+                    *t = _mm256_sub_epi16(_mm256_sub_epi16(*t, p), q);
+                }
                 let (ca, cb) = if _mm256_testz_si256(nan_or_inf, nan_or_inf) != 0 {
-                    fast_n += STEP as u64;
-                    let (ca, sa) = finite_lanes(a);
-                    let (cb, sb) = finite_lanes(b);
-                    for ((t, p), q) in fin.iter_mut().zip(sa).zip(sb) {
-                        *t = _mm256_sub_epi16(_mm256_sub_epi16(*t, p), q);
-                    }
                     (ca, cb)
                 } else {
-                    // SAFETY: AVX2 is enabled here.
-                    unsafe { self.full_step::<M>(a, b, &mut acc) }
+                    (
+                        self.nan_inf_codes(a, ca, &mut acc),
+                        self.nan_inf_codes(b, cb, &mut acc),
+                    )
                 };
                 // a0..3 b0..3 | a4..7 b4..7 → a0..7 b0..7 as 16-bit codes, then bytes
                 let p = _mm256_permute4x64_epi64::<0xD8>(_mm256_packus_epi32(ca, cb));
@@ -248,36 +251,23 @@ impl SmallFloat {
                 }
             }
             let m = (s_run.len() / 4) as u64;
-            let [
-                inexact,
-                under,
-                flushed,
-                saturated,
-                nan,
-                nan_neg,
-                inf,
-                inf_neg,
-                ovf,
-                ovf_neg,
-            ] = acc.map(sum);
-            let [
-                (f_exact, f_under),
-                (f_flushed, f_beyond),
-                (f_ovf, f_ovf_neg),
-            ] = fin.map(sum16);
-            let f_saturated = f_beyond - f_ovf;
-            let (ovf, ovf_neg) = (ovf + f_ovf, ovf_neg + f_ovf_neg);
+            let [nan, nan_neg, inf, inf_neg] = acc.map(sum);
+            let [(exact, under), (flushed, beyond), (ovf, ovf_neg)] = fin.map(sum16);
+            // the NaN and ±Inf lanes counted as overflowing and beyond
+            let ovf = ovf - nan - inf;
+            let ovf_neg = ovf_neg - nan_neg - inf_neg;
+            let saturated = beyond - nan - inf - ovf;
             let finite = m - nan - inf - ovf;
-            // In the finite-only steps, the lanes neither exact nor overflowing are inexact.
-            let inexact = inexact + fast_n - f_exact - f_ovf;
+            // The finite lanes neither exact nor overflowing are inexact.
+            let inexact = finite - exact;
             counts.total += finite;
             // Finite lanes: underflow, flush and saturation imply inexact.
-            counts.exact += finite - inexact;
+            counts.exact += exact;
             for (flag, k) in [
                 (Status::INEXACT, inexact),
-                (Status::UNDERFLOW, under + f_under),
-                (Status::FLUSHED_TO_ZERO, flushed + f_flushed),
-                (Status::SATURATED, saturated + f_saturated),
+                (Status::UNDERFLOW, under),
+                (Status::FLUSHED_TO_ZERO, flushed),
+                (Status::SATURATED, saturated),
             ] {
                 if let Some(slot) = counts.flags.get_mut(flag.bits().trailing_zeros() as usize) {
                     *slot += k;
@@ -295,106 +285,26 @@ impl SmallFloat {
         counts
     }
 
-    /// One step of [`SmallFloat::cast`] whose lanes may hold NaN or Inf: the codes of `a` and
-    /// `b`, their statuses counted into `acc` (out of line, to leave the registers of the
-    /// finite-only loop alone).
-    ///
-    /// # Safety
-    /// The CPU must support AVX2.
-    #[target_feature(enable = "avx2")]
-    #[inline(never)]
-    unsafe fn full_step<const M: u8>(
-        &self,
-        a: __m256i,
-        b: __m256i,
-        acc: &mut [__m256i; 10],
-    ) -> (__m256i, __m256i) {
-        let (ca, sa) = self.full_lanes::<M>(a);
-        let (cb, sb) = self.full_lanes::<M>(b);
-        for ((t, p), q) in acc.iter_mut().zip(sa).zip(sb) {
-            *t = _mm256_sub_epi32(_mm256_sub_epi32(*t, p), q);
-        }
-        (ca, cb)
-    }
-
-    /// The codes and masks (inexact, underflow, flushed, saturated of finite lanes; NaN,
-    /// negative NaN, Inf, negative Inf, overflow, negative overflow) of the 8 lanes `x`, any
-    /// of which may be NaN or Inf.
+    /// The codes `code` of the 8 lanes `x` (by the finite rule) with the policy's codes on
+    /// their NaN and ±Inf lanes (NaN's by sign with the payload kept, Inf's by sign), those
+    /// lanes counted into `acc` (NaN, negative NaN, ±Inf, negative Inf).
     #[target_feature(enable = "avx2")]
     #[inline]
-    fn full_lanes<const M: u8>(&self, x: __m256i) -> (__m256i, [__m256i; 10]) {
-        let zero = _mm256_setzero_si256();
-        let one = set(1);
+    fn nan_inf_codes(&self, x: __m256i, code: __m256i, acc: &mut [__m256i; 4]) -> __m256i {
         let inf_bits = set(0x7F80_0000);
-        let max_code = set(self.max_code);
         let neg = _mm256_srai_epi32::<31>(x);
         let abs = _mm256_and_si256(x, set(0x7FFF_FFFF));
-        let e = _mm256_srli_epi32::<23>(abs);
-        let normal = _mm256_cmpgt_epi32(e, set(self.e0));
-        let implicit = _mm256_andnot_si256(_mm256_cmpeq_epi32(e, zero), set(0x80_0000));
-        let sub_shift = _mm256_min_epu32(
-            _mm256_sub_epi32(set(self.shift + self.e0 + 1), _mm256_max_epi32(e, one)),
-            set(31),
-        );
-        let base = _mm256_blendv_epi8(
-            _mm256_or_si256(_mm256_and_si256(abs, set(0x7F_FFFF)), implicit),
-            _mm256_sub_epi32(abs, set(self.e0 << 23)),
-            normal,
-        );
-        let sh = _mm256_blendv_epi8(sub_shift, set(self.shift), normal);
-        let q = _mm256_srlv_epi32(base, sh);
-        let rem = _mm256_and_si256(base, _mm256_sub_epi32(_mm256_sllv_epi32(one, sh), one));
-        let exact = _mm256_cmpeq_epi32(rem, zero);
-        let out = _mm256_sub_epi32(q, round_up::<M>(q, rem, sh, neg));
         let nan = _mm256_cmpgt_epi32(abs, inf_bits);
         let inf = _mm256_cmpeq_epi32(abs, inf_bits);
-        let nan_or_inf = _mm256_or_si256(nan, inf);
-        let ovf = _mm256_andnot_si256(nan_or_inf, _mm256_cmpgt_epi32(out, max_code));
-        let special = _mm256_or_si256(nan_or_inf, ovf);
-        let inexact = _mm256_andnot_si256(_mm256_or_si256(exact, special), set(!0));
-        let under = _mm256_and_si256(inexact, _mm256_cmpgt_epi32(set(self.min_normal), out));
-        let flushed = _mm256_and_si256(inexact, _mm256_cmpeq_epi32(out, zero));
-        let saturated = _mm256_andnot_si256(
-            special,
-            _mm256_and_si256(
-                _mm256_cmpeq_epi32(out, max_code),
-                _mm256_cmpgt_epi32(abs, set(self.max_abs)),
-            ),
-        );
-        let code = self.special_code(out, abs, neg, [nan, inf, ovf]);
-        let negative = |m: __m256i| _mm256_and_si256(m, neg);
-        (
-            code,
-            [
-                inexact,
-                under,
-                flushed,
-                saturated,
-                nan,
-                negative(nan),
-                inf,
-                negative(inf),
-                ovf,
-                negative(ovf),
-            ],
-        )
-    }
-
-    /// The codes of 8 lanes (`abs`: the f32 magnitudes, `neg`: all ones where negative) from
-    /// the rounded magnitudes `out`, with the sign put on and the special cases (`nan`, `inf`,
-    /// `ovf`: masks) blended in: NaN's code by sign with the payload kept, Inf's and overflow's
-    /// by sign.
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn special_code(
-        &self,
-        out: __m256i,
-        abs: __m256i,
-        neg: __m256i,
-        [nan, inf, ovf]: [__m256i; 3],
-    ) -> __m256i {
+        for (t, m) in acc.iter_mut().zip([
+            nan,
+            _mm256_and_si256(nan, neg),
+            inf,
+            _mm256_and_si256(inf, neg),
+        ]) {
+            *t = _mm256_sub_epi32(*t, m);
+        }
         let pick = |r: [Fixed; 2]| _mm256_blendv_epi8(set(r[0].0), set(r[1].0), neg);
-        let sign_bit = set(1 << (self.bits - 1));
         let nan_code = _mm256_or_si256(
             pick(self.nan_fixed),
             _mm256_and_si256(
@@ -402,8 +312,6 @@ impl SmallFloat {
                 set(self.nan_payload),
             ),
         );
-        let finite = _mm256_or_si256(_mm256_and_si256(neg, sign_bit), out);
-        let code = _mm256_blendv_epi8(finite, pick(self.overflow), ovf);
         let code = _mm256_blendv_epi8(code, pick(self.inf), inf);
         _mm256_blendv_epi8(code, nan_code, nan)
     }
@@ -414,27 +322,4 @@ impl SmallFloat {
 #[inline]
 fn set(v: u32) -> __m256i {
     _mm256_set1_epi32(v as i32)
-}
-
-/// Whether (all ones) the 8 lanes' quotients `q` (with remainders `rem` of the shifts `sh`)
-/// round up by one in mode `M` (`neg`: all ones where negative): the lanes' values to take
-/// from `q`.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn round_up<const M: u8>(q: __m256i, rem: __m256i, sh: __m256i, neg: __m256i) -> __m256i {
-    let one = set(1);
-    let half = _mm256_sllv_epi32(one, _mm256_sub_epi32(sh, one));
-    let exact = _mm256_cmpeq_epi32(rem, _mm256_setzero_si256());
-    let lsb = _mm256_cmpeq_epi32(_mm256_and_si256(q, one), one);
-    match M {
-        mode::NEAREST_EVEN => _mm256_or_si256(
-            _mm256_cmpgt_epi32(rem, half),
-            _mm256_and_si256(_mm256_cmpeq_epi32(rem, half), lsb),
-        ),
-        mode::NEAREST_AWAY => _mm256_andnot_si256(_mm256_cmpgt_epi32(half, rem), set(!0)),
-        mode::FLOOR => _mm256_andnot_si256(exact, neg),
-        mode::CEIL => _mm256_andnot_si256(_mm256_or_si256(exact, neg), set(!0)),
-        mode::TRUNC => _mm256_setzero_si256(),
-        _ => _mm256_andnot_si256(_mm256_or_si256(exact, lsb), set(!0)),
-    }
 }

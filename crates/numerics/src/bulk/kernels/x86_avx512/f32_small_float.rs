@@ -167,6 +167,14 @@ struct Consts {
     b_sign: __m512i,
     /// Bytes: the overflow codes by sign.
     b_ovf_code: [__m512i; 2],
+    /// Bytes: the ±Inf codes by sign.
+    b_inf: [__m512i; 2],
+    /// Bytes: the fixed bits of the NaN codes by sign.
+    b_nan: [__m512i; 2],
+    /// The NaN payload bits kept (of the f32 magnitude shifted down by `shift`).
+    nan_payload: __m512i,
+    /// The mantissa bits the destination drops.
+    shift: __m512i,
     /// `vpermt2b` indices of the low bytes of 32 lanes (twice).
     low_bytes: __m512i,
     /// `vpermt2b` indices of the top bytes of 32 lanes (twice).
@@ -219,6 +227,10 @@ impl Consts {
             b_ovf_clamp: set8(sf.overflow[0].0),
             b_sign: set8(1 << (sf.bits - 1)),
             b_ovf_code: [set8(sf.overflow[0].0), set8(sf.overflow[1].0)],
+            b_inf: [set8(sf.inf[0].0), set8(sf.inf[1].0)],
+            b_nan: [set8(sf.nan_fixed[0].0), set8(sf.nan_fixed[1].0)],
+            nan_payload: set(sf.nan_payload),
+            shift: set(sf.shift),
             low_bytes: idx(|j| (4 * j) & 127),
             top_bytes: idx(|j| (4 * j + 3) & 127),
             even_bytes: idx(|j| (2 * j) & 63),
@@ -371,6 +383,8 @@ unsafe fn cast<const M: u8, const PACKED: bool, const CLAMP: bool>(
     let mut wide = [zero; 5];
     let mut wide_beyond = zero;
     let mut special_steps = 0;
+    // NaN and ±Inf lanes of fast steps (counted as exact and beyond by the fast counters)
+    let mut nan_inf = 0;
     let mut i = 0;
     while i < steps {
         let end = (i + FLUSH).min(steps);
@@ -392,11 +406,26 @@ unsafe fn cast<const M: u8, const PACKED: bool, const CLAMP: bool>(
                 c.low_bytes,
                 l.map(|(v, k, _)| _mm512_mask_or_epi32(v, k, v, c.inexact_bit)),
             );
-            if _mm512_cmpeq_epi8_mask(b, c.b_clamp) != 0 {
-                break;
-            }
-            let ovf = _mm512_cmpeq_epi8_mask(b, c.b_ovf);
             let sign = _mm512_movepi8_mask(gather(c.top_bytes, xs));
+            let clamped = _mm512_cmpeq_epi8_mask(b, c.b_clamp);
+            // NaN and ±Inf lanes: their bytes become an exact zero for the counts (taken
+            // off at the end), their codes are blended in after; an exact overflow takes
+            // the full rule
+            let (b, specials) = if clamped == 0 {
+                (b, None)
+            } else {
+                let (sp, nan) = nan_inf_lanes(&c, xs);
+                if clamped & !sp != 0 {
+                    break;
+                }
+                nan_inf += u64::from(sp.count_ones());
+                tally.nan[0] += u64::from(nan.count_ones());
+                tally.nan[1] += u64::from((nan & sign).count_ones());
+                tally.inf[0] += u64::from((sp & !nan).count_ones());
+                tally.inf[1] += u64::from((sp & !nan & sign).count_ones());
+                (_mm512_mask_mov_epi8(b, sp, zero), Some((sp, nan)))
+            };
+            let ovf = _mm512_cmpeq_epi8_mask(b, c.b_ovf);
             let count = |acc: &mut __m512i, k: __mmask64| {
                 *acc = _mm512_mask_sub_epi8(*acc, k, *acc, minus_one);
             };
@@ -411,6 +440,10 @@ unsafe fn cast<const M: u8, const PACKED: bool, const CLAMP: bool>(
                 count(&mut acc[4], ovf & sign);
             }
             let code = fast_codes::<CLAMP>(&c, b, sign, ovf);
+            let code = match specials {
+                None => code,
+                Some((sp, nan)) => nan_inf_codes(&c, xs, code, sign, (sp, nan)),
+            };
             // SAFETY: `y` is `out_step` bytes, what `store` writes, at a multiple of
             // `out_step` from `dst` (64-byte aligned when streamed).
             unsafe { store::<PACKED>(&c, code, y, stream) };
@@ -437,6 +470,8 @@ unsafe fn cast<const M: u8, const PACKED: bool, const CLAMP: bool>(
     }
     let fast = (STEP * (steps - special_steps)) as u64;
     add_fast(&mut tally, fast, wide, wide_beyond);
+    tally.kept -= nan_inf;
+    tally.beyond -= nan_inf;
     tally.counts(sf, (src.len() / 4) as u64)
 }
 
@@ -492,6 +527,49 @@ fn fast_codes<const CLAMP: bool>(
         let ovf_code = _mm512_mask_blend_epi8(sign, c.b_ovf_code[0], c.b_ovf_code[1]);
         _mm512_mask_blend_epi8(ovf, finite, ovf_code)
     }
+}
+
+/// The NaN or ±Inf lanes of a step's four vectors `xs`, and of them the NaN ones, as 64-bit
+/// masks in element order.
+#[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn nan_inf_lanes(c: &Consts, xs: [__m512i; 4]) -> (u64, u64) {
+    let mut sp = 0u64;
+    let mut nan = 0u64;
+    for (j, x) in xs.into_iter().enumerate() {
+        let a = _mm512_and_si512(x, c.abs_mask);
+        sp |= u64::from(_mm512_cmpge_epu32_mask(a, c.exp_field)) << (16 * j);
+        nan |= u64::from(_mm512_cmpgt_epu32_mask(a, c.exp_field)) << (16 * j);
+    }
+    (sp, nan)
+}
+
+/// The 64 codes `code` of a step (its four vectors `xs`, `sign`: the negative lanes) with
+/// the policy's codes on its NaN or ±Inf lanes (`sp`, of them NaN: `nan`): ±Inf's code by
+/// sign, NaN's fixed bits by sign with the payload kept.
+#[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn nan_inf_codes(
+    c: &Consts,
+    xs: [__m512i; 4],
+    code: __m512i,
+    sign: __mmask64,
+    (sp, nan): (u64, u64),
+) -> __m512i {
+    let inf_code = _mm512_mask_blend_epi8(sign, c.b_inf[0], c.b_inf[1]);
+    let payload = gather(
+        c.low_bytes,
+        xs.map(|x| {
+            let a = _mm512_and_si512(x, c.abs_mask);
+            _mm512_and_si512(_mm512_srlv_epi32(a, c.shift), c.nan_payload)
+        }),
+    );
+    let nan_code = _mm512_or_si512(
+        _mm512_mask_blend_epi8(sign, c.b_nan[0], c.b_nan[1]),
+        payload,
+    );
+    let code = _mm512_mask_mov_epi8(code, sp, inf_code);
+    _mm512_mask_mov_epi8(code, nan, nan_code)
 }
 
 /// Adds [`cast`]'s byte counters `acc` and 32-bit lane counter `beyond` of a run of steps

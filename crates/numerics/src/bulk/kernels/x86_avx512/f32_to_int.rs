@@ -130,7 +130,8 @@ unsafe fn cast<const R: i32, const W: usize, const WRAP: bool>(
 /// their nibble and, packed, paired by a shift) and a byte or dword permute into order; out of
 /// range is a compare on the 16-bit values (two vectors of 32 lanes), counted in 16-bit lane
 /// counters. A step with a 16-bit value of
-/// −2^15 (from NaN, ±Inf, |x| ≥ 2^31 or x below −2^15) takes [`full`] (out of line).
+/// −2^15 (from NaN, ±Inf, |x| ≥ 2^31 or x below −2^15) takes [`full`] (out of line, within
+/// the loop: its counters are not flushed for it).
 ///
 /// Per step: saturated = not within the range; inexact = not exact (a lane beyond the range
 /// is never exact); out of range = overflow; flushed.
@@ -172,7 +173,8 @@ unsafe fn lean<const R: i32, const U: bool, const W: usize>(
         let end = (i + FLUSH).min(steps);
         let mut acc = [zero; 3];
         let mut oor = zero;
-        // the steps from `i` on, up to a special one (no call in this loop)
+        // the steps from `i` on; a special one by the full rule (a call, without leaving
+        // the loop or flushing its counters)
         while i < end {
             let (Some(x), Some(y)) = (
                 src.get(4 * STEP * i..4 * STEP * (i + 1)),
@@ -188,7 +190,11 @@ unsafe fn lean<const R: i32, const U: bool, const W: usize>(
                 _mm512_packs_epi32(v[2], v[3]),
             ];
             if _mm512_cmpeq_epi16_mask(_mm512_min_epi16(w[0], w[1]), min16) != 0 {
-                break;
+                // SAFETY: the caller's guarantees; `y` is one step's output bytes at a
+                // multiple of their count from `dst`.
+                counts.add(&unsafe { full_step::<R, W>(d, x, y, stream) });
+                i += 1;
+                continue;
             }
             for (&x, &v) in xs.iter().zip(&v) {
                 count_lean_lanes(&mut acc, x, v, (lo, hi), one);
@@ -210,17 +216,6 @@ unsafe fn lean<const R: i32, const U: bool, const W: usize>(
         // 16-bit lane sums: pairs into 32-bit lanes, then as above
         let pairs = _mm512_madd_epi16(oor, _mm512_set1_epi16(1));
         wide_oor = _mm512_add_epi64(wide_oor, widen_sums(pairs));
-        if i < end
-            && let (Some(x), Some(y)) = (
-                src.get(4 * STEP * i..4 * STEP * (i + 1)),
-                dst.get_mut(out_step * i..out_step * (i + 1)),
-            )
-        {
-            // SAFETY: the caller's guarantees; `y` is one step's output bytes at a multiple
-            // of their count from `dst`.
-            counts.add(&unsafe { full_step::<R, W>(d, x, y, stream) });
-            i += 1;
-        }
     }
     let [within, exact, flushed] = wide.map(|w| _mm512_reduce_add_epi64(w) as u64);
     let oor = _mm512_reduce_add_epi64(wide_oor) as u64;
