@@ -102,6 +102,14 @@ pub enum TensorError {
         /// The limit broken.
         source: LimitError,
     },
+    /// A dimension has no position (a size-0 mapping such as `A = 0`).
+    #[error("nothing to stream: {dim} = m![{mapping}] has no positions")]
+    Empty {
+        /// The dimension.
+        dim: Dim,
+        /// Its mapping in m-notation.
+        mapping: String,
+    },
     /// The data does not hold one element per physical position.
     #[error("the data holds {got} elements but m![{layout}] has {expected} positions")]
     DataLength {
@@ -443,6 +451,13 @@ impl StreamTensor {
 /// `dims` (`[Chip, Cluster, Slice, Time, Packet]`).
 fn check_shape(dims: &[Mapping; 5], len: usize) -> Result<(), TensorError> {
     let [chip, cluster, slice, time, packet] = dims;
+    let named = [Dim::Chip, Dim::Cluster, Dim::Slice, Dim::Time, Dim::Packet];
+    if let Some((dim, m)) = named.into_iter().zip(dims).find(|(_, m)| m.size() == 0) {
+        return Err(TensorError::Empty {
+            dim,
+            mapping: m.m_notation(),
+        });
+    }
     for (dim, m, limit) in [
         (Dim::Cluster, cluster, CLUSTERS_PER_CHIP),
         (Dim::Slice, slice, SLICES_PER_CLUSTER),

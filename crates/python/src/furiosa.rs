@@ -100,10 +100,10 @@ impl Mapping {
     }
 }
 
-/// Reads a pipeline from its TOML text or, when `is_json`, from a JSON object with the same
-/// fields (a Python dict).
-fn pipeline(text: &str, is_json: bool) -> PyResult<Pipeline> {
-    let toml_text = if is_json {
+/// A pipeline's TOML text: `text` itself or, when `is_json`, the JSON object (a Python dict)
+/// written as TOML.
+pub(crate) fn pipeline_toml(text: &str, is_json: bool) -> PyResult<String> {
+    Ok(if is_json {
         let json: serde_json::Value = serde_json::from_str(text)
             .map_err(|e| raise(Kind::Furiosa, format!("the pipeline: {e}")))?;
         let value = toml::Value::try_from(json)
@@ -111,7 +111,13 @@ fn pipeline(text: &str, is_json: bool) -> PyResult<Pipeline> {
         toml::to_string(&value).map_err(|e| raise(Kind::Furiosa, format!("the pipeline: {e}")))?
     } else {
         text.to_string()
-    };
+    })
+}
+
+/// Reads a pipeline from its TOML text or, when `is_json`, from a JSON object with the same
+/// fields (a Python dict).
+fn pipeline(text: &str, is_json: bool) -> PyResult<Pipeline> {
+    let toml_text = pipeline_toml(text, is_json)?;
     Pipeline::parse(&toml_text).map_err(|e| to_py(Kind::Furiosa, &e))
 }
 

@@ -9,6 +9,7 @@ mod errors;
 mod file_cast;
 mod formats;
 mod furiosa;
+mod furiosa_kernel;
 mod layout;
 mod mx;
 mod stats;
@@ -35,6 +36,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<furiosa::Mapping>()?;
     m.add_function(wrap_pyfunction!(furiosa::furiosa_input, m)?)?;
     m.add_function(wrap_pyfunction!(furiosa::furiosa_run, m)?)?;
+    m.add_function(wrap_pyfunction!(furiosa_kernel::furiosa_kernel, m)?)?;
     m.add_function(wrap_pyfunction!(cerebras::cerebras_access, m)?)?;
     m.add_function(wrap_pyfunction!(cerebras::cerebras_run, m)?)?;
     m.add_function(wrap_pyfunction!(cerebras::cerebras_programs, m)?)?;

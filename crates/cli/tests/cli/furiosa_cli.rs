@@ -519,3 +519,29 @@ fn run_refuses_a_kernels_unknown_tensor_and_stdout_output() {
             "a kernel's outputs are written to .npy files",
         ));
 }
+
+/// The notation of issue item 9 (docs/furiosa-engines.md §11.3): axes and bracketed mappings
+/// as operands, braced constants, lower-case names, `A = 0` (sizes worked by hand).
+#[test]
+fn map_takes_the_extended_notation() {
+    for (expr, axes, mapping, size) in [
+        ("A / B", "A=8,B=4", "A / 4", "2"),
+        ("A # B", "A=3,B=8", "A # 8", "8"),
+        ("A / (B / 2)", "A=8,B=4", "A / 2", "4"),
+        ("A # {4 + 4}", "A=3", "A # 8", "8"),
+        ("a, b % 2", "a=3,b=4", "(a, b % 2)", "6"),
+        ("A = 0", "A=8", "A = 0", "0"),
+    ] {
+        npusim()
+            .args(["furiosa", "map", expr, "--axes", axes])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains(format!("mapping:    {mapping}\n")))
+            .stdout(predicate::str::contains(format!("size:       {size}\n")));
+    }
+    npusim()
+        .args(["furiosa", "map", "A / {8 / 3}", "--axes", "A=8"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("8 / 3 is not exact"));
+}

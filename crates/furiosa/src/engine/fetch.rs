@@ -19,7 +19,7 @@ use crate::dm::{DM_SLICE_BYTES, Dm, DmError, DmTensorView, Place};
 use crate::mapping::Mapping;
 use crate::mapping::sequence::Direction;
 use crate::sequencer::{Sequencer, SequencerError};
-use crate::tensor::{Position, combined_liveness};
+use crate::tensor::{Dim, Position, combined_liveness};
 use crate::{Codes, DType, StreamTensor, TensorError, TransitionError};
 
 /// Bytes a packet leaving the Fetch Engine (after any adapter stage) must be a multiple of
@@ -186,6 +186,15 @@ impl BeginTensor<'_> {
     ) -> Result<FetchPlan, FetchError> {
         let dtype = self.view.tensor().dtype();
         let element = self.view.element();
+        if let Some((dim, m)) = [(Dim::Time, time), (Dim::Packet, packet)]
+            .into_iter()
+            .find(|(_, m)| m.size() == 0)
+        {
+            return Err(FetchError::Tensor(TensorError::Empty {
+                dim,
+                mapping: m.m_notation(),
+            }));
+        }
         let seq = Sequencer::derive(element, time, packet, dtype, Direction::Read)?;
         let bits = dtype.bits();
         let address = self.view.address();

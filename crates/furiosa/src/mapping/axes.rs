@@ -7,7 +7,7 @@ use thiserror::Error;
 /// One declared axis: a name (`A`, `R16`, `Out`) and its size.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Axis {
-    /// The axis name: an uppercase ASCII letter, then ASCII letters, digits or `_`.
+    /// The axis name: an ASCII letter, then ASCII letters, digits or `_`.
     pub name: String,
     /// Number of coordinates along the axis (at least 1).
     pub size: usize,
@@ -30,7 +30,7 @@ pub struct Axes {
 pub enum AxesError {
     /// The name does not follow the axis-name rule.
     #[error(
-        "axis name `{0}` is invalid (rule: an uppercase ASCII letter followed by ASCII letters, digits or `_`)"
+        "axis name `{0}` is invalid (rule: an ASCII letter followed by ASCII letters, digits or `_`)"
     )]
     BadName(String),
     /// The axis was declared twice.
@@ -44,11 +44,13 @@ pub enum AxesError {
     Syntax(String),
 }
 
-/// Whether `name` is a legal axis name (uppercase ASCII letter, then alphanumerics or `_`).
+/// Whether `name` is a legal axis name (an ASCII letter, then alphanumerics or `_`). The
+/// vendor's `axes!` wants an upper-case first letter; npusim also takes lower case
+/// (`docs/furiosa-engines.md` §11.3, decision (b)).
 pub fn is_axis_name(name: &str) -> bool {
     let mut chars = name.chars();
     match chars.next() {
-        Some(c) if c.is_ascii_uppercase() => chars.all(|c| c.is_ascii_alphanumeric() || c == '_'),
+        Some(c) if c.is_ascii_alphabetic() => chars.all(|c| c.is_ascii_alphanumeric() || c == '_'),
         _ => false,
     }
 }
@@ -164,7 +166,12 @@ mod tests {
             Axes::parse("A=8,A=2"),
             Err(AxesError::Duplicate("A".into()))
         );
-        assert!(matches!(Axes::parse("a=8"), Err(AxesError::BadName(_))));
+        // Lower case is npusim's extension (docs/furiosa-engines.md §11.3 (b)).
+        assert_eq!(Axes::parse("a=8").unwrap().to_string(), "a = 8");
+        assert!(matches!(
+            Axes::parse("8a=8"),
+            Err(AxesError::Syntax(_) | AxesError::BadName(_))
+        ));
         assert!(matches!(Axes::parse("A=0"), Err(AxesError::ZeroSize(_))));
         assert!(matches!(Axes::parse(",A=4"), Err(AxesError::Syntax(_))));
         assert!(matches!(Axes::parse("A=4,,B=2"), Err(AxesError::Syntax(_))));

@@ -48,7 +48,7 @@ pub enum Form<'a> {
     Stride(&'a Mapping, usize),
     /// `L % n`: the first `n` positions of `L`, `n` dividing `L`'s size.
     Modulo(&'a Mapping, usize),
-    /// `L = n`: the first `n` positions of `L`, `1 <= n <= ` `L`'s size.
+    /// `L = n`: the first `n` positions of `L`, `0 <= n <= ` `L`'s size.
     Resize(&'a Mapping, usize),
     /// `L # n` / `L #{0} n` / `L #{!} n`: `L` followed by padding up to size `n >= ` `L`'s size.
     Padding(&'a Mapping, usize, PaddingKind),
@@ -85,9 +85,9 @@ pub enum ShapeError {
         /// The modulo.
         n: usize,
     },
-    /// `L = n` with `n` larger than `L`'s size (or 0).
+    /// `L = n` with `n` larger than `L`'s size.
     #[error(
-        "`{mapping}`: resize {n} is larger than the size {size} of `{inner}` (rule: a resize takes 1 to {size} positions)"
+        "`{mapping}`: resize {n} is larger than the size {size} of `{inner}` (rule: a resize takes 0 to {size} positions)"
     )]
     Resize {
         /// The rejected mapping in m-notation.
@@ -194,10 +194,11 @@ impl Mapping {
         Ok(Mapping::assemble(Node::Modulo(Box::new(self), n)))
     }
 
-    /// `self = n`; `1 <= n <= size`.
+    /// `self = n`; `0 <= n <= size` (`A = 0` is the empty mapping of an empty tile; engines
+    /// refuse a stream of size 0).
     pub fn resize(self, n: usize) -> Result<Mapping, ShapeError> {
         let size = self.size;
-        if n == 0 || n > size {
+        if n > size {
             return Err(ShapeError::Resize {
                 mapping: format!("{self} = {n}"),
                 inner: self.to_string(),

@@ -7,8 +7,16 @@
 //! mapping0 := mapping1 "," mapping0 | mapping1 [","]
 //! mapping1 := mapping1 ("/" | "%" | "=" | "#" | "#{*}" | "#{0}" | "#{!}") num | atom
 //! atom     := Axis | Nat | "(" mapping0 ")" | "[" mapping0 "]" | "{" mapping0 "}"
-//! num      := Nat | "{" Nat "}"
+//! num      := Nat | Axis | "(" mapping0 ")" | "[" mapping0 "]" | "{" const "}"
+//! const    := term (("+" | "-") term)*
+//! term     := factor (("*" | "/" | "%") factor)*
+//! factor   := Nat | Axis | "(" const ")"
 //! ```
+//!
+//! An operand that is an axis or a bracketed mapping stands for its size (`A / B` is
+//! `A / B.SIZE`); a braced constant expression is evaluated with overflow, negative results
+//! and inexact division refused (`docs/furiosa-engines.md` §11.3). `+`, `-` and `*` exist only
+//! inside such braces.
 
 use std::fmt;
 
@@ -64,6 +72,9 @@ enum Tok {
     Percent,
     Eq,
     Hash(PaddingKind),
+    Plus,
+    Minus,
+    Star,
     Open(char),
     Close(char),
     End,
@@ -79,6 +90,9 @@ impl fmt::Display for Tok {
             Tok::Percent => f.write_str("`%`"),
             Tok::Eq => f.write_str("`=`"),
             Tok::Hash(k) => write!(f, "`{}`", k.operator()),
+            Tok::Plus => f.write_str("`+`"),
+            Tok::Minus => f.write_str("`-`"),
+            Tok::Star => f.write_str("`*`"),
             Tok::Open(c) | Tok::Close(c) => write!(f, "`{c}`"),
             Tok::End => f.write_str("end of input"),
         }
@@ -100,7 +114,9 @@ fn lex(text: &str) -> Result<Vec<(Tok, usize)>, (usize, String)> {
             Err(e) => lexemes.push(Err(e)),
         }
     }
-    let mut toks = Vec::new();
+    let mut toks: Vec<(Tok, usize)> = Vec::new();
+    // Depth of the braces of a constant operand (`A # {4 + 4}`), where `+ - *` are tokens.
+    let mut constant = 0usize;
     let mut i = 0;
     while let Some(lexeme) = lexemes.get(i) {
         let lexeme = match lexeme {
@@ -123,12 +139,27 @@ fn lex(text: &str) -> Result<Vec<(Tok, usize)>, (usize, String)> {
             Token::Slash => Tok::Slash,
             Token::Percent => Tok::Percent,
             Token::Eq => Tok::Eq,
+            Token::Plus if constant > 0 => Tok::Plus,
+            Token::Minus if constant > 0 => Tok::Minus,
+            Token::Star if constant > 0 => Tok::Star,
             Token::LParen => Tok::Open('('),
             Token::LBracket => Tok::Open('['),
-            Token::LBrace => Tok::Open('{'),
+            Token::LBrace => {
+                let operand = matches!(
+                    toks.last(),
+                    Some((Tok::Slash | Tok::Percent | Tok::Eq | Tok::Hash(_), _))
+                );
+                if constant > 0 || operand {
+                    constant += 1;
+                }
+                Tok::Open('{')
+            }
             Token::RParen => Tok::Close(')'),
             Token::RBracket => Tok::Close(']'),
-            Token::RBrace => Tok::Close('}'),
+            Token::RBrace => {
+                constant = constant.saturating_sub(1);
+                Tok::Close('}')
+            }
             Token::Hash => {
                 // `#{*}`, `#{0}`, `#{!}` are fill-kind markers; any other brace group after `#`
                 // is an escaped number and is left to the parser.
@@ -230,17 +261,137 @@ impl Parser<'_> {
         }
     }
 
+    /// The operand of `/ % = #`: a number, an axis or a bracketed mapping (its size), or a
+    /// braced constant expression.
     fn num(&mut self, after: &Tok) -> PResult<usize> {
+        match self.peek().clone() {
+            (Tok::Nat(n), _) => {
+                self.bump();
+                Ok(n)
+            }
+            (Tok::Ident(_) | Tok::Open('(' | '['), _) => Ok(self.atom()?.size()),
+            (Tok::Open('{'), col) => {
+                self.bump();
+                let n = self.constant()?;
+                match self.bump() {
+                    (Tok::Close('}'), _) => Ok(n),
+                    (t, c) => syntax(
+                        c,
+                        format!("expected `}}` closing the `{{` at column {col}, found {t}"),
+                    ),
+                }
+            }
+            (t, c) => {
+                let hint = if matches!(after, Tok::Hash(PaddingKind::Zero)) {
+                    " (`#{0}` is read as the zero-fill marker, which takes a size after it; to pad to the constant 0 write `# 0`)"
+                } else {
+                    ""
+                };
+                syntax(
+                    c,
+                    format!(
+                        "expected a number, an axis or a bracketed mapping after {after}, found {t}{hint}"
+                    ),
+                )
+            }
+        }
+    }
+
+    /// `const := term (("+" | "-") term)*`.
+    fn constant(&mut self) -> PResult<usize> {
+        let mut v = self.term()?;
+        loop {
+            let (tok, col) = self.peek().clone();
+            let add = match tok {
+                Tok::Plus => true,
+                Tok::Minus => false,
+                _ => return Ok(v),
+            };
+            self.bump();
+            let r = self.term()?;
+            v = if add {
+                v.checked_add(r)
+            } else {
+                v.checked_sub(r)
+            }
+            .ok_or_else(|| {
+                let op = if add { '+' } else { '-' };
+                (
+                    col,
+                    ParseErrorKind::Syntax(format!(
+                        "{v} {op} {r} is out of range (rule: a constant is a size, 0 to {})",
+                        usize::MAX
+                    )),
+                )
+            })?;
+        }
+    }
+
+    /// `term := factor (("*" | "/" | "%") factor)*`.
+    fn term(&mut self) -> PResult<usize> {
+        let mut v = self.factor()?;
+        loop {
+            let (tok, col) = self.peek().clone();
+            if !matches!(tok, Tok::Star | Tok::Slash | Tok::Percent) {
+                return Ok(v);
+            }
+            self.bump();
+            let r = self.factor()?;
+            let op = match tok {
+                Tok::Star => '*',
+                Tok::Slash => '/',
+                _ => '%',
+            };
+            let fail = |why: &str| (col, ParseErrorKind::Syntax(format!("{v} {op} {r} {why}")));
+            v = match tok {
+                Tok::Star => v.checked_mul(r).ok_or_else(|| fail("overflows"))?,
+                _ if r == 0 => return Err(fail("divides by zero")),
+                Tok::Slash if !v.is_multiple_of(r) => {
+                    return Err(fail("is not exact (rule: a constant divides exactly)"));
+                }
+                Tok::Slash => v / r,
+                _ => v % r,
+            };
+        }
+    }
+
+    /// `factor := Nat | Axis | "(" const ")"`.
+    fn factor(&mut self) -> PResult<usize> {
         match self.bump() {
             (Tok::Nat(n), _) => Ok(n),
-            (Tok::Open('{'), _) => match self.bump() {
-                (Tok::Nat(n), _) => match self.bump() {
-                    (Tok::Close('}'), _) => Ok(n),
-                    (t, c) => syntax(c, format!("expected `}}` closing the number, found {t}")),
-                },
-                (t, c) => syntax(c, format!("expected a number inside `{{ }}`, found {t}")),
+            (Tok::Ident(name), col) => match self.axes.get(&name) {
+                Some(a) => Ok(a.size),
+                None => Err((col, self.unknown(name))),
             },
-            (t, c) => syntax(c, format!("expected a number after {after}, found {t}")),
+            (Tok::Open('('), col) => {
+                let v = self.constant()?;
+                match self.bump() {
+                    (Tok::Close(')'), _) => Ok(v),
+                    (t, c) => syntax(
+                        c,
+                        format!("expected `)` closing the `(` at column {col}, found {t}"),
+                    ),
+                }
+            }
+            (t @ (Tok::Plus | Tok::Minus | Tok::Star), c) => {
+                let ch = t.to_string().trim_matches('`').to_string();
+                syntax(c, format!("unexpected character `{ch}`"))
+            }
+            (t, c) => syntax(
+                c,
+                format!("expected a number, an axis or `(` in a constant, found {t}"),
+            ),
+        }
+    }
+
+    fn unknown(&self, name: String) -> ParseErrorKind {
+        ParseErrorKind::UnknownAxis {
+            name,
+            declared: if self.axes.iter().next().is_none() {
+                "none".to_string()
+            } else {
+                self.axes.to_string()
+            },
         }
     }
 
@@ -248,17 +399,7 @@ impl Parser<'_> {
         match self.bump() {
             (Tok::Ident(name), col) => match self.axes.get(&name) {
                 Some(a) => Ok(Mapping::axis(a)),
-                None => Err((
-                    col,
-                    ParseErrorKind::UnknownAxis {
-                        name,
-                        declared: if self.axes.iter().next().is_none() {
-                            "none".to_string()
-                        } else {
-                            self.axes.to_string()
-                        },
-                    },
-                )),
+                None => Err((col, self.unknown(name))),
             },
             (Tok::Nat(n), col) => Mapping::broadcast(n).map_err(|e| (col, e.into())),
             (Tok::Open(open), col) => {

@@ -18,8 +18,9 @@ use crate::engine::fetch::{FetchError, begin};
 use crate::engine::fetch_cast::FETCH_CAST_LATENCY;
 use crate::engine::fetch_mask::FETCH_MASK_LATENCY;
 use crate::engine::fetch_table_lookup::FETCH_TABLE_LOOKUP_LATENCY;
+use crate::engine::switch::{SwitchConfig, SwitchError};
 use crate::engine::vector::{VectorError, VectorTensor};
-use crate::schedule::{Context, EngineRecord, InvocationSchedule, Schedule};
+use crate::schedule::{Context, Engine, EngineRecord, InvocationSchedule, Schedule};
 use crate::{CastError, CastProfile, DType, StreamTensor};
 
 /// Why an engine of a kernel refused.
@@ -34,6 +35,9 @@ pub enum EngineError {
     /// The Collect Engine.
     #[error(transparent)]
     Collect(#[from] CollectError),
+    /// The Switch Engine.
+    #[error(transparent)]
+    Switch(#[from] SwitchError),
     /// The Vector Engine.
     #[error(transparent)]
     Vector(#[from] VectorError),
@@ -396,6 +400,37 @@ impl Kernel {
                 (State::Stream(t), StageSpec::FetchCast { dtype }) => {
                     State::Stream(t.fetch_cast_to(*dtype).map_err(|e| engine(e.into()))?)
                 }
+                (
+                    State::Stream(t),
+                    StageSpec::Switch {
+                        slice,
+                        time,
+                        config,
+                        slice1,
+                        slice0,
+                        time0,
+                        ring_size,
+                    },
+                ) => {
+                    let (slice, time) = (m("slice", slice)?, m("time", time)?);
+                    let config = switch_config(config, *slice1, *slice0, *time0, *ring_size)
+                        .map_err(|reason| order(&reason))?;
+                    let plan = t
+                        .switch_plan(&slice, &time, config)
+                        .map_err(|e| engine(e.into()))?;
+                    push(
+                        &mut inv,
+                        EngineRecord::new(
+                            Engine::Switch,
+                            plan.time_steps as u64,
+                            (plan.ring_size * plan.flits_per_packet) as u64,
+                        ),
+                    );
+                    State::Stream(
+                        t.switch(&slice, &time, config)
+                            .map_err(|e| engine(e.into()))?,
+                    )
+                }
                 (State::Stream(t), StageSpec::Collect { time, packet }) => {
                     let (time, packet) = (m("time", time)?, m("packet", packet)?);
                     let c = t.collect(&time, &packet).map_err(|e| engine(e.into()))?;
@@ -473,7 +508,7 @@ impl Kernel {
                 }
                 (State::Stream(_), _) => {
                     return Err(order(
-                        "is not a stage of a stream outside the Vector Engine (fetch adapter, collect, vector_init, cast, commit_trim, commit_cast, commit)",
+                        "is not a stage of a stream outside the Vector Engine (fetch adapter, switch, collect, vector_init, cast, commit_trim, commit_cast, commit)",
                     ));
                 }
                 (State::Vector(v), StageSpec::VectorFinal) => {
@@ -496,6 +531,51 @@ impl Kernel {
             None => Ok(()),
         }
     }
+}
+
+/// The switch configuration a `switch` stage names, with the sizes its variant takes.
+fn switch_config(
+    name: &str,
+    slice1: Option<usize>,
+    slice0: Option<usize>,
+    time0: Option<usize>,
+    ring_size: Option<usize>,
+) -> Result<SwitchConfig, String> {
+    let need = |v: Option<usize>, key: &str| {
+        v.ok_or_else(|| format!("config {name} needs the key `{key}`"))
+    };
+    Ok(match name {
+        "Broadcast01" => SwitchConfig::Broadcast01 {
+            slice1: need(slice1, "slice1")?,
+            slice0: need(slice0, "slice0")?,
+            time0: need(time0, "time0")?,
+        },
+        "Broadcast1" => SwitchConfig::Broadcast1 {
+            slice1: need(slice1, "slice1")?,
+            slice0: need(slice0, "slice0")?,
+        },
+        "Transpose" => SwitchConfig::Transpose {
+            slice1: need(slice1, "slice1")?,
+            slice0: need(slice0, "slice0")?,
+        },
+        "InterTranspose" => SwitchConfig::InterTranspose {
+            slice1: need(slice1, "slice1")?,
+            slice0: need(slice0, "slice0")?,
+            time0: need(time0, "time0")?,
+        },
+        "TransposedBroadcast1" => SwitchConfig::TransposedBroadcast1 {
+            slice1: need(slice1, "slice1")?,
+            slice0: need(slice0, "slice0")?,
+        },
+        "CustomBroadcast" => SwitchConfig::CustomBroadcast {
+            ring_size: need(ring_size, "ring_size")?,
+        },
+        other => {
+            return Err(format!(
+                "unknown config `{other}` (one of Broadcast01, Broadcast1, Transpose, InterTranspose, TransposedBroadcast1, CustomBroadcast)"
+            ));
+        }
+    })
 }
 
 /// Records `record` in the invocation under way.

@@ -147,6 +147,28 @@ pub enum StageSpec {
         /// Output type.
         dtype: DType,
     },
+    /// `.switch::<OutSlice, OutTime>(config)`: `config` names the variant, its sizes are keys.
+    Switch {
+        /// OutSlice, m-notation.
+        slice: String,
+        /// OutTime, m-notation.
+        time: String,
+        /// The variant: Broadcast01, Broadcast1, Transpose, InterTranspose,
+        /// TransposedBroadcast1 or CustomBroadcast.
+        config: String,
+        /// `slice1` of the variants that take it.
+        #[serde(default)]
+        slice1: Option<usize>,
+        /// `slice0` of the variants that take it.
+        #[serde(default)]
+        slice0: Option<usize>,
+        /// `time0` of Broadcast01 and InterTranspose.
+        #[serde(default)]
+        time0: Option<usize>,
+        /// `ring_size` of CustomBroadcast.
+        #[serde(default)]
+        ring_size: Option<usize>,
+    },
     /// `.collect::<Time2, Packet2>()` (the key names are `time` and `packet`).
     Collect {
         /// Time2, m-notation.
@@ -190,6 +212,7 @@ impl StageSpec {
                 | StageSpec::FetchTableLookup { .. }
                 | StageSpec::FetchCast { .. }
                 | StageSpec::Collect { .. }
+                | StageSpec::Switch { .. }
                 | StageSpec::CommitTrim { .. }
                 | StageSpec::CommitCast
                 | StageSpec::CommitCastRelu
@@ -223,6 +246,7 @@ impl StageSpec {
             StageSpec::FetchTableLookup { .. } => "fetch_table_lookup",
             StageSpec::FetchCast { .. } => "fetch_cast",
             StageSpec::Collect { .. } => "collect",
+            StageSpec::Switch { .. } => "switch",
             StageSpec::CommitTrim { .. } => "commit_trim",
             StageSpec::CommitCast => "commit_cast",
             StageSpec::CommitCastRelu => "commit_cast_relu",

@@ -32,6 +32,31 @@ impl fmt::Display for InvocationSchedule {
     }
 }
 
+impl InvocationSchedule {
+    /// The schedule on one line: `fetch 16, collect 16, vector 16 + fill 3, cast 16 from 3,
+    /// commit 16 from 3: 19 cycles` (busy cycles, then fill, start and stall when not 0).
+    pub fn summary(&self) -> String {
+        let parts: Vec<String> = self
+            .engines
+            .iter()
+            .map(|e| {
+                let mut p = format!("{} {}", e.record.engine.name(), e.busy);
+                if e.record.fill > 0 {
+                    p += &format!(" + fill {}", e.record.fill);
+                }
+                if e.start > 0 {
+                    p += &format!(" from {}", e.start);
+                }
+                if e.stall > 0 {
+                    p += &format!(" (stall {})", e.stall);
+                }
+                p
+            })
+            .collect();
+        format!("{}: {} cycles", parts.join(", "), self.total)
+    }
+}
+
 impl fmt::Display for Schedule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, s) in self.invocations.iter().enumerate() {

@@ -171,3 +171,52 @@ fn kernel_files_refuse_what_they_cannot_run() {
         "{e}"
     );
 }
+
+/// W1 as a kernel file (§5.3): the switch moves slice s's packets to output slice j with
+/// s = 2·(j % 2) + j / 2; the logical tensor is unchanged; the schedule is switch-bound (8).
+#[test]
+fn w1_switch_in_a_kernel_file() {
+    let text = "axes = \"S=4, T=2, P=8\"\n\
+        [[dm]]\nname = \"x\"\ndtype = \"i8\"\nchip = \"1\"\ncluster = \"1\"\nslice = \"S\"\n\
+        element = \"T, P\"\naddress = 0\n\
+        [[stage]]\nop = \"begin\"\ntensor = \"x\"\n\
+        [[stage]]\nop = \"fetch\"\ntime = \"T\"\npacket = \"P\"\n\
+        [[stage]]\nop = \"switch\"\nslice = \"S % 2, S / 2\"\ntime = \"T\"\n\
+        config = \"Transpose\"\nslice1 = 2\nslice0 = 2\n\
+        [[stage]]\nop = \"collect\"\ntime = \"T\"\npacket = \"P # 32\"\n\
+        [[stage]]\nop = \"commit_trim\"\npacket = \"P\"\n\
+        [[stage]]\nop = \"commit\"\nelement = \"T, P\"\nname = \"y\"\naddress = 16\n";
+    let k = kernel(text);
+    let x: Vec<u64> = (0..64).collect();
+    let run = k
+        .run(&[("x".into(), KernelInput::Codes(x.clone()))])
+        .expect("run");
+    assert_eq!(run.values("y").expect("y"), x, "the logical tensor is kept");
+    for j in 0..4usize {
+        let s = 2 * (j % 2) + j / 2;
+        let id = npusim_furiosa::dm::SliceId {
+            chip: 0,
+            cluster: 0,
+            slice: j,
+        };
+        let want: Vec<u8> = (0..16).map(|i| (16 * s + i) as u8).collect();
+        assert_eq!(
+            run.dm.read_bytes(id, 16, 16).expect("read"),
+            want,
+            "slice {j}"
+        );
+    }
+    assert_eq!(run.schedule.makespan, 8);
+    assert_eq!(
+        run.schedule.invocations[0].invocation.summary(),
+        "fetch 2, switch 8, collect 2 (stall 6), commit 2 (stall 6): 8 cycles"
+    );
+    let e = kernel(&text.replace("slice0 = 2\n", ""))
+        .run(&[])
+        .expect_err("slice0 missing")
+        .to_string();
+    assert_eq!(
+        e,
+        "stage 3 (switch): config Transpose needs the key `slice0`"
+    );
+}

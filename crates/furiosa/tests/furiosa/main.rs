@@ -22,6 +22,7 @@ mod kernel_file;
 mod kernel_size;
 mod mapping_goldens;
 mod mapping_lexing;
+mod mapping_notation;
 mod mapping_props;
 mod narrow_trim;
 mod pipeline_file;

@@ -133,6 +133,10 @@ collect  |       6 |           1 |       6 |     0 |       0 |      18 |      12
 commit   |       6 |           1 |       6 |     0 |       0 |      18 |      12
 makespan 18 cycles per slice (model furiosa-rngd-v2; engines stream concurrently, FIFOs deep enough that no engine is held back)";
     assert_eq!(s.to_string(), want);
+    assert_eq!(
+        s.invocations[0].invocation.summary(),
+        "fetch 18, collect 6 (stall 12), commit 6 (stall 12): 18 cycles"
+    );
 }
 
 /// The Chrome trace of M1, written out by hand from §10.3's rules.

@@ -13,7 +13,7 @@ from . import _native
 from ._arrays import as_array, with_format
 from ._dtypes import dtype_for, dtype_of
 
-__all__ = ["Mapping", "run", "RunResult"]
+__all__ = ["Mapping", "run", "RunResult", "run_kernel", "KernelResult"]
 
 #: ``Mapping(expr, **axes)``: a mapping expression (the text inside ``m![...]``) over the
 #: axes given as keywords; ``.size``, ``.cell(i)``, ``.cells()``, ``.normalize()``.
@@ -76,3 +76,49 @@ def run(pipeline, input=None) -> RunResult:
     out = r["output"].view(dt) if dt is not None else r["output"]
     return RunResult(with_format(out, r["output_format"]), r["layout"], r["stages"],
                      r["cycles"], r["cycles_text"])
+
+
+class KernelResult(NamedTuple):
+    """What a kernel file produced: every DM tensor (declared and committed) as an array of
+    its logical shape, a line per stage, the schedule's makespan (cycles per slice), its text
+    and its Chrome trace (JSON text)."""
+
+    tensors: dict
+    stages: list
+    cycles: int
+    schedule: str
+    trace: str
+
+
+def run_kernel(pipeline, inputs=None) -> KernelResult:
+    """Runs a kernel file (a pipeline file with ``[[dm]]`` tensors, given as its path or a
+    dict of its fields) from DM to DM. ``inputs`` maps a DM tensor's name to an array of its
+    logical shape (its ``logical`` axis order) and element type; tensors without one hold the
+    ramp 0, 1, 2, ... as ``npusim furiosa run`` does.
+
+    >>> k = {"axes": "B=4, A=8",
+    ...      "dm": [{"name": "x", "dtype": "i32", "chip": "1", "cluster": "1", "slice": "1",
+    ...              "element": "B, A", "address": 0}],
+    ...      "stage": [{"op": "begin", "tensor": "x"},
+    ...                {"op": "fetch", "time": "B", "packet": "A"},
+    ...                {"op": "collect", "time": "B", "packet": "A"},
+    ...                {"op": "cast", "dtype": "i8", "out_packet": "A # 32"},
+    ...                {"op": "commit_trim", "packet": "A"},
+    ...                {"op": "commit", "element": "B, A", "name": "y", "address": 128}]}
+    >>> x = np.arange(32, dtype=np.int32).reshape(4, 8) * 37 - 500
+    >>> r = npusim.furiosa.run_kernel(k, {"x": x})
+    >>> r.tensors["y"][0, :3], r.cycles
+    (array([12, 49, 86], dtype=int8), 4)
+    """
+    text, is_json = _pipeline_text(pipeline)
+    given = []
+    for name, value in (inputs or {}).items():
+        arr = np.ascontiguousarray(as_array(value)).reshape(-1)
+        given.append((name, dtype_of(arr), arr.view(np.uint8)))
+    r = _native.furiosa_kernel(text, is_json, given)
+    tensors = {}
+    for name, (fmt, _order, shape, data) in r["tensors"].items():
+        dt = dtype_for(fmt)
+        arr = data.view(dt) if dt is not None else data
+        tensors[name] = with_format(arr.reshape(shape), fmt)
+    return KernelResult(tensors, r["stages"], r["cycles"], r["schedule"], r["trace"])

@@ -25,3 +25,13 @@ class RunResult(NamedTuple):
 
 def run(pipeline: Union[str, "os.PathLike[str]", dict[str, Any]],
         input: Optional[Any] = ...) -> RunResult: ...
+
+class KernelResult(NamedTuple):
+    tensors: dict[str, Any]
+    stages: list[str]
+    cycles: int
+    schedule: str
+    trace: str
+
+def run_kernel(pipeline: Union[str, "os.PathLike[str]", dict[str, Any]],
+               inputs: Optional[dict[str, Any]] = ...) -> KernelResult: ...
