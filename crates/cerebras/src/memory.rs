@@ -150,6 +150,10 @@ pub struct PeMemory {
     words: Vec<u16>,
     arrays: Vec<Array>,
     next: i64,
+    /// While `journaling`: the words stores overwrote, `(address, old value)` in store
+    /// order, so that they can be put back ([`PeMemory::journal_undo`]).
+    journal: Vec<(u32, u16)>,
+    journaling: bool,
 }
 
 impl PartialEq for PeMemory {
@@ -185,7 +189,36 @@ impl PeMemory {
             words: Vec::new(),
             arrays: Vec::new(),
             next: 0,
+            journal: Vec::new(),
+            journaling: false,
         }
+    }
+
+    /// Starts recording what stores overwrite (a recording already going on is kept).
+    pub(crate) fn journal_start(&mut self) {
+        if !self.journaling {
+            self.journal.clear();
+            self.journaling = true;
+        }
+    }
+
+    /// Stops recording and forgets what was recorded: the stores stand.
+    pub(crate) fn journal_commit(&mut self) {
+        self.journaling = false;
+        self.journal.clear();
+    }
+
+    /// Stops recording and puts back every word overwritten since
+    /// [`PeMemory::journal_start`], last store first.
+    pub(crate) fn journal_undo(&mut self) {
+        if self.journaling {
+            for &(w, old) in self.journal.iter().rev() {
+                if let Some(word) = self.words.get_mut(w as usize) {
+                    *word = old;
+                }
+            }
+        }
+        self.journal_commit();
     }
 
     /// Every word of the memory, the zeros above the held part included.
@@ -321,6 +354,14 @@ impl PeMemory {
     }
 
     fn check(&self, word: i64, ty: ElemTy) -> Result<usize, MemoryError> {
+        let words = i64::from(ty.words());
+        // inside the memory and aligned: the usual case, without building the limit
+        if word >= 0
+            && word <= i64::from(self.arch.memory_words()) - words
+            && (words == 1 || word % 2 == 0)
+        {
+            return Ok(word as usize);
+        }
         let limit = self.arch.memory_limit();
         for w in [word, word + i64::from(ty.words()) - 1] {
             limit
@@ -353,6 +394,11 @@ impl PeMemory {
             let total = self.arch.memory_words() as usize;
             let grown = top.div_ceil(PeMemory::GROWTH_WORDS) * PeMemory::GROWTH_WORDS;
             self.words.resize(grown.min(total).max(top), 0);
+        }
+        if self.journaling {
+            for a in w..top {
+                self.journal.push((a as u32, self.words[a]));
+            }
         }
         self.words[w] = bits as u16;
         if ty.words() == 2 {

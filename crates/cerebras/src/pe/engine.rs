@@ -72,6 +72,18 @@ impl SourceValues {
     }
 }
 
+/// Operands a [`RunningOp::mark`] holds the places of (a destination and three sources).
+pub(crate) const MARKED_PORTS: usize = 4;
+
+/// Where a [`RunningOp`] is, to go back to.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct OpMark {
+    n: u64,
+    reg: Option<u32>,
+    carry: u32,
+    places: [i64; MARKED_PORTS],
+}
+
 /// An operation in progress (spec §11's per-element engine, shared by synchronous and
 /// asynchronous execution): its ports, the elements done and what it gathered so far.
 pub struct RunningOp {
@@ -154,6 +166,42 @@ impl RunningOp {
             .enumerate()
             .filter_map(|(k, f)| Some((k, f?)))
             .collect()
+    }
+
+    /// Whether every element of the operation touches only its PE's memory (every operand a
+    /// memory walk, a scalar or a pointer) and it is synchronous: nothing outside the PE can
+    /// change what its remaining elements do, and they neither wait nor activate tasks.
+    pub fn is_pe_local(&self) -> bool {
+        !self.asynchronous && !self.on_control && self.ports.iter().all(Port::is_pe_local)
+    }
+
+    /// Where the operation is (its element, running register, carry and its memory ports'
+    /// places), to go back to with [`RunningOp::reset`]; `None` when it has more than
+    /// [`MARKED_PORTS`] operands or walks a `mem4d` (its odometer is not marked).
+    pub(crate) fn mark(&self) -> Option<OpMark> {
+        if self.ports.len() > MARKED_PORTS || !self.activated.is_empty() {
+            return None;
+        }
+        let mut places = [0; MARKED_PORTS];
+        for (place, port) in places.iter_mut().zip(&self.ports) {
+            *place = port.place()?;
+        }
+        Some(OpMark {
+            n: self.n,
+            reg: self.reg,
+            carry: self.carry,
+            places,
+        })
+    }
+
+    /// Goes back to `mark`, taken of this operation.
+    pub(crate) fn reset(&mut self, mark: &OpMark) {
+        self.n = mark.n;
+        self.reg = mark.reg;
+        self.carry = mark.carry;
+        for (port, &place) in self.ports.iter_mut().zip(&mark.places) {
+            port.set_place(place);
+        }
     }
 
     /// Tasks activated by FIFO push/pop events since the last call.

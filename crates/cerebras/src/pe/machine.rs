@@ -8,7 +8,7 @@
 use npusim_hw::CycleEstimate;
 
 use super::offsets::Offsets;
-use super::port::{Port, dsd_base, fabric_length, position};
+use super::port::{MemAt, Port, dsd_base, fabric_length, position};
 use crate::arch::Arch;
 use crate::dsd::{CircBuf, Dsd, DsdError, Fifo, FifoConfig, Mem4d};
 use crate::elem::ElemTy;
@@ -374,7 +374,7 @@ impl Pe {
             }
             Operand::Fifo(id) => Port::Fifo(id.0),
             Operand::Scalar(s) => Port::Scalar(s.bits),
-            Operand::Ptr(b) => Port::Ptr(b.clone()),
+            Operand::Ptr(b) => Port::Ptr(MemAt::of(b)),
         })
     }
 
@@ -386,7 +386,7 @@ impl Pe {
     ) -> Result<Port, OpError> {
         Ok(match d {
             Dsd::Mem1d(m) => Port::Mem {
-                base: m.base.clone(),
+                base: MemAt::of(&m.base),
                 offsets: Offsets::Line {
                     next: i64::from(m.offset),
                     stride: i64::from(m.stride),
@@ -394,7 +394,7 @@ impl Pe {
                 index: index_of(m.wavelet_index_offset)?,
             },
             Dsd::Mem4d(m) => Port::Mem {
-                base: m.base.clone(),
+                base: MemAt::of(&m.base),
                 offsets: Offsets::walk(
                     i64::from(m.offset),
                     m.extent.clone(),
@@ -406,7 +406,7 @@ impl Pe {
                 let wrap = i64::from(c.wraparound.max(1));
                 let head = i64::from(head);
                 Port::Mem {
-                    base: c.base.clone(),
+                    base: MemAt::of(&c.base),
                     offsets: Offsets::Circular { head, n: 0, wrap },
                     index: 0,
                 }

@@ -12,6 +12,7 @@ use super::error::SimError;
 use super::label::Label;
 use super::pe_state::{MainThread, PeCycle};
 use super::pe_step::{PeStep, TraceMix};
+use super::run_ahead::RunAhead;
 use super::task::{Action, CallCtx, TEARDOWN_TASK_ID, TaskKind};
 use super::trace::{EventKind, Thread};
 use crate::arch::Arch;
@@ -85,6 +86,10 @@ impl PeStep<'_> {
     /// One element of the main thread's synchronous operation (advanced where it sits).
     fn step_sync_op(&mut self, k: usize, cycle: u64, out: &mut PeCycle) -> Result<(), SimError> {
         let st = &mut self.pes[k];
+        if let Some(e) = RunAhead::take_error(st) {
+            let label = st.main.current.take().map(|(_, l, _)| l.to_string());
+            return Err(self.op_error(k, cycle, label.unwrap_or_default(), e));
+        }
         let Some((run, _, _)) = st.main.current.as_mut() else {
             return Ok(());
         };
@@ -117,6 +122,7 @@ impl PeStep<'_> {
                     self.trace.add(v);
                 }
                 self.pes[k].main.waiting = None;
+                self.run_ahead(k, cycle);
             }
             Progress::Done(o) => {
                 out.progressed = true;
@@ -173,6 +179,7 @@ impl PeStep<'_> {
             waiting: None,
             teardown: None,
             map: None,
+            ahead: RunAhead::default(),
         };
         st.stats.tasks_started += 1;
         out.progressed = true;
