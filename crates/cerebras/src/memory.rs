@@ -430,17 +430,18 @@ impl PeMemory {
 
     /// Writes the whole array from typed values, row-major.
     pub fn write<T: Element>(&mut self, name: &str, values: &[T]) -> Result<(), MemoryError> {
-        let a = self.typed(name, T::TY)?.clone();
-        if values.len() as u64 != a.elements() {
+        let a = self.typed(name, T::TY)?;
+        let (word_addr, elements) = (a.word_addr, a.elements());
+        if values.len() as u64 != elements {
             return Err(MemoryError::Length {
                 name: name.to_string(),
-                elements: a.elements(),
+                elements,
                 given: values.len() as u64,
             });
         }
         let step = i64::from(T::TY.words());
         for (n, v) in values.iter().enumerate() {
-            self.store(a.word_addr + n as i64 * step, T::TY, v.to_bits())?;
+            self.store(word_addr + n as i64 * step, T::TY, v.to_bits())?;
         }
         Ok(())
     }

@@ -16,8 +16,8 @@ use crate::fabric::PeQueues;
 use crate::ids::LocalTaskId;
 use crate::memory::PeMemory;
 use crate::ops::Fp16Format;
+use crate::ops::Op;
 use crate::ops::OpError;
-use crate::ops::{Class, Op};
 use crate::ops::{DsrId, FifoId, Operand};
 
 /// Which operand's length an operation takes (spec §4.1).
@@ -268,18 +268,18 @@ impl Pe {
     }
 
     pub(super) fn validate(&self, op: Op, ops: &[&Operand]) -> Result<(), OpError> {
-        let form: String = ops.iter().map(|o| o.letter()).collect();
-        if !op.forms().contains(&form.as_str()) {
+        let is_form =
+            |f: &&str| f.len() == ops.len() && f.chars().zip(ops).all(|(c, o)| c == o.letter());
+        if !op.forms().iter().any(is_form) {
+            let form: String = ops.iter().map(|o| o.letter()).collect();
             return Err(OpError::Form {
                 op: op.name(),
                 form,
                 accepted: op.forms().join(", "),
             });
         }
-        let classes: Vec<Class> = std::iter::once(op.dest_class())
-            .chain(op.source_classes().iter().copied())
-            .collect();
-        for (k, (o, class)) in ops.iter().zip(&classes).enumerate() {
+        let classes = std::iter::once(op.dest_class()).chain(op.source_classes().iter().copied());
+        for (k, (o, class)) in ops.iter().zip(classes).enumerate() {
             if let Operand::Dsd(d) = o {
                 let why = match d {
                     Dsd::CircBuf(_) => {
@@ -314,7 +314,7 @@ impl Pe {
                     op: op.name(),
                     position: position(k),
                     found: ty,
-                    expected: *class,
+                    expected: class,
                 });
             }
         }

@@ -2,7 +2,8 @@
 //! run (all threads of the process, from `/proc/self/task/*/schedstat`) at 1 and 2 threads,
 //! with its cycles, trace hash and statistics digest. Run it with
 //! `cargo test --release -p npusim-cerebras --test cerebras scale_speed -- --ignored --nocapture`
-//! (`NPUSIM_SCALE_REPEATS` runs per row, 3 by default). `docs/speed.md` quotes it.
+//! (`NPUSIM_SCALE_REPEATS` runs per row, 3 by default; `NPUSIM_SCALE_BLOCKS` and
+//! `NPUSIM_SCALE_THREADS` choose the rows, e.g. `16` and `1,2`). `docs/speed.md` quotes it.
 
 use npusim_cerebras::Arch;
 use npusim_examples::cerebras::programs::e11_gemv_scaled::{Size, build_sized};
@@ -26,8 +27,15 @@ fn gemv_scaled_64x64_cpu_time() -> Result<(), Box<dyn std::error::Error>> {
         .ok()
         .and_then(|r| r.parse().ok())
         .unwrap_or(3);
-    for block in [16, 4, 2] {
-        for threads in [1, 2] {
+    let list = |var: &str, default: &[u32]| -> Vec<u32> {
+        std::env::var(var).map_or_else(
+            |_| default.to_vec(),
+            |v| v.split(',').filter_map(|x| x.trim().parse().ok()).collect(),
+        )
+    };
+    for block in list("NPUSIM_SCALE_BLOCKS", &[16, 4, 2]) {
+        for threads in list("NPUSIM_SCALE_THREADS", &[1, 2]) {
+            let threads = threads as usize;
             let size = Size {
                 width: 64,
                 height: 64,
