@@ -3,7 +3,6 @@
 //! data or control task, the teardown task of a drained flushed queue, a rotating task's
 //! control task).
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::bound_tasks::TaskIdx;
@@ -168,12 +167,15 @@ impl PeStep<'_> {
             return Ok(());
         };
         let st = &mut self.pes[k];
+        // the finished task's (empty) queue of returned actions keeps its room
+        let mut pending = std::mem::take(&mut st.main.pending);
+        pending.clear();
         st.main = MainThread {
             task: Some(Arc::clone(&name)),
             wavelet,
             body,
             pc: 0,
-            pending: VecDeque::new(),
+            pending,
             action_no: 0,
             current: None,
             waiting: None,
@@ -416,8 +418,18 @@ impl PeStep<'_> {
                     .map_err(|e| self.op_error(k, cycle, &label, e))?;
                 let queues = run.fabric_queues();
                 self.check_queues(k, cycle, &label, &queues, None, run.fabout_color())?;
-                let operands: Vec<&Operand> = std::iter::once(dest).chain(srcs).collect();
-                match self.pes[k].effective_async(asynchronous.clone(), &operands) {
+                let mut buf = [dest; 4];
+                let many: Vec<&Operand>;
+                let operands: &[&Operand] = if srcs.len() < buf.len() {
+                    for (b, s) in buf[1..].iter_mut().zip(srcs) {
+                        *b = s;
+                    }
+                    &buf[..=srcs.len()]
+                } else {
+                    many = std::iter::once(dest).chain(srcs).collect();
+                    &many
+                };
+                match self.pes[k].effective_async(asynchronous.clone(), operands) {
                     None => {
                         self.pes[k].main.current = Some((run, label, queues));
                         // the first element in this same cycle

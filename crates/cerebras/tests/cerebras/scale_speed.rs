@@ -3,7 +3,8 @@
 //! with its cycles, trace hash and statistics digest. Run it with
 //! `cargo test --release -p npusim-cerebras --test cerebras scale_speed -- --ignored --nocapture`
 //! (`NPUSIM_SCALE_REPEATS` runs per row, 3 by default; `NPUSIM_SCALE_BLOCKS` and
-//! `NPUSIM_SCALE_THREADS` choose the rows, e.g. `16` and `1,2`). `docs/speed.md` quotes it.
+//! `NPUSIM_SCALE_THREADS` choose the rows, e.g. `16` and `1,2`; `NPUSIM_SCALE_AHEAD=0` does each
+//! element in its cycle). `docs/speed.md` quotes it.
 
 use npusim_cerebras::Arch;
 use npusim_examples::cerebras::programs::e11_gemv_scaled::{Size, build_sized};
@@ -47,6 +48,7 @@ fn gemv_scaled_64x64_cpu_time() -> Result<(), Box<dyn std::error::Error>> {
             for _ in 0..repeats {
                 let mut sim = build_sized(Arch::Wse2, size)?;
                 sim.set_threads(threads)?;
+                sim.set_run_ahead(std::env::var("NPUSIM_SCALE_AHEAD").map_or(true, |v| v != "0"));
                 let before = process_cpu_ns();
                 let wall = std::time::Instant::now();
                 let report = sim.run(size.cycle_limit())?;
