@@ -30,8 +30,9 @@ struct RangeOut {
     error: Option<SimError>,
 }
 
-/// The threads a simulation steps its PEs on: the calling thread steps the first range of a
-/// cycle's PEs, a pool of `count - 1` threads the others.
+/// The threads a simulation steps its PEs on: a pool of `count` threads steps a cycle's
+/// ranges of PEs (any of its threads may take any range, which matters on a machine whose
+/// cores are shared: a range never waits for one particular thread).
 pub(super) struct Threads {
     pub(super) count: usize,
     pub(super) pool: Option<ThreadPool>,
@@ -64,7 +65,7 @@ impl Sim {
         }
         let pool = if threads > 1 {
             let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads - 1)
+                .num_threads(threads)
                 .build()
                 .map_err(|e| SimError::Threads {
                     threads,
@@ -138,17 +139,11 @@ impl Sim {
                 base = end;
             }
             let at = (cycle, until);
-            let mut work = work.into_iter();
-            let first = work.next();
-            // the later ranges on the pool, the first on this thread meanwhile
-            pool.in_place_scope(|s| {
+            pool.scope(|s| {
                 for (pes, base, range_ks, out) in work {
                     s.spawn(move |_| {
                         step_range(pes, base, range_ks, at, arch, queue_reuse, width, out);
                     });
-                }
-                if let Some((pes, base, range_ks, out)) = first {
-                    step_range(pes, base, range_ks, at, arch, queue_reuse, width, out);
                 }
             });
         }
