@@ -150,6 +150,10 @@ pub struct PeMemory {
     words: Vec<u16>,
     arrays: Vec<Array>,
     next: i64,
+    /// While `journaling`: the words stores overwrote, `(address, old value)` in store
+    /// order, so that they can be put back ([`PeMemory::journal_undo`]).
+    journal: Vec<(u32, u16)>,
+    journaling: bool,
 }
 
 impl PartialEq for PeMemory {
@@ -185,7 +189,36 @@ impl PeMemory {
             words: Vec::new(),
             arrays: Vec::new(),
             next: 0,
+            journal: Vec::new(),
+            journaling: false,
         }
+    }
+
+    /// Starts recording what stores overwrite (a recording already going on is kept).
+    pub(crate) fn journal_start(&mut self) {
+        if !self.journaling {
+            self.journal.clear();
+            self.journaling = true;
+        }
+    }
+
+    /// Stops recording and forgets what was recorded: the stores stand.
+    pub(crate) fn journal_commit(&mut self) {
+        self.journaling = false;
+        self.journal.clear();
+    }
+
+    /// Stops recording and puts back every word overwritten since
+    /// [`PeMemory::journal_start`], last store first.
+    pub(crate) fn journal_undo(&mut self) {
+        if self.journaling {
+            for &(w, old) in self.journal.iter().rev() {
+                if let Some(word) = self.words.get_mut(w as usize) {
+                    *word = old;
+                }
+            }
+        }
+        self.journal_commit();
     }
 
     /// Every word of the memory, the zeros above the held part included.
@@ -321,6 +354,14 @@ impl PeMemory {
     }
 
     fn check(&self, word: i64, ty: ElemTy) -> Result<usize, MemoryError> {
+        let words = i64::from(ty.words());
+        // inside the memory and aligned: the usual case, without building the limit
+        if word >= 0
+            && word <= i64::from(self.arch.memory_words()) - words
+            && (words == 1 || word % 2 == 0)
+        {
+            return Ok(word as usize);
+        }
         let limit = self.arch.memory_limit();
         for w in [word, word + i64::from(ty.words()) - 1] {
             limit
@@ -354,6 +395,11 @@ impl PeMemory {
             let grown = top.div_ceil(PeMemory::GROWTH_WORDS) * PeMemory::GROWTH_WORDS;
             self.words.resize(grown.min(total).max(top), 0);
         }
+        if self.journaling {
+            for a in w..top {
+                self.journal.push((a as u32, self.words[a]));
+            }
+        }
         self.words[w] = bits as u16;
         if ty.words() == 2 {
             self.words[w + 1] = (bits >> 16) as u16;
@@ -384,17 +430,18 @@ impl PeMemory {
 
     /// Writes the whole array from typed values, row-major.
     pub fn write<T: Element>(&mut self, name: &str, values: &[T]) -> Result<(), MemoryError> {
-        let a = self.typed(name, T::TY)?.clone();
-        if values.len() as u64 != a.elements() {
+        let a = self.typed(name, T::TY)?;
+        let (word_addr, elements) = (a.word_addr, a.elements());
+        if values.len() as u64 != elements {
             return Err(MemoryError::Length {
                 name: name.to_string(),
-                elements: a.elements(),
+                elements,
                 given: values.len() as u64,
             });
         }
         let step = i64::from(T::TY.words());
         for (n, v) in values.iter().enumerate() {
-            self.store(a.word_addr + n as i64 * step, T::TY, v.to_bits())?;
+            self.store(word_addr + n as i64 * step, T::TY, v.to_bits())?;
         }
         Ok(())
     }

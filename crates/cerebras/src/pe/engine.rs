@@ -72,6 +72,21 @@ impl SourceValues {
     }
 }
 
+/// Operands (destination and sources) an operation's start keeps on the stack.
+const OPERANDS_INLINE: usize = 8;
+
+/// Operands a [`RunningOp::mark`] holds the places of (a destination and three sources).
+pub(crate) const MARKED_PORTS: usize = 4;
+
+/// Where a [`RunningOp`] is, to go back to.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct OpMark {
+    n: u64,
+    reg: Option<u32>,
+    carry: u32,
+    places: [i64; MARKED_PORTS],
+}
+
 /// An operation in progress (spec §11's per-element engine, shared by synchronous and
 /// asynchronous execution): its ports, the elements done and what it gathered so far.
 pub struct RunningOp {
@@ -156,6 +171,42 @@ impl RunningOp {
             .collect()
     }
 
+    /// Whether every element of the operation touches only its PE's memory (every operand a
+    /// memory walk, a scalar or a pointer) and it is synchronous: nothing outside the PE can
+    /// change what its remaining elements do, and they neither wait nor activate tasks.
+    pub fn is_pe_local(&self) -> bool {
+        !self.asynchronous && !self.on_control && self.ports.iter().all(Port::is_pe_local)
+    }
+
+    /// Where the operation is (its element, running register, carry and its memory ports'
+    /// places), to go back to with [`RunningOp::reset`]; `None` when it has more than
+    /// [`MARKED_PORTS`] operands or walks a `mem4d` (its odometer is not marked).
+    pub(crate) fn mark(&self) -> Option<OpMark> {
+        if self.ports.len() > MARKED_PORTS || !self.activated.is_empty() {
+            return None;
+        }
+        let mut places = [0; MARKED_PORTS];
+        for (place, port) in places.iter_mut().zip(&self.ports) {
+            *place = port.place()?;
+        }
+        Some(OpMark {
+            n: self.n,
+            reg: self.reg,
+            carry: self.carry,
+            places,
+        })
+    }
+
+    /// Goes back to `mark`, taken of this operation.
+    pub(crate) fn reset(&mut self, mark: &OpMark) {
+        self.n = mark.n;
+        self.reg = mark.reg;
+        self.carry = mark.carry;
+        for (port, &place) in self.ports.iter_mut().zip(&mark.places) {
+            port.set_place(place);
+        }
+    }
+
     /// Tasks activated by FIFO push/pop events since the last call.
     pub fn take_activated(&mut self) -> Vec<LocalTaskId> {
         std::mem::take(&mut self.activated)
@@ -231,17 +282,37 @@ impl Pe {
         srcs: &[Operand],
         cfg: &OpConfig,
     ) -> Result<RunningOp, OpError> {
-        let all: Vec<&Operand> = once(dest).chain(srcs).collect();
-        self.validate(op, &all)?;
+        let mut buf = [dest; OPERANDS_INLINE];
+        let heap: Vec<&Operand>;
+        let all: &[&Operand] = if srcs.len() < OPERANDS_INLINE {
+            for (b, s) in buf[1..].iter_mut().zip(srcs) {
+                *b = s;
+            }
+            &buf[..=srcs.len()]
+        } else {
+            heap = once(dest).chain(srcs).collect();
+            &heap
+        };
+        self.validate(op, all)?;
         if let Some(why) = op.undocumented() {
             return Err(OpError::Undocumented { op: op.name(), why });
         }
-        self.bind_fabric_defaults(&all)?;
+        self.bind_fabric_defaults(all)?;
         // length rule (spec §4.1): sources in order, then the destination
-        let mut lengths = Vec::with_capacity(all.len());
+        let mut lengths = Vec::new();
+        let mut lengths_buf = [(0, 0); OPERANDS_INLINE];
         for (k, o) in all.iter().enumerate() {
-            lengths.push((k, self.length_of(o, k == 0)?));
+            let l = (k, self.length_of(o, k == 0)?);
+            match lengths_buf.get_mut(k) {
+                Some(slot) if all.len() <= OPERANDS_INLINE => *slot = l,
+                _ => lengths.push(l),
+            }
         }
+        let lengths: &[(usize, u64)] = if all.len() <= OPERANDS_INLINE {
+            &lengths_buf[..all.len()]
+        } else {
+            &lengths
+        };
         let order = lengths[1..].iter().chain(&lengths[..1]);
         let len = order
             .clone()
@@ -258,11 +329,10 @@ impl Pe {
                 governing: len,
             });
         }
-        let ports = all
-            .iter()
-            .enumerate()
-            .map(|(k, o)| self.port(op, k, o, cfg))
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut ports = Vec::with_capacity(all.len());
+        for (k, o) in all.iter().enumerate() {
+            ports.push(self.port(op, k, o, cfg)?);
+        }
         let accumulate = matches!(dest, Operand::Ptr(_)) && op.accumulates();
         let dest_words = match self.elem_of(dest)? {
             Some(t) => t.words(),
@@ -440,7 +510,7 @@ impl Pe {
             }) => (completed, false, empty, Some(fifo)),
         };
         let dest = &run.dest;
-        let all: Vec<&Operand> = once(dest).chain(&run.srcs).collect();
+        let all = || once(dest).chain(&run.srcs);
         // completion: pointer destination, FIFO lengths, save_address
         if let (Operand::Ptr(b), Some(r)) = (dest, reg)
             && !empty_stop
@@ -448,7 +518,7 @@ impl Pe {
             self.mem.store(b.word_addr, b.elem, r)?;
         }
         let mut advance_switch = Vec::new();
-        for (k, o) in all.iter().enumerate() {
+        for (k, o) in all().enumerate() {
             match o {
                 Operand::Fifo(id) if event_fifo != Some(id.0) => {
                     let f = self.fifo_mut(id.0)?;
@@ -482,7 +552,7 @@ impl Pe {
             }
         }
         let mut width = op.simd_width(self.arch());
-        for o in &all {
+        for o in all() {
             let d = match o {
                 Operand::Dsd(d) => Some(d),
                 Operand::Dsr(id) => Some(&self.dsr(*id)?.dsd),

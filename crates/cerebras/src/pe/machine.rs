@@ -8,7 +8,7 @@
 use npusim_hw::CycleEstimate;
 
 use super::offsets::Offsets;
-use super::port::{Port, dsd_base, fabric_length, position};
+use super::port::{MemAt, Port, dsd_base, fabric_length, position};
 use crate::arch::Arch;
 use crate::dsd::{CircBuf, Dsd, DsdError, Fifo, FifoConfig, Mem4d};
 use crate::elem::ElemTy;
@@ -16,8 +16,8 @@ use crate::fabric::PeQueues;
 use crate::ids::LocalTaskId;
 use crate::memory::PeMemory;
 use crate::ops::Fp16Format;
+use crate::ops::Op;
 use crate::ops::OpError;
-use crate::ops::{Class, Op};
 use crate::ops::{DsrId, FifoId, Operand};
 
 /// Which operand's length an operation takes (spec §4.1).
@@ -268,18 +268,18 @@ impl Pe {
     }
 
     pub(super) fn validate(&self, op: Op, ops: &[&Operand]) -> Result<(), OpError> {
-        let form: String = ops.iter().map(|o| o.letter()).collect();
-        if !op.forms().contains(&form.as_str()) {
+        let is_form =
+            |f: &&str| f.len() == ops.len() && f.chars().zip(ops).all(|(c, o)| c == o.letter());
+        if !op.forms().iter().any(is_form) {
+            let form: String = ops.iter().map(|o| o.letter()).collect();
             return Err(OpError::Form {
                 op: op.name(),
                 form,
                 accepted: op.forms().join(", "),
             });
         }
-        let classes: Vec<Class> = std::iter::once(op.dest_class())
-            .chain(op.source_classes().iter().copied())
-            .collect();
-        for (k, (o, class)) in ops.iter().zip(&classes).enumerate() {
+        let classes = std::iter::once(op.dest_class()).chain(op.source_classes().iter().copied());
+        for (k, (o, class)) in ops.iter().zip(classes).enumerate() {
             if let Operand::Dsd(d) = o {
                 let why = match d {
                     Dsd::CircBuf(_) => {
@@ -314,7 +314,7 @@ impl Pe {
                     op: op.name(),
                     position: position(k),
                     found: ty,
-                    expected: *class,
+                    expected: class,
                 });
             }
         }
@@ -374,7 +374,7 @@ impl Pe {
             }
             Operand::Fifo(id) => Port::Fifo(id.0),
             Operand::Scalar(s) => Port::Scalar(s.bits),
-            Operand::Ptr(b) => Port::Ptr(b.clone()),
+            Operand::Ptr(b) => Port::Ptr(MemAt::of(b)),
         })
     }
 
@@ -386,7 +386,7 @@ impl Pe {
     ) -> Result<Port, OpError> {
         Ok(match d {
             Dsd::Mem1d(m) => Port::Mem {
-                base: m.base.clone(),
+                base: MemAt::of(&m.base),
                 offsets: Offsets::Line {
                     next: i64::from(m.offset),
                     stride: i64::from(m.stride),
@@ -394,7 +394,7 @@ impl Pe {
                 index: index_of(m.wavelet_index_offset)?,
             },
             Dsd::Mem4d(m) => Port::Mem {
-                base: m.base.clone(),
+                base: MemAt::of(&m.base),
                 offsets: Offsets::walk(
                     i64::from(m.offset),
                     m.extent.clone(),
@@ -406,7 +406,7 @@ impl Pe {
                 let wrap = i64::from(c.wraparound.max(1));
                 let head = i64::from(head);
                 Port::Mem {
-                    base: c.base.clone(),
+                    base: MemAt::of(&c.base),
                     offsets: Offsets::Circular { head, n: 0, wrap },
                     index: 0,
                 }

@@ -22,6 +22,7 @@ mod offsets;
 pub mod port;
 mod port_io;
 
+pub(crate) use engine::OpMark;
 pub use engine::{CYCLE_MODEL, Progress, RunningOp, stride_width};
 pub use machine::{Dsr, DsrFile, LengthPolicy, OpConfig, Outcome, Pe};
 pub use port::{CONTROL_MARKER, FabInPort, FabOutPort, INFINITE_EXTENT, Wait};

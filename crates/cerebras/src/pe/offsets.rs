@@ -23,6 +23,27 @@ impl Offsets {
     }
 }
 
+impl Offsets {
+    /// Where the walk is: the next offset of a line, the count of a circular buffer; `None`
+    /// for a `mem4d` walk (its odometer is not marked).
+    pub(super) fn place(&self) -> Option<i64> {
+        match *self {
+            Offsets::Line { next, .. } => Some(next),
+            Offsets::Walk(_) => None,
+            Offsets::Circular { n, .. } => Some(n),
+        }
+    }
+
+    /// Goes back to `place` (see [`Offsets::place`]).
+    pub(super) fn set_place(&mut self, place: i64) {
+        match self {
+            Offsets::Line { next, .. } => *next = place,
+            Offsets::Walk(_) => {}
+            Offsets::Circular { n, .. } => *n = place,
+        }
+    }
+}
+
 impl Iterator for Offsets {
     type Item = i64;
 

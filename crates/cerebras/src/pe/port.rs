@@ -6,19 +6,48 @@ use std::fmt;
 
 use super::offsets::Offsets;
 use crate::dsd::{Base, Dsd, SimdMode};
+use crate::elem::ElemTy;
 use crate::fabric::{Color, InputQueue, OutputQueue, QueueRef};
 use crate::ops::Class;
+
+/// Where a memory operand's elements are: a [`Base`] without its name (nothing to allocate
+/// when an operation starts).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct MemAt {
+    /// Word address of element 0.
+    pub(super) word_addr: i64,
+    /// The element type.
+    pub(super) elem: ElemTy,
+}
+
+impl MemAt {
+    /// Where `base`'s elements are.
+    pub(super) fn of(base: &Base) -> MemAt {
+        MemAt {
+            word_addr: base.word_addr,
+            elem: base.elem,
+        }
+    }
+
+    /// The word address of element offset `n` with wavelet index `index` added, as
+    /// [`Base::element_word`].
+    pub(super) fn element_word(&self, n: i64, index: u16) -> i64 {
+        n.saturating_mul(i64::from(self.elem.words()))
+            .saturating_add(self.word_addr)
+            .saturating_add(i64::from(index))
+    }
+}
 
 /// How an operand produces or takes element `n`.
 pub(super) enum Port {
     Mem {
-        base: Base,
+        base: MemAt,
         offsets: Offsets,
         index: u16,
     },
     Fifo(usize),
     Scalar(u32),
-    Ptr(Base),
+    Ptr(MemAt),
     FabIn(FabInPort),
     FabOut(FabOutPort),
 }
@@ -39,6 +68,27 @@ impl Port {
             Port::Fifo(id) => Some(*id),
             _ => None,
         }
+    }
+
+    /// Where a memory port is in its walk (0 for other ports); `None` for a `mem4d` walk.
+    pub(super) fn place(&self) -> Option<i64> {
+        match self {
+            Port::Mem { offsets, .. } => offsets.place(),
+            _ => Some(0),
+        }
+    }
+
+    /// Puts a memory port back to `place` of its walk (see [`Port::place`]).
+    pub(super) fn set_place(&mut self, place: i64) {
+        if let Port::Mem { offsets, .. } = self {
+            offsets.set_place(place);
+        }
+    }
+
+    /// Whether the port touches only its PE's memory or nothing (a memory walk, a scalar, a
+    /// pointer): no FIFO, no fabric queue, nothing another thread or the routers change.
+    pub(super) fn is_pe_local(&self) -> bool {
+        matches!(self, Port::Mem { .. } | Port::Scalar(_) | Port::Ptr(_))
     }
 
     /// The color a fabric output port sends on.

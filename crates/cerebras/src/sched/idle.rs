@@ -14,6 +14,8 @@ use crate::fabric::{PeQueues, QueueAccess};
 pub(super) struct IdleSkip {
     /// Skip idle PEs (on by default).
     pub(super) on: bool,
+    /// Run PE-local operations ahead of their cycles (on by default, [`super::run_ahead`]).
+    pub(super) run_ahead: bool,
     /// Awake PEs (bit per PE, row-major).
     pub(super) awake: Vec<u64>,
     /// PEs that may have a wavelet in an output queue (bit per PE).
@@ -60,6 +62,7 @@ impl IdleSkip {
         let words = n.div_ceil(64);
         let mut s = IdleSkip {
             on: true,
+            run_ahead: true,
             awake: vec![0; words],
             sending: vec![0; words],
             asleep_at: vec![0; n],

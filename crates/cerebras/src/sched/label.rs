@@ -97,16 +97,39 @@ impl fmt::Display for Label {
     }
 }
 
-/// Writes text into a trace hash as [`TraceHash::add_str`] would hash it, without building it.
+/// Bytes a [`HashWriter`] gathers before mixing them in (a label's text fits).
+const HASH_WRITER_BUFFER: usize = 96;
+
+/// Writes text into a trace hash as [`TraceHash::add_str`] would hash it, without building it:
+/// the pieces are gathered in a buffer and mixed in a buffer at a time.
 struct HashWriter<'a, H: TraceMix> {
     hash: &'a mut H,
+    buf: [u8; HASH_WRITER_BUFFER],
+    used: usize,
     len: u64,
+}
+
+impl<H: TraceMix> HashWriter<'_, H> {
+    /// Mixes in what the buffer holds.
+    fn flush(&mut self) {
+        self.hash.mix_bytes(&self.buf[..self.used]);
+        self.used = 0;
+    }
 }
 
 impl<H: TraceMix> fmt::Write for HashWriter<'_, H> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        self.hash.mix_bytes(s.as_bytes());
-        self.len += s.len() as u64;
+        let bytes = s.as_bytes();
+        if self.used + bytes.len() > self.buf.len() {
+            self.flush();
+        }
+        if bytes.len() > self.buf.len() {
+            self.hash.mix_bytes(bytes);
+        } else {
+            self.buf[self.used..self.used + bytes.len()].copy_from_slice(bytes);
+            self.used += bytes.len();
+        }
+        self.len += bytes.len() as u64;
         Ok(())
     }
 }
@@ -114,9 +137,15 @@ impl<H: TraceMix> fmt::Write for HashWriter<'_, H> {
 /// Mixes the text of `v` into `hash` exactly as [`TraceHash::add_str`] mixes `v.to_string()`.
 pub(crate) fn hash_display<H: TraceMix>(hash: &mut H, v: &impl fmt::Display) {
     use fmt::Write as _;
-    let mut w = HashWriter { hash, len: 0 };
+    let mut w = HashWriter {
+        hash,
+        buf: [0; HASH_WRITER_BUFFER],
+        used: 0,
+        len: 0,
+    };
     // writing into the hash cannot fail
     let _ = write!(w, "{v}");
+    w.flush();
     let len = w.len;
     hash.add(len);
 }
@@ -153,5 +182,14 @@ mod tests {
         let mut text = TraceHash::default();
         text.add_str(&l.to_string());
         assert_eq!(streamed, text);
+        // texts longer than the writer's buffer, in pieces of every size
+        for n in [0, 1, 95, 96, 97, 200, 1000] {
+            let long = format!("{}|{}|{}", "a".repeat(n), "b".repeat(n / 2), n);
+            let mut streamed = TraceHash::default();
+            hash_display(&mut streamed, &long);
+            let mut text = TraceHash::default();
+            text.add_str(&long);
+            assert_eq!(streamed, text, "{n}");
+        }
     }
 }

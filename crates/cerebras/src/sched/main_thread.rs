@@ -3,7 +3,6 @@
 //! data or control task, the teardown task of a drained flushed queue, a rotating task's
 //! control task).
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::bound_tasks::TaskIdx;
@@ -12,6 +11,7 @@ use super::error::SimError;
 use super::label::Label;
 use super::pe_state::{MainThread, PeCycle};
 use super::pe_step::{PeStep, TraceMix};
+use super::run_ahead::RunAhead;
 use super::task::{Action, CallCtx, TEARDOWN_TASK_ID, TaskKind};
 use super::trace::{EventKind, Thread};
 use crate::arch::Arch;
@@ -85,6 +85,10 @@ impl PeStep<'_> {
     /// One element of the main thread's synchronous operation (advanced where it sits).
     fn step_sync_op(&mut self, k: usize, cycle: u64, out: &mut PeCycle) -> Result<(), SimError> {
         let st = &mut self.pes[k];
+        if let Some(e) = RunAhead::take_error(st) {
+            let label = st.main.current.take().map(|(_, l, _)| l.to_string());
+            return Err(self.op_error(k, cycle, label.unwrap_or_default(), e));
+        }
         let Some((run, _, _)) = st.main.current.as_mut() else {
             return Ok(());
         };
@@ -117,6 +121,7 @@ impl PeStep<'_> {
                     self.trace.add(v);
                 }
                 self.pes[k].main.waiting = None;
+                self.run_ahead(k, cycle);
             }
             Progress::Done(o) => {
                 out.progressed = true;
@@ -162,17 +167,21 @@ impl PeStep<'_> {
             return Ok(());
         };
         let st = &mut self.pes[k];
+        // the finished task's (empty) queue of returned actions keeps its room
+        let mut pending = std::mem::take(&mut st.main.pending);
+        pending.clear();
         st.main = MainThread {
             task: Some(Arc::clone(&name)),
             wavelet,
             body,
             pc: 0,
-            pending: VecDeque::new(),
+            pending,
             action_no: 0,
             current: None,
             waiting: None,
             teardown: None,
             map: None,
+            ahead: RunAhead::default(),
         };
         st.stats.tasks_started += 1;
         out.progressed = true;
@@ -409,8 +418,18 @@ impl PeStep<'_> {
                     .map_err(|e| self.op_error(k, cycle, &label, e))?;
                 let queues = run.fabric_queues();
                 self.check_queues(k, cycle, &label, &queues, None, run.fabout_color())?;
-                let operands: Vec<&Operand> = std::iter::once(dest).chain(srcs).collect();
-                match self.pes[k].effective_async(asynchronous.clone(), &operands) {
+                let mut buf = [dest; 4];
+                let many: Vec<&Operand>;
+                let operands: &[&Operand] = if srcs.len() < buf.len() {
+                    for (b, s) in buf[1..].iter_mut().zip(srcs) {
+                        *b = s;
+                    }
+                    &buf[..=srcs.len()]
+                } else {
+                    many = std::iter::once(dest).chain(srcs).collect();
+                    &many
+                };
+                match self.pes[k].effective_async(asynchronous.clone(), operands) {
                     None => {
                         self.pes[k].main.current = Some((run, label, queues));
                         // the first element in this same cycle

@@ -32,6 +32,7 @@ mod pe_step;
 pub mod queue_flush;
 pub mod queue_reuse;
 pub mod resources;
+mod run_ahead;
 pub mod scheduler;
 pub mod sim;
 pub mod stats;

@@ -9,7 +9,8 @@ use rayon::ThreadPool;
 use super::error::SimError;
 use super::idle::set_bits;
 use super::pe_state::PeState;
-use super::pe_step::{PeStep, TraceSink};
+use super::pe_step::{PeStep, TraceLog, TraceSink};
+use super::run_ahead::RunAhead;
 use super::sim::Sim;
 use super::trace::TraceEvent;
 use crate::fabric::Color;
@@ -19,6 +20,7 @@ use crate::fabric::Color;
 pub const MIN_PARALLEL_PES: usize = 64;
 
 /// What one thread's range of PEs did in a cycle.
+#[derive(Default)]
 struct RangeOut {
     trace: TraceSink,
     events: Option<Vec<TraceEvent>>,
@@ -28,12 +30,16 @@ struct RangeOut {
     error: Option<SimError>,
 }
 
-/// The threads a simulation steps its PEs on.
+/// The threads a simulation steps its PEs on: a pool of `count` threads steps a cycle's
+/// ranges of PEs (any of its threads may take any range, which matters on a machine whose
+/// cores are shared: a range never waits for one particular thread).
 pub(super) struct Threads {
     pub(super) count: usize,
     pub(super) pool: Option<ThreadPool>,
     /// Fewer PEs to step than this in a cycle: one thread steps them.
     pub(super) min_pes: usize,
+    /// The ranges' outputs, kept from cycle to cycle for their room.
+    outs: Vec<RangeOut>,
 }
 
 impl Default for Threads {
@@ -42,6 +48,7 @@ impl Default for Threads {
             count: 1,
             pool: None,
             min_pes: MIN_PARALLEL_PES,
+            outs: Vec::new(),
         }
     }
 }
@@ -91,6 +98,7 @@ impl Sim {
         &mut self,
         cycle: u64,
         ks: &[usize],
+        until: u64,
     ) -> Option<Result<bool, SimError>> {
         let pool = self.threads.pool.as_ref()?;
         if ks.len() < self.threads.min_pes.max(1) {
@@ -104,20 +112,19 @@ impl Sim {
         let cuts: Vec<usize> = (0..parts).map(|p| p * ks.len() / parts).collect();
         // the first range mixes its trace into the hash as it goes (nothing comes before it);
         // the others log theirs, mixed in after it in range order
-        let first_hash = self.trace;
-        let mut outs: Vec<RangeOut> = (0..parts)
-            .map(|p| RangeOut {
-                trace: if p == 0 {
-                    TraceSink::Hash(first_hash)
-                } else {
-                    TraceSink::Log(Vec::new())
-                },
-                events: recording.then(Vec::new),
-                exits: Vec::new(),
-                stepped: Vec::new(),
-                error: None,
-            })
-            .collect();
+        let mut outs = std::mem::take(&mut self.threads.outs);
+        outs.resize_with(parts, RangeOut::default);
+        for (p, out) in outs.iter_mut().enumerate() {
+            if p == 0 {
+                out.trace = TraceSink::Hash(self.trace);
+            } else if !matches!(out.trace, TraceSink::Log(_)) {
+                out.trace = TraceSink::Log(TraceLog::default());
+            }
+            out.events = recording.then(Vec::new);
+            out.exits.clear();
+            out.stepped.clear();
+            out.error = None;
+        }
         {
             // split the PEs at the first PE of each range
             let mut rest: &mut [PeState] = &mut self.pes;
@@ -131,27 +138,29 @@ impl Sim {
                 rest = tail;
                 base = end;
             }
+            let at = (cycle, until);
             pool.scope(|s| {
                 for (pes, base, range_ks, out) in work {
                     s.spawn(move |_| {
-                        step_range(pes, base, range_ks, cycle, arch, queue_reuse, width, out);
+                        step_range(pes, base, range_ks, at, arch, queue_reuse, width, out);
                     });
                 }
             });
         }
         let mut changed = false;
-        for out in outs {
-            match &out.trace {
+        let mut error = None;
+        for out in &mut outs {
+            match &mut out.trace {
                 TraceSink::Hash(h) => self.trace = *h,
-                TraceSink::Log(bytes) => self.trace.add_bytes(bytes),
+                TraceSink::Log(log) => log.drain_into(&mut self.trace),
             }
-            if let (Some(all), Some(mine)) = (&mut self.events, out.events) {
+            if let (Some(all), Some(mine)) = (&mut self.events, out.events.take()) {
                 all.extend(mine);
             }
-            for (k, c) in out.exits {
+            for &(k, c) in &out.exits {
                 self.fabric.set_teardown_at(k, c, false);
             }
-            for (k, progressed, stalls, sending) in out.stepped {
+            for &(k, progressed, stalls, sending) in &out.stepped {
                 if progressed {
                     changed = true;
                 } else {
@@ -161,11 +170,13 @@ impl Sim {
                     self.idle.set_sending(k, true);
                 }
             }
-            if let Some(e) = out.error {
-                return Some(Err(e));
+            if let Some(e) = out.error.take() {
+                error = Some(e);
+                break;
             }
         }
-        Some(Ok(changed))
+        self.threads.outs = outs;
+        Some(error.map_or(Ok(changed), Err))
     }
 
     /// The PEs to step this cycle: the awake ones, or all when idle PEs are not skipped.
@@ -179,14 +190,14 @@ impl Sim {
     }
 }
 
-/// Steps the PEs `ks` of `pes` (PE `base` first), in order, into `out`; stops at the first
-/// error.
+/// Steps the PEs `ks` of `pes` (PE `base` first), in order, into `out`, at `cycle` of a run
+/// limited to `until` cycles; stops at the first error.
 #[allow(clippy::too_many_arguments)]
 fn step_range(
     pes: &mut [PeState],
     base: usize,
     ks: &[usize],
-    cycle: u64,
+    (cycle, until): (u64, u64),
     arch: crate::arch::Arch,
     queue_reuse: super::queue_reuse::QueueReusePolicy,
     width: u32,
@@ -196,6 +207,11 @@ fn step_range(
         let Some(st) = pes.get_mut(k - base) else {
             continue;
         };
+        if st.main.ahead.left > 0 {
+            RunAhead::visit(st, k, cycle, &mut out.trace);
+            out.stepped.push((k, true, 0, false));
+            continue;
+        }
         let before = st.stats.stalls;
         let r = {
             let mut step = PeStep::new(
@@ -208,6 +224,7 @@ fn step_range(
                 &mut out.trace,
                 out.events.as_mut(),
             );
+            step.until = until;
             step.step_pe(k, cycle)
         };
         let st = &mut pes[k - base];

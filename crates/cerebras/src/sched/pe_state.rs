@@ -8,6 +8,7 @@ use std::sync::Arc;
 use super::bound_tasks::BoundTasks;
 use super::label::Label;
 use super::microthread::MainThreadPriority;
+use super::run_ahead::RunAhead;
 use super::stats::PeStats;
 use super::table_settings::{ControlTaskTable, Rotation};
 use super::task::{Action, AsyncConfig};
@@ -48,6 +49,8 @@ pub(super) struct MainThread {
     pub(super) teardown: Option<OutputQueue>,
     /// A `@map` in progress: elements still to count (one per cycle), its outcome and label.
     pub(super) map: Option<(u64, Outcome, Label)>,
+    /// The synchronous operation's elements done ahead of their cycles.
+    pub(super) ahead: RunAhead,
 }
 
 /// The next action of a task: one of its body (shared) or one Rust code returned.

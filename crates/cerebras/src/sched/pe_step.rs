@@ -38,24 +38,87 @@ impl TraceMix for TraceHash {
     fn mix_bytes(&mut self, bytes: &[u8]) {
         self.add_bytes(bytes);
     }
+
+    fn add(&mut self, v: u64) {
+        TraceHash::add(self, v);
+    }
 }
 
-/// A PE step's share of the trace: the hash itself (stepping one PE at a time) or the bytes
-/// to mix into it later, in PE order.
+/// A PE step's share of the trace: the hash itself (stepping one PE at a time) or what to
+/// mix into it later, in PE order.
 #[derive(Debug)]
 pub(super) enum TraceSink {
     /// Mixed in as it comes.
     Hash(TraceHash),
     /// Logged.
-    Log(Vec<u8>),
+    Log(TraceLog),
+}
+
+impl Default for TraceSink {
+    fn default() -> TraceSink {
+        TraceSink::Log(TraceLog::default())
+    }
 }
 
 impl TraceMix for TraceSink {
     fn mix_bytes(&mut self, bytes: &[u8]) {
         match self {
             TraceSink::Hash(h) => h.add_bytes(bytes),
-            TraceSink::Log(v) => v.extend_from_slice(bytes),
+            TraceSink::Log(l) => l.mix_bytes(bytes),
         }
+    }
+
+    fn add(&mut self, v: u64) {
+        match self {
+            TraceSink::Hash(h) => h.add(v),
+            TraceSink::Log(l) => l.add(v),
+        }
+    }
+}
+
+/// One entry of a [`TraceLog`].
+#[derive(Clone, Copy, Debug)]
+enum Logged {
+    /// A number ([`TraceHash::add`]).
+    Number(u64),
+    /// Bytes `start..end` of the log's bytes.
+    Bytes(u32, u32),
+}
+
+/// Trace to be mixed into the hash later, as it came: numbers kept as numbers (mixed in with
+/// [`TraceHash::add`], which is quicker than their bytes), bytes as bytes.
+#[derive(Debug, Default)]
+pub(super) struct TraceLog {
+    entries: Vec<Logged>,
+    bytes: Vec<u8>,
+}
+
+impl TraceLog {
+    /// Mixes everything logged into `hash`, in order, and empties the log (keeping its room).
+    pub(super) fn drain_into(&mut self, hash: &mut TraceHash) {
+        for e in &self.entries {
+            match *e {
+                Logged::Number(v) => hash.add(v),
+                Logged::Bytes(start, end) => {
+                    hash.add_bytes(&self.bytes[start as usize..end as usize]);
+                }
+            }
+        }
+        self.entries.clear();
+        self.bytes.clear();
+    }
+}
+
+impl TraceMix for TraceLog {
+    fn mix_bytes(&mut self, bytes: &[u8]) {
+        let start = self.bytes.len() as u32;
+        self.bytes.extend_from_slice(bytes);
+        self.entries
+            .push(Logged::Bytes(start, self.bytes.len() as u32));
+    }
+
+    fn add(&mut self, v: u64) {
+        self.entries.push(Logged::Number(v));
     }
 }
 
@@ -110,6 +173,9 @@ pub(super) struct PeStep<'a> {
     pub(super) fabric: GridView<'a>,
     pub(super) trace: &'a mut TraceSink,
     pub(super) events: Option<&'a mut Vec<TraceEvent>>,
+    /// The run's cycle limit: no element is done ahead at or past it (0: none is done
+    /// ahead, see [`super::run_ahead`]).
+    pub(super) until: u64,
 }
 
 impl<'a> PeStep<'a> {
@@ -135,6 +201,7 @@ impl<'a> PeStep<'a> {
             },
             trace,
             events,
+            until: 0,
         }
     }
 

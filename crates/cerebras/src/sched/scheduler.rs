@@ -23,6 +23,7 @@ use super::idle::{PeQueuesOf, set_bits};
 use super::microthread::main_thread_rank;
 use super::pe_state::PeCycle;
 use super::pe_step::{PeStep, TraceMix};
+use super::run_ahead::RunAhead;
 use super::sim::Sim;
 use super::stats::RunReport;
 use super::trace::{EventKind, Thread, TraceEvent};
@@ -36,9 +37,11 @@ impl Sim {
         self.idle.wake_all(self.pes.len());
         while self.cycle < limit {
             let cycle = self.cycle;
-            let changed = match self.step() {
+            let until = if self.idle.run_ahead { limit } else { 0 };
+            let changed = match self.step(until) {
                 Ok(c) => c,
                 Err(e) => {
+                    self.rewind_run_ahead();
                     self.settle_sleepers(cycle);
                     return Err(e);
                 }
@@ -49,6 +52,7 @@ impl Sim {
                 return self.finish(cycle);
             }
         }
+        self.rewind_run_ahead();
         self.settle_sleepers(self.cycle.saturating_sub(1));
         Err(SimError::CycleLimit {
             limit,
@@ -63,6 +67,13 @@ impl Sim {
         self.idle.on = on;
     }
 
+    /// Runs the elements of PE-local synchronous operations ahead of their cycles (`true`,
+    /// the default) or each in its cycle (`false`). Both give the same results, statistics,
+    /// cycles, events and trace hash, and leave the same state when a run stops early.
+    pub fn set_run_ahead(&mut self, on: bool) {
+        self.idle.run_ahead = on;
+    }
+
     /// Adds to each sleeping PE the stalls of the cycles it slept through up to `end`, and
     /// wakes it.
     fn settle_sleepers(&mut self, end: u64) {
@@ -74,8 +85,8 @@ impl Sim {
         }
     }
 
-    /// One cycle; whether anything changed.
-    fn step(&mut self) -> Result<bool, SimError> {
+    /// One cycle of a run limited to `until` cycles; whether anything changed.
+    fn step(&mut self, until: u64) -> Result<bool, SimError> {
         let cycle = self.cycle;
         let mut hops = std::mem::take(&mut self.hops);
         hops.clear();
@@ -93,7 +104,7 @@ impl Sim {
         );
         let r = stepped
             .map_err(|source| SimError::Fabric { cycle, source })
-            .and_then(|()| self.after_routers(cycle, &hops, &ramp));
+            .and_then(|()| self.after_routers(cycle, &hops, &ramp, until));
         self.hops = hops;
         self.ramp = ramp;
         r
@@ -106,6 +117,7 @@ impl Sim {
         cycle: u64,
         hops: &[Hop],
         ramp: &[usize],
+        until: u64,
     ) -> Result<bool, SimError> {
         for &k in ramp {
             let sending = self.pes[k].pe.queues.peek_send().is_some();
@@ -147,7 +159,7 @@ impl Sim {
         if self.threads.pool.is_some() {
             let mut ks = std::mem::take(&mut self.stepping);
             self.to_step(&mut ks);
-            let r = self.step_parallel(cycle, &ks);
+            let r = self.step_parallel(cycle, &ks, until);
             self.stepping = ks;
             if let Some(r) = r {
                 return Ok(changed | r?);
@@ -159,21 +171,29 @@ impl Sim {
                 while bits != 0 {
                     let k = w * 64 + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    changed |= self.step_one(k, cycle)?;
+                    changed |= self.step_one(k, cycle, until)?;
                 }
             }
         } else {
             for k in 0..self.pes.len() {
-                changed |= self.step_one(k, cycle)?;
+                changed |= self.step_one(k, cycle, until)?;
             }
         }
         Ok(changed)
     }
 
-    /// Steps PE `k`; whether it progressed (else it sleeps until the routers touch it).
-    fn step_one(&mut self, k: usize, cycle: u64) -> Result<bool, SimError> {
+    /// Steps PE `k` in a run limited to `until` cycles; whether it progressed (else it sleeps
+    /// until the routers touch it).
+    fn step_one(&mut self, k: usize, cycle: u64, until: u64) -> Result<bool, SimError> {
+        if self.pes[k].main.ahead.left > 0 {
+            RunAhead::visit(&mut self.pes[k], k, cycle, &mut self.trace);
+            return Ok(true);
+        }
         let before = self.pes[k].stats.stalls;
-        let r = self.with_step(k, |s| s.step_pe(k, cycle))?;
+        let r = self.with_step(k, |s| {
+            s.until = until;
+            s.step_pe(k, cycle)
+        })?;
         let st = &mut self.pes[k];
         if r.progressed {
             st.stats.busy_cycles += 1;

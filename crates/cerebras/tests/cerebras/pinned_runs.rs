@@ -358,6 +358,48 @@ fn stepping_every_pe_every_cycle_gives_the_same_runs() -> Result<(), Box<dyn std
     Ok(())
 }
 
+/// Running PE-local operations ahead of their cycles changes nothing: every program, each
+/// element done in its own cycle, gives the same report, events and outputs, and so do the
+/// larger E11 runs (where the blocks of `A` make long `@fmacs` operations) on 1 and 3 threads.
+#[test]
+fn doing_each_element_in_its_cycle_gives_the_same_runs() -> Result<(), Box<dyn std::error::Error>> {
+    use npusim_examples::cerebras::programs::e11_gemv_scaled::{Size, build_sized};
+    for p in PROGRAMS {
+        for arch in [Arch::Wse2, Arch::Wse3] {
+            let ahead = p.run(arch, true)?;
+            let mut sim = (p.build)(arch)?;
+            sim.record_events(true);
+            sim.set_run_ahead(false);
+            let report = sim.run(p.cycle_limit)?;
+            assert_eq!(report, ahead.report, "{} on {arch}", p.name);
+            assert_eq!(sim.events(), ahead.sim.events(), "{} on {arch}", p.name);
+            assert_eq!((p.read)(&sim)?, ahead.got, "{} on {arch}", p.name);
+        }
+    }
+    let size = Size {
+        width: 6,
+        height: 5,
+        m_per_pe: 9,
+        n_per_pe: 4,
+    };
+    for arch in [Arch::Wse2, Arch::Wse3] {
+        for threads in [1, 3] {
+            let mut runs = Vec::new();
+            for ahead in [true, false] {
+                let mut sim = build_sized(arch, size)?;
+                sim.record_events(true);
+                sim.set_threads(threads)?;
+                sim.set_min_parallel_pes(1);
+                sim.set_run_ahead(ahead);
+                let report = sim.run(size.cycle_limit())?;
+                runs.push((report, sim.events().to_vec()));
+            }
+            assert_eq!(runs[0], runs[1], "{size:?} on {arch}, {threads} threads");
+        }
+    }
+    Ok(())
+}
+
 /// The trace hash, cycles, statistics, events and outputs do not depend on the thread count:
 /// every program, each cycle's PEs split over 2, 3 and 5 threads (down to one PE per cycle),
 /// gives its pinned run.

@@ -90,31 +90,36 @@ fn build(
 }
 
 fn outcome(arch: Arch, topology: u8, routes: &[(usize, usize)], steps: &[Vec<Step>]) -> String {
-    outcome_stepping(arch, topology, routes, steps, true)
+    outcome_stepping(arch, topology, routes, steps, (true, true))
 }
 
-/// The run's end, with its statistics, skipping idle PEs or stepping every PE every cycle.
+/// The run's end, with its statistics and the PEs' memories (after an error too), skipping
+/// idle PEs or stepping every PE every cycle, running PE-local operations ahead or not.
 fn outcome_stepping(
     arch: Arch,
     topology: u8,
     routes: &[(usize, usize)],
     steps: &[Vec<Step>],
-    skip_idle: bool,
+    (skip_idle, ahead): (bool, bool),
 ) -> String {
     match build(arch, topology, routes, steps) {
         Err(e) => format!("setup: {e}"),
         Ok(mut sim) => {
             sim.set_idle_skipping(skip_idle);
+            sim.set_run_ahead(ahead);
             let run = sim.run(500);
+            let memories: Vec<_> = (0..2)
+                .map(|x| sim.pe(x, 0).map(|pe| pe.mem.read::<u16>("m")))
+                .collect();
             match run {
                 Ok(r) => format!(
-                    "ok {} {:x} {:?} {:?}",
+                    "ok {} {:x} {:?} {:?} {memories:?}",
                     r.cycles,
                     r.trace_hash,
                     r.pes,
                     sim.collected()
                 ),
-                Err(e) => format!("error: {e}"),
+                Err(e) => format!("error: {e} {memories:?}"),
             }
         }
     }
@@ -134,7 +139,10 @@ proptest! {
         let second = outcome(arch, topology, &routes, &steps);
         prop_assert_eq!(&first, &second);
         // skipping idle PEs changes nothing, statistics included
-        let every_pe = outcome_stepping(arch, topology, &routes, &steps, false);
-        prop_assert_eq!(first, every_pe);
+        let every_pe = outcome_stepping(arch, topology, &routes, &steps, (false, true));
+        prop_assert_eq!(&first, &every_pe);
+        // nor does doing each element in its own cycle
+        let in_cycle = outcome_stepping(arch, topology, &routes, &steps, (true, false));
+        prop_assert_eq!(first, in_cycle);
     }
 }

@@ -1,0 +1,153 @@
+//! Run-ahead of PE-local work: the main thread's synchronous operation whose every operand is
+//! the PE's own memory, a scalar or a pointer does the elements of its coming cycles in one
+//! visit, while the PE's memory is in the cache; the cycles themselves still come one by one
+//! and add to the trace hash and the statistics exactly what stepping them would.
+//!
+//! It is exact because nothing can change what those elements do before their cycles come:
+//! the operation waits on nothing and activates nothing, the PE has no microthread (and the
+//! busy main thread starts none), and the routers touch only the PE's queues. What the
+//! elements add to the trace is known without doing them (`cycle, PE, 0, elements done`), and
+//! the last element is left to its own cycle, where the operation completes as usual.
+//!
+//! Two things could still show the difference, and are dealt with:
+//! - an element that fails (an address outside the memory) is found early: its error is kept
+//!   and returned at the cycle the element would have run;
+//! - a run that stops in between (another PE's error): the PE goes back to the cycle the run
+//!   stopped at ([`Sim::rewind_run_ahead`]): its memory words are put back from a journal of
+//!   the stores, the operation to where it was (its element, registers and walks' places),
+//!   and the elements of the cycles that did come are done again. Runs end at their cycle limit with no element done beyond it.
+
+use super::pe_state::PeState;
+use super::pe_step::{PeStep, TraceMix};
+use super::sim::Sim;
+use crate::ops::OpError;
+use crate::pe::{OpMark, Progress};
+
+/// Fewer elements than this left to run ahead are stepped as they come (copying the
+/// operation would cost more than it saves).
+const MIN_RUN_AHEAD: u64 = 2;
+
+/// A main thread's synchronous operation run ahead of its cycles.
+#[derive(Default)]
+pub(super) struct RunAhead {
+    /// Cycles whose element was done ahead and that have not come yet.
+    pub(super) left: u64,
+    /// The operation's elements done as of the last cycle that came.
+    n: u64,
+    /// Cycles that came since the run-ahead began: elements and busy cycles not yet in the
+    /// PE's statistics.
+    owed: u64,
+    /// Where the operation was before running ahead, to go back to.
+    before: Option<OpMark>,
+    /// The error the element after the run-ahead meets, returned at its cycle.
+    error: Option<OpError>,
+}
+
+impl RunAhead {
+    /// A cycle of PE `k` that runs ahead came: its element's trace, and the statistics once
+    /// the last such cycle came. The PE progressed in it.
+    pub(super) fn visit(st: &mut PeState, k: usize, cycle: u64, trace: &mut impl TraceMix) {
+        let a = &mut st.main.ahead;
+        a.left -= 1;
+        a.n += 1;
+        a.owed += 1;
+        for v in [cycle, k as u64, 0, a.n] {
+            trace.add(v);
+        }
+        if a.left == 0 && a.error.is_none() {
+            RunAhead::settle(st);
+        }
+    }
+
+    /// The elements done ahead stand: the statistics get what the cycles that came owe, the
+    /// copy and the journal are dropped.
+    fn settle(st: &mut PeState) {
+        let a = &mut st.main.ahead;
+        st.stats.elements += a.owed;
+        st.stats.busy_cycles += a.owed;
+        a.owed = 0;
+        a.before = None;
+        st.pe.mem.journal_commit();
+    }
+
+    /// The error found ahead, when its cycle has come (all the cycles before it came).
+    pub(super) fn take_error(st: &mut PeState) -> Option<OpError> {
+        if st.main.ahead.left > 0 {
+            return None;
+        }
+        let e = st.main.ahead.error.take()?;
+        RunAhead::settle(st);
+        Some(e)
+    }
+}
+
+impl PeStep<'_> {
+    /// After an element of PE `k`'s synchronous operation at `cycle`: when the operation is
+    /// PE-local and the PE has no microthread, does the elements of the coming cycles but the
+    /// last, and none at or past the run's limit.
+    pub(super) fn run_ahead(&mut self, k: usize, cycle: u64) {
+        let last_cycle = self.until.saturating_sub(1);
+        let st = &mut self.pes[k];
+        if !st.micro.is_empty() {
+            return;
+        }
+        let Some((run, _, _)) = st.main.current.as_mut() else {
+            return;
+        };
+        let budget = run
+            .len()
+            .saturating_sub(run.elements())
+            .saturating_sub(1)
+            .min(last_cycle.saturating_sub(cycle));
+        if budget < MIN_RUN_AHEAD || !run.is_pe_local() {
+            return;
+        }
+        let Some(before) = run.mark() else {
+            return;
+        };
+        let n = run.elements();
+        st.pe.mem.journal_start();
+        let error = match st.pe.advance(run, budget) {
+            Ok(Progress::Paused) => None,
+            Err(e) => Some(e),
+            Ok(Progress::Done(_) | Progress::Stalled(_)) => {
+                // not for an operation that waits on nothing, short of its last element:
+                // put everything back and step it as it comes
+                st.pe.mem.journal_undo();
+                run.reset(&before);
+                return;
+            }
+        };
+        st.main.ahead = RunAhead {
+            left: run.elements() - n,
+            n,
+            owed: 0,
+            before: Some(before),
+            error,
+        };
+    }
+}
+
+impl Sim {
+    /// A run stopped before cycles that PEs ran ahead of came: each goes back to where
+    /// stepping cycle by cycle would have left it.
+    pub(super) fn rewind_run_ahead(&mut self) {
+        for st in &mut self.pes {
+            let a = std::mem::take(&mut st.main.ahead);
+            let Some(before) = a.before else {
+                continue;
+            };
+            st.pe.mem.journal_undo();
+            if let Some((run, _, _)) = st.main.current.as_mut() {
+                run.reset(&before);
+                if a.owed > 0 {
+                    // the elements of the cycles that came succeeded when done ahead, on the
+                    // same memory: they do again
+                    let _ = st.pe.advance(run, a.owed);
+                }
+            }
+            st.stats.elements += a.owed;
+            st.stats.busy_cycles += a.owed;
+        }
+    }
+}

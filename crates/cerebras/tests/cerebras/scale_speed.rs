@@ -1,0 +1,80 @@
+//! A measurement, not a check (ignored by default): E11 on 64 x 64 PEs, the CPU time of its
+//! run (all threads of the process, from `/proc/self/task/*/schedstat`) at 1 and 2 threads,
+//! with its cycles, trace hash and statistics digest. Run it with
+//! `cargo test --release -p npusim-cerebras --test cerebras scale_speed -- --ignored --nocapture`
+//! (`NPUSIM_SCALE_REPEATS` runs per row, 3 by default; `NPUSIM_SCALE_BLOCKS` and
+//! `NPUSIM_SCALE_THREADS` choose the rows, e.g. `16` and `1,2`; `NPUSIM_SCALE_AHEAD=0` does each
+//! element in its cycle). `docs/speed.md` quotes it.
+
+use npusim_cerebras::Arch;
+use npusim_examples::cerebras::programs::e11_gemv_scaled::{Size, build_sized};
+
+/// CPU nanoseconds used so far by every thread of this process (threads that ended are not
+/// counted: the simulator's pool threads live as long as the simulation).
+fn process_cpu_ns() -> u64 {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return 0;
+    };
+    tasks
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
+}
+
+#[test]
+#[ignore = "a measurement: run with --ignored --nocapture"]
+fn gemv_scaled_64x64_cpu_time() -> Result<(), Box<dyn std::error::Error>> {
+    let repeats: usize = std::env::var("NPUSIM_SCALE_REPEATS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(3);
+    let list = |var: &str, default: &[u32]| -> Vec<u32> {
+        std::env::var(var).map_or_else(
+            |_| default.to_vec(),
+            |v| v.split(',').filter_map(|x| x.trim().parse().ok()).collect(),
+        )
+    };
+    for block in list("NPUSIM_SCALE_BLOCKS", &[16, 4, 2]) {
+        for threads in list("NPUSIM_SCALE_THREADS", &[1, 2]) {
+            let threads = threads as usize;
+            let size = Size {
+                width: 64,
+                height: 64,
+                m_per_pe: block,
+                n_per_pe: block,
+            };
+            let mut best = u64::MAX;
+            let mut line = String::new();
+            for _ in 0..repeats {
+                let mut sim = build_sized(Arch::Wse2, size)?;
+                sim.set_threads(threads)?;
+                sim.set_run_ahead(std::env::var("NPUSIM_SCALE_AHEAD").map_or(true, |v| v != "0"));
+                let before = process_cpu_ns();
+                let wall = std::time::Instant::now();
+                let report = sim.run(size.cycle_limit())?;
+                let wall = wall.elapsed();
+                let cpu = process_cpu_ns() - before;
+                best = best.min(cpu);
+                let busy: u64 = report.pes.iter().map(|p| p.busy_cycles).sum();
+                let stats = format!("{:?} {:?}", report.pes, report.idle);
+                let digest = stats.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                    (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+                });
+                line = format!(
+                    "64x64 {block}x{block} threads {threads}: cycles {} busy {busy} hash 0x{:016x} stats 0x{digest:016x} wall {:.3} s",
+                    report.cycles,
+                    report.trace_hash,
+                    wall.as_secs_f64()
+                );
+                let pe_cycles = 4096 * report.cycles;
+                line += &format!(
+                    " | best cpu {:.3} s = {:.2} M PE-cycles per CPU-s",
+                    best as f64 / 1e9,
+                    pe_cycles as f64 / (best as f64 / 1e9) / 1e6
+                );
+            }
+            println!("{line}");
+        }
+    }
+    Ok(())
+}
