@@ -3,6 +3,7 @@
 //! rule publishes), the elements multiplied by the exact power of two 2^-e.
 
 use super::fast::{BlockKernel, BlockPlan};
+use super::fused_element::SmallFloat;
 use super::mx::{self, E8M0_NAN};
 use super::scale_rule::ScaleRule;
 use super::scheme::Scheme;
@@ -147,6 +148,18 @@ impl BlockKernel for MxKernel {
         let tiny = u32::from(x & 0x7FFF_FFFF != 0) * TINY_BITS;
         let small = (x & 0x8000_0000) | tiny;
         f32::from_bits(if yb & 0x7F80_0000 == 0 { small } else { yb })
+    }
+
+    fn fused(&self) -> Option<SmallFloat> {
+        if self.scheme == Scheme::Mxint8 {
+            return None;
+        }
+        SmallFloat::new(self.scheme.element())
+    }
+
+    #[inline(always)]
+    fn fused_operand(&self, x: u32, byte: u8, _mul: f32) -> (u32, i32) {
+        (x, i32::from(byte) - 127)
     }
 
     fn reference(

@@ -6,6 +6,7 @@
 use rayon::prelude::*;
 
 use super::fast::{BlockKernel, BlockPlan};
+use super::fused_element::SmallFloat;
 use super::nvfp4::{self, E4M3_MAX, SCALE_MIN};
 use super::source::Source;
 use super::stats::BlockStats;
@@ -76,8 +77,8 @@ impl BlockKernel for Nvfp4Kernel {
             Some(p) => (1.0 / p) / s,
             None => 1.0 / s,
         };
-        if !r.is_finite() {
-            // a tensor scale so small that its reciprocal overflows
+        if !(amax * r).is_finite() {
+            // a tensor scale so small that its reciprocal, or the scaled amax, overflows
             return BlockPlan::Reference;
         }
         stats.blocks += 1;
@@ -95,6 +96,15 @@ impl BlockKernel for Nvfp4Kernel {
     #[inline(always)]
     fn scale(&self, x: u32, mul: f32) -> f32 {
         f32::from_bits(x) * mul
+    }
+
+    fn fused(&self) -> Option<SmallFloat> {
+        SmallFloat::new(Format::F4E2M1)
+    }
+
+    #[inline(always)]
+    fn fused_operand(&self, x: u32, _byte: u8, mul: f32) -> (u32, i32) {
+        ((f32::from_bits(x) * mul).to_bits(), 0)
     }
 
     fn reference(
