@@ -174,8 +174,6 @@ pub(super) struct Context<'a, K> {
 #[derive(Default)]
 pub(super) struct Scratch {
     scaled: Vec<f32>,
-    /// One element code per byte (the fused step's output for a batch).
-    pub(super) codes8: Vec<u8>,
     pub(super) amax: Vec<u32>,
     pub(super) plans: Vec<BlockPlan>,
     pub(super) redo: Vec<usize>,
@@ -194,6 +192,7 @@ impl<K: BlockKernel> Context<'_, K> {
         let mut stats = BlockStats::default();
         let mut s = Scratch::default();
         let mut lanes = Lanes::default();
+        let mut codes8 = Vec::new();
         let mut wide = Vec::new();
         let element = self.kernel.element();
         let (e0, s0) = (self.tiles.elem_start(t0), t0 * self.tiles.inner);
@@ -206,21 +205,42 @@ impl<K: BlockKernel> Context<'_, K> {
             s.redo.clear();
             let code_range = element.bytes_for(a - e0)..element.bytes_for(b - e0);
             if let Some((g, mode)) = self.fused {
-                // every code of the batch is written (zeros for blocks not planned Fast)
-                if s.codes8.len() < b - a {
-                    s.codes8.resize(b - a, 0);
-                }
-                self.fused_batch(&g, mode, (t, next), a, bits, &mut s, &mut lanes, &mut stats);
-                lanes.fold_into(&mut stats.elements);
+                // every code of the batch is written (zeros for blocks not planned Fast):
+                // one per byte straight into the output, or into a buffer packed after
                 let out = codes.get_mut(code_range)?;
-                let c = &s.codes8[..b - a];
                 if self.packed {
+                    if codes8.len() < b - a {
+                        codes8.resize(b - a, 0);
+                    }
+                    let c = &mut codes8[..b - a];
+                    self.fused_batch(
+                        &g,
+                        mode,
+                        (t, next),
+                        a,
+                        bits,
+                        c,
+                        &mut s,
+                        &mut lanes,
+                        &mut stats,
+                    );
                     for (o, pair) in out.iter_mut().zip(c.chunks(2)) {
                         *o = (pair[0] & 0x0F) | (pair.get(1).copied().unwrap_or(0) << 4);
                     }
                 } else {
-                    out.copy_from_slice(c);
+                    self.fused_batch(
+                        &g,
+                        mode,
+                        (t, next),
+                        a,
+                        bits,
+                        out,
+                        &mut s,
+                        &mut lanes,
+                        &mut stats,
+                    );
                 }
+                lanes.fold_into(&mut stats.elements);
                 for (k, p) in s.plans.iter().enumerate() {
                     if let BlockPlan::Fast { byte, .. } | BlockPlan::Zeros { byte } = *p {
                         scales[t * self.tiles.inner + k - s0] = byte;

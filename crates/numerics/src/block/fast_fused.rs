@@ -18,8 +18,8 @@ pub(super) type Span = ((usize, usize), usize);
 
 impl<K: BlockKernel> Context<'_, K> {
     /// Plans and rounds tiles `t0..t1` (first flat index `a`, element bits `bits`): one code
-    /// per byte into `s.codes8`, the plans into `s.plans`, blocks for the reference routine
-    /// into `s.redo`, the element flags into `lanes`, the block counts into `stats`.
+    /// per byte into `c`, the plans into `s.plans`, blocks for the reference routine into
+    /// `s.redo`, the element flags into `lanes`, the block counts into `stats`.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn fused_batch(
         &self,
@@ -28,18 +28,20 @@ impl<K: BlockKernel> Context<'_, K> {
         range: (usize, usize),
         a: usize,
         bits: &[u32],
+        c: &mut [u8],
         s: &mut Scratch,
         lanes: &mut Lanes,
         stats: &mut BlockStats,
     ) {
         let span = (range, a);
+        let io = (bits, c);
         match mode {
-            RINT => self.fused_at::<RINT>(g, span, bits, s, lanes, stats),
-            ROUND => self.fused_at::<ROUND>(g, span, bits, s, lanes, stats),
-            FLOOR => self.fused_at::<FLOOR>(g, span, bits, s, lanes, stats),
-            CEIL => self.fused_at::<CEIL>(g, span, bits, s, lanes, stats),
-            TRUNC => self.fused_at::<TRUNC>(g, span, bits, s, lanes, stats),
-            _ => self.fused_at::<ODD>(g, span, bits, s, lanes, stats),
+            RINT => self.fused_at::<RINT>(g, span, io, s, lanes, stats),
+            ROUND => self.fused_at::<ROUND>(g, span, io, s, lanes, stats),
+            FLOOR => self.fused_at::<FLOOR>(g, span, io, s, lanes, stats),
+            CEIL => self.fused_at::<CEIL>(g, span, io, s, lanes, stats),
+            TRUNC => self.fused_at::<TRUNC>(g, span, io, s, lanes, stats),
+            _ => self.fused_at::<ODD>(g, span, io, s, lanes, stats),
         }
     }
 
@@ -48,7 +50,7 @@ impl<K: BlockKernel> Context<'_, K> {
         &self,
         g: &SmallFloat,
         span: Span,
-        bits: &[u32],
+        io: (&[u32], &mut [u8]),
         s: &mut Scratch,
         lanes: &mut Lanes,
         stats: &mut BlockStats,
@@ -58,15 +60,15 @@ impl<K: BlockKernel> Context<'_, K> {
             // SAFETY: the level was resolved from the levels the kernels may use here, which
             // the CPU has.
             SimdLevel::Avx512 => {
-                return unsafe { self.fused_avx512::<MODE>(g, span, bits, s, lanes, stats) };
+                return unsafe { self.fused_avx512::<MODE>(g, span, io, s, lanes, stats) };
             }
             // SAFETY: as above.
             SimdLevel::Avx2 => {
-                return unsafe { self.fused_avx2::<MODE>(g, span, bits, s, lanes, stats) };
+                return unsafe { self.fused_avx2::<MODE>(g, span, io, s, lanes, stats) };
             }
             SimdLevel::Portable => {}
         }
-        self.fused_portable::<MODE>(g, span, bits, s, lanes, stats);
+        self.fused_portable::<MODE>(g, span, io, s, lanes, stats);
     }
 
     /// [`Context::fused_portable`] compiled for AVX-512.
@@ -76,12 +78,12 @@ impl<K: BlockKernel> Context<'_, K> {
         &self,
         g: &SmallFloat,
         span: Span,
-        bits: &[u32],
+        io: (&[u32], &mut [u8]),
         s: &mut Scratch,
         lanes: &mut Lanes,
         stats: &mut BlockStats,
     ) {
-        self.fused_portable::<MODE>(g, span, bits, s, lanes, stats);
+        self.fused_portable::<MODE>(g, span, io, s, lanes, stats);
     }
 
     /// [`Context::fused_portable`] compiled for AVX2.
@@ -91,12 +93,12 @@ impl<K: BlockKernel> Context<'_, K> {
         &self,
         g: &SmallFloat,
         span: Span,
-        bits: &[u32],
+        io: (&[u32], &mut [u8]),
         s: &mut Scratch,
         lanes: &mut Lanes,
         stats: &mut BlockStats,
     ) {
-        self.fused_portable::<MODE>(g, span, bits, s, lanes, stats);
+        self.fused_portable::<MODE>(g, span, io, s, lanes, stats);
     }
 
     /// The batch in plain code: along the last axis block by block (full blocks of 32 or 16
@@ -107,7 +109,7 @@ impl<K: BlockKernel> Context<'_, K> {
         &self,
         g: &SmallFloat,
         ((t0, t1), a): Span,
-        bits: &[u32],
+        (bits, codes): (&[u32], &mut [u8]),
         s: &mut Scratch,
         lanes: &mut Lanes,
         stats: &mut BlockStats,
@@ -121,7 +123,7 @@ impl<K: BlockKernel> Context<'_, K> {
             for t in t0..t1 {
                 let rows = if kk + 1 == nb { n - kk * block } else { block };
                 let x = &bits[pos..pos + rows];
-                let c = &mut s.codes8[pos..pos + rows];
+                let c = &mut codes[pos..pos + rows];
                 let p = match block {
                     32 if rows == 32 => fused_fixed::<K, MODE, 32>(k, g, x, c, lanes, stats),
                     16 if rows == 16 => fused_fixed::<K, MODE, 16>(k, g, x, c, lanes, stats),
@@ -158,7 +160,7 @@ impl<K: BlockKernel> Context<'_, K> {
             let rows = tiles.rows(t);
             let start = tiles.elem_start(t) - a;
             let x = &bits[start..start + rows * inner];
-            let c = &mut s.codes8[start..start + rows * inner];
+            let c = &mut codes[start..start + rows * inner];
             s.amax.clear();
             s.amax.resize(inner, 0);
             for row in x.chunks_exact(inner) {

@@ -71,6 +71,7 @@ impl MxKernel {
     }
 
     /// The unclamped shared exponent of a normal amax inside the handled range.
+    #[inline(always)]
     fn exponent(&self, amax_bits: u32) -> i32 {
         let biased = (amax_bits >> 23) as i32;
         let mant = amax_bits & 0x007F_FFFF;
@@ -96,6 +97,7 @@ impl MxKernel {
 }
 
 /// 2^k as an f32, for k in the normal range [-126, 127].
+#[inline(always)]
 fn pow2(k: i32) -> f32 {
     f32::from_bits(((k + 127) as u32) << 23)
 }
@@ -109,6 +111,7 @@ impl BlockKernel for MxKernel {
         })
     }
 
+    #[inline(always)]
     fn plan(&self, amax_bits: u32, stats: &mut BlockStats) -> BlockPlan {
         if amax_bits >= 0x7F80_0000 {
             // a NaN or ±Inf: a NaN scale, codes 0, as the reference routine has it

@@ -38,6 +38,7 @@ impl Nvfp4Kernel {
 }
 
 /// The e4m3fn code of `t` in [2^-6, 448], rounded to nearest, ties to even.
+#[inline(always)]
 fn e4m3_code(t: f32) -> u8 {
     let bits = t.to_bits();
     let e = (bits >> 23) as i32 - 127;
@@ -51,6 +52,7 @@ fn e4m3_code(t: f32) -> u8 {
 }
 
 /// The f32 value of a normal e4m3fn code.
+#[inline(always)]
 fn e4m3_value(code: u8) -> f32 {
     let e = i32::from(code >> 3) - 7;
     f32::from_bits((((e + 127) as u32) << 23) | (u32::from(code & 7) << 20))
@@ -61,6 +63,7 @@ impl BlockKernel for Nvfp4Kernel {
         Storage::native(Format::F4E2M1)
     }
 
+    #[inline(always)]
     fn plan(&self, amax_bits: u32, stats: &mut BlockStats) -> BlockPlan {
         if amax_bits >= 0x7F80_0000 {
             return BlockPlan::Reference;
