@@ -162,10 +162,10 @@ impl Decode<'_> {
             if inner == 1 {
                 let m = self.muls[tile];
                 let whole = match (self.packed, rows) {
-                    (true, 32) if start % 2 == 0 => {
+                    (true, 32) if start.is_multiple_of(2) => {
                         packed_block::<16>(t, self.codes.get(start / 2..), m, out)
                     }
-                    (true, 16) if start % 2 == 0 => {
+                    (true, 16) if start.is_multiple_of(2) => {
                         packed_block::<8>(t, self.codes.get(start / 2..), m, out)
                     }
                     (false, 32) => byte_block::<32>(t, self.codes.get(start..), m, out),

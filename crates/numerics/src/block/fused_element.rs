@@ -132,7 +132,7 @@ pub(crate) fn encode<const MODE: u8>(y: u32, e: i32, g: &SmallFloat) -> (u32, u3
 /// Per-lane sums of the packed flags of [`encode`], for blocks of up to 32 elements (lane =
 /// position in the block), folded into [`StatusCounts`] after each batch: each 16-bit field
 /// holds up to 65 535 blocks.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Lanes {
     /// `inexact | overflow << 16` per lane.
     pub a: [u32; 32],
@@ -145,18 +145,6 @@ pub(crate) struct Lanes {
     pub one: [u64; 5],
     /// Elements counted.
     pub total: u64,
-}
-
-impl Default for Lanes {
-    fn default() -> Self {
-        Lanes {
-            a: [0; 32],
-            b: [0; 32],
-            c: [0; 32],
-            one: [0; 5],
-            total: 0,
-        }
-    }
 }
 
 impl Lanes {
