@@ -3,7 +3,9 @@
 
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
+use std::sync::Arc;
 
+use memmap2::{Mmap, MmapOptions};
 use safetensors::Dtype;
 
 use super::error::QuantizeError;
@@ -17,6 +19,11 @@ const COPY_CHUNK: usize = 1 << 20;
 /// An open input: its parsed header (the file's `data` left empty) and where its data starts.
 pub(crate) struct Input<R> {
     reader: R,
+    /// The file again, when the input is a file: each tensor is then mapped into memory on
+    /// its own where the system allows and read in place (floating values borrowed where
+    /// aligned, kept tensors written from the map) instead of copied into a fresh buffer;
+    /// the map goes with the tensor, so memory stays near the largest tensor.
+    mappable: Option<std::fs::File>,
     /// The file's path, named by read errors (`None` for bytes in memory).
     path: Option<std::path::PathBuf>,
     /// The header: metadata, names and entries.
@@ -49,7 +56,29 @@ pub(crate) fn open_file(path: &Path) -> Result<Input<std::fs::File>, QuantizeErr
         other => other,
     })?;
     input.path = Some(path.to_path_buf());
+    input.mappable = input.reader.try_clone().ok();
     Ok(input)
+}
+
+/// Bytes `offset..offset + len` of `file` mapped read-only with their pages populated up
+/// front, or `None` when the system refuses (a pipe, a special file: the input is then
+/// read).
+fn map_range(file: &std::fs::File, offset: u64, len: usize) -> Option<Arc<Mmap>> {
+    if len == 0 {
+        return None;
+    }
+    // SAFETY: the map is only read, as bytes. Like every program that maps its input, this
+    // one trusts that the file is not changed while it runs (a concurrent writer would
+    // change the values read; a truncation would end the process with SIGBUS where a read
+    // would have failed with an error).
+    let map = unsafe {
+        MmapOptions::new()
+            .offset(offset)
+            .len(len)
+            .populate()
+            .map(file)
+    };
+    map.ok().map(Arc::new)
 }
 
 impl<R: Read + Seek> Input<R> {
@@ -76,6 +105,7 @@ impl<R: Read + Seek> Input<R> {
             },
             data_start: 8 + len,
             data_len,
+            mappable: None,
         })
     }
 
@@ -109,12 +139,29 @@ impl<R: Read + Seek> Input<R> {
         Ok(out)
     }
 
-    /// Copies the bytes of tensor `e` to `out`, a chunk at a time.
+    /// Tensor `e`'s bytes mapped (the whole map), when the input is a file the system maps
+    /// and the tensor lies inside its data.
+    fn mapped(&self, e: &TensorEntry) -> Option<(Arc<Mmap>, std::ops::Range<usize>)> {
+        let file = self.mappable.as_ref()?;
+        if e.begin.checked_add(e.len())? > self.data_len {
+            return None;
+        }
+        let len = usize::try_from(e.len()).ok()?;
+        let map = map_range(file, self.data_start + e.begin, len)?;
+        (map.len() == len).then_some((map, 0..len))
+    }
+
+    /// Copies the bytes of tensor `e` to `out`, a chunk at a time (from the map when there
+    /// is one).
     pub(crate) fn copy(
         &mut self,
         e: &TensorEntry,
         out: &mut dyn Write,
     ) -> Result<(), QuantizeError> {
+        if let Some((map, range)) = self.mapped(e) {
+            out.write_all(&map[range]).map_err(IoError::Os)?;
+            return Ok(());
+        }
         self.seek(e)?;
         let mut left = e.len();
         let mut buf = vec![0u8; COPY_CHUNK.min(left as usize)];
@@ -129,8 +176,9 @@ impl<R: Read + Seek> Input<R> {
         Ok(())
     }
 
-    /// The values of the floating tensor `e` (`None` for a dtype `quantize` does not read),
-    /// read a chunk at a time into their typed buffer.
+    /// The values of the floating tensor `e` (`None` for a dtype `quantize` does not read):
+    /// borrowed from the map when the file is mapped and the tensor aligned for its type,
+    /// otherwise read a chunk at a time into their typed buffer.
     pub(crate) fn values(&mut self, e: &TensorEntry) -> Result<Option<Values>, QuantizeError> {
         fn fill<T, const W: usize>(
             reader: &mut impl Read,
@@ -149,6 +197,11 @@ impl<R: Read + Seek> Input<R> {
                 }));
             }
             Ok(out)
+        }
+        if let Some((map, range)) = self.mapped(e)
+            && let Some(values) = Values::mapped(map, range, e.dtype)
+        {
+            return Ok(Some(values));
         }
         self.seek(e)?;
         let r = &mut self.reader;

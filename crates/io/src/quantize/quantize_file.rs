@@ -25,7 +25,7 @@ use super::layout::{RECORD_PREFIX, Record, codes_shape, part_names, scale_dtype}
 use super::progress::Progress;
 use super::report::{KeptTensor, QuantizeReport, QuantizedTensor};
 use super::select::Filter;
-use super::values::Values;
+use super::values::{Values, source_value};
 use crate::cast::ErrorStats;
 use crate::error::IoError;
 use crate::safetensors::{EntryOut, layout_key, write_header};
@@ -418,8 +418,9 @@ fn quantize_one(
 /// quantiser's (clamped to the element format's max normal), not a comparison with a range.
 fn error_stats(values: &Values, q: &Quantized) -> ErrorStats {
     let mut s = ErrorStats::default();
+    let src = values.source();
     for (i, y) in q.dequantize().into_iter().enumerate() {
-        s.add(values.value(i), f64::from(y), f64::INFINITY);
+        s.add(source_value(&src, i), f64::from(y), f64::INFINITY);
     }
     s.saturated = q.stats().elements.get(Status::SATURATED);
     s

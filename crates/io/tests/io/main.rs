@@ -13,3 +13,4 @@ mod error_words;
 mod quantize;
 mod quantize_dir;
 mod quantize_memory;
+mod quantize_torchao;

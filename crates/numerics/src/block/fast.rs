@@ -9,12 +9,13 @@
 
 use rayon::prelude::*;
 
+use super::fused_element::{Lanes, SmallFloat, mode_number};
 use super::layout::BlockLayout;
 use super::source::Source;
 use super::stats::BlockStats;
 use super::tiles::Tiles;
 use crate::bulk::{
-    BulkOptions, KernelChoice, PARALLEL_THRESHOLD, Storage, cast_elements_with_status,
+    BulkOptions, KernelChoice, PARALLEL_THRESHOLD, SimdLevel, Storage, cast_elements_with_status,
 };
 use crate::format::Format;
 use crate::policy::CastPolicy;
@@ -57,6 +58,15 @@ pub(crate) trait BlockKernel: Sync {
     /// An element's scaled value, whose cast is the element code.
     fn scale(&self, x: u32, mul: f32) -> f32;
 
+    /// The element format the fused step rounds to, when it serves this kernel's element
+    /// (`None`: the scaled values go through the bulk cast).
+    fn fused(&self) -> Option<SmallFloat>;
+
+    /// What the fused step rounds for element bits `x` of a block planned as
+    /// [`BlockPlan::Fast`] with `byte` and `mul`: f32 bits `y` and an exponent `e`, the
+    /// scaled value being `y × 2^-e` exactly.
+    fn fused_operand(&self, x: u32, byte: u8, mul: f32) -> (u32, i32);
+
     /// The reference routine on the block at flat indices `idx`: its codes into `codes`
     /// (flat index `i` at `codes[i - base]`), its counts into `stats`; returns the scale byte.
     fn reference(
@@ -71,18 +81,28 @@ pub(crate) trait BlockKernel: Sync {
 /// Element codes, scale bytes and counts of a quantised tensor.
 pub(crate) type Parts = (Vec<u8>, Vec<u8>, BlockStats);
 
-/// Quantises `src` laid out as `layout` with `kernel`; `None` when the fast path does not
-/// apply (an f64 source, an odd `first_index` with packed codes, the bulk kernels refusing).
+/// Quantises `src` laid out as `layout` with `kernel` at the instruction-set level `kernels`
+/// resolves to (chosen once here); `None` when the fast path does not apply (an f64 source,
+/// an odd `first_index` with packed codes, the reference routine chosen, the bulk kernels
+/// refusing).
+///
+/// Elements of a deterministic rounding mode whose format the kernel's
+/// [`BlockKernel::fused`] names are rounded by the fused step, block by block in registers;
+/// the others (stochastic rounding, MXINT8) are scaled into a buffer and cast by the bulk
+/// kernels.
 pub(crate) fn quantize<K: BlockKernel>(
     kernel: &K,
     src: &Source<'_>,
     layout: &BlockLayout,
     policy: &CastPolicy,
     (seed, first_index): (u64, u64),
+    kernels: KernelChoice,
 ) -> Option<Parts> {
     if matches!(src, Source::F64(_)) || layout.is_empty() {
         return None;
     }
+    let level = kernels.resolve()?;
+    let fused = kernel.fused().zip(mode_number(policy.round));
     let element = kernel.element();
     let packed = element.per_byte() > 1;
     if packed && first_index % 2 == 1 {
@@ -120,6 +140,8 @@ pub(crate) fn quantize<K: BlockKernel>(
         seed,
         first_index,
         packed,
+        level,
+        fused,
     };
     let results: Vec<Option<BlockStats>> = pieces
         .into_par_iter()
@@ -133,24 +155,28 @@ pub(crate) fn quantize<K: BlockKernel>(
 }
 
 /// What every piece shares.
-struct Context<'a, K> {
-    kernel: &'a K,
+pub(super) struct Context<'a, K> {
+    pub(super) kernel: &'a K,
     src: &'a Source<'a>,
     layout: &'a BlockLayout,
-    tiles: Tiles,
+    pub(super) tiles: Tiles,
     policy: &'a CastPolicy,
     seed: u64,
     first_index: u64,
     packed: bool,
+    /// The instruction-set level of the loops.
+    pub(super) level: SimdLevel,
+    /// The fused step's element format and mode number, when it serves this call.
+    pub(super) fused: Option<(SmallFloat, u8)>,
 }
 
 /// A piece's reusable buffers.
 #[derive(Default)]
-struct Scratch {
+pub(super) struct Scratch {
     scaled: Vec<f32>,
-    amax: Vec<u32>,
-    plans: Vec<BlockPlan>,
-    redo: Vec<usize>,
+    pub(super) amax: Vec<u32>,
+    pub(super) plans: Vec<BlockPlan>,
+    pub(super) redo: Vec<usize>,
     idx: Vec<usize>,
     ref_codes: Vec<u8>,
 }
@@ -165,6 +191,8 @@ impl<K: BlockKernel> Context<'_, K> {
     ) -> Option<BlockStats> {
         let mut stats = BlockStats::default();
         let mut s = Scratch::default();
+        let mut lanes = Lanes::default();
+        let mut codes8 = Vec::new();
         let mut wide = Vec::new();
         let element = self.kernel.element();
         let (e0, s0) = (self.tiles.elem_start(t0), t0 * self.tiles.inner);
@@ -173,12 +201,59 @@ impl<K: BlockKernel> Context<'_, K> {
             let next = self.tiles.next_cut(t, BATCH, self.packed).min(t1);
             let (a, b) = (self.tiles.elem_start(t), self.tiles.elem_start(next));
             let bits = self.bits(a, b, &mut wide)?;
+            s.plans.clear();
+            s.redo.clear();
+            let code_range = element.bytes_for(a - e0)..element.bytes_for(b - e0);
+            if let Some((g, mode)) = self.fused {
+                // every code of the batch is written (zeros for blocks not planned Fast):
+                // one per byte straight into the output, or into a buffer packed after
+                let out = codes.get_mut(code_range)?;
+                if self.packed {
+                    if codes8.len() < b - a {
+                        codes8.resize(b - a, 0);
+                    }
+                    let c = &mut codes8[..b - a];
+                    self.fused_batch(
+                        &g,
+                        mode,
+                        (t, next),
+                        a,
+                        bits,
+                        c,
+                        &mut s,
+                        &mut lanes,
+                        &mut stats,
+                    );
+                    for (o, pair) in out.iter_mut().zip(c.chunks(2)) {
+                        *o = (pair[0] & 0x0F) | (pair.get(1).copied().unwrap_or(0) << 4);
+                    }
+                } else {
+                    self.fused_batch(
+                        &g,
+                        mode,
+                        (t, next),
+                        a,
+                        bits,
+                        out,
+                        &mut s,
+                        &mut lanes,
+                        &mut stats,
+                    );
+                }
+                lanes.fold_into(&mut stats.elements);
+                for (k, p) in s.plans.iter().enumerate() {
+                    if let BlockPlan::Fast { byte, .. } | BlockPlan::Zeros { byte } = *p {
+                        scales[t * self.tiles.inner + k - s0] = byte;
+                    }
+                }
+                self.redo_blocks(&mut s, (a, e0, s0), codes, scales, &mut stats);
+                t = next;
+                continue;
+            }
             // every element of the batch is written below (zeros for blocks not scaled)
             if s.scaled.len() < b - a {
                 s.scaled.resize(b - a, 0.0);
             }
-            s.plans.clear();
-            s.redo.clear();
             if self.tiles.inner == 1 {
                 self.contiguous(t, next, bits, &mut s, &mut stats);
             } else {
@@ -186,7 +261,6 @@ impl<K: BlockKernel> Context<'_, K> {
                     self.tile(tile, a, bits, &mut s, &mut stats);
                 }
             }
-            let code_range = element.bytes_for(a - e0)..element.bytes_for(b - e0);
             let opts = BulkOptions {
                 seed: self.seed,
                 first_index: self.first_index.wrapping_add(a as u64),
@@ -222,32 +296,47 @@ impl<K: BlockKernel> Context<'_, K> {
             counts.total -= zeros;
             counts.exact -= zeros;
             stats.elements.add(&counts);
-            for &block in &s.redo {
-                s.idx.clear();
-                s.idx.extend(self.layout.block_indices(block));
-                s.ref_codes.clear();
-                s.ref_codes.resize(b - a, 0);
-                scales[block - s0] =
-                    self.kernel
-                        .reference(self.src, &s.idx, (&mut s.ref_codes, a), &mut stats);
-                for &i in &s.idx {
-                    let c = s.ref_codes[i - a];
-                    let j = i - e0;
-                    if self.packed {
-                        let byte = &mut codes[j / 2];
-                        *byte = if j % 2 == 0 {
-                            (*byte & 0xF0) | (c & 0x0F)
-                        } else {
-                            (*byte & 0x0F) | (c << 4)
-                        };
-                    } else {
-                        codes[j] = c;
-                    }
-                }
-            }
+            self.redo_blocks(&mut s, (a, e0, s0), codes, scales, &mut stats);
             t = next;
         }
         Some(stats)
+    }
+
+    /// The blocks of `s.redo` by the reference routine, into the piece's `codes` and
+    /// `scales` (the batch starts at flat index `a`, the piece at element `e0` and scale
+    /// `s0`).
+    fn redo_blocks(
+        &self,
+        s: &mut Scratch,
+        (a, e0, s0): (usize, usize, usize),
+        codes: &mut [u8],
+        scales: &mut [u8],
+        stats: &mut BlockStats,
+    ) {
+        for &block in &s.redo {
+            s.idx.clear();
+            s.idx.extend(self.layout.block_indices(block));
+            let end = s.idx.iter().max().map_or(a, |&i| i + 1);
+            s.ref_codes.clear();
+            s.ref_codes.resize(end - a, 0);
+            scales[block - s0] =
+                self.kernel
+                    .reference(self.src, &s.idx, (&mut s.ref_codes, a), stats);
+            for &i in &s.idx {
+                let c = s.ref_codes[i - a];
+                let j = i - e0;
+                if self.packed {
+                    let byte = &mut codes[j / 2];
+                    *byte = if j % 2 == 0 {
+                        (*byte & 0xF0) | (c & 0x0F)
+                    } else {
+                        (*byte & 0x0F) | (c << 4)
+                    };
+                } else {
+                    codes[j] = c;
+                }
+            }
+        }
     }
 
     /// The f32 bits of elements `a..b` (f16 and bf16 widened exactly into `wide`).
@@ -294,8 +383,7 @@ impl<K: BlockKernel> Context<'_, K> {
     ) {
         #[cfg(target_arch = "x86_64")]
         {
-            use crate::bulk::SimdLevel;
-            match SimdLevel::best() {
+            match self.level {
                 // SAFETY: `best` names a level only when the CPU has its features.
                 SimdLevel::Avx512 => {
                     return unsafe { self.contiguous_avx512(t0, t1, bits, s, stats) };

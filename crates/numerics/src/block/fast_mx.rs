@@ -3,6 +3,7 @@
 //! rule publishes), the elements multiplied by the exact power of two 2^-e.
 
 use super::fast::{BlockKernel, BlockPlan};
+use super::fused_element::SmallFloat;
 use super::mx::{self, E8M0_NAN};
 use super::scale_rule::ScaleRule;
 use super::scheme::Scheme;
@@ -70,6 +71,7 @@ impl MxKernel {
     }
 
     /// The unclamped shared exponent of a normal amax inside the handled range.
+    #[inline(always)]
     fn exponent(&self, amax_bits: u32) -> i32 {
         let biased = (amax_bits >> 23) as i32;
         let mant = amax_bits & 0x007F_FFFF;
@@ -95,6 +97,7 @@ impl MxKernel {
 }
 
 /// 2^k as an f32, for k in the normal range [-126, 127].
+#[inline(always)]
 fn pow2(k: i32) -> f32 {
     f32::from_bits(((k + 127) as u32) << 23)
 }
@@ -108,6 +111,7 @@ impl BlockKernel for MxKernel {
         })
     }
 
+    #[inline(always)]
     fn plan(&self, amax_bits: u32, stats: &mut BlockStats) -> BlockPlan {
         if amax_bits >= 0x7F80_0000 {
             // a NaN or ±Inf: a NaN scale, codes 0, as the reference routine has it
@@ -147,6 +151,18 @@ impl BlockKernel for MxKernel {
         let tiny = u32::from(x & 0x7FFF_FFFF != 0) * TINY_BITS;
         let small = (x & 0x8000_0000) | tiny;
         f32::from_bits(if yb & 0x7F80_0000 == 0 { small } else { yb })
+    }
+
+    fn fused(&self) -> Option<SmallFloat> {
+        if self.scheme == Scheme::Mxint8 {
+            return None;
+        }
+        SmallFloat::new(self.scheme.element())
+    }
+
+    #[inline(always)]
+    fn fused_operand(&self, x: u32, byte: u8, _mul: f32) -> (u32, i32) {
+        (x, i32::from(byte) - 127)
     }
 
     fn reference(

@@ -6,6 +6,7 @@
 use rayon::prelude::*;
 
 use super::fast::{BlockKernel, BlockPlan};
+use super::fused_element::SmallFloat;
 use super::nvfp4::{self, E4M3_MAX, SCALE_MIN};
 use super::source::Source;
 use super::stats::BlockStats;
@@ -37,6 +38,7 @@ impl Nvfp4Kernel {
 }
 
 /// The e4m3fn code of `t` in [2^-6, 448], rounded to nearest, ties to even.
+#[inline(always)]
 fn e4m3_code(t: f32) -> u8 {
     let bits = t.to_bits();
     let e = (bits >> 23) as i32 - 127;
@@ -50,6 +52,7 @@ fn e4m3_code(t: f32) -> u8 {
 }
 
 /// The f32 value of a normal e4m3fn code.
+#[inline(always)]
 fn e4m3_value(code: u8) -> f32 {
     let e = i32::from(code >> 3) - 7;
     f32::from_bits((((e + 127) as u32) << 23) | (u32::from(code & 7) << 20))
@@ -60,6 +63,7 @@ impl BlockKernel for Nvfp4Kernel {
         Storage::native(Format::F4E2M1)
     }
 
+    #[inline(always)]
     fn plan(&self, amax_bits: u32, stats: &mut BlockStats) -> BlockPlan {
         if amax_bits >= 0x7F80_0000 {
             return BlockPlan::Reference;
@@ -76,8 +80,8 @@ impl BlockKernel for Nvfp4Kernel {
             Some(p) => (1.0 / p) / s,
             None => 1.0 / s,
         };
-        if !r.is_finite() {
-            // a tensor scale so small that its reciprocal overflows
+        if !(amax * r).is_finite() {
+            // a tensor scale so small that its reciprocal, or the scaled amax, overflows
             return BlockPlan::Reference;
         }
         stats.blocks += 1;
@@ -95,6 +99,15 @@ impl BlockKernel for Nvfp4Kernel {
     #[inline(always)]
     fn scale(&self, x: u32, mul: f32) -> f32 {
         f32::from_bits(x) * mul
+    }
+
+    fn fused(&self) -> Option<SmallFloat> {
+        SmallFloat::new(Format::F4E2M1)
+    }
+
+    #[inline(always)]
+    fn fused_operand(&self, x: u32, _byte: u8, mul: f32) -> (u32, i32) {
+        ((f32::from_bits(x) * mul).to_bits(), 0)
     }
 
     fn reference(

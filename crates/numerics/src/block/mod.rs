@@ -22,8 +22,11 @@ mod error;
 mod f32_arith;
 mod fast;
 mod fast_dequantize;
+mod fast_fused;
 mod fast_mx;
 mod fast_nvfp4;
+mod fused_dequantize;
+mod fused_element;
 mod layout;
 mod mx;
 mod nvfp4;
@@ -35,6 +38,7 @@ mod source;
 mod stats;
 mod tiles;
 
+pub use crate::bulk::KernelChoice;
 pub use error::BlockError;
 pub use layout::BlockLayout;
 pub use options::{Options, TensorScale};
@@ -52,10 +56,13 @@ pub use stats::BlockStats;
 /// does not match the values, an axis out of range, a scale rule or tensor scale the scheme
 /// does not have.
 ///
-/// f32, f16 and bf16 sources take a fast path (amax and scale with integer operations, the
-/// elements through the bulk kernels, split over threads for large tensors) that gives the
-/// bits of [`quantize_reference`]; f64 sources and the rare blocks the fast arithmetic does
-/// not cover run the reference routine.
+/// f32, f16 and bf16 sources take a fast path (split over threads for large tensors) that
+/// gives the bits of [`quantize_reference`]: per block, the amax and the scale with integer
+/// operations, then, for the floating-point elements under a deterministic rounding mode,
+/// the elements scaled and rounded in the same pass by a fused kernel compiled for the best
+/// instruction-set level here (AVX-512, AVX2 or the baseline target); MXINT8 and stochastic
+/// rounding scale into a buffer that the bulk kernels cast. f64 sources and the rare blocks
+/// the fast arithmetic does not cover run the reference routine.
 pub fn quantize(
     src: Source<'_>,
     shape: &[usize],
@@ -63,15 +70,29 @@ pub fn quantize(
     scheme: Scheme,
     options: &Options,
 ) -> Result<Quantized, BlockError> {
+    quantize_with(src, shape, axis, scheme, options, KernelChoice::Fastest)
+}
+
+/// [`quantize`] with the fast path's kernels chosen by `kernels`: one instruction-set level
+/// (a level not available here runs the baseline code, as the bulk casts do), the fastest,
+/// or the reference routine alone. The bits are the same for every choice.
+pub fn quantize_with(
+    src: Source<'_>,
+    shape: &[usize],
+    axis: isize,
+    scheme: Scheme,
+    options: &Options,
+    kernels: KernelChoice,
+) -> Result<Quantized, BlockError> {
     let (layout, rule, tensor_scale) = resolve(&src, shape, axis, scheme, options, true)?;
     let policy = options.element_policy();
     let params = (options.seed, options.first_index);
     let fast = if scheme.is_mx() {
         let kernel = fast_mx::MxKernel::new(scheme, rule, policy, params);
-        fast::quantize(&kernel, &src, &layout, &policy, params)
+        fast::quantize(&kernel, &src, &layout, &policy, params, kernels)
     } else if tensor_scale.is_none_or(f32::is_finite) {
         let kernel = fast_nvfp4::Nvfp4Kernel::new(tensor_scale, policy, params);
-        fast::quantize(&kernel, &src, &layout, &policy, params)
+        fast::quantize(&kernel, &src, &layout, &policy, params, kernels)
     } else {
         None
     };

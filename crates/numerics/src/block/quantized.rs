@@ -3,12 +3,13 @@
 
 use super::error::BlockError;
 use super::fast_dequantize;
+use super::fused_dequantize;
 use super::layout::BlockLayout;
 use super::mx::{E8M0_NAN, element_value};
 use super::nvfp4;
 use super::scheme::Scheme;
 use super::stats::BlockStats;
-use crate::bulk::{BulkOptions, Storage, cast_elements};
+use crate::bulk::{BulkOptions, KernelChoice, Storage, cast_elements};
 use crate::convert::round_exact;
 use crate::exact::Exact;
 use crate::format::Format;
@@ -170,10 +171,15 @@ impl Quantized {
     pub fn dequantize_bytes(&self, format: Format) -> Result<Vec<u8>, BlockError> {
         check_output(format)?;
         if format == Format::F32 {
-            let values = self.dequantize();
             if cfg!(target_endian = "little") {
-                return Ok(bytemuck::cast_slice::<f32, u8>(&values).to_vec());
+                let mut out = vec![0u8; self.layout.len() * 4];
+                // the allocation is aligned for f32 in practice; otherwise through a copy
+                if let Ok(values) = bytemuck::try_cast_slice_mut::<u8, f32>(&mut out) {
+                    self.dequantize_into(values, KernelChoice::Fastest);
+                    return Ok(out);
+                }
             }
+            let values = self.dequantize();
             return Ok(values.iter().flat_map(|v| v.to_le_bytes()).collect());
         }
         let Some((values, redo)) = fast_dequantize::values(self, false) else {
@@ -235,24 +241,40 @@ impl Quantized {
     }
 
     /// The tensor's values as f32, in element order (the bits of
-    /// [`Quantized::dequantize_reference_to`] for f32).
+    /// [`Quantized::dequantize_reference_to`] for f32), by the fused kernel at the best
+    /// instruction-set level here.
     pub fn dequantize(&self) -> Vec<f32> {
+        self.dequantize_with(KernelChoice::Fastest)
+    }
+
+    /// [`Quantized::dequantize`] with the kernels chosen by `kernels`: one instruction-set
+    /// level (a level not available here runs the baseline code), the fastest, or the
+    /// reference routine alone. The bits are the same for every choice.
+    pub fn dequantize_with(&self, kernels: KernelChoice) -> Vec<f32> {
+        let mut out = vec![0f32; self.layout.len()];
+        self.dequantize_into(&mut out, kernels);
+        out
+    }
+
+    /// Writes the f32 values into `out` (one per element).
+    fn dequantize_into(&self, out: &mut [f32], kernels: KernelChoice) {
         let policy = CastPolicy::default();
-        let Some((mut values, redo)) = fast_dequantize::values(self, true) else {
-            let mut out = vec![0f32; self.layout.len()];
-            for b in 0..self.layout.block_count() {
-                for i in self.layout.block_indices(b) {
-                    let c = round_exact(&self.element(b, i), Format::F32, &policy, 0).code;
-                    out[i] = f32::from_bits(c as u32);
+        let redo = match kernels.resolve() {
+            Some(level) => fused_dequantize::dequantize_f32(self, out, level),
+            None => {
+                for b in 0..self.layout.block_count() {
+                    for i in self.layout.block_indices(b) {
+                        let c = round_exact(&self.element(b, i), Format::F32, &policy, 0).code;
+                        out[i] = f32::from_bits(c as u32);
+                    }
                 }
+                return;
             }
-            return out;
         };
         for (i, b) in redo {
             let c = round_exact(&self.element(b, i), Format::F32, &policy, 0).code;
-            values[i] = f32::from_bits(c as u32);
+            out[i] = f32::from_bits(c as u32);
         }
-        values
     }
 }
 

@@ -8,9 +8,12 @@
 
 use npusim_numerics::block::{
     Options, Quantized, ScaleRule, Scheme, Source, TensorScale, quantize, quantize_reference,
+    quantize_with,
 };
-use npusim_numerics::{CastPolicy, Format, RoundMode, Stochastic, StochasticCompare};
+use npusim_numerics::bulk::SimdLevel;
+use npusim_numerics::{CastPolicy, Format, KernelChoice, RoundMode, Stochastic, StochasticCompare};
 
+use crate::kernel_support::level_here;
 use crate::sweep::sweep_log2;
 
 /// splitmix64.
@@ -152,6 +155,12 @@ fn check(src: Source<'_>, shape: &[usize], axis: isize, scheme: Scheme, opts: &O
         opts.policy,
         src.format()
     );
+    assert_same(&fast, &reference, &what);
+    check_dequantize(&fast);
+}
+
+/// `fast` has the codes, scales, tensor scale and counts of `reference`.
+fn assert_same(fast: &Quantized, reference: &Quantized, what: &str) {
     assert_eq!(fast.layout(), reference.layout(), "{what}");
     assert_eq!(fast.codes().len(), reference.codes().len(), "{what}");
     assert_eq!(
@@ -170,7 +179,6 @@ fn check(src: Source<'_>, shape: &[usize], axis: isize, scheme: Scheme, opts: &O
         "{what}"
     );
     assert_eq!(fast.stats(), reference.stats(), "{what}");
-    check_dequantize(&fast);
 }
 
 fn check_dequantize(q: &Quantized) {
@@ -271,4 +279,164 @@ fn ordinary_weights_take_the_fast_path_for_nearly_every_block() {
     let s = q.stats();
     assert_eq!((s.blocks, s.nan_blocks, s.scale_underflow), (64, 0, 0));
     assert_eq!(s.elements.total, 64 * 32);
+}
+
+/// The levels the fused kernels run at here, each named on standard output; a level this
+/// machine (or `NPUSIM_KERNEL`) does not allow is reported as skipped by `level_here`.
+fn levels_here() -> Vec<SimdLevel> {
+    let mut out = Vec::new();
+    for level in [SimdLevel::Portable, SimdLevel::Avx2, SimdLevel::Avx512] {
+        if level_here(level) {
+            println!("block fused kernels: running at {}", level.name());
+            out.push(level);
+        }
+    }
+    out
+}
+
+/// The fused quantize kernel (every deterministic mode, every floating-point element, NVFP4)
+/// and the fused dequantisation, at every instruction-set level here, against the reference
+/// routine: random tensors with zeros, f32 subnormals, NaN, ±Inf, amax at binade edges and
+/// out of the integer rules' range, every scale rule and tensor scale, every axis and tail
+/// block, and tensors split over threads.
+#[test]
+fn fused_kernels_match_the_reference_at_every_level() {
+    let levels = levels_here();
+    let rounds = 1usize << sweep_log2(0);
+    let mut rng = Rng(0xf0_5ed);
+    let modes = [
+        RoundMode::Rint,
+        RoundMode::Round,
+        RoundMode::Floor,
+        RoundMode::Ceil,
+        RoundMode::Trunc,
+        RoundMode::Odd,
+        RoundMode::None,
+    ];
+    let mut shapes: Vec<(&[usize], isize)> = SHAPES.to_vec();
+    shapes.push((&[97, 777], -1));
+    shapes.push((&[3, 33, 709], 1));
+    for round in 0..rounds {
+        for &(shape, axis) in &shapes {
+            let n: usize = shape.iter().product();
+            let v = values(&mut rng, n);
+            let bf = to_half(&v, Format::BF16);
+            for (scheme, rule, ts) in variants() {
+                if scheme == Scheme::Mxint8 {
+                    continue;
+                }
+                for (k, &mode) in modes.iter().enumerate() {
+                    // the large shapes: one mode per round and variant
+                    if n > 10_000 && (k + round) % modes.len() != 0 {
+                        continue;
+                    }
+                    let opts = Options {
+                        scale_rule: rule,
+                        tensor_scale: ts,
+                        policy: CastPolicy::new(mode),
+                        seed: rng.next(),
+                        first_index: 2 * rng.below(2),
+                    };
+                    let sources = [Source::F32(&v), Source::BF16(&bf)];
+                    for src in sources {
+                        let reference = quantize_reference(src, shape, axis, scheme, &opts)
+                            .expect("reference quantize");
+                        let deq = reference
+                            .dequantize_reference_to(Format::F32)
+                            .expect("reference dequantize");
+                        for &level in &levels {
+                            let what = format!(
+                                "{scheme} {rule:?} {ts:?} {mode:?} shape {shape:?} axis {axis} \
+                                 source {:?} at {}",
+                                src.format(),
+                                level.name()
+                            );
+                            let fast = quantize_with(
+                                src,
+                                shape,
+                                axis,
+                                scheme,
+                                &opts,
+                                KernelChoice::Level(level),
+                            )
+                            .expect("fast quantize");
+                            assert_same(&fast, &reference, &what);
+                            let back: Vec<u64> = reference
+                                .dequantize_with(KernelChoice::Level(level))
+                                .iter()
+                                .map(|x| u64::from(x.to_bits()))
+                                .collect();
+                            let at = back.iter().zip(&deq).position(|(a, b)| a != b);
+                            assert_eq!(
+                                at.map(|i| (i, back[i], deq[i])),
+                                None,
+                                "dequantize (index, fast, reference) of {what}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Hand-made blocks where the fused step's integer rounding has its edges: a tie at every
+/// element grid point, values one ulp either side of the max normal, a block whose amax is
+/// exactly a power of two (FLOOR and CEIL agree, EVEN and RCEIL may not), elements that
+/// scale below the smallest subnormal, negative zeros.
+#[test]
+fn fused_kernels_match_the_reference_on_edge_blocks() {
+    let levels = levels_here();
+    let mut blocks: Vec<Vec<f32>> = Vec::new();
+    for top in [6.0f32, 448.0, 57344.0, 7.5, 28.0, 1.0, 3.0e-30] {
+        let mut b = vec![0.0f32; 32];
+        b[0] = top;
+        for (i, x) in b.iter_mut().enumerate().skip(1) {
+            let step = top / 64.0;
+            *x = match i % 4 {
+                0 => step * (i as f32 + 0.5),
+                1 => -step * (i as f32 + 0.5),
+                2 => f32::from_bits(top.to_bits() + 1) / (i as f32),
+                _ => -0.0,
+            };
+        }
+        b[31] = f32::from_bits(top.to_bits() - 1);
+        b[30] = top * 2f32.powi(-40);
+        blocks.push(b);
+    }
+    let v: Vec<f32> = blocks.concat();
+    let shape = [blocks.len(), 32];
+    for scheme in [
+        Scheme::Mxfp4,
+        Scheme::Mxfp6E2m3,
+        Scheme::Mxfp6E3m2,
+        Scheme::Mxfp8E4m3,
+        Scheme::Mxfp8E5m2,
+        Scheme::Nvfp4,
+    ] {
+        let rules: Vec<Option<ScaleRule>> = if scheme.is_mx() {
+            ScaleRule::ALL.map(Some).to_vec()
+        } else {
+            vec![None]
+        };
+        for rule in rules {
+            for mode in RoundMode::DETERMINISTIC {
+                let opts = Options {
+                    scale_rule: rule,
+                    policy: CastPolicy::new(mode),
+                    ..Options::default()
+                };
+                let src = Source::F32(&v);
+                let reference =
+                    quantize_reference(src, &shape, -1, scheme, &opts).expect("reference");
+                for &level in &levels {
+                    let fast =
+                        quantize_with(src, &shape, -1, scheme, &opts, KernelChoice::Level(level))
+                            .expect("fast");
+                    let what = format!("{scheme} {rule:?} {mode:?} at {}", level.name());
+                    assert_same(&fast, &reference, &what);
+                }
+            }
+        }
+    }
 }
