@@ -15,6 +15,14 @@
 //! * `<math>`: `sqrt_f32(x)` and `sqrt_f16(x)`, the square root rounded once (to nearest,
 //!   ties to even) through npusim-numerics from its f64 value, which is exact enough for a
 //!   square root (53 ≥ 2·24 + 2).
+//! * At compile time, a field of an imported library is one of the params it was imported
+//!   with (`sys_mod.LAUNCH` of an import given `.LAUNCH = ...`, `sys_mod.width`), as a CSL
+//!   module's params are its fields; `<time>`'s `tsc_size_words` is 3.
+//! * `<random>`: `random_f32(lo, hi)`, a value of `[lo, hi]` from the PE's own xorshift32
+//!   generator (state in [`RANDOM_ARRAY`], seeded from the PE's place so PEs differ and runs
+//!   repeat): 24 bits `u` of the next state give `lo + (hi - lo) * u / 2^24`, computed in f64
+//!   and rounded once to f32 (so `hi` itself is reached only by that rounding). The SDK does
+//!   not publish its generator, so the values are npusim's, not the hardware's.
 //!
 //! The per-PE state lives in small arrays the whole-program loader declares after the
 //! program's own (so they move none of its addresses): [`CMD_STREAM_ARRAY`],
@@ -32,6 +40,14 @@ use crate::span::Span;
 pub const CMD_STREAM_ARRAY: &str = "@memcpy.cmd_stream";
 /// The memory array holding a PE's `(x, y)` in the rectangle (`[2]u16`).
 pub const COORD_ARRAY: &str = "@layout.coords";
+/// The memory array holding a PE's `<random>` generator state (`u32`, never 0).
+pub const RANDOM_ARRAY: &str = "@random.state";
+
+/// The first state of PE `(x, y)`'s generator (never 0).
+pub fn random_seed(x: u32, y: u32) -> u32 {
+    (0x9E37_79B9u32 ^ (x << 16) ^ y).max(1)
+}
+
 /// The `u16` words of a `<time>` timestamp (`tsc_size_words`).
 pub const TSC_SIZE_WORDS: i64 = 3;
 
@@ -40,9 +56,15 @@ pub const TSC_SIZE_WORDS: i64 = 3;
 pub(crate) fn library_field(module: &ModuleRef, name: &str) -> Result<Value, String> {
     match (module.path.as_str(), name) {
         ("<time>", "tsc_size_words") => Ok(Value::comptime_int(i128::from(TSC_SIZE_WORDS))),
-        (path, _) => Err(format!(
-            "library `{path}` has no compile-time field `{name}` modelled"
-        )),
+        // a library's params are its fields (`sys_mod.LAUNCH` of an import given `.LAUNCH`)
+        (path, _) => module
+            .params
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+            .ok_or_else(|| {
+                format!("library `{path}` has no compile-time field `{name}` modelled (nor a param of that name given to its import)")
+            }),
     }
 }
 
@@ -62,6 +84,7 @@ fn signature(path: &str, name: &str) -> Option<(usize, Type)> {
         ("<time>", "get_timestamp") => Some((1, Type::Void)),
         ("<math>", "sqrt_f32") => Some((1, Type::F32)),
         ("<math>", "sqrt_f16") => Some((1, Type::F16)),
+        ("<random>", "random_f32") => Some((2, Type::F32)),
         _ => None,
     }
 }
@@ -126,6 +149,53 @@ fn sqrt(name: &str, arg: &RtValue) -> Result<RtValue, String> {
     }
 }
 
+/// An f32 argument (a literal is an f32 first, as Zig coerces it) as its f64 value.
+fn f32_arg(name: &str, v: &RtValue) -> Result<f64, String> {
+    match v {
+        RtValue::F32(x) => Ok(f64::from(*x)),
+        RtValue::ComptimeFloat(x) => {
+            Ok(f64::from(f32::from_bits(round_to(*x, Format::F32) as u32)))
+        }
+        RtValue::Int {
+            value,
+            ty: IntType::Comptime,
+        } => Ok(f64::from(f32::from_bits(
+            round_to(*value as f64, Format::F32) as u32,
+        ))),
+        other => Err(format!(
+            "`{name}` takes f32 arguments, found {}",
+            other.type_name()
+        )),
+    }
+}
+
+/// `random_f32(lo, hi)`: the PE's generator one step on, scaled to `[lo, hi]`.
+fn random_f32(args: &[RtValue], mem: &mut PeMemory) -> Result<RtValue, String> {
+    let (lo, hi) = (
+        f32_arg("random_f32", &args[0])?,
+        f32_arg("random_f32", &args[1])?,
+    );
+    let ordered = lo.is_finite() && hi.is_finite() && lo <= hi;
+    if !ordered {
+        return Err(format!(
+            "`random_f32` takes bounds lo <= hi, both finite; found {lo} and {hi}"
+        ));
+    }
+    let word = mem
+        .array(RANDOM_ARRAY)
+        .map_err(|_| "`random_f32` needs the program loaded as a whole program".to_string())?
+        .word_addr;
+    let mut s = mem.load(word, ElemTy::U32).map_err(|e| e.to_string())?;
+    s ^= s << 13;
+    s ^= s >> 17;
+    s ^= s << 5;
+    mem.store(word, ElemTy::U32, s).map_err(|e| e.to_string())?;
+    let u = f64::from(s >> 8) / f64::from(1u32 << 24);
+    Ok(RtValue::F32(f32::from_bits(
+        round_to(lo + (hi - lo) * u, Format::F32) as u32,
+    )))
+}
+
 /// `get_timestamp(p)`: the 48-bit cycle `cycle` into the three `u16` words at `p`.
 fn get_timestamp(arg: &RtValue, mem: &mut PeMemory, cycle: u64) -> Result<RtValue, String> {
     let RtValue::Ptr(p) = arg else {
@@ -181,6 +251,7 @@ pub(crate) fn library_call(
         "enable_tsc" | "disable_tsc" => Ok(RtValue::Void),
         "get_timestamp" => get_timestamp(&args[0], mem, cycle),
         "sqrt_f32" | "sqrt_f16" => sqrt(name, &args[0]),
+        "random_f32" => random_f32(args, mem),
         "unblock_cmd_stream" => {
             if let Ok(a) = mem.array(CMD_STREAM_ARRAY) {
                 let word = a.word_addr;

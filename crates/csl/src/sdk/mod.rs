@@ -14,7 +14,7 @@ mod runtime;
 pub mod shim;
 
 pub use error::SdkError;
-pub use library::{CMD_STREAM_ARRAY, COORD_ARRAY, TSC_SIZE_WORDS};
+pub use library::{CMD_STREAM_ARRAY, COORD_ARRAY, RANDOM_ARRAY, TSC_SIZE_WORDS, random_seed};
 pub(crate) use library::{check_library_call, library_call, library_field};
 pub use memcpy::{MemcpyDataType, MemcpyOrder, MemcpyRect};
 pub use runtime::{DEFAULT_CYCLE_BUDGET, SdkRuntime};

@@ -166,3 +166,72 @@ fn an_unknown_compile_time_field_of_a_library_is_an_error_naming_it() {
         "{e}"
     );
 }
+
+/// The generator `docs/csl.md` describes: xorshift32 (13, 17, 5) from PE (0, 0)'s seed
+/// 0x9E3779B9, 24 bits `u` of each state, `lo + (hi - lo) * u / 2^24` rounded once to f32.
+fn documented_random(n: usize, lo: f64, hi: f64) -> Vec<f32> {
+    let mut s: u32 = 0x9E37_79B9;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            let u = f64::from(s >> 8) / f64::from(1u32 << 24);
+            (lo + (hi - lo) * u) as f32
+        })
+        .collect()
+}
+
+#[test]
+fn random_f32_draws_the_documented_sequence_within_its_bounds() {
+    for arch in [Arch::Wse2, Arch::Wse3] {
+        let mut rt = runtime(arch, None).unwrap();
+        rt.load().unwrap();
+        rt.run().unwrap();
+        let ones = vec![1.0f32.to_bits(); 4];
+        rt.memcpy_h2d(
+            "x",
+            &ones,
+            rect(4),
+            false,
+            ROW,
+            MemcpyDataType::Bits32,
+            false,
+        )
+        .unwrap();
+        rt.launch("compute", false).unwrap();
+        let mut got = vec![0u32; 4];
+        rt.memcpy_d2h(
+            &mut got,
+            "rnd",
+            rect(4),
+            false,
+            ROW,
+            MemcpyDataType::Bits32,
+            false,
+        )
+        .unwrap();
+        let got: Vec<f32> = got.into_iter().map(f32::from_bits).collect();
+        assert_eq!(got, documented_random(4, -1.0, 1.0), "{arch:?}");
+        assert!(got.iter().all(|v| (-1.0..=1.0).contains(v)), "{got:?}");
+        assert!(got.windows(2).all(|w| w[0] != w[1]), "{got:?}");
+    }
+}
+
+#[test]
+fn a_library_field_is_a_param_its_import_was_given() {
+    let text = std::fs::read_to_string(dir().join("pe_program.csl")).unwrap();
+    // the layout gives width 1: asserting 2 fails at compile time, at the assert
+    let two = text.replace("sys_mod.width == 1", "sys_mod.width == 2");
+    let e = runtime(Arch::Wse3, Some(&two)).unwrap_err();
+    assert!(
+        e.contains("pe_program.csl:") && e.contains("compile-time assertion failed"),
+        "{e}"
+    );
+    let missing = text.replace("sys_mod.width == 1", "sys_mod.depth == 1");
+    let e = runtime(Arch::Wse3, Some(&missing)).unwrap_err();
+    assert!(
+        e.contains("library `<memcpy/memcpy>` has no compile-time field `depth`"),
+        "{e}"
+    );
+}
