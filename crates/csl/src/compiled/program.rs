@@ -13,7 +13,9 @@ use super::placement::Placement;
 use super::routes;
 use crate::comptime::{Arch, ComptimeConfig, Layout, Value, evaluate_layout};
 use crate::pe::{LoadedPe, PeProgram, load};
-use crate::sdk::{CMD_STREAM_ARRAY, COORD_ARRAY, RANDOM_ARRAY, random_seed};
+use crate::sdk::{
+    CMD_STREAM_ARRAY, COORD_ARRAY, DEBUG_ARRAY, DEBUG_WORDS, RANDOM_ARRAY, random_seed,
+};
 use crate::source::SourceFile;
 
 /// A PE program already compiled for a file and its params.
@@ -224,6 +226,12 @@ impl CompiledProgram {
             pe.mem
                 .write(RANDOM_ARRAY, &[random_seed(x, y)])
                 .map_err(mem_err)?;
+            // the trace buffer only where the program imports <debug>
+            if program.source().text().contains("\"<debug>\"") {
+                pe.mem
+                    .declare(DEBUG_ARRAY, ElemTy::U32, &[DEBUG_WORDS as u64])
+                    .map_err(mem_err)?;
+            }
             pes.insert((x, y), loaded);
         }
         for (&(x, y), colors) in &self.layout.routes {

@@ -15,6 +15,8 @@
 //! * `<math>`: `sqrt_f32(x)` and `sqrt_f16(x)`, the square root rounded once (to nearest,
 //!   ties to even) through npusim-numerics from its f64 value, which is exact enough for a
 //!   square root (53 ≥ 2·24 + 2).
+//! * `<debug>`: `trace_timestamp()` and `trace_bool/i16/u16/i32/u32/f16/f32(v)` append an
+//!   entry to the PE's trace buffer (see `debug`).
 //! * At compile time, a field of an imported library is one of the params it was imported
 //!   with (`sys_mod.LAUNCH` of an import given `.LAUNCH = ...`, `sys_mod.width`), as a CSL
 //!   module's params are its fields; `<time>`'s `tsc_size_words` is 3.
@@ -85,6 +87,7 @@ fn signature(path: &str, name: &str) -> Option<(usize, Type)> {
         ("<math>", "sqrt_f32") => Some((1, Type::F32)),
         ("<math>", "sqrt_f16") => Some((1, Type::F16)),
         ("<random>", "random_f32") => Some((2, Type::F32)),
+        ("<debug>", name) => super::debug::arity(name).map(|n| (n, Type::Void)),
         _ => None,
     }
 }
@@ -252,6 +255,7 @@ pub(crate) fn library_call(
         "get_timestamp" => get_timestamp(&args[0], mem, cycle),
         "sqrt_f32" | "sqrt_f16" => sqrt(name, &args[0]),
         "random_f32" => random_f32(args, mem),
+        _ if module.path == "<debug>" => super::debug::trace(name, args, mem, cycle),
         "unblock_cmd_stream" => {
             if let Ok(a) = mem.array(CMD_STREAM_ARRAY) {
                 let word = a.word_addr;

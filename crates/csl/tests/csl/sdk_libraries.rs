@@ -235,3 +235,59 @@ fn a_library_field_is_a_param_its_import_was_given() {
         "{e}"
     );
 }
+
+#[test]
+fn debug_entries_are_read_back_in_order_and_join_the_chrome_trace() {
+    let mut rt = runtime(Arch::Wse3, None).unwrap();
+    rt.record_trace(true);
+    rt.load().unwrap();
+    rt.run().unwrap();
+    let x = [2.0f32, 3.0, 0.25, 1.0e-3].map(f32::to_bits);
+    rt.memcpy_h2d("x", &x, rect(4), false, ROW, MemcpyDataType::Bits32, false)
+        .unwrap();
+    rt.launch("compute", false).unwrap();
+    let entries = rt.debug_trace();
+    let texts: Vec<&str> = entries.iter().map(|e| e.text.as_str()).collect();
+    let sqrt2 = format!("f32 {:?}", 2.0f32.sqrt());
+    assert_eq!(texts, ["timestamp", sqrt2.as_str(), "i16 -3", "bool true"]);
+    assert!(entries.iter().all(|e| (e.x, e.y) == (0, 0)));
+    assert!(
+        entries.windows(2).all(|w| w[0].cycle < w[1].cycle),
+        "{entries:?}"
+    );
+    let trace = rt.chrome_trace();
+    assert!(
+        trace.contains(&format!(
+            "{{\"name\":\"{sqrt2}\",\"cat\":\"debug\",\"ph\":\"X\",\"ts\":{},",
+            entries[1].cycle
+        )),
+        "{trace}"
+    );
+    assert!(trace.ends_with("]}"));
+}
+
+#[test]
+fn a_debug_value_of_the_wrong_type_or_one_entry_too_many_is_an_error() {
+    let text = std::fs::read_to_string(dir().join("pe_program.csl")).unwrap();
+    let wrong = text.replace("debug.trace_f32(r[0]);", "debug.trace_f32(@as(i16, 1));");
+    let mut rt = runtime(Arch::Wse2, Some(&wrong)).unwrap();
+    rt.load().unwrap();
+    rt.run().unwrap();
+    let e = rt.launch("compute", false).unwrap_err().to_string();
+    assert!(
+        e.contains("`trace_f32` takes a f32 value, found i16"),
+        "{e}"
+    );
+    let many = text.replace(
+        "debug.trace_timestamp();",
+        "for (@range(i16, 62)) |i| { debug.trace_timestamp(); }",
+    );
+    let mut rt = runtime(Arch::Wse2, Some(&many)).unwrap();
+    rt.load().unwrap();
+    rt.run().unwrap();
+    let e = rt.launch("compute", false).unwrap_err().to_string();
+    assert!(
+        e.contains("holds 64 entries; `trace_bool` would be entry 65"),
+        "{e}"
+    );
+}
