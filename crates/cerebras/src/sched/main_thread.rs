@@ -397,6 +397,7 @@ impl PeStep<'_> {
                 let mut ctx = CallCtx {
                     pe: &mut st.pe,
                     wavelet: st.main.wavelet,
+                    cycle,
                 };
                 let more = f(&mut ctx).map_err(|e| self.op_error(k, cycle, &label, e))?;
                 let st = &mut self.pes[k];

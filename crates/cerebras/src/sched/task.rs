@@ -18,6 +18,8 @@ pub struct CallCtx<'a> {
     pub pe: &'a mut Pe,
     /// The wavelet that started a data task (`None` for local and control tasks).
     pub wavelet: Option<Wavelet>,
+    /// The simulator's cycle the call runs in.
+    pub cycle: u64,
 }
 
 /// Rust code in a task body: runs in one cycle and returns actions to run next (shareable

@@ -206,3 +206,41 @@ fn cs_python_exits_128_plus_the_signal_that_ended_the_script() {
         .assert()
         .code(143);
 }
+
+#[test]
+fn the_shipped_example_runs_as_the_readme_says() {
+    let Some(py) = python() else {
+        eprintln!("skipped: no python3 with numpy (set NPUSIM_PYTHON or run tools/test-python)");
+        return;
+    };
+    let example = repo("examples/csl/gemv_2x2");
+    for arch in ["wse2", "wse3"] {
+        let dir = tempfile::tempdir().unwrap();
+        npusim()
+            .current_dir(dir.path())
+            .arg("cslc")
+            .arg(format!("--arch={arch}"))
+            .arg(example.join("layout.csl"))
+            .args([
+                "--fabric-dims=9,4",
+                "--fabric-offsets=4,1",
+                "--params=M:3,N:4",
+            ])
+            .args(["-o", "gemv_out", "--memcpy", "--channels=1"])
+            .assert()
+            .success();
+        let a = npusim()
+            .current_dir(dir.path())
+            .arg("cs-python")
+            .arg("--python")
+            .arg(&py)
+            .arg(example.join("run.py"))
+            .args(["--name", "gemv_out", "--trace", "gemv.json"])
+            .assert()
+            .success();
+        let stdout = String::from_utf8(a.get_output().stdout.clone()).unwrap();
+        // run.py checks y against numpy's A x + b before it prints SUCCESS!
+        assert!(stdout.ends_with("SUCCESS!\n"), "{arch}: {stdout}");
+        assert!(dir.path().join("gemv.json").is_file(), "{arch}");
+    }
+}

@@ -13,7 +13,9 @@ use super::placement::Placement;
 use super::routes;
 use crate::comptime::{Arch, ComptimeConfig, Layout, Value, evaluate_layout};
 use crate::pe::{LoadedPe, PeProgram, load};
-use crate::sdk::{CMD_STREAM_ARRAY, COORD_ARRAY};
+use crate::sdk::{
+    CMD_STREAM_ARRAY, COORD_ARRAY, DEBUG_ARRAY, DEBUG_WORDS, RANDOM_ARRAY, random_seed,
+};
 use crate::source::SourceFile;
 
 /// A PE program already compiled for a file and its params.
@@ -192,7 +194,7 @@ impl CompiledProgram {
     }
 
     /// A simulator of the rectangle with every PE's program loaded at its place, every
-    /// route set, and the SDK's per-PE state (command stream, coordinates) declared after
+    /// route set, and the SDK's per-PE state (command stream, coordinates, random generator) declared after
     /// each program's own memory.
     pub fn load(&self) -> Result<LoadedProgram, CompileError> {
         let (w, h) = self.rectangle;
@@ -218,6 +220,18 @@ impl CompiledProgram {
             pe.mem
                 .write(COORD_ARRAY, &[x as u16, y as u16])
                 .map_err(mem_err)?;
+            pe.mem
+                .declare(RANDOM_ARRAY, ElemTy::U32, &[1])
+                .map_err(mem_err)?;
+            pe.mem
+                .write(RANDOM_ARRAY, &[random_seed(x, y)])
+                .map_err(mem_err)?;
+            // the trace buffer only where the program imports <debug>
+            if program.source().text().contains("\"<debug>\"") {
+                pe.mem
+                    .declare(DEBUG_ARRAY, ElemTy::U32, &[DEBUG_WORDS as u64])
+                    .map_err(mem_err)?;
+            }
             pes.insert((x, y), loaded);
         }
         for (&(x, y), colors) in &self.layout.routes {

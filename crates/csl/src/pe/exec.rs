@@ -171,6 +171,8 @@ struct Machine {
     code: Arc<PeCode>,
     frames: Vec<Frame>,
     ret: Option<RtValue>,
+    /// The simulator's cycle of the current step (what `<time>` reads).
+    cycle: u64,
 }
 
 /// The body of a bound task: an `Action::call` starting the interpreter on `task`. A data
@@ -190,6 +192,7 @@ pub(crate) fn task_body(code: Arc<PeCode>, task: String) -> Vec<Action> {
             code: code.clone(),
             frames: Vec::new(),
             ret: None,
+            cycle: ctx.cycle,
         };
         let scope = match m.wavelet_params(&f.params, ctx.wavelet.map(|w| w.payload), f.name_span) {
             Ok(scope) => scope,
@@ -226,10 +229,11 @@ fn record(code: &PeCode, f: Fault) -> OpError {
 
 /// Runs the interpreter to its next action; records a fault in the PE's slot.
 fn resume(m: Arc<Mutex<Machine>>, ctx: &mut CallCtx<'_>) -> Result<Vec<Action>, OpError> {
-    let result = m
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .run(&mut ctx.pe.mem);
+    let result = {
+        let mut guard = m.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        guard.cycle = ctx.cycle;
+        guard.run(&mut ctx.pe.mem)
+    };
     let next = m.clone();
     let again = move || Action::call(move |ctx: &mut CallCtx<'_>| resume(next.clone(), ctx));
     match result {
@@ -459,6 +463,7 @@ impl Machine {
                         }],
                     }],
                     ret: None,
+                    cycle: 0,
                 };
                 if let Step::Act(_) = m.run_until(&mut scratch, 0, false)? {
                     return fault(
@@ -1146,7 +1151,7 @@ impl Machine {
         for a in args {
             values.push(self.expr(a, mem)?);
         }
-        crate::sdk::library_call(&module, &name, &values, mem)
+        crate::sdk::library_call(&module, &name, &values, mem, self.cycle)
             .map(Some)
             .or_else(|m| fault(span, m))
     }

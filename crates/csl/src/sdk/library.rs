@@ -6,6 +6,25 @@
 //!   ([`super::SdkRuntime`]).
 //! * `<layout>`: `get_x_coord()` and `get_y_coord()`, the PE's place in the program's
 //!   rectangle (`u16`).
+//! * `<time>`: the timestamp counter is the simulator's cycle counter. `get_timestamp(p)`
+//!   writes the cycle the call runs in to the [`TSC_SIZE_WORDS`] `u16` words at `p`, low 16
+//!   bits first (48 bits, as the SDK's three-word buffers hold); `enable_tsc()` and
+//!   `disable_tsc()` are accepted and change nothing (the counter always runs: decided so
+//!   that a program reading it without enabling it sees cycles rather than zeros). At
+//!   compile time, `tsc_size_words` is 3.
+//! * `<math>`: `sqrt_f32(x)` and `sqrt_f16(x)`, the square root rounded once (to nearest,
+//!   ties to even) through npusim-numerics from its f64 value, which is exact enough for a
+//!   square root (53 ≥ 2·24 + 2).
+//! * `<debug>`: `trace_timestamp()` and `trace_bool/i16/u16/i32/u32/f16/f32(v)` append an
+//!   entry to the PE's trace buffer (see `debug`).
+//! * At compile time, a field of an imported library is one of the params it was imported
+//!   with (`sys_mod.LAUNCH` of an import given `.LAUNCH = ...`, `sys_mod.width`), as a CSL
+//!   module's params are its fields; `<time>`'s `tsc_size_words` is 3.
+//! * `<random>`: `random_f32(lo, hi)`, a value of `[lo, hi]` from the PE's own xorshift32
+//!   generator (state in [`RANDOM_ARRAY`], seeded from the PE's place so PEs differ and runs
+//!   repeat): 24 bits `u` of the next state give `lo + (hi - lo) * u / 2^24`, computed in f64
+//!   and rounded once to f32 (so `hi` itself is reached only by that rounding). The SDK does
+//!   not publish its generator, so the values are npusim's, not the hardware's.
 //!
 //! The per-PE state lives in small arrays the whole-program loader declares after the
 //! program's own (so they move none of its addresses): [`CMD_STREAM_ARRAY`],
@@ -13,8 +32,9 @@
 //! `unblock_cmd_stream` then does nothing, and the coordinates are an error.
 
 use npusim_cerebras::{ElemTy, PeMemory};
+use npusim_numerics::{CastPolicy, Exact, Format, RoundMode, round_exact};
 
-use crate::comptime::{EvalError, IntType, ModuleRef, Type};
+use crate::comptime::{EvalError, IntType, ModuleRef, Type, Value};
 use crate::pe::RtValue;
 use crate::span::Span;
 
@@ -22,6 +42,33 @@ use crate::span::Span;
 pub const CMD_STREAM_ARRAY: &str = "@memcpy.cmd_stream";
 /// The memory array holding a PE's `(x, y)` in the rectangle (`[2]u16`).
 pub const COORD_ARRAY: &str = "@layout.coords";
+/// The memory array holding a PE's `<random>` generator state (`u32`, never 0).
+pub const RANDOM_ARRAY: &str = "@random.state";
+
+/// The first state of PE `(x, y)`'s generator (never 0).
+pub fn random_seed(x: u32, y: u32) -> u32 {
+    (0x9E37_79B9u32 ^ (x << 16) ^ y).max(1)
+}
+
+/// The `u16` words of a `<time>` timestamp (`tsc_size_words`).
+pub const TSC_SIZE_WORDS: i64 = 3;
+
+/// A compile-time field `name` of library `module` (`timestamp.tsc_size_words`), or the
+/// error naming it.
+pub(crate) fn library_field(module: &ModuleRef, name: &str) -> Result<Value, String> {
+    match (module.path.as_str(), name) {
+        ("<time>", "tsc_size_words") => Ok(Value::comptime_int(i128::from(TSC_SIZE_WORDS))),
+        // a library's params are its fields (`sys_mod.LAUNCH` of an import given `.LAUNCH`)
+        (path, _) => module
+            .params
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+            .ok_or_else(|| {
+                format!("library `{path}` has no compile-time field `{name}` modelled (nor a param of that name given to its import)")
+            }),
+    }
+}
 
 /// The libraries whose run-time functions are modelled, and each function's arity and
 /// result type.
@@ -35,6 +82,12 @@ fn signature(path: &str, name: &str) -> Option<(usize, Type)> {
             Some((0, Type::Void))
         }
         ("<layout>", "get_x_coord" | "get_y_coord") => Some((0, u16_t)),
+        ("<time>", "enable_tsc" | "disable_tsc") => Some((0, Type::Void)),
+        ("<time>", "get_timestamp") => Some((1, Type::Void)),
+        ("<math>", "sqrt_f32") => Some((1, Type::F32)),
+        ("<math>", "sqrt_f16") => Some((1, Type::F16)),
+        ("<random>", "random_f32") => Some((2, Type::F32)),
+        ("<debug>", name) => super::debug::arity(name).map(|n| (n, Type::Void)),
         _ => None,
     }
 }
@@ -64,23 +117,145 @@ pub(crate) fn check_library_call(
     Ok(Some(ty))
 }
 
-/// Runs library function `name` of `module` on the PE whose memory is `mem`.
+/// `x` rounded once to nearest (ties to even) in `format`, as its bits.
+fn round_to(x: f64, format: Format) -> u64 {
+    round_exact(
+        &Exact::from_f64(x),
+        format,
+        &CastPolicy::new(RoundMode::Rint),
+        0,
+    )
+    .code
+}
+
+/// `sqrt_f32` / `sqrt_f16` of `arg`.
+fn sqrt(name: &str, arg: &RtValue) -> Result<RtValue, String> {
+    match (name, arg) {
+        ("sqrt_f32", RtValue::F32(x)) => Ok(RtValue::F32(f32::from_bits(round_to(
+            f64::from(*x).sqrt(),
+            Format::F32,
+        ) as u32))),
+        ("sqrt_f32", RtValue::ComptimeFloat(x)) => {
+            // a literal argument is an f32 first, as Zig coerces it
+            let x = f32::from_bits(round_to(*x, Format::F32) as u32);
+            sqrt(name, &RtValue::F32(x))
+        }
+        ("sqrt_f16", RtValue::F16(b)) => {
+            let x = Format::F16.decode(u64::from(*b)).to_f64();
+            Ok(RtValue::F16(round_to(x.sqrt(), Format::F16) as u16))
+        }
+        (_, other) => Err(format!(
+            "`{name}` takes a {} argument, found {}",
+            if name == "sqrt_f32" { "f32" } else { "f16" },
+            other.type_name()
+        )),
+    }
+}
+
+/// An f32 argument (a literal is an f32 first, as Zig coerces it) as its f64 value.
+fn f32_arg(name: &str, v: &RtValue) -> Result<f64, String> {
+    match v {
+        RtValue::F32(x) => Ok(f64::from(*x)),
+        RtValue::ComptimeFloat(x) => {
+            Ok(f64::from(f32::from_bits(round_to(*x, Format::F32) as u32)))
+        }
+        RtValue::Int {
+            value,
+            ty: IntType::Comptime,
+        } => Ok(f64::from(f32::from_bits(
+            round_to(*value as f64, Format::F32) as u32,
+        ))),
+        other => Err(format!(
+            "`{name}` takes f32 arguments, found {}",
+            other.type_name()
+        )),
+    }
+}
+
+/// `random_f32(lo, hi)`: the PE's generator one step on, scaled to `[lo, hi]`.
+fn random_f32(args: &[RtValue], mem: &mut PeMemory) -> Result<RtValue, String> {
+    let (lo, hi) = (
+        f32_arg("random_f32", &args[0])?,
+        f32_arg("random_f32", &args[1])?,
+    );
+    let ordered = lo.is_finite() && hi.is_finite() && lo <= hi;
+    if !ordered {
+        return Err(format!(
+            "`random_f32` takes bounds lo <= hi, both finite; found {lo} and {hi}"
+        ));
+    }
+    let word = mem
+        .array(RANDOM_ARRAY)
+        .map_err(|_| "`random_f32` needs the program loaded as a whole program".to_string())?
+        .word_addr;
+    let mut s = mem.load(word, ElemTy::U32).map_err(|e| e.to_string())?;
+    s ^= s << 13;
+    s ^= s >> 17;
+    s ^= s << 5;
+    mem.store(word, ElemTy::U32, s).map_err(|e| e.to_string())?;
+    let u = f64::from(s >> 8) / f64::from(1u32 << 24);
+    Ok(RtValue::F32(f32::from_bits(
+        round_to(lo + (hi - lo) * u, Format::F32) as u32,
+    )))
+}
+
+/// `get_timestamp(p)`: the 48-bit cycle `cycle` into the three `u16` words at `p`.
+fn get_timestamp(arg: &RtValue, mem: &mut PeMemory, cycle: u64) -> Result<RtValue, String> {
+    let RtValue::Ptr(p) = arg else {
+        return Err(format!(
+            "`get_timestamp` takes a pointer to [{TSC_SIZE_WORDS}]u16, found {}",
+            arg.type_name()
+        ));
+    };
+    if p.elem != ElemTy::U16 {
+        return Err(format!(
+            "`get_timestamp` takes a pointer to [{TSC_SIZE_WORDS}]u16, found a pointer into `{}` of another element type",
+            p.array
+        ));
+    }
+    let a = mem.array(&p.array).map_err(|e| e.to_string())?;
+    let (word, len) = (a.word_addr, a.elements());
+    if p.index < 0 || p.index as u64 + TSC_SIZE_WORDS as u64 > len {
+        return Err(format!(
+            "`get_timestamp` writes {TSC_SIZE_WORDS} u16 words at element {} of `{}`, which has {len}",
+            p.index, p.array
+        ));
+    }
+    for k in 0..TSC_SIZE_WORDS {
+        let bits = ((cycle >> (16 * k)) & 0xffff) as u32;
+        mem.store(word + p.index + k, ElemTy::U16, bits)
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(RtValue::Void)
+}
+
+/// Runs library function `name` of `module` on the PE whose memory is `mem`, in simulator
+/// cycle `cycle`.
 pub(crate) fn library_call(
     module: &ModuleRef,
     name: &str,
     args: &[RtValue],
     mem: &mut PeMemory,
+    cycle: u64,
 ) -> Result<RtValue, String> {
-    if signature(&module.path, name).is_none() {
+    let Some((arity, _)) = signature(&module.path, name) else {
         return Err(format!(
             "`{name}` of library `{}` is not modelled at run time yet",
             module.path
         ));
-    }
-    if !args.is_empty() {
-        return Err(format!("`{name}` takes 0 arguments, found {}", args.len()));
+    };
+    if args.len() != arity {
+        return Err(format!(
+            "`{name}` takes {arity} arguments, found {}",
+            args.len()
+        ));
     }
     match name {
+        "enable_tsc" | "disable_tsc" => Ok(RtValue::Void),
+        "get_timestamp" => get_timestamp(&args[0], mem, cycle),
+        "sqrt_f32" | "sqrt_f16" => sqrt(name, &args[0]),
+        "random_f32" => random_f32(args, mem),
+        _ if module.path == "<debug>" => super::debug::trace(name, args, mem, cycle),
         "unblock_cmd_stream" => {
             if let Ok(a) = mem.array(CMD_STREAM_ARRAY) {
                 let word = a.word_addr;

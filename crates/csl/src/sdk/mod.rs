@@ -7,14 +7,16 @@
 
 pub mod bridge;
 pub mod cs_python;
+mod debug;
 mod error;
 mod library;
 pub mod memcpy;
 mod runtime;
 pub mod shim;
 
+pub use debug::{DEBUG_ARRAY, DEBUG_ENTRIES, DEBUG_WORDS, DebugEntry};
 pub use error::SdkError;
-pub use library::{CMD_STREAM_ARRAY, COORD_ARRAY};
-pub(crate) use library::{check_library_call, library_call};
+pub use library::{CMD_STREAM_ARRAY, COORD_ARRAY, RANDOM_ARRAY, TSC_SIZE_WORDS, random_seed};
+pub(crate) use library::{check_library_call, library_call, library_field};
 pub use memcpy::{MemcpyDataType, MemcpyOrder, MemcpyRect};
 pub use runtime::{DEFAULT_CYCLE_BUDGET, SdkRuntime};

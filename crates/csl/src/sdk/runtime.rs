@@ -14,6 +14,8 @@ use npusim_cerebras::ElemTy;
 use npusim_cerebras::ids::LocalTaskId;
 use npusim_cerebras::sched::RunReport;
 
+use super::DEBUG_ARRAY;
+use super::debug::{self, DebugEntry};
 use super::error::SdkError;
 use super::library::CMD_STREAM_ARRAY;
 use super::memcpy::{MemcpyDataType, MemcpyOrder, MemcpyRect};
@@ -71,12 +73,55 @@ impl SdkRuntime {
         self.trace = on;
     }
 
-    /// The simulator's events as a Chrome trace (empty before `load`).
+    /// The simulator's events as a Chrome trace (empty before `load`), with each `<debug>`
+    /// entry as an event of category `debug` on its PE's main thread.
     pub fn chrome_trace(&self) -> String {
-        self.loaded
-            .as_ref()
-            .map(|l| l.sim.chrome_trace())
-            .unwrap_or_default()
+        let Some(loaded) = self.loaded.as_ref() else {
+            return String::new();
+        };
+        let mut trace = loaded.sim.chrome_trace();
+        let width = u64::from(self.program.rectangle.0);
+        let extra: Vec<String> = self
+            .debug_trace()
+            .iter()
+            .map(|e| {
+                format!(
+                    "{{\"name\":\"{}\",\"cat\":\"debug\",\"ph\":\"X\",\"ts\":{},\"dur\":1,\"pid\":{},\"tid\":\"main\"}}",
+                    e.text,
+                    e.cycle,
+                    u64::from(e.y) * width + u64::from(e.x)
+                )
+            })
+            .collect();
+        if !extra.is_empty() && trace.ends_with("]}") {
+            trace.truncate(trace.len() - 2);
+            if !trace.ends_with('[') {
+                trace.push(',');
+            }
+            trace.push_str(&extra.join(","));
+            trace.push_str("]}");
+        }
+        trace
+    }
+
+    /// Every `<debug>` entry of the run, PE by PE (row by row), each PE's in order.
+    pub fn debug_trace(&self) -> Vec<DebugEntry> {
+        let Some(loaded) = self.loaded.as_ref() else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let (w, h) = self.program.rectangle;
+        for y in 0..h {
+            for x in 0..w {
+                let Ok(pe) = loaded.sim.pe(i64::from(x), i64::from(y)) else {
+                    continue;
+                };
+                if let Ok(words) = pe.mem.read::<u32>(DEBUG_ARRAY) {
+                    out.extend(debug::entries(x, y, &words));
+                }
+            }
+        }
+        out
     }
 
     /// The report of the last run of the simulator (cycles, statistics, trace hash).

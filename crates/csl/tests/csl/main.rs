@@ -18,4 +18,5 @@ mod pe_fabric_tutorials;
 mod pe_scalar;
 mod print_roundtrip;
 mod sdk;
+mod sdk_libraries;
 mod tutorials;

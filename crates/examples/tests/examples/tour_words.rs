@@ -77,3 +77,28 @@ fn every_detail_gives_the_same_verdicts() {
     assert!(summary.lines().count() < verbose.lines().count());
     assert!(verbose.contains("golden rows: 213 rows, 266 checks: 266 PASS, 0 FAIL"));
 }
+
+#[test]
+fn the_tour_compiles_and_runs_the_shipped_csl_program_on_both_architectures() {
+    let (text, failed) = tour(Detail::Verbose);
+    assert_eq!(failed, 0, "{text}");
+    // y = A x + b of examples/csl/gemv_2x2/run.py's values, computed here
+    let (m, n, pes) = (3usize, 4usize, 4usize);
+    let a: Vec<f32> = (0..pes * m * n).map(|k| (k % 7) as f32 - 3.0).collect();
+    let x: Vec<f32> = (0..n).map(|j| j as f32 * 0.5 + 1.0).collect();
+    let y: Vec<String> = (0..pes * m)
+        .map(|r| {
+            let v = (0..n).fold(r as f32, |acc, j| acc + a[r * n + j] * x[j]);
+            format!("{v:?}")
+        })
+        .collect();
+    let y = format!("y = [{}]", y.join(", "));
+    for arch in ["wse2", "wse3"] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("PASS CSL examples/csl/gemv_2x2") && l.contains(arch))
+            .unwrap_or_else(|| panic!("no passing CSL line for {arch}:\n{text}"));
+        assert!(line.contains(&y), "{line}\nwant {y}");
+    }
+    assert!(text.contains("on wse2 and wse3: 2 PASS, 0 FAIL"), "{text}");
+}

@@ -203,6 +203,9 @@ impl<'m> Evaluator<'m> {
             }
             Value::List(items) if name == "len" => Ok(Value::comptime_int(items.len() as i128)),
             Value::Str(s) if name == "len" => Ok(Value::comptime_int(s.len() as i128)),
+            Value::Module(m) => {
+                crate::sdk::library_field(&m, name).map_err(|message| EvalError::new(span, message))
+            }
             other => Err(EvalError::new(
                 span,
                 format!(

@@ -1,0 +1,293 @@
+//! The SDK libraries PE code calls at run time beyond memcpy: `<time>` (the timestamp
+//! counter is the simulator's cycle counter, three `u16` words, low first), `<math>`
+//! (square roots rounded once to nearest even), and a library's compile-time field
+//! (`timestamp.tsc_size_words`).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use npusim_csl::compiled::{CompileOptions, CompiledProgram};
+use npusim_csl::comptime::Arch;
+use npusim_csl::sdk::{MemcpyDataType, MemcpyOrder, MemcpyRect, SdkRuntime};
+
+const ROW: MemcpyOrder = MemcpyOrder::RowMajor;
+
+fn dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/csl/programs/sdk_time_math")
+}
+
+fn runtime(arch: Arch, pe_program: Option<&str>) -> Result<SdkRuntime, String> {
+    let read = |f: &str| std::fs::read_to_string(dir().join(f)).unwrap();
+    let sources = BTreeMap::from([
+        ("layout.csl".to_string(), read("layout.csl")),
+        (
+            "pe_program.csl".to_string(),
+            pe_program.map_or_else(|| read("pe_program.csl"), str::to_string),
+        ),
+    ]);
+    let options = CompileOptions {
+        arch,
+        memcpy: true,
+        ..CompileOptions::default()
+    };
+    CompiledProgram::compile("layout.csl", sources, options)
+        .map(SdkRuntime::from_program)
+        .map_err(|e| e.to_string())
+}
+
+fn rect(elements: u32) -> MemcpyRect {
+    MemcpyRect {
+        x: 0,
+        y: 0,
+        w: 1,
+        h: 1,
+        elements,
+    }
+}
+
+/// The 48-bit counter of three u16 words (zero-extended in host words), low first.
+fn counter(words: &[u32]) -> u64 {
+    words
+        .iter()
+        .enumerate()
+        .map(|(k, w)| u64::from(*w & 0xffff) << (16 * k))
+        .sum()
+}
+
+#[test]
+fn time_stamps_are_simulator_cycles_and_math_square_roots_round_once() {
+    for arch in [Arch::Wse2, Arch::Wse3] {
+        let mut rt = runtime(arch, None).unwrap();
+        rt.load().unwrap();
+        rt.run().unwrap();
+        let before = rt.report().unwrap().cycles;
+        let x = [2.0f32, 3.0, 0.25, 1.0e-3];
+        let xb: Vec<u32> = x.iter().map(|v| v.to_bits()).collect();
+        rt.memcpy_h2d("x", &xb, rect(4), false, ROW, MemcpyDataType::Bits32, false)
+            .unwrap();
+        // f16 2.0 and 0.5
+        let h = [half::f16::from_f32(2.0), half::f16::from_f32(0.5)];
+        let hb: Vec<u32> = h.iter().map(|v| u32::from(v.to_bits())).collect();
+        rt.memcpy_h2d("h", &hb, rect(2), false, ROW, MemcpyDataType::Bits16, false)
+            .unwrap();
+        rt.launch("compute", false).unwrap();
+        let mut r = vec![0u32; 4];
+        rt.memcpy_d2h(
+            &mut r,
+            "r",
+            rect(4),
+            false,
+            ROW,
+            MemcpyDataType::Bits32,
+            false,
+        )
+        .unwrap();
+        let mut hr = vec![0u32; 2];
+        rt.memcpy_d2h(
+            &mut hr,
+            "h",
+            rect(2),
+            false,
+            ROW,
+            MemcpyDataType::Bits16,
+            false,
+        )
+        .unwrap();
+        let (mut t0, mut t1) = (vec![0u32; 3], vec![0u32; 3]);
+        rt.memcpy_d2h(
+            &mut t0,
+            "t0",
+            rect(3),
+            false,
+            ROW,
+            MemcpyDataType::Bits16,
+            false,
+        )
+        .unwrap();
+        rt.memcpy_d2h(
+            &mut t1,
+            "t1",
+            rect(3),
+            false,
+            ROW,
+            MemcpyDataType::Bits16,
+            false,
+        )
+        .unwrap();
+        let end = rt.stop().unwrap().unwrap().cycles;
+        // IEEE square root, correctly rounded to f32 (what one rounding gives)
+        let want: Vec<u32> = x.iter().map(|v| v.sqrt().to_bits()).collect();
+        assert_eq!(r, want, "{arch:?}");
+        // sqrt(2) in f16: 1.414 (0x3DA8); sqrt(0.5): 0.7070 (0x39A8)
+        let want_h: Vec<u32> = [2.0f64, 0.5]
+            .iter()
+            .map(|v| u32::from(half::f16::from_f64(v.sqrt()).to_bits()))
+            .collect();
+        assert_eq!(hr, want_h, "{arch:?}");
+        let (c0, c1) = (counter(&t0), counter(&t1));
+        // taken during `compute`, in order, the loop and two statements between them
+        assert!(
+            before < c0 && c0 < c1 && c1 <= end,
+            "{before} {c0} {c1} {end}"
+        );
+        assert!(c1 - c0 >= 6, "{c0} {c1}");
+    }
+}
+
+#[test]
+fn a_timestamp_buffer_too_short_or_of_another_type_is_an_error_naming_it() {
+    let text = std::fs::read_to_string(dir().join("pe_program.csl")).unwrap();
+    let short = text.replace(
+        "var t1 = @zeros([timestamp.tsc_size_words]u16);",
+        "var t1 = @zeros([2]u16);",
+    );
+    let mut rt = runtime(Arch::Wse3, Some(&short)).unwrap();
+    rt.load().unwrap();
+    rt.run().unwrap();
+    let e = rt.launch("compute", false).unwrap_err().to_string();
+    assert!(
+        e.contains("pe_program.csl:")
+            && e.contains("3 u16 words")
+            && e.contains("`t1`, which has 2"),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_unknown_compile_time_field_of_a_library_is_an_error_naming_it() {
+    let text = std::fs::read_to_string(dir().join("pe_program.csl")).unwrap();
+    let bad = text.replace(
+        "timestamp.tsc_size_words]u16);\nvar t1",
+        "timestamp.tsc_words]u16);\nvar t1",
+    );
+    let e = runtime(Arch::Wse2, Some(&bad)).unwrap_err();
+    assert!(
+        e.contains("library `<time>` has no compile-time field `tsc_words`"),
+        "{e}"
+    );
+}
+
+/// The generator `docs/csl.md` describes: xorshift32 (13, 17, 5) from PE (0, 0)'s seed
+/// 0x9E3779B9, 24 bits `u` of each state, `lo + (hi - lo) * u / 2^24` rounded once to f32.
+fn documented_random(n: usize, lo: f64, hi: f64) -> Vec<f32> {
+    let mut s: u32 = 0x9E37_79B9;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            let u = f64::from(s >> 8) / f64::from(1u32 << 24);
+            (lo + (hi - lo) * u) as f32
+        })
+        .collect()
+}
+
+#[test]
+fn random_f32_draws_the_documented_sequence_within_its_bounds() {
+    for arch in [Arch::Wse2, Arch::Wse3] {
+        let mut rt = runtime(arch, None).unwrap();
+        rt.load().unwrap();
+        rt.run().unwrap();
+        let ones = vec![1.0f32.to_bits(); 4];
+        rt.memcpy_h2d(
+            "x",
+            &ones,
+            rect(4),
+            false,
+            ROW,
+            MemcpyDataType::Bits32,
+            false,
+        )
+        .unwrap();
+        rt.launch("compute", false).unwrap();
+        let mut got = vec![0u32; 4];
+        rt.memcpy_d2h(
+            &mut got,
+            "rnd",
+            rect(4),
+            false,
+            ROW,
+            MemcpyDataType::Bits32,
+            false,
+        )
+        .unwrap();
+        let got: Vec<f32> = got.into_iter().map(f32::from_bits).collect();
+        assert_eq!(got, documented_random(4, -1.0, 1.0), "{arch:?}");
+        assert!(got.iter().all(|v| (-1.0..=1.0).contains(v)), "{got:?}");
+        assert!(got.windows(2).all(|w| w[0] != w[1]), "{got:?}");
+    }
+}
+
+#[test]
+fn a_library_field_is_a_param_its_import_was_given() {
+    let text = std::fs::read_to_string(dir().join("pe_program.csl")).unwrap();
+    // the layout gives width 1: asserting 2 fails at compile time, at the assert
+    let two = text.replace("sys_mod.width == 1", "sys_mod.width == 2");
+    let e = runtime(Arch::Wse3, Some(&two)).unwrap_err();
+    assert!(
+        e.contains("pe_program.csl:") && e.contains("compile-time assertion failed"),
+        "{e}"
+    );
+    let missing = text.replace("sys_mod.width == 1", "sys_mod.depth == 1");
+    let e = runtime(Arch::Wse3, Some(&missing)).unwrap_err();
+    assert!(
+        e.contains("library `<memcpy/memcpy>` has no compile-time field `depth`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn debug_entries_are_read_back_in_order_and_join_the_chrome_trace() {
+    let mut rt = runtime(Arch::Wse3, None).unwrap();
+    rt.record_trace(true);
+    rt.load().unwrap();
+    rt.run().unwrap();
+    let x = [2.0f32, 3.0, 0.25, 1.0e-3].map(f32::to_bits);
+    rt.memcpy_h2d("x", &x, rect(4), false, ROW, MemcpyDataType::Bits32, false)
+        .unwrap();
+    rt.launch("compute", false).unwrap();
+    let entries = rt.debug_trace();
+    let texts: Vec<&str> = entries.iter().map(|e| e.text.as_str()).collect();
+    let sqrt2 = format!("f32 {:?}", 2.0f32.sqrt());
+    assert_eq!(texts, ["timestamp", sqrt2.as_str(), "i16 -3", "bool true"]);
+    assert!(entries.iter().all(|e| (e.x, e.y) == (0, 0)));
+    assert!(
+        entries.windows(2).all(|w| w[0].cycle < w[1].cycle),
+        "{entries:?}"
+    );
+    let trace = rt.chrome_trace();
+    assert!(
+        trace.contains(&format!(
+            "{{\"name\":\"{sqrt2}\",\"cat\":\"debug\",\"ph\":\"X\",\"ts\":{},",
+            entries[1].cycle
+        )),
+        "{trace}"
+    );
+    assert!(trace.ends_with("]}"));
+}
+
+#[test]
+fn a_debug_value_of_the_wrong_type_or_one_entry_too_many_is_an_error() {
+    let text = std::fs::read_to_string(dir().join("pe_program.csl")).unwrap();
+    let wrong = text.replace("debug.trace_f32(r[0]);", "debug.trace_f32(@as(i16, 1));");
+    let mut rt = runtime(Arch::Wse2, Some(&wrong)).unwrap();
+    rt.load().unwrap();
+    rt.run().unwrap();
+    let e = rt.launch("compute", false).unwrap_err().to_string();
+    assert!(
+        e.contains("`trace_f32` takes a f32 value, found i16"),
+        "{e}"
+    );
+    let many = text.replace(
+        "debug.trace_timestamp();",
+        "for (@range(i16, 62)) |i| { debug.trace_timestamp(); }",
+    );
+    let mut rt = runtime(Arch::Wse2, Some(&many)).unwrap();
+    rt.load().unwrap();
+    rt.run().unwrap();
+    let e = rt.launch("compute", false).unwrap_err().to_string();
+    assert!(
+        e.contains("holds 64 entries; `trace_bool` would be entry 65"),
+        "{e}"
+    );
+}
