@@ -244,7 +244,7 @@ fn csl_program(out: &mut dyn Write, detail: Detail) -> io::Result<usize> {
         if !pass {
             failed += 1;
         }
-        if detail.shows(pass, arch == "wse3") {
+        if detail.shows(pass, false) {
             for l in lines {
                 writeln!(out, "{l}")?;
             }
@@ -252,7 +252,9 @@ fn csl_program(out: &mut dyn Write, detail: Detail) -> io::Result<usize> {
     }
     writeln!(
         out,
-        "compiled CSL program: {CSL_DIR} compiled as npusim cslc does and run by the SDK runtime as its run.py does, on wse2 and wse3: {} PASS, {failed} FAIL",
+        "compiled CSL program: {CSL_DIR} (y = A x + b on {}x{} PEs) compiled as npusim cslc does and run by the SDK runtime as its run.py does, on wse2 and wse3: {} PASS, {failed} FAIL",
+        CSL_GRID.0,
+        CSL_GRID.1,
         2 - failed
     )?;
     Ok(failed)
