@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use npusim_cerebras::ElemTy;
 use npusim_cerebras::pe::DsrFile;
 
-use super::check::check_bodies;
+use super::check::{LocalArray, check_bodies};
 use super::dsr::{DsrLoad, dsr_file, load_options};
 use super::error::PeError;
 use super::tensor_access::DsdSpec;
@@ -138,6 +138,8 @@ pub struct PeProgram {
     pub(crate) body_dsds: HashMap<Span, DsdSpec>,
     /// The values of id and color builtins inside bodies, by their span.
     pub(crate) body_values: HashMap<Span, Value>,
+    /// The arrays declared inside bodies, by the span of their declaration.
+    pub(crate) body_arrays: HashMap<Span, LocalArray>,
 }
 
 /// One `@initialize_queue(queue, .{ .color = c })`.
@@ -242,6 +244,7 @@ impl PeProgram {
             blocks: Vec::new(),
             body_dsds: HashMap::new(),
             body_values: HashMap::new(),
+            body_arrays: HashMap::new(),
         };
         {
             let mut b = Builder {
@@ -262,6 +265,20 @@ impl PeProgram {
                 check_bodies(&module, &program.globals, &mut ev, config.arch).map_err(diag)?;
             program.body_dsds = consts.dsds;
             program.body_values = consts.values;
+            let mut locals: Vec<&LocalArray> = consts.arrays.values().collect();
+            locals.sort_by(|a, b| a.memory_name.cmp(&b.memory_name));
+            for a in locals {
+                program.arrays.push(ArrayDecl {
+                    name: a.memory_name.clone(),
+                    elem: a.elem,
+                    shape: a.dims.clone(),
+                    init: None,
+                    scalar: false,
+                    is_const: false,
+                    align: None,
+                });
+            }
+            program.body_arrays = consts.arrays;
             if config.arch == Arch::Wse3 {
                 program.check_wse3_queues(&data_binds).map_err(diag)?;
             }
