@@ -27,6 +27,7 @@ use npusim_cerebras::{ElemTy, Op, OpConfig, Operand, PeMemory, Scalar};
 use super::arith::{self, f16_to_f64, f64_to_f16};
 use super::check::{COMPTIME_BUILTINS, LocalArray, assignable};
 use super::map_math::{apply_math, math_elem};
+use super::priority::{PriorityPlace, check_priority};
 use super::program::{Global, PeProgram, elem_of, type_of_elem};
 use super::target::{Target, target_of};
 use super::value::{Ptr, RtValue, elem_name};
@@ -1409,8 +1410,19 @@ impl Machine {
         mem: &mut PeMemory,
     ) -> RResult<Option<AsyncConfig>> {
         let mut is_async = false;
+        let mut priority = false;
         let mut cfg = AsyncConfig::default();
         for f in fields {
+            if f.name == "priority" {
+                let arch = match mem.arch() {
+                    SimArch::Wse2 => crate::comptime::Arch::Wse2,
+                    SimArch::Wse3 => crate::comptime::Arch::Wse3,
+                };
+                check_priority(&f.value, PriorityPlace::Options, arch)
+                    .or_else(|e| fault(e.span, e.message))?;
+                priority = true;
+                continue;
+            }
             let v = self.expr(&f.value, mem)?;
             let arch = mem.arch();
             match (f.name.as_str(), v) {
@@ -1456,10 +1468,10 @@ impl Machine {
                 }
             }
         }
-        if !is_async && (cfg.on_done.is_some() || cfg.ut_id.is_some()) {
+        if !is_async && (cfg.on_done.is_some() || cfg.ut_id.is_some() || priority) {
             return fault(
                 fields.first().map_or(Span::default(), |f| f.value.span),
-                "`.activate` / `.unblock` / `.ut_id` need `.async = true`",
+                "`.activate` / `.unblock` / `.ut_id` / `.priority` need `.async = true`",
             );
         }
         Ok(is_async.then_some(cfg))

@@ -11,6 +11,7 @@ use npusim_cerebras::Arch as SimArch;
 use npusim_cerebras::dsd::{Dsd, DsdError, FabIn, FabOut};
 use npusim_cerebras::ids::{Color, InputQueue, OutputQueue};
 
+use super::priority::{PriorityPlace, check_priority};
 use super::program::QueueInit;
 use crate::ast::{Expr, FieldInit};
 use crate::comptime::{Arch, ConstEval, EvalError, Value};
@@ -54,7 +55,7 @@ impl FabricSpec {
     ) -> Result<FabricSpec, EvalError> {
         let kind = if input { "fabin_dsd" } else { "fabout_dsd" };
         let allowed: &[&str] = if input {
-            &["extent", "fabric_color", "input_queue"]
+            &["extent", "fabric_color", "input_queue", "priority"]
         } else {
             &[
                 "extent",
@@ -62,6 +63,7 @@ impl FabricSpec {
                 "output_queue",
                 "control",
                 "wavelet_index_offset",
+                "priority",
             ]
         };
         let mut spec = FabricSpec {
@@ -88,6 +90,10 @@ impl FabricSpec {
                             .join(", ")
                     ),
                 ));
+            }
+            if f.name == "priority" {
+                check_priority(&f.value, PriorityPlace::FabricDsd, arch)?;
+                continue;
             }
             let v = ev.expr(&f.value)?;
             match (f.name.as_str(), v) {

@@ -13,6 +13,7 @@ mod exec;
 mod fabric_dsd;
 mod load;
 mod map_math;
+mod priority;
 mod program;
 mod target;
 mod tensor_access;

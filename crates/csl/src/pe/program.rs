@@ -11,6 +11,7 @@ use npusim_cerebras::pe::DsrFile;
 use super::check::{LocalArray, check_bodies};
 use super::dsr::{DsrLoad, dsr_file, load_options};
 use super::error::PeError;
+use super::priority::{PriorityPlace, check_priority};
 use super::tensor_access::DsdSpec;
 use super::value::{Ptr, RtValue};
 use crate::ast::{
@@ -714,6 +715,10 @@ impl Builder<'_, '_> {
                 ));
             };
             for f in fields {
+                if f.name == "priority" {
+                    check_priority(&f.value, PriorityPlace::Fifo, self.arch)?;
+                    continue;
+                }
                 let slot = match f.name.as_str() {
                     "activate_push" => &mut decl.activate_push,
                     "activate_pop" => &mut decl.activate_pop,
@@ -721,7 +726,7 @@ impl Builder<'_, '_> {
                         return Err(EvalError::new(
                             f.value.span,
                             format!(
-                                "@allocate_fifo option `.{other}` is not supported (it takes .activate_push, .activate_pop)"
+                                "@allocate_fifo option `.{other}` is not supported (it takes .activate_push, .activate_pop, .priority)"
                             ),
                         ));
                     }

@@ -16,6 +16,7 @@ mod pe_fabric;
 mod pe_fabric_errors;
 mod pe_fabric_tutorials;
 mod pe_local_arrays;
+mod pe_priority;
 mod pe_scalar;
 mod print_roundtrip;
 mod sdk;
