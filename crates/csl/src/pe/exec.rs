@@ -1418,8 +1418,10 @@ impl Machine {
                     SimArch::Wse2 => crate::comptime::Arch::Wse2,
                     SimArch::Wse3 => crate::comptime::Arch::Wse3,
                 };
-                check_priority(&f.value, PriorityPlace::Options, arch)
-                    .or_else(|e| fault(e.span, e.message))?;
+                cfg.priority = Some(
+                    check_priority(&f.value, PriorityPlace::Options, arch)
+                        .or_else(|e| fault(e.span, e.message))?,
+                );
                 priority = true;
                 continue;
             }

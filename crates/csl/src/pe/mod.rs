@@ -11,6 +11,7 @@ mod dsr;
 mod error;
 mod exec;
 mod fabric_dsd;
+mod flags;
 mod load;
 mod map_math;
 mod priority;

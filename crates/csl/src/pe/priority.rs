@@ -1,11 +1,12 @@
 //! `.priority = .{ .high = true }` (or `.medium`, `.low`): the microthread priority of an
 //! asynchronous DSD operation. On WSE-2 it is an option of the operation; on WSE-3 a field of
 //! the fabric DSD or of the FIFO (`@allocate_fifo(buf, .{ .priority = ... })`). It is checked
-//! where it is written. The simulator's scheduling of microthreads does not model priority:
-//! it only orders operations that run at the same time, so it changes no result of a program
-//! whose result does not depend on that order (docs/csl.md, "PE fabric").
+//! where it is written and handed to the simulator with the operation, DSD or FIFO.
 
-use crate::ast::{Expr, ExprKind};
+use npusim_cerebras::dsd::Priority;
+
+use super::flags::one_flag;
+use crate::ast::Expr;
 use crate::comptime::{Arch, EvalError};
 
 /// Where a `.priority` is written.
@@ -19,12 +20,12 @@ pub(crate) enum PriorityPlace {
     Fifo,
 }
 
-/// Checks `.priority = value` written at `place` on `arch`.
+/// The priority `.priority = value` written at `place` on `arch` sets.
 pub(crate) fn check_priority(
     value: &Expr,
     place: PriorityPlace,
     arch: Arch,
-) -> Result<(), EvalError> {
+) -> Result<Priority, EvalError> {
     match (place, arch) {
         (PriorityPlace::Options, Arch::Wse3) => {
             return Err(EvalError::new(
@@ -40,21 +41,11 @@ pub(crate) fn check_priority(
         }
         _ => {}
     }
-    let bad = || {
-        EvalError::new(
-            value.span,
-            "`.priority` takes one of `.{ .high = true }`, `.{ .medium = true }`, `.{ .low = true }`",
-        )
-    };
-    let ExprKind::StructLit(fields) = &value.kind else {
-        return Err(bad());
-    };
-    match fields.as_slice() {
-        [f] if matches!(f.name.as_str(), "high" | "medium" | "low")
-            && matches!(f.value.kind, ExprKind::Bool(true)) =>
-        {
-            Ok(())
-        }
-        _ => Err(bad()),
-    }
+    Ok(
+        match one_flag(value, &["high", "medium", "low"], "priority")? {
+            "high" => Priority::High,
+            "medium" => Priority::Medium,
+            _ => Priority::Low,
+        },
+    )
 }
