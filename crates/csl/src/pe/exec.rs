@@ -21,7 +21,7 @@ use npusim_cerebras::dsd::{
 };
 use npusim_cerebras::ids::{MicrothreadId, TaskId};
 use npusim_cerebras::ops::{DsrId, FifoId, OpError};
-use npusim_cerebras::sched::{Action, AsyncConfig, CallCtx, Completion};
+use npusim_cerebras::sched::{Action, AsyncConfig, CallCtx, Completion, OnControl};
 use npusim_cerebras::{ElemTy, Op, OpConfig, Operand, PeMemory, Scalar};
 
 use super::arith::{self, f16_to_f64, f64_to_f16};
@@ -1425,6 +1425,10 @@ impl Machine {
                 priority = true;
                 continue;
             }
+            if f.name == "on_control" {
+                cfg.on_control = Some(self.on_control(&f.value, mem)?);
+                continue;
+            }
             let v = self.expr(&f.value, mem)?;
             let arch = mem.arch();
             match (f.name.as_str(), v) {
@@ -1470,13 +1474,59 @@ impl Machine {
                 }
             }
         }
-        if !is_async && (cfg.on_done.is_some() || cfg.ut_id.is_some() || priority) {
+        if !is_async
+            && (cfg.on_done.is_some()
+                || cfg.ut_id.is_some()
+                || cfg.on_control.is_some()
+                || priority)
+        {
             return fault(
                 fields.first().map_or(Span::default(), |f| f.value.span),
-                "`.activate` / `.unblock` / `.ut_id` / `.priority` need `.async = true`",
+                "`.activate` / `.unblock` / `.ut_id` / `.priority` / `.on_control` need `.async = true`",
             );
         }
         Ok(is_async.then_some(cfg))
+    }
+
+    /// `.on_control = .{ .terminate = true }`, `.{ .activate = task }` or
+    /// `.{ .unblock = x }`: what a control wavelet arriving during the operation does.
+    fn on_control(&mut self, value: &Expr, mem: &mut PeMemory) -> RResult<OnControl> {
+        let shape = "`.on_control` takes `.{ .terminate = true }`, `.{ .activate = task }` or `.{ .unblock = task }`";
+        let ExprKind::StructLit(fields) = &value.kind else {
+            return fault(value.span, shape);
+        };
+        let [f] = fields.as_slice() else {
+            return fault(value.span, shape);
+        };
+        let arch = mem.arch();
+        match (f.name.as_str(), &f.value.kind) {
+            ("terminate", ExprKind::Bool(true)) => Ok(OnControl::Terminate),
+            ("activate", _) => {
+                let v = self.expr(&f.value, mem)?;
+                match target_of(&v, arch, f.value.span)? {
+                    Target::Task(TaskId::Local(t)) => Ok(OnControl::Activate(t)),
+                    _ => fault(
+                        f.value.span,
+                        format!(
+                            "`.on_control` `.activate` takes a local task id, found {} `{v}`",
+                            v.type_name()
+                        ),
+                    ),
+                }
+            }
+            ("unblock", _) => {
+                let v = self.expr(&f.value, mem)?;
+                match target_of(&v, arch, f.value.span)? {
+                    Target::Task(id) => Ok(OnControl::Unblock(id)),
+                    Target::Channel(c) => Ok(OnControl::UnblockChannel(c)),
+                    Target::Microthread(_) => fault(
+                        f.value.span,
+                        "`.on_control` `.unblock` takes a task id or a channel, not a microthread id",
+                    ),
+                }
+            }
+            _ => fault(value.span, shape),
+        }
     }
 
     /// The value of `e`.

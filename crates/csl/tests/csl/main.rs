@@ -18,6 +18,7 @@ mod pe_fabric_flags;
 mod pe_fabric_tutorials;
 mod pe_fifo_actions;
 mod pe_local_arrays;
+mod pe_on_control;
 mod pe_priority;
 mod pe_scalar;
 mod print_roundtrip;
