@@ -7,12 +7,13 @@
 
 use std::collections::HashMap;
 
-use super::program::Global;
+use super::program::{Global, elem_of};
 use super::tensor_access::DsdSpec;
 use super::value::RtValue;
 use crate::ast::{Block, DeclKind, Expr, ExprKind, Module, Stmt, StmtKind, UnOp};
 use crate::comptime::{Arch, ConstEval, EvalError, IntType, Type, Value};
 use crate::span::Span;
+use npusim_cerebras::ElemTy;
 
 /// The operands DSD builtins take, the options struct not counted.
 pub(crate) fn dsd_builtin_arity(name: &str) -> Option<usize> {
@@ -75,6 +76,7 @@ pub(crate) fn check_bodies(
             scopes: vec![params],
             arch,
             consts: &mut consts,
+            func: &f.name,
         };
         c.block(body)?;
     }
@@ -89,6 +91,22 @@ pub(crate) struct BodyConstants {
     pub(crate) dsds: HashMap<Span, DsdSpec>,
     /// The values of id and color builtins.
     pub(crate) values: HashMap<Span, Value>,
+    /// The arrays declared inside bodies (`var data = [3]i16 { 1, 2, 3 };`), by the span of
+    /// their declaration.
+    pub(crate) arrays: HashMap<Span, LocalArray>,
+}
+
+/// An array declared inside a function or task body. It has a place of its own in PE memory
+/// (CSL has no recursion, so one place per declaration serves every call); each run of the
+/// declaration writes its initial value there again (zeros for `undefined` or none).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct LocalArray {
+    /// The name of its memory array: `function.name@offset`, which no CSL name can be.
+    pub(crate) memory_name: String,
+    /// Its element type.
+    pub(crate) elem: ElemTy,
+    /// Its shape.
+    pub(crate) dims: Vec<u64>,
 }
 
 /// Builtins of bodies evaluated at compile time (their arguments must be known then).
@@ -110,6 +128,8 @@ struct Checker<'a, 'e, 'm> {
     scopes: Vec<HashMap<String, Option<Type>>>,
     arch: Arch,
     consts: &'a mut BodyConstants,
+    /// The name of the function or task being checked.
+    func: &'m str,
 }
 
 fn rt_type(v: &RtValue) -> Option<Type> {
@@ -165,6 +185,22 @@ impl Checker<'_, '_, '_> {
                     assignable(d, i).map_err(|m| EvalError::new(e.span, m))?;
                 }
                 let ty = declared.or(init);
+                if let Some(Type::Array { dims, elem }) = &ty {
+                    let e = elem_of(elem).ok_or_else(|| {
+                        EvalError::new(
+                            v.name_span,
+                            format!("arrays of {elem} are not placed in PE memory yet"),
+                        )
+                    })?;
+                    self.consts.arrays.insert(
+                        s.span,
+                        LocalArray {
+                            memory_name: format!("{}.{}@{}", self.func, v.name, s.span.start),
+                            elem: e,
+                            dims: dims.clone(),
+                        },
+                    );
+                }
                 if let Some(scope) = self.scopes.last_mut() {
                     scope.insert(v.name.clone(), ty);
                 }
@@ -336,6 +372,16 @@ impl Checker<'_, '_, '_> {
                         | Type::ManyPtr { elem, .. }
                         | Type::Slice { elem, .. },
                     ) => Some(*elem),
+                    Some(Type::Ptr { elem, .. }) => match *elem {
+                        Type::Array { elem, .. } => Some(*elem),
+                        _ => None,
+                    },
+                    Some(t @ (Type::F16 | Type::F32 | Type::Bool | Type::Int(_))) => {
+                        return Err(EvalError::new(
+                            base.span,
+                            format!("cannot index a value of type {t}"),
+                        ));
+                    }
                     _ => None,
                 }
             }
@@ -439,6 +485,7 @@ impl Checker<'_, '_, '_> {
                         None
                     }
                     "range" => None,
+                    "zeros" if args.len() == 1 => Some(self.ev.eval_type(&args[0])?),
                     _ => {
                         for a in args {
                             match &a.kind {
@@ -469,6 +516,10 @@ impl Checker<'_, '_, '_> {
                     self.expr(o)?;
                 }
                 t
+            }
+            ExprKind::TypedList { ty, elems } => {
+                self.exprs(elems)?;
+                Some(self.ev.eval_type(ty)?)
             }
             ExprKind::Comptime(x) => match self.ev.expr(x)? {
                 v @ Value::Int { .. } => rt_type(&RtValue::from_comptime(v)),

@@ -21,17 +21,18 @@ use npusim_cerebras::dsd::{
 };
 use npusim_cerebras::ids::{MicrothreadId, TaskId};
 use npusim_cerebras::ops::{DsrId, FifoId, OpError};
-use npusim_cerebras::sched::{Action, AsyncConfig, CallCtx, Completion};
+use npusim_cerebras::sched::{Action, AsyncConfig, CallCtx, Completion, OnControl};
 use npusim_cerebras::{ElemTy, Op, OpConfig, Operand, PeMemory, Scalar};
 
 use super::arith::{self, f16_to_f64, f64_to_f16};
-use super::check::{COMPTIME_BUILTINS, assignable};
+use super::check::{COMPTIME_BUILTINS, LocalArray, assignable};
 use super::map_math::{apply_math, math_elem};
+use super::priority::{PriorityPlace, check_priority};
 use super::program::{Global, PeProgram, elem_of, type_of_elem};
 use super::target::{Target, target_of};
 use super::value::{Ptr, RtValue, elem_name};
 use crate::ast::{
-    AssignOp, BinOp, Block, Else, Expr, ExprKind, FieldInit, FnParam, Stmt, StmtKind, UnOp,
+    AssignOp, BinOp, Block, Else, Expr, ExprKind, FieldInit, FnParam, Stmt, StmtKind, UnOp, VarDecl,
 };
 use crate::comptime::{IntType, Type, Value};
 use crate::diagnostic::Diagnostic;
@@ -817,6 +818,9 @@ impl Machine {
         let s = &stmts[i];
         match &s.kind {
             StmtKind::Var(v) => {
+                if let Some(a) = self.code.program.body_arrays.get(&s.span).cloned() {
+                    return self.local_array(v, &a, s.span, mem);
+                }
                 let ty = v.ty.as_ref().map(|t| self.type_expr(t)).transpose()?;
                 let value = match &v.init {
                     Some(e) => self.expr(e, mem)?,
@@ -937,6 +941,87 @@ impl Machine {
         }
     }
 
+    /// The declaration of an array inside a body: its initial value (a list of elements,
+    /// `@zeros`, or zeros for `undefined` or none) is written to its place in PE memory, and
+    /// the name is a pointer to that place.
+    fn local_array(
+        &mut self,
+        v: &VarDecl,
+        a: &LocalArray,
+        span: Span,
+        mem: &mut PeMemory,
+    ) -> RResult<Effect> {
+        let count: u64 = a.dims.iter().product();
+        let items: Vec<(RtValue, Span)> = match &v.init {
+            None => Vec::new(),
+            Some(Expr {
+                kind: ExprKind::Undefined,
+                ..
+            }) => Vec::new(),
+            Some(Expr {
+                kind: ExprKind::Builtin { name, .. },
+                ..
+            }) if name == "zeros" => Vec::new(),
+            Some(Expr {
+                kind: ExprKind::TypedList { elems, .. } | ExprKind::ListLit(elems),
+                span: list_span,
+            }) => {
+                if elems.len() as u64 != count {
+                    return fault(
+                        *list_span,
+                        format!(
+                            "`{}` has {count} elements, the initialiser {}",
+                            v.name,
+                            elems.len()
+                        ),
+                    );
+                }
+                let mut out = Vec::with_capacity(elems.len());
+                for e in elems {
+                    out.push((self.expr(e, mem)?, e.span));
+                }
+                out
+            }
+            Some(other) => {
+                return fault(
+                    other.span,
+                    "an array inside a body is initialised by a list (`[3]i16 { 1, 2, 3 }`), @zeros or undefined for now",
+                );
+            }
+        };
+        let base = Ptr {
+            array: a.memory_name.clone(),
+            index: 0,
+            elem: a.elem,
+        };
+        let first = word_of(mem, &base, span)?;
+        for k in 0..count {
+            let bits = match items.get(k as usize) {
+                Some((value, vspan)) => to_bits(value.clone(), a.elem, *vspan)?,
+                None => 0,
+            };
+            let word = first + k as i64 * i64::from(a.elem.words());
+            mem.store(word, a.elem, bits)
+                .or_else(|e| fault(span, e.to_string()))?;
+        }
+        let ty = Type::Array {
+            dims: a.dims.clone(),
+            elem: Box::new(type_of_elem(a.elem)),
+        };
+        let f = self.frame();
+        if let Some(scope) = f.scopes.last_mut() {
+            scope.insert(
+                v.name.clone(),
+                Local {
+                    value: RtValue::Ptr(base),
+                    mutable: !v.is_const,
+                    ty: Some(ty),
+                },
+            );
+        }
+        Ok(Effect::Next)
+    }
+
     fn enter(&mut self, b: &Block) {
         let stmts = self.code.stmts(b);
         let f = self.frame();
@@ -1037,7 +1122,47 @@ impl Machine {
                 is_const: *is_const,
                 elem: Box::new(self.type_expr(elem)?),
             }),
+            ExprKind::ArrayType { dims, elem } => {
+                let mut lengths = Vec::with_capacity(dims.len());
+                for d in dims {
+                    match self.const_value(d) {
+                        Some(RtValue::Int { value, .. }) if value >= 0 => {
+                            lengths.push(u64::try_from(value).unwrap_or(u64::MAX));
+                        }
+                        _ => {
+                            return fault(
+                                d.span,
+                                "an array length here must be a non-negative integer known at compile time",
+                            );
+                        }
+                    }
+                }
+                Ok(Type::Array {
+                    dims: lengths,
+                    elem: Box::new(self.type_expr(elem)?),
+                })
+            }
             _ => fault(e.span, "this type is not supported in run-time code yet"),
+        }
+    }
+
+    /// The value of an expression of literals, module constants and params (an array
+    /// length in a type), if it is one.
+    fn const_value(&self, e: &Expr) -> Option<RtValue> {
+        match &e.kind {
+            ExprKind::Int(v) => i128::try_from(*v).ok().map(|value| RtValue::Int {
+                value,
+                ty: IntType::Comptime,
+            }),
+            ExprKind::Ident(n) => match self.global_value(n, e.span)? {
+                v @ RtValue::Int { .. } => Some(v),
+                _ => None,
+            },
+            ExprKind::Binary(op, a, b) => {
+                arith::binary(*op, self.const_value(a)?, self.const_value(b)?).ok()
+            }
+            ExprKind::Comptime(x) => self.const_value(x),
+            _ => None,
         }
     }
 
@@ -1290,8 +1415,25 @@ impl Machine {
         mem: &mut PeMemory,
     ) -> RResult<Option<AsyncConfig>> {
         let mut is_async = false;
+        let mut priority = false;
         let mut cfg = AsyncConfig::default();
         for f in fields {
+            if f.name == "priority" {
+                let arch = match mem.arch() {
+                    SimArch::Wse2 => crate::comptime::Arch::Wse2,
+                    SimArch::Wse3 => crate::comptime::Arch::Wse3,
+                };
+                cfg.priority = Some(
+                    check_priority(&f.value, PriorityPlace::Options, arch)
+                        .or_else(|e| fault(e.span, e.message))?,
+                );
+                priority = true;
+                continue;
+            }
+            if f.name == "on_control" {
+                cfg.on_control = Some(self.on_control(&f.value, mem)?);
+                continue;
+            }
             let v = self.expr(&f.value, mem)?;
             let arch = mem.arch();
             match (f.name.as_str(), v) {
@@ -1337,13 +1479,59 @@ impl Machine {
                 }
             }
         }
-        if !is_async && (cfg.on_done.is_some() || cfg.ut_id.is_some()) {
+        if !is_async
+            && (cfg.on_done.is_some()
+                || cfg.ut_id.is_some()
+                || cfg.on_control.is_some()
+                || priority)
+        {
             return fault(
                 fields.first().map_or(Span::default(), |f| f.value.span),
-                "`.activate` / `.unblock` / `.ut_id` need `.async = true`",
+                "`.activate` / `.unblock` / `.ut_id` / `.priority` / `.on_control` need `.async = true`",
             );
         }
         Ok(is_async.then_some(cfg))
+    }
+
+    /// `.on_control = .{ .terminate = true }`, `.{ .activate = task }` or
+    /// `.{ .unblock = x }`: what a control wavelet arriving during the operation does.
+    fn on_control(&mut self, value: &Expr, mem: &mut PeMemory) -> RResult<OnControl> {
+        let shape = "`.on_control` takes `.{ .terminate = true }`, `.{ .activate = task }` or `.{ .unblock = task }`";
+        let ExprKind::StructLit(fields) = &value.kind else {
+            return fault(value.span, shape);
+        };
+        let [f] = fields.as_slice() else {
+            return fault(value.span, shape);
+        };
+        let arch = mem.arch();
+        match (f.name.as_str(), &f.value.kind) {
+            ("terminate", ExprKind::Bool(true)) => Ok(OnControl::Terminate),
+            ("activate", _) => {
+                let v = self.expr(&f.value, mem)?;
+                match target_of(&v, arch, f.value.span)? {
+                    Target::Task(TaskId::Local(t)) => Ok(OnControl::Activate(t)),
+                    _ => fault(
+                        f.value.span,
+                        format!(
+                            "`.on_control` `.activate` takes a local task id, found {} `{v}`",
+                            v.type_name()
+                        ),
+                    ),
+                }
+            }
+            ("unblock", _) => {
+                let v = self.expr(&f.value, mem)?;
+                match target_of(&v, arch, f.value.span)? {
+                    Target::Task(id) => Ok(OnControl::Unblock(id)),
+                    Target::Channel(c) => Ok(OnControl::UnblockChannel(c)),
+                    Target::Microthread(_) => fault(
+                        f.value.span,
+                        "`.on_control` `.unblock` takes a task id or a channel, not a microthread id",
+                    ),
+                }
+            }
+            _ => fault(value.span, shape),
+        }
     }
 
     /// The value of `e`.
@@ -1487,8 +1675,26 @@ impl Machine {
                     _ => fault(span, format!("`{name}` is not a variable in PE memory")),
                 }
             }
+            ExprKind::Ident(name)
+                if matches!(
+                    self.lookup(name),
+                    Some(Local {
+                        ty: Some(Type::Array { .. }),
+                        ..
+                    })
+                ) =>
+            {
+                match self.lookup(name).map(|l| l.value.clone()) {
+                    Some(RtValue::Ptr(p)) => Ok(p),
+                    _ => fault(span, format!("`{name}` is not a variable in PE memory")),
+                }
+            }
             ExprKind::Index { base, indices } => {
-                let b = self.expr(base, mem)?;
+                // `(p.*)[i]` of a pointer to an array indexes the array it points to
+                let b = match &base.kind {
+                    ExprKind::Deref(inner) => self.expr(inner, mem)?,
+                    _ => self.expr(base, mem)?,
+                };
                 let RtValue::Ptr(p) = b else {
                     return fault(base.span, format!("cannot index {} `{b}`", b.type_name()));
                 };

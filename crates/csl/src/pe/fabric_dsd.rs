@@ -8,9 +8,11 @@
 //! `.wavelet_index_offset`. Any other field is refused by name.
 
 use npusim_cerebras::Arch as SimArch;
-use npusim_cerebras::dsd::{Dsd, DsdError, FabIn, FabOut};
+use npusim_cerebras::dsd::{Dsd, DsdError, FabIn, FabOut, Priority, SimdMode};
 use npusim_cerebras::ids::{Color, InputQueue, OutputQueue};
 
+use super::flags::one_flag;
+use super::priority::{PriorityPlace, check_priority};
 use super::program::QueueInit;
 use crate::ast::{Expr, FieldInit};
 use crate::comptime::{Arch, ConstEval, EvalError, Value};
@@ -31,6 +33,13 @@ pub struct FabricSpec {
     pub control: bool,
     /// `.wavelet_index_offset = true` (fabout): the operation's index goes in the high half.
     pub wavelet_index_offset: bool,
+    /// `.priority` (WSE-3): the microthread priority of operations on it.
+    pub priority: Option<Priority>,
+    /// `.simd_mode`: two 16-bit values per wavelet.
+    pub simd_mode: Option<SimdMode>,
+    /// `.control_transform = true`: control wavelets marked in (fabin) or rebuilt from
+    /// (fabout) the two high index bits.
+    pub control_transform: bool,
     /// Where its `@get_dsd` is.
     pub span: Span,
 }
@@ -54,7 +63,14 @@ impl FabricSpec {
     ) -> Result<FabricSpec, EvalError> {
         let kind = if input { "fabin_dsd" } else { "fabout_dsd" };
         let allowed: &[&str] = if input {
-            &["extent", "fabric_color", "input_queue"]
+            &[
+                "extent",
+                "fabric_color",
+                "input_queue",
+                "priority",
+                "simd_mode",
+                "control_transform",
+            ]
         } else {
             &[
                 "extent",
@@ -62,6 +78,9 @@ impl FabricSpec {
                 "output_queue",
                 "control",
                 "wavelet_index_offset",
+                "priority",
+                "simd_mode",
+                "control_transform",
             ]
         };
         let mut spec = FabricSpec {
@@ -71,6 +90,9 @@ impl FabricSpec {
             queue: None,
             control: false,
             wavelet_index_offset: false,
+            priority: None,
+            simd_mode: None,
+            control_transform: false,
             span,
         };
         let mut extent = None;
@@ -89,6 +111,14 @@ impl FabricSpec {
                     ),
                 ));
             }
+            if f.name == "priority" {
+                spec.priority = Some(check_priority(&f.value, PriorityPlace::FabricDsd, arch)?);
+                continue;
+            }
+            if f.name == "simd_mode" {
+                spec.simd_mode = Some(simd_mode(&f.value)?);
+                continue;
+            }
             let v = ev.expr(&f.value)?;
             match (f.name.as_str(), v) {
                 ("extent", Value::Int { value, .. }) => {
@@ -100,6 +130,7 @@ impl FabricSpec {
                 }
                 ("control", Value::Bool(b)) => spec.control = b,
                 ("wavelet_index_offset", Value::Bool(b)) => spec.wavelet_index_offset = b,
+                ("control_transform", Value::Bool(b)) => spec.control_transform = b,
                 (name, v) => {
                     let want = match name {
                         "extent" => "an integer",
@@ -129,7 +160,11 @@ impl FabricSpec {
                 .map(|q| InputQueue::new(i64::from(q)))
                 .transpose()
                 .map_err(id_err)?;
-            Ok(Dsd::FabIn(FabIn::new(arch, self.extent, queue, color)?))
+            let mut d = FabIn::new(arch, self.extent, queue, color)?;
+            d.priority = self.priority;
+            d.simd_mode = self.simd_mode;
+            d.control_transform = self.control_transform;
+            Ok(Dsd::FabIn(d))
         } else {
             let queue = self
                 .queue
@@ -139,6 +174,9 @@ impl FabricSpec {
             let mut d = FabOut::new(arch, self.extent, queue, color)?;
             d.control = self.control;
             d.wavelet_index_offset = self.wavelet_index_offset;
+            d.priority = self.priority;
+            d.simd_mode = self.simd_mode;
+            d.control_transform = self.control_transform;
             Ok(Dsd::FabOut(d))
         }
     }
@@ -182,6 +220,17 @@ impl FabricSpec {
         let c = Color::new(i64::from(self.color?)).ok()?;
         Some((self.queue, c))
     }
+}
+
+/// The SIMD mode `.simd_mode = value` sets.
+pub(crate) fn simd_mode(value: &Expr) -> Result<SimdMode, EvalError> {
+    Ok(
+        match one_flag(value, &["simd_32", "simd_64", "simd_32_or_64"], "simd_mode")? {
+            "simd_32" => SimdMode::Simd32,
+            "simd_64" => SimdMode::Simd64,
+            _ => SimdMode::Simd32Or64,
+        },
+    )
 }
 
 fn field_error(e: &Expr, kind: &str, name: &str, want: &str, v: &Value) -> EvalError {

@@ -128,7 +128,10 @@ pub fn load(program: &Arc<PeProgram>, sim: &mut Sim, x: i64, y: i64) -> Result<L
         let config = FifoConfig {
             activate_push: local(f.activate_push)?,
             activate_pop: local(f.activate_pop)?,
-            ..FifoConfig::default()
+            empty_action: f.empty_action,
+            full_action: f.full_action,
+            priority: f.priority,
+            simd_mode: f.simd_mode,
         };
         let id = pe
             .allocate_fifo(&f.buffer, config)

@@ -6,11 +6,15 @@
 use std::collections::HashMap;
 
 use npusim_cerebras::ElemTy;
+use npusim_cerebras::dsd::{FifoAction, Priority, SimdMode};
 use npusim_cerebras::pe::DsrFile;
 
-use super::check::check_bodies;
+use super::check::{LocalArray, check_bodies};
 use super::dsr::{DsrLoad, dsr_file, load_options};
 use super::error::PeError;
+use super::fabric_dsd::simd_mode;
+use super::flags::one_flag;
+use super::priority::{PriorityPlace, check_priority};
 use super::tensor_access::DsdSpec;
 use super::value::{Ptr, RtValue};
 use crate::ast::{
@@ -138,6 +142,8 @@ pub struct PeProgram {
     pub(crate) body_dsds: HashMap<Span, DsdSpec>,
     /// The values of id and color builtins inside bodies, by their span.
     pub(crate) body_values: HashMap<Span, Value>,
+    /// The arrays declared inside bodies, by the span of their declaration.
+    pub(crate) body_arrays: HashMap<Span, LocalArray>,
 }
 
 /// One `@initialize_queue(queue, .{ .color = c })`.
@@ -162,6 +168,14 @@ pub struct FifoDecl {
     pub activate_push: Option<u8>,
     /// `.activate_pop`: the local task activated when a pop follows a full write.
     pub activate_pop: Option<u8>,
+    /// `.empty_action`: what an operation reading it empty does.
+    pub empty_action: Option<FifoAction>,
+    /// `.full_action` (WSE-3): what an operation writing it full does.
+    pub full_action: Option<FifoAction>,
+    /// `.priority` (WSE-3).
+    pub priority: Option<Priority>,
+    /// `.simd_mode` (WSE-2).
+    pub simd_mode: Option<SimdMode>,
 }
 
 /// The memory element type of a CSL type, if it has one.
@@ -242,6 +256,7 @@ impl PeProgram {
             blocks: Vec::new(),
             body_dsds: HashMap::new(),
             body_values: HashMap::new(),
+            body_arrays: HashMap::new(),
         };
         {
             let mut b = Builder {
@@ -262,6 +277,20 @@ impl PeProgram {
                 check_bodies(&module, &program.globals, &mut ev, config.arch).map_err(diag)?;
             program.body_dsds = consts.dsds;
             program.body_values = consts.values;
+            let mut locals: Vec<&LocalArray> = consts.arrays.values().collect();
+            locals.sort_by(|a, b| a.memory_name.cmp(&b.memory_name));
+            for a in locals {
+                program.arrays.push(ArrayDecl {
+                    name: a.memory_name.clone(),
+                    elem: a.elem,
+                    shape: a.dims.clone(),
+                    init: None,
+                    scalar: false,
+                    is_const: false,
+                    align: None,
+                });
+            }
+            program.body_arrays = consts.arrays;
             if config.arch == Arch::Wse3 {
                 program.check_wse3_queues(&data_binds).map_err(diag)?;
             }
@@ -688,8 +717,31 @@ impl Builder<'_, '_> {
             buffer,
             activate_push: None,
             activate_pop: None,
+            empty_action: None,
+            full_action: None,
+            priority: None,
+            simd_mode: None,
         };
-        if let Some(c) = config {
+        if let Some(mut c) = config {
+            // `if (@is_arch("wse2")) .{ ... } else .{}`, as the seed writes it
+            while let ExprKind::If {
+                cond,
+                then,
+                otherwise,
+            } = &c.kind
+            {
+                c = match (self.ev.expr(cond)?, otherwise) {
+                    (Value::Bool(true), _) => then,
+                    (Value::Bool(false), Some(o)) => o,
+                    (Value::Bool(false), None) => return Ok(decl),
+                    (other, _) => {
+                        return Err(EvalError::new(
+                            cond.span,
+                            format!("expected bool, found {} `{other}`", other.type_name()),
+                        ));
+                    }
+                };
+            }
             let ExprKind::StructLit(fields) = &c.kind else {
                 return Err(EvalError::new(
                     c.span,
@@ -697,6 +749,36 @@ impl Builder<'_, '_> {
                 ));
             };
             for f in fields {
+                match f.name.as_str() {
+                    "priority" => {
+                        decl.priority =
+                            Some(check_priority(&f.value, PriorityPlace::Fifo, self.arch)?);
+                        continue;
+                    }
+                    "simd_mode" => {
+                        decl.simd_mode = Some(simd_mode(&f.value)?);
+                        continue;
+                    }
+                    "empty_action" | "full_action" => {
+                        let action = match one_flag(
+                            &f.value,
+                            &["test_or_suspend", "terminate", "suspend", "fault"],
+                            &f.name,
+                        )? {
+                            "test_or_suspend" => FifoAction::TestOrSuspend,
+                            "terminate" => FifoAction::Terminate,
+                            "suspend" => FifoAction::Suspend,
+                            _ => FifoAction::Fault,
+                        };
+                        if f.name == "empty_action" {
+                            decl.empty_action = Some(action);
+                        } else {
+                            decl.full_action = Some(action);
+                        }
+                        continue;
+                    }
+                    _ => {}
+                }
                 let slot = match f.name.as_str() {
                     "activate_push" => &mut decl.activate_push,
                     "activate_pop" => &mut decl.activate_pop,
@@ -704,7 +786,7 @@ impl Builder<'_, '_> {
                         return Err(EvalError::new(
                             f.value.span,
                             format!(
-                                "@allocate_fifo option `.{other}` is not supported (it takes .activate_push, .activate_pop)"
+                                "@allocate_fifo option `.{other}` is not supported (it takes .activate_push, .activate_pop, .empty_action, .full_action, .priority, .simd_mode)"
                             ),
                         ));
                     }

@@ -138,7 +138,7 @@ fn data_task_receives_each_wavelet_as_its_argument_and_accumulates() {
 }
 
 /// Color `a` from PE 0's RAMP to PE 1's, color `b` from PE 1's RAMP to PE 2's.
-fn relay_row(arch: SimArch, a: i64, b: i64) -> Sim {
+pub fn relay_row(arch: SimArch, a: i64, b: i64) -> Sim {
     let mut sim = Sim::new(arch, 3, 1).unwrap();
     let set = |sim: &mut Sim, x: i64, c: i64, rx: Dir, tx: Dir| {
         let route = Route::new(&[rx], &[tx]);

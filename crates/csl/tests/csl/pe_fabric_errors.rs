@@ -90,7 +90,7 @@ fn an_unknown_fabric_dsd_field_and_a_missing_extent_are_errors() {
     let text = "const d = @get_dsd(fabout_dsd, .{ .extent = 4, .fabric_color = @get_color(1), .advance = true });\n";
     assert_eq!(
         compile_error(text, Arch::Wse2),
-        "pe.csl:1:90: error: fabout_dsd field `.advance` is not supported (it takes .extent, .fabric_color, .output_queue, .control, .wavelet_index_offset)"
+        "pe.csl:1:90: error: fabout_dsd field `.advance` is not supported (it takes .extent, .fabric_color, .output_queue, .control, .wavelet_index_offset, .priority, .simd_mode, .control_transform)"
     );
     let text = "const d = @get_dsd(fabin_dsd, .{ .fabric_color = @get_color(1) });\n";
     assert_eq!(

@@ -15,7 +15,8 @@ use npusim_csl::SourceFile;
 use npusim_csl::comptime::{Arch, ComptimeConfig, evaluate_layout, parse_params};
 use npusim_csl::pe::{PeProgram, load};
 
-fn params_of(dir: &Path) -> String {
+/// A tutorial's params: `params.txt`, else the `--params=` of its commands file.
+pub fn params_of(dir: &Path) -> String {
     if let Ok(p) = std::fs::read_to_string(dir.join("params.txt")) {
         return p.trim().to_string();
     }

@@ -1,8 +1,8 @@
 //! Parses every `.csl` file under the directory named by `NPUSIM_CSL_TUTORIALS` (a local copy
 //! of public tutorials, which this repository does not hold) and checks that each prints
 //! stably, then evaluates every `layout.csl` on WSE-2 and WSE-3 with the params in a
-//! `params.txt` beside it (`M:4,N:6`; none if absent); without the variable it says it
-//! skipped.
+//! `params.txt` beside it (`M:4,N:6`), else those of its `commands_*.sh`; `out/` folders
+//! (what `cslc -o out` wrote) are skipped. Without the variable it says it skipped.
 
 use std::path::{Path, PathBuf};
 
@@ -19,6 +19,10 @@ fn csl_files(dir: &Path, out: &mut Vec<PathBuf>) {
     entries.sort();
     for path in entries {
         if path.is_dir() {
+            // `out/` is what `cslc -o out` wrote: copies of the sources
+            if path.file_name().is_some_and(|n| n == "out") {
+                continue;
+            }
             csl_files(&path, out);
         } else if path.extension().is_some_and(|e| e == "csl") {
             out.push(path);
@@ -55,7 +59,10 @@ fn every_tutorial_file_parses_and_prints_stably() {
     let layouts: Vec<&PathBuf> = files.iter().filter(|p| p.ends_with("layout.csl")).collect();
     let mut evaluated = 0;
     for path in &layouts {
-        let params = std::fs::read_to_string(path.with_file_name("params.txt")).unwrap_or_default();
+        let params = path
+            .parent()
+            .map(super::pe_fabric_tutorials::params_of)
+            .unwrap_or_default();
         let source = SourceFile::new(
             path.display().to_string(),
             std::fs::read_to_string(path).unwrap(),
