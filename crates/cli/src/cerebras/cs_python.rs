@@ -14,8 +14,8 @@ use crate::output::write_output;
 /// Options of `npusim cs-python`.
 #[derive(Debug, Args)]
 pub struct CsPythonArgs {
-    /// The Python interpreter.
-    #[arg(long, default_value = "python3")]
+    /// The Python interpreter (it needs numpy).
+    #[arg(long, env = "NPUSIM_PYTHON", default_value = "python3")]
     pub python: OsString,
     /// The host script (`run.py`).
     pub script: PathBuf,

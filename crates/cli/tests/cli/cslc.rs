@@ -2,30 +2,16 @@
 //! its unchanged host script run against it, on WSE-2 and WSE-3.
 
 use std::path::{Path, PathBuf};
-use std::process::Command as Std;
 
-use crate::support::{npusim, repo};
+use crate::support::{npusim, python_with_numpy, repo};
 
 fn program(file: &str) -> PathBuf {
     repo("crates/csl/tests/csl/programs/sdk_gemv").join(file)
 }
 
-/// A Python with numpy: `NPUSIM_PYTHON`, the CI venv of `tools/test-python`, or `python3`.
+/// A Python with numpy (see [`python_with_numpy`]).
 fn python() -> Option<PathBuf> {
-    let candidates = std::env::var_os("NPUSIM_PYTHON")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain([repo("target/py-venv/bin/python"), PathBuf::from("python3")]);
-    for p in candidates {
-        let ok = Std::new(&p)
-            .args(["-c", "import numpy"])
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if ok {
-            return Some(p);
-        }
-    }
-    None
+    python_with_numpy()
 }
 
 fn compile(arch: &str, out: &Path) -> assert_cmd::assert::Assert {

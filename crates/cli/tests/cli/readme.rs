@@ -120,10 +120,26 @@ fn every_readme_command_runs_as_written() {
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
+    let python = crate::support::python_with_numpy();
     let mut failures = Vec::new();
     for command in &commands {
         copy_named_files(&command.line, dir.path());
-        let out = Command::new("sh")
+        let mut sh = Command::new("sh");
+        if command.line.starts_with("npusim cs-python") {
+            match &python {
+                Some(p) => {
+                    sh.env("NPUSIM_PYTHON", p);
+                }
+                None => {
+                    eprintln!(
+                        "skipped: `{}` needs a python3 with numpy (set NPUSIM_PYTHON or run tools/test-python)",
+                        command.line
+                    );
+                    continue;
+                }
+            }
+        }
+        let out = sh
             .arg("-c")
             .arg(&command.line)
             .current_dir(dir.path())

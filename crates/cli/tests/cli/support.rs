@@ -70,3 +70,18 @@ pub fn write_npy(path: &Path, descr: &str, shape: &[usize], data: &[u8]) {
     b.extend_from_slice(data);
     std::fs::write(path, b).unwrap();
 }
+
+/// A Python with numpy for `npusim cs-python`: `NPUSIM_PYTHON`, the venv `tools/test-python`
+/// builds, or `python3`; `None` when none of them imports numpy.
+pub fn python_with_numpy() -> Option<PathBuf> {
+    let candidates = std::env::var_os("NPUSIM_PYTHON")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain([repo("target/py-venv/bin/python"), PathBuf::from("python3")]);
+    candidates.into_iter().find(|p| {
+        std::process::Command::new(p)
+            .args(["-c", "import numpy"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
+}
