@@ -180,6 +180,26 @@ impl StreamTensor {
         StreamTensor::from_codes(dtype, position, dims, data)
     }
 
+    /// This tensor's mappings over new codes of `dtype` at `position`: a stage that keeps the
+    /// layout and changes the element type or the values.
+    pub(crate) fn restaged(
+        &self,
+        dtype: DType,
+        position: Position,
+        data: Vec<u64>,
+    ) -> Result<StreamTensor, TensorError> {
+        StreamTensor::new(
+            dtype,
+            position,
+            self.mapping(Dim::Chip).clone(),
+            self.mapping(Dim::Cluster).clone(),
+            self.mapping(Dim::Slice).clone(),
+            self.time().clone(),
+            self.packet().clone(),
+            data,
+        )
+    }
+
     /// Builds a stream tensor over a typed buffer (the mappings as
     /// `[Chip, Cluster, Slice, Time, Packet]`), checking the cluster and slice counts, the data
     /// length, the buffer's word width and that every code fits `dtype`.

@@ -11,8 +11,8 @@
 //! `0x7fc00000`; `f32 → bf16` is the Cast Engine's conversion ([`CastProfile`]).
 
 use crate::engine::fetch::FetchError;
-use crate::tensor::{Dim, Position};
-use crate::{CastProfile, Codes, DType, StreamTensor, TensorError};
+use crate::tensor::Position;
+use crate::{CastProfile, DType, StreamTensor};
 
 /// Added latency of `fetch_cast` in cycles (the upper end of the book's "1 to 2").
 pub const FETCH_CAST_LATENCY: usize = 2;
@@ -72,24 +72,7 @@ impl StreamTensor {
             .iter()
             .map(|c| fetch_cast_code(c, src, dst))
             .collect();
-        let data = Codes::from_u64(dst, &codes).map_err(|b| TensorError::BadCode {
-            index: b.index,
-            code: b.code,
-            dtype: dst,
-        })?;
-        let dims = [
-            self.mapping(Dim::Chip).clone(),
-            self.mapping(Dim::Cluster).clone(),
-            self.mapping(Dim::Slice).clone(),
-            self.time().clone(),
-            self.packet().clone(),
-        ];
-        Ok(StreamTensor::from_codes(
-            dst,
-            Position::FetchCast,
-            dims,
-            data,
-        )?)
+        Ok(self.restaged(dst, Position::FetchCast, codes)?)
     }
 
     /// `.fetch_cast::<OutD>()`.

@@ -16,8 +16,8 @@
 use npusim_numerics::{CastPolicy, RoundMode, convert};
 
 use crate::engine::fetch::FetchError;
-use crate::tensor::{Dim, Position};
-use crate::{Codes, DType, StreamTensor, TensorError};
+use crate::tensor::Position;
+use crate::{DType, StreamTensor};
 
 /// Added latency of `fetch_table_lookup` in cycles (npusim's).
 pub const FETCH_TABLE_LOOKUP_LATENCY: usize = 1;
@@ -60,24 +60,7 @@ impl StreamTensor {
             .map(|c| table_lookup_code(c, src, dst))
             .collect();
         let codes: Vec<u64> = self.codes().iter().map(|c| table[c as usize]).collect();
-        let data = Codes::from_u64(dst, &codes).map_err(|b| TensorError::BadCode {
-            index: b.index,
-            code: b.code,
-            dtype: dst,
-        })?;
-        let dims = [
-            self.mapping(Dim::Chip).clone(),
-            self.mapping(Dim::Cluster).clone(),
-            self.mapping(Dim::Slice).clone(),
-            self.time().clone(),
-            self.packet().clone(),
-        ];
-        Ok(StreamTensor::from_codes(
-            dst,
-            Position::FetchTableLookup,
-            dims,
-            data,
-        )?)
+        Ok(self.restaged(dst, Position::FetchTableLookup, codes)?)
     }
 
     /// `.fetch_table_lookup::<OutD>()`.
