@@ -248,6 +248,12 @@ fn pad_list(inner: Vec<Factor>, size: usize, kind: PaddingKind) -> Vec<Factor> {
 }
 
 fn factors(m: &Mapping) -> Vec<Factor> {
+    // A part with no position (`A = 0`) stays whole: the factor rules would drop it, and an
+    // empty factor list stands for one position (`A = 0 # 8` is 8 padding positions, not
+    // one live one and 7 of padding).
+    if m.size() == 0 {
+        return vec![Factor::Other(m.clone())];
+    }
     match m.form() {
         Form::Axis(a) => {
             let mut out = Vec::new();

@@ -113,3 +113,15 @@ fn resize_zero_is_the_empty_mapping() {
         "nothing to stream: Time = m![A = 0] has no positions"
     );
 }
+
+/// A part with no position padded out keeps its meaning in normal form: `A = 0 # 8` is eight
+/// padding positions (found by the `parse_mapping` fuzz target as `452252=0=0#52`).
+#[test]
+fn an_empty_part_padded_out_normalises_to_an_equivalent_mapping() {
+    for text in ["A = 0 # 8", "452252 = 0 = 0 # 52", "(A = 0) # 4, B"] {
+        let m = parse(text, "A=8,B=4").unwrap();
+        let n = m.normalize();
+        assert!(n.equivalent(&m), "{m} normalised to {n}");
+        assert_eq!(n.size(), m.size(), "{m} normalised to {n}");
+    }
+}
