@@ -181,6 +181,36 @@ pub(super) struct Scratch {
     ref_codes: Vec<u8>,
 }
 
+impl Scratch {
+    /// Plans the `inner` blocks of tile `t` (one per column of `x`'s rows of `inner`
+    /// elements): their amax, then each block's plan appended to `plans`, the reference ones
+    /// noted in `redo`. Returns where the tile's plans start.
+    pub(super) fn plan_columns<K: BlockKernel>(
+        &mut self,
+        k: &K,
+        x: &[u32],
+        (t, inner): (usize, usize),
+        stats: &mut BlockStats,
+    ) -> usize {
+        self.amax.clear();
+        self.amax.resize(inner, 0);
+        for row in x.chunks_exact(inner) {
+            for (m, &b) in self.amax.iter_mut().zip(row) {
+                *m = (*m).max(b & 0x7FFF_FFFF);
+            }
+        }
+        let first = self.plans.len();
+        for (i, &m) in self.amax.iter().enumerate() {
+            let p = k.plan(m, stats);
+            if let BlockPlan::Reference = p {
+                self.redo.push(t * inner + i);
+            }
+            self.plans.push(p);
+        }
+        first
+    }
+}
+
 impl<K: BlockKernel> Context<'_, K> {
     /// Tiles `t0..t1` into `codes` and `scales` (the piece's own parts).
     fn piece(
@@ -478,23 +508,9 @@ impl<K: BlockKernel> Context<'_, K> {
         let rows = self.tiles.rows(t);
         let start = self.tiles.elem_start(t) - a;
         let x = &bits[start..start + rows * inner];
-        let y = &mut s.scaled[start..start + rows * inner];
         let k = self.kernel;
-        s.amax.clear();
-        s.amax.resize(inner, 0);
-        for row in x.chunks_exact(inner) {
-            for (m, &b) in s.amax.iter_mut().zip(row) {
-                *m = (*m).max(b & 0x7FFF_FFFF);
-            }
-        }
-        let first = s.plans.len();
-        for (i, &m) in s.amax.iter().enumerate() {
-            let p = k.plan(m, stats);
-            if let BlockPlan::Reference = p {
-                s.redo.push(t * inner + i);
-            }
-            s.plans.push(p);
-        }
+        let first = s.plan_columns(k, x, (t, inner), stats);
+        let y = &mut s.scaled[start..start + rows * inner];
         let plans = &s.plans[first..];
         for (out, row) in y.chunks_exact_mut(inner).zip(x.chunks_exact(inner)) {
             for ((o, &b), p) in out.iter_mut().zip(row).zip(plans) {

@@ -161,21 +161,7 @@ impl<K: BlockKernel> Context<'_, K> {
             let start = tiles.elem_start(t) - a;
             let x = &bits[start..start + rows * inner];
             let c = &mut codes[start..start + rows * inner];
-            s.amax.clear();
-            s.amax.resize(inner, 0);
-            for row in x.chunks_exact(inner) {
-                for (m, &b) in s.amax.iter_mut().zip(row) {
-                    *m = (*m).max(b & 0x7FFF_FFFF);
-                }
-            }
-            let first = s.plans.len();
-            for (i, &m) in s.amax.iter().enumerate() {
-                let p = k.plan(m, stats);
-                if let BlockPlan::Reference = p {
-                    s.redo.push(t * inner + i);
-                }
-                s.plans.push(p);
-            }
+            let first = s.plan_columns(k, x, (t, inner), stats);
             let plans = &s.plans[first..];
             for (out, row) in c.chunks_exact_mut(inner).zip(x.chunks_exact(inner)) {
                 for ((o, &b), p) in out.iter_mut().zip(row).zip(plans) {
