@@ -41,6 +41,19 @@ impl Factor {
         }
     }
 
+    /// Whether this factor's first position is padding. Every factor's first position holds
+    /// the empty index or padding, so a size-1 factor, or a factor a stride or resize pins to
+    /// its first position, may be dropped only when this is false.
+    fn first_is_padding(&self) -> bool {
+        match self {
+            Factor::Digit { .. } | Factor::Broadcast(_) => false,
+            Factor::Padded { inner, .. } => {
+                list_size(inner) == 0 || inner.iter().any(Factor::first_is_padding)
+            }
+            Factor::Other(m) => m.size() == 0 || !m.cell(0).is_live(),
+        }
+    }
+
     fn to_mapping(&self) -> Mapping {
         match self {
             Factor::Digit {
@@ -95,9 +108,10 @@ fn list_size(list: &[Factor]) -> usize {
     list.iter().map(Factor::size).product()
 }
 
-/// Appends `f` to `out`, dropping units and merging with the previous factor where possible.
+/// Appends `f` to `out`, dropping live units and merging with the previous factor where
+/// possible. A unit whose one position is padding stays: it makes every cell padding.
 fn push(out: &mut Vec<Factor>, f: Factor) {
-    if f.size() == 1 {
+    if f.size() == 1 && !f.first_is_padding() {
         return;
     }
     match (out.last_mut(), &f) {
@@ -135,10 +149,19 @@ fn stride_list(mut list: Vec<Factor>, mut n: usize) -> Vec<Factor> {
             break;
         };
         let e = last.size();
-        if n.is_multiple_of(e) {
+        if n.is_multiple_of(e) && !last.first_is_padding() {
             // Every selected position has this digit at 0: drop it.
             n /= e;
             continue;
+        }
+        if n.is_multiple_of(e) {
+            // Every selected position has this factor at its first position, which is
+            // padding: keep the stride as an expression (dropping it would make them live).
+            list.push(last);
+            return vec![Factor::Other(Mapping::assemble(Node::Stride(
+                Box::new(list_mapping(&list)),
+                n,
+            )))];
         }
         if e % n == 0 {
             let strided = match last {
@@ -177,7 +200,14 @@ fn stride_list(mut list: Vec<Factor>, mut n: usize) -> Vec<Factor> {
 
 fn take_list(mut list: Vec<Factor>, n: usize) -> Vec<Factor> {
     if n <= 1 {
-        // The first position of any mapping is the empty index.
+        // The first position of a mapping is the empty index unless one of its factors
+        // starts with padding; then it is one padding position, kept as an expression.
+        if list.iter().any(Factor::first_is_padding) {
+            return vec![Factor::Other(Mapping::assemble(Node::Resize(
+                Box::new(list_mapping(&list)),
+                n,
+            )))];
+        }
         return Vec::new();
     }
     if n >= list_size(&list) {
@@ -191,7 +221,7 @@ fn take_list(mut list: Vec<Factor>, n: usize) -> Vec<Factor> {
         let mut head = take_list(list, n / e);
         push(&mut head, last);
         head
-    } else if n < e {
+    } else if n < e && !list.iter().any(Factor::first_is_padding) {
         // Only the innermost digit moves; the others stay at 0.
         match last {
             Factor::Digit { axis, stride, .. } => vec![Factor::Digit {

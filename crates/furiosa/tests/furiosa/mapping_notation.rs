@@ -125,3 +125,62 @@ fn an_empty_part_padded_out_normalises_to_an_equivalent_mapping() {
         assert_eq!(n.size(), m.size(), "{m} normalised to {n}");
     }
 }
+
+/// A padding position stays padding in normal form, even when it is the only position of its
+/// factor: the normaliser may drop a size-1 factor only when that position is live (a size-1
+/// live factor contributes the empty index; a size-1 padding factor makes every cell it is
+/// paired with padding). Worked by hand from the operators' meaning:
+/// `4522 = 0` has no position; `# 52` pads to 52 padding positions; `= 4` keeps four of them;
+/// `= 0 # 5 # 52` is again 52 padding positions; `= 2 = 1` keeps one: a single padding cell.
+/// (The crash artifact of the `parse_mapping` fuzz target, `4522=0#52=4=0#5#52=2=01`, is the
+/// same mapping.)
+#[test]
+fn a_single_padding_position_stays_padding_in_normal_form() {
+    let axes = "A=8,B=512,C=3,D=56,R=13";
+    for text in [
+        "4522 = 0 # 52 = 4 = 0 # 5 # 52 = 2 = 1",
+        "4522=0#52=4=0#5#52=2=01",
+    ] {
+        let m = parse(text, axes).unwrap();
+        assert_eq!(m.size(), 1, "{text}");
+        assert!(!m.cell(0).is_live(), "{text}: one padding position");
+        let n = m.normalize();
+        assert_eq!(n.size(), 1, "{m} normalised to {n}");
+        assert!(
+            !n.cell(0).is_live(),
+            "{m} normalised to {n}: the padding became live"
+        );
+        assert!(n.equivalent(&m), "{m} normalised to {n}");
+        let back = parse(&n.to_string(), axes).unwrap();
+        assert!(back.equivalent(&m), "{n} does not re-parse to {m}");
+    }
+}
+
+/// The same rule where a padding factor is dropped by a stride or a resize rather than by its
+/// size: `(B, A = 0 # 2) / 2` (B = 4) selects positions 0, 2, 4, 6 of (B, two padding
+/// positions), all of which have the padding part at its first position: four padding cells.
+/// `(A = 0 # 2, B) % 4` keeps positions 0..3, whose major part is the first padding position:
+/// four padding cells. `(A = 0 # 1), B` is four padding cells; `[A = 0 # 2, B] = 1` one.
+#[test]
+fn padding_dropped_by_a_stride_or_a_resize_stays_padding() {
+    let axes = "A=8,B=4";
+    for (text, size) in [
+        ("(B, A = 0 # 2) / 2", 4),
+        ("(A = 0 # 2, B) % 4", 4),
+        ("(A = 0 # 1), B", 4),
+        ("[A = 0 # 2, B] = 1", 1),
+        ("B, (A = 0 # 1)", 4),
+    ] {
+        let m = parse(text, axes).unwrap();
+        assert_eq!(m.size(), size, "{text}");
+        assert_eq!(m.live_count(), 0, "{text} is all padding");
+        let n = m.normalize();
+        assert_eq!(n.size(), size, "{m} normalised to {n}");
+        assert_eq!(
+            n.live_count(),
+            0,
+            "{m} normalised to {n}: padding became live"
+        );
+        assert!(n.equivalent(&m), "{m} normalised to {n}");
+    }
+}
