@@ -11,6 +11,17 @@ pub struct SourceFile {
     text: String,
     /// Byte offset of the first byte of every line.
     line_starts: Vec<usize>,
+    /// Other files appended to this one (a program's own modules): where each starts.
+    parts: Vec<Part>,
+}
+
+/// A file appended to a [`SourceFile`]: its name, the byte offset and the line (0-based)
+/// its text starts at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Part {
+    name: String,
+    start: usize,
+    first_line: usize,
 }
 
 impl SourceFile {
@@ -23,7 +34,26 @@ impl SourceFile {
             name: name.into(),
             text,
             line_starts,
+            parts: Vec::new(),
         }
+    }
+
+    /// Appends file `name` holding `text` (after a newline) and returns the byte offset its
+    /// text starts at: spans at or past it are reported with `name` and lines counted from
+    /// its first line.
+    pub fn append(&mut self, name: &str, text: &str) -> usize {
+        self.text.push('\n');
+        let start = self.text.len();
+        self.line_starts.push(start);
+        self.text.push_str(text);
+        self.line_starts
+            .extend(text.match_indices('\n').map(|(i, _)| start + i + 1));
+        self.parts.push(Part {
+            name: name.to_string(),
+            start,
+            first_line: self.line_starts.len() - 1 - text.matches('\n').count(),
+        });
+        start
     }
 
     /// The file's name.
@@ -67,9 +97,15 @@ impl SourceFile {
     /// A diagnostic `message` pointing at the start of `span`.
     pub fn diagnostic(&self, span: Span, message: impl Into<String>) -> Diagnostic {
         let (line, column) = self.line_col(span.start);
+        let (file, first_line) = self
+            .parts
+            .iter()
+            .rev()
+            .find(|p| p.start <= span.start)
+            .map_or((self.name.as_str(), 0), |p| (p.name.as_str(), p.first_line));
         Diagnostic {
-            file: self.name.clone(),
-            line,
+            file: file.to_string(),
+            line: line - first_line,
             column,
             message: message.into(),
             source_line: self.line_text(line).to_string(),

@@ -20,6 +20,8 @@ mod cast_stats;
 mod cast_warnings;
 mod cerebras_cli;
 #[cfg(unix)]
+mod csl_programs;
+#[cfg(unix)]
 mod cslc;
 mod files_round_trip;
 mod furiosa_cli;

@@ -14,7 +14,7 @@ use super::routes;
 use crate::comptime::{Arch, ComptimeConfig, Layout, Value, evaluate_layout};
 use crate::pe::{LoadedPe, PeProgram, load};
 use crate::sdk::{
-    CMD_STREAM_ARRAY, COORD_ARRAY, DEBUG_ARRAY, DEBUG_WORDS, RANDOM_ARRAY, random_seed,
+    CMD_STREAM_ARRAY, COORD_ARRAY, DEBUG_ARRAY, DEBUG_WORDS, RANDOM_ARRAY, RANDOM_START,
 };
 use crate::source::SourceFile;
 
@@ -137,12 +137,13 @@ impl CompiledProgram {
                         y,
                         file: tile.file.clone(),
                     })?;
-                let program = Arc::new(PeProgram::compile(
+                let program = Arc::new(PeProgram::compile_with_modules(
                     &SourceFile::new(&tile.file, text),
                     &ComptimeConfig {
                         arch: options.arch,
                         params: tile.params.clone(),
                     },
+                    &|name| sources.get(name).cloned(),
                 )?);
                 cache.push((tile.file.clone(), tile.params.clone(), program.clone()));
                 tiles.insert((x, y), program);
@@ -184,11 +185,26 @@ impl CompiledProgram {
         let layout = evaluate_layout(&SourceFile::new(&layout_file, &layout_text), &config)?;
         let mut sources = BTreeMap::new();
         sources.insert(layout_file.clone(), layout_text);
-        for tile in layout.tiles.values() {
-            if !sources.contains_key(&tile.file) {
-                let text = read(&dir.join(&tile.file))?;
-                sources.insert(tile.file.clone(), text);
+        // the tiles' files, then the own modules they import (and those import), each once
+        let mut pending: Vec<(String, bool)> = layout
+            .tiles
+            .values()
+            .map(|t| (t.file.clone(), false))
+            .collect();
+        while let Some((file, module)) = pending.pop() {
+            let path = dir.join(&file);
+            // a module that is missing or not a plain name is named at its import
+            let skip = module && (file.contains(['/', '\\']) || !path.is_file());
+            if sources.contains_key(&file) || skip {
+                continue;
             }
+            let text = read(&path)?;
+            pending.extend(
+                crate::link::own_imports(&text)
+                    .into_iter()
+                    .map(|m| (m, true)),
+            );
+            sources.insert(file, text);
         }
         CompiledProgram::compile(&layout_file, sources, options)
     }
@@ -224,8 +240,25 @@ impl CompiledProgram {
                 .declare(RANDOM_ARRAY, ElemTy::U32, &[1])
                 .map_err(mem_err)?;
             pe.mem
-                .write(RANDOM_ARRAY, &[random_seed(x, y)])
+                .declare(
+                    crate::sdk::LAUNCH_ARGS_ARRAY,
+                    ElemTy::U32,
+                    &[crate::sdk::LAUNCH_ARGS_WORDS as u64],
+                )
                 .map_err(mem_err)?;
+            pe.mem
+                .write(RANDOM_ARRAY, &[RANDOM_START])
+                .map_err(mem_err)?;
+            // the print buffer only where the program imports <simprint>
+            if program.source().text().contains("\"<simprint>\"") {
+                pe.mem
+                    .declare(
+                        crate::sdk::simprint::SIMPRINT_ARRAY,
+                        ElemTy::U16,
+                        &[crate::sdk::simprint::SIMPRINT_WORDS as u64],
+                    )
+                    .map_err(mem_err)?;
+            }
             // the trace buffer only where the program imports <debug>
             if program.source().text().contains("\"<debug>\"") {
                 pe.mem

@@ -55,7 +55,7 @@ pub(super) fn float_text(text: &str, span: Span) -> Result<String, ParseError> {
 }
 
 /// Decodes the escapes of the body of a string or character literal (quotes removed).
-pub(super) fn unescape(body: &str, span: Span) -> Result<String, ParseError> {
+pub(crate) fn unescape(body: &str, span: Span) -> Result<String, ParseError> {
     let mut out = String::with_capacity(body.len());
     let mut chars = body.chars();
     while let Some(c) = chars.next() {

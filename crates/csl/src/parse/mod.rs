@@ -9,7 +9,7 @@
 mod cursor;
 mod decl;
 mod expr;
-mod literal;
+pub(crate) mod literal;
 mod primary;
 mod stmt;
 mod switch;

@@ -485,6 +485,16 @@ impl Checker<'_, '_, '_> {
                         None
                     }
                     "range" => None,
+                    "random16" if args.is_empty() => Some(Type::Int(IntType::Sized {
+                        signed: false,
+                        bits: 16,
+                    })),
+                    "random16" => {
+                        return Err(EvalError::new(
+                            e.span,
+                            format!("@random16 takes no arguments, found {}", args.len()),
+                        ));
+                    }
                     "zeros" if args.len() == 1 => Some(self.ev.eval_type(&args[0])?),
                     _ => {
                         for a in args {

@@ -181,6 +181,16 @@ struct Machine {
 /// bits, one 16-bit parameter its low half, two 16-bit parameters the low then the high
 /// half.
 pub(crate) fn task_body(code: Arc<PeCode>, task: String) -> Vec<Action> {
+    body(code, task, false)
+}
+
+/// The body of the local task `launch` starts exported function `name` with: its
+/// parameters take the arguments the host wrote (see `sdk::launch_args`).
+pub(crate) fn launch_body(code: Arc<PeCode>, name: String) -> Vec<Action> {
+    body(code, name, true)
+}
+
+fn body(code: Arc<PeCode>, task: String, launched: bool) -> Vec<Action> {
     vec![Action::call(move |ctx: &mut CallCtx<'_>| {
         let Some(f) = code.program.function(&task) else {
             return Ok(Vec::new());
@@ -195,7 +205,12 @@ pub(crate) fn task_body(code: Arc<PeCode>, task: String) -> Vec<Action> {
             ret: None,
             cycle: ctx.cycle,
         };
-        let scope = match m.wavelet_params(&f.params, ctx.wavelet.map(|w| w.payload), f.name_span) {
+        let scope = if launched {
+            m.launch_params(&f.params, &ctx.pe.mem, &task, f.name_span)
+        } else {
+            m.wavelet_params(&f.params, ctx.wavelet.map(|w| w.payload), f.name_span)
+        };
+        let scope = match scope {
             Ok(scope) => scope,
             Err(e) => return Err(record(&code, e)),
         };
@@ -302,6 +317,84 @@ impl Machine {
                 name,
                 Local {
                     value: from_bits(bits, e),
+                    mutable: false,
+                    ty: Some(t),
+                },
+            );
+        }
+        Ok(scope)
+    }
+
+    /// The parameters of exported function `name` from the arguments of `launch`: a
+    /// typed argument must be of its parameter's type, a plain number is converted to it.
+    fn launch_params(
+        &mut self,
+        params: &[FnParam],
+        mem: &PeMemory,
+        name: &str,
+        span: Span,
+    ) -> RResult<HashMap<String, Local>> {
+        let mut scope = HashMap::new();
+        if params.is_empty() {
+            return Ok(scope);
+        }
+        let values = mem
+            .read::<u32>(crate::sdk::LAUNCH_ARGS_ARRAY)
+            .ok()
+            .and_then(|w| crate::sdk::launch_values(&w));
+        let Some(values) = values else {
+            return fault(
+                span,
+                format!(
+                    "`{name}` takes {} arguments, and none were launched with it",
+                    params.len()
+                ),
+            );
+        };
+        if values.len() != params.len() {
+            return fault(
+                span,
+                format!(
+                    "`{name}` takes {} arguments, launch gave {}",
+                    params.len(),
+                    values.len()
+                ),
+            );
+        }
+        for (i, (p, v)) in params.iter().zip(values).enumerate() {
+            let t = self.type_expr(&p.ty)?;
+            let typed = !matches!(
+                v,
+                RtValue::ComptimeFloat(_)
+                    | RtValue::Int {
+                        ty: IntType::Comptime,
+                        ..
+                    }
+            );
+            if typed && v.type_name() != t.to_string() {
+                return fault(
+                    p.ty.span,
+                    format!(
+                        "launch argument {} of `{name}` is {} {v}, its parameter `{}` is {t}",
+                        i + 1,
+                        v.type_name(),
+                        p.name
+                    ),
+                );
+            }
+            let value = convert(v, &t, p.ty.span).map_err(|f| Fault {
+                span: f.span,
+                message: format!(
+                    "launch argument {} of `{name}` (parameter `{}`): {}",
+                    i + 1,
+                    p.name,
+                    f.message
+                ),
+            })?;
+            scope.insert(
+                p.name.clone(),
+                Local {
+                    value,
                     mutable: false,
                     ty: Some(t),
                 },
@@ -1908,6 +2001,18 @@ impl Machine {
                         format!("@is_arch takes \"wse2\" or \"wse3\", found `{other}`"),
                     ),
                 }
+            }
+            "random16" => {
+                arity(0)?;
+                let v =
+                    crate::sdk::random::random16(mem, "@random16").or_else(|m| fault(span, m))?;
+                Ok(RtValue::Int {
+                    value: i128::from(v),
+                    ty: IntType::Sized {
+                        signed: false,
+                        bits: 16,
+                    },
+                })
             }
             n if n != "get_dsd" && COMPTIME_BUILTINS.contains(&n) => {
                 match self.code.program.body_values.get(&span) {

@@ -15,7 +15,7 @@ use npusim_cerebras::sched::{RunReport, Sim, SimError};
 use npusim_cerebras::{Arch, Pe};
 
 use super::error::PeError;
-use super::exec::{FaultSlot, PeCode, task_body, to_bits};
+use super::exec::{FaultSlot, PeCode, launch_body, task_body, to_bits};
 use super::program::{BoundTask, Global, PeProgram};
 use super::target::{Target, target_of};
 use super::tensor_access::DsdSpec;
@@ -50,7 +50,7 @@ impl LoadedPe {
             self.y,
             TaskId::from(id),
             name,
-            task_body(self.code.clone(), name.to_string()),
+            launch_body(self.code.clone(), name.to_string()),
         )
     }
 }

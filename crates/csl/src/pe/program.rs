@@ -228,7 +228,20 @@ impl PeProgram {
     /// assert_eq!(p.arrays[0].shape, vec![4]);
     /// ```
     pub fn compile(source: &SourceFile, config: &ComptimeConfig) -> Result<PeProgram, PeError> {
-        let module = parse(source)?;
+        PeProgram::compile_with_modules(source, config, &|_| None)
+    }
+
+    /// [`PeProgram::compile`] of a program that may import its own modules
+    /// (`@import_module("file.csl", ...)`, see [`crate::link`]), whose texts `lookup` gives
+    /// by file name.
+    pub fn compile_with_modules(
+        source: &SourceFile,
+        config: &ComptimeConfig,
+        lookup: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<PeProgram, PeError> {
+        let crate::link::Linked { source, module } =
+            crate::link::link(source, parse(source)?, lookup)?;
+        let source = &source;
         for (name, _) in &config.params {
             let declared = module
                 .decls
@@ -266,6 +279,7 @@ impl PeProgram {
                 arch: config.arch,
                 data_binds: Vec::new(),
                 given: config.params.iter().map(|(n, _)| n.clone()).collect(),
+                comptime_calls: Vec::new(),
             };
             for (i, decl) in module.decls.iter().enumerate() {
                 b.decl(i, decl).map_err(diag)?;
@@ -360,6 +374,8 @@ struct Builder<'a, 'm> {
     data_binds: Vec<(u8, Span)>,
     /// The names of the params given values.
     given: Vec<String>,
+    /// Functions being called from `comptime` blocks, innermost last.
+    comptime_calls: Vec<String>,
 }
 
 impl Builder<'_, '_> {
@@ -893,6 +909,27 @@ impl Builder<'_, '_> {
     }
 
     fn comptime_expr(&mut self, e: &Expr) -> Result<(), EvalError> {
+        // a call of a function of the program without arguments (a module's
+        // `bind_and_activate()`): its statements run as the block's
+        if let ExprKind::Call { callee, args } = &e.kind
+            && let ExprKind::Ident(f) = &callee.kind
+            && args.is_empty()
+            && let Some(body) = self.module.decls.iter().find_map(|d| match &d.kind {
+                DeclKind::Fn(fd) if fd.name == *f && fd.params.is_empty() => fd.body.as_ref(),
+                _ => None,
+            })
+        {
+            if self.comptime_calls.contains(f) || self.comptime_calls.len() >= 64 {
+                return Err(EvalError::new(
+                    e.span,
+                    format!("`{f}` calls itself from a comptime block"),
+                ));
+            }
+            self.comptime_calls.push(f.clone());
+            let r = self.comptime_stmts(&body.stmts);
+            self.comptime_calls.pop();
+            return r;
+        }
         let ExprKind::Builtin { name, args } = &e.kind else {
             self.ev.expr(e)?;
             return Ok(());

@@ -5,9 +5,11 @@
 //! little-endian 32-bit words; a reply is `ok` (with words), `ok <bytes>` followed by
 //! that many bytes for `d2h`, or `err <message>` (newlines as `\n`). Requests:
 //! `open <hex path>`, `get_id <rt> <name>`, `load <rt>`, `run <rt>`, `stop <rt>`,
-//! `launch <rt> <name> <nonblock>`, `h2d <rt> <name> x y w h elements streaming
+//! `launch <rt> <name> <nonblock> [<arg>...]` (each `kind:value`, see `LaunchArg::parse`), `h2d <rt> <name> x y w h elements streaming
 //! row|col 16|32 nonblock <words>`, `d2h <rt> <name> x y w h elements streaming row|col
-//! 16|32 nonblock <words>`.
+//! 16|32 nonblock <words>`, `read_trace <hex path> <fabric x> <fabric y> <hex key>` (the
+//! `<debug>` entries of that key on that PE of the last runtime of the directory, one
+//! per line: `int <n>`, `float <value>` or `str <text>`).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
@@ -31,6 +33,8 @@ pub struct RunSummary {
     pub report: Option<RunReport>,
     /// Its Chrome trace, when traces are recorded.
     pub trace: Option<String>,
+    /// The lines its PEs printed with `<simprint>` (PE by PE).
+    pub simprint: Vec<String>,
 }
 
 /// The runtimes a connection opened.
@@ -99,6 +103,7 @@ impl Bridge {
                 out_dir: dir.clone(),
                 report: rt.report().cloned(),
                 trace: self.trace.then(|| rt.chrome_trace()),
+                simprint: rt.simprint_lines().into_iter().map(|(_, _, l)| l).collect(),
             })
             .collect()
     }
@@ -148,8 +153,17 @@ impl Bridge {
             "launch" => {
                 let name = w.get(2).copied().unwrap_or("");
                 let nonblock = w.get(3) == Some(&"1");
+                let args = w
+                    .get(4..)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|a| {
+                        super::LaunchArg::parse(a)
+                            .ok_or_else(|| format!("launch: malformed argument `{a}`"))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
                 self.runtime(w.get(1))?
-                    .launch(name, nonblock)
+                    .launch_with(name, &args, nonblock)
                     .map_err(err)?;
                 ok("ok")
             }
@@ -199,6 +213,42 @@ impl Bridge {
                     let bytes: Vec<u8> = out.iter().flat_map(|v| v.to_le_bytes()).collect();
                     Ok((format!("ok {}", bytes.len()), bytes))
                 }
+            }
+            "read_trace" => {
+                let hex = |k: usize| {
+                    w.get(k)
+                        .and_then(|h| unhex(h))
+                        .map(|b| String::from_utf8_lossy(&b).into_owned())
+                };
+                let n = |k: usize| w.get(k).and_then(|v| v.parse::<u32>().ok());
+                let (Some(dir), Some(fx), Some(fy), Some(key)) = (hex(1), n(2), n(3), hex(4))
+                else {
+                    return Err("read_trace: malformed request".into());
+                };
+                let dir = PathBuf::from(dir);
+                let rt = self
+                    .runtimes
+                    .iter()
+                    .rev()
+                    .find(|(d, _)| *d == dir)
+                    .map(|(_, rt)| rt)
+                    .ok_or_else(|| {
+                        format!(
+                            "read_trace: no SdkRuntime of `{}` ran in this script",
+                            dir.display()
+                        )
+                    })?;
+                let mut text = String::new();
+                for e in rt.read_trace(fx, fy, &key).map_err(err)? {
+                    let line = match e.value {
+                        super::DebugValue::Int(v) => format!("int {v}"),
+                        super::DebugValue::Float(v) => format!("float {v:?}"),
+                        super::DebugValue::Str(s) => format!("str {}", escape(&s)),
+                    };
+                    text.push_str(&line);
+                    text.push('\n');
+                }
+                Ok((format!("ok {}", text.len()), text.into_bytes()))
             }
             other => Err(format!("unknown request `{other}`")),
         }

@@ -188,13 +188,17 @@ pub fn split_options(args: &[OsString]) -> Result<HostOptions, String> {
     Ok(o)
 }
 
-/// The lines npusim prints (on standard error) after the script: each runtime's cycles and
+/// The lines npusim prints (on standard error) after the script: each runtime's `<simprint>`
+/// lines (the simulator's log), its cycles and
 /// trace hash and, with `stats`, each PE's busy cycles, stalls, elements, tasks started and
 /// queue high-water marks (as `npusim cerebras run` prints them).
 pub fn summary(runs: &[RunSummary], stats: bool) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
     for r in runs {
+        for line in &r.simprint {
+            let _ = writeln!(s, "npusim: {}: simprint: {line}", r.out_dir.display());
+        }
         let Some(rep) = &r.report else {
             let _ = writeln!(s, "npusim: {}: not run", r.out_dir.display());
             continue;

@@ -140,4 +140,17 @@ pub enum SdkError {
         /// The function.
         function: String,
     },
+    /// A `<debug>` trace read of a PE outside the program.
+    #[error("reading a <debug> trace: {0}")]
+    Trace(String),
+    /// `launch` with another number of arguments than the function's parameters.
+    #[error("`{function}` takes {takes} arguments, launch() gave {given} (at most 16)")]
+    LaunchArgs {
+        /// The function.
+        function: String,
+        /// Its parameters.
+        takes: usize,
+        /// The arguments given.
+        given: usize,
+    },
 }

@@ -17,18 +17,17 @@
 //!   square root (53 ≥ 2·24 + 2).
 //! * `<debug>`: `trace_timestamp()` and `trace_bool/i16/u16/i32/u32/f16/f32(v)` append an
 //!   entry to the PE's trace buffer (see `debug`).
+//! * `<simprint>`: `print_string` and the `print_u16/u32_*`, `print_f16`, `print_f32`
+//!   functions append to the PE's print buffer (see `simprint`).
 //! * At compile time, a field of an imported library is one of the params it was imported
 //!   with (`sys_mod.LAUNCH` of an import given `.LAUNCH = ...`, `sys_mod.width`), as a CSL
 //!   module's params are its fields; `<time>`'s `tsc_size_words` is 3.
-//! * `<random>`: `random_f32(lo, hi)`, a value of `[lo, hi]` from the PE's own xorshift32
-//!   generator (state in [`RANDOM_ARRAY`], seeded from the PE's place so PEs differ and runs
-//!   repeat): 24 bits `u` of the next state give `lo + (hi - lo) * u / 2^24`, computed in f64
-//!   and rounded once to f32 (so `hi` itself is reached only by that rounding). The SDK does
-//!   not publish its generator, so the values are npusim's, not the hardware's.
+//! * `<random>`: `set_global_prng_seed`, `random_f16`, `random_f32`, `random_pow_u32` and
+//!   `random_normal_f32` over the PE's `@random16` generator (see `random`).
 //!
 //! The per-PE state lives in small arrays the whole-program loader declares after the
 //! program's own (so they move none of its addresses): [`CMD_STREAM_ARRAY`],
-//! [`COORD_ARRAY`]. A program loaded without them (a single PE run by hand) still runs:
+//! [`COORD_ARRAY`], `random::RANDOM_ARRAY`. A program loaded without them (a single PE run by hand) still runs:
 //! `unblock_cmd_stream` then does nothing, and the coordinates are an error.
 
 use npusim_cerebras::{ElemTy, PeMemory};
@@ -42,14 +41,6 @@ use crate::span::Span;
 pub const CMD_STREAM_ARRAY: &str = "@memcpy.cmd_stream";
 /// The memory array holding a PE's `(x, y)` in the rectangle (`[2]u16`).
 pub const COORD_ARRAY: &str = "@layout.coords";
-/// The memory array holding a PE's `<random>` generator state (`u32`, never 0).
-pub const RANDOM_ARRAY: &str = "@random.state";
-
-/// The first state of PE `(x, y)`'s generator (never 0).
-pub fn random_seed(x: u32, y: u32) -> u32 {
-    (0x9E37_79B9u32 ^ (x << 16) ^ y).max(1)
-}
-
 /// The `u16` words of a `<time>` timestamp (`tsc_size_words`).
 pub const TSC_SIZE_WORDS: i64 = 3;
 
@@ -86,8 +77,20 @@ fn signature(path: &str, name: &str) -> Option<(usize, Type)> {
         ("<time>", "get_timestamp") => Some((1, Type::Void)),
         ("<math>", "sqrt_f32") => Some((1, Type::F32)),
         ("<math>", "sqrt_f16") => Some((1, Type::F16)),
-        ("<random>", "random_f32") => Some((2, Type::F32)),
+        ("<random>", name) => super::random::arity(name).map(|n| {
+            let ty = match name {
+                "set_global_prng_seed" => Type::Void,
+                "random_f16" => Type::F16,
+                "random_pow_u32" => Type::Int(IntType::Sized {
+                    signed: false,
+                    bits: 32,
+                }),
+                _ => Type::F32,
+            };
+            (n, ty)
+        }),
         ("<debug>", name) => super::debug::arity(name).map(|n| (n, Type::Void)),
+        ("<simprint>", name) => super::simprint::arity(name).map(|n| (n, Type::Void)),
         _ => None,
     }
 }
@@ -118,7 +121,7 @@ pub(crate) fn check_library_call(
 }
 
 /// `x` rounded once to nearest (ties to even) in `format`, as its bits.
-fn round_to(x: f64, format: Format) -> u64 {
+pub(crate) fn round_to(x: f64, format: Format) -> u64 {
     round_exact(
         &Exact::from_f64(x),
         format,
@@ -150,53 +153,6 @@ fn sqrt(name: &str, arg: &RtValue) -> Result<RtValue, String> {
             other.type_name()
         )),
     }
-}
-
-/// An f32 argument (a literal is an f32 first, as Zig coerces it) as its f64 value.
-fn f32_arg(name: &str, v: &RtValue) -> Result<f64, String> {
-    match v {
-        RtValue::F32(x) => Ok(f64::from(*x)),
-        RtValue::ComptimeFloat(x) => {
-            Ok(f64::from(f32::from_bits(round_to(*x, Format::F32) as u32)))
-        }
-        RtValue::Int {
-            value,
-            ty: IntType::Comptime,
-        } => Ok(f64::from(f32::from_bits(
-            round_to(*value as f64, Format::F32) as u32,
-        ))),
-        other => Err(format!(
-            "`{name}` takes f32 arguments, found {}",
-            other.type_name()
-        )),
-    }
-}
-
-/// `random_f32(lo, hi)`: the PE's generator one step on, scaled to `[lo, hi]`.
-fn random_f32(args: &[RtValue], mem: &mut PeMemory) -> Result<RtValue, String> {
-    let (lo, hi) = (
-        f32_arg("random_f32", &args[0])?,
-        f32_arg("random_f32", &args[1])?,
-    );
-    let ordered = lo.is_finite() && hi.is_finite() && lo <= hi;
-    if !ordered {
-        return Err(format!(
-            "`random_f32` takes bounds lo <= hi, both finite; found {lo} and {hi}"
-        ));
-    }
-    let word = mem
-        .array(RANDOM_ARRAY)
-        .map_err(|_| "`random_f32` needs the program loaded as a whole program".to_string())?
-        .word_addr;
-    let mut s = mem.load(word, ElemTy::U32).map_err(|e| e.to_string())?;
-    s ^= s << 13;
-    s ^= s >> 17;
-    s ^= s << 5;
-    mem.store(word, ElemTy::U32, s).map_err(|e| e.to_string())?;
-    let u = f64::from(s >> 8) / f64::from(1u32 << 24);
-    Ok(RtValue::F32(f32::from_bits(
-        round_to(lo + (hi - lo) * u, Format::F32) as u32,
-    )))
 }
 
 /// `get_timestamp(p)`: the 48-bit cycle `cycle` into the three `u16` words at `p`.
@@ -254,8 +210,11 @@ pub(crate) fn library_call(
         "enable_tsc" | "disable_tsc" => Ok(RtValue::Void),
         "get_timestamp" => get_timestamp(&args[0], mem, cycle),
         "sqrt_f32" | "sqrt_f16" => sqrt(name, &args[0]),
-        "random_f32" => random_f32(args, mem),
-        _ if module.path == "<debug>" => super::debug::trace(name, args, mem, cycle),
+        _ if module.path == "<random>" => super::random::call(name, args, mem),
+        _ if module.path == "<simprint>" => super::simprint::print(name, &module.params, args, mem),
+        _ if module.path == "<debug>" => {
+            super::debug::trace(name, &module.params, args, mem, cycle)
+        }
         "unblock_cmd_stream" => {
             if let Ok(a) = mem.array(CMD_STREAM_ARRAY) {
                 let word = a.word_addr;

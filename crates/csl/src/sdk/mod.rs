@@ -9,14 +9,24 @@ pub mod bridge;
 pub mod cs_python;
 mod debug;
 mod error;
+mod launch_args;
 mod library;
 pub mod memcpy;
+pub mod random;
 mod runtime;
 pub mod shim;
+pub mod simprint;
 
-pub use debug::{DEBUG_ARRAY, DEBUG_ENTRIES, DEBUG_WORDS, DebugEntry};
+pub use debug::{
+    DEBUG_ARRAY, DEBUG_ENTRIES, DEBUG_WORDS, DebugEntry, DebugValue, string_hash, strings_of,
+};
 pub use error::SdkError;
-pub use library::{CMD_STREAM_ARRAY, COORD_ARRAY, RANDOM_ARRAY, TSC_SIZE_WORDS, random_seed};
+pub(crate) use launch_args::launch_values;
+pub use launch_args::{
+    LAUNCH_ARGS_ARRAY, LAUNCH_ARGS_WORDS, LaunchArg, MAX_LAUNCH_ARGS, launch_words,
+};
+pub use library::{CMD_STREAM_ARRAY, COORD_ARRAY, TSC_SIZE_WORDS};
 pub(crate) use library::{check_library_call, library_call, library_field};
 pub use memcpy::{MemcpyDataType, MemcpyOrder, MemcpyRect};
+pub use random::{RANDOM_ARRAY, RANDOM_START};
 pub use runtime::{DEFAULT_CYCLE_BUDGET, SdkRuntime};

@@ -17,6 +17,7 @@ use npusim_cerebras::sched::RunReport;
 use super::DEBUG_ARRAY;
 use super::debug::{self, DebugEntry};
 use super::error::SdkError;
+use super::launch_args::{LAUNCH_ARGS_ARRAY, LaunchArg, MAX_LAUNCH_ARGS, launch_words};
 use super::library::CMD_STREAM_ARRAY;
 use super::memcpy::{MemcpyDataType, MemcpyOrder, MemcpyRect};
 use crate::compiled::{CompiledProgram, LoadedProgram, out_dir};
@@ -87,7 +88,7 @@ impl SdkRuntime {
             .map(|e| {
                 format!(
                     "{{\"name\":\"{}\",\"cat\":\"debug\",\"ph\":\"X\",\"ts\":{},\"dur\":1,\"pid\":{},\"tid\":\"main\"}}",
-                    e.text,
+                    e.text.replace('\\', "\\\\").replace('"', "\\\"").replace(|c: char| c.is_control(), " "),
                     e.cycle,
                     u64::from(e.y) * width + u64::from(e.x)
                 )
@@ -117,7 +118,57 @@ impl SdkRuntime {
                     continue;
                 };
                 if let Ok(words) = pe.mem.read::<u32>(DEBUG_ARRAY) {
-                    out.extend(debug::entries(x, y, &words));
+                    let strings = self
+                        .program
+                        .tiles
+                        .get(&(x, y))
+                        .map(|p| debug::strings_of(p.source().text()))
+                        .unwrap_or_default();
+                    out.extend(debug::entries(x, y, &words, &strings));
+                }
+            }
+        }
+        out
+    }
+
+    /// The `<debug>` entries of the instance with key `key` on the PE at fabric
+    /// coordinates `(fx, fy)` (the rectangle's PE `(fx - offset x, fy - offset y)`), in
+    /// order, as the SDK's `debug_util.read_trace` reads them.
+    pub fn read_trace(&self, fx: u32, fy: u32, key: &str) -> Result<Vec<DebugEntry>, SdkError> {
+        let (ox, oy) = self.program.placement.offsets;
+        let (w, h) = self.program.rectangle;
+        let (x, y) = (fx.wrapping_sub(ox), fy.wrapping_sub(oy));
+        if fx < ox || fy < oy || x >= w || y >= h {
+            return Err(SdkError::Trace(format!(
+                "fabric PE ({fx}, {fy}) is not in the program's {w}x{h} rectangle at fabric offsets ({ox}, {oy})"
+            )));
+        }
+        Ok(self
+            .debug_trace()
+            .into_iter()
+            .filter(|e| e.x == x && e.y == y && e.key == key)
+            .collect())
+    }
+
+    /// The complete lines each PE printed with `<simprint>`, PE by PE (row by row), each
+    /// PE's in order, as `(x, y, line)`.
+    pub fn simprint_lines(&self) -> Vec<(u32, u32, String)> {
+        let Some(loaded) = self.loaded.as_ref() else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let (w, h) = self.program.rectangle;
+        for y in 0..h {
+            for x in 0..w {
+                let Ok(pe) = loaded.sim.pe(i64::from(x), i64::from(y)) else {
+                    continue;
+                };
+                if let Ok(words) = pe.mem.read::<u16>(super::simprint::SIMPRINT_ARRAY) {
+                    out.extend(
+                        super::simprint::lines(&words)
+                            .into_iter()
+                            .map(|l| (x, y, l)),
+                    );
                 }
             }
         }
@@ -231,7 +282,18 @@ impl SdkRuntime {
     }
 
     /// `launch(name, nonblock)`: runs exported function `name` on every PE that exports it.
-    pub fn launch(&mut self, name: &str, _nonblock: bool) -> Result<(), SdkError> {
+    pub fn launch(&mut self, name: &str, nonblock: bool) -> Result<(), SdkError> {
+        self.launch_with(name, &[], nonblock)
+    }
+
+    /// `launch(name, *args)`: starts exported function `name` with `args` as its
+    /// parameters (see `launch_args`), as [`SdkRuntime::launch`] does.
+    pub fn launch_with(
+        &mut self,
+        name: &str,
+        args: &[LaunchArg],
+        _nonblock: bool,
+    ) -> Result<(), SdkError> {
         let id = match self.launch_ids.get(name) {
             Some(id) => *id,
             None => {
@@ -254,10 +316,39 @@ impl SdkRuntime {
             })
             .map(|(k, _)| *k)
             .collect();
+        for &(x, y) in &targets {
+            let Some(p) = program.tiles.get(&(x, y)) else {
+                continue;
+            };
+            let takes = p
+                .exports
+                .iter()
+                .find(|e| e.host_name == name)
+                .and_then(|e| p.function(&e.symbol))
+                .map_or(0, |f| f.params.len());
+            if takes != args.len() || args.len() > MAX_LAUNCH_ARGS {
+                return Err(SdkError::LaunchArgs {
+                    function: name.to_string(),
+                    takes,
+                    given: args.len(),
+                });
+            }
+        }
+        let words = launch_words(args);
         let loaded = self.loaded("launch()")?;
         for &(x, y) in &targets {
             let k = pe_mem_word(loaded, x, y)?;
             let (px, py) = (i64::from(x), i64::from(y));
+            loaded
+                .sim
+                .pe_mut(px, py)?
+                .mem
+                .write(LAUNCH_ARGS_ARRAY, &words)
+                .map_err(|source| crate::pe::PeError::Memory {
+                    x: px,
+                    y: py,
+                    source,
+                })?;
             loaded
                 .sim
                 .pe_mut(px, py)?

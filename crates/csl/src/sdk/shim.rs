@@ -6,7 +6,7 @@
 use std::path::Path;
 
 /// The shim's files: path inside the package directory, text.
-pub const FILES: [(&str, &str); 5] = [
+pub const FILES: [(&str, &str); 7] = [
     (
         "cerebras/__init__.py",
         include_str!("python/cerebras/__init__.py"),
@@ -26,6 +26,14 @@ pub const FILES: [(&str, &str); 5] = [
     (
         "cerebras/sdk/sdk_utils.py",
         include_str!("python/cerebras/sdk/sdk_utils.py"),
+    ),
+    (
+        "cerebras/sdk/debug/__init__.py",
+        include_str!("python/cerebras/sdk/debug/__init__.py"),
+    ),
+    (
+        "cerebras/sdk/debug/debug_util.py",
+        include_str!("python/cerebras/sdk/debug/debug_util.py"),
     ),
 ];
 

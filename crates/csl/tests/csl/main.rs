@@ -9,6 +9,7 @@
 mod compiled;
 mod comptime;
 mod lex;
+mod modules;
 mod parse;
 mod pe_check;
 mod pe_dsd;

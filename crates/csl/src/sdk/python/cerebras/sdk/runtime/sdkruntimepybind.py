@@ -78,6 +78,34 @@ def _order(order):
     return "col" if order == MemcpyOrder.COL_MAJOR else "row"
 
 
+_LAUNCH_KINDS = {
+    np.dtype(np.int16): "i16",
+    np.dtype(np.uint16): "u16",
+    np.dtype(np.int32): "i32",
+    np.dtype(np.uint32): "u32",
+}
+
+
+def _launch_arg(a):
+    """One argument of launch() as the bridge's `kind:value` word."""
+    if isinstance(a, (bool, np.bool_)):
+        return f"b:{1 if a else 0}"
+    if isinstance(a, np.generic):
+        dt = a.dtype
+        if dt in _LAUNCH_KINDS:
+            return f"{_LAUNCH_KINDS[dt]}:{int(a)}"
+        if dt == np.float16:
+            return f"f16:{int(np.array(a).view(np.uint16))}"
+        if dt == np.float32:
+            return f"f32:{int(np.array(a).view(np.uint32))}"
+        raise TypeError(f"launch() takes arguments of 16- or 32-bit types or bool, not {dt}")
+    if isinstance(a, int):
+        return f"i:{a}"
+    if isinstance(a, float):
+        return f"f:{a!r}"
+    raise TypeError(f"launch() takes numbers, not {type(a).__name__}")
+
+
 def _bits(data_type):
     return 16 if data_type == MemcpyDataType.MEMCPY_16BIT else 32
 
@@ -116,9 +144,10 @@ class SdkRuntime:
         self._bridge.call("stop", self._id)
 
     def launch(self, name, *args, nonblock=False):
-        if args:
-            raise TypeError("launch() of functions with arguments is not modelled yet")
-        self._bridge.call("launch", self._id, name, _flag(nonblock))
+        """Starts exported function `name` with `args` (numpy scalars of its parameters'
+        types, or plain Python numbers converted to them)."""
+        words = [_launch_arg(a) for a in args]
+        self._bridge.call("launch", self._id, name, _flag(nonblock), *words)
         return self._done()
 
     def _done(self):
