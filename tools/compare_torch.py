@@ -3,7 +3,7 @@
 
 Each side writes into a preallocated output: `npusim.cast(x, to, out=buf)` and torch's
 `buf.copy_(x)` on tensors sharing the same input memory. Casts: f32 -> {f16, bf16, e4m3fn,
-e5m2, i8} and {f16, bf16, e4m3fn, e5m2} -> f32. Data: `plain` (standard normal x 4),
+e5m2, e4m3fnuz, e5m2fnuz, i8} and {f16, bf16, e4m3fn, e5m2} -> f32. Data: `plain` (standard normal x 4),
 `nan1%` (one element in a hundred NaN, +Inf, -Inf in turn) and `masked` (a causal attention
 mask: rows of 1024, row r keeping r + 1 values and -Inf after them, about half the elements).
 Sizes: 1 Mi elements on one thread (both sides), and 64 Mi on every core (both sides).
@@ -18,6 +18,7 @@ Needs numpy, ml_dtypes, torch and the npusim package (`tools/test-python` builds
 it; add torch with `pip install torch --index-url https://download.pytorch.org/whl/cpu`).
 
 Usage: python3 tools/compare_torch.py [--small N] [--large N] [--repeat R] [--markdown]
+                                      [--cast TEXT]...
 """
 
 import argparse
@@ -39,12 +40,16 @@ DTYPES = {
     "bf16": (torch.bfloat16, np.dtype(ml_dtypes.bfloat16)),
     "f8e4m3fn": (torch.float8_e4m3fn, np.dtype(ml_dtypes.float8_e4m3fn)),
     "f8e5m2": (torch.float8_e5m2, np.dtype(ml_dtypes.float8_e5m2)),
+    "f8e4m3fnuz": (torch.float8_e4m3fnuz, np.dtype(ml_dtypes.float8_e4m3fnuz)),
+    "f8e5m2fnuz": (torch.float8_e5m2fnuz, np.dtype(ml_dtypes.float8_e5m2fnuz)),
     "i8": (torch.int8, np.dtype(np.int8)),
 }
 #: torch's rule per destination as an npusim policy: torch saturates overflow and ±Inf into
-#: float8_e4m3fn; everything else is IEEE (npusim's default)
+#: float8_e4m3fn; everything else is IEEE (npusim's default; into the fnuz formats, which have
+#: no Inf, overflow and ±Inf become their NaN 0x80 on both sides)
 POLICY = {"f8e4m3fn": {"saturate": True}}
-CASTS = [("f32", d) for d in ("f16", "bf16", "f8e4m3fn", "f8e5m2", "i8")] + [
+CASTS = [("f32", d) for d in ("f16", "bf16", "f8e4m3fn", "f8e5m2", "f8e4m3fnuz", "f8e5m2fnuz",
+                              "i8")] + [
     (s, "f32") for s in ("f16", "bf16", "f8e4m3fn", "f8e5m2")
 ]
 DATA = ("plain", "nan1%", "masked")
@@ -128,6 +133,9 @@ def main() -> int:
     p.add_argument("--large", type=int, default=1 << 26, help="elements of the all-core runs")
     p.add_argument("--repeat", type=int, default=9, help="timed calls per figure (median)")
     p.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    p.add_argument("--cast", action="append", default=[],
+                   help="only the casts whose name (e.g. 'f32 -> f16') contains this text; "
+                        "repeatable")
     a = p.parse_args()
     rng = np.random.default_rng(20261128)
     level = os.environ.get("NPUSIM_KERNEL", "best the machine has")
@@ -136,6 +144,8 @@ def main() -> int:
     rows = []
     for n, threads in ((a.small, 1), (a.large, None)):
         for src, dst in CASTS:
+            if a.cast and not any(t in f"{src} -> {dst}" for t in a.cast):
+                continue
             for kind in DATA:
                 rows.append(compare(src, dst, kind, n, threads, a.repeat, rng))
     head = ["cast", "data", "elements", "thr", "npusim", "torch", "npusim/torch", "bits"]

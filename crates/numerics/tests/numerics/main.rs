@@ -19,6 +19,7 @@ mod kernels;
 mod kernels_e8m0_hif8;
 mod kernels_f16_bf16;
 mod kernels_f64;
+mod kernels_fnuz_avx512;
 mod kernels_i32;
 mod kernels_int_avx512;
 mod kernels_int_fp8;

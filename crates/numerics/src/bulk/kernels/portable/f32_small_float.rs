@@ -48,4 +48,14 @@ impl SmallFloat {
             && self.e0 <= 126
             && self.max_code < 0x7F
     }
+
+    /// Whether the AVX-512 loop serves this cast into an fnuz destination (8 bits, no
+    /// negative zero, one code per byte): its clamp code, one above the largest finite
+    /// magnitude, may be 0x80, since the loop keeps the inexact lanes apart.
+    pub(crate) fn serves_avx512_fnuz(&self) -> bool {
+        self.bits == 8
+            && (1..=7).contains(&(23 - self.shift))
+            && self.e0 <= 126
+            && self.max_code <= 0x7F
+    }
 }

@@ -101,8 +101,8 @@ impl KeyTable {
         })
     }
 
-    /// The AVX-512 kernel for this table (e8m0 and HiF8 on a machine with the level), built
-    /// and checked on first use.
+    /// The AVX-512 kernel for this table (e8m0, HiF8 and the fnuz fp8 formats on a machine
+    /// with the level), built and checked on first use.
     fn avx512(&self) -> Option<&dyn KeyLoop> {
         self.avx512
             .get_or_init(|| {
@@ -137,12 +137,19 @@ impl KeyTable {
     }
 }
 
+impl KeyTable {
+    /// The code and raw status bits of table entry `key` (top 16 bits << 1 | sticky).
+    #[inline(always)]
+    pub(crate) fn entry(&self, key: usize) -> (u32, u16) {
+        let e = self.entries[key & (KEYS - 1)];
+        (e & 0xFFFF, (e >> 16) as u16)
+    }
+}
+
 impl F32Element for KeyTable {
     #[inline(always)]
     fn apply(&self, x: u32) -> (u32, u16) {
-        let key = (((x >> 16) << 1) | u32::from(x & 0xFFFF != 0)) as usize;
-        let e = self.entries[key & (KEYS - 1)];
-        (e & 0xFFFF, (e >> 16) as u16)
+        self.entry((((x >> 16) << 1) | u32::from(x & 0xFFFF != 0)) as usize)
     }
 }
 

@@ -6,8 +6,9 @@
 use crate::bulk::kernels::mode;
 use crate::bulk::kernels::table::f32_key::{KeyLoop, KeyTable};
 use crate::bulk::kernels::x86_avx512::f32_e8m0::E8m0Avx512;
+use crate::bulk::kernels::x86_avx512::f32_fnuz::FnuzAvx512;
 use crate::bulk::kernels::x86_avx512::f32_hif8::HiF8Avx512;
-use crate::format::{Format, Kind};
+use crate::format::{Format, Kind, Specials};
 use crate::round::RoundMode;
 use crate::status::{Status, StatusCounts};
 
@@ -18,6 +19,8 @@ pub(crate) enum Avx512 {
     E8m0(E8m0Avx512),
     /// The HiF8 formula.
     HiF8(HiF8Avx512),
+    /// The small-float loop's fnuz rule (e4m3fnuz, e5m2fnuz, e4m3b11fnuz).
+    Fnuz(FnuzAvx512),
     /// Per-class parameter words, fetched by a gather (where a formula's check fails).
     Gather(KeyAvx512),
 }
@@ -29,6 +32,9 @@ impl Avx512 {
         let formula = match table.dst.kind() {
             Kind::HiF8 => HiF8Avx512::new(p, table).map(Avx512::HiF8),
             _ if table.dst == Format::F8E8M0 => E8m0Avx512::new(p, table).map(Avx512::E8m0),
+            Kind::Binary(spec) if spec.specials == Specials::NanAtNegativeZero => {
+                FnuzAvx512::new(table).map(Avx512::Fnuz)
+            }
             _ => None,
         };
         formula.or_else(|| KeyAvx512::new(table.dst, p.round, table).map(Avx512::Gather))
@@ -40,6 +46,7 @@ impl KeyLoop for Avx512 {
         match self {
             Avx512::E8m0(_) => "f32-e8m0-avx512",
             Avx512::HiF8(_) => "f32-hif8-avx512",
+            Avx512::Fnuz(k) => k.name(),
             Avx512::Gather(_) => "f32-key-avx512",
         }
     }
@@ -55,12 +62,13 @@ impl KeyLoop for Avx512 {
         match self {
             Avx512::E8m0(k) => k.run(table, src, dst, n, stream),
             Avx512::HiF8(k) => k.run(table, src, dst, n, stream),
+            Avx512::Fnuz(k) => k.run(table, src, dst, n, stream),
             Avx512::Gather(k) => k.run(table, src, dst, n, stream),
         }
     }
 }
 
-/// The AVX-512 loop for `table`'s results (e8m0 and HiF8 on a machine with the level), built
+/// The AVX-512 loop for `table`'s results (e8m0, HiF8 and fnuz fp8 on a machine with the level), built
 /// and checked against the table; `None` where there is none.
 pub(crate) fn loop_for(table: &KeyTable) -> Option<Box<dyn KeyLoop>> {
     Avx512::new(table).map(|k| Box::new(k) as Box<dyn KeyLoop>)

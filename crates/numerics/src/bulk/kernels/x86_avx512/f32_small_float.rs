@@ -50,6 +50,39 @@ pub(crate) fn run_body(
     None
 }
 
+/// [`run_body`] for an fnuz destination (`sf` with no negative zero: a result of magnitude
+/// zero is code 0 whatever the sign; its largest finite magnitude code may be 0x7F), one
+/// code per byte; `None` when the machine lacks AVX-512 or the kernel does not serve `sf`.
+pub(crate) fn run_body_fnuz(
+    sf: &SmallFloat,
+    src: &[u8],
+    dst: &mut [u8],
+    n: usize,
+    stream: bool,
+) -> Option<(usize, StatusCounts)> {
+    if sf.serves_avx512_fnuz() && crate::bulk::kernels::simd::avx512_present() {
+        let body = n - n % STEP;
+        let (s, d) = (src.get(..4 * body)?, dst.get_mut(..body)?);
+        let clamp = overflow_clamps(sf);
+        let stream = stream && (d.as_ptr() as usize).is_multiple_of(64);
+        // SAFETY: the CPU has every feature `dispatch` enables (checked just above), and `d`
+        // starts on a 64-byte boundary when `stream` is still set.
+        let counts = unsafe {
+            match sf.mode {
+                mode::NEAREST_EVEN => fnuz::<{ mode::NEAREST_EVEN }>(sf, s, d, clamp, stream),
+                mode::NEAREST_AWAY => fnuz::<{ mode::NEAREST_AWAY }>(sf, s, d, clamp, stream),
+                mode::FLOOR => fnuz::<{ mode::FLOOR }>(sf, s, d, clamp, stream),
+                mode::CEIL => fnuz::<{ mode::CEIL }>(sf, s, d, clamp, stream),
+                mode::TRUNC => fnuz::<{ mode::TRUNC }>(sf, s, d, clamp, stream),
+                _ => fnuz::<{ mode::ODD }>(sf, s, d, clamp, stream),
+            }
+        };
+        return Some((body, counts));
+    }
+    let _ = (sf, src, dst, n, stream);
+    None
+}
+
 /// Whether finite overflow gives, for both signs, the largest finite magnitude or the next
 /// code up, with the sign bit by sign, and the same status: then the code is the rounded
 /// magnitude clamped to that code, with the sign put on, and negative overflow needs no count
@@ -159,6 +192,10 @@ struct Consts {
     b_under: __m512i,
     /// Bytes: 0x80 (inexact zero).
     b_flushed: __m512i,
+    /// Bytes: the smallest normal's code (fnuz: the inexact bit is a mask, not bit 7).
+    b_min_normal: __m512i,
+    /// Bytes: 1 (fnuz to odd: the last bit of an inexact code).
+    b_one: __m512i,
     /// Bytes: 0x7F (the magnitude of a code byte).
     b_mag: __m512i,
     /// Bytes: the positive overflow code (overflow clamps to it).
@@ -223,6 +260,8 @@ impl Consts {
             }),
             b_under: set8(0x80 + sf.min_normal),
             b_flushed: set8(0x80),
+            b_min_normal: set8(sf.min_normal),
+            b_one: set8(1),
             b_mag: set8(0x7F),
             b_ovf_clamp: set8(sf.overflow[0].0),
             b_sign: set8(1 << (sf.bits - 1)),
@@ -345,22 +384,46 @@ unsafe fn dispatch<const M: u8>(
     // SAFETY: the caller's guarantees, passed on.
     unsafe {
         match (packed, clamp) {
-            (false, false) => cast::<M, false, false>(sf, src, dst, stream),
-            (false, true) => cast::<M, false, true>(sf, src, dst, stream),
-            (true, false) => cast::<M, true, false>(sf, src, dst, stream),
-            (true, true) => cast::<M, true, true>(sf, src, dst, stream),
+            (false, false) => cast::<M, false, false, false>(sf, src, dst, stream),
+            (false, true) => cast::<M, false, true, false>(sf, src, dst, stream),
+            (true, false) => cast::<M, true, false, false>(sf, src, dst, stream),
+            (true, true) => cast::<M, true, true, false>(sf, src, dst, stream),
+        }
+    }
+}
+
+/// [`cast`] into an fnuz destination, one code per byte, for the overflow rule `clamp`.
+///
+/// # Safety
+/// As [`dispatch`].
+#[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+unsafe fn fnuz<const M: u8>(
+    sf: &SmallFloat,
+    src: &[u8],
+    dst: &mut [u8],
+    clamp: bool,
+    stream: bool,
+) -> StatusCounts {
+    // SAFETY: the caller's guarantees, passed on.
+    unsafe {
+        if clamp {
+            cast::<M, false, true, true>(sf, src, dst, stream)
+        } else {
+            cast::<M, false, false, true>(sf, src, dst, stream)
         }
     }
 }
 
 /// The cast of `src.len() / 4` (a multiple of [`STEP`]) elements in mode `M`, the codes
-/// stored non-temporally with `stream`.
+/// stored non-temporally with `stream`. With `FNUZ` the destination has no negative zero and
+/// its clamp code may be 0x80: the inexact lanes are a 64-bit mask instead of bit 7 of each
+/// code byte, and a zero magnitude takes no sign.
 ///
 /// # Safety
 /// The CPU must support the features enabled here; with `stream`, `dst` must start on a
 /// 64-byte boundary.
 #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-unsafe fn cast<const M: u8, const PACKED: bool, const CLAMP: bool>(
+unsafe fn cast<const M: u8, const PACKED: bool, const CLAMP: bool, const FNUZ: bool>(
     sf: &SmallFloat,
     src: &[u8],
     dst: &mut [u8],
@@ -402,12 +465,27 @@ unsafe fn cast<const M: u8, const PACKED: bool, const CLAMP: bool>(
             // SAFETY: `x` is one step's 256 source bytes.
             let xs = unsafe { load_step(x) };
             let l = xs.map(|x| lanes::<M>(&c, x));
-            let b = gather(
-                c.low_bytes,
-                l.map(|(v, k, _)| _mm512_mask_or_epi32(v, k, v, c.inexact_bit)),
-            );
+            // the code bytes, and (fnuz) the inexact lanes
+            let (b, inexact) = if FNUZ {
+                let k = l.map(|(_, k, _)| k);
+                let inexact = u64::from(k[0])
+                    | u64::from(k[1]) << 16
+                    | u64::from(k[2]) << 32
+                    | u64::from(k[3]) << 48;
+                (gather(c.low_bytes, l.map(|(v, _, _)| v)), inexact)
+            } else {
+                let b = gather(
+                    c.low_bytes,
+                    l.map(|(v, k, _)| _mm512_mask_or_epi32(v, k, v, c.inexact_bit)),
+                );
+                (b, 0)
+            };
             let sign = _mm512_movepi8_mask(gather(c.top_bytes, xs));
-            let clamped = _mm512_cmpeq_epi8_mask(b, c.b_clamp);
+            let clamped = if FNUZ {
+                _mm512_mask_cmpeq_epi8_mask(!inexact, b, c.b_clamp)
+            } else {
+                _mm512_cmpeq_epi8_mask(b, c.b_clamp)
+            };
             // NaN and ±Inf lanes: their bytes become an exact zero for the counts (taken
             // off at the end), their codes are blended in after; an exact overflow takes
             // the full rule
@@ -425,21 +503,37 @@ unsafe fn cast<const M: u8, const PACKED: bool, const CLAMP: bool>(
                 tally.inf[1] += u64::from((sp & !nan & sign).count_ones());
                 (_mm512_mask_mov_epi8(b, sp, zero), Some((sp, nan)))
             };
-            let ovf = _mm512_cmpeq_epi8_mask(b, c.b_ovf);
+            let ovf = if FNUZ {
+                _mm512_mask_cmpeq_epi8_mask(inexact, b, c.b_clamp)
+            } else {
+                _mm512_cmpeq_epi8_mask(b, c.b_ovf)
+            };
             let count = |acc: &mut __m512i, k: __mmask64| {
                 *acc = _mm512_mask_sub_epi8(*acc, k, *acc, minus_one);
             };
             count(&mut acc[0], ovf);
-            count(&mut acc[1], _mm512_movepi8_mask(b));
-            count(&mut acc[2], _mm512_cmplt_epi8_mask(b, c.b_under));
-            count(&mut acc[3], _mm512_cmpeq_epi8_mask(b, c.b_flushed));
+            if FNUZ {
+                count(&mut acc[1], inexact);
+                count(
+                    &mut acc[2],
+                    _mm512_mask_cmplt_epu8_mask(inexact, b, c.b_min_normal),
+                );
+                // to odd never flushes: an inexact zero becomes the smallest subnormal
+                if M != mode::ODD {
+                    count(&mut acc[3], _mm512_mask_cmpeq_epi8_mask(inexact, b, zero));
+                }
+            } else {
+                count(&mut acc[1], _mm512_movepi8_mask(b));
+                count(&mut acc[2], _mm512_cmplt_epi8_mask(b, c.b_under));
+                count(&mut acc[3], _mm512_cmpeq_epi8_mask(b, c.b_flushed));
+            }
             for (_, _, k) in l {
                 beyond = _mm512_mask_add_epi32(beyond, k, beyond, one);
             }
             if !CLAMP {
                 count(&mut acc[4], ovf & sign);
             }
-            let code = fast_codes::<CLAMP>(&c, b, sign, ovf);
+            let code = fast_codes::<M, CLAMP, FNUZ>(&c, b, sign, (ovf, inexact));
             let code = match specials {
                 None => code,
                 Some((sp, nan)) => nan_inf_codes(&c, xs, code, sign, (sp, nan)),
@@ -460,7 +554,7 @@ unsafe fn cast<const M: u8, const PACKED: bool, const CLAMP: bool>(
             let v: [__m512i; 4] = std::array::from_fn(|j| unsafe {
                 _mm512_loadu_si512(x.as_ptr().add(64 * j).cast())
             });
-            let codes = special_step::<M, CLAMP>(sf, &c, v, &mut tally);
+            let codes = special_step::<M, CLAMP, FNUZ>(sf, &c, v, &mut tally);
             // SAFETY: `y` is `out_step` bytes, what `store` writes, at a multiple of
             // `out_step` from `dst` (64-byte aligned when streamed).
             unsafe { store::<PACKED>(&c, codes, y, stream) };
@@ -509,21 +603,37 @@ unsafe fn load_step(x: &[u8]) -> [__m512i; 4] {
 
 /// The 64 codes of a fast step of [`cast`] from its code bytes `b`: the magnitude with the
 /// sign (`sign`: the negative lanes) put on, and overflowing lanes (`ovf`) given the overflow
-/// code by sign (`CLAMP`: the magnitude clamped to it).
+/// code by sign (`CLAMP`: the magnitude clamped to it). With `FNUZ` the bytes are the
+/// magnitudes alone, `inexact` the inexact lanes (to odd: their last bit set here), and a
+/// zero magnitude keeps no sign.
 #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline]
-fn fast_codes<const CLAMP: bool>(
+fn fast_codes<const M: u8, const CLAMP: bool, const FNUZ: bool>(
     c: &Consts,
     b: __m512i,
     sign: __mmask64,
-    ovf: __mmask64,
+    (ovf, inexact): (__mmask64, __mmask64),
 ) -> __m512i {
-    let mag = _mm512_and_si512(b, c.b_mag);
+    let mag = if !FNUZ {
+        _mm512_and_si512(b, c.b_mag)
+    } else if M == mode::ODD {
+        _mm512_or_si512(b, _mm512_maskz_mov_epi8(inexact, c.b_one))
+    } else {
+        b
+    };
+    // the lanes that take the sign bit
+    let signed = |mag: __m512i| {
+        if FNUZ {
+            _mm512_mask_test_epi8_mask(sign, mag, mag)
+        } else {
+            sign
+        }
+    };
     if CLAMP {
         let mag = _mm512_min_epu8(mag, c.b_ovf_clamp);
-        _mm512_mask_add_epi8(mag, sign, mag, c.b_sign)
+        _mm512_mask_add_epi8(mag, signed(mag), mag, c.b_sign)
     } else {
-        let finite = _mm512_mask_add_epi8(mag, sign, mag, c.b_sign);
+        let finite = _mm512_mask_add_epi8(mag, signed(mag), mag, c.b_sign);
         let ovf_code = _mm512_mask_blend_epi8(sign, c.b_ovf_code[0], c.b_ovf_code[1]);
         _mm512_mask_blend_epi8(ovf, finite, ovf_code)
     }
@@ -594,7 +704,7 @@ fn flush_counters(
 /// of line, to leave the registers of the fast loop alone).
 #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline(never)]
-fn special_step<const M: u8, const CLAMP: bool>(
+fn special_step<const M: u8, const CLAMP: bool, const FNUZ: bool>(
     sf: &SmallFloat,
     c: &Consts,
     v: [__m512i; 4],
@@ -636,6 +746,13 @@ fn special_step<const M: u8, const CLAMP: bool>(
         tally.inf[1] += count(inf & neg);
         let mag = _mm512_sub_epi32(code, c.zero);
         let sign = _mm512_srlv_epi32(x, c.sign_shift);
+        // fnuz: a zero magnitude (an exact one: to odd sets the last bit of inexact ones)
+        // keeps no sign
+        let sign = if FNUZ {
+            _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(mag, mag), sign)
+        } else {
+            sign
+        };
         let pick = |r: [__m512i; 2]| _mm512_mask_blend_epi32(neg, r[0], r[1]);
         let code = if CLAMP {
             // low_mask ? magnitude : sign

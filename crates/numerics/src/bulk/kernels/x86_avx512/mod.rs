@@ -4,6 +4,7 @@
 
 pub(crate) mod f32_byte;
 pub(crate) mod f32_e8m0;
+pub(crate) mod f32_fnuz;
 pub(crate) mod f32_half;
 pub(crate) mod f32_hif8;
 pub(crate) mod f32_key;
