@@ -152,12 +152,27 @@ impl F64Float {
             let m = BLOCK.min(n - start);
             let w = source.bytes();
             let block = &src[w * start..w * (start + m)];
-            let job = OddBlock {
-                source,
-                src: block,
-                out: &mut f32s[..m],
+            // at the AVX2 level and above, the explicit loop (`x86_avx2::f64_odd`)
+            let explicit = if level >= crate::bulk::kernels::simd::SimdLevel::Avx2 {
+                crate::bulk::kernels::simd::on_x86_64!(
+                    crate::bulk::kernels::x86_avx2::f64_odd::round_to_odd(
+                        source,
+                        block,
+                        &mut f32s[..m]
+                    ),
+                    None
+                )
+            } else {
+                None
             };
-            let needs_reference = crate::bulk::kernels::simd::run_at(level, job);
+            let needs_reference = explicit.unwrap_or_else(|| {
+                let job = OddBlock {
+                    source,
+                    src: block,
+                    out: &mut f32s[..m],
+                };
+                crate::bulk::kernels::simd::run_at(level, job)
+            });
             let out = &mut dst[out_bytes(start)..out_bytes(start + m)];
             let got = if needs_reference {
                 reference(block, out, start, m)

@@ -7,6 +7,7 @@ pub(crate) mod f32_bf16;
 pub(crate) mod f32_half;
 pub(crate) mod f32_small_float;
 pub(crate) mod f32_to_int;
+pub(crate) mod f64_odd;
 pub(crate) mod planes;
 pub(crate) mod table;
 pub(crate) mod widen;
