@@ -6,6 +6,8 @@ pub mod commit;
 pub mod commit_cast;
 pub mod fetch;
 pub mod fetch_cast;
+pub mod fetch_interleave;
+pub mod fetch_lift;
 pub mod fetch_mask;
 pub mod fetch_table_lookup;
 pub mod switch;

@@ -16,6 +16,7 @@ mod dm_kernels;
 mod fetch;
 mod fetch_adapter;
 mod fetch_cast;
+mod fetch_lift;
 mod inter_slice;
 mod intra_slice;
 mod kernel_file;
