@@ -41,6 +41,9 @@ pub enum FetchError {
     /// The stream tensor cannot be built.
     #[error(transparent)]
     Tensor(#[from] TensorError),
+    /// A main-context stage called in the sub context.
+    #[error(transparent)]
+    MainOnly(#[from] crate::engine::context::MainOnlyError),
     /// An axis lift breaks a rule.
     #[error(transparent)]
     Lift(Box<crate::engine::fetch_lift::LiftError>),

@@ -4,6 +4,7 @@ pub mod cast;
 pub mod collect;
 pub mod commit;
 pub mod commit_cast;
+pub mod context;
 pub mod fetch;
 pub mod fetch_cast;
 pub mod fetch_interleave;

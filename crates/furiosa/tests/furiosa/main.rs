@@ -31,6 +31,7 @@ mod reduce_kernels;
 mod schedule;
 mod sequence_goldens;
 mod sequencer;
+mod sub_context;
 mod switch;
 mod timing;
 mod transitions;
