@@ -12,4 +12,5 @@ pub mod fetch_lift;
 pub mod fetch_mask;
 pub mod fetch_table_lookup;
 pub mod switch;
+pub mod switch_custom;
 pub mod vector;

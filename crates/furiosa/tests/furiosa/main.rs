@@ -33,6 +33,7 @@ mod sequence_goldens;
 mod sequencer;
 mod sub_context;
 mod switch;
+mod switch_custom;
 mod timing;
 mod transitions;
 mod vector_goldens;

@@ -121,8 +121,8 @@ fn m1_segments_on_main_and_sub_overlap() {
             ],
         )
         .with_ranges(
-            vec![32_768 * k..32_768 * (k + 1)],
-            vec![262_144 + 32_768 * k..262_144 + 32_768 * (k + 1)],
+            std::iter::once(32_768 * k..32_768 * (k + 1)).collect(),
+            std::iter::once(262_144 + 32_768 * k..262_144 + 32_768 * (k + 1)).collect(),
         );
         assert_eq!(inv.total, want as u64);
         assert_eq!(schedule.push(inv), 0);
