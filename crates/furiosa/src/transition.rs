@@ -31,6 +31,9 @@ impl Position {
         match self {
             Position::Begin => &["fetch"],
             Position::Fetch => &[
+                "fetch_chip_lift",
+                "fetch_cluster_lift",
+                "fetch_slice_lift",
                 "fetch_mask",
                 "fetch_table_lookup",
                 "fetch_cast",

@@ -144,6 +144,9 @@ pub enum CommitError {
         /// Packet mapping.
         packet: String,
     },
+    /// A main-context stage called in the sub context.
+    #[error(transparent)]
+    MainOnly(#[from] crate::engine::context::MainOnlyError),
     /// The write loops break the sequencer's rules.
     #[error(transparent)]
     Sequencer(#[from] SequencerError),

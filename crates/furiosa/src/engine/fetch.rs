@@ -41,6 +41,15 @@ pub enum FetchError {
     /// The stream tensor cannot be built.
     #[error(transparent)]
     Tensor(#[from] TensorError),
+    /// A main-context stage called in the sub context.
+    #[error(transparent)]
+    MainOnly(#[from] crate::engine::context::MainOnlyError),
+    /// An axis lift breaks a rule.
+    #[error(transparent)]
+    Lift(Box<crate::engine::fetch_lift::LiftError>),
+    /// An interleaved fetch breaks a rule.
+    #[error(transparent)]
+    Interleave(#[from] crate::engine::fetch_interleave::InterleaveError),
     /// A live cell of the view is never read.
     #[error(
         "Time = m![{time}], Packet = m![{packet}] never reads {index}, a live cell of the view m![{element}] (rule: a fetch reads every live cell of its view; read part of a tensor through a tile)"
@@ -115,6 +124,12 @@ pub enum FetchError {
     },
 }
 
+impl From<crate::engine::fetch_lift::LiftError> for FetchError {
+    fn from(e: crate::engine::fetch_lift::LiftError) -> FetchError {
+        FetchError::Lift(Box::new(e))
+    }
+}
+
 /// A DM view entering the Tensor Unit (the vendor's `BeginTensor`): Time `m![1]`, Packet the
 /// view's `Element`, read from `dm` when fetched.
 #[derive(Clone, Debug)]
@@ -157,6 +172,11 @@ impl BeginTensor<'_> {
     /// The view entering the Tensor Unit.
     pub fn view(&self) -> &DmTensorView {
         &self.view
+    }
+
+    /// The DM the view is read from.
+    pub fn dm(&self) -> &Dm {
+        self.dm
     }
 
     /// The loops, read size and cycles of `fetch(time, packet)`, with the sequencer's rules,
@@ -208,24 +228,7 @@ impl BeginTensor<'_> {
                 capacity: DM_SLICE_BYTES,
             });
         }
-        let largest = seq.hardware_access_elems().map(|d| match cast {
-            // The largest divisor of `d` (itself of an allowed byte size, so its divisors are
-            // too, halving) whose cast output fits a flit.
-            Some(out) => {
-                let mut e = d;
-                while e > 1 && e * out.bits() > 256 && e.is_multiple_of(2) {
-                    e /= 2;
-                }
-                e
-            }
-            None => d,
-        });
-        let Some(read_elems) = largest else {
-            return Err(FetchError::NoReadSize {
-                access: seq.access_elems(),
-                dtype,
-            });
-        };
+        let read_elems = read_elems(&seq, cast, dtype)?;
         self.check_coverage(&seq, time, packet)?;
         let reads_per_packet = packet.size() / read_elems;
         Ok(FetchPlan {
@@ -317,6 +320,32 @@ impl BeginTensor<'_> {
             data,
         )?)
     }
+}
+
+/// Elements one read moves for the loops `seq`: the largest divisor of the access size whose
+/// byte size is 1, 2, 4, 8, 16 or 32 and, when a cast to `cast` follows, whose converted
+/// output fits one 32-byte flit.
+pub(crate) fn read_elems(
+    seq: &Sequencer,
+    cast: Option<DType>,
+    dtype: DType,
+) -> Result<usize, FetchError> {
+    let largest = seq.hardware_access_elems().map(|d| match cast {
+        // The largest divisor of `d` (itself of an allowed byte size, so its divisors are
+        // too, halving) whose cast output fits a flit.
+        Some(out) => {
+            let mut e = d;
+            while e > 1 && e * out.bits() > 256 && e.is_multiple_of(2) {
+                e /= 2;
+            }
+            e
+        }
+        None => d,
+    });
+    largest.ok_or(FetchError::NoReadSize {
+        access: seq.access_elems(),
+        dtype,
+    })
 }
 
 /// The 8-byte packet rule at the consumer of a fetched stream (Switch or Collect; §4.3).

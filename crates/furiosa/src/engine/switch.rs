@@ -20,14 +20,15 @@
 //! Data (decision §5.2): an output cell takes the input cell with the same logical index in
 //! the same chip and cluster; axes absent from the input are broadcast. Cost (§5.1, decisions
 //! §5.2): `ring_size × Time::SIZE (input) × ceil(bytes(Packet) / 32)` cycles, `ring_size =
-//! slice1 · slice0`; fill 0. `CustomBroadcast` is not modelled yet (its cost is
-//! [`switch_cycles`]).
+//! slice1 · slice0`; fill 0. `CustomBroadcast` is checked by
+//! [`super::switch_custom::check_custom`] (its seven constraints and the derived ring size).
 
 use std::collections::{BTreeSet, HashMap};
 
 use thiserror::Error;
 
 use crate::engine::fetch::{FetchError, check_packet_alignment};
+use crate::engine::switch_custom::check_custom;
 use crate::limits::FLIT_BYTES;
 use crate::mapping::{Final, Mapping, ShapeError};
 use crate::tensor::{Dim, Position, combined_cells};
@@ -75,7 +76,8 @@ pub enum SwitchConfig {
         /// Size of `s0`.
         slice0: usize,
     },
-    /// A broadcast given by a snoop bitmap over `ring_size` slices (not modelled yet).
+    /// A routing the compiler derives from the mappings (a snoop bitmap over `ring_size`
+    /// slices).
     CustomBroadcast {
         /// The ring size.
         ring_size: usize,
@@ -206,13 +208,31 @@ pub enum SwitchError {
         /// Its size.
         size: usize,
     },
-    /// A configuration npusim does not model yet.
+    /// A `CustomBroadcast` constraint is broken.
+    #[error("CustomBroadcast: {detail} (rule: {rule})")]
+    Custom {
+        /// The constraint.
+        rule: &'static str,
+        /// What breaks it, with the mappings.
+        detail: String,
+    },
+    /// A `CustomBroadcast` ring size that is not a power of two.
     #[error(
-        "{config} is not modelled yet (its snoop bitmap and ring-size rules are not implemented)"
+        "CustomBroadcast {{ ring_size: {given} }}: not a power of two (rule: ring_size is a power of 2)"
     )]
-    NotModelled {
-        /// The config's name.
-        config: &'static str,
+    RingSizePower {
+        /// The ring size given.
+        given: usize,
+    },
+    /// A `CustomBroadcast` ring size other than the derived one.
+    #[error(
+        "CustomBroadcast {{ ring_size: {given} }}: the mappings need ring_size {derived}, the smallest power of two whose aligned blocks of slices hold every output slice's sources (rule: ring_size equals the one derived from the mappings)"
+    )]
+    RingSize {
+        /// The ring size given.
+        given: usize,
+        /// The derived ring size.
+        derived: usize,
     },
 }
 
@@ -256,6 +276,16 @@ pub fn plan_switch(
             got: out_slice.size(),
         });
     }
+    if let SwitchConfig::CustomBroadcast { ring_size } = config {
+        let ring_size = check_custom(slice, time, out_slice, out_time, ring_size)?;
+        let packet_bytes = (packet_elems * dtype.bits()).div_ceil(8);
+        return Ok(SwitchPlan {
+            ring_size,
+            time_steps: time.size(),
+            flits_per_packet: packet_bytes.div_ceil(FLIT_BYTES).max(1),
+            cycles: switch_cycles(ring_size, time.size(), packet_bytes),
+        });
+    }
     let de = |error: ShapeError| SwitchError::Decompose {
         config: name,
         error,
@@ -275,9 +305,7 @@ pub fn plan_switch(
         SwitchConfig::Broadcast1 { slice1, slice0 }
         | SwitchConfig::Transpose { slice1, slice0 }
         | SwitchConfig::TransposedBroadcast1 { slice1, slice0 } => (slice1, slice0, 1),
-        SwitchConfig::CustomBroadcast { .. } => {
-            return Err(SwitchError::NotModelled { config: name });
-        }
+        SwitchConfig::CustomBroadcast { .. } => (1, 1, 1),
     };
     if matches!(config, SwitchConfig::InterTranspose { .. }) && slice.size() != 256 {
         return Err(SwitchError::InterTransposeSlices {
@@ -362,9 +390,7 @@ pub fn plan_switch(
             pair(vec![s2, fresh(&o1, "Y")?, s1])?,
             pair(vec![time.clone(), s0])?,
         ),
-        SwitchConfig::CustomBroadcast { .. } => {
-            return Err(SwitchError::NotModelled { config: name });
-        }
+        SwitchConfig::CustomBroadcast { .. } => (out_slice.clone(), out_time.clone()),
     };
     for (what, got, want) in [
         ("OutSlice", out_slice, &want_slice),

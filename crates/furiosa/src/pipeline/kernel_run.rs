@@ -14,6 +14,7 @@ use crate::dm::{Dm, DmError, DmTensor, DmTensorView};
 use crate::engine::collect::CollectError;
 use crate::engine::commit::CommitError;
 use crate::engine::commit_cast::COMMIT_CAST_LATENCY;
+use crate::engine::context::check_main_only;
 use crate::engine::fetch::{FetchError, begin};
 use crate::engine::fetch_cast::FETCH_CAST_LATENCY;
 use crate::engine::fetch_mask::FETCH_MASK_LATENCY;
@@ -350,11 +351,6 @@ impl Kernel {
             state = match (state, stage) {
                 (State::Idle, StageSpec::Begin { tensor, context }) => {
                     let context = context.unwrap_or(Context::Main);
-                    if context == Context::Sub {
-                        return Err(order(
-                            "the sub context's 8-byte accesses are not modelled yet; use the main context",
-                        ));
-                    }
                     let t = run.tensor(tensor)?;
                     inv = Some(Invocation {
                         begun: index,
@@ -384,7 +380,8 @@ impl Kernel {
                         Some(out) => b.plan_cast(&time, &packet, out),
                         None => b.plan(&time, &packet),
                     }
-                    .map_err(|e| engine(e.into()))?;
+                    .map_err(|e| engine(e.into()))?
+                    .in_context(context_of(&inv));
                     let t = b.fetch(&time, &packet).map_err(|e| engine(e.into()))?;
                     push(&mut inv, EngineRecord::fetch(&plan, latency));
                     State::Stream(t)
@@ -393,10 +390,14 @@ impl Kernel {
                 (State::Stream(t), StageSpec::FetchMask) => {
                     State::Stream(t.fetch_mask().map_err(|e| engine(e.into()))?)
                 }
-                (State::Stream(t), StageSpec::FetchTableLookup { dtype }) => State::Stream(
-                    t.fetch_table_lookup_to(*dtype)
-                        .map_err(|e| engine(e.into()))?,
-                ),
+                (State::Stream(t), StageSpec::FetchTableLookup { dtype }) => {
+                    check_main_only("fetch_table_lookup", context_of(&inv))
+                        .map_err(|e| engine(FetchError::from(e).into()))?;
+                    State::Stream(
+                        t.fetch_table_lookup_to(*dtype)
+                            .map_err(|e| engine(e.into()))?,
+                    )
+                }
                 (State::Stream(t), StageSpec::FetchCast { dtype }) => {
                     State::Stream(t.fetch_cast_to(*dtype).map_err(|e| engine(e.into()))?)
                 }
@@ -454,6 +455,13 @@ impl Kernel {
                     State::Stream(t.commit_trim(&packet).map_err(|e| engine(e.into()))?)
                 }
                 (State::Stream(t), StageSpec::CommitCast | StageSpec::CommitCastRelu) => {
+                    let method = if matches!(stage, StageSpec::CommitCast) {
+                        "commit_cast"
+                    } else {
+                        "commit_cast_relu"
+                    };
+                    check_main_only(method, context_of(&inv))
+                        .map_err(|e| engine(CommitError::from(e).into()))?;
                     let c = if matches!(stage, StageSpec::CommitCast) {
                         t.commit_cast()
                     } else {
@@ -478,6 +486,7 @@ impl Kernel {
                     let (y, plan) = t
                         .commit_at(&mut run.dm, &element, address)
                         .map_err(|e| engine(e.into()))?;
+                    let plan = plan.in_context(context_of(&inv));
                     let Some(mut done) = inv.take() else {
                         return Err(order("needs an invocation: start one with a begin stage"));
                     };
@@ -576,6 +585,11 @@ fn switch_config(
             ));
         }
     })
+}
+
+/// The context of the invocation under way (main outside one).
+fn context_of(inv: &Option<Invocation>) -> Context {
+    inv.as_ref().map_or(Context::Main, |i| i.context)
 }
 
 /// Records `record` in the invocation under way.
