@@ -89,3 +89,33 @@ fn launch_passes_arguments_and_debug_traces_are_read_back_by_key() {
         assert_eq!(stdout, "SUCCESS!\n", "{arch}: {stderr}");
     }
 }
+
+#[test]
+fn simprint_lines_follow_the_script_and_fmovs_moves_u32_words_to_a_task_named_by_name() {
+    for arch in ["wse2", "wse3"] {
+        let Some((stdout, stderr)) = cslc_then_cs_python(
+            "sdk_simprint",
+            arch,
+            &["--fabric-dims=9,3", "--fabric-offsets=4,1", "--params=n:3"],
+        ) else {
+            return;
+        };
+        assert_eq!(stdout, "SUCCESS!\n", "{arch}: {stderr}");
+        let printed: Vec<&str> = stderr
+            .lines()
+            .filter_map(|l| l.strip_prefix("npusim: out: simprint: "))
+            .collect();
+        assert_eq!(
+            printed,
+            [
+                "sending 3 words",
+                "sent",
+                "5 = 0x00000005, word 0b0000000000000000",
+                "255 = 0x000000FF, word 0b0000000000000001",
+                "70000 = 0x00011170, word 0b0000000000000010",
+                "total 70260.0",
+            ],
+            "{arch}: {stderr}"
+        );
+    }
+}

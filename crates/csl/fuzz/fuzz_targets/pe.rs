@@ -1,4 +1,5 @@
-//! Any text compiled as a PE program and, when it compiles, loaded on one PE of the
+//! Any text compiled as a PE program (each own module it imports being the same text) and,
+//! when it compiles, loaded on one PE of the
 //! simulator and run for a bounded number of cycles: a result or an error, never a panic,
 //! a stack overflow or unbounded memory.
 
@@ -22,7 +23,10 @@ fuzz_target!(|data: &[u8]| {
         (Arch::Wse3, npusim_cerebras::Arch::Wse3),
     ] {
         let config = ComptimeConfig { arch, params: Vec::new() };
-        let program = match PeProgram::compile(&source, &config) {
+        // every own module a program imports is the program's own text again (so imports
+        // nest until a cycle is refused)
+        let lookup = |_: &str| Some(text.to_string());
+        let program = match PeProgram::compile_with_modules(&source, &config, &lookup) {
             Ok(p) => Arc::new(p),
             Err(e) => {
                 let _ = e.to_string();

@@ -28,7 +28,7 @@ use super::arith::{self, f16_to_f64, f64_to_f16};
 use super::check::{COMPTIME_BUILTINS, LocalArray, assignable};
 use super::map_math::{apply_math, math_elem};
 use super::priority::{PriorityPlace, check_priority};
-use super::program::{Global, PeProgram, elem_of, type_of_elem};
+use super::program::{BoundTask, Global, PeProgram, elem_of, type_of_elem};
 use super::target::{Target, target_of};
 use super::value::{Ptr, RtValue, elem_name};
 use crate::ast::{
@@ -323,6 +323,21 @@ impl Machine {
             );
         }
         Ok(scope)
+    }
+
+    /// A task named where a task id may stand (`.activate = exit_task`): the id it is bound
+    /// to; any other value as it is.
+    fn bound_id(&self, v: &RtValue) -> RtValue {
+        if let RtValue::Comptime(Value::Function(name)) = v
+            && let Some(t) = self.code.program.tasks.iter().find(|t| t.task == *name)
+        {
+            return RtValue::Comptime(match t.id {
+                BoundTask::Local(n) => Value::LocalTaskId(n),
+                BoundTask::Data(n) => Value::DataTaskId(n),
+                BoundTask::Control(n) => Value::ControlTaskId(n),
+            });
+        }
+        v.clone()
     }
 
     /// The parameters of exported function `name` from the arguments of `launch`: a
@@ -1421,7 +1436,7 @@ impl Machine {
                     );
                 };
                 let v = self.expr(arg, mem)?;
-                let target = target_of(&v, mem.arch(), arg.span)?;
+                let target = target_of(&self.bound_id(&v), mem.arch(), arg.span)?;
                 Ok(Some(match (name, target) {
                     ("activate", Target::Task(TaskId::Local(t))) => Action::Activate(t),
                     ("activate", _) => {
@@ -1461,6 +1476,22 @@ impl Machine {
                     let v = self.expr(a, mem)?;
                     ops.push(operand(v, op, a.span, mem)?);
                 }
+                // `@fmovs` only moves 32 bits: over integer memory it is the simulator's
+                // 32-bit move (the same bits and cost), as the tutorials send u32 arrays
+                let int32 = |o: &Operand| {
+                    let base = match o {
+                        Operand::Dsd(npusim_cerebras::dsd::Dsd::Mem1d(m)) => Some(&m.base),
+                        Operand::Dsd(npusim_cerebras::dsd::Dsd::Mem4d(m)) => Some(&m.base),
+                        Operand::Ptr(b) => Some(b),
+                        _ => None,
+                    };
+                    base.is_some_and(|b| matches!(b.elem, ElemTy::U32 | ElemTy::I32))
+                };
+                let op = if op == Op::Fmovs && ops.iter().any(int32) {
+                    Op::Mov32
+                } else {
+                    op
+                };
                 let dest = ops.remove(0);
                 let mut cfg = OpConfig::default();
                 let asynchronous = match options {
@@ -1531,7 +1562,7 @@ impl Machine {
             let arch = mem.arch();
             match (f.name.as_str(), v) {
                 ("async", RtValue::Bool(b)) => is_async = b,
-                ("activate", v) => match target_of(&v, arch, f.value.span)? {
+                ("activate", v) => match target_of(&self.bound_id(&v), arch, f.value.span)? {
                     Target::Task(TaskId::Local(t)) => {
                         cfg.on_done = Some(Completion::Activate(t));
                     }
@@ -1545,7 +1576,7 @@ impl Machine {
                         );
                     }
                 },
-                ("unblock", v) => match target_of(&v, arch, f.value.span)? {
+                ("unblock", v) => match target_of(&self.bound_id(&v), arch, f.value.span)? {
                     Target::Task(id) => cfg.on_done = Some(Completion::Unblock(id)),
                     Target::Channel(c) => cfg.on_done = Some(Completion::UnblockChannel(c)),
                     Target::Microthread(_) => {
@@ -1601,7 +1632,7 @@ impl Machine {
             ("terminate", ExprKind::Bool(true)) => Ok(OnControl::Terminate),
             ("activate", _) => {
                 let v = self.expr(&f.value, mem)?;
-                match target_of(&v, arch, f.value.span)? {
+                match target_of(&self.bound_id(&v), arch, f.value.span)? {
                     Target::Task(TaskId::Local(t)) => Ok(OnControl::Activate(t)),
                     _ => fault(
                         f.value.span,
@@ -1614,7 +1645,7 @@ impl Machine {
             }
             ("unblock", _) => {
                 let v = self.expr(&f.value, mem)?;
-                match target_of(&v, arch, f.value.span)? {
+                match target_of(&self.bound_id(&v), arch, f.value.span)? {
                     Target::Task(id) => Ok(OnControl::Unblock(id)),
                     Target::Channel(c) => Ok(OnControl::UnblockChannel(c)),
                     Target::Microthread(_) => fault(

@@ -593,3 +593,39 @@ fn range_filters() {
         assert!(e.contains(want), "{filter}: {e}");
     }
 }
+
+/// f16 at compile time (a packing helper of the filters topic's kind): a literal rounds once
+/// to f16 (0.1 is 0x2E66, as IEEE 754 binary16 rounds it); in `a + 0.2` the literal is an
+/// f16 first (0x3266), as Zig coerces it, and the exact sum 0.2999267578125 is a tie
+/// between 0x34CC and 0x34CD that rounds to even; `@bitcast` reads the bits as an integer
+/// of the same size and back.
+#[test]
+fn f16_values_round_once_and_bitcast_gives_their_bits() {
+    let text = "fn pack(i: u16, h: f16) u32 {
+  return (@as(u32, i) << 16) | @as(u32, @bitcast(u16, h));
+}
+const a: f16 = 0.1;
+const b: f16 = a + 0.2;
+comptime {
+  @comptime_assert(@bitcast(u16, a) == 0x2E66);
+  @comptime_assert(@bitcast(u16, @as(f16, 10.0)) == 0x4900);
+  @comptime_assert(pack(3, 10.0) == 0x0003_4900);
+  @comptime_assert(@bitcast(u16, b) == 0x34CC);
+  @comptime_assert(@bitcast(f16, @as(u16, 0x3C00)) == 1.0);
+  @comptime_assert(@bitcast(i16, @as(u16, 0xFFFF)) == -1);
+  @comptime_assert(@bitcast(u32, @as(f32, 1.0)) == 0x3F80_0000);
+}
+layout {
+  @set_rectangle(1, 1);
+}
+";
+    eval("layout.csl", text, "", Arch::Wse2).unwrap();
+    let e = error(
+        &text.replace("@bitcast(u16, a) == 0x2E66", "@bitcast(u32, a) == 0"),
+        "",
+    );
+    assert!(
+        e.contains("@bitcast to u32 takes a value of the same size, found f16"),
+        "{e}"
+    );
+}

@@ -7,12 +7,27 @@ use super::{Evaluator, MAX_CONCAT_LEN};
 use crate::ast::{BinOp, UnOp};
 use crate::span::Span;
 
-/// Rounds an exact-in-f64 result to the float type `ty`.
-fn round_to(value: f64, ty: &Type) -> f64 {
+/// Rounds an exact-in-f64 result to the float type `ty` (to nearest, ties to even; f16
+/// through npusim-numerics).
+pub(super) fn round_to(value: f64, ty: &Type) -> f64 {
     match ty {
         Type::F32 => value as f32 as f64,
+        Type::F16 => f16_value(value),
         _ => value,
     }
+}
+
+/// `value` rounded once to f16 (to nearest, ties to even), as an f64.
+pub(crate) fn f16_value(value: f64) -> f64 {
+    use npusim_numerics::{CastPolicy, Exact, Format, RoundMode, round_exact};
+    let code = round_exact(
+        &Exact::from_f64(value),
+        Format::F16,
+        &CastPolicy::new(RoundMode::Rint),
+        0,
+    )
+    .code;
+    Format::F16.decode(code).to_f64()
 }
 
 impl Evaluator<'_> {
@@ -121,12 +136,9 @@ impl Evaluator<'_> {
                         ));
                     }
                 };
-                if ty == Type::F16 {
-                    return Err(EvalError::new(
-                        span,
-                        "f16 arithmetic is not evaluated at compile time yet",
-                    ));
-                }
+                // a comptime_float meeting a sized float is that type first, as Zig
+                // coerces it (so `a + 0.2` adds f16 0.2 to an f16 `a`)
+                let (x, y) = (round_to(x, &ty), round_to(y, &ty));
                 let exact = match op {
                     BinOp::Add => x + y,
                     BinOp::Sub => x - y,

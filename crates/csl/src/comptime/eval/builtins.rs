@@ -140,6 +140,22 @@ impl Evaluator<'_> {
                 };
                 self.coerce(values[1].clone(), ty, arg_span(1))
             }
+            "bitcast" => {
+                self.arity(name, &values, &[2], span)?;
+                let Value::Type(ty) = &values[0] else {
+                    return Err(EvalError::new(arg_span(0), "@bitcast takes a type first"));
+                };
+                bitcast(ty, &values[1]).ok_or_else(|| {
+                    EvalError::new(
+                        span,
+                        format!(
+                            "@bitcast to {ty} takes a value of the same size, found {} `{}`",
+                            values[1].type_name(),
+                            values[1]
+                        ),
+                    )
+                })
+            }
             "range" => self.range(&values, span, &arg_span),
             "comptime_assert" => {
                 self.arity(name, &values, &[1, 2], span)?;
@@ -286,5 +302,55 @@ impl Evaluator<'_> {
             span,
             format!("importing `{path}` at compile time in a layout is not supported yet"),
         ))
+    }
+}
+
+/// `@bitcast(ty, v)`: the bits of `v` read as `ty` (same size: f16 and 16-bit integers,
+/// f32 and 32-bit integers, integers of one width), or `None`.
+fn bitcast(ty: &Type, v: &Value) -> Option<Value> {
+    use npusim_numerics::Format;
+    let float_bits = |value: f64, t: &Type| -> Option<(u64, u32)> {
+        match t {
+            Type::F16 => Some((
+                npusim_numerics::round_exact(
+                    &npusim_numerics::Exact::from_f64(value),
+                    Format::F16,
+                    &npusim_numerics::CastPolicy::new(npusim_numerics::RoundMode::Rint),
+                    0,
+                )
+                .code,
+                16,
+            )),
+            Type::F32 => Some((u64::from((value as f32).to_bits()), 32)),
+            _ => None,
+        }
+    };
+    let (bits, width) = match v {
+        Value::Float { value, ty: t } => float_bits(*value, t)?,
+        Value::Int {
+            value,
+            ty: IntType::Sized { bits, .. },
+        } => ((*value as u64) & ((1u64 << *bits) - 1), u32::from(*bits)),
+        _ => return None,
+    };
+    match ty {
+        Type::Int(to @ IntType::Sized { signed, bits: b }) if u32::from(*b) == width => {
+            let value = if *signed {
+                let shift = 64 - width;
+                i128::from(((bits << shift) as i64) >> shift)
+            } else {
+                i128::from(bits)
+            };
+            Some(Value::Int { value, ty: *to })
+        }
+        Type::F16 if width == 16 => Some(Value::Float {
+            value: Format::F16.decode(bits).to_f64(),
+            ty: Type::F16,
+        }),
+        Type::F32 if width == 32 => Some(Value::Float {
+            value: f64::from(f32::from_bits(bits as u32)),
+            ty: Type::F32,
+        }),
+        _ => None,
     }
 }

@@ -54,10 +54,27 @@ impl Evaluator<'_> {
                 ty: Type::F32,
             }),
             (Type::ComptimeFloat, v @ Value::Float { .. }) => Ok(v),
-            (Type::F16, v @ (Value::Float { .. } | Value::Int { .. })) => Err(EvalError::new(
-                span,
-                format!("f16 values are not evaluated at compile time yet (`{v}`)"),
-            )),
+            // a literal (or an f16) becomes an f16 rounded once; f32 needs a conversion
+            (
+                Type::F16,
+                Value::Float {
+                    value,
+                    ty: Type::F16 | Type::ComptimeFloat,
+                },
+            ) => Ok(Value::Float {
+                value: super::arith::round_to(value, &Type::F16),
+                ty: Type::F16,
+            }),
+            (
+                Type::F16,
+                Value::Int {
+                    value,
+                    ty: IntType::Comptime,
+                },
+            ) => Ok(Value::Float {
+                value: super::arith::round_to(value as f64, &Type::F16),
+                ty: Type::F16,
+            }),
             (Type::Array { dims, elem }, Value::List(items)) => {
                 let total: u64 = dims.iter().product();
                 if items.len() as u64 != total {
