@@ -198,10 +198,12 @@ pub fn build_with(arch: Arch, size: Size, inputs: Inputs) -> Result<Sim, Program
                 Action::spawn(Op::Fadds, out, vec![(&y_dsd).into(), fin.into()], exit)
             };
             let y_acc = y_dsd.clone();
+            // `count` by its address: no lookup of its name, no vector, per wavelet
+            let count_at = pe.mem.base("count")?.word_addr;
             let recv_x = Action::call(move |ctx| {
                 let data = f32::from_bits(ctx.wavelet.map_or(0, |w| w.payload));
-                let count = ctx.pe.mem.read::<u32>("count")?[0];
-                ctx.pe.mem.write("count", &[count + 1])?;
+                let count = ctx.pe.mem.load(count_at, ElemTy::U32)?;
+                ctx.pe.mem.store(count_at, ElemTy::U32, count + 1)?;
                 let column = &columns[count as usize % columns.len()];
                 let mut next = vec![Action::sync(
                     Op::Fmacs,
