@@ -30,9 +30,10 @@ struct RangeOut {
     error: Option<SimError>,
 }
 
-/// The threads a simulation steps its PEs on: a pool of `count` threads steps a cycle's
-/// ranges of PEs (any of its threads may take any range, which matters on a machine whose
-/// cores are shared: a range never waits for one particular thread).
+/// The threads a simulation steps its PEs on: a pool of `count` threads runs the cycle loop
+/// on one of its threads and steps a cycle's ranges of PEs (any of its threads may take any
+/// range, the loop's thread included, which matters on a machine whose cores are shared: a
+/// range never waits for one particular thread).
 pub(super) struct Threads {
     pub(super) count: usize,
     pub(super) pool: Option<ThreadPool>,
@@ -96,11 +97,11 @@ impl Sim {
     /// progressed.
     pub(super) fn step_parallel(
         &mut self,
+        pool: &ThreadPool,
         cycle: u64,
         ks: &[usize],
         until: u64,
     ) -> Option<Result<bool, SimError>> {
-        let pool = self.threads.pool.as_ref()?;
         if ks.len() < self.threads.min_pes.max(1) {
             return None;
         }
@@ -139,13 +140,11 @@ impl Sim {
                 base = end;
             }
             let at = (cycle, until);
-            pool.scope(|s| {
-                for (pes, base, range_ks, out) in work {
-                    s.spawn(move |_| {
-                        step_range(pes, base, range_ks, at, arch, queue_reuse, width, out);
-                    });
-                }
-            });
+            let step = |(pes, base, range_ks, out): &mut Range<'_>| {
+                step_range(pes, *base, range_ks, at, arch, queue_reuse, width, out);
+            };
+            // on a thread of the pool (the run's loop), this runs directly
+            pool.install(|| split_steps(&mut work, &step));
         }
         let mut changed = false;
         let mut error = None;
@@ -186,6 +185,25 @@ impl Sim {
             into.extend(set_bits(&self.idle.awake));
         } else {
             into.extend(0..self.pes.len());
+        }
+    }
+}
+
+/// A range of PEs to step: its PEs (PE `.1` first), the ones to step, and its output.
+type Range<'a> = (&'a mut [PeState], usize, &'a [usize], &'a mut RangeOut);
+
+/// Runs `step` on every range: the first half on this thread, the second offered to the
+/// pool's other threads ([`rayon::join`]: done here too when no other thread takes it).
+fn split_steps<F>(ranges: &mut [Range<'_>], step: &F)
+where
+    F: Fn(&mut Range<'_>) + Sync,
+{
+    match ranges {
+        [] => {}
+        [one] => step(one),
+        _ => {
+            let (a, b) = ranges.split_at_mut(ranges.len() / 2);
+            rayon::join(|| split_steps(a, step), || split_steps(b, step));
         }
     }
 }
