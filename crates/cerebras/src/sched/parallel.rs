@@ -25,7 +25,11 @@ struct RangeOut {
     trace: TraceSink,
     events: Option<Vec<TraceEvent>>,
     exits: Vec<(usize, Color)>,
-    /// Per PE stepped: `(pe, progressed, stalls counted, may send)`.
+    /// Whether a PE of the range progressed.
+    progressed: bool,
+    /// The PEs stepped that the merge has something to do for (one that did not progress
+    /// sleeps, one that wrote to an output queue may send): `(pe, progressed, stalls
+    /// counted, may send)`.
     stepped: Vec<(usize, bool, u64, bool)>,
     error: Option<SimError>,
 }
@@ -124,6 +128,7 @@ impl Sim {
             out.events = recording.then(Vec::new);
             out.exits.clear();
             out.stepped.clear();
+            out.progressed = false;
             out.error = None;
         }
         {
@@ -149,6 +154,7 @@ impl Sim {
         let mut changed = false;
         let mut error = None;
         for out in &mut outs {
+            changed |= out.progressed;
             match &mut out.trace {
                 TraceSink::Hash(h) => self.trace = *h,
                 TraceSink::Log(log) => log.drain_into(&mut self.trace),
@@ -227,7 +233,7 @@ fn step_range(
         };
         if st.main.ahead.left > 0 {
             RunAhead::visit(st, k, cycle, &mut out.trace);
-            out.stepped.push((k, true, 0, false));
+            out.progressed = true;
             continue;
         }
         let before = st.stats.stalls;
@@ -254,7 +260,10 @@ fn step_range(
                 let stalls = st.stats.stalls - before;
                 // only a step that wrote to an output queue can have queued a wavelet to send
                 let sending = st.pe.queues.take_written();
-                out.stepped.push((k, r.progressed, stalls, sending));
+                out.progressed |= r.progressed;
+                if !r.progressed || sending {
+                    out.stepped.push((k, r.progressed, stalls, sending));
+                }
             }
             Err(e) => {
                 out.error = Some(e);
