@@ -181,8 +181,59 @@ pub fn mul(a: u32, b: u32, fmt: Format) -> u32 {
 
 /// `a + b × x`, fused: one rounding of the exact result.
 pub fn mac(a: u32, b: u32, x: u32, fmt: Format) -> u32 {
+    if fmt == Format::F32
+        && let Some(r) = mac_f32_host(a, b, x)
+    {
+        return r;
+    }
+    mac_exact(a, b, x, fmt)
+}
+
+/// [`mac`] through the exact values: decode, exact product and sum, one rounding.
+pub fn mac_exact(a: u32, b: u32, x: u32, fmt: Format) -> u32 {
     let p = mul_exact(&decode(b, fmt), &decode(x, fmt));
     round(&add_exact(&decode(a, fmt), &p), fmt)
+}
+
+/// [`mac`] of f32 codes with the host's binary64 arithmetic, `None` when an operand is an
+/// infinity or a NaN (those take [`mac_exact`], whose NaN is canonical).
+///
+/// Why it is the one rounding of the exact `a + b x`: the product of two f32 values has at
+/// most 48 significant bits and an exponent within binary64's normal range, so `p = b x` is
+/// exact in binary64. The sum `s = a + p` rounds once to binary64; TwoSum gives its error
+/// `t` exactly. If `t` is not zero and `s` has an even last bit, `s` moves one step toward
+/// `t`: that is the sum rounded to odd on 53 bits. A value rounded to odd with at least two
+/// bits more than the target format rounds to nearest even exactly as the value itself does
+/// (Boldo and Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms
+/// using rounding to odd", IEEE TC 2008), and binary64 has 29 bits more than binary32 at
+/// every binary32 magnitude, subnormals included (every sum here is a multiple of 2^-298, far
+/// above binary64's subnormals). The final conversion to binary32 rounds to nearest even,
+/// overflowing to an infinity exactly where the exact value does. Zeros: an exact zero sum
+/// is `-0` only when both addends are `-0`, in both paths. Tested against [`mac_exact`].
+fn mac_f32_host(a: u32, b: u32, x: u32) -> Option<u32> {
+    let (a, b, x) = (f32::from_bits(a), f32::from_bits(b), f32::from_bits(x));
+    if !(a.is_finite() && b.is_finite() && x.is_finite()) {
+        return None;
+    }
+    let p = f64::from(b) * f64::from(x);
+    let c = f64::from(a);
+    let s = p + c;
+    // TwoSum: t = (p + c) - s exactly
+    let pv = s - c;
+    let cv = s - pv;
+    let t = (p - pv) + (c - cv);
+    let bits = s.to_bits();
+    let odd = if t != 0.0 && bits & 1 == 0 {
+        // s is not zero here (a zero sum is exact); step its magnitude toward t
+        if (t > 0.0) == (s > 0.0) {
+            f64::from_bits(bits + 1)
+        } else {
+            f64::from_bits(bits - 1)
+        }
+    } else {
+        s
+    };
+    Some((odd as f32).to_bits())
 }
 
 /// `a + b × x` with `a` and the result f32, `b` and `x` FP16 in `half` (`@fmachs`, "16-bit
@@ -263,6 +314,113 @@ mod tests {
                 mac(f32s(a), f32s(b), f32s(0.75), Format::F32),
                 b.mul_add(0.75, a).to_bits(),
                 "{a} + {b} * 0.75"
+            );
+        }
+    }
+
+    /// A generator of test values (xorshift64*), deterministic.
+    struct Bits(u64);
+
+    impl Bits {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+
+        /// An f32 code: any bits, or one of the edge classes (zeros, subnormals, the
+        /// smallest and largest normals, infinities, NaNs, small integers, near one).
+        fn f32(&mut self) -> u32 {
+            let r = self.next();
+            let sign = ((r >> 63) as u32) << 31;
+            let m = (r >> 8) as u32 & 0x7F_FFFF;
+            sign | match r % 12 {
+                0 => 0,
+                1 => m,                                                // subnormal
+                2 => 0x0080_0000 | (m & 0xF),                          // smallest normals
+                3 => 0x7F7F_FFFF - (m & 0xF),                          // largest finite
+                4 => 0x7F80_0000,                                      // infinity
+                5 => 0x7F80_0000 | m.max(1),                           // NaN
+                6 => (((r >> 40) % 64) as f32).to_bits(),              // small integer
+                7 => 0x3F80_0000 | (m & 0xFF) | (m << 15 & 0x7F_0000), // near one
+                8 => (((r >> 32) as u32 % 30 + 112) << 23) | m,        // around one, wide
+                _ => (r >> 16) as u32 & 0x7FFF_FFFF,                   // any
+            }
+        }
+    }
+
+    #[test]
+    fn the_host_path_of_the_f32_multiply_add_is_the_exact_one() {
+        let mut g = Bits(0x9E37_79B9_7F4A_7C15);
+        for _ in 0..2_000_000 {
+            let (a, b, x) = (g.f32(), g.f32(), g.f32());
+            assert_eq!(
+                mac(a, b, x, Format::F32),
+                mac_exact(a, b, x, Format::F32),
+                "{a:#010x} + {b:#010x} * {x:#010x}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_host_path_rounds_sums_near_a_midpoint_as_the_exact_one() {
+        // a + b x with b x = ulp(a) / 2 +- a tiny part: the binary64 sum lands on (or next to)
+        // a binary32 midpoint, where rounding twice would go wrong
+        let mut g = Bits(0x1234_5678_9ABC_DEF1);
+        // sums that binary64 rounding followed by binary32 rounding gets wrong: the cases
+        // reach what the rounding to odd is there for
+        let mut twice_wrong = 0;
+        for _ in 0..400_000 {
+            let r = g.next();
+            // a: any significand, exponent e; h: half its ulp
+            let e = (r % 190) as i32 - 90;
+            let a = f32::from_bits(((e + 127) as u32) << 23 | (r >> 20) as u32 & 0x7F_FFFF);
+            // b x = h (1 - i^2 2^-46), i small: h less a part below binary64's resolution
+            // at a, so the binary64 sum is exactly the binary32 midpoint a + h
+            let i = ((r >> 43) % 300 + 1) as f32;
+            let eb = ((r >> 52) % 41) as i32 - 20;
+            let b = (1.0 + i * 2f32.powi(-23)) * 2f32.powi(eb);
+            let x = (1.0 - i * 2f32.powi(-23)) * 2f32.powi(e - 24 - eb);
+            for (a, b, x) in [(a, b, x), (a, -b, x), (-a, b, x), (-a, -b, x)] {
+                let twice = (f64::from(a) + f64::from(b) * f64::from(x)) as f32;
+                let (a, b, x) = (a.to_bits(), b.to_bits(), x.to_bits());
+                twice_wrong += usize::from(twice.to_bits() != mac_exact(a, b, x, Format::F32));
+                assert_eq!(
+                    mac(a, b, x, Format::F32),
+                    mac_exact(a, b, x, Format::F32),
+                    "{a:#010x} + {b:#010x} * {x:#010x}"
+                );
+            }
+        }
+        assert!(twice_wrong > 1000, "{twice_wrong}");
+        // exactly at a midpoint, and a product a binary32 rounding of which would hide the
+        // excess: 1 + (2^-24 + 2^-48) rounds up, 1 + 2^-24 to even, 1 - 2^-25 - 2^-50 down
+        for (a, b, x) in [
+            (
+                1.0f32,
+                2f32.powi(-12) * (1.0 + 2f32.powi(-12)),
+                2f32.powi(-12) * (1.0 + 2f32.powi(-12)),
+            ),
+            (1.0, 2f32.powi(-12), 2f32.powi(-12)),
+            (
+                1.0,
+                -(2f32.powi(-13)),
+                2f32.powi(-12) * (1.0 + 2f32.powi(-12)),
+            ),
+            (f32::MAX, f32::MAX, 2f32.powi(-104)),
+            (-f32::MAX, -(f32::MAX), 2f32.powi(-105)),
+            (f32::from_bits(1), f32::from_bits(1), 0.5),
+            (-0.0, 0.0, -1.0),
+            (-0.0, 0.0, 1.0),
+            (0.0, -0.0, 1.0),
+            (1.5, 1.5, -1.0),
+        ] {
+            let (a, b, x) = (a.to_bits(), b.to_bits(), x.to_bits());
+            assert_eq!(
+                mac(a, b, x, Format::F32),
+                mac_exact(a, b, x, Format::F32),
+                "{a:#010x} + {b:#010x} * {x:#010x}"
             );
         }
     }

@@ -72,6 +72,42 @@ impl SourceValues {
     }
 }
 
+/// An operation's ports and length, found by [`Pe::start`] before it keeps the operands.
+struct Opened {
+    ports: Vec<Port>,
+    len: u64,
+    accumulate: bool,
+    dest_words: u32,
+}
+
+impl Opened {
+    /// The operation in progress, with its operands.
+    fn into_run(self, op: Op, dest: Operand, srcs: Vec<Operand>) -> RunningOp {
+        let mask = if self.dest_words == 1 {
+            0xFFFF
+        } else {
+            u32::MAX
+        };
+        RunningOp {
+            op,
+            dest,
+            srcs,
+            ports: self.ports,
+            len: self.len,
+            n: 0,
+            accumulate: self.accumulate,
+            mask,
+            dest_words: self.dest_words,
+            reg: None,
+            carry: 0,
+            activated: Vec::new(),
+            asynchronous: false,
+            on_control: false,
+            estimate: true,
+        }
+    }
+}
+
 /// Operands (destination and sources) an operation's start keeps on the stack.
 const OPERANDS_INLINE: usize = 8;
 
@@ -99,7 +135,6 @@ pub struct RunningOp {
     accumulate: bool,
     mask: u32,
     dest_words: u32,
-    src_words: Vec<u32>,
     reg: Option<u32>,
     /// The carry `@addc16` chains from element to element.
     carry: u32,
@@ -109,6 +144,9 @@ pub struct RunningOp {
     /// `on_control`: a control wavelet at the head of a fabric input ends the operation (it is
     /// consumed and is not an element).
     pub on_control: bool,
+    /// Whether its outcome carries the cycle estimate (the simulator, which reads none, turns
+    /// it off: the estimate's stage names are text built per operation).
+    pub(crate) estimate: bool,
 }
 
 impl fmt::Debug for RunningOp {
@@ -282,6 +320,31 @@ impl Pe {
         srcs: &[Operand],
         cfg: &OpConfig,
     ) -> Result<RunningOp, OpError> {
+        let opened = self.open(op, dest, srcs, cfg)?;
+        Ok(opened.into_run(op, dest.clone(), srcs.to_vec()))
+    }
+
+    /// [`Pe::start`] with operands the caller gives away (an action run once): they are moved
+    /// into the operation instead of copied.
+    pub(crate) fn start_owned(
+        &mut self,
+        op: Op,
+        dest: Operand,
+        srcs: Vec<Operand>,
+        cfg: &OpConfig,
+    ) -> Result<RunningOp, OpError> {
+        let opened = self.open(op, &dest, &srcs, cfg)?;
+        Ok(opened.into_run(op, dest, srcs))
+    }
+
+    /// What [`Pe::start`] finds before it keeps the operands: the ports and the length.
+    fn open(
+        &mut self,
+        op: Op,
+        dest: &Operand,
+        srcs: &[Operand],
+        cfg: &OpConfig,
+    ) -> Result<Opened, OpError> {
         let mut buf = [dest; OPERANDS_INLINE];
         let heap: Vec<&Operand>;
         let all: &[&Operand] = if srcs.len() < OPERANDS_INLINE {
@@ -338,27 +401,11 @@ impl Pe {
             Some(t) => t.words(),
             None => class_words(op.dest_class()),
         };
-        let mask = if dest_words == 1 { 0xFFFF } else { u32::MAX };
-        Ok(RunningOp {
-            op,
-            dest: dest.clone(),
-            srcs: srcs.to_vec(),
+        Ok(Opened {
             ports,
             len,
-            n: 0,
             accumulate,
-            mask,
             dest_words,
-            src_words: op
-                .source_classes()
-                .iter()
-                .map(|&c| class_words(c))
-                .collect(),
-            reg: None,
-            carry: 0,
-            activated: Vec::new(),
-            asynchronous: false,
-            on_control: false,
         })
     }
 
@@ -450,10 +497,10 @@ impl Pe {
             ports,
             reg,
             accumulate,
-            src_words,
             activated,
             ..
         } = run;
+        let src_classes = op.source_classes();
         let mut at = ElementAt {
             op: *op,
             n: *n,
@@ -462,7 +509,7 @@ impl Pe {
         };
         let mut vals = SourceValues::default();
         for (k, port) in ports.iter_mut().enumerate().skip(1) {
-            let words = src_words.get(k - 1).copied().unwrap_or(2);
+            let words = src_classes.get(k - 1).map_or(2, |&c| class_words(c));
             // an accumulating operation reads its running value in place of source 0's scalar
             let register = reg.filter(|_| *accumulate && k == 1);
             match self.port_read(port, &mut at, words, register)? {
@@ -566,7 +613,11 @@ impl Pe {
             completed,
             elements: n,
             activated: std::mem::take(&mut run.activated),
-            cycles: CycleEstimate::new(CYCLE_MODEL).stage(op.name(), n.div_ceil(width.max(1))),
+            cycles: if run.estimate {
+                CycleEstimate::new(CYCLE_MODEL).stage(op.name(), n.div_ceil(width.max(1)))
+            } else {
+                CycleEstimate::new(String::new())
+            },
             advance_switch,
             control_ended,
         })

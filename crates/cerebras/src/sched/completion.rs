@@ -3,7 +3,7 @@
 //! (seed 004), and blocking a channel's data task.
 
 use super::error::SimError;
-use super::label::{Label, hash_display};
+use super::label::Label;
 use super::pe_step::{PeStep, TraceMix};
 use super::task::{AsyncConfig, Completion, OnControl, TaskKind};
 use super::trace::{EventKind, Thread};
@@ -29,7 +29,7 @@ impl PeStep<'_> {
     ) -> Result<(), SimError> {
         self.trace.add(cycle);
         self.trace.add(k as u64);
-        hash_display(&mut *self.trace, label);
+        label.hash_into(&mut *self.trace);
         self.trace.add(o.elements);
         self.event(cycle, k, EventKind::OpDone, thread, || {
             format!("{label} ({} elements)", o.elements)

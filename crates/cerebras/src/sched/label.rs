@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::pe_step::TraceMix;
 #[cfg(test)]
 use super::stats::TraceHash;
-use super::task::Action;
+use super::task::{Action, CALL_TEXT};
 use crate::ids::TaskId;
 use crate::ops::Op;
 
@@ -24,6 +24,8 @@ enum Head {
         verb: &'static str,
         target: Arc<str>,
     },
+    /// Rust code.
+    Call,
     /// Any other action (none of them holds more than a number).
     Other(Box<Action>),
 }
@@ -65,6 +67,7 @@ impl Label {
                 verb: "unblock",
                 target: name(*t),
             },
+            Action::Call(_) => Head::Call,
             other => Head::Other(Box::new(other.clone())),
         };
         Label {
@@ -85,6 +88,7 @@ impl fmt::Display for Label {
                 if *asynchronous { " async" } else { "" }
             )?,
             Head::Map => f.write_str("@map")?,
+            Head::Call => f.write_str(CALL_TEXT)?,
             Head::Task { verb, target } => write!(f, "@{verb}({target})")?,
             Head::Other(a) => write!(f, "{a:?}")?,
         }
@@ -97,57 +101,103 @@ impl fmt::Display for Label {
     }
 }
 
-/// Bytes a [`HashWriter`] gathers before mixing them in (a label's text fits).
-const HASH_WRITER_BUFFER: usize = 96;
-
 /// Writes text into a trace hash as [`TraceHash::add_str`] would hash it, without building it:
-/// the pieces are gathered in a buffer and mixed in a buffer at a time.
+/// each piece is mixed in as it comes (the hash of bytes is that of their pieces in order),
+/// and the length at the end.
 struct HashWriter<'a, H: TraceMix> {
     hash: &'a mut H,
-    buf: [u8; HASH_WRITER_BUFFER],
-    used: usize,
     len: u64,
 }
 
-impl<H: TraceMix> HashWriter<'_, H> {
-    /// Mixes in what the buffer holds.
-    fn flush(&mut self) {
-        self.hash.mix_bytes(&self.buf[..self.used]);
-        self.used = 0;
+impl<'a, H: TraceMix> HashWriter<'a, H> {
+    /// A writer into `hash`, empty.
+    fn new(hash: &'a mut H) -> HashWriter<'a, H> {
+        HashWriter { hash, len: 0 }
+    }
+
+    /// Appends `s` to the text.
+    fn put(&mut self, s: &str) {
+        self.hash.mix_bytes(s.as_bytes());
+        self.len += s.len() as u64;
+    }
+
+    /// Appends the decimal digits of `n`.
+    fn put_number(&mut self, mut n: u64) {
+        let mut digits = [0u8; 20];
+        let mut start = digits.len();
+        loop {
+            start -= 1;
+            digits[start] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        // ASCII digits are always text
+        if let Ok(text) = std::str::from_utf8(&digits[start..]) {
+            self.put(text);
+        }
+    }
+
+    /// Mixes in the text's length (as [`TraceHash::add_str`] ends).
+    fn finish(self) {
+        self.hash.add(self.len);
     }
 }
 
 impl<H: TraceMix> fmt::Write for HashWriter<'_, H> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        let bytes = s.as_bytes();
-        if self.used + bytes.len() > self.buf.len() {
-            self.flush();
-        }
-        if bytes.len() > self.buf.len() {
-            self.hash.mix_bytes(bytes);
-        } else {
-            self.buf[self.used..self.used + bytes.len()].copy_from_slice(bytes);
-            self.used += bytes.len();
-        }
-        self.len += bytes.len() as u64;
+        self.put(s);
         Ok(())
     }
 }
 
 /// Mixes the text of `v` into `hash` exactly as [`TraceHash::add_str`] mixes `v.to_string()`.
+#[cfg(test)]
 pub(crate) fn hash_display<H: TraceMix>(hash: &mut H, v: &impl fmt::Display) {
     use fmt::Write as _;
-    let mut w = HashWriter {
-        hash,
-        buf: [0; HASH_WRITER_BUFFER],
-        used: 0,
-        len: 0,
-    };
+    let mut w = HashWriter::new(hash);
     // writing into the hash cannot fail
     let _ = write!(w, "{v}");
-    w.flush();
-    let len = w.len;
-    hash.add(len);
+    w.finish();
+}
+
+impl Label {
+    /// Mixes the label's text into `hash` as [`TraceHash::add_str`] mixes `self.to_string()`,
+    /// its pieces put in directly instead of through the formatter (a completion hashes its
+    /// label every operation).
+    pub(crate) fn hash_into<H: TraceMix>(&self, hash: &mut H) {
+        let mut w = HashWriter::new(hash);
+        match &self.head {
+            Head::Op { op, asynchronous } => {
+                w.put("@");
+                w.put(op.name());
+                if *asynchronous {
+                    w.put(" async");
+                }
+            }
+            Head::Map => w.put("@map"),
+            Head::Call => w.put(CALL_TEXT),
+            Head::Task { verb, target } => {
+                w.put("@");
+                w.put(verb);
+                w.put("(");
+                w.put(target);
+                w.put(")");
+            }
+            Head::Other(a) => {
+                use fmt::Write as _;
+                // writing into the hash cannot fail
+                let _ = write!(w, "{a:?}");
+            }
+        }
+        w.put(" (task ");
+        w.put(self.task.as_deref().unwrap_or("?"));
+        w.put(", action ");
+        w.put_number(self.action_no as u64);
+        w.put(")");
+        w.finish();
+    }
 }
 
 #[cfg(test)]
@@ -182,6 +232,40 @@ mod tests {
         let mut text = TraceHash::default();
         text.add_str(&l.to_string());
         assert_eq!(streamed, text);
+        // a label's own hashing is that of its text, for every kind of head
+        let long: Arc<str> = "t".repeat(150).into();
+        let actions = [
+            Action::QueueFlush(q),
+            Action::sync(
+                Op::Fmacs,
+                crate::ops::Operand::Fifo(crate::ops::FifoId(0)),
+                vec![],
+            ),
+            Action::spawn(
+                Op::Fadds,
+                crate::ops::Operand::Fifo(crate::ops::FifoId(1)),
+                vec![],
+                crate::sched::AsyncConfig::default(),
+            ),
+            Action::map(vec![], None, |a| a[0]),
+            Action::Activate(LocalTaskId::new(12).unwrap()),
+            Action::Block(LocalTaskId::new(3).unwrap().into()),
+        ];
+        for a in &actions {
+            let tasks = [
+                (None, 0),
+                (Some("recv_x".into()), 2),
+                (Some(Arc::clone(&long)), 1_234_567),
+            ];
+            for (task, no) in tasks {
+                let l = Label::new(a, task, no, |id| format!("task {id}").into());
+                let mut direct = TraceHash::default();
+                l.hash_into(&mut direct);
+                let mut text = TraceHash::default();
+                text.add_str(&l.to_string());
+                assert_eq!(direct, text, "{l}");
+            }
+        }
         // texts longer than the writer's buffer, in pieces of every size
         for n in [0, 1, 95, 96, 97, 200, 1000] {
             let long = format!("{}|{}|{}", "a".repeat(n), "b".repeat(n / 2), n);

@@ -9,15 +9,15 @@ use super::bound_tasks::TaskIdx;
 use super::completion::FIFO_ACTIVATE;
 use super::error::SimError;
 use super::label::Label;
-use super::pe_state::{MainThread, PeCycle};
+use super::pe_state::{MainThread, NextAction, PeCycle};
 use super::pe_step::{PeStep, TraceMix};
 use super::run_ahead::RunAhead;
-use super::task::{Action, CallCtx, TEARDOWN_TASK_ID, TaskKind};
+use super::task::{Action, AsyncConfig, CallCtx, TEARDOWN_TASK_ID, TaskKind};
 use super::trace::{EventKind, Thread};
 use crate::arch::Arch;
 use crate::fabric::{Color, InputQueue, OutputQueue, QueueRef, Wavelet};
-use crate::ops::Operand;
-use crate::pe::{Outcome, Pe, Progress};
+use crate::ops::{Op, Operand};
+use crate::pe::{OpConfig, Outcome, Pe, Progress};
 
 /// What the idle main thread starts: a task's name, its body and the wavelet it took.
 struct TaskStart {
@@ -51,7 +51,29 @@ impl PeStep<'_> {
                 st.main.action_no,
                 |id| st.task_name(id),
             );
-            return self.run_action(k, cycle, next.action(), label, out);
+            return match next {
+                // an action Rust code returned runs once: its operands move into the operation
+                NextAction::Pending(Action::Op {
+                    op,
+                    dest,
+                    srcs,
+                    cfg,
+                    asynchronous,
+                }) => {
+                    let operands = OpOperands::Owned(dest, srcs);
+                    self.run_op(
+                        k,
+                        cycle,
+                        op,
+                        operands,
+                        &cfg,
+                        asynchronous.as_ref(),
+                        label,
+                        out,
+                    )
+                }
+                next => self.run_action(k, cycle, next.action(), label, out),
+            };
         }
         if let Some(q) = self.pes[k].main.teardown.take() {
             self.teardown_ended(k, cycle, q)?;
@@ -413,39 +435,80 @@ impl PeStep<'_> {
                 cfg,
                 asynchronous,
             } => {
-                let mut run = self.pes[k]
-                    .pe
-                    .start(*op, dest, srcs, cfg)
-                    .map_err(|e| self.op_error(k, cycle, &label, e))?;
-                let queues = run.fabric_queues();
-                self.check_queues(k, cycle, &label, &queues, None, run.fabout_color())?;
-                let mut buf = [dest; 4];
-                let many: Vec<&Operand>;
-                let operands: &[&Operand] = if srcs.len() < buf.len() {
-                    for (b, s) in buf[1..].iter_mut().zip(srcs) {
-                        *b = s;
-                    }
-                    &buf[..=srcs.len()]
-                } else {
-                    many = std::iter::once(dest).chain(srcs).collect();
-                    &many
-                };
-                match self.pes[k].effective_async(asynchronous.clone(), operands) {
-                    None => {
-                        self.pes[k].main.current = Some((run, label, queues));
-                        // the first element in this same cycle
-                        self.step_main(k, cycle, out)
-                    }
-                    Some(acfg) => {
-                        self.check_async_targets(k, cycle, &acfg)?;
-                        run.asynchronous = true;
-                        run.on_control = acfg.on_control.is_some();
-                        self.spawn(k, cycle, run, acfg, label, queues)
-                    }
-                }
+                let operands = OpOperands::Borrowed(dest, srcs);
+                self.run_op(
+                    k,
+                    cycle,
+                    *op,
+                    operands,
+                    cfg,
+                    asynchronous.as_ref(),
+                    label,
+                    out,
+                )
             }
         }
     }
+
+    /// Starts a DSD operation of the main thread: synchronous, its first element in this
+    /// cycle; asynchronous, on a microthread.
+    #[allow(clippy::too_many_arguments)]
+    fn run_op(
+        &mut self,
+        k: usize,
+        cycle: u64,
+        op: Op,
+        operands: OpOperands<'_>,
+        cfg: &OpConfig,
+        asynchronous: Option<&AsyncConfig>,
+        label: Label,
+        out: &mut PeCycle,
+    ) -> Result<(), SimError> {
+        let pe = &mut self.pes[k].pe;
+        let started = match operands {
+            OpOperands::Borrowed(dest, srcs) => pe.start(op, dest, srcs, cfg),
+            OpOperands::Owned(dest, srcs) => pe.start_owned(op, dest, srcs, cfg),
+        };
+        let mut run = started.map_err(|e| self.op_error(k, cycle, &label, e))?;
+        // the simulator reads no operation's cycle estimate
+        run.estimate = false;
+        let queues = run.fabric_queues();
+        self.check_queues(k, cycle, &label, &queues, None, run.fabout_color())?;
+        let (dest, srcs) = (run.dest(), run.srcs());
+        let mut buf = [dest; 4];
+        let many: Vec<&Operand>;
+        let operands: &[&Operand] = if srcs.len() < buf.len() {
+            for (b, s) in buf[1..].iter_mut().zip(srcs) {
+                *b = s;
+            }
+            &buf[..=srcs.len()]
+        } else {
+            many = std::iter::once(dest).chain(srcs).collect();
+            &many
+        };
+        match self.pes[k].effective_async(asynchronous.cloned(), operands) {
+            None => {
+                self.pes[k].main.current = Some((run, label, queues));
+                // the first element in this same cycle
+                self.step_main(k, cycle, out)
+            }
+            Some(acfg) => {
+                self.check_async_targets(k, cycle, &acfg)?;
+                run.asynchronous = true;
+                run.on_control = acfg.on_control.is_some();
+                self.spawn(k, cycle, run, acfg, label, queues)
+            }
+        }
+    }
+}
+
+/// The operands of an operation to start: an action's own (shared by every start of its
+/// task) or those of an action run once, which the operation takes.
+enum OpOperands<'a> {
+    /// Copied into the operation.
+    Borrowed(&'a Operand, &'a [Operand]),
+    /// Moved into it.
+    Owned(Operand, Vec<Operand>),
 }
 
 /// The control task a control wavelet names: payload bits 16..=21 (the layout is not

@@ -25,14 +25,19 @@ struct RangeOut {
     trace: TraceSink,
     events: Option<Vec<TraceEvent>>,
     exits: Vec<(usize, Color)>,
-    /// Per PE stepped: `(pe, progressed, stalls counted, may send)`.
+    /// Whether a PE of the range progressed.
+    progressed: bool,
+    /// The PEs stepped that the merge has something to do for (one that did not progress
+    /// sleeps, one that wrote to an output queue may send): `(pe, progressed, stalls
+    /// counted, may send)`.
     stepped: Vec<(usize, bool, u64, bool)>,
     error: Option<SimError>,
 }
 
-/// The threads a simulation steps its PEs on: a pool of `count` threads steps a cycle's
-/// ranges of PEs (any of its threads may take any range, which matters on a machine whose
-/// cores are shared: a range never waits for one particular thread).
+/// The threads a simulation steps its PEs on: a pool of `count` threads runs the cycle loop
+/// on one of its threads and steps a cycle's ranges of PEs (any of its threads may take any
+/// range, the loop's thread included, which matters on a machine whose cores are shared: a
+/// range never waits for one particular thread).
 pub(super) struct Threads {
     pub(super) count: usize,
     pub(super) pool: Option<ThreadPool>,
@@ -96,11 +101,11 @@ impl Sim {
     /// progressed.
     pub(super) fn step_parallel(
         &mut self,
+        pool: &ThreadPool,
         cycle: u64,
         ks: &[usize],
         until: u64,
     ) -> Option<Result<bool, SimError>> {
-        let pool = self.threads.pool.as_ref()?;
         if ks.len() < self.threads.min_pes.max(1) {
             return None;
         }
@@ -123,6 +128,7 @@ impl Sim {
             out.events = recording.then(Vec::new);
             out.exits.clear();
             out.stepped.clear();
+            out.progressed = false;
             out.error = None;
         }
         {
@@ -139,17 +145,16 @@ impl Sim {
                 base = end;
             }
             let at = (cycle, until);
-            pool.scope(|s| {
-                for (pes, base, range_ks, out) in work {
-                    s.spawn(move |_| {
-                        step_range(pes, base, range_ks, at, arch, queue_reuse, width, out);
-                    });
-                }
-            });
+            let step = |(pes, base, range_ks, out): &mut Range<'_>| {
+                step_range(pes, *base, range_ks, at, arch, queue_reuse, width, out);
+            };
+            // on a thread of the pool (the run's loop), this runs directly
+            pool.install(|| split_steps(&mut work, &step));
         }
         let mut changed = false;
         let mut error = None;
         for out in &mut outs {
+            changed |= out.progressed;
             match &mut out.trace {
                 TraceSink::Hash(h) => self.trace = *h,
                 TraceSink::Log(log) => log.drain_into(&mut self.trace),
@@ -190,6 +195,25 @@ impl Sim {
     }
 }
 
+/// A range of PEs to step: its PEs (PE `.1` first), the ones to step, and its output.
+type Range<'a> = (&'a mut [PeState], usize, &'a [usize], &'a mut RangeOut);
+
+/// Runs `step` on every range: the first half on this thread, the second offered to the
+/// pool's other threads ([`rayon::join`]: done here too when no other thread takes it).
+fn split_steps<F>(ranges: &mut [Range<'_>], step: &F)
+where
+    F: Fn(&mut Range<'_>) + Sync,
+{
+    match ranges {
+        [] => {}
+        [one] => step(one),
+        _ => {
+            let (a, b) = ranges.split_at_mut(ranges.len() / 2);
+            rayon::join(|| split_steps(a, step), || split_steps(b, step));
+        }
+    }
+}
+
 /// Steps the PEs `ks` of `pes` (PE `base` first), in order, into `out`, at `cycle` of a run
 /// limited to `until` cycles; stops at the first error.
 #[allow(clippy::too_many_arguments)]
@@ -209,7 +233,7 @@ fn step_range(
         };
         if st.main.ahead.left > 0 {
             RunAhead::visit(st, k, cycle, &mut out.trace);
-            out.stepped.push((k, true, 0, false));
+            out.progressed = true;
             continue;
         }
         let before = st.stats.stalls;
@@ -236,7 +260,10 @@ fn step_range(
                 let stalls = st.stats.stalls - before;
                 // only a step that wrote to an output queue can have queued a wavelet to send
                 let sending = st.pe.queues.take_written();
-                out.stepped.push((k, r.progressed, stalls, sending));
+                out.progressed |= r.progressed;
+                if !r.progressed || sending {
+                    out.stepped.push((k, r.progressed, stalls, sending));
+                }
             }
             Err(e) => {
                 out.error = Some(e);

@@ -17,6 +17,8 @@
 //! deadlock (reported with what each waits on), except asynchronous operations with an
 //! unbounded extent, which is how streaming programs end. Every run has a cycle limit.
 
+use rayon::ThreadPool;
+
 use super::completion::FIFO_ACTIVATE;
 use super::error::SimError;
 use super::idle::{PeQueuesOf, set_bits};
@@ -33,12 +35,28 @@ use crate::pe::Progress;
 impl Sim {
     /// Runs until nothing changes, at most `limit` cycles.
     pub fn run(&mut self, limit: u64) -> Result<RunReport, SimError> {
+        // with threads, the cycle loop itself runs on a thread of the pool: a cycle's first
+        // range of PEs is stepped by it, the others taken by whichever pool thread is free
+        // (and by it too when none is), with no wake-up of the loop between cycles
+        match self.threads.pool.take() {
+            Some(pool) => {
+                let r = pool.install(|| self.run_cycles(limit, Some(&pool)));
+                self.threads.pool = Some(pool);
+                r
+            }
+            None => self.run_cycles(limit, None),
+        }
+    }
+
+    /// [`Sim::run`] on the calling thread, stepping PEs on `pool` when it is given (the
+    /// calling thread is then one of the pool's).
+    fn run_cycles(&mut self, limit: u64, pool: Option<&ThreadPool>) -> Result<RunReport, SimError> {
         // the host may have changed anything since the last run: every PE steps at first
         self.idle.wake_all(self.pes.len());
         while self.cycle < limit {
             let cycle = self.cycle;
             let until = if self.idle.run_ahead { limit } else { 0 };
-            let changed = match self.step(until) {
+            let changed = match self.step(until, pool) {
                 Ok(c) => c,
                 Err(e) => {
                     self.rewind_run_ahead();
@@ -85,8 +103,9 @@ impl Sim {
         }
     }
 
-    /// One cycle of a run limited to `until` cycles; whether anything changed.
-    fn step(&mut self, until: u64) -> Result<bool, SimError> {
+    /// One cycle of a run limited to `until` cycles, PEs stepped on `pool` when given;
+    /// whether anything changed.
+    fn step(&mut self, until: u64, pool: Option<&ThreadPool>) -> Result<bool, SimError> {
         let cycle = self.cycle;
         let mut hops = std::mem::take(&mut self.hops);
         hops.clear();
@@ -104,7 +123,7 @@ impl Sim {
         );
         let r = stepped
             .map_err(|source| SimError::Fabric { cycle, source })
-            .and_then(|()| self.after_routers(cycle, &hops, &ramp, until));
+            .and_then(|()| self.after_routers(cycle, &hops, &ramp, until, pool));
         self.hops = hops;
         self.ramp = ramp;
         r
@@ -118,6 +137,7 @@ impl Sim {
         hops: &[Hop],
         ramp: &[usize],
         until: u64,
+        pool: Option<&ThreadPool>,
     ) -> Result<bool, SimError> {
         for &k in ramp {
             let sending = self.pes[k].pe.queues.peek_send().is_some();
@@ -156,10 +176,10 @@ impl Sim {
             let owed = self.idle.wake(k, cycle);
             self.pes[k].stats.stalls += owed;
         }
-        if self.threads.pool.is_some() {
+        if let Some(pool) = pool {
             let mut ks = std::mem::take(&mut self.stepping);
             self.to_step(&mut ks);
-            let r = self.step_parallel(cycle, &ks, until);
+            let r = self.step_parallel(pool, cycle, &ks, until);
             self.stepping = ks;
             if let Some(r) = r {
                 return Ok(changed | r?);

@@ -219,10 +219,13 @@ impl fmt::Debug for Action {
             }
             Action::ExitTeardown(c) => write!(f, "exit teardown({c})"),
             Action::Map { .. } => f.write_str("@map"),
-            Action::Call(_) => f.write_str("<rust code>"),
+            Action::Call(_) => f.write_str(CALL_TEXT),
         }
     }
 }
+
+/// How an [`Action::Call`] reads in messages and traces.
+pub(crate) const CALL_TEXT: &str = "<rust code>";
 
 /// The teardown task's id (spec §1.3: system id 29).
 pub const TEARDOWN_TASK_ID: u8 = 29;

@@ -18,11 +18,11 @@
 
 use super::{Output, Program, ProgramError, Values, gemv_reference};
 
-use npusim_cerebras::dsd::{FabIn, FabOut};
+use npusim_cerebras::dsd::{FabIn, FabOut, Mem1d};
 use npusim_cerebras::fabric::{Color, ColorConfig, Dir, Route};
 use npusim_cerebras::ids::{DataTaskId, InputQueue, LocalTaskId, OutputQueue};
 use npusim_cerebras::sched::{Action, AsyncConfig, Sim};
-use npusim_cerebras::{Arch, ElemTy, Op, Scalar};
+use npusim_cerebras::{Arch, ElemTy, Op, PeMemory, Scalar};
 
 /// Color (and, on both architectures, data task id and input queue) of `x`.
 const X: u8 = 2;
@@ -110,6 +110,21 @@ fn route(rx: Dir, tx: &[Dir]) -> ColorConfig {
     ColorConfig::fixed(Route::new(&[rx], tx))
 }
 
+/// The columns of a PE's `mp` x `np` block of `A`, one DSD each (what
+/// `@increment_dsd_offset` walks): `|i|{mp} -> A[i + j * mp]` for column `j`. The first is
+/// lowered from its text, the others are it moved by `j * mp` elements (the same DSD the
+/// text would give, without parsing one text per column).
+fn column_dsds(mem: &PeMemory, mp: u64, np: u64) -> Result<Vec<Mem1d>, ProgramError> {
+    let first = mem.mem1d(&format!("|i|{{{mp}}} -> A[i]"))?;
+    (0..np)
+        .map(|j| {
+            let offset = i64::from(first.offset) + (j * mp) as i64;
+            let (stride, extent) = (i64::from(first.stride), i64::from(first.extent));
+            Ok(Mem1d::new(first.base.clone(), offset, stride, extent)?)
+        })
+        .collect()
+}
+
 /// Builds the program of `size` on `arch` with E11's values; a size with no element per PE is
 /// refused, and a block that does not fit a PE's memory is the memory's error.
 pub fn build_sized(arch: Arch, size: Size) -> Result<Sim, ProgramError> {
@@ -181,10 +196,7 @@ pub fn build_with(arch: Arch, size: Size, inputs: Inputs) -> Result<Sim, Program
             pe.queues.bind_output(OutputQueue::new(2)?, send)?;
             let y_dsd = pe.mem.mem1d(&format!("|i|{{{mp}}} -> y[i]"))?;
             let x_dsd = pe.mem.mem1d(&format!("|i|{{{np}}} -> x[i]"))?;
-            // the columns of the block, one DSD each (what @increment_dsd_offset walks)
-            let columns = (0..np)
-                .map(|j| pe.mem.mem1d(&format!("|i|{{{mp}}} -> A[i + {}]", j * mp)))
-                .collect::<Result<Vec<_>, _>>()?;
+            let columns = column_dsds(&pe.mem, mp, np)?;
             let out = FabOut::new(arch, mp as i64, Some(OutputQueue::new(2)?), None)?;
             let fin = FabIn::new(arch, mp as i64, Some(InputQueue::new(3)?), None)?;
             let exit = AsyncConfig::activate(exit_id);
@@ -198,10 +210,12 @@ pub fn build_with(arch: Arch, size: Size, inputs: Inputs) -> Result<Sim, Program
                 Action::spawn(Op::Fadds, out, vec![(&y_dsd).into(), fin.into()], exit)
             };
             let y_acc = y_dsd.clone();
+            // `count` by its address: no lookup of its name, no vector, per wavelet
+            let count_at = pe.mem.base("count")?.word_addr;
             let recv_x = Action::call(move |ctx| {
                 let data = f32::from_bits(ctx.wavelet.map_or(0, |w| w.payload));
-                let count = ctx.pe.mem.read::<u32>("count")?[0];
-                ctx.pe.mem.write("count", &[count + 1])?;
+                let count = ctx.pe.mem.load(count_at, ElemTy::U32)?;
+                ctx.pe.mem.store(count_at, ElemTy::U32, count + 1)?;
                 let column = &columns[count as usize % columns.len()];
                 let mut next = vec![Action::sync(
                     Op::Fmacs,
@@ -296,3 +310,22 @@ pub const PROGRAM: Program = Program {
     expected,
     cycle_limit: Size::REGISTERED.cycle_limit(),
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_columns_are_the_dsds_of_their_texts() -> Result<(), ProgramError> {
+        for (mp, np) in [(1, 1), (2, 3), (4, 4), (16, 16), (3, 40)] {
+            let mut mem = PeMemory::new(Arch::Wse2);
+            mem.declare("x", ElemTy::F32, &[7])?;
+            mem.declare("A", ElemTy::F32, &[mp * np])?;
+            let parsed = (0..np)
+                .map(|j| mem.mem1d(&format!("|i|{{{mp}}} -> A[i + {}]", j * mp)))
+                .collect::<Result<Vec<_>, _>>()?;
+            assert_eq!(column_dsds(&mem, mp, np)?, parsed, "{mp} x {np}");
+        }
+        Ok(())
+    }
+}
