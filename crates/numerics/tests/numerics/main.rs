@@ -23,6 +23,7 @@ mod kernels_fnuz_avx512;
 mod kernels_i32;
 mod kernels_int_avx512;
 mod kernels_int_fp8;
+mod kernels_int_special_data;
 mod kernels_key_avx512;
 mod kernels_lean_fp8_int;
 mod kernels_parallel;

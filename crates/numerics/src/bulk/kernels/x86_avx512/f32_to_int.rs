@@ -129,9 +129,10 @@ unsafe fn cast<const R: i32, const W: usize, const WRAP: bool>(
 /// the bounds' clamp for i8 / u8; 4-bit codes are then clamped by byte min / max, masked to
 /// their nibble and, packed, paired by a shift) and a byte or dword permute into order; out of
 /// range is a compare on the 16-bit values (two vectors of 32 lanes), counted in 16-bit lane
-/// counters. A step with a 16-bit value of
-/// −2^15 (from NaN, ±Inf, |x| ≥ 2^31 or x below −2^15) takes [`full`] (out of line, within
-/// the loop: its counters are not flushed for it).
+/// counters. A step with a 16-bit value of −2^15 (from NaN, ±Inf, |x| ≥ 2^31 or x below
+/// −2^15) has its special lanes' integers set by [`special_lanes`] before the packs (NaN 0,
+/// ±Inf the bound on its side, x ≥ 2^31 the largest i32) and is counted by
+/// [`count_special_lanes`], within the loop like any other step.
 ///
 /// Per step: saturated = not within the range; inexact = not exact (a lane beyond the range
 /// is never exact); out of range = overflow; flushed.
@@ -163,18 +164,22 @@ unsafe fn lean<const R: i32, const U: bool, const W: usize>(
     let one = std::hint::black_box(_mm512_set1_epi32(1));
     let minus_one16 = std::hint::black_box(_mm512_set1_epi16(-1));
     let steps = n / STEP;
+    let bounds_i = (
+        _mm512_set1_epi32(d.lo as i32),
+        _mm512_set1_epi32(d.hi as i32),
+    );
     let mut counts = StatusCounts::default();
     // within the range, exact, flushed (32-bit lanes); out of range (16-bit lanes)
     let mut wide = [zero; 3];
     let mut wide_oor = zero;
-    let mut fast = 0u64;
+    // NaN lanes (invalid)
+    let mut nans = 0u64;
     let mut i = 0;
     while i < steps {
         let end = (i + FLUSH).min(steps);
         let mut acc = [zero; 3];
         let mut oor = zero;
-        // the steps from `i` on; a special one by the full rule (a call, without leaving
-        // the loop or flushing its counters)
+        // the steps from `i` on
         while i < end {
             let (Some(x), Some(y)) = (
                 src.get(4 * STEP * i..4 * STEP * (i + 1)),
@@ -184,20 +189,28 @@ unsafe fn lean<const R: i32, const U: bool, const W: usize>(
             };
             // SAFETY: `x` is one step's 256 source bytes.
             let xs = unsafe { load_step(x) };
-            let v = xs.map(|x| convert::<R>(x));
-            let w = [
-                _mm512_packs_epi32(v[0], v[1]),
-                _mm512_packs_epi32(v[2], v[3]),
-            ];
+            let mut v = xs.map(|x| convert::<R>(x));
+            let pack = |v: [__m512i; 4]| {
+                [
+                    _mm512_packs_epi32(v[0], v[1]),
+                    _mm512_packs_epi32(v[2], v[3]),
+                ]
+            };
+            let mut w = pack(v);
             if _mm512_cmpeq_epi16_mask(_mm512_min_epi16(w[0], w[1]), min16) != 0 {
-                // SAFETY: the caller's guarantees; `y` is one step's output bytes at a
-                // multiple of their count from `dst`.
-                counts.add(&unsafe { full_step::<R, W>(d, x, y, stream) });
-                i += 1;
-                continue;
-            }
-            for (&x, &v) in xs.iter().zip(&v) {
-                count_lean_lanes(&mut acc, x, v, (lo, hi), one);
+                // NaN, ±Inf or a value beyond ±2^15: the special lanes' integers set, then
+                // packed again
+                for (&x, v) in xs.iter().zip(&mut v) {
+                    let (fixed, sp, nan) = special_lanes(x, *v, bounds_i);
+                    count_special_lanes(&mut acc, x, fixed, (lo, hi), one, (sp, nan));
+                    nans += u64::from(nan.count_ones());
+                    *v = fixed;
+                }
+                w = pack(v);
+            } else {
+                for (&x, &v) in xs.iter().zip(&v) {
+                    count_lean_lanes(&mut acc, x, v, (lo, hi), one);
+                }
             }
             for w in w {
                 let out = _mm512_cmpgt_epu16_mask(_mm512_sub_epi16(w, lo16), span16);
@@ -207,7 +220,6 @@ unsafe fn lean<const R: i32, const U: bool, const W: usize>(
             // SAFETY: `y` is one step's output bytes (64, or 32 packed) at a multiple of their
             // count from `dst` (so aligned to it when streamed).
             unsafe { store_lean::<W>(y, b, pair_order, stream) };
-            fast += STEP as u64;
             i += 1;
         }
         for (w, a) in wide.iter_mut().zip(acc) {
@@ -219,18 +231,65 @@ unsafe fn lean<const R: i32, const U: bool, const W: usize>(
     }
     let [within, exact, flushed] = wide.map(|w| _mm512_reduce_add_epi64(w) as u64);
     let oor = _mm512_reduce_add_epi64(wide_oor) as u64;
-    counts.total += fast;
+    let all = (steps * STEP) as u64;
+    counts.total += all;
     counts.exact += exact;
     add_flags(
         &mut counts,
         [
-            (Status::INEXACT, fast - exact),
+            (Status::INEXACT, all - exact),
             (Status::OVERFLOW, oor),
             (Status::FLUSHED_TO_ZERO, flushed),
-            (Status::SATURATED, fast - within),
+            (Status::SATURATED, all - within),
+            (Status::INVALID, nans),
         ],
     );
     counts
+}
+
+/// [`lean`]'s integers `v` of the 16 lanes `x` of a step with special lanes, set where the
+/// conversion cannot give them: NaN 0, ±Inf the bound on its side (`(lo, hi)`), finite
+/// `x` ≥ 2^31 the largest i32 (the packs saturate it to the upper bound and count it out of
+/// range, as for any finite value beyond it; below −2^31 the conversion's −2^31 does the
+/// same). Also the NaN or ±Inf lanes, and the NaN ones.
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn special_lanes(
+    x: __m512,
+    v: __m512i,
+    (lo, hi): (__m512i, __m512i),
+) -> (__m512i, __mmask16, __mmask16) {
+    let sp = _mm512_fpclass_ps_mask::<0x99>(x); // QNaN, +Inf, -Inf, SNaN
+    let nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
+    let big = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(x, _mm512_set1_ps(2_147_483_648.0));
+    let v = _mm512_mask_mov_epi32(v, big, _mm512_set1_epi32(i32::MAX));
+    let bound = _mm512_mask_blend_epi32(_mm512_movepi32_mask(_mm512_castps_si512(x)), hi, lo);
+    let v = _mm512_mask_mov_epi32(v, sp & !nan, bound);
+    (_mm512_maskz_mov_epi32(!nan, v), sp, nan)
+}
+
+/// [`count_lean_lanes`] for a step with special lanes (`sp`: NaN or ±Inf, of them NaN:
+/// `nan`), `v` set by [`special_lanes`]: a NaN lane counts as within the range (NaN is
+/// invalid and inexact, not saturated; its invalid is counted apart) and not exact; neither
+/// kind is flushed (±Inf into an unsigned range gives the bound 0).
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn count_special_lanes(
+    acc: &mut [__m512i; 3],
+    x: __m512,
+    v: __m512i,
+    (lo, hi): (__m512, __m512),
+    one: __m512i,
+    (sp, nan): (__mmask16, __mmask16),
+) {
+    let f = _mm512_cvtepi32_ps(v);
+    let below = _mm512_cmp_ps_mask::<_CMP_LE_OQ>(x, hi);
+    let within = _mm512_mask_cmp_ps_mask::<_CMP_GE_OQ>(below, x, lo);
+    let exact = _mm512_mask_cmp_ps_mask::<_CMP_EQ_OQ>(within, f, x);
+    let flushed = _mm512_mask_cmpeq_epi32_mask(!exact & !sp, v, _mm512_setzero_si512());
+    for (a, k) in acc.iter_mut().zip([within | nan, exact, flushed]) {
+        *a = _mm512_mask_add_epi32(*a, k, *a, one);
+    }
 }
 
 /// Byte `m` of [`lean`]'s packed 4-bit output: the byte pair of elements 2m, 2m + 1, in the
@@ -375,22 +434,6 @@ fn add_flags<const F: usize>(counts: &mut StatusCounts, flags: [(Status, u64); F
             *slot += k;
         }
     }
-}
-
-/// One step of [`lean`] by [`full`], out of line.
-///
-/// # Safety
-/// As [`lean`]; `src` is 256 bytes, `dst` one step's output (64 bytes, or 32 packed).
-#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-#[inline(never)]
-unsafe fn full_step<const R: i32, const W: usize>(
-    d: &IntDst,
-    src: &[u8],
-    dst: &mut [u8],
-    stream: bool,
-) -> StatusCounts {
-    // SAFETY: the caller's guarantees.
-    unsafe { full::<R, W, false>(d, src, dst, (STEP, stream)) }
 }
 
 /// [`cast`] by the full rule (any width, wrapping or not).
