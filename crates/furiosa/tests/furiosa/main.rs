@@ -10,6 +10,7 @@ mod branch;
 mod cast_engine;
 mod collect;
 mod commit;
+mod device;
 mod dm;
 mod dm_kernels;
 
