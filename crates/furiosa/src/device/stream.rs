@@ -318,8 +318,14 @@ impl<'c> TuStream<'c> {
                     }
                 };
                 let plan = plan.in_context(self.ctx.context());
-                self.records
-                    .push(EngineRecord::fetch(&plan, pending.latency));
+                let base = match &source {
+                    Source::View(view) => view.address(),
+                    Source::Interleaved(i) => i.1.address(),
+                };
+                self.records.push(
+                    EngineRecord::fetch(&plan, pending.latency)
+                        .with_bank_run(plan.sequencer.bank_run(base) as u64),
+                );
                 Ok(stream)
             }
             State::Stream(stream) => Ok(stream),
@@ -474,7 +480,7 @@ impl<'c> TuStream<'c> {
             stream.commit_at(&mut dm, element, address)?
         };
         self.ctx.shared.note_placed(&tensor);
-        self.end(plan, tensor.byte_range());
+        self.end(plan, address, tensor.byte_range());
         Ok(tensor)
     }
 
@@ -492,15 +498,24 @@ impl<'c> TuStream<'c> {
             let mut dm = self.ctx.dm();
             stream.commit_view(&mut dm, dst)?
         };
-        self.end(plan, dst.tensor().byte_range());
+        let bits = dst.tensor().dtype().bits();
+        let end = dst.address() + ((plan.sequencer.last_offset() + 1) * bits).div_ceil(8);
+        self.end(plan, dst.address(), dst.address()..end);
         Ok(())
     }
 
     /// Records the commit and schedules the invocation.
-    fn end(&mut self, plan: crate::engine::commit::CommitPlan, written: Range<usize>) {
+    fn end(
+        &mut self,
+        plan: crate::engine::commit::CommitPlan,
+        address: usize,
+        written: Range<usize>,
+    ) {
         let plan = plan.in_context(self.ctx.context());
-        self.records
-            .push(EngineRecord::commit(&plan, self.commit_latency));
+        self.records.push(
+            EngineRecord::commit(&plan, self.commit_latency)
+                .with_bank_run(plan.sequencer.bank_run(address) as u64),
+        );
         let inv = InvocationSchedule::new(self.ctx.context(), &self.records)
             .with_ranges(std::mem::take(&mut self.reads), vec![written]);
         self.ctx.finish(inv);
