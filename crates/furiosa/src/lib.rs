@@ -12,6 +12,7 @@
 //! ```
 
 pub mod buffer;
+pub mod device;
 pub mod dm;
 pub mod dtype;
 pub mod engine;

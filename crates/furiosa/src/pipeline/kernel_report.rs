@@ -50,6 +50,10 @@ impl KernelRun {
         );
         if schedule {
             out += &format!("{}\n", self.schedule);
+            for w in &self.warnings {
+                out += w;
+                out.push('\n');
+            }
         }
         Ok(out)
     }

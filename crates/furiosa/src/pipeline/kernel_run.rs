@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use super::StageSpec;
 use super::kernel::{DmSpec, Kernel};
 use super::schedule::{PipelineError, mapping, vector_stage};
-use crate::dm::{Dm, DmError, DmTensor, DmTensorView};
+use super::{StageSpec, TileSpec};
+use crate::dm::{Dm, DmError, DmTensor, DmTensorView, TileError};
 use crate::engine::collect::CollectError;
 use crate::engine::commit::CommitError;
 use crate::engine::commit_cast::COMMIT_CAST_LATENCY;
@@ -48,6 +48,9 @@ pub enum EngineError {
     /// The Commit Adapter or the Commit Engine.
     #[error(transparent)]
     Commit(#[from] CommitError),
+    /// A tile cannot be cut from a view.
+    #[error(transparent)]
+    Tile(#[from] TileError),
 }
 
 /// Why a kernel cannot run.
@@ -139,6 +142,8 @@ pub struct KernelRun {
     pub stages: Vec<String>,
     /// The schedule of the invocations.
     pub schedule: Schedule,
+    /// Warnings of the run: a commit that writes over another tensor's bytes (§2.2).
+    pub warnings: Vec<String>,
 }
 
 impl KernelRun {
@@ -261,6 +266,7 @@ impl Kernel {
             tensors,
             stages: Vec::new(),
             schedule: Schedule::new(),
+            warnings: Vec::new(),
         };
         self.run_stages(&mut run)?;
         Ok(run)
@@ -329,6 +335,25 @@ impl Kernel {
         (out, latency)
     }
 
+    /// `view`, or its tile `tile` (the mappings read at stage `index`).
+    fn tile_of(
+        &self,
+        index: usize,
+        view: DmTensorView,
+        tile: Option<&TileSpec>,
+    ) -> Result<DmTensorView, TileOr> {
+        let Some(tile) = tile else {
+            return Ok(view);
+        };
+        let m = |key: &str, text: &str| {
+            mapping(&self.axes, &format!("stage {index} tile {key}"), text)
+                .map_err(|e| TileOr::Kernel(e.into()))
+        };
+        let (idx, element) = (m("index", &tile.index)?, m("element", &tile.element)?);
+        view.tile(&idx, tile.len, &element, tile.start)
+            .map_err(TileOr::Tile)
+    }
+
     fn run_stages(&self, run: &mut KernelRun) -> Result<(), KernelError> {
         let mut state = State::Idle;
         let mut inv: Option<Invocation> = None;
@@ -349,9 +374,22 @@ impl Kernel {
                 |key: &str, text: &str| mapping(&self.axes, &format!("stage {index} {key}"), text);
             let mut line = None;
             state = match (state, stage) {
-                (State::Idle, StageSpec::Begin { tensor, context }) => {
+                (
+                    State::Idle,
+                    StageSpec::Begin {
+                        tensor,
+                        context,
+                        tile,
+                    },
+                ) => {
                     let context = context.unwrap_or(Context::Main);
                     let t = run.tensor(tensor)?;
+                    let view = self
+                        .tile_of(index, t.tensor.view(), tile.as_ref())
+                        .map_err(|e| match e {
+                            TileOr::Tile(e) => engine(e.into()),
+                            TileOr::Kernel(e) => e,
+                        })?;
                     inv = Some(Invocation {
                         begun: index,
                         context,
@@ -359,8 +397,15 @@ impl Kernel {
                         records: Vec::new(),
                         commit_latency: 0,
                     });
-                    line = Some(format!("BeginTensor of `{tensor}`"));
-                    State::Begun(t.tensor.view())
+                    line = Some(match tile {
+                        Some(_) => format!(
+                            "BeginTensor of a tile of `{tensor}` (m![{}] from byte {})",
+                            view.element().m_notation(),
+                            view.address()
+                        ),
+                        None => format!("BeginTensor of `{tensor}`"),
+                    });
+                    State::Begun(view)
                 }
                 (State::Idle, _) => {
                     return Err(order("needs an invocation: start one with a begin stage"));
@@ -382,8 +427,12 @@ impl Kernel {
                     }
                     .map_err(|e| engine(e.into()))?
                     .in_context(context_of(&inv));
+                    let bank_run = plan.sequencer.bank_run(view.address()) as u64;
                     let t = b.fetch(&time, &packet).map_err(|e| engine(e.into()))?;
-                    push(&mut inv, EngineRecord::fetch(&plan, latency));
+                    push(
+                        &mut inv,
+                        EngineRecord::fetch(&plan, latency).with_bank_run(bank_run),
+                    );
                     State::Stream(t)
                 }
                 (State::Begun(_), _) => return Err(order("a BeginTensor goes on with fetch")),
@@ -490,9 +539,12 @@ impl Kernel {
                     let Some(mut done) = inv.take() else {
                         return Err(order("needs an invocation: start one with a begin stage"));
                     };
-                    done.records
-                        .push(EngineRecord::commit(&plan, done.commit_latency));
+                    done.records.push(
+                        EngineRecord::commit(&plan, done.commit_latency)
+                            .with_bank_run(plan.sequencer.bank_run(address) as u64),
+                    );
                     let range = y.byte_range();
+                    overlap_warnings(run, index, out, &range);
                     run.schedule.push(
                         InvocationSchedule::new(done.context, &done.records)
                             .with_ranges(vec![done.reads], vec![range.clone()]),
@@ -515,9 +567,45 @@ impl Kernel {
                     });
                     State::Idle
                 }
+                (State::Stream(t), StageSpec::CommitView { tensor, tile }) => {
+                    let dst = run.tensor(tensor)?.tensor.clone();
+                    let view = self
+                        .tile_of(index, dst.view_mut(), tile.as_ref())
+                        .map_err(|e| match e {
+                            TileOr::Tile(e) => engine(e.into()),
+                            TileOr::Kernel(e) => e,
+                        })?;
+                    let bits = dst.dtype().bits();
+                    let plan = t
+                        .commit_view(&mut run.dm, &view)
+                        .map_err(|e| engine(e.into()))?
+                        .in_context(context_of(&inv));
+                    let Some(mut done) = inv.take() else {
+                        return Err(order("needs an invocation: start one with a begin stage"));
+                    };
+                    done.records.push(
+                        EngineRecord::commit(&plan, done.commit_latency)
+                            .with_bank_run(plan.sequencer.bank_run(view.address()) as u64),
+                    );
+                    let end =
+                        view.address() + ((plan.sequencer.last_offset() + 1) * bits).div_ceil(8);
+                    let range = view.address()..end;
+                    overlap_warnings(run, index, tensor, &range);
+                    run.schedule.push(
+                        InvocationSchedule::new(done.context, &done.records)
+                            .with_ranges(vec![done.reads], vec![range.clone()]),
+                    );
+                    line = Some(format!(
+                        "commit_view into `{tensor}` (m![{}]) at bytes {}..{}",
+                        view.element().m_notation(),
+                        range.start,
+                        range.end
+                    ));
+                    State::Idle
+                }
                 (State::Stream(_), _) => {
                     return Err(order(
-                        "is not a stage of a stream outside the Vector Engine (fetch adapter, switch, collect, vector_init, cast, commit_trim, commit_cast, commit)",
+                        "is not a stage of a stream outside the Vector Engine (fetch adapter, switch, collect, vector_init, cast, commit_trim, commit_cast, commit, commit_view)",
                     ));
                 }
                 (State::Vector(v), StageSpec::VectorFinal) => {
@@ -590,6 +678,31 @@ fn switch_config(
 /// The context of the invocation under way (main outside one).
 fn context_of(inv: &Option<Invocation>) -> Context {
     inv.as_ref().map_or(Context::Main, |i| i.context)
+}
+
+/// A tile that cannot be cut, or a mapping that does not parse.
+enum TileOr {
+    Tile(TileError),
+    Kernel(KernelError),
+}
+
+/// Warns when the bytes `written` (by stage `index` into tensor `dest`) overlap another
+/// tensor's bytes (§2.2, decision "overlap": allowed, reported).
+fn overlap_warnings(run: &mut KernelRun, index: usize, dest: &str, written: &Range<usize>) {
+    for t in &run.tensors {
+        let r = t.tensor.byte_range();
+        if t.name == dest || r.end <= written.start || written.end <= r.start {
+            continue;
+        }
+        let (from, to) = (r.start.max(written.start), r.end.min(written.end));
+        let warning = format!(
+            "warning: stage {index} writes `{dest}` at bytes {}..{}, over bytes {from}..{to} of `{}` (tensors may overlap; the later write clobbers the earlier tensor)",
+            written.start, written.end, t.name
+        );
+        if !run.warnings.contains(&warning) {
+            run.warnings.push(warning);
+        }
+    }
 }
 
 /// Records `record` in the invocation under way.

@@ -17,7 +17,7 @@ pub use kernel::{DmSpec, Kernel, PipelineKind};
 pub use kernel_report::SHOWN_VALUES;
 pub use kernel_run::{EngineError, KernelError, KernelInput, KernelRun, NamedTensor};
 pub use schedule::{PipelineError, StageReport, total_estimate};
-pub use stage::StageSpec;
+pub use stage::{StageSpec, TileSpec};
 
 use crate::DType;
 use crate::mapping::Axes;

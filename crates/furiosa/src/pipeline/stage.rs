@@ -7,6 +7,21 @@ use crate::DType;
 use crate::engine::vector::ops::{ClipBinaryOp, FpBinaryOp, FxpBinaryOp, LogicBinaryOp};
 use crate::schedule::Context;
 
+/// `view.tile::<Index, LEN, Element2>(start)` in a kernel file: `tile = { index = "A", len =
+/// 1024, element = "A = 1024 # 2048, B", start = 0 }`.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TileSpec {
+    /// `Index`, m-notation.
+    pub index: String,
+    /// `LEN`.
+    pub len: usize,
+    /// `Element2`, m-notation.
+    pub element: String,
+    /// `start`.
+    pub start: usize,
+}
+
 /// One stage of a pipeline.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
@@ -127,6 +142,9 @@ pub enum StageSpec {
         /// The context (`main`, the default, or `sub`).
         #[serde(default)]
         context: Option<Context>,
+        /// A tile of the tensor to read (omitted: the whole tensor).
+        #[serde(default)]
+        tile: Option<TileSpec>,
     },
     /// `.fetch::<Time, Packet>()`.
     Fetch {
@@ -185,6 +203,15 @@ pub enum StageSpec {
     CommitCast,
     /// `.commit_cast_relu::<bf16>()`.
     CommitCastRelu,
+    /// `.commit_view(tensor.view_mut()[.tile(..)])`: ends the invocation by writing into an
+    /// existing tensor (or a tile of it).
+    CommitView {
+        /// The destination tensor.
+        tensor: String,
+        /// A tile of it to write (omitted: the whole tensor).
+        #[serde(default)]
+        tile: Option<TileSpec>,
+    },
     /// `.commit::<Element>(address)`: ends the invocation with a new DM tensor.
     Commit {
         /// Element, m-notation.
@@ -217,6 +244,7 @@ impl StageSpec {
                 | StageSpec::CommitCast
                 | StageSpec::CommitCastRelu
                 | StageSpec::Commit { .. }
+                | StageSpec::CommitView { .. }
         )
     }
 
@@ -251,6 +279,7 @@ impl StageSpec {
             StageSpec::CommitCast => "commit_cast",
             StageSpec::CommitCastRelu => "commit_cast_relu",
             StageSpec::Commit { .. } => "commit",
+            StageSpec::CommitView { .. } => "commit_view",
         }
     }
 }

@@ -97,6 +97,9 @@ pub struct EngineRecord {
     pub blocking: u64,
     /// Accesses (reads or writes) per packet, for fetch and commit (0 otherwise).
     pub accesses_per_packet: u64,
+    /// The longest run of consecutive accesses to one DM bank, for fetch and commit (0
+    /// otherwise; reported against [`crate::sequencer::BANK_RUN_LIMIT`], not timed).
+    pub bank_run: u64,
 }
 
 impl EngineRecord {
@@ -109,7 +112,13 @@ impl EngineRecord {
             fill: 0,
             blocking: 1,
             accesses_per_packet: 0,
+            bank_run: 0,
         }
+    }
+
+    /// The same record with the same-bank run `bank_run`.
+    pub fn with_bank_run(self, bank_run: u64) -> EngineRecord {
+        EngineRecord { bank_run, ..self }
     }
 
     /// The same record with fill latency `fill`.

@@ -1,10 +1,12 @@
 //! The schedule as text (§10.3): per invocation its context, engine chain, start and total, a
 //! table `engine | units | cycles/unit | busy | fill | start | finish | stall`, then the
-//! device's makespan.
+//! device's makespan. A fetch or commit whose same-bank run reaches
+//! [`BANK_RUN_LIMIT`] adds a warning line under its invocation's table.
 
 use std::fmt;
 
 use super::{InvocationSchedule, Schedule};
+use crate::sequencer::BANK_RUN_LIMIT;
 
 impl fmt::Display for InvocationSchedule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -75,6 +77,16 @@ impl fmt::Display for Schedule {
                     .unwrap_or_default()
             )?;
             write!(f, "{inv}")?;
+            for e in &inv.engines {
+                if e.record.bank_run >= BANK_RUN_LIMIT as u64 {
+                    writeln!(
+                        f,
+                        "warning: {} makes {} consecutive accesses to one DM bank (64 or more starve DMA while it runs: the Memory Performance page's limit; not timed)",
+                        e.record.engine.name(),
+                        e.record.bank_run
+                    )?;
+                }
+            }
         }
         write!(
             f,

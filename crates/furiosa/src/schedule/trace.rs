@@ -1,7 +1,8 @@
 //! The schedule as a Chrome trace (§10.3), the JSON `chrome://tracing` and Perfetto read: one
 //! process per context (pid 0 main, 1 sub), one thread (track) per engine (tid = its place in
 //! [`Engine::ALL`] + 1), named by metadata events; one complete event (`"ph": "X"`) per engine
-//! per invocation with `ts` = its start on the device and `dur` = finish − start, 1 µs in the
+//! per invocation with `ts` = its start on the device and `dur` = finish − start (its `args`:
+//! units, cycles per unit, busy, fill, stall, blocking, accesses per packet, same-bank run), 1 µs in the
 //! viewer standing for 1 cycle (stated in `otherData`). Events come in a fixed order
 //! (metadata by context and engine, then invocations in issue order, engines in pipeline
 //! order) and keys are sorted, so the text is the same on every run.
@@ -70,6 +71,7 @@ impl Schedule {
                         "stall": e.stall,
                         "blocking": r.blocking,
                         "accesses_per_packet": r.accesses_per_packet,
+                        "bank_run": r.bank_run,
                     },
                 }));
             }

@@ -10,6 +10,7 @@ mod branch;
 mod cast_engine;
 mod collect;
 mod commit;
+mod device;
 mod dm;
 mod dm_kernels;
 
@@ -21,6 +22,7 @@ mod inter_slice;
 mod intra_slice;
 mod kernel_file;
 mod kernel_size;
+mod kernel_views;
 mod mapping_goldens;
 mod mapping_lexing;
 mod mapping_notation;

@@ -148,7 +148,7 @@ fn chrome_trace_golden() {
     s.push(sub);
     let args = |units, per, busy, stall, acc| {
         json!({"units": units, "cycles_per_unit": per, "busy": busy, "fill": 0, "stall": stall,
-               "blocking": 1, "accesses_per_packet": acc})
+               "blocking": 1, "accesses_per_packet": acc, "bank_run": 0})
     };
     let x = |name: &str, inv, pid, tid, dur, a| {
         json!({"name": name, "cat": format!("invocation {inv}"), "ph": "X", "pid": pid,
