@@ -108,6 +108,9 @@ impl Opened {
     }
 }
 
+/// Elements from which [`Pe::advance`] tries a line run ([`super::line_run`]) first.
+const LINE_RUN_MIN: u64 = 2;
+
 /// Operands (destination and sources) an operation's start keeps on the stack.
 const OPERANDS_INLINE: usize = 8;
 
@@ -126,19 +129,19 @@ pub(crate) struct OpMark {
 /// An operation in progress (spec §11's per-element engine, shared by synchronous and
 /// asynchronous execution): its ports, the elements done and what it gathered so far.
 pub struct RunningOp {
-    op: Op,
+    pub(super) op: Op,
     dest: Operand,
     srcs: Vec<Operand>,
-    ports: Vec<Port>,
+    pub(super) ports: Vec<Port>,
     len: u64,
-    n: u64,
-    accumulate: bool,
-    mask: u32,
+    pub(super) n: u64,
+    pub(super) accumulate: bool,
+    pub(super) mask: u32,
     dest_words: u32,
     reg: Option<u32>,
     /// The carry `@addc16` chains from element to element.
     carry: u32,
-    activated: Vec<LocalTaskId>,
+    pub(super) activated: Vec<LocalTaskId>,
     /// Asynchronous: a FIFO `test_or_suspend` event suspends the operation instead of ending it.
     pub asynchronous: bool,
     /// `on_control`: a control wavelet at the head of a fabric input ends the operation (it is
@@ -427,6 +430,9 @@ impl Pe {
     /// `save_address`, `zero`) and returns its outcome.
     pub fn advance(&mut self, run: &mut RunningOp, budget: u64) -> Result<Progress, OpError> {
         let stop = run.n.saturating_add(budget).min(run.len);
+        if stop - run.n >= LINE_RUN_MIN {
+            self.line_run(run, stop);
+        }
         let mut cut = None;
         while run.n < run.len {
             if run.n >= stop {

@@ -16,6 +16,7 @@
 pub mod builtins;
 pub mod engine;
 pub mod fabric_io;
+mod line_run;
 pub mod machine;
 pub mod map;
 mod offsets;

@@ -16,8 +16,11 @@ use super::trace::TraceEvent;
 use crate::fabric::Color;
 
 /// Below this many PEs to step in a cycle, one thread steps them by default (a fork costs
-/// more than it saves).
-pub const MIN_PARALLEL_PES: usize = 64;
+/// more than it saves): handing a range to another thread costs a wake-up of some
+/// microseconds, and a PE's step in a cycle tens of nanoseconds (an element done ahead) to a
+/// few microseconds (a task start), so a cycle of an 8 x 8 grid is a few microseconds of work
+/// (`docs/speed.md`).
+pub const MIN_PARALLEL_PES: usize = 256;
 
 /// What one thread's range of PEs did in a cycle.
 #[derive(Default)]

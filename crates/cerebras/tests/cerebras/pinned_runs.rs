@@ -427,7 +427,7 @@ fn every_program_gives_the_same_run_on_any_thread_count() -> Result<(), Box<dyn 
 }
 
 /// The larger E11 runs give their pinned numbers on 1, 2, 4 and 7 threads, with the default
-/// threshold for going parallel and skipping idle PEs on or off.
+/// threshold for going parallel and with every cycle parallel, skipping idle PEs on or off.
 #[test]
 fn larger_gemv_scaled_runs_are_the_same_on_any_thread_count()
 -> Result<(), Box<dyn std::error::Error>> {
@@ -445,12 +445,22 @@ fn larger_gemv_scaled_runs_are_the_same_on_any_thread_count()
             Arch::Wse3
         };
         for threads in [1, 2, 4, 7] {
-            for skip in [true, false] {
+            for (skip, min_pes) in [
+                (true, None),
+                (false, None),
+                (true, Some(1)),
+                (false, Some(1)),
+            ] {
                 let mut sim = build_sized(arch, size)?;
                 sim.set_threads(threads)?;
                 sim.set_idle_skipping(skip);
+                if let Some(min) = min_pes {
+                    sim.set_min_parallel_pes(min);
+                }
                 let report = sim.run(size.cycle_limit())?;
-                let what = format!("{size:?} on {arch}, {threads} threads, skipping {skip}");
+                let what = format!(
+                    "{size:?} on {arch}, {threads} threads, skipping {skip}, parallel from {min_pes:?} PEs"
+                );
                 assert_eq!(report.cycles, cycles, "{what}");
                 assert_eq!(report.trace_hash, hash, "{what}");
                 let digest = fnv(format!("{:?} {:?}", report.pes, report.idle).into_bytes());

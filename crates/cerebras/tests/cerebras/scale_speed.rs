@@ -3,8 +3,10 @@
 //! with its cycles, trace hash and statistics digest. Run it with
 //! `cargo test --release -p npusim-cerebras --test cerebras scale_speed -- --ignored --nocapture`
 //! (`NPUSIM_SCALE_REPEATS` runs per row, 3 by default; `NPUSIM_SCALE_BLOCKS` and
-//! `NPUSIM_SCALE_THREADS` choose the rows, e.g. `16` and `1,2`; `NPUSIM_SCALE_AHEAD=0` does each
-//! element in its cycle). `docs/speed.md` quotes it.
+//! `NPUSIM_SCALE_THREADS` choose the rows, e.g. `16` and `1,2`; `NPUSIM_SCALE_GRID` the grid's
+//! side, 64 by default; `NPUSIM_SCALE_MIN_PES` the fewest PEs a cycle steps on several threads;
+//! `NPUSIM_SCALE_AHEAD=0` does each element in its cycle). `docs/speed.md`
+//! quotes it.
 
 use npusim_cerebras::Arch;
 use npusim_examples::cerebras::programs::e11_gemv_scaled::{Size, build_sized};
@@ -34,25 +36,34 @@ fn gemv_scaled_64x64_cpu_time() -> Result<(), Box<dyn std::error::Error>> {
             |v| v.split(',').filter_map(|x| x.trim().parse().ok()).collect(),
         )
     };
+    let side = list("NPUSIM_SCALE_GRID", &[64])
+        .first()
+        .copied()
+        .unwrap_or(64);
     for block in list("NPUSIM_SCALE_BLOCKS", &[16, 4, 2]) {
         for threads in list("NPUSIM_SCALE_THREADS", &[1, 2]) {
             let threads = threads as usize;
             let size = Size {
-                width: 64,
-                height: 64,
+                width: side,
+                height: side,
                 m_per_pe: block,
                 n_per_pe: block,
             };
             let mut best = u64::MAX;
+            let mut best_wall = f64::MAX;
             let mut line = String::new();
             for _ in 0..repeats {
                 let mut sim = build_sized(Arch::Wse2, size)?;
                 sim.set_threads(threads)?;
+                if let Some(&min) = list("NPUSIM_SCALE_MIN_PES", &[]).first() {
+                    sim.set_min_parallel_pes(min as usize);
+                }
                 sim.set_run_ahead(std::env::var("NPUSIM_SCALE_AHEAD").map_or(true, |v| v != "0"));
                 let before = process_cpu_ns();
                 let wall = std::time::Instant::now();
                 let report = sim.run(size.cycle_limit())?;
                 let wall = wall.elapsed();
+                best_wall = best_wall.min(wall.as_secs_f64());
                 let cpu = process_cpu_ns() - before;
                 best = best.min(cpu);
                 let busy: u64 = report.pes.iter().map(|p| p.busy_cycles).sum();
@@ -61,14 +72,14 @@ fn gemv_scaled_64x64_cpu_time() -> Result<(), Box<dyn std::error::Error>> {
                     (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
                 });
                 line = format!(
-                    "64x64 {block}x{block} threads {threads}: cycles {} busy {busy} hash 0x{:016x} stats 0x{digest:016x} wall {:.3} s",
+                    "{side}x{side} {block}x{block} threads {threads}: cycles {} busy {busy} hash 0x{:016x} stats 0x{digest:016x} wall {:.3} s",
                     report.cycles,
                     report.trace_hash,
                     wall.as_secs_f64()
                 );
-                let pe_cycles = 4096 * report.cycles;
+                let pe_cycles = u64::from(side * side) * report.cycles;
                 line += &format!(
-                    " | best cpu {:.3} s = {:.2} M PE-cycles per CPU-s",
+                    " | best wall {best_wall:.4} s, best cpu {:.3} s = {:.2} M PE-cycles per CPU-s",
                     best as f64 / 1e9,
                     pe_cycles as f64 / (best as f64 / 1e9) / 1e6
                 );
