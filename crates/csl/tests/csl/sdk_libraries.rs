@@ -301,3 +301,86 @@ fn a_debug_value_of_the_wrong_type_or_one_entry_too_many_is_an_error() {
         "{e}"
     );
 }
+
+/// A seed whose low 23 bits are zero would leave the documented LFSR at zero for good: an
+/// error naming the seed, not a generator stuck at 0.
+#[test]
+fn a_seed_that_leaves_the_lfsr_zero_is_an_error() {
+    let text = std::fs::read_to_string(dir().join("pe_program.csl")).unwrap();
+    let zero = text.replace(
+        "rnd[i] = random.random_f32(-1.0, 1.0);",
+        "random.set_global_prng_seed(0x800000);\n    rnd[i] = random.random_f32(-1.0, 1.0);",
+    );
+    let mut rt = runtime(Arch::Wse3, Some(&zero)).unwrap();
+    rt.load().unwrap();
+    rt.run().unwrap();
+    let e = rt.launch("compute", false).unwrap_err().to_string();
+    assert!(
+        e.contains("`set_global_prng_seed(0x800000)` leaves the 23-bit LFSR state zero"),
+        "{e}"
+    );
+    let arg = text.replace(
+        "rnd[i] = random.random_f32(-1.0, 1.0);",
+        "rnd[i] = @as(f32, @random16(1));",
+    );
+    let e = runtime(Arch::Wse3, Some(&arg)).unwrap_err();
+    assert!(e.contains("@random16 takes no arguments, found 1"), "{e}");
+}
+
+/// A launched function's parameters take the host's arguments: a typed argument of another
+/// type is an error at the parameter, naming both types; a plain number is converted.
+#[test]
+fn launch_arguments_are_checked_against_the_parameters() {
+    use npusim_csl::sdk::LaunchArg;
+    let text = std::fs::read_to_string(dir().join("pe_program.csl")).unwrap();
+    let with_args = text.replace(
+        "fn compute() void {",
+        "fn compute(k: i16, s: f32) void {\n  x[0] = s * @as(f32, k);",
+    );
+    let fresh = || {
+        let mut rt = runtime(Arch::Wse2, Some(&with_args)).unwrap();
+        rt.load().unwrap();
+        rt.run().unwrap();
+        rt
+    };
+    let e = fresh()
+        .launch_with("compute", &[LaunchArg::U16(3), LaunchArg::F32(0.5)], false)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("launch argument 1 of `compute` is u16 3, its parameter `k` is i16"),
+        "{e}"
+    );
+    let e = fresh()
+        .launch_with(
+            "compute",
+            &[LaunchArg::Int(70000), LaunchArg::Float(0.5)],
+            false,
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("launch argument 1 of `compute` (parameter `k`)"),
+        "{e}"
+    );
+    let mut rt = fresh();
+    let e = rt.launch("compute", false).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "`compute` takes 2 arguments, launch() gave 0 (at most 16)"
+    );
+    rt.launch_with("compute", &[LaunchArg::Int(-3), LaunchArg::F32(0.5)], false)
+        .unwrap();
+    let mut x = vec![0u32; 4];
+    rt.memcpy_d2h(
+        &mut x,
+        "x",
+        rect(4),
+        false,
+        ROW,
+        MemcpyDataType::Bits32,
+        false,
+    )
+    .unwrap();
+    assert_eq!(f32::from_bits(x[0]), -1.5);
+}
