@@ -62,6 +62,11 @@ pub(crate) trait BlockKernel: Sync {
     /// (`None`: the scaled values go through the bulk cast).
     fn fused(&self) -> Option<SmallFloat>;
 
+    /// Whether the fused step's operand is the element times the plan's multiplier in f32
+    /// (NVFP4, with exponent 0), rather than the element's bits with the exponent of the
+    /// scale byte (MX).
+    fn multiplies(&self) -> bool;
+
     /// What the fused step rounds for element bits `x` of a block planned as
     /// [`BlockPlan::Fast`] with `byte` and `mul`: f32 bits `y` and an exponent `e`, the
     /// scaled value being `y × 2^-e` exactly.
@@ -163,7 +168,8 @@ pub(super) struct Context<'a, K> {
     policy: &'a CastPolicy,
     seed: u64,
     first_index: u64,
-    packed: bool,
+    /// Whether the codes are packed two per byte.
+    pub(super) packed: bool,
     /// The instruction-set level of the loops.
     pub(super) level: SimdLevel,
     /// The fused step's element format and mode number, when it serves this call.
@@ -238,7 +244,18 @@ impl<K: BlockKernel> Context<'_, K> {
                 // every code of the batch is written (zeros for blocks not planned Fast):
                 // one per byte straight into the output, or into a buffer packed after
                 let out = codes.get_mut(code_range)?;
-                if self.packed {
+                if self.vector_serves() {
+                    self.vector_batch(
+                        &g,
+                        mode,
+                        (t, next),
+                        bits,
+                        out,
+                        &mut s,
+                        &mut lanes,
+                        &mut stats,
+                    );
+                } else if self.packed {
                     if codes8.len() < b - a {
                         codes8.resize(b - a, 0);
                     }

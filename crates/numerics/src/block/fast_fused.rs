@@ -127,21 +127,7 @@ impl<K: BlockKernel> Context<'_, K> {
                 let p = match block {
                     32 if rows == 32 => fused_fixed::<K, MODE, 32>(k, g, x, c, lanes, stats),
                     16 if rows == 16 => fused_fixed::<K, MODE, 16>(k, g, x, c, lanes, stats),
-                    _ => {
-                        let amax = x.iter().fold(0u32, |m, &b| m.max(b & 0x7FFF_FFFF));
-                        let p = k.plan(amax, stats);
-                        if let BlockPlan::Fast { byte, mul } = p {
-                            for (o, &b) in c.iter_mut().zip(x) {
-                                let (y, e) = k.fused_operand(b, byte, mul);
-                                let r = encode::<MODE>(y, e, g);
-                                *o = r.0 as u8;
-                                lanes.add_one(r);
-                            }
-                        } else {
-                            c.fill(0);
-                        }
-                        p
-                    }
+                    _ => fused_partial::<K, MODE>(k, g, x, c, lanes, stats),
                 };
                 if let BlockPlan::Reference = p {
                     s.redo.push(t);
@@ -178,6 +164,32 @@ impl<K: BlockKernel> Context<'_, K> {
             }
         }
     }
+}
+
+/// One block of any length (a tail block): amax, plan, and codes into `c`, one per byte,
+/// element by element.
+#[inline(always)]
+pub(super) fn fused_partial<K: BlockKernel, const MODE: u8>(
+    k: &K,
+    g: &SmallFloat,
+    x: &[u32],
+    c: &mut [u8],
+    lanes: &mut Lanes,
+    stats: &mut BlockStats,
+) -> BlockPlan {
+    let amax = x.iter().fold(0u32, |m, &b| m.max(b & 0x7FFF_FFFF));
+    let p = k.plan(amax, stats);
+    if let BlockPlan::Fast { byte, mul } = p {
+        for (o, &b) in c.iter_mut().zip(x) {
+            let (y, e) = k.fused_operand(b, byte, mul);
+            let r = encode::<MODE>(y, e, g);
+            *o = r.0 as u8;
+            lanes.add_one(r);
+        }
+    } else {
+        c.fill(0);
+    }
+    p
 }
 
 /// One full block of `B` elements: amax, plan, and codes into `c`, in fixed-size loops.

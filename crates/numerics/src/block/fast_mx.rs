@@ -160,6 +160,10 @@ impl BlockKernel for MxKernel {
         SmallFloat::new(self.scheme.element())
     }
 
+    fn multiplies(&self) -> bool {
+        false
+    }
+
     #[inline(always)]
     fn fused_operand(&self, x: u32, byte: u8, _mul: f32) -> (u32, i32) {
         (x, i32::from(byte) - 127)

@@ -105,6 +105,10 @@ impl BlockKernel for Nvfp4Kernel {
         SmallFloat::new(Format::F4E2M1)
     }
 
+    fn multiplies(&self) -> bool {
+        true
+    }
+
     #[inline(always)]
     fn fused_operand(&self, x: u32, _byte: u8, mul: f32) -> (u32, i32) {
         ((f32::from_bits(x) * mul).to_bits(), 0)

@@ -128,27 +128,28 @@ impl Decode<'_> {
             SimdLevel::Portable => {}
         }
         let _ = level;
-        self.piece(range, v)
+        self.piece::<false>(range, v)
     }
 
     /// [`Decode::piece`] compiled for AVX-512.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma,avx512f,avx512bw,avx512vl,avx512dq")]
     fn piece_avx512(&self, range: (usize, usize), v: &mut [f32]) -> Redo {
-        self.piece(range, v)
+        self.piece::<true>(range, v)
     }
 
     /// [`Decode::piece`] compiled for AVX2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
     fn piece_avx2(&self, range: (usize, usize), v: &mut [f32]) -> Redo {
-        self.piece(range, v)
+        self.piece::<false>(range, v)
     }
 
     /// Tiles `t0..t1` into `v` in plain code: full blocks along the last axis in fixed-size
-    /// loops, the rest element by element.
+    /// loops (with `AVX512`, inlined into [`Decode::piece_avx512`] only, by the explicit
+    /// kernels of [`super::dequantize_avx512`]), the rest element by element.
     #[inline(always)]
-    fn piece(&self, (t0, t1): (usize, usize), v: &mut [f32]) -> Redo {
+    fn piece<const AVX512: bool>(&self, (t0, t1): (usize, usize), v: &mut [f32]) -> Redo {
         let tiles = self.tiles;
         let base = tiles.elem_start(t0);
         let mut redo = Vec::new();
@@ -161,7 +162,12 @@ impl Decode<'_> {
             let mut any = false;
             if inner == 1 {
                 let m = self.muls[tile];
-                let whole = match (self.packed, rows) {
+                let whole = if AVX512 {
+                    self.vector_block(start, rows, m, out)
+                } else {
+                    None
+                };
+                let whole = whole.or_else(|| match (self.packed, rows) {
                     (true, 32) if start.is_multiple_of(2) => {
                         packed_block::<16>(t, self.codes.get(start / 2..), m, out)
                     }
@@ -170,7 +176,7 @@ impl Decode<'_> {
                     }
                     (false, 32) => byte_block::<32>(t, self.codes.get(start..), m, out),
                     _ => None,
-                };
+                });
                 match whole {
                     Some(bad) => any = bad,
                     None => {
@@ -201,6 +207,46 @@ impl Decode<'_> {
             }
         }
         redo
+    }
+}
+
+impl Decode<'_> {
+    /// A full block along the last axis (first element `start`, `rows` long, multiplier `m`)
+    /// by the AVX-512 kernels: whether a product is not finite, `None` (nothing written) for
+    /// a block they do not take. Reached only from [`Decode::piece_avx512`].
+    #[inline(always)]
+    #[allow(clippy::needless_return)] // the return leaves the x86_64-only block
+    fn vector_block(&self, start: usize, rows: usize, m: f32, out: &mut [f32]) -> Option<bool> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use super::dequantize_avx512::{byte_block, packed_block};
+            if out.len() != rows {
+                return None;
+            }
+            let t16 = self.table.first_chunk::<16>()?;
+            // SAFETY: this runs inside `piece_avx512`, which the driver calls only at the
+            // AVX-512 level, whose features the CPU has.
+            return match (self.packed, rows) {
+                (true, 32) if start.is_multiple_of(2) => {
+                    let c = self.codes.get(start / 2..)?.first_chunk::<16>()?;
+                    Some(unsafe { packed_block::<16>(t16, c, m, out) })
+                }
+                (true, 16) if start.is_multiple_of(2) => {
+                    let c = self.codes.get(start / 2..)?.first_chunk::<8>()?;
+                    Some(unsafe { packed_block::<8>(t16, c, m, out) })
+                }
+                (false, 32) => {
+                    let c = self.codes.get(start..)?.first_chunk::<32>()?;
+                    Some(unsafe { byte_block::<32>(&self.table, c, m, out) })
+                }
+                _ => None,
+            };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (start, rows, m, out);
+            None
+        }
     }
 }
 

@@ -44,17 +44,17 @@ pub(crate) fn mode_number(mode: RoundMode) -> Option<u8> {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SmallFloat {
     /// `23 - man`: the f32 mantissa bits below the element's in its normal range.
-    shift: u32,
+    pub(super) shift: u32,
     /// `127 - bias`: f32's exponent bias above the element's.
-    rebias: i32,
+    pub(super) rebias: i32,
     /// Biased f32 exponent of the element's smallest normal (`128 - bias`).
-    normal_min: i32,
+    pub(super) normal_min: i32,
     /// Code of the smallest normal magnitude (`1 << man`).
-    min_normal_code: u32,
+    pub(super) min_normal_code: u32,
     /// Code of the largest finite magnitude.
-    max: u32,
+    pub(super) max: u32,
     /// Position of the sign bit.
-    sign_shift: u32,
+    pub(super) sign_shift: u32,
 }
 
 impl SmallFloat {

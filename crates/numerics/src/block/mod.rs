@@ -18,6 +18,8 @@
 //! assert_eq!(q.dequantize()[63], 7.0);
 //! ```
 
+#[cfg(target_arch = "x86_64")]
+mod dequantize_avx512;
 mod error;
 mod f32_arith;
 mod fast;
@@ -37,6 +39,11 @@ mod scheme;
 mod source;
 mod stats;
 mod tiles;
+#[cfg(target_arch = "x86_64")]
+mod vector_avx2;
+#[cfg(target_arch = "x86_64")]
+mod vector_avx512;
+mod vector_blocks;
 
 pub use crate::bulk::KernelChoice;
 pub use error::BlockError;
