@@ -119,3 +119,17 @@ fn simprint_lines_follow_the_script_and_fmovs_moves_u32_words_to_a_task_named_by
         );
     }
 }
+
+#[test]
+fn a_control_wavelet_encoded_by_the_control_library_starts_the_task_it_names() {
+    for arch in ["wse2", "wse3"] {
+        let Some((stdout, stderr)) = cslc_then_cs_python(
+            "sdk_control",
+            arch,
+            &["--fabric-dims=9,3", "--fabric-offsets=4,1"],
+        ) else {
+            return;
+        };
+        assert_eq!(stdout, "SUCCESS!\n", "{arch}: {stderr}");
+    }
+}
