@@ -119,3 +119,40 @@ fn simprint_lines_follow_the_script_and_fmovs_moves_u32_words_to_a_task_named_by
         );
     }
 }
+
+#[test]
+fn a_control_wavelet_encoded_by_the_control_library_starts_the_task_it_names() {
+    for arch in ["wse2", "wse3"] {
+        let Some((stdout, stderr)) = cslc_then_cs_python(
+            "sdk_control",
+            arch,
+            &["--fabric-dims=9,3", "--fabric-offsets=4,1"],
+        ) else {
+            return;
+        };
+        assert_eq!(stdout, "SUCCESS!\n", "{arch}: {stderr}");
+    }
+}
+
+#[test]
+fn cslc_counts_pe_program_files_and_module_files_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let a = npusim()
+        .arg("cslc")
+        .arg(program_dir("sdk_modules").join("layout.csl"))
+        .args(["--fabric-dims=9,3", "--params=n:4", "--memcpy", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    assert_eq!(
+        String::from_utf8(a.get_output().stdout.clone()).unwrap(),
+        format!(
+            "compiled layout.csl for wse2: a 2x1 rectangle at (4, 1) of a 9x3 fabric, 1 PE program file and 3 module files; wrote {}\n",
+            out.display()
+        )
+    );
+    for f in ["pe_program.csl", "scale.csl", "util.csl", "tally.csl"] {
+        assert!(out.join("src").join(f).is_file(), "{f}");
+    }
+}

@@ -73,9 +73,23 @@ pub fn cslc(layout: &Path, options: CompileOptions, out: &Path) -> Result<String
     out_dir::write(&program, out)?;
     let (w, h) = program.rectangle;
     let p = program.placement;
-    let files = program.sources.len() - 1;
+    let tile_files: std::collections::BTreeSet<&str> = program
+        .layout
+        .tiles
+        .values()
+        .map(|t| t.file.as_str())
+        .collect();
+    let files = tile_files.len();
+    // the other sources are the own modules the PE programs import
+    let modules = program.sources.len().saturating_sub(1 + files);
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let modules = if modules == 0 {
+        String::new()
+    } else {
+        format!(" and {modules} module file{}", plural(modules))
+    };
     Ok(format!(
-        "compiled {} for {}: a {w}x{h} rectangle at ({}, {}) of a {}x{} fabric, {} PE program file{}; wrote {}\n",
+        "compiled {} for {}: a {w}x{h} rectangle at ({}, {}) of a {}x{} fabric, {} PE program file{}{modules}; wrote {}\n",
         program.layout_file,
         program.options.arch.name(),
         p.offsets.0,
@@ -83,7 +97,7 @@ pub fn cslc(layout: &Path, options: CompileOptions, out: &Path) -> Result<String
         p.fabric_dims.0,
         p.fabric_dims.1,
         files,
-        if files == 1 { "" } else { "s" },
+        plural(files),
         out.display()
     ))
 }

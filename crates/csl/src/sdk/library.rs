@@ -19,6 +19,9 @@
 //!   entry to the PE's trace buffer (see `debug`).
 //! * `<simprint>`: `print_string` and the `print_u16/u32_*`, `print_f16`, `print_f32`
 //!   functions append to the PE's print buffer (see `simprint`).
+//! * `<control>`: `encode_control_task_payload(id)`, the payload of a control wavelet that
+//!   starts control task `id` where it arrives: `id << 16`, the simulator's control-wavelet
+//!   layout (the SDK does not publish the hardware's; its switch commands are not modelled).
 //! * At compile time, a field of an imported library is one of the params it was imported
 //!   with (`sys_mod.LAUNCH` of an import given `.LAUNCH = ...`, `sys_mod.width`), as a CSL
 //!   module's params are its fields; `<time>`'s `tsc_size_words` is 3.
@@ -91,6 +94,13 @@ fn signature(path: &str, name: &str) -> Option<(usize, Type)> {
         }),
         ("<debug>", name) => super::debug::arity(name).map(|n| (n, Type::Void)),
         ("<simprint>", name) => super::simprint::arity(name).map(|n| (n, Type::Void)),
+        ("<control>", "encode_control_task_payload") => Some((
+            1,
+            Type::Int(IntType::Sized {
+                signed: false,
+                bits: 32,
+            }),
+        )),
         _ => None,
     }
 }
@@ -211,6 +221,20 @@ pub(crate) fn library_call(
         "get_timestamp" => get_timestamp(&args[0], mem, cycle),
         "sqrt_f32" | "sqrt_f16" => sqrt(name, &args[0]),
         _ if module.path == "<random>" => super::random::call(name, args, mem),
+        "encode_control_task_payload" => match &args[0] {
+            // the simulator's control wavelet names its task in bits 16..=21
+            RtValue::Comptime(crate::comptime::Value::ControlTaskId(n)) => Ok(RtValue::Int {
+                value: i128::from(*n) << 16,
+                ty: IntType::Sized {
+                    signed: false,
+                    bits: 32,
+                },
+            }),
+            other => Err(format!(
+                "`encode_control_task_payload` takes a control_task_id, found {}",
+                other.type_name()
+            )),
+        },
         _ if module.path == "<simprint>" => super::simprint::print(name, &module.params, args, mem),
         _ if module.path == "<debug>" => {
             super::debug::trace(name, &module.params, args, mem, cycle)
