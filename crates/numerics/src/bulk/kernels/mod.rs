@@ -13,11 +13,14 @@
 //! | [`x86_avx512::f32_half`] | the blocks of [`x86_avx2::f16c`] and [`x86_avx2::f32_bf16`] at the AVX-512 level | the same rounding 16 lanes per step (`vcvtps2ph` zmm, integer rounding), statuses from compare masks by masked adds; a step whose rare lanes are NaN or ±Inf blends the policy's codes in, any other rare step takes the full rule |
 //! | [`x86_avx2::f32_small_float`] | the [`portable::f32_float`] destinations of at most 8 bits (e4m3fn, e5m2, fp6, fp4 packed or not), at the AVX2 level | the same rounding on 8 lanes with the layout in registers, statuses in vector counters; the last `n % 16` per element |
 //! | [`x86_avx512::f32_small_float`] | the destinations of [`x86_avx2::f32_small_float`], at the AVX-512 level | 16 lanes: the magnitude scaled by a power of two from the exponent clamped at the destination's `emin` (integer ops), the rounding by an add with the mode's embedded rounding that leaves the code in the low bits, the inexact bit put in each code byte; statuses from byte compares on the 64 codes of a step, in byte counters; NaN and Inf lanes blended in within the loop, exact overflow steps by the full rule out of line; the last `n % 64` per element |
-//! | [`portable::f64_src`] | f64 and i32 → the destinations of [`portable::f32_float`] | round-to-odd f32 codes (keeping every rounding decision; an i32 by way of its exact f64), then that kernel; f64 blocks with a NaN or a value of at least 2^128 take the reference |
+//! | [`portable::f64_src`] | f64 and i32 → the destinations of [`portable::f32_float`] | round-to-odd f32 codes (keeping every rounding decision; an i32 by way of its exact f64; at the AVX2 level and above [`x86_avx2::f64_odd`]: `vcvtpd2ps` and its exact round trip, 4 lanes per step), then that kernel; f64 blocks with a NaN or a value of at least 2^128 take the reference |
+//! | [`portable::half_src`] | f16 / bf16 → the other destinations of [`portable::f32_float`] one per byte or per two bytes (fp8, fp6, fp4 unpacked, bf16 / f16), every deterministic mode and policy (checked against the table on all codes when built) | exact f32 codes per block (at the AVX2 level and above [`x86_avx2::half_src`]: `vcvtph2ps` with NaN / Inf lanes kept bit for bit, or a shift), then that kernel at the cast's level |
 //! | [`portable::f32_to_int`] | f32 → 4/8/16/32-bit integers (4-bit packed or one per byte), every deterministic mode but `odd`; [`x86_avx2::f32_to_int`] at the AVX2 level, [`x86_avx512::f32_to_int`] at the AVX-512 level, for 4 to 16 bits | exact f32 round-to-integral, then the range rule, branchless (AVX-512: a clamp, status k-masks counted by `popcnt`; saturating i8/u8: `vcvtps2dq` with embedded rounding, saturating packs, compares counted in lane counters) |
 //! | [`portable::i32_to_int`] | i32 → integers of 2 to 64 bits (2- and 4-bit packed or one per byte), every deterministic mode and policy | in range the value, beyond it the bound or the low bits, out-of-range elements counted per block; branchless |
 //! | [`table::f32_key`] | f32 → other formats of at most 8 bits whose rounding points lie in the f32's top 16 bits (e8m0, HiF8, fnuz fp8, small integers saturating), deterministic modes | a 2^17-entry table keyed on the top 16 bits and a sticky bit |
 //! | [`x86_avx512::f32_e8m0`] | f32 → e8m0 ([`table::f32_key`]'s table), at the AVX-512 level | the exponent field plus the mode's carry from the mantissa (`(x + add) >> 23`), negative values and zero blended in, status classes as k-masks counted by `popcnt`; steps with f32 subnormals, the top binade, ±Inf or NaN go to the table ([`x86_avx512::f32_byte`]: the shared step loop, and the check against the table on every key at construction) |
+//! | [`x86_avx2::f32_e8m0`] | f32 → e8m0 ([`table::f32_key`]'s table), at the AVX2 level | the AVX-512 kernel's formula on 8 lanes, 32 elements per step, classes in 32-bit lane counters; steps with f32 subnormals, the top binade, ±Inf or NaN and the last `n % 32` go to the table; checked against the table on every key at construction |
+//! | [`x86_avx2::f32_key`] | the other one-byte destinations of [`table::f32_key`] (HiF8, fnuz fp8, fp6 / fp4 one per byte, small saturating integers), at the AVX2 level | the table looked up 8 keys at a time by `vpgatherdd`, statuses counted per block; exact by construction |
 //! | [`x86_avx512::f32_hif8`] | f32 → HiF8 ([`table::f32_key`]'s table), at the AVX-512 level | the magnitude rounded at the binade's mantissa width (looked up by `vpermb` on the exponent) by an integer add and mask, the code from the rounded exponent's prefix (a second `vpermb`), mantissa bits and sign; values below 2^-22 blended in; steps with values above 2^15, ±Inf or NaN go to the table; classes and check as for e8m0 |
 //! | [`x86_avx512::f32_fnuz`] | f32 → the fnuz fp8 formats ([`table::f32_key`]'s table: e4m3fnuz, e5m2fnuz, e4m3b11fnuz), at the AVX-512 level | the [`x86_avx512::f32_small_float`] loop with the inexact lanes in a 64-bit mask (the clamp code is 0x80) and no sign on a zero magnitude; checked against the table on every key at construction |
 //! | [`x86_avx512::f32_key`] | the e8m0 and HiF8 destinations of [`table::f32_key`] where the formulas' check fails, at the AVX-512 level | per (sign, exponent) class a parameter word fitted to the table (rounding bit, base and carry codes, status ids), fetched by `vpgatherdd`; the rounding in integer ops on 16 lanes, statuses in vector counters; checked against the table on every key at construction, classes it cannot fit go to the table |
@@ -61,7 +64,9 @@ use crate::format::{Format, Kind};
 use crate::policy::CastPolicy;
 use crate::round::RoundMode;
 use crate::status::StatusCounts;
-use portable::{f32_float, f32_to_int, f64_src, i32_to_int, int_to_f32, reference, to_f32, widen};
+use portable::{
+    f32_float, f32_to_int, f64_src, half_src, i32_to_int, int_to_f32, reference, to_f32, widen,
+};
 use simd::SimdLevel;
 use table::f32_key;
 
@@ -80,6 +85,8 @@ pub(crate) enum Kernel {
     F64Float(f32_float::FloatDst),
     /// i32 → binary floats of at most 16 bits: round-to-odd f32 codes, then the f32 kernel.
     I32Float(f32_float::FloatDst),
+    /// f16 / bf16 → binary floats of at most 16 bits: exact f32 codes, then the f32 kernel.
+    HalfFloat(half_src::HalfFloat),
     /// f32 → 8/16/32-bit integers through exact round-to-integral.
     F32ToInt(f32_to_int::IntDst),
     /// i32 → integers: the value, clamped or wrapped.
@@ -214,6 +221,12 @@ fn select(s: Storage, d: Storage, policy: &CastPolicy) -> Kernel {
     {
         return Kernel::F32Key(t);
     }
+    if !s.is_packed()
+        && !d.is_packed()
+        && let Some(k) = half_src::HalfFloat::cached(s.format(), d.format(), policy)
+    {
+        return Kernel::HalfFloat(k);
+    }
     match table::codes::Table::cached(s.format(), d.format(), policy) {
         Some(t) if !s.is_packed() && !d.is_packed() => {
             widening_kernel(&t, s, d, policy).unwrap_or(Kernel::Table(t))
@@ -347,6 +360,7 @@ impl Kernel {
                     |x, y, at, m| reference::run(x, s, y, d, start + at, m, policy, options),
                 )
             }
+            Kernel::HalfFloat(k) => fast(level, k, src, s, dst, d, n, st),
             Kernel::F32ToInt(k) => fast(level, k, src, s, dst, d, n, st),
             Kernel::I32Int(k) => {
                 plan::ran(self.name());
@@ -373,6 +387,7 @@ impl Kernel {
             Kernel::F32Key(_) => "f32-key",
             Kernel::F64Float(_) => "f64-float",
             Kernel::I32Float(_) => "i32-float",
+            Kernel::HalfFloat(_) => "half-float",
             Kernel::F32ToInt(_) => "f32-int",
             Kernel::I32Int(_) => "i32-int",
             Kernel::Widen(_) => "widen",
@@ -404,9 +419,11 @@ impl Kernel {
             Kernel::Table(t) if t.avx512_at(level, d) => "table-avx512",
             Kernel::Table(t) if t.avx2_at(level, s, d) => "table-avx2",
             Kernel::F32Key(t) if t.avx512_at(level, d) => t.avx512_name(),
+            Kernel::F32Key(t) if t.avx2_at(level, d) => t.avx2_name(),
             Kernel::ToF32(k) => k.name_at(level),
             Kernel::IntToF32(k) => k.name_at(level),
             Kernel::Widen(_) if level.runs_avx512() => "widen-avx512",
+            Kernel::HalfFloat(_) if half_src::HalfFloat::avx2_at(level) => "half-float-avx2",
             _ => self.name(),
         }
     }

@@ -7,6 +7,7 @@ pub(crate) mod f32_half;
 pub(crate) mod f32_small_float;
 pub(crate) mod f32_to_int;
 pub(crate) mod f64_src;
+pub(crate) mod half_src;
 pub(crate) mod i32_to_int;
 pub(crate) mod int_to_f32;
 pub(crate) mod reference;

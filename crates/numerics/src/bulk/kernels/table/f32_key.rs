@@ -35,6 +35,8 @@ pub(crate) struct KeyTable {
     pub(crate) policy: CastPolicy,
     /// The AVX-512 loop for these results, if there is one (built on first use).
     avx512: OnceLock<Option<Box<dyn KeyLoop>>>,
+    /// The AVX2 loop for these results, if there is one (built on first use).
+    avx2: OnceLock<Option<Box<dyn KeyLoop>>>,
 }
 
 /// A loop that gives a [`KeyTable`]'s results faster than the lookup (the AVX-512 ones of
@@ -98,6 +100,7 @@ impl KeyTable {
             dst,
             policy: *policy,
             avx512: OnceLock::new(),
+            avx2: OnceLock::new(),
         })
     }
 
@@ -123,6 +126,49 @@ impl KeyTable {
     /// `level` on this machine.
     pub(crate) fn avx512_at(&self, level: SimdLevel, d: crate::bulk::Storage) -> bool {
         level.runs_avx512() && !d.is_packed() && self.avx512().is_some()
+    }
+
+    /// The AVX2 kernel for this table on a machine with the level, built (and checked) on
+    /// first use: e8m0's formula ([`crate::bulk::kernels::x86_avx2::f32_e8m0`]) where it
+    /// agrees with the table, else the gathered lookup
+    /// ([`crate::bulk::kernels::x86_avx2::f32_key`]).
+    fn avx2(&self) -> Option<&dyn KeyLoop> {
+        self.avx2
+            .get_or_init(|| {
+                on_x86_64!(
+                    crate::bulk::kernels::x86_avx2::f32_e8m0::E8m0Avx2::new(self)
+                        .map(|k| Box::new(k) as Box<dyn KeyLoop>)
+                        .or_else(|| {
+                            crate::bulk::kernels::simd::avx2_present().then(|| {
+                                Box::new(crate::bulk::kernels::x86_avx2::f32_key::KeyGather)
+                                    as Box<dyn KeyLoop>
+                            })
+                        }),
+                    None
+                )
+            })
+            .as_deref()
+    }
+
+    /// The short name of the AVX2 kernel for this table (`f32-key` where there is none).
+    pub(crate) fn avx2_name(&self) -> &'static str {
+        self.avx2().map_or("f32-key", |k| k.name())
+    }
+
+    /// Whether the AVX2 kernel casts (the bulk of) a slice into storage `d` at `level` on
+    /// this machine (and the AVX-512 one does not).
+    pub(crate) fn avx2_at(&self, level: SimdLevel, d: crate::bulk::Storage) -> bool {
+        level >= SimdLevel::Avx2
+            && level.is_available()
+            && !self.avx512_at(level, d)
+            && !d.is_packed()
+            && self.avx2().is_some()
+    }
+
+    /// The entries: the code in the low 16 bits, the raw status bits above, of key
+    /// `(top 16 bits) << 1 | sticky`.
+    pub(crate) fn entries(&self) -> &[u32] {
+        &self.entries[..]
     }
 
     /// Casts `n` little-endian f32 codes; `packed` stores 4-bit codes two per byte.
@@ -168,6 +214,13 @@ impl crate::bulk::kernels::SliceKernel for KeyTable {
         let _ = s;
         if self.avx512_at(level, d)
             && let Some(k) = self.avx512()
+            && let Some(counts) = k.run(self, src, dst, n, stream)
+        {
+            crate::bulk::kernels::plan::ran(k.name());
+            return counts;
+        }
+        if self.avx2_at(level, d)
+            && let Some(k) = self.avx2()
             && let Some(counts) = k.run(self, src, dst, n, stream)
         {
             crate::bulk::kernels::plan::ran(k.name());

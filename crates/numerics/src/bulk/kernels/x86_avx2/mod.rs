@@ -4,10 +4,13 @@
 
 pub(crate) mod f16c;
 pub(crate) mod f32_bf16;
+pub(crate) mod f32_e8m0;
 pub(crate) mod f32_half;
+pub(crate) mod f32_key;
 pub(crate) mod f32_small_float;
 pub(crate) mod f32_to_int;
 pub(crate) mod f64_odd;
+pub(crate) mod half_src;
 pub(crate) mod planes;
 pub(crate) mod table;
 pub(crate) mod widen;
