@@ -46,6 +46,9 @@ pub(super) fn run(text: &str, kernel: &Kernel, args: &RunArgs) -> Result<ExitCod
     }
     let run = kernel.run(&inputs)?;
     let mut report = run.report(false)? + &schedule_text(&run.schedule, args)?;
+    if args.schedule {
+        report += &run.warnings_text();
+    }
     let last = run.last_committed().map(|t| t.name.as_str());
     for arg in &args.output {
         let (name, path) = named(arg, last, "-o")?;

@@ -50,11 +50,13 @@ impl KernelRun {
         );
         if schedule {
             out += &format!("{}\n", self.schedule);
-            for w in &self.warnings {
-                out += w;
-                out.push('\n');
-            }
+            out += &self.warnings_text();
         }
         Ok(out)
+    }
+
+    /// The run's warnings (§2.2 overlaps), a line each.
+    pub fn warnings_text(&self) -> String {
+        self.warnings.iter().map(|w| format!("{w}\n")).collect()
     }
 }

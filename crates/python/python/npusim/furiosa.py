@@ -122,3 +122,8 @@ def run_kernel(pipeline, inputs=None) -> KernelResult:
         arr = data.view(dt) if dt is not None else data
         tensors[name] = with_format(arr.reshape(shape), fmt)
     return KernelResult(tensors, r["stages"], r["cycles"], r["schedule"], r["trace"])
+
+
+from .furiosa_device import Device, DmTensor, DmView, TuContext, TuStream  # noqa: E402
+
+__all__ += ["Device", "DmTensor", "DmView", "TuContext", "TuStream"]

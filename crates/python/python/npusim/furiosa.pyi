@@ -35,3 +35,6 @@ class KernelResult(NamedTuple):
 
 def run_kernel(pipeline: Union[str, "os.PathLike[str]", dict[str, Any]],
                inputs: Optional[dict[str, Any]] = ...) -> KernelResult: ...
+
+from .furiosa_device import (Device as Device, DmTensor as DmTensor, DmView as DmView,
+                             TuContext as TuContext, TuStream as TuStream)
