@@ -63,7 +63,10 @@ impl Default for Threads {
 
 impl Sim {
     /// Steps PEs on `threads` threads (1 by default: the calling thread). Any count gives the
-    /// same results, statistics, cycles and trace hash; 0 is refused.
+    /// same results, statistics, cycles and trace hash; 0 is refused. The threads are started
+    /// by the first run on a grid of at least [`Sim::set_min_parallel_pes`] PEs (a smaller
+    /// grid never steps a cycle on several, and runs on the calling thread); failing to
+    /// start them is that run's error.
     pub fn set_threads(&mut self, threads: usize) -> Result<(), SimError> {
         if threads == 0 {
             return Err(SimError::Threads {
@@ -71,21 +74,32 @@ impl Sim {
                 reason: "at least one thread steps the PEs".into(),
             });
         }
-        let pool = if threads > 1 {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .map_err(|e| SimError::Threads {
-                    threads,
-                    reason: e.to_string(),
-                })?;
-            Some(pool)
-        } else {
-            None
-        };
+        if threads != self.threads.count {
+            self.threads.pool = None;
+        }
         self.threads.count = threads;
-        self.threads.pool = pool;
         Ok(())
+    }
+
+    /// The pool a run steps PEs on, taken out of the simulation for the run (started the
+    /// first time): `None` with one thread, or a grid with fewer PEs than a cycle needs to be
+    /// stepped on several.
+    pub(super) fn take_pool(&mut self) -> Result<Option<ThreadPool>, SimError> {
+        let threads = self.threads.count;
+        if threads < 2 || self.pes.len() < self.threads.min_pes.max(1) {
+            return Ok(None);
+        }
+        if let Some(pool) = self.threads.pool.take() {
+            return Ok(Some(pool));
+        }
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map(Some)
+            .map_err(|e| SimError::Threads {
+                threads,
+                reason: e.to_string(),
+            })
     }
 
     /// Cycles with fewer PEs to step than `pes` step them on one thread even with several

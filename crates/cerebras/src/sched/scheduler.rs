@@ -35,10 +35,11 @@ use crate::pe::Progress;
 impl Sim {
     /// Runs until nothing changes, at most `limit` cycles.
     pub fn run(&mut self, limit: u64) -> Result<RunReport, SimError> {
-        // with threads, the cycle loop itself runs on a thread of the pool: a cycle's first
-        // range of PEs is stepped by it, the others taken by whichever pool thread is free
-        // (and by it too when none is), with no wake-up of the loop between cycles
-        match self.threads.pool.take() {
+        // with threads (and a grid large enough to use them), the cycle loop itself runs on
+        // a thread of the pool: a cycle's first range of PEs is stepped by it, the others
+        // taken by whichever pool thread is free (and by it too when none is), with no
+        // wake-up of the loop between cycles
+        match self.take_pool()? {
             Some(pool) => {
                 let r = pool.install(|| self.run_cycles(limit, Some(&pool)));
                 self.threads.pool = Some(pool);

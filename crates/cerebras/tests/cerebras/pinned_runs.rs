@@ -484,3 +484,46 @@ fn zero_threads_is_refused() -> Result<(), Box<dyn std::error::Error>> {
     assert_eq!(sim.threads(), 1);
     Ok(())
 }
+
+/// A grid smaller than the threshold for stepping a cycle on several threads runs on the
+/// calling thread (no pool is started, no thread handed the run); with the threshold down to
+/// one PE the same run steps on the pool's threads, with the same report.
+#[test]
+fn a_grid_below_the_threshold_runs_on_the_calling_thread() -> Result<(), Box<dyn std::error::Error>>
+{
+    use npusim_cerebras::ids::LocalTaskId;
+    use npusim_cerebras::sched::{Action, Sim};
+    use std::sync::{Arc, Mutex};
+    let mut reports = Vec::new();
+    for min_pes in [None, Some(1)] {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let mut sim = Sim::new(Arch::Wse2, 2, 2)?;
+        let task = LocalTaskId::new(10)?;
+        for (x, y) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+            let seen = Arc::clone(&seen);
+            let call = Action::call(move |_| {
+                if let Ok(mut s) = seen.lock() {
+                    s.push(std::thread::current().id());
+                }
+                Ok(Vec::new())
+            });
+            sim.bind_task(x, y, task, "note", vec![call])?;
+            sim.activate(x, y, task)?;
+        }
+        sim.set_threads(2)?;
+        if let Some(min) = min_pes {
+            sim.set_min_parallel_pes(min);
+        }
+        reports.push(sim.run(100)?);
+        let here = std::thread::current().id();
+        let seen = seen.lock().map_err(|e| e.to_string())?;
+        assert_eq!(seen.len(), 4);
+        if min_pes.is_none() {
+            assert!(seen.iter().all(|&t| t == here), "{seen:?} {here:?}");
+        } else {
+            assert!(seen.iter().all(|&t| t != here), "{seen:?} {here:?}");
+        }
+    }
+    assert_eq!(reports[0], reports[1]);
+    Ok(())
+}
