@@ -2,14 +2,16 @@
 //! shard quantised (or dequantised) into a shard of the same name in the output directory,
 //! the index rewritten for the new tensor names, the directory's other files copied.
 //!
-//! One tensor is held in memory at a time; the progress of the `_with_progress` functions
-//! counts the tensor bytes of every shard. Every file goes through the atomic writer (complete
+//! Two shards are done at once, each on a thread of its own with one tensor in memory at a
+//! time, so that one shard's reading and quantising overlaps the other's writing and sync
+//! (the quantising itself runs on every thread); the progress of the `_with_progress`
+//! functions counts the tensor bytes of every shard. Every file goes through the atomic writer (complete
 //! or absent); the index is written last, so an output directory with an index is a finished
 //! one. From the shards' headers, before anything is written: the selection's patterns must
 //! match a tensor of the checkpoint (not of every shard), a tensor named exactly must be a
 //! float, every tensor to quantise must have the axis, and something must be quantised (or,
 //! for `dequantize`, found). A shard that turns out broken later (its data) stops the run with
-//! the shards before it written but no index. The index's `metadata.total_size` is set
+//! the shards before it (and the one being done beside it) written but no index. The index's `metadata.total_size` is set
 //! to the bytes of tensor data of the new shards; its other metadata entries are kept.
 //! Subdirectories are not copied.
 
@@ -25,7 +27,7 @@ use npusim_numerics::block::BlockLayout;
 
 use super::dequantize_file::{self, count_quantized};
 use super::error::QuantizeError;
-use super::input::{open_file, read_input};
+use super::input::{Input, open_file, read_input};
 use super::job::QuantizeJob;
 use super::progress::Progress;
 use super::quantize_file::{self, Streamed, write_through};
@@ -123,18 +125,13 @@ struct Output<'a> {
 }
 
 impl Output<'_> {
-    /// Writes shard `name` with `write` (through the atomic writer) and records its tensors.
-    fn shard<T>(
-        &mut self,
-        name: &str,
-        write: impl FnOnce(&mut dyn std::io::Write) -> Result<Streamed<T>, QuantizeError>,
-    ) -> Result<T, QuantizeError> {
-        let s = write_through(&self.dir.join(name), write)?;
+    /// Records shard `name`'s tensors and data bytes, as written.
+    fn record<T>(&mut self, name: &str, s: Streamed<T>) -> T {
         self.total += s.data_bytes;
         for t in s.names {
             self.weight_map.insert(t, name.to_string());
         }
-        Ok(s.report)
+        s.report
     }
 
     /// Copies the other files of `input`, then writes the index.
@@ -234,19 +231,18 @@ pub fn quantize_dir_with_progress(
         });
     }
     let total: u64 = headers.iter().map(data_len).sum();
-    let mut before = 0u64;
     let mut out = create(output)?;
     let mut report = QuantizeReport::default();
-    for (s, h) in index.shards.iter().zip(&headers) {
-        let path = input.join(s);
-        let mut file = open_file(&path)?;
-        let r = out
-            .shard(s, |w| {
-                let mut p = |done: u64, _: u64| progress(before + done, total);
-                quantize_file::stream(job, &filter, &mut file, w, &mut p, false)
-            })
-            .map_err(|e| in_shard_q(e, &path))?;
-        before += data_len(h);
+    let done = run_shards(
+        &index.shards,
+        input,
+        output,
+        total,
+        progress,
+        |file, w, p| quantize_file::stream(job, &filter, file, w, p, false),
+    )?;
+    for (s, r) in index.shards.iter().zip(done) {
+        let r = out.record(s, r);
         report.quantized.extend(r.quantized);
         report.kept.extend(r.kept);
     }
@@ -286,24 +282,117 @@ pub fn dequantize_dir_with_progress(
         return Err(QuantizeError::NothingToDequantize);
     }
     let total: u64 = headers.iter().map(data_len).sum();
-    let mut before = 0u64;
     let mut out = create(output)?;
     let mut report = DequantizeReport::default();
-    for (s, h) in index.shards.iter().zip(&headers) {
-        let path = input.join(s);
-        let mut file = open_file(&path)?;
-        let r = out
-            .shard(s, |w| {
-                let mut p = |done: u64, _: u64| progress(before + done, total);
-                dequantize_file::stream(&mut file, to, dtype, w, &mut p, false)
-            })
-            .map_err(|e| in_shard_q(e, &path))?;
-        before += data_len(h);
+    let done = run_shards(
+        &index.shards,
+        input,
+        output,
+        total,
+        progress,
+        |file, w, p| dequantize_file::stream(file, to, dtype, w, p, false),
+    )?;
+    for (s, r) in index.shards.iter().zip(done) {
+        let r = out.record(s, r);
         report.dequantized.extend(r.dequantized);
         report.kept.extend(r.kept);
     }
     out.finish(input, index)?;
     Ok(report)
+}
+
+/// Shards in flight at once: while one is read and quantised, the one before it is written
+/// and synced.
+const SHARDS_IN_FLIGHT: usize = 2;
+
+/// Runs `work` on every shard of `shards` (in `input`), each into the shard of the same name
+/// in `output` through the atomic writer, up to [`SHARDS_IN_FLIGHT`] shards at once on
+/// threads of their own, so that one shard's reading and quantising overlaps another's
+/// writing and its sync before the rename (the quantising itself runs on every thread).
+/// `progress` is told the tensor bytes done over all shards (of `total`) on this thread. The
+/// results come back in the shards' order; the first error in that order is returned, after
+/// every started shard has finished (a shard after a broken one may then be written, but the
+/// index is not).
+fn run_shards<T: Send>(
+    shards: &[String],
+    input: &Path,
+    output: &Path,
+    total: u64,
+    progress: Progress<'_>,
+    work: impl Fn(
+        &mut Input<std::fs::File>,
+        &mut dyn std::io::Write,
+        Progress<'_>,
+    ) -> Result<Streamed<T>, QuantizeError>
+    + Sync,
+) -> Result<Vec<Streamed<T>>, QuantizeError> {
+    use std::sync::mpsc;
+    let (tx, rx) = mpsc::channel::<(usize, u64)>();
+    let mut done = vec![0u64; shards.len()];
+    let mut results: Vec<Option<Result<Streamed<T>, QuantizeError>>> =
+        (0..shards.len()).map(|_| None).collect();
+    let work = &work;
+    std::thread::scope(|scope| {
+        let mut running = std::collections::VecDeque::new();
+        let mut pump = |done: &mut [u64], msg: (usize, u64)| {
+            done[msg.0] = msg.1;
+            progress(done.iter().sum(), total);
+        };
+        for (k, name) in shards.iter().enumerate() {
+            if running.len() == SHARDS_IN_FLIGHT
+                && let Some((j, handle)) = running.pop_front()
+            {
+                wait(handle, &rx, &mut |m| pump(&mut done, m), &mut results[j]);
+            }
+            let tx = tx.clone();
+            let path = input.join(name);
+            let to = output.join(name);
+            let handle = scope.spawn(move || {
+                let mut file = open_file(&path)?;
+                let mut p = |d: u64, _: u64| {
+                    let _ = tx.send((k, d));
+                };
+                write_through(&to, |w| work(&mut file, w, &mut p)).map_err(|e| in_shard_q(e, &path))
+            });
+            running.push_back((k, handle));
+        }
+        while let Some((j, handle)) = running.pop_front() {
+            wait(handle, &rx, &mut |m| pump(&mut done, m), &mut results[j]);
+        }
+        while let Ok(m) = rx.try_recv() {
+            pump(&mut done, m);
+        }
+    });
+    results
+        .into_iter()
+        .map(|r| {
+            r.unwrap_or_else(|| {
+                Err(QuantizeError::Io(IoError::Os(std::io::Error::other(
+                    "a shard's worker returned nothing",
+                ))))
+            })
+        })
+        .collect()
+}
+
+/// Waits for a shard's thread, passing its progress messages on meanwhile; its result (an
+/// error if it panicked) into `slot`.
+fn wait<T>(
+    handle: std::thread::ScopedJoinHandle<'_, Result<T, QuantizeError>>,
+    rx: &std::sync::mpsc::Receiver<(usize, u64)>,
+    pump: &mut dyn FnMut((usize, u64)),
+    slot: &mut Option<Result<T, QuantizeError>>,
+) {
+    while !handle.is_finished() {
+        if let Ok(m) = rx.recv_timeout(std::time::Duration::from_millis(20)) {
+            pump(m);
+        }
+    }
+    *slot = Some(handle.join().unwrap_or_else(|_| {
+        Err(QuantizeError::Io(IoError::Os(std::io::Error::other(
+            "a shard's worker stopped unexpectedly",
+        ))))
+    }));
 }
 
 /// Bytes of tensor data a shard's header describes.

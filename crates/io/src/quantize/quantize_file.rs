@@ -339,12 +339,13 @@ pub(crate) fn stream<R: Read + Seek>(
         let Some((_, q)) = cache.as_ref() else {
             continue;
         };
-        let bytes: Vec<u8> = match o.data {
-            Data::Codes(_) => q.codes().to_vec(),
-            Data::Scales(_) => q.scales().to_vec(),
-            _ => q.tensor_scale().unwrap_or(1.0).to_le_bytes().to_vec(),
+        let scale = q.tensor_scale().unwrap_or(1.0).to_le_bytes();
+        let bytes: &[u8] = match o.data {
+            Data::Codes(_) => q.codes(),
+            Data::Scales(_) => q.scales(),
+            _ => &scale,
         };
-        out.write_all(&bytes).map_err(IoError::Os)?;
+        out.write_all(bytes).map_err(IoError::Os)?;
     }
     report.quantized = reports.into_iter().flatten().collect();
     Ok(Streamed {

@@ -12,5 +12,6 @@ mod child_memory;
 mod error_words;
 mod quantize;
 mod quantize_dir;
+mod quantize_dir_pipeline;
 mod quantize_memory;
 mod quantize_torchao;

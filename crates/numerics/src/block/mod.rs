@@ -67,7 +67,9 @@ pub use stats::BlockStats;
 /// gives the bits of [`quantize_reference`]: per block, the amax and the scale with integer
 /// operations, then, for the floating-point elements under a deterministic rounding mode,
 /// the elements scaled and rounded in the same pass by a fused kernel compiled for the best
-/// instruction-set level here (AVX-512, AVX2 or the baseline target); MXINT8 and stochastic
+/// instruction-set level here (AVX-512, AVX2 or the baseline target; full blocks along the
+/// last axis by explicit AVX-512 or AVX2 loops with the codes narrowed or packed in
+/// registers); MXINT8 and stochastic
 /// rounding scale into a buffer that the bulk kernels cast. f64 sources and the rare blocks
 /// the fast arithmetic does not cover run the reference routine.
 pub fn quantize(
