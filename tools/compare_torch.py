@@ -3,7 +3,8 @@
 
 Each side writes into a preallocated output: `npusim.cast(x, to, out=buf)` and torch's
 `buf.copy_(x)` on tensors sharing the same input memory. Casts: f32 -> {f16, bf16, e4m3fn,
-e5m2, e4m3fnuz, e5m2fnuz, i8} and {f16, bf16, e4m3fn, e5m2} -> f32. Data: `plain` (standard normal x 4),
+e5m2, e4m3fnuz, e5m2fnuz, i8} and {f16, bf16, e4m3fn, e5m2} -> f32. Data: `plain` (standard
+normal x 4),
 `nan1%` (one element in a hundred NaN, +Inf, -Inf in turn) and `masked` (a causal attention
 mask: rows of 1024, row r keeping r + 1 values and -Inf after them, about half the elements).
 Sizes: 1 Mi elements on one thread (both sides), and 64 Mi on every core (both sides).

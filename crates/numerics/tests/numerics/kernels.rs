@@ -321,13 +321,14 @@ fn every_f32_fast_kernel_equals_the_reference() {
     }
     // f16, bf16, fp8, fp6, fp4 in every mode and policy through the float kernel (f16 and bf16
     // through their SIMD kernels where the AVX2 level is available); e8m0, hif8, fnuz fp8 and
-    // small saturating integers through the key table.
+    // small saturating integers through the key table (at the AVX-512 level e8m0, hif8 and
+    // fnuz fp8 through its AVX-512 loops, `kernels_key_avx512.rs`, `kernels_fnuz_avx512.rs`).
     let simd = if level_here(SimdLevel::Avx2) { 18 } else { 0 };
     for (name, at_least) in [
         ("f32-float", 150),
         ("f16c", simd),
         ("f32-bf16", simd),
-        ("f32-key", 50),
+        ("f32-key", 30),
         ("f32-int", 40),
     ] {
         assert!(
@@ -409,8 +410,9 @@ fn f32_key_kernel_equals_the_reference() {
             }
         }
     }
-    // e8m0, hif8, fnuz fp8, small saturating integers (the other fp8/fp6/fp4 take the float kernel)
-    assert!(served > 50, "{served}");
+    // e8m0, hif8, fnuz fp8, small saturating integers (the other fp8/fp6/fp4 take the float
+    // kernel; at the AVX-512 level e8m0, hif8 and fnuz fp8 take its loops, tested in their files)
+    assert!(served >= 30, "{served}");
 }
 
 #[test]

@@ -96,15 +96,24 @@ def cast(x, to, round="rint", saturate=None, seed=None, stats=False, threads=Non
     >>> st.exact, st.saturated
     (0, 1)
     """
-    if (type(x) is np.ndarray and from_ is None and out is None and x.flags.c_contiguous
+    if (type(x) is np.ndarray and from_ is None and x.flags.c_contiguous
             and type(to) is str and type(round) is str):
         fast = _PLAIN.get((x.dtype, to, round))
         if fast is not None and x.size > 0:  # a plain array of a known pair: no resolving
             src_fmt, dst_fmt, mode, out_dtype = fast
-            y = np.empty(x.shape, out_dtype)
-            kw = dict(round=mode, saturate=saturate, seed=seed, threads=threads, stats=bool(stats))
-            st = _native.cast_into(_bytes(x), src_fmt, _bytes(y), dst_fmt, **kw)
-            return (y, st) if stats else y
+            if out is None:
+                y = np.empty(x.shape, out_dtype)
+            elif (type(out) is np.ndarray and out.dtype == out_dtype and out.shape == x.shape
+                  and out.flags.c_contiguous and out.flags.writeable):
+                y = out  # a ready buffer of the result's dtype and shape (else checked below)
+            else:
+                y = None
+            if y is not None:
+                st = _native.cast_into(x.reshape(-1).view(np.uint8), src_fmt,
+                                       y.reshape(-1).view(np.uint8), dst_fmt, round=mode,
+                                       saturate=saturate, seed=seed, threads=threads,
+                                       stats=bool(stats))
+                return (y, st) if stats else y
     arr = as_array(x)
     src_fmt = source_format(arr, from_)
     dst_fmt = canonical(to)

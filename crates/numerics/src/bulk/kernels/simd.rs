@@ -179,9 +179,15 @@ fn feature_detected(name: &str) -> bool {
     )
 }
 
-/// Whether the CPU has every feature of `level`, whatever the switch says.
+/// Whether the CPU has every feature of `level`, whatever the switch says (detected once: the
+/// level checks run several times per cast, and a 16-element cast is mostly call overhead).
 fn cpu_has(level: SimdLevel) -> bool {
-    level.features().iter().all(|f| feature_detected(f))
+    static HAS: std::sync::OnceLock<[bool; 3]> = std::sync::OnceLock::new();
+    let has = HAS.get_or_init(|| {
+        [SimdLevel::Portable, SimdLevel::Avx2, SimdLevel::Avx512]
+            .map(|l| l.features().iter().all(|f| feature_detected(f)))
+    });
+    has[level as usize]
 }
 
 /// Whether the kernels may use the [`SimdLevel::Avx2`] level: the CPU has AVX2, FMA and F16C

@@ -6,10 +6,11 @@ use crate::bulk::Storage;
 use crate::bulk::kernels::simd::on_x86_64;
 use crate::status::StatusCounts;
 
-/// Destination bytes of one call from which the output is streamed by default: 2 MiB, a
-/// core's L2 on recent Intel server parts; smaller outputs stay in the cache for what reads
-/// them next.
-pub const STREAM_BYTES: usize = 2 << 20;
+/// Destination bytes of one slice from which the output is streamed by default: 8 MiB.
+/// Smaller outputs stay in the cache for what reads them next, and a cast repeated on the same
+/// buffers of a few MiB (1 Mi elements: 5-6 MiB read and written) keeps running from the
+/// last-level cache instead of writing to memory on every call (`docs/kernels.md`).
+pub const STREAM_BYTES: usize = 8 << 20;
 
 /// How far ahead of its loads a kernel prefetches the source.
 pub(crate) const PREFETCH_AHEAD: usize = 4096;
