@@ -117,8 +117,8 @@ fn encode16<const MODE: u8>(y: __m512i, e: i32, k: &Consts, acc: &mut Acc, grp: 
 /// `stats`.
 ///
 /// # Safety
-/// The CPU must have AVX2, AVX-512 F, BW, VL and DQ.
-#[target_feature(enable = "avx2,fma,avx512f,avx512bw,avx512vl,avx512dq")]
+/// The CPU must have AVX2, AVX-512 F, BW, VL, DQ and VBMI.
+#[target_feature(enable = "avx2,fma,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn run<K: BlockKernel, const MODE: u8, const B: usize>(
     kernel: &K,
@@ -139,6 +139,16 @@ pub(super) unsafe fn run<K: BlockKernel, const MODE: u8, const B: usize>(
     };
     let multiplies = kernel.multiplies();
     let out_per_block = if packed { B / 2 } else { B };
+    // byte 4j of the first vector's lanes, then of the second's (index 64 + 4j)
+    let mut idx = [0u8; 64];
+    for (j, b) in idx.iter_mut().enumerate().take(16) {
+        *b = (4 * j) as u8;
+    }
+    for (j, b) in idx.iter_mut().enumerate().take(32).skip(16) {
+        *b = 64 + 4 * (j as u8 - 16);
+    }
+    // SAFETY: 64 bytes read as a vector of them.
+    let narrow = unsafe { _mm512_loadu_si512(idx.as_ptr().cast()) };
     let mut fast_elements = 0u64;
     for (xb, ob) in x.chunks_exact(B).zip(out.chunks_exact_mut(out_per_block)) {
         // SAFETY: `xb` holds B ≥ 16 elements: the loads read inside it.
@@ -166,13 +176,25 @@ pub(super) unsafe fn run<K: BlockKernel, const MODE: u8, const B: usize>(
         fast_elements += B as u64;
         let e = if multiplies { 0 } else { i32::from(byte) - 127 };
         let mulv = _mm512_set1_ps(mul);
-        for (grp, &xv) in v.iter().enumerate().take(B / 16) {
-            let y = if multiplies {
+        let operand = |xv: __m512i| {
+            if multiplies {
                 _mm512_castps_si512(_mm512_mul_ps(_mm512_castsi512_ps(xv), mulv))
             } else {
                 xv
-            };
-            let code = encode16::<MODE>(y, e, &k, &mut acc, grp);
+            }
+        };
+        if B == 32 && !packed {
+            // the low byte of each of the 32 lanes, in order, by one byte permute
+            let c0 = encode16::<MODE>(operand(v[0]), e, &k, &mut acc, 0);
+            let c1 = encode16::<MODE>(operand(v[1]), e, &k, &mut acc, 1);
+            let bytes = _mm512_permutex2var_epi8(c0, narrow, c1);
+            let dst = &mut ob[..32];
+            // SAFETY: `dst` holds the 32 bytes stored.
+            unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), _mm512_castsi512_si256(bytes)) };
+            continue;
+        }
+        for (grp, &xv) in v.iter().enumerate().take(B / 16) {
+            let code = encode16::<MODE>(operand(xv), e, &k, &mut acc, grp);
             if packed {
                 // each u64 lane holds an even element's code and, 32 bits up, the odd one's
                 let pair = _mm512_or_si512(code, _mm512_srli_epi64::<28>(code));
