@@ -85,6 +85,18 @@ pub enum ShapeError {
         /// The modulo.
         n: usize,
     },
+    /// `L % n` (n ≥ 1) of a mapping with no position: `n` positions cannot be kept.
+    #[error(
+        "`{mapping}`: modulo {n} of `{inner}`, which has no position (rule: a modulo keeps n of its inner positions; a mapping of size 0 has none to keep)"
+    )]
+    ModuloOfEmpty {
+        /// The rejected mapping in m-notation.
+        mapping: String,
+        /// The inner mapping in m-notation.
+        inner: String,
+        /// The modulo.
+        n: usize,
+    },
     /// `L = n` with `n` larger than `L`'s size.
     #[error(
         "`{mapping}`: resize {n} is larger than the size {size} of `{inner}` (rule: a resize takes 0 to {size} positions)"
@@ -180,9 +192,17 @@ impl Mapping {
         Ok(Mapping::assemble(Node::Stride(Box::new(self), n)))
     }
 
-    /// `self % n`; `n` must divide the size.
+    /// `self % n`; `n` must divide the size, and a mapping of size 0 has no modulo (it would
+    /// claim `n` positions it does not have).
     pub fn modulo(self, n: usize) -> Result<Mapping, ShapeError> {
         let size = self.size;
+        if size == 0 && n > 0 {
+            return Err(ShapeError::ModuloOfEmpty {
+                mapping: format!("{self} % {n}"),
+                inner: self.to_string(),
+                n,
+            });
+        }
         if n == 0 || !size.is_multiple_of(n) {
             return Err(ShapeError::Modulo {
                 mapping: format!("{self} % {n}"),

@@ -184,3 +184,19 @@ fn padding_dropped_by_a_stride_or_a_resize_stays_padding() {
         assert!(n.equivalent(&m), "{m} normalised to {n}");
     }
 }
+
+/// A modulo keeps `n` of its inner positions, so a mapping with no position (`A = 0`) has no
+/// modulo by `n ≥ 1`: `452 = 0 % 550` would claim 550 positions of nothing (found by the
+/// `parse_mapping` fuzz target, whose normal form then had size 0). Refused naming the rule;
+/// a stride of an empty mapping stays empty (`(A = 0) / 4` has size 0).
+#[test]
+fn a_modulo_of_an_empty_mapping_is_refused() {
+    for text in ["452 = 0 % 550", "452=0%550", "(A = 0) % 1"] {
+        let e = parse(text, "A=8").unwrap_err();
+        assert!(
+            e.contains("a mapping of size 0 has none to keep"),
+            "{text}: {e}"
+        );
+    }
+    assert_eq!(parse("(A = 0) / 4", "A=8").unwrap().size(), 0);
+}
