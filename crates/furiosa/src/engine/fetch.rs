@@ -301,25 +301,37 @@ impl BeginTensor<'_> {
                 codes[b * tp + q] = tensor.read_code(self.dm, &place)?;
             }
         }
-        let data = Codes::from_u64(dtype, &codes).map_err(|b| TensorError::BadCode {
-            index: b.index,
-            code: b.code,
-            dtype,
-        })?;
-        let dims = [
-            spatial[0].clone(),
-            spatial[1].clone(),
-            spatial[2].clone(),
-            time.clone(),
-            packet.clone(),
-        ];
-        Ok(StreamTensor::from_codes(
-            dtype,
-            Position::Fetch,
-            dims,
-            data,
-        )?)
+        fetched_stream(dtype, &codes, spatial, time, packet)
     }
+}
+
+/// The stream a fetch delivers: `codes` (one per cell, block-major) over the tensor's chip,
+/// cluster and slice mappings and the fetch's time and packet.
+pub(crate) fn fetched_stream(
+    dtype: DType,
+    codes: &[u64],
+    spatial: [&Mapping; 3],
+    time: &Mapping,
+    packet: &Mapping,
+) -> Result<StreamTensor, FetchError> {
+    let data = Codes::from_u64(dtype, codes).map_err(|b| TensorError::BadCode {
+        index: b.index,
+        code: b.code,
+        dtype,
+    })?;
+    let dims = [
+        spatial[0].clone(),
+        spatial[1].clone(),
+        spatial[2].clone(),
+        time.clone(),
+        packet.clone(),
+    ];
+    Ok(StreamTensor::from_codes(
+        dtype,
+        Position::Fetch,
+        dims,
+        data,
+    )?)
 }
 
 /// Elements one read moves for the loops `seq`: the largest divisor of the access size whose

@@ -10,13 +10,13 @@
 
 use thiserror::Error;
 
-use super::fetch::{FetchError, FetchPlan, read_elems};
+use super::fetch::{FetchError, FetchPlan, fetched_stream, read_elems};
 use crate::dm::{DM_SLICE_BYTES, Dm, DmTensorView, Place};
 use crate::mapping::sequence::Direction;
 use crate::mapping::{Final, Mapping, ShapeError};
 use crate::sequencer::Sequencer;
 use crate::tensor::{Dim, Position, combined_liveness};
-use crate::{Codes, StreamTensor, TensorError};
+use crate::{StreamTensor, TensorError};
 
 /// Why an interleaved fetch is refused.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -250,23 +250,6 @@ impl InterleavedBegin<'_> {
                 codes[b * tp + q] = view.tensor().read_code(self.dm, &place)?;
             }
         }
-        let data = Codes::from_u64(dtype, &codes).map_err(|b| TensorError::BadCode {
-            index: b.index,
-            code: b.code,
-            dtype,
-        })?;
-        let dims = [
-            spatial[0].clone(),
-            spatial[1].clone(),
-            spatial[2].clone(),
-            time.clone(),
-            packet.clone(),
-        ];
-        Ok(StreamTensor::from_codes(
-            dtype,
-            Position::Fetch,
-            dims,
-            data,
-        )?)
+        fetched_stream(dtype, &codes, spatial, time, packet)
     }
 }
