@@ -17,10 +17,13 @@ use crate::engine::commit_cast::COMMIT_CAST_LATENCY;
 use crate::engine::context::check_main_only;
 use crate::engine::fetch::{FetchError, begin};
 use crate::engine::fetch_cast::FETCH_CAST_LATENCY;
+use crate::engine::fetch_interleave::begin_interleaved;
+use crate::engine::fetch_lift::LiftDim;
 use crate::engine::fetch_mask::FETCH_MASK_LATENCY;
 use crate::engine::fetch_table_lookup::FETCH_TABLE_LOOKUP_LATENCY;
 use crate::engine::switch::{SwitchConfig, SwitchError};
 use crate::engine::vector::{VectorError, VectorTensor};
+use crate::mapping::Mapping;
 use crate::schedule::{Context, Engine, EngineRecord, InvocationSchedule, Schedule};
 use crate::{CastError, CastProfile, DType, StreamTensor};
 
@@ -216,15 +219,20 @@ fn ramp(dtype: DType, count: usize) -> Vec<u64> {
 enum State {
     Idle,
     Begun(DmTensorView),
+    /// `begin_interleaved`: the axis `I`, lhs and rhs.
+    Interleaved(Box<(Mapping, DmTensorView, DmTensorView)>),
+    /// Fetched from one view, with a lift stage next: the view and the stream.
+    Lifting(Box<(DmTensorView, StreamTensor)>),
     Stream(StreamTensor),
     Vector(VectorTensor),
 }
 
-/// One invocation under way: its `begin` stage, context, DM read range and engine records.
+/// One invocation under way: its `begin` stage, context, DM read ranges and engine records.
 struct Invocation {
     begun: usize,
     context: Context,
-    reads: Range<usize>,
+    interleaved: bool,
+    reads: Vec<Range<usize>>,
     records: Vec<EngineRecord>,
     commit_latency: u64,
 }
@@ -335,6 +343,13 @@ impl Kernel {
         (out, latency)
     }
 
+    /// Whether stage `i + 1` (0-based) is a lift.
+    fn lift_follows(&self, i: usize) -> bool {
+        self.stages
+            .get(i + 1)
+            .is_some_and(|s| lift_dim(s).is_some())
+    }
+
     /// `view`, or its tile `tile` (the mappings read at stage `index`).
     fn tile_of(
         &self,
@@ -393,7 +408,8 @@ impl Kernel {
                     inv = Some(Invocation {
                         begun: index,
                         context,
-                        reads: t.tensor.byte_range(),
+                        interleaved: false,
+                        reads: vec![t.tensor.byte_range()],
                         records: Vec::new(),
                         commit_latency: 0,
                     });
@@ -407,15 +423,96 @@ impl Kernel {
                     });
                     State::Begun(view)
                 }
+                (
+                    State::Idle,
+                    StageSpec::BeginInterleaved {
+                        axis,
+                        lhs,
+                        rhs,
+                        context,
+                    },
+                ) => {
+                    let axis = m("axis", axis)?;
+                    let (l, r) = (run.tensor(lhs)?, run.tensor(rhs)?);
+                    let (lv, rv) = (l.tensor.view(), r.tensor.view());
+                    begin_interleaved(&run.dm, &axis, &lv, &rv).map_err(|e| engine(e.into()))?;
+                    inv = Some(Invocation {
+                        begun: index,
+                        context: context.unwrap_or(Context::Main),
+                        interleaved: true,
+                        reads: vec![l.tensor.byte_range(), r.tensor.byte_range()],
+                        records: Vec::new(),
+                        commit_latency: 0,
+                    });
+                    line = Some(format!(
+                        "BeginTensor of `{lhs}` and `{rhs}` interleaved along m![{}]",
+                        axis.m_notation()
+                    ));
+                    State::Interleaved(Box::new((axis, lv, rv)))
+                }
                 (State::Idle, _) => {
                     return Err(order("needs an invocation: start one with a begin stage"));
                 }
-                (State::Begun(_), StageSpec::Begin { .. })
-                | (State::Stream(_), StageSpec::Begin { .. })
-                | (State::Vector(_), StageSpec::Begin { .. }) => {
+                (_, StageSpec::Begin { .. } | StageSpec::BeginInterleaved { .. }) => {
                     return Err(order(
                         "the previous invocation has not ended with a commit stage",
                     ));
+                }
+                (State::Interleaved(b), StageSpec::Fetch { time, packet }) => {
+                    let (time, packet) = (m("time", time)?, m("packet", packet)?);
+                    let (axis, lhs, rhs) = *b;
+                    let bi = begin_interleaved(&run.dm, &axis, &lhs, &rhs)
+                        .map_err(|e| engine(e.into()))?;
+                    let plan = bi
+                        .plan(&time, &packet)
+                        .map_err(|e| engine(e.into()))?
+                        .in_context(context_of(&inv));
+                    let bank_run = plan.sequencer.bank_run(lhs.address()) as u64;
+                    let t = bi.fetch(&time, &packet).map_err(|e| engine(e.into()))?;
+                    let (_, latency) = self.adapter_after(i);
+                    push(
+                        &mut inv,
+                        EngineRecord::fetch(&plan, latency).with_bank_run(bank_run),
+                    );
+                    State::Stream(t)
+                }
+                (State::Interleaved(_), _) => {
+                    return Err(order("a BeginTensor goes on with fetch"));
+                }
+                (State::Lifting(b), lift) if lift_dim(lift).is_some() => {
+                    let (view, stream) = *b;
+                    let Some((dim, out, time)) = lift_dim(lift) else {
+                        return Err(order("is not a lift"));
+                    };
+                    let (out, time) = (m(dim_key(dim), out)?, m("time", time)?);
+                    let (lifted, plan) = begin(&run.dm, &view)
+                        .fetch_lift(stream, dim, &out, &time)
+                        .map_err(|e| engine(e.into()))?;
+                    if self.lift_follows(i) {
+                        State::Lifting(Box::new((view, lifted)))
+                    } else {
+                        let plan = plan.fetch.in_context(context_of(&inv));
+                        let bank_run = plan.sequencer.bank_run(view.address()) as u64;
+                        let (_, latency) = self.adapter_after(i);
+                        push(
+                            &mut inv,
+                            EngineRecord::fetch(&plan, latency).with_bank_run(bank_run),
+                        );
+                        State::Stream(lifted)
+                    }
+                }
+                (State::Lifting(_), _) => {
+                    return Err(order("is not a lift; a fetch_*_lift stage was expected"));
+                }
+                (State::Stream(t), lift) if lift_dim(lift).is_some() => {
+                    t.position()
+                        .check_transition(name)
+                        .map_err(|e| engine(FetchError::from(e).into()))?;
+                    return Err(order(if inv.as_ref().is_some_and(|v| v.interleaved) {
+                        "a lift reads one replicated tensor, not an interleaved fetch"
+                    } else {
+                        "a lift follows the fetch of one tensor directly, or another lift"
+                    }));
                 }
                 (State::Begun(view), StageSpec::Fetch { time, packet }) => {
                     let (time, packet) = (m("time", time)?, m("packet", packet)?);
@@ -429,11 +526,16 @@ impl Kernel {
                     .in_context(context_of(&inv));
                     let bank_run = plan.sequencer.bank_run(view.address()) as u64;
                     let t = b.fetch(&time, &packet).map_err(|e| engine(e.into()))?;
-                    push(
-                        &mut inv,
-                        EngineRecord::fetch(&plan, latency).with_bank_run(bank_run),
-                    );
-                    State::Stream(t)
+                    if self.lift_follows(i) {
+                        // The lifts set the loops; the last one records the fetch.
+                        State::Lifting(Box::new((view, t)))
+                    } else {
+                        push(
+                            &mut inv,
+                            EngineRecord::fetch(&plan, latency).with_bank_run(bank_run),
+                        );
+                        State::Stream(t)
+                    }
                 }
                 (State::Begun(_), _) => return Err(order("a BeginTensor goes on with fetch")),
                 (State::Stream(t), StageSpec::FetchMask) => {
@@ -547,7 +649,7 @@ impl Kernel {
                     overlap_warnings(run, index, out, &range);
                     run.schedule.push(
                         InvocationSchedule::new(done.context, &done.records)
-                            .with_ranges(vec![done.reads], vec![range.clone()]),
+                            .with_ranges(done.reads, vec![range.clone()]),
                     );
                     line = Some(format!(
                         "DmTensor `{out}` = {}<m![{}], m![{}], m![{}], m![{}]> at bytes {}..{}",
@@ -593,7 +695,7 @@ impl Kernel {
                     overlap_warnings(run, index, tensor, &range);
                     run.schedule.push(
                         InvocationSchedule::new(done.context, &done.records)
-                            .with_ranges(vec![done.reads], vec![range.clone()]),
+                            .with_ranges(done.reads, vec![range.clone()]),
                     );
                     line = Some(format!(
                         "commit_view into `{tensor}` (m![{}]) at bytes {}..{}",
@@ -619,7 +721,8 @@ impl Kernel {
             let layout = line.unwrap_or_else(|| match &state {
                 State::Stream(t) => t.to_string(),
                 State::Vector(v) => v.to_string(),
-                State::Begun(_) | State::Idle => String::new(),
+                State::Lifting(b) => b.1.to_string(),
+                State::Begun(_) | State::Interleaved(_) | State::Idle => String::new(),
             });
             run.stages.push(format!("{index:>2} {name:<19} {layout}"));
         }
@@ -627,6 +730,25 @@ impl Kernel {
             Some(inv) => Err(KernelError::Unfinished { begun: inv.begun }),
             None => Ok(()),
         }
+    }
+}
+
+/// A lift stage's dimension, output mapping and OutTime (`None`: not a lift).
+fn lift_dim(stage: &StageSpec) -> Option<(LiftDim, &str, &str)> {
+    match stage {
+        StageSpec::FetchChipLift { chip, time } => Some((LiftDim::Chip, chip, time)),
+        StageSpec::FetchClusterLift { cluster, time } => Some((LiftDim::Cluster, cluster, time)),
+        StageSpec::FetchSliceLift { slice, time } => Some((LiftDim::Slice, slice, time)),
+        _ => None,
+    }
+}
+
+/// The key of a lift stage's output mapping.
+fn dim_key(dim: LiftDim) -> &'static str {
+    match dim {
+        LiftDim::Chip => "chip",
+        LiftDim::Cluster => "cluster",
+        LiftDim::Slice => "slice",
     }
 }
 

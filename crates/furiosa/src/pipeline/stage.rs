@@ -146,6 +146,40 @@ pub enum StageSpec {
         #[serde(default)]
         tile: Option<TileSpec>,
     },
+    /// `ctx.begin_interleaved::<I>(lhs, rhs)`: starts an invocation on two DM tensors with
+    /// identical mappings, alternated along the size-2 axis `I` of the fetch's Time.
+    BeginInterleaved {
+        /// The interleave axis `I`, m-notation (one declared axis of size 2).
+        axis: String,
+        /// The tensor read at `I = 0`.
+        lhs: String,
+        /// The tensor read at `I = 1`.
+        rhs: String,
+        /// The context (`main`, the default, or `sub`).
+        #[serde(default)]
+        context: Option<Context>,
+    },
+    /// `.fetch_chip_lift::<OutChip, OutTime>()`.
+    FetchChipLift {
+        /// OutChip, m-notation.
+        chip: String,
+        /// OutTime, m-notation.
+        time: String,
+    },
+    /// `.fetch_cluster_lift::<OutCluster, OutTime>()`.
+    FetchClusterLift {
+        /// OutCluster, m-notation.
+        cluster: String,
+        /// OutTime, m-notation.
+        time: String,
+    },
+    /// `.fetch_slice_lift::<OutSlice, OutTime>()`.
+    FetchSliceLift {
+        /// OutSlice, m-notation.
+        slice: String,
+        /// OutTime, m-notation.
+        time: String,
+    },
     /// `.fetch::<Time, Packet>()`.
     Fetch {
         /// Time, m-notation.
@@ -234,7 +268,11 @@ impl StageSpec {
         matches!(
             self,
             StageSpec::Begin { .. }
+                | StageSpec::BeginInterleaved { .. }
                 | StageSpec::Fetch { .. }
+                | StageSpec::FetchChipLift { .. }
+                | StageSpec::FetchClusterLift { .. }
+                | StageSpec::FetchSliceLift { .. }
                 | StageSpec::FetchMask
                 | StageSpec::FetchTableLookup { .. }
                 | StageSpec::FetchCast { .. }
@@ -269,7 +307,11 @@ impl StageSpec {
             StageSpec::VectorFinal => "vector_final",
             StageSpec::NarrowTrim { .. } => "narrow_trim",
             StageSpec::Begin { .. } => "begin",
+            StageSpec::BeginInterleaved { .. } => "begin_interleaved",
             StageSpec::Fetch { .. } => "fetch",
+            StageSpec::FetchChipLift { .. } => "fetch_chip_lift",
+            StageSpec::FetchClusterLift { .. } => "fetch_cluster_lift",
+            StageSpec::FetchSliceLift { .. } => "fetch_slice_lift",
             StageSpec::FetchMask => "fetch_mask",
             StageSpec::FetchTableLookup { .. } => "fetch_table_lookup",
             StageSpec::FetchCast { .. } => "fetch_cast",

@@ -21,6 +21,7 @@ mod fetch_lift;
 mod inter_slice;
 mod intra_slice;
 mod kernel_file;
+mod kernel_lift;
 mod kernel_size;
 mod kernel_views;
 mod mapping_goldens;
