@@ -16,6 +16,8 @@
 //! matrix-vector product in any order: `A[i][j] = (3 i + 5 j) mod 11 - 5`,
 //! `x[j] = j mod 7 - 3`, `b[i] = i mod 4`.
 
+use std::sync::Arc;
+
 use super::{Output, Program, ProgramError, Values, gemv_reference};
 
 use npusim_cerebras::dsd::{FabIn, FabOut, Mem1d};
@@ -132,21 +134,38 @@ fn columns_from(first: &Mem1d, mp: u64, np: u64) -> Result<Vec<Mem1d>, ProgramEr
 }
 
 /// The memory DSDs of a PE's tasks: `|i|{mp} -> y[i]`, `|i|{np} -> x[i]` and the first column
-/// `|i|{mp} -> A[i]`, lowered from their texts.
+/// `|i|{mp} -> A[i]`, lowered from their texts, and what `recv_x` reads at every wavelet.
 #[derive(Clone, Debug, PartialEq)]
 struct PeDsds {
     y: Mem1d,
     x: Mem1d,
     first_column: Mem1d,
+    recv_x: Arc<RecvXDsds>,
+}
+
+/// What `recv_x` reads at every wavelet: `y` and the columns of `A`. One value, shared by the
+/// tasks of every PE whose arrays lie at the same addresses (the DSDs are equal), so that the
+/// task of each PE in turn finds them in the cache instead of its own copy in memory.
+#[derive(Debug, PartialEq)]
+struct RecvXDsds {
+    y: Mem1d,
+    columns: Vec<Mem1d>,
 }
 
 impl PeDsds {
     /// Lowers the texts on `mem`.
     fn parse(mem: &PeMemory, mp: u64, np: u64) -> Result<PeDsds, ProgramError> {
+        let y = mem.mem1d(&format!("|i|{{{mp}}} -> y[i]"))?;
+        let first_column = mem.mem1d(&format!("|i|{{{mp}}} -> A[i]"))?;
+        let recv_x = Arc::new(RecvXDsds {
+            y: y.clone(),
+            columns: columns_from(&first_column, mp, np)?,
+        });
         Ok(PeDsds {
-            y: mem.mem1d(&format!("|i|{{{mp}}} -> y[i]"))?,
+            y,
             x: mem.mem1d(&format!("|i|{{{np}}} -> x[i]"))?,
-            first_column: mem.mem1d(&format!("|i|{{{mp}}} -> A[i]"))?,
+            first_column,
+            recv_x,
         })
     }
 
@@ -247,9 +266,9 @@ pub fn build_with(arch: Arch, size: Size, inputs: Inputs) -> Result<Sim, Program
             let PeDsds {
                 y: y_dsd,
                 x: x_dsd,
-                first_column,
+                recv_x: dsds,
+                ..
             } = PeDsds::on(&pe.mem, mp, np, &mut last_dsds)?;
-            let columns = columns_from(&first_column, mp, np)?;
             let out = FabOut::new(arch, mp as i64, Some(OutputQueue::new(2)?), None)?;
             let fin = FabIn::new(arch, mp as i64, Some(InputQueue::new(3)?), None)?;
             let exit = AsyncConfig::activate(exit_id);
@@ -262,18 +281,17 @@ pub fn build_with(arch: Arch, size: Size, inputs: Inputs) -> Result<Sim, Program
             } else {
                 Action::spawn(Op::Fadds, out, vec![(&y_dsd).into(), fin.into()], exit)
             };
-            let y_acc = y_dsd.clone();
             // `count` by its address: no lookup of its name, no vector, per wavelet
             let count_at = pe.mem.base("count")?.word_addr;
             let recv_x = Action::call(move |ctx| {
                 let data = f32::from_bits(ctx.wavelet.map_or(0, |w| w.payload));
                 let count = ctx.pe.mem.load(count_at, ElemTy::U32)?;
                 ctx.pe.mem.store(count_at, ElemTy::U32, count + 1)?;
-                let column = &columns[count as usize % columns.len()];
+                let column = &dsds.columns[count as usize % dsds.columns.len()];
                 let mut next = vec![Action::sync(
                     Op::Fmacs,
-                    &y_acc,
-                    vec![(&y_acc).into(), column.into(), Scalar::f32(data).into()],
+                    &dsds.y,
+                    vec![(&dsds.y).into(), column.into(), Scalar::f32(data).into()],
                 )];
                 if u64::from(count) + 1 == np {
                     next.push(Action::Activate(reduce_id));
