@@ -47,7 +47,7 @@ impl PeStep<'_> {
             st.main.action_no += 1;
             let label = Label::new(
                 next.action(),
-                st.main.task.clone(),
+                st.main.task.as_ref(),
                 st.main.action_no,
                 |id| st.task_name(id),
             );
