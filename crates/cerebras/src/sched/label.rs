@@ -30,11 +30,58 @@ enum Head {
     Other(Box<Action>),
 }
 
+/// The most bytes of a task's name a [`Label`] holds in itself.
+const INLINE_NAME: usize = 22;
+
+/// A task's name as a [`Label`] holds it: a short one in the label itself (its text lies with
+/// the label, which a completion hashes, and no reference count is touched when the label is
+/// made or dropped: the task's shared name is usually not in the cache by then), a longer
+/// one shared with the task.
+#[derive(Clone)]
+enum TaskName {
+    /// No task.
+    None,
+    /// The first `len` bytes of `bytes` (a whole name, so valid UTF-8).
+    Inline { len: u8, bytes: [u8; INLINE_NAME] },
+    /// Shared with the task.
+    Shared(Arc<str>),
+}
+
+impl TaskName {
+    /// The name of `task`, if any.
+    fn of(task: Option<&Arc<str>>) -> TaskName {
+        match task {
+            None => TaskName::None,
+            Some(name) if name.len() <= INLINE_NAME => {
+                let mut bytes = [0u8; INLINE_NAME];
+                bytes[..name.len()].copy_from_slice(name.as_bytes());
+                TaskName::Inline {
+                    len: name.len() as u8,
+                    bytes,
+                }
+            }
+            Some(name) => TaskName::Shared(Arc::clone(name)),
+        }
+    }
+
+    /// The name as text, `?` without a task.
+    fn text(&self) -> &str {
+        match self {
+            TaskName::None => "?",
+            // the bytes of a whole `str`: always valid
+            TaskName::Inline { len, bytes } => {
+                std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or("?")
+            }
+            TaskName::Shared(name) => name,
+        }
+    }
+}
+
 /// An action of a running task, with the task and the action's number in it (from 1).
 #[derive(Clone)]
 pub(crate) struct Label {
     head: Head,
-    task: Option<Arc<str>>,
+    task: TaskName,
     action_no: usize,
 }
 
@@ -43,7 +90,7 @@ impl Label {
     /// the action names.
     pub(crate) fn new(
         action: &Action,
-        task: Option<Arc<str>>,
+        task: Option<&Arc<str>>,
         action_no: usize,
         name: impl FnOnce(TaskId) -> Arc<str>,
     ) -> Label {
@@ -72,7 +119,7 @@ impl Label {
         };
         Label {
             head,
-            task,
+            task: TaskName::of(task),
             action_no,
         }
     }
@@ -92,12 +139,7 @@ impl fmt::Display for Label {
             Head::Task { verb, target } => write!(f, "@{verb}({target})")?,
             Head::Other(a) => write!(f, "{a:?}")?,
         }
-        write!(
-            f,
-            " (task {}, action {})",
-            self.task.as_deref().unwrap_or("?"),
-            self.action_no
-        )
+        write!(f, " (task {}, action {})", self.task.text(), self.action_no)
     }
 }
 
@@ -192,7 +234,7 @@ impl Label {
             }
         }
         w.put(" (task ");
-        w.put(self.task.as_deref().unwrap_or("?"));
+        w.put(self.task.text());
         w.put(", action ");
         w.put_number(self.action_no as u64);
         w.put(")");
@@ -214,7 +256,7 @@ mod tests {
             vec![],
         );
         let named = |_: TaskId| -> Arc<str> { "recv".into() };
-        let l = Label::new(&op, Some(Arc::clone(&task)), 3, named);
+        let l = Label::new(&op, Some(&task), 3, named);
         assert_eq!(l.to_string(), "@fmacs (task main, action 3)");
         let recv = LocalTaskId::new(12).unwrap();
         let l = Label::new(&Action::Activate(recv), None, 1, named);
@@ -224,7 +266,7 @@ mod tests {
     #[test]
     fn hashing_a_label_is_hashing_its_text() {
         let q = OutputQueue::new(2).unwrap();
-        let l = Label::new(&Action::QueueFlush(q), Some("t".into()), 7, |id| {
+        let l = Label::new(&Action::QueueFlush(q), Some(&"t".into()), 7, |id| {
             id.to_string().into()
         });
         let mut streamed = TraceHash::default();
@@ -252,13 +294,24 @@ mod tests {
             Action::Block(LocalTaskId::new(3).unwrap().into()),
         ];
         for a in &actions {
-            let tasks = [
+            // no task, names held in the label (up to its limit, and one not all ASCII) and
+            // shared ones
+            let tasks: [(Option<Arc<str>>, usize); 7] = [
                 (None, 0),
                 (Some("recv_x".into()), 2),
+                (Some("".into()), 2),
+                (Some("n".repeat(INLINE_NAME).into()), 3),
+                (Some("n".repeat(INLINE_NAME + 1).into()), 4),
+                (Some("tâche_réçue_ü".into()), 5),
                 (Some(Arc::clone(&long)), 1_234_567),
             ];
             for (task, no) in tasks {
-                let l = Label::new(a, task, no, |id| format!("task {id}").into());
+                let l = Label::new(a, task.as_ref(), no, |id| format!("task {id}").into());
+                assert!(
+                    l.to_string()
+                        .contains(&format!("(task {}, ", task.as_deref().unwrap_or("?"))),
+                    "{l}"
+                );
                 let mut direct = TraceHash::default();
                 l.hash_into(&mut direct);
                 let mut text = TraceHash::default();

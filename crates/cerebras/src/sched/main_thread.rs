@@ -47,7 +47,7 @@ impl PeStep<'_> {
             st.main.action_no += 1;
             let label = Label::new(
                 next.action(),
-                st.main.task.clone(),
+                st.main.task.as_ref(),
                 st.main.action_no,
                 |id| st.task_name(id),
             );
@@ -106,8 +106,8 @@ impl PeStep<'_> {
 
     /// One element of the main thread's synchronous operation (advanced where it sits).
     fn step_sync_op(&mut self, k: usize, cycle: u64, out: &mut PeCycle) -> Result<(), SimError> {
-        let st = &mut self.pes[k];
-        if let Some(e) = RunAhead::take_error(st) {
+        let (st, a) = self.pes.with_ahead();
+        if let Some(e) = RunAhead::take_error(st, a) {
             let label = st.main.current.take().map(|(_, l, _)| l.to_string());
             return Err(self.op_error(k, cycle, label.unwrap_or_default(), e));
         }

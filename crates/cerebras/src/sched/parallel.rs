@@ -4,14 +4,18 @@
 //! the events and the routers is kept apart and merged in range order, which is PE order.
 //! The trace hash, statistics, cycles and outputs are those of one thread at any thread count.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+
 use rayon::ThreadPool;
 
 use super::error::SimError;
 use super::idle::set_bits;
 use super::pe_state::PeState;
 use super::pe_step::{PeStep, TraceLog, TraceSink};
-use super::run_ahead::RunAhead;
+use super::run_ahead::{AheadCount, RunAhead};
 use super::sim::Sim;
+use super::stats::TraceHash;
 use super::trace::TraceEvent;
 use crate::fabric::Color;
 
@@ -22,10 +26,18 @@ use crate::fabric::Color;
 /// (`docs/speed.md`).
 pub const MIN_PARALLEL_PES: usize = 256;
 
-/// What one thread's range of PEs did in a cycle.
+/// What one thread's range of PEs did in a cycle. The ranges' outputs lie side by side and
+/// each is written by its own thread at every PE it steps (the trace hash or log, whether it
+/// progressed): each starts on its own pair of cache lines, so that two threads never write
+/// to one line (which would move the line between their cores at every write).
 #[derive(Default)]
+#[repr(align(128))]
 struct RangeOut {
+    /// The hash itself when the range was stepped right after the ranges before it were
+    /// mixed in (see [`HashedPrefix`]), else its log.
     trace: TraceSink,
+    /// The log's room while the range mixes into the hash directly.
+    spare: TraceLog,
     events: Option<Vec<TraceEvent>>,
     exits: Vec<(usize, Color)>,
     /// Whether a PE of the range progressed.
@@ -126,21 +138,24 @@ impl Sim {
         if ks.len() < self.threads.min_pes.max(1) {
             return None;
         }
-        let parts = self.threads.count.min(ks.len());
+        let parts = (self.threads.count * RANGES_PER_THREAD).min(ks.len());
         let (arch, queue_reuse) = (self.arch, self.queue_reuse);
         let width = self.fabric.dims().0;
         let recording = self.events.is_some();
         // contiguous ranges of the PEs to step, as even as the count allows
         let cuts: Vec<usize> = (0..parts).map(|p| p * ks.len() / parts).collect();
-        // the first range mixes its trace into the hash as it goes (nothing comes before it);
-        // the others log theirs, mixed in after it in range order
+        // a range started once every range before it was mixed into the hash mixes its own
+        // trace in as it goes (the first always does); the others log theirs, mixed in after
+        // the join in range order
+        let prefix = HashedPrefix {
+            ranges: AtomicUsize::new(0),
+            hash: Mutex::new(self.trace),
+        };
         let mut outs = std::mem::take(&mut self.threads.outs);
         outs.resize_with(parts, RangeOut::default);
-        for (p, out) in outs.iter_mut().enumerate() {
-            if p == 0 {
-                out.trace = TraceSink::Hash(self.trace);
-            } else if !matches!(out.trace, TraceSink::Log(_)) {
-                out.trace = TraceSink::Log(TraceLog::default());
+        for out in &mut outs {
+            if !matches!(out.trace, TraceSink::Log(_)) {
+                out.trace = TraceSink::Log(std::mem::take(&mut out.spare));
             }
             out.events = recording.then(Vec::new);
             out.exits.clear();
@@ -151,19 +166,36 @@ impl Sim {
         {
             // split the PEs at the first PE of each range
             let mut rest: &mut [PeState] = &mut self.pes;
+            let mut rest_ahead: &mut [AheadCount] = &mut self.ahead;
             let mut base = 0usize;
             let mut work = Vec::with_capacity(parts);
             for (p, out) in outs.iter_mut().enumerate() {
                 let end = cuts.get(p + 1).map_or(rest.len() + base, |&c| ks[c]);
                 let (mine, tail) = rest.split_at_mut(end - base);
+                let (mine_ahead, tail_ahead) = rest_ahead.split_at_mut(end - base);
                 let range_ks = &ks[cuts[p]..cuts.get(p + 1).copied().unwrap_or(ks.len())];
-                work.push((mine, base, range_ks, out));
+                work.push(((mine, mine_ahead), (p, base), range_ks, out));
                 rest = tail;
+                rest_ahead = tail_ahead;
                 base = end;
             }
             let at = (cycle, until);
-            let step = |(pes, base, range_ks, out): &mut Range<'_>| {
-                step_range(pes, *base, range_ks, at, arch, queue_reuse, width, out);
+            let step = |((pes, ahead), (p, base), range_ks, out): &mut Range<'_>| {
+                let direct = prefix.start(*p, out);
+                step_range(
+                    pes,
+                    ahead,
+                    *base,
+                    range_ks,
+                    at,
+                    arch,
+                    queue_reuse,
+                    width,
+                    out,
+                );
+                if direct {
+                    prefix.end(*p, out);
+                }
             };
             // on a thread of the pool (the run's loop), this runs directly
             pool.install(|| split_steps(&mut work, &step));
@@ -212,8 +244,54 @@ impl Sim {
     }
 }
 
-/// A range of PEs to step: its PEs (PE `.1` first), the ones to step, and its output.
-type Range<'a> = (&'a mut [PeState], usize, &'a [usize], &'a mut RangeOut);
+/// A range of PEs to step: its PEs and their run-ahead counters, (its number, its first PE),
+/// the ones to step, and its output.
+type Range<'a> = (
+    (&'a mut [PeState], &'a mut [AheadCount]),
+    (usize, usize),
+    &'a [usize],
+    &'a mut RangeOut,
+);
+
+/// Ranges a cycle's PEs are cut into per thread: a thread that starts late (woken late, or
+/// descheduled on a shared machine) leaves ranges to the others instead of holding up the
+/// cycle by a whole half.
+const RANGES_PER_THREAD: usize = 4;
+
+/// The ranges already mixed into the trace hash, and the hash after them. A range that starts
+/// when every range before it was mixed in mixes its own trace in directly, instead of logging
+/// it for after the join (where it would be mixed in on one thread): the thread that runs the
+/// cycle loop steps the first ranges in order, so what it steps is mostly hashed as it goes,
+/// and only what other threads step is logged. Such ranges are always a prefix of the ranges.
+struct HashedPrefix {
+    /// Ranges `0..ranges` are in `hash`.
+    ranges: AtomicUsize,
+    hash: Mutex<TraceHash>,
+}
+
+impl HashedPrefix {
+    /// Range `p` starts: whether it mixes into the hash directly (`out.trace` is then the
+    /// hash, its log kept aside).
+    fn start(&self, p: usize, out: &mut RangeOut) -> bool {
+        if self.ranges.load(Ordering::Acquire) != p {
+            return false;
+        }
+        let hash = *self.hash.lock().unwrap_or_else(PoisonError::into_inner);
+        if let TraceSink::Log(log) = std::mem::replace(&mut out.trace, TraceSink::Hash(hash)) {
+            out.spare = log;
+        }
+        true
+    }
+
+    /// Range `p`, which mixed into the hash directly, ended: the next range may do so too,
+    /// unless this one stopped at an error (the run ends there).
+    fn end(&self, p: usize, out: &RangeOut) {
+        if let (TraceSink::Hash(h), None) = (&out.trace, &out.error) {
+            *self.hash.lock().unwrap_or_else(PoisonError::into_inner) = *h;
+            self.ranges.store(p + 1, Ordering::Release);
+        }
+    }
+}
 
 /// Runs `step` on every range: the first half on this thread, the second offered to the
 /// pool's other threads ([`rayon::join`]: done here too when no other thread takes it).
@@ -231,11 +309,12 @@ where
     }
 }
 
-/// Steps the PEs `ks` of `pes` (PE `base` first), in order, into `out`, at `cycle` of a run
+/// Steps the PEs `ks` of `pes` (PE `base` first, their run-ahead counters `ahead`), in order, into `out`, at `cycle` of a run
 /// limited to `until` cycles; stops at the first error.
 #[allow(clippy::too_many_arguments)]
 fn step_range(
     pes: &mut [PeState],
+    ahead: &mut [AheadCount],
     base: usize,
     ks: &[usize],
     (cycle, until): (u64, u64),
@@ -245,11 +324,13 @@ fn step_range(
     out: &mut RangeOut,
 ) {
     for &k in ks {
-        let Some(st) = pes.get_mut(k - base) else {
+        let (Some(st), Some(a)) = (pes.get_mut(k - base), ahead.get_mut(k - base)) else {
             continue;
         };
-        if st.main.ahead.left > 0 {
-            RunAhead::visit(st, k, cycle, &mut out.trace);
+        if a.left > 0 {
+            if a.visit(k, cycle, &mut out.trace) {
+                RunAhead::came(st, a);
+            }
             out.progressed = true;
             continue;
         }
@@ -257,7 +338,7 @@ fn step_range(
         let r = {
             let mut step = PeStep::new(
                 k,
-                st,
+                (st, a),
                 arch,
                 queue_reuse,
                 width,

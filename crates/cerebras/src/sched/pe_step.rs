@@ -10,6 +10,7 @@ use std::ops::{Index, IndexMut};
 use super::error::SimError;
 use super::pe_state::PeState;
 use super::queue_reuse::QueueReusePolicy;
+use super::run_ahead::AheadCount;
 use super::stats::TraceHash;
 use super::task::Task;
 use super::trace::{EventKind, Thread, TraceEvent};
@@ -122,10 +123,24 @@ impl TraceMix for TraceLog {
     }
 }
 
-/// The one PE a step may touch, indexed as the simulation's PEs are (`pes[k]`).
+/// The one PE a step may touch, indexed as the simulation's PEs are (`pes[k]`), and its
+/// run-ahead counters.
 pub(super) struct OnePe<'a> {
     k: usize,
     st: &'a mut PeState,
+    ahead: &'a mut AheadCount,
+}
+
+impl OnePe<'_> {
+    /// The PE's run-ahead counters.
+    pub(super) fn ahead(&mut self) -> &mut AheadCount {
+        self.ahead
+    }
+
+    /// The PE's state and its run-ahead counters at once.
+    pub(super) fn with_ahead(&mut self) -> (&mut PeState, &mut AheadCount) {
+        (self.st, self.ahead)
+    }
 }
 
 impl Index<usize> for OnePe<'_> {
@@ -179,11 +194,11 @@ pub(super) struct PeStep<'a> {
 }
 
 impl<'a> PeStep<'a> {
-    /// The step of PE `k` (`st`) of a grid `width` wide.
+    /// The step of PE `k` (`st`, its run-ahead counters `ahead`) of a grid `width` wide.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn new(
         k: usize,
-        st: &'a mut PeState,
+        (st, ahead): (&'a mut PeState, &'a mut AheadCount),
         arch: Arch,
         queue_reuse: QueueReusePolicy,
         width: u32,
@@ -192,7 +207,7 @@ impl<'a> PeStep<'a> {
         events: Option<&'a mut Vec<TraceEvent>>,
     ) -> PeStep<'a> {
         PeStep {
-            pes: OnePe { k, st },
+            pes: OnePe { k, st, ahead },
             arch,
             queue_reuse,
             fabric: GridView {

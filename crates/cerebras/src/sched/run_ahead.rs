@@ -27,9 +27,12 @@ use crate::pe::{OpMark, Progress};
 /// operation would cost more than it saves).
 const MIN_RUN_AHEAD: u64 = 2;
 
-/// A main thread's synchronous operation run ahead of its cycles.
-#[derive(Default)]
-pub(super) struct RunAhead {
+/// The counters of a PE running ahead, read and written at each of the cycles that come:
+/// kept in one dense array of the simulation, apart from the PE's state, so that such a
+/// cycle touches 24 bytes of it and not the PE (whose state was last used a whole grid of
+/// PEs ago, and is no longer in the cache).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct AheadCount {
     /// Cycles whose element was done ahead and that have not come yet.
     pub(super) left: u64,
     /// The operation's elements done as of the last cycle that came.
@@ -37,6 +40,27 @@ pub(super) struct RunAhead {
     /// Cycles that came since the run-ahead began: elements and busy cycles not yet in the
     /// PE's statistics.
     owed: u64,
+}
+
+impl AheadCount {
+    /// A cycle of PE `k`, running ahead, came at `cycle`: its element's trace. Whether it was
+    /// the last cycle done ahead (the PE's state then settles, [`RunAhead::came`]).
+    #[inline]
+    pub(super) fn visit(&mut self, k: usize, cycle: u64, trace: &mut impl TraceMix) -> bool {
+        self.left -= 1;
+        self.n += 1;
+        self.owed += 1;
+        for v in [cycle, k as u64, 0, self.n] {
+            trace.add(v);
+        }
+        self.left == 0
+    }
+}
+
+/// A main thread's synchronous operation run ahead of its cycles: what is needed to go back,
+/// and the error found ahead (the counters are the PE's [`AheadCount`]).
+#[derive(Default)]
+pub(super) struct RunAhead {
     /// Where the operation was before running ahead, to go back to.
     before: Option<OpMark>,
     /// The error the element after the run-ahead meets, returned at its cycle.
@@ -44,39 +68,31 @@ pub(super) struct RunAhead {
 }
 
 impl RunAhead {
-    /// A cycle of PE `k` that runs ahead came: its element's trace, and the statistics once
-    /// the last such cycle came. The PE progressed in it.
-    pub(super) fn visit(st: &mut PeState, k: usize, cycle: u64, trace: &mut impl TraceMix) {
-        let a = &mut st.main.ahead;
-        a.left -= 1;
-        a.n += 1;
-        a.owed += 1;
-        for v in [cycle, k as u64, 0, a.n] {
-            trace.add(v);
-        }
-        if a.left == 0 && a.error.is_none() {
-            RunAhead::settle(st);
+    /// The last cycle PE `st` ran ahead of came (`a.left` is 0): the statistics get what the
+    /// cycles owe, unless an error was found ahead (returned at its own cycle).
+    pub(super) fn came(st: &mut PeState, a: &mut AheadCount) {
+        if st.main.ahead.error.is_none() {
+            RunAhead::settle(st, a);
         }
     }
 
     /// The elements done ahead stand: the statistics get what the cycles that came owe, the
     /// copy and the journal are dropped.
-    fn settle(st: &mut PeState) {
-        let a = &mut st.main.ahead;
+    fn settle(st: &mut PeState, a: &mut AheadCount) {
         st.stats.elements += a.owed;
         st.stats.busy_cycles += a.owed;
         a.owed = 0;
-        a.before = None;
+        st.main.ahead.before = None;
         st.pe.mem.journal_commit();
     }
 
     /// The error found ahead, when its cycle has come (all the cycles before it came).
-    pub(super) fn take_error(st: &mut PeState) -> Option<OpError> {
-        if st.main.ahead.left > 0 {
+    pub(super) fn take_error(st: &mut PeState, a: &mut AheadCount) -> Option<OpError> {
+        if a.left > 0 {
             return None;
         }
         let e = st.main.ahead.error.take()?;
-        RunAhead::settle(st);
+        RunAhead::settle(st, a);
         Some(e)
     }
 }
@@ -118,13 +134,12 @@ impl PeStep<'_> {
                 return;
             }
         };
+        let left = run.elements() - n;
         st.main.ahead = RunAhead {
-            left: run.elements() - n,
-            n,
-            owed: 0,
             before: Some(before),
             error,
         };
+        *self.pes.ahead() = AheadCount { left, n, owed: 0 };
     }
 }
 
@@ -132,22 +147,23 @@ impl Sim {
     /// A run stopped before cycles that PEs ran ahead of came: each goes back to where
     /// stepping cycle by cycle would have left it.
     pub(super) fn rewind_run_ahead(&mut self) {
-        for st in &mut self.pes {
+        for (st, count) in self.pes.iter_mut().zip(&mut self.ahead) {
             let a = std::mem::take(&mut st.main.ahead);
+            let count = std::mem::take(count);
             let Some(before) = a.before else {
                 continue;
             };
             st.pe.mem.journal_undo();
             if let Some((run, _, _)) = st.main.current.as_mut() {
                 run.reset(&before);
-                if a.owed > 0 {
+                if count.owed > 0 {
                     // the elements of the cycles that came succeeded when done ahead, on the
                     // same memory: they do again
-                    let _ = st.pe.advance(run, a.owed);
+                    let _ = st.pe.advance(run, count.owed);
                 }
             }
-            st.stats.elements += a.owed;
-            st.stats.busy_cycles += a.owed;
+            st.stats.elements += count.owed;
+            st.stats.busy_cycles += count.owed;
         }
     }
 }

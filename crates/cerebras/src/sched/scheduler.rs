@@ -206,8 +206,10 @@ impl Sim {
     /// Steps PE `k` in a run limited to `until` cycles; whether it progressed (else it sleeps
     /// until the routers touch it).
     fn step_one(&mut self, k: usize, cycle: u64, until: u64) -> Result<bool, SimError> {
-        if self.pes[k].main.ahead.left > 0 {
-            RunAhead::visit(&mut self.pes[k], k, cycle, &mut self.trace);
+        if self.ahead[k].left > 0 {
+            if self.ahead[k].visit(k, cycle, &mut self.trace) {
+                RunAhead::came(&mut self.pes[k], &mut self.ahead[k]);
+            }
             return Ok(true);
         }
         let before = self.pes[k].stats.stalls;

@@ -12,6 +12,7 @@ use super::parallel::Threads;
 use super::pe_state::{MainThread, PeState};
 use super::pe_step::{PeStep, TraceSink};
 use super::queue_reuse::QueueReusePolicy;
+use super::run_ahead::AheadCount;
 use super::stats::{PeStats, TraceHash};
 use super::task::{Action, AsyncConfig, Task, TaskKind};
 use super::trace::{TraceEvent, TraceFormat, chrome_trace};
@@ -27,6 +28,8 @@ pub struct Sim {
     pub(super) arch: Arch,
     pub(super) fabric: Fabric,
     pub(super) pes: Vec<PeState>,
+    /// The run-ahead counters of each PE ([`super::run_ahead`]), apart from its state.
+    pub(super) ahead: Vec<AheadCount>,
     pub(super) cycle: u64,
     pub(super) trace: TraceHash,
     pub(super) events: Option<Vec<TraceEvent>>,
@@ -86,6 +89,7 @@ impl Sim {
             arch,
             fabric,
             pes,
+            ahead: vec![AheadCount::default(); n],
             cycle: 0,
             trace: TraceHash::default(),
             events: None,
@@ -299,7 +303,7 @@ impl Sim {
         let r = {
             let mut step = PeStep::new(
                 k,
-                &mut self.pes[k],
+                (&mut self.pes[k], &mut self.ahead[k]),
                 self.arch,
                 self.queue_reuse,
                 width,

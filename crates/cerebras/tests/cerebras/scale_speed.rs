@@ -1,6 +1,7 @@
 //! A measurement, not a check (ignored by default): E11 on 64 x 64 PEs, the CPU time of its
 //! run (all threads of the process, from `/proc/self/task/*/schedstat`) at 1 and 2 threads,
-//! with its cycles, trace hash and statistics digest. Run it with
+//! with its cycles, trace hash and statistics digest, and the CPU time of building the program
+//! and of dropping the simulation (both counted by `npusim bench`). Run it with
 //! `cargo test --release -p npusim-cerebras --test cerebras scale_speed -- --ignored --nocapture`
 //! (`NPUSIM_SCALE_REPEATS` runs per row, 3 by default; `NPUSIM_SCALE_BLOCKS` and
 //! `NPUSIM_SCALE_THREADS` choose the rows, e.g. `16` and `1,2`; `NPUSIM_SCALE_GRID` the grid's
@@ -51,9 +52,12 @@ fn gemv_scaled_64x64_cpu_time() -> Result<(), Box<dyn std::error::Error>> {
             };
             let mut best = u64::MAX;
             let mut best_wall = f64::MAX;
+            let (mut best_build, mut best_drop) = (u64::MAX, u64::MAX);
             let mut line = String::new();
             for _ in 0..repeats {
+                let before_build = process_cpu_ns();
                 let mut sim = build_sized(Arch::Wse2, size)?;
+                best_build = best_build.min(process_cpu_ns() - before_build);
                 sim.set_threads(threads)?;
                 if let Some(&min) = list("NPUSIM_SCALE_MIN_PES", &[]).first() {
                     sim.set_min_parallel_pes(min as usize);
@@ -67,6 +71,9 @@ fn gemv_scaled_64x64_cpu_time() -> Result<(), Box<dyn std::error::Error>> {
                 let cpu = process_cpu_ns() - before;
                 best = best.min(cpu);
                 let busy: u64 = report.pes.iter().map(|p| p.busy_cycles).sum();
+                let before_drop = process_cpu_ns();
+                drop(sim);
+                best_drop = best_drop.min(process_cpu_ns() - before_drop);
                 let stats = format!("{:?} {:?}", report.pes, report.idle);
                 let digest = stats.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
                     (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
@@ -82,6 +89,11 @@ fn gemv_scaled_64x64_cpu_time() -> Result<(), Box<dyn std::error::Error>> {
                     " | best wall {best_wall:.4} s, best cpu {:.3} s = {:.2} M PE-cycles per CPU-s",
                     best as f64 / 1e9,
                     pe_cycles as f64 / (best as f64 / 1e9) / 1e6
+                );
+                line += &format!(
+                    " | build cpu {:.3} s, drop cpu {:.3} s",
+                    best_build as f64 / 1e9,
+                    best_drop as f64 / 1e9
                 );
             }
             println!("{line}");

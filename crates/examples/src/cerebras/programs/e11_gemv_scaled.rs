@@ -16,6 +16,8 @@
 //! matrix-vector product in any order: `A[i][j] = (3 i + 5 j) mod 11 - 5`,
 //! `x[j] = j mod 7 - 3`, `b[i] = i mod 4`.
 
+use std::sync::Arc;
+
 use super::{Output, Program, ProgramError, Values, gemv_reference};
 
 use npusim_cerebras::dsd::{FabIn, FabOut, Mem1d};
@@ -114,8 +116,14 @@ fn route(rx: Dir, tx: &[Dir]) -> ColorConfig {
 /// `@increment_dsd_offset` walks): `|i|{mp} -> A[i + j * mp]` for column `j`. The first is
 /// lowered from its text, the others are it moved by `j * mp` elements (the same DSD the
 /// text would give, without parsing one text per column).
+#[cfg(test)]
 fn column_dsds(mem: &PeMemory, mp: u64, np: u64) -> Result<Vec<Mem1d>, ProgramError> {
     let first = mem.mem1d(&format!("|i|{{{mp}}} -> A[i]"))?;
+    columns_from(&first, mp, np)
+}
+
+/// The `np` columns of `mp` elements from the first one ([`column_dsds`]).
+fn columns_from(first: &Mem1d, mp: u64, np: u64) -> Result<Vec<Mem1d>, ProgramError> {
     (0..np)
         .map(|j| {
             let offset = i64::from(first.offset) + (j * mp) as i64;
@@ -123,6 +131,66 @@ fn column_dsds(mem: &PeMemory, mp: u64, np: u64) -> Result<Vec<Mem1d>, ProgramEr
             Ok(Mem1d::new(first.base.clone(), offset, stride, extent)?)
         })
         .collect()
+}
+
+/// The memory DSDs of a PE's tasks: `|i|{mp} -> y[i]`, `|i|{np} -> x[i]` and the first column
+/// `|i|{mp} -> A[i]`, lowered from their texts, and what `recv_x` reads at every wavelet.
+#[derive(Clone, Debug, PartialEq)]
+struct PeDsds {
+    y: Mem1d,
+    x: Mem1d,
+    first_column: Mem1d,
+    recv_x: Arc<RecvXDsds>,
+}
+
+/// What `recv_x` reads at every wavelet: `y` and the columns of `A`. One value, shared by the
+/// tasks of every PE whose arrays lie at the same addresses (the DSDs are equal), so that the
+/// task of each PE in turn finds them in the cache instead of its own copy in memory.
+#[derive(Debug, PartialEq)]
+struct RecvXDsds {
+    y: Mem1d,
+    columns: Vec<Mem1d>,
+}
+
+impl PeDsds {
+    /// Lowers the texts on `mem`.
+    fn parse(mem: &PeMemory, mp: u64, np: u64) -> Result<PeDsds, ProgramError> {
+        let y = mem.mem1d(&format!("|i|{{{mp}}} -> y[i]"))?;
+        let first_column = mem.mem1d(&format!("|i|{{{mp}}} -> A[i]"))?;
+        let recv_x = Arc::new(RecvXDsds {
+            y: y.clone(),
+            columns: columns_from(&first_column, mp, np)?,
+        });
+        Ok(PeDsds {
+            y,
+            x: mem.mem1d(&format!("|i|{{{np}}} -> x[i]"))?,
+            first_column,
+            recv_x,
+        })
+    }
+
+    /// The DSDs on `mem`: those of `last` (lowered on another PE) when `mem`'s `y`, `x` and
+    /// `A` are at the same addresses with the same types and sizes (every PE of E11 declares
+    /// the same arrays in the same order), else lowered from the texts. A DSD is its base,
+    /// offset, stride and extent, so the DSDs are the ones the texts give either way, without
+    /// parsing three texts per PE.
+    fn on(
+        mem: &PeMemory,
+        mp: u64,
+        np: u64,
+        last: &mut Option<PeDsds>,
+    ) -> Result<PeDsds, ProgramError> {
+        if let Some(d) = last.as_ref()
+            && mem.base("y")? == d.y.base
+            && mem.base("x")? == d.x.base
+            && mem.base("A")? == d.first_column.base
+        {
+            return Ok(d.clone());
+        }
+        let d = PeDsds::parse(mem, mp, np)?;
+        *last = Some(d.clone());
+        Ok(d)
+    }
 }
 
 /// Builds the program of `size` on `arch` with E11's values; a size with no element per PE is
@@ -150,6 +218,7 @@ pub fn build_with(arch: Arch, size: Size, inputs: Inputs) -> Result<Sim, Program
     let reduce_id = LocalTaskId::new(10)?;
     let exit_id = LocalTaskId::new(11)?;
     let send_x_id = LocalTaskId::new(12)?;
+    let mut last_dsds = None;
     for py in 0..height {
         for px in 0..width {
             let (x, y) = (px as i64, py as i64);
@@ -194,9 +263,12 @@ pub fn build_with(arch: Arch, size: Size, inputs: Inputs) -> Result<Sim, Program
             pe.queues.bind_output(OutputQueue::new(1)?, x_color)?;
             pe.queues.bind_input(InputQueue::new(3)?, recv)?;
             pe.queues.bind_output(OutputQueue::new(2)?, send)?;
-            let y_dsd = pe.mem.mem1d(&format!("|i|{{{mp}}} -> y[i]"))?;
-            let x_dsd = pe.mem.mem1d(&format!("|i|{{{np}}} -> x[i]"))?;
-            let columns = column_dsds(&pe.mem, mp, np)?;
+            let PeDsds {
+                y: y_dsd,
+                x: x_dsd,
+                recv_x: dsds,
+                ..
+            } = PeDsds::on(&pe.mem, mp, np, &mut last_dsds)?;
             let out = FabOut::new(arch, mp as i64, Some(OutputQueue::new(2)?), None)?;
             let fin = FabIn::new(arch, mp as i64, Some(InputQueue::new(3)?), None)?;
             let exit = AsyncConfig::activate(exit_id);
@@ -209,18 +281,17 @@ pub fn build_with(arch: Arch, size: Size, inputs: Inputs) -> Result<Sim, Program
             } else {
                 Action::spawn(Op::Fadds, out, vec![(&y_dsd).into(), fin.into()], exit)
             };
-            let y_acc = y_dsd.clone();
             // `count` by its address: no lookup of its name, no vector, per wavelet
             let count_at = pe.mem.base("count")?.word_addr;
             let recv_x = Action::call(move |ctx| {
                 let data = f32::from_bits(ctx.wavelet.map_or(0, |w| w.payload));
                 let count = ctx.pe.mem.load(count_at, ElemTy::U32)?;
                 ctx.pe.mem.store(count_at, ElemTy::U32, count + 1)?;
-                let column = &columns[count as usize % columns.len()];
+                let column = &dsds.columns[count as usize % dsds.columns.len()];
                 let mut next = vec![Action::sync(
                     Op::Fmacs,
-                    &y_acc,
-                    vec![(&y_acc).into(), column.into(), Scalar::f32(data).into()],
+                    &dsds.y,
+                    vec![(&dsds.y).into(), column.into(), Scalar::f32(data).into()],
                 )];
                 if u64::from(count) + 1 == np {
                     next.push(Action::Activate(reduce_id));
@@ -326,6 +397,51 @@ mod tests {
                 .collect::<Result<Vec<_>, _>>()?;
             assert_eq!(column_dsds(&mem, mp, np)?, parsed, "{mp} x {np}");
         }
+        Ok(())
+    }
+
+    /// A memory with E11's arrays, `pad` words of another array declared first (moving them).
+    fn memory(mp: u64, np: u64, pad: u64, a_ty: ElemTy) -> Result<PeMemory, ProgramError> {
+        let mut mem = PeMemory::new(Arch::Wse2);
+        if pad > 0 {
+            mem.declare("pad", ElemTy::U16, &[pad])?;
+        }
+        mem.declare("A", a_ty, &[mp * np])?;
+        mem.declare("x", ElemTy::F32, &[np])?;
+        mem.declare("y", ElemTy::F32, &[mp])?;
+        Ok(mem)
+    }
+
+    #[test]
+    fn reused_dsds_are_those_of_their_texts_on_every_memory() -> Result<(), ProgramError> {
+        let mut last = None;
+        for (mp, np, pad, a_ty) in [
+            (4, 4, 0, ElemTy::F32),
+            (4, 4, 0, ElemTy::F32),
+            (4, 4, 2, ElemTy::F32),
+            (4, 4, 2, ElemTy::F32),
+            (4, 4, 2, ElemTy::F16),
+            (3, 5, 0, ElemTy::F32),
+            (16, 16, 0, ElemTy::F32),
+            (16, 16, 0, ElemTy::F32),
+        ] {
+            let mem = memory(mp, np, pad, a_ty)?;
+            let parsed = PeDsds::parse(&mem, mp, np)?;
+            assert_eq!(
+                PeDsds::on(&mem, mp, np, &mut last)?,
+                parsed,
+                "{mp} x {np}, {pad} words before, A of {a_ty:?}"
+            );
+        }
+        // a memory whose arrays moved does not get the DSDs of the last one
+        let unmoved = PeDsds::parse(&memory(4, 4, 0, ElemTy::F32)?, 4, 4)?;
+        let moved = memory(4, 4, 2, ElemTy::F32)?;
+        assert_ne!(unmoved, PeDsds::parse(&moved, 4, 4)?);
+        let mut last = Some(unmoved);
+        assert_eq!(
+            PeDsds::on(&moved, 4, 4, &mut last)?,
+            PeDsds::parse(&moved, 4, 4)?
+        );
         Ok(())
     }
 }
