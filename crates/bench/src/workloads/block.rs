@@ -1,11 +1,14 @@
 //! Block-scaled quantization workloads: a 2-d f32 tensor quantized to MXFP8 (e4m3, e5m2),
-//! MXFP4 and NVFP4 along its last axis (MX under the OCP scale rule), and the MXFP8 (e4m3) and
-//! MXFP4 tensors dequantized back to f32.
+//! MXFP4 and NVFP4 along its last axis (MX under the OCP scale rule) into buffers reused from
+//! call to call (as the slice-cast rows write into preallocated output), the same for MXFP8
+//! (e4m3) and MXFP4 into a fresh output per call (rows named `fresh output`), and the MXFP8
+//! (e4m3) and MXFP4 tensors dequantized back to f32.
 
 use std::hint::black_box;
 
 use npusim_numerics::Format;
-use npusim_numerics::block::{Options, Scheme, Source, quantize};
+use npusim_numerics::KernelChoice;
+use npusim_numerics::block::{Options, Scheme, Source, quantize, quantize_into};
 use npusim_numerics::bulk::sample_source;
 
 use super::{Unit, Workload};
@@ -22,6 +25,9 @@ const QUANTIZED: [Scheme; 4] = [
     Scheme::Mxfp4,
     Scheme::Nvfp4,
 ];
+
+/// The schemes also quantized into a fresh output per call.
+const FRESH: [Scheme; 2] = [Scheme::Mxfp8E4m3, Scheme::Mxfp4];
 
 /// The schemes dequantized.
 const DEQUANTIZED: [Scheme; 2] = [Scheme::Mxfp8E4m3, Scheme::Mxfp4];
@@ -44,8 +50,37 @@ pub(super) fn workloads(n: usize, threads: usize) -> Result<Vec<Workload<'static
         let name = scheme.name();
         let values = values.clone();
         let rule = if scheme.is_mx() { " floor" } else { "" };
+        let mut codes = vec![0u8; scheme.code_bytes(n)];
+        let mut scales = vec![0u8; n / scheme.block_size()];
         out.push(Workload {
             name: format!("quantize f32->{name}{rule} {}", human(n)),
+            unit: Unit::Elements,
+            units: n as u64,
+            input_bytes: 4 * n,
+            output_bytes: codes.len() + scales.len(),
+            threads,
+            call: Box::new(move || {
+                let summary = quantize_into(
+                    Source::F32(&values),
+                    &shape,
+                    -1,
+                    scheme,
+                    &Options::default(),
+                    KernelChoice::Fastest,
+                    &mut codes,
+                    &mut scales,
+                )
+                .map_err(|e| failed(format!("quantize {name}"), e.to_string()))?;
+                black_box((&summary, &codes, &scales));
+                Ok(())
+            }),
+        });
+    }
+    for scheme in FRESH {
+        let name = scheme.name();
+        let values = values.clone();
+        out.push(Workload {
+            name: format!("quantize f32->{name} floor {} fresh output", human(n)),
             unit: Unit::Elements,
             units: n as u64,
             input_bytes: 4 * n,

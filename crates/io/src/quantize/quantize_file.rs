@@ -12,9 +12,10 @@ use std::collections::HashMap;
 use std::io::{Read, Seek, Write};
 use std::path::Path;
 
+use npusim_numerics::KernelChoice;
 use npusim_numerics::Status;
 use npusim_numerics::block::{
-    BlockLayout, Options, Quantized, TensorScale, nvfp4_tensor_scale, quantize,
+    BlockLayout, BlockStats, Options, Quantized, TensorScale, nvfp4_tensor_scale, quantize_into,
 };
 use safetensors::Dtype;
 
@@ -302,7 +303,8 @@ pub(crate) fn stream<R: Read + Seek>(
     header(out, &outs, &order, &metadata)?;
     let total = input.data_len;
     let mut done = 0u64;
-    let mut cache: Option<(usize, Quantized)> = None;
+    // the parts of the last tensor quantised, in buffers reused from tensor to tensor
+    let mut parts = PartBuffers::default();
     let mut reports: Vec<Option<QuantizedTensor>> = vec![None; planned.len()];
     let mut data_bytes = 0u64;
     for &i in &order {
@@ -318,31 +320,35 @@ pub(crate) fn stream<R: Read + Seek>(
             Data::Kept(_) | Data::Dequantized(_) => continue,
         };
         let entry = input.file.entries[planned[k].0].clone();
-        if let (Data::TensorScale(_), None) = (o.data, cache.as_ref().filter(|c| c.0 == k)) {
+        if let (Data::TensorScale(_), false) = (o.data, parts.tensor == Some(k)) {
             let values = read_values(input, &entry)?;
             let p = nvfp4_tensor_scale(values.source());
             out.write_all(&p.to_le_bytes()).map_err(IoError::Os)?;
             continue;
         }
-        if cache.as_ref().is_none_or(|c| c.0 != k) {
-            drop(cache.take()); // the last tensor's parts go before this one is read
+        if parts.tensor != Some(k) {
+            parts.tensor = None;
             let values = read_values(input, &entry)?;
-            let (q, rep) = quantize_one(job, &entry.name, entry.dtype, &entry.shape, &values)?;
+            let rep = quantize_one(
+                job,
+                &entry.name,
+                entry.dtype,
+                &entry.shape,
+                &values,
+                &mut parts,
+            )?;
             drop(values);
             if reports[k].is_none() {
                 reports[k] = Some(rep);
                 done += entry.len();
                 progress(done, total);
             }
-            cache = Some((k, q));
+            parts.tensor = Some(k);
         }
-        let Some((_, q)) = cache.as_ref() else {
-            continue;
-        };
-        let scale = q.tensor_scale().unwrap_or(1.0).to_le_bytes();
+        let scale = parts.tensor_scale.unwrap_or(1.0).to_le_bytes();
         let bytes: &[u8] = match o.data {
-            Data::Codes(_) => q.codes(),
-            Data::Scales(_) => q.scales(),
+            Data::Codes(_) => &parts.codes,
+            Data::Scales(_) => &parts.scales,
             _ => &scale,
         };
         out.write_all(bytes).map_err(IoError::Os)?;
@@ -369,14 +375,29 @@ fn read_values<R: Read + Seek>(
         })
 }
 
-/// Quantises one tensor; returns it and its report.
+/// The stored parts of one quantised tensor, in buffers reused from tensor to tensor (a fresh
+/// output per tensor would cost its page faults again).
+#[derive(Default)]
+struct PartBuffers {
+    /// The planned tensor whose parts the buffers hold (`None` while they are rewritten).
+    tensor: Option<usize>,
+    /// Its element codes.
+    codes: Vec<u8>,
+    /// Its block scales.
+    scales: Vec<u8>,
+    /// Its per-tensor scale (NVFP4).
+    tensor_scale: Option<f32>,
+}
+
+/// Quantises one tensor into `parts` (resized to its parts' lengths); returns its report.
 fn quantize_one(
     job: &QuantizeJob,
     name: &str,
     dtype: Dtype,
     shape: &[usize],
     values: &Values,
-) -> Result<(Quantized, QuantizedTensor), QuantizeError> {
+    parts: &mut PartBuffers,
+) -> Result<QuantizedTensor, QuantizeError> {
     let block_err = |source: npusim_numerics::block::BlockError| QuantizeError::Block {
         name: name.to_string(),
         shape: shape.to_vec(),
@@ -390,15 +411,42 @@ fn quantize_one(
         seed: job.seed,
         first_index: 0,
     };
-    let q = quantize(values.source(), shape, job.axis, job.scheme, &opts).map_err(block_err)?;
-    let axis = q.layout().axis();
-    let error = job.stats.then(|| error_stats(values, &q));
+    let layout = BlockLayout::new(shape, job.axis, job.scheme.block_size()).map_err(block_err)?;
+    parts.codes.resize(job.scheme.code_bytes(layout.len()), 0);
+    parts.scales.resize(layout.block_count(), 0);
+    let summary = quantize_into(
+        values.source(),
+        shape,
+        job.axis,
+        job.scheme,
+        &opts,
+        KernelChoice::Fastest,
+        &mut parts.codes,
+        &mut parts.scales,
+    )
+    .map_err(block_err)?;
+    parts.tensor_scale = summary.tensor_scale;
+    let axis = summary.layout.axis();
+    let error = if job.stats {
+        let q = Quantized::from_parts(
+            job.scheme,
+            shape,
+            job.axis,
+            parts.codes.clone(),
+            parts.scales.clone(),
+            summary.tensor_scale,
+        )
+        .map_err(block_err)?;
+        Some(error_stats(values, &q, &summary.stats))
+    } else {
+        None
+    };
     let (codes_name, scales_name, tensor_scale_name) = part_names(job.scheme, name);
-    let mut parts = vec![codes_name, scales_name];
-    if let (Some(n), Some(_)) = (tensor_scale_name, q.tensor_scale()) {
-        parts.push(n);
+    let mut part_list = vec![codes_name, scales_name];
+    if let (Some(n), Some(_)) = (tensor_scale_name, summary.tensor_scale) {
+        part_list.push(n);
     }
-    let report = QuantizedTensor {
+    Ok(QuantizedTensor {
         name: name.to_string(),
         dtype,
         shape: shape.to_vec(),
@@ -408,22 +456,22 @@ fn quantize_one(
             .scheme
             .is_mx()
             .then(|| job.scale_rule.unwrap_or_default()),
-        parts,
-        blocks: *q.stats(),
+        parts: part_list,
+        blocks: summary.stats,
         error,
-    };
-    Ok((q, report))
+    })
 }
 
 /// The error of `q`'s f32 values against the input. An element's saturation is the
-/// quantiser's (clamped to the element format's max normal), not a comparison with a range.
-fn error_stats(values: &Values, q: &Quantized) -> ErrorStats {
+/// quantiser's (`stats`: clamped to the element format's max normal), not a comparison with a
+/// range.
+fn error_stats(values: &Values, q: &Quantized, stats: &BlockStats) -> ErrorStats {
     let mut s = ErrorStats::default();
     let src = values.source();
     for (i, y) in q.dequantize().into_iter().enumerate() {
         s.add(source_value(&src, i), f64::from(y), f64::INFINITY);
     }
-    s.saturated = q.stats().elements.get(Status::SATURATED);
+    s.saturated = stats.elements.get(Status::SATURATED);
     s
 }
 

@@ -83,13 +83,11 @@ pub(crate) trait BlockKernel: Sync {
     ) -> u8;
 }
 
-/// Element codes, scale bytes and counts of a quantised tensor.
-pub(crate) type Parts = (Vec<u8>, Vec<u8>, BlockStats);
-
 /// Quantises `src` laid out as `layout` with `kernel` at the instruction-set level `kernels`
-/// resolves to (chosen once here); `None` when the fast path does not apply (an f64 source,
-/// an odd `first_index` with packed codes, the reference routine chosen, the bulk kernels
-/// refusing).
+/// resolves to (chosen once here), writing every byte of `codes` and `scales` (the caller
+/// checked their lengths); returns the counts, or `None` when the fast path does not apply
+/// (an f64 source, an odd `first_index` with packed codes, the reference routine chosen, the
+/// bulk kernels refusing), in which case the buffers hold nothing meaningful.
 ///
 /// Elements of a deterministic rounding mode whose format the kernel's
 /// [`BlockKernel::fused`] names are rounded by the fused step, block by block in registers;
@@ -102,7 +100,8 @@ pub(crate) fn quantize<K: BlockKernel>(
     policy: &CastPolicy,
     (seed, first_index): (u64, u64),
     kernels: KernelChoice,
-) -> Option<Parts> {
+    (codes, scales): (&mut [u8], &mut [u8]),
+) -> Option<BlockStats> {
     if matches!(src, Source::F64(_)) || layout.is_empty() {
         return None;
     }
@@ -124,10 +123,11 @@ pub(crate) fn quantize<K: BlockKernel>(
     while let Some(&t) = cuts.last().filter(|&&t| t < tiles.count) {
         cuts.push(tiles.next_cut(t, piece, packed));
     }
-    let mut codes = vec![0u8; element.bytes_for(len)];
-    let mut scales = vec![0u8; layout.block_count()];
+    if codes.len() != element.bytes_for(len) || scales.len() != layout.block_count() {
+        return None;
+    }
     let mut pieces = Vec::with_capacity(cuts.len());
-    let (mut code_rest, mut scale_rest) = (codes.as_mut_slice(), scales.as_mut_slice());
+    let (mut code_rest, mut scale_rest) = (codes, scales);
     for w in cuts.windows(2) {
         let (a, b) = (tiles.elem_start(w[0]), tiles.elem_start(w[1]));
         let code_len = element.bytes_for(b) - element.bytes_for(a);
@@ -156,7 +156,7 @@ pub(crate) fn quantize<K: BlockKernel>(
     for r in results {
         stats.add(&r?);
     }
-    Some((codes, scales, stats))
+    Some(stats)
 }
 
 /// What every piece shares.

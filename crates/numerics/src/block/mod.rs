@@ -38,6 +38,7 @@ mod scale_rule;
 mod scheme;
 mod source;
 mod stats;
+mod summary;
 mod tiles;
 #[cfg(target_arch = "x86_64")]
 mod vector_avx2;
@@ -54,6 +55,7 @@ pub use scale_rule::ScaleRule;
 pub use scheme::Scheme;
 pub use source::Source;
 pub use stats::BlockStats;
+pub use summary::QuantizeSummary;
 
 /// Quantises `src`, an array of `shape` (row-major), in blocks along `axis` (negative counts
 /// from the end).
@@ -94,27 +96,17 @@ pub fn quantize_with(
     kernels: KernelChoice,
 ) -> Result<Quantized, BlockError> {
     let (layout, rule, tensor_scale) = resolve(&src, shape, axis, scheme, options, true)?;
-    let policy = options.element_policy();
-    let params = (options.seed, options.first_index);
-    let fast = if scheme.is_mx() {
-        let kernel = fast_mx::MxKernel::new(scheme, rule, policy, params);
-        fast::quantize(&kernel, &src, &layout, &policy, params, kernels)
-    } else if tensor_scale.is_none_or(f32::is_finite) {
-        let kernel = fast_nvfp4::Nvfp4Kernel::new(tensor_scale, policy, params);
-        fast::quantize(&kernel, &src, &layout, &policy, params, kernels)
-    } else {
-        None
-    };
-    let Some((codes, scales, stats)) = fast else {
-        return Ok(reference_blocks(
-            &src,
-            layout,
-            scheme,
-            rule,
-            tensor_scale,
-            options,
-        ));
-    };
+    let mut codes = vec![0u8; scheme.code_bytes(layout.len())];
+    let mut scales = vec![0u8; layout.block_count()];
+    let parts = (codes.as_mut_slice(), scales.as_mut_slice());
+    let stats = quantize_resolved(
+        &src,
+        &layout,
+        (scheme, rule, tensor_scale),
+        options,
+        kernels,
+        parts,
+    );
     Ok(Quantized {
         scheme,
         layout,
@@ -123,6 +115,111 @@ pub fn quantize_with(
         tensor_scale,
         stats,
     })
+}
+
+/// [`quantize`] into caller-provided buffers: the element codes into `codes` (exactly
+/// [`Scheme::code_bytes`] of the element count, stored as [`Quantized::codes`] stores them)
+/// and one scale byte per block into `scales` (exactly the layout's block count), the same
+/// bits as [`quantize`] gives, whatever the buffers held before.
+///
+/// Reusing the buffers from call to call saves the page faults of a fresh output. A buffer
+/// of another length is refused before anything is written, with both lengths named.
+#[allow(clippy::too_many_arguments)]
+pub fn quantize_into(
+    src: Source<'_>,
+    shape: &[usize],
+    axis: isize,
+    scheme: Scheme,
+    options: &Options,
+    kernels: KernelChoice,
+    codes: &mut [u8],
+    scales: &mut [u8],
+) -> Result<QuantizeSummary, BlockError> {
+    let layout = BlockLayout::new(shape, axis, scheme.block_size())?;
+    let check = |what, len, needed| {
+        if len == needed {
+            Ok(())
+        } else {
+            Err(BlockError::PartsLength {
+                what,
+                len,
+                needed,
+                shape: shape.to_vec(),
+                scheme: scheme.to_string(),
+            })
+        }
+    };
+    check(
+        "the codes buffer",
+        codes.len(),
+        scheme.code_bytes(layout.len()),
+    )?;
+    check("the scales buffer", scales.len(), layout.block_count())?;
+    let (layout, rule, tensor_scale) = resolve(&src, shape, axis, scheme, options, true)?;
+    let stats = quantize_resolved(
+        &src,
+        &layout,
+        (scheme, rule, tensor_scale),
+        options,
+        kernels,
+        (codes, scales),
+    );
+    Ok(QuantizeSummary {
+        layout,
+        tensor_scale,
+        stats,
+    })
+}
+
+/// The fast path into `codes` and `scales` (of the layout's lengths), or the reference
+/// routine where it does not apply; returns the counts.
+fn quantize_resolved(
+    src: &Source<'_>,
+    layout: &BlockLayout,
+    (scheme, rule, tensor_scale): (Scheme, ScaleRule, Option<f32>),
+    options: &Options,
+    kernels: KernelChoice,
+    (codes, scales): (&mut [u8], &mut [u8]),
+) -> BlockStats {
+    let policy = options.element_policy();
+    let params = (options.seed, options.first_index);
+    let fast = if scheme.is_mx() {
+        let kernel = fast_mx::MxKernel::new(scheme, rule, policy, params);
+        fast::quantize(
+            &kernel,
+            src,
+            layout,
+            &policy,
+            params,
+            kernels,
+            (&mut *codes, &mut *scales),
+        )
+    } else if tensor_scale.is_none_or(f32::is_finite) {
+        let kernel = fast_nvfp4::Nvfp4Kernel::new(tensor_scale, policy, params);
+        fast::quantize(
+            &kernel,
+            src,
+            layout,
+            &policy,
+            params,
+            kernels,
+            (&mut *codes, &mut *scales),
+        )
+    } else {
+        None
+    };
+    match fast {
+        Some(stats) => stats,
+        None => reference_blocks(
+            src,
+            layout,
+            scheme,
+            rule,
+            tensor_scale,
+            options,
+            (codes, scales),
+        ),
+    }
 }
 
 /// [`quantize`] by the reference routine alone: every block and element through the exact
@@ -135,14 +232,18 @@ pub fn quantize_reference(
     options: &Options,
 ) -> Result<Quantized, BlockError> {
     let (layout, rule, tensor_scale) = resolve(&src, shape, axis, scheme, options, false)?;
-    Ok(reference_blocks(
-        &src,
-        layout,
+    let mut codes = vec![0u8; scheme.code_bytes(layout.len())];
+    let mut scales = vec![0u8; layout.block_count()];
+    let parts = (codes.as_mut_slice(), scales.as_mut_slice());
+    let stats = reference_blocks(&src, &layout, scheme, rule, tensor_scale, options, parts);
+    Ok(Quantized {
         scheme,
-        rule,
+        layout,
+        codes,
+        scales,
         tensor_scale,
-        options,
-    ))
+        stats,
+    })
 }
 
 /// Checks a quantisation's arguments: its layout, MX scale rule and NVFP4 tensor scale (the
@@ -199,18 +300,25 @@ fn resolve(
     Ok((layout, rule, tensor_scale))
 }
 
-/// The reference routine over every block.
+/// The reference routine over every block, into `codes` and `scales` (of the layout's
+/// lengths); returns the counts.
 fn reference_blocks(
     src: &Source<'_>,
-    layout: BlockLayout,
+    layout: &BlockLayout,
     scheme: Scheme,
     rule: ScaleRule,
     tensor_scale: Option<f32>,
     options: &Options,
-) -> Quantized {
+    (codes, scales): (&mut [u8], &mut [u8]),
+) -> BlockStats {
     let policy = options.element_policy();
-    let mut codes = vec![0u8; layout.len()];
-    let mut scales = vec![0u8; layout.block_count()];
+    let packed = scheme.element() == crate::format::Format::F4E2M1;
+    let mut unpacked = if packed {
+        vec![0u8; layout.len()]
+    } else {
+        Vec::new()
+    };
+    let one_per_byte: &mut [u8] = if packed { &mut unpacked } else { codes };
     let mut stats = BlockStats::default();
     let mut idx = Vec::with_capacity(scheme.block_size());
     for (b, scale) in scales.iter_mut().enumerate() {
@@ -224,7 +332,7 @@ fn reference_blocks(
                 rule,
                 &policy,
                 (options.seed, options.first_index),
-                (&mut codes, 0),
+                (&mut *one_per_byte, 0),
                 &mut stats,
             )
         } else {
@@ -234,22 +342,15 @@ fn reference_blocks(
                 tensor_scale,
                 &policy,
                 (options.seed, options.first_index),
-                (&mut codes, 0),
+                (&mut *one_per_byte, 0),
                 &mut stats,
             )
         };
     }
-    if scheme.element() == crate::format::Format::F4E2M1 {
-        codes = quantized::pack_nibbles(&codes);
+    if packed {
+        quantized::pack_nibbles_into(&unpacked, codes);
     }
-    Quantized {
-        scheme,
-        layout,
-        codes,
-        scales,
-        tensor_scale,
-        stats,
-    }
+    stats
 }
 
 /// Dequantises to f32, in the tensor's element order (see [`Quantized::dequantize_to`]).

@@ -26,12 +26,12 @@ pub struct Quantized {
     pub(crate) stats: BlockStats,
 }
 
-/// Packs one-per-byte e2m1 codes two per byte, element 2i in the low nibble.
-pub(crate) fn pack_nibbles(codes: &[u8]) -> Vec<u8> {
-    codes
-        .chunks(2)
-        .map(|c| (c[0] & 0x0F) | (c.get(1).copied().unwrap_or(0) & 0x0F) << 4)
-        .collect()
+/// Packs one-per-byte e2m1 codes two per byte into `out` (`codes.len().div_ceil(2)` bytes),
+/// element 2i in the low nibble.
+pub(crate) fn pack_nibbles_into(codes: &[u8], out: &mut [u8]) {
+    for (o, c) in out.iter_mut().zip(codes.chunks(2)) {
+        *o = (c[0] & 0x0F) | (c.get(1).copied().unwrap_or(0) & 0x0F) << 4;
+    }
 }
 
 impl Quantized {

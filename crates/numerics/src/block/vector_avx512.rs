@@ -1,113 +1,196 @@
 //! The vector block kernel at the AVX-512 level: runs of full blocks (32 elements for MX, 16
 //! for NVFP4) along a contiguous axis, each block in one pass while it is in registers: the
 //! amax by a vector max of the magnitudes' bits, the plan (scale byte, exponent) by the
-//! scheme's scalar rule, each element's code by the integer rounding of
-//! [`encode`](super::fused_element::encode) on 16 lanes (an NVFP4 element multiplied by the
-//! scale's f32 reciprocal first), the codes narrowed to bytes or packed two per byte in
-//! registers, the statuses counted per lane by masked adds.
+//! scheme's scalar rule, then the elements by the bulk casts' rule (`docs/kernels.md`): each
+//! magnitude scaled by the block's power of two with an integer subtraction from its
+//! exponent (an NVFP4 element multiplied by the scale's f32 reciprocal instead), scaled again
+//! into one fixed binade and rounded at the element's last place by one f32 add under the
+//! mode's embedded rounding; the codes narrowed to bytes (or packed two per byte) in
+//! registers and the statuses counted on the bytes.
+//!
+//! A scaled magnitude below 2^-100 (an element under a large scale, whose exact scaled value
+//! would leave f32's normal range) is replaced by 2^-100: every element grid's smallest
+//! subnormal is 2^-16 or more, so any non-zero magnitude that small rounds the same way in
+//! every deterministic mode, with the same statuses; zeros stay zeros.
 
 use std::arch::x86_64::*;
 
 use super::fast::{BlockKernel, BlockPlan};
-use super::fused_element::{CEIL, FLOOR, Lanes, RINT, ROUND, SmallFloat, TRUNC};
+use super::fused_element::{CEIL, FLOOR, Lanes, ODD, RINT, ROUND, SmallFloat};
 use super::stats::BlockStats;
+
+/// The stand-in for scaled magnitudes below it: 2^-100.
+const TINY_BITS: u32 = 27 << 23;
 
 /// The element format's constants, broadcast.
 struct Consts {
-    one: __m512i,
+    /// 0x7FFF_FFFF.
     mag_mask: __m512i,
-    man_mask: __m512i,
-    hidden: __m512i,
-    shift: __m512i,
-    s_base: __m512i,
-    normal_min: __m512i,
-    max: __m512i,
-    min_normal: __m512i,
-    sign: __m512i,
-    hi: __m512i,
-    thirty_one: __m512i,
-    /// `127 - bias`, a scalar: the rebias of the normal range moves with each block's `e`.
-    rebias: i32,
+    /// 2^-100's bits.
+    tiny: __m512i,
+    /// 0x7F80_0000.
+    exp_field: __m512i,
+    /// The exponent field of the scale of magnitudes below the smallest normal.
+    max_scale: __m512i,
+    /// `23 - man`, shifting a scale's exponent field to its code offset.
+    to_code: __m128i,
+    /// `bias + (255 - Emin) << man`: less the shifted scale, the rounding addend's bits.
+    m_base: __m512i,
+    /// Half the element's last place in units of the scaled value (ties away).
+    half: __m512,
+    /// The biased code one above the largest magnitude: the clamp of every sum.
+    clamp: __m512i,
+    /// The f32 bits of the largest finite element value.
+    max_abs: __m512i,
+    /// The byte flag of an inexact lane (to odd: with the code's last bit).
+    inexact_bit: __m512i,
+    /// Bytes: -128 plus the smallest normal's code (signed: below it, inexact and subnormal).
+    b_under: __m256i,
+    /// Bytes: 0x80, an inexact zero.
+    b_flushed: __m256i,
+    /// Bytes: 0x7F.
+    b_mag: __m256i,
+    /// Bytes: the largest magnitude code.
+    b_max: __m256i,
+    /// Bytes: the code's sign bit.
+    b_sign: __m256i,
+    /// `vpermt2b` indices of the low bytes of 32 lanes (twice).
+    low_bytes: __m512i,
+    /// `vpermt2b` indices of the top bytes of 32 lanes (twice).
+    top_bytes: __m512i,
 }
 
 impl Consts {
-    #[target_feature(enable = "avx512f")]
-    fn new(g: &SmallFloat) -> Consts {
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512vbmi")]
+    fn new<const MODE: u8>(g: &SmallFloat) -> Consts {
         let c = |v: u32| _mm512_set1_epi32(v as i32);
+        let c8 = |v: u32| _mm256_set1_epi8(v as u8 as i8);
+        let man = 23 - g.shift;
+        let e_min = g.normal_min as u32;
+        let bias = (151 - man) << 23;
+        let idx = |f: fn(usize) -> usize| {
+            let b: [u8; 64] = std::array::from_fn(|j| f(j) as u8);
+            // SAFETY: `b` is 64 bytes, the size of the unaligned load.
+            unsafe { _mm512_loadu_si512(b.as_ptr().cast()) }
+        };
         Consts {
-            one: c(1),
             mag_mask: c(0x7FFF_FFFF),
-            man_mask: c(0x007F_FFFF),
-            hidden: c(0x0080_0000),
-            shift: c(g.shift),
-            s_base: c((g.shift as i32 + g.normal_min) as u32),
-            normal_min: c(g.normal_min as u32),
-            max: c(g.max),
-            min_normal: c(g.min_normal_code),
-            sign: c(1 << g.sign_shift),
-            hi: c(1 << 16),
-            thirty_one: c(31),
-            rebias: g.rebias,
+            tiny: c(TINY_BITS),
+            exp_field: c(0x7F80_0000),
+            max_scale: c((255 - e_min) << 23),
+            to_code: _mm_cvtsi32_si128(g.shift as i32),
+            m_base: c(bias + ((255 - e_min) << man)),
+            half: _mm512_set1_ps(f32::from_bits((127 - man) << 23)),
+            clamp: c(bias + g.max + 1),
+            max_abs: c((g.max << g.shift) + ((g.rebias as u32) << 23)),
+            inexact_bit: c(if MODE == ODD { 0x81 } else { 0x80 }),
+            b_under: c8(0x80 + g.min_normal_code),
+            b_flushed: c8(0x80),
+            b_mag: c8(0x7F),
+            b_max: c8(g.max),
+            b_sign: c8(1 << g.sign_shift),
+            low_bytes: idx(|j| (4 * j) & 127),
+            top_bytes: idx(|j| (4 * j + 3) & 127),
         }
     }
 }
 
-/// Per-lane status sums in [`Lanes`]' packed form, for lanes 0-15 and 16-31 of a block.
+/// Byte counters of a run of blocks (each byte counts up to 255 elements at its position):
+/// inexact, overflowing, underflowing, flushed; and a 32-bit lane counter of saturated ones.
 struct Acc {
-    a: [__m512i; 2],
-    b: [__m512i; 2],
-    c: [__m512i; 2],
+    bytes: [__m256i; 4],
+    saturated: __m512i,
 }
 
-/// The codes of 16 elements `y × 2^-e` (`y` f32 bits), as [`encode`](super::fused_element::encode)
-/// computes them lane by lane, the statuses added to `acc`'s group `grp`.
+/// Rounding control of the embedded-rounding adds (exceptions suppressed).
+mod rc {
+    use std::arch::x86_64::*;
+    /// To nearest, ties to even.
+    pub const NEAREST: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    /// Toward +∞ (up, for magnitudes).
+    pub const UP: i32 = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC;
+    /// Toward zero.
+    pub const ZERO: i32 = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
+}
+
+/// 16 elements: `y` their f32 bits (the operand), `ebits` the block's exponent in the f32
+/// exponent field (`e << 23`, wrapping; 0 for NVFP4). Returns each lane's biased code
+/// clamped at one above the largest magnitude with the inexact flag in its low byte's top bit
+/// (inexact: rounded, or beyond the largest finite value), the saturated lanes counted into
+/// `sat`.
 #[inline]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-fn encode16<const MODE: u8>(y: __m512i, e: i32, k: &Consts, acc: &mut Acc, grp: usize) -> __m512i {
-    let zero = _mm512_setzero_si512();
-    let mag = _mm512_and_si512(y, k.mag_mask);
-    let neg = _mm512_movepi32_mask(y);
-    let ex = _mm512_srli_epi32::<23>(mag);
-    let ey = _mm512_sub_epi32(_mm512_max_epi32(ex, k.one), _mm512_set1_epi32(e));
-    let expos = _mm512_cmpgt_epi32_mask(ex, zero);
-    let normal = expos & _mm512_cmpge_epi32_mask(ey, k.normal_min);
-    let rebias = _mm512_set1_epi32(((k.rebias + e) as u32).wrapping_shl(23) as i32);
-    let f_norm = _mm512_sub_epi32(mag, rebias);
-    let m = _mm512_and_si512(mag, k.man_mask);
-    let f_sub = _mm512_mask_or_epi32(m, expos, m, k.hidden);
-    let s_sub = _mm512_min_epi32(_mm512_sub_epi32(k.s_base, ey), k.thirty_one);
-    let f = _mm512_mask_blend_epi32(normal, f_sub, f_norm);
-    let s = _mm512_mask_blend_epi32(normal, s_sub, k.shift);
-    let q = _mm512_srlv_epi32(f, s);
-    let p = _mm512_sllv_epi32(k.one, s);
-    let r = _mm512_and_si512(f, _mm512_sub_epi32(p, k.one));
-    let half = _mm512_srli_epi32::<1>(p);
-    let nz = _mm512_test_epi32_mask(r, r);
-    let inc: __mmask16 = match MODE {
-        RINT => {
-            _mm512_cmpgt_epu32_mask(r, half)
-                | (_mm512_cmpeq_epi32_mask(r, half) & _mm512_test_epi32_mask(q, k.one))
+#[target_feature(enable = "avx2,fma,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+fn encode16<const MODE: u8>(y: __m512i, ebits: __m512i, k: &Consts, sat: &mut __m512i) -> __m512i {
+    let a = _mm512_and_si512(y, k.mag_mask);
+    let nz = _mm512_test_epi32_mask(a, a);
+    // the scaled magnitude (an integer subtraction from the exponent; 2^-100 below that)
+    let av = _mm512_maskz_max_epi32(nz, _mm512_sub_epi32(a, ebits), k.tiny);
+    let scale = _mm512_min_epu32(_mm512_andnot_si512(av, k.exp_field), k.max_scale);
+    let s = _mm512_mul_ps(_mm512_castsi512_ps(av), _mm512_castsi512_ps(scale));
+    let m = _mm512_castsi512_ps(_mm512_sub_epi32(
+        k.m_base,
+        _mm512_srl_epi32(scale, k.to_code),
+    ));
+    let sum = match MODE {
+        RINT => _mm512_add_round_ps::<{ rc::NEAREST }>(s, m),
+        ROUND => {
+            _mm512_add_round_ps::<{ rc::ZERO }>(_mm512_add_round_ps::<{ rc::ZERO }>(s, k.half), m)
         }
-        ROUND => _mm512_cmpge_epu32_mask(r, half),
-        FLOOR => nz & neg,
-        CEIL => nz & !neg,
-        TRUNC => 0,
-        _ => nz & _mm512_testn_epi32_mask(q, k.one),
+        FLOOR => _mm512_mask_add_round_ps::<{ rc::UP }>(
+            _mm512_add_round_ps::<{ rc::ZERO }>(s, m),
+            _mm512_movepi32_mask(y),
+            s,
+            m,
+        ),
+        CEIL => _mm512_mask_add_round_ps::<{ rc::ZERO }>(
+            _mm512_add_round_ps::<{ rc::UP }>(s, m),
+            _mm512_movepi32_mask(y),
+            s,
+            m,
+        ),
+        _ => _mm512_add_round_ps::<{ rc::ZERO }>(s, m),
     };
-    let n = _mm512_mask_add_epi32(q, inc, q, k.one);
-    let over = _mm512_cmpgt_epu32_mask(n, k.max);
-    let clamped = _mm512_min_epu32(n, k.max);
-    let code = _mm512_mask_or_epi32(clamped, neg, clamped, k.sign);
-    let inexact = nz | _mm512_cmpgt_epu32_mask(q, k.max);
-    let saturated = over | (_mm512_cmpeq_epi32_mask(q, k.max) & nz);
-    let flushed = _mm512_cmpeq_epi32_mask(n, zero) & _mm512_test_epi32_mask(mag, mag);
-    let underflow = inexact & _mm512_cmplt_epu32_mask(n, k.min_normal);
-    let a = _mm512_mask_add_epi32(acc.a[grp], inexact, acc.a[grp], k.one);
-    acc.a[grp] = _mm512_mask_add_epi32(a, over, a, k.hi);
-    let b = _mm512_mask_add_epi32(acc.b[grp], underflow, acc.b[grp], k.one);
-    acc.b[grp] = _mm512_mask_add_epi32(b, flushed, b, k.hi);
-    acc.c[grp] = _mm512_mask_add_epi32(acc.c[grp], saturated, acc.c[grp], k.one);
-    code
+    let rounded = _mm512_cmp_ps_mask::<_CMP_NEQ_OQ>(_mm512_sub_ps(sum, m), s);
+    let beyond = _mm512_cmpgt_epi32_mask(av, k.max_abs);
+    *sat = _mm512_mask_sub_epi32(*sat, beyond, *sat, _mm512_set1_epi32(-1));
+    let code = _mm512_min_epu32(_mm512_castps_si512(sum), k.clamp);
+    _mm512_mask_or_epi32(code, rounded | beyond, code, k.inexact_bit)
+}
+
+/// The code bytes of 32 lanes' bytes `b` (from [`encode16`]) with the sign bit on the lanes of
+/// `sign`; the statuses of the lanes of `valid` counted into `acc`.
+#[inline]
+#[target_feature(enable = "avx2,fma,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+fn codes32(k: &Consts, b: __m256i, sign: __mmask32, valid: __mmask32, acc: &mut Acc) -> __m256i {
+    let minus_one = _mm256_set1_epi8(-1);
+    let count = |acc: &mut __m256i, m: __mmask32| {
+        *acc = _mm256_mask_sub_epi8(*acc, m & valid, *acc, minus_one);
+    };
+    let mag = _mm256_and_si256(b, k.b_mag);
+    count(&mut acc.bytes[0], _mm256_movepi8_mask(b));
+    count(&mut acc.bytes[1], _mm256_cmpgt_epu8_mask(mag, k.b_max));
+    count(&mut acc.bytes[2], _mm256_cmplt_epi8_mask(b, k.b_under));
+    count(&mut acc.bytes[3], _mm256_cmpeq_epi8_mask(b, k.b_flushed));
+    let mag = _mm256_min_epu8(mag, k.b_max);
+    // the sign bit is above every magnitude: adding it sets it
+    _mm256_mask_add_epi8(mag, sign, mag, k.b_sign)
+}
+
+/// Adds the byte counters into 64-bit sums and clears them.
+#[inline]
+#[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl")]
+fn flush(acc: &mut Acc, sums: &mut [u64; 5]) {
+    for (s, b) in sums.iter_mut().zip(acc.bytes.iter_mut()) {
+        let w = _mm256_sad_epu8(*b, _mm256_setzero_si256());
+        // SAFETY: a vector of four u64 lanes viewed as an array of them.
+        let l: [u64; 4] = unsafe { std::mem::transmute(w) };
+        *s += l.iter().sum::<u64>();
+        *b = _mm256_setzero_si256();
+    }
+    // SAFETY: a vector of 16 u32 lanes viewed as an array of them.
+    let l: [u32; 16] = unsafe { std::mem::transmute(acc.saturated) };
+    sums[4] += l.iter().map(|&x| u64::from(x)).sum::<u64>();
+    acc.saturated = _mm512_setzero_si512();
 }
 
 /// Rounds the full blocks of `B` elements in `x` (`x.len()` a multiple of `B`, `B` 16 or 32):
@@ -130,25 +213,19 @@ pub(super) unsafe fn run<K: BlockKernel, const MODE: u8, const B: usize>(
     lanes: &mut Lanes,
     stats: &mut BlockStats,
 ) {
-    let k = Consts::new(g);
+    /// Blocks between two flushes of the byte counters.
+    const FLUSH: usize = 255;
+    let k = Consts::new::<MODE>(g);
     let z = _mm512_setzero_si512();
     let mut acc = Acc {
-        a: [z; 2],
-        b: [z; 2],
-        c: [z; 2],
+        bytes: [_mm256_setzero_si256(); 4],
+        saturated: z,
     };
+    let mut sums = [0u64; 5];
+    let mut since_flush = 0;
     let multiplies = kernel.multiplies();
     let out_per_block = if packed { B / 2 } else { B };
-    // byte 4j of the first vector's lanes, then of the second's (index 64 + 4j)
-    let mut idx = [0u8; 64];
-    for (j, b) in idx.iter_mut().enumerate().take(16) {
-        *b = (4 * j) as u8;
-    }
-    for (j, b) in idx.iter_mut().enumerate().take(32).skip(16) {
-        *b = 64 + 4 * (j as u8 - 16);
-    }
-    // SAFETY: 64 bytes read as a vector of them.
-    let narrow = unsafe { _mm512_loadu_si512(idx.as_ptr().cast()) };
+    let valid: __mmask32 = if B == 32 { u32::MAX } else { 0xFFFF };
     let mut fast_elements = 0u64;
     for (xb, ob) in x.chunks_exact(B).zip(out.chunks_exact_mut(out_per_block)) {
         // SAFETY: `xb` holds B ≥ 16 elements: the loads read inside it.
@@ -174,53 +251,53 @@ pub(super) unsafe fn run<K: BlockKernel, const MODE: u8, const B: usize>(
             continue;
         };
         fast_elements += B as u64;
-        let e = if multiplies { 0 } else { i32::from(byte) - 127 };
-        let mulv = _mm512_set1_ps(mul);
-        let operand = |xv: __m512i| {
-            if multiplies {
-                _mm512_castps_si512(_mm512_mul_ps(_mm512_castsi512_ps(xv), mulv))
-            } else {
-                xv
-            }
+        let (ebits, y) = if multiplies {
+            let mulv = _mm512_set1_ps(mul);
+            let p = |xv: __m512i| _mm512_castps_si512(_mm512_mul_ps(_mm512_castsi512_ps(xv), mulv));
+            (z, [p(v[0]), p(v[1])])
+        } else {
+            let e = i32::from(byte) - 127;
+            (_mm512_set1_epi32((e as u32).wrapping_shl(23) as i32), v)
         };
-        if B == 32 && !packed {
-            // the low byte of each of the 32 lanes, in order, by one byte permute
-            let c0 = encode16::<MODE>(operand(v[0]), e, &k, &mut acc, 0);
-            let c1 = encode16::<MODE>(operand(v[1]), e, &k, &mut acc, 1);
-            let bytes = _mm512_permutex2var_epi8(c0, narrow, c1);
-            let dst = &mut ob[..32];
-            // SAFETY: `dst` holds the 32 bytes stored.
-            unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), _mm512_castsi512_si256(bytes)) };
-            continue;
-        }
-        for (grp, &xv) in v.iter().enumerate().take(B / 16) {
-            let code = encode16::<MODE>(operand(xv), e, &k, &mut acc, grp);
-            if packed {
-                // each u64 lane holds an even element's code and, 32 bits up, the odd one's
-                let pair = _mm512_or_si512(code, _mm512_srli_epi64::<28>(code));
-                let bytes = _mm512_cvtepi64_epi8(pair);
-                let dst = &mut ob[grp * 8..grp * 8 + 8];
-                // SAFETY: `dst` holds the 8 bytes stored.
-                unsafe { _mm_storel_epi64(dst.as_mut_ptr().cast(), bytes) };
-            } else {
-                let bytes = _mm512_cvtepi32_epi8(code);
-                let dst = &mut ob[grp * 16..grp * 16 + 16];
+        let c0 = encode16::<MODE>(y[0], ebits, &k, &mut acc.saturated);
+        let c1 = if B == 32 {
+            encode16::<MODE>(y[1], ebits, &k, &mut acc.saturated)
+        } else {
+            c0
+        };
+        let b = _mm512_castsi512_si256(_mm512_permutex2var_epi8(c0, k.low_bytes, c1));
+        let top = _mm512_castsi512_si256(_mm512_permutex2var_epi8(v[0], k.top_bytes, v[1]));
+        let code = codes32(&k, b, _mm256_movepi8_mask(top), valid, &mut acc);
+        if packed {
+            // each u16 lane holds an even element's code and, 8 bits up, the odd one's
+            let pair = _mm256_or_si256(code, _mm256_srli_epi16::<4>(code));
+            let bytes = _mm256_cvtepi16_epi8(pair);
+            let dst = &mut ob[..B / 2];
+            if B == 32 {
                 // SAFETY: `dst` holds the 16 bytes stored.
                 unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), bytes) };
+            } else {
+                // SAFETY: `dst` holds the 8 bytes stored.
+                unsafe { _mm_storel_epi64(dst.as_mut_ptr().cast(), bytes) };
             }
+        } else if B == 32 {
+            let dst = &mut ob[..32];
+            // SAFETY: `dst` holds the 32 bytes stored.
+            unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), code) };
+        } else {
+            let dst = &mut ob[..16];
+            // SAFETY: `dst` holds the 16 bytes stored.
+            unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), _mm256_castsi256_si128(code)) };
+        }
+        since_flush += 1;
+        if since_flush == FLUSH {
+            flush(&mut acc, &mut sums);
+            since_flush = 0;
         }
     }
-    let add = |dst: &mut [u32; 32], v: &[__m512i; 2]| {
-        for (grp, &vv) in v.iter().enumerate() {
-            // SAFETY: a vector of 16 u32 lanes viewed as an array of them.
-            let l: [u32; 16] = unsafe { std::mem::transmute(vv) };
-            for (d, s) in dst[grp * 16..grp * 16 + 16].iter_mut().zip(l) {
-                *d += s;
-            }
-        }
-    };
-    add(&mut lanes.a, &acc.a);
-    add(&mut lanes.b, &acc.b);
-    add(&mut lanes.c, &acc.c);
+    flush(&mut acc, &mut sums);
+    for (one, s) in lanes.one.iter_mut().zip(sums) {
+        *one += s;
+    }
     lanes.total += fast_elements;
 }

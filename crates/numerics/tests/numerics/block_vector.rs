@@ -18,17 +18,17 @@ use crate::kernel_support::level_here;
 use crate::sweep::sweep_log2;
 
 /// xorshift64*.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
 
-    fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
 }
@@ -97,7 +97,7 @@ fn chunk(rng: &mut Rng) -> [f32; 16] {
     c
 }
 
-fn values(rng: &mut Rng, n: usize) -> Vec<f32> {
+pub(crate) fn values(rng: &mut Rng, n: usize) -> Vec<f32> {
     let mut v = Vec::with_capacity(n + 16);
     while v.len() < n {
         v.extend(chunk(rng));
@@ -134,14 +134,14 @@ fn assert_same(fast: &Quantized, reference: &Quantized, what: &str) {
     assert_eq!(fast.stats(), reference.stats(), "{what}");
 }
 
-fn levels() -> Vec<SimdLevel> {
+pub(crate) fn levels() -> Vec<SimdLevel> {
     [SimdLevel::Portable, SimdLevel::Avx2, SimdLevel::Avx512]
         .into_iter()
         .filter(|&l| level_here(l))
         .collect()
 }
 
-fn variants() -> Vec<(Scheme, Option<ScaleRule>, TensorScale)> {
+pub(crate) fn variants() -> Vec<(Scheme, Option<ScaleRule>, TensorScale)> {
     let mut out = Vec::new();
     for scheme in Scheme::ALL {
         if scheme.is_mx() {
@@ -161,7 +161,7 @@ fn variants() -> Vec<(Scheme, Option<ScaleRule>, TensorScale)> {
     out
 }
 
-fn policies() -> Vec<CastPolicy> {
+pub(crate) fn policies() -> Vec<CastPolicy> {
     let mut out: Vec<CastPolicy> = RoundMode::DETERMINISTIC.map(CastPolicy::new).to_vec();
     out.push(CastPolicy {
         stochastic: Stochastic {
@@ -175,7 +175,7 @@ fn policies() -> Vec<CastPolicy> {
 
 /// Rows of full blocks, rows with an even and an odd tail, one short block, a row long
 /// enough to be a batch of its own, and the other axes.
-const SHAPES: [(&[usize], isize); 9] = [
+pub(crate) const SHAPES: [(&[usize], isize); 9] = [
     (&[6, 64], -1),
     (&[5, 100], -1),
     (&[3, 40], 1),
@@ -269,7 +269,7 @@ fn vector_kernel_matches_the_reference_on_whole_blocks_of_one_class() {
 
 /// The shortest of `calls` timed calls of `f`, in nanoseconds: on a loaded machine the
 /// fastest call is the one that was not interrupted.
-fn min_call_ns(calls: usize, mut f: impl FnMut()) -> f64 {
+pub(crate) fn min_call_ns(calls: usize, mut f: impl FnMut()) -> f64 {
     (0..calls)
         .map(|_| {
             let t = std::time::Instant::now();

@@ -8,6 +8,7 @@
 
 mod apfloat;
 mod block_fast;
+mod block_into;
 mod block_vector;
 mod block_vectors;
 mod bulk;
