@@ -204,6 +204,16 @@ pub(crate) fn avx512_present() -> bool {
     super::super::switch::cap() >= SimdLevel::Avx512 && cpu_has(SimdLevel::Avx512)
 }
 
+/// Whether the kernels may use AVX-512 BF16 (`vcvtne2ps2bf16`) within the
+/// [`SimdLevel::Avx512`] level: the level is usable ([`avx512_present`]) and the CPU has the
+/// extension (detected once). Not part of the level: the kernels that use it have a path
+/// without it.
+pub(crate) fn avx512bf16_present() -> bool {
+    static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    avx512_present()
+        && *HAS.get_or_init(|| on_x86_64!(std::arch::is_x86_feature_detected!("avx512bf16"), false))
+}
+
 /// Whether the kernels may run at `level` here; when not, the calling unit test cannot test
 /// that level and says so where it shows: `SKIPPED: <test> needs <level>: <why>` on standard
 /// output, and appended to the file named by `NPUSIM_SKIP_LOG` when that is set (as the

@@ -248,14 +248,129 @@ mod simd {
         }
     }
 
+    /// What a step of the f16 kernel needs besides its data: the policy's special results,
+    /// whether its ±Inf codes are the conversion's own (0x7C00, 0xFC00), the overflow thresholds by sign, the limit code and the normal band below it.
+    #[derive(Clone, Copy)]
+    struct F16Consts {
+        sp: Specials,
+        natural_inf: bool,
+        above: [__m512i; 2],
+        limit: __m256i,
+        normal_from: __m256i,
+        band: __m256i,
+        one: __m512i,
+    }
+
+    /// The f16 codes of one step (the 16 f32 codes `v`) in mode `M`, counted into `acc` by
+    /// the rule that fits the step: the codes' band (only exactness to count, from the round
+    /// trip), the finite rule with underflow and flush, the NaN / ±Inf rule, or the full rule
+    /// (see [`f16_block`]).
+    #[target_feature(enable = "avx2,f16c,avx512f,avx512bw,avx512vl,avx512dq")]
+    #[inline]
+    fn f16_step<const M: u8>(v: __m512i, c: &F16Consts, acc: &mut Acc512) -> __m256i {
+        let one = c.one;
+        let a = _mm512_and_si512(v, set(0x7FFF_FFFF));
+        if c.natural_inf && _mm512_cmpeq_epi32_mask(a, set(0x7F80_0000)) == 0xFFFF {
+            // a step of ±Inf alone (a causal mask's −∞), under a policy that keeps their
+            // codes: counted by sign, nothing else to count
+            let neg = _mm512_movepi32_mask(v);
+            let by_sign = _mm512_mask_mov_epi32(set(1), neg, set(0x100));
+            acc.nan_inf = _mm512_add_epi32(acc.nan_inf, by_sign);
+            return _mm256_mask_mov_epi16(
+                _mm256_set1_epi16(0x7C00),
+                neg,
+                _mm256_set1_epi16(0xFC00u16 as i16),
+            );
+        }
+        let (h, back, base) = f16_round::<M>(v, a);
+        let is_exact = _mm512_cmpeq_epi32_mask(back, v);
+        let m = _mm256_and_si256(base, _mm256_set1_epi16(0x7FFF));
+        // every code normal and below the limit: only exactness to count
+        let outside = _mm256_cmpge_epu16_mask(_mm256_sub_epi16(m, c.normal_from), c.band);
+        let rare = if outside == 0 {
+            0
+        } else {
+            _mm256_cmpge_epu16_mask(m, c.limit)
+        };
+        if outside == 0 {
+            acc.exact = _mm512_mask_add_epi32(acc.exact, is_exact, acc.exact, one);
+            h
+        } else if rare == 0 {
+            let small = _mm256_cmplt_epu16_mask(m, _mm256_set1_epi16(0x400));
+            acc.exact = _mm512_mask_add_epi32(acc.exact, is_exact, acc.exact, one);
+            acc.underflow =
+                _mm512_mask_add_epi32(acc.underflow, small & !is_exact, acc.underflow, one);
+            if M != rounding::ODD {
+                let zero = _mm256_testn_epi16_mask(m, m);
+                acc.flushed =
+                    _mm512_mask_add_epi32(acc.flushed, zero & !is_exact, acc.flushed, one);
+            }
+            h
+        } else if rare & !_mm512_cmpge_epu32_mask(a, set(0x7F80_0000)) == 0 {
+            // only NaN or ±Inf lanes are rare: the fast counts, those lanes left out of
+            // the exact ones (they are neither small nor zero)
+            let nan_inf = _mm512_cmpge_epu32_mask(a, set(0x7F80_0000));
+            let small = _mm256_cmplt_epu16_mask(m, _mm256_set1_epi16(0x400));
+            acc.exact = _mm512_mask_add_epi32(acc.exact, is_exact & !nan_inf, acc.exact, one);
+            acc.underflow =
+                _mm512_mask_add_epi32(acc.underflow, small & !is_exact, acc.underflow, one);
+            if M != rounding::ODD {
+                let zero = _mm256_testn_epi16_mask(m, m);
+                acc.flushed =
+                    _mm512_mask_add_epi32(acc.flushed, zero & !is_exact, acc.flushed, one);
+            }
+            let neg = _mm512_movepi32_mask(v);
+            let code =
+                c.sp.nan_inf::<13>(a, neg, _mm512_cvtepu16_epi32(h), nan_inf, acc);
+            _mm512_cvtepi32_epi16(code)
+        } else {
+            let code = _mm512_cvtepu16_epi32(h);
+            let m = _mm512_and_si512(code, set(0x7FFF));
+            let small = _mm512_cmplt_epu32_mask(m, set(0x400));
+            let zero = _mm512_testn_epi32_mask(m, m);
+            let neg = _mm512_movepi32_mask(v);
+            let special =
+                _mm512_cmpgt_epu32_mask(a, _mm512_mask_mov_epi32(c.above[0], neg, c.above[1]));
+            let beyond = _mm512_cmpgt_epu32_mask(a, set(MAX_F32));
+            // (special lanes are never small: their f16 magnitude is at least 0x7BFF)
+            acc.exact = _mm512_mask_add_epi32(acc.exact, is_exact & !special, acc.exact, one);
+            acc.underflow =
+                _mm512_mask_add_epi32(acc.underflow, small & !is_exact, acc.underflow, one);
+            acc.flushed = _mm512_mask_add_epi32(acc.flushed, zero & !is_exact, acc.flushed, one);
+            acc.saturated =
+                _mm512_mask_add_epi32(acc.saturated, beyond & !special, acc.saturated, one);
+            _mm512_cvtepi32_epi16(c.sp.blend::<13>(a, neg, code, special, acc))
+        }
+    }
+
+    /// The f16 codes in mode `M` of 16 f32 codes `v` whose magnitudes all lie in
+    /// [2^−14, 65472) (normal f16 magnitudes whose codes stay below 0x7BFE in every mode),
+    /// and the exact lanes: those whose 13 low significand bits, the ones f16 drops, are zero
+    /// (one test instead of a conversion back and a compare).
+    #[target_feature(enable = "avx2,f16c,avx512f,avx512bw,avx512vl,avx512dq")]
+    #[inline]
+    fn f16_band<const M: u8>(v: __m512i) -> (__m256i, __mmask16) {
+        let is_exact = _mm512_testn_epi32_mask(v, set(0x1FFF));
+        let h = if M == rounding::ODD {
+            let t = _mm512_cvt_roundps_ph::<11>(_mm512_castsi512_ps(v));
+            _mm256_mask_mov_epi16(t, !is_exact, _mm256_or_si256(t, _mm256_set1_epi16(1)))
+        } else {
+            f16_round::<M>(v, _mm512_and_si512(v, set(0x7FFF_FFFF))).0
+        };
+        (h, is_exact)
+    }
+
     /// One block of the f16 kernel `k` in mode `M`, 16 elements per step (`src.len() / 64`
-    /// steps): the codes and their counts. A step whose codes stay below the largest finite
-    /// f16 counts exactness, underflow and flush; a step with a lane at or beyond it (NaN,
-    /// ±Inf, overflow, saturation; for odd, whose check is on the truncation, from one code
-    /// below) sorts those lanes out by the full rule (the AVX2 kernel's `full`): overflow by
-    /// the mode's threshold for the lane's sign, the special lanes replaced by the policy's
-    /// results and counted by class and sign, the others saturated. With `stream` the codes
-    /// are stored non-temporally.
+    /// steps): the codes and their counts. Two steps at a time whose 32 magnitudes all lie in
+    /// [2^−14, 65472) (one unsigned compare per step on `a − 2^−14`: normal f16 results below
+    /// the largest finite one in every mode) count only their exact lanes, by the dropped
+    /// bits ([`f16_band`]). Any other step (and an odd last one) takes [`f16_step`]: a step
+    /// whose codes stay below the largest finite f16 counts exactness, underflow and flush; a
+    /// step with a lane at or beyond it (NaN, ±Inf, overflow, saturation; for odd, whose
+    /// check is on the truncation, from one code below) sorts those lanes out by the full rule
+    /// (the AVX2 kernel's `full`): overflow by the mode's threshold for the lane's sign, the
+    /// special lanes replaced by the policy's results and counted by class and sign, the
+    /// others saturated. With `stream` the codes are stored non-temporally.
     ///
     /// # Safety
     /// The CPU must support AVX2, F16C and AVX-512 F, BW, VL and DQ; with `stream`, `dst`
@@ -267,81 +382,67 @@ mod simd {
         dst: &mut [u8],
         stream: bool,
     ) -> Acc {
-        // 1 in every lane, hidden from the optimiser: a masked add of it stays one
-        // instruction (one it can see becomes mask moves through general registers, a
-        // mask-to-vector move and a subtract: most of this loop's time at 1 Mi elements)
-        let one = std::hint::black_box(set(1));
-        let sp = Specials::new(&k.specials);
-        let above = [set(k.overflow_above[0]), set(k.overflow_above[1])];
         let top: i16 = if M == rounding::ODD { 0x7BFE } else { 0x7BFF };
-        let limit = _mm256_set1_epi16(top);
-        // the band of normal magnitudes below `limit`, as one unsigned compare on m − 0x400
-        let (normal_from, band) = (_mm256_set1_epi16(0x400), _mm256_set1_epi16(top - 0x400));
+        let c = F16Consts {
+            sp: Specials::new(&k.specials),
+            natural_inf: k.specials.inf[0].0 == 0x7C00 && k.specials.inf[1].0 == 0xFC00,
+            above: [set(k.overflow_above[0]), set(k.overflow_above[1])],
+            limit: _mm256_set1_epi16(top),
+            // the band of normal magnitudes below `limit`, as one unsigned compare on m − 0x400
+            normal_from: _mm256_set1_epi16(0x400),
+            band: _mm256_set1_epi16(top - 0x400),
+            // 1 in every lane, hidden from the optimiser: a masked add of it stays one
+            // instruction (one it can see becomes mask moves through general registers, a
+            // mask-to-vector move and a subtract: most of this loop's time at 1 Mi elements)
+            one: std::hint::black_box(set(1)),
+        };
+        // magnitudes in [2^-14, 65472) as one unsigned compare on a − 2^-14
+        let (band_from, band_width) = (set(0x3880_0000), set(0x477F_C000 - 0x3880_0000));
+        let one = c.one;
         let mut acc = Acc512::zero();
-        for (x, y) in src.chunks_exact(64).zip(dst.chunks_exact_mut(32)) {
+        let pairs = src.len() / 128;
+        let (src_pairs, src_rest) = src.split_at(128 * pairs);
+        let (dst_pairs, dst_rest) = dst.split_at_mut(64 * pairs);
+        for (x, y) in src_pairs
+            .chunks_exact(128)
+            .zip(dst_pairs.chunks_exact_mut(64))
+        {
             prefetch(x.as_ptr());
+            prefetch(x.as_ptr().wrapping_add(64));
+            // SAFETY: `x` is 128 bytes, two unaligned 64-byte loads.
+            let (v0, v1) = unsafe {
+                (
+                    _mm512_loadu_si512(x.as_ptr().cast()),
+                    _mm512_loadu_si512(x.as_ptr().add(64).cast()),
+                )
+            };
+            let in_band = |v: __m512i| {
+                let a = _mm512_and_si512(v, set(0x7FFF_FFFF));
+                _mm512_cmplt_epu32_mask(_mm512_sub_epi32(a, band_from), band_width)
+            };
+            let (h0, h1) = if in_band(v0) & in_band(v1) == 0xFFFF {
+                let (h0, e0) = f16_band::<M>(v0);
+                let (h1, e1) = f16_band::<M>(v1);
+                acc.exact = _mm512_mask_add_epi32(acc.exact, e0, acc.exact, one);
+                acc.exact = _mm512_mask_add_epi32(acc.exact, e1, acc.exact, one);
+                (h0, h1)
+            } else {
+                (
+                    f16_step::<M>(v0, &c, &mut acc),
+                    f16_step::<M>(v1, &c, &mut acc),
+                )
+            };
+            let (y0, y1) = y.split_at_mut(32);
+            // SAFETY: `y0` and `y1` are 32 bytes each, on 32-byte boundaries when streamed.
+            unsafe {
+                store(y0, h0, stream);
+                store(y1, h1, stream);
+            }
+        }
+        for (x, y) in src_rest.chunks_exact(64).zip(dst_rest.chunks_exact_mut(32)) {
             // SAFETY: `x` is 64 bytes, the size of the unaligned load.
             let v = unsafe { _mm512_loadu_si512(x.as_ptr().cast()) };
-            let a = _mm512_and_si512(v, set(0x7FFF_FFFF));
-            let (h, back, base) = f16_round::<M>(v, a);
-            let is_exact = _mm512_cmpeq_epi32_mask(back, v);
-            let m = _mm256_and_si256(base, _mm256_set1_epi16(0x7FFF));
-            // the usual step: every code normal and below the limit, only exactness to count
-            let outside = _mm256_cmpge_epu16_mask(_mm256_sub_epi16(m, normal_from), band);
-            let rare = if outside == 0 {
-                0
-            } else {
-                _mm256_cmpge_epu16_mask(m, limit)
-            };
-            let out = if outside == 0 {
-                acc.exact = _mm512_mask_add_epi32(acc.exact, is_exact, acc.exact, one);
-                h
-            } else if rare == 0 {
-                let small = _mm256_cmplt_epu16_mask(m, _mm256_set1_epi16(0x400));
-                acc.exact = _mm512_mask_add_epi32(acc.exact, is_exact, acc.exact, one);
-                acc.underflow =
-                    _mm512_mask_add_epi32(acc.underflow, small & !is_exact, acc.underflow, one);
-                if M != rounding::ODD {
-                    let zero = _mm256_testn_epi16_mask(m, m);
-                    acc.flushed =
-                        _mm512_mask_add_epi32(acc.flushed, zero & !is_exact, acc.flushed, one);
-                }
-                h
-            } else if rare & !_mm512_cmpge_epu32_mask(a, set(0x7F80_0000)) == 0 {
-                // only NaN or ±Inf lanes are rare: the fast counts, those lanes left out of
-                // the exact ones (they are neither small nor zero)
-                let nan_inf = _mm512_cmpge_epu32_mask(a, set(0x7F80_0000));
-                let small = _mm256_cmplt_epu16_mask(m, _mm256_set1_epi16(0x400));
-                acc.exact = _mm512_mask_add_epi32(acc.exact, is_exact & !nan_inf, acc.exact, one);
-                acc.underflow =
-                    _mm512_mask_add_epi32(acc.underflow, small & !is_exact, acc.underflow, one);
-                if M != rounding::ODD {
-                    let zero = _mm256_testn_epi16_mask(m, m);
-                    acc.flushed =
-                        _mm512_mask_add_epi32(acc.flushed, zero & !is_exact, acc.flushed, one);
-                }
-                let neg = _mm512_movepi32_mask(v);
-                let code = sp.nan_inf::<13>(a, neg, _mm512_cvtepu16_epi32(h), nan_inf, &mut acc);
-                _mm512_cvtepi32_epi16(code)
-            } else {
-                let code = _mm512_cvtepu16_epi32(h);
-                let m = _mm512_and_si512(code, set(0x7FFF));
-                let small = _mm512_cmplt_epu32_mask(m, set(0x400));
-                let zero = _mm512_testn_epi32_mask(m, m);
-                let neg = _mm512_movepi32_mask(v);
-                let special =
-                    _mm512_cmpgt_epu32_mask(a, _mm512_mask_mov_epi32(above[0], neg, above[1]));
-                let beyond = _mm512_cmpgt_epu32_mask(a, set(MAX_F32));
-                // (special lanes are never small: their f16 magnitude is at least 0x7BFF)
-                acc.exact = _mm512_mask_add_epi32(acc.exact, is_exact & !special, acc.exact, one);
-                acc.underflow =
-                    _mm512_mask_add_epi32(acc.underflow, small & !is_exact, acc.underflow, one);
-                acc.flushed =
-                    _mm512_mask_add_epi32(acc.flushed, zero & !is_exact, acc.flushed, one);
-                acc.saturated =
-                    _mm512_mask_add_epi32(acc.saturated, beyond & !special, acc.saturated, one);
-                _mm512_cvtepi32_epi16(sp.blend::<13>(a, neg, code, special, &mut acc))
-            };
+            let out = f16_step::<M>(v, &c, &mut acc);
             // SAFETY: `y` is 32 bytes, on a 32-byte boundary when streamed.
             unsafe { store(y, out, stream) };
         }
@@ -376,82 +477,212 @@ mod simd {
         (code, is_exact)
     }
 
+    /// What a step of the bf16 kernel needs besides its data: the policy's special results,
+    /// whether its ±Inf codes are the rounding's own (0x7F80, 0xFF80), the largest finite
+    /// magnitude code and the smallest normal one.
+    #[derive(Clone, Copy)]
+    struct Bf16Consts {
+        specials: Specials,
+        natural_inf: bool,
+        max: __m512i,
+        min: __m512i,
+        inc: __m512i,
+    }
+
+    /// The lanes of `v` that the bf16 fast rule does not count: a nonzero f32 subnormal (`a`
+    /// − 1 wraps for zero, which is not rare), or a magnitude from which some mode rounds to
+    /// the largest finite bf16 or beyond (NaN and ±Inf included).
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq")]
+    #[inline]
+    fn bf16_rare(v: __m512i) -> __mmask16 {
+        let a = _mm512_and_si512(v, set(0x7FFF_FFFF));
+        _mm512_cmplt_epu32_mask(_mm512_sub_epi32(a, set(1)), set(0x7F_FFFF))
+            | _mm512_cmpgt_epu32_mask(a, set(0x7F7E_0000))
+    }
+
+    /// The bf16 codes (in 32-bit lanes) of one step (the 16 f32 codes `v`) in mode `M` with a
+    /// rare lane ([`bf16_rare`]), counted into `acc`: a step whose rare lanes are all ±Inf
+    /// under a policy that keeps the rounding's Inf codes counts them by sign (byte counters)
+    /// and the other lanes' exactness; one whose rare lanes are all NaN or ±Inf blends the
+    /// policy's codes in ([`Specials::nan_inf`]); any other takes the full rule (see
+    /// [`bf16_block`]).
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq")]
+    #[inline]
+    fn bf16_step<const M: u8>(v: __m512i, c: &Bf16Consts, acc: &mut Acc512) -> __m512i {
+        let (inf_bits, sat_from) = (set(0x7F80_0000), set(0x7F7F_0000));
+        let inc = c.inc;
+        let a = _mm512_and_si512(v, set(0x7FFF_FFFF));
+        let (code, is_exact) = bf16_round::<M>(v);
+        let rare = bf16_rare(v);
+        let nan_inf = _mm512_cmpge_epu32_mask(a, inf_bits);
+        if rare == 0 {
+            acc.exact = _mm512_mask_add_epi32(acc.exact, is_exact, acc.exact, inc);
+            code
+        } else if rare & !nan_inf == 0 {
+            // only NaN or ±Inf lanes are rare
+            acc.exact = _mm512_mask_add_epi32(acc.exact, is_exact & !nan_inf, acc.exact, inc);
+            let neg = _mm512_movepi32_mask(v);
+            let inf = _mm512_cmpeq_epi32_mask(a, inf_bits);
+            if c.natural_inf && inf == nan_inf {
+                // only ±Inf, whose codes the rounding already gives: counted by sign
+                let by_sign = _mm512_mask_mov_epi32(set(1), neg, set(0x100));
+                acc.nan_inf = _mm512_mask_add_epi32(acc.nan_inf, inf, acc.nan_inf, by_sign);
+                code
+            } else {
+                c.specials.nan_inf::<16>(a, neg, code, nan_inf, acc)
+            }
+        } else {
+            let out = _mm512_and_si512(code, set(0x7FFF));
+            // NaN, or beyond the largest finite after rounding
+            let nan = _mm512_cmpgt_epu32_mask(a, inf_bits);
+            let beyond = _mm512_cmpgt_epu32_mask(out, c.max) | nan;
+            let inexact_finite = !(is_exact | beyond);
+            let small = _mm512_cmplt_epu32_mask(out, c.min);
+            let is_zero = _mm512_testn_epi32_mask(out, out);
+            let held = _mm512_cmpeq_epi32_mask(out, c.max) & _mm512_cmpgt_epu32_mask(a, sat_from);
+            acc.exact = _mm512_mask_add_epi32(acc.exact, is_exact & !beyond, acc.exact, inc);
+            acc.underflow =
+                _mm512_mask_add_epi32(acc.underflow, inexact_finite & small, acc.underflow, inc);
+            acc.flushed =
+                _mm512_mask_add_epi32(acc.flushed, inexact_finite & is_zero, acc.flushed, inc);
+            acc.saturated = _mm512_mask_add_epi32(acc.saturated, held, acc.saturated, inc);
+            let neg = _mm512_movepi32_mask(v);
+            c.specials.blend::<16>(a, neg, code, beyond, acc)
+        }
+    }
+
     /// One block of the bf16 kernel in mode `M`, 16 elements per step (`src.len() / 64`
-    /// steps): the codes and their counts. A step whose lanes are all ±0 or normal f32
-    /// magnitudes below those from which a mode can round to the largest finite bf16 counts
-    /// its exact lanes only; a step with any other lane takes the full rule (the AVX2
-    /// kernel's full rule, per step): the finite lanes' exactness, underflow (inexact below
-    /// `min_normal`), flush and saturation (`max_code` from a magnitude beyond it) counted;
-    /// the lanes whose magnitude code passes `max_code` or that are NaN replaced by `sp`'s
-    /// results by sign (NaN: with the payload's top bits) and counted by class and sign. With
-    /// `stream` the codes are stored non-temporally.
+    /// steps): the codes and their counts. Two steps at a time whose lanes are all ±0 or
+    /// normal f32 magnitudes below those from which a mode can round to the largest finite
+    /// bf16 count their exact lanes only (the low 16 bits zero); with AVX-512 BF16 and
+    /// nearest-even their 32 codes are one `vcvtne2ps2bf16`, which rounds such lanes to
+    /// nearest even as the rule does. Any other step (and an odd last one) takes
+    /// [`bf16_step`]: ±Inf alone under a policy that keeps their codes is counted by sign;
+    /// other rare lanes take the full rule (the AVX2 kernel's full rule, per step): the finite
+    /// lanes' exactness, underflow (inexact below `min_normal`), flush and saturation
+    /// (`max_code` from a magnitude beyond it) counted; the lanes whose magnitude code passes
+    /// `max_code` or that are NaN replaced by `sp`'s results by sign (NaN: with the payload's
+    /// top bits) and counted by class and sign. With `stream` the codes are stored
+    /// non-temporally.
     ///
     /// # Safety
     /// The CPU must support AVX2 and AVX-512 F, BW, VL and DQ; with `stream`, `dst` must start
     /// on a 32-byte boundary.
-    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq")]
     pub(crate) unsafe fn bf16_block<const M: u8>(
         sp: &SpecialResults,
-        (max_code, min_normal): (u32, u32),
+        limits: (u32, u32),
         src: &[u8],
         dst: &mut [u8],
         stream: bool,
     ) -> Acc {
-        let specials = Specials::new(sp);
-        let (inf_bits, max, min, sat_from) = (
-            set(0x7F80_0000),
-            set(max_code),
-            set(min_normal),
-            set(0x7F7F_0000),
-        );
-        let one = set(1);
-        // 1 in every lane for the counters, hidden from the optimiser (see `f16_block`)
-        let inc = std::hint::black_box(one);
-        let mut acc = Acc512::zero();
-        for (x, y) in src.chunks_exact(64).zip(dst.chunks_exact_mut(32)) {
-            prefetch(x.as_ptr());
-            // SAFETY: `x` is 64 bytes, the size of the unaligned load.
-            let v = unsafe { _mm512_loadu_si512(x.as_ptr().cast()) };
-            let a = _mm512_and_si512(v, set(0x7FFF_FFFF));
-            let (code, is_exact) = bf16_round::<M>(v);
-            // a nonzero f32 subnormal (a - 1 wraps for zero, which is not rare), or a
-            // magnitude from which some mode rounds to the largest finite bf16 or beyond
-            let rare = _mm512_cmplt_epu32_mask(_mm512_sub_epi32(a, one), set(0x7F_FFFF))
-                | _mm512_cmpgt_epu32_mask(a, set(0x7F7E_0000));
-            let nan_inf = _mm512_cmpge_epu32_mask(a, inf_bits);
-            let code = if rare == 0 {
-                acc.exact = _mm512_mask_add_epi32(acc.exact, is_exact, acc.exact, inc);
-                code
-            } else if rare & !nan_inf == 0 {
-                // only NaN or ±Inf lanes are rare
-                acc.exact = _mm512_mask_add_epi32(acc.exact, is_exact & !nan_inf, acc.exact, inc);
-                let neg = _mm512_movepi32_mask(v);
-                specials.nan_inf::<16>(a, neg, code, nan_inf, &mut acc)
+        // SAFETY: the caller's guarantees; the BF16 variant only where the CPU has AVX-512 BF16.
+        unsafe {
+            if M == rounding::NEAREST_EVEN && crate::bulk::kernels::simd::avx512bf16_present() {
+                bf16_block_ne::<M>(sp, limits, src, dst, stream)
             } else {
-                let out = _mm512_and_si512(code, set(0x7FFF));
-                // NaN, or beyond the largest finite after rounding
-                let nan = _mm512_cmpgt_epu32_mask(a, inf_bits);
-                let beyond = _mm512_cmpgt_epu32_mask(out, max) | nan;
-                let inexact_finite = !(is_exact | beyond);
-                let small = _mm512_cmplt_epu32_mask(out, min);
-                let is_zero = _mm512_testn_epi32_mask(out, out);
-                let held = _mm512_cmpeq_epi32_mask(out, max) & _mm512_cmpgt_epu32_mask(a, sat_from);
-                acc.exact = _mm512_mask_add_epi32(acc.exact, is_exact & !beyond, acc.exact, inc);
-                acc.underflow = _mm512_mask_add_epi32(
-                    acc.underflow,
-                    inexact_finite & small,
-                    acc.underflow,
-                    inc,
-                );
-                acc.flushed =
-                    _mm512_mask_add_epi32(acc.flushed, inexact_finite & is_zero, acc.flushed, inc);
-                acc.saturated = _mm512_mask_add_epi32(acc.saturated, held, acc.saturated, inc);
-                let neg = _mm512_movepi32_mask(v);
-                specials.blend::<16>(a, neg, code, beyond, &mut acc)
-            };
-            // SAFETY: `y` is 32 bytes, on a 32-byte boundary when streamed.
-            unsafe { store(y, _mm512_cvtepi32_epi16(code), stream) };
+                bf16_block_any::<M>(sp, limits, src, dst, stream)
+            }
         }
-        acc.fold()
     }
+
+    /// Defines a [`bf16_block`] variant `$name` for the target features `$features`, whose
+    /// fast pairs of steps convert by `vcvtne2ps2bf16` when `$ne`.
+    macro_rules! bf16_block_variant {
+        ($name:ident, $features:literal, $ne:literal) => {
+            /// [`bf16_block`] for one set of target features.
+            ///
+            /// # Safety
+            /// As [`bf16_block`], and the CPU must support the function's target features.
+            #[target_feature(enable = $features)]
+            unsafe fn $name<const M: u8>(
+                sp: &SpecialResults,
+                (max_code, min_normal): (u32, u32),
+                src: &[u8],
+                dst: &mut [u8],
+                stream: bool,
+            ) -> Acc {
+                let natural_inf = sp.inf[0].0 == 0x7F80 && sp.inf[1].0 == 0xFF80;
+                let c = Bf16Consts {
+                    specials: Specials::new(sp),
+                    natural_inf,
+                    max: set(max_code),
+                    min: set(min_normal),
+                    // 1 in every lane for the counters, hidden from the optimiser (see
+                    // `f16_block`)
+                    inc: std::hint::black_box(set(1)),
+                };
+                let inc = c.inc;
+                let mut acc = Acc512::zero();
+                let pairs = src.len() / 128;
+                let (src_pairs, src_rest) = src.split_at(128 * pairs);
+                let (dst_pairs, dst_rest) = dst.split_at_mut(64 * pairs);
+                for (x, y) in src_pairs
+                    .chunks_exact(128)
+                    .zip(dst_pairs.chunks_exact_mut(64))
+                {
+                    prefetch(x.as_ptr());
+                    prefetch(x.as_ptr().wrapping_add(64));
+                    // SAFETY: `x` is 128 bytes, two unaligned 64-byte loads.
+                    let (v0, v1) = unsafe {
+                        (
+                            _mm512_loadu_si512(x.as_ptr().cast()),
+                            _mm512_loadu_si512(x.as_ptr().add(64).cast()),
+                        )
+                    };
+                    let (h0, h1) = if bf16_rare(v0) | bf16_rare(v1) == 0 {
+                        let e0 = _mm512_testn_epi32_mask(v0, set(0xFFFF));
+                        let e1 = _mm512_testn_epi32_mask(v1, set(0xFFFF));
+                        acc.exact = _mm512_mask_add_epi32(acc.exact, e0, acc.exact, inc);
+                        acc.exact = _mm512_mask_add_epi32(acc.exact, e1, acc.exact, inc);
+                        if $ne {
+                            // SAFETY: this variant runs only where the CPU has AVX-512 BF16.
+                            let h: __m512i = unsafe {
+                                std::mem::transmute(std::arch::x86_64::_mm512_cvtne2ps_pbh(
+                                    _mm512_castsi512_ps(v1),
+                                    _mm512_castsi512_ps(v0),
+                                ))
+                            };
+                            (_mm512_castsi512_si256(h), _mm512_extracti64x4_epi64::<1>(h))
+                        } else {
+                            (
+                                _mm512_cvtepi32_epi16(bf16_round::<M>(v0).0),
+                                _mm512_cvtepi32_epi16(bf16_round::<M>(v1).0),
+                            )
+                        }
+                    } else {
+                        (
+                            _mm512_cvtepi32_epi16(bf16_step::<M>(v0, &c, &mut acc)),
+                            _mm512_cvtepi32_epi16(bf16_step::<M>(v1, &c, &mut acc)),
+                        )
+                    };
+                    let (y0, y1) = y.split_at_mut(32);
+                    // SAFETY: `y0` and `y1` are 32 bytes each, on 32-byte boundaries when
+                    // streamed.
+                    unsafe {
+                        store(y0, h0, stream);
+                        store(y1, h1, stream);
+                    }
+                }
+                for (x, y) in src_rest.chunks_exact(64).zip(dst_rest.chunks_exact_mut(32)) {
+                    // SAFETY: `x` is 64 bytes, the size of the unaligned load.
+                    let v = unsafe { _mm512_loadu_si512(x.as_ptr().cast()) };
+                    let out = _mm512_cvtepi32_epi16(bf16_step::<M>(v, &c, &mut acc));
+                    // SAFETY: `y` is 32 bytes, on a 32-byte boundary when streamed.
+                    unsafe { store(y, out, stream) };
+                }
+                acc.fold()
+            }
+        };
+    }
+
+    bf16_block_variant!(
+        bf16_block_any,
+        "avx2,avx512f,avx512bw,avx512vl,avx512dq",
+        false
+    );
+    bf16_block_variant!(
+        bf16_block_ne,
+        "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512bf16",
+        true
+    );
 }

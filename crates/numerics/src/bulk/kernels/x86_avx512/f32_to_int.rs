@@ -129,10 +129,13 @@ unsafe fn cast<const R: i32, const W: usize, const WRAP: bool>(
 /// the bounds' clamp for i8 / u8; 4-bit codes are then clamped by byte min / max, masked to
 /// their nibble and, packed, paired by a shift) and a byte or dword permute into order; out of
 /// range is a compare on the 16-bit values (two vectors of 32 lanes), counted in 16-bit lane
-/// counters. A step with a 16-bit value of −2^15 (from NaN, ±Inf, |x| ≥ 2^31 or x below
-/// −2^15) has its special lanes' integers set by [`special_lanes`] before the packs (NaN 0,
-/// ±Inf the bound on its side, x ≥ 2^31 the largest i32) and is counted by
-/// [`count_special_lanes`], within the loop like any other step.
+/// counters. A step whose lanes all lie within the range (one min / max over its four
+/// vectors) counts only exact and flushed: no lane is saturated or out of range. A step with
+/// a 16-bit value of −2^15 (from NaN, ±Inf, |x| ≥ 2^31 or x below −2^15) is, when all its
+/// lanes are ±Inf, the bounds by sign with nothing to count; otherwise it is converted again
+/// from [`tamed`] values (NaN 0, ±Inf beyond the range on its side), counted like any other
+/// step, and its NaN and ±Inf lanes (`vfpclassps`, a popcount per step) correct the counts at
+/// the end: a NaN lane is within the range and not flushed, a ±Inf lane not out of range.
 ///
 /// Per step: saturated = not within the range; inexact = not exact (a lane beyond the range
 /// is never exact); out of range = overflow; flushed.
@@ -172,8 +175,10 @@ unsafe fn lean<const R: i32, const U: bool, const W: usize>(
     // within the range, exact, flushed (32-bit lanes); out of range (16-bit lanes)
     let mut wide = [zero; 3];
     let mut wide_oor = zero;
-    // NaN lanes (invalid)
+    // NaN lanes (invalid), ±Inf lanes
     let mut nans = 0u64;
+    let mut infs = 0u64;
+    let four = _mm512_set1_epi32(4);
     let mut i = 0;
     while i < steps {
         let end = (i + FLUSH).min(steps);
@@ -197,24 +202,65 @@ unsafe fn lean<const R: i32, const U: bool, const W: usize>(
                 ]
             };
             let mut w = pack(v);
+            let count_oor = |w: [__m512i; 2], oor: &mut __m512i| {
+                for w in w {
+                    let out = _mm512_cmpgt_epu16_mask(_mm512_sub_epi16(w, lo16), span16);
+                    *oor = _mm512_mask_sub_epi16(*oor, out, *oor, minus_one16);
+                }
+            };
             if _mm512_cmpeq_epi16_mask(_mm512_min_epi16(w[0], w[1]), min16) != 0 {
-                // NaN, ±Inf or a value beyond ±2^15: the special lanes' integers set, then
-                // packed again
-                for (&x, v) in xs.iter().zip(&mut v) {
-                    let (fixed, sp, nan) = special_lanes(x, *v, bounds_i);
-                    count_special_lanes(&mut acc, x, fixed, (lo, hi), one, (sp, nan));
+                // NaN, ±Inf or a value beyond ±2^15: converted again with NaN as 0 and ±Inf
+                // beyond the range on its side ([`tamed`]), counted as any step, then
+                // corrected by the step's NaN and ±Inf lanes
+                let inf = xs.map(|x| _mm512_fpclass_ps_mask::<0x18>(x));
+                if inf.iter().all(|&m| m == 0xFFFF) {
+                    // ±Inf alone (a causal mask's −∞): the bound on each side, and nothing
+                    // to count (saturated and inexact, as every lane not counted within the
+                    // range or exact is)
+                    for (&x, v) in xs.iter().zip(&mut v) {
+                        let neg = _mm512_movepi32_mask(_mm512_castps_si512(x));
+                        *v = _mm512_mask_blend_epi32(neg, bounds_i.1, bounds_i.0);
+                    }
+                    w = pack(v);
+                } else {
+                    let mut nan = 0u64;
+                    for (k, (&x, v)) in xs.iter().zip(&mut v).enumerate() {
+                        *v = convert::<R>(tamed(x));
+                        count_lean_lanes(&mut acc, x, *v, (lo, hi), one);
+                        nan |= u64::from(_mm512_fpclass_ps_mask::<0x81>(x)) << (16 * k);
+                    }
+                    let inf = inf
+                        .iter()
+                        .enumerate()
+                        .fold(0u64, |all, (k, &m)| all | u64::from(m) << (16 * k));
                     nans += u64::from(nan.count_ones());
-                    *v = fixed;
+                    infs += u64::from(inf.count_ones());
+                    w = pack(v);
+                    count_oor(w, &mut oor);
                 }
-                w = pack(v);
             } else {
-                for (&x, &v) in xs.iter().zip(&v) {
-                    count_lean_lanes(&mut acc, x, v, (lo, hi), one);
+                let mn = _mm512_min_ps(_mm512_min_ps(xs[0], xs[1]), _mm512_min_ps(xs[2], xs[3]));
+                let mx = _mm512_max_ps(_mm512_max_ps(xs[0], xs[1]), _mm512_max_ps(xs[2], xs[3]));
+                let inside = _mm512_mask_cmp_ps_mask::<_CMP_LE_OQ>(
+                    _mm512_cmp_ps_mask::<_CMP_GE_OQ>(mn, lo),
+                    mx,
+                    hi,
+                );
+                if inside == 0xFFFF {
+                    // every x within the range (so every integer too): exact and flushed only
+                    acc[0] = _mm512_add_epi32(acc[0], four);
+                    for (&x, &v) in xs.iter().zip(&v) {
+                        let exact = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(_mm512_cvtepi32_ps(v), x);
+                        let flushed = _mm512_mask_testn_epi32_mask(!exact, v, v);
+                        acc[1] = _mm512_mask_add_epi32(acc[1], exact, acc[1], one);
+                        acc[2] = _mm512_mask_add_epi32(acc[2], flushed, acc[2], one);
+                    }
+                } else {
+                    for (&x, &v) in xs.iter().zip(&v) {
+                        count_lean_lanes(&mut acc, x, v, (lo, hi), one);
+                    }
+                    count_oor(w, &mut oor);
                 }
-            }
-            for w in w {
-                let out = _mm512_cmpgt_epu16_mask(_mm512_sub_epi16(w, lo16), span16);
-                oor = _mm512_mask_sub_epi16(oor, out, oor, minus_one16);
             }
             let b = narrow::<U>(w, four_bit, bounds8);
             // SAFETY: `y` is one step's output bytes (64, or 32 packed) at a multiple of their
@@ -231,6 +277,10 @@ unsafe fn lean<const R: i32, const U: bool, const W: usize>(
     }
     let [within, exact, flushed] = wide.map(|w| _mm512_reduce_add_epi64(w) as u64);
     let oor = _mm512_reduce_add_epi64(wide_oor) as u64;
+    // a NaN lane is counted as flushed (its integer 0, not exact) and not within the range,
+    // where it is invalid and neither flushed nor saturated; a ±Inf lane as out of range,
+    // where it gives the bound on its side (saturated, not overflowing)
+    let (within, flushed, oor) = (within + nans, flushed - nans, oor - infs);
     let all = (steps * STEP) as u64;
     counts.total += all;
     counts.exact += exact;
@@ -247,49 +297,19 @@ unsafe fn lean<const R: i32, const U: bool, const W: usize>(
     counts
 }
 
-/// [`lean`]'s integers `v` of the 16 lanes `x` of a step with special lanes, set where the
-/// conversion cannot give them: NaN 0, ±Inf the bound on its side (`(lo, hi)`), finite
-/// `x` ≥ 2^31 the largest i32 (the packs saturate it to the upper bound and count it out of
-/// range, as for any finite value beyond it; below −2^31 the conversion's −2^31 does the
-/// same). Also the NaN or ±Inf lanes, and the NaN ones.
+/// The 16 lanes `x` of a [`lean`] step with special lanes made safe to convert: NaN as +0,
+/// −Inf as the lowest finite f32 (which converts to −2^31, below every range), +Inf and every
+/// value above 2^16 as 2^16 (above every one-byte range; the conversion of 2^31 or more would
+/// give −2^31). Finite values up to 2^16 are kept, so their integers are unchanged.
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline]
-fn special_lanes(
-    x: __m512,
-    v: __m512i,
-    (lo, hi): (__m512i, __m512i),
-) -> (__m512i, __mmask16, __mmask16) {
-    let sp = _mm512_fpclass_ps_mask::<0x99>(x); // QNaN, +Inf, -Inf, SNaN
-    let nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
-    let big = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(x, _mm512_set1_ps(2_147_483_648.0));
-    let v = _mm512_mask_mov_epi32(v, big, _mm512_set1_epi32(i32::MAX));
-    let bound = _mm512_mask_blend_epi32(_mm512_movepi32_mask(_mm512_castps_si512(x)), hi, lo);
-    let v = _mm512_mask_mov_epi32(v, sp & !nan, bound);
-    (_mm512_maskz_mov_epi32(!nan, v), sp, nan)
-}
-
-/// [`count_lean_lanes`] for a step with special lanes (`sp`: NaN or ±Inf, of them NaN:
-/// `nan`), `v` set by [`special_lanes`]: a NaN lane counts as within the range (NaN is
-/// invalid and inexact, not saturated; its invalid is counted apart) and not exact; neither
-/// kind is flushed (±Inf into an unsigned range gives the bound 0).
-#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-#[inline]
-fn count_special_lanes(
-    acc: &mut [__m512i; 3],
-    x: __m512,
-    v: __m512i,
-    (lo, hi): (__m512, __m512),
-    one: __m512i,
-    (sp, nan): (__mmask16, __mmask16),
-) {
-    let f = _mm512_cvtepi32_ps(v);
-    let below = _mm512_cmp_ps_mask::<_CMP_LE_OQ>(x, hi);
-    let within = _mm512_mask_cmp_ps_mask::<_CMP_GE_OQ>(below, x, lo);
-    let exact = _mm512_mask_cmp_ps_mask::<_CMP_EQ_OQ>(within, f, x);
-    let flushed = _mm512_mask_cmpeq_epi32_mask(!exact & !sp, v, _mm512_setzero_si512());
-    for (a, k) in acc.iter_mut().zip([within | nan, exact, flushed]) {
-        *a = _mm512_mask_add_epi32(*a, k, *a, one);
-    }
+fn tamed(x: __m512) -> __m512 {
+    // vfixupimmps responses by input class, four bits each: QNaN and SNaN +0 (8), −Inf
+    // −MAX_FLOAT (0xF), +Inf MAX_FLOAT (0xE), the others kept (0)
+    const TABLE: i32 = 0x0088 | 0xF << 16 | 0xE << 20;
+    let fixed = _mm512_fixupimm_ps::<0>(x, x, _mm512_set1_epi32(TABLE));
+    // (no NaN is left, so the order of the operands does not matter)
+    _mm512_min_ps(_mm512_set1_ps(65536.0), fixed)
 }
 
 /// Byte `m` of [`lean`]'s packed 4-bit output: the byte pair of elements 2m, 2m + 1, in the
