@@ -28,6 +28,9 @@ impl SmallFloat {
         n: usize,
         packed: bool,
     ) -> Option<(usize, StatusCounts)> {
+        if let Some(done) = super::f32_small_float_scaled::run_body(self, src, dst, n, packed) {
+            return Some(done);
+        }
         if self.serves(packed) && crate::bulk::kernels::simd::avx2_present() {
             let body = n - n % STEP;
             let out = if packed { body / 2 } else { body };
@@ -58,7 +61,7 @@ impl SmallFloat {
     /// Whether finite overflow gives, for both signs, the largest finite magnitude or the next
     /// code up, with the sign bit by sign: then the code is the rounded magnitude clamped to
     /// that code, with the sign put on (no blend).
-    fn overflow_clamps(&self) -> bool {
+    pub(super) fn overflow_clamps(&self) -> bool {
         let sign_bit = 1 << (self.bits - 1);
         let [(p, _), (n, _)] = self.overflow;
         (p == self.max_code || p == self.max_code + 1) && p < sign_bit && n == p | sign_bit
@@ -85,6 +88,21 @@ impl SmallFloat {
                 (true, true) => self.cast::<M, true, true>(src, dst),
             }
         }
+    }
+
+    /// [`SmallFloat::cast`], for the steps of the scaled loop
+    /// ([`super::f32_small_float_scaled`]) it leaves to this rule.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn cast_integer<const M: u8, const PACKED: bool, const CLAMP: bool>(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+    ) -> StatusCounts {
+        // SAFETY: AVX2 is enabled here.
+        unsafe { self.cast::<M, PACKED, CLAMP>(src, dst) }
     }
 
     /// The cast of `src.len() / 4` (a multiple of [`STEP`]) elements in mode `M`.

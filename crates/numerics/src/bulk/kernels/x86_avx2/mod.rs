@@ -8,6 +8,7 @@ pub(crate) mod f32_e8m0;
 pub(crate) mod f32_half;
 pub(crate) mod f32_key;
 pub(crate) mod f32_small_float;
+pub(crate) mod f32_small_float_scaled;
 pub(crate) mod f32_to_int;
 pub(crate) mod f64_odd;
 pub(crate) mod half_src;

@@ -1,0 +1,480 @@
+//! f32 → binary floats of at most 8 bits in the to-nearest-even mode at the AVX2 level, by a
+//! scaled float add: the method of the AVX-512 kernel
+//! ([`crate::bulk::kernels::x86_avx512::f32_small_float`], see `docs/kernels.md`) on 8 lanes
+//! per instruction, 32 elements per step. The magnitude is scaled so that its binade (or, below
+//! the destination's smallest normal, that binade) lands on `[2, 4)`, and one float add of a
+//! per-binade constant rounds it at the destination's last mantissa bit and leaves the biased
+//! code in the low bits of the sum. AVX2 has no embedded rounding: the add rounds by the
+//! floating-point environment, which Rust keeps at its default (to nearest, ties to even,
+//! no flush of subnormals), so this loop serves only the to-nearest-even mode; the other modes
+//! keep the integer rule of [`super::f32_small_float`].
+//!
+//! The codes, the inexact lanes and the source signs are packed to bytes once per step, and
+//! the statuses are counted on those bytes (byte counters, added up every 255 steps). A step
+//! with a NaN or ±Inf lane blends the policy's codes in by mask; a step with an exactly
+//! overflowing lane (rare: a finite value that rounds exactly to one code above the largest)
+//! takes the integer rule.
+
+use crate::bulk::kernels::mode;
+use crate::bulk::kernels::portable::f32_small_float::{Fixed, SmallFloat};
+use crate::status::{Status, StatusCounts};
+use std::arch::x86_64::*;
+
+/// Elements per step (four vectors of 8).
+pub(crate) const STEP: usize = 32;
+
+/// Whether this loop serves `sf` (one code per byte, or two per byte when `packed`): the
+/// to-nearest-even mode, the magnitude codes up to the clamp code below the inexact bit
+/// (0x80), and the code offsets of every binade below 2^23.
+pub(crate) fn serves(sf: &SmallFloat, packed: bool) -> bool {
+    sf.mode == mode::NEAREST_EVEN
+        && sf.serves(packed)
+        && (1..=7).contains(&(23 - sf.shift))
+        && sf.e0 <= 126
+        && sf.max_code < 0x7F
+}
+
+/// Casts the first `n - n % 32` of `n` little-endian f32 codes (into one byte each, or two
+/// 4-bit codes per byte, the first in the low nibble, when `packed`) and returns how many it
+/// cast with their statuses; `None` when the machine lacks AVX2 or the loop does not serve
+/// `sf` ([`serves`]).
+pub(crate) fn run_body(
+    sf: &SmallFloat,
+    src: &[u8],
+    dst: &mut [u8],
+    n: usize,
+    packed: bool,
+) -> Option<(usize, StatusCounts)> {
+    if !serves(sf, packed) || !crate::bulk::kernels::simd::avx2_present() {
+        return None;
+    }
+    let body = n - n % STEP;
+    let out = if packed { body / 2 } else { body };
+    let (s, d) = (src.get(..4 * body)?, dst.get_mut(..out)?);
+    let clamp = sf.overflow_clamps();
+    // SAFETY: the CPU has AVX2 (checked just above).
+    let counts = unsafe {
+        match (packed, clamp) {
+            (false, false) => cast::<false, false>(sf, s, d),
+            (false, true) => cast::<false, true>(sf, s, d),
+            (true, false) => cast::<true, false>(sf, s, d),
+            (true, true) => cast::<true, true>(sf, s, d),
+        }
+    };
+    Some((body, counts))
+}
+
+/// The layout's constants, per 32-bit lane or (`b_`) per byte.
+#[derive(Clone, Copy)]
+struct Consts {
+    /// 0x7FFF_FFFF.
+    abs_mask: __m256i,
+    /// 0x7F80_0000, the f32 exponent field (and the magnitude of ±Inf).
+    exp_field: __m256i,
+    /// 0x7F7F_FFFF, the largest finite f32 magnitude.
+    max_finite: __m256i,
+    /// The code of the scale `2^(128 − Emin)`, the largest one (lanes below `Emin`).
+    max_scale: __m256i,
+    /// 23 − man: shifts a scale's exponent field to its code offset.
+    to_code: __m128i,
+    /// `bias + (255 − Emin) · 2^man`: less the shifted scale, the code of the addend.
+    m_base: __m256i,
+    /// The biased code one above the largest finite magnitude: the clamp of every sum.
+    clamp: __m256i,
+    /// 0xFF: the magnitude code in the low byte of a clamped sum.
+    low_byte: __m256i,
+    /// The f32 magnitude of the largest finite value.
+    max_abs: __m256i,
+    /// The mantissa bits the destination drops (NaN payloads).
+    shift: __m128i,
+    /// The NaN payload bits kept.
+    nan_payload: __m256i,
+    /// Bytes: 0x80, the inexact bit of a code byte (and an inexact zero).
+    b_inexact: __m256i,
+    /// Bytes: the magnitude code one above the largest (an exact overflow, NaN or Inf).
+    b_clamp: __m256i,
+    /// Bytes: that code with the inexact bit (an overflow).
+    b_ovf: __m256i,
+    /// Bytes: −128 + the smallest normal's code (signed, below it: inexact and subnormal).
+    b_under: __m256i,
+    /// Bytes: 0x7F, the magnitude of a code byte.
+    b_mag: __m256i,
+    /// Bytes: the destination's sign bit.
+    b_sign: __m256i,
+    /// Bytes: the positive overflow code (overflow clamps to it).
+    b_ovf_clamp: __m256i,
+    /// Bytes: the overflow codes by sign.
+    b_ovf_code: [__m256i; 2],
+    /// Bytes: the ±Inf codes by sign.
+    b_inf: [__m256i; 2],
+    /// Bytes: the fixed bits of the NaN codes by sign.
+    b_nan: [__m256i; 2],
+    /// `vpermd` indices that put the packed bytes of the four vectors in element order.
+    order: __m256i,
+}
+
+impl Consts {
+    /// The constants of `sf`.
+    #[target_feature(enable = "avx2")]
+    fn new(sf: &SmallFloat) -> Consts {
+        let set = |v: u32| _mm256_set1_epi32(v as i32);
+        let set8 = |v: u32| _mm256_set1_epi8(v as u8 as i8);
+        let man = 23 - sf.shift;
+        // the f32 exponent field of the smallest normal
+        let e_min = sf.e0 + 1;
+        let bias = (151 - man) << 23;
+        Consts {
+            abs_mask: set(0x7FFF_FFFF),
+            exp_field: set(0x7F80_0000),
+            max_finite: set(0x7F7F_FFFF),
+            max_scale: set((255 - e_min) << 23),
+            to_code: _mm_cvtsi32_si128((23 - man) as i32),
+            m_base: set(bias + ((255 - e_min) << man)),
+            clamp: set(bias + sf.max_code + 1),
+            low_byte: set(0xFF),
+            max_abs: set(sf.max_abs),
+            shift: _mm_cvtsi32_si128(sf.shift as i32),
+            nan_payload: set(sf.nan_payload),
+            b_inexact: set8(0x80),
+            b_clamp: set8(sf.max_code + 1),
+            b_ovf: set8(0x80 | (sf.max_code + 1)),
+            b_under: set8(0x80 + sf.min_normal),
+            b_mag: set8(0x7F),
+            b_sign: set8(1 << (sf.bits - 1)),
+            b_ovf_clamp: set8(sf.overflow[0].0),
+            b_ovf_code: [set8(sf.overflow[0].0), set8(sf.overflow[1].0)],
+            b_inf: [set8(sf.inf[0].0), set8(sf.inf[1].0)],
+            b_nan: [set8(sf.nan_fixed[0].0), set8(sf.nan_fixed[1].0)],
+            order: _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7),
+        }
+    }
+}
+
+/// Status counts of a run of steps, in scalars.
+#[derive(Clone, Copy, Debug, Default)]
+struct Tally {
+    /// Inexact finite lanes that do not overflow.
+    inexact: u64,
+    /// Of those, below the smallest normal.
+    under: u64,
+    /// Of those, zero.
+    flushed: u64,
+    /// Finite lanes beyond the largest finite value (overflowing or saturating to it).
+    beyond: u64,
+    /// Finite lanes that do not overflow.
+    kept: u64,
+    /// Negative overflowing lanes.
+    ovf_neg: u64,
+    /// NaN lanes, and the negative ones.
+    nan: [u64; 2],
+    /// ±Inf lanes, and the negative ones.
+    inf: [u64; 2],
+}
+
+impl Tally {
+    /// The status counts of `lanes` elements tallied here under `sf`'s fixed results.
+    fn counts(&self, sf: &SmallFloat, lanes: u64) -> StatusCounts {
+        let mut counts = StatusCounts::default();
+        let ovf = lanes - self.kept - self.nan[0] - self.inf[0];
+        counts.total += self.kept;
+        counts.exact += self.kept - self.inexact;
+        for (flag, k) in [
+            (Status::INEXACT, self.inexact),
+            (Status::UNDERFLOW, self.under),
+            (Status::FLUSHED_TO_ZERO, self.flushed),
+            (Status::SATURATED, self.beyond - ovf),
+        ] {
+            if let Some(slot) = counts.flags.get_mut(flag.bits().trailing_zeros() as usize) {
+                *slot += k;
+            }
+        }
+        let fixed: [([Fixed; 2], u64, u64); 3] = [
+            (sf.nan_fixed, self.nan[0], self.nan[1]),
+            (sf.inf, self.inf[0], self.inf[1]),
+            (sf.overflow, ovf, self.ovf_neg),
+        ];
+        for (f, all, neg) in fixed {
+            crate::bulk::kernels::flags::record_n(f[0].1, all - neg, &mut counts);
+            crate::bulk::kernels::flags::record_n(f[1].1, neg, &mut counts);
+        }
+        counts
+    }
+}
+
+/// 8 lanes `x` rounded to nearest even: the biased code clamped at one above the largest
+/// finite magnitude (NaN and ±Inf give the clamp code), the inexact lanes (not NaN or ±Inf)
+/// and the lanes beyond the largest finite value.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn lanes(c: &Consts, x: __m256i) -> (__m256i, __m256i, __m256i) {
+    let a = _mm256_and_si256(x, c.abs_mask);
+    // exponent field min(255 − E, 255 − Emin): 2^(128 − Ec); zero for NaN and Inf
+    let scale = _mm256_min_epu32(_mm256_andnot_si256(x, c.exp_field), c.max_scale);
+    let s = _mm256_mul_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(scale));
+    let m = _mm256_castsi256_ps(_mm256_sub_epi32(
+        c.m_base,
+        _mm256_srl_epi32(scale, c.to_code),
+    ));
+    // rounded by the default environment: to nearest, ties to even
+    let y = _mm256_add_ps(s, m);
+    // the rounded s, exactly (both in one binade below 2^24 ulps); NaN: not inexact
+    let inexact = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_NEQ_OQ>(_mm256_sub_ps(y, m), s));
+    // unsigned: a NaN sum (of either sign) clamps too
+    let code = _mm256_min_epu32(_mm256_castps_si256(y), c.clamp);
+    (
+        _mm256_and_si256(code, c.low_byte),
+        inexact,
+        _mm256_cmpgt_epi32(a, c.max_abs),
+    )
+}
+
+/// The 32-bit lanes of four vectors (each at most 0xFF, or −1 / 0 masks, or sign-carrying
+/// values with `signed`) as bytes, in the packed order: dword `j` of the result holds lanes
+/// `4(j / 4)..` of vector `j % 4`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn pack<const SIGNED: bool>(v: [__m256i; 4]) -> __m256i {
+    if SIGNED {
+        _mm256_packs_epi16(
+            _mm256_packs_epi32(v[0], v[1]),
+            _mm256_packs_epi32(v[2], v[3]),
+        )
+    } else {
+        _mm256_packus_epi16(
+            _mm256_packus_epi32(v[0], v[1]),
+            _mm256_packus_epi32(v[2], v[3]),
+        )
+    }
+}
+
+/// The four vectors of one step's source `x` (128 bytes).
+///
+/// # Safety
+/// The CPU must support AVX2; `x` must hold at least 128 bytes.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn load_step(x: &[u8]) -> [__m256i; 4] {
+    // SAFETY: `x` holds 128 bytes (the caller's guarantee), four unaligned 32-byte loads.
+    std::array::from_fn(|j| unsafe { _mm256_loadu_si256(x.as_ptr().add(32 * j).cast()) })
+}
+
+/// Stores the 32 codes `b` (bytes in the packed order of [`pack`]) in element order, as
+/// bytes or, when `PACKED`, as 4-bit pairs.
+///
+/// # Safety
+/// The CPU must support AVX2; `y` must hold 32 bytes (16 when `PACKED`).
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn store<const PACKED: bool>(c: &Consts, b: __m256i, y: &mut [u8]) {
+    let b = _mm256_permutevar8x32_epi32(b, c.order);
+    if PACKED {
+        // byte pairs (lo, hi) → lo | hi << 4 in the low byte of each 16-bit pair
+        let pairs = _mm256_and_si256(
+            _mm256_or_si256(b, _mm256_srli_epi16::<4>(b)),
+            _mm256_set1_epi16(0x00FF),
+        );
+        let out = _mm256_castsi256_si128(_mm256_permute4x64_epi64::<0x08>(_mm256_packus_epi16(
+            pairs, pairs,
+        )));
+        // SAFETY: `y` holds 16 bytes (the caller's contract), the size of the store.
+        unsafe { _mm_storeu_si128(y.as_mut_ptr().cast(), out) };
+    } else {
+        // SAFETY: `y` holds 32 bytes (the caller's contract), the size of the store.
+        unsafe { _mm256_storeu_si256(y.as_mut_ptr().cast(), b) };
+    }
+}
+
+/// The cast of `src.len() / 4` (a multiple of [`STEP`]) elements: codes one per byte or,
+/// with `PACKED`, two per byte; with `CLAMP` overflow is the rounded magnitude clamped to
+/// the overflow code with the sign put on.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn cast<const PACKED: bool, const CLAMP: bool>(
+    sf: &SmallFloat,
+    src: &[u8],
+    dst: &mut [u8],
+) -> StatusCounts {
+    /// Steps between two flushes of the byte counters (at most 1 per byte per step).
+    const FLUSH: usize = 255;
+    let c = Consts::new(sf);
+    let out_step = if PACKED { STEP / 2 } else { STEP };
+    let steps = src.len() / (4 * STEP);
+    let zero = _mm256_setzero_si256();
+    let mut tally = Tally::default();
+    // overflowing, inexact bit, underflowing, flushed, negative overflowing: 64-bit lane
+    // sums of the byte counters; beyond: of the 32-bit lane counters
+    let mut wide = [zero; 5];
+    let mut wide_beyond = zero;
+    // steps with an exact overflow, cast by the integer rule, and their counts
+    let mut integer_steps = 0;
+    let mut integer_counts = StatusCounts::default();
+    // NaN and ±Inf lanes of fast steps (counted as exact and beyond by the fast counters)
+    let mut nan_inf = 0;
+    let mut i = 0;
+    while i < steps {
+        let end = (i + FLUSH).min(steps);
+        let mut acc = [zero; 5];
+        let mut beyond = zero;
+        while i < end {
+            let (Some(x), Some(y)) = (
+                src.get(4 * STEP * i..4 * STEP * (i + 1)),
+                dst.get_mut(out_step * i..out_step * (i + 1)),
+            ) else {
+                break;
+            };
+            // SAFETY: `x` is one step's 128 source bytes.
+            let xs = unsafe { load_step(x) };
+            let l = xs.map(|x| lanes(&c, x));
+            let b = _mm256_or_si256(
+                pack::<false>(l.map(|(v, _, _)| v)),
+                _mm256_and_si256(pack::<true>(l.map(|(_, k, _)| k)), c.b_inexact),
+            );
+            // the source signs in the sign bit of each byte
+            let sign = pack::<true>(xs);
+            let clamped = _mm256_cmpeq_epi8(b, c.b_clamp);
+            // NaN and ±Inf lanes: their bytes become an exact zero for the counts (taken
+            // off at the end), their codes are blended in after; an exact overflow takes
+            // the integer rule
+            let (b, specials) = if _mm256_testz_si256(clamped, clamped) != 0 {
+                (b, None)
+            } else {
+                let abs = xs.map(|x| _mm256_and_si256(x, c.abs_mask));
+                let sp = pack::<true>(abs.map(|a| _mm256_cmpgt_epi32(a, c.max_finite)));
+                if _mm256_testc_si256(sp, clamped) == 0 {
+                    break;
+                }
+                let count = |m: __m256i| u64::from(_mm256_movemask_epi8(m).count_ones());
+                let neg = _mm256_cmpgt_epi8(zero, sign);
+                nan_inf += count(sp);
+                let nans = abs.map(|a| _mm256_cmpgt_epi32(a, c.exp_field));
+                let any_nan = _mm256_or_si256(
+                    _mm256_or_si256(nans[0], nans[1]),
+                    _mm256_or_si256(nans[2], nans[3]),
+                );
+                // (no NaN: the special lanes are all ±Inf, the usual case)
+                let nan = if _mm256_testz_si256(any_nan, any_nan) != 0 {
+                    None
+                } else {
+                    let nan = pack::<true>(nans);
+                    tally.nan[0] += count(nan);
+                    tally.nan[1] += count(_mm256_and_si256(nan, neg));
+                    Some(nan)
+                };
+                let inf = match nan {
+                    None => sp,
+                    Some(nan) => _mm256_andnot_si256(nan, sp),
+                };
+                tally.inf[0] += count(inf);
+                tally.inf[1] += count(_mm256_and_si256(inf, neg));
+                (_mm256_andnot_si256(sp, b), Some((sp, nan, abs)))
+            };
+            let ovf = _mm256_cmpeq_epi8(b, c.b_ovf);
+            acc[0] = _mm256_sub_epi8(acc[0], ovf);
+            acc[1] = _mm256_sub_epi8(acc[1], _mm256_cmpgt_epi8(zero, b));
+            acc[2] = _mm256_sub_epi8(acc[2], _mm256_cmpgt_epi8(c.b_under, b));
+            acc[3] = _mm256_sub_epi8(acc[3], _mm256_cmpeq_epi8(b, c.b_inexact));
+            acc[4] = _mm256_sub_epi8(acc[4], _mm256_and_si256(ovf, _mm256_cmpgt_epi8(zero, sign)));
+            for (_, _, k) in l {
+                beyond = _mm256_sub_epi32(beyond, k);
+            }
+            let mag = _mm256_and_si256(b, c.b_mag);
+            let signed =
+                |mag: __m256i| _mm256_or_si256(mag, _mm256_blendv_epi8(zero, c.b_sign, sign));
+            let code = if CLAMP {
+                signed(_mm256_min_epu8(mag, c.b_ovf_clamp))
+            } else {
+                let ovf_code = _mm256_blendv_epi8(c.b_ovf_code[0], c.b_ovf_code[1], sign);
+                _mm256_blendv_epi8(signed(mag), ovf_code, ovf)
+            };
+            let code = match specials {
+                None => code,
+                Some((sp, nan, abs)) => {
+                    let inf_code = _mm256_blendv_epi8(c.b_inf[0], c.b_inf[1], sign);
+                    let code = _mm256_blendv_epi8(code, inf_code, sp);
+                    match nan {
+                        None => code,
+                        Some(nan) => {
+                            let payload = pack::<false>(abs.map(|a| {
+                                _mm256_and_si256(_mm256_srl_epi32(a, c.shift), c.nan_payload)
+                            }));
+                            let nan_code = _mm256_or_si256(
+                                _mm256_blendv_epi8(c.b_nan[0], c.b_nan[1], sign),
+                                payload,
+                            );
+                            _mm256_blendv_epi8(code, nan_code, nan)
+                        }
+                    }
+                }
+            };
+            // SAFETY: `y` is `out_step` bytes, what `store` writes.
+            unsafe { store::<PACKED>(&c, code, y) };
+            i += 1;
+        }
+        flush_counters((&mut wide, &mut wide_beyond), acc, beyond);
+        if i < end
+            && let (Some(x), Some(y)) = (
+                src.get(4 * STEP * i..4 * STEP * (i + 1)),
+                dst.get_mut(out_step * i..out_step * (i + 1)),
+            )
+        {
+            // SAFETY: the CPU has AVX2 (this function's contract); `x` is 32 elements, a
+            // multiple of the integer rule's step, and `y` their output.
+            let counts = unsafe { sf.cast_integer::<{ mode::NEAREST_EVEN }, PACKED, CLAMP>(x, y) };
+            integer_counts.add(&counts);
+            integer_steps += 1;
+            i += 1;
+        }
+    }
+    let fast = (STEP * (steps - integer_steps)) as u64;
+    add_fast(&mut tally, fast, wide, wide_beyond);
+    tally.kept -= nan_inf;
+    tally.beyond -= nan_inf;
+    let mut counts = tally.counts(sf, fast);
+    counts.add(&integer_counts);
+    counts
+}
+
+/// The sum of the four 64-bit lanes of `v`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn sum64(v: __m256i) -> u64 {
+    let mut l = [0u64; 4];
+    // SAFETY: `l` is 32 bytes, the size of the unaligned store.
+    unsafe { _mm256_storeu_si256(l.as_mut_ptr().cast(), v) };
+    l.iter().sum()
+}
+
+/// Adds to `tally` the statuses of [`cast`]'s `fast` lanes of fast steps, from the 64-bit
+/// lane sums of their counters (`wide`: overflowing, inexact bit, underflowing, flushed,
+/// negative overflowing; `wide_beyond`: beyond the largest finite value).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn add_fast(tally: &mut Tally, fast: u64, wide: [__m256i; 5], wide_beyond: __m256i) {
+    let [ovf, inexact_bit, under, flushed, ovf_neg] = wide.map(|w| sum64(w));
+    // the lanes of the fast steps, less those that overflowed
+    tally.kept += fast - ovf;
+    tally.inexact += inexact_bit - ovf;
+    tally.under += under;
+    tally.flushed += flushed;
+    tally.beyond += sum64(wide_beyond);
+    tally.ovf_neg += ovf_neg;
+}
+
+/// Adds [`cast`]'s byte counters `acc` and 32-bit lane counter `beyond` of a run of steps
+/// into their 64-bit lane sums (`wide`, `wide_beyond`).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn flush_counters(
+    (wide, wide_beyond): (&mut [__m256i; 5], &mut __m256i),
+    acc: [__m256i; 5],
+    beyond: __m256i,
+) {
+    for (w, a) in wide.iter_mut().zip(acc) {
+        *w = _mm256_add_epi64(*w, _mm256_sad_epu8(a, _mm256_setzero_si256()));
+    }
+    let lo = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(beyond));
+    let hi = _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(beyond));
+    *wide_beyond = _mm256_add_epi64(*wide_beyond, _mm256_add_epi64(lo, hi));
+}
