@@ -134,3 +134,57 @@ fn a_run_stopped_at_its_cycle_limit_goes_on_as_one_run() -> Result<(), Box<dyn E
     }
     Ok(())
 }
+
+/// Runs stopped early on several threads (every cycle's PEs cut into ranges of one or a few
+/// PEs, some stepped by other threads and hashed after the join): the error is the one of one
+/// thread (the first PE in row-major order to fail), and a run stopped at its cycle limit goes
+/// on to the report (trace hash included) of one whole run on one thread.
+#[test]
+fn stopped_runs_on_several_threads_are_those_of_one_thread() -> Result<(), Box<dyn Error>> {
+    let build = |threads: usize, bad: bool| -> Result<Sim, Box<dyn Error>> {
+        let mut sim = Sim::new(Arch::Wse2, 8, 1)?;
+        sim.set_threads(threads)?;
+        sim.set_min_parallel_pes(1);
+        for x in 0..8 {
+            // PEs 3 and 6 copy past the memory from element 12 (cycle 13) and 16 (cycle 17)
+            let room = match x {
+                3 if bad => Some(12),
+                6 if bad => Some(16),
+                _ => None,
+            };
+            copier(&mut sim, x, 30 + 4 * x as u64, room)?;
+        }
+        Ok(sim)
+    };
+    let one = build(1, false)?.run(1_000)?;
+    let mut errors = Vec::new();
+    for threads in [1, 2, 3, 5] {
+        let mut sim = build(threads, true)?;
+        let e = sim
+            .run(1_000)
+            .err()
+            .ok_or("the copies past the memory ran")?;
+        assert!(
+            matches!(
+                e,
+                SimError::Op {
+                    x: 3,
+                    cycle: 13,
+                    ..
+                }
+            ),
+            "{threads} threads: {e}"
+        );
+        errors.push(e.to_string());
+        let mut sim = build(threads, false)?;
+        let e = sim.run(20).err().ok_or("the copies ran in 20 cycles")?;
+        assert!(
+            matches!(e, SimError::CycleLimit { limit: 20, .. }),
+            "{threads} threads: {e}"
+        );
+        assert_eq!(sim.run(1_000)?, one, "{threads} threads, resumed");
+        assert_eq!(build(threads, false)?.run(1_000)?, one, "{threads} threads");
+    }
+    assert!(errors.iter().all(|e| *e == errors[0]), "{errors:?}");
+    Ok(())
+}
