@@ -22,6 +22,7 @@ mod inter_slice;
 mod intra_slice;
 mod kernel_file;
 mod kernel_lift;
+mod kernel_prefix;
 mod kernel_size;
 mod kernel_views;
 mod mapping_goldens;
