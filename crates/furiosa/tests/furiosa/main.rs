@@ -41,3 +41,4 @@ mod switch_custom;
 mod timing;
 mod transitions;
 mod vector_goldens;
+mod zero_point;
