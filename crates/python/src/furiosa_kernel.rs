@@ -10,15 +10,18 @@ use crate::errors::{Kind, guarded, raise, to_py};
 
 /// Runs the kernel file `text` (TOML, or JSON of the same fields when `is_json`) with
 /// `inputs`: (tensor name, npusim format name of the array, the array's bytes in logical
-/// order). Returns a dict: `tensors` (name → (format, logical axes, shape, bytes)), `stages`
+/// order); with `partial` the stages may end inside an invocation (a chain under
+/// construction, checked stage by stage). Returns a dict: `tensors` (name → (format, logical axes, shape, bytes)), `stages`
 /// (one line each), `cycles` (the makespan), `schedule` (its text) and `trace` (Chrome trace
 /// JSON).
 #[pyfunction]
+#[pyo3(signature = (text, is_json, inputs, partial = false))]
 pub fn furiosa_kernel<'py>(
     py: Python<'py>,
     text: &str,
     is_json: bool,
     inputs: Vec<(String, String, PyReadonlyArray1<'py, u8>)>,
+    partial: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     guarded(|| {
         let toml_text = crate::furiosa::pipeline_toml(text, is_json)?;
@@ -67,7 +70,14 @@ pub fn furiosa_kernel<'py>(
             given.push((name.clone(), KernelInput::Codes(codes)));
         }
         let run = py
-            .detach(|| kernel.run(&given).map_err(Box::new))
+            .detach(|| {
+                if partial {
+                    kernel.run_prefix(&given)
+                } else {
+                    kernel.run(&given)
+                }
+                .map_err(Box::new)
+            })
             .map_err(|e| to_py(Kind::Furiosa, &*e))?;
         let tensors = PyDict::new(py);
         for t in &run.tensors {

@@ -74,16 +74,99 @@ def test_m1_second_segment_on_sub():
 def test_refusals_name_the_stage_and_leave_the_device_usable():
     dev = npusim.furiosa.Device("A=3, B=5, C=2")
     x = dev.place("x", "f8e4m3", "1", "1", "1", "A, B, C", 0)
-    s = dev.sub.begin(x.view()).fetch("A, B", "C # 8").fetch_table_lookup("bf16")
+    s = dev.sub.begin(x.view()).fetch("A, B", "C # 8")
+    # The context rule is checked when the stage is called, not at the commit (F12).
     with pytest.raises(npusim.FuriosaError,
                        match=r"stage 3 \(fetch_table_lookup\): fetch_table_lookup runs in the "
                              r"main context only"):
-        s.collect("A, B", "C # 32").commit_trim("C # 8").commit("A, B, C # 8", name="y")
-    # The refused invocation is gone; the same copy on main runs (15 packets, 15 cycles).
+        s.fetch_table_lookup("bf16")
+    # The refused invocation is dropped: its stream is dead, the kernel holds no stage.
+    with pytest.raises(npusim.FuriosaError, match="its invocation has ended"):
+        s.collect("A, B", "C # 32")
+    assert dev.kernel()["stage"] == []
+    # The same copy on main runs (15 packets, 15 cycles).
     y = (dev.main.begin(x.view()).fetch("A, B", "C # 8").collect("A, B", "C # 32")
          .commit_trim("C # 8").commit("A, B, C # 8", name="y", address=64))
     assert y.read().shape == (3, 5, 2)
     assert dev.cycles == 15
-    with pytest.raises(npusim.FuriosaError, match="not ended"):
+    dev.main.begin(x.view())
+    with pytest.raises(npusim.FuriosaError, match=r"stage 7 \(begin\): .*not ended"):
         dev.main.begin(x.view())
-        dev.main.begin(x.view())
+
+
+def f8_device():
+    dev = npusim.furiosa.Device("A=3, B=5, C=2")
+    x = dev.place("x", "f8e4m3", "1", "1", "1", "A, B, C", 0)
+    return dev, x
+
+
+def test_each_stage_is_checked_when_called():
+    dev, x = f8_device()
+    # A mapping over an undeclared axis: refused at the fetch call.
+    with pytest.raises(npusim.FuriosaError, match=r"stage 2 \(fetch\) time: "):
+        dev.main.begin(x.view()).fetch("A, Z", "C # 8")
+    # The order of stages: a BeginTensor goes on with fetch.
+    with pytest.raises(npusim.FuriosaError,
+                       match=r"^stage 2 \(collect\): a BeginTensor goes on with fetch$"):
+        dev.main.begin(x.view()).collect("A, B", "C # 8")
+    # The 8-byte packet rule (F8): Packet = C is 2 bytes, refused at the collect call.
+    s = dev.main.begin(x.view()).fetch("A, B", "C")
+    with pytest.raises(npusim.FuriosaError, match=r"stage 3 \(collect\): .*2 bytes"):
+        s.collect("A, B", "C # 32")
+    # A commit's tensor name is checked at the commit: a begin on an unknown tensor.
+    with pytest.raises(npusim.FuriosaError, match=r"no DM tensor is named `w`"):
+        dev.main.begin(npusim.furiosa.DmTensor(dev, "w").view())
+    # commit_cast on sub: the context rule, at the call.
+    s = dev.sub.begin(x.view()).fetch("A, B", "C # 8").collect("A, B", "C # 32") \
+        .commit_trim("C # 8")
+    with pytest.raises(npusim.FuriosaError, match=r"stage 5 \(commit_cast\): .*main context"):
+        s.commit_cast()
+    # After every refusal the device is as before: no stage, and a good chain runs.
+    assert dev.kernel()["stage"] == []
+    y = (dev.main.begin(x.view()).fetch("A, B", "C # 8").collect("A, B", "C # 32")
+         .commit_trim("C # 8").commit("A, B, C # 8", name="y", address=64))
+    assert y.read().shape == (3, 5, 2) and dev.cycles == 15
+    # A committed stream is ended: a further stage raises.
+    s = dev.main.begin(y.view()).fetch("A, B", "C # 8")
+    s.collect("A, B", "C # 32").commit_trim("C # 8").commit("A, B, C # 8", name="z",
+                                                           address=128)
+    with pytest.raises(npusim.FuriosaError, match="its invocation has ended"):
+        s.commit_trim("C # 8")
+
+
+def test_slice_lift_as_a_chain():
+    # L1 (docs/furiosa-engines.md §4.4): slice 2a + h reads rows 2h, 2h + 1 from base 32h
+    # elements, 2 time steps instead of 4; y placed with Q / 2 in the slice holds x.
+    dev = npusim.furiosa.Device("A=128, Q=4, V=16")
+    x = dev.place("x", "bf16", "1", "1 # 2", "A, 2", "Q, V", 0, logical="A, Q, V")
+    y = (dev.main.begin(x.view()).fetch("Q", "V").fetch_slice_lift("A, Q / 2", "Q % 2")
+         .collect("Q % 2", "V").commit_trim("V")
+         .commit("Q % 2, V", name="y", logical="A, Q, V"))
+    np.testing.assert_array_equal(y.read().view(np.uint16), x.read().view(np.uint16))
+    assert dev.cycles == 2
+    s = dev.main.begin(x.view()).fetch("Q", "V")
+    with pytest.raises(npusim.FuriosaError,
+                       match=r"stage 9 \(fetch_slice_lift\): .*m!\[A\] \(128 positions\) "
+                             r"from m!\[A, 2\] \(256\)"):
+        s.fetch_slice_lift("A", "Q % 2")
+
+
+def test_interleaved_fetch_as_a_chain():
+    # I1: time 2a + i holds row a of lhs (i = 0) or rhs (i = 1); 32 steps of one read.
+    dev = npusim.furiosa.Device("A=16, B=32, I=2")
+    a, b = np.meshgrid(np.arange(16), np.arange(32), indexing="ij")
+    lhs = dev.place("lhs", "i8", "1", "1", "1", "A, B", 0, data=(a + b).astype(np.int8))
+    rhs = dev.place("rhs", "i8", "1", "1", "1", "A, B", 512,
+                    data=(100 + a + b).astype(np.int8))
+    y = (dev.main.begin_interleaved("I", lhs.view(), rhs.view()).fetch("A, I", "B")
+         .collect("A, I", "B").commit_trim("B")
+         .commit("A, I, B", name="y", address=1024, logical="A, I, B"))
+    out = y.read()
+    assert (out[1, 1, 2], out[0, 0, 31], out[15, 1, 0]) == (103, 31, 115)
+    assert dev.cycles == 32
+    with pytest.raises(npusim.FuriosaError, match=r"stage 7 \(fetch\): Time = m!\[A\] does not "
+                                                  r"use the interleave axis I"):
+        dev.main.begin_interleaved("I", lhs.view(), rhs.view()).fetch("A", "B")
+    with pytest.raises(npusim.FuriosaError, match="reads whole tensors"):
+        dev.main.begin_interleaved("I", lhs.view().tile("A", 8, "A = 8 # 16, B", 0),
+                                   rhs.view())

@@ -44,3 +44,24 @@ def test_k6_refusals():
     with pytest.raises(npusim.FuriosaError, match="declares no \\[\\[dm\\]\\] tensors"):
         npusim.furiosa.run_kernel({"axes": "A=8", "dtype": "i32", "chip": "1", "cluster": "1",
                                    "slice": "1", "time": "1", "packet": "A"})
+
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples/furiosa"
+
+
+def test_lift_and_interleaved_kernel_files():
+    # L1 and I1 of docs/furiosa-engines.md §4.4 as the shipped kernel files.
+    x = np.arange(128 * 4 * 16, dtype=np.uint16).reshape(128, 4, 16)
+    import ml_dtypes
+    res = npusim.furiosa.run_kernel(EXAMPLES / "kernel_slice_lift.toml",
+                                    {"x": x.view(ml_dtypes.bfloat16)})
+    np.testing.assert_array_equal(res.tensors["y"].view(np.uint16), x)
+    assert res.cycles == 2
+    a, b = np.meshgrid(np.arange(16), np.arange(32), indexing="ij")
+    res = npusim.furiosa.run_kernel(EXAMPLES / "kernel_interleaved.toml",
+                                    {"lhs": (a + b).astype(np.int8),
+                                     "rhs": (100 + a + b).astype(np.int8)})
+    y = res.tensors["y"]
+    assert y.shape == (16, 2, 32)
+    assert (y[1, 1, 2], y[0, 0, 31], y[15, 1, 0]) == (103, 31, 115)
+    assert res.cycles == 32

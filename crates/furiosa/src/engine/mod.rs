@@ -11,6 +11,7 @@ pub mod fetch_interleave;
 pub mod fetch_lift;
 pub mod fetch_mask;
 pub mod fetch_table_lookup;
+pub mod fetch_zero_point_sub;
 pub mod switch;
 pub mod switch_custom;
 pub mod vector;

@@ -1,8 +1,9 @@
 //! A kernel file: a pipeline file with DM tensors (`[[dm]]`) whose stages run from DM back to
-//! DM (`docs/furiosa-engines.md` §11.2): `begin` starts an invocation on a DM tensor, `fetch`,
-//! the Fetch Adapter, `collect`, the Vector Engine and Cast Engine stages, `commit_trim`,
-//! `commit_cast` and `commit` (a new DM tensor) follow; several `begin … commit` runs are
-//! several invocations, scheduled as in §10.2.
+//! DM (`docs/furiosa-engines.md` §11.2): `begin` starts an invocation on a DM tensor (or
+//! `begin_interleaved` on two), `fetch` and its lifts (`fetch_chip_lift`, `fetch_cluster_lift`,
+//! `fetch_slice_lift`), the Fetch Adapter, `switch`, `collect`, the Vector Engine and Cast
+//! Engine stages, `commit_trim`, `commit_cast` and `commit` (a new DM tensor) follow; several
+//! `begin … commit` runs are several invocations, scheduled as in §10.2.
 //!
 //! ```toml
 //! axes = "R=4, A=512, T=16"

@@ -241,6 +241,23 @@ impl Kernel {
     /// Places the DM tensors, loads each from `inputs` (by name) or with the ramp, and runs
     /// the stages.
     pub fn run(&self, inputs: &[(String, KernelInput)]) -> Result<KernelRun, KernelError> {
+        self.run_with(inputs, false)
+    }
+
+    /// Runs the stages of a kernel under construction, as [`Kernel::run`] does, except that
+    /// they may end inside an invocation: every stage so far is checked (its mappings, its
+    /// order, its context's rules and its engine's rules on the real data), and the open
+    /// invocation is neither committed nor scheduled. What a chain built call by call (the
+    /// Python `Device`) checks at each call.
+    pub fn run_prefix(&self, inputs: &[(String, KernelInput)]) -> Result<KernelRun, KernelError> {
+        self.run_with(inputs, true)
+    }
+
+    fn run_with(
+        &self,
+        inputs: &[(String, KernelInput)],
+        open_end: bool,
+    ) -> Result<KernelRun, KernelError> {
         let chips = self.chips()?;
         let mut dm = Dm::new(chips);
         dm.fill_undefined(self.fill_undefined);
@@ -276,7 +293,7 @@ impl Kernel {
             schedule: Schedule::new(),
             warnings: Vec::new(),
         };
-        self.run_stages(&mut run)?;
+        self.run_stages(&mut run, open_end)?;
         Ok(run)
     }
 
@@ -369,7 +386,7 @@ impl Kernel {
             .map_err(TileOr::Tile)
     }
 
-    fn run_stages(&self, run: &mut KernelRun) -> Result<(), KernelError> {
+    fn run_stages(&self, run: &mut KernelRun, open_end: bool) -> Result<(), KernelError> {
         let mut state = State::Idle;
         let mut inv: Option<Invocation> = None;
         for (i, stage) in self.stages.iter().enumerate() {
@@ -385,8 +402,9 @@ impl Kernel {
                 name,
                 reason: reason.to_string(),
             };
-            let m =
-                |key: &str, text: &str| mapping(&self.axes, &format!("stage {index} {key}"), text);
+            let m = |key: &str, text: &str| {
+                mapping(&self.axes, &format!("stage {index} ({name}) {key}"), text)
+            };
             let mut line = None;
             state = match (state, stage) {
                 (
@@ -727,8 +745,8 @@ impl Kernel {
             run.stages.push(format!("{index:>2} {name:<19} {layout}"));
         }
         match inv {
-            Some(inv) => Err(KernelError::Unfinished { begun: inv.begun }),
-            None => Ok(()),
+            Some(inv) if !open_end => Err(KernelError::Unfinished { begun: inv.begun }),
+            _ => Ok(()),
         }
     }
 }

@@ -153,7 +153,7 @@ fn names_come_from_the_enums() {
     let unknown = error(&with_stages("[[stage]]\nop = \"reduce\"\n"));
     assert_eq!(
         unknown,
-        "stage 1: unknown op `reduce` (one of cast, vector_init, branch, logic, fxp, fxp_to_fp, fp, narrow_split, fp_div, intra_slice_reduce, widen_concat, widen_pad, fp_to_fxp, clip, inter_slice_reduce, vector_final, narrow_trim, begin, fetch, fetch_mask, fetch_table_lookup, fetch_cast, switch, collect, commit_trim, commit_cast, commit_cast_relu, commit_view, commit)"
+        "stage 1: unknown op `reduce` (one of cast, vector_init, branch, logic, fxp, fxp_to_fp, fp, narrow_split, fp_div, intra_slice_reduce, widen_concat, widen_pad, fp_to_fxp, clip, inter_slice_reduce, vector_final, narrow_trim, begin, begin_interleaved, fetch_chip_lift, fetch_cluster_lift, fetch_slice_lift, fetch, fetch_mask, fetch_table_lookup, fetch_cast, switch, collect, commit_trim, commit_cast, commit_cast_relu, commit_view, commit)"
     );
     for name in LogicBinaryOp::names() {
         assert_eq!(LogicBinaryOp::parse(name).map(|_| ()), Some(()), "{name}");

@@ -7,10 +7,12 @@ tensors, and one method per engine stage, so that a kernel reads as the Rust
         .cast("i8", "A % 8 # 32").commit_trim("A % 8").commit("T, A % 8", name="y")
 
 Mappings are m-notation strings over the device's axes. Each method appends the stage of the
-same name to the device's kernel (the ``[[stage]]`` entries of a kernel file); every commit
-runs the kernel so far through the library's engines, so a refused stage raises
-``npusim.FuriosaError`` at that commit, naming the stage ("stage 3 (collect): ...").
-Axis lifts and interleaved fetches are Rust-only (kernel files have no such stage)."""
+same name to the device's kernel (the ``[[stage]]`` entries of a kernel file) and checks it
+at once through the library's engines (its mappings, its place in the chain, its context's
+rules and its engine's rules on the data), so a refused stage raises ``npusim.FuriosaError``
+from the call itself, naming the stage ("stage 3 (collect): ..."). A refusal drops the
+invocation it belongs to; the device stays usable (begin a new one), and further calls on the
+dropped stream raise."""
 
 from __future__ import annotations
 
@@ -50,6 +52,7 @@ class Device:
         self._result = None
         self._open = False
         self._begun = 0
+        self._invocation = 0
 
     def place(self, name: str, dtype: str, chip: str, cluster: str, slice: str,
               element: str, address: int, logical: Optional[str] = None,
@@ -76,12 +79,39 @@ class Device:
     def _run(self):
         if self._result is None:
             given = [(n, dtype_of(a), a.view(np.uint8)) for n, a in self._inputs.items()]
-            self._result = _native.furiosa_kernel(json.dumps(self.kernel()), True, given)
+            self._result = _native.furiosa_kernel(json.dumps(self.kernel()), True, given,
+                                                  True)
         return self._result
 
     def _push(self, stage: dict):
         self._stages.append(stage)
         self._result = None
+
+    def _check(self):
+        """Runs the kernel so far (it may end inside the open invocation); a refusal drops
+        the open invocation and raises."""
+        given = [(n, dtype_of(a), a.view(np.uint8)) for n, a in self._inputs.items()]
+        try:
+            r = _native.furiosa_kernel(json.dumps(self.kernel()), True, given, True)
+        except Exception:
+            del self._stages[self._begun:]
+            self._open = False
+            self._result = None
+            raise
+        if not self._open:
+            self._result = r
+
+    def _begin(self, stage: dict) -> "TuStream":
+        if self._open:
+            raise _native.FuriosaError(
+                f"stage {len(self._stages) + 1} ({stage['op']}): the previous invocation "
+                "has not ended with a commit or commit_view")
+        self._open = True
+        self._begun = len(self._stages)
+        self._invocation += 1
+        self._push(stage)
+        self._check()
+        return TuStream(self, self._invocation)
 
     @property
     def cycles(self) -> int:
@@ -158,29 +188,57 @@ class TuContext:
 
     def begin(self, view: DmView) -> "TuStream":
         """``ctx.begin(view)``: starts an invocation on this context."""
-        if self.device._open:
-            raise _native.FuriosaError(
-                "the previous invocation has not ended with a commit or commit_view")
-        self.device._open = True
-        self.device._begun = len(self.device._stages)
-        self.device._push({"op": "begin", "context": self.name, **view._fields()})
-        return TuStream(self.device)
+        return self.device._begin({"op": "begin", "context": self.name, **view._fields()})
+
+    def begin_interleaved(self, axis: str, lhs: DmView, rhs: DmView) -> "TuStream":
+        """``ctx.begin_interleaved::<I>(lhs, rhs)``: two whole tensors with identical
+        mappings, alternated along the size-2 axis ``axis`` of the fetch's Time."""
+        for side, view in (("lhs", lhs), ("rhs", rhs)):
+            if view.tile_spec is not None:
+                raise _native.FuriosaError(
+                    f"begin_interleaved: {side} is a tile; an interleaved fetch reads whole "
+                    "tensors")
+        return self.device._begin({"op": "begin_interleaved", "context": self.name,
+                                   "axis": axis, "lhs": lhs.tensor.name,
+                                   "rhs": rhs.tensor.name})
 
 
 class TuStream:
     """An invocation under way; each method appends its engine stage and returns the stream
     (commits return the written tensor)."""
 
-    def __init__(self, device: Device):
+    def __init__(self, device: Device, invocation: int):
         self.device = device
+        self.invocation = invocation
 
-    def _then(self, op: str, **fields) -> "TuStream":
-        self.device._push({"op": op, **{k: v for k, v in fields.items() if v is not None}})
+    def _then(self, op: str, ends: bool = False, **fields) -> "TuStream":
+        dev = self.device
+        if not dev._open or dev._invocation != self.invocation:
+            raise _native.FuriosaError(
+                f"`{op}` cannot be called on this stream: its invocation has ended (rule: a "
+                "commit ends an invocation, a refused stage drops it; begin a new one)")
+        dev._push({"op": op, **{k: v for k, v in fields.items() if v is not None}})
+        if ends:
+            dev._open = False
+        dev._check()
         return self
 
     def fetch(self, time: str, packet: str) -> "TuStream":
         """``.fetch::<OutTime, OutPacket>()``."""
         return self._then("fetch", time=time, packet=packet)
+
+    def fetch_chip_lift(self, chip: str, time: str) -> "TuStream":
+        """``.fetch_chip_lift::<OutChip, OutTime>()``."""
+        return self._then("fetch_chip_lift", chip=chip, time=time)
+
+    def fetch_cluster_lift(self, cluster: str, time: str) -> "TuStream":
+        """``.fetch_cluster_lift::<OutCluster, OutTime>()``."""
+        return self._then("fetch_cluster_lift", cluster=cluster, time=time)
+
+    def fetch_slice_lift(self, slice: str, time: str) -> "TuStream":
+        """``.fetch_slice_lift::<OutSlice, OutTime>()``: moves axes from Time to Slice, each
+        slice reading from its own base (the source replicated over the slices)."""
+        return self._then("fetch_slice_lift", slice=slice, time=time)
 
     def fetch_mask(self) -> "TuStream":
         """``.fetch_mask()``."""
@@ -236,28 +294,16 @@ class TuStream:
         """``.commit_cast_relu::<bf16>()`` (main context only)."""
         return self._then("commit_cast_relu")
 
-    def _end(self):
-        dev = self.device
-        dev._open = False
-        try:
-            dev._run()
-        except Exception:
-            # The refused invocation leaves the device as it was before its begin.
-            del dev._stages[dev._begun:]
-            dev._result = None
-            raise
-
     def commit(self, element: str, name: str, address: Optional[int] = None,
                logical: Optional[str] = None) -> DmTensor:
         """``.commit()`` (``address``: 0.3.0's ``commit::<Element>(address)``): a new DM
-        tensor named ``name``; runs the kernel so far."""
-        self._then("commit", element=element, name=name, address=address, logical=logical)
-        self._end()
+        tensor named ``name``; ends the invocation."""
+        self._then("commit", ends=True, element=element, name=name, address=address,
+                   logical=logical)
         return DmTensor(self.device, name)
 
     def commit_view(self, view: DmView) -> DmTensor:
-        """``.commit_view(view_mut)``: writes into an existing tensor or a tile of it; runs
-        the kernel so far."""
-        self.device._push({"op": "commit_view", **view._fields()})
-        self._end()
+        """``.commit_view(view_mut)``: writes into an existing tensor or a tile of it; ends
+        the invocation."""
+        self._then("commit_view", ends=True, **view._fields())
         return view.tensor
