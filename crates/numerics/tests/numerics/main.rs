@@ -7,6 +7,7 @@
 //! file directly under `tests/` (that would link a second program).
 
 mod apfloat;
+mod block_element_step;
 mod block_fast;
 mod block_into;
 mod block_vector;
