@@ -69,7 +69,7 @@ impl crate::bulk::kernels::x86_avx2::f32_half::ModeLoop for F16c {
 
 mod simd {
     use super::{BLOCK_GROUPS, F16c, FLUSH_BLOCKS, MAX_F32, Totals};
-    use crate::bulk::kernels::x86_avx2::f32_half::{Acc, blend, rounding};
+    use crate::bulk::kernels::x86_avx2::f32_half::{Acc, blend, blend_nan_inf, rounding};
     use crate::status::StatusCounts;
     use std::arch::x86_64::{
         __m128i, __m256i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi16, _mm_cmpgt_epi16,
@@ -246,8 +246,14 @@ mod simd {
                         // blended in on those
                         let exact = _mm256_andnot_si256(sp, _mm256_cmpeq_epi32(back, v));
                         Self::count::<M>(narrow(exact), m, &mut acc);
-                        let code =
-                            blend::<13>(&self.specials, v, a, _mm256_cvtepu16_epi32(h), sp, full);
+                        let code = blend_nan_inf::<13>(
+                            &self.specials,
+                            v,
+                            a,
+                            _mm256_cvtepu16_epi32(h),
+                            sp,
+                            full,
+                        );
                         _mm_packus_epi32(
                             _mm256_castsi256_si128(code),
                             _mm256_extracti128_si256::<1>(code),

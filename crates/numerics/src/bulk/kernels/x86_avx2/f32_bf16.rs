@@ -75,7 +75,7 @@ impl crate::bulk::kernels::x86_avx2::f32_half::ModeLoop for Bf16 {
 
 mod simd {
     use super::{BLOCK_STEPS, Bf16, FLUSH_BLOCKS, MAX_CODE, MIN_NORMAL, Totals};
-    use crate::bulk::kernels::x86_avx2::f32_half::{Acc, blend, rounding};
+    use crate::bulk::kernels::x86_avx2::f32_half::{Acc, blend, blend_nan_inf, rounding};
     use crate::status::StatusCounts;
     use std::arch::x86_64::{
         __m256i, _mm256_add_epi32, _mm256_and_si256, _mm256_andnot_si256, _mm256_cmpeq_epi32,
@@ -255,8 +255,8 @@ mod simd {
                         _mm256_sub_epi32(exact, _mm256_andnot_si256(sp0, g0.exact)),
                         _mm256_andnot_si256(sp1, g1.exact),
                     );
-                    let c0 = blend::<16>(&self.specials, v0, g0.a, g0.code, sp0, acc);
-                    let c1 = blend::<16>(&self.specials, v1, g1.a, g1.code, sp1, acc);
+                    let c0 = blend_nan_inf::<16>(&self.specials, v0, g0.a, g0.code, sp0, acc);
+                    let c1 = blend_nan_inf::<16>(&self.specials, v1, g1.a, g1.code, sp1, acc);
                     store(y, c0, c1);
                 } else {
                     let c0 = self.full(v0, g0, acc);

@@ -88,14 +88,14 @@ pub(crate) unsafe fn run_in_mode<K: ModeLoop, const WIDE: bool>(
     }
 }
 
-pub(crate) use simd::{Acc, blend};
+pub(crate) use simd::{Acc, blend, blend_nan_inf};
 
 mod simd {
     use super::{SpecialResults, Totals};
     use std::arch::x86_64::{
         __m256i, _mm256_and_si256, _mm256_andnot_si256, _mm256_blendv_epi8, _mm256_cmpeq_epi32,
         _mm256_cmpgt_epi32, _mm256_or_si256, _mm256_set1_epi32, _mm256_srai_epi32,
-        _mm256_srli_epi32, _mm256_sub_epi32,
+        _mm256_srli_epi32, _mm256_sub_epi32, _mm256_testz_si256,
     };
     use std::arch::x86_64::{_mm256_add_epi32, _mm256_setzero_si256, _mm256_storeu_si256};
 
@@ -210,6 +210,33 @@ mod simd {
             lanes[0] = _mm256_sub_epi32(lanes[0], _mm256_andnot_si256(sign, mask));
             lanes[1] = _mm256_sub_epi32(lanes[1], _mm256_and_si256(sign, mask));
         }
+        code
+    }
+
+    /// [`blend`] for lanes `special` that are all NaN or ±Inf: where none is NaN and the
+    /// rounded code of every ±Inf lane already is the policy's code for it (the usual policy
+    /// on an attention mask's −∞), the codes stay as they are and only those lanes are
+    /// counted (by sign, into `acc`'s Inf counters); otherwise [`blend`].
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(crate) fn blend_nan_inf<const SHIFT: i32>(
+        sp: &SpecialResults,
+        v: __m256i,
+        a: __m256i,
+        code: __m256i,
+        special: __m256i,
+        acc: &mut Acc,
+    ) -> __m256i {
+        let sign = _mm256_srai_epi32::<31>(v);
+        let nan = _mm256_cmpgt_epi32(a, _mm256_set1_epi32(0x7F80_0000));
+        let other = _mm256_andnot_si256(_mm256_cmpeq_epi32(code, by_sign(sp.inf, sign)), special);
+        let off = _mm256_or_si256(nan, other);
+        if _mm256_testz_si256(off, off) == 0 {
+            return blend::<SHIFT>(sp, v, a, code, special, acc);
+        }
+        let inf = &mut acc.special[1];
+        inf[0] = _mm256_sub_epi32(inf[0], _mm256_andnot_si256(sign, special));
+        inf[1] = _mm256_sub_epi32(inf[1], _mm256_and_si256(sign, special));
         code
     }
 }

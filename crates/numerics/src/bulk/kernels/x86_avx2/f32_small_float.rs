@@ -6,7 +6,9 @@
 //! results rebias the exponent; subnormal ones shift the significand by a per-lane count
 //! (`vpsrlvd`); the mode rounds up from the remainder, the half and the last kept bit; the
 //! special cases are blended in. Statuses are counted in vector accumulators in the same
-//! pass. The last `n % 16` elements take the per-element rule.
+//! pass. The last `n % 16` elements take the per-element rule. The to-nearest-even mode of
+//! the layouts it serves takes [`super::f32_small_float_scaled`] instead (a float add, fewer
+//! instructions).
 
 use crate::bulk::kernels::mode;
 use crate::bulk::kernels::portable::f32_small_float::{Fixed, SmallFloat};
@@ -88,21 +90,6 @@ impl SmallFloat {
                 (true, true) => self.cast::<M, true, true>(src, dst),
             }
         }
-    }
-
-    /// [`SmallFloat::cast`], for the steps of the scaled loop
-    /// ([`super::f32_small_float_scaled`]) it leaves to this rule.
-    ///
-    /// # Safety
-    /// The CPU must support AVX2.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn cast_integer<const M: u8, const PACKED: bool, const CLAMP: bool>(
-        &self,
-        src: &[u8],
-        dst: &mut [u8],
-    ) -> StatusCounts {
-        // SAFETY: AVX2 is enabled here.
-        unsafe { self.cast::<M, PACKED, CLAMP>(src, dst) }
     }
 
     /// The cast of `src.len() / 4` (a multiple of [`STEP`]) elements in mode `M`.

@@ -11,9 +11,9 @@
 //!
 //! The codes, the inexact lanes and the source signs are packed to bytes once per step, and
 //! the statuses are counted on those bytes (byte counters, added up every 255 steps). A step
-//! with a NaN or ±Inf lane blends the policy's codes in by mask; a step with an exactly
-//! overflowing lane (rare: a finite value that rounds exactly to one code above the largest)
-//! takes the integer rule.
+//! with a NaN or ±Inf lane blends the policy's codes in by mask, and one with an exactly
+//! overflowing lane (a finite value that rounds exactly to one code above the largest or
+//! beyond) marks it as the inexact overflows are marked: no step leaves the loop.
 
 use crate::bulk::kernels::mode;
 use crate::bulk::kernels::portable::f32_small_float::{Fixed, SmallFloat};
@@ -307,23 +307,18 @@ unsafe fn cast<const PACKED: bool, const CLAMP: bool>(
     // sums of the byte counters; beyond: of the 32-bit lane counters
     let mut wide = [zero; 5];
     let mut wide_beyond = zero;
-    // steps with an exact overflow, cast by the integer rule, and their counts
-    let mut integer_steps = 0;
-    let mut integer_counts = StatusCounts::default();
     // NaN and ±Inf lanes of fast steps (counted as exact and beyond by the fast counters)
     let mut nan_inf = 0;
-    let mut i = 0;
-    while i < steps {
-        let end = (i + FLUSH).min(steps);
+    for (s_run, d_run) in src
+        .chunks(4 * STEP * FLUSH)
+        .zip(dst.chunks_mut(out_step * FLUSH))
+    {
         let mut acc = [zero; 5];
         let mut beyond = zero;
-        while i < end {
-            let (Some(x), Some(y)) = (
-                src.get(4 * STEP * i..4 * STEP * (i + 1)),
-                dst.get_mut(out_step * i..out_step * (i + 1)),
-            ) else {
-                break;
-            };
+        for (x, y) in s_run
+            .chunks_exact(4 * STEP)
+            .zip(d_run.chunks_exact_mut(out_step))
+        {
             // SAFETY: `x` is one step's 128 source bytes.
             let xs = unsafe { load_step(x) };
             let l = xs.map(|x| lanes(&c, x));
@@ -342,9 +337,6 @@ unsafe fn cast<const PACKED: bool, const CLAMP: bool>(
             } else {
                 let abs = xs.map(|x| _mm256_and_si256(x, c.abs_mask));
                 let sp = pack::<true>(abs.map(|a| _mm256_cmpgt_epi32(a, c.max_finite)));
-                if _mm256_testc_si256(sp, clamped) == 0 {
-                    break;
-                }
                 let count = |m: __m256i| u64::from(_mm256_movemask_epi8(m).count_ones());
                 let neg = _mm256_cmpgt_epi8(zero, sign);
                 nan_inf += count(sp);
@@ -368,7 +360,13 @@ unsafe fn cast<const PACKED: bool, const CLAMP: bool>(
                 };
                 tally.inf[0] += count(inf);
                 tally.inf[1] += count(_mm256_and_si256(inf, neg));
-                (_mm256_andnot_si256(sp, b), Some((sp, nan, abs)))
+                // an exact overflow (a clamp byte that is no NaN or ±Inf) counts as the
+                // inexact overflows do: the same code and statuses
+                let b = _mm256_or_si256(
+                    _mm256_andnot_si256(sp, b),
+                    _mm256_and_si256(_mm256_andnot_si256(sp, clamped), c.b_inexact),
+                );
+                (b, Some((sp, nan, abs)))
             };
             let ovf = _mm256_cmpeq_epi8(b, c.b_ovf);
             acc[0] = _mm256_sub_epi8(acc[0], ovf);
@@ -410,30 +408,14 @@ unsafe fn cast<const PACKED: bool, const CLAMP: bool>(
             };
             // SAFETY: `y` is `out_step` bytes, what `store` writes.
             unsafe { store::<PACKED>(&c, code, y) };
-            i += 1;
         }
         flush_counters((&mut wide, &mut wide_beyond), acc, beyond);
-        if i < end
-            && let (Some(x), Some(y)) = (
-                src.get(4 * STEP * i..4 * STEP * (i + 1)),
-                dst.get_mut(out_step * i..out_step * (i + 1)),
-            )
-        {
-            // SAFETY: the CPU has AVX2 (this function's contract); `x` is 32 elements, a
-            // multiple of the integer rule's step, and `y` their output.
-            let counts = unsafe { sf.cast_integer::<{ mode::NEAREST_EVEN }, PACKED, CLAMP>(x, y) };
-            integer_counts.add(&counts);
-            integer_steps += 1;
-            i += 1;
-        }
     }
-    let fast = (STEP * (steps - integer_steps)) as u64;
+    let fast = (STEP * steps) as u64;
     add_fast(&mut tally, fast, wide, wide_beyond);
     tally.kept -= nan_inf;
     tally.beyond -= nan_inf;
-    let mut counts = tally.counts(sf, fast);
-    counts.add(&integer_counts);
-    counts
+    tally.counts(sf, fast)
 }
 
 /// The sum of the four 64-bit lanes of `v`.
