@@ -76,7 +76,8 @@ pub enum BlockError {
     /// A code or scale buffer whose length does not fit the shape.
     #[error("{what} holds {len} bytes but shape {shape:?} under {scheme} needs {needed}")]
     PartsLength {
-        /// "codes" or "scales".
+        /// "codes" or "scales" (stored parts), "the codes buffer" or "the scales buffer"
+        /// (`quantize_into`).
         what: &'static str,
         /// Bytes given.
         len: usize,
