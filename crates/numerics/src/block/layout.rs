@@ -85,6 +85,31 @@ impl BlockLayout {
         self.n.div_ceil(self.block)
     }
 
+    /// Checks that `codes` and `scales` bytes are what `scheme` needs for this layout; a
+    /// mismatch names the part (`names.0` or `names.1`) and both lengths.
+    pub(crate) fn check_parts(
+        &self,
+        scheme: super::Scheme,
+        (codes, scales): (usize, usize),
+        names: (&'static str, &'static str),
+    ) -> Result<(), BlockError> {
+        let check = |what, len, needed| {
+            if len == needed {
+                Ok(())
+            } else {
+                Err(BlockError::PartsLength {
+                    what,
+                    len,
+                    needed,
+                    shape: self.shape.clone(),
+                    scheme: scheme.to_string(),
+                })
+            }
+        };
+        check(names.0, codes, scheme.code_bytes(self.len))?;
+        check(names.1, scales, self.block_count())
+    }
+
     /// Number of blocks, i.e. of scales.
     pub fn block_count(&self) -> usize {
         self.outer * self.blocks_along_axis() * self.inner

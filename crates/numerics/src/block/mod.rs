@@ -136,25 +136,11 @@ pub fn quantize_into(
     scales: &mut [u8],
 ) -> Result<QuantizeSummary, BlockError> {
     let layout = BlockLayout::new(shape, axis, scheme.block_size())?;
-    let check = |what, len, needed| {
-        if len == needed {
-            Ok(())
-        } else {
-            Err(BlockError::PartsLength {
-                what,
-                len,
-                needed,
-                shape: shape.to_vec(),
-                scheme: scheme.to_string(),
-            })
-        }
-    };
-    check(
-        "the codes buffer",
-        codes.len(),
-        scheme.code_bytes(layout.len()),
+    layout.check_parts(
+        scheme,
+        (codes.len(), scales.len()),
+        ("the codes buffer", "the scales buffer"),
     )?;
-    check("the scales buffer", scales.len(), layout.block_count())?;
     let (layout, rule, tensor_scale) = resolve(&src, shape, axis, scheme, options, true)?;
     let stats = quantize_resolved(
         &src,

@@ -46,21 +46,7 @@ impl Quantized {
         tensor_scale: Option<f32>,
     ) -> Result<Quantized, BlockError> {
         let layout = BlockLayout::new(shape, axis, scheme.block_size())?;
-        let check = |what, len, needed| {
-            if len == needed {
-                Ok(())
-            } else {
-                Err(BlockError::PartsLength {
-                    what,
-                    len,
-                    needed,
-                    shape: shape.to_vec(),
-                    scheme: scheme.to_string(),
-                })
-            }
-        };
-        check("codes", codes.len(), scheme.code_bytes(layout.len()))?;
-        check("scales", scales.len(), layout.block_count())?;
+        layout.check_parts(scheme, (codes.len(), scales.len()), ("codes", "scales"))?;
         match (scheme.is_mx(), tensor_scale) {
             (true, Some(value)) => {
                 return Err(BlockError::TensorScaleNotApplicable {
