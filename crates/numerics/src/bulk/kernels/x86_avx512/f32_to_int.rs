@@ -130,7 +130,8 @@ unsafe fn cast<const R: i32, const W: usize, const WRAP: bool>(
 /// their nibble and, packed, paired by a shift) and a byte or dword permute into order; out of
 /// range is a compare on the 16-bit values (two vectors of 32 lanes), counted in 16-bit lane
 /// counters. A step whose lanes all lie within the range (one min / max over its four
-/// vectors) counts only exact and flushed: no lane is saturated or out of range. A step with
+/// vectors, tried while steps keep passing and on every eighth step after one fails) counts
+/// only exact and flushed: no lane is saturated or out of range. A step with
 /// a 16-bit value of −2^15 (from NaN, ±Inf, |x| ≥ 2^31 or x below −2^15) is, when all its
 /// lanes are ±Inf, the bounds by sign with nothing to count; otherwise it is converted again
 /// from [`tamed`] values (NaN 0, ±Inf beyond the range on its side), counted like any other
@@ -179,6 +180,7 @@ unsafe fn lean<const R: i32, const U: bool, const W: usize>(
     let mut nans = 0u64;
     let mut infs = 0u64;
     let four = _mm512_set1_epi32(4);
+    let (mut try_inside, mut tries) = (true, 0u32);
     let mut i = 0;
     while i < steps {
         let end = (i + FLUSH).min(steps);
@@ -239,14 +241,22 @@ unsafe fn lean<const R: i32, const U: bool, const W: usize>(
                     count_oor(w, &mut oor);
                 }
             } else {
-                let mn = _mm512_min_ps(_mm512_min_ps(xs[0], xs[1]), _mm512_min_ps(xs[2], xs[3]));
-                let mx = _mm512_max_ps(_mm512_max_ps(xs[0], xs[1]), _mm512_max_ps(xs[2], xs[3]));
-                let inside = _mm512_mask_cmp_ps_mask::<_CMP_LE_OQ>(
-                    _mm512_cmp_ps_mask::<_CMP_GE_OQ>(mn, lo),
-                    mx,
-                    hi,
-                );
-                if inside == 0xFFFF {
+                // tried while steps keep passing, and on every eighth step after one fails
+                // (data with many values beyond the range pays little for it)
+                tries = tries.wrapping_add(1);
+                let inside = (try_inside || tries % 8 == 0) && {
+                    let mn =
+                        _mm512_min_ps(_mm512_min_ps(xs[0], xs[1]), _mm512_min_ps(xs[2], xs[3]));
+                    let mx =
+                        _mm512_max_ps(_mm512_max_ps(xs[0], xs[1]), _mm512_max_ps(xs[2], xs[3]));
+                    _mm512_mask_cmp_ps_mask::<_CMP_LE_OQ>(
+                        _mm512_cmp_ps_mask::<_CMP_GE_OQ>(mn, lo),
+                        mx,
+                        hi,
+                    ) == 0xFFFF
+                };
+                try_inside = inside;
+                if inside {
                     // every x within the range (so every integer too): exact and flushed only
                     acc[0] = _mm512_add_epi32(acc[0], four);
                     for (&x, &v) in xs.iter().zip(&v) {
