@@ -381,3 +381,36 @@ pub fn key_policies(mode: RoundMode) -> Vec<CastPolicy> {
     }
     v
 }
+
+/// Every fast level equals the reference on the f32 `codes` into each of `storages`, in every
+/// deterministic mode under the three standard policies: codes and status counts.
+pub fn assert_f32_storages_at_all_levels(codes: &[u32], storages: Vec<Storage>, what: &str) {
+    let src = bytes(codes);
+    let n = codes.len();
+    for d in storages {
+        for round in RoundMode::DETERMINISTIC {
+            for p in [
+                CastPolicy::new(round),
+                CastPolicy::saturating(round),
+                CastPolicy::non_saturating(round),
+            ] {
+                let run = |k| cast(&src, f32s(), d, n, &p, &options(k, false));
+                let want = run(KernelChoice::Reference);
+                for k in fast_choices() {
+                    let got = run(k);
+                    if got == want {
+                        continue;
+                    }
+                    for (i, &c) in codes.iter().enumerate() {
+                        assert_eq!(
+                            d.read(&got.0, i),
+                            d.read(&want.0, i),
+                            "f32 {c:#010x} (element {i}) -> {d:?} {p:?} {k:?}: {what}"
+                        );
+                    }
+                    assert_eq!(got.1, want.1, "counts -> {d:?} {p:?} {k:?}: {what}");
+                }
+            }
+        }
+    }
+}

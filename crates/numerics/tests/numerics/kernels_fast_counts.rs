@@ -9,46 +9,19 @@
 //! flushed counted only) and steps with NaN, ±Inf or huge values (converted from tamed values,
 //! corrected at the end). Each over lengths with odd step counts and tails, sparse and dense.
 
-use crate::kernel_support::{bytes, cast, f32s, fast_choices, layouts, options, random_f32};
-use npusim_numerics::{CastPolicy, Format, KernelChoice, Layout, RoundMode, Storage};
+use crate::kernel_support::{assert_f32_storages_at_all_levels, layouts, random_f32};
+use npusim_numerics::{Format, Layout, Storage};
 
 /// Every fast level equals the reference on `codes` into each storage of `dst` in every
 /// deterministic mode under the three standard policies.
 fn assert_all_levels(codes: &[u32], dst: Format, what: &str) {
-    let src = bytes(codes);
-    let n = codes.len();
     let mut storages = layouts(dst);
     if let Ok(s) = Storage::new(dst, Layout::Packed)
         && !storages.contains(&s)
     {
         storages.push(s);
     }
-    for d in storages {
-        for round in RoundMode::DETERMINISTIC {
-            for p in [
-                CastPolicy::new(round),
-                CastPolicy::saturating(round),
-                CastPolicy::non_saturating(round),
-            ] {
-                let run = |k| cast(&src, f32s(), d, n, &p, &options(k, false));
-                let want = run(KernelChoice::Reference);
-                for k in fast_choices() {
-                    let got = run(k);
-                    if got == want {
-                        continue;
-                    }
-                    for (i, &c) in codes.iter().enumerate() {
-                        assert_eq!(
-                            d.read(&got.0, i),
-                            d.read(&want.0, i),
-                            "f32 {c:#010x} (element {i}) -> {d:?} {p:?} {k:?}: {what}"
-                        );
-                    }
-                    assert_eq!(got.1, want.1, "counts -> {d:?} {p:?} {k:?}: {what}");
-                }
-            }
-        }
-    }
+    assert_f32_storages_at_all_levels(codes, storages, what);
 }
 
 /// `n` f32 codes with exponent fields in [field, field + span), both signs, random

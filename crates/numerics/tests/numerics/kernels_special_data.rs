@@ -6,8 +6,8 @@
 //! machine has (and capped), against the reference: codes, status counts and the streamed
 //! output.
 
-use crate::kernel_support::{bytes, cast, f32s, fast_choices, options, random_f32};
-use npusim_numerics::{CastPolicy, Format, KernelChoice, Layout, RoundMode, Storage};
+use crate::kernel_support::{assert_f32_storages_at_all_levels, random_f32};
+use npusim_numerics::{Format, Layout, Storage};
 
 /// The destinations the issue names, and the other small floats the same kernels serve.
 const DSTS: [Format; 7] = [
@@ -84,40 +84,13 @@ fn scattered(values: &[u32], near: bool) -> Vec<u32> {
 /// per byte for the packed 4-bit formats) in every deterministic mode under the three
 /// standard policies.
 fn assert_all_levels(codes: &[u32], dst: Format, what: &str) {
-    let src = bytes(codes);
-    let n = codes.len();
     let mut storages = vec![Storage::native(dst)];
     if let Ok(u) = Storage::new(dst, Layout::Unpacked)
         && u != storages[0]
     {
         storages.push(u);
     }
-    for d in storages {
-        for round in RoundMode::DETERMINISTIC {
-            for p in [
-                CastPolicy::new(round),
-                CastPolicy::saturating(round),
-                CastPolicy::non_saturating(round),
-            ] {
-                let run = |k| cast(&src, f32s(), d, n, &p, &options(k, false));
-                let want = run(KernelChoice::Reference);
-                for k in fast_choices() {
-                    let got = run(k);
-                    if got == want {
-                        continue;
-                    }
-                    for (i, &c) in codes.iter().enumerate() {
-                        assert_eq!(
-                            d.read(&got.0, i),
-                            d.read(&want.0, i),
-                            "f32 {c:#010x} (element {i}) -> {d:?} {p:?} {k:?}: {what}"
-                        );
-                    }
-                    assert_eq!(got.1, want.1, "counts -> {d:?} {p:?} {k:?}: {what}");
-                }
-            }
-        }
-    }
+    assert_f32_storages_at_all_levels(codes, storages, what);
 }
 
 #[test]
