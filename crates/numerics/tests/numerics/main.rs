@@ -29,6 +29,7 @@ mod kernels_half_src;
 mod kernels_i32;
 mod kernels_int_avx512;
 mod kernels_int_fp8;
+mod kernels_int_lean_steps;
 mod kernels_int_special_data;
 mod kernels_key_avx512;
 mod kernels_lean_fp8_int;
