@@ -33,6 +33,8 @@ mod layout;
 mod mx;
 mod nvfp4;
 mod options;
+#[cfg(target_arch = "x86_64")]
+mod plan_avx512;
 mod quantized;
 mod scale_rule;
 mod scheme;
