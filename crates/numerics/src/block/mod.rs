@@ -18,6 +18,9 @@
 //! assert_eq!(q.dequantize()[63], 7.0);
 //! ```
 
+mod byte_decode;
+#[cfg(target_arch = "x86_64")]
+mod dequantize_avx2;
 #[cfg(target_arch = "x86_64")]
 mod dequantize_avx512;
 mod error;

@@ -68,7 +68,8 @@ impl<K: BlockKernel> Context<'_, K> {
         let mut pos = 0;
         while t < t1 {
             let row_end = t - t % nb + nb;
-            let run_end = (if tail { row_end - 1 } else { row_end }).min(t1);
+            // without a tail every block is full and the next row's follow on: one run
+            let run_end = if tail { (row_end - 1).min(t1) } else { t1 };
             if run_end > t {
                 let m = (run_end - t) * block;
                 let x = &bits[pos..pos + m];
