@@ -2,7 +2,8 @@
 //! MXFP4 and NVFP4 along its last axis (MX under the OCP scale rule) into buffers reused from
 //! call to call (as the slice-cast rows write into preallocated output), the same for MXFP8
 //! (e4m3) and MXFP4 into a fresh output per call (rows named `fresh output`), and the MXFP8
-//! (e4m3) and MXFP4 tensors dequantized back to f32.
+//! (e4m3) and MXFP4 tensors dequantized back to f32, into a reused buffer and into a fresh
+//! output per call.
 
 use std::hint::black_box;
 
@@ -110,15 +111,33 @@ pub(super) fn workloads(n: usize, threads: usize) -> Result<Vec<Workload<'static
             &Options::default(),
         )
         .map_err(|e| failed(format!("dequantize {name}"), e.to_string()))?;
+        let q = std::sync::Arc::new(q);
+        let input_bytes = q.codes().len() + q.scales().len();
+        let fresh = q.clone();
+        let mut back = vec![0f32; n];
         out.push(Workload {
             name: format!("dequantize {name}->f32 {}", human(n)),
             unit: Unit::Elements,
             units: n as u64,
-            input_bytes: q.codes().len() + q.scales().len(),
+            input_bytes,
             output_bytes: 4 * n,
             threads,
             call: Box::new(move || {
-                let v = q
+                q.dequantize_f32_into(&mut back, KernelChoice::Fastest)
+                    .map_err(|e| failed(format!("dequantize {name}"), e.to_string()))?;
+                black_box(&back);
+                Ok(())
+            }),
+        });
+        out.push(Workload {
+            name: format!("dequantize {name}->f32 {} fresh output", human(n)),
+            unit: Unit::Elements,
+            units: n as u64,
+            input_bytes,
+            output_bytes: 4 * n,
+            threads,
+            call: Box::new(move || {
+                let v = fresh
                     .dequantize_bytes(Format::F32)
                     .map_err(|e| failed(format!("dequantize {name}"), e.to_string()))?;
                 black_box(&v);

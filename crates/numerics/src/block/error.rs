@@ -88,6 +88,16 @@ pub enum BlockError {
         /// The scheme.
         scheme: String,
     },
+    /// An f32 output buffer whose length is not the tensor's element count.
+    #[error("the output buffer holds {len} values but shape {shape:?} has {needed} elements")]
+    OutputLength {
+        /// Values the buffer holds.
+        len: usize,
+        /// The tensor's element count.
+        needed: usize,
+        /// The shape.
+        shape: Vec<usize>,
+    },
     /// Dequantisation to a format that is not one of f32, f64, f16, bf16.
     #[error("block formats dequantise to f32, f64, f16 or bf16, not {format}")]
     OutputFormat {

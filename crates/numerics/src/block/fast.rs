@@ -72,6 +72,12 @@ pub(crate) trait BlockKernel: Sync {
     /// scaled value being `y × 2^-e` exactly.
     fn fused_operand(&self, x: u32, byte: u8, mul: f32) -> (u32, i32);
 
+    /// The scale rule as plain numbers when it is an MX kernel's, for the vector plans that
+    /// choose 16 blocks' scales at once (`None`: the blocks are planned one at a time).
+    fn mx_rule(&self) -> Option<super::fast_mx::MxRule> {
+        None
+    }
+
     /// The reference routine on the block at flat indices `idx`: its codes into `codes`
     /// (flat index `i` at `codes[i - base]`), its counts into `stats`; returns the scale byte.
     fn reference(
@@ -245,12 +251,14 @@ impl<K: BlockKernel> Context<'_, K> {
                 // one per byte straight into the output, or into a buffer packed after
                 let out = codes.get_mut(code_range)?;
                 if self.vector_serves() {
+                    // one block per tile: the batch's scales are its tiles' (written there)
+                    let sc = scales.get_mut(t - s0..next - s0)?;
                     self.vector_batch(
                         &g,
                         mode,
                         (t, next),
                         bits,
-                        out,
+                        (out, sc),
                         &mut s,
                         &mut lanes,
                         &mut stats,

@@ -25,6 +25,31 @@ const AMAX_EXP_MAX: u32 = 230;
 /// top 32 fraction bits, all zero), with the same statuses.
 const TINY_BITS: u32 = 27 << 23; // 2^-100
 
+/// An MX kernel's per-block rule as plain numbers: what a vector plan needs to give
+/// [`BlockKernel::plan`]'s bits for many blocks at once (`docs/block_formats.md`, "The block
+/// plan in vectors").
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MxRule {
+    /// The scale rule.
+    pub(crate) rule: ScaleRule,
+    /// Top binade of the element grid.
+    pub(crate) emax: i32,
+    /// Mantissa bits of the top binade.
+    pub(crate) man: u32,
+    /// Max normal = `max_sig × 2^max_exp`.
+    pub(crate) max_sig: f32,
+    /// See `max_sig`.
+    pub(crate) max_exp: i32,
+    /// Extra power of two of the element (6 for MXINT8).
+    pub(crate) shift: i32,
+    /// The largest scaled magnitude that does not saturate.
+    pub(crate) max_scaled: f32,
+    /// Whether a saturating block goes to the reference routine (MXINT8).
+    pub(crate) saturating_is_reference: bool,
+    /// Smallest and largest biased f32 exponent of an amax the integer rules handle.
+    pub(crate) amax_exp: (u32, u32),
+}
+
 /// An MX scheme and scale rule, ready for the driver.
 pub(crate) struct MxKernel {
     scheme: Scheme,
@@ -167,6 +192,20 @@ impl BlockKernel for MxKernel {
     #[inline(always)]
     fn fused_operand(&self, x: u32, byte: u8, _mul: f32) -> (u32, i32) {
         (x, i32::from(byte) - 127)
+    }
+
+    fn mx_rule(&self) -> Option<MxRule> {
+        Some(MxRule {
+            rule: self.rule,
+            emax: self.emax,
+            man: self.man,
+            max_sig: self.max_sig,
+            max_exp: self.max_exp,
+            shift: self.shift,
+            max_scaled: self.max_scaled,
+            saturating_is_reference: self.scheme == Scheme::Mxint8,
+            amax_exp: (AMAX_EXP_MIN, AMAX_EXP_MAX),
+        })
     }
 
     fn reference(

@@ -1,8 +1,10 @@
-//! Fused dequantisation to f32: per block, each element code looked up in a table of its f32
-//! values (16 entries for e2m1, 256 for the 8-bit and 6-bit elements; MXINT8's code / 64
-//! folded in) and multiplied by the block's multiplier in f32 (MX: 2^(byte - 127), an exact
-//! power of two, 2^-127 included as an f32 subnormal; NVFP4: fl32(p × s)), written straight
-//! into the output, in one pass split over threads.
+//! Fused dequantisation to f32: per block, each element code decoded to its f32 value (a
+//! table of 16 entries for e2m1, of 256 for the 8-bit and 6-bit elements, MXINT8's code / 64
+//! folded in; the explicit AVX-512 and AVX2 kernels decode the 8-bit and 6-bit floats by
+//! arithmetic, [`ByteDecode`]) and multiplied by the block's multiplier in f32 (MX:
+//! 2^(byte - 127), an exact power of two, 2^-127 included as an f32 subnormal; NVFP4:
+//! fl32(p × s), one per scale byte from a table of 256), written straight into the output,
+//! in one pass split over threads.
 //!
 //! One IEEE multiplication of two exact f32 values is the exact product rounded once to
 //! nearest-even, overflow to ±Inf: the reference's f32 value of an MX element, and NVFP4's
@@ -12,6 +14,7 @@
 
 use rayon::prelude::*;
 
+use super::byte_decode::ByteDecode;
 use super::fast_dequantize::Redo;
 use super::quantized::Quantized;
 use super::scheme::Scheme;
@@ -28,8 +31,13 @@ const MIN_PIECE: usize = 64 << 10;
 struct Decode<'a> {
     /// The f32 value of every element code (times 1/64 for MXINT8).
     table: [f32; 256],
-    /// The multiplier of each block.
-    muls: &'a [f32],
+    /// The multiplier of each scale byte.
+    mul_of: [f32; 256],
+    /// The one-byte codes' arithmetic decode, when it gives `table`'s bits.
+    arith: Option<ByteDecode>,
+    /// e2m1's 8 magnitudes, when code `c | 8` is `-table[c]` for each.
+    mags: Option<[f32; 8]>,
+    scales: &'a [u8],
     codes: &'a [u8],
     packed: bool,
     tiles: Tiles,
@@ -52,32 +60,40 @@ pub(crate) fn dequantize_f32(q: &Quantized, out: &mut [f32], level: SimdLevel) -
             f32::from_bits(convert(code, element, Format::F32, &ieee) as u32)
         };
     }
-    let e4m3: Vec<f32> = (0..=255u8)
-        .map(|c| {
-            let b = convert(u64::from(c), Format::F8E4M3FN, Format::F32, &ieee);
-            f32::from_bits(b as u32)
-        })
-        .collect();
-    let muls: Vec<f32> = q
-        .scales
-        .iter()
-        .map(|&byte| {
-            if q.scheme == Scheme::Nvfp4 {
-                let s = e4m3[usize::from(byte)];
-                return q.tensor_scale.map_or(s, |p| p * s);
-            }
+    let mut mul_of = [0f32; 256];
+    for (byte, m) in mul_of.iter_mut().enumerate() {
+        *m = if q.scheme == Scheme::Nvfp4 {
+            let b = convert(byte as u64, Format::F8E4M3FN, Format::F32, &ieee);
+            let s = f32::from_bits(b as u32);
+            q.tensor_scale.map_or(s, |p| p * s)
+        } else {
             match byte {
                 0xFF => f32::NAN,
                 0 => f32::from_bits(0x0040_0000),
-                b => f32::from_bits(u32::from(b) << 23),
+                b => f32::from_bits((b as u32) << 23),
             }
-        })
-        .collect();
+        };
+    }
+    let packed = element == Format::F4E2M1;
+    let arith = if q.scheme == Scheme::Mxint8 || packed {
+        None
+    } else {
+        ByteDecode::new(element, &table)
+    };
+    let mags = table.first_chunk::<8>().copied().filter(|m| {
+        packed
+            && m.iter()
+                .zip(&table[8..16])
+                .all(|(a, b)| (a.to_bits() | 0x8000_0000) == b.to_bits())
+    });
     let d = Decode {
         table,
-        muls: &muls,
+        mul_of,
+        arith,
+        mags,
+        scales: &q.scales,
         codes: &q.codes,
-        packed: element == Format::F4E2M1,
+        packed,
         tiles: Tiles::new(layout),
     };
     let tiles = d.tiles;
@@ -128,28 +144,29 @@ impl Decode<'_> {
             SimdLevel::Portable => {}
         }
         let _ = level;
-        self.piece::<false>(range, v)
+        self.piece::<PORTABLE>(range, v)
     }
 
     /// [`Decode::piece`] compiled for AVX-512.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma,avx512f,avx512bw,avx512vl,avx512dq")]
     fn piece_avx512(&self, range: (usize, usize), v: &mut [f32]) -> Redo {
-        self.piece::<true>(range, v)
+        self.piece::<AVX512>(range, v)
     }
 
     /// [`Decode::piece`] compiled for AVX2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
     fn piece_avx2(&self, range: (usize, usize), v: &mut [f32]) -> Redo {
-        self.piece::<false>(range, v)
+        self.piece::<AVX2>(range, v)
     }
 
     /// Tiles `t0..t1` into `v` in plain code: full blocks along the last axis in fixed-size
-    /// loops (with `AVX512`, inlined into [`Decode::piece_avx512`] only, by the explicit
-    /// kernels of [`super::dequantize_avx512`]), the rest element by element.
+    /// loops (at `LEVEL` AVX2 or AVX-512, inlined into [`Decode::piece_avx2`] or
+    /// [`Decode::piece_avx512`] only, by the explicit kernels of that level), the rest
+    /// element by element.
     #[inline(always)]
-    fn piece<const AVX512: bool>(&self, (t0, t1): (usize, usize), v: &mut [f32]) -> Redo {
+    fn piece<const LEVEL: u8>(&self, (t0, t1): (usize, usize), v: &mut [f32]) -> Redo {
         let tiles = self.tiles;
         let base = tiles.elem_start(t0);
         let mut redo = Vec::new();
@@ -161,11 +178,11 @@ impl Decode<'_> {
             let out = &mut v[start - base..start - base + rows * inner];
             let mut any = false;
             if inner == 1 {
-                let m = self.muls[tile];
-                let whole = if AVX512 {
-                    self.vector_block(start, rows, m, out)
-                } else {
+                let m = self.mul_of[usize::from(self.scales[tile])];
+                let whole = if LEVEL == PORTABLE {
                     None
+                } else {
+                    self.vector_block::<LEVEL>(start, rows, m, out)
                 };
                 let whole = whole.or_else(|| match (self.packed, rows) {
                     (true, 32) if start.is_multiple_of(2) => {
@@ -188,11 +205,11 @@ impl Decode<'_> {
                     }
                 }
             } else {
-                let muls = &self.muls[tile * inner..(tile + 1) * inner];
+                let scales = &self.scales[tile * inner..(tile + 1) * inner];
                 for (r, row) in out.chunks_exact_mut(inner).enumerate() {
                     let first = start + r * inner;
-                    for (j, (o, &m)) in row.iter_mut().zip(muls).enumerate() {
-                        let y = t[self.code(first + j)] * m;
+                    for (j, (o, &b)) in row.iter_mut().zip(scales).enumerate() {
+                        let y = t[self.code(first + j)] * self.mul_of[usize::from(b)];
                         any |= !y.is_finite();
                         *o = y;
                     }
@@ -210,36 +227,68 @@ impl Decode<'_> {
     }
 }
 
+/// [`Decode::piece`]'s levels.
+const PORTABLE: u8 = 0;
+/// See [`PORTABLE`].
+const AVX2: u8 = 1;
+/// See [`PORTABLE`].
+const AVX512: u8 = 2;
+
 impl Decode<'_> {
     /// A full block along the last axis (first element `start`, `rows` long, multiplier `m`)
-    /// by the AVX-512 kernels: whether a product is not finite, `None` (nothing written) for
-    /// a block they do not take. Reached only from [`Decode::piece_avx512`].
+    /// by the explicit kernels of `LEVEL`: whether a product is not finite, `None` (nothing
+    /// written) for a block they do not take. Reached only from [`Decode::piece_avx512`]
+    /// (`LEVEL` AVX-512) and [`Decode::piece_avx2`] (AVX2).
     #[inline(always)]
     #[allow(clippy::needless_return)] // the return leaves the x86_64-only block
-    fn vector_block(&self, start: usize, rows: usize, m: f32, out: &mut [f32]) -> Option<bool> {
+    fn vector_block<const LEVEL: u8>(
+        &self,
+        start: usize,
+        rows: usize,
+        m: f32,
+        out: &mut [f32],
+    ) -> Option<bool> {
         #[cfg(target_arch = "x86_64")]
         {
-            use super::dequantize_avx512::{byte_block, packed_block};
+            use super::{dequantize_avx2 as v2, dequantize_avx512 as v512};
             if out.len() != rows {
                 return None;
             }
             let t16 = self.table.first_chunk::<16>()?;
-            // SAFETY: this runs inside `piece_avx512`, which the driver calls only at the
-            // AVX-512 level, whose features the CPU has.
-            return match (self.packed, rows) {
-                (true, 32) if start.is_multiple_of(2) => {
-                    let c = self.codes.get(start / 2..)?.first_chunk::<16>()?;
-                    Some(unsafe { packed_block::<16>(t16, c, m, out) })
+            let pair = start.is_multiple_of(2);
+            // SAFETY: this runs inside `piece_avx512` (`LEVEL` AVX-512) or `piece_avx2`
+            // (AVX2), which the driver calls only at that level, whose features the CPU has.
+            return unsafe {
+                match (LEVEL, self.packed, rows) {
+                    (AVX512, true, 32) if pair => {
+                        let c = self.codes.get(start / 2..)?.first_chunk::<16>()?;
+                        Some(v512::packed_block::<16>(t16, c, m, out))
+                    }
+                    (AVX512, true, 16) if pair => {
+                        let c = self.codes.get(start / 2..)?.first_chunk::<8>()?;
+                        Some(v512::packed_block::<8>(t16, c, m, out))
+                    }
+                    (AVX512, false, 32) => {
+                        let c = self.codes.get(start..)?.first_chunk::<32>()?;
+                        Some(match &self.arith {
+                            Some(d) => v512::arith_block::<32>(d, c, m, out),
+                            None => v512::byte_block::<32>(&self.table, c, m, out),
+                        })
+                    }
+                    (AVX2, true, 32) if pair => {
+                        let c = self.codes.get(start / 2..)?.first_chunk::<16>()?;
+                        Some(v2::packed_block::<16>(self.mags.as_ref()?, c, m, out))
+                    }
+                    (AVX2, true, 16) if pair => {
+                        let c = self.codes.get(start / 2..)?.first_chunk::<8>()?;
+                        Some(v2::packed_block::<8>(self.mags.as_ref()?, c, m, out))
+                    }
+                    (AVX2, false, 32) => {
+                        let c = self.codes.get(start..)?.first_chunk::<32>()?;
+                        Some(v2::arith_block::<32>(self.arith.as_ref()?, c, m, out))
+                    }
+                    _ => None,
                 }
-                (true, 16) if start.is_multiple_of(2) => {
-                    let c = self.codes.get(start / 2..)?.first_chunk::<8>()?;
-                    Some(unsafe { packed_block::<8>(t16, c, m, out) })
-                }
-                (false, 32) => {
-                    let c = self.codes.get(start..)?.first_chunk::<32>()?;
-                    Some(unsafe { byte_block::<32>(&self.table, c, m, out) })
-                }
-                _ => None,
             };
         }
         #[cfg(not(target_arch = "x86_64"))]

@@ -18,6 +18,9 @@
 //! assert_eq!(q.dequantize()[63], 7.0);
 //! ```
 
+mod byte_decode;
+#[cfg(target_arch = "x86_64")]
+mod dequantize_avx2;
 #[cfg(target_arch = "x86_64")]
 mod dequantize_avx512;
 mod error;
@@ -33,6 +36,8 @@ mod layout;
 mod mx;
 mod nvfp4;
 mod options;
+#[cfg(target_arch = "x86_64")]
+mod plan_avx512;
 mod quantized;
 mod scale_rule;
 mod scheme;

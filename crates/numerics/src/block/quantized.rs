@@ -242,6 +242,27 @@ impl Quantized {
         out
     }
 
+    /// [`Quantized::dequantize_with`] into `out`, a caller's buffer of one f32 per element
+    /// (whatever it held is overwritten), so that a caller that dequantises again and again
+    /// reuses one output. A buffer of another length is refused, naming both lengths, before
+    /// anything is written.
+    pub fn dequantize_f32_into(
+        &self,
+        out: &mut [f32],
+        kernels: KernelChoice,
+    ) -> Result<(), BlockError> {
+        let needed = self.layout.len();
+        if out.len() != needed {
+            return Err(BlockError::OutputLength {
+                len: out.len(),
+                needed,
+                shape: self.layout.shape().to_vec(),
+            });
+        }
+        self.dequantize_into(out, kernels);
+        Ok(())
+    }
+
     /// Writes the f32 values into `out` (one per element).
     fn dequantize_into(&self, out: &mut [f32], kernels: KernelChoice) {
         let policy = CastPolicy::default();

@@ -143,7 +143,7 @@ pub(super) unsafe fn run<K: BlockKernel, const MODE: u8, const B: usize>(
     x: &[u32],
     out: &mut [u8],
     packed: bool,
-    plans: &mut Vec<BlockPlan>,
+    (first, scales, redo): super::vector_avx512::RunParts<'_>,
     lanes: &mut Lanes,
     stats: &mut BlockStats,
 ) {
@@ -159,7 +159,8 @@ pub(super) unsafe fn run<K: BlockKernel, const MODE: u8, const B: usize>(
     let multiplies = kernel.multiplies();
     let out_per_block = if packed { B / 2 } else { B };
     let mut fast_elements = 0u64;
-    for (xb, ob) in x.chunks_exact(B).zip(out.chunks_exact_mut(out_per_block)) {
+    let blocks = x.chunks_exact(B).zip(out.chunks_exact_mut(out_per_block));
+    for (t, ((xb, ob), sc)) in blocks.zip(scales.iter_mut()).enumerate() {
         let mut v = [z; 4];
         for (j, vj) in v.iter_mut().enumerate().take(B / 8) {
             // SAFETY: `xb` holds B elements, 8 of them from 8j.
@@ -173,12 +174,20 @@ pub(super) unsafe fn run<K: BlockKernel, const MODE: u8, const B: usize>(
         let h = _mm_max_epu32(h, _mm_shuffle_epi32::<0b01_00_11_10>(h));
         let h = _mm_max_epu32(h, _mm_shuffle_epi32::<0b10_11_00_01>(h));
         let amax = _mm_cvtsi128_si32(h) as u32;
-        let plan = kernel.plan(amax, stats);
-        plans.push(plan);
-        let BlockPlan::Fast { byte, mul } = plan else {
-            ob.fill(0);
-            continue;
+        let (byte, mul) = match kernel.plan(amax, stats) {
+            BlockPlan::Fast { byte, mul } => (byte, mul),
+            BlockPlan::Zeros { byte } => {
+                *sc = byte;
+                ob.fill(0);
+                continue;
+            }
+            BlockPlan::Reference => {
+                redo.push(first + t);
+                ob.fill(0);
+                continue;
+            }
         };
+        *sc = byte;
         fast_elements += B as u64;
         let e = if multiplies { 0 } else { i32::from(byte) - 127 };
         let mulv = _mm256_set1_ps(mul);

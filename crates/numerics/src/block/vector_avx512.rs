@@ -17,6 +17,7 @@ use std::arch::x86_64::*;
 
 use super::fast::{BlockKernel, BlockPlan};
 use super::fused_element::{CEIL, FLOOR, Lanes, ODD, RINT, ROUND, SmallFloat};
+use super::plan_avx512::{amax16, plan16};
 use super::stats::BlockStats;
 
 /// The stand-in for scaled magnitudes below it: 2^-100.
@@ -193,11 +194,71 @@ fn flush(acc: &mut Acc, sums: &mut [u64; 5]) {
     acc.saturated = _mm512_setzero_si512();
 }
 
+/// The codes of one block planned fast: its elements `v` (f32 bits; `v[1]` unused when `B` is
+/// 16), `ebits` its exponent in the f32 exponent field (0 when `multiplies`, with `mul` the
+/// multiplier), into `ob`, the statuses counted into `acc`.
+#[inline]
+#[target_feature(enable = "avx2,fma,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[allow(clippy::too_many_arguments)]
+fn block_codes<const MODE: u8, const B: usize>(
+    k: &Consts,
+    v: [__m512i; 2],
+    (ebits, mul, multiplies): (__m512i, f32, bool),
+    ob: &mut [u8],
+    packed: bool,
+    acc: &mut Acc,
+) {
+    let valid: __mmask32 = if B == 32 { u32::MAX } else { 0xFFFF };
+    let y = if multiplies {
+        let mulv = _mm512_set1_ps(mul);
+        let p = |xv: __m512i| _mm512_castps_si512(_mm512_mul_ps(_mm512_castsi512_ps(xv), mulv));
+        [p(v[0]), p(v[1])]
+    } else {
+        v
+    };
+    let c0 = encode16::<MODE>(y[0], ebits, k, &mut acc.saturated);
+    let c1 = if B == 32 {
+        encode16::<MODE>(y[1], ebits, k, &mut acc.saturated)
+    } else {
+        c0
+    };
+    let b = _mm512_castsi512_si256(_mm512_permutex2var_epi8(c0, k.low_bytes, c1));
+    let top = _mm512_castsi512_si256(_mm512_permutex2var_epi8(v[0], k.top_bytes, v[1]));
+    let code = codes32(k, b, _mm256_movepi8_mask(top), valid, acc);
+    if packed {
+        // each u16 lane holds an even element's code and, 8 bits up, the odd one's
+        let pair = _mm256_or_si256(code, _mm256_srli_epi16::<4>(code));
+        let bytes = _mm256_cvtepi16_epi8(pair);
+        if B == 32 {
+            let dst = &mut ob[..16];
+            // SAFETY: `dst` holds the 16 bytes stored.
+            unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), bytes) };
+        } else {
+            let dst = &mut ob[..8];
+            // SAFETY: `dst` holds the 8 bytes stored.
+            unsafe { _mm_storel_epi64(dst.as_mut_ptr().cast(), bytes) };
+        }
+    } else if B == 32 {
+        let dst = &mut ob[..32];
+        // SAFETY: `dst` holds the 32 bytes stored.
+        unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), code) };
+    } else {
+        let dst = &mut ob[..16];
+        // SAFETY: `dst` holds the 16 bytes stored.
+        unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), _mm256_castsi256_si128(code)) };
+    }
+}
+
+/// Where a run's blocks put what is not a code: the first block's tile number, the run's
+/// scale bytes (one per block), the tiles for the reference routine.
+pub(super) type RunParts<'a> = (usize, &'a mut [u8], &'a mut Vec<usize>);
+
 /// Rounds the full blocks of `B` elements in `x` (`x.len()` a multiple of `B`, `B` 16 or 32):
 /// codes into `out` (one per byte, or two per byte when `packed`, `out` holding
-/// `x.len()` or `x.len() / 2` bytes), each block's plan appended to `plans`, the element
-/// statuses of the blocks planned [`BlockPlan::Fast`] into `lanes`, the block counts into
-/// `stats`.
+/// `x.len()` or `x.len() / 2` bytes), each block's scale byte into `scales` (the reference
+/// blocks' tiles, counted from `first`, into `redo`), the element statuses of the blocks
+/// planned fast into `lanes`, the block counts into `stats`. MX blocks of 32 are planned 16
+/// at a time in vectors ([`super::plan_avx512`]), the rest one at a time.
 ///
 /// # Safety
 /// The CPU must have AVX2, AVX-512 F, BW, VL, DQ and VBMI.
@@ -209,7 +270,7 @@ pub(super) unsafe fn run<K: BlockKernel, const MODE: u8, const B: usize>(
     x: &[u32],
     out: &mut [u8],
     packed: bool,
-    plans: &mut Vec<BlockPlan>,
+    (first, scales, redo): RunParts<'_>,
     lanes: &mut Lanes,
     stats: &mut BlockStats,
 ) {
@@ -225,75 +286,93 @@ pub(super) unsafe fn run<K: BlockKernel, const MODE: u8, const B: usize>(
     let mut since_flush = 0;
     let multiplies = kernel.multiplies();
     let out_per_block = if packed { B / 2 } else { B };
-    let valid: __mmask32 = if B == 32 { u32::MAX } else { 0xFFFF };
+    let rule = if B == 32 { kernel.mx_rule() } else { None };
+    let blocks = (x.len() / B)
+        .min(out.len() / out_per_block)
+        .min(scales.len());
     let mut fast_elements = 0u64;
-    for (xb, ob) in x.chunks_exact(B).zip(out.chunks_exact_mut(out_per_block)) {
-        // SAFETY: `xb` holds B ≥ 16 elements: the loads read inside it.
-        let v: [__m512i; 2] = unsafe {
+    let load = |j: usize| -> [__m512i; 2] {
+        let p = x[B * j..B * j + B].as_ptr();
+        // SAFETY: `p` points at the B ≥ 16 elements of block `j`: the loads read inside them.
+        unsafe {
             [
-                _mm512_loadu_si512(xb.as_ptr().cast()),
+                _mm512_loadu_si512(p.cast()),
                 if B == 32 {
-                    _mm512_loadu_si512(xb.as_ptr().add(16).cast())
+                    _mm512_loadu_si512(p.add(16).cast())
                 } else {
                     z
                 },
             ]
-        };
+        }
+    };
+    let mut j = 0;
+    while j < blocks {
+        if let Some(r) = rule.as_ref().filter(|_| j + 16 <= blocks)
+            && let Some(group) = x[B * j..B * j + 512].first_chunk::<512>()
+        {
+            // SAFETY: the CPU has the features `run` requires.
+            let p = unsafe { plan16(r, amax16(group), stats) };
+            let dst = &mut scales[j..j + 16];
+            // SAFETY: `dst` holds the 16 bytes stored.
+            unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), p.bytes) };
+            for i in 0..16 {
+                let ob = &mut out[(j + i) * out_per_block..(j + i + 1) * out_per_block];
+                if p.fast & (1 << i) == 0 {
+                    ob.fill(0);
+                    if p.reference & (1 << i) != 0 {
+                        redo.push(first + j + i);
+                    }
+                    continue;
+                }
+                let e = _mm512_set1_epi32(p.ebits[i]);
+                block_codes::<MODE, B>(&k, load(j + i), (e, 1.0, false), ob, packed, &mut acc);
+                fast_elements += B as u64;
+                since_flush += 1;
+                if since_flush == FLUSH {
+                    flush(&mut acc, &mut sums);
+                    since_flush = 0;
+                }
+            }
+            j += 16;
+            continue;
+        }
+        let v = load(j);
+        let ob = &mut out[j * out_per_block..(j + 1) * out_per_block];
         let m = _mm512_max_epu32(
             _mm512_and_si512(v[0], k.mag_mask),
             _mm512_and_si512(v[1], k.mag_mask),
         );
-        let amax = _mm512_reduce_max_epu32(m);
-        let plan = kernel.plan(amax, stats);
-        plans.push(plan);
-        let BlockPlan::Fast { byte, mul } = plan else {
-            ob.fill(0);
-            continue;
+        let plan = kernel.plan(_mm512_reduce_max_epu32(m), stats);
+        let (byte, mul) = match plan {
+            BlockPlan::Fast { byte, mul } => (byte, mul),
+            BlockPlan::Zeros { byte } => {
+                scales[j] = byte;
+                ob.fill(0);
+                j += 1;
+                continue;
+            }
+            BlockPlan::Reference => {
+                redo.push(first + j);
+                ob.fill(0);
+                j += 1;
+                continue;
+            }
         };
-        fast_elements += B as u64;
-        let (ebits, y) = if multiplies {
-            let mulv = _mm512_set1_ps(mul);
-            let p = |xv: __m512i| _mm512_castps_si512(_mm512_mul_ps(_mm512_castsi512_ps(xv), mulv));
-            (z, [p(v[0]), p(v[1])])
+        scales[j] = byte;
+        let ebits = if multiplies {
+            z
         } else {
             let e = i32::from(byte) - 127;
-            (_mm512_set1_epi32((e as u32).wrapping_shl(23) as i32), v)
+            _mm512_set1_epi32((e as u32).wrapping_shl(23) as i32)
         };
-        let c0 = encode16::<MODE>(y[0], ebits, &k, &mut acc.saturated);
-        let c1 = if B == 32 {
-            encode16::<MODE>(y[1], ebits, &k, &mut acc.saturated)
-        } else {
-            c0
-        };
-        let b = _mm512_castsi512_si256(_mm512_permutex2var_epi8(c0, k.low_bytes, c1));
-        let top = _mm512_castsi512_si256(_mm512_permutex2var_epi8(v[0], k.top_bytes, v[1]));
-        let code = codes32(&k, b, _mm256_movepi8_mask(top), valid, &mut acc);
-        if packed {
-            // each u16 lane holds an even element's code and, 8 bits up, the odd one's
-            let pair = _mm256_or_si256(code, _mm256_srli_epi16::<4>(code));
-            let bytes = _mm256_cvtepi16_epi8(pair);
-            let dst = &mut ob[..B / 2];
-            if B == 32 {
-                // SAFETY: `dst` holds the 16 bytes stored.
-                unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), bytes) };
-            } else {
-                // SAFETY: `dst` holds the 8 bytes stored.
-                unsafe { _mm_storel_epi64(dst.as_mut_ptr().cast(), bytes) };
-            }
-        } else if B == 32 {
-            let dst = &mut ob[..32];
-            // SAFETY: `dst` holds the 32 bytes stored.
-            unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), code) };
-        } else {
-            let dst = &mut ob[..16];
-            // SAFETY: `dst` holds the 16 bytes stored.
-            unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), _mm256_castsi256_si128(code)) };
-        }
+        block_codes::<MODE, B>(&k, v, (ebits, mul, multiplies), ob, packed, &mut acc);
+        fast_elements += B as u64;
         since_flush += 1;
         if since_flush == FLUSH {
             flush(&mut acc, &mut sums);
             since_flush = 0;
         }
+        j += 1;
     }
     flush(&mut acc, &mut sums);
     for (one, s) in lanes.one.iter_mut().zip(sums) {

@@ -24,9 +24,9 @@ impl<K: BlockKernel> Context<'_, K> {
     }
 
     /// Plans and rounds tiles `t0..t1` (elements `bits`, when [`Context::vector_serves`]):
-    /// codes into `out` (the batch's own bytes, packed when the call's codes are), the plans
-    /// into `s.plans`, blocks for the reference routine into `s.redo`, element flags into
-    /// `lanes`, block counts into `stats`.
+    /// codes into `out` (the batch's own bytes, packed when the call's codes are), the scale
+    /// bytes into `scales` (the batch's own, one per tile), blocks for the reference routine
+    /// into `s.redo`, element flags into `lanes`, block counts into `stats`.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn vector_batch(
         &self,
@@ -34,12 +34,12 @@ impl<K: BlockKernel> Context<'_, K> {
         mode: u8,
         range: (usize, usize),
         bits: &[u32],
-        out: &mut [u8],
+        (out, scales): (&mut [u8], &mut [u8]),
         s: &mut Scratch,
         lanes: &mut Lanes,
         stats: &mut BlockStats,
     ) {
-        let io = (bits, out);
+        let io = (bits, out, scales);
         match mode {
             RINT => self.vector_at::<RINT>(g, range, io, s, lanes, stats),
             ROUND => self.vector_at::<ROUND>(g, range, io, s, lanes, stats),
@@ -55,7 +55,7 @@ impl<K: BlockKernel> Context<'_, K> {
         &self,
         g: &SmallFloat,
         (t0, t1): (usize, usize),
-        (bits, out): (&[u32], &mut [u8]),
+        (bits, out, scales): (&[u32], &mut [u8], &mut [u8]),
         s: &mut Scratch,
         lanes: &mut Lanes,
         stats: &mut BlockStats,
@@ -68,18 +68,14 @@ impl<K: BlockKernel> Context<'_, K> {
         let mut pos = 0;
         while t < t1 {
             let row_end = t - t % nb + nb;
-            let run_end = (if tail { row_end - 1 } else { row_end }).min(t1);
+            // without a tail every block is full and the next row's follow on: one run
+            let run_end = if tail { (row_end - 1).min(t1) } else { t1 };
             if run_end > t {
                 let m = (run_end - t) * block;
                 let x = &bits[pos..pos + m];
                 let o = &mut out[pos / per..(pos + m) / per];
-                let first = s.plans.len();
-                self.vector_run::<MODE>(g, x, o, &mut s.plans, lanes, stats);
-                for (j, p) in s.plans[first..].iter().enumerate() {
-                    if let BlockPlan::Reference = p {
-                        s.redo.push(t + j);
-                    }
-                }
+                let sc = &mut scales[t - t0..run_end - t0];
+                self.vector_run::<MODE>(g, x, o, (t, sc, &mut s.redo), lanes, stats);
                 pos += m;
                 t = run_end;
             }
@@ -102,10 +98,12 @@ impl<K: BlockKernel> Context<'_, K> {
                 } else {
                     out[pos..pos + rows].copy_from_slice(c);
                 }
-                if let BlockPlan::Reference = p {
-                    s.redo.push(t);
+                match p {
+                    BlockPlan::Fast { byte, .. } | BlockPlan::Zeros { byte } => {
+                        scales[t - t0] = byte;
+                    }
+                    BlockPlan::Reference => s.redo.push(t),
                 }
-                s.plans.push(p);
                 pos += rows;
                 t += 1;
             }
@@ -118,7 +116,7 @@ impl<K: BlockKernel> Context<'_, K> {
         g: &SmallFloat,
         x: &[u32],
         out: &mut [u8],
-        plans: &mut Vec<BlockPlan>,
+        parts: (usize, &mut [u8], &mut Vec<usize>),
         lanes: &mut Lanes,
         stats: &mut BlockStats,
     ) {
@@ -131,19 +129,19 @@ impl<K: BlockKernel> Context<'_, K> {
             unsafe {
                 match (self.level, self.tiles.block) {
                     (SimdLevel::Avx512, 32) => {
-                        vector_avx512::run::<K, MODE, 32>(k, g, x, out, packed, plans, lanes, stats)
+                        vector_avx512::run::<K, MODE, 32>(k, g, x, out, packed, parts, lanes, stats)
                     }
                     (SimdLevel::Avx512, _) => {
-                        vector_avx512::run::<K, MODE, 16>(k, g, x, out, packed, plans, lanes, stats)
+                        vector_avx512::run::<K, MODE, 16>(k, g, x, out, packed, parts, lanes, stats)
                     }
                     (_, 32) => {
-                        vector_avx2::run::<K, MODE, 32>(k, g, x, out, packed, plans, lanes, stats)
+                        vector_avx2::run::<K, MODE, 32>(k, g, x, out, packed, parts, lanes, stats)
                     }
-                    _ => vector_avx2::run::<K, MODE, 16>(k, g, x, out, packed, plans, lanes, stats),
+                    _ => vector_avx2::run::<K, MODE, 16>(k, g, x, out, packed, parts, lanes, stats),
                 }
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
-        let _ = (k, packed, g, x, out, plans, lanes, stats);
+        let _ = (k, packed, g, x, out, parts, lanes, stats);
     }
 }

@@ -11,7 +11,7 @@ use npusim_numerics::block::{
 };
 use npusim_numerics::{CastPolicy, KernelChoice, RoundMode};
 
-use crate::block_vector::levels;
+use crate::block_sweep::levels;
 
 /// One block of 32 for the amax `2^k × 1.75`: the edge elements under its scale.
 fn block(k: i32, half_sub: f32) -> Vec<f32> {

@@ -9,7 +9,7 @@ use npusim_numerics::block::{
     BlockError, Options, Scheme, Source, quantize, quantize_into, quantize_reference,
 };
 
-use crate::block_vector::{Rng, SHAPES, levels, policies, values, variants};
+use crate::block_sweep::{Rng, for_each_case, levels};
 
 /// Every class, scheme, rule, mode, shape and level into buffers filled with a junk byte
 /// first: every byte written is the reference routine's.
@@ -17,58 +17,46 @@ use crate::block_vector::{Rng, SHAPES, levels, policies, values, variants};
 fn into_buffers_match_the_reference_whatever_they_held() {
     let levels = levels();
     let mut rng = Rng(0x1a70_b0ff);
-    for (shape, axis) in SHAPES {
-        let n: usize = shape.iter().product();
-        let v = values(&mut rng, n);
-        for (scheme, rule, ts) in variants() {
-            for policy in policies() {
-                let opts = Options {
-                    scale_rule: rule,
-                    tensor_scale: ts,
-                    policy,
-                    seed: rng.next(),
-                    first_index: 2 * rng.below(3),
-                };
-                let src = Source::F32(&v);
-                let reference = quantize_reference(src, shape, axis, scheme, &opts)
-                    .expect("reference quantize");
-                let mut choices: Vec<KernelChoice> =
-                    levels.iter().map(|&l| KernelChoice::Level(l)).collect();
-                choices.push(KernelChoice::Reference);
-                for kernels in choices {
-                    for junk in [0x00u8, 0xA5, 0xFF] {
-                        let mut codes = vec![junk; reference.codes().len()];
-                        let mut scales = vec![junk; reference.scales().len()];
-                        let summary = quantize_into(
-                            src,
-                            shape,
-                            axis,
-                            scheme,
-                            &opts,
-                            kernels,
-                            &mut codes,
-                            &mut scales,
-                        )
-                        .expect("into-buffer quantize");
-                        let what = format!(
-                            "{scheme} {rule:?} {ts:?} {:?} shape {shape:?} axis {axis} \
-                             {kernels:?} junk {junk:#x}",
-                            policy.round
-                        );
-                        assert_eq!(codes, reference.codes(), "codes of {what}");
-                        assert_eq!(scales, reference.scales(), "scales of {what}");
-                        assert_eq!(
-                            summary.tensor_scale.map(f32::to_bits),
-                            reference.tensor_scale().map(f32::to_bits),
-                            "{what}"
-                        );
-                        assert_eq!(&summary.stats, reference.stats(), "{what}");
-                        assert_eq!(&summary.layout, reference.layout(), "{what}");
-                    }
-                }
+    for_each_case(&mut rng, |c| {
+        let (shape, axis, scheme, opts) = (c.shape, c.axis, c.scheme, &c.opts);
+        let src = Source::F32(c.values);
+        let reference =
+            quantize_reference(src, shape, axis, scheme, opts).expect("reference quantize");
+        let mut choices: Vec<KernelChoice> =
+            levels.iter().map(|&l| KernelChoice::Level(l)).collect();
+        choices.push(KernelChoice::Reference);
+        for kernels in choices {
+            for junk in [0x00u8, 0xA5, 0xFF] {
+                let mut codes = vec![junk; reference.codes().len()];
+                let mut scales = vec![junk; reference.scales().len()];
+                let summary = quantize_into(
+                    src,
+                    shape,
+                    axis,
+                    scheme,
+                    opts,
+                    kernels,
+                    &mut codes,
+                    &mut scales,
+                )
+                .expect("into-buffer quantize");
+                let what = format!(
+                    "{scheme} {:?} {:?} {:?} shape {shape:?} axis {axis} {kernels:?} junk \
+                     {junk:#x}",
+                    opts.scale_rule, opts.tensor_scale, opts.policy.round
+                );
+                assert_eq!(codes, reference.codes(), "codes of {what}");
+                assert_eq!(scales, reference.scales(), "scales of {what}");
+                assert_eq!(
+                    summary.tensor_scale.map(f32::to_bits),
+                    reference.tensor_scale().map(f32::to_bits),
+                    "{what}"
+                );
+                assert_eq!(&summary.stats, reference.stats(), "{what}");
+                assert_eq!(&summary.layout, reference.layout(), "{what}");
             }
         }
-    }
+    });
 }
 
 /// A codes or scales buffer one byte short or long is refused, naming the buffer, its

@@ -7,9 +7,11 @@
 //! file directly under `tests/` (that would link a second program).
 
 mod apfloat;
+mod block_dequantize_into;
 mod block_element_step;
 mod block_fast;
 mod block_into;
+mod block_sweep;
 mod block_vector;
 mod block_vectors;
 mod bulk;
