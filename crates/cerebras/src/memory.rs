@@ -154,6 +154,17 @@ pub struct PeMemory {
     /// order, so that they can be put back ([`PeMemory::journal_undo`]).
     journal: Vec<(u32, u16)>,
     journaling: bool,
+    /// Where each recording going on began in `journal` (recordings nest: a run-ahead
+    /// inside a window of cycles stepped ahead), innermost last.
+    journal_marks: Vec<u32>,
+}
+
+/// How many arrays a memory had declared and where the next would go: what
+/// [`PeMemory::arrays_back_to`] goes back to.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ArraysMark {
+    count: usize,
+    next: i64,
 }
 
 impl PartialEq for PeMemory {
@@ -191,34 +202,63 @@ impl PeMemory {
             next: 0,
             journal: Vec::new(),
             journaling: false,
+            journal_marks: Vec::new(),
         }
     }
 
-    /// Starts recording what stores overwrite (a recording already going on is kept).
+    /// Starts recording what stores overwrite. Recordings nest: one started while another
+    /// goes on ends (committed or undone) before it.
     pub(crate) fn journal_start(&mut self) {
-        if !self.journaling {
+        if self.journal_marks.is_empty() {
             self.journal.clear();
-            self.journaling = true;
+        }
+        self.journal_marks.push(self.journal.len() as u32);
+        self.journaling = true;
+    }
+
+    /// Recordings going on (nested).
+    pub(crate) fn journal_depth(&self) -> usize {
+        self.journal_marks.len()
+    }
+
+    /// Ends the innermost recording: its stores stand (an outer recording still holds them,
+    /// to undo them with its own).
+    pub(crate) fn journal_commit(&mut self) {
+        self.journal_marks.pop();
+        if self.journal_marks.is_empty() {
+            self.journaling = false;
+            self.journal.clear();
         }
     }
 
-    /// Stops recording and forgets what was recorded: the stores stand.
-    pub(crate) fn journal_commit(&mut self) {
-        self.journaling = false;
-        self.journal.clear();
-    }
-
-    /// Stops recording and puts back every word overwritten since
-    /// [`PeMemory::journal_start`], last store first.
+    /// Ends the innermost recording and puts back every word overwritten since it started,
+    /// last store first.
     pub(crate) fn journal_undo(&mut self) {
-        if self.journaling {
-            for &(w, old) in self.journal.iter().rev() {
-                if let Some(word) = self.words.get_mut(w as usize) {
-                    *word = old;
-                }
+        let Some(mark) = self.journal_marks.last().copied() else {
+            return;
+        };
+        for &(w, old) in self.journal[mark as usize..].iter().rev() {
+            if let Some(word) = self.words.get_mut(w as usize) {
+                *word = old;
             }
         }
+        self.journal.truncate(mark as usize);
         self.journal_commit();
+    }
+
+    /// The arrays declared so far, to go back to.
+    pub(crate) fn arrays_mark(&self) -> ArraysMark {
+        ArraysMark {
+            count: self.arrays.len(),
+            next: self.next,
+        }
+    }
+
+    /// Forgets the arrays declared since `mark` was taken (their words are put back by the
+    /// journal of the stores).
+    pub(crate) fn arrays_back_to(&mut self, mark: ArraysMark) {
+        self.arrays.truncate(mark.count);
+        self.next = mark.next;
     }
 
     /// Every word of the memory, the zeros above the held part included.

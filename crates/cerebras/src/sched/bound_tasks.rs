@@ -52,6 +52,16 @@ impl BoundTasks {
     pub(super) fn iter(&self) -> impl Iterator<Item = &Task> {
         self.tasks.iter()
     }
+
+    /// The tasks in id order, to change.
+    pub(super) fn iter_mut(&mut self) -> impl Iterator<Item = &mut Task> {
+        self.tasks.iter_mut()
+    }
+
+    /// How many tasks are bound.
+    pub(super) fn len(&self) -> usize {
+        self.tasks.len()
+    }
 }
 
 impl Index<TaskIdx> for BoundTasks {

@@ -16,6 +16,8 @@ pub(super) struct IdleSkip {
     pub(super) on: bool,
     /// Run PE-local operations ahead of their cycles (on by default, [`super::run_ahead`]).
     pub(super) run_ahead: bool,
+    /// Step PE-local cycles after a task start at once (on by default, [`super::window`]).
+    pub(super) windows: bool,
     /// Awake PEs (bit per PE, row-major).
     pub(super) awake: Vec<u64>,
     /// PEs that may have a wavelet in an output queue (bit per PE).
@@ -63,6 +65,7 @@ impl IdleSkip {
         let mut s = IdleSkip {
             on: true,
             run_ahead: true,
+            windows: true,
             awake: vec![0; words],
             sending: vec![0; words],
             asleep_at: vec![0; n],

@@ -114,7 +114,7 @@ impl Label {
                 verb: "unblock",
                 target: name(*t),
             },
-            Action::Call(_) => Head::Call,
+            Action::Call(_) | Action::CallLocal(_) => Head::Call,
             other => Head::Other(Box::new(other.clone())),
         };
         Label {

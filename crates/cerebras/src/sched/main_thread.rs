@@ -12,7 +12,7 @@ use super::label::Label;
 use super::pe_state::{MainThread, NextAction, PeCycle};
 use super::pe_step::{PeStep, TraceMix};
 use super::run_ahead::RunAhead;
-use super::task::{Action, AsyncConfig, CallCtx, TEARDOWN_TASK_ID, TaskKind};
+use super::task::{Action, AsyncConfig, CallCtx, LocalCallCtx, TEARDOWN_TASK_ID, TaskKind};
 use super::trace::{EventKind, Thread};
 use crate::arch::Arch;
 use crate::fabric::{Color, InputQueue, OutputQueue, QueueRef, Wavelet};
@@ -418,6 +418,20 @@ impl PeStep<'_> {
                 let st = &mut self.pes[k];
                 let mut ctx = CallCtx {
                     pe: &mut st.pe,
+                    wavelet: st.main.wavelet,
+                    cycle,
+                };
+                let more = f(&mut ctx).map_err(|e| self.op_error(k, cycle, &label, e))?;
+                let st = &mut self.pes[k];
+                for a in more.into_iter().rev() {
+                    st.main.pending.push_front(a);
+                }
+                Ok(())
+            }
+            Action::CallLocal(f) => {
+                let st = &mut self.pes[k];
+                let mut ctx = LocalCallCtx {
+                    mem: &mut st.pe.mem,
                     wavelet: st.main.wavelet,
                     cycle,
                 };

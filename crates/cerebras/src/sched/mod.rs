@@ -40,6 +40,7 @@ pub mod table_settings;
 pub mod task;
 pub mod task_tables;
 pub mod trace;
+mod window;
 
 pub use error::SimError;
 pub use main_thread::control_entry;
@@ -49,6 +50,7 @@ pub use sim::Sim;
 pub use stats::{PeStats, RunReport, TraceHash};
 pub use table_settings::{ControlTaskTable, MAX_ROTATING_PAIRS};
 pub use task::{
-    Action, AsyncConfig, CallCtx, Completion, MapFn, OnControl, TEARDOWN_TASK_ID, Task, TaskKind,
+    Action, AsyncConfig, CallCtx, Completion, LocalCallCtx, LocalCallFn, MapFn, OnControl,
+    TEARDOWN_TASK_ID, Task, TaskKind,
 };
 pub use trace::{EventKind, TraceEvent, TraceFormat, chrome_trace};

@@ -17,6 +17,7 @@ use super::run_ahead::{AheadCount, RunAhead};
 use super::sim::Sim;
 use super::stats::TraceHash;
 use super::trace::TraceEvent;
+use super::window::{StepEnv, Window};
 use crate::fabric::Color;
 
 /// Below this many PEs to step in a cycle, one thread steps them by default (a fork costs
@@ -179,7 +180,7 @@ impl Sim {
                 rest_ahead = tail_ahead;
                 base = end;
             }
-            let at = (cycle, until);
+            let at = (cycle, until, self.idle.windows);
             let step = |((pes, ahead), (p, base), range_ks, out): &mut Range<'_>| {
                 let direct = prefix.start(*p, out);
                 step_range(
@@ -317,7 +318,7 @@ fn step_range(
     ahead: &mut [AheadCount],
     base: usize,
     ks: &[usize],
-    (cycle, until): (u64, u64),
+    (cycle, until, windows): (u64, u64, bool),
     arch: crate::arch::Arch,
     queue_reuse: super::queue_reuse::QueueReusePolicy,
     width: u32,
@@ -327,6 +328,13 @@ fn step_range(
         let (Some(st), Some(a)) = (pes.get_mut(k - base), ahead.get_mut(k - base)) else {
             continue;
         };
+        if a.window.left > 0 {
+            if a.window.visit(k, cycle, &mut out.trace) {
+                Window::close(st, a);
+            }
+            out.progressed = true;
+            continue;
+        }
         if a.left > 0 {
             if a.visit(k, cycle, &mut out.trace) {
                 RunAhead::came(st, a);
@@ -361,6 +369,14 @@ fn step_range(
                 out.progressed |= r.progressed;
                 if !r.progressed || sending {
                     out.stepped.push((k, r.progressed, stalls, sending));
+                }
+                if r.progressed && windows && out.events.is_none() {
+                    let env = StepEnv {
+                        arch,
+                        queue_reuse,
+                        width,
+                    };
+                    Window::open(k, cycle, until, st, &mut ahead[k - base], env);
                 }
             }
             Err(e) => {

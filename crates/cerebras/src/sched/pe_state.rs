@@ -109,6 +109,9 @@ pub(super) struct PeState {
     pub(super) control_table: Option<ControlTaskTable>,
     /// WSE-3 rotating data/control task pairs (`@bind_rotating_tasks`).
     pub(super) rotations: Vec<Rotation>,
+    /// Where the PE was when its window of cycles stepped ahead began
+    /// ([`super::window`]), to go back to when a run stops inside it.
+    pub(super) window_start: Option<super::window::WindowStart>,
 }
 
 impl PeState {

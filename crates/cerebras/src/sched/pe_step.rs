@@ -108,6 +108,47 @@ impl TraceLog {
         self.entries.clear();
         self.bytes.clear();
     }
+
+    /// Entries logged so far.
+    pub(super) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Mixes entries `from..to` into `sink`, in order.
+    pub(super) fn mix_range(&self, from: usize, to: usize, sink: &mut impl TraceMix) {
+        for e in self.entries.get(from..to).unwrap_or(&[]) {
+            match *e {
+                Logged::Number(v) => sink.add(v),
+                Logged::Bytes(start, end) => {
+                    sink.mix_bytes(&self.bytes[start as usize..end as usize]);
+                }
+            }
+        }
+    }
+
+    /// When the entries from `from` on are exactly `cycle, k, 0, n` (what an element of a
+    /// synchronous operation adds): drops them and returns `n`.
+    pub(super) fn take_element(&mut self, from: usize, cycle: u64, k: u64) -> Option<u64> {
+        match self.entries.get(from..)? {
+            [
+                Logged::Number(c),
+                Logged::Number(pe),
+                Logged::Number(0),
+                Logged::Number(n),
+            ] if *c == cycle && *pe == k => {
+                let n = *n;
+                self.entries.truncate(from);
+                Some(n)
+            }
+            _ => None,
+        }
+    }
+
+    /// Empties the log, keeping its room.
+    pub(super) fn clear(&mut self) {
+        self.entries.clear();
+        self.bytes.clear();
+    }
 }
 
 impl TraceMix for TraceLog {

@@ -20,6 +20,7 @@
 use super::pe_state::PeState;
 use super::pe_step::{PeStep, TraceMix};
 use super::sim::Sim;
+use super::window::Window;
 use crate::ops::OpError;
 use crate::pe::{OpMark, Progress};
 
@@ -31,7 +32,8 @@ const MIN_RUN_AHEAD: u64 = 2;
 /// kept in one dense array of the simulation, apart from the PE's state, so that such a
 /// cycle touches 24 bytes of it and not the PE (whose state was last used a whole grid of
 /// PEs ago, and is no longer in the cache).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Debug, Default)]
+#[repr(C, align(64))]
 pub(super) struct AheadCount {
     /// Cycles whose element was done ahead and that have not come yet.
     pub(super) left: u64,
@@ -40,9 +42,18 @@ pub(super) struct AheadCount {
     /// Cycles that came since the run-ahead began: elements and busy cycles not yet in the
     /// PE's statistics.
     owed: u64,
+    /// The cycles of the PE stepped ahead in a window ([`super::window`]).
+    pub(super) window: Window,
 }
 
 impl AheadCount {
+    /// Forgets the elements done ahead (the PE went back to before them).
+    pub(super) fn clear_elements(&mut self) {
+        self.left = 0;
+        self.n = 0;
+        self.owed = 0;
+    }
+
     /// A cycle of PE `k`, running ahead, came at `cycle`: its element's trace. Whether it was
     /// the last cycle done ahead (the PE's state then settles, [`RunAhead::came`]).
     #[inline]
@@ -54,6 +65,15 @@ impl AheadCount {
             trace.add(v);
         }
         self.left == 0
+    }
+
+    /// A cycle of the PE, running ahead, stepped in a window ([`super::window`]): the number
+    /// of elements its trace would show, and whether it was the last cycle done ahead.
+    pub(super) fn visit_quiet(&mut self) -> (u64, bool) {
+        self.left -= 1;
+        self.n += 1;
+        self.owed += 1;
+        (self.n, self.left == 0)
     }
 }
 
@@ -68,6 +88,11 @@ pub(super) struct RunAhead {
 }
 
 impl RunAhead {
+    /// Whether nothing is run ahead.
+    pub(super) fn is_clear(&self) -> bool {
+        self.before.is_none() && self.error.is_none()
+    }
+
     /// The last cycle PE `st` ran ahead of came (`a.left` is 0): the statistics get what the
     /// cycles owe, unless an error was found ahead (returned at its own cycle).
     pub(super) fn came(st: &mut PeState, a: &mut AheadCount) {
@@ -139,7 +164,10 @@ impl PeStep<'_> {
             before: Some(before),
             error,
         };
-        *self.pes.ahead() = AheadCount { left, n, owed: 0 };
+        let a = self.pes.ahead();
+        a.left = left;
+        a.n = n;
+        a.owed = 0;
     }
 }
 
@@ -147,23 +175,30 @@ impl Sim {
     /// A run stopped before cycles that PEs ran ahead of came: each goes back to where
     /// stepping cycle by cycle would have left it.
     pub(super) fn rewind_run_ahead(&mut self) {
-        for (st, count) in self.pes.iter_mut().zip(&mut self.ahead) {
+        let env = self.step_env();
+        for (k, (st, count)) in self.pes.iter_mut().zip(&mut self.ahead).enumerate() {
+            if Window::rewind(k, st, count, env) {
+                continue;
+            }
             let a = std::mem::take(&mut st.main.ahead);
-            let count = std::mem::take(count);
+            let owed = count.owed;
+            count.left = 0;
+            count.n = 0;
+            count.owed = 0;
             let Some(before) = a.before else {
                 continue;
             };
             st.pe.mem.journal_undo();
             if let Some((run, _, _)) = st.main.current.as_mut() {
                 run.reset(&before);
-                if count.owed > 0 {
+                if owed > 0 {
                     // the elements of the cycles that came succeeded when done ahead, on the
                     // same memory: they do again
-                    let _ = st.pe.advance(run, count.owed);
+                    let _ = st.pe.advance(run, owed);
                 }
             }
-            st.stats.elements += count.owed;
-            st.stats.busy_cycles += count.owed;
+            st.stats.elements += owed;
+            st.stats.busy_cycles += owed;
         }
     }
 }

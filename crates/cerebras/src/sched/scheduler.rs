@@ -29,6 +29,7 @@ use super::run_ahead::RunAhead;
 use super::sim::Sim;
 use super::stats::RunReport;
 use super::trace::{EventKind, Thread, TraceEvent};
+use super::window::Window;
 use crate::fabric::{Hop, QueueRef};
 use crate::pe::Progress;
 
@@ -91,6 +92,14 @@ impl Sim {
     /// cycles, events and trace hash, and leave the same state when a run stops early.
     pub fn set_run_ahead(&mut self, on: bool) {
         self.idle.run_ahead = on;
+    }
+
+    /// Steps the PE-local cycles that follow a task start at once, while the PE's state is in
+    /// the cache (`true`, the default, with run-ahead on: [`Sim::set_run_ahead`]), or each in
+    /// its turn (`false`). Both give the same results, statistics, cycles, events and trace
+    /// hash, and leave the same state when a run stops early.
+    pub fn set_windows(&mut self, on: bool) {
+        self.idle.windows = on;
     }
 
     /// Adds to each sleeping PE the stalls of the cycles it slept through up to `end`, and
@@ -206,6 +215,12 @@ impl Sim {
     /// Steps PE `k` in a run limited to `until` cycles; whether it progressed (else it sleeps
     /// until the routers touch it).
     fn step_one(&mut self, k: usize, cycle: u64, until: u64) -> Result<bool, SimError> {
+        if self.ahead[k].window.left > 0 {
+            if self.ahead[k].window.visit(k, cycle, &mut self.trace) {
+                Window::close(&mut self.pes[k], &mut self.ahead[k]);
+            }
+            return Ok(true);
+        }
         if self.ahead[k].left > 0 {
             if self.ahead[k].visit(k, cycle, &mut self.trace) {
                 RunAhead::came(&mut self.pes[k], &mut self.ahead[k]);
@@ -227,6 +242,10 @@ impl Sim {
         // only a step that wrote to an output queue can have queued a wavelet to send
         if st.pe.queues.take_written() && self.idle.on {
             self.idle.set_sending(k, true);
+        }
+        if r.progressed && self.idle.windows && self.events.is_none() {
+            let env = self.step_env();
+            Window::open(k, cycle, until, &mut self.pes[k], &mut self.ahead[k], env);
         }
         Ok(r.progressed)
     }

@@ -16,6 +16,7 @@ use super::run_ahead::AheadCount;
 use super::stats::{PeStats, TraceHash};
 use super::task::{Action, AsyncConfig, Task, TaskKind};
 use super::trace::{TraceEvent, TraceFormat, chrome_trace};
+use super::window::StepEnv;
 use crate::arch::Arch;
 use crate::dsd::Dsd;
 use crate::fabric::{Collected, Color, Fabric, Hop};
@@ -82,6 +83,7 @@ impl Sim {
                     empty_handlers: Vec::new(),
                     control_table: None,
                     rotations: Vec::new(),
+                    window_start: None,
                 }
             })
             .collect();
@@ -89,7 +91,7 @@ impl Sim {
             arch,
             fabric,
             pes,
-            ahead: vec![AheadCount::default(); n],
+            ahead: (0..n).map(|_| AheadCount::default()).collect(),
             cycle: 0,
             trace: TraceHash::default(),
             events: None,
@@ -320,6 +322,15 @@ impl Sim {
             self.fabric.set_teardown_at(k, c, false);
         }
         r
+    }
+
+    /// The settings a PE's step needs besides the PE.
+    pub(super) fn step_env(&self) -> StepEnv {
+        StepEnv {
+            arch: self.arch,
+            queue_reuse: self.queue_reuse,
+            width: self.fabric.dims().0,
+        }
     }
 
     /// An operation's error on PE `k` at `cycle`, with what ran.

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use crate::dsd::Priority;
 use crate::fabric::{Color, Wavelet};
 use crate::ids::{Channel, LocalTaskId, MicrothreadId, OutputQueue, TaskId};
+use crate::memory::PeMemory;
 use crate::ops::{Op, OpError, Operand, Scalar};
 use crate::pe::{OpConfig, Pe};
 
@@ -25,6 +26,21 @@ pub struct CallCtx<'a> {
 /// Rust code in a task body: runs in one cycle and returns actions to run next (shareable
 /// between threads: PEs may be stepped on several).
 pub type CallFn = Arc<dyn Fn(&mut CallCtx<'_>) -> Result<Vec<Action>, OpError> + Send + Sync>;
+
+/// What Rust code that touches only its PE's memory sees ([`Action::call_local`]).
+pub struct LocalCallCtx<'a> {
+    /// The PE's memory.
+    pub mem: &'a mut PeMemory,
+    /// The wavelet that started a data task (`None` for local and control tasks).
+    pub wavelet: Option<Wavelet>,
+    /// The simulator's cycle the call runs in.
+    pub cycle: u64,
+}
+
+/// Rust code in a task body that reads and writes only its PE's memory (no queue, DSR or
+/// FIFO): runs in one cycle and returns actions to run next.
+pub type LocalCallFn =
+    Arc<dyn Fn(&mut LocalCallCtx<'_>) -> Result<Vec<Action>, OpError> + Send + Sync>;
 
 /// The function `@map` applies to each element's arguments (inputs in order).
 pub type MapFn = Arc<dyn Fn(&[Scalar]) -> Scalar + Send + Sync>;
@@ -143,6 +159,10 @@ pub enum Action {
     },
     /// Rust code (one cycle) returning further actions, run before the rest of the body.
     Call(CallFn),
+    /// Rust code as [`Action::Call`] that sees only its PE's memory: the simulator may run it
+    /// ahead of its cycle (nothing outside the PE can change what it does), with the same
+    /// results, trace and statistics as [`Action::Call`].
+    CallLocal(LocalCallFn),
 }
 
 impl Action {
@@ -187,6 +207,13 @@ impl Action {
     ) -> Action {
         Action::Call(Arc::new(f))
     }
+
+    /// Rust code that reads and writes only its PE's memory ([`Action::CallLocal`]).
+    pub fn call_local(
+        f: impl Fn(&mut LocalCallCtx<'_>) -> Result<Vec<Action>, OpError> + Send + Sync + 'static,
+    ) -> Action {
+        Action::CallLocal(Arc::new(f))
+    }
 }
 
 impl fmt::Debug for Action {
@@ -219,7 +246,7 @@ impl fmt::Debug for Action {
             }
             Action::ExitTeardown(c) => write!(f, "exit teardown({c})"),
             Action::Map { .. } => f.write_str("@map"),
-            Action::Call(_) => f.write_str(CALL_TEXT),
+            Action::Call(_) | Action::CallLocal(_) => f.write_str(CALL_TEXT),
         }
     }
 }

@@ -39,3 +39,4 @@ mod sim_simd;
 mod sim_task_kinds;
 mod sim_task_tables;
 mod sim_topics;
+mod sim_windows;

@@ -6,7 +6,8 @@
 //! (`NPUSIM_SCALE_REPEATS` runs per row, 3 by default; `NPUSIM_SCALE_BLOCKS` and
 //! `NPUSIM_SCALE_THREADS` choose the rows, e.g. `16` and `1,2`; `NPUSIM_SCALE_GRID` the grid's
 //! side, 64 by default; `NPUSIM_SCALE_MIN_PES` the fewest PEs a cycle steps on several threads;
-//! `NPUSIM_SCALE_AHEAD=0` does each element in its cycle). `docs/speed.md`
+//! `NPUSIM_SCALE_AHEAD=0` does each element in its cycle, `NPUSIM_SCALE_WINDOWS=0` steps no
+//! window of cycles after a task start). `docs/speed.md`
 //! quotes it.
 
 use npusim_cerebras::Arch;
@@ -63,6 +64,7 @@ fn gemv_scaled_64x64_cpu_time() -> Result<(), Box<dyn std::error::Error>> {
                     sim.set_min_parallel_pes(min as usize);
                 }
                 sim.set_run_ahead(std::env::var("NPUSIM_SCALE_AHEAD").map_or(true, |v| v != "0"));
+                sim.set_windows(std::env::var("NPUSIM_SCALE_WINDOWS").map_or(true, |v| v != "0"));
                 let before = process_cpu_ns();
                 let wall = std::time::Instant::now();
                 let report = sim.run(size.cycle_limit())?;

@@ -281,12 +281,13 @@ pub fn build_with(arch: Arch, size: Size, inputs: Inputs) -> Result<Sim, Program
             } else {
                 Action::spawn(Op::Fadds, out, vec![(&y_dsd).into(), fin.into()], exit)
             };
-            // `count` by its address: no lookup of its name, no vector, per wavelet
+            // `count` by its address: no lookup of its name, no vector, per wavelet; the code
+            // touches only the PE's memory, so the simulator may run it ahead of its cycle
             let count_at = pe.mem.base("count")?.word_addr;
-            let recv_x = Action::call(move |ctx| {
+            let recv_x = Action::call_local(move |ctx| {
                 let data = f32::from_bits(ctx.wavelet.map_or(0, |w| w.payload));
-                let count = ctx.pe.mem.load(count_at, ElemTy::U32)?;
-                ctx.pe.mem.store(count_at, ElemTy::U32, count + 1)?;
+                let count = ctx.mem.load(count_at, ElemTy::U32)?;
+                ctx.mem.store(count_at, ElemTy::U32, count + 1)?;
                 let column = &dsds.columns[count as usize % dsds.columns.len()];
                 let mut next = vec![Action::sync(
                     Op::Fmacs,
