@@ -52,7 +52,7 @@ fn the_avx512_table_kernel_is_the_one_that_runs() {
     // exact f32 codes); integers → f32 are converted.
     let p = CastPolicy::default();
     let half = if avx512 {
-        "half-float-avx2"
+        "half-float-fp8-avx2"
     } else {
         "half-float"
     };

@@ -550,7 +550,7 @@ impl FloatDst {
     }
 
     /// The parameters of the AVX2 kernel for destinations of at most 8 bits.
-    fn small_float(&self) -> SmallFloat {
+    pub(crate) fn small_float(&self) -> SmallFloat {
         SmallFloat {
             bits: self.bits,
             shift: self.shift,

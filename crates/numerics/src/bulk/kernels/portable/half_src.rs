@@ -144,6 +144,23 @@ impl HalfFloat {
         level >= SimdLevel::Avx2 && level.is_available()
     }
 
+    /// Whether the one-pass AVX2 loop into one-byte codes
+    /// ([`x86_avx2::half_small_float`](crate::bulk::kernels::x86_avx2::half_small_float))
+    /// casts the bulk of a slice at `level`: at the AVX2 level and above (it measured faster
+    /// than the widening route at AVX2 and at AVX-512, see `docs/speed.md`).
+    pub(crate) fn fp8_at(&self, level: SimdLevel) -> bool {
+        level >= SimdLevel::Avx2
+            && level.is_available()
+            && self.dst_bytes == 1
+            && on_x86_64!(
+                crate::bulk::kernels::x86_avx2::half_small_float::serves(
+                    self.half,
+                    &self.float.small_float()
+                ),
+                false
+            )
+    }
+
     /// Casts `n` little-endian source codes into destination codes at `level`, block by
     /// block; `stream` as in [`SliceKernel::cast`](crate::bulk::kernels::SliceKernel::cast).
     #[inline(always)]
@@ -156,14 +173,32 @@ impl HalfFloat {
         stream: bool,
     ) -> StatusCounts {
         let explicit = HalfFloat::avx2_at(level);
-        crate::bulk::kernels::plan::ran(if explicit {
+        let one_pass = self.fp8_at(level);
+        crate::bulk::kernels::plan::ran(if one_pass {
+            "half-float-fp8-avx2"
+        } else if explicit {
             "half-float-avx2"
         } else {
             "half-float"
         });
         let mut counts = StatusCounts::default();
-        let mut f32s = [0u32; HALF_BLOCK];
         let mut start = 0;
+        if one_pass
+            && let Some((done, got)) = on_x86_64!(
+                crate::bulk::kernels::x86_avx2::half_small_float::run_body(
+                    self.half,
+                    &self.float.small_float(),
+                    src,
+                    dst,
+                    n
+                ),
+                None::<(usize, StatusCounts)>
+            )
+        {
+            counts = got;
+            start = done;
+        }
+        let mut f32s = [0u32; HALF_BLOCK];
         while start < n {
             let m = HALF_BLOCK.min(n - start);
             let block = &src[2 * start..2 * (start + m)];

@@ -74,12 +74,13 @@ mod simd {
     use std::arch::x86_64::{
         __m128i, __m256i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi16, _mm_cmpgt_epi16,
         _mm_or_si128, _mm_packs_epi32, _mm_packus_epi32, _mm_set1_epi16, _mm_setzero_si128,
-        _mm_storeu_si128, _mm_sub_epi16, _mm_testz_si128, _mm256_add_epi32, _mm256_and_si256,
-        _mm256_andnot_si256, _mm256_blendv_ps, _mm256_castps_si256, _mm256_castsi256_ps,
-        _mm256_castsi256_si128, _mm256_cmpeq_epi32, _mm256_cmpgt_epi32, _mm256_cvtepu16_epi32,
-        _mm256_cvtph_ps, _mm256_cvtps_ph, _mm256_extracti128_si256, _mm256_loadu_si256,
-        _mm256_min_epi32, _mm256_or_si256, _mm256_set1_epi32, _mm256_setzero_si256,
-        _mm256_srli_epi32, _mm256_srlv_epi32, _mm256_sub_epi32, _mm256_xor_si256,
+        _mm_srai_epi16, _mm_storeu_si128, _mm_sub_epi16, _mm_testz_si128, _mm256_add_epi32,
+        _mm256_and_si256, _mm256_andnot_si256, _mm256_blendv_ps, _mm256_castps_si256,
+        _mm256_castsi256_ps, _mm256_castsi256_si128, _mm256_cmpeq_epi32, _mm256_cmpgt_epi32,
+        _mm256_cvtepu16_epi32, _mm256_cvtph_ps, _mm256_cvtps_ph, _mm256_extracti128_si256,
+        _mm256_loadu_si256, _mm256_min_epi32, _mm256_or_si256, _mm256_set1_epi32,
+        _mm256_setzero_si256, _mm256_srli_epi32, _mm256_srlv_epi32, _mm256_sub_epi32,
+        _mm256_xor_si256,
     };
 
     /// The fast rule's per-lane counters over one block (at most [`BLOCK_GROUPS`] each).
@@ -88,6 +89,8 @@ mod simd {
         exact: __m128i,
         underflow: __m128i,
         flushed: __m128i,
+        /// ±Inf lanes of groups whose other lanes are all finite and in range, by sign.
+        inf: [__m128i; 2],
     }
 
     /// The 32-bit lane masks of `m` narrowed to 16-bit lanes.
@@ -223,8 +226,12 @@ mod simd {
                 exact: z,
                 underflow: z,
                 flushed: z,
+                inf: [z; 2],
             };
             let below = _mm_set1_epi16(if M == rounding::ODD { 0x7BFD } else { 0x7BFE });
+            // whether the policy's ±Inf codes are the rounded ones (±Inf kept as ±Inf)
+            let inf_kept = self.specials.inf[0].0 == 0x7C00 && self.specials.inf[1].0 == 0xFC00;
+            let inf_code = _mm_set1_epi16(0x7C00);
             for (x, y) in src.chunks_exact(32).zip(dst.chunks_exact_mut(16)) {
                 // SAFETY: `x` is 32 bytes, the size of the unaligned load.
                 let v = unsafe { _mm256_loadu_si256(x.as_ptr().cast()) };
@@ -233,8 +240,22 @@ mod simd {
                 let m = _mm_and_si128(base, _mm_set1_epi16(0x7FFF));
                 // (magnitude codes are at most 0x7FFF: a signed compare)
                 let rare = _mm_cmpgt_epi16(m, below);
+                let exact = narrow(_mm256_cmpeq_epi32(back, v));
+                // ±Inf lanes, told on the 16-bit codes: the Inf code with an exact round trip
+                // (a finite lane rounded to Inf is inexact; in odd mode, whose `m` is the
+                // truncation, no finite lane reaches the Inf code)
+                let inf = _mm_and_si128(_mm_cmpeq_epi16(m, inf_code), exact);
+                let other = _mm_andnot_si128(inf, rare);
                 let h = if _mm_testz_si128(rare, rare) != 0 {
-                    Self::count::<M>(narrow(_mm256_cmpeq_epi32(back, v)), m, &mut acc);
+                    Self::count::<M>(exact, m, &mut acc);
+                    h
+                } else if inf_kept && _mm_testz_si128(other, other) != 0 {
+                    // every rare lane is ±Inf and keeps its rounded code: the group's codes
+                    // stand, those lanes are counted by sign (an attention mask's −∞)
+                    Self::count::<M>(_mm_andnot_si128(inf, exact), m, &mut acc);
+                    let neg = _mm_srai_epi16::<15>(h);
+                    acc.inf[0] = _mm_sub_epi16(acc.inf[0], _mm_andnot_si128(neg, inf));
+                    acc.inf[1] = _mm_sub_epi16(acc.inf[1], _mm_and_si128(neg, inf));
                     h
                 } else {
                     // NaN or ±Inf lanes (an exponent field of all ones)
@@ -268,6 +289,9 @@ mod simd {
             full.exact = _mm256_add_epi32(full.exact, _mm256_cvtepu16_epi32(acc.exact));
             full.underflow = _mm256_add_epi32(full.underflow, _mm256_cvtepu16_epi32(acc.underflow));
             full.flushed = _mm256_add_epi32(full.flushed, _mm256_cvtepu16_epi32(acc.flushed));
+            for (lanes, counted) in full.special[1].iter_mut().zip(acc.inf) {
+                *lanes = _mm256_add_epi32(*lanes, _mm256_cvtepu16_epi32(counted));
+            }
         }
 
         /// [`F16c::run`] in mode `M`: one pass over blocks of [`BLOCK_GROUPS`] × 8 elements,

@@ -66,57 +66,57 @@ pub(crate) fn run_body(
 
 /// The layout's constants, per 32-bit lane or (`b_`) per byte.
 #[derive(Clone, Copy)]
-struct Consts {
+pub(super) struct Consts {
     /// 0x7FFF_FFFF.
-    abs_mask: __m256i,
+    pub(super) abs_mask: __m256i,
     /// 0x7F80_0000, the f32 exponent field (and the magnitude of ±Inf).
-    exp_field: __m256i,
+    pub(super) exp_field: __m256i,
     /// 0x7F7F_FFFF, the largest finite f32 magnitude.
-    max_finite: __m256i,
+    pub(super) max_finite: __m256i,
     /// The code of the scale `2^(128 − Emin)`, the largest one (lanes below `Emin`).
-    max_scale: __m256i,
+    pub(super) max_scale: __m256i,
     /// 23 − man: shifts a scale's exponent field to its code offset.
-    to_code: __m128i,
+    pub(super) to_code: __m128i,
     /// `bias + (255 − Emin) · 2^man`: less the shifted scale, the code of the addend.
-    m_base: __m256i,
+    pub(super) m_base: __m256i,
     /// The biased code one above the largest finite magnitude: the clamp of every sum.
-    clamp: __m256i,
+    pub(super) clamp: __m256i,
     /// 0xFF: the magnitude code in the low byte of a clamped sum.
-    low_byte: __m256i,
+    pub(super) low_byte: __m256i,
     /// The f32 magnitude of the largest finite value.
-    max_abs: __m256i,
+    pub(super) max_abs: __m256i,
     /// The mantissa bits the destination drops (NaN payloads).
-    shift: __m128i,
+    pub(super) shift: __m128i,
     /// The NaN payload bits kept.
-    nan_payload: __m256i,
+    pub(super) nan_payload: __m256i,
     /// Bytes: 0x80, the inexact bit of a code byte (and an inexact zero).
-    b_inexact: __m256i,
+    pub(super) b_inexact: __m256i,
     /// Bytes: the magnitude code one above the largest (an exact overflow, NaN or Inf).
-    b_clamp: __m256i,
+    pub(super) b_clamp: __m256i,
     /// Bytes: that code with the inexact bit (an overflow).
-    b_ovf: __m256i,
+    pub(super) b_ovf: __m256i,
     /// Bytes: −128 + the smallest normal's code (signed, below it: inexact and subnormal).
-    b_under: __m256i,
+    pub(super) b_under: __m256i,
     /// Bytes: 0x7F, the magnitude of a code byte.
-    b_mag: __m256i,
+    pub(super) b_mag: __m256i,
     /// Bytes: the destination's sign bit.
-    b_sign: __m256i,
+    pub(super) b_sign: __m256i,
     /// Bytes: the positive overflow code (overflow clamps to it).
-    b_ovf_clamp: __m256i,
+    pub(super) b_ovf_clamp: __m256i,
     /// Bytes: the overflow codes by sign.
-    b_ovf_code: [__m256i; 2],
+    pub(super) b_ovf_code: [__m256i; 2],
     /// Bytes: the ±Inf codes by sign.
-    b_inf: [__m256i; 2],
+    pub(super) b_inf: [__m256i; 2],
     /// Bytes: the fixed bits of the NaN codes by sign.
-    b_nan: [__m256i; 2],
+    pub(super) b_nan: [__m256i; 2],
     /// `vpermd` indices that put the packed bytes of the four vectors in element order.
-    order: __m256i,
+    pub(super) order: __m256i,
 }
 
 impl Consts {
     /// The constants of `sf`.
     #[target_feature(enable = "avx2")]
-    fn new(sf: &SmallFloat) -> Consts {
+    pub(super) fn new(sf: &SmallFloat) -> Consts {
         let set = |v: u32| _mm256_set1_epi32(v as i32);
         let set8 = |v: u32| _mm256_set1_epi8(v as u8 as i8);
         let man = 23 - sf.shift;
@@ -152,28 +152,28 @@ impl Consts {
 
 /// Status counts of a run of steps, in scalars.
 #[derive(Clone, Copy, Debug, Default)]
-struct Tally {
+pub(super) struct Tally {
     /// Inexact finite lanes that do not overflow.
-    inexact: u64,
+    pub(super) inexact: u64,
     /// Of those, below the smallest normal.
-    under: u64,
+    pub(super) under: u64,
     /// Of those, zero.
-    flushed: u64,
+    pub(super) flushed: u64,
     /// Finite lanes beyond the largest finite value (overflowing or saturating to it).
-    beyond: u64,
+    pub(super) beyond: u64,
     /// Finite lanes that do not overflow.
-    kept: u64,
+    pub(super) kept: u64,
     /// Negative overflowing lanes.
-    ovf_neg: u64,
+    pub(super) ovf_neg: u64,
     /// NaN lanes, and the negative ones.
-    nan: [u64; 2],
+    pub(super) nan: [u64; 2],
     /// ±Inf lanes, and the negative ones.
-    inf: [u64; 2],
+    pub(super) inf: [u64; 2],
 }
 
 impl Tally {
     /// The status counts of `lanes` elements tallied here under `sf`'s fixed results.
-    fn counts(&self, sf: &SmallFloat, lanes: u64) -> StatusCounts {
+    pub(super) fn counts(&self, sf: &SmallFloat, lanes: u64) -> StatusCounts {
         let mut counts = StatusCounts::default();
         let ovf = lanes - self.kept - self.nan[0] - self.inf[0];
         counts.total += self.kept;
@@ -206,10 +206,20 @@ impl Tally {
 /// and the lanes beyond the largest finite value.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn lanes(c: &Consts, x: __m256i) -> (__m256i, __m256i, __m256i) {
+pub(super) fn lanes(c: &Consts, x: __m256i) -> (__m256i, __m256i, __m256i) {
     let a = _mm256_and_si256(x, c.abs_mask);
+    let (code, inexact) = rounded(c, a);
+    (code, inexact, _mm256_cmpgt_epi32(a, c.max_abs))
+}
+
+/// 8 magnitudes `a` (f32 codes without the sign) rounded to nearest even: the biased code
+/// clamped at one above the largest finite magnitude (NaN and ±Inf give the clamp code) and
+/// the inexact lanes (not NaN or ±Inf).
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn rounded(c: &Consts, a: __m256i) -> (__m256i, __m256i) {
     // exponent field min(255 − E, 255 − Emin): 2^(128 − Ec); zero for NaN and Inf
-    let scale = _mm256_min_epu32(_mm256_andnot_si256(x, c.exp_field), c.max_scale);
+    let scale = _mm256_min_epu32(_mm256_andnot_si256(a, c.exp_field), c.max_scale);
     let s = _mm256_mul_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(scale));
     let m = _mm256_castsi256_ps(_mm256_sub_epi32(
         c.m_base,
@@ -221,11 +231,7 @@ fn lanes(c: &Consts, x: __m256i) -> (__m256i, __m256i, __m256i) {
     let inexact = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_NEQ_OQ>(_mm256_sub_ps(y, m), s));
     // unsigned: a NaN sum (of either sign) clamps too
     let code = _mm256_min_epu32(_mm256_castps_si256(y), c.clamp);
-    (
-        _mm256_and_si256(code, c.low_byte),
-        inexact,
-        _mm256_cmpgt_epi32(a, c.max_abs),
-    )
+    (_mm256_and_si256(code, c.low_byte), inexact)
 }
 
 /// The 32-bit lanes of four vectors (each at most 0xFF, or −1 / 0 masks, or sign-carrying
@@ -233,7 +239,7 @@ fn lanes(c: &Consts, x: __m256i) -> (__m256i, __m256i, __m256i) {
 /// `4(j / 4)..` of vector `j % 4`.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn pack<const SIGNED: bool>(v: [__m256i; 4]) -> __m256i {
+pub(super) fn pack<const SIGNED: bool>(v: [__m256i; 4]) -> __m256i {
     if SIGNED {
         _mm256_packs_epi16(
             _mm256_packs_epi32(v[0], v[1]),
@@ -421,7 +427,7 @@ unsafe fn cast<const PACKED: bool, const CLAMP: bool>(
 /// The sum of the four 64-bit lanes of `v`.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn sum64(v: __m256i) -> u64 {
+pub(super) fn sum64(v: __m256i) -> u64 {
     let mut l = [0u64; 4];
     // SAFETY: `l` is 32 bytes, the size of the unaligned store.
     unsafe { _mm256_storeu_si256(l.as_mut_ptr().cast(), v) };

@@ -11,6 +11,7 @@ pub(crate) mod f32_small_float;
 pub(crate) mod f32_small_float_scaled;
 pub(crate) mod f32_to_int;
 pub(crate) mod f64_odd;
+pub(crate) mod half_small_float;
 pub(crate) mod half_src;
 pub(crate) mod planes;
 pub(crate) mod table;
