@@ -79,6 +79,9 @@ pub(super) struct Window {
     log_at: u32,
     /// Cycles that came.
     came: u32,
+    /// Every cycle came: the PE's state settles at its next real step, which touches that
+    /// state anyway ([`Window::settle`]), not in the cycle loop's visit.
+    pub(super) settle_due: bool,
     /// The first cycle stepped ahead.
     first: u64,
     /// The trace of the cycles that logged theirs, in order.
@@ -136,6 +139,9 @@ impl Window {
         }
         self.came += 1;
         self.left -= 1;
+        if self.left == 0 {
+            self.settle_due = true;
+        }
         self.left == 0
     }
 
@@ -158,8 +164,12 @@ impl Window {
         self.left += 1;
     }
 
-    /// The last cycle of PE `st`'s window came: its steps stand.
-    pub(super) fn close(st: &mut PeState, a: &mut AheadCount) {
+    /// Every cycle of PE `st`'s window came: its steps stand (the memory's journal ends).
+    /// Done before the PE's next real step, before a window opens and when a run ends.
+    pub(super) fn settle(st: &mut PeState, a: &mut AheadCount) {
+        if !a.window.settle_due {
+            return;
+        }
         if st.window_start.take().is_some() {
             st.pe.mem.journal_commit();
         }
@@ -167,6 +177,7 @@ impl Window {
     }
 
     fn clear(&mut self) {
+        self.settle_due = false;
         self.left = 0;
         self.at = 0;
         self.used = 0;
@@ -185,6 +196,7 @@ impl Window {
         a: &mut AheadCount,
         env: StepEnv,
     ) {
+        Window::settle(st, a);
         let last = until.saturating_sub(1);
         if cycle >= last || !fresh_task(st, a) || st.tasks.len() > 64 || !next_is_local(st, a) {
             return;
@@ -251,6 +263,11 @@ impl Window {
     /// A run stopped inside PE `k`'s window: the PE goes back to the window's start and
     /// steps again the cycles that came. Whether it had a window.
     pub(super) fn rewind(k: usize, st: &mut PeState, a: &mut AheadCount, env: StepEnv) -> bool {
+        if a.window.settle_due {
+            // every cycle came: nothing to go back to
+            Window::settle(st, a);
+            return false;
+        }
         let Some(start) = st.window_start.take() else {
             return false;
         };
