@@ -329,12 +329,11 @@ fn step_range(
             continue;
         };
         if a.window.left > 0 {
-            if a.window.visit(k, cycle, &mut out.trace) {
-                Window::close(st, a);
-            }
+            a.window.visit(k, cycle, &mut out.trace);
             out.progressed = true;
             continue;
         }
+        Window::settle(st, a);
         if a.left > 0 {
             if a.visit(k, cycle, &mut out.trace) {
                 RunAhead::came(st, a);

@@ -114,18 +114,6 @@ impl TraceLog {
         self.entries.len()
     }
 
-    /// Mixes entries `from..to` into `sink`, in order.
-    pub(super) fn mix_range(&self, from: usize, to: usize, sink: &mut impl TraceMix) {
-        for e in self.entries.get(from..to).unwrap_or(&[]) {
-            match *e {
-                Logged::Number(v) => sink.add(v),
-                Logged::Bytes(start, end) => {
-                    sink.mix_bytes(&self.bytes[start as usize..end as usize]);
-                }
-            }
-        }
-    }
-
     /// When the entries from `from` on are exactly `cycle, k, 0, n` (what an element of a
     /// synchronous operation adds): drops them and returns `n`.
     pub(super) fn take_element(&mut self, from: usize, cycle: u64, k: u64) -> Option<u64> {
@@ -141,6 +129,21 @@ impl TraceLog {
                 Some(n)
             }
             _ => None,
+        }
+    }
+
+    /// Gives the bytes of entries `from..` to `out`, in order (a number as its eight
+    /// little-endian bytes: [`TraceHash::add`] mixes in the same), and drops them.
+    pub(super) fn take_bytes(&mut self, from: usize, mut out: impl FnMut(&[u8])) {
+        for e in self.entries.get(from..).unwrap_or(&[]) {
+            match *e {
+                Logged::Number(v) => out(&v.to_le_bytes()),
+                Logged::Bytes(start, end) => out(&self.bytes[start as usize..end as usize]),
+            }
+        }
+        self.entries.truncate(from);
+        if self.entries.is_empty() {
+            self.bytes.clear();
         }
     }
 

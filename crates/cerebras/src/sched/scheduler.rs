@@ -68,6 +68,7 @@ impl Sim {
             };
             self.cycle += 1;
             if !changed {
+                self.settle_windows();
                 self.settle_sleepers(cycle);
                 return self.finish(cycle);
             }
@@ -100,6 +101,13 @@ impl Sim {
     /// hash, and leave the same state when a run stops early.
     pub fn set_windows(&mut self, on: bool) {
         self.idle.windows = on;
+    }
+
+    /// Settles the PEs whose windows' cycles all came (the end of a run).
+    fn settle_windows(&mut self) {
+        for (st, a) in self.pes.iter_mut().zip(&mut self.ahead) {
+            Window::settle(st, a);
+        }
     }
 
     /// Adds to each sleeping PE the stalls of the cycles it slept through up to `end`, and
@@ -216,11 +224,10 @@ impl Sim {
     /// until the routers touch it).
     fn step_one(&mut self, k: usize, cycle: u64, until: u64) -> Result<bool, SimError> {
         if self.ahead[k].window.left > 0 {
-            if self.ahead[k].window.visit(k, cycle, &mut self.trace) {
-                Window::close(&mut self.pes[k], &mut self.ahead[k]);
-            }
+            self.ahead[k].window.visit(k, cycle, &mut self.trace);
             return Ok(true);
         }
+        Window::settle(&mut self.pes[k], &mut self.ahead[k]);
         if self.ahead[k].left > 0 {
             if self.ahead[k].visit(k, cycle, &mut self.trace) {
                 RunAhead::came(&mut self.pes[k], &mut self.ahead[k]);

@@ -79,10 +79,66 @@ pub(super) struct Window {
     log_at: u32,
     /// Cycles that came.
     came: u32,
+    /// Every cycle came: the PE's state settles at its next real step, which touches that
+    /// state anyway ([`Window::settle`]), not in the cycle loop's visit.
+    pub(super) settle_due: bool,
     /// The first cycle stepped ahead.
     first: u64,
-    /// The trace of the cycles that logged theirs, in order.
-    log: TraceLog,
+    /// The trace of the cycles that logged theirs, in order, as bytes.
+    log: ByteLog,
+    /// Where a step's trace goes before it is noted (kept for its room).
+    scratch: TraceLog,
+}
+
+/// Bytes kept in place when they are few (a completion's label and numbers, next to the
+/// window's counters), else on the heap.
+#[derive(Debug)]
+struct ByteLog {
+    inline: [u8; INLINE],
+    len: u32,
+    heap: Vec<u8>,
+}
+
+/// Bytes a window keeps in place.
+const INLINE: usize = 96;
+
+impl Default for ByteLog {
+    fn default() -> ByteLog {
+        ByteLog {
+            inline: [0; INLINE],
+            len: 0,
+            heap: Vec::new(),
+        }
+    }
+}
+
+impl ByteLog {
+    fn push(&mut self, bytes: &[u8]) {
+        let len = self.len as usize;
+        if self.heap.is_empty() && len + bytes.len() <= INLINE {
+            self.inline[len..len + bytes.len()].copy_from_slice(bytes);
+        } else {
+            if self.heap.is_empty() {
+                self.heap.extend_from_slice(&self.inline[..len]);
+            }
+            self.heap.extend_from_slice(bytes);
+        }
+        self.len += bytes.len() as u32;
+    }
+
+    fn get(&self, from: usize, to: usize) -> &[u8] {
+        let all = if self.heap.is_empty() {
+            &self.inline[..self.len as usize]
+        } else {
+            &self.heap[..]
+        };
+        all.get(from..to).unwrap_or(&[])
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+        self.heap.clear();
+    }
 }
 
 /// Where a PE was when its window began (just after a task start), to go back to.
@@ -119,8 +175,7 @@ impl Window {
             SILENT => {}
             w if w & LOGGED != 0 => {
                 let end = w & !LOGGED;
-                self.log
-                    .mix_range(self.log_at as usize, end as usize, trace);
+                trace.mix_bytes(self.log.get(self.log_at as usize, end as usize));
                 self.log_at = end;
             }
             n => {
@@ -136,6 +191,9 @@ impl Window {
         }
         self.came += 1;
         self.left -= 1;
+        if self.left == 0 {
+            self.settle_due = true;
+        }
         self.left == 0
     }
 
@@ -158,8 +216,12 @@ impl Window {
         self.left += 1;
     }
 
-    /// The last cycle of PE `st`'s window came: its steps stand.
-    pub(super) fn close(st: &mut PeState, a: &mut AheadCount) {
+    /// Every cycle of PE `st`'s window came: its steps stand (the memory's journal ends).
+    /// Done before the PE's next real step, before a window opens and when a run ends.
+    pub(super) fn settle(st: &mut PeState, a: &mut AheadCount) {
+        if !a.window.settle_due {
+            return;
+        }
         if st.window_start.take().is_some() {
             st.pe.mem.journal_commit();
         }
@@ -167,6 +229,7 @@ impl Window {
     }
 
     fn clear(&mut self) {
+        self.settle_due = false;
         self.left = 0;
         self.at = 0;
         self.used = 0;
@@ -185,6 +248,7 @@ impl Window {
         a: &mut AheadCount,
         env: StepEnv,
     ) {
+        Window::settle(st, a);
         let last = until.saturating_sub(1);
         if cycle >= last || !fresh_task(st, a) || st.tasks.len() > 64 || !next_is_local(st, a) {
             return;
@@ -192,7 +256,9 @@ impl Window {
         let start = WindowStart::of(st);
         st.pe.mem.journal_start();
         a.window.clear();
-        let mut sink = TraceSink::Log(std::mem::take(&mut a.window.log));
+        let mut scratch = std::mem::take(&mut a.window.scratch);
+        scratch.clear();
+        let mut sink = TraceSink::Log(scratch);
         let mut exits = Vec::new();
         let mut c = cycle + 1;
         let mut ok = true;
@@ -222,8 +288,9 @@ impl Window {
                 } else if let Some(n) = log.take_element(from, c, k as u64) {
                     u32::try_from(n).ok().filter(|&n| n < LOGGED)
                 } else {
-                    u32::try_from(log.len())
-                        .ok()
+                    let bytes = &mut a.window.log;
+                    log.take_bytes(from, |b| bytes.push(b));
+                    Some(bytes.len)
                         .filter(|&e| e < LOGGED - 1)
                         .map(|e| e | LOGGED)
                 }
@@ -237,7 +304,7 @@ impl Window {
             c += 1;
         }
         if let TraceSink::Log(log) = sink {
-            a.window.log = log;
+            a.window.scratch = log;
         }
         if !ok || a.window.left == 0 || !exits.is_empty() {
             start.restore(st, a);
@@ -251,6 +318,11 @@ impl Window {
     /// A run stopped inside PE `k`'s window: the PE goes back to the window's start and
     /// steps again the cycles that came. Whether it had a window.
     pub(super) fn rewind(k: usize, st: &mut PeState, a: &mut AheadCount, env: StepEnv) -> bool {
+        if a.window.settle_due {
+            // every cycle came: nothing to go back to
+            Window::settle(st, a);
+            return false;
+        }
         let Some(start) = st.window_start.take() else {
             return false;
         };
