@@ -25,6 +25,7 @@ mod kernels_f16_bf16;
 mod kernels_f64;
 mod kernels_fast_counts;
 mod kernels_fnuz_avx512;
+mod kernels_half_pairs;
 mod kernels_half_src;
 mod kernels_i32;
 mod kernels_int_avx512;
