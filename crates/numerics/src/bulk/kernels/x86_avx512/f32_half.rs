@@ -1,10 +1,10 @@
 //! The blocks of the f32 → f16 ([`crate::bulk::kernels::x86_avx2::f16c`]) and f32 → bf16
 //! ([`crate::bulk::kernels::x86_avx2::f32_bf16`]) kernels at the AVX-512 level: the same
 //! rounding and statuses as their AVX2 loops, 16 lanes per step, statuses from compare masks
-//! counted by masked adds. Each step is cast by the fast rule; a step with a rare lane (one
-//! the fast rule does not count: NaN, ±Inf, overflow, saturation, and for bf16 f32
-//! subnormals) is cast by the full rule instead, 16 lanes at a time, the policy's special
-//! results blended in by masks: no block is cast twice. Measurements are in
+//! counted by masked adds. Two steps at a time are converted and sorted by their codes: the
+//! fast rule, the fast rule with NaN and ±Inf lanes counted and given the policy's codes by
+//! masks, or, for a pair with another rare lane (a finite overflow, saturation, and for bf16
+//! f32 subnormals), the full rule per step: no block is cast twice. Measurements are in
 //! `docs/kernels.md`.
 
 pub(crate) use simd::{bf16_block, f16_block};
@@ -13,20 +13,7 @@ mod simd {
     use crate::bulk::kernels::portable::f32_half::{F16c, MAX_F32};
     use crate::bulk::kernels::stream::prefetch;
     use crate::bulk::kernels::x86_avx2::f32_half::{Acc, Fixed, SpecialResults, rounding};
-    use std::arch::x86_64::{
-        __m256i, __m512i, __mmask16, _mm256_add_epi32, _mm256_and_si256, _mm256_cmpge_epu16_mask,
-        _mm256_cmplt_epu16_mask, _mm256_mask_mov_epi16, _mm256_or_si256, _mm256_set1_epi16,
-        _mm256_storeu_si256, _mm256_stream_si256, _mm256_sub_epi16, _mm256_testn_epi16_mask,
-        _mm512_add_epi32, _mm512_and_si512, _mm512_castps_si512, _mm512_castsi512_ps,
-        _mm512_castsi512_si256, _mm512_cmpeq_epi32_mask, _mm512_cmpge_epu32_mask,
-        _mm512_cmpgt_epu32_mask, _mm512_cmplt_epu32_mask, _mm512_cvt_roundps_ph,
-        _mm512_cvtepi32_epi16, _mm512_cvtepu16_epi32, _mm512_cvtph_ps, _mm512_extracti64x4_epi64,
-        _mm512_loadu_si512, _mm512_mask_add_epi32, _mm512_mask_mov_epi32, _mm512_mask_or_epi32,
-        _mm512_min_epi32, _mm512_min_epu32, _mm512_movepi32_mask, _mm512_or_si512,
-        _mm512_set1_epi32, _mm512_setzero_si512, _mm512_slli_epi32, _mm512_srli_epi32,
-        _mm512_srlv_epi32, _mm512_sub_epi32, _mm512_ternarylogic_epi32, _mm512_testn_epi32_mask,
-        _mm512_xor_si512,
-    };
+    use std::arch::x86_64::*;
 
     /// `x` in every 32-bit lane.
     #[target_feature(enable = "avx512f")]
@@ -89,10 +76,40 @@ mod simd {
             }
         }
 
+        /// Counts the NaN or ±Inf lanes `sp` of a step, of which `nan` are NaN, by sign (`neg`:
+        /// the negative lanes) in the byte counters.
+        #[target_feature(enable = "avx512f")]
+        #[inline]
+        fn nan_inf(&mut self, sp: __mmask16, nan: __mmask16, neg: __mmask16) {
+            let inc = _mm512_mask_mov_epi32(set(1), neg, set(0x100));
+            self.nan_inf = _mm512_mask_add_epi32(self.nan_inf, sp, self.nan_inf, inc);
+            self.nan_inf = _mm512_mask_add_epi32(
+                self.nan_inf,
+                nan,
+                self.nan_inf,
+                _mm512_slli_epi32::<16>(inc),
+            );
+        }
+
         /// The counters folded into an AVX2 counter set.
         #[target_feature(enable = "avx2,avx512f")]
         #[inline]
         fn fold(self) -> Acc {
+            // most blocks count exactness alone: one test instead of folding ten zeros
+            let rare = [self.underflow, self.flushed, self.saturated, self.nan_inf]
+                .into_iter()
+                .chain(self.special.into_iter().flatten())
+                .fold(_mm512_setzero_si512(), |a, b| _mm512_or_si512(a, b));
+            if _mm512_test_epi32_mask(rare, rare) == 0 {
+                let z = _mm256_setzero_si256();
+                return Acc {
+                    exact: fold(self.exact),
+                    underflow: z,
+                    flushed: z,
+                    saturated: z,
+                    special: [[z; 2]; 3],
+                };
+            }
             let byte =
                 |k: u32| _mm512_and_si512(_mm512_srlv_epi32(self.nan_inf, set(8 * k)), set(0xFF));
             let [nan_inf_pos, nan_inf_neg, nan_pos, nan_neg] = [0, 1, 2, 3].map(byte);
@@ -259,6 +276,67 @@ mod simd {
         normal_from: __m256i,
         band: __m256i,
         one: __m512i,
+        nan16: [__m256i; 2],
+        inf16: [__m256i; 2],
+        payload16: __m256i,
+    }
+
+    impl F16Consts {
+        /// The f16 codes of a step (the 16 f32 codes `v`, their conversion `base` and its
+        /// magnitudes `m`) whose only lanes at or beyond the largest finite code are the NaN
+        /// or ±Inf lanes `s`: the other lanes counted as [`f16_finite`] does (those lanes are
+        /// never small nor zero, and are left out of the exact ones), those counted by class
+        /// and sign, with the policy's codes blended in (NaN's with the payload's top bits;
+        /// Inf's only when the policy's differ from the conversion's own).
+        #[target_feature(enable = "avx2,f16c,avx512f,avx512bw,avx512vl,avx512dq")]
+        #[inline]
+        fn nan_inf<const M: u8>(
+            &self,
+            v: __m512i,
+            base: __m256i,
+            m: __m256i,
+            s: __mmask16,
+            acc: &mut Acc512,
+        ) -> __m256i {
+            // a step of NaN and ±Inf alone (a causal mask's −∞) has no finite lane to count
+            let exact = if s == 0xFFFF {
+                0
+            } else {
+                let exact =
+                    _mm512_cmpeq_epi32_mask(_mm512_castps_si512(_mm512_cvtph_ps(base)), v) & !s;
+                let small = _mm256_testn_epi16_mask(m, _mm256_set1_epi16(0x7C00));
+                let one = self.one;
+                acc.exact = _mm512_mask_add_epi32(acc.exact, exact, acc.exact, one);
+                acc.underflow =
+                    _mm512_mask_add_epi32(acc.underflow, small & !exact, acc.underflow, one);
+                if M != rounding::ODD {
+                    let zero = _mm256_testn_epi16_mask(m, m);
+                    acc.flushed =
+                        _mm512_mask_add_epi32(acc.flushed, zero & !exact, acc.flushed, one);
+                }
+                exact
+            };
+            let nan = _mm512_fpclass_ps_mask::<0x81>(_mm512_castsi512_ps(v));
+            let inf = s & !nan;
+            let neg = _mm512_movepi32_mask(v);
+            acc.nan_inf(s, nan, neg);
+            let code = f16_odd::<M>(base, exact | s);
+            let fixed = |r: &[__m256i; 2]| _mm256_mask_mov_epi16(r[0], neg, r[1]);
+            // (ties away lifts ±Inf by half an ulp, to a NaN: its codes are always blended)
+            let code = if self.natural_inf && M != rounding::NEAREST_AWAY {
+                code
+            } else {
+                _mm256_mask_mov_epi16(code, inf, fixed(&self.inf16))
+            };
+            if nan == 0 {
+                return code;
+            }
+            // fixed | (a >> 13) & payload
+            let top = _mm512_cvtepi32_epi16(_mm512_srli_epi32::<13>(v));
+            let nan_code =
+                _mm256_ternarylogic_epi32::<0xF8>(fixed(&self.nan16), top, self.payload16);
+            _mm256_mask_mov_epi16(code, nan, nan_code)
+        }
     }
 
     /// The f16 codes of one step (the 16 f32 codes `v`) in mode `M`, counted into `acc` by
@@ -343,35 +421,66 @@ mod simd {
         }
     }
 
-    /// The f16 codes in mode `M` of 16 f32 codes `v` whose magnitudes all lie in
-    /// [2^−14, 65472) (normal f16 magnitudes whose codes stay below 0x7BFE in every mode),
-    /// and the exact lanes: those whose 13 low significand bits, the ones f16 drops, are zero
-    /// (one test instead of a conversion back and a compare).
-    #[target_feature(enable = "avx2,f16c,avx512f,avx512bw,avx512vl,avx512dq")]
+    /// The mode's f16 conversion of the 16 f32 codes `v` (for odd: the truncation, which the
+    /// caller makes odd where inexact).
+    #[target_feature(enable = "avx2,f16c,avx512f,avx512bw,avx512vl")]
     #[inline]
-    fn f16_band<const M: u8>(v: __m512i) -> (__m256i, __mmask16) {
-        let is_exact = _mm512_testn_epi32_mask(v, set(0x1FFF));
-        let h = if M == rounding::ODD {
-            let t = _mm512_cvt_roundps_ph::<11>(_mm512_castsi512_ps(v));
-            _mm256_mask_mov_epi16(t, !is_exact, _mm256_or_si256(t, _mm256_set1_epi16(1)))
+    fn f16_base<const M: u8>(v: __m512i) -> __m256i {
+        if M == rounding::ODD {
+            _mm512_cvt_roundps_ph::<11>(_mm512_castsi512_ps(v))
         } else {
             f16_round::<M>(v, _mm512_and_si512(v, set(0x7FFF_FFFF))).0
-        };
-        (h, is_exact)
+        }
+    }
+
+    /// The codes `base` made odd where `exact` is clear, for mode odd; `base` otherwise.
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl")]
+    #[inline]
+    fn f16_odd<const M: u8>(base: __m256i, exact: __mmask16) -> __m256i {
+        if M == rounding::ODD {
+            _mm256_mask_mov_epi16(base, !exact, _mm256_or_si256(base, _mm256_set1_epi16(1)))
+        } else {
+            base
+        }
+    }
+
+    /// The f16 codes of a step (the 16 f32 codes `v`, their conversion `base` and its
+    /// magnitudes `m`) whose codes all lie below the largest finite f16, counted into `acc`:
+    /// exactness by the round trip (`vcvtph2ps` and a compare), underflow (inexact below the
+    /// smallest normal code) and, except for odd, flush (inexact and zero).
+    #[target_feature(enable = "avx2,f16c,avx512f,avx512bw,avx512vl,avx512dq")]
+    #[inline]
+    fn f16_finite<const M: u8>(
+        v: __m512i,
+        base: __m256i,
+        m: __m256i,
+        one: __m512i,
+        acc: &mut Acc512,
+    ) -> __m256i {
+        let exact = _mm512_cmpeq_epi32_mask(_mm512_castps_si512(_mm512_cvtph_ps(base)), v);
+        let small = _mm256_testn_epi16_mask(m, _mm256_set1_epi16(0x7C00));
+        acc.exact = _mm512_mask_add_epi32(acc.exact, exact, acc.exact, one);
+        acc.underflow = _mm512_mask_add_epi32(acc.underflow, small & !exact, acc.underflow, one);
+        if M != rounding::ODD {
+            let zero = _mm256_testn_epi16_mask(m, m);
+            acc.flushed = _mm512_mask_add_epi32(acc.flushed, zero & !exact, acc.flushed, one);
+        }
+        f16_odd::<M>(base, exact)
     }
 
     /// One block of the f16 kernel `k` in mode `M`, 16 elements per step (`src.len() / 64`
-    /// steps): the codes and their counts. Two steps at a time whose 32 magnitudes all lie in
-    /// [2^−14, 65472) (checked while pairs keep passing, and on every eighth pair after one
-    /// fails) (one unsigned compare per step on `a − 2^−14`: normal f16 results below
-    /// the largest finite one in every mode) count only their exact lanes, by the dropped
-    /// bits ([`f16_band`]). Any other step (and an odd last one) takes [`f16_step`]: a step
-    /// whose codes stay below the largest finite f16 counts exactness, underflow and flush; a
-    /// step with a lane at or beyond it (NaN, ±Inf, overflow, saturation; for odd, whose
-    /// check is on the truncation, from one code below) sorts those lanes out by the full rule
-    /// (the AVX2 kernel's `full`): overflow by the mode's threshold for the lane's sign, the
-    /// special lanes replaced by the policy's results and counted by class and sign, the
-    /// others saturated. With `stream` the codes are stored non-temporally.
+    /// steps): the codes and their counts. Two steps at a time are converted, then sorted by
+    /// their magnitude codes `m`: all in [0x401, top) (normal results of normal inputs below
+    /// the largest finite code; top is one lower for odd, whose test is on the truncation)
+    /// count only their exact lanes, by the 13 dropped bits; all below top count exactness by
+    /// the round trip, underflow and flush ([`f16_finite`]); those whose lanes at or beyond
+    /// top are exactly their NaN and ±Inf inputs count those by class and sign and blend the
+    /// policy's codes in ([`F16Consts::nan_inf`]). Any other step (and an odd last one) takes
+    /// [`f16_step`]: a step with a lane at or beyond top (overflow, saturation) sorts those
+    /// lanes out by the full rule (the AVX2 kernel's `full`): overflow by the mode's threshold
+    /// for the lane's sign, the special lanes replaced by the policy's results and counted by
+    /// class and sign, the others saturated. With `stream` the codes are stored
+    /// non-temporally and the source prefetched.
     ///
     /// # Safety
     /// The CPU must support AVX2, F16C and AVX-512 F, BW, VL and DQ; with `stream`, `dst`
@@ -396,21 +505,28 @@ mod simd {
             // instruction (one it can see becomes mask moves through general registers, a
             // mask-to-vector move and a subtract: most of this loop's time at 1 Mi elements)
             one: std::hint::black_box(set(1)),
+            nan16: k.specials.nan.map(|r| _mm256_set1_epi16(r.0 as u16 as i16)),
+            inf16: k.specials.inf.map(|r| _mm256_set1_epi16(r.0 as u16 as i16)),
+            payload16: _mm256_set1_epi16((k.specials.nan_payload & 0x7FFF) as u16 as i16),
         };
-        // magnitudes in [2^-14, 65472) as one unsigned compare on a − 2^-14
-        let (band_from, band_width) = (set(0x3880_0000), set(0x477F_C000 - 0x3880_0000));
+        // codes in [0x401, top) as one unsigned compare on m − 0x401: normal results from
+        // normal inputs, below the largest finite code
+        let (band_from, band_width) = (_mm256_set1_epi16(0x401), _mm256_set1_epi16(top - 0x401));
+        let magnitude = _mm256_set1_epi16(0x7FFF);
         let one = c.one;
         let mut acc = Acc512::zero();
         let pairs = src.len() / 128;
         let (src_pairs, src_rest) = src.split_at(128 * pairs);
         let (dst_pairs, dst_rest) = dst.split_at_mut(64 * pairs);
-        let (mut try_band, mut tries) = (true, 0u32);
         for (x, y) in src_pairs
             .chunks_exact(128)
             .zip(dst_pairs.chunks_exact_mut(64))
         {
-            prefetch(x.as_ptr());
-            prefetch(x.as_ptr().wrapping_add(64));
+            if stream {
+                // only past the cache: in it the prefetches cost a fifth of the loop's time
+                prefetch(x.as_ptr());
+                prefetch(x.as_ptr().wrapping_add(64));
+            }
             // SAFETY: `x` is 128 bytes, two unaligned 64-byte loads.
             let (v0, v1) = unsafe {
                 (
@@ -418,26 +534,46 @@ mod simd {
                     _mm512_loadu_si512(x.as_ptr().add(64).cast()),
                 )
             };
-            let in_band = |v: __m512i| {
-                let a = _mm512_and_si512(v, set(0x7FFF_FFFF));
-                _mm512_cmplt_epu32_mask(_mm512_sub_epi32(a, band_from), band_width)
-            };
-            // the band is tried while it serves, and on every eighth pair after a miss
-            // (data whose pairs are rarely in it, such as many f16 subnormals, pay little)
-            tries = tries.wrapping_add(1);
-            let band = (try_band || tries % 8 == 0) && in_band(v0) & in_band(v1) == 0xFFFF;
-            try_band = band;
-            let (h0, h1) = if band {
-                let (h0, e0) = f16_band::<M>(v0);
-                let (h1, e1) = f16_band::<M>(v1);
+            let (b0, b1) = (f16_base::<M>(v0), f16_base::<M>(v1));
+            let (m0, m1) = (
+                _mm256_and_si256(b0, magnitude),
+                _mm256_and_si256(b1, magnitude),
+            );
+            let outside =
+                |m: __m256i| _mm256_cmpge_epu16_mask(_mm256_sub_epi16(m, band_from), band_width);
+            let (h0, h1) = if outside(m0) | outside(m1) == 0 {
+                // in the band: exact where the 13 dropped significand bits are zero
+                let e0 = _mm512_testn_epi32_mask(v0, set(0x1FFF));
+                let e1 = _mm512_testn_epi32_mask(v1, set(0x1FFF));
                 acc.exact = _mm512_mask_add_epi32(acc.exact, e0, acc.exact, one);
                 acc.exact = _mm512_mask_add_epi32(acc.exact, e1, acc.exact, one);
-                (h0, h1)
-            } else {
+                (f16_odd::<M>(b0, e0), f16_odd::<M>(b1, e1))
+            } else if _mm256_cmpge_epu16_mask(m0, c.limit) | _mm256_cmpge_epu16_mask(m1, c.limit)
+                == 0
+            {
+                // below the largest finite code, some lane small (f16 subnormals, zeros)
                 (
-                    f16_step::<M>(v0, &c, &mut acc),
-                    f16_step::<M>(v1, &c, &mut acc),
+                    f16_finite::<M>(v0, b0, m0, one, &mut acc),
+                    f16_finite::<M>(v1, b1, m1, one, &mut acc),
                 )
+            } else {
+                // vfpclassps: QNaN 0x01, +Inf 0x08, −Inf 0x10, SNaN 0x80
+                let class = |v: __m512i| _mm512_fpclass_ps_mask::<0x99>(_mm512_castsi512_ps(v));
+                let (s0, s1) = (class(v0), class(v1));
+                if _mm256_cmpge_epu16_mask(m0, c.limit) == s0
+                    && _mm256_cmpge_epu16_mask(m1, c.limit) == s1
+                {
+                    // the only lanes at or beyond the largest finite code are NaN or ±Inf
+                    (
+                        c.nan_inf::<M>(v0, b0, m0, s0, &mut acc),
+                        c.nan_inf::<M>(v1, b1, m1, s1, &mut acc),
+                    )
+                } else {
+                    (
+                        f16_step::<M>(v0, &c, &mut acc),
+                        f16_step::<M>(v1, &c, &mut acc),
+                    )
+                }
             };
             let (y0, y1) = y.split_at_mut(32);
             // SAFETY: `y0` and `y1` are 32 bytes each, on 32-byte boundaries when streamed.
@@ -507,6 +643,71 @@ mod simd {
             | _mm512_cmpgt_epu32_mask(a, set(0x7F7E_0000))
     }
 
+    /// The bf16 codes of two steps (the 32 f32 codes `v0` then `v1`) in mode `M`, 16 bits a
+    /// lane, and the lanes that are exact (`e`: the low 16 bits zero): the high halves picked
+    /// by one `vpermt2w` (the truncation), after the rounding add for the nearest modes, then
+    /// raised by one where the directed mode says (floor: inexact and negative; ceil: inexact
+    /// and positive; odd: inexact, last bit set). Lanes the fast rule does not count may come out wrong here (see
+    /// [`bf16_pair_rare`]); the caller sorts them out.
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq")]
+    #[inline]
+    fn bf16_pair<const M: u8>(v0: __m512i, v1: __m512i, e: __mmask32, high: __m512i) -> __m512i {
+        let one = _mm512_set1_epi16(1);
+        let pick = |a: __m512i, b: __m512i| _mm512_permutex2var_epi16(a, high, b);
+        match M {
+            rounding::NEAREST_EVEN => {
+                let up = |v: __m512i| {
+                    _mm512_add_epi32(
+                        _mm512_add_epi32(v, set(0x7FFF)),
+                        _mm512_and_si512(_mm512_srli_epi32::<16>(v), set(1)),
+                    )
+                };
+                pick(up(v0), up(v1))
+            }
+            rounding::NEAREST_AWAY => pick(
+                _mm512_add_epi32(v0, set(0x8000)),
+                _mm512_add_epi32(v1, set(0x8000)),
+            ),
+            // t − (t >> 15) arithmetic: one up where negative; t + (!t >> 15) logical: one up
+            // where positive (shifts, not a sign mask and a masked add of 1, which the compiler
+            // turns into a mask-to-vector move and a subtract)
+            rounding::FLOOR => {
+                let t = pick(v0, v1);
+                _mm512_mask_sub_epi16(t, !e, t, _mm512_srai_epi16::<15>(t))
+            }
+            rounding::CEIL => {
+                let t = pick(v0, v1);
+                let up = _mm512_srli_epi16::<15>(_mm512_xor_si512(t, _mm512_set1_epi16(-1)));
+                _mm512_mask_add_epi16(t, !e, t, up)
+            }
+            rounding::TRUNC => pick(v0, v1),
+            _ => {
+                let t = pick(v0, v1);
+                _mm512_mask_mov_epi16(t, !e, _mm512_or_si512(t, one))
+            }
+        }
+    }
+
+    /// The lanes of a pair of steps (`v0` then `v1`, their bf16 codes `code`) that the fast
+    /// rule does not count, as two masks: `s`, the inputs that are NaN, ±Inf or a nonzero f32
+    /// subnormal (one `vfpclassps` a step), and `b`, the codes whose magnitude is at least the
+    /// largest finite one (`max`). A NaN or ±Inf input is in both; a finite input in only one
+    /// of them needs the full rule.
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq")]
+    #[inline]
+    fn bf16_pair_rare(
+        v0: __m512i,
+        v1: __m512i,
+        code: __m512i,
+        max: __m512i,
+    ) -> (__mmask32, __mmask32) {
+        // vfpclassps: QNaN 0x01, +Inf 0x08, −Inf 0x10, denormal 0x20, SNaN 0x80
+        let class = |v: __m512i| _mm512_fpclass_ps_mask::<0xB9>(_mm512_castsi512_ps(v)) as u32;
+        let s = class(v0) | (class(v1) << 16);
+        let b = _mm512_cmpge_epu16_mask(_mm512_and_si512(code, _mm512_set1_epi16(0x7FFF)), max);
+        (s, b)
+    }
+
     /// The bf16 codes (in 32-bit lanes) of one step (the 16 f32 codes `v`) in mode `M` with a
     /// rare lane ([`bf16_rare`]), counted into `acc`: a step whose rare lanes are all ±Inf
     /// under a policy that keeps the rounding's Inf codes counts them by sign (byte counters)
@@ -559,18 +760,19 @@ mod simd {
     }
 
     /// One block of the bf16 kernel in mode `M`, 16 elements per step (`src.len() / 64`
-    /// steps): the codes and their counts. Two steps at a time whose lanes are all ±0 or
-    /// normal f32 magnitudes below those from which a mode can round to the largest finite
-    /// bf16 count their exact lanes only (the low 16 bits zero); with AVX-512 BF16 and
-    /// nearest-even their 32 codes are one `vcvtne2ps2bf16`, which rounds such lanes to
-    /// nearest even as the rule does. Any other step (and an odd last one) takes
-    /// [`bf16_step`]: ±Inf alone under a policy that keeps their codes is counted by sign;
-    /// other rare lanes take the full rule (the AVX2 kernel's full rule, per step): the finite
-    /// lanes' exactness, underflow (inexact below `min_normal`), flush and saturation
+    /// steps): the codes and their counts. Two steps at a time are converted to 32 codes
+    /// ([`bf16_pair`]; with AVX-512 BF16 and nearest-even one `vcvtne2ps2bf16`, which rounds
+    /// normal f32 values and zeros to nearest even as the rule does) and sorted by their rare
+    /// lanes ([`bf16_pair_rare`]): none, only the exact lanes are counted (the low 16 bits
+    /// zero); only NaN and ±Inf, those are counted by class and sign and the policy's codes
+    /// blended in ([`PairConsts::nan_inf`]). Any other pair (and an odd last step) takes
+    /// [`bf16_step`] per step: ±Inf alone under a policy that keeps their codes is counted by
+    /// sign; other rare lanes take the full rule (the AVX2 kernel's full rule, per step): the
+    /// finite lanes' exactness, underflow (inexact below `min_normal`), flush and saturation
     /// (`max_code` from a magnitude beyond it) counted; the lanes whose magnitude code passes
     /// `max_code` or that are NaN replaced by `sp`'s results by sign (NaN: with the payload's
     /// top bits) and counted by class and sign. With `stream` the codes are stored
-    /// non-temporally.
+    /// non-temporally and the source prefetched.
     ///
     /// # Safety
     /// The CPU must support AVX2 and AVX-512 F, BW, VL and DQ; with `stream`, `dst` must start
@@ -588,6 +790,98 @@ mod simd {
                 bf16_block_ne::<M>(sp, limits, src, dst, stream)
             } else {
                 bf16_block_any::<M>(sp, limits, src, dst, stream)
+            }
+        }
+    }
+
+    /// What a pair of bf16 steps needs besides its data: the word indices of the 32 high
+    /// halves of two vectors (for `vpermt2w`), the largest finite magnitude code, and the
+    /// policy's NaN and Inf codes by sign with the NaN payload mask, 16 bits a lane.
+    #[derive(Clone, Copy)]
+    struct PairConsts {
+        high: __m512i,
+        max: __m512i,
+        nan: [__m512i; 2],
+        inf: [__m512i; 2],
+        payload: __m512i,
+    }
+
+    impl PairConsts {
+        #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq")]
+        #[inline]
+        fn new(sp: &SpecialResults, max_code: u32) -> PairConsts {
+            let word = |x: u32| _mm512_set1_epi16(x as u16 as i16);
+            let high: [u16; 32] = std::array::from_fn(|i| 2 * i as u16 + 1);
+            PairConsts {
+                // SAFETY: `high` is 64 bytes, the size of the unaligned load.
+                high: unsafe { _mm512_loadu_si512(high.as_ptr().cast()) },
+                max: word(max_code),
+                nan: [word(sp.nan[0].0), word(sp.nan[1].0)],
+                inf: [word(sp.inf[0].0), word(sp.inf[1].0)],
+                payload: word(sp.nan_payload & 0x7FFF),
+            }
+        }
+
+        /// The codes `code` of a pair of steps (`v0` then `v1`) whose only rare lanes `s` are
+        /// NaN or ±Inf, with the policy's codes blended in on those (NaN's with the payload's
+        /// top bits; Inf's only when `natural_inf` is false, the rounding's own otherwise);
+        /// the exact lanes `exact` counted, the NaN and Inf lanes counted by sign.
+        #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq")]
+        #[inline]
+        #[allow(clippy::too_many_arguments)]
+        fn nan_inf(
+            &self,
+            v0: __m512i,
+            v1: __m512i,
+            code: __m512i,
+            exact: __mmask32,
+            s: __mmask32,
+            natural_inf: bool,
+            inc: __m512i,
+            acc: &mut Acc512,
+        ) -> __m512i {
+            let nan_of = |v: __m512i| _mm512_fpclass_ps_mask::<0x81>(_mm512_castsi512_ps(v)) as u32;
+            let nan = nan_of(v0) | (nan_of(v1) << 16);
+            let inf = s & !nan;
+            let neg = _mm512_movepi16_mask(code);
+            acc.exact = _mm512_mask_add_epi32(acc.exact, exact as u16, acc.exact, inc);
+            acc.exact = _mm512_mask_add_epi32(acc.exact, (exact >> 16) as u16, acc.exact, inc);
+            acc.nan_inf(s as u16, nan as u16, neg as u16);
+            acc.nan_inf((s >> 16) as u16, (nan >> 16) as u16, (neg >> 16) as u16);
+            let fixed = |r: &[__m512i; 2]| _mm512_mask_mov_epi16(r[0], neg, r[1]);
+            let code = if natural_inf {
+                code
+            } else {
+                _mm512_mask_mov_epi16(code, inf, fixed(&self.inf))
+            };
+            if nan == 0 {
+                return code;
+            }
+            // fixed | t & payload, t the high halves (the magnitude's top bits and the sign)
+            let t = _mm512_permutex2var_epi16(v0, self.high, v1);
+            let nan_code = _mm512_ternarylogic_epi32::<0xF8>(fixed(&self.nan), t, self.payload);
+            _mm512_mask_mov_epi16(code, nan, nan_code)
+        }
+    }
+
+    /// Stores the 64 bytes `v` at `y`: non-temporally as two 32-byte halves with `stream`,
+    /// else as one unaligned store.
+    ///
+    /// # Safety
+    /// `y` must hold at least 64 bytes, and start on a 32-byte boundary with `stream`.
+    #[target_feature(enable = "avx2,avx512f")]
+    #[inline]
+    unsafe fn store_pair(y: &mut [u8], v: __m512i, stream: bool) {
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            if stream {
+                _mm256_stream_si256(y.as_mut_ptr().cast(), _mm512_castsi512_si256(v));
+                _mm256_stream_si256(
+                    y.as_mut_ptr().add(32).cast(),
+                    _mm512_extracti64x4_epi64::<1>(v),
+                );
+            } else {
+                _mm512_storeu_si512(y.as_mut_ptr().cast(), v)
             }
         }
     }
@@ -619,6 +913,7 @@ mod simd {
                     inc: std::hint::black_box(set(1)),
                 };
                 let inc = c.inc;
+                let pc = PairConsts::new(sp, max_code);
                 let mut acc = Acc512::zero();
                 let pairs = src.len() / 128;
                 let (src_pairs, src_rest) = src.split_at(128 * pairs);
@@ -627,8 +922,11 @@ mod simd {
                     .chunks_exact(128)
                     .zip(dst_pairs.chunks_exact_mut(64))
                 {
-                    prefetch(x.as_ptr());
-                    prefetch(x.as_ptr().wrapping_add(64));
+                    if stream {
+                        // only past the cache (see `f16_block`)
+                        prefetch(x.as_ptr());
+                        prefetch(x.as_ptr().wrapping_add(64));
+                    }
                     // SAFETY: `x` is 128 bytes, two unaligned 64-byte loads.
                     let (v0, v1) = unsafe {
                         (
@@ -636,39 +934,36 @@ mod simd {
                             _mm512_loadu_si512(x.as_ptr().add(64).cast()),
                         )
                     };
-                    let (h0, h1) = if bf16_rare(v0) | bf16_rare(v1) == 0 {
-                        let e0 = _mm512_testn_epi32_mask(v0, set(0xFFFF));
-                        let e1 = _mm512_testn_epi32_mask(v1, set(0xFFFF));
-                        acc.exact = _mm512_mask_add_epi32(acc.exact, e0, acc.exact, inc);
-                        acc.exact = _mm512_mask_add_epi32(acc.exact, e1, acc.exact, inc);
-                        if $ne {
-                            // SAFETY: this variant runs only where the CPU has AVX-512 BF16.
-                            let h: __m512i = unsafe {
-                                std::mem::transmute(std::arch::x86_64::_mm512_cvtne2ps_pbh(
+                    let e0 = _mm512_testn_epi32_mask(v0, set(0xFFFF));
+                    let e1 = _mm512_testn_epi32_mask(v1, set(0xFFFF));
+                    let e = _mm512_kunpackw(u32::from(e1), u32::from(e0));
+                    let code = if $ne && M == rounding::NEAREST_EVEN {
+                        // SAFETY: this variant runs only where the CPU has AVX-512 BF16.
+                        unsafe {
+                            std::mem::transmute::<__m512bh, __m512i>(
+                                std::arch::x86_64::_mm512_cvtne2ps_pbh(
                                     _mm512_castsi512_ps(v1),
                                     _mm512_castsi512_ps(v0),
-                                ))
-                            };
-                            (_mm512_castsi512_si256(h), _mm512_extracti64x4_epi64::<1>(h))
-                        } else {
-                            (
-                                _mm512_cvtepi32_epi16(bf16_round::<M>(v0).0),
-                                _mm512_cvtepi32_epi16(bf16_round::<M>(v1).0),
+                                ),
                             )
                         }
                     } else {
-                        (
-                            _mm512_cvtepi32_epi16(bf16_step::<M>(v0, &c, &mut acc)),
-                            _mm512_cvtepi32_epi16(bf16_step::<M>(v1, &c, &mut acc)),
-                        )
+                        bf16_pair::<M>(v0, v1, e, pc.high)
                     };
-                    let (y0, y1) = y.split_at_mut(32);
-                    // SAFETY: `y0` and `y1` are 32 bytes each, on 32-byte boundaries when
-                    // streamed.
-                    unsafe {
-                        store(y0, h0, stream);
-                        store(y1, h1, stream);
-                    }
+                    let (s, b) = bf16_pair_rare(v0, v1, code, pc.max);
+                    let code = if s | b == 0 {
+                        acc.exact = _mm512_mask_add_epi32(acc.exact, e0, acc.exact, inc);
+                        acc.exact = _mm512_mask_add_epi32(acc.exact, e1, acc.exact, inc);
+                        code
+                    } else if s == b {
+                        pc.nan_inf(v0, v1, code, e & !s, s, c.natural_inf, inc, &mut acc)
+                    } else {
+                        let h0 = _mm512_cvtepi32_epi16(bf16_step::<M>(v0, &c, &mut acc));
+                        let h1 = _mm512_cvtepi32_epi16(bf16_step::<M>(v1, &c, &mut acc));
+                        _mm512_inserti64x4::<1>(_mm512_castsi256_si512(h0), h1)
+                    };
+                    // SAFETY: `y` is 64 bytes, on a 32-byte boundary when streamed.
+                    unsafe { store_pair(y, code, stream) };
                 }
                 for (x, y) in src_rest.chunks_exact(64).zip(dst_rest.chunks_exact_mut(32)) {
                     // SAFETY: `x` is 64 bytes, the size of the unaligned load.
