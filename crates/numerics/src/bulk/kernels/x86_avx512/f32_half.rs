@@ -513,6 +513,8 @@ mod simd {
         // normal inputs, below the largest finite code
         let (band_from, band_width) = (_mm256_set1_epi16(0x401), _mm256_set1_epi16(top - 0x401));
         let magnitude = _mm256_set1_epi16(0x7FFF);
+        // vfpclassps: +Inf 0x08, −Inf 0x10
+        let inf_lanes = |v: __m512i| _mm512_fpclass_ps_mask::<0x18>(_mm512_castsi512_ps(v));
         let one = c.one;
         let mut acc = Acc512::zero();
         let pairs = src.len() / 128;
@@ -556,6 +558,16 @@ mod simd {
                     f16_finite::<M>(v0, b0, m0, one, &mut acc),
                     f16_finite::<M>(v1, b1, m1, one, &mut acc),
                 )
+            } else if c.natural_inf && inf_lanes(v0) & inf_lanes(v1) == 0xFFFF {
+                // ±Inf alone (a causal mask's −∞) under a policy that keeps their codes:
+                // counted by sign, the codes by sign
+                let mut inf_codes = |v: __m512i| {
+                    let neg = _mm512_movepi32_mask(v);
+                    let by_sign = _mm512_mask_mov_epi32(one, neg, set(0x100));
+                    acc.nan_inf = _mm512_add_epi32(acc.nan_inf, by_sign);
+                    _mm256_mask_mov_epi16(c.inf16[0], neg, c.inf16[1])
+                };
+                (inf_codes(v0), inf_codes(v1))
             } else {
                 // vfpclassps: QNaN 0x01, +Inf 0x08, −Inf 0x10, SNaN 0x80
                 let class = |v: __m512i| _mm512_fpclass_ps_mask::<0x99>(_mm512_castsi512_ps(v));
