@@ -673,9 +673,9 @@ fn tally_masks(tally: &mut [u64; 5], masks: &[[__mmask16; 5]; 4]) {
 
 /// The set bits of `m`, by `popcnt` in assembly: the compiler would turn `count_ones` over
 /// several masks into a far slower vector nibble-table count.
-#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[target_feature(enable = "popcnt")]
 #[inline]
-fn popcount(m: u64) -> u64 {
+pub(crate) fn popcount(m: u64) -> u64 {
     let r: u64;
     // SAFETY: `popcnt` reads and writes only the two registers named (the CPU has POPCNT,
     // enabled for this function).
