@@ -120,7 +120,8 @@ unsafe fn cast<const R: i32, const W: usize, const WRAP: bool>(
 }
 
 /// [`cast`] of one byte per element or of packed 4-bit codes (`W` = 0), saturating (`U`:
-/// unsigned, `lo` = 0), in fewer operations per element than [`full`]. Per step of four
+/// unsigned, `lo` = 0), in fewer operations per element than [`full`]; [`cast`] runs it for
+/// i8 only (the others take [`lean_counters`]). Per step of four
 /// vectors: the conversion with the mode's embedded rounding (`vcvtps2dq`; ties away: of the
 /// truncation of `x` plus the largest f32 below one half, signed as `x`), the exact lanes
 /// (the conversion back equals `x`: one compare per vector, joined into a 64-bit mask), and
