@@ -111,15 +111,17 @@ unsafe fn cast<const R: i32, const W: usize, const WRAP: bool>(
     // SAFETY: the caller's guarantees, passed on.
     unsafe {
         match (W, WRAP, d.lo == 0) {
-            (0 | 1, false, false) => lean::<R, false, W>(d, src, dst, job),
-            (0 | 1, false, true) => lean::<R, true, W>(d, src, dst, job),
+            (1, false, false) if d.bits == 8 => lean::<R, false, 1>(d, src, dst, job),
+            (0 | 1, false, false) => lean_counters::<R, false, W>(d, src, dst, job),
+            (0 | 1, false, true) => lean_counters::<R, true, W>(d, src, dst, job),
             _ => full::<R, W, WRAP>(d, src, dst, job),
         }
     }
 }
 
 /// [`cast`] of one byte per element or of packed 4-bit codes (`W` = 0), saturating (`U`:
-/// unsigned, `lo` = 0), in fewer operations per element than [`full`]. Per step of four
+/// unsigned, `lo` = 0), in fewer operations per element than [`full`]; [`cast`] runs it for
+/// i8 only (the others take [`lean_counters`]). Per step of four
 /// vectors: the conversion with the mode's embedded rounding (`vcvtps2dq`; ties away: of the
 /// truncation of `x` plus the largest f32 below one half, signed as `x`), the exact lanes
 /// (the conversion back equals `x`: one compare per vector, joined into a 64-bit mask), and
@@ -225,6 +227,298 @@ unsafe fn lean<const R: i32, const U: bool, const W: usize>(
         ],
     );
     counts
+}
+
+/// [`cast`] of u8 or of 4-bit codes (`W` = 0: packed), saturating (`U`: unsigned, `lo` =
+/// 0), in fewer operations per element than [`full`] ([`lean`] serves i8; on these
+/// destinations, whose ranges normal data leaves often, its band test sends too many steps
+/// out of line): per vector the conversion with the mode's embedded
+/// rounding (`vcvtps2dq`; ties away: of the truncation of `x` plus the largest f32 below one
+/// half, signed as `x`) and its exact float value, and four compares: `x` within the range
+/// (two, chained by masking), exact (the value equals `x`, among those), and flushed (the
+/// integer 0 where not exact), counted by masked adds in 32-bit lane counters. The integers
+/// are narrowed by signed-saturating packs (`vpackssdw`, then `vpacksswb` or `vpackuswb`:
+/// the bounds' clamp for i8 / u8; 4-bit codes are then clamped by byte min / max, masked to
+/// their nibble and, packed, paired by a shift) and a byte or dword permute into order; out of
+/// range is a compare on the 16-bit values (two vectors of 32 lanes), counted in 16-bit lane
+/// counters. A step whose lanes all lie within the range (one min / max over its four
+/// vectors, tried while steps keep passing and on every eighth step after one fails) counts
+/// only exact and flushed: no lane is saturated or out of range. A step with
+/// a 16-bit value of −2^15 (from NaN, ±Inf, |x| ≥ 2^31 or x below −2^15) is, when all its
+/// lanes are ±Inf, the bounds by sign with nothing to count; otherwise it is converted again
+/// from [`tamed`] values (NaN 0, ±Inf beyond the range on its side), counted like any other
+/// step, and its NaN and ±Inf lanes (`vfpclassps`, a popcount per step) correct the counts at
+/// the end: a NaN lane is within the range and not flushed, a ±Inf lane not out of range.
+///
+/// Per step: saturated = not within the range; inexact = not exact (a lane beyond the range
+/// is never exact); out of range = overflow; flushed.
+///
+/// # Safety
+/// As [`cast`], for `W` = 0 or 1 without wrapping.
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+unsafe fn lean_counters<const R: i32, const U: bool, const W: usize>(
+    d: &IntDst,
+    src: &[u8],
+    dst: &mut [u8],
+    (n, stream): (usize, bool),
+) -> StatusCounts {
+    /// Steps between two flushes of the lane counters (at most 4 per 32-bit lane and 2 per
+    /// 16-bit lane per step).
+    const FLUSH: usize = 1 << 12;
+    let (lo, hi) = (_mm512_set1_ps(d.lo as f32), _mm512_set1_ps(d.hi as f32));
+    let lo16 = _mm512_set1_epi16(d.lo as i16);
+    let span16 = _mm512_set1_epi16((d.hi - d.lo) as i16);
+    let min16 = _mm512_set1_epi16(i16::MIN);
+    let zero = _mm512_setzero_si512();
+    let four_bit = d.bits == 4;
+    let bounds8 = (_mm512_set1_epi8(d.lo as i8), _mm512_set1_epi8(d.hi as i8));
+    // SAFETY: the array is 64 bytes, the size of the unaligned load.
+    let pair_order = unsafe { _mm512_loadu_si512(PAIR_ORDER.as_ptr().cast()) };
+    let out_step = if W == 0 { STEP / 2 } else { STEP };
+    // 1 in every 32-bit lane and −1 in every 16-bit one, hidden from the optimiser: a masked
+    // add of them stays one instruction
+    let one = std::hint::black_box(_mm512_set1_epi32(1));
+    let minus_one16 = std::hint::black_box(_mm512_set1_epi16(-1));
+    let steps = n / STEP;
+    let bounds_i = (
+        _mm512_set1_epi32(d.lo as i32),
+        _mm512_set1_epi32(d.hi as i32),
+    );
+    let mut counts = StatusCounts::default();
+    // within the range, exact, flushed (32-bit lanes); out of range (16-bit lanes)
+    let mut wide = [zero; 3];
+    let mut wide_oor = zero;
+    // NaN lanes (invalid), ±Inf lanes
+    let mut nans = 0u64;
+    let mut infs = 0u64;
+    let four = _mm512_set1_epi32(4);
+    let (mut try_inside, mut tries) = (true, 0u32);
+    let mut i = 0;
+    while i < steps {
+        let end = (i + FLUSH).min(steps);
+        let mut acc = [zero; 3];
+        let mut oor = zero;
+        // the steps from `i` on
+        while i < end {
+            let (Some(x), Some(y)) = (
+                src.get(4 * STEP * i..4 * STEP * (i + 1)),
+                dst.get_mut(out_step * i..out_step * (i + 1)),
+            ) else {
+                break;
+            };
+            // SAFETY: `x` is one step's 256 source bytes.
+            let xs = unsafe { load_step(x) };
+            let mut v = xs.map(|x| convert::<R>(x));
+            let pack = |v: [__m512i; 4]| {
+                [
+                    _mm512_packs_epi32(v[0], v[1]),
+                    _mm512_packs_epi32(v[2], v[3]),
+                ]
+            };
+            let mut w = pack(v);
+            let count_oor = |w: [__m512i; 2], oor: &mut __m512i| {
+                for w in w {
+                    let out = _mm512_cmpgt_epu16_mask(_mm512_sub_epi16(w, lo16), span16);
+                    *oor = _mm512_mask_sub_epi16(*oor, out, *oor, minus_one16);
+                }
+            };
+            if _mm512_cmpeq_epi16_mask(_mm512_min_epi16(w[0], w[1]), min16) != 0 {
+                // NaN, ±Inf or a value beyond ±2^15: converted again with NaN as 0 and ±Inf
+                // beyond the range on its side ([`tamed`]), counted as any step, then
+                // corrected by the step's NaN and ±Inf lanes
+                let inf = xs.map(|x| _mm512_fpclass_ps_mask::<0x18>(x));
+                if inf.iter().all(|&m| m == 0xFFFF) {
+                    // ±Inf alone (a causal mask's −∞): the bound on each side, and nothing
+                    // to count (saturated and inexact, as every lane not counted within the
+                    // range or exact is)
+                    for (&x, v) in xs.iter().zip(&mut v) {
+                        let neg = _mm512_movepi32_mask(_mm512_castps_si512(x));
+                        *v = _mm512_mask_blend_epi32(neg, bounds_i.1, bounds_i.0);
+                    }
+                    w = pack(v);
+                } else {
+                    let mut nan = 0u64;
+                    for (k, (&x, v)) in xs.iter().zip(&mut v).enumerate() {
+                        *v = convert::<R>(tamed(x));
+                        count_lean_lanes(&mut acc, x, *v, (lo, hi), one);
+                        nan |= u64::from(_mm512_fpclass_ps_mask::<0x81>(x)) << (16 * k);
+                    }
+                    let inf = inf
+                        .iter()
+                        .enumerate()
+                        .fold(0u64, |all, (k, &m)| all | u64::from(m) << (16 * k));
+                    nans += u64::from(nan.count_ones());
+                    infs += u64::from(inf.count_ones());
+                    w = pack(v);
+                    count_oor(w, &mut oor);
+                }
+            } else {
+                // tried while steps keep passing, and on every eighth step after one fails
+                // (data with many values beyond the range pays little for it)
+                tries = tries.wrapping_add(1);
+                let inside = (try_inside || tries % 8 == 0) && {
+                    let mn =
+                        _mm512_min_ps(_mm512_min_ps(xs[0], xs[1]), _mm512_min_ps(xs[2], xs[3]));
+                    let mx =
+                        _mm512_max_ps(_mm512_max_ps(xs[0], xs[1]), _mm512_max_ps(xs[2], xs[3]));
+                    _mm512_mask_cmp_ps_mask::<_CMP_LE_OQ>(
+                        _mm512_cmp_ps_mask::<_CMP_GE_OQ>(mn, lo),
+                        mx,
+                        hi,
+                    ) == 0xFFFF
+                };
+                try_inside = inside;
+                if inside {
+                    // every x within the range (so every integer too): exact and flushed only
+                    acc[0] = _mm512_add_epi32(acc[0], four);
+                    for (&x, &v) in xs.iter().zip(&v) {
+                        let exact = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(_mm512_cvtepi32_ps(v), x);
+                        let flushed = _mm512_mask_testn_epi32_mask(!exact, v, v);
+                        acc[1] = _mm512_mask_add_epi32(acc[1], exact, acc[1], one);
+                        acc[2] = _mm512_mask_add_epi32(acc[2], flushed, acc[2], one);
+                    }
+                } else {
+                    for (&x, &v) in xs.iter().zip(&v) {
+                        count_lean_lanes(&mut acc, x, v, (lo, hi), one);
+                    }
+                    count_oor(w, &mut oor);
+                }
+            }
+            let b = narrow::<U>(w, four_bit, bounds8);
+            // SAFETY: `y` is one step's output bytes (64, or 32 packed) at a multiple of their
+            // count from `dst` (so aligned to it when streamed).
+            unsafe { store_lean_counters::<W>(y, b, pair_order, stream) };
+            i += 1;
+        }
+        for (w, a) in wide.iter_mut().zip(acc) {
+            *w = _mm512_add_epi64(*w, widen_sums(a));
+        }
+        // 16-bit lane sums: pairs into 32-bit lanes, then as above
+        let pairs = _mm512_madd_epi16(oor, _mm512_set1_epi16(1));
+        wide_oor = _mm512_add_epi64(wide_oor, widen_sums(pairs));
+    }
+    let [within, exact, flushed] = wide.map(|w| _mm512_reduce_add_epi64(w) as u64);
+    let oor = _mm512_reduce_add_epi64(wide_oor) as u64;
+    // a NaN lane is counted as flushed (its integer 0, not exact) and not within the range,
+    // where it is invalid and neither flushed nor saturated; a ±Inf lane as out of range,
+    // where it gives the bound on its side (saturated, not overflowing)
+    let (within, flushed, oor) = (within + nans, flushed - nans, oor - infs);
+    let all = (steps * STEP) as u64;
+    counts.total += all;
+    counts.exact += exact;
+    add_flags(
+        &mut counts,
+        [
+            (Status::INEXACT, all - exact),
+            (Status::OVERFLOW, oor),
+            (Status::FLUSHED_TO_ZERO, flushed),
+            (Status::SATURATED, all - within),
+            (Status::INVALID, nans),
+        ],
+    );
+    counts
+}
+
+/// Byte `m` of [`lean_counters`]'s packed 4-bit output: the byte pair of elements 2m, 2m + 1, in the
+/// packs' order (dword 4l + j of the packed bytes holds vector j's lanes 4l..4l+4).
+const PAIR_ORDER: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut m = 0;
+    while m < 64 {
+        let e = (2 * m) % STEP;
+        let k = e / 4;
+        t[m] = (4 * (4 * (k % 4) + k / 4) + e % 4) as u8;
+        m += 1;
+    }
+    t
+};
+
+/// Counts [`lean_counters`]'s statuses of the 16 lanes `x` converted to `v`, one (`one`) per lane in
+/// `acc`'s 32-bit lane counters: within the range `[lo, hi]`, exact (among those), flushed
+/// (the integer 0 where not exact).
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn count_lean_lanes(
+    acc: &mut [__m512i; 3],
+    x: __m512,
+    v: __m512i,
+    (lo, hi): (__m512, __m512),
+    one: __m512i,
+) {
+    let f = _mm512_cvtepi32_ps(v);
+    let below = _mm512_cmp_ps_mask::<_CMP_LE_OQ>(x, hi);
+    let within = _mm512_mask_cmp_ps_mask::<_CMP_GE_OQ>(below, x, lo);
+    let exact = _mm512_mask_cmp_ps_mask::<_CMP_EQ_OQ>(within, f, x);
+    let flushed = _mm512_mask_cmpeq_epi32_mask(!exact, v, _mm512_setzero_si512());
+    for (a, k) in acc.iter_mut().zip([within, exact, flushed]) {
+        *a = _mm512_mask_add_epi32(*a, k, *a, one);
+    }
+}
+
+/// The 16-bit values `w` of one step narrowed to bytes by a saturating pack (unsigned when
+/// `U`), in the packs' order; 4-bit codes (`four_bit`) then clamped to the bounds `(lo8, hi8)`
+/// and masked to their nibble.
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn narrow<const U: bool>(
+    w: [__m512i; 2],
+    four_bit: bool,
+    (lo8, hi8): (__m512i, __m512i),
+) -> __m512i {
+    let b = if U {
+        _mm512_packus_epi16(w[0], w[1])
+    } else {
+        _mm512_packs_epi16(w[0], w[1])
+    };
+    if !four_bit {
+        return b;
+    }
+    let c = if U {
+        _mm512_min_epu8(b, hi8)
+    } else {
+        _mm512_min_epi8(_mm512_max_epi8(b, lo8), hi8)
+    };
+    _mm512_and_si512(c, _mm512_set1_epi8(0x0F))
+}
+
+/// Stores [`lean_counters`]'s bytes `b` of one step (in the packs' order) to `y`: as bytes put in order
+/// by a dword permute (`W` = 1), or as packed 4-bit codes, paired and put in order by
+/// `pair_order` ([`PAIR_ORDER`]).
+///
+/// # Safety
+/// The CPU must support AVX-512 F, BW and VBMI; `y` must hold one step's output (64 bytes, or
+/// 32 packed), aligned to its size when `stream`.
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+unsafe fn store_lean_counters<const W: usize>(
+    y: &mut [u8],
+    b: __m512i,
+    pair_order: __m512i,
+    stream: bool,
+) {
+    if W == 0 {
+        // byte pairs (lo, hi) → lo | hi << 4 in the low byte of each 16-bit pair
+        let pairs = _mm512_or_si512(b, _mm512_srli_epi16::<4>(b));
+        let out = _mm512_castsi512_si256(_mm512_permutexvar_epi8(pair_order, pairs));
+        // SAFETY: `y` is 32 bytes, the size of the store, 32-byte aligned when streamed (the
+        // caller's guarantees).
+        unsafe { store32(y.as_mut_ptr(), out, stream) };
+    } else {
+        // dword 4l + j of the packed bytes holds vector j's lanes 4l..4l+4: back into order
+        let unpair = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+        // SAFETY: `y` is 64 bytes, the size of the store, 64-byte aligned when streamed (the
+        // caller's guarantees).
+        unsafe { store64(y.as_mut_ptr(), _mm512_permutexvar_epi32(unpair, b), stream) };
+    }
+}
+
+/// The sums of pairs of the 16 unsigned 32-bit lane counters `a`, as 8 64-bit lanes.
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[inline]
+fn widen_sums(a: __m512i) -> __m512i {
+    let l = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(a));
+    let h = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64::<1>(a));
+    _mm512_add_epi64(l, h)
 }
 
 /// The vector constants of [`lean`] for one destination.
@@ -673,9 +967,9 @@ fn tally_masks(tally: &mut [u64; 5], masks: &[[__mmask16; 5]; 4]) {
 
 /// The set bits of `m`, by `popcnt` in assembly: the compiler would turn `count_ones` over
 /// several masks into a far slower vector nibble-table count.
-#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
+#[target_feature(enable = "popcnt")]
 #[inline]
-fn popcount(m: u64) -> u64 {
+pub(crate) fn popcount(m: u64) -> u64 {
     let r: u64;
     // SAFETY: `popcnt` reads and writes only the two registers named (the CPU has POPCNT,
     // enabled for this function).
