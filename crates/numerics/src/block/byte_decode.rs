@@ -44,7 +44,8 @@ impl ByteDecode {
         let d = ByteDecode {
             sign_bit,
             to_f32: 23 - man,
-            pow: f32::from_bits(((127 - bias) as u32) << 23),
+            // 2^(127 - bias): the exponent field 127 + (127 - bias)
+            pow: f32::from_bits(((254 - bias) as u32) << 23),
             special_from,
         };
         let same = (0..2 * mags).all(|c| {
