@@ -104,26 +104,9 @@ fn policies() -> Vec<CastPolicy> {
     out
 }
 
-/// Every scheme with its rules (MX) or tensor scales (NVFP4).
+/// Every scheme with its rules (MX) or tensor scales (NVFP4), two given scales among them.
 fn variants() -> Vec<(Scheme, Option<ScaleRule>, TensorScale)> {
-    let mut out = Vec::new();
-    for scheme in Scheme::ALL {
-        if scheme.is_mx() {
-            for rule in ScaleRule::ALL {
-                out.push((scheme, Some(rule), TensorScale::FromAmax));
-            }
-        } else {
-            for ts in [
-                TensorScale::FromAmax,
-                TensorScale::Off,
-                TensorScale::Given(0.003),
-                TensorScale::Given(1e-39),
-            ] {
-                out.push((scheme, None, ts));
-            }
-        }
-    }
-    out
+    crate::block_sweep::variants_with(&[0.003, 1e-39])
 }
 
 fn to_half(v: &[f32], format: Format) -> Vec<u16> {

@@ -113,8 +113,9 @@ pub(crate) fn levels() -> Vec<SimdLevel> {
         .collect()
 }
 
-/// Every scheme with each of its scale rules (MX) or kinds of tensor scale (NVFP4).
-pub(crate) fn variants() -> Vec<(Scheme, Option<ScaleRule>, TensorScale)> {
+/// Every scheme with each of its scale rules (MX) or kinds of tensor scale (NVFP4: from the
+/// amax, off, and each of `given`).
+pub(crate) fn variants_with(given: &[f32]) -> Vec<(Scheme, Option<ScaleRule>, TensorScale)> {
     let mut out = Vec::new();
     for scheme in Scheme::ALL {
         if scheme.is_mx() {
@@ -122,16 +123,18 @@ pub(crate) fn variants() -> Vec<(Scheme, Option<ScaleRule>, TensorScale)> {
                 out.push((scheme, Some(rule), TensorScale::FromAmax));
             }
         } else {
-            for ts in [
-                TensorScale::FromAmax,
-                TensorScale::Off,
-                TensorScale::Given(0.01),
-            ] {
-                out.push((scheme, None, ts));
-            }
+            let scales = [TensorScale::FromAmax, TensorScale::Off]
+                .into_iter()
+                .chain(given.iter().map(|&g| TensorScale::Given(g)));
+            out.extend(scales.map(|ts| (scheme, None, ts)));
         }
     }
     out
+}
+
+/// [`variants_with`] one given NVFP4 tensor scale, 0.01.
+pub(crate) fn variants() -> Vec<(Scheme, Option<ScaleRule>, TensorScale)> {
+    variants_with(&[0.01])
 }
 
 /// Every deterministic rounding mode and stochastic rounding.
