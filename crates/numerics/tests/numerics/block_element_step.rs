@@ -6,9 +6,7 @@
 //! small scales near the end of the range the integer rules handle (the e8m0 clamps beyond
 //! it go to the reference routine), signed zeros, and elements at and around the max normal.
 
-use npusim_numerics::block::{
-    Options, ScaleRule, Scheme, Source, quantize_reference, quantize_with,
-};
+use npusim_numerics::block::{Options, Scheme, Source, quantize_reference, quantize_with};
 use npusim_numerics::{CastPolicy, KernelChoice, RoundMode};
 
 use crate::block_sweep::levels;
@@ -71,12 +69,7 @@ fn element_step_edges_match_the_reference_at_every_level() {
             v.extend(block(k, half_sub));
         }
         let shape = [v.len() / 32, 32];
-        let rules: Vec<Option<ScaleRule>> = if scheme.is_mx() {
-            ScaleRule::ALL.map(Some).to_vec()
-        } else {
-            vec![None]
-        };
-        for rule in rules {
+        for rule in crate::block_sweep::rules_of(scheme) {
             for mode in RoundMode::DETERMINISTIC {
                 let opts = Options {
                     scale_rule: rule,

@@ -11,7 +11,7 @@ use npusim_numerics::block::{
     quantize_with,
 };
 use npusim_numerics::bulk::SimdLevel;
-use npusim_numerics::{CastPolicy, Format, KernelChoice, RoundMode, Stochastic, StochasticCompare};
+use npusim_numerics::{CastPolicy, Format, KernelChoice, RoundMode};
 
 use crate::kernel_support::level_here;
 use crate::sweep::sweep_log2;
@@ -93,15 +93,7 @@ const SHAPES: [(&[usize], isize); 7] = [
 ];
 
 fn policies() -> Vec<CastPolicy> {
-    let mut out: Vec<CastPolicy> = RoundMode::ALL.map(CastPolicy::new).to_vec();
-    out.push(CastPolicy {
-        stochastic: Stochastic {
-            bits: 9,
-            compare: StochasticCompare::GreaterOrEqual,
-        },
-        ..CastPolicy::new(RoundMode::Hybrid)
-    });
-    out
+    crate::block_sweep::policies_with(&RoundMode::ALL, 9)
 }
 
 /// Every scheme with its rules (MX) or tensor scales (NVFP4), two given scales among them.
@@ -397,12 +389,7 @@ fn fused_kernels_match_the_reference_on_edge_blocks() {
         Scheme::Mxfp8E5m2,
         Scheme::Nvfp4,
     ] {
-        let rules: Vec<Option<ScaleRule>> = if scheme.is_mx() {
-            ScaleRule::ALL.map(Some).to_vec()
-        } else {
-            vec![None]
-        };
-        for rule in rules {
+        for rule in crate::block_sweep::rules_of(scheme) {
             for mode in RoundMode::DETERMINISTIC {
                 let opts = Options {
                     scale_rule: rule,

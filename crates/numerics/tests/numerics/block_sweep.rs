@@ -139,15 +139,29 @@ pub(crate) fn variants() -> Vec<(Scheme, Option<ScaleRule>, TensorScale)> {
 
 /// Every deterministic rounding mode and stochastic rounding.
 pub(crate) fn policies() -> Vec<CastPolicy> {
-    let mut out: Vec<CastPolicy> = RoundMode::DETERMINISTIC.map(CastPolicy::new).to_vec();
+    policies_with(&RoundMode::DETERMINISTIC, 12)
+}
+
+/// A policy per mode of `modes`, and stochastic rounding on `bits` random bits.
+pub(crate) fn policies_with(modes: &[RoundMode], bits: u8) -> Vec<CastPolicy> {
+    let mut out: Vec<CastPolicy> = modes.iter().map(|&m| CastPolicy::new(m)).collect();
     out.push(CastPolicy {
         stochastic: Stochastic {
-            bits: 12,
+            bits,
             compare: StochasticCompare::GreaterOrEqual,
         },
         ..CastPolicy::new(RoundMode::Hybrid)
     });
     out
+}
+
+/// The scale rules a scheme takes: each rule for MX, none for NVFP4.
+pub(crate) fn rules_of(scheme: Scheme) -> Vec<Option<ScaleRule>> {
+    if scheme.is_mx() {
+        ScaleRule::ALL.map(Some).to_vec()
+    } else {
+        vec![None]
+    }
 }
 
 /// Rows of full blocks, rows with an even and an odd tail, one short block, a row long
