@@ -32,6 +32,7 @@ mod kernels_half_fp8_avx2;
 mod kernels_half_pairs;
 mod kernels_half_src;
 mod kernels_i32;
+mod kernels_i8_widen_steps;
 mod kernels_int_avx512;
 mod kernels_int_fp8;
 mod kernels_int_lean_steps;

@@ -1,7 +1,8 @@
 //! f32 → 4-, 8- and 16-bit integers (4-bit ones packed two per byte or one per byte) at the
 //! AVX-512 level, 64 elements per step, with the rule of
 //! [`crate::bulk::kernels::portable::f32_to_int`] (which casts the last `n % 64` elements); a
-//! leaner path (`lean`) for saturating casts to one byte or packed 4-bit codes. The method is
+//! leaner path for saturating casts to one byte or packed 4-bit codes (`lean` for i8,
+//! `lean_counters` for u8 and the 4-bit codes). The method is
 //! in `docs/kernels.md`.
 
 use crate::bulk::kernels::portable::f32_to_int::IntDst;
@@ -111,7 +112,8 @@ unsafe fn cast<const R: i32, const W: usize, const WRAP: bool>(
     // SAFETY: the caller's guarantees, passed on.
     unsafe {
         match (W, WRAP, d.lo == 0) {
-            (1, false, false) if d.bits == 8 => lean::<R, false, 1>(d, src, dst, job),
+            (1, false, false) if d.bits == 8 && job.1 => lean::<R, true>(d, src, dst, job.0),
+            (1, false, false) if d.bits == 8 => lean::<R, false>(d, src, dst, job.0),
             (0 | 1, false, false) => lean_counters::<R, false, W>(d, src, dst, job),
             (0 | 1, false, true) => lean_counters::<R, true, W>(d, src, dst, job),
             _ => full::<R, W, WRAP>(d, src, dst, job),
@@ -119,111 +121,129 @@ unsafe fn cast<const R: i32, const W: usize, const WRAP: bool>(
     }
 }
 
-/// [`cast`] of one byte per element or of packed 4-bit codes (`W` = 0), saturating (`U`:
-/// unsigned, `lo` = 0), in fewer operations per element than [`full`]; [`cast`] runs it for
-/// i8 only (the others take [`lean_counters`]). Per step of four
-/// vectors: the conversion with the mode's embedded rounding (`vcvtps2dq`; ties away: of the
-/// truncation of `x` plus the largest f32 below one half, signed as `x`), the exact lanes
-/// (the conversion back equals `x`: one compare per vector, joined into a 64-bit mask), and
-/// the 64 integers narrowed by signed-saturating packs (`vpackssdw`, then `vpacksswb` or
-/// `vpackuswb`) and put in order by one dword permute. The step is then one of three:
+/// [`cast`] of i8 (saturating, one byte per element; `S`: the steps' codes stored
+/// non-temporally, `dst` then starting on a 64-byte boundary, and the source prefetched
+/// ahead), in fewer operations per element than [`full`]. Per step of four vectors: the
+/// conversion with the mode's embedded rounding (`vcvtps2dq`; ties away: of the truncation
+/// of `x` plus the largest f32 below one half, signed as `x`), the lanes whose conversion
+/// back equals `x` (one compare per vector, joined into a 64-bit mask), and the 64 integers
+/// narrowed by signed-saturating packs (`vpackssdw`, `vpacksswb`) and put in order by one
+/// dword permute. The step is then one of four, told apart by one test of its 64 bytes
+/// against the band `[lo + 1, hi − 1]` (a subtract and an unsigned compare) and, off the
+/// band, one `vfpclassps` per vector:
 ///
-/// - **inside**: every byte lies within `[lo + 1, hi − 1]` (a subtract and an unsigned compare
-///   on the 64 bytes). Then every rounded value lies strictly inside the range and, as it is
-///   within one of `x`, so does every `x`: nothing saturates or overflows, and the only
-///   statuses are exact (the mask) and flushed (the zero bytes that are not exact), each
-///   counted by `popcnt`;
-/// - **NaN / ±Inf**: the lanes outside that band are all NaN or ±Inf (`vfpclassps`): their
-///   bytes (the packs' bound from the conversion's `0x80000000`, or 0) are set by mask to 0
-///   for NaN and to `hi` for +Inf (−Inf already gives `lo`), and they are counted (invalid;
-///   saturated) on top of the inside rule for the other lanes;
-/// - **anything else** (a finite value at or beyond a bound): [`lean_rare_step`], the whole
-///   rule for the step.
+/// - **inside**: every byte lies within the band. Then every rounded value lies strictly
+///   inside the range and, as it is within one of `x`, so does every `x`: nothing saturates
+///   or overflows, and the only statuses are exact (the mask) and flushed (the zero bytes
+///   that are not exact), each counted by `popcnt`;
+/// - **−Inf alone** (a causal mask's tail; no byte in the band): the packs gave `lo` (from
+///   the conversion's `0x80000000`) to every lane, 64 saturated lanes;
+/// - **NaN / ±Inf**: the lanes off the band are all NaN or ±Inf: their bytes are set by mask
+///   to 0 for NaN and to `hi` for +Inf (−Inf already has `lo`), and they are counted
+///   (invalid; saturated) on top of the inside rule for the other lanes;
+/// - **anything else** (a finite value at or beyond a bound, perhaps with NaN or ±Inf):
+///   three compares per vector on `x` (above `hi`, below `lo`, unordered): every lane above
+///   `hi` (+Inf and values beyond ±2^31 too, which convert to `0x80000000`) gets `hi`, every
+///   NaN 0, and every lane below `lo` keeps the packs' `lo`; saturated = above or below,
+///   exact = the mask off those, overflow = the 16-bit packed integers beyond the range (one
+///   compare per 32) less the NaN and ±Inf lanes among them.
 ///
-/// 4-bit codes are then clamped by byte min / max and masked to their nibble (packed: paired
-/// by a shift and put together by a `vpermb`). Every count is a `popcnt` of a step's 64-bit
-/// mask in a general register, so the loop keeps no vector counters.
+/// Every count is a `popcnt` of a step's 64-bit mask in a general register, and the rarer
+/// steps' rules are written in the loop (not called), so the loop keeps its source in
+/// registers.
 ///
 /// # Safety
-/// As [`cast`], for `W` = 0 or 1 without wrapping.
+/// As [`cast`]; `d` must be i8 (saturating).
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-unsafe fn lean<const R: i32, const U: bool, const W: usize>(
+unsafe fn lean<const R: i32, const S: bool>(
     d: &IntDst,
     src: &[u8],
     dst: &mut [u8],
-    (n, stream): (usize, bool),
+    n: usize,
 ) -> StatusCounts {
-    let k = LeanConsts::of(d);
-    let four_bit = d.bits == 4;
-    let out_step = if W == 0 { STEP / 2 } else { STEP };
+    let (lo, hi) = (_mm512_set1_ps(d.lo as f32), _mm512_set1_ps(d.hi as f32));
+    // a byte `b` lies within `[lo + 1, hi − 1]` when `b − (lo + 1) ≤ hi − lo − 2` unsigned
+    let lo1_8 = _mm512_set1_epi8((d.lo + 1) as i8);
+    let span2_8 = _mm512_set1_epi8((d.hi - d.lo - 2) as i8);
+    let hi8 = _mm512_set1_epi8(d.hi as i8);
+    let (lo16, span16) = (
+        _mm512_set1_epi16(d.lo as i16),
+        _mm512_set1_epi16((d.hi - d.lo) as i16),
+    );
+    // dword 4l + j of the packed bytes holds vector j's lanes 4l..4l+4
+    let unpair = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
     let steps = n / STEP;
+    let (src, dst) = (&src[..4 * STEP * steps], &mut dst[..STEP * steps]);
     // the counts, in general registers
-    let mut tally = LeanTally::default();
-    for (x, y) in src[..4 * STEP * steps]
-        .chunks_exact(4 * STEP)
-        .zip(dst[..out_step * steps].chunks_exact_mut(out_step))
-    {
-        // SAFETY: `x` is one step's 256 source bytes.
-        let xs = unsafe { load_step(x) };
+    let (mut exact, mut flushed, mut saturated, mut overflow, mut invalid) = (0, 0, 0, 0, 0);
+    for i in 0..steps {
+        // SAFETY: `src` holds `steps` steps of 256 bytes: four 64-byte unaligned loads.
+        let xs: [__m512; 4] = std::array::from_fn(|k| unsafe {
+            let p = src.as_ptr().add(4 * STEP * i + 64 * k);
+            if S {
+                prefetch(p);
+            }
+            _mm512_loadu_ps(p.cast())
+        });
         let v = xs.map(|x| convert::<R>(x));
-        let exact = join(std::array::from_fn(|j| {
+        let eq = join(std::array::from_fn(|j| {
             _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(_mm512_cvtepi32_ps(v[j]), xs[j])
         }));
-        let mut b = ordered_bytes::<U>(v, k.unpair);
+        let w = [
+            _mm512_packs_epi32(v[0], v[1]),
+            _mm512_packs_epi32(v[2], v[3]),
+        ];
+        let mut b = _mm512_permutexvar_epi32(unpair, _mm512_packs_epi16(w[0], w[1]));
         let zero = _mm512_testn_epi8_mask(b, b);
-        let inside = _mm512_cmple_epu8_mask(_mm512_sub_epi8(b, k.lo1_8), k.span2_8);
+        let inside = _mm512_cmple_epu8_mask(_mm512_sub_epi8(b, lo1_8), span2_8);
         if inside == !0 {
-            tally.exact += popcount(exact);
-            tally.flushed += popcount(zero & !exact);
-        } else if U {
-            // (unsigned: every negative `x` and every zero result leaves the band)
-            // SAFETY: `x` is one step's 256 source bytes.
-            let (c, t) = unsafe { lean_rare_step::<R, U>(x, &k, (v, b, exact)) };
-            b = c;
-            tally.add(&t);
+            exact += popcount(eq);
+            flushed += popcount(zero & !eq);
+        } else if inside == 0 && join(xs.map(|x| _mm512_fpclass_ps_mask::<0x10>(x))) == !0 {
+            saturated += 64;
         } else {
-            let neg_inf = join(xs.map(|x| _mm512_fpclass_ps_mask::<0x10>(x)));
-            if neg_inf == !0 {
-                // −Inf alone (a causal mask's tail): the packs gave `lo` (from the
-                // conversion's 0x80000000) to every lane, saturated and inexact
-                tally.saturated += 64;
-            } else {
-                let nan = join(xs.map(|x| _mm512_fpclass_ps_mask::<0x81>(x)));
+            // QNaN, +Inf, −Inf, SNaN
+            let special = join(xs.map(|x| _mm512_fpclass_ps_mask::<0x99>(x)));
+            let nan = join(xs.map(|x| _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x)));
+            invalid += popcount(nan);
+            if inside | special == !0 {
                 let pos_inf = join(xs.map(|x| _mm512_fpclass_ps_mask::<0x08>(x)));
-                let special = nan | pos_inf | neg_inf;
-                if inside | special == !0 {
-                    b = _mm512_mask_mov_epi8(b, nan, _mm512_setzero_si512());
-                    b = _mm512_mask_mov_epi8(b, pos_inf, k.hi8);
-                    tally.exact += popcount(exact);
-                    tally.flushed += popcount(zero & !exact & !special);
-                    tally.saturated += popcount(pos_inf | neg_inf);
-                    tally.invalid += popcount(nan);
-                } else {
-                    // SAFETY: `x` is one step's 256 source bytes.
-                    let (c, t) = unsafe { lean_rare_step::<R, U>(x, &k, (v, b, exact)) };
-                    b = c;
-                    tally.add(&t);
-                }
+                b = _mm512_mask_mov_epi8(b, pos_inf, hi8);
+                exact += popcount(eq);
+                flushed += popcount(zero & !eq);
+                saturated += popcount(special & !nan);
+            } else {
+                let above = join(xs.map(|x| _mm512_cmp_ps_mask::<_CMP_GT_OQ>(x, hi)));
+                let below = join(xs.map(|x| _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, lo)));
+                let out = w
+                    .map(|w| u64::from(_mm512_cmpgt_epu16_mask(_mm512_sub_epi16(w, lo16), span16)));
+                b = _mm512_mask_mov_epi8(b, above, hi8);
+                let ex = eq & !(above | below);
+                exact += popcount(ex);
+                flushed += popcount(zero & !ex);
+                saturated += popcount(above | below);
+                overflow += popcount(out[0]) + popcount(out[1]) - popcount(special);
             }
+            b = _mm512_mask_mov_epi8(b, nan, _mm512_setzero_si512());
         }
-        // SAFETY: `y` is one step's output bytes (64, or 32 packed) at a multiple of their
-        // count from `dst` (so aligned to it when streamed).
-        unsafe { store_lean::<U, W>(y, b, four_bit, &k, stream) };
+        // SAFETY: `dst` holds `steps` steps of 64 bytes; streamed, it starts on a 64-byte
+        // boundary (the caller's guarantee), and so does every step.
+        unsafe { store64(dst.as_mut_ptr().add(STEP * i), b, S) };
     }
     let all = (steps * STEP) as u64;
     let mut counts = StatusCounts {
         total: all,
-        exact: tally.exact,
+        exact,
         ..StatusCounts::default()
     };
     add_flags(
         &mut counts,
         [
-            (Status::INEXACT, all - tally.exact),
-            (Status::OVERFLOW, tally.overflow),
-            (Status::FLUSHED_TO_ZERO, tally.flushed),
-            (Status::SATURATED, tally.saturated),
-            (Status::INVALID, tally.invalid),
+            (Status::INEXACT, all - exact),
+            (Status::OVERFLOW, overflow),
+            (Status::FLUSHED_TO_ZERO, flushed),
+            (Status::SATURATED, saturated),
+            (Status::INVALID, invalid),
         ],
     );
     counts
@@ -521,67 +541,6 @@ fn widen_sums(a: __m512i) -> __m512i {
     _mm512_add_epi64(l, h)
 }
 
-/// The vector constants of [`lean`] for one destination.
-struct LeanConsts {
-    /// The bounds as f32.
-    lo: __m512,
-    hi: __m512,
-    /// `lo + 1` in every byte, and `hi − lo − 2`: a byte `b` lies within `[lo + 1, hi − 1]`
-    /// when `b − (lo + 1) ≤ hi − lo − 2` unsigned.
-    lo1_8: __m512i,
-    span2_8: __m512i,
-    /// The bounds' low bytes (4-bit clamp, +Inf's code).
-    lo8: __m512i,
-    hi8: __m512i,
-    /// `lo` and `hi − lo` in every 16-bit lane (out of range on the packed 16-bit values).
-    lo16: __m512i,
-    span16: __m512i,
-    /// The dword permute that puts the packs' bytes in order.
-    unpair: __m512i,
-}
-
-impl LeanConsts {
-    /// The constants of `d`.
-    #[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-    #[inline]
-    fn of(d: &IntDst) -> Self {
-        Self {
-            lo: _mm512_set1_ps(d.lo as f32),
-            hi: _mm512_set1_ps(d.hi as f32),
-            lo1_8: _mm512_set1_epi8((d.lo + 1) as i8),
-            span2_8: _mm512_set1_epi8((d.hi - d.lo - 2) as i8),
-            lo8: _mm512_set1_epi8(d.lo as i8),
-            hi8: _mm512_set1_epi8(d.hi as i8),
-            lo16: _mm512_set1_epi16(d.lo as i16),
-            span16: _mm512_set1_epi16((d.hi - d.lo) as i16),
-            // dword 4l + j of the packed bytes holds vector j's lanes 4l..4l+4
-            unpair: _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0),
-        }
-    }
-}
-
-/// [`lean`]'s counts of some steps, per status.
-#[derive(Default, Clone, Copy)]
-struct LeanTally {
-    exact: u64,
-    flushed: u64,
-    saturated: u64,
-    overflow: u64,
-    invalid: u64,
-}
-
-impl LeanTally {
-    /// Adds the counts `t`.
-    #[inline]
-    fn add(&mut self, t: &LeanTally) {
-        self.exact += t.exact;
-        self.flushed += t.flushed;
-        self.saturated += t.saturated;
-        self.overflow += t.overflow;
-        self.invalid += t.invalid;
-    }
-}
-
 /// The four 16-lane masks `m` of a step as one 64-bit mask, vector 0 in the low bits.
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
 #[inline]
@@ -591,125 +550,7 @@ fn join(m: [__mmask16; 4]) -> __mmask64 {
     _mm512_kunpackd(cd.into(), ab.into())
 }
 
-/// The 64 integers `v` of a step narrowed to bytes by saturating packs (the last one unsigned
-/// when `U`), in order.
-#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-#[inline]
-fn ordered_bytes<const U: bool>(v: [__m512i; 4], unpair: __m512i) -> __m512i {
-    let (w0, w1) = (
-        _mm512_packs_epi32(v[0], v[1]),
-        _mm512_packs_epi32(v[2], v[3]),
-    );
-    let b = if U {
-        _mm512_packus_epi16(w0, w1)
-    } else {
-        _mm512_packs_epi16(w0, w1)
-    };
-    _mm512_permutexvar_epi32(unpair, b)
-}
-
-/// [`lean`]'s step by the whole rule (a finite lane at or beyond a bound, perhaps with NaN or
-/// ±Inf lanes): converted from [`tamed`] values (NaN 0, ±Inf beyond the range on its side), so
-/// that the packs give every code; per lane, with `c` that integer, within the range (`lo ≤ x
-/// ≤ hi`), exact (within, and `c = x`), flushed (`c = 0`, not exact, not NaN), NaN, ±Inf, and
-/// out of range (the packed 16-bit `c` beyond the bounds: NaN is in range, ±Inf out of it).
-/// Saturated: neither within nor NaN; overflow: out of range but not ±Inf. Returns the
-/// step's bytes in order and its counts.
-///
-/// # Safety
-/// As [`lean`]; `x` must hold one step's 256 source bytes.
-#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-#[inline(never)]
-unsafe fn lean_rare_step<const R: i32, const U: bool>(
-    x: &[u8],
-    k: &LeanConsts,
-    (v, b, exact): ([__m512i; 4], __m512i, __mmask64),
-) -> (__m512i, LeanTally) {
-    // SAFETY: `x` holds one step's 256 bytes (the caller's guarantee).
-    let xs = unsafe { load_step(x) };
-    let min = _mm512_set1_epi32(i32::MIN);
-    let indefinite = join(v.map(|v| _mm512_cmpeq_epi32_mask(v, min)));
-    let (c, b, exact, nan, inf) = if indefinite == 0 {
-        // no NaN, ±Inf or value beyond ±2^31 (which convert to 0x80000000): the step's own
-        // conversion
-        (v, b, exact, 0, 0)
-    } else {
-        let c = xs.map(|x| convert::<R>(tamed(x)));
-        let exact = join(std::array::from_fn(|j| {
-            _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(_mm512_cvtepi32_ps(c[j]), xs[j])
-        }));
-        let nan = join(xs.map(|x| _mm512_fpclass_ps_mask::<0x81>(x)));
-        let inf = join(xs.map(|x| _mm512_fpclass_ps_mask::<0x18>(x)));
-        (c, ordered_bytes::<U>(c, k.unpair), exact, nan, inf)
-    };
-    let within = join(std::array::from_fn(|j| {
-        let below = _mm512_cmp_ps_mask::<_CMP_LE_OQ>(xs[j], k.hi);
-        _mm512_mask_cmp_ps_mask::<_CMP_GE_OQ>(below, xs[j], k.lo)
-    }));
-    let exact = exact & within;
-    let zero = join(c.map(|c| _mm512_testn_epi32_mask(c, c)));
-    let out = [(c[0], c[1]), (c[2], c[3])].map(|(a, b)| {
-        let w = _mm512_packs_epi32(a, b);
-        u64::from(_mm512_cmpgt_epu16_mask(
-            _mm512_sub_epi16(w, k.lo16),
-            k.span16,
-        ))
-    });
-    let tally = LeanTally {
-        exact: popcount(exact),
-        flushed: popcount(zero & !exact & !nan),
-        saturated: popcount(!within & !nan),
-        invalid: popcount(nan),
-        overflow: popcount(out[0]) + popcount(out[1]) - popcount(inf),
-    };
-    (b, tally)
-}
-
-/// Stores [`lean`]'s ordered bytes `b` of one step to `y`: as they are, or (`four_bit`)
-/// clamped to the bounds and masked to their nibble, and (`W` = 0) paired two per byte, the
-/// first in the low nibble.
-///
-/// # Safety
-/// The CPU must support AVX-512 F, BW and VBMI; `y` must hold one step's output (64 bytes, or
-/// 32 packed), aligned to its size when `stream`.
-#[target_feature(enable = "avx2,popcnt,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")]
-#[inline]
-unsafe fn store_lean<const U: bool, const W: usize>(
-    y: &mut [u8],
-    b: __m512i,
-    four_bit: bool,
-    k: &LeanConsts,
-    stream: bool,
-) {
-    let b = if four_bit {
-        // the packs saturate to the byte's range: clamp to the nibble's (unsigned bytes are
-        // never below 0)
-        let c = if U {
-            _mm512_min_epu8(b, k.hi8)
-        } else {
-            _mm512_min_epi8(_mm512_max_epi8(b, k.lo8), k.hi8)
-        };
-        _mm512_and_si512(c, _mm512_set1_epi8(0x0F))
-    } else {
-        b
-    };
-    if W == 0 {
-        // byte pairs (lo, hi) → lo | hi << 4 in the low byte of each 16-bit pair
-        let pairs = _mm512_or_si512(b, _mm512_srli_epi16::<4>(b));
-        // SAFETY: the array is 64 bytes, the size of the unaligned load.
-        let even_bytes = unsafe { _mm512_loadu_si512(EVEN_BYTES.as_ptr().cast()) };
-        let out = _mm512_castsi512_si256(_mm512_permutexvar_epi8(even_bytes, pairs));
-        // SAFETY: `y` is 32 bytes, the size of the store, 32-byte aligned when streamed (the
-        // caller's guarantees).
-        unsafe { store32(y.as_mut_ptr(), out, stream) };
-    } else {
-        // SAFETY: `y` is 64 bytes, the size of the store, 64-byte aligned when streamed (the
-        // caller's guarantees).
-        unsafe { store64(y.as_mut_ptr(), b, stream) };
-    }
-}
-
-/// The 16 lanes `x` of a [`lean`] step with special lanes made safe to convert: NaN as +0,
+/// The 16 lanes `x` of a [`lean_counters`] step with special lanes made safe to convert: NaN as +0,
 /// −Inf as the lowest finite f32 (which converts to −2^31, below every range), +Inf and every
 /// value above 2^16 as 2^16 (above every one-byte range; the conversion of 2^31 or more would
 /// give −2^31). Finite values up to 2^16 are kept, so their integers are unchanged.
