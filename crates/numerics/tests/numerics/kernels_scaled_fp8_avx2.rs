@@ -1,13 +1,15 @@
-//! The AVX2 level's to-nearest-even loop for f32 → small binary floats (the scaled float add,
-//! 32 elements a step, statuses counted on packed bytes) equals the reference bit for bit,
-//! codes and status counts, at the AVX2 level itself (not only the machine's best): on
-//! exactly overflowing values (powers of two beyond each destination's range, which the loop
-//! marks as the inexact overflows), runs of −∞ as in a causal mask, NaN payloads of both
-//! signs and random finite values, across its 255-step counter flush, at lengths around its
-//! step, one code per byte and packed, under the three standard policies.
+//! The AVX2 level's to-nearest-even and to-odd loop for f32 → small binary floats (the scaled
+//! float add, 32 elements a step, statuses counted on packed bytes) equals the reference bit
+//! for bit, codes and status counts, at the AVX2 level itself (not only the machine's best):
+//! on every boundary class of each destination (its values, the ties between them, beyond
+//! its largest value, fractions of its smallest, f32 subnormals, ±0, ±Inf, NaNs), exactly
+//! overflowing values (powers of two beyond each destination's range, which the loop marks as
+//! the inexact overflows), runs of −∞ as in a causal mask, NaN payloads of both signs and
+//! random finite values, across its 255-step counter flush, at lengths around its step, one
+//! code per byte and packed, under the three standard policies of both modes.
 
 use crate::kernel_support::{assert_same_codes, bytes, cast, f32s, layouts, level_here, options};
-use crate::kernel_support::{policies, random_f32};
+use crate::kernel_support::{float_classes, mixed, policies, random_f32};
 use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
 use npusim_numerics::{Format, KernelChoice, RoundMode};
 
@@ -48,15 +50,26 @@ fn codes(n: usize, seed: u64) -> Vec<u32> {
     v
 }
 
+/// [`codes`] with `dst`'s boundary classes ([`float_classes`], shuffled among random codes)
+/// in front.
+fn pool(dst: Format) -> Vec<u32> {
+    let mut v = mixed(&float_classes(dst), 11);
+    v.extend(codes(32 * 255 * 2 + 200, 25));
+    v
+}
+
 #[test]
 fn the_scaled_loop_equals_the_reference_at_the_avx2_level() {
     if !level_here(SimdLevel::Avx2) {
         return;
     }
-    let pool = codes(32 * 255 * 2 + 200, 25);
     for dst in DSTS {
+        let pool = pool(dst);
         for d in layouts(dst) {
-            for policy in policies(RoundMode::Rint) {
+            for policy in [RoundMode::Rint, RoundMode::Odd]
+                .into_iter()
+                .flat_map(policies)
+            {
                 let name = kernel_name_at(f32s(), d, &policy, SimdLevel::Avx2);
                 assert_eq!(name, "f32-float-avx2", "{d:?} {policy:?}");
                 for n in [pool.len(), 32 * 255 + 31, 33, 32, 31] {

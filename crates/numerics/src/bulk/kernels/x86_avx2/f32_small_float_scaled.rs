@@ -6,8 +6,10 @@
 //! per-binade constant rounds it at the destination's last mantissa bit and leaves the biased
 //! code in the low bits of the sum. AVX2 has no embedded rounding: the add rounds by the
 //! floating-point environment, which Rust keeps at its default (to nearest, ties to even,
-//! no flush of subnormals), so this loop serves only the to-nearest-even mode; the other modes
-//! keep the integer rule of [`super::f32_small_float`].
+//! no flush of subnormals). To odd is derived from that sum: the exact difference
+//! `(y − m) − s` says whether the add rounded up, and one less is then the truncation; the
+//! inexact lanes get their last bit set with the inexact bit (as the AVX-512 kernel's
+//! truncating add does). The other modes keep the integer rule of [`super::f32_small_float`].
 //!
 //! The codes, the inexact lanes and the source signs are packed to bytes once per step, and
 //! the statuses are counted on those bytes (byte counters, added up every 255 steps). A step
@@ -24,10 +26,10 @@ use std::arch::x86_64::*;
 pub(crate) const STEP: usize = 32;
 
 /// Whether this loop serves `sf` (one code per byte, or two per byte when `packed`): the
-/// to-nearest-even mode, the magnitude codes up to the clamp code below the inexact bit
+/// to-nearest-even and to-odd modes, the magnitude codes up to the clamp code below the inexact bit
 /// (0x80), and the code offsets of every binade below 2^23.
 pub(crate) fn serves(sf: &SmallFloat, packed: bool) -> bool {
-    sf.mode == mode::NEAREST_EVEN
+    matches!(sf.mode, mode::NEAREST_EVEN | mode::ODD)
         && sf.serves(packed)
         && (1..=7).contains(&(23 - sf.shift))
         && sf.e0 <= 126
@@ -54,14 +56,36 @@ pub(crate) fn run_body(
     let clamp = sf.overflow_clamps();
     // SAFETY: the CPU has AVX2 (checked just above).
     let counts = unsafe {
-        match (packed, clamp) {
-            (false, false) => cast::<false, false>(sf, s, d),
-            (false, true) => cast::<false, true>(sf, s, d),
-            (true, false) => cast::<true, false>(sf, s, d),
-            (true, true) => cast::<true, true>(sf, s, d),
+        if sf.mode == mode::ODD {
+            dispatch::<{ mode::ODD }>(sf, s, d, packed, clamp)
+        } else {
+            dispatch::<{ mode::NEAREST_EVEN }>(sf, s, d, packed, clamp)
         }
     };
     Some((body, counts))
+}
+
+/// [`cast`] in mode `M` for the layout (`packed`) and overflow rule (`clamp`).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn dispatch<const M: u8>(
+    sf: &SmallFloat,
+    src: &[u8],
+    dst: &mut [u8],
+    packed: bool,
+    clamp: bool,
+) -> StatusCounts {
+    // SAFETY: AVX2 is enabled here (the caller's guarantee).
+    unsafe {
+        match (packed, clamp) {
+            (false, false) => cast::<M, false, false>(sf, src, dst),
+            (false, true) => cast::<M, false, true>(sf, src, dst),
+            (true, false) => cast::<M, true, false>(sf, src, dst),
+            (true, true) => cast::<M, true, true>(sf, src, dst),
+        }
+    }
 }
 
 /// The layout's constants, per 32-bit lane or (`b_`) per byte.
@@ -89,11 +113,13 @@ pub(super) struct Consts {
     pub(super) shift: __m128i,
     /// The NaN payload bits kept.
     pub(super) nan_payload: __m256i,
-    /// Bytes: 0x80, the inexact bit of a code byte (and an inexact zero).
+    /// Bytes: 0x80, the inexact bit of a code byte (to odd: 0x81, the last bit set too).
     pub(super) b_inexact: __m256i,
+    /// Bytes: 0x80, an inexact zero (flushed).
+    pub(super) b_flushed: __m256i,
     /// Bytes: the magnitude code one above the largest (an exact overflow, NaN or Inf).
     pub(super) b_clamp: __m256i,
-    /// Bytes: that code with the inexact bit (an overflow).
+    /// Bytes: that code with the inexact bit, and to odd its last bit (an overflow).
     pub(super) b_ovf: __m256i,
     /// Bytes: −128 + the smallest normal's code (signed, below it: inexact and subnormal).
     pub(super) b_under: __m256i,
@@ -123,6 +149,7 @@ impl Consts {
         // the f32 exponent field of the smallest normal
         let e_min = sf.e0 + 1;
         let bias = (151 - man) << 23;
+        let odd = sf.mode == mode::ODD;
         Consts {
             abs_mask: set(0x7FFF_FFFF),
             exp_field: set(0x7F80_0000),
@@ -135,9 +162,10 @@ impl Consts {
             max_abs: set(sf.max_abs),
             shift: _mm_cvtsi32_si128(sf.shift as i32),
             nan_payload: set(sf.nan_payload),
-            b_inexact: set8(0x80),
+            b_inexact: set8(if odd { 0x81 } else { 0x80 }),
+            b_flushed: set8(0x80),
             b_clamp: set8(sf.max_code + 1),
-            b_ovf: set8(0x80 | (sf.max_code + 1)),
+            b_ovf: set8(0x80 | (sf.max_code + 1) | u32::from(odd)),
             b_under: set8(0x80 + sf.min_normal),
             b_mag: set8(0x7F),
             b_sign: set8(1 << (sf.bits - 1)),
@@ -201,23 +229,24 @@ impl Tally {
     }
 }
 
-/// 8 lanes `x` rounded to nearest even: the biased code clamped at one above the largest
-/// finite magnitude (NaN and ±Inf give the clamp code), the inexact lanes (not NaN or ±Inf)
-/// and the lanes beyond the largest finite value.
+/// 8 lanes `x` rounded in mode `M` ([`rounded`]): the biased code clamped at one above the
+/// largest finite magnitude (NaN and ±Inf give the clamp code), the inexact lanes (not NaN or
+/// ±Inf) and the lanes beyond the largest finite value.
 #[target_feature(enable = "avx2")]
 #[inline]
-pub(super) fn lanes(c: &Consts, x: __m256i) -> (__m256i, __m256i, __m256i) {
+pub(super) fn lanes<const M: u8>(c: &Consts, x: __m256i) -> (__m256i, __m256i, __m256i) {
     let a = _mm256_and_si256(x, c.abs_mask);
-    let (code, inexact) = rounded(c, a);
+    let (code, inexact) = rounded::<M>(c, a);
     (code, inexact, _mm256_cmpgt_epi32(a, c.max_abs))
 }
 
-/// 8 magnitudes `a` (f32 codes without the sign) rounded to nearest even: the biased code
-/// clamped at one above the largest finite magnitude (NaN and ±Inf give the clamp code) and
-/// the inexact lanes (not NaN or ±Inf).
+/// 8 magnitudes `a` (f32 codes without the sign) rounded in mode `M`, to nearest even or (for
+/// [`mode::ODD`]) toward zero, the last bit of the inexact lanes to be set with their inexact
+/// bit ([`Consts::b_inexact`]): the biased code clamped at one above the largest finite
+/// magnitude (NaN and ±Inf give the clamp code) and the inexact lanes (not NaN or ±Inf).
 #[target_feature(enable = "avx2")]
 #[inline]
-pub(super) fn rounded(c: &Consts, a: __m256i) -> (__m256i, __m256i) {
+pub(super) fn rounded<const M: u8>(c: &Consts, a: __m256i) -> (__m256i, __m256i) {
     // exponent field min(255 − E, 255 − Emin): 2^(128 − Ec); zero for NaN and Inf
     let scale = _mm256_min_epu32(_mm256_andnot_si256(a, c.exp_field), c.max_scale);
     let s = _mm256_mul_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(scale));
@@ -228,9 +257,19 @@ pub(super) fn rounded(c: &Consts, a: __m256i) -> (__m256i, __m256i) {
     // rounded by the default environment: to nearest, ties to even
     let y = _mm256_add_ps(s, m);
     // the rounded s, exactly (both in one binade below 2^24 ulps); NaN: not inexact
-    let inexact = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_NEQ_OQ>(_mm256_sub_ps(y, m), s));
+    let r = _mm256_sub_ps(y, m);
+    let inexact = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_NEQ_OQ>(r, s));
+    let y = _mm256_castps_si256(y);
+    let y = if M == mode::ODD {
+        // rounded up (−1): the code below is the truncation (the sum's codes are
+        // consecutive within its binade and across its top); NaN: not up
+        let up = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_GT_OQ>(r, s));
+        _mm256_add_epi32(y, up)
+    } else {
+        y
+    };
     // unsigned: a NaN sum (of either sign) clamps too
-    let code = _mm256_min_epu32(_mm256_castps_si256(y), c.clamp);
+    let code = _mm256_min_epu32(y, c.clamp);
     (_mm256_and_si256(code, c.low_byte), inexact)
 }
 
@@ -290,14 +329,14 @@ unsafe fn store<const PACKED: bool>(c: &Consts, b: __m256i, y: &mut [u8]) {
     }
 }
 
-/// The cast of `src.len() / 4` (a multiple of [`STEP`]) elements: codes one per byte or,
+/// The cast of `src.len() / 4` (a multiple of [`STEP`]) elements in mode `M`: codes one per byte or,
 /// with `PACKED`, two per byte; with `CLAMP` overflow is the rounded magnitude clamped to
 /// the overflow code with the sign put on.
 ///
 /// # Safety
 /// The CPU must support AVX2.
 #[target_feature(enable = "avx2")]
-unsafe fn cast<const PACKED: bool, const CLAMP: bool>(
+unsafe fn cast<const M: u8, const PACKED: bool, const CLAMP: bool>(
     sf: &SmallFloat,
     src: &[u8],
     dst: &mut [u8],
@@ -327,7 +366,7 @@ unsafe fn cast<const PACKED: bool, const CLAMP: bool>(
         {
             // SAFETY: `x` is one step's 128 source bytes.
             let xs = unsafe { load_step(x) };
-            let l = xs.map(|x| lanes(&c, x));
+            let l = xs.map(|x| lanes::<M>(&c, x));
             let b = _mm256_or_si256(
                 pack::<false>(l.map(|(v, _, _)| v)),
                 _mm256_and_si256(pack::<true>(l.map(|(_, k, _)| k)), c.b_inexact),
@@ -378,7 +417,7 @@ unsafe fn cast<const PACKED: bool, const CLAMP: bool>(
             acc[0] = _mm256_sub_epi8(acc[0], ovf);
             acc[1] = _mm256_sub_epi8(acc[1], _mm256_cmpgt_epi8(zero, b));
             acc[2] = _mm256_sub_epi8(acc[2], _mm256_cmpgt_epi8(c.b_under, b));
-            acc[3] = _mm256_sub_epi8(acc[3], _mm256_cmpeq_epi8(b, c.b_inexact));
+            acc[3] = _mm256_sub_epi8(acc[3], _mm256_cmpeq_epi8(b, c.b_flushed));
             acc[4] = _mm256_sub_epi8(acc[4], _mm256_and_si256(ovf, _mm256_cmpgt_epi8(zero, sign)));
             for (_, _, k) in l {
                 beyond = _mm256_sub_epi32(beyond, k);
@@ -465,4 +504,36 @@ fn flush_counters(
     let lo = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(beyond));
     let hi = _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(beyond));
     *wide_beyond = _mm256_add_epi64(*wide_beyond, _mm256_add_epi64(lo, hi));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bulk::kernels::portable::f32_float::FloatDst;
+    use crate::{CastPolicy, Format, RoundMode};
+
+    #[test]
+    fn the_loop_serves_to_nearest_even_and_to_odd_and_no_other_mode() {
+        let sf = |f, p: &CastPolicy| FloatDst::new(f, p).map(|k| k.small_float());
+        for f in [
+            Format::F8E4M3FN,
+            Format::F8E5M2,
+            Format::F6E2M3FN,
+            Format::F4E2M1,
+        ] {
+            for mode in RoundMode::DETERMINISTIC {
+                for p in [
+                    CastPolicy::new(mode),
+                    CastPolicy::saturating(mode),
+                    CastPolicy::non_saturating(mode),
+                ] {
+                    let Some(sf) = sf(f, &p) else {
+                        panic!("{f:?} {p:?}: no small-float kernel")
+                    };
+                    let want = matches!(mode, RoundMode::Rint | RoundMode::Odd);
+                    assert_eq!(serves(&sf, false), want, "{f:?} {p:?}");
+                }
+            }
+        }
+    }
 }

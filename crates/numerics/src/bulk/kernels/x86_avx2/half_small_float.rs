@@ -14,6 +14,7 @@
 //! take that route.
 
 use super::f32_small_float_scaled::{Consts, Tally, pack, rounded, sum64};
+use crate::bulk::kernels::mode;
 use crate::bulk::kernels::portable::f32_small_float::SmallFloat;
 use crate::bulk::kernels::portable::half_src::widen_code;
 use crate::bulk::kernels::portable::widen::Half;
@@ -23,11 +24,11 @@ use std::arch::x86_64::*;
 /// Elements per step (two vectors of 16 source codes).
 pub(crate) const STEP: usize = 32;
 
-/// Whether this loop serves `half` → `sf` (one code per byte): the destinations and mode the
-/// scaled f32 loop serves ([`super::f32_small_float_scaled::serves`]: to nearest even).
+/// Whether this loop serves `half` → `sf` (one code per byte): the destinations the scaled
+/// f32 loop serves ([`super::f32_small_float_scaled::serves`]), to nearest even only.
 pub(crate) fn serves(half: Half, sf: &SmallFloat) -> bool {
     let _ = half;
-    super::f32_small_float_scaled::serves(sf, false)
+    sf.mode == mode::NEAREST_EVEN && super::f32_small_float_scaled::serves(sf, false)
 }
 
 /// Casts the first `n - n % 32` of `n` little-endian f16 or bf16 codes of `src` into one
@@ -230,7 +231,7 @@ unsafe fn cast<const F16: bool, const CLAMP: bool, const PAYLOAD: bool, const BY
                 ]
             };
             let a = h.map(|h| _mm256_and_si256(h, k.abs));
-            let l = widen::<F16>(a).map(|x| rounded(&c, x));
+            let l = widen::<F16>(a).map(|x| rounded::<{ mode::NEAREST_EVEN }>(&c, x));
             // the codes with the inexact bit, bytes in the order of `bytes`
             let b = _mm256_or_si256(
                 pack::<false>(l.map(|(v, _)| v)),
@@ -254,7 +255,7 @@ unsafe fn cast<const F16: bool, const CLAMP: bool, const PAYLOAD: bool, const BY
                 ovf,
                 _mm256_cmpgt_epi8(zero, b),
                 _mm256_cmpgt_epi8(c.b_under, b),
-                _mm256_cmpeq_epi8(b, c.b_inexact),
+                _mm256_cmpeq_epi8(b, c.b_flushed),
                 beyond,
                 sp,
                 nan,
