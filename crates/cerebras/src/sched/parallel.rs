@@ -14,6 +14,7 @@ use super::idle::set_bits;
 use super::pe_state::PeState;
 use super::pe_step::{PeStep, TraceLog, TraceSink};
 use super::run_ahead::{AheadCount, RunAhead};
+use super::scale_profile::thread_cpu_ns;
 use super::sim::Sim;
 use super::stats::TraceHash;
 use super::trace::TraceEvent;
@@ -48,6 +49,8 @@ struct RangeOut {
     /// counted, may send)`.
     stepped: Vec<(usize, bool, u64, bool)>,
     error: Option<SimError>,
+    /// When profiling: the pool thread that stepped the range, its CPU nanoseconds, its PEs.
+    profile: (usize, u64, u64),
 }
 
 /// The threads a simulation steps its PEs on: a pool of `count` threads runs the cycle loop
@@ -164,7 +167,7 @@ impl Sim {
             out.progressed = false;
             out.error = None;
         }
-        {
+        let joined = {
             // split the PEs at the first PE of each range
             let mut rest: &mut [PeState] = &mut self.pes;
             let mut rest_ahead: &mut [AheadCount] = &mut self.ahead;
@@ -181,7 +184,9 @@ impl Sim {
                 base = end;
             }
             let at = (cycle, until, self.idle.windows);
+            let profiling = self.profile.is_some();
             let step = |((pes, ahead), (p, base), range_ks, out): &mut Range<'_>| {
+                let t0 = profiling.then(thread_cpu_ns);
                 let direct = prefix.start(*p, out);
                 step_range(
                     pes,
@@ -197,10 +202,16 @@ impl Sim {
                 if direct {
                     prefix.end(*p, out);
                 }
+                if let Some(t0) = t0 {
+                    let thread = rayon::current_thread_index().unwrap_or(0);
+                    out.profile = (thread, thread_cpu_ns() - t0, range_ks.len() as u64);
+                }
             };
             // on a thread of the pool (the run's loop), this runs directly
+            let forked = profiling.then(thread_cpu_ns);
             pool.install(|| split_steps(&mut work, &step));
-        }
+            forked.map(|t0| (t0, thread_cpu_ns()))
+        };
         let mut changed = false;
         let mut error = None;
         for out in &mut outs {
@@ -229,6 +240,11 @@ impl Sim {
                 error = Some(e);
                 break;
             }
+        }
+        if let (Some((t0, t1)), Some(p)) = (joined, &mut self.profile) {
+            let me = rayon::current_thread_index().unwrap_or(0);
+            let ranges = outs.iter().map(|o| o.profile);
+            p.parallel_cycle(me, t1 - t0, thread_cpu_ns() - t1, ranges);
         }
         self.threads.outs = outs;
         Some(error.map_or(Ok(changed), Err))

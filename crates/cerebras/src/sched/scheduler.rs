@@ -26,6 +26,7 @@ use super::microthread::main_thread_rank;
 use super::pe_state::PeCycle;
 use super::pe_step::{PeStep, TraceMix};
 use super::run_ahead::RunAhead;
+use super::scale_profile::thread_cpu_ns;
 use super::sim::Sim;
 use super::stats::RunReport;
 use super::trace::{EventKind, Thread, TraceEvent};
@@ -58,7 +59,13 @@ impl Sim {
         while self.cycle < limit {
             let cycle = self.cycle;
             let until = if self.idle.run_ahead { limit } else { 0 };
-            let changed = match self.step(until, pool) {
+            let t0 = self.profile.is_some().then(thread_cpu_ns);
+            let stepped = self.step(until, pool);
+            if let (Some(t0), Some(p)) = (t0, &mut self.profile) {
+                p.cycles += 1;
+                p.loop_ns += thread_cpu_ns() - t0;
+            }
+            let changed = match stepped {
                 Ok(c) => c,
                 Err(e) => {
                     self.rewind_run_ahead();
@@ -133,12 +140,16 @@ impl Sim {
         if skip {
             ramp.extend(set_bits(&self.idle.sending));
         }
+        let t0 = self.profile.is_some().then(thread_cpu_ns);
         let stepped = self.fabric.step_into(
             cycle,
             &mut PeQueuesOf(&mut self.pes),
             skip.then_some(&ramp[..]),
             &mut hops,
         );
+        if let (Some(t0), Some(p)) = (t0, &mut self.profile) {
+            p.routers_ns += thread_cpu_ns() - t0;
+        }
         let r = stepped
             .map_err(|source| SimError::Fabric { cycle, source })
             .and_then(|()| self.after_routers(cycle, &hops, &ramp, until, pool));
@@ -188,7 +199,7 @@ impl Sim {
                 });
             }
         }
-        let mut changed = self.fabric.changes() > 0;
+        let changed = self.fabric.changes() > 0;
         for i in 0..self.fabric.touched().len() {
             let k = self.fabric.touched()[i];
             let owed = self.idle.wake(k, cycle);
@@ -203,6 +214,18 @@ impl Sim {
                 return Ok(changed | r?);
             }
         }
+        let t0 = self.profile.is_some().then(thread_cpu_ns);
+        let r = self.step_each(cycle, until);
+        if let (Some(t0), Some(p)) = (t0, &mut self.profile) {
+            p.single_ns += thread_cpu_ns() - t0;
+        }
+        Ok(changed | r?)
+    }
+
+    /// Steps every awake PE (every PE when idle PEs are not skipped) one after the other;
+    /// whether any progressed.
+    fn step_each(&mut self, cycle: u64, until: u64) -> Result<bool, SimError> {
+        let mut changed = false;
         if self.idle.on {
             for w in 0..self.idle.awake.len() {
                 let mut bits = self.idle.awake[w];

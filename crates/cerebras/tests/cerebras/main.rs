@@ -22,6 +22,7 @@ mod ops_goldens;
 mod ops_no_panic;
 mod pinned_runs;
 mod programs;
+mod scale_profile;
 mod scale_speed;
 mod seed_lowering;
 mod sim_control;
