@@ -31,6 +31,7 @@ mod pe_state;
 mod pe_step;
 pub mod queue_flush;
 pub mod queue_reuse;
+mod range_claims;
 pub mod resources;
 mod run_ahead;
 pub mod scale_profile;

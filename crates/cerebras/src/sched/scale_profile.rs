@@ -58,6 +58,9 @@ pub struct ScaleProfile {
     pub single_ns: u64,
     /// The pool index of the thread running the cycle loop.
     pub loop_thread: usize,
+    /// CPU nanoseconds the helper threads spent waiting (spinning) for the ranges of the
+    /// parallel cycles while the loop's thread did the serial part.
+    pub helper_wait_ns: u64,
     /// Per pool thread, by its index in the pool.
     pub threads: Vec<ThreadShare>,
     /// Over the parallel cycles, the CPU time of the thread that stepped the most in each:
@@ -148,7 +151,8 @@ impl ScaleProfile {
         let mut s = format!(
             "cycles {}, parallel (barriers) {} = {:.3} per cycle\n\
              serial {:.2} ms (routers {:.2}, merge {:.2}, one-thread cycles {:.2}, other {:.2}); \
-             loop thread in parallel phases {:.2} ms, of which fork/steal/join {:.2} ms\n",
+             loop thread in parallel phases {:.2} ms, of which fork/steal/join {:.2} ms; \
+             helpers waiting for the ranges {:.2} ms\n",
             self.cycles,
             self.parallel_cycles,
             self.parallel_cycles as f64 / self.cycles.max(1) as f64,
@@ -161,6 +165,7 @@ impl ScaleProfile {
                 .saturating_sub(self.routers_ns + self.merge_ns + self.single_ns)),
             ms(self.inside_ns),
             ms(self.join_ns()),
+            ms(self.helper_wait_ns),
         );
         for (i, t) in self.threads.iter().enumerate() {
             s += &format!(
