@@ -41,3 +41,4 @@ mod sim_task_kinds;
 mod sim_task_tables;
 mod sim_topics;
 mod sim_windows;
+mod threaded_cycles;
