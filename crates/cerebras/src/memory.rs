@@ -231,6 +231,19 @@ impl PeMemory {
         }
     }
 
+    /// Ends the recording that started at depth `depth` (with `depth` recordings going on
+    /// before it), whether or not recordings started inside it still go on: its stores stand,
+    /// and an inner recording keeps what it holds, to undo its own stores only.
+    pub(crate) fn journal_commit_at(&mut self, depth: usize) {
+        if depth < self.journal_marks.len() {
+            self.journal_marks.remove(depth);
+        }
+        if self.journal_marks.is_empty() {
+            self.journaling = false;
+            self.journal.clear();
+        }
+    }
+
     /// Ends the innermost recording and puts back every word overwritten since it started,
     /// last store first.
     pub(crate) fn journal_undo(&mut self) {

@@ -17,8 +17,6 @@
 //! deadlock (reported with what each waits on), except asynchronous operations with an
 //! unbounded extent, which is how streaming programs end. Every run has a cycle limit.
 
-use rayon::ThreadPool;
-
 use super::completion::FIFO_ACTIVATE;
 use super::error::SimError;
 use super::idle::{PeQueuesOf, set_bits};
@@ -26,8 +24,9 @@ use super::microthread::main_thread_rank;
 use super::pe_state::PeCycle;
 use super::pe_step::{PeStep, TraceMix};
 use super::run_ahead::RunAhead;
+use super::scale_profile::thread_cpu_ns;
 use super::sim::Sim;
-use super::stats::RunReport;
+use super::stats::{RunReport, TraceHash};
 use super::trace::{EventKind, Thread, TraceEvent};
 use super::window::Window;
 use crate::fabric::{Hop, QueueRef};
@@ -42,25 +41,32 @@ impl Sim {
         // wake-up of the loop between cycles
         match self.take_pool()? {
             Some(pool) => {
-                let r = pool.install(|| self.run_cycles(limit, Some(&pool)));
+                let r = pool.install(|| self.run_cycles(limit, true));
                 self.threads.pool = Some(pool);
                 r
             }
-            None => self.run_cycles(limit, None),
+            None => self.run_cycles(limit, false),
         }
     }
 
-    /// [`Sim::run`] on the calling thread, stepping PEs on `pool` when it is given (the
-    /// calling thread is then one of the pool's).
-    fn run_cycles(&mut self, limit: u64, pool: Option<&ThreadPool>) -> Result<RunReport, SimError> {
+    /// [`Sim::run`] on the calling thread, stepping PEs on the pool's threads when `threaded`
+    /// (the calling thread is then one of the pool's).
+    fn run_cycles(&mut self, limit: u64, threaded: bool) -> Result<RunReport, SimError> {
         // the host may have changed anything since the last run: every PE steps at first
         self.idle.wake_all(self.pes.len());
         while self.cycle < limit {
             let cycle = self.cycle;
             let until = if self.idle.run_ahead { limit } else { 0 };
-            let changed = match self.step(until, pool) {
+            let t0 = self.profile.is_some().then(thread_cpu_ns);
+            let stepped = self.step(until, threaded);
+            if let (Some(t0), Some(p)) = (t0, &mut self.profile) {
+                p.cycles += 1;
+                p.loop_ns += thread_cpu_ns() - t0;
+            }
+            let changed = match stepped {
                 Ok(c) => c,
                 Err(e) => {
+                    self.settle_trace();
                     self.rewind_run_ahead();
                     self.settle_sleepers(cycle);
                     return Err(e);
@@ -68,11 +74,13 @@ impl Sim {
             };
             self.cycle += 1;
             if !changed {
+                self.settle_trace();
                 self.settle_windows();
                 self.settle_sleepers(cycle);
                 return self.finish(cycle);
             }
         }
+        self.settle_trace();
         self.rewind_run_ahead();
         self.settle_sleepers(self.cycle.saturating_sub(1));
         Err(SimError::CycleLimit {
@@ -121,9 +129,22 @@ impl Sim {
         }
     }
 
-    /// One cycle of a run limited to `until` cycles, PEs stepped on `pool` when given;
-    /// whether anything changed.
-    fn step(&mut self, until: u64, pool: Option<&ThreadPool>) -> Result<bool, SimError> {
+    /// One cycle of a run limited to `until` cycles, PEs stepped on the pool's threads when
+    /// `threaded` (this thread is then one of the pool's); whether anything changed.
+    fn step(&mut self, until: u64, threaded: bool) -> Result<bool, SimError> {
+        if threaded {
+            return self.step_threaded(until);
+        }
+        let changed = self.routers()?;
+        let cycle = self.cycle;
+        mix_hops(&mut self.trace, cycle, &self.hops);
+        Ok(changed | self.step_single(cycle, until)?)
+    }
+
+    /// The routers' part of a cycle: the routers move (their hops are left in `self.hops` for
+    /// the trace: [`mix_hops`]), sleeping PEs the routers touched wake; whether the routers
+    /// changed anything.
+    pub(super) fn routers(&mut self) -> Result<bool, SimError> {
         let cycle = self.cycle;
         let mut hops = std::mem::take(&mut self.hops);
         hops.clear();
@@ -133,48 +154,30 @@ impl Sim {
         if skip {
             ramp.extend(set_bits(&self.idle.sending));
         }
+        let t0 = self.profile.is_some().then(thread_cpu_ns);
         let stepped = self.fabric.step_into(
             cycle,
             &mut PeQueuesOf(&mut self.pes),
             skip.then_some(&ramp[..]),
             &mut hops,
         );
+        if let (Some(t0), Some(p)) = (t0, &mut self.profile) {
+            p.routers_ns += thread_cpu_ns() - t0;
+        }
         let r = stepped
             .map_err(|source| SimError::Fabric { cycle, source })
-            .and_then(|()| self.after_routers(cycle, &hops, &ramp, until, pool));
+            .map(|()| self.after_routers(cycle, &hops, &ramp));
         self.hops = hops;
         self.ramp = ramp;
         r
     }
 
-    /// The rest of a cycle once the routers moved: the hops into the trace, sleeping PEs the
-    /// routers touched woken, then every awake PE in row-major order.
-    fn after_routers(
-        &mut self,
-        cycle: u64,
-        hops: &[Hop],
-        ramp: &[usize],
-        until: u64,
-        pool: Option<&ThreadPool>,
-    ) -> Result<bool, SimError> {
+    /// The rest of the routers' part once they moved: the hops' events, sleeping PEs the
+    /// routers touched woken; whether the routers changed anything.
+    fn after_routers(&mut self, cycle: u64, hops: &[Hop], ramp: &[usize]) -> bool {
         for &k in ramp {
             let sending = self.pes[k].pe.queues.peek_send().is_some();
             self.idle.set_sending(k, sending);
-        }
-        for h in hops {
-            let to: u64 = h.to.iter().map(|d| 1u64 << d.index()).sum();
-            for v in [
-                cycle,
-                u64::from(h.x),
-                u64::from(h.y),
-                h.from.index() as u64,
-                to,
-                u64::from(h.wavelet.color.id()),
-                u64::from(h.wavelet.payload),
-                u64::from(h.wavelet.is_control()),
-            ] {
-                self.trace.add(v);
-            }
         }
         if let Some(ev) = &mut self.events {
             for h in hops {
@@ -188,21 +191,30 @@ impl Sim {
                 });
             }
         }
-        let mut changed = self.fabric.changes() > 0;
+        let changed = self.fabric.changes() > 0;
         for i in 0..self.fabric.touched().len() {
             let k = self.fabric.touched()[i];
             let owed = self.idle.wake(k, cycle);
             self.pes[k].stats.stalls += owed;
         }
-        if let Some(pool) = pool {
-            let mut ks = std::mem::take(&mut self.stepping);
-            self.to_step(&mut ks);
-            let r = self.step_parallel(pool, cycle, &ks, until);
-            self.stepping = ks;
-            if let Some(r) = r {
-                return Ok(changed | r?);
-            }
+        changed
+    }
+
+    /// Steps the awake PEs one after the other on this thread (counted as such when
+    /// profiling); whether any progressed.
+    pub(super) fn step_single(&mut self, cycle: u64, until: u64) -> Result<bool, SimError> {
+        let t0 = self.profile.is_some().then(thread_cpu_ns);
+        let r = self.step_each(cycle, until);
+        if let (Some(t0), Some(p)) = (t0, &mut self.profile) {
+            p.single_ns += thread_cpu_ns() - t0;
         }
+        r
+    }
+
+    /// Steps every awake PE (every PE when idle PEs are not skipped) one after the other;
+    /// whether any progressed.
+    fn step_each(&mut self, cycle: u64, until: u64) -> Result<bool, SimError> {
+        let mut changed = false;
         if self.idle.on {
             for w in 0..self.idle.awake.len() {
                 let mut bits = self.idle.awake[w];
@@ -365,5 +377,25 @@ impl PeStep<'_> {
             self.complete(k, cycle, &label, &o, Some(&cfg), Thread::Micro(ut))?;
         }
         Ok(finished)
+    }
+}
+
+/// Mixes the hops of `cycle` into the trace, in processing order (what the routers add to it;
+/// the PEs' steps come after).
+pub(super) fn mix_hops(trace: &mut TraceHash, cycle: u64, hops: &[Hop]) {
+    for h in hops {
+        let to: u64 = h.to.iter().map(|d| 1u64 << d.index()).sum();
+        for v in [
+            cycle,
+            u64::from(h.x),
+            u64::from(h.y),
+            h.from.index() as u64,
+            to,
+            u64::from(h.wavelet.color.id()),
+            u64::from(h.wavelet.payload),
+            u64::from(h.wavelet.is_control()),
+        ] {
+            trace.add(v);
+        }
     }
 }

@@ -13,6 +13,7 @@ use super::pe_state::{MainThread, PeState};
 use super::pe_step::{PeStep, TraceSink};
 use super::queue_reuse::QueueReusePolicy;
 use super::run_ahead::AheadCount;
+use super::scale_profile::ScaleProfile;
 use super::stats::{PeStats, TraceHash};
 use super::task::{Action, AsyncConfig, Task, TaskKind};
 use super::trace::{TraceEvent, TraceFormat, chrome_trace};
@@ -42,6 +43,8 @@ pub struct Sim {
     /// The PEs to step this cycle (reused).
     pub(super) stepping: Vec<usize>,
     pub(super) threads: Threads,
+    /// Where the runs' CPU time goes, when asked ([`Sim::set_scale_profile`]).
+    pub(super) profile: Option<Box<ScaleProfile>>,
 }
 
 impl Sim {
@@ -101,6 +104,7 @@ impl Sim {
             ramp: Vec::new(),
             stepping: Vec::new(),
             threads: Threads::default(),
+            profile: None,
         })
     }
 

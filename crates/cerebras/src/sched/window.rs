@@ -222,8 +222,10 @@ impl Window {
         if !a.window.settle_due {
             return;
         }
-        if st.window_start.take().is_some() {
-            st.pe.mem.journal_commit();
+        // the window's recording, not the innermost: an operation the window left running
+        // ahead records its own stores inside it, to undo them alone if the run stops
+        if let Some(start) = st.window_start.take() {
+            st.pe.mem.journal_commit_at(start.journal_depth);
         }
         a.window.clear();
     }

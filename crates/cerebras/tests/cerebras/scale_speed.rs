@@ -7,7 +7,9 @@
 //! `NPUSIM_SCALE_THREADS` choose the rows, e.g. `16` and `1,2`; `NPUSIM_SCALE_GRID` the grid's
 //! side, 64 by default; `NPUSIM_SCALE_MIN_PES` the fewest PEs a cycle steps on several threads;
 //! `NPUSIM_SCALE_AHEAD=0` does each element in its cycle, `NPUSIM_SCALE_WINDOWS=0` steps no
-//! window of cycles after a task start). `docs/speed.md`
+//! window of cycles after a task start; `NPUSIM_SCALE_PROFILE=1` prints each row's split of CPU
+//! time into serial and parallel parts, `Sim::set_scale_profile`, and the speed-up two quiet
+//! cores would give over the same block's one-thread row). `docs/speed.md`
 //! quotes it.
 
 use npusim_cerebras::Arch;
@@ -42,7 +44,11 @@ fn gemv_scaled_64x64_cpu_time() -> Result<(), Box<dyn std::error::Error>> {
         .first()
         .copied()
         .unwrap_or(64);
+    let profiling = std::env::var("NPUSIM_SCALE_PROFILE").is_ok_and(|v| v == "1");
     for block in list("NPUSIM_SCALE_BLOCKS", &[16, 4, 2]) {
+        // the one-thread row's run, and its build and drop, in CPU ns (the profile's
+        // loop thread, which is the run's thread there)
+        let mut one_thread: Option<(u64, u64)> = None;
         for threads in list("NPUSIM_SCALE_THREADS", &[1, 2]) {
             let threads = threads as usize;
             let size = Size {
@@ -55,6 +61,7 @@ fn gemv_scaled_64x64_cpu_time() -> Result<(), Box<dyn std::error::Error>> {
             let mut best_wall = f64::MAX;
             let (mut best_build, mut best_drop) = (u64::MAX, u64::MAX);
             let mut line = String::new();
+            let mut best_profile: Option<npusim_cerebras::sched::ScaleProfile> = None;
             for _ in 0..repeats {
                 let before_build = process_cpu_ns();
                 let mut sim = build_sized(Arch::Wse2, size)?;
@@ -65,6 +72,7 @@ fn gemv_scaled_64x64_cpu_time() -> Result<(), Box<dyn std::error::Error>> {
                 }
                 sim.set_run_ahead(std::env::var("NPUSIM_SCALE_AHEAD").map_or(true, |v| v != "0"));
                 sim.set_windows(std::env::var("NPUSIM_SCALE_WINDOWS").map_or(true, |v| v != "0"));
+                sim.set_scale_profile(profiling);
                 let before = process_cpu_ns();
                 let wall = std::time::Instant::now();
                 let report = sim.run(size.cycle_limit())?;
@@ -72,6 +80,11 @@ fn gemv_scaled_64x64_cpu_time() -> Result<(), Box<dyn std::error::Error>> {
                 best_wall = best_wall.min(wall.as_secs_f64());
                 let cpu = process_cpu_ns() - before;
                 best = best.min(cpu);
+                if let Some(p) = sim.scale_profile()
+                    && best_profile.as_ref().is_none_or(|b| p.loop_ns < b.loop_ns)
+                {
+                    best_profile = Some(p.clone());
+                }
                 let busy: u64 = report.pes.iter().map(|p| p.busy_cycles).sum();
                 let before_drop = process_cpu_ns();
                 drop(sim);
@@ -99,6 +112,21 @@ fn gemv_scaled_64x64_cpu_time() -> Result<(), Box<dyn std::error::Error>> {
                 );
             }
             println!("{line}");
+            if let Some(p) = best_profile {
+                let serial_rest = best_build + best_drop;
+                if threads == 1 {
+                    one_thread = Some((p.loop_ns, serial_rest));
+                }
+                println!("{}", p.report(one_thread.map(|(t1, _)| t1)));
+                if let (Some((t1, rest1)), true) = (one_thread, threads > 1) {
+                    let rest = (rest1 + serial_rest) / 2;
+                    println!(
+                        "with building and dropping ({:.2} ms, serial), as `npusim bench` times a call: {:.2}x",
+                        rest as f64 / 1e6,
+                        (t1 + rest) as f64 / (p.two_core_ns() + rest) as f64
+                    );
+                }
+            }
         }
     }
     Ok(())

@@ -146,3 +146,32 @@ proptest! {
         prop_assert_eq!(first, in_cycle);
     }
 }
+
+/// A case the proptest found: PE 1's task starts a window whose last cycle leaves an `@add16`
+/// running ahead, then a router error stops the run. Stepping cycle by cycle, PE 1's `m` is
+/// `[2, 1, 0, ...]` at the error; the window's settling ended the operation's memory journal
+/// instead of its own, so the operation's rewind undid the window's stores too (`[0, ...]`).
+#[test]
+fn a_router_error_after_a_window_keeps_the_windows_stores() -> Result<(), Box<dyn std::error::Error>>
+{
+    let steps = vec![
+        vec![(40, 0, 0), (87, 0, 0)],
+        vec![(14, 0, 163), (46, 0, 0), (158, 0, 15)],
+    ];
+    let mut seen = Vec::new();
+    for (ahead, windows) in [(false, false), (true, false), (true, true)] {
+        let mut sim = build(Arch::Wse2, 3, &[(0, 0), (0, 0)], &steps)?;
+        sim.set_run_ahead(ahead);
+        sim.set_windows(windows);
+        let err = sim.run(500).err().ok_or("the broken route ran")?;
+        assert!(err.to_string().contains("no route"), "{err}");
+        let m: Vec<Vec<u16>> = (0..2)
+            .map(|x| sim.pe(x, 0).map(|pe| pe.mem.read::<u16>("m")))
+            .collect::<Result<Result<_, _>, _>>()??;
+        seen.push(m);
+    }
+    assert_eq!(seen[0][1][..2], [2, 1], "{seen:?}");
+    assert_eq!(seen[1], seen[0], "run-ahead");
+    assert_eq!(seen[2], seen[0], "windows");
+    Ok(())
+}
