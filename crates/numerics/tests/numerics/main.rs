@@ -46,6 +46,7 @@ mod kernels_special_data;
 mod kernels_stream_small;
 mod kernels_table_avx2;
 mod kernels_table_avx512;
+mod kernels_table_counts;
 mod kernels_to_f32;
 mod kernels_widen_avx512;
 mod ml_dtypes_vectors;

@@ -14,6 +14,21 @@ pub(crate) const MAX_MARKS: usize = 16;
 pub(crate) const MAX_BYTES: usize = 8;
 /// Raw status bits that make a result inexact in [`StatusCounts::exact`]'s sense.
 const LOSSY: u16 = Status::INEXACT.bits() | Status::INVALID.bits();
+/// Most [`Cube`]s of all classes together for which [`Planes::cubes`] is given.
+pub(crate) const MAX_CUBES: usize = 8;
+
+/// A set of source codes of one status class: the codes `c` with `c & mask == value`. A
+/// class's cubes are disjoint and cover it, so that a byte compare per cube counts the class
+/// without looking up its mark plane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Cube {
+    /// The code bits that decide membership.
+    pub(crate) mask: u8,
+    /// Those bits of every member.
+    pub(crate) value: u8,
+    /// The class ([`Planes::classes`] index) it counts.
+    pub(crate) class: usize,
+}
 
 /// What one class bit counts: the raw status bits added per element marked, and whether it
 /// takes the element out of the exact count.
@@ -45,6 +60,60 @@ pub(crate) struct Planes {
     pub(crate) sign_flip: Option<[u8; MAX_BYTES]>,
     /// Whether every mark plane is the same for `c` and `c | 0x80`.
     pub(crate) marks_even: bool,
+    /// Each class as disjoint [`Cube`]s of the 256 byte codes, when all classes together need
+    /// at most [`MAX_CUBES`] (as the NaN and Inf codes of the fp8 formats do); the lookups of
+    /// one-code-per-byte sources then count classes by byte compares of the source codes, in
+    /// a pass of their own, instead of looking up the mark planes.
+    pub(crate) cubes: Option<Box<[Cube]>>,
+}
+
+/// The class of code set `members` (`members[c]` for byte code `c`) as disjoint cubes: the
+/// codes merged pairwise while two cubes of the same mask differ in one value bit (as
+/// Quine-McCluskey's first step does; a merge of two disjoint cubes is their union, so the
+/// cubes stay disjoint); `None` beyond `limit` cubes.
+pub(crate) fn cubes_of(members: &[bool; CODES], class: usize, limit: usize) -> Option<Vec<Cube>> {
+    let mut cubes: Vec<Cube> = (0..CODES)
+        .filter(|&c| members[c])
+        .map(|c| Cube {
+            mask: 0xFF,
+            value: c as u8,
+            class,
+        })
+        .collect();
+    loop {
+        let mut merged = false;
+        for b in 0..8 {
+            let bit = 1u8 << b;
+            // Partners (same mask, values differing in `bit` only) end up side by side.
+            cubes.sort_unstable_by_key(|c| (c.mask, c.value & !bit, c.value));
+            let mut out = Vec::with_capacity(cubes.len());
+            let mut i = 0;
+            while i < cubes.len() {
+                let x = cubes[i];
+                if let Some(&y) = cubes.get(i + 1)
+                    && x.mask == y.mask
+                    && x.mask & bit != 0
+                    && x.value ^ y.value == bit
+                {
+                    out.push(Cube {
+                        mask: x.mask & !bit,
+                        value: x.value & !bit,
+                        class,
+                    });
+                    merged = true;
+                    i += 2;
+                } else {
+                    out.push(x);
+                    i += 1;
+                }
+            }
+            cubes = out;
+        }
+        if !merged {
+            break;
+        }
+    }
+    (cubes.len() <= limit).then_some(cubes)
 }
 
 impl Planes {
@@ -132,7 +201,17 @@ impl Planes {
         let marks_even = marks
             .iter()
             .all(|plane| (0..128).all(|c| plane[c] == plane[c | 128]));
+        let cubes = (|| {
+            let mut all = Vec::new();
+            for j in 0..classes.len() {
+                let members: [bool; CODES] =
+                    std::array::from_fn(|c| (marks[j / 8][c] >> (j % 8)) & 1 != 0);
+                all.extend(cubes_of(&members, j, MAX_CUBES - all.len())?);
+            }
+            Some(all.into_boxed_slice())
+        })();
         Some(Planes {
+            cubes,
             sign_flip: symmetric.then_some(flip),
             marks_even,
             wide: src_bits > 6,
@@ -163,6 +242,15 @@ impl Planes {
         counts
     }
 
+    /// Adds to `seen` the classes of the one-per-byte source codes `src`, counted cube by cube
+    /// (the portable form of the lookups' compare passes, for their last elements).
+    pub(crate) fn count_by_cubes(&self, cubes: &[Cube], src: &[u8], seen: &mut [u64; MAX_MARKS]) {
+        for cube in cubes {
+            let k = src.iter().filter(|&&b| b & cube.mask == cube.value).count();
+            seen[cube.class] += k as u64;
+        }
+    }
+
     /// Whether the AVX-512 lookup casts into storage `d` (codes of at most [`MAX_BYTES`] bytes,
     /// one per element or packed four or two per byte).
     pub(crate) fn serves(&self, d: Storage) -> bool {
@@ -172,5 +260,91 @@ impl Planes {
             matches!(self.code.len(), 1 | 2 | 4 | 8)
                 && d.format().unpacked_bytes() == self.code.len()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether `cubes` cover exactly the members, each member once.
+    fn covers_once(cubes: &[Cube], members: &[bool; CODES]) -> bool {
+        (0..CODES).all(|c| {
+            let hits = cubes.iter().filter(|k| c as u8 & k.mask == k.value).count();
+            hits == usize::from(members[c])
+        })
+    }
+
+    #[test]
+    fn the_nan_and_inf_codes_of_e5m2_take_three_cubes() {
+        // e5m2: ±Inf 0x7C / 0xFC, NaN 0x7D-0x7F / 0xFD-0xFF
+        let inf: [bool; CODES] = std::array::from_fn(|c| c & 0x7F == 0x7C);
+        let nan: [bool; CODES] = std::array::from_fn(|c| c & 0x7F > 0x7C);
+        let (Some(a), Some(b)) = (cubes_of(&inf, 0, 8), cubes_of(&nan, 1, 8)) else {
+            panic!("cubes");
+        };
+        assert_eq!(
+            a,
+            vec![Cube {
+                mask: 0x7F,
+                value: 0x7C,
+                class: 0
+            }]
+        );
+        assert_eq!(b.len(), 2);
+        assert!(covers_once(&a, &inf) && covers_once(&b, &nan));
+    }
+
+    #[test]
+    fn cubes_cover_their_class_once_or_are_refused_past_the_limit() {
+        // made-up classes: every k-th code, runs, one code, none, all
+        let sets: Vec<[bool; CODES]> = vec![
+            std::array::from_fn(|c| c % 3 == 0),
+            std::array::from_fn(|c| (40..77).contains(&c)),
+            std::array::from_fn(|c| c == 0x80),
+            [false; CODES],
+            [true; CODES],
+            std::array::from_fn(|c| c & 0x0F == 0x0F),
+        ];
+        for (j, members) in sets.iter().enumerate() {
+            let Some(all) = cubes_of(members, j, CODES) else {
+                panic!("set {j}");
+            };
+            assert!(covers_once(&all, members), "set {j}");
+            assert!(all.iter().all(|k| k.value & !k.mask == 0 && k.class == j));
+            if all.len() > 1 {
+                assert!(cubes_of(members, j, all.len() - 1).is_none(), "set {j}");
+            }
+        }
+        assert_eq!(cubes_of(&[true; CODES], 0, 1).map(|c| c[0].mask), Some(0));
+    }
+
+    #[test]
+    fn planes_of_fp8_like_results_count_their_classes_by_cubes() {
+        // NaN at 0x7F / 0xFF, Inf at 0x7C / 0xFC (two classes, two cubes)
+        let p = Planes::new(8, 4, |c| {
+            let s = match c & 0x7F {
+                0x7F => Status::NAN.bits(),
+                0x7C => Status::INVALID.bits(),
+                _ => 0,
+            };
+            (c as u64, s)
+        });
+        let Some(p) = p else { panic!("planes") };
+        let Some(cubes) = p.cubes.as_deref() else {
+            panic!("cubes")
+        };
+        assert_eq!(cubes.len(), 2);
+        let src: Vec<u8> = (0..=255u8).chain([0x7F, 0xFC, 3]).collect();
+        let mut seen = [0u64; MAX_MARKS];
+        p.count_by_cubes(cubes, &src, &mut seen);
+        let mut by_marks = [0u64; MAX_MARKS];
+        for &b in &src {
+            for (j, s) in by_marks.iter_mut().enumerate().take(p.classes.len()) {
+                *s += u64::from((p.marks[j / 8][usize::from(b)] >> (j % 8)) & 1);
+            }
+        }
+        assert_eq!(seen, by_marks);
+        assert_eq!(seen[..2].iter().sum::<u64>(), 6);
     }
 }

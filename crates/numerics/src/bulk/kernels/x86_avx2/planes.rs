@@ -4,18 +4,21 @@
 
 use crate::bulk::Storage;
 use crate::bulk::kernels::stream;
-use crate::bulk::kernels::table::planes::{CODES, MAX_MARKS, Planes};
+use crate::bulk::kernels::table::planes::{CODES, Cube, MAX_MARKS, Planes};
 use crate::status::StatusCounts;
 use std::arch::x86_64::{
     __m128i, __m256i, _mm_and_si128, _mm_loadu_si128, _mm_set1_epi8, _mm_srli_epi16,
     _mm_unpackhi_epi8, _mm_unpacklo_epi8, _mm256_and_si256, _mm256_blendv_epi8,
     _mm256_broadcastsi128_si256, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_loadu_si256,
     _mm256_movemask_epi8, _mm256_or_si256, _mm256_permute4x64_epi64, _mm256_permutevar8x32_epi32,
-    _mm256_set_m128i, _mm256_set1_epi8, _mm256_setr_epi32, _mm256_setzero_si256,
+    _mm256_sad_epu8, _mm256_set_m128i, _mm256_set1_epi8, _mm256_setr_epi32, _mm256_setzero_si256,
     _mm256_shuffle_epi8, _mm256_slli_epi16, _mm256_storeu_si256, _mm256_stream_si256,
-    _mm256_unpackhi_epi8, _mm256_unpackhi_epi16, _mm256_unpacklo_epi8, _mm256_unpacklo_epi16,
-    _mm256_xor_si256,
+    _mm256_sub_epi8, _mm256_unpackhi_epi8, _mm256_unpackhi_epi16, _mm256_unpacklo_epi8,
+    _mm256_unpacklo_epi16, _mm256_xor_si256,
 };
+
+/// Steps of 32 codes whose classes one byte counter holds: at most one per step.
+const COUNTED_STEPS: usize = 255;
 
 /// Elements per step.
 const STEP: usize = 32;
@@ -41,10 +44,11 @@ impl Planes {
 
     /// Casts `n` elements of `src` (storage `s`) into `dst` (storage `d`) by byte shuffles;
     /// `None` when the machine lacks AVX2 (or POPCNT), a buffer is short, or
-    /// [`Planes::serves_avx2`] does not hold. Statuses are counted by comparing each source
-    /// code with the `flagged` ones where given (every other code is OK), else by the mark
-    /// planes. With `stream`, `dst` starts on a 64-byte boundary and full steps are stored
-    /// non-temporally.
+    /// [`Planes::serves_avx2`] does not hold. Statuses of one code per byte whose classes
+    /// form few cubes ([`Planes::cubes`]) are counted by byte compares in a pass per block;
+    /// otherwise by comparing each source code with the `flagged` ones where given (every
+    /// other code is OK), else by the mark planes. With `stream`, `dst` starts on a 64-byte
+    /// boundary and full steps are stored non-temporally.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn run_avx2(
         &self,
@@ -66,8 +70,10 @@ impl Planes {
         }
         let mask = s.format().code_mask() as u8;
         let packed = s.is_packed();
-        // How a plane is looked up: 16 entries, 128 and a sign flip, or 256.
-        let by_marks = flagged.is_none() && !self.classes.is_empty();
+        // How a plane is looked up: 16 entries, 128 and a sign flip, or 256. (With cubes, one
+        // code per byte, the mark planes are not looked up.)
+        let by_cubes = !packed && self.cubes.is_some();
+        let by_marks = flagged.is_none() && !self.classes.is_empty() && !by_cubes;
         let look = if s.format().bits() <= 4 {
             NARROW
         } else if self.sign_flip.is_some() && (!by_marks || self.marks_even) {
@@ -211,6 +217,36 @@ fn look<const LOOK: u8>(t: &Split, ix: &Index, flip: __m256i) -> __m256i {
     }
 }
 
+/// Adds to `seen` the classes of the one-per-byte source codes `src` (a multiple of 32 bytes,
+/// at most [`COUNTED_STEPS`] times 32), cube by cube: a byte compare of the masked codes per
+/// 32, subtracted from byte counters (one per step at most, so none wraps) and summed at the
+/// end.
+#[target_feature(enable = "avx2,popcnt")]
+fn count_cubes(src: &[u8], cubes: &[Cube], seen: &mut [u64; MAX_MARKS]) {
+    let zero = _mm256_setzero_si256();
+    for cube in cubes {
+        let (mask, value) = (
+            _mm256_set1_epi8(cube.mask as i8),
+            _mm256_set1_epi8(cube.value as i8),
+        );
+        let mut acc = zero;
+        for x in src.chunks_exact(32) {
+            // SAFETY: `x` is 32 readable bytes (an unaligned load).
+            let b = unsafe { _mm256_loadu_si256(x.as_ptr().cast::<__m256i>()) };
+            acc = _mm256_sub_epi8(acc, _mm256_cmpeq_epi8(_mm256_and_si256(b, mask), value));
+        }
+        let mut sums = [0u64; 4];
+        // SAFETY: `sums` is 32 writable bytes (an unaligned store).
+        unsafe {
+            _mm256_storeu_si256(
+                sums.as_mut_ptr().cast::<__m256i>(),
+                _mm256_sad_epu8(acc, zero),
+            )
+        };
+        seen[cube.class] += sums.iter().sum::<u64>();
+    }
+}
+
 /// The 32 source codes of elements `i..i + 32`, one per byte in element order (`PACKED`: two
 /// 4-bit codes per source byte, the first in the low bits).
 ///
@@ -265,7 +301,11 @@ unsafe fn cast<const PACKED: bool, const LOOK: u8, const DB: usize>(
         live[k] = p.live[k];
     }
     let classes = p.classes.len();
-    let by_marks = flagged.is_none() && classes > 0;
+    // One code per byte: classes counted by byte compares of the source codes, a block of
+    // steps at a time (`count_cubes`), instead of the flagged codes or the mark planes.
+    let cubes = p.cubes.as_deref().filter(|_| !PACKED && classes > 0);
+    let flagged = if cubes.is_some() { None } else { flagged };
+    let by_marks = flagged.is_none() && classes > 0 && cubes.is_none();
     let mut marks = [[zero; 16]; 2];
     if by_marks {
         for (t, plane) in marks.iter_mut().zip(p.marks.iter()) {
@@ -289,74 +329,85 @@ unsafe fn cast<const PACKED: bool, const LOOK: u8, const DB: usize>(
     let full = n - n % STEP;
     let mut i = 0;
     while i < full {
-        stream::prefetch(src.as_ptr().wrapping_add(if PACKED { i / 2 } else { i }));
-        // SAFETY: elements i..i + 32 lie within the n of `src` (i + 32 <= full <= n).
-        let raw = unsafe { codes::<PACKED>(src, i) };
-        if !flagged.is_empty() {
-            let m = _mm256_and_si256(raw, code_mask);
-            for (h, c) in hits.iter_mut().zip(&flag_codes).take(flagged.len()) {
-                let eq = _mm256_movemask_epi8(_mm256_cmpeq_epi8(m, *c)) as u32;
-                *h += u64::from(eq.count_ones());
-            }
-        }
-        let idx = match DB {
-            4 => _mm256_permutevar8x32_epi32(raw, order),
-            2 => _mm256_permute4x64_epi64::<0b11_01_10_00>(raw),
-            _ => raw,
+        let start = i;
+        let end = if cubes.is_some() {
+            full.min(i + STEP * COUNTED_STEPS)
+        } else {
+            full
         };
-        let ix = Index::new::<LOOK>(idx);
-        let mut v = [zero; 4];
-        for (((x, t), &l), &f) in v.iter_mut().zip(&code).zip(&live).zip(&flip).take(DB) {
-            if l {
-                *x = look::<LOOK>(t, &ix, f);
-            }
-        }
-        let out: [__m256i; 4] = match DB {
-            4 => {
-                let a = _mm256_unpacklo_epi8(v[0], v[1]);
-                let b = _mm256_unpackhi_epi8(v[0], v[1]);
-                let c = _mm256_unpacklo_epi8(v[2], v[3]);
-                let d = _mm256_unpackhi_epi8(v[2], v[3]);
-                [
-                    _mm256_unpacklo_epi16(a, c),
-                    _mm256_unpackhi_epi16(a, c),
-                    _mm256_unpacklo_epi16(b, d),
-                    _mm256_unpackhi_epi16(b, d),
-                ]
-            }
-            2 => [
-                _mm256_unpacklo_epi8(v[0], v[1]),
-                _mm256_unpackhi_epi8(v[0], v[1]),
-                zero,
-                zero,
-            ],
-            _ => [v[0], zero, zero, zero],
-        };
-        for (q, o) in out.iter().enumerate().take(DB) {
-            // SAFETY: bytes DB * i + 32q..+32 of the destination, within its n * DB bytes
-            // (i + 32 <= n, q < DB); with `stream` the destination is 64-byte aligned and
-            // DB * i + 32q a multiple of 32.
-            unsafe {
-                let at = dp.add(DB * i + 32 * q).cast::<__m256i>();
-                if stream {
-                    _mm256_stream_si256(at, *o);
-                } else {
-                    _mm256_storeu_si256(at, *o);
+        while i < end {
+            stream::prefetch(src.as_ptr().wrapping_add(if PACKED { i / 2 } else { i }));
+            // SAFETY: elements i..i + 32 lie within the n of `src` (i + 32 <= full <= n).
+            let raw = unsafe { codes::<PACKED>(src, i) };
+            if !flagged.is_empty() {
+                let m = _mm256_and_si256(raw, code_mask);
+                for (h, c) in hits.iter_mut().zip(&flag_codes).take(flagged.len()) {
+                    let eq = _mm256_movemask_epi8(_mm256_cmpeq_epi8(m, *c)) as u32;
+                    *h += u64::from(eq.count_ones());
                 }
             }
-        }
-        if by_marks {
-            let mut mv = [zero; 2];
-            for (x, t) in mv.iter_mut().zip(&marks).take(mark_planes) {
-                *x = look::<LOOK>(t, &ix, zero);
+            let idx = match DB {
+                4 => _mm256_permutevar8x32_epi32(raw, order),
+                2 => _mm256_permute4x64_epi64::<0b11_01_10_00>(raw),
+                _ => raw,
+            };
+            let ix = Index::new::<LOOK>(idx);
+            let mut v = [zero; 4];
+            for (((x, t), &l), &f) in v.iter_mut().zip(&code).zip(&live).zip(&flip).take(DB) {
+                if l {
+                    *x = look::<LOOK>(t, &ix, f);
+                }
             }
-            for (j, s) in seen.iter_mut().enumerate().take(classes) {
-                let b = bits[j % 8];
-                let hit = _mm256_cmpeq_epi8(_mm256_and_si256(mv[j / 8], b), b);
-                *s += u64::from((_mm256_movemask_epi8(hit) as u32).count_ones());
+            let out: [__m256i; 4] = match DB {
+                4 => {
+                    let a = _mm256_unpacklo_epi8(v[0], v[1]);
+                    let b = _mm256_unpackhi_epi8(v[0], v[1]);
+                    let c = _mm256_unpacklo_epi8(v[2], v[3]);
+                    let d = _mm256_unpackhi_epi8(v[2], v[3]);
+                    [
+                        _mm256_unpacklo_epi16(a, c),
+                        _mm256_unpackhi_epi16(a, c),
+                        _mm256_unpacklo_epi16(b, d),
+                        _mm256_unpackhi_epi16(b, d),
+                    ]
+                }
+                2 => [
+                    _mm256_unpacklo_epi8(v[0], v[1]),
+                    _mm256_unpackhi_epi8(v[0], v[1]),
+                    zero,
+                    zero,
+                ],
+                _ => [v[0], zero, zero, zero],
+            };
+            for (q, o) in out.iter().enumerate().take(DB) {
+                // SAFETY: bytes DB * i + 32q..+32 of the destination, within its n * DB bytes
+                // (i + 32 <= n, q < DB); with `stream` the destination is 64-byte aligned and
+                // DB * i + 32q a multiple of 32.
+                unsafe {
+                    let at = dp.add(DB * i + 32 * q).cast::<__m256i>();
+                    if stream {
+                        _mm256_stream_si256(at, *o);
+                    } else {
+                        _mm256_storeu_si256(at, *o);
+                    }
+                }
             }
+            if by_marks {
+                let mut mv = [zero; 2];
+                for (x, t) in mv.iter_mut().zip(&marks).take(mark_planes) {
+                    *x = look::<LOOK>(t, &ix, zero);
+                }
+                for (j, s) in seen.iter_mut().enumerate().take(classes) {
+                    let b = bits[j % 8];
+                    let hit = _mm256_cmpeq_epi8(_mm256_and_si256(mv[j / 8], b), b);
+                    *s += u64::from((_mm256_movemask_epi8(hit) as u32).count_ones());
+                }
+            }
+            i += STEP;
         }
-        i += STEP;
+        if let Some(cubes) = cubes {
+            count_cubes(&src[start..end], cubes, &mut seen);
+        }
     }
     // The last n % 32 elements, one by one.
     for k in full..n {
@@ -373,6 +424,8 @@ unsafe fn cast<const PACKED: bool, const LOOK: u8, const DB: usize>(
             for (h, f) in hits.iter_mut().zip(flagged) {
                 *h += u64::from(c as u8 & mask == f.0 & mask);
             }
+        } else if let Some(cubes) = cubes {
+            p.count_by_cubes(cubes, &[c as u8], &mut seen);
         } else if by_marks {
             for (j, s) in seen.iter_mut().enumerate().take(classes) {
                 *s += u64::from((p.marks[j / 8][c] >> (j % 8)) & 1);

@@ -3,18 +3,22 @@
 //! permutes, the statuses counted per class. The method is in `docs/kernels.md`.
 
 use crate::bulk::Storage;
-use crate::bulk::kernels::table::planes::{CODES, MAX_BYTES, MAX_MARKS, Planes};
+use crate::bulk::kernels::table::planes::{CODES, Cube, MAX_BYTES, MAX_MARKS, Planes};
 use crate::status::StatusCounts;
 use std::arch::x86_64::{
     __m512i, _mm_mask_storeu_epi8, _mm_maskz_loadu_epi8, _mm256_mask_storeu_epi8,
-    _mm256_maskz_loadu_epi8, _mm512_and_si512, _mm512_cvtepi16_epi8, _mm512_cvtepi32_epi8,
-    _mm512_cvtepu8_epi16, _mm512_cvtepu8_epi32, _mm512_loadu_si512, _mm512_madd_epi16,
-    _mm512_maddubs_epi16, _mm512_mask_blend_epi8, _mm512_mask_storeu_epi8,
-    _mm512_mask_test_epi8_mask, _mm512_maskz_loadu_epi8, _mm512_maskz_mov_epi8,
-    _mm512_maskz_permutex2var_epi8, _mm512_movepi8_mask, _mm512_or_si512, _mm512_permutex2var_epi8,
-    _mm512_permutexvar_epi8, _mm512_set1_epi8, _mm512_set1_epi16, _mm512_set1_epi32,
-    _mm512_setzero_si512, _mm512_slli_epi16, _mm512_slli_epi32, _mm512_stream_si512,
+    _mm256_maskz_loadu_epi8, _mm512_and_si512, _mm512_cmpeq_epi8_mask, _mm512_cvtepi16_epi8,
+    _mm512_cvtepi32_epi8, _mm512_cvtepu8_epi16, _mm512_cvtepu8_epi32, _mm512_loadu_si512,
+    _mm512_madd_epi16, _mm512_maddubs_epi16, _mm512_mask_blend_epi8, _mm512_mask_storeu_epi8,
+    _mm512_mask_sub_epi8, _mm512_mask_test_epi8_mask, _mm512_maskz_loadu_epi8,
+    _mm512_maskz_mov_epi8, _mm512_maskz_permutex2var_epi8, _mm512_movepi8_mask, _mm512_movm_epi8,
+    _mm512_or_si512, _mm512_permutex2var_epi8, _mm512_permutexvar_epi8, _mm512_reduce_add_epi64,
+    _mm512_sad_epu8, _mm512_set1_epi8, _mm512_set1_epi16, _mm512_set1_epi32, _mm512_setzero_si512,
+    _mm512_slli_epi16, _mm512_slli_epi32, _mm512_stream_si512, _mm512_ternarylogic_epi32,
 };
+
+/// Steps of 64 codes whose classes one byte counter holds: at most one per step.
+const COUNTED_STEPS: usize = 255;
 
 impl Planes {
     /// Casts `n` elements of `src` (storage `s`: one code per byte, or packed two or four per
@@ -259,35 +263,100 @@ unsafe fn cast<const SPB: usize, const WIDE: bool, const DB: usize, const DPB: u
         }
     };
 
+    // One code per byte with few status classes: each class counted by byte compares of the
+    // source codes, a block of steps at a time (see `count_cubes`), not by its mark plane.
+    let cubes = p.cubes.as_deref().filter(|_| SPB == 1 && classes > 0);
+    // Sign-symmetric planes of 8-bit codes: one `vpermt2b` (which reads index bits 0-6) and
+    // the plane's flip where bit 7 is set, instead of two and a blend.
+    let signed = WIDE && p.sign_flip.is_some();
+    let flips: [__m512i; MAX_BYTES] =
+        std::array::from_fn(|k| _mm512_set1_epi8(p.sign_flip.map_or(0, |f| f[k]) as i8));
+    let flipped: [bool; MAX_BYTES] =
+        std::array::from_fn(|k| p.sign_flip.is_some_and(|f| f[k] != 0));
+
     let dp = dst.as_mut_ptr();
     let mut i = 0;
     while i < n {
-        let rem = (n - i).min(64);
-        let valid = first(rem);
-        // SAFETY: the caller's guarantees on `src`; i < n.
-        let idx = unsafe { indices::<SPB>(src, i, rem) };
-        let top = if WIDE { _mm512_movepi8_mask(idx) } else { 0 };
-        if DPB == 1 {
-            let mut v = [zero; MAX_BYTES];
-            for ((x, t), &l) in v.iter_mut().zip(code.iter()).zip(&live).take(DB) {
-                if l {
-                    *x = look(t, idx, top);
-                }
-            }
-            let out = interleave::<DB>(&v, (low_pair, high_pair), &zips, &quads);
-            // SAFETY: the caller's guarantees on `dst` (64-byte aligned with `stream`); i < n
-            // and a multiple of 64.
-            unsafe { store_codes::<DB>(&out, dp, i, rem, stream) };
+        let start = i;
+        let end = if cubes.is_some() {
+            n.min(i + 64 * COUNTED_STEPS)
         } else {
-            // Codes past the end are zero, so that an odd count leaves the padding zero.
-            let c = _mm512_maskz_mov_epi8(valid, look(&code[0], idx, top));
-            // SAFETY: the caller's guarantees on `dst`; i < n.
-            unsafe { store_packed::<DPB>(c, dp, i, rem) };
+            n
+        };
+        while i < end {
+            let rem = (end - i).min(64);
+            let valid = first(rem);
+            // SAFETY: the caller's guarantees on `src`; i < n.
+            let idx = unsafe { indices::<SPB>(src, i, rem) };
+            let top = if WIDE { _mm512_movepi8_mask(idx) } else { 0 };
+            if DPB == 1 {
+                let mut v = [zero; MAX_BYTES];
+                if signed {
+                    let neg = _mm512_movm_epi8(top);
+                    for k in 0..DB {
+                        if live[k] {
+                            let x = _mm512_permutex2var_epi8(code[k][0], idx, code[k][1]);
+                            // x ^ (neg & flip): the flip where the code's sign bit is set
+                            v[k] = if flipped[k] {
+                                _mm512_ternarylogic_epi32::<0x78>(x, neg, flips[k])
+                            } else {
+                                x
+                            };
+                        }
+                    }
+                } else {
+                    for ((x, t), &l) in v.iter_mut().zip(code.iter()).zip(&live).take(DB) {
+                        if l {
+                            *x = look(t, idx, top);
+                        }
+                    }
+                }
+                let out = interleave::<DB>(&v, (low_pair, high_pair), &zips, &quads);
+                // SAFETY: the caller's guarantees on `dst` (64-byte aligned with `stream`);
+                // i < n and i - start a multiple of 64 (start too, or nothing is streamed).
+                unsafe { store_codes::<DB>(&out, dp, i, rem, stream) };
+            } else {
+                // Codes past the end are zero, so that an odd count leaves the padding zero.
+                let c = _mm512_maskz_mov_epi8(valid, look(&code[0], idx, top));
+                // SAFETY: the caller's guarantees on `dst`; i < n.
+                unsafe { store_packed::<DPB>(c, dp, i, rem) };
+            }
+            if cubes.is_none() {
+                count(idx, top, valid, &mut seen);
+            }
+            i += rem;
         }
-        count(idx, top, valid, &mut seen);
-        i += rem;
+        if let Some(cubes) = cubes {
+            let whole = start + (end - start) / 64 * 64;
+            count_cubes(&src[start..whole], cubes, &mut seen);
+            p.count_by_cubes(cubes, &src[whole..end], &mut seen);
+        }
     }
     p.counts(&seen, n)
+}
+
+/// Adds to `seen` the classes of the one-per-byte source codes `src` (a multiple of 64 bytes,
+/// at most [`COUNTED_STEPS`] times 64), cube by cube: a byte compare of the masked codes per
+/// 64, added into byte counters (one per step at most, so none wraps) and summed at the end.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi,popcnt")]
+fn count_cubes(src: &[u8], cubes: &[Cube], seen: &mut [u64; MAX_MARKS]) {
+    let zero = _mm512_setzero_si512();
+    let minus_one = _mm512_set1_epi8(-1);
+    for cube in cubes {
+        let (mask, value) = (
+            _mm512_set1_epi8(cube.mask as i8),
+            _mm512_set1_epi8(cube.value as i8),
+        );
+        let mut acc = zero;
+        for x in src.chunks_exact(64) {
+            // SAFETY: `x` is 64 readable bytes (an unaligned load).
+            let b = unsafe { _mm512_loadu_si512(x.as_ptr().cast()) };
+            let hit = _mm512_cmpeq_epi8_mask(_mm512_and_si512(b, mask), value);
+            acc = _mm512_mask_sub_epi8(acc, hit, acc, minus_one);
+        }
+        let sum = _mm512_reduce_add_epi64(_mm512_sad_epu8(acc, zero));
+        seen[cube.class] += sum as u64;
+    }
 }
 
 /// The plane `t` looked up at the 64 indices `idx` (`top`: the indices from 128; `WIDE`:
