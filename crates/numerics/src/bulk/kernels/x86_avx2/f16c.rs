@@ -42,7 +42,7 @@ impl F16c {
                 crate::bulk::kernels::plan::ran("f16c-avx512");
                 // SAFETY: the CPU has AVX2 and F16C and AVX-512 F, BW, VL and DQ (checked).
                 return Some(unsafe {
-                    run_in_mode::<_, true>(self, self.mode, src, dst, n, stream)
+                    crate::bulk::kernels::x86_avx512::f32_half::f16_wide(self, src, dst, n, stream)
                 });
             }
             crate::bulk::kernels::plan::ran("f16c");
@@ -298,11 +298,12 @@ mod simd {
         /// read from `src` and written to `dst` in place ([`F16c::block`]); the last `n % 8`
         /// through a zero-padded group.
         ///
-        /// With `WIDE`, the blocks run at the AVX-512 level (`stream`: storing
-        /// non-temporally).
+        /// `WIDE` and `stream` are not used: the AVX-512 level runs its own loop
+        /// ([`x86_avx512::f32_half::f16_wide`](crate::bulk::kernels::x86_avx512::f32_half::f16_wide)),
+        /// which hands this one its last `n % 16` elements.
         ///
         /// # Safety
-        /// The CPU must support AVX2 and F16C, and with `WIDE` AVX-512 F, BW, VL and DQ.
+        /// The CPU must support AVX2 and F16C.
         #[target_feature(enable = "avx2,f16c")]
         pub(super) unsafe fn run_mode_impl<const M: u8, const WIDE: bool>(
             &self,
@@ -311,6 +312,7 @@ mod simd {
             n: usize,
             stream: bool,
         ) -> StatusCounts {
+            let _ = stream;
             let groups = n / 8;
             let mut totals = Totals::default();
             let block_src = 32 * BLOCK_GROUPS;
@@ -321,19 +323,7 @@ mod simd {
             {
                 let mut acc = Acc::zero();
                 for (xs, ys) in s_run.chunks(block_src).zip(d_run.chunks_mut(block_dst)) {
-                    // (a last block of an odd number of groups stays on the AVX2 path)
-                    if WIDE && xs.len() % 64 == 0 {
-                        // SAFETY: with `WIDE` the caller checked the AVX-512 features; `ys`
-                        // is 32-byte aligned with `stream` (the caller aligns `dst` and
-                        // every block is a whole number of 32-byte steps).
-                        acc.add(unsafe {
-                            crate::bulk::kernels::x86_avx512::f32_half::f16_block::<M>(
-                                self, xs, ys, stream,
-                            )
-                        });
-                    } else {
-                        self.block::<M>(xs, ys, &mut acc);
-                    }
+                    self.block::<M>(xs, ys, &mut acc);
                 }
                 acc.add_to(&mut totals);
             }

@@ -48,7 +48,14 @@ impl Bf16 {
                 crate::bulk::kernels::plan::ran("f32-bf16-avx512");
                 // SAFETY: the CPU has AVX2 and AVX-512 F, BW, VL and DQ (checked).
                 return Some(unsafe {
-                    run_in_mode::<_, true>(self, self.mode, src, dst, n, stream)
+                    crate::bulk::kernels::x86_avx512::f32_half::bf16_wide(
+                        self,
+                        (MAX_CODE, MIN_NORMAL),
+                        src,
+                        dst,
+                        n,
+                        stream,
+                    )
                 });
             }
             crate::bulk::kernels::plan::ran("f32-bf16");
@@ -271,11 +278,12 @@ mod simd {
         /// read from `src` and written to `dst` in place ([`Bf16::block`]); the last `n % 16`
         /// through a zero-padded step.
         ///
-        /// With `WIDE`, the blocks run at the AVX-512 level (`stream`: storing
-        /// non-temporally).
+        /// `WIDE` and `stream` are not used: the AVX-512 level runs its own loop
+        /// ([`x86_avx512::f32_half::bf16_wide`](crate::bulk::kernels::x86_avx512::f32_half::bf16_wide)),
+        /// which hands this one its last `n % 16` elements.
         ///
         /// # Safety
-        /// The CPU must support AVX2, and with `WIDE` AVX-512 F, BW, VL and DQ.
+        /// The CPU must support AVX2.
         #[target_feature(enable = "avx2")]
         pub(super) unsafe fn run_mode_impl<const M: u8, const WIDE: bool>(
             &self,
@@ -284,6 +292,7 @@ mod simd {
             n: usize,
             stream: bool,
         ) -> StatusCounts {
+            let _ = stream;
             let steps16 = n / 16;
             let mut totals = Totals::default();
             let block_src = 64 * BLOCK_STEPS;
@@ -294,22 +303,7 @@ mod simd {
             {
                 let mut acc = Acc::zero();
                 for (xs, ys) in s_run.chunks(block_src).zip(d_run.chunks_mut(block_dst)) {
-                    if WIDE {
-                        // SAFETY: with `WIDE` the caller checked the AVX-512 features; `ys` is
-                        // 32-byte aligned with `stream` (the caller aligns `dst` and every
-                        // block is a whole number of 32-byte steps).
-                        acc.add(unsafe {
-                            crate::bulk::kernels::x86_avx512::f32_half::bf16_block::<M>(
-                                &self.specials,
-                                (MAX_CODE, MIN_NORMAL),
-                                xs,
-                                ys,
-                                stream,
-                            )
-                        });
-                    } else {
-                        self.block::<M>(xs, ys, &mut acc);
-                    }
+                    self.block::<M>(xs, ys, &mut acc);
                 }
                 acc.add_to(&mut totals);
             }

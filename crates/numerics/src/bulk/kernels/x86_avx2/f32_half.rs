@@ -97,7 +97,7 @@ mod simd {
         _mm256_cmpgt_epi32, _mm256_or_si256, _mm256_set1_epi32, _mm256_srai_epi32,
         _mm256_srli_epi32, _mm256_sub_epi32, _mm256_testz_si256,
     };
-    use std::arch::x86_64::{_mm256_add_epi32, _mm256_setzero_si256, _mm256_storeu_si256};
+    use std::arch::x86_64::{_mm256_setzero_si256, _mm256_storeu_si256};
 
     /// Per-lane counters (32-bit lanes): of the finite lanes' statuses, and of the special
     /// lanes by class (NaN, Inf, overflow) and sign (positive, negative).
@@ -131,20 +131,6 @@ mod simd {
                 flushed: z,
                 saturated: z,
                 special: [[z; 2]; 3],
-            }
-        }
-
-        #[target_feature(enable = "avx2")]
-        #[inline]
-        pub(crate) fn add(&mut self, o: Acc) {
-            self.exact = _mm256_add_epi32(self.exact, o.exact);
-            self.underflow = _mm256_add_epi32(self.underflow, o.underflow);
-            self.flushed = _mm256_add_epi32(self.flushed, o.flushed);
-            self.saturated = _mm256_add_epi32(self.saturated, o.saturated);
-            for (c, oc) in self.special.iter_mut().zip(o.special) {
-                for (s, os) in c.iter_mut().zip(oc) {
-                    *s = _mm256_add_epi32(*s, os);
-                }
             }
         }
 

@@ -1,18 +1,23 @@
-//! The blocks of the f32 → f16 ([`crate::bulk::kernels::x86_avx2::f16c`]) and f32 → bf16
-//! ([`crate::bulk::kernels::x86_avx2::f32_bf16`]) kernels at the AVX-512 level: the same
-//! rounding and statuses as their AVX2 loops, 16 lanes per step, statuses from compare masks
-//! counted by masked adds. Two steps at a time are converted and sorted by their codes: the
-//! fast rule, the fast rule with NaN and ±Inf lanes counted and given the policy's codes by
-//! masks, or, for a pair with another rare lane (a finite overflow, saturation, and for bf16
-//! f32 subnormals), the full rule per step: no block is cast twice. Measurements are in
-//! `docs/kernels.md`.
+//! The f32 → f16 ([`crate::bulk::kernels::x86_avx2::f16c`]) and f32 → bf16
+//! ([`crate::bulk::kernels::x86_avx2::f32_bf16`]) kernels at the AVX-512 level, over a whole
+//! slice ([`f16_wide`], [`bf16_wide`]): the same rounding and statuses as their AVX2 loops, 16
+//! lanes per step, statuses from compare masks counted by masked adds, the counters folded
+//! once per block of 128 steps. Four steps at a time are converted and sorted
+//! by their codes: the fast rule, ±Inf alone, the fast rule with NaN and ±Inf lanes counted and
+//! given the policy's codes by masks; anything else pair by pair and, for a pair with another
+//! rare lane (a finite overflow, saturation, and for bf16 f32 subnormals), the full rule per
+//! step: nothing is cast twice. Measurements are in `docs/kernels.md`.
 
-pub(crate) use simd::{bf16_block, f16_block};
+pub(crate) use simd::{bf16_wide, f16_wide};
 
 mod simd {
-    use crate::bulk::kernels::portable::f32_half::{F16c, MAX_F32};
+    use crate::bulk::kernels::portable::f32_half::{Bf16, F16c, MAX_F32};
     use crate::bulk::kernels::stream::prefetch;
-    use crate::bulk::kernels::x86_avx2::f32_half::{Acc, Fixed, SpecialResults, rounding};
+    use crate::bulk::kernels::x86_avx2::f32_half::{
+        Acc, Fixed, SpecialResults, Totals, rounding, run_in_mode,
+    };
+    use crate::bulk::kernels::x86_avx512::store::store64;
+    use crate::status::StatusCounts;
     use std::arch::x86_64::*;
 
     /// `x` in every 32-bit lane.
@@ -89,6 +94,34 @@ mod simd {
                 self.nan_inf,
                 _mm512_slli_epi32::<16>(inc),
             );
+        }
+
+        /// The byte counters of NaN and ±Inf lanes added to the 32-bit ones by class and
+        /// sign, and cleared: once per block of at most 255 steps, so that no byte carries.
+        #[target_feature(enable = "avx2,avx512f")]
+        #[inline]
+        fn settle(&mut self) {
+            if _mm512_test_epi32_mask(self.nan_inf, self.nan_inf) == 0 {
+                return;
+            }
+            let byte =
+                |k: u32| _mm512_and_si512(_mm512_srlv_epi32(self.nan_inf, set(8 * k)), set(0xFF));
+            let [nan_inf_pos, nan_inf_neg, nan_pos, nan_neg] = [0, 1, 2, 3].map(byte);
+            let s = &mut self.special;
+            s[0][0] = _mm512_add_epi32(s[0][0], nan_pos);
+            s[0][1] = _mm512_add_epi32(s[0][1], nan_neg);
+            s[1][0] = _mm512_add_epi32(s[1][0], _mm512_sub_epi32(nan_inf_pos, nan_pos));
+            s[1][1] = _mm512_add_epi32(s[1][1], _mm512_sub_epi32(nan_inf_neg, nan_neg));
+            self.nan_inf = _mm512_setzero_si512();
+        }
+
+        /// The counters added to `totals` and cleared.
+        #[target_feature(enable = "avx2,avx512f")]
+        #[inline]
+        fn flush(&mut self, totals: &mut Totals) {
+            self.settle();
+            self.fold().add_to(totals);
+            *self = Acc512::zero();
         }
 
         /// The counters folded into an AVX2 counter set.
@@ -272,9 +305,12 @@ mod simd {
         sp: Specials,
         natural_inf: bool,
         above: [__m512i; 2],
+        top: i16,
         limit: __m256i,
         normal_from: __m256i,
         band: __m256i,
+        band_from: __m256i,
+        band_width: __m256i,
         one: __m512i,
         nan16: [__m256i; 2],
         inf16: [__m256i; 2],
@@ -342,7 +378,7 @@ mod simd {
     /// The f16 codes of one step (the 16 f32 codes `v`) in mode `M`, counted into `acc` by
     /// the rule that fits the step: the codes' band (only exactness to count, from the round
     /// trip), the finite rule with underflow and flush, the NaN / ±Inf rule, or the full rule
-    /// (see [`f16_block`]).
+    /// (see [`f16_steps`]).
     #[target_feature(enable = "avx2,f16c,avx512f,avx512bw,avx512vl,avx512dq")]
     #[inline]
     fn f16_step<const M: u8>(v: __m512i, c: &F16Consts, acc: &mut Acc512) -> __m256i {
@@ -468,39 +504,283 @@ mod simd {
         f16_odd::<M>(base, exact)
     }
 
-    /// One block of the f16 kernel `k` in mode `M`, 16 elements per step (`src.len() / 64`
-    /// steps): the codes and their counts. Two steps at a time are converted, then sorted by
-    /// their magnitude codes `m`: all in [0x401, top) (normal results of normal inputs below
-    /// the largest finite code; top is one lower for odd, whose test is on the truncation)
-    /// count only their exact lanes, by the 13 dropped bits; all below top count exactness by
-    /// the round trip, underflow and flush ([`f16_finite`]); those whose lanes at or beyond
-    /// top are exactly their NaN and ±Inf inputs count those by class and sign and blend the
-    /// policy's codes in ([`F16Consts::nan_inf`]). Any other step (and an odd last one) takes
-    /// [`f16_step`]: a step with a lane at or beyond top (overflow, saturation) sorts those
-    /// lanes out by the full rule (the AVX2 kernel's `full`): overflow by the mode's threshold
-    /// for the lane's sign, the special lanes replaced by the policy's results and counted by
-    /// class and sign, the others saturated. With `stream` the codes are stored
-    /// non-temporally and the source prefetched.
+    /// Steps of 16 lanes per block of the loops here: the NaN / ±Inf byte counters
+    /// ([`Acc512::nan_inf`]) take at most one a step and lane, so a block stays below 256.
+    const BLOCK_STEPS: usize = 128;
+
+    /// Blocks between two flushes of the 32-bit lane counters into the totals (each lane adds
+    /// at most one a step: 2^23 steps stay far below 2^32).
+    const FLUSH_BLOCKS: usize = 1 << 16;
+
+    /// `lo` in the low half and `hi` in the high half of a 512-bit vector.
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    fn join(lo: __m256i, hi: __m256i) -> __m512i {
+        _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi)
+    }
+
+    /// The codes `c` (32 lanes of 16 bits) made odd where `exact` is clear, for mode odd;
+    /// `c` otherwise.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    #[inline]
+    fn f16_odd32<const M: u8>(c: __m512i, exact: __mmask32) -> __m512i {
+        if M == rounding::ODD {
+            _mm512_mask_mov_epi16(c, !exact, _mm512_or_si512(c, _mm512_set1_epi16(1)))
+        } else {
+            c
+        }
+    }
+
+    /// The f16 codes of a pair of steps (`v0` then `v1`, their conversions `b0`, `b1`),
+    /// counted into `acc` by the rule that fits the pair (see [`f16_wide`]).
+    #[target_feature(enable = "avx2,f16c,avx512f,avx512bw,avx512vl,avx512dq")]
+    #[inline]
+    fn f16_pair<const M: u8>(
+        v0: __m512i,
+        v1: __m512i,
+        b0: __m256i,
+        b1: __m256i,
+        c: &F16Consts,
+        acc: &mut Acc512,
+    ) -> (__m256i, __m256i) {
+        let one = c.one;
+        let magnitude = _mm256_set1_epi16(0x7FFF);
+        let (m0, m1) = (
+            _mm256_and_si256(b0, magnitude),
+            _mm256_and_si256(b1, magnitude),
+        );
+        let outside =
+            |m: __m256i| _mm256_cmpge_epu16_mask(_mm256_sub_epi16(m, c.band_from), c.band_width);
+        // vfpclassps: +Inf 0x08, −Inf 0x10
+        let inf_lanes = |v: __m512i| _mm512_fpclass_ps_mask::<0x18>(_mm512_castsi512_ps(v));
+        if outside(m0) | outside(m1) == 0 {
+            // in the band: exact where the 13 dropped significand bits are zero
+            let e0 = _mm512_testn_epi32_mask(v0, set(0x1FFF));
+            let e1 = _mm512_testn_epi32_mask(v1, set(0x1FFF));
+            acc.exact = _mm512_mask_add_epi32(acc.exact, e0, acc.exact, one);
+            acc.exact = _mm512_mask_add_epi32(acc.exact, e1, acc.exact, one);
+            (f16_odd::<M>(b0, e0), f16_odd::<M>(b1, e1))
+        } else if _mm256_cmpge_epu16_mask(m0, c.limit) | _mm256_cmpge_epu16_mask(m1, c.limit) == 0 {
+            // below the largest finite code, some lane small (f16 subnormals, zeros)
+            (
+                f16_finite::<M>(v0, b0, m0, one, acc),
+                f16_finite::<M>(v1, b1, m1, one, acc),
+            )
+        } else if c.natural_inf && inf_lanes(v0) & inf_lanes(v1) == 0xFFFF {
+            // ±Inf alone (a causal mask's −∞) under a policy that keeps their codes:
+            // counted by sign, the codes by sign
+            let mut inf_codes = |v: __m512i| {
+                let neg = _mm512_movepi32_mask(v);
+                let by_sign = _mm512_mask_mov_epi32(one, neg, set(0x100));
+                acc.nan_inf = _mm512_add_epi32(acc.nan_inf, by_sign);
+                _mm256_mask_mov_epi16(c.inf16[0], neg, c.inf16[1])
+            };
+            (inf_codes(v0), inf_codes(v1))
+        } else {
+            // vfpclassps: QNaN 0x01, +Inf 0x08, −Inf 0x10, SNaN 0x80
+            let class = |v: __m512i| _mm512_fpclass_ps_mask::<0x99>(_mm512_castsi512_ps(v));
+            let (s0, s1) = (class(v0), class(v1));
+            if _mm256_cmpge_epu16_mask(m0, c.limit) == s0
+                && _mm256_cmpge_epu16_mask(m1, c.limit) == s1
+            {
+                // the only lanes at or beyond the largest finite code are NaN or ±Inf
+                (
+                    c.nan_inf::<M>(v0, b0, m0, s0, acc),
+                    c.nan_inf::<M>(v1, b1, m1, s1, acc),
+                )
+            } else {
+                (f16_step::<M>(v0, c, acc), f16_step::<M>(v1, c, acc))
+            }
+        }
+    }
+
+    /// The f16 codes (`c01`: steps 0 and 1, `c23`: steps 2 and 3) of four steps `v` whose
+    /// codes are not all in the band, counted into `acc` (see [`f16_wide`]).
+    #[target_feature(enable = "avx2,f16c,avx512f,avx512bw,avx512vl,avx512dq")]
+    #[inline]
+    fn f16_quad_rare<const M: u8>(
+        v: &[__m512i; 4],
+        b: &[__m256i; 4],
+        (c01, c23): (__m512i, __m512i),
+        (m01, m23): (__m512i, __m512i),
+        c: &F16Consts,
+        acc: &mut Acc512,
+    ) -> (__m512i, __m512i) {
+        let one = c.one;
+        let limit = _mm512_set1_epi16(c.top);
+        if _mm512_cmpge_epu16_mask(_mm512_max_epu16(m01, m23), limit) == 0 {
+            // below the largest finite code, some lane small (f16 subnormals, zeros)
+            let h: [__m256i; 4] = std::array::from_fn(|k| {
+                f16_finite::<M>(
+                    v[k],
+                    b[k],
+                    _mm256_and_si256(b[k], _mm256_set1_epi16(0x7FFF)),
+                    one,
+                    acc,
+                )
+            });
+            return (join(h[0], h[1]), join(h[2], h[3]));
+        }
+        // vfpclassps: +Inf 0x08, −Inf 0x10
+        let inf = |v: __m512i| _mm512_fpclass_ps_mask::<0x18>(_mm512_castsi512_ps(v));
+        if inf(v[0]) & inf(v[1]) & inf(v[2]) & inf(v[3]) == 0xFFFF {
+            // ±Inf alone (a causal mask's −∞): counted by sign, the policy's codes by sign
+            for &vk in v {
+                let by_sign = _mm512_mask_mov_epi32(one, _mm512_movepi32_mask(vk), set(0x100));
+                acc.nan_inf = _mm512_add_epi32(acc.nan_inf, by_sign);
+            }
+            let (pos, neg) = (
+                _mm512_broadcast_i64x4(c.inf16[0]),
+                _mm512_broadcast_i64x4(c.inf16[1]),
+            );
+            let by_sign =
+                |code: __m512i| _mm512_mask_mov_epi16(pos, _mm512_movepi16_mask(code), neg);
+            return (by_sign(c01), by_sign(c23));
+        }
+        // vfpclassps: QNaN 0x01, +Inf 0x08, −Inf 0x10, SNaN 0x80
+        let class = |v: __m512i| _mm512_fpclass_ps_mask::<0x99>(_mm512_castsi512_ps(v));
+        let s01 = _mm512_kunpackw(u32::from(class(v[1])), u32::from(class(v[0])));
+        let s23 = _mm512_kunpackw(u32::from(class(v[3])), u32::from(class(v[2])));
+        let from = _mm512_set1_epi16(0x401);
+        let width = _mm512_set1_epi16(c.top - 0x401);
+        let out01 = _mm512_cmpge_epu16_mask(_mm512_sub_epi16(m01, from), width);
+        let out23 = _mm512_cmpge_epu16_mask(_mm512_sub_epi16(m23, from), width);
+        if out01 != s01 || out23 != s23 {
+            // another rare lane (small or beyond the finite range): pair by pair
+            let (h0, h1) = f16_pair::<M>(v[0], v[1], b[0], b[1], c, acc);
+            let (h2, h3) = f16_pair::<M>(v[2], v[3], b[2], b[3], c, acc);
+            return (join(h0, h1), join(h2, h3));
+        }
+        // the lanes outside the band are exactly the NaN and ±Inf ones: the others count
+        // exactness by the band's rule, those by class and sign
+        let e: [__mmask16; 4] = std::array::from_fn(|k| {
+            let s = (if k < 2 { s01 } else { s23 }) >> (16 * (k % 2));
+            _mm512_testn_epi32_mask(v[k], set(0x1FFF)) & !(s as u16)
+        });
+        for (k, &ek) in e.iter().enumerate() {
+            acc.exact = _mm512_mask_add_epi32(acc.exact, ek, acc.exact, one);
+            let s = ((if k < 2 { s01 } else { s23 }) >> (16 * (k % 2))) as u16;
+            if s != 0 {
+                let nan = _mm512_fpclass_ps_mask::<0x81>(_mm512_castsi512_ps(v[k]));
+                acc.nan_inf(s, nan, _mm512_movepi32_mask(v[k]));
+            }
+        }
+        let e01 = _mm512_kunpackw(u32::from(e[1]), u32::from(e[0]));
+        let e23 = _mm512_kunpackw(u32::from(e[3]), u32::from(e[2]));
+        let mut codes = [
+            (f16_odd32::<M>(c01, e01 | s01), s01, 0),
+            (f16_odd32::<M>(c23, e23 | s23), s23, 2),
+        ];
+        for (code, s, k) in codes.iter_mut() {
+            if *s == 0 {
+                continue;
+            }
+            let neg = _mm512_movepi16_mask(*code);
+            let fixed = |r: &[__m256i; 2]| {
+                _mm512_mask_mov_epi16(
+                    _mm512_broadcast_i64x4(r[0]),
+                    neg,
+                    _mm512_broadcast_i64x4(r[1]),
+                )
+            };
+            let nan = _mm512_kunpackw(
+                u32::from(_mm512_fpclass_ps_mask::<0x81>(_mm512_castsi512_ps(
+                    v[*k + 1],
+                ))),
+                u32::from(_mm512_fpclass_ps_mask::<0x81>(_mm512_castsi512_ps(v[*k]))),
+            );
+            // (ties away lifts ±Inf by half an ulp, to a NaN: its codes are always blended)
+            if !c.natural_inf || M == rounding::NEAREST_AWAY {
+                *code = _mm512_mask_mov_epi16(*code, *s & !nan, fixed(&c.inf16));
+            }
+            if nan != 0 {
+                // fixed | (a >> 13) & payload
+                let top = join(
+                    _mm512_cvtepi32_epi16(_mm512_srli_epi32::<13>(v[*k])),
+                    _mm512_cvtepi32_epi16(_mm512_srli_epi32::<13>(v[*k + 1])),
+                );
+                let nan_code = _mm512_ternarylogic_epi32::<0xF8>(
+                    fixed(&c.nan16),
+                    top,
+                    _mm512_broadcast_i64x4(c.payload16),
+                );
+                *code = _mm512_mask_mov_epi16(*code, nan, nan_code);
+            }
+        }
+        (codes[0].0, codes[1].0)
+    }
+
+    /// f32 → f16 by the AVX-512 loop: the whole steps of 16 of the `n` f32 codes `src` into
+    /// `dst` ([`f16_steps`] in `k`'s mode), the last `n % 16` by the AVX2 kernel. With
+    /// `stream` the steps' codes are stored non-temporally and the source prefetched.
     ///
     /// # Safety
     /// The CPU must support AVX2, F16C and AVX-512 F, BW, VL and DQ; with `stream`, `dst`
-    /// must start on a 32-byte boundary.
-    #[target_feature(enable = "avx2,f16c,avx512f,avx512bw,avx512vl,avx512dq")]
-    pub(crate) unsafe fn f16_block<const M: u8>(
+    /// must start on a 64-byte boundary.
+    pub(crate) unsafe fn f16_wide(
         k: &F16c,
         src: &[u8],
         dst: &mut [u8],
+        n: usize,
         stream: bool,
-    ) -> Acc {
+    ) -> StatusCounts {
+        let done = n / 16 * 16;
+        let (x, rest_x) = src[..4 * n].split_at(4 * done);
+        let (y, rest_y) = dst[..2 * n].split_at_mut(2 * done);
+        // SAFETY: the caller's guarantees.
+        let totals = unsafe {
+            match k.mode {
+                rounding::NEAREST_EVEN => f16_steps::<{ rounding::NEAREST_EVEN }>(k, x, y, stream),
+                rounding::NEAREST_AWAY => f16_steps::<{ rounding::NEAREST_AWAY }>(k, x, y, stream),
+                rounding::FLOOR => f16_steps::<{ rounding::FLOOR }>(k, x, y, stream),
+                rounding::CEIL => f16_steps::<{ rounding::CEIL }>(k, x, y, stream),
+                rounding::TRUNC => f16_steps::<{ rounding::TRUNC }>(k, x, y, stream),
+                _ => f16_steps::<{ rounding::ODD }>(k, x, y, stream),
+            }
+        };
+        let mut counts = totals.into_counts(done, &k.specials);
+        if done < n {
+            // SAFETY: the CPU has AVX2 and F16C (the caller's guarantee).
+            counts.add(&unsafe {
+                run_in_mode::<_, false>(k, k.mode, rest_x, rest_y, n - done, false)
+            });
+        }
+        counts
+    }
+
+    /// The f16 codes of the whole steps of `src` (`src.len() / 64` steps of 16 f32 codes) in
+    /// mode `M` into `dst`, and their counts. Four steps at a time are converted (for odd the
+    /// truncation) and sorted by their magnitude codes `m`: all in [0x401, top) (normal
+    /// results of normal inputs below the largest finite code; top is one lower for odd,
+    /// whose test is on the truncation) count only their exact lanes, by the 13 dropped bits
+    /// (a code of at least 0x401 only comes from a magnitude above 2^−14 in every mode: an
+    /// f32 just below it that rounds to 0x400 is inexact with zero dropped bits); all below
+    /// top count exactness by the round trip, underflow and flush ([`f16_finite`]); when the
+    /// lanes outside the band are exactly the NaN and ±Inf inputs, the others count by the
+    /// band's rule and those by class and sign, with the policy's codes blended in. Any other
+    /// four steps go pair by pair ([`f16_pair`]: the same rules, the NaN / ±Inf one by the
+    /// round trip, and [`f16_step`] per step for a finite overflow or saturation, the AVX2
+    /// kernel's full rule). The counters are folded once per block of [`BLOCK_STEPS`] steps.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2, F16C and AVX-512 F, BW, VL and DQ; `dst` must hold
+    /// `src.len() / 2` bytes, and start on a 64-byte boundary with `stream`.
+    #[target_feature(enable = "avx2,f16c,avx512f,avx512bw,avx512vl,avx512dq")]
+    unsafe fn f16_steps<const M: u8>(k: &F16c, src: &[u8], dst: &mut [u8], stream: bool) -> Totals {
         let top: i16 = if M == rounding::ODD { 0x7BFE } else { 0x7BFF };
         let c = F16Consts {
             sp: Specials::new(&k.specials),
             natural_inf: k.specials.inf[0].0 == 0x7C00 && k.specials.inf[1].0 == 0xFC00,
             above: [set(k.overflow_above[0]), set(k.overflow_above[1])],
+            top,
             limit: _mm256_set1_epi16(top),
             // the band of normal magnitudes below `limit`, as one unsigned compare on m − 0x400
             normal_from: _mm256_set1_epi16(0x400),
             band: _mm256_set1_epi16(top - 0x400),
+            // codes in [0x401, top) as one unsigned compare on m − 0x401: normal results from
+            // normal inputs, below the largest finite code
+            band_from: _mm256_set1_epi16(0x401),
+            band_width: _mm256_set1_epi16(top - 0x401),
             // 1 in every lane, hidden from the optimiser: a masked add of it stays one
             // instruction (one it can see becomes mask moves through general registers, a
             // mask-to-vector move and a subtract: most of this loop's time at 1 Mi elements)
@@ -509,99 +789,91 @@ mod simd {
             inf16: k.specials.inf.map(|r| _mm256_set1_epi16(r.0 as u16 as i16)),
             payload16: _mm256_set1_epi16((k.specials.nan_payload & 0x7FFF) as u16 as i16),
         };
-        // codes in [0x401, top) as one unsigned compare on m − 0x401: normal results from
-        // normal inputs, below the largest finite code
-        let (band_from, band_width) = (_mm256_set1_epi16(0x401), _mm256_set1_epi16(top - 0x401));
-        let magnitude = _mm256_set1_epi16(0x7FFF);
-        // vfpclassps: +Inf 0x08, −Inf 0x10
-        let inf_lanes = |v: __m512i| _mm512_fpclass_ps_mask::<0x18>(_mm512_castsi512_ps(v));
+        let magnitude = _mm512_set1_epi16(0x7FFF);
+        let from = _mm512_set1_epi16(0x401);
+        let width = _mm512_set1_epi16(top - 0x401);
         let one = c.one;
+        let mut totals = Totals::default();
         let mut acc = Acc512::zero();
-        let pairs = src.len() / 128;
-        let (src_pairs, src_rest) = src.split_at(128 * pairs);
-        let (dst_pairs, dst_rest) = dst.split_at_mut(64 * pairs);
-        for (x, y) in src_pairs
-            .chunks_exact(128)
-            .zip(dst_pairs.chunks_exact_mut(64))
+        let steps = src.len() / 64;
+        for (blk, (xs, ys)) in src[..64 * steps]
+            .chunks(64 * BLOCK_STEPS)
+            .zip(dst[..32 * steps].chunks_mut(32 * BLOCK_STEPS))
+            .enumerate()
         {
-            if stream {
-                // only past the cache: in it the prefetches cost a fifth of the loop's time
-                prefetch(x.as_ptr());
-                prefetch(x.as_ptr().wrapping_add(64));
-            }
-            // SAFETY: `x` is 128 bytes, two unaligned 64-byte loads.
-            let (v0, v1) = unsafe {
-                (
-                    _mm512_loadu_si512(x.as_ptr().cast()),
-                    _mm512_loadu_si512(x.as_ptr().add(64).cast()),
-                )
-            };
-            let (b0, b1) = (f16_base::<M>(v0), f16_base::<M>(v1));
-            let (m0, m1) = (
-                _mm256_and_si256(b0, magnitude),
-                _mm256_and_si256(b1, magnitude),
-            );
-            let outside =
-                |m: __m256i| _mm256_cmpge_epu16_mask(_mm256_sub_epi16(m, band_from), band_width);
-            let (h0, h1) = if outside(m0) | outside(m1) == 0 {
-                // in the band: exact where the 13 dropped significand bits are zero
-                let e0 = _mm512_testn_epi32_mask(v0, set(0x1FFF));
-                let e1 = _mm512_testn_epi32_mask(v1, set(0x1FFF));
-                acc.exact = _mm512_mask_add_epi32(acc.exact, e0, acc.exact, one);
-                acc.exact = _mm512_mask_add_epi32(acc.exact, e1, acc.exact, one);
-                (f16_odd::<M>(b0, e0), f16_odd::<M>(b1, e1))
-            } else if _mm256_cmpge_epu16_mask(m0, c.limit) | _mm256_cmpge_epu16_mask(m1, c.limit)
-                == 0
-            {
-                // below the largest finite code, some lane small (f16 subnormals, zeros)
-                (
-                    f16_finite::<M>(v0, b0, m0, one, &mut acc),
-                    f16_finite::<M>(v1, b1, m1, one, &mut acc),
-                )
-            } else if c.natural_inf && inf_lanes(v0) & inf_lanes(v1) == 0xFFFF {
-                // ±Inf alone (a causal mask's −∞) under a policy that keeps their codes:
-                // counted by sign, the codes by sign
-                let mut inf_codes = |v: __m512i| {
-                    let neg = _mm512_movepi32_mask(v);
-                    let by_sign = _mm512_mask_mov_epi32(one, neg, set(0x100));
-                    acc.nan_inf = _mm512_add_epi32(acc.nan_inf, by_sign);
-                    _mm256_mask_mov_epi16(c.inf16[0], neg, c.inf16[1])
-                };
-                (inf_codes(v0), inf_codes(v1))
-            } else {
-                // vfpclassps: QNaN 0x01, +Inf 0x08, −Inf 0x10, SNaN 0x80
-                let class = |v: __m512i| _mm512_fpclass_ps_mask::<0x99>(_mm512_castsi512_ps(v));
-                let (s0, s1) = (class(v0), class(v1));
-                if _mm256_cmpge_epu16_mask(m0, c.limit) == s0
-                    && _mm256_cmpge_epu16_mask(m1, c.limit) == s1
+            let mut quads = xs.chunks_exact(256);
+            let mut quads_out = ys.chunks_exact_mut(128);
+            for (x, y) in (&mut quads).zip(&mut quads_out) {
+                if stream {
+                    // only past the cache: in it the prefetches cost a fifth of the loop's time
+                    for line in 0..4 {
+                        prefetch(x.as_ptr().wrapping_add(64 * line));
+                    }
+                }
+                // SAFETY: `x` is 256 bytes, four unaligned 64-byte loads.
+                let v: [__m512i; 4] = std::array::from_fn(|i| unsafe {
+                    _mm512_loadu_si512(x.as_ptr().add(64 * i).cast())
+                });
+                let b: [__m256i; 4] = std::array::from_fn(|i| f16_base::<M>(v[i]));
+                let (c01, c23) = (join(b[0], b[1]), join(b[2], b[3]));
+                let (m01, m23) = (
+                    _mm512_and_si512(c01, magnitude),
+                    _mm512_and_si512(c23, magnitude),
+                );
+                let (d01, d23) = (_mm512_sub_epi16(m01, from), _mm512_sub_epi16(m23, from));
+                let (h01, h23) = if _mm512_cmpge_epu16_mask(_mm512_max_epu16(d01, d23), width) == 0
                 {
-                    // the only lanes at or beyond the largest finite code are NaN or ±Inf
+                    // in the band: exact where the 13 dropped significand bits are zero
+                    let e: [__mmask16; 4] =
+                        std::array::from_fn(|i| _mm512_testn_epi32_mask(v[i], set(0x1FFF)));
+                    for &ei in &e {
+                        acc.exact = _mm512_mask_add_epi32(acc.exact, ei, acc.exact, one);
+                    }
                     (
-                        c.nan_inf::<M>(v0, b0, m0, s0, &mut acc),
-                        c.nan_inf::<M>(v1, b1, m1, s1, &mut acc),
+                        f16_odd32::<M>(c01, _mm512_kunpackw(u32::from(e[1]), u32::from(e[0]))),
+                        f16_odd32::<M>(c23, _mm512_kunpackw(u32::from(e[3]), u32::from(e[2]))),
                     )
                 } else {
-                    (
-                        f16_step::<M>(v0, &c, &mut acc),
-                        f16_step::<M>(v1, &c, &mut acc),
-                    )
+                    f16_quad_rare::<M>(&v, &b, (c01, c23), (m01, m23), &c, &mut acc)
+                };
+                // SAFETY: `y` is 128 bytes, on a 64-byte boundary when streamed (the caller
+                // aligns `dst`; blocks and quads are whole multiples of 64 bytes).
+                unsafe {
+                    store64(y.as_mut_ptr(), h01, stream);
+                    store64(y.as_mut_ptr().add(64), h23, stream);
                 }
-            };
-            let (y0, y1) = y.split_at_mut(32);
-            // SAFETY: `y0` and `y1` are 32 bytes each, on 32-byte boundaries when streamed.
-            unsafe {
-                store(y0, h0, stream);
-                store(y1, h1, stream);
+            }
+            // the block's last one to three steps (only in the last block)
+            let mut rest = quads.remainder().chunks_exact(64);
+            let mut rest_out = quads_out.into_remainder().chunks_exact_mut(32);
+            while let (Some(x0), Some(y0)) = (rest.next(), rest_out.next()) {
+                // SAFETY: `x0` is 64 bytes, the size of the unaligned load.
+                let v0 = unsafe { _mm512_loadu_si512(x0.as_ptr().cast()) };
+                let (h0, h1) = match (rest.next(), rest_out.next()) {
+                    (Some(x1), Some(y1)) => {
+                        // SAFETY: `x1` is 64 bytes, the size of the unaligned load.
+                        let v1 = unsafe { _mm512_loadu_si512(x1.as_ptr().cast()) };
+                        let (b0, b1) = (f16_base::<M>(v0), f16_base::<M>(v1));
+                        let (h0, h1) = f16_pair::<M>(v0, v1, b0, b1, &c, &mut acc);
+                        (h0, Some((h1, y1)))
+                    }
+                    _ => (f16_step::<M>(v0, &c, &mut acc), None),
+                };
+                // SAFETY: 32 bytes each, on 32-byte boundaries when streamed.
+                unsafe {
+                    store(y0, h0, stream);
+                    if let Some((h1, y1)) = h1 {
+                        store(y1, h1, stream);
+                    }
+                }
+            }
+            acc.settle();
+            if (blk + 1) % FLUSH_BLOCKS == 0 {
+                acc.flush(&mut totals);
             }
         }
-        for (x, y) in src_rest.chunks_exact(64).zip(dst_rest.chunks_exact_mut(32)) {
-            // SAFETY: `x` is 64 bytes, the size of the unaligned load.
-            let v = unsafe { _mm512_loadu_si512(x.as_ptr().cast()) };
-            let out = f16_step::<M>(v, &c, &mut acc);
-            // SAFETY: `y` is 32 bytes, on a 32-byte boundary when streamed.
-            unsafe { store(y, out, stream) };
-        }
-        acc.fold()
+        acc.flush(&mut totals);
+        totals
     }
 
     /// The bf16 codes (in 32-bit lanes) of the f32 codes `v` in mode `M`, and the lanes that
@@ -725,7 +997,7 @@ mod simd {
     /// under a policy that keeps the rounding's Inf codes counts them by sign (byte counters)
     /// and the other lanes' exactness; one whose rare lanes are all NaN or ±Inf blends the
     /// policy's codes in ([`Specials::nan_inf`]); any other takes the full rule (see
-    /// [`bf16_block`]).
+    /// [`bf16_wide`]).
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq")]
     #[inline]
     fn bf16_step<const M: u8>(v: __m512i, c: &Bf16Consts, acc: &mut Acc512) -> __m512i {
@@ -771,39 +1043,69 @@ mod simd {
         }
     }
 
-    /// One block of the bf16 kernel in mode `M`, 16 elements per step (`src.len() / 64`
-    /// steps): the codes and their counts. Two steps at a time are converted to 32 codes
-    /// ([`bf16_pair`]; with AVX-512 BF16 and nearest-even one `vcvtne2ps2bf16`, which rounds
-    /// normal f32 values and zeros to nearest even as the rule does) and sorted by their rare
-    /// lanes ([`bf16_pair_rare`]): none, only the exact lanes are counted (the low 16 bits
-    /// zero); only NaN and ±Inf, those are counted by class and sign and the policy's codes
-    /// blended in ([`PairConsts::nan_inf`]). Any other pair (and an odd last step) takes
-    /// [`bf16_step`] per step: ±Inf alone under a policy that keeps their codes is counted by
-    /// sign; other rare lanes take the full rule (the AVX2 kernel's full rule, per step): the
-    /// finite lanes' exactness, underflow (inexact below `min_normal`), flush and saturation
-    /// (`max_code` from a magnitude beyond it) counted; the lanes whose magnitude code passes
-    /// `max_code` or that are NaN replaced by `sp`'s results by sign (NaN: with the payload's
-    /// top bits) and counted by class and sign. With `stream` the codes are stored
-    /// non-temporally and the source prefetched.
+    /// f32 → bf16 by the AVX-512 loop: the whole steps of 16 of the `n` f32 codes `src` into
+    /// `dst` in `k`'s mode, the last `n % 16` by the AVX2 kernel. `limits` are the largest
+    /// finite and the smallest normal magnitude codes. With `stream` the steps' codes are
+    /// stored non-temporally and the source prefetched.
+    ///
+    /// Four steps at a time: each pair converted to 32 codes ([`bf16_pair`]; with AVX-512 BF16
+    /// and nearest-even one `vcvtne2ps2bf16`, which rounds normal f32 values and zeros to
+    /// nearest even as the rule does) and its rare lanes taken ([`bf16_pair_rare`]). None in
+    /// the four: only the exact lanes are counted (the low 16 bits zero). Otherwise four steps
+    /// of ±Inf alone are counted by sign and given the policy's Inf codes, and any other go
+    /// pair by pair ([`bf16_pair_rule`]): a pair with only NaN and ±Inf counts those by class
+    /// and sign and blends the policy's codes in ([`PairConsts::nan_inf`]); any other pair
+    /// (and an odd last step) takes [`bf16_step`] per step: ±Inf alone under a policy that
+    /// keeps their codes is counted by sign; other rare lanes take the full rule (the AVX2
+    /// kernel's, per step): the finite lanes' exactness, underflow (inexact below the
+    /// smallest normal), flush and saturation (the largest finite code from a magnitude
+    /// beyond it) counted; the lanes whose magnitude code passes the largest finite one or
+    /// that are NaN replaced by the policy's results by sign (NaN: with the payload's top
+    /// bits) and counted by class and sign. The counters are folded once per block of
+    /// [`BLOCK_STEPS`] steps.
     ///
     /// # Safety
     /// The CPU must support AVX2 and AVX-512 F, BW, VL and DQ; with `stream`, `dst` must start
-    /// on a 32-byte boundary.
-    pub(crate) unsafe fn bf16_block<const M: u8>(
-        sp: &SpecialResults,
+    /// on a 64-byte boundary.
+    pub(crate) unsafe fn bf16_wide(
+        k: &Bf16,
         limits: (u32, u32),
         src: &[u8],
         dst: &mut [u8],
+        n: usize,
         stream: bool,
-    ) -> Acc {
+    ) -> StatusCounts {
+        let done = n / 16 * 16;
+        let (x, rest_x) = src[..4 * n].split_at(4 * done);
+        let (y, rest_y) = dst[..2 * n].split_at_mut(2 * done);
+        let sp = &k.specials;
+        let ne = crate::bulk::kernels::simd::avx512bf16_present();
         // SAFETY: the caller's guarantees; the BF16 variant only where the CPU has AVX-512 BF16.
-        unsafe {
-            if M == rounding::NEAREST_EVEN && crate::bulk::kernels::simd::avx512bf16_present() {
-                bf16_block_ne::<M>(sp, limits, src, dst, stream)
-            } else {
-                bf16_block_any::<M>(sp, limits, src, dst, stream)
+        let totals = unsafe {
+            match k.mode {
+                rounding::NEAREST_EVEN if ne => {
+                    bf16_steps_ne::<{ rounding::NEAREST_EVEN }>(sp, limits, x, y, stream)
+                }
+                rounding::NEAREST_EVEN => {
+                    bf16_steps_any::<{ rounding::NEAREST_EVEN }>(sp, limits, x, y, stream)
+                }
+                rounding::NEAREST_AWAY => {
+                    bf16_steps_any::<{ rounding::NEAREST_AWAY }>(sp, limits, x, y, stream)
+                }
+                rounding::FLOOR => bf16_steps_any::<{ rounding::FLOOR }>(sp, limits, x, y, stream),
+                rounding::CEIL => bf16_steps_any::<{ rounding::CEIL }>(sp, limits, x, y, stream),
+                rounding::TRUNC => bf16_steps_any::<{ rounding::TRUNC }>(sp, limits, x, y, stream),
+                _ => bf16_steps_any::<{ rounding::ODD }>(sp, limits, x, y, stream),
             }
+        };
+        let mut counts = totals.into_counts(done, sp);
+        if done < n {
+            // SAFETY: the CPU has AVX2 (the caller's guarantee).
+            counts.add(&unsafe {
+                run_in_mode::<_, false>(k, k.mode, rest_x, rest_y, n - done, false)
+            });
         }
+        counts
     }
 
     /// What a pair of bf16 steps needs besides its data: the word indices of the 32 high
@@ -876,36 +1178,46 @@ mod simd {
         }
     }
 
-    /// Stores the 64 bytes `v` at `y`: non-temporally as two 32-byte halves with `stream`,
-    /// else as one unaligned store.
-    ///
-    /// # Safety
-    /// `y` must hold at least 64 bytes, and start on a 32-byte boundary with `stream`.
-    #[target_feature(enable = "avx2,avx512f")]
+    /// The bf16 codes (`code`, 16 bits a lane) of a pair of steps (`v0` then `v1`, `e` their
+    /// exact lanes) with the rare lanes `s` and `b` of [`bf16_pair_rare`], counted into
+    /// `acc` by the rule that fits the pair (see [`bf16_wide`]).
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq")]
     #[inline]
-    unsafe fn store_pair(y: &mut [u8], v: __m512i, stream: bool) {
-        // SAFETY: the caller's guarantee.
-        unsafe {
-            if stream {
-                _mm256_stream_si256(y.as_mut_ptr().cast(), _mm512_castsi512_si256(v));
-                _mm256_stream_si256(
-                    y.as_mut_ptr().add(32).cast(),
-                    _mm512_extracti64x4_epi64::<1>(v),
-                );
-            } else {
-                _mm512_storeu_si512(y.as_mut_ptr().cast(), v)
-            }
+    #[allow(clippy::too_many_arguments)]
+    fn bf16_pair_rule<const M: u8>(
+        v0: __m512i,
+        v1: __m512i,
+        code: __m512i,
+        e: __mmask32,
+        (s, b): (__mmask32, __mmask32),
+        c: &Bf16Consts,
+        pc: &PairConsts,
+        acc: &mut Acc512,
+    ) -> __m512i {
+        let inc = c.inc;
+        if s | b == 0 {
+            acc.exact = _mm512_mask_add_epi32(acc.exact, e as u16, acc.exact, inc);
+            acc.exact = _mm512_mask_add_epi32(acc.exact, (e >> 16) as u16, acc.exact, inc);
+            code
+        } else if s == b {
+            pc.nan_inf(v0, v1, code, e & !s, s, c.natural_inf, inc, acc)
+        } else {
+            let h0 = _mm512_cvtepi32_epi16(bf16_step::<M>(v0, c, acc));
+            let h1 = _mm512_cvtepi32_epi16(bf16_step::<M>(v1, c, acc));
+            join(h0, h1)
         }
     }
 
-    /// Defines a [`bf16_block`] variant `$name` for the target features `$features`, whose
-    /// fast pairs of steps convert by `vcvtne2ps2bf16` when `$ne`.
-    macro_rules! bf16_block_variant {
+    /// Defines the loop of [`bf16_wide`] over whole steps as `$name` for the target features
+    /// `$features`, whose pairs of steps convert by `vcvtne2ps2bf16` when `$ne`.
+    macro_rules! bf16_steps_variant {
         ($name:ident, $features:literal, $ne:literal) => {
-            /// [`bf16_block`] for one set of target features.
+            /// The bf16 codes of the whole steps of `src` (`src.len() / 64` steps of 16 f32
+            /// codes) in mode `M` into `dst`, and their counts (see [`bf16_wide`]).
             ///
             /// # Safety
-            /// As [`bf16_block`], and the CPU must support the function's target features.
+            /// As [`bf16_wide`]; `dst` must hold `src.len() / 2` bytes, and the CPU must
+            /// support the function's target features.
             #[target_feature(enable = $features)]
             unsafe fn $name<const M: u8>(
                 sp: &SpecialResults,
@@ -913,42 +1225,20 @@ mod simd {
                 src: &[u8],
                 dst: &mut [u8],
                 stream: bool,
-            ) -> Acc {
-                let natural_inf = sp.inf[0].0 == 0x7F80 && sp.inf[1].0 == 0xFF80;
+            ) -> Totals {
                 let c = Bf16Consts {
                     specials: Specials::new(sp),
-                    natural_inf,
+                    natural_inf: sp.inf[0].0 == 0x7F80 && sp.inf[1].0 == 0xFF80,
                     max: set(max_code),
                     min: set(min_normal),
                     // 1 in every lane for the counters, hidden from the optimiser (see
-                    // `f16_block`)
+                    // `f16_steps`)
                     inc: std::hint::black_box(set(1)),
                 };
                 let inc = c.inc;
                 let pc = PairConsts::new(sp, max_code);
-                let mut acc = Acc512::zero();
-                let pairs = src.len() / 128;
-                let (src_pairs, src_rest) = src.split_at(128 * pairs);
-                let (dst_pairs, dst_rest) = dst.split_at_mut(64 * pairs);
-                for (x, y) in src_pairs
-                    .chunks_exact(128)
-                    .zip(dst_pairs.chunks_exact_mut(64))
-                {
-                    if stream {
-                        // only past the cache (see `f16_block`)
-                        prefetch(x.as_ptr());
-                        prefetch(x.as_ptr().wrapping_add(64));
-                    }
-                    // SAFETY: `x` is 128 bytes, two unaligned 64-byte loads.
-                    let (v0, v1) = unsafe {
-                        (
-                            _mm512_loadu_si512(x.as_ptr().cast()),
-                            _mm512_loadu_si512(x.as_ptr().add(64).cast()),
-                        )
-                    };
-                    let e0 = _mm512_testn_epi32_mask(v0, set(0xFFFF));
-                    let e1 = _mm512_testn_epi32_mask(v1, set(0xFFFF));
-                    let e = _mm512_kunpackw(u32::from(e1), u32::from(e0));
+                // the 32 codes of a pair, and its rare lanes
+                let codes = |v0: __m512i, v1: __m512i, e: __mmask32| {
                     let code = if $ne && M == rounding::NEAREST_EVEN {
                         // SAFETY: this variant runs only where the CPU has AVX-512 BF16.
                         unsafe {
@@ -962,40 +1252,137 @@ mod simd {
                     } else {
                         bf16_pair::<M>(v0, v1, e, pc.high)
                     };
-                    let (s, b) = bf16_pair_rare(v0, v1, code, pc.max);
-                    let code = if s | b == 0 {
-                        acc.exact = _mm512_mask_add_epi32(acc.exact, e0, acc.exact, inc);
-                        acc.exact = _mm512_mask_add_epi32(acc.exact, e1, acc.exact, inc);
-                        code
-                    } else if s == b {
-                        pc.nan_inf(v0, v1, code, e & !s, s, c.natural_inf, inc, &mut acc)
-                    } else {
-                        let h0 = _mm512_cvtepi32_epi16(bf16_step::<M>(v0, &c, &mut acc));
-                        let h1 = _mm512_cvtepi32_epi16(bf16_step::<M>(v1, &c, &mut acc));
-                        _mm512_inserti64x4::<1>(_mm512_castsi256_si512(h0), h1)
-                    };
-                    // SAFETY: `y` is 64 bytes, on a 32-byte boundary when streamed.
-                    unsafe { store_pair(y, code, stream) };
+                    (code, bf16_pair_rare(v0, v1, code, pc.max))
+                };
+                let exact = |v: __m512i| _mm512_testn_epi32_mask(v, set(0xFFFF));
+                let mut totals = Totals::default();
+                let mut acc = Acc512::zero();
+                let steps = src.len() / 64;
+                for (blk, (xs, ys)) in src[..64 * steps]
+                    .chunks(64 * BLOCK_STEPS)
+                    .zip(dst[..32 * steps].chunks_mut(32 * BLOCK_STEPS))
+                    .enumerate()
+                {
+                    let mut quads = xs.chunks_exact(256);
+                    let mut quads_out = ys.chunks_exact_mut(128);
+                    for (x, y) in (&mut quads).zip(&mut quads_out) {
+                        if stream {
+                            // only past the cache (see `f16_steps`)
+                            for line in 0..4 {
+                                prefetch(x.as_ptr().wrapping_add(64 * line));
+                            }
+                        }
+                        // SAFETY: `x` is 256 bytes, four unaligned 64-byte loads.
+                        let v: [__m512i; 4] = std::array::from_fn(|i| unsafe {
+                            _mm512_loadu_si512(x.as_ptr().add(64 * i).cast())
+                        });
+                        let e: [__mmask16; 4] = std::array::from_fn(|i| exact(v[i]));
+                        let e01 = _mm512_kunpackw(u32::from(e[1]), u32::from(e[0]));
+                        let e23 = _mm512_kunpackw(u32::from(e[3]), u32::from(e[2]));
+                        let (c01, r01) = codes(v[0], v[1], e01);
+                        let (c23, r23) = codes(v[2], v[3], e23);
+                        let (h01, h23) = if r01.0 | r01.1 | r23.0 | r23.1 == 0 {
+                            for &ei in &e {
+                                acc.exact = _mm512_mask_add_epi32(acc.exact, ei, acc.exact, inc);
+                            }
+                            (c01, c23)
+                        } else {
+                            bf16_quad_rare::<M>(
+                                &v,
+                                (c01, c23),
+                                (e01, e23),
+                                (r01, r23),
+                                &c,
+                                &pc,
+                                &mut acc,
+                            )
+                        };
+                        // SAFETY: `y` is 128 bytes, on a 64-byte boundary when streamed (the
+                        // caller aligns `dst`; blocks and quads are whole multiples of 64
+                        // bytes).
+                        unsafe {
+                            store64(y.as_mut_ptr(), h01, stream);
+                            store64(y.as_mut_ptr().add(64), h23, stream);
+                        }
+                    }
+                    // the block's last one to three steps (only in the last block)
+                    let mut rest = quads.remainder().chunks_exact(64);
+                    let mut rest_out = quads_out.into_remainder().chunks_exact_mut(32);
+                    while let (Some(x0), Some(y0)) = (rest.next(), rest_out.next()) {
+                        // SAFETY: `x0` is 64 bytes, the size of the unaligned load.
+                        let v0 = unsafe { _mm512_loadu_si512(x0.as_ptr().cast()) };
+                        match (rest.next(), rest_out.next()) {
+                            (Some(x1), Some(y1)) => {
+                                // SAFETY: `x1` is 64 bytes, the size of the unaligned load.
+                                let v1 = unsafe { _mm512_loadu_si512(x1.as_ptr().cast()) };
+                                let e = _mm512_kunpackw(u32::from(exact(v1)), u32::from(exact(v0)));
+                                let (code, r) = codes(v0, v1, e);
+                                let h = bf16_pair_rule::<M>(v0, v1, code, e, r, &c, &pc, &mut acc);
+                                // SAFETY: 32 bytes each, on 32-byte boundaries when streamed.
+                                unsafe {
+                                    store(y0, _mm512_castsi512_si256(h), stream);
+                                    store(y1, _mm512_extracti64x4_epi64::<1>(h), stream);
+                                }
+                            }
+                            _ => {
+                                let h = _mm512_cvtepi32_epi16(bf16_step::<M>(v0, &c, &mut acc));
+                                // SAFETY: 32 bytes, on a 32-byte boundary when streamed.
+                                unsafe { store(y0, h, stream) };
+                            }
+                        }
+                    }
+                    acc.settle();
+                    if (blk + 1) % FLUSH_BLOCKS == 0 {
+                        acc.flush(&mut totals);
+                    }
                 }
-                for (x, y) in src_rest.chunks_exact(64).zip(dst_rest.chunks_exact_mut(32)) {
-                    // SAFETY: `x` is 64 bytes, the size of the unaligned load.
-                    let v = unsafe { _mm512_loadu_si512(x.as_ptr().cast()) };
-                    let out = _mm512_cvtepi32_epi16(bf16_step::<M>(v, &c, &mut acc));
-                    // SAFETY: `y` is 32 bytes, on a 32-byte boundary when streamed.
-                    unsafe { store(y, out, stream) };
-                }
-                acc.fold()
+                acc.flush(&mut totals);
+                totals
             }
         };
     }
 
-    bf16_block_variant!(
-        bf16_block_any,
+    /// The bf16 codes (`c01`: steps 0 and 1, `c23`: steps 2 and 3) of four steps `v` with a
+    /// rare lane (`e`: the exact lanes, `r`: the rare lanes of [`bf16_pair_rare`] by pair),
+    /// counted into `acc`: four steps of ±Inf alone (a causal mask's −∞) are counted by sign
+    /// and given the policy's codes by sign; any other go pair by pair ([`bf16_pair_rule`]).
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq")]
+    #[inline]
+    #[allow(clippy::type_complexity)]
+    fn bf16_quad_rare<const M: u8>(
+        v: &[__m512i; 4],
+        (c01, c23): (__m512i, __m512i),
+        (e01, e23): (__mmask32, __mmask32),
+        (r01, r23): ((__mmask32, __mmask32), (__mmask32, __mmask32)),
+        c: &Bf16Consts,
+        pc: &PairConsts,
+        acc: &mut Acc512,
+    ) -> (__m512i, __m512i) {
+        // vfpclassps: +Inf 0x08, −Inf 0x10
+        let inf = |v: __m512i| _mm512_fpclass_ps_mask::<0x18>(_mm512_castsi512_ps(v));
+        if r01.0 & r23.0 == u32::MAX && inf(v[0]) & inf(v[1]) & inf(v[2]) & inf(v[3]) == 0xFFFF {
+            for &vk in v {
+                let by_sign = _mm512_mask_mov_epi32(c.inc, _mm512_movepi32_mask(vk), set(0x100));
+                acc.nan_inf = _mm512_add_epi32(acc.nan_inf, by_sign);
+            }
+            let by_sign = |code: __m512i| {
+                _mm512_mask_mov_epi16(pc.inf[0], _mm512_movepi16_mask(code), pc.inf[1])
+            };
+            return (by_sign(c01), by_sign(c23));
+        }
+        (
+            bf16_pair_rule::<M>(v[0], v[1], c01, e01, r01, c, pc, acc),
+            bf16_pair_rule::<M>(v[2], v[3], c23, e23, r23, c, pc, acc),
+        )
+    }
+
+    bf16_steps_variant!(
+        bf16_steps_any,
         "avx2,avx512f,avx512bw,avx512vl,avx512dq",
         false
     );
-    bf16_block_variant!(
-        bf16_block_ne,
+    bf16_steps_variant!(
+        bf16_steps_ne,
         "avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512bf16",
         true
     );
