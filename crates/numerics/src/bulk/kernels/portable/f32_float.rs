@@ -461,7 +461,7 @@ impl FloatDst {
         }
         if level >= SimdLevel::Avx2
             && let Some((done, mut counts)) =
-                on_x86_64!(self.small_float().run_body(src, dst, n, packed), {
+                on_x86_64!(self.small_float().run_body(src, dst, n, packed, stream), {
                     None::<(usize, crate::status::StatusCounts)>
                 })
         {

@@ -22,15 +22,18 @@ impl SmallFloat {
     /// Casts the first `n - n % 16` of `n` little-endian f32 codes (16 codes per step into 16
     /// bytes, or 8 bytes when `packed`: two 4-bit codes per byte, the first in the low nibble)
     /// at the AVX2 level, and returns how many it cast with their statuses; `None` when the
-    /// machine lacks AVX2.
+    /// machine lacks AVX2. With `stream` the scaled loop
+    /// ([`super::f32_small_float_scaled::run_body`]) stores past the cache.
     pub(crate) fn run_body(
         &self,
         src: &[u8],
         dst: &mut [u8],
         n: usize,
         packed: bool,
+        stream: bool,
     ) -> Option<(usize, StatusCounts)> {
-        if let Some(done) = super::f32_small_float_scaled::run_body(self, src, dst, n, packed) {
+        let scaled = super::f32_small_float_scaled::run_body(self, src, dst, n, packed, stream);
+        if let Some(done) = scaled {
             return Some(done);
         }
         if self.serves(packed) && crate::bulk::kernels::simd::avx2_present() {

@@ -15,10 +15,13 @@
 //! the statuses are counted on those bytes (byte counters, added up every 255 steps). A step
 //! with a NaN or ±Inf lane blends the policy's codes in by mask, and one with an exactly
 //! overflowing lane (a finite value that rounds exactly to one code above the largest or
-//! beyond) marks it as the inexact overflows are marked: no step leaves the loop.
+//! beyond) marks it as the inexact overflows are marked: no step leaves the loop. The source
+//! is prefetched ahead, and a large output is streamed past the cache (non-temporal stores)
+//! where the driver asks for it.
 
 use crate::bulk::kernels::mode;
 use crate::bulk::kernels::portable::f32_small_float::{Fixed, SmallFloat};
+use crate::bulk::kernels::stream::prefetch;
 use crate::status::{Status, StatusCounts};
 use std::arch::x86_64::*;
 
@@ -38,52 +41,63 @@ pub(crate) fn serves(sf: &SmallFloat, packed: bool) -> bool {
 
 /// Casts the first `n - n % 32` of `n` little-endian f32 codes (into one byte each, or two
 /// 4-bit codes per byte, the first in the low nibble, when `packed`) and returns how many it
-/// cast with their statuses; `None` when the machine lacks AVX2 or the loop does not serve
-/// `sf` ([`serves`]).
+/// cast with their statuses; `None` when the machine lacks AVX2 or POPCNT or the loop does
+/// not serve `sf` ([`serves`]). With `stream` (honoured when `dst` starts on a 64-byte
+/// boundary, as [`stream::split`](crate::bulk::kernels::stream::split) arranges) the codes
+/// are stored past the cache.
 pub(crate) fn run_body(
     sf: &SmallFloat,
     src: &[u8],
     dst: &mut [u8],
     n: usize,
     packed: bool,
+    stream: bool,
 ) -> Option<(usize, StatusCounts)> {
-    if !serves(sf, packed) || !crate::bulk::kernels::simd::avx2_present() {
+    if !serves(sf, packed)
+        || !crate::bulk::kernels::simd::avx2_present()
+        || !std::arch::is_x86_feature_detected!("popcnt")
+    {
         return None;
     }
     let body = n - n % STEP;
     let out = if packed { body / 2 } else { body };
     let (s, d) = (src.get(..4 * body)?, dst.get_mut(..out)?);
     let clamp = sf.overflow_clamps();
-    // SAFETY: the CPU has AVX2 (checked just above).
+    let stream = stream && (d.as_ptr() as usize).is_multiple_of(64);
+    let job = (packed, clamp, stream);
+    // SAFETY: the CPU has AVX2 and POPCNT (checked just above); `d` starts on a 64-byte
+    // boundary when `stream` is still set.
     let counts = unsafe {
         if sf.mode == mode::ODD {
-            dispatch::<{ mode::ODD }>(sf, s, d, packed, clamp)
+            dispatch::<{ mode::ODD }>(sf, s, d, job)
         } else {
-            dispatch::<{ mode::NEAREST_EVEN }>(sf, s, d, packed, clamp)
+            dispatch::<{ mode::NEAREST_EVEN }>(sf, s, d, job)
         }
     };
     Some((body, counts))
 }
 
-/// [`cast`] in mode `M` for the layout (`packed`) and overflow rule (`clamp`).
+/// [`cast`] in mode `M` for the layout (`packed`), the overflow rule (`clamp`) and the
+/// stores (`stream`).
 ///
 /// # Safety
-/// The CPU must support AVX2.
-#[target_feature(enable = "avx2")]
+/// The CPU must support AVX2 and POPCNT; with `stream`, `dst` must start on a 64-byte
+/// boundary.
+#[target_feature(enable = "avx2,popcnt")]
 unsafe fn dispatch<const M: u8>(
     sf: &SmallFloat,
     src: &[u8],
     dst: &mut [u8],
-    packed: bool,
-    clamp: bool,
+    (packed, clamp, stream): (bool, bool, bool),
 ) -> StatusCounts {
-    // SAFETY: AVX2 is enabled here (the caller's guarantee).
+    // SAFETY: AVX2 and POPCNT are enabled here and `dst` is aligned when streamed (the
+    // caller's guarantee).
     unsafe {
         match (packed, clamp) {
-            (false, false) => cast::<M, false, false>(sf, src, dst),
-            (false, true) => cast::<M, false, true>(sf, src, dst),
-            (true, false) => cast::<M, true, false>(sf, src, dst),
-            (true, true) => cast::<M, true, true>(sf, src, dst),
+            (false, false) => cast::<M, false, false>(sf, src, dst, stream),
+            (false, true) => cast::<M, false, true>(sf, src, dst, stream),
+            (true, false) => cast::<M, true, false>(sf, src, dst, stream),
+            (true, true) => cast::<M, true, true>(sf, src, dst, stream),
         }
     }
 }
@@ -292,25 +306,29 @@ pub(super) fn pack<const SIGNED: bool>(v: [__m256i; 4]) -> __m256i {
     }
 }
 
-/// The four vectors of one step's source `x` (128 bytes).
+/// The four vectors of one step's source `x` (128 bytes, two cache lines, each prefetched
+/// ahead).
 ///
 /// # Safety
 /// The CPU must support AVX2; `x` must hold at least 128 bytes.
 #[target_feature(enable = "avx2")]
 #[inline]
 unsafe fn load_step(x: &[u8]) -> [__m256i; 4] {
+    prefetch(x.as_ptr());
+    prefetch(x.as_ptr().wrapping_add(64));
     // SAFETY: `x` holds 128 bytes (the caller's guarantee), four unaligned 32-byte loads.
     std::array::from_fn(|j| unsafe { _mm256_loadu_si256(x.as_ptr().add(32 * j).cast()) })
 }
 
 /// Stores the 32 codes `b` (bytes in the packed order of [`pack`]) in element order, as
-/// bytes or, when `PACKED`, as 4-bit pairs.
+/// bytes or, when `PACKED`, as 4-bit pairs; non-temporally with `stream`.
 ///
 /// # Safety
-/// The CPU must support AVX2; `y` must hold 32 bytes (16 when `PACKED`).
+/// The CPU must support AVX2; `y` must hold 32 bytes (16 when `PACKED`), and with `stream`
+/// start on a boundary of as many bytes.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn store<const PACKED: bool>(c: &Consts, b: __m256i, y: &mut [u8]) {
+unsafe fn store<const PACKED: bool>(c: &Consts, b: __m256i, y: &mut [u8], stream: bool) {
     let b = _mm256_permutevar8x32_epi32(b, c.order);
     if PACKED {
         // byte pairs (lo, hi) → lo | hi << 4 in the low byte of each 16-bit pair
@@ -321,25 +339,41 @@ unsafe fn store<const PACKED: bool>(c: &Consts, b: __m256i, y: &mut [u8]) {
         let out = _mm256_castsi256_si128(_mm256_permute4x64_epi64::<0x08>(_mm256_packus_epi16(
             pairs, pairs,
         )));
-        // SAFETY: `y` holds 16 bytes (the caller's contract), the size of the store.
-        unsafe { _mm_storeu_si128(y.as_mut_ptr().cast(), out) };
+        // SAFETY: `y` holds 16 bytes (the caller's contract), the size of the store, and is
+        // 16-byte aligned when streamed.
+        unsafe {
+            if stream {
+                _mm_stream_si128(y.as_mut_ptr().cast(), out)
+            } else {
+                _mm_storeu_si128(y.as_mut_ptr().cast(), out)
+            }
+        };
     } else {
-        // SAFETY: `y` holds 32 bytes (the caller's contract), the size of the store.
-        unsafe { _mm256_storeu_si256(y.as_mut_ptr().cast(), b) };
+        // SAFETY: `y` holds 32 bytes (the caller's contract), the size of the store, and is
+        // 32-byte aligned when streamed.
+        unsafe {
+            if stream {
+                _mm256_stream_si256(y.as_mut_ptr().cast(), b)
+            } else {
+                _mm256_storeu_si256(y.as_mut_ptr().cast(), b)
+            }
+        };
     }
 }
 
-/// The cast of `src.len() / 4` (a multiple of [`STEP`]) elements in mode `M`: codes one per byte or,
-/// with `PACKED`, two per byte; with `CLAMP` overflow is the rounded magnitude clamped to
-/// the overflow code with the sign put on.
+/// The cast of `src.len() / 4` (a multiple of [`STEP`]) elements in mode `M`: codes one per
+/// byte or, with `PACKED`, two per byte; with `CLAMP` overflow is the rounded magnitude
+/// clamped to the overflow code with the sign put on; with `stream` stored past the cache.
 ///
 /// # Safety
-/// The CPU must support AVX2.
-#[target_feature(enable = "avx2")]
+/// The CPU must support AVX2 and POPCNT; with `stream`, `dst` must start on a 32-byte
+/// boundary.
+#[target_feature(enable = "avx2,popcnt")]
 unsafe fn cast<const M: u8, const PACKED: bool, const CLAMP: bool>(
     sf: &SmallFloat,
     src: &[u8],
     dst: &mut [u8],
+    stream: bool,
 ) -> StatusCounts {
     /// Steps between two flushes of the byte counters (at most 1 per byte per step).
     const FLUSH: usize = 255;
@@ -451,8 +485,8 @@ unsafe fn cast<const M: u8, const PACKED: bool, const CLAMP: bool>(
                     }
                 }
             };
-            // SAFETY: `y` is `out_step` bytes, what `store` writes.
-            unsafe { store::<PACKED>(&c, code, y) };
+            // SAFETY: `y` is `out_step` bytes, what `store` writes, aligned when streamed.
+            unsafe { store::<PACKED>(&c, code, y, stream) };
         }
         flush_counters((&mut wide, &mut wide_beyond), acc, beyond);
     }
