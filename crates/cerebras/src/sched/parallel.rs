@@ -146,11 +146,12 @@ impl Sim {
     }
 
     /// One cycle on the pool's threads (this thread is one of them). The other threads are
-    /// offered a helper's part at the start of the cycle, so that they wait awake (spinning)
-    /// while this thread moves the routers, instead of being woken once the PEs are ready to
-    /// step (a wake-up took most of a cycle's parallel phase: this thread had stepped most
-    /// ranges by then). Then this thread claims ranges of PEs from the first on and the
-    /// helpers from the last on, until they meet; a helper that comes late finds nothing left.
+    /// offered a helper's part at the start of the cycle, before this thread moves the
+    /// routers, so that a helper that has to be woken has the routers' time to come (a helper
+    /// that is awake waits spinning). Then this thread claims ranges of PEs from the first on
+    /// and the helpers from the last on, until they meet; a helper that comes late finds
+    /// nothing left. (A pool thread that parked between cycles still comes late: see the
+    /// Cerebras section of `docs/speed.md`.)
     /// A cycle with fewer PEs to step than [`Sim::set_min_parallel_pes`] steps them here.
     /// Whether anything changed.
     pub(super) fn step_threaded(&mut self, until: u64) -> Result<bool, SimError> {
