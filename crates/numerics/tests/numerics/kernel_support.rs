@@ -414,3 +414,14 @@ pub fn assert_f32_storages_at_all_levels(codes: &[u32], storages: Vec<Storage>, 
         }
     }
 }
+
+/// A xorshift stream (the seed's low bit set, so it never sticks at zero).
+pub fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+    let mut x = seed | 1;
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    }
+}

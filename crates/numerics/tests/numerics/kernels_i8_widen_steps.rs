@@ -14,23 +14,13 @@
 //! first step, and 1 % NaN / ±Inf and causal-mask data.
 
 use crate::kernel_support;
+use kernel_support::xorshift;
 use kernel_support::{assert_same_codes, bytes, f32s, level_here, options, policies};
 
 use npusim_numerics::bulk::SimdLevel;
 use npusim_numerics::{
     BulkOptions, CastPolicy, Format, KernelChoice, RoundMode, Storage, cast_elements_with_status,
 };
-
-/// A xorshift stream.
-fn xorshift(seed: u64) -> impl FnMut() -> u64 {
-    let mut x = seed | 1;
-    move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    }
-}
 
 /// `n` f32 codes with a random sign and mantissa and exponents 2^-20..2^11.
 fn spread(n: usize, seed: u64) -> Vec<u32> {

@@ -10,6 +10,7 @@
 //! level, serial and over threads, at awkward lengths and misaligned.
 
 use crate::kernel_support;
+use kernel_support::xorshift;
 use kernel_support::{fast_choices, level_here, options};
 
 use npusim_numerics::bulk::SimdLevel;
@@ -53,17 +54,6 @@ fn policies(mode: RoundMode) -> Vec<CastPolicy> {
         }
     }
     v
-}
-
-/// A xorshift stream.
-fn xorshift(seed: u64) -> impl FnMut() -> u64 {
-    let mut x = seed | 1;
-    move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    }
 }
 
 /// Both signs of the f64 code `c` and its neighbours within `ulps`.

@@ -8,6 +8,7 @@
 //! also re-run streamed by `kernel_support::cast`.
 
 use crate::kernel_support;
+use kernel_support::xorshift;
 use kernel_support::{assert_absent_level_names_portable, cast, level_here, options, policies};
 
 use npusim_numerics::bulk::SimdLevel;
@@ -54,17 +55,6 @@ fn served(src: Format) -> Vec<CastPolicy> {
 /// The little-endian bytes of 16-bit codes.
 fn bytes16(codes: &[u16]) -> Vec<u8> {
     codes.iter().flat_map(|c| c.to_le_bytes()).collect()
-}
-
-/// A xorshift stream.
-fn xorshift(seed: u64) -> impl FnMut() -> u64 {
-    let mut x = seed | 1;
-    move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    }
 }
 
 /// `src` (16-bit codes of `f`) cast at the AVX-512 level (the best level there is, where the
