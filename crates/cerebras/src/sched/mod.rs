@@ -18,7 +18,6 @@
 //!   `pe_step` (what one PE's step touches) and [`parallel`] (PEs stepped on several threads,
 //!   merged in PE order): the results of one thread stepping every PE every cycle.
 
-mod awake_helpers;
 mod bound_tasks;
 mod completion;
 pub mod ending;

@@ -150,8 +150,8 @@ impl Sim {
     /// routers, so that a helper that has to be woken has the routers' time to come (a helper
     /// that is awake waits spinning). Then this thread claims ranges of PEs from the first on
     /// and the helpers from the last on, until they meet; a helper that comes late finds
-    /// nothing left. The helpers stay awake between cycles for the whole run
-    /// ([`super::awake_helpers`]), so the part is taken as soon as it is offered.
+    /// nothing left. (A pool thread that parked between cycles still comes late: see the
+    /// Cerebras section of `docs/speed.md`.)
     /// A cycle with fewer PEs to step than [`Sim::set_min_parallel_pes`] steps them here.
     /// Whether anything changed.
     pub(super) fn step_threaded(&mut self, until: u64) -> Result<bool, SimError> {

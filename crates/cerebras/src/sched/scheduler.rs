@@ -41,7 +41,7 @@ impl Sim {
         // wake-up of the loop between cycles
         match self.take_pool()? {
             Some(pool) => {
-                let r = pool.install(|| self.run_with_awake_helpers(limit));
+                let r = pool.install(|| self.run_cycles(limit, true));
                 self.threads.pool = Some(pool);
                 r
             }
@@ -51,7 +51,7 @@ impl Sim {
 
     /// [`Sim::run`] on the calling thread, stepping PEs on the pool's threads when `threaded`
     /// (the calling thread is then one of the pool's).
-    pub(super) fn run_cycles(&mut self, limit: u64, threaded: bool) -> Result<RunReport, SimError> {
+    fn run_cycles(&mut self, limit: u64, threaded: bool) -> Result<RunReport, SimError> {
         // the host may have changed anything since the last run: every PE steps at first
         self.idle.wake_all(self.pes.len());
         while self.cycle < limit {

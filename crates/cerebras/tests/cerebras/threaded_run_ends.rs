@@ -1,7 +1,6 @@
-//! A threaded run keeps its helper threads awake from its first cycle to its last; whatever
-//! ends the run (its cycle limit, an error of a PE's step, a panic in a task's call) ends
-//! the helpers too: the run returns (or the panic reaches the caller) instead of waiting for
-//! them, and the simulation runs again afterwards. Grids of 4 x 4 PEs with every grid and
+//! Whatever ends a threaded run (its cycle limit, an error of a PE's step, a panic in a
+//! task's call) ends its helper threads' part too: the run returns (or the panic reaches the
+//! caller) instead of waiting for them, and the simulation runs again afterwards. Grids of 4 x 4 PEs with every grid and
 //! cycle threaded (`set_min_parallel_pes(1)`), on 2, 3 and 5 threads.
 
 use crate::common::*;
