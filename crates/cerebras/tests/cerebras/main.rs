@@ -42,3 +42,4 @@ mod sim_task_tables;
 mod sim_topics;
 mod sim_windows;
 mod threaded_cycles;
+mod threaded_run_ends;
