@@ -96,7 +96,10 @@ impl Sim {
     /// same results, statistics, cycles and trace hash; 0 is refused. The threads are started
     /// by the first run on a grid of at least [`Sim::set_min_parallel_pes`] PEs (a smaller
     /// grid never steps a cycle on several, and runs on the calling thread); failing to
-    /// start them is that run's error.
+    /// start them is that run's error. One exception: after a run that fails in a PE's step on
+    /// several threads, PEs after the failing one may already have stepped that cycle (on one
+    /// thread they have not), so the state it leaves and any further run may differ; the error
+    /// itself is the same.
     pub fn set_threads(&mut self, threads: usize) -> Result<(), SimError> {
         if threads == 0 {
             return Err(SimError::Threads {
