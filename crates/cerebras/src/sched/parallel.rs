@@ -96,10 +96,9 @@ impl Sim {
     /// same results, statistics, cycles and trace hash; 0 is refused. The threads are started
     /// by the first run on a grid of at least [`Sim::set_min_parallel_pes`] PEs (a smaller
     /// grid never steps a cycle on several, and runs on the calling thread); failing to
-    /// start them is that run's error. One exception: after a run that fails in a PE's step on
-    /// several threads, PEs after the failing one may already have stepped that cycle (on one
-    /// thread they have not), so the state it leaves and any further run may differ; the error
-    /// itself is the same.
+    /// start them is that run's error. A run that fails in a PE's step steps that cycle on every
+    /// PE and reports the first error in row-major order, on one thread as on several, so it
+    /// leaves the same state and the runs after it report the same.
     pub fn set_threads(&mut self, threads: usize) -> Result<(), SimError> {
         if threads == 0 {
             return Err(SimError::Threads {
@@ -301,11 +300,13 @@ impl Sim {
     /// sleeping and sending PEs; the first error. The trace of the ranges that went into the
     /// hash directly (a prefix) becomes the hash; the logs of the others are left for the
     /// next cycle's first range ([`Threads::pending`]), unless a range failed: then they are
-    /// mixed in now, up to the failed range. Whether a PE progressed.
+    /// mixed in now. Every range was stepped whole (a PE's error does not stop the cycle, as
+    /// on one thread), so a failed cycle is merged whole too. Whether a PE progressed.
     fn merge_ranges(&mut self, outs: &mut [RangeOut]) -> Result<bool, SimError> {
         let cycle = self.cycle;
         let failed = outs.iter().any(|o| o.error.is_some());
         let mut changed = false;
+        let mut first = None;
         for out in outs {
             changed |= out.progressed;
             match &mut out.trace {
@@ -330,10 +331,13 @@ impl Sim {
                 }
             }
             if let Some(e) = out.error.take() {
-                return Err(e);
+                first.get_or_insert(e);
             }
         }
-        Ok(changed)
+        match first {
+            Some(e) => Err(e),
+            None => Ok(changed),
+        }
     }
 
     /// The PEs to step this cycle: the awake ones, or all when idle PEs are not skipped.
@@ -399,7 +403,7 @@ impl HashedPrefix {
     }
 
     /// Range `p`, which mixed into the hash directly, ended: the next range may do so too,
-    /// unless this one stopped at an error (the run ends there).
+    /// unless a PE of this one failed (the merge then mixes the later ranges' logs in).
     pub(super) fn end(&self, p: usize, out: &RangeOut) {
         if let (TraceSink::Hash(h), None) = (&out.trace, &out.error) {
             *self.hash.lock().unwrap_or_else(PoisonError::into_inner) = *h;
@@ -408,8 +412,9 @@ impl HashedPrefix {
     }
 }
 
-/// Steps the PEs `ks` of `pes` (PE `base` first, their run-ahead counters `ahead`), in order, into `out`, at `cycle` of a run
-/// limited to `until` cycles; stops at the first error.
+/// Steps the PEs `ks` of `pes` (PE `base` first, their run-ahead counters `ahead`), in order,
+/// into `out`, at `cycle` of a run limited to `until` cycles; a PE's error is kept (the first)
+/// and the other PEs step on, as on one thread.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn step_range(
     pes: &mut [PeState],
@@ -477,8 +482,8 @@ pub(super) fn step_range(
                 }
             }
             Err(e) => {
-                out.error = Some(e);
-                return;
+                // the cycle goes on on the other PEs; the range's first error is kept
+                out.error.get_or_insert(e);
             }
         }
     }

@@ -13,6 +13,9 @@
 //! A PE whose step changed nothing sleeps until the routers touch its queues ([`super::idle`]):
 //! the same results as stepping it, at no cost.
 //!
+//! A PE whose step fails does not cut the cycle short: every PE steps it, and the run stops
+//! after it with the first error in row-major order (at any thread count, the same state).
+//!
 //! The run ends when a whole cycle changes nothing. Threads still waiting then are a
 //! deadlock (reported with what each waits on), except asynchronous operations with an
 //! unbounded extent, which is how streaming programs end. Every run has a cycle limit.
@@ -212,24 +215,37 @@ impl Sim {
     }
 
     /// Steps every awake PE (every PE when idle PEs are not skipped) one after the other;
-    /// whether any progressed.
+    /// whether any progressed. A PE whose step fails does not stop the cycle: every PE steps
+    /// (as every PE of the hardware runs the cycle), and the first error in row-major order is
+    /// the cycle's. So a failed cycle leaves the same state however its PEs are cut into
+    /// ranges and threads ([`super::parallel`]).
     fn step_each(&mut self, cycle: u64, until: u64) -> Result<bool, SimError> {
         let mut changed = false;
+        let mut first = None;
+        let mut one = |sim: &mut Sim, k: usize| match sim.step_one(k, cycle, until) {
+            Ok(progressed) => changed |= progressed,
+            Err(e) => {
+                first.get_or_insert(e);
+            }
+        };
         if self.idle.on {
             for w in 0..self.idle.awake.len() {
                 let mut bits = self.idle.awake[w];
                 while bits != 0 {
                     let k = w * 64 + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    changed |= self.step_one(k, cycle, until)?;
+                    one(self, k);
                 }
             }
         } else {
             for k in 0..self.pes.len() {
-                changed |= self.step_one(k, cycle, until)?;
+                one(self, k);
             }
         }
-        Ok(changed)
+        match first {
+            Some(e) => Err(e),
+            None => Ok(changed),
+        }
     }
 
     /// Steps PE `k` in a run limited to `until` cycles; whether it progressed (else it sleeps
