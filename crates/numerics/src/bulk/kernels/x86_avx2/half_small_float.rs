@@ -1,19 +1,19 @@
 //! f16 / bf16 → binary floats of at most 8 bits one per byte (e4m3fn, e5m2, fp6, fp4
-//! unpacked) in the to-nearest-even mode at the AVX2 level, in one pass: 32 source codes per
-//! step are widened to f32 in registers (`vcvtph2ps`, exact for every finite f16, or a
-//! 16-bit shift for bf16) and rounded by the scaled float add of
-//! [`super::f32_small_float_scaled`]; the classes that cost the f32 loops a branch are
-//! decided on the 16-bit source codes instead, for all 32 lanes at once and without a branch:
-//! NaN and ±Inf by the exponent field, "beyond the largest finite value" by one compare of
-//! the magnitude code with the largest source code at or below that value, the sign from the
-//! code's top bit. The policy's NaN (payload kept where the destination keeps one) and ±Inf
-//! codes are blended in by mask on every step, and every status is counted in byte counters,
-//! so a step full of NaN, ±Inf or overflowing lanes costs what a plain one does (the widening
-//! route, [`crate::bulk::kernels::portable::half_src`], leaves its loop for such steps, and
-//! f16 data with every code alike has one in nearly every step). The last `n % 32` elements
-//! take that route.
+//! unpacked) in the to-nearest-even mode at the AVX2 level, in one pass on the 16-bit codes:
+//! 32 source codes per step, 16 per vector, rounded in place by integer arithmetic on their
+//! magnitude codes ([`Rule16`]: rebias, a shift by multiplies, the rounding decided on the
+//! dropped bits, the clamp by one `vpminuw`), never widened to f32. The classes that cost
+//! the f32 loops a branch are decided on the 16-bit codes too, for all 32 lanes at once and
+//! without a branch: NaN and ±Inf by the exponent field, "beyond the largest finite value"
+//! by one compare of the magnitude code with the largest source code at or below that
+//! value, the sign from the code's top bit. The policy's NaN (payload kept where the
+//! destination keeps one) and ±Inf codes are blended in by mask on every step, and every
+//! status is counted in byte counters, so a step full of NaN, ±Inf or overflowing lanes
+//! costs what a plain one does. The last `n % 32` elements, and the destinations the rule
+//! does not fit ([`Rule16::fits`]), take the widening route
+//! ([`crate::bulk::kernels::portable::half_src`]).
 
-use super::f32_small_float_scaled::{Consts, Tally, pack, rounded, sum64};
+use super::f32_small_float_scaled::{Consts, Tally, sum64};
 use crate::bulk::kernels::mode;
 use crate::bulk::kernels::portable::f32_small_float::SmallFloat;
 use crate::bulk::kernels::portable::half_src::widen_code;
@@ -25,10 +25,12 @@ use std::arch::x86_64::*;
 pub(crate) const STEP: usize = 32;
 
 /// Whether this loop serves `half` → `sf` (one code per byte): the destinations the scaled
-/// f32 loop serves ([`super::f32_small_float_scaled::serves`]), to nearest even only.
+/// f32 loop serves ([`super::f32_small_float_scaled::serves`]), to nearest even only, whose
+/// rounding fits the 16-bit rule ([`Rule16::fits`]).
 pub(crate) fn serves(half: Half, sf: &SmallFloat) -> bool {
-    let _ = half;
-    sf.mode == mode::NEAREST_EVEN && super::f32_small_float_scaled::serves(sf, false)
+    sf.mode == mode::NEAREST_EVEN
+        && super::f32_small_float_scaled::serves(sf, false)
+        && Rule16::fits(half, sf).is_some()
 }
 
 /// Casts the first `n - n % 32` of `n` little-endian f16 or bf16 codes of `src` into one
@@ -42,9 +44,13 @@ pub(crate) fn run_body(
     dst: &mut [u8],
     n: usize,
 ) -> Option<(usize, StatusCounts)> {
-    if !serves(half, sf) || !crate::bulk::kernels::simd::avx2_present() {
+    if sf.mode != mode::NEAREST_EVEN
+        || !super::f32_small_float_scaled::serves(sf, false)
+        || !crate::bulk::kernels::simd::avx2_present()
+    {
         return None;
     }
+    let shape = Rule16::fits(half, sf)?;
     let body = n - n % STEP;
     let (s, d) = (src.get(..2 * body)?, dst.get_mut(..body)?);
     let clamp = sf.overflow_clamps();
@@ -52,13 +58,18 @@ pub(crate) fn run_body(
     let by_sign = [sf.nan_fixed, sf.inf, sf.overflow]
         .iter()
         .any(|[p, n]| p.1 != n.1);
+    let job = (shape, payload, by_sign);
     // SAFETY: the CPU has AVX2 and F16C (checked just above: the level's detection).
     let counts = unsafe {
-        match (half, clamp) {
-            (Half::F16, false) => dispatch::<true, false>(sf, s, d, payload, by_sign),
-            (Half::F16, true) => dispatch::<true, true>(sf, s, d, payload, by_sign),
-            (Half::BF16, false) => dispatch::<false, false>(sf, s, d, payload, by_sign),
-            (Half::BF16, true) => dispatch::<false, true>(sf, s, d, payload, by_sign),
+        match (half, clamp, shape.base > 0) {
+            (Half::F16, false, false) => dispatch::<true, false, false>(sf, s, d, job),
+            (Half::F16, false, true) => dispatch::<true, false, true>(sf, s, d, job),
+            (Half::F16, true, false) => dispatch::<true, true, false>(sf, s, d, job),
+            (Half::F16, true, true) => dispatch::<true, true, true>(sf, s, d, job),
+            (Half::BF16, false, false) => dispatch::<false, false, false>(sf, s, d, job),
+            (Half::BF16, false, true) => dispatch::<false, false, true>(sf, s, d, job),
+            (Half::BF16, true, false) => dispatch::<false, true, false>(sf, s, d, job),
+            (Half::BF16, true, true) => dispatch::<false, true, true>(sf, s, d, job),
         }
     };
     Some((body, counts))
@@ -127,37 +138,153 @@ impl Half16 {
     }
 }
 
-/// The f32 codes of the 32 magnitude codes `a` (two vectors of 16), exact, in the order
-/// in which [`pack`] of the four vectors and `vpacksswb` of `a` put their bytes: the four
-/// 32-bit vectors hold codes 0-3 | 8-11, 4-7 | 12-15, 16-19 | 24-27, 20-23 | 28-31 (low |
-/// high 128-bit half).
-#[target_feature(enable = "avx2,f16c")]
-#[inline]
-fn widen<const F16: bool>(a: [__m256i; 2]) -> [__m256i; 4] {
-    if F16 {
-        // exact for every finite code; NaN lanes are decided on the codes
-        let [p, q] = a.map(|v| _mm256_permute4x64_epi64::<0xD8>(v));
-        [
-            _mm256_castsi256_si128(p),
-            _mm256_extracti128_si256::<1>(p),
-            _mm256_castsi256_si128(q),
-            _mm256_extracti128_si256::<1>(q),
-        ]
-        .map(|h| _mm256_castps_si256(_mm256_cvtph_ps(h)))
-    } else {
-        // a bf16 code is the top half of its f32 code
-        let z = _mm256_setzero_si256();
-        [
-            _mm256_unpacklo_epi16(z, a[0]),
-            _mm256_unpackhi_epi16(z, a[0]),
-            _mm256_unpacklo_epi16(z, a[1]),
-            _mm256_unpackhi_epi16(z, a[1]),
-        ]
+/// Where a source's magnitude codes meet the destination's, for the 16-bit rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Shape {
+    /// Mantissa bits of the source (10 for f16, 7 for bf16).
+    man: u32,
+    /// Mantissa bits the destination drops from the source's.
+    drop: u32,
+    /// The source's biased exponent one below the destination's smallest normal binade: 0
+    /// when the two smallest normal binades are the same (f16 → e5m2).
+    base: u32,
+}
+
+/// The 16-bit rule's constants: a magnitude code `a` is rounded in place at the
+/// destination's last mantissa bit, 16 lanes per vector. In the destination's normal
+/// binades the code is `a − (base << man)` shifted right by `drop` bits (the exponent fields
+/// line up, and a carry out of the mantissa moves the code into the next binade); below
+/// them it is the significand with its implicit bit shifted right by `drop + j`, `j` the
+/// binades below the smallest normal one. The shift is a multiply: `vpmulhuw` by `2^(16 −
+/// k)` keeps `x >> k` and `vpmullw` by the same factor leaves the dropped bits at the top
+/// of the word, which decide the rounding (above half, or half with an odd kept code) and
+/// exactness (not zero). The factor per lane comes from a 16-byte table indexed by `j`
+/// (`vpshufb`), low byte at `j` and high byte at `j + 8`.
+#[derive(Clone, Copy)]
+struct Rule16 {
+    /// The source's exponent field.
+    exp: __m256i,
+    /// The source's implicit bit, `1 << man`.
+    imp: __m256i,
+    /// `base << man`: less this, a normal code's exponent is the destination's.
+    rebias: __m256i,
+    /// `((base + 1) << man) + imp − 1`: less a code (saturating), `j << man` and less.
+    below: __m256i,
+    /// 7: the last entry of the factor table (every lane there rounds to zero).
+    last: __m256i,
+    /// 0x0101: puts the table index in both bytes of a word.
+    both: __m256i,
+    /// 0x0800: the high byte's entries follow the low bytes'.
+    high: __m256i,
+    /// The factors `2^(16 − drop − j)` as a byte table (both 128-bit halves).
+    factors: __m256i,
+    /// `2^(16 − drop)`: the factor of every lane when `base` is 0.
+    factor: __m256i,
+    /// 1: the last kept bit.
+    one: __m256i,
+    /// 0x8000: the rounding's half, as a sign flip.
+    half: __m256i,
+    /// The magnitude code one above the largest finite one: the clamp of every code.
+    clamp: __m256i,
+    /// 0x80: the inexact bit of a code byte.
+    inexact: __m256i,
+}
+
+impl Rule16 {
+    /// The shape of `half` → `sf` when the 16-bit rule rounds it exactly as the reference
+    /// does: the destination keeps 1 to 5 mantissa bits and 1 to 9 fewer than the source,
+    /// and its smallest normal binade is the source's (`base` 0) or 8 or more binades above
+    /// it (the source's subnormals then round to zero from the table's last entry, as a
+    /// binade one lower would; between the two, a source subnormal would need a shift of its
+    /// own, and the widening route casts it).
+    fn fits(half: Half, sf: &SmallFloat) -> Option<Shape> {
+        let (man, offset) = match half {
+            Half::F16 => (10u32, 112u32),
+            Half::BF16 => (7, 0),
+        };
+        let kept = 23u32.checked_sub(sf.shift)?;
+        let drop = man.checked_sub(kept)?;
+        let base = sf.e0.checked_sub(offset)?;
+        let max_base = (1u32 << (15 - man)) - 2;
+        let ok = (1..=5).contains(&kept)
+            && (1..=9).contains(&drop)
+            && (base == 0 || (7..=max_base).contains(&base));
+        ok.then_some(Shape { man, drop, base })
+    }
+
+    /// The constants of `shape` for the destination `sf`.
+    #[target_feature(enable = "avx2")]
+    fn new(shape: Shape, sf: &SmallFloat) -> Rule16 {
+        let set = |v: u32| _mm256_set1_epi16(v as u16 as i16);
+        let Shape { man, drop, base } = shape;
+        let imp = 1u32 << man;
+        // j = 0..7: k = drop + j ≤ 16 bits dropped (drop ≤ 9)
+        let mut table = [0u8; 16];
+        for j in 0..8 {
+            let f = 1u32 << (16 - drop - j);
+            table[j as usize] = f as u8;
+            table[j as usize + 8] = (f >> 8) as u8;
+        }
+        // SAFETY: `table` is 16 bytes, the size of the unaligned load.
+        let t = unsafe { _mm_loadu_si128(table.as_ptr().cast()) };
+        Rule16 {
+            exp: set(0x7FFF & !(imp - 1)),
+            imp: set(imp),
+            rebias: set(base << man),
+            below: set(((base + 1) << man) + imp - 1),
+            last: set(7),
+            both: set(0x0101),
+            high: set(0x0800),
+            factors: _mm256_broadcastsi128_si256(t),
+            factor: set(1 << (16 - drop)),
+            one: set(1),
+            half: set(0x8000),
+            clamp: set(sf.max_code + 1),
+            inexact: set(0x80),
+        }
     }
 }
 
+/// The 16 magnitude codes `a` rounded to nearest even by the 16-bit rule ([`Rule16`]):
+/// per word the destination's magnitude code, clamped at one above the largest (NaN and
+/// ±Inf lanes give some code, replaced later), with the inexact bit 0x80; with `SUB` the
+/// destination's subnormal binades lie above the source's smallest normal one (`base` > 0).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn round16<const F16: bool, const SUB: bool>(r: &Rule16, a: __m256i) -> __m256i {
+    let (x, f) = if SUB {
+        // less (E − 1) << man below the smallest normal binade (E = 0: less nothing), less
+        // base << man from it up: the significand with its implicit bit, or the code rebased
+        let less = _mm256_min_epu16(
+            _mm256_subs_epu16(_mm256_and_si256(a, r.exp), r.imp),
+            r.rebias,
+        );
+        let x = _mm256_sub_epi16(a, less);
+        let below = _mm256_subs_epu16(r.below, a);
+        let j = if F16 {
+            _mm256_srli_epi16::<10>(below)
+        } else {
+            _mm256_srli_epi16::<7>(below)
+        };
+        let j = _mm256_min_epu16(j, r.last);
+        let index = _mm256_add_epi16(_mm256_mullo_epi16(j, r.both), r.high);
+        (x, _mm256_shuffle_epi8(r.factors, index))
+    } else {
+        (a, r.factor)
+    };
+    let kept = _mm256_mulhi_epu16(x, f);
+    let dropped = _mm256_mullo_epi16(x, f);
+    // up: the dropped bits above half, or at half with an odd kept code (saturating)
+    let v = _mm256_adds_epu16(dropped, _mm256_and_si256(kept, r.one));
+    let up = _mm256_cmpgt_epi16(_mm256_xor_si256(v, r.half), _mm256_setzero_si256());
+    let code = _mm256_min_epu16(_mm256_sub_epi16(kept, up), r.clamp);
+    let exact = _mm256_cmpeq_epi16(dropped, _mm256_setzero_si256());
+    _mm256_or_si256(code, _mm256_andnot_si256(exact, r.inexact))
+}
+
 /// The 16-bit lanes of two vectors (masks, or codes whose sign is their top bit, or values
-/// of at most 0xFF with `UNSIGNED`) as 32 bytes, in the order of [`widen`].
+/// of at most 0xFF with `UNSIGNED`) as 32 bytes: elements 0-7, 16-23 | 8-15, 24-31 (low |
+/// high 128-bit half), put in element order by one `vpermq` before the store.
 #[target_feature(enable = "avx2")]
 #[inline]
 fn bytes<const UNSIGNED: bool>(v: [__m256i; 2]) -> __m256i {
@@ -168,31 +295,31 @@ fn bytes<const UNSIGNED: bool>(v: [__m256i; 2]) -> __m256i {
     }
 }
 
-/// [`cast`] for the NaN payload (`payload`) and the statuses by sign (`by_sign`).
+/// [`cast`] for the NaN payload and the statuses by sign (`job`: the rule's shape, whether
+/// a NaN keeps payload bits, whether the statuses are counted by sign).
 ///
 /// # Safety
 /// The CPU must support AVX2 and F16C.
 #[target_feature(enable = "avx2,f16c")]
-unsafe fn dispatch<const F16: bool, const CLAMP: bool>(
+unsafe fn dispatch<const F16: bool, const CLAMP: bool, const SUB: bool>(
     sf: &SmallFloat,
     src: &[u8],
     dst: &mut [u8],
-    payload: bool,
-    by_sign: bool,
+    (shape, payload, by_sign): (Shape, bool, bool),
 ) -> StatusCounts {
     // SAFETY: the caller's guarantee, passed on.
     unsafe {
         match (payload, by_sign) {
-            (false, false) => cast::<F16, CLAMP, false, false>(sf, src, dst),
-            (false, true) => cast::<F16, CLAMP, false, true>(sf, src, dst),
-            (true, false) => cast::<F16, CLAMP, true, false>(sf, src, dst),
-            (true, true) => cast::<F16, CLAMP, true, true>(sf, src, dst),
+            (false, false) => cast::<F16, CLAMP, SUB, false, false>(sf, shape, src, dst),
+            (false, true) => cast::<F16, CLAMP, SUB, false, true>(sf, shape, src, dst),
+            (true, false) => cast::<F16, CLAMP, SUB, true, false>(sf, shape, src, dst),
+            (true, true) => cast::<F16, CLAMP, SUB, true, true>(sf, shape, src, dst),
         }
     }
 }
 
-/// The cast of `src.len() / 2` (a multiple of [`STEP`]) f16 (`F16`) or bf16 codes; with
-/// `CLAMP` overflow is the rounded magnitude clamped to the overflow code with the sign put
+/// The cast of `src.len() / 2` (a multiple of [`STEP`]) f16 (`F16`) or bf16 codes by the
+/// 16-bit rule of `shape` (with `SUB` when its `base` is above 0); with `CLAMP` overflow is the rounded magnitude clamped to the overflow code with the sign put
 /// on; with `PAYLOAD` a NaN keeps payload bits; with `BY_SIGN` the negative NaN, ±Inf and
 /// overflowing lanes are counted apart (the policy gives them other statuses than the
 /// positive ones; else they count as positive).
@@ -200,8 +327,15 @@ unsafe fn dispatch<const F16: bool, const CLAMP: bool>(
 /// # Safety
 /// The CPU must support AVX2 and F16C.
 #[target_feature(enable = "avx2,f16c")]
-unsafe fn cast<const F16: bool, const CLAMP: bool, const PAYLOAD: bool, const BY_SIGN: bool>(
+unsafe fn cast<
+    const F16: bool,
+    const CLAMP: bool,
+    const SUB: bool,
+    const PAYLOAD: bool,
+    const BY_SIGN: bool,
+>(
     sf: &SmallFloat,
+    shape: Shape,
     src: &[u8],
     dst: &mut [u8],
 ) -> StatusCounts {
@@ -209,6 +343,7 @@ unsafe fn cast<const F16: bool, const CLAMP: bool, const PAYLOAD: bool, const BY
     const FLUSH: usize = 255;
     let c = Consts::new(sf);
     let k = Half16::new::<F16>(sf);
+    let r = Rule16::new(shape, sf);
     let zero = _mm256_setzero_si256();
     // overflowing, inexact bit, underflowing, flushed, beyond (NaN and ±Inf included), NaN
     // or ±Inf, NaN; then (with `BY_SIGN`) the negative overflowing, NaN or ±Inf, NaN: 64-bit
@@ -231,12 +366,8 @@ unsafe fn cast<const F16: bool, const CLAMP: bool, const PAYLOAD: bool, const BY
                 ]
             };
             let a = h.map(|h| _mm256_and_si256(h, k.abs));
-            let l = widen::<F16>(a).map(|x| rounded::<{ mode::NEAREST_EVEN }>(&c, x));
             // the codes with the inexact bit, bytes in the order of `bytes`
-            let b = _mm256_or_si256(
-                pack::<false>(l.map(|(v, _)| v)),
-                _mm256_and_si256(pack::<true>(l.map(|(_, i)| i)), c.b_inexact),
-            );
+            let b = bytes::<true>(a.map(|a| round16::<F16, SUB>(&r, a)));
             let sign = bytes::<false>(h);
             let neg = _mm256_cmpgt_epi8(zero, sign);
             let sp = bytes::<false>(a.map(|a| _mm256_cmpgt_epi16(a, k.max_finite)));
