@@ -34,7 +34,17 @@ pub(crate) fn run(
         && std::arch::is_x86_feature_detected!("popcnt")
     {
         let stream = stream && (dst.as_ptr() as usize).is_multiple_of(64);
-        return Some(crate::bulk::kernels::x86_avx2::f32_to_int::body_then_tail(
+        // one-byte codes: the elements before `dst`'s first 64-byte boundary by the element
+        // rule, so that every step's store is aligned (NumPy's buffers start 16 bytes past
+        // one; a store across two cache lines costs more)
+        let head = if d.bytes == 1 && !d.packed && !stream {
+            ((64 - dst.as_ptr() as usize % 64) % 64).min(n)
+        } else {
+            0
+        };
+        let mut counts = d.run(&src[..4 * head], &mut dst[..head], head);
+        let (src, dst, n) = (&src[4 * head..], &mut dst[head..], n - head);
+        counts.add(&crate::bulk::kernels::x86_avx2::f32_to_int::body_then_tail(
             d,
             src,
             dst,
@@ -46,6 +56,7 @@ pub(crate) fn run(
                 unsafe { dispatch(d, s, t, (m, stream)) }
             },
         ));
+        return Some(counts);
     }
     let _ = (d, src, dst, n, stream);
     None
@@ -128,29 +139,34 @@ unsafe fn cast<const R: i32, const W: usize, const WRAP: bool>(
 /// of `x` plus the largest f32 below one half, signed as `x`), the lanes whose conversion
 /// back equals `x` (one compare per vector, joined into a 64-bit mask), and the 64 integers
 /// narrowed by signed-saturating packs (`vpackssdw`, `vpacksswb`) and put in order by one
-/// dword permute. The step is then one of four, told apart by one test of its 64 bytes
-/// against the band `[lo + 1, hi − 1]` (a subtract and an unsigned compare) and, off the
-/// band, one `vfpclassps` per vector:
+/// dword permute, then one test of the step's 64 bytes against the band `[lo + 1, hi − 1]`
+/// (a subtract and an unsigned compare).
 ///
-/// - **inside**: every byte lies within the band. Then every rounded value lies strictly
+/// Two loops share the steps, so that what decides between them is a well-predicted branch,
+/// not one per step that data with 1 % NaN / ±Inf would take at random:
+///
+/// - **the plain loop**: every byte within the band means every rounded value lies strictly
 ///   inside the range and, as it is within one of `x`, so does every `x`: nothing saturates
-///   or overflows, and the only statuses are exact (the mask) and flushed (the zero bytes
-///   that are not exact), each counted by `popcnt`;
-/// - **−Inf alone** (a causal mask's tail; no byte in the band): the packs gave `lo` (from
-///   the conversion's `0x80000000`) to every lane, 64 saturated lanes;
-/// - **NaN / ±Inf**: the lanes off the band are all NaN or ±Inf: their bytes are set by mask
-///   to 0 for NaN and to `hi` for +Inf (−Inf already has `lo`), and they are counted
-///   (invalid; saturated) on top of the inside rule for the other lanes;
-/// - **anything else** (a finite value at or beyond a bound, perhaps with NaN or ±Inf):
-///   three compares per vector on `x` (above `hi`, below `lo`, unordered): every lane above
-///   `hi` (+Inf and values beyond ±2^31 too, which convert to `0x80000000`) gets `hi`, every
-///   NaN 0, and every lane below `lo` keeps the packs' `lo`; saturated = above or below,
-///   exact = the mask off those, overflow = the 16-bit packed integers beyond the range (one
-///   compare per 32) less the NaN and ±Inf lanes among them.
+///   or overflows, and only exact (`popcnt` of the mask) and flushed (the zero bytes that
+///   are not exact) are counted. The first step with a byte off the band leaves for the
+///   special loop, which casts it, unless it is a step of −Inf alone (a causal mask's
+///   tail, in runs: `vfpclassps` tells): the packs gave its 64 lanes the lower bound,
+///   saturated;
+/// - **the special loop**, until [`CLEAN_RUN`] plain or −Inf-alone steps in a row (counted
+///   by a select) hand back to the plain loop: one `vfpclassps` per vector marks the NaN
+///   and ±Inf lanes; a step of −Inf alone is cast as in the plain loop. Otherwise each vector is first passed through one `vfixupimmps`
+///   (NaN → +0, +Inf → 2^16, every other value kept), so that the packs give NaN 0 and ±Inf
+///   the bound on their side. With no finite lane off the band (NaN sits inside it, ±Inf
+///   outside), the counts follow from the masks with no branch: ±Inf = the special lanes
+///   off the band (saturated), NaN = the special lanes inside it (invalid), exact and
+///   flushed as in the plain loop (flushed less the NaN lanes). A step with a finite lane
+///   off the band (a value at or beyond a bound: rare in normal data, every step of data
+///   spread to ±2^11) takes three compares per vector on `x` (above `hi`, below `lo`,
+///   unordered): every lane above `hi` gets `hi`, and the counts are saturated = above or
+///   below, exact = the mask off those, overflow = the 16-bit packed integers beyond the
+///   range (one compare per 32) less the ±Inf lanes.
 ///
-/// Every count is a `popcnt` of a step's 64-bit mask in a general register, and the rarer
-/// steps' rules are written in the loop (not called), so the loop keeps its source in
-/// registers.
+/// Every count is a `popcnt` of a step's 64-bit mask in a general register.
 ///
 /// # Safety
 /// As [`cast`]; `d` must be i8 (saturating).
@@ -161,6 +177,10 @@ unsafe fn lean<const R: i32, const S: bool>(
     dst: &mut [u8],
     n: usize,
 ) -> StatusCounts {
+    /// vfixupimmps responses by input class, four bits each (QNaN, SNaN, zero, one, −Inf,
+    /// +Inf, negative, positive): NaN +0 (8), +Inf the first operand (0: 2^16), every other
+    /// class the value itself (1).
+    const TAME: i32 = 0x1101_1188;
     let (lo, hi) = (_mm512_set1_ps(d.lo as f32), _mm512_set1_ps(d.hi as f32));
     // a byte `b` lies within `[lo + 1, hi − 1]` when `b − (lo + 1) ≤ hi − lo − 2` unsigned
     let lo1_8 = _mm512_set1_epi8((d.lo + 1) as i8);
@@ -170,22 +190,27 @@ unsafe fn lean<const R: i32, const S: bool>(
         _mm512_set1_epi16(d.lo as i16),
         _mm512_set1_epi16((d.hi - d.lo) as i16),
     );
+    let (big, tame) = (_mm512_set1_ps(65536.0), _mm512_set1_epi32(TAME));
     // dword 4l + j of the packed bytes holds vector j's lanes 4l..4l+4
     let unpair = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
     let steps = n / STEP;
     let (src, dst) = (&src[..4 * STEP * steps], &mut dst[..STEP * steps]);
-    // the counts, in general registers
-    let (mut exact, mut flushed, mut saturated, mut overflow, mut invalid) = (0, 0, 0, 0, 0);
-    for i in 0..steps {
-        // SAFETY: `src` holds `steps` steps of 256 bytes: four 64-byte unaligned loads.
-        let xs: [__m512; 4] = std::array::from_fn(|k| unsafe {
-            let p = src.as_ptr().add(4 * STEP * i + 64 * k);
-            if S {
-                prefetch(p);
+    let (sp, dp) = (src.as_ptr(), dst.as_mut_ptr());
+    let load = |i: usize| -> [__m512; 4] {
+        std::array::from_fn(|k| {
+            // SAFETY: `src` holds `steps` steps of 256 bytes and `i` < `steps`: four 64-byte
+            // unaligned loads.
+            unsafe {
+                let p = sp.add(4 * STEP * i + 64 * k);
+                if S {
+                    prefetch(p);
+                }
+                _mm512_loadu_ps(p.cast())
             }
-            _mm512_loadu_ps(p.cast())
-        });
-        let v = xs.map(|x| convert::<R>(x));
+        })
+    };
+    // the step's exact lanes, bytes in order, zero bytes and bytes within the band
+    let narrow = |xs: [__m512; 4], v: [__m512i; 4]| {
         let eq = join(std::array::from_fn(|j| {
             _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(_mm512_cvtepi32_ps(v[j]), xs[j])
         }));
@@ -193,26 +218,64 @@ unsafe fn lean<const R: i32, const S: bool>(
             _mm512_packs_epi32(v[0], v[1]),
             _mm512_packs_epi32(v[2], v[3]),
         ];
-        let mut b = _mm512_permutexvar_epi32(unpair, _mm512_packs_epi16(w[0], w[1]));
+        let b = _mm512_permutexvar_epi32(unpair, _mm512_packs_epi16(w[0], w[1]));
         let zero = _mm512_testn_epi8_mask(b, b);
         let inside = _mm512_cmple_epu8_mask(_mm512_sub_epi8(b, lo1_8), span2_8);
-        if inside == !0 {
+        (eq, w, b, zero, inside)
+    };
+    // SAFETY (of every call): `i` < `steps` and `dst` holds `steps` steps of 64 bytes;
+    // streamed, it starts on a 64-byte boundary (the caller's guarantee), and so does every
+    // step.
+    let store = |i: usize, b: __m512i| unsafe { store64(dp.add(STEP * i), b, S) };
+    let lo8 = _mm512_set1_epi8(d.lo as i8);
+    // the counts, in general registers
+    let (mut exact, mut flushed, mut saturated, mut overflow, mut invalid) = (0, 0, 0, 0, 0);
+    let mut i = 0;
+    while i < steps {
+        // the plain loop, up to the first step with a byte off the band
+        while i < steps {
+            let xs = load(i);
+            let (eq, _, b, zero, inside) = narrow(xs, xs.map(|x| convert::<R>(x)));
+            if inside != !0 {
+                if inside == 0 && join(xs.map(|x| _mm512_fpclass_ps_mask::<0x10>(x))) == !0 {
+                    // −Inf alone (a causal mask's tail): the packs gave the lower bound
+                    saturated += 64;
+                    store(i, b);
+                    i += 1;
+                    continue;
+                }
+                break;
+            }
             exact += popcount(eq);
             flushed += popcount(zero & !eq);
-        } else if inside == 0 && join(xs.map(|x| _mm512_fpclass_ps_mask::<0x10>(x))) == !0 {
-            saturated += 64;
-        } else {
+            store(i, b);
+            i += 1;
+        }
+        // the special loop, up to [`CLEAN_RUN`] plain steps in a row
+        let mut clean = 0;
+        while i < steps && clean < CLEAN_RUN {
+            let xs = load(i);
             // QNaN, +Inf, −Inf, SNaN
             let special = join(xs.map(|x| _mm512_fpclass_ps_mask::<0x99>(x)));
-            let nan = join(xs.map(|x| _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x)));
-            invalid += popcount(nan);
-            if inside | special == !0 {
-                let pos_inf = join(xs.map(|x| _mm512_fpclass_ps_mask::<0x08>(x)));
-                b = _mm512_mask_mov_epi8(b, pos_inf, hi8);
+            if special == !0 && join(xs.map(|x| _mm512_fpclass_ps_mask::<0x10>(x))) == !0 {
+                // −Inf alone (a causal mask's tail): the lower bound, saturated
+                saturated += 64;
+                store(i, lo8);
+                // (cheap in the plain loop too)
+                clean += 1;
+                i += 1;
+                continue;
+            }
+            let tamed = xs.map(|x| _mm512_fixupimm_ps::<0>(big, x, tame));
+            let (eq, w, mut b, zero, inside) = narrow(xs, tamed.map(|t| convert::<R>(t)));
+            let off = !inside;
+            if off & !special == 0 {
                 exact += popcount(eq);
-                flushed += popcount(zero & !eq);
-                saturated += popcount(special & !nan);
+                flushed += popcount(zero & !eq & !special);
+                saturated += popcount(off);
+                invalid += popcount(special & inside);
             } else {
+                let nan = join(xs.map(|x| _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x)));
                 let above = join(xs.map(|x| _mm512_cmp_ps_mask::<_CMP_GT_OQ>(x, hi)));
                 let below = join(xs.map(|x| _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, lo)));
                 let out = w
@@ -220,15 +283,16 @@ unsafe fn lean<const R: i32, const S: bool>(
                 b = _mm512_mask_mov_epi8(b, above, hi8);
                 let ex = eq & !(above | below);
                 exact += popcount(ex);
-                flushed += popcount(zero & !ex);
+                flushed += popcount(zero & !ex & !nan);
                 saturated += popcount(above | below);
-                overflow += popcount(out[0]) + popcount(out[1]) - popcount(special);
+                invalid += popcount(nan);
+                overflow += popcount(out[0]) + popcount(out[1]) - popcount(special & !nan);
             }
-            b = _mm512_mask_mov_epi8(b, nan, _mm512_setzero_si512());
+            // (a select, not a branch)
+            clean = if off | special == 0 { clean + 1 } else { 0 };
+            store(i, b);
+            i += 1;
         }
-        // SAFETY: `dst` holds `steps` steps of 64 bytes; streamed, it starts on a 64-byte
-        // boundary (the caller's guarantee), and so does every step.
-        unsafe { store64(dst.as_mut_ptr().add(STEP * i), b, S) };
     }
     let all = (steps * STEP) as u64;
     let mut counts = StatusCounts {
@@ -248,6 +312,11 @@ unsafe fn lean<const R: i32, const S: bool>(
     );
     counts
 }
+
+/// Plain (or −Inf-alone) steps in a row after which [`lean`]'s special loop hands over to
+/// the plain one (normal data with 1 % NaN / ±Inf has no two in a row; a causal mask's rows
+/// have long runs of them).
+const CLEAN_RUN: usize = 4;
 
 /// [`cast`] of u8 or of 4-bit codes (`W` = 0: packed), saturating (`U`: unsigned, `lo` =
 /// 0), in fewer operations per element than [`full`] ([`lean`] serves i8; on these
