@@ -76,7 +76,7 @@ fn element(b: usize, i: usize, x: u32) -> u32 {
     let other = lane == (13 * q + 40) % 64;
     match b {
         // 1 % NaN / ±Inf in the band
-        0 if i % 100 == 0 => special(i / 100),
+        0 if i.is_multiple_of(100) => special(i / 100),
         0 => band(x),
         // a kind of four steps per 64 elements
         1 => match q % 12 {
