@@ -32,6 +32,7 @@ mod kernels_half_fp8_avx2;
 mod kernels_half_fp8_steps;
 mod kernels_half_pairs;
 mod kernels_half_quads;
+mod kernels_half_special_blocks;
 mod kernels_half_src;
 mod kernels_i32;
 mod kernels_i8_blocks;

@@ -14,7 +14,7 @@ mod simd {
     use crate::bulk::kernels::portable::f32_half::{Bf16, F16c, MAX_F32};
     use crate::bulk::kernels::stream::prefetch;
     use crate::bulk::kernels::x86_avx2::f32_half::{
-        Acc, Fixed, SpecialResults, Totals, rounding, run_in_mode,
+        Acc, Fixed, ModeLoop, SpecialResults, Totals, rounding, run_in_mode,
     };
     use crate::bulk::kernels::x86_avx512::store::store64;
     use crate::status::StatusCounts;
@@ -64,6 +64,16 @@ mod simd {
         saturated: __m512i,
         special: [[__m512i; 2]; 3],
         nan_inf: __m512i,
+        /// The NaN or ±Inf lanes of four-step groups taken by the special rule, counted on
+        /// their 16-bit codes (32 lanes of 16 bits, a byte each for positive and negative: at
+        /// most two a group and lane, so a block of at most 127 groups cannot carry out of a
+        /// byte) ...
+        special16: __m512i,
+        /// ... and the NaN lanes among them, likewise.
+        nan16: __m512i,
+        /// Exact lanes counted on 32 16-bit codes at once (32 lanes of 16 bits, at most two a
+        /// group and lane: 64 a block), added to `exact` once per block.
+        exact16: __m512i,
     }
 
     impl Acc512 {
@@ -78,7 +88,42 @@ mod simd {
                 saturated: z,
                 special: [[z; 2]; 3],
                 nan_inf: z,
+                special16: z,
+                nan16: z,
+                exact16: z,
             }
+        }
+
+        /// Counts the exact lanes `e` of 32 16-bit codes (`inc`: 1 in every 16-bit lane).
+        #[target_feature(enable = "avx512f,avx512bw")]
+        #[inline]
+        fn exact32(&mut self, e: __mmask32, inc: __m512i) {
+            self.exact16 = _mm512_mask_add_epi16(self.exact16, e, self.exact16, inc);
+        }
+
+        /// Counts the NaN or ±Inf lanes `s` of 32 16-bit codes `code` (of which `nan` are
+        /// NaN) by sign, the code's sign bit, in the 16-bit byte counters: `inc` is 1 in every
+        /// 16-bit lane and `inc_neg` 0x100 (hidden from the optimiser, see `f16_steps`).
+        #[target_feature(enable = "avx512f,avx512bw")]
+        #[inline]
+        fn specials16(
+            &mut self,
+            code: __m512i,
+            s: __mmask32,
+            nan: __mmask32,
+            (inc, inc_neg): (__m512i, __m512i),
+        ) {
+            let inc = _mm512_mask_mov_epi16(inc, _mm512_movepi16_mask(code), inc_neg);
+            self.special16 = _mm512_mask_add_epi16(self.special16, s, self.special16, inc);
+            self.nan16 = _mm512_mask_add_epi16(self.nan16, nan, self.nan16, inc);
+        }
+
+        /// Whether the block counted a NaN or ±Inf lane so far (by any rule).
+        #[target_feature(enable = "avx512f")]
+        #[inline]
+        fn saw_special(&self) -> bool {
+            let any = _mm512_or_si512(self.nan_inf, self.special16);
+            _mm512_test_epi32_mask(any, any) != 0
         }
 
         /// Counts the NaN or ±Inf lanes `sp` of a step, of which `nan` are NaN, by sign (`neg`:
@@ -98,9 +143,41 @@ mod simd {
 
         /// The byte counters of NaN and ±Inf lanes added to the 32-bit ones by class and
         /// sign, and cleared: once per block of at most 255 steps, so that no byte carries.
-        #[target_feature(enable = "avx2,avx512f")]
+        #[target_feature(enable = "avx2,avx512f,avx512bw")]
         #[inline]
         fn settle(&mut self) {
+            // the two 16-bit halves of each 32-bit lane added
+            let e = self.exact16;
+            self.exact = _mm512_add_epi32(
+                self.exact,
+                _mm512_add_epi32(_mm512_and_si512(e, set(0xFFFF)), _mm512_srli_epi32::<16>(e)),
+            );
+            self.exact16 = _mm512_setzero_si512();
+            if _mm512_test_epi32_mask(self.special16, self.special16) != 0 {
+                // a byte a sign in each 16-bit lane; the two 16-bit halves of a 32-bit lane
+                // added (at most 2 * 64 a byte)
+                let bytes = |x: __m512i| {
+                    let pair = |y: __m512i| {
+                        _mm512_add_epi32(
+                            _mm512_and_si512(y, set(0xFFFF)),
+                            _mm512_srli_epi32::<16>(y),
+                        )
+                    };
+                    (
+                        pair(_mm512_and_si512(x, _mm512_set1_epi16(0xFF))),
+                        pair(_mm512_srli_epi16::<8>(x)),
+                    )
+                };
+                let (all_pos, all_neg) = bytes(self.special16);
+                let (nan_pos, nan_neg) = bytes(self.nan16);
+                let s = &mut self.special;
+                s[0][0] = _mm512_add_epi32(s[0][0], nan_pos);
+                s[0][1] = _mm512_add_epi32(s[0][1], nan_neg);
+                s[1][0] = _mm512_add_epi32(s[1][0], _mm512_sub_epi32(all_pos, nan_pos));
+                s[1][1] = _mm512_add_epi32(s[1][1], _mm512_sub_epi32(all_neg, nan_neg));
+                self.special16 = _mm512_setzero_si512();
+                self.nan16 = _mm512_setzero_si512();
+            }
             if _mm512_test_epi32_mask(self.nan_inf, self.nan_inf) == 0 {
                 return;
             }
@@ -116,7 +193,7 @@ mod simd {
         }
 
         /// The counters added to `totals` and cleared.
-        #[target_feature(enable = "avx2,avx512f")]
+        #[target_feature(enable = "avx2,avx512f,avx512bw")]
         #[inline]
         fn flush(&mut self, totals: &mut Totals) {
             self.settle();
@@ -754,39 +831,51 @@ mod simd {
         n: usize,
         stream: bool,
     ) -> StatusCounts {
-        let head = aligned_head(dst, n);
-        // SAFETY: the CPU has AVX2 and F16C (the caller's guarantee).
-        let mut counts = unsafe {
-            run_in_mode::<_, false>(
-                k,
-                k.mode,
-                &src[..4 * head],
-                &mut dst[..2 * head],
-                head,
-                false,
-            )
-        };
-        let (src, dst, n) = (&src[4 * head..], &mut dst[2 * head..], n - head);
-        let done = n / 16 * 16;
-        let (x, rest_x) = src[..4 * n].split_at(4 * done);
-        let (y, rest_y) = dst[..2 * n].split_at_mut(2 * done);
-        // SAFETY: the caller's guarantees.
-        let totals = unsafe {
-            match k.mode {
+        // SAFETY: the caller's guarantees, passed on.
+        unsafe {
+            wide(k, k.mode, &k.specials, src, dst, n, |x, y| match k.mode {
                 rounding::NEAREST_EVEN => f16_steps::<{ rounding::NEAREST_EVEN }>(k, x, y, stream),
                 rounding::NEAREST_AWAY => f16_steps::<{ rounding::NEAREST_AWAY }>(k, x, y, stream),
                 rounding::FLOOR => f16_steps::<{ rounding::FLOOR }>(k, x, y, stream),
                 rounding::CEIL => f16_steps::<{ rounding::CEIL }>(k, x, y, stream),
                 rounding::TRUNC => f16_steps::<{ rounding::TRUNC }>(k, x, y, stream),
                 _ => f16_steps::<{ rounding::ODD }>(k, x, y, stream),
-            }
+            })
+        }
+    }
+
+    /// The frame of [`f16_wide`] and [`bf16_wide`]: the elements before the first 64-byte
+    /// boundary of `dst` ([`aligned_head`]) by the AVX2 loop of `k` in `mode`, the whole steps
+    /// of 16 after it by `steps` (given the source and destination bytes of those steps, it
+    /// returns their counters), the last `n % 16` elements by the AVX2 loop again; the counts
+    /// added up (`specials`: what the counters' special lanes became).
+    ///
+    /// # Safety
+    /// The CPU must support AVX2 (and what `steps` needs); `steps` must be safe to call on
+    /// the steps' bytes.
+    unsafe fn wide<K: ModeLoop>(
+        k: &K,
+        mode: u8,
+        specials: &SpecialResults,
+        src: &[u8],
+        dst: &mut [u8],
+        n: usize,
+        steps: impl FnOnce(&[u8], &mut [u8]) -> Totals,
+    ) -> StatusCounts {
+        let head = aligned_head(dst, n);
+        // SAFETY: the CPU has AVX2 (the caller's guarantee).
+        let mut counts = unsafe {
+            run_in_mode::<_, false>(k, mode, &src[..4 * head], &mut dst[..2 * head], head, false)
         };
-        counts.add(&totals.into_counts(done, &k.specials));
+        let (src, dst, n) = (&src[4 * head..], &mut dst[2 * head..], n - head);
+        let done = n / 16 * 16;
+        let (x, rest_x) = src[..4 * n].split_at(4 * done);
+        let (y, rest_y) = dst[..2 * n].split_at_mut(2 * done);
+        counts.add(&steps(x, y).into_counts(done, specials));
         if done < n {
-            // SAFETY: the CPU has AVX2 and F16C (the caller's guarantee).
-            counts.add(&unsafe {
-                run_in_mode::<_, false>(k, k.mode, rest_x, rest_y, n - done, false)
-            });
+            // SAFETY: the CPU has AVX2 (the caller's guarantee).
+            counts
+                .add(&unsafe { run_in_mode::<_, false>(k, mode, rest_x, rest_y, n - done, false) });
         }
         counts
     }
@@ -948,6 +1037,12 @@ mod simd {
         max: __m512i,
         min: __m512i,
         inc: __m512i,
+        /// Whether the policy's NaN code is `vcvtne2ps2bf16`'s own (the quiet NaN by sign with
+        /// the payload's top six bits: the instruction sets the quiet bit, 0x40, and keeps the
+        /// high half).
+        natural_nan: bool,
+        /// 1 and 0x100 in every 16-bit lane, hidden from the optimiser ([`Acc512::specials16`]).
+        inc16: (__m512i, __m512i),
     }
 
     /// The lanes of `v` that the bf16 fast rule does not count: a nonzero f32 subnormal (`a`
@@ -1110,27 +1205,11 @@ mod simd {
         n: usize,
         stream: bool,
     ) -> StatusCounts {
-        let head = aligned_head(dst, n);
-        // SAFETY: the CPU has AVX2 (the caller's guarantee).
-        let mut counts = unsafe {
-            run_in_mode::<_, false>(
-                k,
-                k.mode,
-                &src[..4 * head],
-                &mut dst[..2 * head],
-                head,
-                false,
-            )
-        };
-        let (src, dst, n) = (&src[4 * head..], &mut dst[2 * head..], n - head);
-        let done = n / 16 * 16;
-        let (x, rest_x) = src[..4 * n].split_at(4 * done);
-        let (y, rest_y) = dst[..2 * n].split_at_mut(2 * done);
         let sp = &k.specials;
         let ne = crate::bulk::kernels::simd::avx512bf16_present();
         // SAFETY: the caller's guarantees; the BF16 variant only where the CPU has AVX-512 BF16.
-        let totals = unsafe {
-            match k.mode {
+        unsafe {
+            wide(k, k.mode, sp, src, dst, n, |x, y| match k.mode {
                 rounding::NEAREST_EVEN if ne => {
                     bf16_steps_ne::<{ rounding::NEAREST_EVEN }>(sp, limits, x, y, stream)
                 }
@@ -1144,16 +1223,8 @@ mod simd {
                 rounding::CEIL => bf16_steps_any::<{ rounding::CEIL }>(sp, limits, x, y, stream),
                 rounding::TRUNC => bf16_steps_any::<{ rounding::TRUNC }>(sp, limits, x, y, stream),
                 _ => bf16_steps_any::<{ rounding::ODD }>(sp, limits, x, y, stream),
-            }
-        };
-        counts.add(&totals.into_counts(done, sp));
-        if done < n {
-            // SAFETY: the CPU has AVX2 (the caller's guarantee).
-            counts.add(&unsafe {
-                run_in_mode::<_, false>(k, k.mode, rest_x, rest_y, n - done, false)
-            });
+            })
         }
-        counts
     }
 
     /// What a pair of bf16 steps needs besides its data: the word indices of the 32 high
@@ -1282,9 +1353,96 @@ mod simd {
                     // 1 in every lane for the counters, hidden from the optimiser (see
                     // `f16_steps`)
                     inc: std::hint::black_box(set(1)),
+                    natural_nan: sp.nan[0].0 == 0x7FC0
+                        && sp.nan[1].0 == 0xFFC0
+                        && sp.nan_payload & 0x3F == 0x3F,
+                    inc16: std::hint::black_box((_mm512_set1_epi16(1), _mm512_set1_epi16(0x100))),
                 };
-                let inc = c.inc;
                 let pc = PairConsts::new(sp, max_code);
+                /// The whole four-step groups of `xs` into `ys` (see [`bf16_wide`]); with
+                /// `SPECIAL` by the special rule ([`bf16_quad_special`]). Two loops, so that
+                /// neither carries the other's registers.
+                ///
+                /// # Safety
+                /// As the enclosing function: `ys` must hold `xs.len() / 2` bytes.
+                #[target_feature(enable = $features)]
+                #[inline]
+                unsafe fn quads<const M: u8, const SPECIAL: bool>(
+                    xs: &[u8],
+                    ys: &mut [u8],
+                    c: &Bf16Consts,
+                    pc: &PairConsts,
+                    acc_out: &mut Acc512,
+                    stream: bool,
+                ) {
+                    // the counters in registers for the loop, not behind the reference
+                    let mut counters = *acc_out;
+                    let acc = &mut counters;
+                    // the 32 codes of a pair, and its rare lanes
+                    let codes = |v0: __m512i, v1: __m512i, e: __mmask32| {
+                        let code = if $ne && M == rounding::NEAREST_EVEN {
+                            // SAFETY: this variant runs only where the CPU has AVX-512 BF16.
+                            unsafe {
+                                std::mem::transmute::<__m512bh, __m512i>(
+                                    std::arch::x86_64::_mm512_cvtne2ps_pbh(
+                                        _mm512_castsi512_ps(v1),
+                                        _mm512_castsi512_ps(v0),
+                                    ),
+                                )
+                            }
+                        } else {
+                            bf16_pair::<M>(v0, v1, e, pc.high)
+                        };
+                        (code, bf16_pair_rare(v0, v1, code, pc.max))
+                    };
+                    let exact = |v: __m512i| _mm512_testn_epi32_mask(v, set(0xFFFF));
+                    for (x, y) in xs.chunks_exact(256).zip(ys.chunks_exact_mut(128)) {
+                        let v = load_quad(x, stream);
+                        let e: [__mmask16; 4] = std::array::from_fn(|i| exact(v[i]));
+                        let e01 = _mm512_kunpackw(u32::from(e[1]), u32::from(e[0]));
+                        let e23 = _mm512_kunpackw(u32::from(e[3]), u32::from(e[2]));
+                        let (c01, r01) = codes(v[0], v[1], e01);
+                        let (c23, r23) = codes(v[2], v[3], e23);
+                        let fast = if SPECIAL {
+                            bf16_quad_special::<M, $ne>(
+                                &v,
+                                (c01, c23),
+                                (e01, e23),
+                                (r01, r23),
+                                c,
+                                pc,
+                                acc,
+                            )
+                        } else if r01.0 | r01.1 | r23.0 | r23.1 == 0 {
+                            acc.exact32(e01, c.inc16.0);
+                            acc.exact32(e23, c.inc16.0);
+                            Some((c01, c23))
+                        } else {
+                            None
+                        };
+                        // (one call of the rare rule, so that it stays inlined)
+                        let (h01, h23) = match fast {
+                            Some(h) => h,
+                            None => bf16_quad_rare::<M>(
+                                &v,
+                                (c01, c23),
+                                (e01, e23),
+                                (r01, r23),
+                                c,
+                                pc,
+                                acc,
+                            ),
+                        };
+                        // SAFETY: `y` is 128 bytes, on a 64-byte boundary when streamed (the
+                        // caller aligns `dst`; blocks and quads are whole multiples of 64
+                        // bytes).
+                        unsafe {
+                            store64(y.as_mut_ptr(), h01, stream);
+                            store64(y.as_mut_ptr().add(64), h23, stream);
+                        }
+                    }
+                    *acc_out = counters;
+                }
                 // the 32 codes of a pair, and its rare lanes
                 let codes = |v0: __m512i, v1: __m512i, e: __mmask32| {
                     let code = if $ne && M == rounding::NEAREST_EVEN {
@@ -1306,47 +1464,28 @@ mod simd {
                 let mut totals = Totals::default();
                 let mut acc = Acc512::zero();
                 let steps = src.len() / 64;
+                // whether the last block held NaN or ±Inf: this block then takes the special
+                // rule
+                let mut specials = false;
                 for (blk, (xs, ys)) in src[..64 * steps]
                     .chunks(64 * BLOCK_STEPS)
                     .zip(dst[..32 * steps].chunks_mut(32 * BLOCK_STEPS))
                     .enumerate()
                 {
-                    let mut quads = xs.chunks_exact(256);
-                    let mut quads_out = ys.chunks_exact_mut(128);
-                    for (x, y) in (&mut quads).zip(&mut quads_out) {
-                        let v = load_quad(x, stream);
-                        let e: [__mmask16; 4] = std::array::from_fn(|i| exact(v[i]));
-                        let e01 = _mm512_kunpackw(u32::from(e[1]), u32::from(e[0]));
-                        let e23 = _mm512_kunpackw(u32::from(e[3]), u32::from(e[2]));
-                        let (c01, r01) = codes(v[0], v[1], e01);
-                        let (c23, r23) = codes(v[2], v[3], e23);
-                        let (h01, h23) = if r01.0 | r01.1 | r23.0 | r23.1 == 0 {
-                            for &ei in &e {
-                                acc.exact = _mm512_mask_add_epi32(acc.exact, ei, acc.exact, inc);
-                            }
-                            (c01, c23)
+                    let whole = xs.len() / 256 * 256;
+                    let (qx, rx) = xs.split_at(whole);
+                    let (qy, ry) = ys.split_at_mut(whole / 2);
+                    // SAFETY: the caller's guarantees.
+                    unsafe {
+                        if specials {
+                            quads::<M, true>(qx, qy, &c, &pc, &mut acc, stream);
                         } else {
-                            bf16_quad_rare::<M>(
-                                &v,
-                                (c01, c23),
-                                (e01, e23),
-                                (r01, r23),
-                                &c,
-                                &pc,
-                                &mut acc,
-                            )
-                        };
-                        // SAFETY: `y` is 128 bytes, on a 64-byte boundary when streamed (the
-                        // caller aligns `dst`; blocks and quads are whole multiples of 64
-                        // bytes).
-                        unsafe {
-                            store64(y.as_mut_ptr(), h01, stream);
-                            store64(y.as_mut_ptr().add(64), h23, stream);
+                            quads::<M, false>(qx, qy, &c, &pc, &mut acc, stream);
                         }
                     }
                     // the block's last one to three steps (only in the last block)
-                    let mut rest = quads.remainder().chunks_exact(64);
-                    let mut rest_out = quads_out.into_remainder().chunks_exact_mut(32);
+                    let mut rest = rx.chunks_exact(64);
+                    let mut rest_out = ry.chunks_exact_mut(32);
                     while let (Some(x0), Some(y0)) = (rest.next(), rest_out.next()) {
                         // SAFETY: `x0` is 64 bytes, the size of the unaligned load.
                         let v0 = unsafe { _mm512_loadu_si512(x0.as_ptr().cast()) };
@@ -1370,6 +1509,7 @@ mod simd {
                             }
                         }
                     }
+                    specials = c.natural_inf && acc.saw_special();
                     acc.settle();
                     if (blk + 1) % FLUSH_BLOCKS == 0 {
                         acc.flush(&mut totals);
@@ -1379,6 +1519,55 @@ mod simd {
                 totals
             }
         };
+    }
+
+    /// The bf16 codes (`c01`: steps 0 and 1, `c23`: steps 2 and 3) of four steps `v` by the
+    /// special rule, for blocks that follow one with NaN or ±Inf under a policy that keeps the
+    /// rounding's ±Inf codes (`e`: the exact lanes, `r`: the rare lanes of [`bf16_pair_rare`]
+    /// by pair): without a branch on where they are, when each pair's rare lanes are only NaN
+    /// and ±Inf (`s` equal to `b`), the others count exactness and those are counted by sign
+    /// and class; their codes are the conversion's own with `vcvtne2ps2bf16` under a policy
+    /// whose NaN code is its own ([`Bf16Consts::natural_nan`]: a NaN code then has the quiet
+    /// bit, 0x40), else the policy's NaN codes are blended in (the fixed bits by sign and the
+    /// payload's top bits from the high halves). `None` (nothing counted) for any other four
+    /// steps: the caller takes [`bf16_quad_rare`].
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512dq")]
+    #[inline]
+    #[allow(clippy::type_complexity)]
+    fn bf16_quad_special<const M: u8, const NE: bool>(
+        v: &[__m512i; 4],
+        (c01, c23): (__m512i, __m512i),
+        (e01, e23): (__mmask32, __mmask32),
+        (r01, r23): ((__mmask32, __mmask32), (__mmask32, __mmask32)),
+        c: &Bf16Consts,
+        pc: &PairConsts,
+        acc: &mut Acc512,
+    ) -> Option<(__m512i, __m512i)> {
+        if (r01.0 ^ r01.1) | (r23.0 ^ r23.1) != 0 {
+            return None;
+        }
+        let natural = NE && M == rounding::NEAREST_EVEN && c.natural_nan;
+        let mut pair = |v0: __m512i, v1: __m512i, code: __m512i, e: __mmask32, s: __mmask32| {
+            acc.exact32(e & !s, c.inc16.0);
+            if natural {
+                let nan = _mm512_mask_test_epi16_mask(s, code, _mm512_set1_epi16(0x40));
+                acc.specials16(code, s, nan, c.inc16);
+                return code;
+            }
+            let nan_of = |v: __m512i| _mm512_fpclass_ps_mask::<0x81>(_mm512_castsi512_ps(v));
+            let nan = _mm512_kunpackw(u32::from(nan_of(v1)), u32::from(nan_of(v0)));
+            // the high halves: the sign, the magnitude's top bits
+            let t = _mm512_permutex2var_epi16(v0, pc.high, v1);
+            let fixed = _mm512_mask_mov_epi16(pc.nan[0], _mm512_movepi16_mask(t), pc.nan[1]);
+            // fixed | t & payload
+            let nan_code = _mm512_ternarylogic_epi32::<0xF8>(fixed, t, pc.payload);
+            acc.specials16(t, s, nan, c.inc16);
+            _mm512_mask_mov_epi16(code, nan, nan_code)
+        };
+        Some((
+            pair(v[0], v[1], c01, e01, r01.0),
+            pair(v[2], v[3], c23, e23, r23.0),
+        ))
     }
 
     /// The bf16 codes (`c01`: steps 0 and 1, `c23`: steps 2 and 3) of four steps `v` with a
