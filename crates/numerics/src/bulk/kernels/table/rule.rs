@@ -18,18 +18,19 @@ pub(crate) struct Rule {
     pub(crate) shift: u32,
     /// Bits kept after the shift.
     pub(crate) keep: u32,
-    /// The power of two the kept bits are multiplied by as an f32 (an exact product), if any.
-    pub(crate) scale: Option<f32>,
+    /// The power of two `2^k` (`k` in 23..=127) the kept bits are multiplied by as an f32, if
+    /// any: computed without a subnormal operand (see [`Rule::apply`]).
+    pub(crate) scale: Option<i32>,
     /// Source bytes and their results where the rule does not hold; unused slots repeat a
     /// byte whose result they give, so that replacing by every slot is always right.
     pub(crate) exceptions: [(u8, u32); MAX_EXCEPTIONS],
 }
 
 impl Rule {
-    /// The rule's result for source byte `c`, before exceptions. The product is the one an
-    /// SSE or AVX multiply gives under the default floating-point control (no
-    /// flush-to-zero, no denormals-are-zero), which the AVX2 loop checks before it uses a
-    /// scaled rule.
+    /// The rule's result for source byte `c`, before exceptions, computed as the AVX2 loop
+    /// computes it (see [`scaled`]) under the default floating-point control (no
+    /// flush-to-zero, no denormals-are-zero), which that loop checks before it uses a scaled
+    /// rule.
     pub(crate) fn apply(&self, c: u8) -> u32 {
         let x = if self.signed {
             c as i8 as i32 as u32
@@ -38,7 +39,7 @@ impl Rule {
         };
         let y = x.wrapping_shl(self.shift) & self.keep;
         match self.scale {
-            Some(k) => (f32::from_bits(y) * k).to_bits(),
+            Some(k) => scaled(y, k),
             None => y,
         }
     }
@@ -66,8 +67,7 @@ impl Rule {
                 } else {
                     (0xFFu64 << shift) as u32
                 };
-                let scales =
-                    std::iter::once(None).chain((1..255u32).map(|e| Some(f32::from_bits(e << 23))));
+                let scales = std::iter::once(None).chain((23..=127).map(Some));
                 for scale in scales {
                     let rule = Rule {
                         signed,
@@ -113,6 +113,22 @@ impl Rule {
     }
 }
 
+/// `y` (sign in bit 31) times `2^k` as an f32, for `k` in 23..=127, without a subnormal
+/// operand (a multiply with one is many times slower on some x86 cores): a normal magnitude
+/// gets `k` added to its exponent field; a subnormal one (or zero), an integer below 2^23, is
+/// converted to f32 and multiplied by `2^(k - 149)`, a normal power of two. The sign is put
+/// back last. Both are the exact product where it is a normal f32; [`Rule::find`] checks
+/// every code's result anyway.
+pub(crate) fn scaled(y: u32, k: i32) -> u32 {
+    let (sign, m) = (y & 0x8000_0000, y & 0x7FFF_FFFF);
+    let r = if m < 0x0080_0000 {
+        (m as i32 as f32 * f32::from_bits(((k - 149 + 127) as u32) << 23)).to_bits()
+    } else {
+        m.wrapping_add((k as u32) << 23)
+    };
+    r | sign
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,7 +154,7 @@ mod tests {
         let Some(rule) = Rule::find(&values) else {
             panic!("no rule")
         };
-        assert!(rule.signed && rule.shift == 20 && rule.scale == Some(2f32.powi(120)));
+        assert!(rule.signed && rule.shift == 20 && rule.scale == Some(120));
         let mut codes: Vec<u8> = rule.exceptions.iter().map(|e| e.0).collect();
         codes.sort_unstable();
         assert_eq!(codes, [0x7F, 0xFF]);

@@ -1,5 +1,6 @@
 //! The AVX2 loop of a table whose 4-byte codes follow a [`Rule`]: eight source bytes widened
-//! to 32 bits, shifted, masked and (for a scaled rule) multiplied as f32, the exception codes
+//! to 32 bits, shifted, masked and (for a scaled rule) scaled by a power of two without a
+//! subnormal operand (`table::rule::scaled`), the exception codes
 //! replaced by a compare and a blend each; no table is read. The statuses are counted as the
 //! shuffle lookup counts them: by byte compares of each block's source codes with the cubes of
 //! their classes.
@@ -10,10 +11,10 @@ use crate::bulk::kernels::table::planes::{Cube, MAX_MARKS, Planes};
 use crate::bulk::kernels::table::rule::Rule;
 use crate::status::StatusCounts;
 use std::arch::x86_64::{
-    __m128i, __m256i, _mm_cvtsi32_si128, _mm_loadl_epi64, _mm256_and_si256, _mm256_blendv_epi8,
-    _mm256_castps_si256, _mm256_castsi256_ps, _mm256_cmpeq_epi32, _mm256_cvtepi8_epi32,
-    _mm256_cvtepu8_epi32, _mm256_mul_ps, _mm256_set1_epi32, _mm256_set1_ps, _mm256_sll_epi32,
-    _mm256_storeu_si256, _mm256_stream_si256,
+    __m128i, __m256i, _mm_cvtsi32_si128, _mm_loadl_epi64, _mm256_add_epi32, _mm256_and_si256,
+    _mm256_blendv_epi8, _mm256_castps_si256, _mm256_cmpeq_epi32, _mm256_cmpgt_epi32,
+    _mm256_cvtepi8_epi32, _mm256_cvtepi32_ps, _mm256_cvtepu8_epi32, _mm256_mul_ps, _mm256_or_si256,
+    _mm256_set1_epi32, _mm256_set1_ps, _mm256_sll_epi32, _mm256_storeu_si256, _mm256_stream_si256,
 };
 
 /// Whether the floating-point control lets a scaled rule's products be the ones
@@ -83,7 +84,14 @@ unsafe fn cast<const SIGNED: bool, const SCALED: bool>(
 ) -> StatusCounts {
     let shift = _mm_cvtsi32_si128(rule.shift as i32);
     let keep = _mm256_set1_epi32(rule.keep as i32);
-    let scale = _mm256_set1_ps(rule.scale.unwrap_or(1.0));
+    let k = rule.scale.unwrap_or(127);
+    let bias = _mm256_set1_epi32(k << 23);
+    let factor = _mm256_set1_ps(f32::from_bits(((k - 149 + 127).max(1) as u32) << 23));
+    let (sign, magnitude) = (
+        _mm256_set1_epi32(0x8000_0000u32 as i32),
+        _mm256_set1_epi32(0x7FFF_FFFF),
+    );
+    let normal = _mm256_set1_epi32(0x0080_0000);
     let widen = |c: u8| {
         if SIGNED { c as i8 as i32 } else { i32::from(c) }
     };
@@ -109,7 +117,13 @@ unsafe fn cast<const SIGNED: bool, const SCALED: bool>(
                 };
                 let mut y = _mm256_and_si256(_mm256_sll_epi32(x, shift), keep);
                 if SCALED {
-                    y = _mm256_castps_si256(_mm256_mul_ps(_mm256_castsi256_ps(y), scale));
+                    // `table::rule::scaled`: the exponent raised by k where the magnitude is
+                    // normal, else the integer converted and multiplied by 2^(k - 149).
+                    let m = _mm256_and_si256(y, magnitude);
+                    let raised = _mm256_add_epi32(m, bias);
+                    let small = _mm256_castps_si256(_mm256_mul_ps(_mm256_cvtepi32_ps(m), factor));
+                    let r = _mm256_blendv_epi8(raised, small, _mm256_cmpgt_epi32(normal, m));
+                    y = _mm256_or_si256(r, _mm256_and_si256(y, sign));
                 }
                 y = _mm256_blendv_epi8(y, v0, _mm256_cmpeq_epi32(x, c0));
                 y = _mm256_blendv_epi8(y, v1, _mm256_cmpeq_epi32(x, c1));
