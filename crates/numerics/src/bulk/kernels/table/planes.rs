@@ -4,6 +4,7 @@
 //! looks them up by byte permutes.
 
 use crate::bulk::Storage;
+use crate::bulk::kernels::table::rule::Rule;
 use crate::status::{Status, StatusCounts};
 
 /// Entries of a plane: one per 8-bit source code.
@@ -65,6 +66,10 @@ pub(crate) struct Planes {
     /// one-code-per-byte sources then count classes by byte compares of the source codes, in
     /// a pass of their own, instead of looking up the mark planes.
     pub(crate) cubes: Option<Box<[Cube]>>,
+    /// For 4-byte codes: the arithmetic [`Rule`] that gives every source byte's code, where
+    /// one has few exceptions (fp8 and e8m0 → f32); the AVX2 lookup then computes the codes
+    /// instead of looking them up.
+    pub(crate) rule: Option<Rule>,
 }
 
 /// The class of code set `members` (`members[c]` for byte code `c`) as disjoint cubes: the
@@ -210,7 +215,11 @@ impl Planes {
             }
             Some(all.into_boxed_slice())
         })();
+        let rule = (dst_bytes == 4)
+            .then(|| Rule::find(&std::array::from_fn(|c| all[c].0 as u32)))
+            .flatten();
         Some(Planes {
+            rule,
             cubes,
             sign_flip: symmetric.then_some(flip),
             marks_even,

@@ -1,6 +1,10 @@
 //! The table lookup at the AVX2 level for sources of at most 8 bits: the results held as
 //! byte planes ([`Planes`]) and looked up 32 codes at a time by 16-byte byte shuffles
-//! (`vpshufb`), the statuses counted by compares. The method is in `docs/kernels.md`.
+//! (`vpshufb`), the statuses counted by compares; 4-byte codes that follow an arithmetic
+//! [`Rule`](crate::bulk::kernels::table::rule::Rule) are computed instead ([`rule`]). The
+//! method is in `docs/kernels.md`.
+
+mod rule;
 
 use crate::bulk::Storage;
 use crate::bulk::kernels::stream;
@@ -68,8 +72,11 @@ impl Planes {
         {
             return None;
         }
-        let mask = s.format().code_mask() as u8;
         let packed = s.is_packed();
+        if !packed && let Some(counts) = self.run_rule(src, dst, n, stream) {
+            return Some(counts);
+        }
+        let mask = s.format().code_mask() as u8;
         // How a plane is looked up: 16 entries, 128 and a sign flip, or 256. (With cubes, one
         // code per byte, the mark planes are not looked up.)
         let by_cubes = !packed && self.cubes.is_some();
