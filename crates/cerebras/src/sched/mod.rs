@@ -16,12 +16,10 @@
 //! * [`stats`] and [`trace`]: what a run reports and records.
 //! * Speed: `idle` (PEs that changed nothing sleep until the routers touch their queues),
 //!   `pe_step` (what one PE's step touches) and [`parallel`] (PEs stepped on several threads,
-//!   merged in PE order): the results of one thread stepping every PE every cycle;
-//!   `drop_behind` (a large grid freed on a thread of its own).
+//!   merged in PE order): the results of one thread stepping every PE every cycle.
 
 mod bound_tasks;
 mod completion;
-mod drop_behind;
 pub mod ending;
 pub mod error;
 mod idle;

@@ -5,7 +5,6 @@
 use std::fmt;
 
 use super::bound_tasks::BoundTasks;
-use super::drop_behind::{MIN_PES_FREED_BEHIND, drop_behind};
 use super::error::SimError;
 use super::idle::IdleSkip;
 use super::microthread::MainThreadPriority;
@@ -46,19 +45,6 @@ pub struct Sim {
     pub(super) threads: Threads,
     /// Where the runs' CPU time goes, when asked ([`Sim::set_scale_profile`]).
     pub(super) profile: Option<Box<ScaleProfile>>,
-}
-
-impl Drop for Sim {
-    /// A large grid's PEs are freed on a thread of their own ([`super::drop_behind`]): the
-    /// caller does not wait for their frees. (Values captured by task closures are dropped
-    /// there, shortly after the simulation.)
-    fn drop(&mut self) {
-        if self.pes.len() >= MIN_PES_FREED_BEHIND {
-            let pes = std::mem::take(&mut self.pes);
-            let ahead = std::mem::take(&mut self.ahead);
-            drop_behind((pes, ahead));
-        }
-    }
 }
 
 impl Sim {
