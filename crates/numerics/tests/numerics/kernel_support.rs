@@ -425,3 +425,50 @@ pub fn xorshift(seed: u64) -> impl FnMut() -> u64 {
         x
     }
 }
+
+/// Every fast level equals the reference, codes and counts, casting the f32 `codes` to the
+/// two-byte `dst` written at each byte offset of `offsets` past a 64-byte boundary (the
+/// AVX-512 loops start at the destination's first boundary), in each of `rounds` under the
+/// default policy.
+pub fn assert_half_offsets_match_reference(
+    codes: &[u32],
+    dst: Format,
+    rounds: &[RoundMode],
+    offsets: impl Iterator<Item = usize> + Clone,
+) {
+    let src = bytes(codes);
+    let n = codes.len();
+    let d = Storage::native(dst);
+    for &round in rounds {
+        let p = CastPolicy::new(round);
+        let run = |k, off: usize| {
+            let mut buf = vec![0x5Au8; 2 * n + 128];
+            let at = buf.as_ptr().align_offset(64) + off;
+            let counts = cast_elements_with_status(
+                &src,
+                f32s(),
+                &mut buf[at..at + 2 * n],
+                d,
+                n,
+                &p,
+                &options(k, false),
+            )
+            .expect("buffers are sized for n");
+            (buf[at..at + 2 * n].to_vec(), counts)
+        };
+        let want = run(KernelChoice::Reference, 0);
+        for k in fast_choices() {
+            for off in offsets.clone() {
+                let got = run(k, off);
+                assert_eq!(
+                    got.0, want.0,
+                    "{dst:?} {round:?} {k:?}: codes at offset {off}"
+                );
+                assert_eq!(
+                    got.1, want.1,
+                    "{dst:?} {round:?} {k:?}: counts at offset {off}"
+                );
+            }
+        }
+    }
+}

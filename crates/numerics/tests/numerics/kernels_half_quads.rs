@@ -11,7 +11,7 @@
 //! tail of fewer than 16.
 
 use crate::kernel_support::{assert_f32_storages_at_all_levels, random_f32};
-use npusim_numerics::{Format, Storage};
+use npusim_numerics::{Format, RoundMode, Storage};
 
 /// Lengths: two blocks and more with three lone steps and a tail, one step short of a block,
 /// two lone steps, one lone step and a one-element tail.
@@ -102,52 +102,15 @@ fn bf16_four_step_kinds_equal_the_reference_at_every_level() {
     }
 }
 
-/// Every fast level equals the reference on `codes` into `dst` written at every byte offset
-/// from a 64-byte boundary (the loop starts at the destination's first one, the elements
-/// before it taking the AVX2 kernel), nearest-even and floor under the default policy.
-fn assert_every_offset(codes: &[u32], dst: Format) {
-    use crate::kernel_support::{bytes, f32s, fast_choices, options};
-    use npusim_numerics::{CastPolicy, KernelChoice, RoundMode, cast_elements_with_status};
-    let src = bytes(codes);
-    let n = codes.len();
-    let d = Storage::native(dst);
-    for round in [RoundMode::Rint, RoundMode::Floor] {
-        let p = CastPolicy::new(round);
-        let run = |k, off: usize| {
-            let mut buf = vec![0x5Au8; 2 * n + 128];
-            let at = buf.as_ptr().align_offset(64) + off;
-            let counts = cast_elements_with_status(
-                &src,
-                f32s(),
-                &mut buf[at..at + 2 * n],
-                d,
-                n,
-                &p,
-                &options(k, false),
-            )
-            .expect("buffers are sized for n");
-            (buf[at..at + 2 * n].to_vec(), counts)
-        };
-        let want = run(KernelChoice::Reference, 0);
-        for k in fast_choices() {
-            for off in 0..64 {
-                let got = run(k, off);
-                assert_eq!(
-                    got.0, want.0,
-                    "{dst:?} {round:?} {k:?}: codes at offset {off}"
-                );
-                assert_eq!(
-                    got.1, want.1,
-                    "{dst:?} {round:?} {k:?}: counts at offset {off}"
-                );
-            }
-        }
-    }
-}
-
 #[test]
 fn f16_and_bf16_equal_the_reference_at_every_destination_offset() {
     let codes = quads(2048 + 64 * 3 + 16 + 5, 0x0FF5_E700);
-    assert_every_offset(&codes, Format::F16);
-    assert_every_offset(&codes, Format::BF16);
+    for dst in [Format::F16, Format::BF16] {
+        crate::kernel_support::assert_half_offsets_match_reference(
+            &codes,
+            dst,
+            &[RoundMode::Rint, RoundMode::Floor],
+            0..64,
+        );
+    }
 }

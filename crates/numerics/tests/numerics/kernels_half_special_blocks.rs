@@ -12,11 +12,9 @@
 //! destination starts at several offsets from a 64-byte boundary.
 
 use crate::kernel_support::{
-    assert_f32_storages_at_all_levels, bytes, f32s, fast_choices, options, random_f32,
+    assert_f32_storages_at_all_levels, assert_half_offsets_match_reference, random_f32,
 };
-use npusim_numerics::{
-    CastPolicy, Format, KernelChoice, RoundMode, Storage, cast_elements_with_status,
-};
+use npusim_numerics::{Format, RoundMode, Storage};
 
 /// Elements of a block of the four-step loops.
 const BLOCK: usize = 2048;
@@ -161,41 +159,12 @@ fn every_block_kind_after_specials_equals_the_reference() {
 #[test]
 fn special_rule_blocks_equal_the_reference_at_destination_offsets() {
     let codes = blocks(4 * BLOCK + 64 * 2 + 16 + 3, 0x5EC4_0000);
-    let src = bytes(&codes);
-    let n = codes.len();
     for f in [Format::F16, Format::BF16] {
-        let d = Storage::native(f);
-        for round in [RoundMode::Rint, RoundMode::Floor, RoundMode::Odd] {
-            let p = CastPolicy::new(round);
-            let run = |k, off: usize| {
-                let mut buf = vec![0x5Au8; 2 * n + 128];
-                let at = buf.as_ptr().align_offset(64) + off;
-                let counts = cast_elements_with_status(
-                    &src,
-                    f32s(),
-                    &mut buf[at..at + 2 * n],
-                    d,
-                    n,
-                    &p,
-                    &options(k, false),
-                )
-                .expect("buffers are sized for n");
-                (buf[at..at + 2 * n].to_vec(), counts)
-            };
-            let want = run(KernelChoice::Reference, 0);
-            for k in fast_choices() {
-                for off in (0..64).step_by(6) {
-                    let got = run(k, off);
-                    assert_eq!(
-                        got.0, want.0,
-                        "{f:?} {round:?} {k:?}: codes at offset {off}"
-                    );
-                    assert_eq!(
-                        got.1, want.1,
-                        "{f:?} {round:?} {k:?}: counts at offset {off}"
-                    );
-                }
-            }
-        }
+        assert_half_offsets_match_reference(
+            &codes,
+            f,
+            &[RoundMode::Rint, RoundMode::Floor, RoundMode::Odd],
+            (0..64).step_by(6),
+        );
     }
 }
