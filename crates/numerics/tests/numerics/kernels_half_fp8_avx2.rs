@@ -14,7 +14,7 @@ use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
 use npusim_numerics::{Format, KernelChoice, Layout, RoundMode, Storage};
 
 /// The one-byte destinations of the loop.
-fn destinations() -> Vec<Storage> {
+pub(crate) fn destinations() -> Vec<Storage> {
     let mut v: Vec<Storage> = [
         Format::F8E4M3FN,
         Format::F8E5M2,

@@ -7,24 +7,10 @@
 //! permutation of the 16-bit codes), under the three standard policies.
 
 use crate::kernel_support::{cast, level_here, options, policies};
+use crate::kernels_half_fp8_avx2::destinations;
 
 use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
-use npusim_numerics::{Format, KernelChoice, Layout, RoundMode, Storage};
-
-/// The one-byte destinations of the loop.
-fn destinations() -> Vec<Storage> {
-    let mut v: Vec<Storage> = [
-        Format::F8E4M3FN,
-        Format::F8E5M2,
-        Format::F6E2M3FN,
-        Format::F6E3M2FN,
-    ]
-    .into_iter()
-    .map(Storage::native)
-    .collect();
-    v.extend(Storage::new(Format::F4E2M1, Layout::Unpacked));
-    v
-}
+use npusim_numerics::{Format, KernelChoice, RoundMode, Storage};
 
 /// Every 16-bit code once: in order, or scattered by the odd multiplier 0x9E37.
 fn codes(scattered: bool) -> Vec<u8> {
