@@ -14,8 +14,9 @@
 //!   than, equal to and beyond the elements before the boundary.
 
 use crate::kernel_support;
+use crate::kernels_i8_widen_steps::assert_i8_equals_reference_from;
 use kernel_support::xorshift;
-use kernel_support::{assert_same_codes, bytes, f32s, level_here, options, policies};
+use kernel_support::{assert_same_codes, bytes, f32s, level_here};
 
 use npusim_numerics::bulk::SimdLevel;
 use npusim_numerics::{
@@ -130,34 +131,12 @@ fn block_run() -> Vec<u32> {
     codes
 }
 
-/// The deterministic modes and `none`, without `odd`.
-fn modes() -> Vec<RoundMode> {
-    let mut m = RoundMode::DETERMINISTIC.to_vec();
-    m.push(RoundMode::None);
-    m.retain(|&m| m != RoundMode::Odd);
-    m
-}
-
 #[test]
 fn i8_over_blocks_of_every_kind_equals_the_reference() {
     if !level_here(SimdLevel::Avx512) {
         return;
     }
-    let codes = block_run();
-    let d = Storage::native(Format::I8);
-    for mode in modes() {
-        for policy in policies(mode) {
-            for skip in [0, 64, 13, 1000] {
-                let c = &codes[skip..];
-                let src = bytes(c);
-                let run =
-                    |k| kernel_support::cast(&src, f32s(), d, c.len(), &policy, &options(k, false));
-                let want = run(KernelChoice::Reference);
-                let got = run(KernelChoice::Level(SimdLevel::best()));
-                assert_same_codes(&got, &want, c, d, &format!("{policy:?} skip {skip}"));
-            }
-        }
-    }
+    assert_i8_equals_reference_from(&block_run(), &[0, 64, 13, 1000], "blocks");
 }
 
 /// The i8 codes and counts of `codes` cast into a destination `offset` bytes past a 64-byte

@@ -78,10 +78,16 @@ fn modes() -> Vec<RoundMode> {
 /// The best level equals the reference on `codes` → i8 under every standard policy of
 /// every mode, from the first code and from an offset that straddles the steps.
 fn assert_i8_equals_reference(codes: &[u32], what: &str) {
+    assert_i8_equals_reference_from(codes, &[0, 13], what);
+}
+
+/// The best level equals the reference on `codes[skip..]` → i8 for each of `skips`, under
+/// every standard policy of every mode.
+pub(crate) fn assert_i8_equals_reference_from(codes: &[u32], skips: &[usize], what: &str) {
     let d = Storage::native(Format::I8);
     for mode in modes() {
         for policy in policies(mode) {
-            for skip in [0, 13] {
+            for &skip in skips {
                 let c = &codes[skip..];
                 let src = bytes(c);
                 let run =
