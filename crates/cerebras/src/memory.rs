@@ -439,15 +439,22 @@ impl PeMemory {
         })
     }
 
-    /// Stores one `ty` value's bits at word address `word`.
-    pub fn store(&mut self, word: i64, ty: ElemTy, bits: u32) -> Result<(), MemoryError> {
-        let w = self.check(word, ty)?;
-        let top = w + ty.words() as usize;
+    /// Holds the words below `top` (at most the memory's size), growing the held part in
+    /// steps of [`PeMemory::GROWTH_WORDS`].
+    #[inline]
+    fn hold(&mut self, top: usize) {
         if top > self.words.len() {
             let total = self.arch.memory_words() as usize;
             let grown = top.div_ceil(PeMemory::GROWTH_WORDS) * PeMemory::GROWTH_WORDS;
             self.words.resize(grown.min(total).max(top), 0);
         }
+    }
+
+    /// Stores one `ty` value's bits at word address `word`.
+    pub fn store(&mut self, word: i64, ty: ElemTy, bits: u32) -> Result<(), MemoryError> {
+        let w = self.check(word, ty)?;
+        let top = w + ty.words() as usize;
+        self.hold(top);
         if self.journaling {
             for a in w..top {
                 self.journal.push((a as u32, self.words[a]));
@@ -492,9 +499,33 @@ impl PeMemory {
                 given: values.len() as u64,
             });
         }
-        let step = i64::from(T::TY.words());
-        for (n, v) in values.iter().enumerate() {
-            self.store(word_addr + n as i64 * step, T::TY, v.to_bits())?;
+        let step = T::TY.words() as usize;
+        let first = usize::try_from(word_addr).unwrap_or(usize::MAX);
+        let top = first.saturating_add(values.len().saturating_mul(step));
+        if self.journaling
+            || top > self.arch.memory_words() as usize
+            || (step == 2 && first % 2 != 0)
+        {
+            // element by element: the journal records each store, an error names its word
+            for (n, v) in values.iter().enumerate() {
+                self.store(word_addr + (n * step) as i64, T::TY, v.to_bits())?;
+            }
+            return Ok(());
+        }
+        // a declared array lies inside the memory, aligned: grow the held part once and
+        // write the words in place (what the stores one by one leave)
+        self.hold(top);
+        let words = &mut self.words[first..top];
+        if step == 2 {
+            for (w, v) in words.chunks_exact_mut(2).zip(values) {
+                let bits = v.to_bits();
+                w[0] = bits as u16;
+                w[1] = (bits >> 16) as u16;
+            }
+        } else {
+            for (w, v) in words.iter_mut().zip(values) {
+                *w = v.to_bits() as u16;
+            }
         }
         Ok(())
     }
@@ -550,5 +581,29 @@ impl PeMemory {
     pub fn mem4d(&self, text: &str) -> Result<Mem4d, MemoryError> {
         let (base, l) = self.lower(text, BoundsPolicy::Unchecked)?;
         Ok(Mem4d::from_lowered(base, &l)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A whole-array write while stores are journaled records every word it overwrote, so that
+    /// undoing the recording puts the memory back (held part included in what reads back).
+    #[test]
+    fn a_journaled_write_is_undone() -> Result<(), MemoryError> {
+        let mut m = PeMemory::new(Arch::Wse2);
+        m.declare("pad", ElemTy::U16, &[3])?;
+        m.declare("a", ElemTy::F32, &[5])?;
+        m.write("a", &[1.0f32, 2.0, 3.0, 4.0, 5.0])?;
+        let before = m.clone();
+        m.journal_start();
+        m.write("a", &[-1.0f32, -2.0, -3.0, -4.0, -5.0])?;
+        assert_eq!(m.journal.len(), 10);
+        assert_eq!(m.read::<f32>("a")?, [-1.0f32, -2.0, -3.0, -4.0, -5.0]);
+        m.journal_undo();
+        assert_eq!(m, before);
+        assert_eq!(m.journal_depth(), 0);
+        Ok(())
     }
 }

@@ -53,3 +53,58 @@ fn an_array_filling_the_memory_is_declared_and_written() -> Result<(), Box<dyn s
     assert!(m.declare("more", ElemTy::U16, &[1]).is_err());
     Ok(())
 }
+
+/// A whole-array write (which holds the words once and writes them in place) leaves the memory
+/// that storing its elements one by one leaves: the same words, the same held part.
+#[test]
+fn a_whole_array_write_is_its_stores_one_by_one() -> Result<(), Box<dyn std::error::Error>> {
+    for arch in [Arch::Wse2, Arch::Wse3] {
+        for pad in [0u64, 1, 3, 2047, 2048, 2049, 5000] {
+            for n in [1u64, 2, 7, 1024, 2047, 2049] {
+                let mut whole = PeMemory::new(arch);
+                let mut one_by_one = PeMemory::new(arch);
+                for m in [&mut whole, &mut one_by_one] {
+                    if pad > 0 {
+                        m.declare("pad", ElemTy::U16, &[pad])?;
+                    }
+                    m.declare("f", ElemTy::F32, &[n])?;
+                    m.declare("h", ElemTy::U16, &[n])?;
+                    m.declare("u", ElemTy::U32, &[n])?;
+                }
+                let f: Vec<f32> = (0..n).map(|k| k as f32 * -1.5 - 0.25).collect();
+                let h: Vec<u16> = (0..n).map(|k| (k * 40_503) as u16 | 1).collect();
+                let u: Vec<u32> = (0..n)
+                    .map(|k| (k as u32).wrapping_mul(2_654_435_761) | 1)
+                    .collect();
+                whole.write("f", &f)?;
+                whole.write("h", &h)?;
+                whole.write("u", &u)?;
+                let (fa, ha, ua) = (
+                    whole.array("f")?.word_addr,
+                    whole.array("h")?.word_addr,
+                    whole.array("u")?.word_addr,
+                );
+                for k in 0..n as usize {
+                    one_by_one.store(fa + 2 * k as i64, ElemTy::F32, f[k].to_bits())?;
+                }
+                for k in 0..n as usize {
+                    one_by_one.store(ha + k as i64, ElemTy::U16, u32::from(h[k]))?;
+                }
+                for k in 0..n as usize {
+                    one_by_one.store(ua + 2 * k as i64, ElemTy::U32, u[k])?;
+                }
+                let at = format!("{arch:?}, {pad} words before, {n} elements");
+                assert_eq!(whole, one_by_one, "{at}");
+                assert_eq!(whole.held_words(), one_by_one.held_words(), "{at}");
+                assert_eq!(whole.read::<f32>("f")?, f, "{at}");
+                assert_eq!(whole.read::<u16>("h")?, h, "{at}");
+                assert_eq!(whole.read::<u32>("u")?, u, "{at}");
+                // a write of the wrong length or type is still refused, and changes nothing
+                assert!(whole.write("f", &f[1..]).is_err(), "{at}");
+                assert!(whole.write("h", &f).is_err(), "{at}");
+                assert_eq!(whole, one_by_one, "{at}");
+            }
+        }
+    }
+    Ok(())
+}
