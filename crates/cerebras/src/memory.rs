@@ -440,8 +440,7 @@ impl PeMemory {
     }
 
     /// Holds the words below `top` (at most the memory's size), growing the held part in
-    /// steps of [`PeMemory::GROWTH_WORDS`].
-    #[inline]
+    /// steps of [`PeMemory::GROWTH_WORDS`] as a store does.
     fn hold(&mut self, top: usize) {
         if top > self.words.len() {
             let total = self.arch.memory_words() as usize;
@@ -454,7 +453,11 @@ impl PeMemory {
     pub fn store(&mut self, word: i64, ty: ElemTy, bits: u32) -> Result<(), MemoryError> {
         let w = self.check(word, ty)?;
         let top = w + ty.words() as usize;
-        self.hold(top);
+        if top > self.words.len() {
+            let total = self.arch.memory_words() as usize;
+            let grown = top.div_ceil(PeMemory::GROWTH_WORDS) * PeMemory::GROWTH_WORDS;
+            self.words.resize(grown.min(total).max(top), 0);
+        }
         if self.journaling {
             for a in w..top {
                 self.journal.push((a as u32, self.words[a]));
