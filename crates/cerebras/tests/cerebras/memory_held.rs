@@ -84,14 +84,14 @@ fn a_whole_array_write_is_its_stores_one_by_one() -> Result<(), Box<dyn std::err
                     whole.array("h")?.word_addr,
                     whole.array("u")?.word_addr,
                 );
-                for k in 0..n as usize {
-                    one_by_one.store(fa + 2 * k as i64, ElemTy::F32, f[k].to_bits())?;
+                for (k, v) in f.iter().enumerate() {
+                    one_by_one.store(fa + 2 * k as i64, ElemTy::F32, v.to_bits())?;
                 }
-                for k in 0..n as usize {
-                    one_by_one.store(ha + k as i64, ElemTy::U16, u32::from(h[k]))?;
+                for (k, &v) in h.iter().enumerate() {
+                    one_by_one.store(ha + k as i64, ElemTy::U16, u32::from(v))?;
                 }
-                for k in 0..n as usize {
-                    one_by_one.store(ua + 2 * k as i64, ElemTy::U32, u[k])?;
+                for (k, &v) in u.iter().enumerate() {
+                    one_by_one.store(ua + 2 * k as i64, ElemTy::U32, v)?;
                 }
                 let at = format!("{arch:?}, {pad} words before, {n} elements");
                 assert_eq!(whole, one_by_one, "{at}");
