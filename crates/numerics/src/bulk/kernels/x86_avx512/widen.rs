@@ -74,8 +74,8 @@ pub(crate) fn run(
 
 /// Bytes moved (source and destination) from which an unstreamed cast prefetches both
 /// buffers into the L1 ahead of the loop ([`SRC_AHEAD`], [`DST_AHEAD`]): past the L2 the
-/// loop otherwise waits on the L3 for its loads and for the lines its stores fill (at 1 Mi
-/// elements 17.4 against 20.4 Gelem/s, `docs/speed.md`); below it the prefetches only cost.
+/// loop otherwise waits on the L3 for its loads and for the lines its stores fill
+/// (`docs/speed.md`); below it the prefetches only cost.
 const FETCH_FROM: usize = 1 << 20;
 
 /// How far ahead of a step the source line is prefetched, in source bytes.
