@@ -53,6 +53,7 @@ mod kernels_table_avx512;
 mod kernels_table_counts;
 mod kernels_to_f32;
 mod kernels_widen_avx512;
+mod kernels_widen_fetch;
 mod ml_dtypes_vectors;
 mod oracle;
 mod status;

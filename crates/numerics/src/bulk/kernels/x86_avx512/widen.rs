@@ -7,8 +7,9 @@
 //! Unless streamed, a masked first step brings the stores onto 64-byte boundaries. With
 //! `stream` the two 64-byte stores of a step are non-temporal (the destination then starts on
 //! a 64-byte boundary, and every step writes 128 bytes); the source is prefetched ahead once
-//! per step ([`stream::prefetch`](crate::bulk::kernels::stream::prefetch)) when streamed. The last codes are one
-//! masked step. Tested bit for bit (codes and status counts) against the reference on every
+//! per step ([`stream::prefetch`](crate::bulk::kernels::stream::prefetch)) when streamed; unstreamed
+//! casts past the L2 prefetch both buffers into the L1 ahead of each step. The last codes are
+//! one masked step. Tested bit for bit (codes and status counts) against the reference on every
 //! code.
 
 use crate::bulk::kernels::flags;
@@ -51,13 +52,14 @@ pub(crate) fn run(
     if simd::avx512_present() && std::arch::is_x86_feature_detected!("popcnt") {
         let (src, dst) = (&src[..2 * n], &mut dst[..4 * n]);
         let stream = stream && (dst.as_ptr() as usize).is_multiple_of(64);
+        let fetch = !stream && 6 * n >= FETCH_FROM;
         // SAFETY: the CPU has POPCNT and every feature of the AVX-512 level (checked just
         // above); a streamed `dst` starts on a 64-byte boundary (checked just above).
         let (nan, inf) = unsafe {
             match (k.is_bf16(), k.nan_quiet() == 0) {
-                (true, _) => cast::<true, false>(k, src, dst, stream),
-                (false, true) => cast::<false, true>(k, src, dst, stream),
-                (false, false) => cast::<false, false>(k, src, dst, stream),
+                (true, _) => cast::<true, false>(k, src, dst, stream, fetch),
+                (false, true) => cast::<false, true>(k, src, dst, stream, fetch),
+                (false, false) => cast::<false, false>(k, src, dst, stream, fetch),
             }
         };
         let mut counts = StatusCounts::default();
@@ -70,10 +72,36 @@ pub(crate) fn run(
     None
 }
 
+/// Bytes moved (source and destination) from which an unstreamed cast prefetches both
+/// buffers into the L1 ahead of the loop ([`SRC_AHEAD`], [`DST_AHEAD`]): past the L2 the
+/// loop otherwise waits on the L3 for its loads and for the lines its stores fill
+/// (`docs/speed.md`); below it the prefetches only cost.
+const FETCH_FROM: usize = 1 << 20;
+
+/// How far ahead of a step the source line is prefetched, in source bytes.
+const SRC_AHEAD: usize = 512;
+
+/// How far ahead of a step the destination lines are prefetched, in destination bytes (the
+/// same elements as [`SRC_AHEAD`]).
+const DST_AHEAD: usize = 1024;
+
+/// Asks for the line at `p` to be brought into the L1. Never faults, whatever the address
+/// (the pointer is only formed, never read through).
+#[inline(always)]
+fn fetch_line(p: *const u8) {
+    use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+    // SAFETY: a prefetch is a hint: it reads nothing architecturally and never faults.
+    unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast()) }
+}
+
 /// Widens every code of `src` (`dst` holds twice its bytes) and returns how many were NaN and
 /// how many ±Inf. `BF16` picks the source format; `UNQUIET` (f16): the cast keeps signalling
 /// NaNs signalling, so the quiet bit `vcvtph2ps` sets on them is cleared again (without it the
 /// step has no such fix at all).
+///
+/// With `fetch` (never with `stream`) each full step first prefetches the source line
+/// [`SRC_AHEAD`] bytes ahead and the two destination lines [`DST_AHEAD`] bytes ahead into
+/// the L1.
 ///
 /// Unless streamed, the codes before `dst`'s first 64-byte boundary (when `dst` lies on a
 /// 4-byte one) are one masked step, so that every full step's two stores are aligned: on
@@ -94,6 +122,7 @@ unsafe fn cast<const BF16: bool, const UNQUIET: bool>(
     src: &[u8],
     dst: &mut [u8],
     stream: bool,
+    fetch: bool,
 ) -> (u64, u64) {
     use crate::bulk::kernels::stream::prefetch;
     use crate::bulk::kernels::x86_avx512::store::store64;
@@ -194,6 +223,10 @@ unsafe fn cast<const BF16: bool, const UNQUIET: bool>(
         for (x, y) in (&mut xs).zip(&mut ys).take(FLUSH) {
             if stream {
                 prefetch(x.as_ptr());
+            } else if fetch {
+                fetch_line(x.as_ptr().wrapping_add(SRC_AHEAD));
+                fetch_line(y.as_ptr().wrapping_add(DST_AHEAD));
+                fetch_line(y.as_ptr().wrapping_add(DST_AHEAD + 64));
             }
             // SAFETY: `x` is 64 bytes, the size of the unaligned load.
             let h = unsafe { _mm512_loadu_si512(x.as_ptr().cast()) };
