@@ -917,6 +917,11 @@ mod simd {
     /// four steps go pair by pair ([`f16_pair`]: the same rules, the NaN / ±Inf one by the
     /// round trip, and [`f16_step`] per step for a finite overflow or saturation, the AVX2
     /// kernel's full rule). The counters are folded once per block of [`BLOCK_STEPS`] steps.
+    /// The quads run in loops whose counters stay in registers: the band's rule with quads of
+    /// ±Inf alone and (under a policy that keeps the conversion's NaN and ±Inf codes) the
+    /// lean rule ([`f16_lean`]) for the others, or, in a block after one with a few NaN or
+    /// ±Inf lanes, the lean rule alone (no branch on where they are); any quad that the loop
+    /// does not take starts a run out of line ([`f16_rare_run`]).
     ///
     /// # Safety
     /// The CPU must support AVX2, F16C and AVX-512 F, BW, VL and DQ; `dst` must hold
@@ -974,7 +979,7 @@ mod simd {
             let mut i = 0;
             // a run of quads by one rule in a loop of its own, its counters in registers
             // (no call in it), until a quad that the rule does not take: that one by
-            // `f16_quad_any`, then the next run
+            // `f16_rare_run`, then the next run
             while i < nq {
                 // the lean rule's counters (see `f16_lean`)
                 let mut n = (z, z, z);
@@ -1064,12 +1069,8 @@ mod simd {
                 acc.special16 = _mm512_add_epi16(acc.special16, n.1);
                 acc.nan16 = _mm512_add_epi16(acc.nan16, n.2);
                 if i < nq {
-                    let h = f16_quad_any::<M>(load_quad(quad(i), stream), &c, &mut acc);
-                    // SAFETY: `ys[128 * i..]` holds at least 128 bytes (whole quads), on a
-                    // 64-byte boundary when streamed (the caller aligns `dst`; blocks and
-                    // quads are whole multiples of 64 bytes).
-                    unsafe { store_quad(&mut ys[128 * i..], h, stream) };
-                    i += 1;
+                    // SAFETY: the caller's guarantees on `ys` (its quads' bytes), passed on.
+                    i = unsafe { f16_rare_run::<M>(xs, ys, i, &c, &mut acc, stream) };
                 }
             }
             let rest_x = &xs[256 * nq..];
@@ -1114,8 +1115,8 @@ mod simd {
     /// exactly the NaN and ±Inf inputs, the others count their exact lanes by the 13 dropped
     /// bits and those count by class and sign on their codes (NaN: a magnitude above
     /// 0x7C00), all on 32 16-bit lanes at once into `n` (exact, NaN or ±Inf by sign, NaN by
-    /// sign: see [`Acc512`]'s 16-bit counters), with no branch on where they are; any other
-    /// quad by [`f16_quad_rare`] into `acc`.
+    /// sign: see [`Acc512`]'s 16-bit counters), with no branch on where they are; `None`
+    /// for any other quad (the caller's to take).
     #[target_feature(enable = "avx2,f16c,avx512f,avx512bw,avx512vl,avx512dq")]
     #[inline]
     fn f16_lean<const M: u8>(
@@ -1158,35 +1159,60 @@ mod simd {
         ))
     }
 
-    /// The f16 codes of any four steps `v`, counted into `acc` (the band's rule or
-    /// [`f16_quad_rare`]'s): out of the loops' line, so that their counters stay in registers.
+    /// The f16 codes of the quads of `xs` from the `i`-th into `ys`, counted into `acc` by the
+    /// band's rule or [`f16_quad_rare`]'s, up to the first in the band after the `i`-th (or
+    /// the last): returns the index of the quad after it. Out of the loops' line, so that
+    /// their counters stay in registers; a run of rare quads (data with many values below the
+    /// f16 normal range) stays here.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2, F16C and AVX-512 F, BW, VL and DQ; `ys` must hold
+    /// `xs.len() / 2` bytes, and start on a 64-byte boundary with `stream`.
     #[target_feature(enable = "avx2,f16c,avx512f,avx512bw,avx512vl,avx512dq")]
     #[inline(never)]
-    fn f16_quad_any<const M: u8>(
-        v: [__m512i; 4],
+    unsafe fn f16_rare_run<const M: u8>(
+        xs: &[u8],
+        ys: &mut [u8],
+        mut i: usize,
         c: &F16Consts,
         acc: &mut Acc512,
-    ) -> (__m512i, __m512i) {
-        let b: [__m256i; 4] = std::array::from_fn(|i| f16_base::<M>(v[i]));
-        let (c01, c23) = (join(b[0], b[1]), join(b[2], b[3]));
+        stream: bool,
+    ) -> usize {
+        let nq = xs.len() / 256;
         let magnitude = _mm512_set1_epi16(0x7FFF);
-        let (m01, m23) = (
-            _mm512_and_si512(c01, magnitude),
-            _mm512_and_si512(c23, magnitude),
-        );
         let (from, width) = (_mm512_set1_epi16(0x401), _mm512_set1_epi16(c.top - 0x401));
-        let d = _mm512_max_epu16(_mm512_sub_epi16(m01, from), _mm512_sub_epi16(m23, from));
-        if _mm512_cmpge_epu16_mask(d, width) != 0 {
-            return f16_quad_rare::<M>(&v, &b, (c01, c23), (m01, m23), c, acc);
+        while i < nq {
+            let v = load_quad(&xs[256 * i..256 * i + 256], stream);
+            let b: [__m256i; 4] = std::array::from_fn(|k| f16_base::<M>(v[k]));
+            let (c01, c23) = (join(b[0], b[1]), join(b[2], b[3]));
+            let (m01, m23) = (
+                _mm512_and_si512(c01, magnitude),
+                _mm512_and_si512(c23, magnitude),
+            );
+            let d = _mm512_max_epu16(_mm512_sub_epi16(m01, from), _mm512_sub_epi16(m23, from));
+            let band = _mm512_cmpge_epu16_mask(d, width) == 0;
+            let h = if band {
+                let e: [__mmask16; 4] =
+                    std::array::from_fn(|k| _mm512_testn_epi32_mask(v[k], set(0x1FFF)));
+                for &ek in &e {
+                    acc.exact = _mm512_mask_add_epi32(acc.exact, ek, acc.exact, c.one);
+                }
+                (
+                    f16_odd32::<M>(c01, _mm512_kunpackw(u32::from(e[1]), u32::from(e[0]))),
+                    f16_odd32::<M>(c23, _mm512_kunpackw(u32::from(e[3]), u32::from(e[2]))),
+                )
+            } else {
+                f16_quad_rare::<M>(&v, &b, (c01, c23), (m01, m23), c, acc)
+            };
+            // SAFETY: `ys[128 * i..]` holds at least 128 bytes (whole quads), on a 64-byte
+            // boundary when streamed (the caller's guarantee; quads are 128 bytes).
+            unsafe { store_quad(&mut ys[128 * i..], h, stream) };
+            i += 1;
+            if band {
+                break;
+            }
         }
-        let e: [__mmask16; 4] = std::array::from_fn(|i| _mm512_testn_epi32_mask(v[i], set(0x1FFF)));
-        for &ei in &e {
-            acc.exact = _mm512_mask_add_epi32(acc.exact, ei, acc.exact, c.one);
-        }
-        (
-            f16_odd32::<M>(c01, _mm512_kunpackw(u32::from(e[1]), u32::from(e[0]))),
-            f16_odd32::<M>(c23, _mm512_kunpackw(u32::from(e[3]), u32::from(e[2]))),
-        )
+        i
     }
 
     /// Stores the 128 bytes `(lo, hi)` at `y`, non-temporally with `stream`.
