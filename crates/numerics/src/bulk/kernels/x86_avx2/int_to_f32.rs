@@ -37,30 +37,41 @@ pub(crate) fn cast(
     // elements and `n` is a multiple of the step (checked just above); a streamed `dst`
     // starts on a 32-byte boundary (checked just above).
     unsafe {
-        match (bytes, signed) {
-            (1, true) => run::<1, true>(src, dst, n, stream),
-            (1, false) => run::<1, false>(src, dst, n, stream),
-            (_, true) => run::<2, true>(src, dst, n, stream),
-            _ => run::<2, false>(src, dst, n, stream),
+        match (bytes, signed, stream) {
+            (1, true, true) => run::<1, true, true>(src, dst, n),
+            (1, true, false) => run::<1, true, false>(src, dst, n),
+            (1, false, true) => run::<1, false, true>(src, dst, n),
+            (1, false, false) => run::<1, false, false>(src, dst, n),
+            (_, true, true) => run::<2, true, true>(src, dst, n),
+            (_, true, false) => run::<2, true, false>(src, dst, n),
+            (_, false, true) => run::<2, false, true>(src, dst, n),
+            (_, false, false) => run::<2, false, false>(src, dst, n),
         }
     }
     true
 }
 
 /// Converts the first `n` (a multiple of [`STEP`]) integers of `B` bytes each (`S`: signed)
-/// of `src` into f32 codes in `dst`, [`STEP`] per step; with `stream`, stored
-/// non-temporally.
+/// of `src` into f32 codes in `dst`, [`STEP`] per step; with `STREAM`, the source prefetched
+/// and the codes stored non-temporally (a slice that is not streamed is small: its source is
+/// in the cache).
 ///
 /// # Safety
 /// The CPU must support AVX2; `src` must hold `n * B` bytes and `dst` `4 * n`; with
-/// `stream`, `dst` must start on a 32-byte boundary.
+/// `STREAM`, `dst` must start on a 32-byte boundary.
 #[target_feature(enable = "avx2")]
-unsafe fn run<const B: usize, const S: bool>(src: &[u8], dst: &mut [u8], n: usize, stream: bool) {
+unsafe fn run<const B: usize, const S: bool, const STREAM: bool>(
+    src: &[u8],
+    dst: &mut [u8],
+    n: usize,
+) {
     for (x, y) in src[..B * n]
         .chunks_exact(STEP * B)
         .zip(dst[..4 * n].chunks_exact_mut(4 * STEP))
     {
-        prefetch(x.as_ptr());
+        if STREAM {
+            prefetch(x.as_ptr());
+        }
         for g in 0..STEP / 8 {
             // SAFETY: bytes 8B g..8B (g + 1) of `x` (STEP * B bytes), the size of the
             // unaligned load.
@@ -87,7 +98,7 @@ unsafe fn run<const B: usize, const S: bool>(src: &[u8], dst: &mut [u8], n: usiz
             // streamed (every step moves 4 * STEP bytes on from the aligned start).
             unsafe {
                 let at = y.as_mut_ptr().add(32 * g).cast::<f32>();
-                if stream {
+                if STREAM {
                     _mm256_stream_ps(at, f);
                 } else {
                     _mm256_storeu_ps(at, f);
