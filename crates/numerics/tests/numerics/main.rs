@@ -39,6 +39,7 @@ mod kernels_i32;
 mod kernels_i8_blocks;
 mod kernels_i8_widen_steps;
 mod kernels_int_avx512;
+mod kernels_int_f32_avx2;
 mod kernels_int_fp8;
 mod kernels_int_lean_steps;
 mod kernels_int_special_data;

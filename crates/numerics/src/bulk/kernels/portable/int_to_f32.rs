@@ -2,9 +2,9 @@
 //! integer's value converted, with one status for all elements. The kernel is built from the
 //! lookup table of the same cast and used only if it agrees with it on every source code (so a
 //! policy that did anything else to these values would keep the table). The portable loop is
-//! plain Rust that the compiler vectorises; at the AVX-512 level 16 lanes are widened
-//! (`vpmovsx`/`vpmovzx`) and converted (`vcvtdq2ps`) per step, stored non-temporally when the
-//! slice is streamed ([`stream`](crate::bulk::kernels::stream)).
+//! plain Rust that the compiler vectorises; at the AVX2 level 8 lanes and at the AVX-512 level
+//! 16 lanes are widened (`vpmovsx`/`vpmovzx`) and converted (`vcvtdq2ps`) at a time, stored
+//! non-temporally when the slice is streamed ([`stream`](crate::bulk::kernels::stream)).
 
 use crate::bulk::kernels::simd::{SimdLevel, on_x86_64};
 use crate::bulk::kernels::table::codes::Table;
@@ -58,9 +58,17 @@ impl IntToF32 {
     pub(crate) fn name_at(&self, level: SimdLevel) -> &'static str {
         if level.runs_avx512() {
             "int-f32-avx512"
+        } else if Self::avx2_at(level) {
+            "int-f32-avx2"
         } else {
             "int-f32"
         }
+    }
+
+    /// Whether the AVX2 kernel ([`crate::bulk::kernels::x86_avx2::int_to_f32`]) casts the bulk
+    /// of a slice at `level` (the AVX2 level, or AVX-512 on a machine capped below it).
+    fn avx2_at(level: SimdLevel) -> bool {
+        level >= SimdLevel::Avx2 && crate::bulk::kernels::simd::avx2_present()
     }
 
     /// The counts of `n` elements.
@@ -129,6 +137,25 @@ impl crate::bulk::kernels::SliceKernel for IntToF32 {
             )
         {
             crate::bulk::kernels::plan::ran("int-f32-avx512");
+            self.run_portable(&src[self.bytes * done..], &mut dst[4 * done..], n - done);
+            return self.counts(n);
+        }
+        let step = on_x86_64!(crate::bulk::kernels::x86_avx2::int_to_f32::STEP, 1);
+        let done = n - n % step;
+        if Self::avx2_at(level)
+            && on_x86_64!(
+                crate::bulk::kernels::x86_avx2::int_to_f32::cast(
+                    self.bytes,
+                    self.signed,
+                    src,
+                    dst,
+                    done,
+                    stream
+                ),
+                false
+            )
+        {
+            crate::bulk::kernels::plan::ran("int-f32-avx2");
             self.run_portable(&src[self.bytes * done..], &mut dst[4 * done..], n - done);
             return self.counts(n);
         }

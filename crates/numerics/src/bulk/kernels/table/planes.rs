@@ -59,6 +59,10 @@ pub(crate) struct Planes {
     /// code `c` xor `flip[k]`, for every `c` below 128): `flip`. The AVX2 lookup then looks
     /// up 128 entries and flips the bytes of codes from 128.
     pub(crate) sign_flip: Option<[u8; MAX_BYTES]>,
+    /// Where every code plane is sign-symmetric as for [`Planes::sign_flip`] but for one code
+    /// from 128 (HiF8's NaN code 0x80, whose partner 0x00 is zero): the flip, and that code.
+    /// The AVX2 lookup then looks up 128 entries, flips, and blends that code's bytes in.
+    pub(crate) sign_flip_but: Option<([u8; MAX_BYTES], u8)>,
     /// Whether every mark plane is the same for `c` and `c | 0x80`.
     pub(crate) marks_even: bool,
     /// Each class as disjoint [`Cube`]s of the 256 byte codes, when all classes together need
@@ -203,6 +207,23 @@ impl Planes {
             *x = plane[0] ^ plane[128];
             (0..128).all(|c| plane[c] ^ plane[c | 128] == *x)
         });
+        // Sign-symmetric but for one pair: the flip of pair 0x01 / 0x81 (or 0x00 / 0x80, when
+        // the pair at 1 is the odd one), and the code from 128 of the one pair that differs.
+        let sign_flip_but = (!symmetric)
+            .then(|| {
+                let base = if code.iter().all(|p| p[0] ^ p[128] == p[2] ^ p[130]) {
+                    0
+                } else {
+                    1
+                };
+                let flip: [u8; MAX_BYTES] =
+                    std::array::from_fn(|k| code.get(k).map_or(0, |p| p[base] ^ p[base | 128]));
+                let odd: Vec<usize> = (0..128)
+                    .filter(|&c| code.iter().zip(&flip).any(|(p, x)| p[c] ^ p[c | 128] != *x))
+                    .collect();
+                (odd.len() == 1).then(|| (flip, (odd[0] | 128) as u8))
+            })
+            .flatten();
         let marks_even = marks
             .iter()
             .all(|plane| (0..128).all(|c| plane[c] == plane[c | 128]));
@@ -222,6 +243,7 @@ impl Planes {
             rule,
             cubes,
             sign_flip: symmetric.then_some(flip),
+            sign_flip_but,
             marks_even,
             wide: src_bits > 6,
             code,
@@ -326,6 +348,53 @@ mod tests {
             }
         }
         assert_eq!(cubes_of(&[true; CODES], 0, 1).map(|c| c[0].mask), Some(0));
+    }
+
+    #[test]
+    fn planes_sign_symmetric_but_for_one_code_name_it_and_their_flip() {
+        // HiF8-like: c | 0x80 is -c, but 0x80 is a NaN (not -0)
+        let f = |c: usize| -> (u64, u16) {
+            let v = if c == 0x80 {
+                0x7FC0_0000
+            } else {
+                ((c as u64 & 0x7F) << 20) | ((c as u64 >> 7) << 31)
+            };
+            (v, 0)
+        };
+        let Some(p) = Planes::new(8, 4, f) else {
+            panic!("planes")
+        };
+        assert_eq!(p.sign_flip, None);
+        let Some((flip, code)) = p.sign_flip_but else {
+            panic!("sign_flip_but")
+        };
+        assert_eq!((flip[..4].to_vec(), code), (vec![0, 0, 0, 0x80], 0x80));
+        // the odd pair at 0x01 / 0x81, or 0x05 / 0x85: the flip from another pair
+        for odd in [0x01usize, 0x05] {
+            let g = |c: usize| match c {
+                0x80 => (0x8000_0000, 0),
+                _ if c == odd | 0x80 => (0x1234, 0),
+                _ => f(c),
+            };
+            let Some(p) = Planes::new(8, 4, g) else {
+                panic!("planes")
+            };
+            assert_eq!(
+                p.sign_flip_but.map(|(x, c)| (x[3], c)),
+                Some((0x80, (odd | 0x80) as u8))
+            );
+        }
+        // symmetric planes have a plain flip; two odd codes, neither
+        let sym = |c: usize| if c == 0x80 { (0x8000_0000, 0) } else { f(c) };
+        let Some(p) = Planes::new(8, 4, sym) else {
+            panic!("planes")
+        };
+        assert!(p.sign_flip.is_some() && p.sign_flip_but.is_none());
+        let two = |c: usize| if c == 0x93 { (7, 0) } else { f(c) };
+        let Some(p) = Planes::new(8, 4, two) else {
+            panic!("planes")
+        };
+        assert!(p.sign_flip.is_none() && p.sign_flip_but.is_none());
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub(crate) mod f32_to_int;
 pub(crate) mod f64_odd;
 pub(crate) mod half_small_float;
 pub(crate) mod half_src;
+pub(crate) mod int_to_f32;
 pub(crate) mod planes;
 pub(crate) mod table;
 pub(crate) mod widen;

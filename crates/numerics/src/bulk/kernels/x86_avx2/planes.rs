@@ -85,6 +85,8 @@ impl Planes {
             NARROW
         } else if self.sign_flip.is_some() && (!by_marks || self.marks_even) {
             SIGNED
+        } else if self.sign_flip_but.is_some() && !by_marks {
+            SIGNED_BUT
         } else {
             FULL
         };
@@ -106,6 +108,7 @@ impl Planes {
             (true, _) => go!(true, NARROW),
             (false, NARROW) => go!(false, NARROW),
             (false, SIGNED) => go!(false, SIGNED),
+            (false, SIGNED_BUT) => go!(false, SIGNED_BUT),
             (false, _) => go!(false, FULL),
         })
     }
@@ -123,6 +126,10 @@ const SIGNED: u8 = 2;
 /// entries of the codes whose high nibble is `h`.
 type Split = [__m256i; 16];
 
+/// A [`SIGNED`] lookup of planes that are sign-symmetric but for one code from 128
+/// ([`Planes::sign_flip_but`]), whose bytes are blended in.
+const SIGNED_BUT: u8 = 3;
+
 /// The 16-entry tables of `plane` that a `LOOK` lookup reads (1, 8 or 16; the rest zero).
 ///
 /// # Safety
@@ -132,7 +139,7 @@ type Split = [__m256i; 16];
 unsafe fn split<const LOOK: u8>(plane: &[u8; CODES]) -> Split {
     let tables = match LOOK {
         NARROW => 1,
-        SIGNED => 8,
+        SIGNED | SIGNED_BUT => 8,
         _ => 16,
     };
     std::array::from_fn(|h| {
@@ -158,20 +165,24 @@ struct Index {
     sel: [__m256i; 3],
     /// All ones in the bytes of codes from 128.
     neg: __m256i,
+    /// For [`SIGNED_BUT`]: all ones in the bytes of the one code that is not sign-symmetric.
+    odd: __m256i,
 }
 
 impl Index {
     /// The indices of the `LOOK` lookup of the byte codes `x`.
     #[target_feature(enable = "avx2,popcnt")]
     #[inline]
-    fn new<const LOOK: u8>(x: __m256i) -> Index {
+    fn new<const LOOK: u8>(x: __m256i, odd: __m256i) -> Index {
         let zero = _mm256_setzero_si256();
         let low = _mm256_and_si256(x, _mm256_set1_epi8(0x0F));
         let top = _mm256_set1_epi8(0x80u8 as i8);
         // Which bit a shuffle's zeroing selects on: 7 (256 entries), or 6 (128 entries).
         let i0 = match LOOK {
             NARROW => low,
-            SIGNED => _mm256_or_si256(low, _mm256_and_si256(_mm256_slli_epi16::<1>(x), top)),
+            SIGNED | SIGNED_BUT => {
+                _mm256_or_si256(low, _mm256_and_si256(_mm256_slli_epi16::<1>(x), top))
+            }
             _ => _mm256_and_si256(x, _mm256_set1_epi8(0x8Fu8 as i8)),
         };
         Index {
@@ -183,19 +194,29 @@ impl Index {
                 _mm256_slli_epi16::<1>(x),
             ],
             neg: _mm256_cmpgt_epi8(zero, x),
+            odd: if LOOK == SIGNED_BUT {
+                _mm256_cmpeq_epi8(x, odd)
+            } else {
+                zero
+            },
         }
     }
 }
 
 /// The plane `t` looked up at a step's indices `ix` (`flip`: the byte flip of codes from 128
-/// for a [`SIGNED`] lookup). A shuffle gives zero where its index's top bit is set, so each
-/// pair of tables that differ in the selecting bit (7, or 6 for [`SIGNED`]) is looked up by
-/// `i0` and `i1` and or'ed; the remaining high bits choose by a tree of blends.
+/// for a [`SIGNED`] lookup; `odd`: for [`SIGNED_BUT`], the byte of the code that is not
+/// sign-symmetric). A shuffle gives zero where its index's top bit is set, so each pair of
+/// tables that differ in the selecting bit (7, or 6 for [`SIGNED`]) is looked up by `i0` and
+/// `i1` and or'ed; the remaining high bits choose by a tree of blends.
 #[target_feature(enable = "avx2,popcnt")]
 #[inline]
-fn look<const LOOK: u8>(t: &Split, ix: &Index, flip: __m256i) -> __m256i {
+fn look<const LOOK: u8>(t: &Split, ix: &Index, flip: __m256i, odd: __m256i) -> __m256i {
     match LOOK {
         NARROW => _mm256_shuffle_epi8(t[0], ix.i0),
+        SIGNED_BUT => {
+            let v = look::<SIGNED>(t, ix, flip, odd);
+            _mm256_blendv_epi8(v, odd, ix.odd)
+        }
         SIGNED => {
             let c: [__m256i; 4] = std::array::from_fn(|k| {
                 _mm256_or_si256(
@@ -326,8 +347,16 @@ unsafe fn cast<const PACKED: bool, const LOOK: u8, const DB: usize>(
         std::array::from_fn(|j| _mm256_set1_epi8(flagged.get(j).map_or(0, |f| f.0 & mask) as i8));
     let bits: [__m256i; 8] = std::array::from_fn(|b| _mm256_set1_epi8((1u8 << b) as i8));
     let code_mask = _mm256_set1_epi8(mask as i8);
-    let flips = p.sign_flip.unwrap_or_default();
+    let (flips, odd_code) = match (LOOK, p.sign_flip_but) {
+        (SIGNED_BUT, Some((f, c))) => (f, c),
+        _ => (p.sign_flip.unwrap_or_default(), 0),
+    };
     let flip: [__m256i; 4] = std::array::from_fn(|k| _mm256_set1_epi8(flips[k] as i8));
+    // The bytes of the code that is not sign-symmetric, per plane ([`SIGNED_BUT`]).
+    let odd: [__m256i; 4] = std::array::from_fn(|k| {
+        _mm256_set1_epi8(p.code.get(k).map_or(0, |pl| pl[usize::from(odd_code)]) as i8)
+    });
+    let odd_codes = _mm256_set1_epi8(odd_code as i8);
     let order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
     let mut seen = [0u64; MAX_MARKS];
     let mut hits = [0u64; MAX_MARKS];
@@ -358,11 +387,11 @@ unsafe fn cast<const PACKED: bool, const LOOK: u8, const DB: usize>(
                 2 => _mm256_permute4x64_epi64::<0b11_01_10_00>(raw),
                 _ => raw,
             };
-            let ix = Index::new::<LOOK>(idx);
+            let ix = Index::new::<LOOK>(idx, odd_codes);
             let mut v = [zero; 4];
-            for (((x, t), &l), &f) in v.iter_mut().zip(&code).zip(&live).zip(&flip).take(DB) {
-                if l {
-                    *x = look::<LOOK>(t, &ix, f);
+            for (k, x) in v.iter_mut().enumerate().take(DB) {
+                if live[k] {
+                    *x = look::<LOOK>(&code[k], &ix, flip[k], odd[k]);
                 }
             }
             let out: [__m256i; 4] = match DB {
@@ -402,7 +431,7 @@ unsafe fn cast<const PACKED: bool, const LOOK: u8, const DB: usize>(
             if by_marks {
                 let mut mv = [zero; 2];
                 for (x, t) in mv.iter_mut().zip(&marks).take(mark_planes) {
-                    *x = look::<LOOK>(t, &ix, zero);
+                    *x = look::<LOOK>(t, &ix, zero, zero);
                 }
                 for (j, s) in seen.iter_mut().enumerate().take(classes) {
                     let b = bits[j % 8];
