@@ -134,39 +134,43 @@ unsafe fn cast<const R: i32, const W: usize, const WRAP: bool>(
 
 /// [`cast`] of i8 (saturating, one byte per element; `S`: the steps' codes stored
 /// non-temporally, `dst` then starting on a 64-byte boundary, and the source prefetched
-/// ahead), in fewer operations per element than [`full`]. Per step of four vectors: the
-/// conversion with the mode's embedded rounding (`vcvtps2dq`; ties away: of the truncation
-/// of `x` plus the largest f32 below one half, signed as `x`), the lanes whose conversion
-/// back equals `x` (one compare per vector, joined into a 64-bit mask), and the 64 integers
-/// narrowed by signed-saturating packs (`vpackssdw`, `vpacksswb`) and put in order by one
-/// dword permute, then one test of the step's 64 bytes against the band `[lo + 1, hi − 1]`
-/// (a subtract and an unsigned compare).
+/// ahead into the second-level cache; otherwise into the first-level one), in fewer
+/// operations per element than [`full`]. Per step of four vectors: the conversion with the
+/// mode's embedded rounding (`vcvtps2dq`; ties away: of the truncation of `x` plus the
+/// largest f32 below one half, signed as `x`), the 64 integers narrowed by signed-saturating
+/// packs (`vpackssdw`, `vpacksswb`) and put in order by one dword permute, and one test of
+/// the step's bytes against the band `[lo + 1, hi − 1]` (a subtract and an unsigned compare).
 ///
 /// Two loops share the steps, so that what decides between them is a well-predicted branch,
 /// not one per step that data with 1 % NaN / ±Inf would take at random:
 ///
-/// - **the plain loop**: every byte within the band means every rounded value lies strictly
-///   inside the range and, as it is within one of `x`, so does every `x`: nothing saturates
-///   or overflows, and only exact (`popcnt` of the mask) and flushed (the zero bytes that
-///   are not exact) are counted. The first step with a byte off the band leaves for the
-///   special loop, which casts it, unless it is a step of −Inf alone (a causal mask's
-///   tail, in runs: `vfpclassps` tells): the packs gave its 64 lanes the lower bound,
-///   saturated;
-/// - **the special loop**, until [`CLEAN_RUN`] plain or −Inf-alone steps in a row (counted
-///   by a select) hand back to the plain loop: one `vfpclassps` per vector marks the NaN
-///   and ±Inf lanes; a step of −Inf alone is cast as in the plain loop. Otherwise each vector is first passed through one `vfixupimmps`
-///   (NaN → +0, +Inf → 2^16, every other value kept), so that the packs give NaN 0 and ±Inf
-///   the bound on their side. With no finite lane off the band (NaN sits inside it, ±Inf
-///   outside), the counts follow from the masks with no branch: ±Inf = the special lanes
-///   off the band (saturated), NaN = the special lanes inside it (invalid), exact and
-///   flushed as in the plain loop (flushed less the NaN lanes). A step with a finite lane
-///   off the band (a value at or beyond a bound: rare in normal data, every step of data
-///   spread to ±2^11) takes three compares per vector on `x` (above `hi`, below `lo`,
-///   unordered): every lane above `hi` gets `hi`, and the counts are saturated = above or
-///   below, exact = the mask off those, overflow = the 16-bit packed integers beyond the
-///   range (one compare per 32) less the ±Inf lanes.
+/// - **the plain loop**: the exact lanes are those whose conversion back equals `x` (one
+///   compare per vector, joined into a 64-bit mask). Every byte within the band means every
+///   rounded value lies strictly inside the range and, as it is within one of `x`, so does
+///   every `x`: nothing saturates or overflows, and only exact (`popcnt` of the mask) and
+///   flushed (the zero bytes that are not exact) are counted. The first step with a byte off
+///   the band leaves for the special loop, which casts it, unless it is a step of −Inf alone
+///   (a causal mask's tail, in runs: `vfpclassps` tells): the packs gave its 64 lanes the
+///   lower bound, saturated;
+/// - **the special loop**, until [`CLEAN_RUN`] plain or ±Inf-alone steps in a row (counted
+///   by a select) hand back to the plain loop, with no branch that NaN / ±Inf lanes take:
+///   each vector is first passed through one `vfixupimmps` (NaN → +0, +Inf → 2^16, every
+///   other value kept; −Inf converts to −2^31), so that the packs give NaN 0 and ±Inf the
+///   bound on its side. The lane's class comes from the difference `float(v) − x` of the
+///   conversion `v` and `x`: +0 when exact, finite nonzero when inexact, NaN for NaN and
+///   ±Inf for ±Inf; a second `vfixupimmps` makes it +0, +1.0, −1.0 or the bit pattern 1
+///   (`CLASS`), which the same packs narrow to the class bytes 0, 127, −128
+///   and 1, compared in the packs' order (the counts do not need the elements' order).
+///   When the bytes off the band are the ±Inf lanes, the counts are saturated = ±Inf,
+///   invalid = NaN, exact = class 0, flushed = the inexact lanes whose byte is 0. A step with
+///   a finite value at or beyond a bound (rare in normal data, every step of data spread to
+///   ±2^11) takes two compares per vector on `x` (above `hi`, below `lo`): every lane above
+///   `hi` gets `hi` (values from 2^31 convert to −2^31), and the counts are saturated =
+///   above or below, exact = class 0 off those, overflow = the 16-bit packed integers beyond
+///   the range (one compare per 32) less the ±Inf lanes.
 ///
-/// Every count is a `popcnt` of a step's 64-bit mask in a general register.
+/// Every count is a `popcnt` of a step's 64-bit mask in a general register (in the special
+/// loop byte masks: compares into 16-lane masks joined into one cost more than the packs).
 ///
 /// # Safety
 /// As [`cast`]; `d` must be i8 (saturating).
@@ -181,6 +185,9 @@ unsafe fn lean<const R: i32, const S: bool>(
     /// +Inf, negative, positive): NaN +0 (8), +Inf the first operand (0: 2^16), every other
     /// class the value itself (1).
     const TAME: i32 = 0x1101_1188;
+    /// vfixupimmps responses for the difference `float(v) − x`: NaN −1.0 (9), zero +0 (8),
+    /// ±Inf the first operand (0: the bit pattern 1), every finite nonzero value +1.0 (10).
+    const CLASS: i32 = 0xAA00_A899_u32 as i32;
     let (lo, hi) = (_mm512_set1_ps(d.lo as f32), _mm512_set1_ps(d.hi as f32));
     // a byte `b` lies within `[lo + 1, hi − 1]` when `b − (lo + 1) ≤ hi − lo − 2` unsigned
     let lo1_8 = _mm512_set1_epi8((d.lo + 1) as i8);
@@ -191,11 +198,24 @@ unsafe fn lean<const R: i32, const S: bool>(
         _mm512_set1_epi16((d.hi - d.lo) as i16),
     );
     let (big, tame) = (_mm512_set1_ps(65536.0), _mm512_set1_epi32(TAME));
+    let (one32, class) = (_mm512_set1_epi32(1), _mm512_set1_epi32(CLASS));
+    // the class bytes: ±Inf 1, inexact 127, NaN −128 (exact 0)
+    let (inf8, inexact8, nan8) = (
+        _mm512_set1_epi8(1),
+        _mm512_set1_epi8(127),
+        _mm512_set1_epi8(-128),
+    );
     // dword 4l + j of the packed bytes holds vector j's lanes 4l..4l+4
     let unpair = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
     let steps = n / STEP;
     let (src, dst) = (&src[..4 * STEP * steps], &mut dst[..STEP * steps]);
     let (sp, dp) = (src.as_ptr(), dst.as_mut_ptr());
+    let bytes = |v: [__m512i; 4]| {
+        _mm512_packs_epi16(
+            _mm512_packs_epi32(v[0], v[1]),
+            _mm512_packs_epi32(v[2], v[3]),
+        )
+    };
     let load = |i: usize| -> [__m512; 4] {
         std::array::from_fn(|k| {
             // SAFETY: `src` holds `steps` steps of 256 bytes and `i` < `steps`: four 64-byte
@@ -204,30 +224,17 @@ unsafe fn lean<const R: i32, const S: bool>(
                 let p = sp.add(4 * STEP * i + 64 * k);
                 if S {
                     prefetch(p);
+                } else {
+                    prefetch_l1(p);
                 }
                 _mm512_loadu_ps(p.cast())
             }
         })
     };
-    // the step's exact lanes, bytes in order, zero bytes and bytes within the band
-    let narrow = |xs: [__m512; 4], v: [__m512i; 4]| {
-        let eq = join(std::array::from_fn(|j| {
-            _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(_mm512_cvtepi32_ps(v[j]), xs[j])
-        }));
-        let w = [
-            _mm512_packs_epi32(v[0], v[1]),
-            _mm512_packs_epi32(v[2], v[3]),
-        ];
-        let b = _mm512_permutexvar_epi32(unpair, _mm512_packs_epi16(w[0], w[1]));
-        let zero = _mm512_testn_epi8_mask(b, b);
-        let inside = _mm512_cmple_epu8_mask(_mm512_sub_epi8(b, lo1_8), span2_8);
-        (eq, w, b, zero, inside)
-    };
     // SAFETY (of every call): `i` < `steps` and `dst` holds `steps` steps of 64 bytes;
     // streamed, it starts on a 64-byte boundary (the caller's guarantee), and so does every
     // step.
     let store = |i: usize, b: __m512i| unsafe { store64(dp.add(STEP * i), b, S) };
-    let lo8 = _mm512_set1_epi8(d.lo as i8);
     // the counts, in general registers
     let (mut exact, mut flushed, mut saturated, mut overflow, mut invalid) = (0, 0, 0, 0, 0);
     let mut i = 0;
@@ -235,7 +242,12 @@ unsafe fn lean<const R: i32, const S: bool>(
         // the plain loop, up to the first step with a byte off the band
         while i < steps {
             let xs = load(i);
-            let (eq, _, b, zero, inside) = narrow(xs, xs.map(|x| convert::<R>(x)));
+            let v = xs.map(|x| convert::<R>(x));
+            let eq = join(std::array::from_fn(|j| {
+                _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(_mm512_cvtepi32_ps(v[j]), xs[j])
+            }));
+            let b = _mm512_permutexvar_epi32(unpair, bytes(v));
+            let inside = _mm512_cmple_epu8_mask(_mm512_sub_epi8(b, lo1_8), span2_8);
             if inside != !0 {
                 if inside == 0 && join(xs.map(|x| _mm512_fpclass_ps_mask::<0x10>(x))) == !0 {
                     // −Inf alone (a causal mask's tail): the packs gave the lower bound
@@ -246,6 +258,7 @@ unsafe fn lean<const R: i32, const S: bool>(
                 }
                 break;
             }
+            let zero = _mm512_testn_epi8_mask(b, b);
             exact += popcount(eq);
             flushed += popcount(zero & !eq);
             store(i, b);
@@ -255,41 +268,56 @@ unsafe fn lean<const R: i32, const S: bool>(
         let mut clean = 0;
         while i < steps && clean < CLEAN_RUN {
             let xs = load(i);
-            // QNaN, +Inf, −Inf, SNaN
-            let special = join(xs.map(|x| _mm512_fpclass_ps_mask::<0x99>(x)));
-            if special == !0 && join(xs.map(|x| _mm512_fpclass_ps_mask::<0x10>(x))) == !0 {
-                // −Inf alone (a causal mask's tail): the lower bound, saturated
-                saturated += 64;
-                store(i, lo8);
-                // (cheap in the plain loop too)
-                clean += 1;
-                i += 1;
-                continue;
-            }
-            let tamed = xs.map(|x| _mm512_fixupimm_ps::<0>(big, x, tame));
-            let (eq, w, mut b, zero, inside) = narrow(xs, tamed.map(|t| convert::<R>(t)));
-            let off = !inside;
-            if off & !special == 0 {
-                exact += popcount(eq);
-                flushed += popcount(zero & !eq & !special);
-                saturated += popcount(off);
-                invalid += popcount(special & inside);
+            let v = xs.map(|x| convert::<R>(_mm512_fixupimm_ps::<0>(big, x, tame)));
+            let c: [__m512i; 4] = std::array::from_fn(|j| {
+                let diff = _mm512_sub_ps(_mm512_cvtepi32_ps(v[j]), xs[j]);
+                _mm512_castps_si512(_mm512_fixupimm_ps::<0>(
+                    _mm512_castsi512_ps(one32),
+                    diff,
+                    class,
+                ))
+            });
+            // codes and classes in the packs' order
+            let (bp, ep) = (bytes(v), bytes(c));
+            let inside = _mm512_cmple_epu8_mask(_mm512_sub_epi8(bp, lo1_8), span2_8);
+            let inf = _mm512_cmpeq_epi8_mask(ep, inf8);
+            let mut b = _mm512_permutexvar_epi32(unpair, bp);
+            let nan;
+            if !inside == inf {
+                nan = _mm512_cmpeq_epi8_mask(ep, nan8);
+                let inexact = _mm512_cmpeq_epi8_mask(ep, inexact8);
+                let zero = _mm512_testn_epi8_mask(bp, bp);
+                exact += STEP as u64 - popcount(inexact) - popcount(nan) - popcount(inf);
+                flushed += popcount(zero & inexact);
+                saturated += popcount(inf);
+                invalid += popcount(nan);
             } else {
-                let nan = join(xs.map(|x| _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x)));
+                // a finite value at or beyond a bound: the classes in order, and `x`
+                // against the bounds
+                let e = _mm512_permutexvar_epi32(unpair, ep);
                 let above = join(xs.map(|x| _mm512_cmp_ps_mask::<_CMP_GT_OQ>(x, hi)));
                 let below = join(xs.map(|x| _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, lo)));
+                let w = [
+                    _mm512_packs_epi32(v[0], v[1]),
+                    _mm512_packs_epi32(v[2], v[3]),
+                ];
                 let out = w
                     .map(|w| u64::from(_mm512_cmpgt_epu16_mask(_mm512_sub_epi16(w, lo16), span16)));
                 b = _mm512_mask_mov_epi8(b, above, hi8);
-                let ex = eq & !(above | below);
+                nan = _mm512_cmpeq_epi8_mask(e, nan8);
+                let inf = _mm512_cmpeq_epi8_mask(e, inf8);
+                let ex = _mm512_testn_epi8_mask(e, e) & !(above | below);
+                let zero = _mm512_testn_epi8_mask(b, b);
                 exact += popcount(ex);
                 flushed += popcount(zero & !ex & !nan);
                 saturated += popcount(above | below);
                 invalid += popcount(nan);
-                overflow += popcount(out[0]) + popcount(out[1]) - popcount(special & !nan);
+                overflow += popcount(out[0]) + popcount(out[1]) - popcount(inf);
             }
             // (a select, not a branch)
-            clean = if off | special == 0 { clean + 1 } else { 0 };
+            // (plain, or ±Inf alone: a causal mask's tail, which the plain loop casts too)
+            let plain = (inside == !0 && nan == 0) || inf == !0;
+            clean = if plain { clean + 1 } else { 0 };
             store(i, b);
             i += 1;
         }
@@ -313,10 +341,23 @@ unsafe fn lean<const R: i32, const S: bool>(
     counts
 }
 
-/// Plain (or −Inf-alone) steps in a row after which [`lean`]'s special loop hands over to
-/// the plain one (normal data with 1 % NaN / ±Inf has no two in a row; a causal mask's rows
-/// have long runs of them).
+/// Plain steps in a row after which [`lean`]'s special loop hands over to the plain one
+/// (normal data with 1 % NaN / ±Inf has no two in a row; a causal mask's rows have long runs
+/// of −Inf steps, which the plain loop casts too).
 const CLEAN_RUN: usize = 4;
+
+/// How far ahead of its loads [`lean`] prefetches the source into the first-level cache when
+/// the output is not streamed (a source of a few MiB, read from the last-level cache).
+const L1_AHEAD: usize = 2048;
+
+/// Prefetches the line [`L1_AHEAD`] bytes past `p` into the first-level cache: on a 1 Mi
+/// source (4 MiB, past the second-level cache) the hardware prefetcher alone leaves the
+/// loads waiting (`docs/speed.md`). Never faults, whatever the address.
+#[inline(always)]
+fn prefetch_l1(p: *const u8) {
+    // SAFETY: a prefetch is a hint: it reads nothing architecturally and never faults.
+    unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(L1_AHEAD).cast()) }
+}
 
 /// [`cast`] of u8 or of 4-bit codes (`W` = 0: packed), saturating (`U`: unsigned, `lo` =
 /// 0), in fewer operations per element than [`full`] ([`lean`] serves i8; on these
