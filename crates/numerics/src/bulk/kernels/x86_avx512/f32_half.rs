@@ -118,20 +118,6 @@ mod simd {
             self.nan16 = _mm512_mask_add_epi16(self.nan16, nan, self.nan16, inc);
         }
 
-        /// How many NaN or ±Inf lanes the block counted so far in its byte counters (those of
-        /// [`Acc512::nan_inf`] and [`Acc512::specials16`]).
-        #[target_feature(enable = "avx512f,avx512bw")]
-        #[inline]
-        fn nan_inf_lanes(&self) -> u64 {
-            let z = _mm512_setzero_si512();
-            // nan_inf: bytes 0 and 1 of each lane (bytes 2 and 3 count the NaN among them)
-            let sum = _mm512_add_epi64(
-                _mm512_sad_epu8(self.special16, z),
-                _mm512_sad_epu8(_mm512_and_si512(self.nan_inf, set(0xFFFF)), z),
-            );
-            _mm512_reduce_add_epi64(sum) as u64
-        }
-
         /// Whether the block counted a NaN or ±Inf lane so far (by any rule).
         #[target_feature(enable = "avx512f")]
         #[inline]
@@ -406,11 +392,6 @@ mod simd {
         nan16: [__m256i; 2],
         inf16: [__m256i; 2],
         payload16: __m256i,
-        /// Whether the conversion's own codes are the policy's for NaN and ±Inf (and the
-        /// mode is not ties away, which lifts them): the lean rule ([`f16_lean`]) may run.
-        lean: bool,
-        /// 1 and 0x100 in every 16-bit lane, hidden from the optimiser (see `one`).
-        inc16: (__m512i, __m512i),
     }
 
     impl F16Consts {
@@ -599,11 +580,6 @@ mod simd {
         }
         f16_odd::<M>(base, exact)
     }
-
-    /// The f16 loop takes the lean rule ([`f16_lean`]) for a block after one with fewer NaN
-    /// or ±Inf lanes than this (and at least one): two quads' worth, fewer than any block of
-    /// a causal mask with a quad of −∞ alone in each row.
-    const LEAN_BELOW: u64 = 128;
 
     /// Steps of 16 lanes per block of the loops here: the NaN / ±Inf byte counters
     /// ([`Acc512::nan_inf`]) take at most one a step and lane, so a block stays below 256.
@@ -917,11 +893,6 @@ mod simd {
     /// four steps go pair by pair ([`f16_pair`]: the same rules, the NaN / ±Inf one by the
     /// round trip, and [`f16_step`] per step for a finite overflow or saturation, the AVX2
     /// kernel's full rule). The counters are folded once per block of [`BLOCK_STEPS`] steps.
-    /// The quads run in loops whose counters stay in registers: the band's rule with quads of
-    /// ±Inf alone and (under a policy that keeps the conversion's NaN and ±Inf codes) the
-    /// lean rule ([`f16_lean`]) for the others, or, in a block after one with a few NaN or
-    /// ±Inf lanes, the lean rule alone (no branch on where they are); any quad that the loop
-    /// does not take starts a run out of line ([`f16_rare_run`]).
     ///
     /// # Safety
     /// The CPU must support AVX2, F16C and AVX-512 F, BW, VL and DQ; `dst` must hold
@@ -949,14 +920,6 @@ mod simd {
             nan16: k.specials.nan.map(|r| _mm256_set1_epi16(r.0 as u16 as i16)),
             inf16: k.specials.inf.map(|r| _mm256_set1_epi16(r.0 as u16 as i16)),
             payload16: _mm256_set1_epi16((k.specials.nan_payload & 0x7FFF) as u16 as i16),
-            // vcvtps2ph keeps the sign, sets the quiet bit and keeps the payload's top 9 bits
-            lean: M != rounding::NEAREST_AWAY
-                && k.specials.inf[0].0 == 0x7C00
-                && k.specials.inf[1].0 == 0xFC00
-                && k.specials.nan[0].0 == 0x7E00
-                && k.specials.nan[1].0 == 0xFE00
-                && k.specials.nan_payload & 0x1FF == 0x1FF,
-            inc16: std::hint::black_box((_mm512_set1_epi16(1), _mm512_set1_epi16(0x100))),
         };
         let magnitude = _mm512_set1_epi16(0x7FFF);
         let from = _mm512_set1_epi16(0x401);
@@ -964,120 +927,48 @@ mod simd {
         let one = c.one;
         let mut totals = Totals::default();
         let mut acc = Acc512::zero();
-        let z = _mm512_setzero_si512();
-        // whether the last block met a few NaN or ±Inf lanes
-        let mut seen_special = false;
-        let inf16 = c.inf16.map(|r| _mm512_broadcast_i64x4(r));
         let steps = src.len() / 64;
         for (blk, (xs, ys)) in src[..64 * steps]
             .chunks(64 * BLOCK_STEPS)
             .zip(dst[..32 * steps].chunks_mut(32 * BLOCK_STEPS))
             .enumerate()
         {
-            let nq = xs.len() / 256;
-            let quad = |i: usize| &xs[256 * i..256 * i + 256];
-            let mut i = 0;
-            // a run of quads by one rule in a loop of its own, its counters in registers
-            // (no call in it), until a quad that the rule does not take: that one by
-            // `f16_rare_run`, then the next run
-            while i < nq {
-                // the lean rule's counters (see `f16_lean`)
-                let mut n = (z, z, z);
-                if c.lean && seen_special {
-                    // after a block with a few NaN or ±Inf: the lean rule, no branch on where
-                    // they are
-                    while i < nq {
-                        let Some((h01, h23)) =
-                            f16_lean::<M>(load_quad(quad(i), stream), &c, &mut n)
-                        else {
-                            break;
-                        };
-                        // SAFETY: as below.
-                        unsafe { store_quad(&mut ys[128 * i..], (h01, h23), stream) };
-                        i += 1;
+            let mut quads = xs.chunks_exact(256);
+            let mut quads_out = ys.chunks_exact_mut(128);
+            for (x, y) in (&mut quads).zip(&mut quads_out) {
+                let v = load_quad(x, stream);
+                let b: [__m256i; 4] = std::array::from_fn(|i| f16_base::<M>(v[i]));
+                let (c01, c23) = (join(b[0], b[1]), join(b[2], b[3]));
+                let (m01, m23) = (
+                    _mm512_and_si512(c01, magnitude),
+                    _mm512_and_si512(c23, magnitude),
+                );
+                let (d01, d23) = (_mm512_sub_epi16(m01, from), _mm512_sub_epi16(m23, from));
+                let (h01, h23) = if _mm512_cmpge_epu16_mask(_mm512_max_epu16(d01, d23), width) == 0
+                {
+                    // in the band: exact where the 13 dropped significand bits are zero
+                    let e: [__mmask16; 4] =
+                        std::array::from_fn(|i| _mm512_testn_epi32_mask(v[i], set(0x1FFF)));
+                    for &ei in &e {
+                        acc.exact = _mm512_mask_add_epi32(acc.exact, ei, acc.exact, one);
                     }
+                    (
+                        f16_odd32::<M>(c01, _mm512_kunpackw(u32::from(e[1]), u32::from(e[0]))),
+                        f16_odd32::<M>(c23, _mm512_kunpackw(u32::from(e[3]), u32::from(e[2]))),
+                    )
                 } else {
-                    // the run's exact lanes of quads in the band, and its ±Inf lanes (as
-                    // `Acc512::nan_inf`) of quads of ±Inf alone
-                    let (mut exact, mut infs) = (z, z);
-                    while i < nq {
-                        let v = load_quad(quad(i), stream);
-                        let b: [__m256i; 4] = std::array::from_fn(|k| f16_base::<M>(v[k]));
-                        let (c01, c23) = (join(b[0], b[1]), join(b[2], b[3]));
-                        let (d01, d23) = (
-                            _mm512_sub_epi16(_mm512_and_si512(c01, magnitude), from),
-                            _mm512_sub_epi16(_mm512_and_si512(c23, magnitude), from),
-                        );
-                        if _mm512_cmpge_epu16_mask(_mm512_max_epu16(d01, d23), width) != 0 {
-                            // vfpclassps: +Inf 0x08, −Inf 0x10
-                            let inf =
-                                |v: __m512i| _mm512_fpclass_ps_mask::<0x18>(_mm512_castsi512_ps(v));
-                            if inf(v[0]) & inf(v[1]) & inf(v[2]) & inf(v[3]) != 0xFFFF {
-                                // the lean rule if it takes the quad (a causal mask's row
-                                // of finite values then −∞)
-                                let Some(h) =
-                                    c.lean.then(|| f16_lean::<M>(v, &c, &mut n)).flatten()
-                                else {
-                                    break;
-                                };
-                                // SAFETY: as below.
-                                unsafe { store_quad(&mut ys[128 * i..], h, stream) };
-                                i += 1;
-                                continue;
-                            }
-                            // ±Inf alone (a causal mask's −∞): counted by sign, the policy's
-                            // codes by sign
-                            for &vk in &v {
-                                let neg = _mm512_movepi32_mask(vk);
-                                infs = _mm512_add_epi32(
-                                    infs,
-                                    _mm512_mask_mov_epi32(one, neg, set(0x100)),
-                                );
-                            }
-                            let by_sign = |code: __m512i| {
-                                _mm512_mask_mov_epi16(
-                                    inf16[0],
-                                    _mm512_movepi16_mask(code),
-                                    inf16[1],
-                                )
-                            };
-                            // SAFETY: as below.
-                            unsafe {
-                                store_quad(&mut ys[128 * i..], (by_sign(c01), by_sign(c23)), stream)
-                            };
-                            i += 1;
-                            continue;
-                        }
-                        // in the band: exact where the 13 dropped significand bits are zero
-                        let e: [__mmask16; 4] =
-                            std::array::from_fn(|k| _mm512_testn_epi32_mask(v[k], set(0x1FFF)));
-                        for &ei in &e {
-                            exact = _mm512_mask_add_epi32(exact, ei, exact, one);
-                        }
-                        let h01 =
-                            f16_odd32::<M>(c01, _mm512_kunpackw(u32::from(e[1]), u32::from(e[0])));
-                        let h23 =
-                            f16_odd32::<M>(c23, _mm512_kunpackw(u32::from(e[3]), u32::from(e[2])));
-                        // SAFETY: as below.
-                        unsafe { store_quad(&mut ys[128 * i..], (h01, h23), stream) };
-                        i += 1;
-                    }
-                    acc.exact = _mm512_add_epi32(acc.exact, exact);
-                    acc.nan_inf = _mm512_add_epi32(acc.nan_inf, infs);
-                }
-                acc.exact16 = _mm512_add_epi16(acc.exact16, n.0);
-                acc.special16 = _mm512_add_epi16(acc.special16, n.1);
-                acc.nan16 = _mm512_add_epi16(acc.nan16, n.2);
-                if i < nq {
-                    // SAFETY: the caller's guarantees on `ys` (its quads' bytes), passed on.
-                    i = unsafe { f16_rare_run::<M>(xs, ys, i, &c, &mut acc, stream) };
+                    f16_quad_rare::<M>(&v, &b, (c01, c23), (m01, m23), &c, &mut acc)
+                };
+                // SAFETY: `y` is 128 bytes, on a 64-byte boundary when streamed (the caller
+                // aligns `dst`; blocks and quads are whole multiples of 64 bytes).
+                unsafe {
+                    store64(y.as_mut_ptr(), h01, stream);
+                    store64(y.as_mut_ptr().add(64), h23, stream);
                 }
             }
-            let rest_x = &xs[256 * nq..];
-            let rest_y = &mut ys[128 * nq..];
             // the block's last one to three steps (only in the last block)
-            let mut rest = rest_x.chunks_exact(64);
-            let mut rest_out = rest_y.chunks_exact_mut(32);
+            let mut rest = quads.remainder().chunks_exact(64);
+            let mut rest_out = quads_out.into_remainder().chunks_exact_mut(32);
             while let (Some(x0), Some(y0)) = (rest.next(), rest_out.next()) {
                 // SAFETY: `x0` is 64 bytes, the size of the unaligned load.
                 let v0 = unsafe { _mm512_loadu_si512(x0.as_ptr().cast()) };
@@ -1099,8 +990,6 @@ mod simd {
                     }
                 }
             }
-            // the lean rule pays after scattered NaN or ±Inf, not after runs of ±Inf alone
-            seen_special = (1..LEAN_BELOW).contains(&acc.nan_inf_lanes());
             acc.settle();
             if (blk + 1) % FLUSH_BLOCKS == 0 {
                 acc.flush(&mut totals);
@@ -1108,126 +997,6 @@ mod simd {
         }
         acc.flush(&mut totals);
         totals
-    }
-
-    /// The f16 codes of four steps `v` by the lean rule (a policy that keeps the conversion's
-    /// own NaN and ±Inf codes, see [`F16Consts::lean`]): when the lanes outside the band are
-    /// exactly the NaN and ±Inf inputs, the others count their exact lanes by the 13 dropped
-    /// bits and those count by class and sign on their codes (NaN: a magnitude above
-    /// 0x7C00), all on 32 16-bit lanes at once into `n` (exact, NaN or ±Inf by sign, NaN by
-    /// sign: see [`Acc512`]'s 16-bit counters), with no branch on where they are; `None`
-    /// for any other quad (the caller's to take).
-    #[target_feature(enable = "avx2,f16c,avx512f,avx512bw,avx512vl,avx512dq")]
-    #[inline]
-    fn f16_lean<const M: u8>(
-        v: [__m512i; 4],
-        c: &F16Consts,
-        n: &mut (__m512i, __m512i, __m512i),
-    ) -> Option<(__m512i, __m512i)> {
-        let b: [__m256i; 4] = std::array::from_fn(|i| f16_base::<M>(v[i]));
-        let (c01, c23) = (join(b[0], b[1]), join(b[2], b[3]));
-        let magnitude = _mm512_set1_epi16(0x7FFF);
-        let (m01, m23) = (
-            _mm512_and_si512(c01, magnitude),
-            _mm512_and_si512(c23, magnitude),
-        );
-        let (from, width) = (_mm512_set1_epi16(0x401), _mm512_set1_epi16(c.top - 0x401));
-        let out01 = _mm512_cmpge_epu16_mask(_mm512_sub_epi16(m01, from), width);
-        let out23 = _mm512_cmpge_epu16_mask(_mm512_sub_epi16(m23, from), width);
-        // vfpclassps: QNaN 0x01, +Inf 0x08, −Inf 0x10, SNaN 0x80
-        let class = |v: __m512i| u32::from(_mm512_fpclass_ps_mask::<0x99>(_mm512_castsi512_ps(v)));
-        let s01 = _mm512_kunpackw(class(v[1]), class(v[0]));
-        let s23 = _mm512_kunpackw(class(v[3]), class(v[2]));
-        if (out01 ^ s01) | (out23 ^ s23) != 0 {
-            return None;
-        }
-        let (inc, inc_neg) = c.inc16;
-        let t = |v: __m512i| u32::from(_mm512_testn_epi32_mask(v, set(0x1FFF)));
-        // the exact lanes: 13 dropped bits zero, a code below ±Inf's (not NaN nor ±Inf)
-        let inf = _mm512_set1_epi16(0x7C00);
-        let e01 = _mm512_mask_cmplt_epu16_mask(_mm512_kunpackw(t(v[1]), t(v[0])), m01, inf);
-        let e23 = _mm512_mask_cmplt_epu16_mask(_mm512_kunpackw(t(v[3]), t(v[2])), m23, inf);
-        for (code, m, e, s) in [(c01, m01, e01, s01), (c23, m23, e23, s23)] {
-            n.0 = _mm512_mask_add_epi16(n.0, e, n.0, inc);
-            let by_sign = _mm512_mask_mov_epi16(inc, _mm512_movepi16_mask(code), inc_neg);
-            n.1 = _mm512_mask_add_epi16(n.1, s, n.1, by_sign);
-            n.2 = _mm512_mask_add_epi16(n.2, _mm512_cmpgt_epu16_mask(m, inf), n.2, by_sign);
-        }
-        Some((
-            f16_odd32::<M>(c01, e01 | s01),
-            f16_odd32::<M>(c23, e23 | s23),
-        ))
-    }
-
-    /// The f16 codes of the quads of `xs` from the `i`-th into `ys`, counted into `acc` by the
-    /// band's rule or [`f16_quad_rare`]'s, up to the first in the band after the `i`-th (or
-    /// the last): returns the index of the quad after it. Out of the loops' line, so that
-    /// their counters stay in registers; a run of rare quads (data with many values below the
-    /// f16 normal range) stays here.
-    ///
-    /// # Safety
-    /// The CPU must support AVX2, F16C and AVX-512 F, BW, VL and DQ; `ys` must hold
-    /// `xs.len() / 2` bytes, and start on a 64-byte boundary with `stream`.
-    #[target_feature(enable = "avx2,f16c,avx512f,avx512bw,avx512vl,avx512dq")]
-    #[inline(never)]
-    unsafe fn f16_rare_run<const M: u8>(
-        xs: &[u8],
-        ys: &mut [u8],
-        mut i: usize,
-        c: &F16Consts,
-        acc: &mut Acc512,
-        stream: bool,
-    ) -> usize {
-        let nq = xs.len() / 256;
-        let magnitude = _mm512_set1_epi16(0x7FFF);
-        let (from, width) = (_mm512_set1_epi16(0x401), _mm512_set1_epi16(c.top - 0x401));
-        while i < nq {
-            let v = load_quad(&xs[256 * i..256 * i + 256], stream);
-            let b: [__m256i; 4] = std::array::from_fn(|k| f16_base::<M>(v[k]));
-            let (c01, c23) = (join(b[0], b[1]), join(b[2], b[3]));
-            let (m01, m23) = (
-                _mm512_and_si512(c01, magnitude),
-                _mm512_and_si512(c23, magnitude),
-            );
-            let d = _mm512_max_epu16(_mm512_sub_epi16(m01, from), _mm512_sub_epi16(m23, from));
-            let band = _mm512_cmpge_epu16_mask(d, width) == 0;
-            let h = if band {
-                let e: [__mmask16; 4] =
-                    std::array::from_fn(|k| _mm512_testn_epi32_mask(v[k], set(0x1FFF)));
-                for &ek in &e {
-                    acc.exact = _mm512_mask_add_epi32(acc.exact, ek, acc.exact, c.one);
-                }
-                (
-                    f16_odd32::<M>(c01, _mm512_kunpackw(u32::from(e[1]), u32::from(e[0]))),
-                    f16_odd32::<M>(c23, _mm512_kunpackw(u32::from(e[3]), u32::from(e[2]))),
-                )
-            } else {
-                f16_quad_rare::<M>(&v, &b, (c01, c23), (m01, m23), c, acc)
-            };
-            // SAFETY: `ys[128 * i..]` holds at least 128 bytes (whole quads), on a 64-byte
-            // boundary when streamed (the caller's guarantee; quads are 128 bytes).
-            unsafe { store_quad(&mut ys[128 * i..], h, stream) };
-            i += 1;
-            if band {
-                break;
-            }
-        }
-        i
-    }
-
-    /// Stores the 128 bytes `(lo, hi)` at `y`, non-temporally with `stream`.
-    ///
-    /// # Safety
-    /// `y` must hold at least 128 bytes, and start on a 64-byte boundary with `stream`.
-    #[target_feature(enable = "avx512f")]
-    #[inline]
-    unsafe fn store_quad(y: &mut [u8], (lo, hi): (__m512i, __m512i), stream: bool) {
-        debug_assert!(y.len() >= 128);
-        // SAFETY: the caller's guarantee.
-        unsafe {
-            store64(y.as_mut_ptr(), lo, stream);
-            store64(y.as_mut_ptr().add(64), hi, stream);
-        }
     }
 
     /// The bf16 codes (in 32-bit lanes) of the f32 codes `v` in mode `M`, and the lanes that
