@@ -170,6 +170,29 @@ pub fn f32s() -> Storage {
     Storage::native(Format::F32)
 }
 
+/// The cast of `src` (`n` codes of storage `s`) into f32 codes at a destination `offset` bytes
+/// past a 64-byte boundary, with `opts`; checks nothing around it was written.
+pub fn cast_to_f32_at(
+    src: &[u8],
+    s: Storage,
+    n: usize,
+    offset: usize,
+    policy: &CastPolicy,
+    opts: &BulkOptions,
+) -> (Vec<u8>, StatusCounts) {
+    let mut buf = vec![0x5Au8; 4 * n + 128];
+    let at = (64 - buf.as_ptr() as usize % 64) % 64 + offset;
+    let counts =
+        cast_elements_with_status(src, s, &mut buf[at..at + 4 * n], f32s(), n, policy, opts)
+            .expect("buffers are sized for n");
+    assert!(buf[..at].iter().all(|&b| b == 0x5A), "written before");
+    assert!(
+        buf[at + 4 * n..].iter().all(|&b| b == 0x5A),
+        "written after"
+    );
+    (buf[at..at + 4 * n].to_vec(), counts)
+}
+
 /// 32-bit codes as little-endian bytes.
 pub fn bytes(codes: &[u32]) -> Vec<u8> {
     codes.iter().flat_map(|c| c.to_le_bytes()).collect()

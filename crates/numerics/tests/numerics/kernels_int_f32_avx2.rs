@@ -10,20 +10,17 @@
 //! so that a silent fallback to the portable loop fails a test.
 
 use crate::kernel_support;
-use kernel_support::{assert_absent_level_names_portable, cast, level_here, options, policies};
+use kernel_support::{
+    assert_absent_level_names_portable, cast, f32s, level_here, options, policies,
+};
 
 use npusim_numerics::bulk::SimdLevel;
 use npusim_numerics::{
-    BulkOptions, CastPolicy, Format, InfRule, KernelChoice, NanRule, RoundMode, StatusCounts,
-    Storage, cast_elements_with_status, kernel_name_at,
+    CastPolicy, Format, InfRule, KernelChoice, NanRule, RoundMode, Storage, kernel_name_at,
 };
 
 /// The integer sources of the kernel.
 const SOURCES: [Format; 4] = [Format::I8, Format::U8, Format::I16, Format::U16];
-
-fn f32s() -> Storage {
-    Storage::native(Format::F32)
-}
 
 /// Every deterministic mode (and `none`) with the three standard policies, each with the Inf
 /// and NaN rules varied.
@@ -166,29 +163,6 @@ fn every_offset_and_tail_length_equals_the_reference() {
     }
 }
 
-/// The cast of `src` (`n` codes of storage `s`) into f32 codes at a destination `offset`
-/// bytes past a 64-byte boundary, with `opts`; checks nothing around it was written.
-fn cast_at(
-    src: &[u8],
-    s: Storage,
-    n: usize,
-    offset: usize,
-    policy: &CastPolicy,
-    opts: &BulkOptions,
-) -> (Vec<u8>, StatusCounts) {
-    let mut buf = vec![0x5Au8; 4 * n + 128];
-    let at = (64 - buf.as_ptr() as usize % 64) % 64 + offset;
-    let counts =
-        cast_elements_with_status(src, s, &mut buf[at..at + 4 * n], f32s(), n, policy, opts)
-            .expect("buffers are sized for n");
-    assert!(buf[..at].iter().all(|&b| b == 0x5A), "written before");
-    assert!(
-        buf[at + 4 * n..].iter().all(|&b| b == 0x5A),
-        "written after"
-    );
-    (buf[at..at + 4 * n].to_vec(), counts)
-}
-
 #[test]
 fn outputs_above_the_streaming_threshold_at_the_default_options_equal_the_reference() {
     level_here(SimdLevel::Avx2);
@@ -205,10 +179,10 @@ fn outputs_above_the_streaming_threshold_at_the_default_options_equal_the_refere
         let s = Storage::native(src);
         let data: Vec<u8> = (0..s.bytes_for(n)).map(|_| (next() >> 40) as u8).collect();
         let policy = CastPolicy::default();
-        let want = cast_at(&data, s, n, 0, &policy, &reference);
+        let want = kernel_support::cast_to_f32_at(&data, s, n, 0, &policy, &reference);
         for opts in &avx2 {
             for offset in [0usize, 4, 12, 32, 60] {
-                let got = cast_at(&data, s, n, offset, &policy, opts);
+                let got = kernel_support::cast_to_f32_at(&data, s, n, offset, &policy, opts);
                 assert!(got.0 == want.0, "{src} offset {offset} {opts:?}");
                 assert_eq!(got.1, want.1, "{src} offset {offset} {opts:?}");
             }

@@ -9,20 +9,18 @@
 
 use crate::kernel_support;
 use kernel_support::xorshift;
-use kernel_support::{assert_absent_level_names_portable, cast, level_here, options, policies};
+use kernel_support::{
+    assert_absent_level_names_portable, cast, f32s, level_here, options, policies,
+};
 
 use npusim_numerics::bulk::SimdLevel;
 use npusim_numerics::{
-    BulkOptions, CastPolicy, Format, InfRule, KernelChoice, NanRule, RoundMode, StatusCounts,
-    Storage, cast_elements_with_status, kernel_name_at,
+    BulkOptions, CastPolicy, Format, InfRule, KernelChoice, NanRule, RoundMode, Storage,
+    kernel_name_at,
 };
 
 /// The two widened sources.
 const SOURCES: [Format; 2] = [Format::F16, Format::BF16];
-
-fn f32s() -> Storage {
-    Storage::native(Format::F32)
-}
 
 /// Every deterministic mode (and `none`) with the three standard policies, and each with
 /// the Inf and NaN rules varied.
@@ -196,29 +194,6 @@ fn boundary_classes_among_random_codes_equal_the_reference() {
     }
 }
 
-/// The cast of `src` (`n` codes of storage `s`) into f32 codes at a destination `offset` bytes
-/// past a 64-byte boundary, with `opts`.
-fn cast_at(
-    src: &[u8],
-    s: Storage,
-    n: usize,
-    offset: usize,
-    policy: &CastPolicy,
-    opts: &BulkOptions,
-) -> (Vec<u8>, StatusCounts) {
-    let mut buf = vec![0x5Au8; 4 * n + 128];
-    let at = (64 - buf.as_ptr() as usize % 64) % 64 + offset;
-    let counts =
-        cast_elements_with_status(src, s, &mut buf[at..at + 4 * n], f32s(), n, policy, opts)
-            .expect("buffers are sized for n");
-    assert!(buf[..at].iter().all(|&b| b == 0x5A), "written before");
-    assert!(
-        buf[at + 4 * n..].iter().all(|&b| b == 0x5A),
-        "written after"
-    );
-    (buf[at..at + 4 * n].to_vec(), counts)
-}
-
 #[test]
 fn outputs_above_the_streaming_threshold_at_the_default_options_equal_the_reference() {
     level_here(SimdLevel::Avx512);
@@ -269,10 +244,10 @@ fn outputs_above_the_streaming_threshold_at_the_default_options_equal_the_refere
             CastPolicy::default(),
             CastPolicy::saturating(RoundMode::Round),
         ] {
-            let want = cast_at(&data, s, n, 0, &policy, &reference);
+            let want = kernel_support::cast_to_f32_at(&data, s, n, 0, &policy, &reference);
             for opts in &defaults {
                 for offset in [0usize, 4, 12, 60] {
-                    let got = cast_at(&data, s, n, offset, &policy, opts);
+                    let got = kernel_support::cast_to_f32_at(&data, s, n, offset, &policy, opts);
                     assert!(got.0 == want.0, "{src} {policy:?} offset {offset} {opts:?}");
                     assert_eq!(got.1, want.1, "{src} {policy:?} offset {offset}");
                 }

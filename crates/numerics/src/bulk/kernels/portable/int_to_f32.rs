@@ -6,7 +6,7 @@
 //! 16 lanes are widened (`vpmovsx`/`vpmovzx`) and converted (`vcvtdq2ps`) at a time, stored
 //! non-temporally when the slice is streamed ([`stream`](crate::bulk::kernels::stream)).
 
-use crate::bulk::kernels::simd::{SimdLevel, on_x86_64};
+use crate::bulk::kernels::simd::SimdLevel;
 use crate::bulk::kernels::table::codes::Table;
 use crate::format::Format;
 use crate::status::StatusCounts;
@@ -122,44 +122,36 @@ impl crate::bulk::kernels::SliceKernel for IntToF32 {
         stream: bool,
     ) -> StatusCounts {
         let _ = (s, d);
-        let done = n - n % 16;
-        if level.runs_avx512()
-            && on_x86_64!(
-                crate::bulk::kernels::x86_avx512::int_to_f32::cast(
-                    self.bytes,
-                    self.signed,
-                    src,
-                    dst,
-                    done,
-                    stream
-                ),
-                false
-            )
+        // The fast kernels, best level first: whether this level runs it, its name, the
+        // multiple of elements it casts, and the kernel.
+        #[cfg(target_arch = "x86_64")]
         {
-            crate::bulk::kernels::plan::ran("int-f32-avx512");
-            self.run_portable(&src[self.bytes * done..], &mut dst[4 * done..], n - done);
-            return self.counts(n);
-        }
-        let step = on_x86_64!(crate::bulk::kernels::x86_avx2::int_to_f32::STEP, 1);
-        let done = n - n % step;
-        if Self::avx2_at(level)
-            && on_x86_64!(
-                crate::bulk::kernels::x86_avx2::int_to_f32::cast(
-                    self.bytes,
-                    self.signed,
-                    src,
-                    dst,
-                    done,
-                    stream
+            use crate::bulk::kernels::{x86_avx2, x86_avx512};
+            type Fast = fn(usize, bool, &[u8], &mut [u8], usize, bool) -> bool;
+            let fast: [(bool, &str, usize, Fast); 2] = [
+                (
+                    level.runs_avx512(),
+                    "int-f32-avx512",
+                    16,
+                    x86_avx512::int_to_f32::cast,
                 ),
-                false
-            )
-        {
-            crate::bulk::kernels::plan::ran("int-f32-avx2");
-            self.run_portable(&src[self.bytes * done..], &mut dst[4 * done..], n - done);
-            return self.counts(n);
+                (
+                    Self::avx2_at(level),
+                    "int-f32-avx2",
+                    x86_avx2::int_to_f32::STEP,
+                    x86_avx2::int_to_f32::cast,
+                ),
+            ];
+            for (runs, name, step, cast) in fast {
+                let done = n - n % step;
+                if runs && cast(self.bytes, self.signed, src, dst, done, stream) {
+                    crate::bulk::kernels::plan::ran(name);
+                    self.run_portable(&src[self.bytes * done..], &mut dst[4 * done..], n - done);
+                    return self.counts(n);
+                }
+            }
         }
-        let _ = stream;
+        let _ = (level, stream);
         crate::bulk::kernels::plan::ran("int-f32");
         self.run_portable(src, dst, n);
         self.counts(n)
