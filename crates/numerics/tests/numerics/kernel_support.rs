@@ -165,6 +165,24 @@ pub fn policies(mode: RoundMode) -> [CastPolicy; 3] {
     ]
 }
 
+/// Every deterministic mode (and `none`) with the three standard policies, each with the Inf
+/// and NaN rules varied.
+pub fn all_policies() -> Vec<CastPolicy> {
+    let mut v = Vec::new();
+    let mut modes = RoundMode::DETERMINISTIC.to_vec();
+    modes.push(RoundMode::None);
+    for mode in modes {
+        for p in policies(mode) {
+            for inf in [InfRule::Keep, InfRule::Saturate] {
+                for nan in [NanRule::Keep, NanRule::Zero] {
+                    v.push(CastPolicy { inf, nan, ..p });
+                }
+            }
+        }
+    }
+    v
+}
+
 /// Native f32 storage.
 pub fn f32s() -> Storage {
     Storage::native(Format::F32)

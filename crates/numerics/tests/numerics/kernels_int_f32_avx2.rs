@@ -11,34 +11,14 @@
 
 use crate::kernel_support;
 use kernel_support::{
-    assert_absent_level_names_portable, cast, f32s, level_here, options, policies,
+    all_policies, assert_absent_level_names_portable, cast, f32s, level_here, options,
 };
 
 use npusim_numerics::bulk::SimdLevel;
-use npusim_numerics::{
-    CastPolicy, Format, InfRule, KernelChoice, NanRule, RoundMode, Storage, kernel_name_at,
-};
+use npusim_numerics::{CastPolicy, Format, KernelChoice, RoundMode, Storage, kernel_name_at};
 
 /// The integer sources of the kernel.
 const SOURCES: [Format; 4] = [Format::I8, Format::U8, Format::I16, Format::U16];
-
-/// Every deterministic mode (and `none`) with the three standard policies, each with the Inf
-/// and NaN rules varied.
-fn all_policies() -> Vec<CastPolicy> {
-    let mut v = Vec::new();
-    let mut modes = RoundMode::DETERMINISTIC.to_vec();
-    modes.push(RoundMode::None);
-    for mode in modes {
-        for p in policies(mode) {
-            for inf in [InfRule::Keep, InfRule::Saturate] {
-                for nan in [NanRule::Keep, NanRule::Zero] {
-                    v.push(CastPolicy { inf, nan, ..p });
-                }
-            }
-        }
-    }
-    v
-}
 
 /// Every code of `f` (one or two little-endian bytes each), in order.
 fn every_code(f: Format) -> Vec<u8> {

@@ -10,35 +10,16 @@
 use crate::kernel_support;
 use kernel_support::xorshift;
 use kernel_support::{
-    assert_absent_level_names_portable, cast, f32s, level_here, options, policies,
+    all_policies, assert_absent_level_names_portable, cast, f32s, level_here, options,
 };
 
 use npusim_numerics::bulk::SimdLevel;
 use npusim_numerics::{
-    BulkOptions, CastPolicy, Format, InfRule, KernelChoice, NanRule, RoundMode, Storage,
-    kernel_name_at,
+    BulkOptions, CastPolicy, Format, KernelChoice, RoundMode, Storage, kernel_name_at,
 };
 
 /// The two widened sources.
 const SOURCES: [Format; 2] = [Format::F16, Format::BF16];
-
-/// Every deterministic mode (and `none`) with the three standard policies, and each with
-/// the Inf and NaN rules varied.
-fn all_policies() -> Vec<CastPolicy> {
-    let mut v = Vec::new();
-    let mut modes = RoundMode::DETERMINISTIC.to_vec();
-    modes.push(RoundMode::None);
-    for mode in modes {
-        for p in policies(mode) {
-            for inf in [InfRule::Keep, InfRule::Saturate] {
-                for nan in [NanRule::Keep, NanRule::Zero] {
-                    v.push(CastPolicy { inf, nan, ..p });
-                }
-            }
-        }
-    }
-    v
-}
 
 /// The policies under which `src` → f32 runs the widening kernel at the AVX-512 level.
 fn served(src: Format) -> Vec<CastPolicy> {
