@@ -164,11 +164,20 @@ fn a_fifo_output_gets_nothing_from_a_cast_fail_on_nan_refuses() {
             .is_fifo()
     );
     // If the cast never opened the FIFO, the reader still waits: open and close the write end
-    // to end it (without blocking: if the reader has already gone, the open just fails).
-    let _ = std::fs::OpenOptions::new()
-        .write(true)
-        .custom_flags(O_NONBLOCK)
-        .open(&fifo);
+    // to end it. A non-blocking open fails while the reader thread has not yet reached its own
+    // open (a loaded machine may not have run it yet), so try again until the reader is done.
+    let started = std::time::Instant::now();
+    while !reader.is_finished() {
+        let _ = std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(O_NONBLOCK)
+            .open(&fifo);
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(120),
+            "the FIFO's reader never finished"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
     let got = reader.join().unwrap();
     assert!(
         got.is_empty(),
