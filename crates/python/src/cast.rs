@@ -13,7 +13,7 @@ use npusim_numerics::{
     cast_elements_with_status,
 };
 use numpy::ndarray::Axis;
-use numpy::{PyReadonlyArrayDyn, PyReadwriteArray1};
+use numpy::{PyReadonlyArrayDyn, PyReadwriteArray1, PyReadwriteArrayDyn};
 use pyo3::prelude::*;
 use rayon::prelude::*;
 
@@ -30,7 +30,6 @@ struct Plan {
     dst: Storage,
     policy: CastPolicy,
     options: BulkOptions,
-    stats: bool,
 }
 
 /// A format by name (canonical or alias).
@@ -53,15 +52,121 @@ fn unpacked(f: Format) -> PyResult<Storage> {
     Storage::new(f, Layout::Unpacked).map_err(|e| to_py(Kind::Cast, &e))
 }
 
+/// A cast's parsed options (formats, rounding, saturation, seed, threads), made once and
+/// reused: `npusim.cast` keeps one per option set, so a repeated call parses no names.
+#[pyclass(module = "npusim._native", frozen)]
+pub struct Prepared {
+    plan: Plan,
+    threads: Threads,
+}
+
+impl Prepared {
+    /// The options as `cast_into` takes them, with the same errors.
+    fn parse(
+        src_format: &str,
+        dst_format: &str,
+        round: &str,
+        saturate: Option<bool>,
+        seed: Option<u64>,
+        threads: Option<usize>,
+    ) -> PyResult<Prepared> {
+        let (sf, df) = (format(src_format)?, format(dst_format)?);
+        let threads = Threads::from_arg(threads).map_err(|m| raise(Kind::Cast, m))?;
+        let plan = Plan {
+            src: unpacked(sf)?,
+            dst: unpacked(df)?,
+            policy: policy(round, saturate)?,
+            options: BulkOptions {
+                seed: seed.unwrap_or(npusim_numerics::bulk::DEFAULT_SEED),
+                ..BulkOptions::default()
+            },
+        };
+        Ok(Prepared { plan, threads })
+    }
+
+    /// Casts the contiguous bytes `bytes` into `out` (the GIL released) and returns the
+    /// status counts, and the error statistics when `stats` is set.
+    fn cast(
+        &self,
+        py: Python<'_>,
+        bytes: &[u8],
+        out: &mut [u8],
+        stats: bool,
+    ) -> PyResult<(StatusCounts, ErrorStats)> {
+        let (sf, df) = (self.plan.src.format(), self.plan.dst.format());
+        let (sb, db) = (sf.unpacked_bytes(), df.unpacked_bytes());
+        if !bytes.len().is_multiple_of(sb) || out.len() != bytes.len() / sb * db {
+            return Err(raise(
+                Kind::Cast,
+                format!(
+                    "{} source bytes are not whole {sf} elements for {} destination bytes of {df}",
+                    bytes.len(),
+                    out.len()
+                ),
+            ));
+        }
+        let (plan, threads) = (&self.plan, self.threads);
+        let parallel = threads.parallel();
+        py.detach(|| threads.install(|| plan.run(bytes, out, 0, parallel, stats)))
+            .map_err(|m| raise(Kind::Cast, m))?
+            .map_err(|m| raise(Kind::Cast, m))
+    }
+}
+
+#[pymethods]
+impl Prepared {
+    /// Parses the options of a cast as `cast_into` does (same arguments, same errors).
+    #[new]
+    #[pyo3(signature = (src_format, dst_format, round="rint", saturate=None, seed=None, threads=None))]
+    fn new(
+        src_format: &str,
+        dst_format: &str,
+        round: &str,
+        saturate: Option<bool>,
+        seed: Option<u64>,
+        threads: Option<usize>,
+    ) -> PyResult<Prepared> {
+        guarded(|| Prepared::parse(src_format, dst_format, round, saturate, seed, threads))
+    }
+
+    /// Casts the bytes of the contiguous array `src` into the contiguous array `dst` (both
+    /// `uint8` views, of any shape), as `cast_into` with `rows=False`. Returns the
+    /// [`CastStats`] with the error statistics when `stats` is set, else `None` (no figures
+    /// are built).
+    #[pyo3(signature = (src, dst, stats=false))]
+    fn run(
+        &self,
+        py: Python<'_>,
+        src: PyReadonlyArrayDyn<'_, u8>,
+        mut dst: PyReadwriteArrayDyn<'_, u8>,
+        stats: bool,
+    ) -> PyResult<Option<CastStats>> {
+        guarded(|| {
+            let bytes = src.as_slice().map_err(|_| {
+                raise(
+                    Kind::Cast,
+                    "the source is not contiguous (pass rows=True)".into(),
+                )
+            })?;
+            let out = dst
+                .as_slice_mut()
+                .map_err(|_| raise(Kind::Cast, "the destination is not contiguous".into()))?;
+            let (counts, errors) = self.cast(py, bytes, out, stats)?;
+            Ok(stats.then(|| CastStats::new(&counts, Some(&errors))))
+        })
+    }
+}
+
 impl Plan {
     /// Casts `src` (whole elements) into `dst`, element `0` having stochastic index `first`,
-    /// on the calling thread or split over the pool.
+    /// on the calling thread or split over the pool; the error statistics only `with_errors`.
     fn run(
         &self,
         src: &[u8],
         dst: &mut [u8],
         first: u64,
         parallel: bool,
+        with_errors: bool,
     ) -> Result<(StatusCounts, ErrorStats), String> {
         let n = src.len() / self.src.format().unpacked_bytes();
         let options = BulkOptions {
@@ -73,7 +178,7 @@ impl Plan {
             cast_elements_with_status(src, self.src, dst, self.dst, n, &self.policy, &options)
                 .map_err(|e| e.to_string())?;
         let mut stats = ErrorStats::default();
-        if self.stats {
+        if with_errors {
             let (sb, db) = (
                 self.src.format().unpacked_bytes(),
                 self.dst.format().unpacked_bytes(),
@@ -126,43 +231,26 @@ pub fn cast_into(
     rows: bool,
 ) -> PyResult<CastStats> {
     guarded(|| {
-        let (sf, df) = (format(src_format)?, format(dst_format)?);
-        let threads = Threads::from_arg(threads).map_err(|m| raise(Kind::Cast, m))?;
-        let plan = Plan {
-            src: unpacked(sf)?,
-            dst: unpacked(df)?,
-            policy: policy(round, saturate)?,
-            options: BulkOptions {
-                seed: seed.unwrap_or(npusim_numerics::bulk::DEFAULT_SEED),
-                ..BulkOptions::default()
-            },
-            stats,
-        };
+        let prepared = Prepared::parse(src_format, dst_format, round, saturate, seed, threads)?;
+        let (plan, threads) = (&prepared.plan, prepared.threads);
+        let (sf, df) = (plan.src.format(), plan.dst.format());
         let (sb, db) = (sf.unpacked_bytes(), df.unpacked_bytes());
         let view = src.as_array();
         let out = dst
             .as_slice_mut()
             .map_err(|_| raise(Kind::Cast, "the destination is not contiguous".into()))?;
-        let parallel = threads.parallel();
-        let result = if !rows {
+        if !rows {
             let bytes = view.as_slice().ok_or_else(|| {
                 raise(
                     Kind::Cast,
                     "the source is not contiguous (pass rows=True)".into(),
                 )
             })?;
-            if bytes.len() % sb != 0 || out.len() != bytes.len() / sb * db {
-                return Err(raise(
-                    Kind::Cast,
-                    format!(
-                        "{} source bytes are not whole {sf} elements for {} destination bytes of {df}",
-                        bytes.len(),
-                        out.len()
-                    ),
-                ));
-            }
-            py.detach(|| threads.install(|| plan.run(bytes, out, 0, parallel)))
-        } else {
+            let (counts, errors) = prepared.cast(py, bytes, out, stats)?;
+            return Ok(CastStats::new(&counts, stats.then_some(&errors)));
+        }
+        let parallel = threads.parallel();
+        let result = {
             let last = Axis(view.ndim().saturating_sub(1));
             let row_bytes = if view.ndim() == 0 {
                 1
@@ -204,7 +292,7 @@ pub fn cast_into(
                         .map(|(k, (s, d))| (k, *s, d))
                         .collect();
                     let one = |(k, s, d): (usize, &[u8], &mut [u8])| {
-                        plan.run(s, d, (k * row_elems) as u64, false)
+                        plan.run(s, d, (k * row_elems) as u64, false, stats)
                     };
                     let parts: Vec<(StatusCounts, ErrorStats)> = if parallel {
                         jobs.into_par_iter().map(one).collect::<Result<_, _>>()?

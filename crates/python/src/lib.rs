@@ -24,6 +24,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
     m.add_class::<stats::CastStats>()?;
     m.add_function(wrap_pyfunction!(cast::cast_into, m)?)?;
+    m.add_class::<cast::Prepared>()?;
     m.add_function(wrap_pyfunction!(cast::kernel_name, m)?)?;
     m.add_function(wrap_pyfunction!(formats::format_table, m)?)?;
     m.add_function(wrap_pyfunction!(formats::format_row, m)?)?;

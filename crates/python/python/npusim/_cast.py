@@ -96,11 +96,14 @@ def cast(x, to, round="rint", saturate=None, seed=None, stats=False, threads=Non
     >>> st.exact, st.saturated
     (0, 1)
     """
-    if (type(x) is np.ndarray and from_ is None and x.flags.c_contiguous
-            and type(to) is str and type(round) is str):
-        fast = _PLAIN.get((x.dtype, to, round))
-        if fast is not None and x.size > 0:  # a plain array of a known pair: no resolving
-            src_fmt, dst_fmt, mode, out_dtype = fast
+    if (type(x) is np.ndarray and from_ is None and type(to) is str and type(round) is str
+            and (saturate is None or saturate is True or saturate is False)
+            and (seed is None or type(seed) is int)
+            and (threads is None or type(threads) is int)):
+        fast = _PLAIN.get((x.dtype, to, round, saturate, seed, threads))
+        if fast is not None and x.size and x.flags.c_contiguous:
+            # a plain array under options already seen: no names resolved, no figures built
+            prepared, out_dtype = fast
             if out is None:
                 y = np.empty(x.shape, out_dtype)
             elif (type(out) is np.ndarray and out.dtype == out_dtype and out.shape == x.shape
@@ -109,19 +112,19 @@ def cast(x, to, round="rint", saturate=None, seed=None, stats=False, threads=Non
             else:
                 y = None
             if y is not None:
-                st = _native.cast_into(x.reshape(-1).view(np.uint8), src_fmt,
-                                       y.reshape(-1).view(np.uint8), dst_fmt, round=mode,
-                                       saturate=saturate, seed=seed, threads=threads,
-                                       stats=bool(stats))
-                return (y, st) if stats else y
+                if x.ndim:
+                    xb, yb = x.view(_U8), y.view(_U8)
+                else:
+                    xb, yb = x.reshape(1).view(_U8), y.reshape(1).view(_U8)
+                if stats:
+                    return y, prepared.run(xb, yb, True)
+                prepared.run(xb, yb)
+                return y
     arr = as_array(x)
     src_fmt = source_format(arr, from_)
     dst_fmt = canonical(to)
     mode = _native.round_name(round)
     out_dtype = dtype_for(dst_fmt) or np.dtype(np.uint8)
-    if type(x) is np.ndarray and from_ is None and dtype_for(dst_fmt) is not None:
-        if x.dtype.byteorder in "=|" and len(_PLAIN) < 4096:
-            _PLAIN[(x.dtype, to, round)] = (src_fmt, dst_fmt, mode, out_dtype)
     if arr.dtype.byteorder not in "=|":
         arr = arr.astype(arr.dtype.newbyteorder("="))  # a copy: the kernels read native order
     codes_in = isinstance(arr, Codes)
@@ -153,6 +156,15 @@ def cast(x, to, round="rint", saturate=None, seed=None, stats=False, threads=Non
             st = _native.cast_into(_bytes(arr), src_fmt, flat, dst_fmt, **kw)
         else:
             st = _native.cast_into(arr.view(np.uint8), src_fmt, flat, dst_fmt, rows=True, **kw)
+    if (type(x) is np.ndarray and from_ is None and type(to) is str and type(round) is str
+            and (saturate is None or saturate is True or saturate is False)
+            and (seed is None or type(seed) is int)
+            and (threads is None or type(threads) is int)
+            and dtype_for(dst_fmt) is not None and x.dtype.byteorder in "=|"
+            and len(_PLAIN) < 4096):
+        # the options just worked: the repeat calls of a loop take the path above
+        _PLAIN[(x.dtype, to, round, saturate, seed, threads)] = (
+            _native.Prepared(src_fmt, dst_fmt, mode, saturate, seed, threads), out_dtype)
     if given is not None:
         out = given
     elif dtype_for(dst_fmt) is None:
@@ -160,10 +172,13 @@ def cast(x, to, round="rint", saturate=None, seed=None, stats=False, threads=Non
     return (out, st) if stats else out
 
 
-#: (dtype, to, round) -> (source format, destination format, mode, result dtype) of the plain
-#: native-order numpy arrays already cast to a format numpy or ml_dtypes has: the repeat calls
-#: of a loop skip resolving names (bounded, so odd inputs cannot grow it)
+#: (dtype, to, round, saturate, seed, threads) -> (parsed options, result dtype) of the plain
+#: native-order numpy arrays already cast to a format numpy or ml_dtypes has, under options of
+#: exactly these types (so ``seed=5.0`` or ``saturate=1`` never match ``5`` or ``True``): the
+#: repeat calls of a loop skip resolving names (bounded, so odd inputs cannot grow it)
 _PLAIN: dict = {}
+
+_U8 = np.dtype(np.uint8)
 
 
 def _check_out(out, shape, dtype) -> None:
