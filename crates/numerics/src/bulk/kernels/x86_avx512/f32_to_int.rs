@@ -149,9 +149,10 @@ unsafe fn cast<const R: i32, const W: usize, const WRAP: bool>(
 ///   rounded value lies strictly inside the range and, as it is within one of `x`, so does
 ///   every `x`: nothing saturates or overflows, and only exact (`popcnt` of the mask) and
 ///   flushed (the zero bytes that are not exact) are counted. The first step with a byte off
-///   the band leaves for the special loop, which casts it, unless it is a step of −Inf alone
-///   (a causal mask's tail, in runs: `vfpclassps` tells): the packs gave its 64 lanes the
-///   lower bound, saturated;
+///   the band leaves for the special loop, which casts it, unless the lanes off the band are
+///   exactly its −Inf lanes (a causal mask's tail, whole steps and the step where a row's
+///   values end: one integer compare per vector tells): the packs gave them the lower
+///   bound, saturated (and not exact, as their conversion back is finite);
 /// - **the special loop**, until [`CLEAN_RUN`] plain or ±Inf-alone steps in a row (counted
 ///   by a select) hand back to the plain loop, with no branch that NaN / ±Inf lanes take:
 ///   each vector is first passed through one `vfixupimmps` (NaN → +0, +Inf → 2^16, every
@@ -188,6 +189,9 @@ unsafe fn lean<const R: i32, const S: bool>(
     /// vfixupimmps responses for the difference `float(v) − x`: NaN −1.0 (9), zero +0 (8),
     /// ±Inf the first operand (0: the bit pattern 1), every finite nonzero value +1.0 (10).
     const CLASS: i32 = 0xAA00_A899_u32 as i32;
+    /// vfixupimmps responses for the plain loop's difference `float(v) − x`: zero +0 (8), +Inf
+    /// (from −Inf) the first operand (0: the bit pattern 1), every other class +1.0 (10).
+    const PLAIN_CLASS: i32 = 0xAA0A_A8AA_u32 as i32;
     let (lo, hi) = (_mm512_set1_ps(d.lo as f32), _mm512_set1_ps(d.hi as f32));
     // a byte `b` lies within `[lo + 1, hi − 1]` when `b − (lo + 1) ≤ hi − lo − 2` unsigned
     let lo1_8 = _mm512_set1_epi8((d.lo + 1) as i8);
@@ -237,31 +241,35 @@ unsafe fn lean<const R: i32, const S: bool>(
     let store = |i: usize, b: __m512i| unsafe { store64(dp.add(STEP * i), b, S) };
     // the counts, in general registers
     let (mut exact, mut flushed, mut saturated, mut overflow, mut invalid) = (0, 0, 0, 0, 0);
+    let plain_class = _mm512_set1_epi32(PLAIN_CLASS);
     let mut i = 0;
     while i < steps {
-        // the plain loop, up to the first step with a byte off the band
+        // the plain loop, up to the first step with a byte off the band that is not −Inf
         while i < steps {
             let xs = load(i);
             let v = xs.map(|x| convert::<R>(x));
-            let eq = join(std::array::from_fn(|j| {
-                _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(_mm512_cvtepi32_ps(v[j]), xs[j])
-            }));
-            let b = _mm512_permutexvar_epi32(unpair, bytes(v));
-            let inside = _mm512_cmple_epu8_mask(_mm512_sub_epi8(b, lo1_8), span2_8);
-            if inside != !0 {
-                if inside == 0 && join(xs.map(|x| _mm512_fpclass_ps_mask::<0x10>(x))) == !0 {
-                    // −Inf alone (a causal mask's tail): the packs gave the lower bound
-                    saturated += 64;
-                    store(i, b);
-                    i += 1;
-                    continue;
-                }
+            let c: [__m512i; 4] = std::array::from_fn(|j| {
+                let diff = _mm512_sub_ps(_mm512_cvtepi32_ps(v[j]), xs[j]);
+                _mm512_castps_si512(_mm512_fixupimm_ps::<0>(
+                    _mm512_castsi512_ps(one32),
+                    diff,
+                    plain_class,
+                ))
+            });
+            // codes and classes in the packs' order
+            let (bp, ep) = (bytes(v), bytes(c));
+            let inside = _mm512_cmple_epu8_mask(_mm512_sub_epi8(bp, lo1_8), span2_8);
+            let neg_inf = _mm512_cmpeq_epi8_mask(ep, inf8);
+            if inside | neg_inf != !0 {
                 break;
             }
-            let zero = _mm512_testn_epi8_mask(b, b);
-            exact += popcount(eq);
-            flushed += popcount(zero & !eq);
-            store(i, b);
+            let ex = _mm512_testn_epi8_mask(ep, ep);
+            let zero = _mm512_testn_epi8_mask(bp, bp);
+            exact += popcount(ex);
+            flushed += popcount(zero & !ex);
+            // the packs gave the −Inf lanes the lower bound
+            saturated += popcount(neg_inf);
+            store(i, _mm512_permutexvar_epi32(unpair, bp));
             i += 1;
         }
         // the special loop, up to [`CLEAN_RUN`] plain steps in a row
