@@ -144,15 +144,18 @@ unsafe fn cast<const R: i32, const W: usize, const WRAP: bool>(
 /// Two loops share the steps, so that what decides between them is a well-predicted branch,
 /// not one per step that data with 1 % NaN / ±Inf would take at random:
 ///
-/// - **the plain loop**: the exact lanes are those whose conversion back equals `x` (one
-///   compare per vector, joined into a 64-bit mask). Every byte within the band means every
-///   rounded value lies strictly inside the range and, as it is within one of `x`, so does
-///   every `x`: nothing saturates or overflows, and only exact (`popcnt` of the mask) and
-///   flushed (the zero bytes that are not exact) are counted. The first step with a byte off
-///   the band leaves for the special loop, which casts it, unless the lanes off the band are
-///   exactly its −Inf lanes (a causal mask's tail, whole steps and the step where a row's
-///   values end: one integer compare per vector tells): the packs gave them the lower
-///   bound, saturated (and not exact, as their conversion back is finite);
+/// - **the plain loop**: the lane's class comes from the difference `float(v) − x` of the
+///   conversion `v` and `x` passed through one `vfixupimmps` (`PLAIN_CLASS`): +0 when exact,
+///   the bit pattern 1 when +Inf (`x` = −Inf), +1.0 otherwise, which the packs narrow to the
+///   class bytes 0, 1 and 127 (cheaper than a compare per vector joined into one mask).
+///   Every byte within the band means the rounded value lies strictly inside the range and,
+///   as it is within one of `x`, so does `x`: nothing saturates or overflows. A −Inf lane
+///   (class 1) got the lower bound from the packs: saturated, not exact. So a step whose
+///   bytes are all within the band or −Inf (plain data, and a causal mask's rows: whole
+///   −Inf steps and the step where a row's values end, with no branch that follows the
+///   rows) counts exact (class 0), flushed (the zero bytes not exact) and saturated (class
+///   1); the first step with another byte off the band leaves for the special loop, which
+///   casts it;
 /// - **the special loop**, until [`CLEAN_RUN`] plain or ±Inf-alone steps in a row (counted
 ///   by a select) hand back to the plain loop, with no branch that NaN / ±Inf lanes take:
 ///   each vector is first passed through one `vfixupimmps` (NaN → +0, +Inf → 2^16, every
