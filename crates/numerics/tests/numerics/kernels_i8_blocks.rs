@@ -207,3 +207,46 @@ fn i8_into_destinations_at_every_offset_equals_the_reference() {
         }
     }
 }
+
+/// The plain loop casts steps whose lanes off the band are all −Inf (a causal mask's rows) and
+/// leaves at a step where a lane off the band is anything else: −Inf lanes next to NaN, +Inf,
+/// the finite values whose code is a bound (−128, −128.5, 127.5, −2^31, whose conversion back
+/// is exact, −f32::MAX, 2^31) and a negative subnormal, in the step where a row's values end
+/// and in whole −Inf steps, then plain steps again.
+#[test]
+fn i8_masked_rows_next_to_every_kind_of_lane_off_the_band_equal_the_reference() {
+    if !level_here(SimdLevel::Avx512) {
+        return;
+    }
+    let others = [
+        NAN,
+        SNAN,
+        POS_INF,
+        (-128.0f32).to_bits(),
+        (-128.5f32).to_bits(),
+        127.5f32.to_bits(),
+        (-2_147_483_648.0f32).to_bits(),
+        f32::MIN.to_bits(),
+        2_147_483_648.0f32.to_bits(),
+        0x807F_FFFF,
+        0x8000_0000,
+    ];
+    let mut codes = Vec::new();
+    for (k, &other) in others.iter().enumerate() {
+        // causal rows of 256 (four steps), each keeping 1 + 37 r values
+        for r in 0..6usize {
+            let mut row = normal(256, 40 + k as u64 * 8 + r as u64);
+            let keep = (1 + 37 * r).min(256);
+            row[keep..].fill(NEG_INF);
+            codes.extend(row);
+        }
+        // the other lane in the step where a row's values end, then in a whole −Inf step
+        let mut row = normal(256, 900 + k as u64);
+        row[100..].fill(NEG_INF);
+        row[100 + k] = other;
+        row[200 + 3 * k] = other;
+        codes.extend(row);
+        codes.extend(normal(128, 950 + k as u64));
+    }
+    assert_i8_equals_reference_from(&codes, &[0, 64, 5], "masked rows");
+}

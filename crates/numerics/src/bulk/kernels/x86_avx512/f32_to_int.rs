@@ -144,14 +144,18 @@ unsafe fn cast<const R: i32, const W: usize, const WRAP: bool>(
 /// Two loops share the steps, so that what decides between them is a well-predicted branch,
 /// not one per step that data with 1 % NaN / ±Inf would take at random:
 ///
-/// - **the plain loop**: the exact lanes are those whose conversion back equals `x` (one
-///   compare per vector, joined into a 64-bit mask). Every byte within the band means every
-///   rounded value lies strictly inside the range and, as it is within one of `x`, so does
-///   every `x`: nothing saturates or overflows, and only exact (`popcnt` of the mask) and
-///   flushed (the zero bytes that are not exact) are counted. The first step with a byte off
-///   the band leaves for the special loop, which casts it, unless it is a step of −Inf alone
-///   (a causal mask's tail, in runs: `vfpclassps` tells): the packs gave its 64 lanes the
-///   lower bound, saturated;
+/// - **the plain loop**: the lane's class comes from the difference `float(v) − x` of the
+///   conversion `v` and `x` passed through one `vfixupimmps` (`PLAIN_CLASS`): +0 when exact,
+///   the bit pattern 1 when +Inf (`x` = −Inf), +1.0 otherwise, which the packs narrow to the
+///   class bytes 0, 1 and 127 (cheaper than a compare per vector joined into one mask).
+///   Every byte within the band means the rounded value lies strictly inside the range and,
+///   as it is within one of `x`, so does `x`: nothing saturates or overflows. A −Inf lane
+///   (class 1) got the lower bound from the packs: saturated, not exact. So a step whose
+///   bytes are all within the band or −Inf (plain data, and a causal mask's rows: whole
+///   −Inf steps and the step where a row's values end, with no branch that follows the
+///   rows) counts exact (class 0), flushed (the zero bytes not exact) and saturated (class
+///   1); the first step with another byte off the band leaves for the special loop, which
+///   casts it;
 /// - **the special loop**, until [`CLEAN_RUN`] plain or ±Inf-alone steps in a row (counted
 ///   by a select) hand back to the plain loop, with no branch that NaN / ±Inf lanes take:
 ///   each vector is first passed through one `vfixupimmps` (NaN → +0, +Inf → 2^16, every
@@ -188,6 +192,9 @@ unsafe fn lean<const R: i32, const S: bool>(
     /// vfixupimmps responses for the difference `float(v) − x`: NaN −1.0 (9), zero +0 (8),
     /// ±Inf the first operand (0: the bit pattern 1), every finite nonzero value +1.0 (10).
     const CLASS: i32 = 0xAA00_A899_u32 as i32;
+    /// vfixupimmps responses for the plain loop's difference `float(v) − x`: zero +0 (8), +Inf
+    /// (from −Inf) the first operand (0: the bit pattern 1), every other class +1.0 (10).
+    const PLAIN_CLASS: i32 = 0xAA0A_A8AA_u32 as i32;
     let (lo, hi) = (_mm512_set1_ps(d.lo as f32), _mm512_set1_ps(d.hi as f32));
     // a byte `b` lies within `[lo + 1, hi − 1]` when `b − (lo + 1) ≤ hi − lo − 2` unsigned
     let lo1_8 = _mm512_set1_epi8((d.lo + 1) as i8);
@@ -237,31 +244,35 @@ unsafe fn lean<const R: i32, const S: bool>(
     let store = |i: usize, b: __m512i| unsafe { store64(dp.add(STEP * i), b, S) };
     // the counts, in general registers
     let (mut exact, mut flushed, mut saturated, mut overflow, mut invalid) = (0, 0, 0, 0, 0);
+    let plain_class = _mm512_set1_epi32(PLAIN_CLASS);
     let mut i = 0;
     while i < steps {
-        // the plain loop, up to the first step with a byte off the band
+        // the plain loop, up to the first step with a byte off the band that is not −Inf
         while i < steps {
             let xs = load(i);
             let v = xs.map(|x| convert::<R>(x));
-            let eq = join(std::array::from_fn(|j| {
-                _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(_mm512_cvtepi32_ps(v[j]), xs[j])
-            }));
-            let b = _mm512_permutexvar_epi32(unpair, bytes(v));
-            let inside = _mm512_cmple_epu8_mask(_mm512_sub_epi8(b, lo1_8), span2_8);
-            if inside != !0 {
-                if inside == 0 && join(xs.map(|x| _mm512_fpclass_ps_mask::<0x10>(x))) == !0 {
-                    // −Inf alone (a causal mask's tail): the packs gave the lower bound
-                    saturated += 64;
-                    store(i, b);
-                    i += 1;
-                    continue;
-                }
+            let c: [__m512i; 4] = std::array::from_fn(|j| {
+                let diff = _mm512_sub_ps(_mm512_cvtepi32_ps(v[j]), xs[j]);
+                _mm512_castps_si512(_mm512_fixupimm_ps::<0>(
+                    _mm512_castsi512_ps(one32),
+                    diff,
+                    plain_class,
+                ))
+            });
+            // codes and classes in the packs' order
+            let (bp, ep) = (bytes(v), bytes(c));
+            let inside = _mm512_cmple_epu8_mask(_mm512_sub_epi8(bp, lo1_8), span2_8);
+            let neg_inf = _mm512_cmpeq_epi8_mask(ep, inf8);
+            if inside | neg_inf != !0 {
                 break;
             }
-            let zero = _mm512_testn_epi8_mask(b, b);
-            exact += popcount(eq);
-            flushed += popcount(zero & !eq);
-            store(i, b);
+            let ex = _mm512_testn_epi8_mask(ep, ep);
+            let zero = _mm512_testn_epi8_mask(bp, bp);
+            exact += popcount(ex);
+            flushed += popcount(zero & !ex);
+            // the packs gave the −Inf lanes the lower bound
+            saturated += popcount(neg_inf);
+            store(i, _mm512_permutexvar_epi32(unpair, bp));
             i += 1;
         }
         // the special loop, up to [`CLEAN_RUN`] plain steps in a row
