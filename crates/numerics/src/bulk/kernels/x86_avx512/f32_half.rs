@@ -392,6 +392,13 @@ mod simd {
         nan16: [__m256i; 2],
         inf16: [__m256i; 2],
         payload16: __m256i,
+        /// Whether the policy's NaN and ±Inf codes are `vcvtps2ph`'s own in this mode (the
+        /// sign, the quiet bit and the payload's top nine bits; 0x7C00, 0xFC00) and ties
+        /// away is not the mode: NaN and ±Inf lanes then need no blend, only counting.
+        natural: bool,
+        /// 1 and 0x100 in every 16-bit lane, hidden from the optimiser
+        /// ([`Acc512::specials16`]).
+        inc16: (__m512i, __m512i),
     }
 
     impl F16Consts {
@@ -689,10 +696,12 @@ mod simd {
     }
 
     /// The f16 codes (`c01`: steps 0 and 1, `c23`: steps 2 and 3) of four steps `v` whose
-    /// codes are not all in the band, counted into `acc` (see [`f16_wide`]).
+    /// codes are not all in the band, counted into `acc` (see [`f16_wide`]). One copy for the
+    /// main loop and one for the special loop (`SPECIAL_LOOP`): each has one caller, so that
+    /// both stay inlined (called, it takes the main loop's data and counters off registers).
     #[target_feature(enable = "avx2,f16c,avx512f,avx512bw,avx512vl,avx512dq")]
     #[inline]
-    fn f16_quad_rare<const M: u8>(
+    fn f16_quad_rare<const M: u8, const SPECIAL_LOOP: bool>(
         v: &[__m512i; 4],
         b: &[__m256i; 4],
         (c01, c23): (__m512i, __m512i),
@@ -802,6 +811,73 @@ mod simd {
             }
         }
         (codes[0].0, codes[1].0)
+    }
+
+    /// Whether `vcvtps2ph` in mode `mode` gives the policy `sp`'s NaN and ±Inf codes itself
+    /// ([`F16Consts::natural`]): NaN's the sign, 0x7E00 and the payload's top nine bits (the
+    /// policy's fixed codes 0x7E00, 0xFE00 and a payload mask of those nine bits, perhaps with
+    /// the quiet and exponent bits the fixed codes hold anyway), ±Inf's 0x7C00 and 0xFC00.
+    fn f16_natural(sp: &SpecialResults, mode: u8) -> bool {
+        let payload = sp.nan_payload & 0xFFFF;
+        mode != rounding::NEAREST_AWAY
+            && sp.inf[0].0 == 0x7C00
+            && sp.inf[1].0 == 0xFC00
+            && sp.nan[0].0 == 0x7E00
+            && sp.nan[1].0 == 0xFE00
+            && payload & 0x1FF == 0x1FF
+            && payload & !0x7FFF == 0
+    }
+
+    /// The f16 codes (`c01`: steps 0 and 1, `c23`: steps 2 and 3) of four steps `v` (their
+    /// conversions `b`, magnitude codes `m01`, `m23`) whose only lanes at or beyond the
+    /// largest finite code are the NaN and ±Inf lanes `s01`, `s23`, under a policy whose codes
+    /// for those are the conversion's own ([`F16Consts::natural`]): no blend, the NaN and
+    /// ±Inf lanes counted by sign on the 16-bit codes (NaN: a magnitude above 0x7C00) and left
+    /// out of the exact ones. With `band` (the other lanes all in the band) exactness is the
+    /// 13 dropped bits' being zero; else the round trip, with underflow and flush counted as
+    /// [`f16_finite`] does.
+    #[target_feature(enable = "avx2,f16c,avx512f,avx512bw,avx512vl,avx512dq")]
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn f16_quad_natural<const M: u8>(
+        v: &[__m512i; 4],
+        b: &[__m256i; 4],
+        (c01, c23): (__m512i, __m512i),
+        (m01, m23): (__m512i, __m512i),
+        (s01, s23): (__mmask32, __mmask32),
+        band: bool,
+        c: &F16Consts,
+        acc: &mut Acc512,
+    ) -> (__m512i, __m512i) {
+        let one = c.one;
+        let e: [__mmask16; 4] = std::array::from_fn(|k| {
+            if band {
+                _mm512_testn_epi32_mask(v[k], set(0x1FFF))
+            } else {
+                let exact =
+                    _mm512_cmpeq_epi32_mask(_mm512_castps_si512(_mm512_cvtph_ps(b[k])), v[k]);
+                let m = _mm256_and_si256(b[k], _mm256_set1_epi16(0x7FFF));
+                let small = _mm256_testn_epi16_mask(m, _mm256_set1_epi16(0x7C00));
+                acc.underflow =
+                    _mm512_mask_add_epi32(acc.underflow, small & !exact, acc.underflow, one);
+                if M != rounding::ODD {
+                    let zero = _mm256_testn_epi16_mask(m, m);
+                    acc.flushed =
+                        _mm512_mask_add_epi32(acc.flushed, zero & !exact, acc.flushed, one);
+                }
+                exact
+            }
+        });
+        let e01 = _mm512_kunpackw(u32::from(e[1]), u32::from(e[0]));
+        let e23 = _mm512_kunpackw(u32::from(e[3]), u32::from(e[2]));
+        let nan_top = _mm512_set1_epi16(0x7C00);
+        let mut pair = |code: __m512i, m: __m512i, e: __mmask32, s: __mmask32| {
+            acc.exact32(e & !s, c.inc16.0);
+            let nan = _mm512_mask_cmpgt_epu16_mask(s, m, nan_top);
+            acc.specials16(code, s, nan, c.inc16);
+            f16_odd32::<M>(code, e | s)
+        };
+        (pair(c01, m01, e01, s01), pair(c23, m23, e23, s23))
     }
 
     /// How many of `n` 16-bit codes go before the first 64-byte boundary of `dst` (none when
@@ -920,6 +996,8 @@ mod simd {
             nan16: k.specials.nan.map(|r| _mm256_set1_epi16(r.0 as u16 as i16)),
             inf16: k.specials.inf.map(|r| _mm256_set1_epi16(r.0 as u16 as i16)),
             payload16: _mm256_set1_epi16((k.specials.nan_payload & 0x7FFF) as u16 as i16),
+            natural: f16_natural(&k.specials, M),
+            inc16: std::hint::black_box((_mm512_set1_epi16(1), _mm512_set1_epi16(0x100))),
         };
         let magnitude = _mm512_set1_epi16(0x7FFF);
         let from = _mm512_set1_epi16(0x401);
@@ -928,14 +1006,26 @@ mod simd {
         let mut totals = Totals::default();
         let mut acc = Acc512::zero();
         let steps = src.len() / 64;
+        // whether the last block held a few NaN or ±Inf lanes under a policy whose codes for
+        // them are the conversion's own: this block then takes the special loop
+        let mut specials = false;
         for (blk, (xs, ys)) in src[..64 * steps]
             .chunks(64 * BLOCK_STEPS)
             .zip(dst[..32 * steps].chunks_mut(32 * BLOCK_STEPS))
             .enumerate()
         {
-            let mut quads = xs.chunks_exact(256);
-            let mut quads_out = ys.chunks_exact_mut(128);
-            for (x, y) in (&mut quads).zip(&mut quads_out) {
+            let whole = xs.len() / 256 * 256;
+            let (xs, rx) = xs.split_at(whole);
+            let (ys, ry) = ys.split_at_mut(whole / 2);
+            if specials {
+                // SAFETY: the caller's guarantees; `ys` holds `xs.len() / 2` bytes.
+                // (the block's counters come back apart and are added: the main loop's
+                // counters never leave its registers)
+                let counted = unsafe { f16_special_quads::<M>(xs, ys, &c, stream) };
+                acc = f16_add(acc, &counted);
+            }
+            let n = if specials { 0 } else { xs.len() };
+            for (x, y) in xs[..n].chunks_exact(256).zip(ys.chunks_exact_mut(128)) {
                 let v = load_quad(x, stream);
                 let b: [__m256i; 4] = std::array::from_fn(|i| f16_base::<M>(v[i]));
                 let (c01, c23) = (join(b[0], b[1]), join(b[2], b[3]));
@@ -957,7 +1047,7 @@ mod simd {
                         f16_odd32::<M>(c23, _mm512_kunpackw(u32::from(e[3]), u32::from(e[2]))),
                     )
                 } else {
-                    f16_quad_rare::<M>(&v, &b, (c01, c23), (m01, m23), &c, &mut acc)
+                    f16_quad_rare::<M, false>(&v, &b, (c01, c23), (m01, m23), &c, &mut acc)
                 };
                 // SAFETY: `y` is 128 bytes, on a 64-byte boundary when streamed (the caller
                 // aligns `dst`; blocks and quads are whole multiples of 64 bytes).
@@ -967,8 +1057,8 @@ mod simd {
                 }
             }
             // the block's last one to three steps (only in the last block)
-            let mut rest = quads.remainder().chunks_exact(64);
-            let mut rest_out = quads_out.into_remainder().chunks_exact_mut(32);
+            let mut rest = rx.chunks_exact(64);
+            let mut rest_out = ry.chunks_exact_mut(32);
             while let (Some(x0), Some(y0)) = (rest.next(), rest_out.next()) {
                 // SAFETY: `x0` is 64 bytes, the size of the unaligned load.
                 let v0 = unsafe { _mm512_loadu_si512(x0.as_ptr().cast()) };
@@ -990,6 +1080,7 @@ mod simd {
                     }
                 }
             }
+            specials = c.natural && (1..=SPECIAL_BLOCK_LANES).contains(&f16_special_lanes(&acc));
             acc.settle();
             if (blk + 1) % FLUSH_BLOCKS == 0 {
                 acc.flush(&mut totals);
@@ -997,6 +1088,102 @@ mod simd {
         }
         acc.flush(&mut totals);
         totals
+    }
+
+    /// The most NaN and ±Inf lanes a block may hold for the next to take the special loop
+    /// ([`f16_special_quads`]): scattered NaN (a sixteenth of the lanes at most); a causal
+    /// mask's runs of −∞ run faster in the main loop.
+    const SPECIAL_BLOCK_LANES: u64 = 127;
+
+    /// The counters `a` and `b` added lane by lane (within one block: no byte counter of
+    /// the sum carries).
+    #[target_feature(enable = "avx512f,avx512bw")]
+    #[inline]
+    fn f16_add(a: Acc512, b: &Acc512) -> Acc512 {
+        let add = _mm512_add_epi32;
+        Acc512 {
+            exact: add(a.exact, b.exact),
+            underflow: add(a.underflow, b.underflow),
+            flushed: add(a.flushed, b.flushed),
+            saturated: add(a.saturated, b.saturated),
+            special: std::array::from_fn(|i| {
+                std::array::from_fn(|j| add(a.special[i][j], b.special[i][j]))
+            }),
+            nan_inf: add(a.nan_inf, b.nan_inf),
+            special16: _mm512_add_epi16(a.special16, b.special16),
+            nan16: _mm512_add_epi16(a.nan16, b.nan16),
+            exact16: _mm512_add_epi16(a.exact16, b.exact16),
+        }
+    }
+
+    /// The NaN and ±Inf lanes the byte counters of `acc` hold (counted by the NaN / ±Inf
+    /// rules since the last [`Acc512::settle`]).
+    #[target_feature(enable = "avx512f,avx512bw")]
+    #[inline]
+    fn f16_special_lanes(acc: &Acc512) -> u64 {
+        let z = _mm512_setzero_si512();
+        // NaN or ±Inf by sign: bytes 0 and 1 of `nan_inf`, both bytes of `special16`
+        let a = _mm512_sad_epu8(acc.special16, z);
+        let b = _mm512_sad_epu8(_mm512_and_si512(acc.nan_inf, set(0xFFFF)), z);
+        _mm512_reduce_add_epi64(_mm512_add_epi64(a, b)) as u64
+    }
+
+    /// The whole four-step groups of `xs` into `ys` (see [`f16_steps`]), counted into `acc`,
+    /// for the blocks after one with a few NaN or ±Inf lanes under a policy whose codes for
+    /// them are the conversion's own: a group whose lanes outside the band are exactly the
+    /// NaN and ±Inf ones takes [`f16_quad_natural`] by the band's rule, else one whose only
+    /// lanes at or beyond the largest finite code are those takes it by the round trip (small
+    /// lanes beside them), and any other [`f16_quad_rare`]: no branch on where the NaN and
+    /// ±Inf lanes are. Out of line, so that the main loop keeps its registers.
+    ///
+    /// # Safety
+    /// As [`f16_steps`]: `ys` must hold `xs.len() / 2` bytes, on a 64-byte boundary with
+    /// `stream`.
+    #[target_feature(enable = "avx2,f16c,avx512f,avx512bw,avx512vl,avx512dq")]
+    #[inline(never)]
+    unsafe fn f16_special_quads<const M: u8>(
+        xs: &[u8],
+        ys: &mut [u8],
+        c: &F16Consts,
+        stream: bool,
+    ) -> Acc512 {
+        let mut acc = Acc512::zero();
+        let magnitude = _mm512_set1_epi16(0x7FFF);
+        let from = _mm512_set1_epi16(0x401);
+        let width = _mm512_set1_epi16(c.top - 0x401);
+        let limit = _mm512_set1_epi16(c.top);
+        for (x, y) in xs.chunks_exact(256).zip(ys.chunks_exact_mut(128)) {
+            let v = load_quad(x, stream);
+            let b: [__m256i; 4] = std::array::from_fn(|i| f16_base::<M>(v[i]));
+            let (c01, c23) = (join(b[0], b[1]), join(b[2], b[3]));
+            let (m01, m23) = (
+                _mm512_and_si512(c01, magnitude),
+                _mm512_and_si512(c23, magnitude),
+            );
+            // vfpclassps: QNaN 0x01, +Inf 0x08, −Inf 0x10, SNaN 0x80
+            let class = |v: __m512i| _mm512_fpclass_ps_mask::<0x99>(_mm512_castsi512_ps(v));
+            let s01 = _mm512_kunpackw(u32::from(class(v[1])), u32::from(class(v[0])));
+            let s23 = _mm512_kunpackw(u32::from(class(v[3])), u32::from(class(v[2])));
+            let out01 = _mm512_cmpge_epu16_mask(_mm512_sub_epi16(m01, from), width);
+            let out23 = _mm512_cmpge_epu16_mask(_mm512_sub_epi16(m23, from), width);
+            let s = (s01, s23);
+            let (h01, h23) = if out01 == s01 && out23 == s23 {
+                f16_quad_natural::<M>(&v, &b, (c01, c23), (m01, m23), s, true, c, &mut acc)
+            } else if _mm512_cmpge_epu16_mask(m01, limit) == s01
+                && _mm512_cmpge_epu16_mask(m23, limit) == s23
+            {
+                f16_quad_natural::<M>(&v, &b, (c01, c23), (m01, m23), s, false, c, &mut acc)
+            } else {
+                f16_quad_rare::<M, true>(&v, &b, (c01, c23), (m01, m23), c, &mut acc)
+            };
+            // SAFETY: `y` is 128 bytes, on a 64-byte boundary when streamed (the caller
+            // aligns `dst`; blocks and quads are whole multiples of 64 bytes).
+            unsafe {
+                store64(y.as_mut_ptr(), h01, stream);
+                store64(y.as_mut_ptr().add(64), h23, stream);
+            }
+        }
+        acc
     }
 
     /// The bf16 codes (in 32-bit lanes) of the f32 codes `v` in mode `M`, and the lanes that
