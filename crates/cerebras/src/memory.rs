@@ -190,8 +190,10 @@ impl std::fmt::Debug for PeMemory {
 }
 
 impl PeMemory {
-    /// Words the held part grows by when a store lands above it (4 KiB).
-    pub const GROWTH_WORDS: usize = 2048;
+    /// Words the held part grows by when a store lands above it (128 bytes; the vector's
+    /// room still grows geometrically, so a memory filled upwards store by store is copied a
+    /// few times only).
+    pub const GROWTH_WORDS: usize = 64;
 
     /// A zeroed memory of the architecture's size.
     pub fn new(arch: Arch) -> PeMemory {
