@@ -37,6 +37,7 @@ mod kernels_half_quads;
 mod kernels_half_special_blocks;
 mod kernels_half_src;
 mod kernels_i32;
+mod kernels_i8_avx2_steps;
 mod kernels_i8_blocks;
 mod kernels_i8_classes;
 mod kernels_i8_widen_steps;

@@ -287,7 +287,7 @@ impl crate::bulk::kernels::SliceKernel for IntDst {
         }
         if level >= SimdLevel::Avx2
             && let Some(counts) = on_x86_64!(
-                crate::bulk::kernels::x86_avx2::f32_to_int::run(self, src, dst, n),
+                crate::bulk::kernels::x86_avx2::f32_to_int::run(self, src, dst, n, stream),
                 None
             )
         {

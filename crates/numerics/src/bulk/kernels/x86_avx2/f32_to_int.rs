@@ -14,17 +14,40 @@ use crate::status::{Status, StatusCounts};
 /// Elements per step (two vectors of 8).
 const STEP: usize = 16;
 
-/// Casts `n` little-endian f32 codes into `d.bytes`-byte integers at the AVX2 level; `None`
-/// when the machine lacks AVX2 or
-/// [`IntDst::simd_serves`] does not hold.
-pub(crate) fn run(d: &IntDst, src: &[u8], dst: &mut [u8], n: usize) -> Option<StatusCounts> {
+/// Casts `n` little-endian f32 codes into `d.bytes`-byte integers at the AVX2 level (i8 to
+/// nearest even, saturating, by [`super::f32_i8`], non-temporally with `stream` where its
+/// destination is aligned); `None` when the machine lacks AVX2 or [`IntDst::simd_serves`]
+/// does not hold.
+pub(crate) fn run(
+    d: &IntDst,
+    src: &[u8],
+    dst: &mut [u8],
+    n: usize,
+    stream: bool,
+) -> Option<StatusCounts> {
+    if super::f32_i8::serves(d)
+        && crate::bulk::kernels::simd::avx2_present()
+        && std::arch::is_x86_feature_detected!("popcnt")
+    {
+        return Some(body_then_tail(
+            d,
+            src,
+            dst,
+            n,
+            super::f32_i8::STEP,
+            |s, t, _| {
+                // SAFETY: the CPU has AVX2 and POPCNT (checked just above) and `d` is served.
+                unsafe { super::f32_i8::run(d, s, t, stream) }
+            },
+        ));
+    }
     if d.simd_serves() && crate::bulk::kernels::simd::avx2_present() {
         return Some(body_then_tail(d, src, dst, n, STEP, |s, t, m| {
             // SAFETY: the CPU has AVX2 (checked just above).
             unsafe { dispatch(d, s, t, m) }
         }));
     }
-    let _ = (d, src, dst, n);
+    let _ = (d, src, dst, n, stream);
     None
 }
 
@@ -131,7 +154,7 @@ fn round<const R: i32>(x: std::arch::x86_64::__m256) -> std::arch::x86_64::__m25
 /// `y` as `W`-byte integers (`W` = 0: 4-bit codes two per byte, the first in the low nibble).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn store<const W: usize>(
+pub(super) fn store<const W: usize>(
     ca: std::arch::x86_64::__m256i,
     cb: std::arch::x86_64::__m256i,
     y: &mut [u8],
@@ -161,7 +184,7 @@ fn store<const W: usize>(
 
 /// Adds the statuses of a run of `m` elements to `counts`, from the lane counters' sums
 /// (inexact, overflow, flushed, saturated input, invalid); `WRAP` as in [`cast`].
-fn add_run<const WRAP: bool>(counts: &mut StatusCounts, m: u64, sums: [u64; 5]) {
+pub(super) fn add_run<const WRAP: bool>(counts: &mut StatusCounts, m: u64, sums: [u64; 5]) {
     let [inexact, overflow, flushed, saturated, invalid] = sums;
     counts.total += m;
     // Every invalid or overflowing result is also inexact.
@@ -247,7 +270,7 @@ fn cast<const R: i32, const W: usize, const WRAP: bool>(
 /// The destination's range `[lo, hi]` in every lane, as f32 and as i32, and the mask of its
 /// codes' bits.
 #[derive(Clone, Copy)]
-struct Range {
+pub(super) struct Range {
     /// The lower bound as f32.
     lo: std::arch::x86_64::__m256,
     /// The upper bound as f32.
@@ -264,7 +287,7 @@ impl Range {
     /// The range of `d`.
     #[target_feature(enable = "avx2")]
     #[inline]
-    fn of(d: &IntDst) -> Self {
+    pub(super) fn of(d: &IntDst) -> Self {
         use std::arch::x86_64::*;
         Self {
             lo: _mm256_set1_ps(d.lo as f32),
@@ -290,7 +313,7 @@ fn sum(v: std::arch::x86_64::__m256i) -> u64 {
 /// invalid) of the 8 lanes `x`, for the range `g`.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn lanes<const R: i32, const WRAP: bool>(
+pub(super) fn lanes<const R: i32, const WRAP: bool>(
     x: std::arch::x86_64::__m256,
     g: &Range,
 ) -> (std::arch::x86_64::__m256i, [std::arch::x86_64::__m256i; 5]) {
