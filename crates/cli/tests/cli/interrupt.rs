@@ -75,6 +75,15 @@ fn interrupt(input: &Path, dir: &Path, signal: i32) -> Option<i32> {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
+    // A shell started before the cast sends the signal with its built-in `kill` as soon as it
+    // reads the pid: no process to start between seeing the write and signalling it (a loaded
+    // machine could take longer to start one than the cast takes to finish).
+    let mut sender = Command::new("sh")
+        .arg("-c")
+        .arg(format!("read pid && kill -{signal} \"$pid\""))
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
     let start = Instant::now();
     let seen = loop {
         if writing(child.id(), dir) {
@@ -86,15 +95,16 @@ fn interrupt(input: &Path, dir: &Path, signal: i32) -> Option<i32> {
         std::thread::sleep(Duration::from_millis(1));
     };
     if !seen {
+        drop(sender.stdin.take()); // the shell reads nothing and ends
+        let _ = sender.wait();
         let _ = child.kill();
         let _ = child.wait();
         return None;
     }
-    let killed = Command::new("kill")
-        .args([format!("-{signal}"), child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
+    let mut pid = sender.stdin.take().unwrap();
+    writeln!(pid, "{}", child.id()).unwrap();
+    drop(pid);
+    assert!(sender.wait().unwrap().success());
     let status = child.wait().unwrap();
     Some(status.code().unwrap_or(-1))
 }
@@ -102,7 +112,7 @@ fn interrupt(input: &Path, dir: &Path, signal: i32) -> Option<i32> {
 /// Interrupts casts of `input` with `signal` until one is caught mid-write; its exit code.
 /// A cast that finished first is undone: its output removed, or `old_output` put back.
 fn interrupt_mid_write(input: &Path, dir: &Path, signal: i32, old_output: Option<&[u8]>) -> i32 {
-    for _ in 0..5 {
+    for _ in 0..20 {
         match interrupt(input, dir, signal) {
             Some(code) if code != 0 => return code,
             // Finished between being seen and the signal: try again.
