@@ -109,10 +109,23 @@ fn interrupt(input: &Path, dir: &Path, signal: i32) -> Option<i32> {
     Some(status.code().unwrap_or(-1))
 }
 
+/// Whether this process ignores `signal` (Linux: its bit in `/proc/self/status`'s `SigIgn`),
+/// as a child started from it then does.
+fn ignored_by_this_process(signal: i32) -> bool {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return false;
+    };
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigIgn:"))
+        .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+        .is_some_and(|mask| mask >> (signal - 1) & 1 == 1)
+}
+
 /// Interrupts casts of `input` with `signal` until one is caught mid-write; its exit code.
 /// A cast that finished first is undone: its output removed, or `old_output` put back.
 fn interrupt_mid_write(input: &Path, dir: &Path, signal: i32, old_output: Option<&[u8]>) -> i32 {
-    for _ in 0..20 {
+    for _ in 0..5 {
         match interrupt(input, dir, signal) {
             Some(code) if code != 0 => return code,
             // Finished between being seen and the signal: try again.
@@ -159,6 +172,12 @@ fn every_terminating_signal_mid_write_leaves_no_file() {
     // 256 MiB of f32: long enough to be caught while the output is written.
     write_f32_npy(&input, 64 << 20);
     for (name, signal) in caught_signals() {
+        if ignored_by_this_process(signal) {
+            // A cast started with a signal ignored keeps it ignored (the next test checks
+            // that): under `nohup`, SIGHUP cannot interrupt it. Said, not passed silently.
+            eprintln!("SIG{name} is ignored by the test process (started under nohup?): not tried");
+            continue;
+        }
         let got = interrupt_mid_write(&input, dir.path(), signal, None);
         assert_eq!(got, 128 + signal, "exit code after SIG{name}");
         let left = others(dir.path(), "in.npy");
