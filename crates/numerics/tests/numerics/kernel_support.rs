@@ -513,3 +513,12 @@ pub fn assert_half_offsets_match_reference(
         }
     }
 }
+
+/// The NaN and ±Inf f32 codes in block `block` of `codes`, in the bulk loops' blocks of 2048
+/// elements.
+pub fn nan_inf_in_block(codes: &[u32], block: usize) -> usize {
+    codes[2048 * block..2048 * (block + 1)]
+        .iter()
+        .filter(|&&c| c & 0x7F80_0000 == 0x7F80_0000)
+        .count()
+}

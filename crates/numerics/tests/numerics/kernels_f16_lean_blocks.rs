@@ -9,7 +9,7 @@
 //! with one small lane, a zero, a finite overflow, the largest finite value, the largest f32
 //! or the smallest subnormal.
 
-use crate::kernel_support::{assert_f32_storages_at_all_levels, random_f32};
+use crate::kernel_support::{assert_f32_storages_at_all_levels, nan_inf_in_block, random_f32};
 use npusim_numerics::{Format, Storage};
 
 /// Scattered specials in turn: NaNs (quiet, signalling, payloads only in the dropped bits,
@@ -90,12 +90,7 @@ fn f16_lean_and_inf_blocks_equal_the_reference_at_every_level() {
 #[test]
 fn the_lean_blocks_data_has_what_it_claims() {
     let codes = lean_blocks(8 * 2048, 1);
-    let specials = |b: usize| {
-        codes[2048 * b..2048 * (b + 1)]
-            .iter()
-            .filter(|&&c| c & 0x7F80_0000 == 0x7F80_0000)
-            .count()
-    };
+    let specials = |b: usize| nan_inf_in_block(&codes, b);
     // a few specials (the lean rule next), more than 127 (the inf rule next), and mask rows
     assert!((1..128).contains(&specials(0)), "{}", specials(0));
     assert!((0..8).any(|b| b % 4 != 3 && specials(b) >= 128));

@@ -9,7 +9,7 @@
 //! finite value, the largest f32, exact values and NaN of every payload kind with ±Inf; then
 //! a block of a causal mask's −∞ (the main loop next) and a block with no special at all.
 
-use crate::kernel_support::{assert_f32_storages_at_all_levels, random_f32};
+use crate::kernel_support::{assert_f32_storages_at_all_levels, nan_inf_in_block, random_f32};
 use npusim_numerics::{Format, Storage};
 
 /// NaNs (quiet, signalling, payloads only in the dropped bits, both signs) and ±Inf in turn.
@@ -130,12 +130,7 @@ fn f16_special_loop_blocks_equal_the_reference_at_every_level() {
 #[test]
 fn the_special_blocks_data_has_what_it_claims() {
     let codes = special_blocks(12 * 2048, 1);
-    let specials = |b: usize| {
-        codes[2048 * b..2048 * (b + 1)]
-            .iter()
-            .filter(|&&c| c & 0x7F80_0000 == 0x7F80_0000)
-            .count()
-    };
+    let specials = |b: usize| nan_inf_in_block(&codes, b);
     // a few specials before each of blocks 1 to 4 (the special loop there), many in block 4,
     // none in block 5
     for b in 0..4 {
