@@ -26,6 +26,10 @@ use crate::threads::Threads;
 /// Elements per piece of the error statistics (fixed, so the sums do not depend on threads).
 const STATS_CHUNK: usize = 1 << 16;
 
+/// Elements from which a cast releases the GIL while it runs (below, the cast takes less
+/// time than releasing and retaking it).
+const DETACH_FROM: usize = 4096;
+
 /// The parsed options of one cast and the library's plan of it (kernel and level chosen
 /// once).
 struct Plan {
@@ -136,8 +140,15 @@ impl Prepared {
         let parallel = self.threads.parallel();
         let n = bytes.len() / sb;
         let split = parallel && (plan.cast.splits(n) || (stats && n > STATS_CHUNK));
-        py.detach(|| self.install(split, || plan.run(bytes, out, 0, parallel, stats)))
-            .map_err(|m| raise(Kind::Cast, m))?
+        let mut work = || self.install(split, || plan.run(bytes, out, 0, parallel, stats));
+        // a small cast keeps the GIL: releasing and taking it back would cost more than the
+        // cast itself
+        let done = if n < DETACH_FROM && !split {
+            work()
+        } else {
+            py.detach(work)
+        };
+        done.map_err(|m| raise(Kind::Cast, m))?
             .map_err(|m| raise(Kind::Cast, m))
     }
 }
