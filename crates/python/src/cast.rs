@@ -7,9 +7,9 @@
 //! destination, each row's stochastic-rounding index continuing the C-order count, so the
 //! bits equal those of the contiguous cast.
 
-use npusim_io::cast::ErrorStats;
 use std::sync::{Arc, OnceLock};
 
+use npusim_io::cast::ErrorStats;
 use npusim_numerics::{
     BulkOptions, CastPlan, CastPolicy, Format, Layout, RoundMode, StatusCounts, Storage,
 };
@@ -115,7 +115,8 @@ impl Prepared {
         }
     }
 
-    /// Casts the contiguous bytes `bytes` into `out` (the GIL released) and returns the
+    /// Casts the contiguous bytes `bytes` into `out` (the GIL released from [`DETACH_FROM`]
+    /// elements on, or when the cast splits over threads) and returns the
     /// status counts, and the error statistics when `stats` is set.
     fn cast(
         &self,
