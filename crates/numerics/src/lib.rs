@@ -64,8 +64,9 @@ pub mod round;
 pub mod status;
 
 pub use bulk::{
-    BulkOptions, Encoded, KernelChoice, Layout, Storage, cast_elements, cast_elements_with_status,
-    cast_from_f32, cast_slice, cast_to_f32, entropy, kernel_name, kernel_name_at,
+    BulkOptions, CastPlan, Encoded, KernelChoice, Layout, Storage, cast_elements,
+    cast_elements_with_status, cast_from_f32, cast_slice, cast_to_f32, entropy, kernel_name,
+    kernel_name_at,
 };
 pub use convert::{convert, convert_exact, convert_with_entropy, convert_with_status, round_exact};
 pub use error::NumericsError;

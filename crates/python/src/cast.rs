@@ -7,14 +7,16 @@
 //! destination, each row's stochastic-rounding index continuing the C-order count, so the
 //! bits equal those of the contiguous cast.
 
+use std::sync::{Arc, OnceLock};
+
 use npusim_io::cast::ErrorStats;
 use npusim_numerics::{
-    BulkOptions, CastPolicy, Format, Layout, RoundMode, StatusCounts, Storage,
-    cast_elements_with_status,
+    BulkOptions, CastPlan, CastPolicy, Format, Layout, RoundMode, StatusCounts, Storage,
 };
 use numpy::ndarray::Axis;
 use numpy::{PyReadonlyArrayDyn, PyReadwriteArray1, PyReadwriteArrayDyn};
 use pyo3::prelude::*;
+use rayon::ThreadPool;
 use rayon::prelude::*;
 
 use crate::errors::{Kind, guarded, raise, to_py};
@@ -24,12 +26,16 @@ use crate::threads::Threads;
 /// Elements per piece of the error statistics (fixed, so the sums do not depend on threads).
 const STATS_CHUNK: usize = 1 << 16;
 
-/// The parsed options of one cast.
+/// Elements from which a cast releases the GIL while it runs (below, the cast takes less
+/// time than releasing and retaking it).
+const DETACH_FROM: usize = 4096;
+
+/// The parsed options of one cast and the library's plan of it (kernel and level chosen
+/// once).
 struct Plan {
     src: Storage,
     dst: Storage,
-    policy: CastPolicy,
-    options: BulkOptions,
+    cast: CastPlan,
 }
 
 /// A format by name (canonical or alias).
@@ -52,12 +58,15 @@ fn unpacked(f: Format) -> PyResult<Storage> {
     Storage::new(f, Layout::Unpacked).map_err(|e| to_py(Kind::Cast, &e))
 }
 
-/// A cast's parsed options (formats, rounding, saturation, seed, threads), made once and
-/// reused: `npusim.cast` keeps one per option set, so a repeated call parses no names.
+/// A cast's parsed options (formats, rounding, saturation, seed, threads) and the library's
+/// plan of it, made once and reused: `npusim.cast` keeps one per option set, so a repeated
+/// call parses no names and chooses no kernel.
 #[pyclass(module = "npusim._native", frozen)]
 pub struct Prepared {
     plan: Plan,
     threads: Threads,
+    /// The pool of `threads=n` (n > 1), looked up on first use.
+    pool: OnceLock<Arc<ThreadPool>>,
 }
 
 impl Prepared {
@@ -72,19 +81,42 @@ impl Prepared {
     ) -> PyResult<Prepared> {
         let (sf, df) = (format(src_format)?, format(dst_format)?);
         let threads = Threads::from_arg(threads).map_err(|m| raise(Kind::Cast, m))?;
-        let plan = Plan {
-            src: unpacked(sf)?,
-            dst: unpacked(df)?,
-            policy: policy(round, saturate)?,
-            options: BulkOptions {
-                seed: seed.unwrap_or(npusim_numerics::bulk::DEFAULT_SEED),
-                ..BulkOptions::default()
-            },
+        let (src, dst) = (unpacked(sf)?, unpacked(df)?);
+        let options = BulkOptions {
+            seed: seed.unwrap_or(npusim_numerics::bulk::DEFAULT_SEED),
+            parallel: threads.parallel(),
+            ..BulkOptions::default()
         };
-        Ok(Prepared { plan, threads })
+        let cast = CastPlan::new(src, dst, &policy(round, saturate)?, &options)
+            .map_err(|e| raise(Kind::Cast, e.to_string()))?;
+        let plan = Plan { src, dst, cast };
+        Ok(Prepared {
+            plan,
+            threads,
+            pool: OnceLock::new(),
+        })
     }
 
-    /// Casts the contiguous bytes `bytes` into `out` (the GIL released) and returns the
+    /// Runs `f` in the pool of `threads=` (on the calling thread for `threads=1` and for
+    /// work that does not split: a small cast's bits do not depend on where it runs).
+    fn install<T: Send>(&self, split: bool, f: impl FnOnce() -> T + Send) -> Result<T, String> {
+        match self.threads {
+            Threads::Exactly(n) if n > 1 && split => {
+                let pool = match self.pool.get() {
+                    Some(p) => p,
+                    None => {
+                        let p = crate::threads::pool(n)?;
+                        self.pool.get_or_init(|| p)
+                    }
+                };
+                Ok(pool.install(f))
+            }
+            _ => Ok(f()),
+        }
+    }
+
+    /// Casts the contiguous bytes `bytes` into `out` (the GIL released from [`DETACH_FROM`]
+    /// elements on, or when the cast splits over threads) and returns the
     /// status counts, and the error statistics when `stats` is set.
     fn cast(
         &self,
@@ -105,10 +137,19 @@ impl Prepared {
                 ),
             ));
         }
-        let (plan, threads) = (&self.plan, self.threads);
-        let parallel = threads.parallel();
-        py.detach(|| threads.install(|| plan.run(bytes, out, 0, parallel, stats)))
-            .map_err(|m| raise(Kind::Cast, m))?
+        let plan = &self.plan;
+        let parallel = self.threads.parallel();
+        let n = bytes.len() / sb;
+        let split = parallel && (plan.cast.splits(n) || (stats && n > STATS_CHUNK));
+        let mut work = || self.install(split, || plan.run(bytes, out, 0, parallel, stats));
+        // a small cast keeps the GIL: releasing and taking it back would cost more than the
+        // cast itself
+        let done = if n < DETACH_FROM && !split {
+            work()
+        } else {
+            py.detach(work)
+        };
+        done.map_err(|m| raise(Kind::Cast, m))?
             .map_err(|m| raise(Kind::Cast, m))
     }
 }
@@ -169,14 +210,10 @@ impl Plan {
         with_errors: bool,
     ) -> Result<(StatusCounts, ErrorStats), String> {
         let n = src.len() / self.src.format().unpacked_bytes();
-        let options = BulkOptions {
-            first_index: first,
-            parallel,
-            ..self.options
-        };
-        let counts =
-            cast_elements_with_status(src, self.src, dst, self.dst, n, &self.policy, &options)
-                .map_err(|e| e.to_string())?;
+        let counts = self
+            .cast
+            .run_piece(src, dst, n, first, parallel)
+            .map_err(|e| e.to_string())?;
         let mut stats = ErrorStats::default();
         if with_errors {
             let (sb, db) = (
@@ -232,7 +269,7 @@ pub fn cast_into(
 ) -> PyResult<CastStats> {
     guarded(|| {
         let prepared = Prepared::parse(src_format, dst_format, round, saturate, seed, threads)?;
-        let (plan, threads) = (&prepared.plan, prepared.threads);
+        let plan = &prepared.plan;
         let (sf, df) = (plan.src.format(), plan.dst.format());
         let (sb, db) = (sf.unpacked_bytes(), df.unpacked_bytes());
         let view = src.as_array();
@@ -249,7 +286,7 @@ pub fn cast_into(
             let (counts, errors) = prepared.cast(py, bytes, out, stats)?;
             return Ok(CastStats::new(&counts, stats.then_some(&errors)));
         }
-        let parallel = threads.parallel();
+        let parallel = prepared.threads.parallel();
         let result = {
             let last = Axis(view.ndim().saturating_sub(1));
             let row_bytes = if view.ndim() == 0 {
@@ -281,7 +318,7 @@ pub fn cast_into(
                 ));
             }
             py.detach(|| {
-                threads.install(|| {
+                prepared.install(parallel, || {
                     if row_elems == 0 {
                         return Ok((StatusCounts::default(), ErrorStats::default()));
                     }

@@ -29,18 +29,10 @@ impl Threads {
     pub fn parallel(self) -> bool {
         self != Threads::Exactly(1)
     }
-
-    /// Runs `f` in this pool.
-    pub fn install<T: Send>(self, f: impl FnOnce() -> T + Send) -> Result<T, String> {
-        match self {
-            Threads::All | Threads::Exactly(1) => Ok(f()),
-            Threads::Exactly(n) => Ok(pool(n)?.install(f)),
-        }
-    }
 }
 
 /// The pool of `n` threads, built on first use.
-fn pool(n: usize) -> Result<Arc<ThreadPool>, String> {
+pub fn pool(n: usize) -> Result<Arc<ThreadPool>, String> {
     static POOLS: OnceLock<Mutex<HashMap<usize, Arc<ThreadPool>>>> = OnceLock::new();
     let pools = POOLS.get_or_init(|| Mutex::new(HashMap::new()));
     let mut map = pools

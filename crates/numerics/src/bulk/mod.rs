@@ -203,7 +203,34 @@ pub fn cast_elements_with_status(
     if count == 0 {
         return Ok(StatusCounts::default());
     }
-    if src_storage == dst_storage {
+    let plan = (src_storage != dst_storage)
+        .then(|| Plan::cached(src_storage, dst_storage, policy, options.kernels));
+    Ok(run_planned(
+        plan.as_ref(),
+        src,
+        src_storage,
+        dst,
+        dst_storage,
+        count,
+        policy,
+        options,
+    ))
+}
+
+/// The cast of [`cast_elements_with_status`] once its checks passed (`count` > 0, buffers of
+/// the right size) under `plan` (`None`: the two storages are the same).
+#[allow(clippy::too_many_arguments)]
+fn run_planned(
+    plan: Option<&Plan>,
+    src: &[u8],
+    src_storage: Storage,
+    dst: &mut [u8],
+    dst_storage: Storage,
+    count: usize,
+    policy: &CastPolicy,
+    options: &BulkOptions,
+) -> StatusCounts {
+    let Some(plan) = plan else {
         // A cast to the same storage is a copy of the bytes; only NaN and Inf are counted.
         dst.copy_from_slice(src);
         let mut counts = StatusCounts::default();
@@ -212,14 +239,13 @@ pub fn cast_elements_with_status(
             let f = src_storage.format();
             counts.record(convert_with_status(code, f, f, policy, 0).status);
         }
-        return Ok(counts);
-    }
+        return counts;
+    };
     let per = dst_storage.per_byte();
     if !count.is_multiple_of(per) {
         // The unused high bits of the last packed byte are zero, never stale memory.
         dst[count / per] = 0;
     }
-    let plan = Plan::new(src_storage, dst_storage, policy, options.kernels);
     let work = |src: &[u8], dst: &mut [u8], start: usize, n: usize| {
         plan.run(src, dst, start, n, policy, options)
     };
@@ -229,10 +255,139 @@ pub fn cast_elements_with_status(
         count,
         options,
     };
-    Ok(split.run(src, dst, work, |mut a, b| {
+    split.run(src, dst, work, |mut a, b| {
         a.add(&b);
         a
-    }))
+    })
+}
+
+/// A bulk cast between two storages under one policy and one set of options, planned once:
+/// the kernel and its instruction-set level are chosen when the plan is made, so each
+/// [`CastPlan::run`] does no kernel selection, no hashing and no locking before the kernel
+/// runs. Its results are those of [`cast_elements_with_status`] with the same arguments, bit
+/// for bit, with the same errors.
+///
+/// ```
+/// use npusim_numerics::{BulkOptions, CastPlan, CastPolicy, Format, Storage};
+/// let plan = CastPlan::new(Storage::native(Format::F32), Storage::native(Format::F16),
+///     &CastPolicy::default(), &BulkOptions::default()).unwrap();
+/// let src: Vec<u8> = [1.0f32, 1e9].iter().flat_map(|x| x.to_le_bytes()).collect();
+/// let mut dst = [0u8; 4];
+/// let counts = plan.run(&src, &mut dst, 2).unwrap();
+/// assert_eq!(dst, [0x00, 0x3C, 0x00, 0x7C]); // 1.0, and 1e9 overflows to +Inf
+/// assert_eq!((counts.total, counts.exact), (2, 1));
+/// ```
+#[derive(Clone, Debug)]
+pub struct CastPlan {
+    src: Storage,
+    dst: Storage,
+    policy: CastPolicy,
+    options: BulkOptions,
+    /// `None` when the two storages are the same (a copy).
+    plan: Option<Plan>,
+}
+
+impl CastPlan {
+    /// The plan of casts from `src` to `dst` under `policy` and `options` (whose
+    /// `first_index` and `parallel` are the defaults of [`CastPlan::run`]). Fails with
+    /// [`NumericsError::UnknownKernelSwitch`] when `NPUSIM_KERNEL` names no switch.
+    pub fn new(
+        src: Storage,
+        dst: Storage,
+        policy: &CastPolicy,
+        options: &BulkOptions,
+    ) -> Result<CastPlan, NumericsError> {
+        switch::check()?;
+        Ok(CastPlan {
+            src,
+            dst,
+            policy: *policy,
+            options: *options,
+            plan: (src != dst).then(|| Plan::new(src, dst, policy, options.kernels)),
+        })
+    }
+
+    /// Casts `count` elements of `src` into `dst` and counts their statuses, as
+    /// [`cast_elements_with_status`] with this plan's storages, policy and options.
+    pub fn run(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        count: usize,
+    ) -> Result<StatusCounts, NumericsError> {
+        self.run_piece(
+            src,
+            dst,
+            count,
+            self.options.first_index,
+            self.options.parallel,
+        )
+    }
+
+    /// [`CastPlan::run`] of a piece whose first element has global index `first_index` (the
+    /// stochastic-rounding index), split over the rayon pool when `parallel` is set and the
+    /// piece is large enough ([`CastPlan::splits`]).
+    pub fn run_piece(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        count: usize,
+        first_index: u64,
+        parallel: bool,
+    ) -> Result<StatusCounts, NumericsError> {
+        self.src.check_len(src.len(), count, "source")?;
+        self.dst.check_len(dst.len(), count, "destination")?;
+        if count == 0 {
+            return Ok(StatusCounts::default());
+        }
+        let options = BulkOptions {
+            first_index,
+            parallel,
+            ..self.options
+        };
+        Ok(run_planned(
+            self.plan.as_ref(),
+            src,
+            self.src,
+            dst,
+            self.dst,
+            count,
+            &self.policy,
+            &options,
+        ))
+    }
+
+    /// Whether a parallel run of `count` elements uses the rayon pool (else it runs whole on
+    /// the calling thread, so a caller need not hand it to a pool).
+    pub fn splits(&self, count: usize) -> bool {
+        self.plan.is_some() && count >= self.options.parallel_threshold.max(2 * MIN_CHUNK)
+    }
+
+    /// The source storage.
+    pub fn source(&self) -> Storage {
+        self.src
+    }
+
+    /// The destination storage.
+    pub fn destination(&self) -> Storage {
+        self.dst
+    }
+
+    /// The policy.
+    pub fn policy(&self) -> &CastPolicy {
+        &self.policy
+    }
+
+    /// The options the plan was made with.
+    pub fn options(&self) -> &BulkOptions {
+        &self.options
+    }
+
+    /// The name of the code that casts the bulk of each slice ([`kernel_name`]'s names;
+    /// `"copy"` when the storages are the same).
+    pub fn kernel_name(&self) -> &'static str {
+        self.plan.as_ref().map_or("copy", Plan::name)
+    }
 }
 
 /// How a bulk operation over `count` elements of two buffers is split: whole on the calling

@@ -15,6 +15,7 @@ mod block_sweep;
 mod block_vector;
 mod block_vectors;
 mod bulk;
+mod bulk_cast_plan;
 mod exhaustive_small;
 mod hif8_reference;
 mod kernel_levels;

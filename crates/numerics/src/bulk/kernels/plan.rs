@@ -2,11 +2,16 @@
 //! instruction-set level it runs at on this machine. A plan is made once per cast; the same
 //! value runs the slices ([`Plan::run`]) and names what runs ([`Plan::name`]).
 
+use std::cell::RefCell;
+
 use super::{Kernel, select};
 use crate::bulk::kernels::simd::SimdLevel;
 use crate::bulk::{BulkOptions, KernelChoice, Storage};
 use crate::policy::CastPolicy;
 use crate::status::StatusCounts;
+
+/// How many combinations [`Plan::cached`] remembers per thread.
+const CACHED: usize = 16;
 
 /// A kernel and the level it runs at, for one (source storage, destination storage, policy).
 #[derive(Clone, Debug)]
@@ -47,6 +52,36 @@ impl Plan {
             src: s,
             dst: d,
         }
+    }
+
+    /// [`Plan::new`] of the combination, remembered per thread: a repeat of one of the
+    /// thread's last [`CACHED`] combinations compares a few keys and clones the plan (no
+    /// selection, no hashing, no lock), so a caller that casts many small slices (the block
+    /// casts, the CLI's chunks) pays the kernel choice once.
+    pub(crate) fn cached(
+        s: Storage,
+        d: Storage,
+        policy: &CastPolicy,
+        choice: KernelChoice,
+    ) -> Plan {
+        type Key = (Storage, Storage, CastPolicy, KernelChoice);
+        thread_local! {
+            static RECENT: RefCell<Vec<(Key, Plan)>> = const { RefCell::new(Vec::new()) };
+        }
+        let key = (s, d, *policy, choice);
+        if let Some(p) =
+            RECENT.with_borrow(|r| r.iter().find(|(k, _)| *k == key).map(|(_, p)| p.clone()))
+        {
+            return p;
+        }
+        let plan = Plan::new(s, d, policy, choice);
+        RECENT.with_borrow_mut(|r| {
+            if r.len() >= CACHED {
+                r.remove(0);
+            }
+            r.push((key, plan.clone()));
+        });
+        plan
     }
 
     /// Casts elements `0..n` of the sub-buffers (`start` is their global index offset).
