@@ -35,11 +35,11 @@ fn lanes(c: &Consts, a: __m256i, bias: __m256i) -> (__m256i, __m256i) {
     ));
     // rounded by the default environment: to nearest, ties to even
     let y = _mm256_add_ps(s, m);
-    let d = _mm256_sub_ps(_mm256_sub_ps(y, m), s);
-    (
-        _mm256_sub_epi32(_mm256_castps_si256(y), bias),
-        _mm256_castps_si256(d),
-    )
+    // both non-negative: the difference of the bits has the sign of `r − s`; NaN and ±Inf
+    // (`s` a NaN that the add and the subtraction pass on): zero
+    let r = _mm256_sub_ps(y, m);
+    let d = _mm256_sub_epi32(_mm256_castps_si256(r), _mm256_castps_si256(s));
+    (_mm256_sub_epi32(_mm256_castps_si256(y), bias), d)
 }
 
 /// The cast of `src.len() / 4` (a multiple of [`STEP`]) elements to nearest even, one code
@@ -63,7 +63,6 @@ pub(super) unsafe fn cast<const SPLIT: bool>(
     let man = 23 - sf.shift;
     let bias = _mm256_set1_epi32(((151 - man) << 23) as i32);
     let set8 = |v: u32| _mm256_set1_epi8(v as u8 as i8);
-    let b_one = set8(1);
     let b_top = set8(0x80);
     let b_sat = set8(0x80 | sf.max_code);
     let steps = src.len() / (4 * STEP);
@@ -90,20 +89,16 @@ pub(super) unsafe fn cast<const SPLIT: bool>(
             let l = a.map(|a| lanes(&c, a, bias));
             let cb = _mm256_min_epu8(pack::<true>(l.map(|(v, _)| v)), c.b_clamp);
             let db = pack::<true>(l.map(|(_, d)| d));
-            let mut b = _mm256_or_si256(cb, _mm256_and_si256(_mm256_adds_epu8(db, b_one), b_top));
-            // 0x80 | max: rounded down to the largest finite code
-            let e = _mm256_xor_si256(cb, db);
+            let exact = _mm256_cmpeq_epi8(db, zero);
+            let mut b = _mm256_or_si256(cb, _mm256_andnot_si256(exact, b_top));
             // the source signs in the sign bit of each byte
             let sign = pack::<true>(xs);
             let mut code = _mm256_or_si256(
                 _mm256_min_epu8(cb, c.b_ovf_clamp),
                 _mm256_blendv_epi8(zero, c.b_sign, sign),
             );
-            let big = _mm256_max_epi32(_mm256_max_epi32(a[0], a[1]), _mm256_max_epi32(a[2], a[3]));
-            let rare = _mm256_or_si256(
-                _mm256_cmpgt_epi32(big, c.max_finite),
-                _mm256_cmpeq_epi8(b, c.b_clamp),
-            );
+            // NaN and ±Inf lanes are exact clamp codes, as are exact overflows
+            let rare = _mm256_cmpeq_epi8(b, c.b_clamp);
             if _mm256_testz_si256(rare, rare) == 0 {
                 (b, code) = rare_step(&c, a, sign, (b, code), (&mut tally, &mut nan_inf));
             }
@@ -112,7 +107,9 @@ pub(super) unsafe fn cast<const SPLIT: bool>(
             acc[1] = _mm256_sub_epi8(acc[1], _mm256_cmpgt_epi8(zero, b));
             acc[2] = _mm256_sub_epi8(acc[2], _mm256_cmpgt_epi8(c.b_under, b));
             acc[3] = _mm256_sub_epi8(acc[3], _mm256_cmpeq_epi8(b, b_top));
-            acc[4] = _mm256_sub_epi8(acc[4], _mm256_cmpeq_epi8(e, b_sat));
+            // rounded down to the largest finite code: beyond it, saturated
+            let sat = _mm256_and_si256(_mm256_cmpeq_epi8(b, b_sat), _mm256_cmpgt_epi8(zero, db));
+            acc[4] = _mm256_sub_epi8(acc[4], sat);
             if SPLIT {
                 acc_neg = _mm256_sub_epi8(
                     acc_neg,
