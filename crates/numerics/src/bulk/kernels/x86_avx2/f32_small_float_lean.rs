@@ -3,15 +3,15 @@
 //! [`super::f32_small_float_scaled`] in fewer vector operations per 32-element step.
 //!
 //! Per 8 lanes the sum's bits less the constant exponent give the code (clamped on the packed
-//! bytes, where NaN and ±Inf saturate to the clamp code too), and the exact difference
-//! `d = (y − m) − s` gives the rounding's direction: packed with signed saturation it is
-//! 0 (exact), 127 (rounded up) or −128 (rounded down; every nonzero `d` lies far outside the
-//! 16-bit range). The statuses are counted on bytes: the inexact bit on the code (overflow,
-//! inexact, underflow, flushed, as in the scaled loop) and the code xor `d`, which is
-//! `0x80 | max` only for a lane rounded down to the largest finite code, the lanes beyond it
-//! that saturate without overflowing (no per-lane compare with the largest finite value).
-//! A step with a NaN or ±Inf lane (the largest magnitude of its lanes above the largest
-//! finite f32) or an exact overflow takes the scaled loop's blends, inline.
+//! bytes, where NaN and ±Inf saturate to the clamp code too), and the difference of the bits
+//! of the rounded scaled value and the scaled value (both non-negative) gives the rounding's
+//! direction by its sign, zero when exact; NaN and ±Inf make the scaled value a NaN that the
+//! add and the subtraction pass on unchanged, so their difference is zero too. The statuses
+//! are counted on bytes: the inexact bit on the code (overflow, inexact, underflow, flushed,
+//! as in the scaled loop), and a lane rounded down to the largest finite code is one beyond
+//! it that saturates without overflowing (no per-lane compare with the largest finite
+//! value). A step with an exact clamp code (a NaN or ±Inf lane, or an exact overflow) takes
+//! the scaled loop's blends, inline.
 
 use super::f32_small_float_scaled::{Consts, Tally, load_step, pack, store, sum64};
 use crate::bulk::kernels::portable::f32_small_float::SmallFloat;
@@ -21,8 +21,9 @@ use std::arch::x86_64::*;
 /// Elements per step (four vectors of 8).
 const STEP: usize = super::f32_small_float_scaled::STEP;
 
-/// 8 magnitudes `a`: the code less nothing (the sum's bits less `bias`, unclamped, NaN and
-/// ±Inf far outside the byte range) and `d`, the rounded scaled value less the scaled value.
+/// 8 magnitudes `a`: the code (the sum's bits less `bias`, unclamped; NaN and ±Inf far
+/// outside the byte range) and the bits of the rounded scaled value less those of the scaled
+/// value (the rounding's direction by sign, zero when exact or NaN or ±Inf).
 #[target_feature(enable = "avx2")]
 #[inline]
 fn lanes(c: &Consts, a: __m256i, bias: __m256i) -> (__m256i, __m256i) {
