@@ -48,6 +48,7 @@ mod kernels_int_fp8;
 mod kernels_int_lean_steps;
 mod kernels_int_special_data;
 mod kernels_key_avx512;
+mod kernels_lean_fp8_avx2;
 mod kernels_lean_fp8_int;
 mod kernels_parallel;
 mod kernels_scaled_fp8_avx2;

@@ -25,6 +25,8 @@ use crate::bulk::kernels::stream::prefetch;
 use crate::status::{Status, StatusCounts};
 use std::arch::x86_64::*;
 
+use super::f32_small_float_lean as lean;
+
 /// Elements per step (four vectors of 8).
 pub(crate) const STEP: usize = 32;
 
@@ -95,6 +97,13 @@ unsafe fn dispatch<const M: u8>(
     unsafe {
         match (packed, clamp) {
             (false, false) => cast::<M, false, false>(sf, src, dst, stream),
+            (false, true) if M == mode::NEAREST_EVEN => {
+                if sf.overflow[0].1 == sf.overflow[1].1 {
+                    lean::cast::<false>(sf, src, dst, stream)
+                } else {
+                    lean::cast::<true>(sf, src, dst, stream)
+                }
+            }
             (false, true) => cast::<M, false, true>(sf, src, dst, stream),
             (true, false) => cast::<M, true, false>(sf, src, dst, stream),
             (true, true) => cast::<M, true, true>(sf, src, dst, stream),
@@ -313,7 +322,7 @@ pub(super) fn pack<const SIGNED: bool>(v: [__m256i; 4]) -> __m256i {
 /// The CPU must support AVX2; `x` must hold at least 128 bytes.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn load_step(x: &[u8]) -> [__m256i; 4] {
+pub(super) unsafe fn load_step(x: &[u8]) -> [__m256i; 4] {
     prefetch(x.as_ptr());
     prefetch(x.as_ptr().wrapping_add(64));
     // SAFETY: `x` holds 128 bytes (the caller's guarantee), four unaligned 32-byte loads.
@@ -328,7 +337,7 @@ unsafe fn load_step(x: &[u8]) -> [__m256i; 4] {
 /// start on a boundary of as many bytes.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn store<const PACKED: bool>(c: &Consts, b: __m256i, y: &mut [u8], stream: bool) {
+pub(super) unsafe fn store<const PACKED: bool>(c: &Consts, b: __m256i, y: &mut [u8], stream: bool) {
     let b = _mm256_permutevar8x32_epi32(b, c.order);
     if PACKED {
         // byte pairs (lo, hi) → lo | hi << 4 in the low byte of each 16-bit pair

@@ -9,6 +9,7 @@ pub(crate) mod f32_half;
 pub(crate) mod f32_i8;
 pub(crate) mod f32_key;
 pub(crate) mod f32_small_float;
+pub(crate) mod f32_small_float_lean;
 pub(crate) mod f32_small_float_scaled;
 pub(crate) mod f32_to_int;
 pub(crate) mod f64_odd;
