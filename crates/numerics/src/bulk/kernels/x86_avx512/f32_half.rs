@@ -956,6 +956,7 @@ mod simd {
     /// # Safety
     /// The CPU must support AVX2 (and what `steps` needs); `steps` must be safe to call on
     /// the steps' bytes.
+    #[allow(clippy::too_many_arguments)]
     unsafe fn wide<K: ModeLoop>(
         k: &K,
         mode: u8,
