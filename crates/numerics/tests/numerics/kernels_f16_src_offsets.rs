@@ -123,7 +123,7 @@ fn cast_at(
 #[test]
 fn f16_at_source_and_destination_offsets_equals_the_reference() {
     let n = 4 * 2048 + 64 * 2 + 16 + 7;
-    let codes = data(n, 0x0FF5_E75);
+    let codes = data(n, 0x00FF_5E75);
     let src = bytes(&codes);
     let offsets = [
         (0, 0),
