@@ -28,6 +28,7 @@ mod kernels_f16_bf16;
 mod kernels_f16_inf_groups;
 mod kernels_f16_lean_blocks;
 mod kernels_f16_special_loop;
+mod kernels_f16_src_offsets;
 mod kernels_f64;
 mod kernels_fast_counts;
 mod kernels_fnuz_avx512;

@@ -892,10 +892,25 @@ mod simd {
         ((64 - at % 64) % 64 / 2).min(n)
     }
 
+    /// How many of `n` f32 codes go before the first 64-byte boundary of `src` (none when
+    /// `src` is not 4-byte aligned, at most `n`): the loops' 64-byte loads then never split a
+    /// cache line. f32 → f16 aligns its source rather than its destination when it does not
+    /// stream: with a NumPy array's data 16 bytes past a line, the destination aligned left
+    /// every load split and cost a tenth of the loop's speed at 1 Mi elements
+    /// (`docs/speed.md`).
+    fn aligned_src_head(src: &[u8], n: usize) -> usize {
+        let at = src.as_ptr() as usize;
+        if !at.is_multiple_of(4) {
+            return 0;
+        }
+        ((64 - at % 64) % 64 / 4).min(n)
+    }
+
     /// f32 → f16 by the AVX-512 loop: the whole steps of 16 of the `n` f32 codes `src` into
-    /// `dst` ([`f16_steps`] in `k`'s mode) from the first 64-byte boundary of `dst`, the
-    /// elements before it ([`aligned_head`]) and the last `n % 16` by the AVX2 kernel. With
-    /// `stream` the steps' codes are stored non-temporally and the source prefetched.
+    /// `dst` ([`f16_steps`] in `k`'s mode) from the first 64-byte boundary of `src`
+    /// ([`aligned_src_head`]), or with `stream` of `dst` ([`aligned_head`]), the elements
+    /// before it and the last `n % 16` by the AVX2 kernel. With `stream` the steps' codes are
+    /// stored non-temporally and the source prefetched.
     ///
     /// # Safety
     /// The CPU must support AVX2, F16C and AVX-512 F, BW, VL and DQ; with `stream`, `dst`
@@ -909,19 +924,31 @@ mod simd {
     ) -> StatusCounts {
         // SAFETY: the caller's guarantees, passed on.
         unsafe {
-            wide(k, k.mode, &k.specials, src, dst, n, |x, y| match k.mode {
-                rounding::NEAREST_EVEN => f16_steps::<{ rounding::NEAREST_EVEN }>(k, x, y, stream),
-                rounding::NEAREST_AWAY => f16_steps::<{ rounding::NEAREST_AWAY }>(k, x, y, stream),
-                rounding::FLOOR => f16_steps::<{ rounding::FLOOR }>(k, x, y, stream),
-                rounding::CEIL => f16_steps::<{ rounding::CEIL }>(k, x, y, stream),
-                rounding::TRUNC => f16_steps::<{ rounding::TRUNC }>(k, x, y, stream),
-                _ => f16_steps::<{ rounding::ODD }>(k, x, y, stream),
+            let head = if stream {
+                aligned_head(dst, n)
+            } else {
+                aligned_src_head(src, n)
+            };
+            wide(k, k.mode, &k.specials, src, dst, n, head, |x, y| {
+                match k.mode {
+                    rounding::NEAREST_EVEN => {
+                        f16_steps::<{ rounding::NEAREST_EVEN }>(k, x, y, stream)
+                    }
+                    rounding::NEAREST_AWAY => {
+                        f16_steps::<{ rounding::NEAREST_AWAY }>(k, x, y, stream)
+                    }
+                    rounding::FLOOR => f16_steps::<{ rounding::FLOOR }>(k, x, y, stream),
+                    rounding::CEIL => f16_steps::<{ rounding::CEIL }>(k, x, y, stream),
+                    rounding::TRUNC => f16_steps::<{ rounding::TRUNC }>(k, x, y, stream),
+                    _ => f16_steps::<{ rounding::ODD }>(k, x, y, stream),
+                }
             })
         }
     }
 
-    /// The frame of [`f16_wide`] and [`bf16_wide`]: the elements before the first 64-byte
-    /// boundary of `dst` ([`aligned_head`]) by the AVX2 loop of `k` in `mode`, the whole steps
+    /// The frame of [`f16_wide`] and [`bf16_wide`]: the first `head` elements (those before
+    /// a 64-byte boundary: [`aligned_head`], [`aligned_src_head`]; at most `n`) by the AVX2
+    /// loop of `k` in `mode`, the whole steps
     /// of 16 after it by `steps` (given the source and destination bytes of those steps, it
     /// returns their counters), the last `n % 16` elements by the AVX2 loop again; the counts
     /// added up (`specials`: what the counters' special lanes became).
@@ -929,6 +956,7 @@ mod simd {
     /// # Safety
     /// The CPU must support AVX2 (and what `steps` needs); `steps` must be safe to call on
     /// the steps' bytes.
+    #[allow(clippy::too_many_arguments)]
     unsafe fn wide<K: ModeLoop>(
         k: &K,
         mode: u8,
@@ -936,9 +964,9 @@ mod simd {
         src: &[u8],
         dst: &mut [u8],
         n: usize,
+        head: usize,
         steps: impl FnOnce(&[u8], &mut [u8]) -> Totals,
     ) -> StatusCounts {
-        let head = aligned_head(dst, n);
         // SAFETY: the CPU has AVX2 (the caller's guarantee).
         let mut counts = unsafe {
             run_in_mode::<_, false>(k, mode, &src[..4 * head], &mut dst[..2 * head], head, false)
@@ -1004,7 +1032,12 @@ mod simd {
         let width = _mm512_set1_epi16(top - 0x401);
         let one = c.one;
         let mut totals = Totals::default();
-        let mut acc = Acc512::zero();
+        // the block's counters, kept in memory (behind a reference the optimiser must treat
+        // as escaped): only the rare rules touch them, and the band's exact counter, a local
+        // of the quad loop, keeps its register (with them in registers the rare rules' many
+        // counters pushed it onto the stack: a load and a store per quad)
+        let mut counters = Acc512::zero();
+        let acc: &mut Acc512 = std::hint::black_box(&mut counters);
         let steps = src.len() / 64;
         // whether the last block held a few NaN or ±Inf lanes under a policy whose codes for
         // them are the conversion's own: this block then takes the special loop
@@ -1022,9 +1055,10 @@ mod simd {
                 // (the block's counters come back apart and are added: the main loop's
                 // counters never leave its registers)
                 let counted = unsafe { f16_special_quads::<M>(xs, ys, &c, stream) };
-                acc = f16_add(acc, &counted);
+                *acc = f16_add(*acc, &counted);
             }
             let n = if specials { 0 } else { xs.len() };
+            let mut exact = _mm512_setzero_si512();
             for (x, y) in xs[..n].chunks_exact(256).zip(ys.chunks_exact_mut(128)) {
                 let v = load_quad(x, stream);
                 let b: [__m256i; 4] = std::array::from_fn(|i| f16_base::<M>(v[i]));
@@ -1040,14 +1074,14 @@ mod simd {
                     let e: [__mmask16; 4] =
                         std::array::from_fn(|i| _mm512_testn_epi32_mask(v[i], set(0x1FFF)));
                     for &ei in &e {
-                        acc.exact = _mm512_mask_add_epi32(acc.exact, ei, acc.exact, one);
+                        exact = _mm512_mask_add_epi32(exact, ei, exact, one);
                     }
                     (
                         f16_odd32::<M>(c01, _mm512_kunpackw(u32::from(e[1]), u32::from(e[0]))),
                         f16_odd32::<M>(c23, _mm512_kunpackw(u32::from(e[3]), u32::from(e[2]))),
                     )
                 } else {
-                    f16_quad_rare::<M, false>(&v, &b, (c01, c23), (m01, m23), &c, &mut acc)
+                    f16_quad_rare::<M, false>(&v, &b, (c01, c23), (m01, m23), &c, acc)
                 };
                 // SAFETY: `y` is 128 bytes, on a 64-byte boundary when streamed (the caller
                 // aligns `dst`; blocks and quads are whole multiples of 64 bytes).
@@ -1056,6 +1090,7 @@ mod simd {
                     store64(y.as_mut_ptr().add(64), h23, stream);
                 }
             }
+            acc.exact = _mm512_add_epi32(acc.exact, exact);
             // the block's last one to three steps (only in the last block)
             let mut rest = rx.chunks_exact(64);
             let mut rest_out = ry.chunks_exact_mut(32);
@@ -1067,10 +1102,10 @@ mod simd {
                         // SAFETY: `x1` is 64 bytes, the size of the unaligned load.
                         let v1 = unsafe { _mm512_loadu_si512(x1.as_ptr().cast()) };
                         let (b0, b1) = (f16_base::<M>(v0), f16_base::<M>(v1));
-                        let (h0, h1) = f16_pair::<M>(v0, v1, b0, b1, &c, &mut acc);
+                        let (h0, h1) = f16_pair::<M>(v0, v1, b0, b1, &c, acc);
                         (h0, Some((h1, y1)))
                     }
-                    _ => (f16_step::<M>(v0, &c, &mut acc), None),
+                    _ => (f16_step::<M>(v0, &c, acc), None),
                 };
                 // SAFETY: 32 bytes each, on 32-byte boundaries when streamed.
                 unsafe {
@@ -1080,7 +1115,7 @@ mod simd {
                     }
                 }
             }
-            specials = c.natural && (1..=SPECIAL_BLOCK_LANES).contains(&f16_special_lanes(&acc));
+            specials = c.natural && (1..=SPECIAL_BLOCK_LANES).contains(&f16_special_lanes(acc));
             acc.settle();
             if (blk + 1) % FLUSH_BLOCKS == 0 {
                 acc.flush(&mut totals);
@@ -1147,7 +1182,12 @@ mod simd {
         c: &F16Consts,
         stream: bool,
     ) -> Acc512 {
+        // the natural rule's counters in registers; the rare rule's in memory, behind a
+        // reference the optimiser must treat as escaped (in registers too, they pushed the
+        // natural rule's onto the stack: a load and a store per group)
         let mut acc = Acc512::zero();
+        let mut rare_counters = Acc512::zero();
+        let rare: &mut Acc512 = std::hint::black_box(&mut rare_counters);
         let magnitude = _mm512_set1_epi16(0x7FFF);
         let from = _mm512_set1_epi16(0x401);
         let width = _mm512_set1_epi16(c.top - 0x401);
@@ -1174,7 +1214,7 @@ mod simd {
             {
                 f16_quad_natural::<M>(&v, &b, (c01, c23), (m01, m23), s, false, c, &mut acc)
             } else {
-                f16_quad_rare::<M, true>(&v, &b, (c01, c23), (m01, m23), c, &mut acc)
+                f16_quad_rare::<M, true>(&v, &b, (c01, c23), (m01, m23), c, rare)
             };
             // SAFETY: `y` is 128 bytes, on a 64-byte boundary when streamed (the caller
             // aligns `dst`; blocks and quads are whole multiples of 64 bytes).
@@ -1183,7 +1223,7 @@ mod simd {
                 store64(y.as_mut_ptr().add(64), h23, stream);
             }
         }
-        acc
+        f16_add(acc, rare)
     }
 
     /// The bf16 codes (in 32-bit lanes) of the f32 codes `v` in mode `M`, and the lanes that
@@ -1396,21 +1436,36 @@ mod simd {
         let ne = crate::bulk::kernels::simd::avx512bf16_present();
         // SAFETY: the caller's guarantees; the BF16 variant only where the CPU has AVX-512 BF16.
         unsafe {
-            wide(k, k.mode, sp, src, dst, n, |x, y| match k.mode {
-                rounding::NEAREST_EVEN if ne => {
-                    bf16_steps_ne::<{ rounding::NEAREST_EVEN }>(sp, limits, x, y, stream)
-                }
-                rounding::NEAREST_EVEN => {
-                    bf16_steps_any::<{ rounding::NEAREST_EVEN }>(sp, limits, x, y, stream)
-                }
-                rounding::NEAREST_AWAY => {
-                    bf16_steps_any::<{ rounding::NEAREST_AWAY }>(sp, limits, x, y, stream)
-                }
-                rounding::FLOOR => bf16_steps_any::<{ rounding::FLOOR }>(sp, limits, x, y, stream),
-                rounding::CEIL => bf16_steps_any::<{ rounding::CEIL }>(sp, limits, x, y, stream),
-                rounding::TRUNC => bf16_steps_any::<{ rounding::TRUNC }>(sp, limits, x, y, stream),
-                _ => bf16_steps_any::<{ rounding::ODD }>(sp, limits, x, y, stream),
-            })
+            wide(
+                k,
+                k.mode,
+                sp,
+                src,
+                dst,
+                n,
+                aligned_head(dst, n),
+                |x, y| match k.mode {
+                    rounding::NEAREST_EVEN if ne => {
+                        bf16_steps_ne::<{ rounding::NEAREST_EVEN }>(sp, limits, x, y, stream)
+                    }
+                    rounding::NEAREST_EVEN => {
+                        bf16_steps_any::<{ rounding::NEAREST_EVEN }>(sp, limits, x, y, stream)
+                    }
+                    rounding::NEAREST_AWAY => {
+                        bf16_steps_any::<{ rounding::NEAREST_AWAY }>(sp, limits, x, y, stream)
+                    }
+                    rounding::FLOOR => {
+                        bf16_steps_any::<{ rounding::FLOOR }>(sp, limits, x, y, stream)
+                    }
+                    rounding::CEIL => {
+                        bf16_steps_any::<{ rounding::CEIL }>(sp, limits, x, y, stream)
+                    }
+                    rounding::TRUNC => {
+                        bf16_steps_any::<{ rounding::TRUNC }>(sp, limits, x, y, stream)
+                    }
+                    _ => bf16_steps_any::<{ rounding::ODD }>(sp, limits, x, y, stream),
+                },
+            )
         }
     }
 
