@@ -456,6 +456,30 @@ pub fn assert_f32_storages_at_all_levels(codes: &[u32], storages: Vec<Storage>, 
     }
 }
 
+/// A 32-bit xorshift stream (the seed's low bit set, so it never sticks at zero).
+pub fn xorshift32(seed: u32) -> impl FnMut() -> u32 {
+    let mut x = seed | 1;
+    move || {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x
+    }
+}
+
+/// NaN (quiet and signalling, both signs, payloads), +Inf and −Inf f32 codes.
+pub fn nan_inf_codes() -> Vec<u32> {
+    vec![
+        0x7FC0_0000,
+        0xFFC0_0001,
+        0x7F80_0001,
+        0xFF80_1234,
+        0x7FFF_FFFF,
+        0x7F80_0000,
+        0xFF80_0000,
+    ]
+}
+
 /// A xorshift stream (the seed's low bit set, so it never sticks at zero).
 pub fn xorshift(seed: u64) -> impl FnMut() -> u64 {
     let mut x = seed | 1;

@@ -9,7 +9,9 @@
 //! whole and with a tail, streamed and not, and over more steps than the byte counters hold.
 
 use crate::kernel_support;
-use kernel_support::{all_policies, assert_same_codes, bytes, f32s, level_here, options};
+use kernel_support::{
+    all_policies, assert_same_codes, bytes, f32s, level_here, nan_inf_codes, options, xorshift32,
+};
 
 use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
 use npusim_numerics::{CastPolicy, Format, KernelChoice, RoundMode, Storage};
@@ -25,17 +27,6 @@ fn served_policies() -> Vec<CastPolicy> {
         .collect()
 }
 
-/// A pseudo-random generator of 32-bit values.
-fn rng(seed: u32) -> impl FnMut() -> u32 {
-    let mut x = seed | 1;
-    move || {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        x
-    }
-}
-
 /// 32 values whose rounded values lie strictly inside `[−128, 127]` and away from its
 /// bounds: zeros of both signs, f32 subnormals, halves (ties), fractions, integers, and
 /// random values in `(−127.5, 126.5)`.
@@ -47,7 +38,7 @@ fn inside_step(seed: u32) -> Vec<u32> {
     .map(|x| x.to_bits())
     .collect();
     v.extend([1, 0x8000_0001, 0x007F_FFFF]);
-    let mut r = rng(seed);
+    let mut r = xorshift32(seed);
     while v.len() < STEP {
         let t = (r() >> 8) as f32 / (1u32 << 24) as f32;
         v.push((-127.4 + t * 253.8f32).to_bits());
@@ -58,7 +49,7 @@ fn inside_step(seed: u32) -> Vec<u32> {
 /// The bench's kind of data: a random sign and mantissa over the binades 2^-20 to 2^11
 /// (a sixth of it beyond the range, most of it flushed to zero).
 fn weights(n: usize, seed: u32) -> Vec<u32> {
-    let mut r = rng(seed);
+    let mut r = xorshift32(seed);
     (0..n)
         .map(|_| {
             let x = r();
@@ -66,19 +57,6 @@ fn weights(n: usize, seed: u32) -> Vec<u32> {
             (x & 0x8000_0000) | (e << 23) | (r() & 0x7F_FFFF)
         })
         .collect()
-}
-
-/// NaN (quiet and signalling, both signs, payloads), +Inf and −Inf codes.
-fn specials() -> Vec<u32> {
-    vec![
-        0x7FC0_0000,
-        0xFFC0_0001,
-        0x7F80_0001,
-        0xFF80_1234,
-        0x7FFF_FFFF,
-        0x7F80_0000,
-        0xFF80_0000,
-    ]
 }
 
 /// Finite values at, near or beyond a bound, each with its neighbours one code away: the
@@ -128,7 +106,7 @@ fn steps() -> Vec<u32> {
     }
     // one special at the first, a middle and the last lane, alone and with a value beyond
     // the range and with one at a bound
-    for s in specials() {
+    for s in nan_inf_codes() {
         for at in [0usize, 13, 31] {
             let mut step = inside();
             step[at] = s;
@@ -160,7 +138,7 @@ fn steps() -> Vec<u32> {
             let mut step = inside();
             step[at] = r;
             out.extend(step.iter().copied());
-            step[5] = specials()[r as usize % 7];
+            step[5] = nan_inf_codes()[r as usize % 7];
             out.extend(step);
         }
     }
@@ -221,8 +199,8 @@ fn long_i8_runs_at_avx2_equal_the_reference() {
         return;
     }
     let mut codes = weights(1000 * STEP + 7, 5);
-    let mut r = rng(9);
-    let rare: Vec<u32> = rare_finite().into_iter().chain(specials()).collect();
+    let mut r = xorshift32(9);
+    let rare: Vec<u32> = rare_finite().into_iter().chain(nan_inf_codes()).collect();
     for _ in 0..300 {
         let at = r() as usize % codes.len();
         codes[at] = rare[r() as usize % rare.len()];

@@ -10,7 +10,9 @@
 //! an unaligned start, whole and with a tail.
 
 use crate::kernel_support;
-use kernel_support::{assert_same_codes, bytes, f32s, layouts, level_here, options, policies};
+use kernel_support::{
+    assert_same_codes, bytes, f32s, layouts, level_here, nan_inf_codes, options, policies,
+};
 
 use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
 use npusim_numerics::{CastPolicy, Format, KernelChoice, RoundMode, Storage};
@@ -74,19 +76,6 @@ fn inside_step(d: Format, seed: u32) -> Vec<u32> {
     v.into_iter().map(f32::to_bits).collect()
 }
 
-/// NaN (quiet and signalling, both signs, payloads), +Inf and −Inf codes.
-fn specials() -> Vec<u32> {
-    vec![
-        0x7FC0_0000,
-        0xFFC0_0001,
-        0x7F80_0001,
-        0xFF80_1234,
-        0x7FFF_FFFF,
-        0x7F80_0000,
-        0xFF80_0000,
-    ]
-}
-
 /// Finite values at or beyond a bound of `d` (or on the edge of its band), each with its
 /// neighbours one code away: the bounds, halves around them (±127.5, ±128.5 and their
 /// likes for each destination), values beyond them, where the 16-bit packs saturate, and
@@ -147,7 +136,7 @@ fn steps(d: Format) -> Vec<u32> {
         out.extend(inside());
     }
     // NaN / ±Inf steps: one special at the first, a middle and the last lane, and several
-    for s in specials() {
+    for s in nan_inf_codes() {
         for at in [0usize, 17, 63] {
             let mut step = inside();
             step[at] = s;
@@ -155,7 +144,7 @@ fn steps(d: Format) -> Vec<u32> {
         }
     }
     let mut step = inside();
-    for (k, s) in specials().into_iter().enumerate() {
+    for (k, s) in nan_inf_codes().into_iter().enumerate() {
         step[9 * k] = s;
     }
     out.extend(step);
@@ -174,7 +163,7 @@ fn steps(d: Format) -> Vec<u32> {
         let mut step = inside();
         step[33] = r;
         out.extend(step.iter().copied());
-        step[5] = specials()[r as usize % 7];
+        step[5] = nan_inf_codes()[r as usize % 7];
         out.extend(step);
     }
     // a step of rare finite lanes only

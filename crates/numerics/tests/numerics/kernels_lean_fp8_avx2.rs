@@ -11,7 +11,8 @@
 
 use crate::kernel_support;
 use kernel_support::{
-    all_policies, assert_same_codes, bytes, f32s, float_classes, layouts, level_here, options,
+    all_policies, assert_same_codes, bytes, f32s, float_classes, layouts, level_here,
+    nan_inf_codes, options, xorshift32,
 };
 
 use npusim_numerics::bulk::{SimdLevel, kernel_name_at};
@@ -28,21 +29,10 @@ const DSTS: [Format; 4] = [
     Format::F6E3M2FN,
 ];
 
-/// A pseudo-random generator of 32-bit values.
-fn rng(seed: u32) -> impl FnMut() -> u32 {
-    let mut x = seed | 1;
-    move || {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        x
-    }
-}
-
 /// The bench's kind of data: a random sign and mantissa over the binades 2^-20 to 2^11 (e4m3fn:
 /// a tenth beyond its range, a third flushed to zero), here to 2^17 (beyond e5m2's too).
 fn weights(n: usize, seed: u32) -> Vec<u32> {
-    let mut r = rng(seed);
+    let mut r = xorshift32(seed);
     (0..n)
         .map(|_| {
             let x = r();
@@ -50,19 +40,6 @@ fn weights(n: usize, seed: u32) -> Vec<u32> {
             (x & 0x8000_0000) | (e << 23) | (r() & 0x7F_FFFF)
         })
         .collect()
-}
-
-/// NaN (quiet and signalling, both signs, payloads), +Inf and −Inf codes.
-fn specials() -> Vec<u32> {
-    vec![
-        0x7FC0_0000,
-        0xFFC0_0001,
-        0x7F80_0001,
-        0xFF80_1234,
-        0x7FFF_FFFF,
-        0x7F80_0000,
-        0xFF80_0000,
-    ]
 }
 
 /// Finite values at `dst`'s bounds with their f32 neighbours: its boundary classes (largest
@@ -101,7 +78,7 @@ fn steps(dst: Format) -> Vec<u32> {
     }
     let rare = rare_finite(dst);
     // one special at the first, a middle and the last lane, alone and with rare finite lanes
-    for (i, s) in specials().into_iter().enumerate() {
+    for (i, s) in nan_inf_codes().into_iter().enumerate() {
         for at in [0usize, 13, 31] {
             let mut step = plain();
             step[at] = s;
@@ -130,7 +107,7 @@ fn steps(dst: Format) -> Vec<u32> {
         let mut step = plain();
         step[at] = *r;
         out.extend(step.iter().copied());
-        step[(at + 5) % STEP] = specials()[i % 7];
+        step[(at + 5) % STEP] = nan_inf_codes()[i % 7];
         out.extend(step);
     }
     // steps of rare finite lanes only
@@ -185,8 +162,11 @@ fn long_small_float_runs_at_avx2_equal_the_reference() {
     for dst in [Format::F8E4M3FN, Format::F8E5M2] {
         let d = Storage::native(dst);
         let mut codes = weights(1000 * STEP + 7, 5);
-        let mut r = rng(9);
-        let rare: Vec<u32> = rare_finite(dst).into_iter().chain(specials()).collect();
+        let mut r = xorshift32(9);
+        let rare: Vec<u32> = rare_finite(dst)
+            .into_iter()
+            .chain(nan_inf_codes())
+            .collect();
         for _ in 0..300 {
             let at = r() as usize % codes.len();
             codes[at] = rare[r() as usize % rare.len()];
