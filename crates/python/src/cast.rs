@@ -97,8 +97,9 @@ impl Prepared {
         })
     }
 
-    /// Runs `f` in the pool of `threads=` (on the calling thread for `threads=1` and for
-    /// work that does not split: a small cast's bits do not depend on where it runs).
+    /// Runs `f` in the pool of `threads=` (the calling thread's home pool by default; on the
+    /// calling thread alone for `threads=1` and for work that does not split: a small cast's
+    /// bits do not depend on where it runs).
     fn install<T: Send>(&self, split: bool, f: impl FnOnce() -> T + Send) -> Result<T, String> {
         match self.threads {
             Threads::Exactly(n) if n > 1 && split => {
@@ -111,6 +112,7 @@ impl Prepared {
                 };
                 Ok(pool.install(f))
             }
+            Threads::All if split => Ok(crate::threads::on_home_pool(f)),
             _ => Ok(f()),
         }
     }

@@ -1,5 +1,5 @@
-//! The thread pools behind `threads=`: the global rayon pool (every core, as the CLI) by
-//! default, or a pool of exactly n threads, built once per n and kept.
+//! The thread pools behind `threads=`: by default a pool of every core that the calling
+//! thread belongs to (its home pool), or a pool of exactly n threads, built once per n and kept.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -29,6 +29,24 @@ impl Threads {
     pub fn parallel(self) -> bool {
         self != Threads::Exactly(1)
     }
+}
+
+/// Runs `f` in the calling thread's home pool: as many threads as the global rayon pool would
+/// have (`RAYON_NUM_THREADS`, else every core), the calling thread being one of them. A split
+/// cast then costs one wake-up of a worker, and the calling thread casts pieces itself instead of
+/// sleeping until the pool's threads wake, run and wake it again; a piece no worker has taken
+/// yet is cast by the calling thread. Where no home pool can be built (the thread already
+/// belongs to a pool), `f` runs as it is, in that pool.
+pub fn on_home_pool<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    thread_local! {
+        // Built on the thread's first split cast; dropped (its workers stopped) when the thread
+        // ends. rayon keeps a few kilobytes of the pool's bookkeeping for the thread's lifetime.
+        static HOME: Option<ThreadPool> = ThreadPoolBuilder::new().use_current_thread().build().ok();
+    }
+    HOME.with(|home| match home {
+        Some(pool) => pool.install(f),
+        None => f(),
+    })
 }
 
 /// The pool of `n` threads, built on first use.

@@ -101,6 +101,29 @@ def test_stochastic_rounding_does_not_depend_on_threads(rng):
     assert not np.array_equal(bits(a), bits(npusim.cast(x, "bf16", round="hybrid", seed=12)))
 
 
+def test_casts_from_many_threads_at_once_agree_with_one_thread(rng):
+    # every calling thread casts in its own pool (the thread one of its workers); threads that
+    # start, cast split casts concurrently and end must give the one-thread bits and statuses
+    x = rng.standard_normal(400_000).astype(np.float32) * np.float32(300)
+    x[::97] = np.nan
+    want, want_st = npusim.cast(x, "f8e4m3fn", round="hybrid", seed=4, threads=1, stats=True)
+    got = [None] * 6
+
+    def work(k):
+        for _ in range(3):
+            got[k] = npusim.cast(x, "f8e4m3fn", round="hybrid", seed=4, stats=True)
+
+    for _ in range(2):  # the second round's threads build new pools after the first's ended
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(len(got))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for y, st in got:
+            np.testing.assert_array_equal(bits(y), bits(want))
+            assert st.as_dict() == want_st.as_dict()
+
+
 def test_shapes_scalars_empties_and_sequences():
     assert npusim.cast(np.float32(1.5), "f16").shape == ()
     assert npusim.cast(np.zeros((0, 3), np.float32), "bf16").shape == (0, 3)
