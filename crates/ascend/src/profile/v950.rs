@@ -35,25 +35,23 @@ const TO_HALF: &[RoundMode] = &[
     RoundMode::Trunc,
     CastNone,
 ];
+/// `rule` with the note that the AscendC library also accepts CAST_NONE there, as CAST_RINT.
+const fn none_as_rint(rule: PairRule) -> PairRule {
+    PairRule {
+        note: "CAST_NONE accepted as CAST_RINT (AscendC library)",
+        ..rule
+    }
+}
 const TO_HIF8: &[RoundMode] = &[Round, Hybrid];
 const RINT_ONLY: &[RoundMode] = &[Rint];
 
 /// Seed 001 tables 3 (float→int), 4 (float→float), 5 (int→float) and 6 (int→int).
 pub static V950_PAIRS: [PairRule; 56] = [
     // Table 3: float -> int
-    PairRule {
-        note: "CAST_NONE accepted as CAST_RINT (AscendC library)",
-        ..row(Half, Int4, R5_NONE, Both)
-    },
+    none_as_rint(row(Half, Int4, R5_NONE, Both)),
     row(Float, Int16, R5, Both),
-    PairRule {
-        note: "CAST_NONE accepted as CAST_RINT (AscendC library)",
-        ..row(Half, Int8, R5_NONE, Both)
-    },
-    PairRule {
-        note: "CAST_NONE accepted as CAST_RINT (AscendC library)",
-        ..row(Half, UInt8, R5_NONE, Both)
-    },
+    none_as_rint(row(Half, Int8, R5_NONE, Both)),
+    none_as_rint(row(Half, UInt8, R5_NONE, Both)),
     row(Float, Int64, R5, Both),
     row(Float, Int32, R5, Both),
     row(Half, Int16, R5, Both),
@@ -67,10 +65,7 @@ pub static V950_PAIRS: [PairRule; 56] = [
     row(BFloat16, Float, EXACT, NA),
     row(HiFloat8, Half, EXACT, NA),
     row(Float, BFloat16, R5, Both),
-    PairRule {
-        note: "CAST_NONE accepted as CAST_RINT (AscendC library)",
-        ..row(Float, Half, TO_HALF, Both)
-    },
+    none_as_rint(row(Float, Half, TO_HALF, Both)),
     row(Half, HiFloat8, TO_HIF8, Both),
     row(Float, HiFloat8, TO_HIF8, Both),
     row(Float, Fp8E5M2, RINT_ONLY, Both),
