@@ -33,6 +33,7 @@ mod kernels_f64;
 mod kernels_fast_counts;
 mod kernels_fnuz_avx512;
 mod kernels_half_fp8_avx2;
+mod kernels_half_fp8_lean;
 mod kernels_half_fp8_steps;
 mod kernels_half_pairs;
 mod kernels_half_quads;

@@ -14,6 +14,7 @@
 //! ([`crate::bulk::kernels::portable::half_src`]).
 
 use super::f32_small_float_scaled::{Consts, Tally, sum64};
+use super::half_small_float_lean as lean;
 use crate::bulk::kernels::mode;
 use crate::bulk::kernels::portable::f32_small_float::SmallFloat;
 use crate::bulk::kernels::portable::half_src::widen_code;
@@ -59,8 +60,12 @@ pub(crate) fn run_body(
         .iter()
         .any(|[p, n]| p.1 != n.1);
     let job = (shape, payload, by_sign);
-    // SAFETY: the CPU has AVX2 and F16C (checked just above: the level's detection).
+    // SAFETY: the CPU has AVX2 and F16C (checked just above: the level's detection); the
+    // lean loop runs only where it serves `sf`.
     let counts = unsafe {
+        if lean::serves(sf, clamp, by_sign) {
+            return Some((body, lean_dispatch(half, sf, shape, s, d, payload)));
+        }
         match (half, clamp, shape.base > 0) {
             (Half::F16, false, false) => dispatch::<true, false, false>(sf, s, d, job),
             (Half::F16, false, true) => dispatch::<true, false, true>(sf, s, d, job),
@@ -100,25 +105,25 @@ fn largest_code_within(half: Half, max_abs: u32) -> u16 {
 
 /// The 16-bit constants of the source format, per 16-bit lane.
 #[derive(Clone, Copy)]
-struct Half16 {
+pub(super) struct Half16 {
     /// 0x7FFF: the magnitude of a code.
-    abs: __m256i,
+    pub(super) abs: __m256i,
     /// The largest finite magnitude code: above it, NaN or ±Inf.
     max_finite: __m256i,
     /// The magnitude code of +Inf: above it, NaN.
-    inf: __m256i,
+    pub(super) inf: __m256i,
     /// The largest magnitude code within the destination's largest finite value.
-    within: __m256i,
+    pub(super) within: __m256i,
     /// Shifts a NaN's magnitude code to the destination's payload bits.
-    payload_shift: __m128i,
+    pub(super) payload_shift: __m128i,
     /// The payload bits the destination keeps.
-    payload: __m256i,
+    pub(super) payload: __m256i,
 }
 
 impl Half16 {
     /// The constants of `F16` (else bf16) for `sf`.
     #[target_feature(enable = "avx2")]
-    fn new<const F16: bool>(sf: &SmallFloat) -> Half16 {
+    pub(super) fn new<const F16: bool>(sf: &SmallFloat) -> Half16 {
         let set = |v: u16| _mm256_set1_epi16(v as i16);
         let (half, max_finite, inf, man) = if F16 {
             (Half::F16, 0x7BFF, 0x7C00, 10)
@@ -140,14 +145,14 @@ impl Half16 {
 
 /// Where a source's magnitude codes meet the destination's, for the 16-bit rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Shape {
+pub(super) struct Shape {
     /// Mantissa bits of the source (10 for f16, 7 for bf16).
-    man: u32,
+    pub(super) man: u32,
     /// Mantissa bits the destination drops from the source's.
-    drop: u32,
+    pub(super) drop: u32,
     /// The source's biased exponent one below the destination's smallest normal binade: 0
     /// when the two smallest normal binades are the same (f16 → e5m2).
-    base: u32,
+    pub(super) base: u32,
 }
 
 /// The 16-bit rule's constants: a magnitude code `a` is rounded in place at the
@@ -287,11 +292,39 @@ fn round16<const F16: bool, const SUB: bool>(r: &Rule16, a: __m256i) -> __m256i 
 /// high 128-bit half), put in element order by one `vpermq` before the store.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn bytes<const UNSIGNED: bool>(v: [__m256i; 2]) -> __m256i {
+pub(super) fn bytes<const UNSIGNED: bool>(v: [__m256i; 2]) -> __m256i {
     if UNSIGNED {
         _mm256_packus_epi16(v[0], v[1])
     } else {
         _mm256_packs_epi16(v[0], v[1])
+    }
+}
+
+/// [`lean::cast`] for the source, the rule's subnormal shifts and the NaN payload.
+///
+/// # Safety
+/// The CPU must support AVX2; the lean loop must serve `sf` ([`lean::serves`]).
+#[target_feature(enable = "avx2")]
+unsafe fn lean_dispatch(
+    half: Half,
+    sf: &SmallFloat,
+    shape: Shape,
+    src: &[u8],
+    dst: &mut [u8],
+    payload: bool,
+) -> StatusCounts {
+    // SAFETY: the caller's guarantee, passed on.
+    unsafe {
+        match (half, shape.base > 0, payload) {
+            (Half::F16, false, false) => lean::cast::<true, false, false>(sf, shape, src, dst),
+            (Half::F16, false, true) => lean::cast::<true, false, true>(sf, shape, src, dst),
+            (Half::F16, true, false) => lean::cast::<true, true, false>(sf, shape, src, dst),
+            (Half::F16, true, true) => lean::cast::<true, true, true>(sf, shape, src, dst),
+            (Half::BF16, false, false) => lean::cast::<false, false, false>(sf, shape, src, dst),
+            (Half::BF16, false, true) => lean::cast::<false, false, true>(sf, shape, src, dst),
+            (Half::BF16, true, false) => lean::cast::<false, true, false>(sf, shape, src, dst),
+            (Half::BF16, true, true) => lean::cast::<false, true, true>(sf, shape, src, dst),
+        }
     }
 }
 

@@ -14,6 +14,7 @@ pub(crate) mod f32_small_float_scaled;
 pub(crate) mod f32_to_int;
 pub(crate) mod f64_odd;
 pub(crate) mod half_small_float;
+pub(crate) mod half_small_float_lean;
 pub(crate) mod half_src;
 pub(crate) mod int_to_f32;
 pub(crate) mod planes;
