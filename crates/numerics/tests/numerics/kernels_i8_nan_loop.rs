@@ -36,7 +36,7 @@ fn normal_1pct(n: usize, seed: u64) -> Vec<u32> {
         .map(|_| {
             let x = next();
             let v = ((x >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 24.0;
-            if x % 100 == 0 {
+            if x.is_multiple_of(100) {
                 return SPECIALS[(x >> 8) as usize % SPECIALS.len()];
             }
             match x % 11 {
