@@ -141,7 +141,7 @@ unsafe fn cast<const R: i32, const W: usize, const WRAP: bool>(
 /// packs (`vpackssdw`, `vpacksswb`) and put in order by one dword permute, and one test of
 /// the step's bytes against the band `[lo + 1, hi − 1]` (a subtract and an unsigned compare).
 ///
-/// Two loops share the steps, so that what decides between them is a well-predicted branch,
+/// Three loops share the steps, so that what decides between them is a well-predicted branch,
 /// not one per step that data with 1 % NaN / ±Inf would take at random:
 ///
 /// - **the plain loop**: the lane's class comes from the difference `float(v) − x` of the
@@ -154,8 +154,12 @@ unsafe fn cast<const R: i32, const W: usize, const WRAP: bool>(
 ///   bytes are all within the band or −Inf (plain data, and a causal mask's rows: whole
 ///   −Inf steps and the step where a row's values end, with no branch that follows the
 ///   rows) counts exact (class 0), flushed (the zero bytes not exact) and saturated (class
-///   1); the first step with another byte off the band leaves for the special loop, which
+///   1); the first step with another byte off the band leaves for the NaN loop, which
 ///   casts it;
+/// - **the NaN loop** (NaN and ±Inf lanes with no branch, its counts in byte counters; see
+///   the comment at its head), in blocks of up to 15 steps, back to the plain loop after a
+///   block without NaN or ±Inf; the first step with a finite value off the band leaves for
+///   the special loop, which casts it;
 /// - **the special loop**, until [`CLEAN_RUN`] plain or ±Inf-alone steps in a row (counted
 ///   by a select) hand back to the plain loop, with no branch that NaN / ±Inf lanes take:
 ///   each vector is first passed through one `vfixupimmps` (NaN → +0, +Inf → 2^16, every
@@ -173,8 +177,9 @@ unsafe fn cast<const R: i32, const W: usize, const WRAP: bool>(
 ///   above or below, exact = class 0 off those, overflow = the 16-bit packed integers beyond
 ///   the range (one compare per 32) less the ±Inf lanes.
 ///
-/// Every count is a `popcnt` of a step's 64-bit mask in a general register (in the special
-/// loop byte masks: compares into 16-lane masks joined into one cost more than the packs).
+/// In the plain and special loops every count is a `popcnt` of a step's 64-bit mask in a
+/// general register (in the special loop byte masks: compares into 16-lane masks joined into
+/// one cost more than the packs).
 ///
 /// # Safety
 /// As [`cast`]; `d` must be i8 (saturating).
@@ -245,6 +250,33 @@ unsafe fn lean<const R: i32, const S: bool>(
     // the counts, in general registers
     let (mut exact, mut flushed, mut saturated, mut overflow, mut invalid) = (0, 0, 0, 0, 0);
     let plain_class = _mm512_set1_epi32(PLAIN_CLASS);
+    // the NaN loop's constants: +Inf's stand-in (2^16, whose code is the upper bound); the
+    // class of ±Inf as the bit pattern 4 (the packs keep it: byte 4); and three byte tables
+    // indexed by a lane's class byte XOR (its code ≠ 0) (`vpshufb`: index 0 or 1 exact, 5
+    // ±Inf, 14 inexact, 15 flushed; NaN's 0x81 gives 0): exact in the low nibble and ±Inf in
+    // the high one; inexact (not flushed) low and flushed high; 0xFF for the finite lanes
+    let inf4 = _mm512_set1_epi32(4);
+    let table = |t: [i8; 16]| {
+        _mm512_broadcast_i32x4(_mm_setr_epi8(
+            t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10], t[11], t[12], t[13],
+            t[14], t[15],
+        ))
+    };
+    let exact_inf = table([1, 1, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    let inexact_flushed = table([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 16]);
+    let finite = table([
+        -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    ]);
+    let (one8, low4, sign8) = (
+        _mm512_set1_epi8(1),
+        _mm512_set1_epi8(0x0F),
+        _mm512_set1_epi8(-128),
+    );
+    let zero_v = _mm512_setzero_si512();
+    // the NaN loop's sums (64-bit lanes): exact, ±Inf, inexact not flushed, flushed; and its
+    // lanes
+    let mut sums = [zero_v; 4];
+    let mut nan_loop_lanes = 0u64;
     let mut i = 0;
     while i < steps {
         // the plain loop, up to the first step with a byte off the band that is not −Inf
@@ -274,6 +306,65 @@ unsafe fn lean<const R: i32, const S: bool>(
             saturated += popcount(neg_inf);
             store(i, _mm512_permutexvar_epi32(unpair, bp));
             i += 1;
+        }
+        // the NaN loop, in blocks of up to 15 steps, up to the first step with a finite value
+        // off the band (at or beyond a bound), or back to the plain loop after a block without
+        // NaN or ±Inf. No branch follows NaN or ±Inf: each vector's +Inf (and NaN, and values
+        // above 2^16) is first replaced by 2^16 (`vminps`; NaN stays), so that the packs give
+        // +Inf and −Inf the bound on their side and NaN −128; the lane's class comes from the
+        // difference `float(v) − x` of the conversion `v` and `x` passed through one
+        // `vfixupimmps` (`CLASS`: +0 exact, +1.0 inexact, −1.0 NaN, the bit pattern 4 ±Inf)
+        // and packed like the codes into the class bytes 0, 127, −128 and 4; a NaN's code
+        // −128 is cleared by its class byte's sign (one `vpternlogd`), and the statuses are
+        // counted in byte counters by two `vpshufb` of the class bytes XOR (code ≠ 0), their
+        // nibbles summed (`vpsadbw`) at the end of each block.
+        let mut left = false;
+        while i < steps {
+            let (mut c0, mut c1) = (zero_v, zero_v);
+            let mut fin = _mm512_set1_epi8(-1);
+            let (start, end) = (i, (i + 15).min(steps));
+            while i < end {
+                let xs = load(i);
+                let v = xs.map(|x| convert::<R>(_mm512_min_ps(big, x)));
+                let c: [__m512i; 4] = std::array::from_fn(|j| {
+                    let diff = _mm512_sub_ps(_mm512_cvtepi32_ps(v[j]), xs[j]);
+                    _mm512_castps_si512(_mm512_fixupimm_ps::<0>(
+                        _mm512_castsi512_ps(inf4),
+                        diff,
+                        class,
+                    ))
+                });
+                // codes and classes in the packs' order
+                let (bp, ep) = (bytes(v), bytes(c));
+                let idx = _mm512_xor_si512(ep, _mm512_min_epu8(bp, one8));
+                // the finite lanes' codes against the band (NaN and ±Inf lanes pass)
+                let f = _mm512_shuffle_epi8(finite, idx);
+                let off = _mm512_and_si512(_mm512_sub_epi8(bp, lo1_8), f);
+                if _mm512_cmpgt_epu8_mask(off, span2_8) != 0 {
+                    left = true;
+                    break;
+                }
+                fin = _mm512_and_si512(fin, f);
+                c0 = _mm512_add_epi8(c0, _mm512_shuffle_epi8(exact_inf, idx));
+                c1 = _mm512_add_epi8(c1, _mm512_shuffle_epi8(inexact_flushed, idx));
+                // NaN's code (−128, class byte −128) to 0: code & !(class & 0x80)
+                let b = _mm512_ternarylogic_epi32::<0x2A>(sign8, ep, bp);
+                store(i, _mm512_permutexvar_epi32(unpair, b));
+                i += 1;
+            }
+            nan_loop_lanes += ((i - start) * STEP) as u64;
+            for (k, c) in [c0, c1].into_iter().enumerate() {
+                let lo = _mm512_and_si512(c, low4);
+                let hi = _mm512_and_si512(_mm512_srli_epi16::<4>(c), low4);
+                sums[2 * k] = _mm512_add_epi64(sums[2 * k], _mm512_sad_epu8(lo, zero_v));
+                sums[2 * k + 1] = _mm512_add_epi64(sums[2 * k + 1], _mm512_sad_epu8(hi, zero_v));
+            }
+            if left || _mm512_movepi8_mask(fin) == !0 {
+                break;
+            }
+        }
+        if !left {
+            continue;
         }
         // the special loop, up to [`CLEAN_RUN`] plain steps in a row
         let mut clean = 0;
@@ -333,6 +424,10 @@ unsafe fn lean<const R: i32, const S: bool>(
             i += 1;
         }
     }
+    let [ex, inf, inexact, fl] = sums.map(|s| _mm512_reduce_add_epi64(s) as u64);
+    let (exact, flushed, saturated) = (exact + ex, flushed + fl, saturated + inf);
+    // the NaN loop's NaN lanes: neither exact, ±Inf nor inexact
+    let invalid = invalid + nan_loop_lanes - ex - inf - inexact - fl;
     let all = (steps * STEP) as u64;
     let mut counts = StatusCounts {
         total: all,
