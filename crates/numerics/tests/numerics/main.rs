@@ -27,6 +27,7 @@ mod kernels_e8m0_hif8;
 mod kernels_f16_bf16;
 mod kernels_f16_inf_groups;
 mod kernels_f16_lean_blocks;
+mod kernels_f16_one_special;
 mod kernels_f16_special_loop;
 mod kernels_f16_src_offsets;
 mod kernels_f64;

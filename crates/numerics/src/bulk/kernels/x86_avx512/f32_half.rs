@@ -828,58 +828,6 @@ mod simd {
             && payload & !0x7FFF == 0
     }
 
-    /// The f16 codes (`c01`: steps 0 and 1, `c23`: steps 2 and 3) of four steps `v` (their
-    /// conversions `b`, magnitude codes `m01`, `m23`) whose only lanes at or beyond the
-    /// largest finite code are the NaN and ±Inf lanes `s01`, `s23`, under a policy whose codes
-    /// for those are the conversion's own ([`F16Consts::natural`]): no blend, the NaN and
-    /// ±Inf lanes counted by sign on the 16-bit codes (NaN: a magnitude above 0x7C00) and left
-    /// out of the exact ones. With `band` (the other lanes all in the band) exactness is the
-    /// 13 dropped bits' being zero; else the round trip, with underflow and flush counted as
-    /// [`f16_finite`] does.
-    #[target_feature(enable = "avx2,f16c,avx512f,avx512bw,avx512vl,avx512dq")]
-    #[inline]
-    #[allow(clippy::too_many_arguments)]
-    fn f16_quad_natural<const M: u8>(
-        v: &[__m512i; 4],
-        b: &[__m256i; 4],
-        (c01, c23): (__m512i, __m512i),
-        (m01, m23): (__m512i, __m512i),
-        (s01, s23): (__mmask32, __mmask32),
-        band: bool,
-        c: &F16Consts,
-        acc: &mut Acc512,
-    ) -> (__m512i, __m512i) {
-        let one = c.one;
-        let e: [__mmask16; 4] = std::array::from_fn(|k| {
-            if band {
-                _mm512_testn_epi32_mask(v[k], set(0x1FFF))
-            } else {
-                let exact =
-                    _mm512_cmpeq_epi32_mask(_mm512_castps_si512(_mm512_cvtph_ps(b[k])), v[k]);
-                let m = _mm256_and_si256(b[k], _mm256_set1_epi16(0x7FFF));
-                let small = _mm256_testn_epi16_mask(m, _mm256_set1_epi16(0x7C00));
-                acc.underflow =
-                    _mm512_mask_add_epi32(acc.underflow, small & !exact, acc.underflow, one);
-                if M != rounding::ODD {
-                    let zero = _mm256_testn_epi16_mask(m, m);
-                    acc.flushed =
-                        _mm512_mask_add_epi32(acc.flushed, zero & !exact, acc.flushed, one);
-                }
-                exact
-            }
-        });
-        let e01 = _mm512_kunpackw(u32::from(e[1]), u32::from(e[0]));
-        let e23 = _mm512_kunpackw(u32::from(e[3]), u32::from(e[2]));
-        let nan_top = _mm512_set1_epi16(0x7C00);
-        let mut pair = |code: __m512i, m: __m512i, e: __mmask32, s: __mmask32| {
-            acc.exact32(e & !s, c.inc16.0);
-            let nan = _mm512_mask_cmpgt_epu16_mask(s, m, nan_top);
-            acc.specials16(code, s, nan, c.inc16);
-            f16_odd32::<M>(code, e | s)
-        };
-        (pair(c01, m01, e01, s01), pair(c23, m23, e23, s23))
-    }
-
     /// How many of `n` 16-bit codes go before the first 64-byte boundary of `dst` (none when
     /// `dst` is not 2-byte aligned, at most `n`): the loops' 64-byte stores then never split a
     /// cache line (a NumPy array's data sits 16 bytes past one: 13.5 against 15.4 Gelem/s,
@@ -1050,15 +998,22 @@ mod simd {
             let whole = xs.len() / 256 * 256;
             let (xs, rx) = xs.split_at(whole);
             let (ys, ry) = ys.split_at_mut(whole / 2);
-            if specials {
+            // (the block's counters come back apart and are added: the main loop's counters
+            // never leave its registers; none when the block held a negative NaN, which the
+            // special loop does not count: the main loop then converts it again)
+            let counted = if specials {
                 // SAFETY: the caller's guarantees; `ys` holds `xs.len() / 2` bytes.
-                // (the block's counters come back apart and are added: the main loop's
-                // counters never leave its registers)
-                let counted = unsafe { f16_special_quads::<M>(xs, ys, &c, stream) };
-                *acc = f16_add(*acc, &counted);
+                unsafe { f16_special_quads::<M>(xs, ys, &c, stream) }
+            } else {
+                None
+            };
+            if let Some(counted) = &counted {
+                *acc = f16_add(*acc, counted);
             }
-            let n = if specials { 0 } else { xs.len() };
+            let n = if counted.is_some() { 0 } else { xs.len() };
             let mut exact = _mm512_setzero_si512();
+            // the quads of one +Inf, of one −Inf
+            let mut inf_quads = [0u32; 2];
             for (x, y) in xs[..n].chunks_exact(256).zip(ys.chunks_exact_mut(128)) {
                 let v = load_quad(x, stream);
                 let b: [__m256i; 4] = std::array::from_fn(|i| f16_base::<M>(v[i]));
@@ -1080,6 +1035,12 @@ mod simd {
                         f16_odd32::<M>(c01, _mm512_kunpackw(u32::from(e[1]), u32::from(e[0]))),
                         f16_odd32::<M>(c23, _mm512_kunpackw(u32::from(e[3]), u32::from(e[2]))),
                     )
+                } else if let Some(neg) = f16_one_inf(&v, (m01, m23), c.top) {
+                    // one ±Inf in all 64 lanes (a causal mask's −∞): counted by sign, the
+                    // policy's code for it stored, nothing classed
+                    inf_quads[usize::from(neg)] += 1;
+                    let code = _mm512_broadcast_i64x4(c.inf16[usize::from(neg)]);
+                    (code, code)
                 } else {
                     f16_quad_rare::<M, false>(&v, &b, (c01, c23), (m01, m23), &c, acc)
                 };
@@ -1091,6 +1052,10 @@ mod simd {
                 }
             }
             acc.exact = _mm512_add_epi32(acc.exact, exact);
+            // four steps a quad in each of the 16 lanes, by sign in bytes 0 and 1 (a block
+            // adds at most one a step and lane: no byte carries)
+            let [pos, neg] = inf_quads.map(|q| 4 * q);
+            acc.nan_inf = _mm512_add_epi32(acc.nan_inf, set(pos | neg << 8));
             // the block's last one to three steps (only in the last block)
             let mut rest = rx.chunks_exact(64);
             let mut rest_out = ry.chunks_exact_mut(32);
@@ -1123,6 +1088,28 @@ mod simd {
         }
         acc.flush(&mut totals);
         totals
+    }
+
+    /// Whether the 64 f32 codes `v` (their magnitude codes `m01`, `m23`) are all one ±Inf:
+    /// `Some` of its sign (negative: `true`). The first test is [`f16_quad_rare`]'s, whose
+    /// finite groups (f16 subnormals, zeros) thus pay for nothing else.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    #[inline]
+    fn f16_one_inf(v: &[__m512i; 4], (m01, m23): (__m512i, __m512i), top: i16) -> Option<bool> {
+        let limit = _mm512_set1_epi16(top);
+        if _mm512_cmpge_epu16_mask(_mm512_max_epu16(m01, m23), limit) == 0 {
+            return None;
+        }
+        let first = _mm_cvtsi128_si32(_mm512_castsi512_si128(v[0])) as u32;
+        if first & 0x7FFF_FFFF != 0x7F80_0000 {
+            return None;
+        }
+        let k = set(first);
+        // (a ^ k) | (b ^ k)
+        let d01 = _mm512_ternarylogic_epi32::<0x7E>(v[0], v[1], k);
+        let d23 = _mm512_ternarylogic_epi32::<0x7E>(v[2], v[3], k);
+        let d = _mm512_or_si512(d01, d23);
+        (_mm512_test_epi32_mask(d, d) == 0).then_some(first >> 31 != 0)
     }
 
     /// The most NaN and ±Inf lanes a block may hold for the next to take the special loop
@@ -1163,13 +1150,20 @@ mod simd {
         _mm512_reduce_add_epi64(_mm512_add_epi64(a, b)) as u64
     }
 
-    /// The whole four-step groups of `xs` into `ys` (see [`f16_steps`]), counted into `acc`,
-    /// for the blocks after one with a few NaN or ±Inf lanes under a policy whose codes for
-    /// them are the conversion's own: a group whose lanes outside the band are exactly the
-    /// NaN and ±Inf ones takes [`f16_quad_natural`] by the band's rule, else one whose only
-    /// lanes at or beyond the largest finite code are those takes it by the round trip (small
-    /// lanes beside them), and any other [`f16_quad_rare`]: no branch on where the NaN and
-    /// ±Inf lanes are. Out of line, so that the main loop keeps its registers.
+    /// The whole four-step groups of `xs` into `ys` (see [`f16_steps`]) and their counters,
+    /// for the blocks after one with NaN or ±Inf lanes under a policy whose codes for them are
+    /// the conversion's own: no blend, and no branch on where those lanes are. A group whose
+    /// lanes outside the band are exactly the NaN and ±Inf ones (`vfpclassps`; a causal mask's
+    /// −∞ alone too) counts exactness on the low halves of its f32 codes gathered into 32
+    /// 16-bit lanes (`vpermt2w`); one whose only lanes at or beyond the largest finite code
+    /// are those (small lanes beside them) by the round trip, with underflow and flush as
+    /// [`f16_finite`] counts them. Both count the NaN and ±Inf lanes on their 16-bit codes `c`
+    /// by two masked adds, of one and of `c >> 9` (62 + NaN + 64 × negative, when no lane is a
+    /// negative NaN), in registers ([`f16_special_counts`] turns them into the byte counters
+    /// once per block). Any other group takes [`f16_quad_rare`]. Out of line, so that the main
+    /// loop keeps its registers. `None` (nothing counted) when those rules met a negative NaN
+    /// (a code of at least 0xFE00: the largest code tells): the caller converts the block
+    /// again by the main loop.
     ///
     /// # Safety
     /// As [`f16_steps`]: `ys` must hold `xs.len() / 2` bytes, on a 64-byte boundary with
@@ -1181,17 +1175,30 @@ mod simd {
         ys: &mut [u8],
         c: &F16Consts,
         stream: bool,
-    ) -> Acc512 {
-        // the natural rule's counters in registers; the rare rule's in memory, behind a
-        // reference the optimiser must treat as escaped (in registers too, they pushed the
-        // natural rule's onto the stack: a load and a store per group)
-        let mut acc = Acc512::zero();
+    ) -> Option<Acc512> {
+        // the rare rule's counters in memory, behind a reference the optimiser must treat as
+        // escaped (in registers too, they pushed the other rules' onto the stack: a load and a
+        // store per group)
         let mut rare_counters = Acc512::zero();
         let rare: &mut Acc512 = std::hint::black_box(&mut rare_counters);
         let magnitude = _mm512_set1_epi16(0x7FFF);
         let from = _mm512_set1_epi16(0x401);
         let width = _mm512_set1_epi16(c.top - 0x401);
         let limit = _mm512_set1_epi16(c.top);
+        let low = _mm512_set1_epi16(0x1FFF);
+        let inc = c.inc16.0;
+        let one = c.one;
+        // the low 16-bit halves of two vectors of 16 f32 codes, in their order
+        let halves = _mm512_set_epi16(
+            62, 60, 58, 56, 54, 52, 50, 48, 46, 44, 42, 40, 38, 36, 34, 32, 30, 28, 26, 24, 22, 20,
+            18, 16, 14, 12, 10, 8, 6, 4, 2, 0,
+        );
+        // the band and round-trip rules' counters, in registers: exact lanes (16-bit lanes);
+        // NaN and ±Inf lanes of steps 0-1 and 2-3, and the sums of their codes' `c >> 9`; the
+        // largest code; underflow and flush (32-bit lanes)
+        let z = _mm512_setzero_si512();
+        let (mut exact, mut n01, mut n23, mut w01, mut w23, mut most) = (z, z, z, z, z, z);
+        let (mut underflow, mut flushed) = (z, z);
         for (x, y) in xs.chunks_exact(256).zip(ys.chunks_exact_mut(128)) {
             let v = load_quad(x, stream);
             let b: [__m256i; 4] = std::array::from_fn(|i| f16_base::<M>(v[i]));
@@ -1206,13 +1213,52 @@ mod simd {
             let s23 = _mm512_kunpackw(u32::from(class(v[3])), u32::from(class(v[2])));
             let out01 = _mm512_cmpge_epu16_mask(_mm512_sub_epi16(m01, from), width);
             let out23 = _mm512_cmpge_epu16_mask(_mm512_sub_epi16(m23, from), width);
-            let s = (s01, s23);
-            let (h01, h23) = if out01 == s01 && out23 == s23 {
-                f16_quad_natural::<M>(&v, &b, (c01, c23), (m01, m23), s, true, c, &mut acc)
+            let band = _kortestz_mask32_u8(_kxor_mask32(out01, s01), _kxor_mask32(out23, s23));
+            let exact_lanes = if band != 0 {
+                // exact where the 13 dropped significand bits are zero
+                let lo01 = _mm512_permutex2var_epi16(v[0], halves, v[1]);
+                let lo23 = _mm512_permutex2var_epi16(v[2], halves, v[3]);
+                Some((
+                    _mm512_mask_testn_epi16_mask(!s01, lo01, low),
+                    _mm512_mask_testn_epi16_mask(!s23, lo23, low),
+                ))
             } else if _mm512_cmpge_epu16_mask(m01, limit) == s01
                 && _mm512_cmpge_epu16_mask(m23, limit) == s23
             {
-                f16_quad_natural::<M>(&v, &b, (c01, c23), (m01, m23), s, false, c, &mut acc)
+                // small lanes beside them: exact by the round trip, underflow and flush as
+                // `f16_finite` counts them
+                let e: [__mmask16; 4] = std::array::from_fn(|k| {
+                    let exact =
+                        _mm512_cmpeq_epi32_mask(_mm512_castps_si512(_mm512_cvtph_ps(b[k])), v[k]);
+                    let m = _mm256_and_si256(b[k], _mm256_set1_epi16(0x7FFF));
+                    let small = _mm256_testn_epi16_mask(m, _mm256_set1_epi16(0x7C00));
+                    underflow = _mm512_mask_add_epi32(underflow, small & !exact, underflow, one);
+                    if M != rounding::ODD {
+                        let zero = _mm256_testn_epi16_mask(m, m);
+                        flushed = _mm512_mask_add_epi32(flushed, zero & !exact, flushed, one);
+                    }
+                    exact
+                });
+                Some((
+                    _mm512_kunpackw(u32::from(e[1]), u32::from(e[0])) & !s01,
+                    _mm512_kunpackw(u32::from(e[3]), u32::from(e[2])) & !s23,
+                ))
+            } else {
+                None
+            };
+            let (h01, h23) = if let Some((e01, e23)) = exact_lanes {
+                // the NaN and ±Inf lanes keep the conversion's codes and are counted on them
+                exact = _mm512_mask_add_epi16(exact, e01, exact, inc);
+                exact = _mm512_mask_add_epi16(exact, e23, exact, inc);
+                n01 = _mm512_mask_add_epi16(n01, s01, n01, inc);
+                n23 = _mm512_mask_add_epi16(n23, s23, n23, inc);
+                w01 = _mm512_mask_add_epi16(w01, s01, w01, _mm512_srli_epi16::<9>(c01));
+                w23 = _mm512_mask_add_epi16(w23, s23, w23, _mm512_srli_epi16::<9>(c23));
+                most = _mm512_max_epu16(most, _mm512_max_epu16(c01, c23));
+                (
+                    f16_odd32::<M>(c01, e01 | s01),
+                    f16_odd32::<M>(c23, e23 | s23),
+                )
             } else {
                 f16_quad_rare::<M, true>(&v, &b, (c01, c23), (m01, m23), c, rare)
             };
@@ -1223,7 +1269,34 @@ mod simd {
                 store64(y.as_mut_ptr().add(64), h23, stream);
             }
         }
-        f16_add(acc, rare)
+        // a negative NaN's code is at least 0xFE00 (the quiet bit set)
+        if _mm512_cmpge_epu16_mask(most, _mm512_set1_epi16(0xFE00u16 as i16)) != 0 {
+            return None;
+        }
+        let mut acc = Acc512::zero();
+        acc.exact16 = exact;
+        acc.underflow = underflow;
+        acc.flushed = flushed;
+        f16_special_counts(&mut acc, (n01, w01));
+        f16_special_counts(&mut acc, (n23, w23));
+        Some(f16_add(acc, rare))
+    }
+
+    /// Adds to `acc`'s 16-bit byte counters ([`Acc512::specials16`]) the NaN and ±Inf lanes of
+    /// one block's band rule in [`f16_special_quads`]: per 16-bit lane `n` of them, none a
+    /// negative NaN, and `w` the sum of their codes' `c >> 9` (+Inf 62, +NaN 63, −Inf 126),
+    /// so `w − 62 n` is the NaN lanes plus 64 times the negative ones (at most 32 of each a
+    /// lane: a block's 32 groups).
+    #[target_feature(enable = "avx512f,avx512bw")]
+    #[inline]
+    fn f16_special_counts(acc: &mut Acc512, (n, w): (__m512i, __m512i)) {
+        let x = _mm512_sub_epi16(w, _mm512_mullo_epi16(n, _mm512_set1_epi16(62)));
+        let nan = _mm512_and_si512(x, _mm512_set1_epi16(63));
+        let neg = _mm512_srli_epi16::<6>(x);
+        // positive lanes in the low byte, negative ones in the high byte
+        let by_sign = _mm512_add_epi16(_mm512_sub_epi16(n, neg), _mm512_slli_epi16::<8>(neg));
+        acc.special16 = _mm512_add_epi16(acc.special16, by_sign);
+        acc.nan16 = _mm512_add_epi16(acc.nan16, nan);
     }
 
     /// The bf16 codes (in 32-bit lanes) of the f32 codes `v` in mode `M`, and the lanes that
