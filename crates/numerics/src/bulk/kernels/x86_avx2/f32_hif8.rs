@@ -198,8 +198,14 @@ impl HiF8Avx2 {
         let stream = stream && (dst.as_ptr() as usize).is_multiple_of(32);
         // SAFETY: the CPU has AVX2 (checked just above); `src` and `dst` hold `done` codes,
         // the table every key, and a streamed `dst` starts on a 32-byte boundary.
-        let (mut counts, c) =
-            unsafe { self.body(table, &src[..4 * done], &mut dst[..done], stream) };
+        let (x, y) = (&src[..4 * done], &mut dst[..done]);
+        let (mut counts, c) = unsafe {
+            if stream {
+                self.body::<true>(table, x, y)
+            } else {
+                self.body::<false>(table, x, y)
+            }
+        };
         record_n(self.zero, c.zero - c.flushed, &mut counts);
         record_n(self.flushed, c.flushed, &mut counts);
         record_n(self.underflow, c.under, &mut counts);
@@ -247,20 +253,19 @@ impl HiF8Avx2 {
         }
     }
 
-    /// The steps of 32 elements: codes stored (streamed with `stream`), classes counted; a
+    /// The steps of 32 elements: codes stored (streamed with `STREAM`), classes counted; a
     /// step with a magnitude above 2^15 goes to the gathered table (its counts returned
     /// apart).
     ///
     /// # Safety
     /// The CPU must support AVX2; `src` must hold 4 bytes per byte of `dst`, a multiple of
-    /// 32 of them; `table` every key; with `stream` `dst` must start on a 32-byte boundary.
+    /// 32 of them; `table` every key; with `STREAM` `dst` must start on a 32-byte boundary.
     #[target_feature(enable = "avx2")]
-    unsafe fn body(
+    unsafe fn body<const STREAM: bool>(
         &self,
         table: &KeyTable,
         src: &[u8],
         dst: &mut [u8],
-        stream: bool,
     ) -> (StatusCounts, Classes) {
         /// Steps between two flushes of the byte counters (at most 1 per byte per step).
         const FLUSH: usize = 255;
@@ -268,11 +273,14 @@ impl HiF8Avx2 {
         let zero = _mm256_setzero_si256();
         let set8 = |v: u8| _mm256_set1_epi8(v as i8);
         let (b_first, b_sign, b_low) = (set8(FIRST_FIELD as u8), set8(0x80), set8(0x0F));
-        let (b_i0, b_i1, b_i2, b_den) = (set8(0x70), set8(0x60), set8(0x50), set8(6));
+        let (b_i0, b_i1, b_i2) = (set8(0x70), set8(0x60), set8(0x50));
         let mut counts = StatusCounts::default();
-        let mut st = [0u16; STEP];
+        // the raw statuses of the rare steps, counted per block (`at` of them held)
+        let mut st = [0u16; flags::BLOCK];
+        let mut at = 0;
         let mut rare = 0u64;
-        // 64-bit lane sums of the byte counters: zero codes, same, flushed, underflowing
+        // 64-bit lane sums of the byte counters: zero codes, same, flushed, flushed or
+        // underflowing
         let mut wide = [zero; 4];
         for (s_run, d_run) in src
             .chunks(4 * STEP * FLUSH)
@@ -291,8 +299,12 @@ impl HiF8Avx2 {
                 let over = _mm256_cmpgt_epi32(big, c.max);
                 if _mm256_testz_si256(over, over) == 0 {
                     // SAFETY: `x` is 128 bytes, `y` 32, `st` 32 entries; the table every key.
-                    unsafe { super::f32_key::step(table.entries(), x, y, &mut st) };
-                    flags::count(&st, &mut counts);
+                    unsafe { super::f32_key::step(table.entries(), x, y, &mut st[at..at + STEP]) };
+                    at += STEP;
+                    if at == st.len() {
+                        flags::count(&st, &mut counts);
+                        at = 0;
+                    }
                     rare += 1;
                     continue;
                 }
@@ -317,16 +329,17 @@ impl HiF8Avx2 {
                     _mm256_or_si256(p, _mm256_and_si256(q, m)),
                     _mm256_andnot_si256(z, sign),
                 );
-                let den = _mm256_cmpeq_epi8(_mm256_min_epu8(i, b_den), i);
+                // a code below 8 (mask 0): zero or denormal
+                let small = _mm256_cmpeq_epi8(m, zero);
                 acc[0] = _mm256_sub_epi8(acc[0], z);
                 acc[1] = _mm256_sub_epi8(acc[1], same);
                 acc[2] = _mm256_sub_epi8(acc[2], _mm256_andnot_si256(same, z));
-                acc[3] = _mm256_sub_epi8(acc[3], _mm256_andnot_si256(same, den));
+                acc[3] = _mm256_sub_epi8(acc[3], _mm256_andnot_si256(same, small));
                 let out = _mm256_permutevar8x32_epi32(code, c.order);
                 // SAFETY: `y` is 32 bytes, the size of the store, 32-byte aligned when
                 // streamed (the caller's guarantee; steps are 32 bytes).
                 unsafe {
-                    if stream {
+                    if STREAM {
                         _mm256_stream_si256(y.as_mut_ptr().cast(), out)
                     } else {
                         _mm256_storeu_si256(y.as_mut_ptr().cast(), out)
@@ -337,12 +350,13 @@ impl HiF8Avx2 {
                 *w = _mm256_add_epi64(*w, _mm256_sad_epu8(a, zero));
             }
         }
-        let [zeros, same, flushed, under] = wide.map(|w| sum64(w));
+        flags::count(&st[..at], &mut counts);
+        let [zeros, same, flushed, small] = wide.map(|w| sum64(w));
         let classes = Classes {
             zero: zeros,
             same,
             flushed,
-            under,
+            under: small - flushed,
             total: (dst.len() / STEP) as u64 * STEP as u64 - rare * STEP as u64,
         };
         (counts, classes)
