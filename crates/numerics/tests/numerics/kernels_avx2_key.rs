@@ -1,7 +1,7 @@
 //! The AVX2 kernels of the f32 key table equal the reference routine bit for bit, codes and
 //! status counts: f32 → e8m0 by its formula (`f32-e8m0-avx2`) and the gathered lookup of the
-//! table for the other one-byte key destinations (`f32-key-avx2`: HiF8, fnuz fp8, fp4 one per
-//! byte), at the AVX2 level, in every deterministic mode under every combination of the
+//! table for the other one-byte key destinations (`f32-key-avx2`: HiF8 but to nearest even,
+//! which runs `f32-hif8-avx2`, fnuz fp8, fp4 one per byte), at the AVX2 level, in every deterministic mode under every combination of the
 //! policy rules that matter for them: on every f32 exponent with the mantissa at each
 //! rounding boundary of the widths these destinations keep (0 to 3 bits: 0, 1, tie − 1, tie,
 //! tie + 1, all ones), both signs, with a low bit set or not; on ±0, ±Inf, NaN payloads, f32
@@ -124,13 +124,21 @@ fn the_avx2_level_runs_the_key_kernels_for_every_mode_and_policy() {
         for mode in RoundMode::DETERMINISTIC {
             for p in policies_for(d, mode) {
                 let got = kernel_name_at(f32s(), d, &p, SimdLevel::Avx2);
-                if got != "f32-key" && got != "f32-key-avx2" && got != "f32-e8m0-avx2" {
+                if got != "f32-key"
+                    && got != "f32-key-avx2"
+                    && got != "f32-e8m0-avx2"
+                    && got != "f32-hif8-avx2"
+                {
                     // (a destination the float kernel serves under this policy)
                     continue;
                 }
                 let want = match (here, name) {
                     (false, _) => "f32-key",
                     (true, "") => "f32-key-avx2",
+                    // HiF8 to nearest even: its formula (`kernels_hif8_avx2.rs`)
+                    (true, _) if d.format() == Format::HiF8 && mode == RoundMode::Rint => {
+                        "f32-hif8-avx2"
+                    }
                     (true, name) => name,
                 };
                 assert_eq!(got, want, "{d:?} {p:?}");

@@ -40,6 +40,7 @@ mod kernels_half_pairs;
 mod kernels_half_quads;
 mod kernels_half_special_blocks;
 mod kernels_half_src;
+mod kernels_hif8_avx2;
 mod kernels_i32;
 mod kernels_i8_avx2_steps;
 mod kernels_i8_blocks;

@@ -129,8 +129,9 @@ impl KeyTable {
     }
 
     /// The AVX2 kernel for this table on a machine with the level, built (and checked) on
-    /// first use: e8m0's formula ([`crate::bulk::kernels::x86_avx2::f32_e8m0`]) where it
-    /// agrees with the table, else the gathered lookup
+    /// first use: e8m0's formula ([`crate::bulk::kernels::x86_avx2::f32_e8m0`]) and HiF8's
+    /// to nearest even ([`crate::bulk::kernels::x86_avx2::f32_hif8`]) where they agree with
+    /// the table, else the gathered lookup
     /// ([`crate::bulk::kernels::x86_avx2::f32_key`]).
     fn avx2(&self) -> Option<&dyn KeyLoop> {
         self.avx2
@@ -138,6 +139,10 @@ impl KeyTable {
                 on_x86_64!(
                     crate::bulk::kernels::x86_avx2::f32_e8m0::E8m0Avx2::new(self)
                         .map(|k| Box::new(k) as Box<dyn KeyLoop>)
+                        .or_else(|| {
+                            crate::bulk::kernels::x86_avx2::f32_hif8::HiF8Avx2::new(self)
+                                .map(|k| Box::new(k) as Box<dyn KeyLoop>)
+                        })
                         .or_else(|| {
                             crate::bulk::kernels::simd::avx2_present().then(|| {
                                 Box::new(crate::bulk::kernels::x86_avx2::f32_key::KeyGather)

@@ -82,6 +82,42 @@ unsafe fn lookup(entries: &[u32], x: __m256i) -> __m256i {
     unsafe { _mm256_i32gather_epi32::<4>(entries.as_ptr().cast(), key) }
 }
 
+/// One step: the 32 f32 codes `x` (128 bytes) looked up, their codes stored into `y` (32
+/// bytes, unaligned) and their raw statuses into `s` (32 entries, in any order: they are only
+/// counted).
+///
+/// # Safety
+/// The CPU must support AVX2; `entries` must hold 2^17 entries; `x` must hold 128 bytes, `y`
+/// 32 and `s` 32.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) unsafe fn step(entries: &[u32], x: &[u8], y: &mut [u8], s: &mut [u16]) {
+    crate::bulk::kernels::stream::prefetch(x.as_ptr());
+    crate::bulk::kernels::stream::prefetch(x.as_ptr().wrapping_add(64));
+    let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    let low = _mm256_set1_epi32(0xFF);
+    let mut e = [_mm256_setzero_si256(); 4];
+    for (k, v) in e.iter_mut().enumerate() {
+        // SAFETY: `x` holds 32 codes, 128 bytes; this reads bytes 32k..32k+32.
+        let xv = unsafe { _mm256_loadu_si256(x.as_ptr().add(32 * k).cast()) };
+        // SAFETY: the caller's guarantee on `entries`.
+        *v = unsafe { lookup(entries, xv) };
+    }
+    let code = |v: __m256i| _mm256_and_si256(v, low);
+    let a = _mm256_packus_epi32(code(e[0]), code(e[1]));
+    let b = _mm256_packus_epi32(code(e[2]), code(e[3]));
+    let bytes = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(a, b), order);
+    // SAFETY: `y` is 32 bytes, the size of the unaligned store.
+    unsafe { _mm256_storeu_si256(y.as_mut_ptr().cast(), bytes) };
+    let s0 = _mm256_packus_epi32(_mm256_srli_epi32::<16>(e[0]), _mm256_srli_epi32::<16>(e[1]));
+    let s1 = _mm256_packus_epi32(_mm256_srli_epi32::<16>(e[2]), _mm256_srli_epi32::<16>(e[3]));
+    // SAFETY: `s` is 32 u16, 64 bytes: two unaligned 32-byte stores.
+    unsafe {
+        _mm256_storeu_si256(s.as_mut_ptr().cast(), s0);
+        _mm256_storeu_si256(s.as_mut_ptr().add(16).cast(), s1);
+    }
+}
+
 /// The steps of 32 elements of `src` into `dst` (`dst.len()` a multiple of 32, `src` 4 bytes
 /// per element), statuses counted per block.
 ///
@@ -91,8 +127,6 @@ unsafe fn lookup(entries: &[u32], x: __m256i) -> __m256i {
 unsafe fn gather(entries: &[u32], src: &[u8], dst: &mut [u8]) -> StatusCounts {
     let mut counts = StatusCounts::default();
     let mut st = [0u16; BLOCK];
-    let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-    let low = _mm256_set1_epi32(0xFF);
     for (xb, yb) in src.chunks(4 * BLOCK).zip(dst.chunks_mut(BLOCK)) {
         let m = yb.len();
         for ((x, y), s) in xb
@@ -100,31 +134,8 @@ unsafe fn gather(entries: &[u32], src: &[u8], dst: &mut [u8]) -> StatusCounts {
             .zip(yb.chunks_exact_mut(STEP))
             .zip(st.chunks_exact_mut(STEP))
         {
-            crate::bulk::kernels::stream::prefetch(x.as_ptr());
-            crate::bulk::kernels::stream::prefetch(x.as_ptr().wrapping_add(64));
-            let mut e = [_mm256_setzero_si256(); 4];
-            for (k, v) in e.iter_mut().enumerate() {
-                // SAFETY: `x` holds 32 codes, 128 bytes; this reads bytes 32k..32k+32.
-                let xv = unsafe { _mm256_loadu_si256(x.as_ptr().add(32 * k).cast()) };
-                // SAFETY: the caller's guarantee on `entries`.
-                *v = unsafe { lookup(entries, xv) };
-            }
-            let code = |v: __m256i| _mm256_and_si256(v, low);
-            let a = _mm256_packus_epi32(code(e[0]), code(e[1]));
-            let b = _mm256_packus_epi32(code(e[2]), code(e[3]));
-            let bytes = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(a, b), order);
-            // SAFETY: `y` is 32 bytes, the size of the unaligned store.
-            unsafe { _mm256_storeu_si256(y.as_mut_ptr().cast(), bytes) };
-            // the statuses (the entries' high halves) in any order: they are only counted
-            let s0 =
-                _mm256_packus_epi32(_mm256_srli_epi32::<16>(e[0]), _mm256_srli_epi32::<16>(e[1]));
-            let s1 =
-                _mm256_packus_epi32(_mm256_srli_epi32::<16>(e[2]), _mm256_srli_epi32::<16>(e[3]));
-            // SAFETY: `s` is 32 u16, 64 bytes: two unaligned 32-byte stores.
-            unsafe {
-                _mm256_storeu_si256(s.as_mut_ptr().cast(), s0);
-                _mm256_storeu_si256(s.as_mut_ptr().add(16).cast(), s1);
-            }
+            // SAFETY: the caller's guarantees; `x` is 128 bytes, `y` 32 and `s` 32 entries.
+            unsafe { step(entries, x, y, s) };
         }
         flags::count(&st[..m], &mut counts);
     }

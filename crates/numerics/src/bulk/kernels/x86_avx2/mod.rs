@@ -6,6 +6,7 @@ pub(crate) mod f16c;
 pub(crate) mod f32_bf16;
 pub(crate) mod f32_e8m0;
 pub(crate) mod f32_half;
+pub(crate) mod f32_hif8;
 pub(crate) mod f32_i8;
 pub(crate) mod f32_key;
 pub(crate) mod f32_small_float;
