@@ -105,7 +105,8 @@ pub(super) unsafe fn cast<const F16: bool, const SUB: bool, const PAYLOAD: bool>
     let set8 = |v: u32| _mm256_set1_epi8(v as u8 as i8);
     let set16 = |v: u32| _mm256_set1_epi16(v as u16 as i16);
     let factor = set16(1 << (16 - shape.drop));
-    let one = set16(1);
+    let factor_half = set16(1 << (15 - shape.drop));
+    let b_one = set8(1);
     let half = set16(0x8000);
     let e_max = set8(if F16 { 0x1F } else { 0xFF });
     let b_clamp = set8(sf.max_code + 1);
@@ -167,18 +168,27 @@ pub(super) unsafe fn cast<const F16: bool, const SUB: bool, const PAYLOAD: bool>
             } else {
                 (a, [factor; 2])
             };
+            // round half up by `vpmulhrsw` (a factor 1, k ≥ 16: half of it 0, the code 0), then
+            // a tie (the dropped bits, top-aligned, exactly half) to even by clearing the last
+            // bit; exact: no dropped bit
             let mut codes = [zero; 2];
+            let mut tie = [zero; 2];
             let mut exact = [zero; 2];
             for j in 0..2 {
-                let kept = _mm256_mulhi_epu16(xs[j], fs[j]);
+                let halved = if SUB {
+                    _mm256_srli_epi16::<1>(fs[j])
+                } else {
+                    factor_half
+                };
+                codes[j] = _mm256_mulhrs_epi16(xs[j], halved);
                 let dropped = _mm256_mullo_epi16(xs[j], fs[j]);
-                // up: the dropped bits above half, or at half with an odd kept code
-                let v = _mm256_adds_epu16(dropped, _mm256_and_si256(kept, one));
-                let up = _mm256_cmpgt_epi16(_mm256_xor_si256(v, half), zero);
-                codes[j] = _mm256_sub_epi16(kept, up);
+                tie[j] = _mm256_cmpeq_epi16(dropped, half);
                 exact[j] = _mm256_cmpeq_epi16(dropped, zero);
             }
-            let r = bytes::<true>(codes);
+            let r = _mm256_andnot_si256(
+                _mm256_and_si256(bytes::<false>(tie), b_one),
+                bytes::<true>(codes),
+            );
             let exact = bytes::<false>(exact);
             let sign = bytes::<false>(h);
             let sp = _mm256_cmpeq_epi8(e, e_max);
