@@ -195,6 +195,33 @@ impl KeyTable {
         let e = self.entries[key & (KEYS - 1)];
         (e & 0xFFFF, (e >> 16) as u16)
     }
+
+    /// Whether `cast(src, dst)` of one whole step of `step` copies of every key (top 16 bits,
+    /// low 16 bits 0, 1, 0x8000 or 0xFFFF) gives this table's code `step` times and its status
+    /// counted `step` times: the check a formula kernel passes before it is used for the table.
+    pub(crate) fn agrees_on_every_key(
+        &self,
+        step: usize,
+        mut cast: impl FnMut(&[u8], &mut [u8]) -> Option<StatusCounts>,
+    ) -> bool {
+        let mut out = vec![0u8; step];
+        let mut src = vec![0u8; 4 * step];
+        (0..=u16::MAX).all(|top| {
+            [0u32, 1, 0x8000, 0xFFFF].iter().all(|&low| {
+                let x = (u32::from(top) << 16) | low;
+                let (code, status) = self.apply(x);
+                for c in src.chunks_exact_mut(4) {
+                    c.copy_from_slice(&x.to_le_bytes());
+                }
+                let Some(got) = cast(&src, &mut out) else {
+                    return false;
+                };
+                let mut want = StatusCounts::default();
+                crate::bulk::kernels::flags::record_n(status, step as u64, &mut want);
+                got == want && out.iter().all(|&c| u32::from(c) == code)
+            })
+        })
+    }
 }
 
 impl F32Element for KeyTable {

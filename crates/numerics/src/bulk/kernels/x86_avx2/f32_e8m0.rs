@@ -75,27 +75,10 @@ impl E8m0Avx2 {
         k.agrees_with(table).then_some(k)
     }
 
-    /// Whether every key (top 16 bits with the low 16 bits zero, 1, 0x8000 or 0xFFFF), cast
-    /// as a whole step of 32 copies, gives the table's code 32 times and its status counted
-    /// 32 times.
+    /// Whether the kernel gives the table's code and status on every key
+    /// ([`KeyTable::agrees_on_every_key`], one step of copies each).
     fn agrees_with(&self, table: &KeyTable) -> bool {
-        let mut out = [0u8; STEP];
-        (0..=u16::MAX).all(|top| {
-            [0u32, 1, 0x8000, 0xFFFF].iter().all(|&low| {
-                let x = (u32::from(top) << 16) | low;
-                let (code, status) = drive::F32Element::apply(table, x);
-                let mut src = [0u8; 4 * STEP];
-                for c in src.chunks_exact_mut(4) {
-                    c.copy_from_slice(&x.to_le_bytes());
-                }
-                let Some(got) = self.cast(table, &src, &mut out, STEP) else {
-                    return false;
-                };
-                let mut want = StatusCounts::default();
-                record_n(status, STEP as u64, &mut want);
-                got == want && out.iter().all(|&c| u32::from(c) == code)
-            })
-        })
+        table.agrees_on_every_key(STEP, |src, out| self.cast(table, src, out, STEP))
     }
 
     /// Casts `n` little-endian f32 codes into one byte each; `None` without AVX2.
