@@ -86,12 +86,15 @@ fn the_avx512_level_runs_the_kernel_for_every_mode_and_policy() {
                 } else {
                     assert_absent_level_names_portable(f32s(), d, &p, SimdLevel::Avx512);
                 }
-                // at the AVX2 level: e8m0's formula, HiF8's gathered lookup
+                // at the AVX2 level: e8m0's formula, HiF8's formula to nearest even
+                // (kernels_hif8_avx2.rs) and its gathered lookup in the other modes
                 // (kernels_avx2_key.rs)
                 let avx2 = if !SimdLevel::Avx2.is_available() {
                     "f32-key"
                 } else if dst == Format::F8E8M0 {
                     "f32-e8m0-avx2"
+                } else if mode == RoundMode::Rint {
+                    "f32-hif8-avx2"
                 } else {
                     "f32-key-avx2"
                 };
