@@ -4,7 +4,8 @@ times longer the peer takes than npusim; above 1 means npusim is faster).
 
 Each figure is the best of ``--repeat`` runs (wall time of one call, output allocation
 included, as a user sees it), after one small warm-up cast that builds npusim's cached kernel
-tables (a one-time cost per cast and policy in a process). Inputs are seeded standard-normal f32 values scaled to
+tables (a one-time cost per cast and policy in a process), and after 50 ms idle, so that the
+library timed before (torch's OpenMP threads spin between calls) no longer holds a core. Inputs are seeded standard-normal f32 values scaled to
 each destination's range; the 8-bit and narrower destinations cover every f32 → 8-bit cast
 both peers have.
 """
@@ -32,8 +33,14 @@ TORCH = {"f32": "float32", "bf16": "bfloat16", "f16": "float16", "f8e4m3fn": "fl
          "f8e5m2fnuz": "float8_e5m2fnuz", "f8e8m0": "float8_e8m0fnu", "i8": "int8"}
 
 
+#: idle time before each figure, so that the threads of the library timed before (torch's
+#: OpenMP threads spin for a while after each call) have stopped competing for the cores
+SETTLE_S = 0.05
+
+
 def best(f, repeat: int) -> float:
-    """The shortest of ``repeat`` calls of ``f``, in seconds."""
+    """The shortest of ``repeat`` calls of ``f``, in seconds, after ``SETTLE_S`` idle."""
+    time.sleep(SETTLE_S)
     times = []
     for _ in range(repeat):
         t = time.perf_counter()
