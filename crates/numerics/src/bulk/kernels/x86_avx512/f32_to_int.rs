@@ -257,7 +257,7 @@ unsafe fn lean<const R: i32, const S: bool>(
     // the NaN loop's constants: the class of an inexact lane as the bit pattern 6 (the packs
     // keep it: byte 6; ±Inf's class byte is 127, NaN's −128); and two byte tables indexed by
     // a lane's class byte XOR (its code ≠ 0) (`vpshufb`: index 0 or 1 exact, 14 ±Inf, 7
-    // inexact, 6 flushed; NaN's 0x81 gives 0): exact in the low nibble and ±Inf in the high
+    // inexact, 6 flushed; NaN's 0x80 gives 0): exact in the low nibble and ±Inf in the high
     // one; inexact (not flushed) low and flushed high
     let inexact6 = _mm512_set1_epi32(6);
     let nan_class = _mm512_set1_epi32(NAN_CLASS);
@@ -272,11 +272,7 @@ unsafe fn lean<const R: i32, const S: bool>(
     // 1 in every byte, hidden from the optimiser: `min(code, 1)` then stays one `vpminub`
     // (not a test into a mask and a masked blend)
     let one8 = std::hint::black_box(_mm512_set1_epi8(1));
-    let (low4, sign8, special8) = (
-        _mm512_set1_epi8(0x0F),
-        _mm512_set1_epi8(-128),
-        _mm512_set1_epi8(-64),
-    );
+    let (low4, special8) = (_mm512_set1_epi8(0x0F), _mm512_set1_epi8(-64));
     let zero_v = _mm512_setzero_si512();
     // the NaN loop's sums (64-bit lanes): exact, ±Inf, inexact not flushed, flushed; and its
     // lanes
@@ -314,24 +310,23 @@ unsafe fn lean<const R: i32, const S: bool>(
         }
         // the NaN loop, in blocks of up to 15 steps, up to the first step with a finite value
         // off the band (at or beyond a bound), or back to the plain loop after a block without
-        // NaN or ±Inf. No branch follows NaN or ±Inf: each vector's +Inf (and NaN, and values
-        // above 2^16) is first replaced by 2^16 (`vminps`; NaN stays), so that the packs give
-        // +Inf and −Inf the bound on their side and NaN −128; the lane's class comes from the
-        // difference `float(v) − x` of the conversion `v` and `x` passed through one
-        // `vfixupimmps` (`NAN_CLASS`: +0 exact, the bit pattern 6 inexact, −1.0 NaN, +1.0
-        // ±Inf) and packed like the codes into the class bytes 0, 6, −128 and 127; a NaN's
-        // code −128 is cleared by its class byte's sign (one `vpternlogd`), the band test
-        // lets NaN and ±Inf pass by their class bytes' top bits (one `vpternlogd`), and the
-        // statuses are counted in byte counters by two `vpshufb` of the class bytes XOR
-        // (code ≠ 0), their nibbles summed (`vpsadbw`) at the end of each block, where the
-        // counters also tell a block without NaN or ±Inf.
+        // NaN or ±Inf. No branch follows NaN or ±Inf: each vector is first passed through the
+        // special loop's `vfixupimmps` (`TAME`: NaN → +0, +Inf → 2^16), so that the packs give
+        // NaN 0 and ±Inf the bound on its side; the lane's class comes from the difference
+        // `float(v) − x` of the conversion `v` and `x` passed through one `vfixupimmps`
+        // (`NAN_CLASS`: +0 exact, the bit pattern 6 inexact, −1.0 NaN, +1.0 ±Inf) and packed
+        // like the codes into the class bytes 0, 6, −128 and 127; the band test lets NaN and
+        // ±Inf pass by their class bytes' top bits (one `vpternlogd`), and the statuses are
+        // counted in byte counters by two `vpshufb` of the class bytes XOR (code ≠ 0), their
+        // nibbles summed (`vpsadbw`) at the end of each block, where the counters also tell
+        // a block without NaN or ±Inf.
         let mut left = false;
         while i < steps {
             let (mut c0, mut c1) = (zero_v, zero_v);
             let (start, end) = (i, (i + 15).min(steps));
             while i < end {
                 let xs = load(i);
-                let v = xs.map(|x| convert::<R>(_mm512_min_ps(big, x)));
+                let v = xs.map(|x| convert::<R>(_mm512_fixupimm_ps::<0>(big, x, tame)));
                 let c: [__m512i; 4] = std::array::from_fn(|j| {
                     let diff = _mm512_sub_ps(_mm512_cvtepi32_ps(v[j]), xs[j]);
                     _mm512_castps_si512(_mm512_fixupimm_ps::<0>(
@@ -354,9 +349,7 @@ unsafe fn lean<const R: i32, const S: bool>(
                 let idx = _mm512_xor_si512(ep, _mm512_min_epu8(bp, one8));
                 c0 = _mm512_add_epi8(c0, _mm512_shuffle_epi8(exact_inf, idx));
                 c1 = _mm512_add_epi8(c1, _mm512_shuffle_epi8(inexact_flushed, idx));
-                // NaN's code (−128, class byte −128) to 0: code & !(class & 0x80)
-                let b = _mm512_ternarylogic_epi32::<0x2A>(sign8, ep, bp);
-                store(i, _mm512_permutexvar_epi32(unpair, b));
+                store(i, _mm512_permutexvar_epi32(unpair, bp));
                 i += 1;
             }
             nan_loop_lanes += ((i - start) * STEP) as u64;
