@@ -45,6 +45,7 @@ mod kernels_i32;
 mod kernels_i8_avx2_steps;
 mod kernels_i8_blocks;
 mod kernels_i8_classes;
+mod kernels_i8_nan_blocks;
 mod kernels_i8_nan_loop;
 mod kernels_i8_widen_steps;
 mod kernels_int_avx512;

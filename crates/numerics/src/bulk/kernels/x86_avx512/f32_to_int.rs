@@ -200,6 +200,10 @@ unsafe fn lean<const R: i32, const S: bool>(
     /// vfixupimmps responses for the plain loop's difference `float(v) − x`: zero +0 (8), +Inf
     /// (from −Inf) the first operand (0: the bit pattern 1), every other class +1.0 (10).
     const PLAIN_CLASS: i32 = 0xAA0A_A8AA_u32 as i32;
+    /// vfixupimmps responses for the NaN loop's difference `float(v) − x`: NaN −1.0 (9), zero
+    /// +0 (8), ±Inf +1.0 (10), every finite nonzero value the first operand (0: the bit
+    /// pattern 6).
+    const NAN_CLASS: i32 = 0x00AA_0899;
     let (lo, hi) = (_mm512_set1_ps(d.lo as f32), _mm512_set1_ps(d.hi as f32));
     // a byte `b` lies within `[lo + 1, hi − 1]` when `b − (lo + 1) ≤ hi − lo − 2` unsigned
     let lo1_8 = _mm512_set1_epi8((d.lo + 1) as i8);
@@ -250,28 +254,25 @@ unsafe fn lean<const R: i32, const S: bool>(
     // the counts, in general registers
     let (mut exact, mut flushed, mut saturated, mut overflow, mut invalid) = (0, 0, 0, 0, 0);
     let plain_class = _mm512_set1_epi32(PLAIN_CLASS);
-    // the NaN loop's constants: +Inf's stand-in (2^16, whose code is the upper bound); the
-    // class of ±Inf as the bit pattern 4 (the packs keep it: byte 4); and three byte tables
-    // indexed by a lane's class byte XOR (its code ≠ 0) (`vpshufb`: index 0 or 1 exact, 5
-    // ±Inf, 14 inexact, 15 flushed; NaN's 0x81 gives 0): exact in the low nibble and ±Inf in
-    // the high one; inexact (not flushed) low and flushed high; 0xFF for the finite lanes
-    let inf4 = _mm512_set1_epi32(4);
+    // the NaN loop's constants: the class of an inexact lane as the bit pattern 6 (the packs
+    // keep it: byte 6; ±Inf's class byte is 127, NaN's −128); and two byte tables indexed by
+    // a lane's class byte XOR (its code ≠ 0) (`vpshufb`: index 0 or 1 exact, 14 ±Inf, 7
+    // inexact, 6 flushed; NaN's 0x80 gives 0): exact in the low nibble and ±Inf in the high
+    // one; inexact (not flushed) low and flushed high
+    let inexact6 = _mm512_set1_epi32(6);
+    let nan_class = _mm512_set1_epi32(NAN_CLASS);
     let table = |t: [i8; 16]| {
         _mm512_broadcast_i32x4(_mm_setr_epi8(
             t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10], t[11], t[12], t[13],
             t[14], t[15],
         ))
     };
-    let exact_inf = table([1, 1, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-    let inexact_flushed = table([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 16]);
-    let finite = table([
-        -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-    ]);
-    let (one8, low4, sign8) = (
-        _mm512_set1_epi8(1),
-        _mm512_set1_epi8(0x0F),
-        _mm512_set1_epi8(-128),
-    );
+    let exact_inf = table([1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 0]);
+    let inexact_flushed = table([0, 0, 0, 0, 0, 0, 16, 1, 0, 0, 0, 0, 0, 0, 0, 0]);
+    // 1 in every byte, hidden from the optimiser: `min(code, 1)` then stays one `vpminub`
+    // (not a test into a mask and a masked blend)
+    let one8 = std::hint::black_box(_mm512_set1_epi8(1));
+    let (low4, special8) = (_mm512_set1_epi8(0x0F), _mm512_set1_epi8(-64));
     let zero_v = _mm512_setzero_si512();
     // the NaN loop's sums (64-bit lanes): exact, ±Inf, inexact not flushed, flushed; and its
     // lanes
@@ -309,57 +310,66 @@ unsafe fn lean<const R: i32, const S: bool>(
         }
         // the NaN loop, in blocks of up to 15 steps, up to the first step with a finite value
         // off the band (at or beyond a bound), or back to the plain loop after a block without
-        // NaN or ±Inf. No branch follows NaN or ±Inf: each vector's +Inf (and NaN, and values
-        // above 2^16) is first replaced by 2^16 (`vminps`; NaN stays), so that the packs give
-        // +Inf and −Inf the bound on their side and NaN −128; the lane's class comes from the
-        // difference `float(v) − x` of the conversion `v` and `x` passed through one
-        // `vfixupimmps` (`CLASS`: +0 exact, +1.0 inexact, −1.0 NaN, the bit pattern 4 ±Inf)
-        // and packed like the codes into the class bytes 0, 127, −128 and 4; a NaN's code
-        // −128 is cleared by its class byte's sign (one `vpternlogd`), and the statuses are
+        // NaN or ±Inf. No branch follows NaN or ±Inf: each vector is first passed through the
+        // special loop's `vfixupimmps` (`TAME`: NaN → +0, +Inf → 2^16), so that the packs give
+        // NaN 0 and ±Inf the bound on its side; the lane's class comes from the difference
+        // `float(v) − x` of the conversion `v` and `x` passed through one `vfixupimmps`
+        // (`NAN_CLASS`: +0 exact, the bit pattern 6 inexact, −1.0 NaN, +1.0 ±Inf) and packed
+        // like the codes into the class bytes 0, 6, −128 and 127; the band test lets NaN and
+        // ±Inf pass by their class bytes' top bits (one `vpternlogd`), and the statuses are
         // counted in byte counters by two `vpshufb` of the class bytes XOR (code ≠ 0), their
-        // nibbles summed (`vpsadbw`) at the end of each block.
+        // nibbles summed (`vpsadbw`) at the end of each block, where the counters also tell
+        // a block without NaN or ±Inf.
         let mut left = false;
         while i < steps {
             let (mut c0, mut c1) = (zero_v, zero_v);
-            let mut fin = _mm512_set1_epi8(-1);
             let (start, end) = (i, (i + 15).min(steps));
             while i < end {
                 let xs = load(i);
-                let v = xs.map(|x| convert::<R>(_mm512_min_ps(big, x)));
+                let v = xs.map(|x| convert::<R>(_mm512_fixupimm_ps::<0>(big, x, tame)));
                 let c: [__m512i; 4] = std::array::from_fn(|j| {
                     let diff = _mm512_sub_ps(_mm512_cvtepi32_ps(v[j]), xs[j]);
                     _mm512_castps_si512(_mm512_fixupimm_ps::<0>(
-                        _mm512_castsi512_ps(inf4),
+                        _mm512_castsi512_ps(inexact6),
                         diff,
-                        class,
+                        nan_class,
                     ))
                 });
                 // codes and classes in the packs' order
                 let (bp, ep) = (bytes(v), bytes(c));
-                let idx = _mm512_xor_si512(ep, _mm512_min_epu8(bp, one8));
-                // the finite lanes' codes against the band (NaN and ±Inf lanes pass)
-                let f = _mm512_shuffle_epi8(finite, idx);
-                let off = _mm512_and_si512(_mm512_sub_epi8(bp, lo1_8), f);
+                // the codes against the band, NaN and ±Inf lanes moved into it: their class
+                // bytes (−128, 127) clear bit 7 or 6 of `code − (lo + 1)` (255 or 254 for the
+                // bytes off the band; the finite lanes' class bytes 0 and 6 clear nothing)
+                let off =
+                    _mm512_ternarylogic_epi32::<0x2A>(special8, ep, _mm512_sub_epi8(bp, lo1_8));
                 if _mm512_cmpgt_epu8_mask(off, span2_8) != 0 {
                     left = true;
                     break;
                 }
-                fin = _mm512_and_si512(fin, f);
+                let idx = _mm512_xor_si512(ep, _mm512_min_epu8(bp, one8));
                 c0 = _mm512_add_epi8(c0, _mm512_shuffle_epi8(exact_inf, idx));
                 c1 = _mm512_add_epi8(c1, _mm512_shuffle_epi8(inexact_flushed, idx));
-                // NaN's code (−128, class byte −128) to 0: code & !(class & 0x80)
-                let b = _mm512_ternarylogic_epi32::<0x2A>(sign8, ep, bp);
-                store(i, _mm512_permutexvar_epi32(unpair, b));
+                store(i, _mm512_permutexvar_epi32(unpair, bp));
                 i += 1;
             }
             nan_loop_lanes += ((i - start) * STEP) as u64;
-            for (k, c) in [c0, c1].into_iter().enumerate() {
-                let lo = _mm512_and_si512(c, low4);
-                let hi = _mm512_and_si512(_mm512_srli_epi16::<4>(c), low4);
-                sums[2 * k] = _mm512_add_epi64(sums[2 * k], _mm512_sad_epu8(lo, zero_v));
-                sums[2 * k + 1] = _mm512_add_epi64(sums[2 * k + 1], _mm512_sad_epu8(hi, zero_v));
+            let nibbles = |c: __m512i| {
+                [
+                    _mm512_and_si512(c, low4),
+                    _mm512_and_si512(_mm512_srli_epi16::<4>(c), low4),
+                ]
+            };
+            let ([lo0, hi0], [lo1, hi1]) = (nibbles(c0), nibbles(c1));
+            for (k, n) in [lo0, hi0, lo1, hi1].into_iter().enumerate() {
+                sums[k] = _mm512_add_epi64(sums[k], _mm512_sad_epu8(n, zero_v));
             }
-            if left || _mm512_movepi8_mask(fin) == !0 {
+            if left {
+                break;
+            }
+            // a block without NaN or ±Inf: every byte's exact, inexact and flushed counts
+            // add up to its steps
+            let finite = _mm512_add_epi8(lo0, _mm512_add_epi8(lo1, hi1));
+            if _mm512_cmpneq_epi8_mask(finite, _mm512_set1_epi8((i - start) as i8)) == 0 {
                 break;
             }
         }
