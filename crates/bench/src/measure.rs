@@ -409,3 +409,44 @@ fn json_row(r: &Row) -> String {
         r.floor_pct_memcpy,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bare conversion is timed for the five pairs to nearest even (saturating or not,
+    /// on every data kind), and for no other mode, pair or layout.
+    #[test]
+    fn the_bare_baseline_is_timed_for_the_five_pairs_to_nearest_even() {
+        let with: Vec<String> = cases()
+            .iter()
+            .filter(|c| has_bare_conversion(c))
+            .map(Case::name)
+            .collect();
+        for name in [
+            "f32->f16 rint",
+            "f32->f16 rint sat",
+            "f32->f16 rint nan1%",
+            "f32->bf16 rint masked",
+            "f32->i8 rint",
+            "f32->i8 rint nan1%",
+            "f16->f32 rint",
+            "bf16->f32 rint",
+        ] {
+            assert!(with.iter().any(|n| n == name), "{name} has no bare pass");
+        }
+        for name in &with {
+            let pair = name.split(' ').next().unwrap_or("");
+            assert!(
+                ["f32->f16", "f32->bf16", "f32->i8", "f16->f32", "bf16->f32"].contains(&pair)
+                    && name.contains(" rint"),
+                "{name} should have no bare pass"
+            );
+        }
+        assert!(
+            !with
+                .iter()
+                .any(|n| n.contains("trunc") || n.contains("floor"))
+        );
+    }
+}
