@@ -204,6 +204,9 @@ pub(crate) struct Row {
     pub(crate) alone: Option<Alone>,
     /// Median speed over the `half` crate's, where it has the conversion.
     pub(crate) x_half: Option<f64>,
+    /// Median speed as a percentage of the same-run bare conversion's (the hardware
+    /// conversion alone, no status and no policy), where there is one.
+    pub(crate) pct_bare: Option<f64>,
 }
 
 /// A same-run pass that moves only the larger of a cast's two buffers (reads the input, or

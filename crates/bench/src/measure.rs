@@ -1,7 +1,8 @@
 //! The throughput table: bulk-cast throughput, measured as ratios against baselines run in
 //! the same process on the same bytes and the same number of threads: a memcpy, the cast's
 //! floor (its bytes moved without arithmetic), the `half` crate's slice conversions where it
-//! has one, and, on the large size of a case whose target is memcpy's speed, the larger of its
+//! has one, the hardware conversion alone (`bulk::bare_convert`: no status, no policy) where
+//! there is one, and, on the large size of a case whose target is memcpy's speed, the larger of its
 //! two buffers moved alone. Timings are medians over interleaved samples, each a batch of
 //! calls lasting at least 20 ms (10 ms in a quick run); nothing here is asserted by a test.
 
@@ -18,7 +19,7 @@ use crate::report::{Kind, Report};
 use crate::targets;
 use crate::timing::{MIN_SAMPLE_SECONDS, Sampling, Timed, median3};
 use crate::workloads;
-use npusim_numerics::bulk::{Touch, touch_elements};
+use npusim_numerics::bulk::{Touch, bare_convert, touch_elements};
 
 /// The result of this module's steps.
 type Result<T> = std::result::Result<T, BenchError>;
@@ -183,9 +184,40 @@ fn half_call<'a>(
     }
 }
 
+/// Whether `case` has a bare conversion ([`bare_call`]): f32 → f16, bf16 or i8 and f16 or
+/// bf16 → f32, to nearest even (saturating or not: the bare conversion has no policy).
+fn has_bare_conversion(case: &Case) -> bool {
+    case.round == RoundMode::Rint
+        && !case.unpacked
+        && matches!(
+            (case.src, case.dst),
+            (Format::F32, Format::F16 | Format::BF16 | Format::I8)
+                | (Format::F16 | Format::BF16, Format::F32)
+        )
+}
+
+/// The hardware conversion alone (`bulk::bare_convert`: the fewest instructions of the best
+/// level here, no status, no policy) of `case`'s pair on the `n` elements of `src`, split,
+/// aligned and streamed as the cast is, into an output buffer of its own.
+fn bare_call<'a>(
+    case: &Case,
+    src: &'a [u8],
+    n: usize,
+    threads: usize,
+) -> impl FnMut() -> Result<()> + 'a {
+    let (from, to) = (case.src, case.dst);
+    let mut out = vec![0u8; case.dst_storage().bytes_for(n)];
+    let options = options_for(threads);
+    move || {
+        black_box(bare_convert(src, from, &mut out, to, n, &options)?);
+        black_box(&out);
+        Ok(())
+    }
+}
+
 /// Times `case` on `n` elements and `threads` threads, interleaved with its baselines: memcpy,
-/// the floor, the `half` crate where it has the conversion, and with `alone` the larger of
-/// the two buffers moved alone.
+/// the floor, the `half` crate where it has the conversion, the bare conversion where there
+/// is one, and with `alone` the larger of the two buffers moved alone.
 fn measure(case: &Case, n: usize, threads: usize, sampling: Sampling, alone: bool) -> Result<Row> {
     let s = Storage::native(case.src);
     let d = case.dst_storage();
@@ -194,13 +226,14 @@ fn measure(case: &Case, n: usize, threads: usize, sampling: Sampling, alone: boo
     let policy = case.policy();
     let pool = pool(threads)?;
     let half_case = has_half_conversion(case);
+    let bare_case = has_bare_conversion(case);
     // the larger buffer alone: the input read, or the output written
     let (side, touch) = if s.bytes_for(n) >= d.bytes_for(n) {
         ("input", Touch::Source)
     } else {
         ("output", Touch::Destination)
     };
-    let (t_cast, t_copy, t_floor, t_alone, t_half) = pool.install(|| -> Result<_> {
+    let (t_cast, t_copy, t_floor, t_alone, t_half, t_bare) = pool.install(|| -> Result<_> {
         let mut cast = Timed::new(cast_call(case, &src, n, threads));
         // The cast's data movement without its arithmetic, split and streamed the same way.
         let mut floor = Timed::new(touch_call(&src, (s, d), n, Touch::Both, threads));
@@ -215,11 +248,12 @@ fn measure(case: &Case, n: usize, threads: usize, sampling: Sampling, alone: boo
             Ok(())
         });
         let mut half = half_case.then(|| Timed::new(half_call(case, &src, n, threads)));
+        let mut bare = bare_case.then(|| Timed::new(bare_call(case, &src, n, threads)));
         let (repeats, min) = (sampling.repeats, sampling.min_seconds);
         cast.calibrate(min)?;
         copied.calibrate(min)?;
         floor.calibrate(min)?;
-        for t in larger.iter_mut().chain(half.as_mut()) {
+        for t in larger.iter_mut().chain(half.as_mut()).chain(bare.as_mut()) {
             t.calibrate(min)?;
         }
         // Interleaved, so a change of machine load touches them all alike.
@@ -227,7 +261,7 @@ fn measure(case: &Case, n: usize, threads: usize, sampling: Sampling, alone: boo
             cast.sample(repeats)?;
             copied.sample(repeats)?;
             floor.sample(repeats)?;
-            for t in larger.iter_mut().chain(half.as_mut()) {
+            for t in larger.iter_mut().chain(half.as_mut()).chain(bare.as_mut()) {
                 t.sample(repeats)?;
             }
         }
@@ -237,6 +271,7 @@ fn measure(case: &Case, n: usize, threads: usize, sampling: Sampling, alone: boo
             floor.samples,
             larger.map(|t| t.samples),
             half.map(|h| h.samples),
+            bare.map(|b| b.samples),
         ))
     })?;
     let rate = |ts: &[f64]| -> Vec<f64> { ts.iter().map(|t| n as f64 / t / 1e9).collect() };
@@ -253,6 +288,7 @@ fn measure(case: &Case, n: usize, threads: usize, sampling: Sampling, alone: boo
         pct_memcpy: of_memcpy(median3(rate(&t))[1]),
     });
     let x_half = t_half.map(|t| cast[1] / median3(rate(&t))[1]);
+    let pct_bare = t_bare.map(|t| 100.0 * cast[1] / median3(rate(&t))[1]);
     Ok(Row {
         case: case.name(),
         kernel: kernel_name(s, d, &policy),
@@ -265,6 +301,7 @@ fn measure(case: &Case, n: usize, threads: usize, sampling: Sampling, alone: boo
         floor_pct_memcpy,
         alone,
         x_half,
+        pct_bare,
     })
 }
 
@@ -350,6 +387,7 @@ pub(crate) fn run(options: &BenchOptions, progress: &mut dyn FnMut(&str)) -> Res
 /// One row as a JSON object.
 fn json_row(r: &Row) -> String {
     let x_half = r.x_half.map_or("null".to_string(), |x| format!("{x:.3}"));
+    let pct_bare = r.pct_bare.map_or("null".to_string(), |x| format!("{x:.1}"));
     let (alone_side, alone_pct) = r
         .alone
         .as_ref()
@@ -357,7 +395,7 @@ fn json_row(r: &Row) -> String {
             (format!("\"{}\"", a.side), format!("{:.1}", a.pct_memcpy))
         });
     format!(
-        "{{\"case\": \"{}\", \"kernel\": \"{}\", \"elements\": {}, \"threads\": {}, \"gelem_s_min\": {:.4}, \"gelem_s_median\": {:.4}, \"gelem_s_max\": {:.4}, \"gb_s_median\": {:.3}, \"pct_memcpy_median\": {:.1}, \"pct_floor_median\": {:.1}, \"floor_pct_memcpy_median\": {:.1}, \"alone_side\": {alone_side}, \"alone_pct_memcpy_median\": {alone_pct}, \"x_half_median\": {x_half}}}",
+        "{{\"case\": \"{}\", \"kernel\": \"{}\", \"elements\": {}, \"threads\": {}, \"gelem_s_min\": {:.4}, \"gelem_s_median\": {:.4}, \"gelem_s_max\": {:.4}, \"gb_s_median\": {:.3}, \"pct_memcpy_median\": {:.1}, \"pct_floor_median\": {:.1}, \"floor_pct_memcpy_median\": {:.1}, \"alone_side\": {alone_side}, \"alone_pct_memcpy_median\": {alone_pct}, \"x_half_median\": {x_half}, \"pct_bare_median\": {pct_bare}}}",
         r.case,
         r.kernel,
         r.elements,
@@ -370,4 +408,45 @@ fn json_row(r: &Row) -> String {
         r.pct_floor,
         r.floor_pct_memcpy,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bare conversion is timed for the five pairs to nearest even (saturating or not,
+    /// on every data kind), and for no other mode, pair or layout.
+    #[test]
+    fn the_bare_baseline_is_timed_for_the_five_pairs_to_nearest_even() {
+        let with: Vec<String> = cases()
+            .iter()
+            .filter(|c| has_bare_conversion(c))
+            .map(Case::name)
+            .collect();
+        for name in [
+            "f32->f16 rint",
+            "f32->f16 rint sat",
+            "f32->f16 rint nan1%",
+            "f32->bf16 rint masked",
+            "f32->i8 rint",
+            "f32->i8 rint nan1%",
+            "f16->f32 rint",
+            "bf16->f32 rint",
+        ] {
+            assert!(with.iter().any(|n| n == name), "{name} has no bare pass");
+        }
+        for name in &with {
+            let pair = name.split(' ').next().unwrap_or("");
+            assert!(
+                ["f32->f16", "f32->bf16", "f32->i8", "f16->f32", "bf16->f32"].contains(&pair)
+                    && name.contains(" rint"),
+                "{name} should have no bare pass"
+            );
+        }
+        assert!(
+            !with
+                .iter()
+                .any(|n| n.contains("trunc") || n.contains("floor"))
+        );
+    }
 }

@@ -280,6 +280,7 @@ mod tests {
                 pct_memcpy: 98.0,
             }),
             x_half: None,
+            pct_bare: None,
         }
     }
 

@@ -495,6 +495,58 @@ pub fn touch_elements(
     Ok(split.run(src, dst, work, |a, b| a ^ b))
 }
 
+/// The hardware conversion alone from `count` `src_fmt` elements of `src` into `dst`, for
+/// `npusim bench`: a ceiling, not a cast. f32 → f16, bf16 and i8, f16 → f32 and bf16 → f32
+/// to nearest even by the fewest instructions of the level `options.kernels` resolves to
+/// (AVX-512: `vcvtps2ph`, `vcvtne2ps2bf16` where the CPU has AVX-512 BF16 else a rounding add,
+/// `vcvtps2dq` and saturating packs, `vcvtph2ps`, a shift; the reference choice runs the
+/// portable code), split over threads, aligned and streamed as [`cast_elements`] does, with
+/// no status counted and no cast policy: NaN, overflow and out-of-range values come out as
+/// the instructions give them (f32 → i8: clamped to [−128, 127], NaN and values at or above
+/// 2^31 −128; f32 → bf16 with AVX-512 BF16: f32 subnormals read as zero). What a library
+/// without status or policy runs (torch's `.to`), so that the bench can show what the cast's
+/// status and policy cost. Returns `Ok(false)` and writes nothing for any other pair.
+///
+/// ```
+/// use npusim_numerics::{BulkOptions, Format};
+/// use npusim_numerics::bulk::bare_convert;
+/// let src: Vec<u8> = [1.0f32, -2.5, 300.0].iter().flat_map(|x| x.to_le_bytes()).collect();
+/// let mut dst = [0u8; 3];
+/// let o = BulkOptions::default();
+/// assert_eq!(bare_convert(&src, Format::F32, &mut dst, Format::I8, 3, &o), Ok(true));
+/// assert_eq!(dst, [1, 0xFE, 0x7F]); // -2.5 to nearest even, 300 clamped
+/// assert_eq!(bare_convert(&src, Format::F32, &mut dst, Format::U8, 3, &o), Ok(false));
+/// ```
+#[doc(hidden)]
+pub fn bare_convert(
+    src: &[u8],
+    src_fmt: Format,
+    dst: &mut [u8],
+    dst_fmt: Format,
+    count: usize,
+    options: &BulkOptions,
+) -> Result<bool, NumericsError> {
+    switch::check()?;
+    let Some(bare) = kernels::bare::Bare::new(src_fmt, dst_fmt) else {
+        return Ok(false);
+    };
+    let (s, d) = (Storage::native(src_fmt), Storage::native(dst_fmt));
+    s.check_len(src.len(), count, "source")?;
+    d.check_len(dst.len(), count, "destination")?;
+    let level = options.kernels.resolve().unwrap_or(SimdLevel::Portable);
+    let split = Split {
+        src_storage: s,
+        dst_storage: d,
+        count,
+        options,
+    };
+    let work = |x: &[u8], y: &mut [u8], _: usize, n: usize| {
+        bare.run(level, x, y, n, options.stream_threshold)
+    };
+    split.run(src, dst, work, |(), ()| ());
+    Ok(true)
+}
+
 /// The name of the kernel a default bulk cast between these storages under `policy` runs: at
 /// the best instruction-set level the kernels may use here (capped by `NPUSIM_KERNEL`,
 /// [`KernelSwitch`]). One of

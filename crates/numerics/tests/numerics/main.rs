@@ -23,6 +23,7 @@ mod kernel_support;
 mod kernel_switch;
 mod kernels;
 mod kernels_avx2_key;
+mod kernels_bare;
 mod kernels_e8m0_hif8;
 mod kernels_f16_bf16;
 mod kernels_f16_inf_groups;

@@ -42,6 +42,7 @@
 //! The reference routine is the definition: every other kernel is tested bit for bit (codes
 //! and statuses) against it, at every instruction-set level the machine has.
 
+pub(crate) mod bare;
 pub(crate) mod drive;
 pub(crate) mod flags;
 pub(crate) mod mode;

@@ -2,6 +2,7 @@
 //! folder is compiled on x86_64 only (the gate is on its `mod` line); each loop runs only
 //! after the level is detected ([`avx2_present`](super::simd::avx2_present)).
 
+pub(crate) mod bare;
 pub(crate) mod f16c;
 pub(crate) mod f32_bf16;
 pub(crate) mod f32_e8m0;

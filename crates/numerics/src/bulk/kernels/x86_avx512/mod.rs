@@ -2,6 +2,7 @@
 //! The whole folder is compiled on x86_64 only (the gate is on its `mod` line); each loop
 //! runs only after the level is detected ([`avx512_present`](super::simd::avx512_present)).
 
+pub(crate) mod bare;
 pub(crate) mod f32_byte;
 pub(crate) mod f32_e8m0;
 pub(crate) mod f32_fnuz;
