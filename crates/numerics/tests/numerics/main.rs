@@ -30,6 +30,7 @@ mod kernels_f16_inf_groups;
 mod kernels_f16_lean_blocks;
 mod kernels_f16_one_special;
 mod kernels_f16_special_loop;
+mod kernels_f16_special_runs;
 mod kernels_f16_src_offsets;
 mod kernels_f64;
 mod kernels_fast_counts;

@@ -592,6 +592,12 @@ mod simd {
     /// ([`Acc512::nan_inf`]) take at most one a step and lane, so a block stays below 256.
     const BLOCK_STEPS: usize = 128;
 
+    /// Steps of 16 lanes per block of the f16 loop: as [`BLOCK_STEPS`], at most 255 for the
+    /// byte counters, and at most 63 groups of four for the special loop's counters
+    /// ([`f16_special_counts`]); the more steps a block, the less each pays for the block's
+    /// bookkeeping (the special loop's call, the counters added and settled).
+    const F16_BLOCK_STEPS: usize = 240;
+
     /// Blocks between two flushes of the 32-bit lane counters into the totals (each lane adds
     /// at most one a step: 2^23 steps stay far below 2^32).
     const FLUSH_BLOCKS: usize = 1 << 16;
@@ -944,7 +950,7 @@ mod simd {
     /// band's rule and those by class and sign, with the policy's codes blended in. Any other
     /// four steps go pair by pair ([`f16_pair`]: the same rules, the NaN / ±Inf one by the
     /// round trip, and [`f16_step`] per step for a finite overflow or saturation, the AVX2
-    /// kernel's full rule). The counters are folded once per block of [`BLOCK_STEPS`] steps.
+    /// kernel's full rule). The counters are folded once per block of [`F16_BLOCK_STEPS`] steps.
     ///
     /// # Safety
     /// The CPU must support AVX2, F16C and AVX-512 F, BW, VL and DQ; `dst` must hold
@@ -988,29 +994,55 @@ mod simd {
         let acc: &mut Acc512 = std::hint::black_box(&mut counters);
         let steps = src.len() / 64;
         // whether the last block held a few NaN or ±Inf lanes under a policy whose codes for
-        // them are the conversion's own: this block then takes the special loop
+        // them are the conversion's own: the next blocks then take the special loop
         let mut specials = false;
-        for (blk, (xs, ys)) in src[..64 * steps]
-            .chunks(64 * BLOCK_STEPS)
-            .zip(dst[..32 * steps].chunks_mut(32 * BLOCK_STEPS))
-            .enumerate()
-        {
+        let blocks = steps.div_ceil(F16_BLOCK_STEPS);
+        let whole_blocks = steps / F16_BLOCK_STEPS;
+        let mut blk = 0;
+        // blocks counted since the last flush of the 32-bit counters
+        let mut unflushed = 0;
+        while blk < blocks {
+            if specials && blk < whole_blocks {
+                // the special loop over whole blocks from this one on, while each holds a few
+                // NaN or ±Inf lanes (at most `SPECIAL_RUN_BLOCKS` at a time, so that the
+                // 32-bit counters are flushed in time); its counters come back apart and are
+                // added: the main loop's counters never leave its registers. The block it
+                // stopped at (one with a negative NaN, which it does not count, or the one
+                // after a block outside its rule) runs the main loop.
+                let end = whole_blocks.min(blk + SPECIAL_RUN_BLOCKS) * F16_BLOCK_STEPS;
+                let at = blk * F16_BLOCK_STEPS;
+                // SAFETY: the caller's guarantees; the destination holds half the bytes of
+                // the source, and starts on a 64-byte boundary with `stream` (blocks are
+                // whole multiples of 64 bytes).
+                let (done, counted) = unsafe {
+                    f16_special_quads::<M>(
+                        &src[64 * at..64 * end],
+                        &mut dst[32 * at..32 * end],
+                        &c,
+                        stream,
+                    )
+                };
+                specials = false;
+                if done > 0 {
+                    *acc = f16_add(*acc, &counted);
+                    acc.settle();
+                    blk += done;
+                    unflushed += done;
+                    if unflushed >= FLUSH_BLOCKS {
+                        acc.flush(&mut totals);
+                        unflushed = 0;
+                    }
+                    continue;
+                }
+            }
+            let at = blk * F16_BLOCK_STEPS;
+            let end = steps.min(at + F16_BLOCK_STEPS);
+            let xs = &src[64 * at..64 * end];
+            let ys = &mut dst[32 * at..32 * end];
             let whole = xs.len() / 256 * 256;
             let (xs, rx) = xs.split_at(whole);
             let (ys, ry) = ys.split_at_mut(whole / 2);
-            // (the block's counters come back apart and are added: the main loop's counters
-            // never leave its registers; none when the block held a negative NaN, which the
-            // special loop does not count: the main loop then converts it again)
-            let counted = if specials {
-                // SAFETY: the caller's guarantees; `ys` holds `xs.len() / 2` bytes.
-                unsafe { f16_special_quads::<M>(xs, ys, &c, stream) }
-            } else {
-                None
-            };
-            if let Some(counted) = &counted {
-                *acc = f16_add(*acc, counted);
-            }
-            let n = if counted.is_some() { 0 } else { xs.len() };
+            let n = xs.len();
             let mut exact = _mm512_setzero_si512();
             // the quads of one +Inf, of one −Inf
             let mut inf_quads = [0u32; 2];
@@ -1082,8 +1114,11 @@ mod simd {
             }
             specials = c.natural && (1..=SPECIAL_BLOCK_LANES).contains(&f16_special_lanes(acc));
             acc.settle();
-            if (blk + 1) % FLUSH_BLOCKS == 0 {
+            blk += 1;
+            unflushed += 1;
+            if unflushed >= FLUSH_BLOCKS {
                 acc.flush(&mut totals);
+                unflushed = 0;
             }
         }
         acc.flush(&mut totals);
@@ -1116,6 +1151,10 @@ mod simd {
     /// ([`f16_special_quads`]): scattered NaN (a sixteenth of the lanes at most); a causal
     /// mask's runs of −∞ run faster in the main loop.
     const SPECIAL_BLOCK_LANES: u64 = 127;
+
+    /// The most blocks one call of the special loop ([`f16_special_quads`]) runs: its 32-bit
+    /// counters are added to the main loop's, flushed every [`FLUSH_BLOCKS`], after it.
+    const SPECIAL_RUN_BLOCKS: usize = 1 << 12;
 
     /// The counters `a` and `b` added lane by lane (within one block: no byte counter of
     /// the sum carries).
@@ -1150,9 +1189,12 @@ mod simd {
         _mm512_reduce_add_epi64(_mm512_add_epi64(a, b)) as u64
     }
 
-    /// The whole four-step groups of `xs` into `ys` (see [`f16_steps`]) and their counters,
-    /// for the blocks after one with NaN or ±Inf lanes under a policy whose codes for them are
-    /// the conversion's own: no blend, and no branch on where those lanes are. A group whose
+    /// The whole blocks of `xs` (of [`F16_BLOCK_STEPS`] steps) into `ys` (see [`f16_steps`]),
+    /// block after block while each holds 1 to [`SPECIAL_BLOCK_LANES`] NaN or ±Inf lanes, and
+    /// how many blocks it converted with their counters: the special loop, for the blocks
+    /// after one with such lanes under a policy whose codes for them are the conversion's
+    /// own: no blend, and no branch on where those lanes are; one call for a run of blocks, so
+    /// that its set-up and the adding of its counters are paid once a run, not once a block. A group whose
     /// lanes outside the band are exactly the NaN and ±Inf ones (`vfpclassps`; a causal mask's
     /// −∞ alone too) counts exactness on the low halves of its f32 codes gathered into 32
     /// 16-bit lanes (`vpermt2w`); one whose only lanes at or beyond the largest finite code
@@ -1161,9 +1203,9 @@ mod simd {
     /// by two masked adds, of one and of `c >> 9` (62 + NaN + 64 × negative, when no lane is a
     /// negative NaN), in registers ([`f16_special_counts`] turns them into the byte counters
     /// once per block). Any other group takes [`f16_quad_rare`]. Out of line, so that the main
-    /// loop keeps its registers. `None` (nothing counted) when those rules met a negative NaN
-    /// (a code of at least 0xFE00: the largest code tells): the caller converts the block
-    /// again by the main loop.
+    /// loop keeps its registers. It stops before counting a block in which those rules met a
+    /// negative NaN (a code of at least 0xFE00: the largest code tells): the caller converts
+    /// that block again by the main loop.
     ///
     /// # Safety
     /// As [`f16_steps`]: `ys` must hold `xs.len() / 2` bytes, on a 64-byte boundary with
@@ -1175,7 +1217,11 @@ mod simd {
         ys: &mut [u8],
         c: &F16Consts,
         stream: bool,
-    ) -> Option<Acc512> {
+    ) -> (usize, Acc512) {
+        // the blocks' counters, added up once a block, in memory like the rare rule's
+        let mut total_counters = Acc512::zero();
+        let total: &mut Acc512 = std::hint::black_box(&mut total_counters);
+        let mut blocks = 0;
         // the rare rule's counters in memory, behind a reference the optimiser must treat as
         // escaped (in registers too, they pushed the other rules' onto the stack: a load and a
         // store per group)
@@ -1197,96 +1243,117 @@ mod simd {
         // NaN and ±Inf lanes of steps 0-1 and 2-3, and the sums of their codes' `c >> 9`; the
         // largest code; underflow and flush (32-bit lanes)
         let z = _mm512_setzero_si512();
-        let (mut exact, mut n01, mut n23, mut w01, mut w23, mut most) = (z, z, z, z, z, z);
-        let (mut underflow, mut flushed) = (z, z);
-        for (x, y) in xs.chunks_exact(256).zip(ys.chunks_exact_mut(128)) {
-            let v = load_quad(x, stream);
-            let b: [__m256i; 4] = std::array::from_fn(|i| f16_base::<M>(v[i]));
-            let (c01, c23) = (join(b[0], b[1]), join(b[2], b[3]));
-            let (m01, m23) = (
-                _mm512_and_si512(c01, magnitude),
-                _mm512_and_si512(c23, magnitude),
-            );
-            // vfpclassps: QNaN 0x01, +Inf 0x08, −Inf 0x10, SNaN 0x80
-            let class = |v: __m512i| _mm512_fpclass_ps_mask::<0x99>(_mm512_castsi512_ps(v));
-            let s01 = _mm512_kunpackw(u32::from(class(v[1])), u32::from(class(v[0])));
-            let s23 = _mm512_kunpackw(u32::from(class(v[3])), u32::from(class(v[2])));
-            let out01 = _mm512_cmpge_epu16_mask(_mm512_sub_epi16(m01, from), width);
-            let out23 = _mm512_cmpge_epu16_mask(_mm512_sub_epi16(m23, from), width);
-            let band = _kortestz_mask32_u8(_kxor_mask32(out01, s01), _kxor_mask32(out23, s23));
-            let exact_lanes = if band != 0 {
-                // exact where the 13 dropped significand bits are zero
-                let lo01 = _mm512_permutex2var_epi16(v[0], halves, v[1]);
-                let lo23 = _mm512_permutex2var_epi16(v[2], halves, v[3]);
-                Some((
-                    _mm512_mask_testn_epi16_mask(!s01, lo01, low),
-                    _mm512_mask_testn_epi16_mask(!s23, lo23, low),
-                ))
-            } else if _mm512_cmpge_epu16_mask(m01, limit) == s01
-                && _mm512_cmpge_epu16_mask(m23, limit) == s23
-            {
-                // small lanes beside them: exact by the round trip, underflow and flush as
-                // `f16_finite` counts them
-                let e: [__mmask16; 4] = std::array::from_fn(|k| {
-                    let exact =
-                        _mm512_cmpeq_epi32_mask(_mm512_castps_si512(_mm512_cvtph_ps(b[k])), v[k]);
-                    let m = _mm256_and_si256(b[k], _mm256_set1_epi16(0x7FFF));
-                    let small = _mm256_testn_epi16_mask(m, _mm256_set1_epi16(0x7C00));
-                    underflow = _mm512_mask_add_epi32(underflow, small & !exact, underflow, one);
-                    if M != rounding::ODD {
-                        let zero = _mm256_testn_epi16_mask(m, m);
-                        flushed = _mm512_mask_add_epi32(flushed, zero & !exact, flushed, one);
-                    }
-                    exact
-                });
-                Some((
-                    _mm512_kunpackw(u32::from(e[1]), u32::from(e[0])) & !s01,
-                    _mm512_kunpackw(u32::from(e[3]), u32::from(e[2])) & !s23,
-                ))
-            } else {
-                None
-            };
-            let (h01, h23) = if let Some((e01, e23)) = exact_lanes {
-                // the NaN and ±Inf lanes keep the conversion's codes and are counted on them
-                exact = _mm512_mask_add_epi16(exact, e01, exact, inc);
-                exact = _mm512_mask_add_epi16(exact, e23, exact, inc);
-                n01 = _mm512_mask_add_epi16(n01, s01, n01, inc);
-                n23 = _mm512_mask_add_epi16(n23, s23, n23, inc);
-                w01 = _mm512_mask_add_epi16(w01, s01, w01, _mm512_srli_epi16::<9>(c01));
-                w23 = _mm512_mask_add_epi16(w23, s23, w23, _mm512_srli_epi16::<9>(c23));
-                most = _mm512_max_epu16(most, _mm512_max_epu16(c01, c23));
-                (
-                    f16_odd32::<M>(c01, e01 | s01),
-                    f16_odd32::<M>(c23, e23 | s23),
-                )
-            } else {
-                f16_quad_rare::<M, true>(&v, &b, (c01, c23), (m01, m23), c, rare)
-            };
-            // SAFETY: `y` is 128 bytes, on a 64-byte boundary when streamed (the caller
-            // aligns `dst`; blocks and quads are whole multiples of 64 bytes).
-            unsafe {
-                store64(y.as_mut_ptr(), h01, stream);
-                store64(y.as_mut_ptr().add(64), h23, stream);
+        for (xb, yb) in xs
+            .chunks_exact(64 * F16_BLOCK_STEPS)
+            .zip(ys.chunks_exact_mut(32 * F16_BLOCK_STEPS))
+        {
+            let (mut exact, mut n01, mut n23, mut w01, mut w23, mut most) = (z, z, z, z, z, z);
+            let (mut underflow, mut flushed) = (z, z);
+            let mut rare_used = false;
+            for (x, y) in xb.chunks_exact(256).zip(yb.chunks_exact_mut(128)) {
+                let v = load_quad(x, stream);
+                let b: [__m256i; 4] = std::array::from_fn(|i| f16_base::<M>(v[i]));
+                let (c01, c23) = (join(b[0], b[1]), join(b[2], b[3]));
+                let (m01, m23) = (
+                    _mm512_and_si512(c01, magnitude),
+                    _mm512_and_si512(c23, magnitude),
+                );
+                // vfpclassps: QNaN 0x01, +Inf 0x08, −Inf 0x10, SNaN 0x80
+                let class = |v: __m512i| _mm512_fpclass_ps_mask::<0x99>(_mm512_castsi512_ps(v));
+                let s01 = _mm512_kunpackw(u32::from(class(v[1])), u32::from(class(v[0])));
+                let s23 = _mm512_kunpackw(u32::from(class(v[3])), u32::from(class(v[2])));
+                let out01 = _mm512_cmpge_epu16_mask(_mm512_sub_epi16(m01, from), width);
+                let out23 = _mm512_cmpge_epu16_mask(_mm512_sub_epi16(m23, from), width);
+                let band = _kortestz_mask32_u8(_kxor_mask32(out01, s01), _kxor_mask32(out23, s23));
+                let exact_lanes = if band != 0 {
+                    // exact where the 13 dropped significand bits are zero
+                    let lo01 = _mm512_permutex2var_epi16(v[0], halves, v[1]);
+                    let lo23 = _mm512_permutex2var_epi16(v[2], halves, v[3]);
+                    Some((
+                        _mm512_mask_testn_epi16_mask(!s01, lo01, low),
+                        _mm512_mask_testn_epi16_mask(!s23, lo23, low),
+                    ))
+                } else if _mm512_cmpge_epu16_mask(m01, limit) == s01
+                    && _mm512_cmpge_epu16_mask(m23, limit) == s23
+                {
+                    // small lanes beside them: exact by the round trip, underflow and flush as
+                    // `f16_finite` counts them
+                    let e: [__mmask16; 4] = std::array::from_fn(|k| {
+                        let exact = _mm512_cmpeq_epi32_mask(
+                            _mm512_castps_si512(_mm512_cvtph_ps(b[k])),
+                            v[k],
+                        );
+                        let m = _mm256_and_si256(b[k], _mm256_set1_epi16(0x7FFF));
+                        let small = _mm256_testn_epi16_mask(m, _mm256_set1_epi16(0x7C00));
+                        underflow =
+                            _mm512_mask_add_epi32(underflow, small & !exact, underflow, one);
+                        if M != rounding::ODD {
+                            let zero = _mm256_testn_epi16_mask(m, m);
+                            flushed = _mm512_mask_add_epi32(flushed, zero & !exact, flushed, one);
+                        }
+                        exact
+                    });
+                    Some((
+                        _mm512_kunpackw(u32::from(e[1]), u32::from(e[0])) & !s01,
+                        _mm512_kunpackw(u32::from(e[3]), u32::from(e[2])) & !s23,
+                    ))
+                } else {
+                    None
+                };
+                let (h01, h23) = if let Some((e01, e23)) = exact_lanes {
+                    // the NaN and ±Inf lanes keep the conversion's codes and are counted on them
+                    exact = _mm512_mask_add_epi16(exact, e01, exact, inc);
+                    exact = _mm512_mask_add_epi16(exact, e23, exact, inc);
+                    n01 = _mm512_mask_add_epi16(n01, s01, n01, inc);
+                    n23 = _mm512_mask_add_epi16(n23, s23, n23, inc);
+                    w01 = _mm512_mask_add_epi16(w01, s01, w01, _mm512_srli_epi16::<9>(c01));
+                    w23 = _mm512_mask_add_epi16(w23, s23, w23, _mm512_srli_epi16::<9>(c23));
+                    most = _mm512_max_epu16(most, _mm512_max_epu16(c01, c23));
+                    (
+                        f16_odd32::<M>(c01, e01 | s01),
+                        f16_odd32::<M>(c23, e23 | s23),
+                    )
+                } else {
+                    rare_used = true;
+                    f16_quad_rare::<M, true>(&v, &b, (c01, c23), (m01, m23), c, rare)
+                };
+                // SAFETY: `y` is 128 bytes, on a 64-byte boundary when streamed (the caller
+                // aligns `dst`; blocks and quads are whole multiples of 64 bytes).
+                unsafe {
+                    store64(y.as_mut_ptr(), h01, stream);
+                    store64(y.as_mut_ptr().add(64), h23, stream);
+                }
+            }
+            // a negative NaN's code is at least 0xFE00 (the quiet bit set): the block is not
+            // counted (nor its rare lanes)
+            if _mm512_cmpge_epu16_mask(most, _mm512_set1_epi16(0xFE00u16 as i16)) != 0 {
+                break;
+            }
+            total.exact16 = _mm512_add_epi16(total.exact16, exact);
+            total.underflow = _mm512_add_epi32(total.underflow, underflow);
+            total.flushed = _mm512_add_epi32(total.flushed, flushed);
+            f16_special_counts(total, (n01, w01));
+            f16_special_counts(total, (n23, w23));
+            if rare_used {
+                *total = f16_add(*total, rare);
+                *rare = Acc512::zero();
+            }
+            // the next block too when this one held a few NaN or ±Inf lanes
+            let more = (1..=SPECIAL_BLOCK_LANES).contains(&f16_special_lanes(total));
+            total.settle();
+            blocks += 1;
+            if !more {
+                break;
             }
         }
-        // a negative NaN's code is at least 0xFE00 (the quiet bit set)
-        if _mm512_cmpge_epu16_mask(most, _mm512_set1_epi16(0xFE00u16 as i16)) != 0 {
-            return None;
-        }
-        let mut acc = Acc512::zero();
-        acc.exact16 = exact;
-        acc.underflow = underflow;
-        acc.flushed = flushed;
-        f16_special_counts(&mut acc, (n01, w01));
-        f16_special_counts(&mut acc, (n23, w23));
-        Some(f16_add(acc, rare))
+        (blocks, *total)
     }
 
     /// Adds to `acc`'s 16-bit byte counters ([`Acc512::specials16`]) the NaN and ±Inf lanes of
     /// one block's band rule in [`f16_special_quads`]: per 16-bit lane `n` of them, none a
     /// negative NaN, and `w` the sum of their codes' `c >> 9` (+Inf 62, +NaN 63, −Inf 126),
-    /// so `w − 62 n` is the NaN lanes plus 64 times the negative ones (at most 32 of each a
-    /// lane: a block's 32 groups).
+    /// so `w − 62 n` is the NaN lanes plus 64 times the negative ones (at most 60 of each a
+    /// lane: a block's 60 groups, below 64).
     #[target_feature(enable = "avx512f,avx512bw")]
     #[inline]
     fn f16_special_counts(acc: &mut Acc512, (n, w): (__m512i, __m512i)) {
