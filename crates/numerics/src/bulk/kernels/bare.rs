@@ -23,6 +23,13 @@ use crate::bulk::kernels::stream;
 use crate::format::Format;
 use crate::status::StatusCounts;
 
+/// Whole steps of `step` elements of `sw` source and `dw` destination bytes each, that both
+/// `src` and `dst` hold (the vector loops' trip count at every level).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(crate) fn steps(src: &[u8], dst: &[u8], sw: usize, dw: usize, step: usize) -> usize {
+    (src.len() / sw).min(dst.len() / dw) / step
+}
+
 /// One of the conversions that have a bare form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Bare {

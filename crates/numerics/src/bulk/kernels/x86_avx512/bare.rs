@@ -3,7 +3,7 @@
 
 use std::arch::x86_64::*;
 
-use crate::bulk::kernels::bare::Bare;
+use crate::bulk::kernels::bare::{Bare, steps};
 use crate::bulk::kernels::stream::prefetch;
 
 /// Stores the 32 bytes `v` at `p`: non-temporally with `stream`, else unaligned.
@@ -61,11 +61,6 @@ pub(crate) unsafe fn convert(
             Bare::Bf16F32 => bf16_f32(src, dst, stream),
         }
     }
-}
-
-/// Whole steps of `step` elements of `sw` source and `dw` destination bytes each.
-fn steps(src: &[u8], dst: &[u8], sw: usize, dw: usize, step: usize) -> usize {
-    (src.len() / sw).min(dst.len() / dw) / step
 }
 
 /// f32 → f16: two `vcvtps2ph` zmm (to nearest even) per 32 elements.
