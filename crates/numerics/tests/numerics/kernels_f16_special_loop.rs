@@ -26,7 +26,7 @@ const SPECIALS: [u32; 8] = [
 
 /// Lanes no band rule takes: a finite overflow, the largest finite f16, the largest f32, a
 /// value just below the largest finite one, the smallest f32 subnormal.
-const ODD: [u32; 5] = [
+pub(crate) const ODD: [u32; 5] = [
     0x477F_F000,
     0xC77F_E000,
     0x7F7F_FFFF,
@@ -36,7 +36,7 @@ const ODD: [u32; 5] = [
 
 /// A magnitude in the f16 normal band from the random word `x`, with its sign; every fourth
 /// exact in f16.
-fn band(x: u32, i: usize) -> u32 {
+pub(crate) fn band(x: u32, i: usize) -> u32 {
     let c = (x & 0x807F_FFFF) | ((114 + (x >> 23) % 28) << 23);
     if i.is_multiple_of(4) {
         c & 0xFFFF_E000
@@ -47,7 +47,7 @@ fn band(x: u32, i: usize) -> u32 {
 
 /// A value below the f16 normal range (binades 2^−20 to 2^−15, an exact one or a zero now and
 /// then), with the sign of `x`.
-fn small(x: u32, i: usize) -> u32 {
+pub(crate) fn small(x: u32, i: usize) -> u32 {
     match i % 11 {
         0 => x & 0x8000_0000,
         1 => (x & 0x8000_0000) | 0x3380_0000,

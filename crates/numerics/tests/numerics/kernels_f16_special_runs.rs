@@ -12,6 +12,7 @@
 //! whole block.
 
 use crate::kernel_support::{assert_f32_storages_at_all_levels, random_f32};
+use crate::kernels_f16_special_loop::{ODD, band, small};
 use npusim_numerics::{Format, Storage};
 
 /// Elements per block of the loop (240 steps of 16).
@@ -35,37 +36,6 @@ const NEGATIVE_NAN: [u32; 5] = [
     0xFF80_0000,
     0xFFA0_2000,
 ];
-
-/// Lanes no band rule takes: a finite overflow, the largest finite f16, the largest f32, a
-/// value just below the largest finite one, the smallest f32 subnormal.
-const ODD: [u32; 5] = [
-    0x477F_F000,
-    0xC77F_E000,
-    0x7F7F_FFFF,
-    0x477F_DFFF,
-    0x0000_0001,
-];
-
-/// A magnitude in the f16 normal band from the random word `x`, with its sign; every fourth
-/// exact in f16.
-fn band(x: u32, i: usize) -> u32 {
-    let c = (x & 0x807F_FFFF) | ((114 + (x >> 23) % 28) << 23);
-    if i.is_multiple_of(4) {
-        c & 0xFFFF_E000
-    } else {
-        c
-    }
-}
-
-/// A value below the f16 normal range (binades 2^−20 to 2^−15, an exact one or a zero now and
-/// then), with the sign of `x`.
-fn small(x: u32, i: usize) -> u32 {
-    match i % 11 {
-        0 => x & 0x8000_0000,
-        1 => (x & 0x8000_0000) | 0x3380_0000,
-        _ => (x & 0x807F_FFFF) | ((107 + (x >> 23) % 6) << 23),
-    }
-}
 
 /// `n` f32 codes in blocks of [`BLOCK`] (see the module's comment), by block modulo 16: 4 with
 /// negative NaNs among its specials, 6 with the odd lanes, 8 with small lanes, 10 a causal mask's rows, 12 with
